@@ -1,0 +1,22 @@
+# Warning, -Werror and sanitizer flags shared by every gov target.
+add_library(gov_options INTERFACE)
+target_compile_options(gov_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
+if(GOV_WERROR)
+  target_compile_options(gov_options INTERFACE -Werror)
+endif()
+# Include paths are rooted at the repository: #include "compiler/ast/ast.hpp".
+target_include_directories(gov_options INTERFACE ${PROJECT_SOURCE_DIR})
+
+if(GOV_SANITIZE)
+  add_compile_options(-fsanitize=${GOV_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${GOV_SANITIZE})
+endif()
+
+# gov_library(NAME SOURCES... DEPS ... PRIVATE_DEPS ...): one static library per stage, aliased gov::NAME.
+function(gov_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(gov_${name} STATIC ${ARG_SOURCES})
+  add_library(gov::${name} ALIAS gov_${name})
+  target_link_libraries(gov_${name} PUBLIC gov_options ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  set_target_properties(gov_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()

@@ -1,0 +1,149 @@
+#include "compiler/diagnostics/render.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace gov {
+namespace {
+
+constexpr uint32_t kTabWidth = 4;
+constexpr uint32_t kMaxShownColumns = 100;  // long lines are shown as a window around the caret
+
+std::string_view severity_name(Severity severity) {
+  switch (severity) {
+    case Severity::error: return "error";
+    case Severity::warning: return "warning";
+    case Severity::note: return "note";
+  }
+  return "error";
+}
+
+// One displayable cell of a source line: its text and display width.
+struct Cell {
+  std::string text;
+  uint32_t width;
+  uint32_t offset;  // byte offset in the line
+};
+
+// Splits a line into display cells: tabs expand, control characters and invalid UTF-8
+// become U+FFFD so that hostile bytes never reach the terminal.
+std::vector<Cell> display_cells(std::string_view line) {
+  std::vector<Cell> cells;
+  for (size_t i = 0; i < line.size();) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c == '\t') {
+      cells.push_back({std::string(kTabWidth, ' '), kTabWidth, static_cast<uint32_t>(i)});
+      ++i;
+      continue;
+    }
+    const int length = utf8_sequence_length(c);
+    const std::string_view sequence = line.substr(i, length);
+    const bool invalid = find_invalid_utf8(sequence) != std::string_view::npos ||
+                         sequence.size() != static_cast<size_t>(length);
+    if (invalid || c < 0x20 || c == 0x7F) {
+      cells.push_back({"\xEF\xBF\xBD", 1, static_cast<uint32_t>(i)});
+      i += invalid ? 1 : length;
+      continue;
+    }
+    cells.push_back({std::string(sequence), 1, static_cast<uint32_t>(i)});
+    i += length;
+  }
+  return cells;
+}
+
+void render_snippet(std::string& out, const SourceFile& file, Span span, std::string_view label,
+                    size_t gutter) {
+  const LineColumn start = file.line_column(span.begin);
+  const std::string_view line = file.line_text(start.line);
+  const uint32_t line_begin = file.line_start(start.line);
+  const uint32_t caret_begin = span.begin - line_begin;
+  const uint32_t caret_end = std::max<uint32_t>(
+      caret_begin + 1, std::min<uint32_t>(span.end - line_begin, static_cast<uint32_t>(line.size())));
+
+  const std::vector<Cell> cells = display_cells(line);
+  // Find the window of cells to show: the whole line, or kMaxShownColumns around the caret.
+  size_t first_caret_cell = cells.size();
+  for (size_t k = 0; k < cells.size(); ++k) {
+    if (cells[k].offset >= caret_begin) {
+      first_caret_cell = k;
+      break;
+    }
+  }
+  size_t window_begin = 0;
+  size_t window_end = cells.size();
+  if (cells.size() > kMaxShownColumns) {
+    window_begin = first_caret_cell > kMaxShownColumns / 3 ? first_caret_cell - kMaxShownColumns / 3 : 0;
+    window_end = std::min(cells.size(), window_begin + kMaxShownColumns);
+  }
+  std::string shown = window_begin > 0 ? "..." : "";
+  std::string marks(window_begin > 0 ? 3 : 0, ' ');
+  for (size_t k = window_begin; k < window_end; ++k) {
+    shown += cells[k].text;
+    const bool under = cells[k].offset >= caret_begin && cells[k].offset < caret_end;
+    marks.append(cells[k].width, under ? '^' : ' ');
+  }
+  if (window_end < cells.size()) shown += "...";
+  if (caret_begin >= line.size()) marks += '^';  // the end of the line (or file)
+  while (!marks.empty() && marks.back() == ' ') marks.pop_back();
+
+  const std::string pad(gutter, ' ');
+  out += fmt::format("{} |\n", pad);
+  out += fmt::format("{:>{}} | {}\n", start.line, gutter, shown);
+  out += fmt::format("{} | {}{}{}\n", pad, marks, label.empty() ? "" : " ", label);
+}
+
+size_t gutter_width(const Diagnostic& d, const SourceMap& sources) {
+  uint32_t largest = sources.get(d.primary.source).line_column(d.primary.span.begin).line;
+  for (const Note& note : d.notes) {
+    if (note.where) {
+      largest = std::max(largest, sources.get(note.where->source).line_column(note.where->span.begin).line);
+    }
+  }
+  return fmt::format("{}", largest).size();
+}
+
+}  // namespace
+
+std::string format_location(const Location& where, const SourceMap& sources) {
+  const SourceFile& file = sources.get(where.source);
+  const LineColumn lc = file.line_column(where.span.begin);
+  return fmt::format("{}:{}:{}", file.path(), lc.line, lc.column);
+}
+
+std::string render(const Diagnostic& d, const SourceMap& sources) {
+  std::string out = fmt::format("{}: {}[{}]: {}\n", format_location(d.primary, sources),
+                                severity_name(d.severity), code_info(d.code).id, d.message);
+  const size_t gutter = gutter_width(d, sources);
+  const std::string pad(gutter, ' ');
+  render_snippet(out, sources.get(d.primary.source), d.primary.span, d.label, gutter);
+  for (const Note& note : d.notes) {
+    if (!note.where) out += fmt::format("{} = note: {}\n", pad, note.message);
+  }
+  if (d.help) out += fmt::format("{} = help: {}\n", pad, *d.help);
+  for (const Note& note : d.notes) {
+    if (!note.where) continue;
+    out += fmt::format("note: {}\n{}--> {}\n", note.message, pad, format_location(*note.where, sources));
+    render_snippet(out, sources.get(note.where->source), note.where->span, "", gutter);
+  }
+  return out;
+}
+
+std::string render_all(const Diagnostics& diagnostics, const SourceMap& sources) {
+  std::string out;
+  for (const Diagnostic& d : diagnostics.items()) {
+    out += render(d, sources);
+    out += '\n';
+  }
+  const size_t errors = diagnostics.count(Severity::error);
+  const size_t warnings = diagnostics.count(Severity::warning);
+  if (errors + warnings > 0) {
+    std::vector<std::string> parts;
+    if (errors) parts.push_back(fmt::format("{} error{}", errors, errors == 1 ? "" : "s"));
+    if (warnings) parts.push_back(fmt::format("{} warning{}", warnings, warnings == 1 ? "" : "s"));
+    out += fmt::format("{}\n", fmt::join(parts, ", "));
+  }
+  return out;
+}
+
+}  // namespace gov

@@ -1,0 +1,92 @@
+#include "compiler/diagnostics/source_file.hpp"
+
+#include <algorithm>
+
+namespace gov {
+
+SourceFile::SourceFile(std::string path, std::string text)
+    : path_(std::move(path)), text_(std::move(text)) {
+  line_starts_.push_back(0);
+  for (uint32_t i = 0; i < text_.size(); ++i) {
+    if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  }
+}
+
+std::string_view SourceFile::slice(Span span) const {
+  const size_t begin = std::min<size_t>(span.begin, text_.size());
+  const size_t end = std::clamp<size_t>(span.end, begin, text_.size());
+  return std::string_view(text_).substr(begin, end - begin);
+}
+
+LineColumn SourceFile::line_column(uint32_t offset) const {
+  offset = std::min<uint32_t>(offset, static_cast<uint32_t>(text_.size()));
+  auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
+  const uint32_t line = static_cast<uint32_t>(it - line_starts_.begin());
+  uint32_t column = 1;
+  for (uint32_t i = line_starts_[line - 1]; i < offset;) {
+    i += std::max(1, utf8_sequence_length(static_cast<unsigned char>(text_[i])));
+    ++column;
+  }
+  return {line, column};
+}
+
+std::string_view SourceFile::line_text(uint32_t line) const {
+  if (line == 0 || line > line_starts_.size()) return {};
+  const uint32_t begin = line_starts_[line - 1];
+  uint32_t end = line < line_starts_.size() ? line_starts_[line] : static_cast<uint32_t>(text_.size());
+  while (end > begin && (text_[end - 1] == '\n' || text_[end - 1] == '\r')) --end;
+  return std::string_view(text_).substr(begin, end - begin);
+}
+
+SourceId SourceMap::add(std::string path, std::string text) {
+  files_.emplace_back(std::move(path), std::move(text));
+  return static_cast<SourceId>(files_.size() - 1);
+}
+
+int utf8_sequence_length(unsigned char c) {
+  if (c < 0x80) return 1;
+  if ((c & 0xE0) == 0xC0) return 2;
+  if ((c & 0xF0) == 0xE0) return 3;
+  if ((c & 0xF8) == 0xF0) return 4;
+  return 1;
+}
+
+size_t find_invalid_utf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int length = 0;
+    uint32_t code = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+      code = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      length = 3;
+      code = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      code = c & 0x07;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (int k = 1; k < length; ++k) {
+      const auto cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc & 0xC0) != 0x80) return i;
+      code = (code << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, surrogates and values above U+10FFFF are not UTF-8.
+    if ((length == 3 && code < 0x800) || (length == 4 && (code < 0x10000 || code > 0x10FFFF)) ||
+        (code >= 0xD800 && code <= 0xDFFF)) {
+      return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace gov

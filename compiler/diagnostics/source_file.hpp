@@ -1,0 +1,72 @@
+// Source text, byte spans and offset -> line:column mapping for every stage.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gov {
+
+/// A half-open byte range [begin, end) into one SourceFile's text.
+struct Span {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  friend bool operator==(const Span&, const Span&) = default;
+};
+
+/// 1-based line and column; the column counts UTF-8 code points, as editors do.
+struct LineColumn {
+  uint32_t line = 1;
+  uint32_t column = 1;
+};
+
+/// Owns one file's text and its line table. Immutable after construction.
+class SourceFile {
+ public:
+  SourceFile(std::string path, std::string text);
+
+  const std::string& path() const { return path_; }
+  const std::string& text() const { return text_; }
+  std::string_view slice(Span span) const;
+
+  /// Line and column of a byte offset (offsets past the end map to the end).
+  LineColumn line_column(uint32_t offset) const;
+  /// The text of a 1-based line without its line terminator.
+  std::string_view line_text(uint32_t line) const;
+  uint32_t line_count() const { return static_cast<uint32_t>(line_starts_.size()); }
+  uint32_t line_start(uint32_t line) const { return line_starts_[line - 1]; }
+
+ private:
+  std::string path_;
+  std::string text_;
+  std::vector<uint32_t> line_starts_;
+};
+
+using SourceId = uint32_t;
+
+/// Owns every SourceFile of a run (a policy and its imports). References stay valid
+/// for the SourceMap's lifetime. Not thread-safe.
+class SourceMap {
+ public:
+  SourceId add(std::string path, std::string text);
+  const SourceFile& get(SourceId id) const { return files_[id]; }
+  size_t size() const { return files_.size(); }
+
+ private:
+  std::deque<SourceFile> files_;
+};
+
+/// A span in a particular file.
+struct Location {
+  SourceId source = 0;
+  Span span;
+};
+
+/// Byte length of the UTF-8 sequence starting with lead byte `c` (1 for invalid leads).
+int utf8_sequence_length(unsigned char c);
+/// Offset of the first byte that is not valid UTF-8, or npos when the text is valid.
+size_t find_invalid_utf8(std::string_view text);
+
+}  // namespace gov

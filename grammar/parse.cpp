@@ -1,0 +1,752 @@
+#include "grammar/parse.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include <fmt/format.h>
+#include <tao/pegtl/contrib/parse_tree.hpp>
+
+#include "grammar/errors.hpp"
+#include "grammar/rules.hpp"
+#include "grammar/schema.hpp"
+
+namespace gov::grammar {
+namespace {
+
+namespace pegtl = tao::pegtl;
+namespace r = rules;
+using Node = pegtl::parse_tree::node;
+
+// ------------------------------------------------------------------ syntax errors
+
+/// Shared by the PEGTL control (error recovery) and the tree conversion.
+struct ParseContext {
+  const SourceFile& file;
+  SourceId source;
+  Diagnostics& diagnostics;
+};
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+}
+
+/// The span of the token at `offset`: a word, or one UTF-8 character.
+Span token_at(std::string_view text, uint32_t offset) {
+  if (offset >= text.size()) return {offset, offset};
+  uint32_t end = offset;
+  if (is_word_char(text[offset])) {
+    while (end < text.size() && is_word_char(text[end]) && end - offset < 64) ++end;
+  } else {
+    end = offset + std::max(1, utf8_sequence_length(static_cast<unsigned char>(text[offset])));
+    end = std::min<uint32_t>(end, static_cast<uint32_t>(text.size()));
+  }
+  return {offset, end};
+}
+
+std::string describe_token(std::string_view text, Span token) {
+  if (token.begin >= text.size()) return "the end of the file";
+  if (text[token.begin] == '\n' || text[token.begin] == '\r') return "the end of the line";
+  return fmt::format("`{}`", text.substr(token.begin, token.end - token.begin));
+}
+
+/// Offset of the first character at or after `offset` that is not white space or a comment.
+uint32_t skip_blank(std::string_view text, uint32_t offset) {
+  while (offset < text.size()) {
+    const char c = text[offset];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      ++offset;
+    } else if (c == '#' || (c == '/' && offset + 1 < text.size() && text[offset + 1] == '/')) {
+      while (offset < text.size() && text[offset] != '\n') ++offset;
+    } else {
+      break;
+    }
+  }
+  return offset;
+}
+
+/// The innermost `{` left open at the end of the text, skipping strings and comments.
+std::optional<uint32_t> unclosed_brace(std::string_view text) {
+  std::vector<uint32_t> open;
+  for (uint32_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#' || (c == '/' && i + 1 < text.size() && text[i + 1] == '/')) {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+    } else if (c == '{') {
+      open.push_back(i);
+    } else if (c == '}' && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  if (open.empty()) return std::nullopt;
+  return open.back();
+}
+
+/// The opening quote of the unterminated string that the error at `offset` is in.
+uint32_t string_start(std::string_view text, uint32_t line_begin, uint32_t offset) {
+  uint32_t start = offset;
+  bool inside = false;
+  for (uint32_t i = line_begin; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\\' && inside) {
+      ++i;
+    } else if (text[i] == '"') {
+      inside = !inside;
+      if (inside) start = i;
+    }
+  }
+  return start;
+}
+
+const std::vector<std::string>& declaration_keywords() {
+  static const std::vector<std::string> words = {"import", "catalog", "cluster", "policy", "team", "rule", "test"};
+  return words;
+}
+
+bool is_reserved(std::string_view word) {
+  static const std::vector<std::string_view> words = {
+      "import", "catalog", "instance", "cluster", "policy", "team", "quota", "rule", "test", "priority", "when",
+      "deny", "warn", "submit", "finish", "cancel", "expect", "at", "and", "or", "not", "in", "true", "false"};
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+/// `Team_A` -> `team-a`: the nearest valid name, for help text.
+std::string suggest_name(std::string_view word) {
+  std::string out;
+  for (char c : word) {
+    if (c == '_') c = '-';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+Diagnostic syntax_diagnostic(const ParseContext& ctx, std::string_view kind, std::string_view text,
+                             uint32_t offset) {
+  const std::string_view source = ctx.file.text();
+  const Span token = token_at(source, offset);
+  const std::string found = describe_token(source, token);
+  auto at = [&](Span span) { return Location{ctx.source, span}; };
+
+  if (kind == "nest") {
+    Diagnostic d = make_diagnostic(Code::nesting_too_deep, at(token),
+                                   fmt::format("nesting deeper than {} levels", r::kMaxNesting), "too deep");
+    d.help = "split the condition into simpler rules";
+    return d;
+  }
+  if (kind == "string") {
+    const LineColumn lc = ctx.file.line_column(offset);
+    const uint32_t start = string_start(source, ctx.file.line_start(lc.line), offset);
+    Diagnostic d = make_diagnostic(Code::unterminated_string, at({start, offset}), "unterminated string",
+                                   "this string is never closed");
+    d.help = "strings end with `\"` on the line they start";
+    return d;
+  }
+  if (kind == "escape") {
+    Diagnostic d = make_diagnostic(Code::invalid_escape, at({offset > 0 ? offset - 1 : offset, token.end}),
+                                   fmt::format("unknown escape `\\{}`", source.substr(token.begin, token.end - token.begin)),
+                                   "not an escape");
+    d.help = "the escapes are \\\" \\\\ \\n \\t \\{ and \\}";
+    return d;
+  }
+  if (kind == "interp") {
+    Diagnostic d = make_diagnostic(Code::unterminated_interpolation, at(token),
+                                   fmt::format("expected `}}` to close the interpolation, found {}", found),
+                                   "expected `}`");
+    d.help = "write `\\{` for a literal brace";
+    return d;
+  }
+  if (kind == "chain") {
+    Diagnostic d = make_diagnostic(Code::chained_comparison, at(token), "comparisons cannot be chained",
+                                   "second comparison");
+    d.help = "compare twice and join with `and`: `a < b and b < c`";
+    return d;
+  }
+  if (kind == "equals") {
+    const uint32_t eq = skip_blank(source, offset);
+    Diagnostic d = make_diagnostic(Code::expected_token, at({eq, eq + 1}), "expected `==` to compare, found `=`",
+                                   "assignment is not a comparison");
+    d.help = "write `==`";
+    return d;
+  }
+  if (kind == "expr") {
+    Diagnostic d = make_diagnostic(Code::expected_expression, at(token), fmt::format("{}, found {}", text, found),
+                                   "expected an expression");
+    return d;
+  }
+  if (kind == "decl") {
+    const std::string word(source.substr(token.begin, token.end - token.begin));
+    Diagnostic d = make_diagnostic(Code::expected_declaration, at(token),
+                                   fmt::format("expected a declaration, found {}", found), "not a declaration");
+    if (auto guess = did_you_mean(word, declaration_keywords())) {
+      d.help = *guess;
+    } else {
+      d.help = "declarations start with `import`, `catalog`, `cluster`, `policy`, `team`, `rule` or `test`";
+    }
+    return d;
+  }
+  if (kind == "close" && skip_blank(source, offset) >= source.size()) {
+    const uint32_t end = static_cast<uint32_t>(source.size());
+    Diagnostic d = make_diagnostic(Code::unclosed_block, at({end, end}), "missing `}` at the end of the file",
+                                   "expected `}`");
+    if (auto open = unclosed_brace(source)) {
+      d.notes.push_back({Location{ctx.source, {*open, *open + 1}}, "the block opened here is never closed"});
+    }
+    return d;
+  }
+  if (kind == "name") {
+    const std::string word(source.substr(token.begin, token.end - token.begin));
+    if (is_reserved(word)) {
+      Diagnostic d = make_diagnostic(Code::reserved_word, at(token),
+                                     fmt::format("`{}` is a reserved word and cannot be used as a name", word),
+                                     "reserved word");
+      d.help = fmt::format("choose another name, such as `{}-1`", word);
+      return d;
+    }
+    if (!word.empty() && is_word_char(word[0])) {
+      Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
+                                     "not a valid name");
+      d.help = fmt::format("names use lower-case letters, digits and hyphens and start with a letter, like `{}`",
+                           suggest_name(word));
+      return d;
+    }
+  }
+  return make_diagnostic(Code::expected_token, at(token), fmt::format("{}, found {}", text, found),
+                         "unexpected " + (found.front() == '`' ? std::string("token") : found));
+}
+
+/// Where parsing resumes after an error in a declaration that started at `start`: the
+/// next line that begins (in column 1) with a declaration keyword, or the end of input.
+std::size_t resume_offset(std::string_view text, std::size_t start, std::size_t error_offset) {
+  std::size_t from = std::max(start + 1, error_offset);
+  for (std::size_t i = from; i < text.size(); ++i) {
+    if (i != 0 && text[i - 1] != '\n') continue;
+    for (const std::string& word : declaration_keywords()) {
+      if (text.compare(i, word.size(), word) == 0 &&
+          (i + word.size() >= text.size() || !is_word_char(text[i + word.size()]))) {
+        return i;
+      }
+    }
+  }
+  return text.size();
+}
+
+template <typename... States>
+ParseContext& find_context(States&... states) {
+  ParseContext* found = nullptr;
+  auto pick = [&](auto& state) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(state)>, ParseContext>) found = &state;
+  };
+  (pick(states), ...);
+  return *found;
+}
+
+template <typename Rule>
+struct control : pegtl::must_if<errors>::control<Rule> {
+  /// Called by rules::recover: reports the error and returns the offset to resume at.
+  template <typename ParseInput, typename... States>
+  static std::size_t recover(const ParseInput& in, const pegtl::parse_error& error, std::size_t start,
+                             States&... states) {
+    ParseContext& ctx = find_context(states...);
+    const std::string_view message = error.message();
+    const std::size_t bar = message.find('|');
+    const std::string_view kind = bar == std::string_view::npos ? "token" : message.substr(0, bar);
+    const std::string_view text = bar == std::string_view::npos ? message : message.substr(bar + 1);
+    const std::size_t offset = error.positions().empty() ? start : error.positions().front().byte;
+    ctx.diagnostics.report(syntax_diagnostic(ctx, kind, text, static_cast<uint32_t>(offset)));
+    (void)in;
+    return resume_offset(ctx.file.text(), start, offset);
+  }
+};
+
+// ------------------------------------------------------------------ parse tree selection
+
+template <typename Rule>
+using selector = pegtl::parse_tree::selector<
+    Rule,
+    pegtl::parse_tree::store_content::on<
+        r::comment, r::name, r::key, r::decl_name, r::outcome, r::word_clause, r::number, r::number_literal, r::unit,
+        r::boolean, r::string_literal, r::list_element, r::list_item, r::string_chars, r::escape, r::interpolation, r::import_path, r::message_string,
+        r::test_name, r::priority_weight, r::at_time, r::list_expr, r::index_suffix, r::negate, r::not_prefix,
+        r::mul_expr, r::add_expr, r::cmp_expr, r::and_expr, r::or_expr, r::mul_op, r::add_op, r::cmp_op, r::kw_and,
+        r::kw_or, r::condition, r::property, r::map_entry, r::block_value, r::map_value, r::list_value,
+        r::import_decl, r::catalog_decl, r::instance_decl, r::cluster_decl, r::policy_decl, r::priority_decl,
+        r::team_decl, r::quota_decl, r::rule_decl, r::deny_action, r::warn_action, r::test_decl, r::submit_step,
+        r::finish_step, r::cancel_step, r::at_step, r::expect_step, r::on_clause, r::by_clause, r::warned_clause,
+        r::borrowing_clause, r::short_clause, r::message_clause>>;
+
+// ------------------------------------------------------------------ parse tree -> AST
+
+class Builder {
+ public:
+  explicit Builder(ParseContext& ctx) : ctx_(ctx) {}
+
+  ast::File file(const Node& root) {
+    ast::File out;
+    out.source = ctx_.source;
+    for (const auto& child : root.children) {
+      if (child->is_type<r::comment>()) {
+        out.comments.push_back({span(*child)});
+        continue;
+      }
+      collect_comments(*child, out.comments);
+      if (auto d = declaration(*child)) out.declarations.push_back(std::move(*d));
+    }
+    std::sort(out.comments.begin(), out.comments.end(),
+              [](const ast::Comment& a, const ast::Comment& b) { return a.span.begin < b.span.begin; });
+    return out;
+  }
+
+ private:
+  Span span(const Node& n) const {
+    return {static_cast<uint32_t>(n.begin().byte), static_cast<uint32_t>(n.end().byte)};
+  }
+  ast::Name name(const Node& n) const { return {std::string(n.string_view()), span(n)}; }
+
+  /// Children that are not comments.
+  static std::vector<const Node*> parts(const Node& n) {
+    std::vector<const Node*> out;
+    for (const auto& c : n.children) {
+      if (!c->is_type<r::comment>()) out.push_back(c.get());
+    }
+    return out;
+  }
+
+  void collect_comments(const Node& n, std::vector<ast::Comment>& out) const {
+    for (const auto& c : n.children) {
+      if (c->is_type<r::comment>()) {
+        out.push_back({span(*c)});
+      } else {
+        collect_comments(*c, out);
+      }
+    }
+  }
+
+  void report(Diagnostic d) { ctx_.diagnostics.report(std::move(d)); }
+  Location at(Span s) const { return {ctx_.source, s}; }
+
+  std::optional<ast::Declaration> declaration(const Node& n) {
+    if (n.is_type<r::import_decl>()) return ast::Import{string(*parts(n)[0]), span(n)};
+    if (n.is_type<r::catalog_decl>()) {
+      auto p = parts(n);
+      ast::Catalog c{name(*p[0]), {}, span(n)};
+      for (size_t i = 1; i < p.size(); ++i) {
+        auto q = parts(*p[i]);
+        c.instances.push_back({name(*q[0]), properties(q, 1), span(*p[i])});
+      }
+      return c;
+    }
+    if (n.is_type<r::cluster_decl>()) {
+      auto p = parts(n);
+      return ast::Cluster{name(*p[0]), properties(p, 1), span(n)};
+    }
+    if (n.is_type<r::policy_decl>()) {
+      ast::Policy policy{{}, span(n)};
+      for (const Node* item : parts(n)) {
+        if (item->is_type<r::priority_decl>()) {
+          auto q = parts(*item);
+          policy.items.emplace_back(ast::PriorityClass{name(*q[0]), number(*q[1]), span(*item)});
+        } else {
+          policy.items.emplace_back(property(*item));
+        }
+      }
+      return policy;
+    }
+    if (n.is_type<r::team_decl>()) {
+      auto p = parts(n);
+      ast::Team team{name(*p[0]), {}, span(n)};
+      for (size_t i = 1; i < p.size(); ++i) {
+        if (p[i]->is_type<r::quota_decl>()) {
+          auto q = parts(*p[i]);
+          team.items.emplace_back(ast::Quota{name(*q[0]), properties(q, 1), span(*p[i])});
+        } else {
+          team.items.emplace_back(property(*p[i]));
+        }
+      }
+      return team;
+    }
+    if (n.is_type<r::rule_decl>()) {
+      auto p = parts(n);  // decl_name, condition, deny_action|warn_action
+      ast::Rule rule;
+      rule.name = name(*p[0]);
+      rule.span = span(n);
+      rule.when = expr(*parts(*p[1])[0]);
+      rule.action = p[2]->is_type<r::deny_action>() ? ast::RuleAction::deny : ast::RuleAction::warn;
+      rule.action_span = span(*p[2]);
+      rule.message = string(*parts(*p[2])[0]);
+      return rule;
+    }
+    if (n.is_type<r::test_decl>()) {
+      auto p = parts(n);
+      ast::Test test{string(*p[0]), {}, span(n)};
+      for (size_t i = 1; i < p.size(); ++i) test.steps.push_back(step(*p[i]));
+      return test;
+    }
+    return std::nullopt;
+  }
+
+  ast::Step step(const Node& n) {
+    ast::Step s;
+    s.span = span(n);
+    auto p = parts(n);
+    if (n.is_type<r::at_step>()) {
+      s.kind = ast::Step::Kind::at;
+      s.time = number(*p[0]);
+      return s;
+    }
+    s.task = name(*p[0]);
+    if (n.is_type<r::submit_step>()) {
+      s.kind = ast::Step::Kind::submit;
+      s.properties = properties(p, 1);
+    } else if (n.is_type<r::finish_step>()) {
+      s.kind = ast::Step::Kind::finish;
+    } else if (n.is_type<r::cancel_step>()) {
+      s.kind = ast::Step::Kind::cancel;
+    } else {
+      s.kind = ast::Step::Kind::expect;
+      s.outcome = name(*p[1]);
+      for (size_t i = 2; i < p.size(); ++i) s.clauses.push_back(clause(*p[i]));
+    }
+    return s;
+  }
+
+  ast::ExpectClause clause(const Node& n) {
+    using K = ast::ExpectClause::Kind;
+    ast::ExpectClause c;
+    c.span = span(n);
+    auto p = parts(n);
+    if (n.is_type<r::word_clause>()) {
+      c.kind = K::word;
+      c.name = name(n);
+    } else if (n.is_type<r::on_clause>()) {
+      c.kind = K::on;
+      c.name = name(*p[0]);
+    } else if (n.is_type<r::by_clause>()) {
+      c.kind = K::by;
+      c.name = name(*p[0]);
+    } else if (n.is_type<r::warned_clause>()) {
+      c.kind = K::warned_by;
+      c.name = name(*p[0]);
+    } else if (n.is_type<r::message_clause>()) {
+      c.kind = K::message;
+      c.message = string(*p[0]);
+    } else {
+      c.kind = n.is_type<r::borrowing_clause>() ? K::borrowing : K::short_of;
+      c.resources = properties(p, 0);
+    }
+    return c;
+  }
+
+  std::vector<ast::Property> properties(const std::vector<const Node*>& nodes, size_t from) {
+    std::vector<ast::Property> out;
+    for (size_t i = from; i < nodes.size(); ++i) out.push_back(property(*nodes[i]));
+    return out;
+  }
+
+  ast::Property property(const Node& n) {
+    auto p = parts(n);
+    return {name(*p[0]), std::make_unique<ast::Value>(value(*p[1])), span(n)};
+  }
+
+  ast::Value value(const Node& n) {
+    if (n.is_type<r::list_item>()) return value(*parts(n)[0]);
+    ast::Value v;
+    v.span = span(n);
+    if (n.is_type<r::number>()) {
+      v.kind = ast::Value::Kind::number;
+      v.number = number(n);
+    } else if (n.is_type<r::string_literal>()) {
+      v.kind = ast::Value::Kind::string;
+      v.string = string(n);
+    } else if (n.is_type<r::boolean>()) {
+      v.kind = ast::Value::Kind::boolean;
+      v.boolean = n.string_view() == "true";
+    } else if (n.is_type<r::name>()) {
+      v.kind = ast::Value::Kind::name;
+      v.name = name(n);
+    } else if (n.is_type<r::list_value>()) {
+      v.kind = ast::Value::Kind::list;
+      for (const Node* item : parts(n)) v.list.push_back(value(*item));
+    } else if (n.is_type<r::block_value>()) {
+      v.kind = ast::Value::Kind::block;
+      v.block = properties(parts(n), 0);
+    } else {
+      v.kind = ast::Value::Kind::map;
+      for (const Node* entry : parts(n)) {
+        auto q = parts(*entry);
+        ast::MapEntry e;
+        e.span = span(*entry);
+        if (q[0]->is_type<r::string_literal>()) {
+          e.key_is_string = true;
+          e.key = {string(*q[0]).plain(), span(*q[0])};
+        } else {
+          e.key = name(*q[0]);
+        }
+        e.value = std::make_unique<ast::Value>(value(*q[1]));
+        v.map.push_back(std::move(e));
+      }
+    }
+    return v;
+  }
+
+  ast::Number number(const Node& n) {
+    ast::Number out;
+    out.span = span(n);
+    std::string_view literal = n.string_view();
+    std::string_view unit_text;
+    for (const Node* c : parts(n)) {
+      if (c->is_type<r::number_literal>()) literal = c->string_view();
+      if (c->is_type<r::unit>()) unit_text = c->string_view();
+    }
+    std::string digits;
+    for (char c : literal) {
+      if (c != '_') digits += c;
+    }
+    const size_t dot = digits.find('.');
+    const std::string whole = digits.substr(0, dot);
+    std::string fraction = dot == std::string::npos ? "" : digits.substr(dot + 1);
+    out.has_decimals = dot != std::string::npos;
+    constexpr int64_t kMaxWhole = 9'000'000'000'000;  // keeps micros within int64
+    const std::string trimmed = whole.substr(std::min(whole.find_first_not_of('0'), whole.size()));
+    if (trimmed.size() > 13 || (!trimmed.empty() && std::stoll(trimmed) > kMaxWhole)) {
+      Diagnostic d = make_diagnostic(Code::invalid_number, at(out.span), "number too large", "too large");
+      d.help = "numbers in gov are at most 9,000,000,000,000";
+      report(std::move(d));
+      return out;
+    }
+    if (fraction.size() > 6) {
+      report(make_diagnostic(Code::invalid_number, at(out.span), "a number has at most 6 decimals",
+                             "too many decimals"));
+      fraction.resize(6);
+    }
+    fraction.resize(6, '0');
+    out.micros = (trimmed.empty() ? 0 : std::stoll(trimmed)) * 1'000'000 + std::stoll(fraction);
+    out.unit = unit(unit_text, out.span);
+    return out;
+  }
+
+  ast::Unit unit(std::string_view text, Span number_span) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    if (text.empty()) return ast::Unit::none;
+    if (text == "%") return ast::Unit::percent;
+    if (text == "MiB") return ast::Unit::mib;
+    if (text == "GiB") return ast::Unit::gib;
+    if (text == "TiB") return ast::Unit::tib;
+    if (text == "m") return ast::Unit::milli;
+    std::string lower;
+    for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const Span unit_span{number_span.end - static_cast<uint32_t>(text.size()), number_span.end};
+    Diagnostic d = make_diagnostic(Code::unknown_unit, at(unit_span), fmt::format("unknown unit `{}`", text),
+                                   "not a unit gov knows");
+    if (lower == "gb" || lower == "g" || lower == "gi" || lower == "gib") {
+      d.help = "did you mean `GiB`? gov uses binary units (1 GiB = 1024 MiB)";
+    } else if (lower == "mb" || lower == "mi" || lower == "mib") {
+      d.help = "did you mean `MiB`? gov uses binary units";
+    } else if (lower == "tb" || lower == "t" || lower == "ti" || lower == "tib") {
+      d.help = "did you mean `TiB`? gov uses binary units (1 TiB = 1024 GiB)";
+    } else {
+      d.help = "units are `MiB`, `GiB`, `TiB` for memory, `m` for millicores and `%` for percentages";
+    }
+    report(std::move(d));
+    return ast::Unit::none;
+  }
+
+  ast::StringLit string(const Node& n) {
+    ast::StringLit out;
+    out.span = span(n);
+    for (const Node* c : parts(n)) {
+      if (c->is_type<r::string_chars>()) {
+        append_text(out, std::string(c->string_view()), span(*c));
+      } else if (c->is_type<r::escape>()) {
+        const char e = c->string_view()[1];
+        append_text(out, std::string(1, e == 'n' ? '\n' : e == 't' ? '\t' : e), span(*c));
+      } else if (c->is_type<r::interpolation>()) {
+        out.parts.push_back({{}, expr(*parts(*c)[0]), span(*c)});
+      }
+    }
+    return out;
+  }
+
+  static void append_text(ast::StringLit& s, std::string text, Span where) {
+    if (!s.parts.empty() && !s.parts.back().expr) {
+      s.parts.back().text += text;
+      s.parts.back().span.end = where.end;
+      return;
+    }
+    s.parts.push_back({std::move(text), nullptr, where});
+  }
+
+  ast::ExprPtr make(ast::Expr::Kind kind, Span s) {
+    auto e = std::make_unique<ast::Expr>();
+    e->kind = kind;
+    e->span = s;
+    return e;
+  }
+
+  ast::ExprPtr expr(const Node& n) {
+    using K = ast::Expr::Kind;
+    if (n.is_type<r::or_expr>() || n.is_type<r::and_expr>() || n.is_type<r::cmp_expr>() ||
+        n.is_type<r::add_expr>() || n.is_type<r::mul_expr>()) {
+      return operator_chain(n);
+    }
+    if (n.is_type<r::condition>() || n.is_type<r::list_element>()) return expr(*parts(n)[0]);
+    if (n.is_type<r::number>()) {
+      auto e = make(K::number, span(n));
+      e->number = number(n);
+      return e;
+    }
+    if (n.is_type<r::string_literal>()) {
+      auto e = make(K::string, span(n));
+      e->string = string(n);
+      return e;
+    }
+    if (n.is_type<r::boolean>()) {
+      auto e = make(K::boolean, span(n));
+      e->boolean = n.string_view() == "true";
+      return e;
+    }
+    if (n.is_type<r::name>()) {
+      auto e = make(K::name, span(n));
+      e->name = name(n);
+      return e;
+    }
+    if (n.is_type<r::list_expr>()) {
+      auto e = make(K::list, span(n));
+      for (const Node* item : parts(n)) e->operands.push_back(expr(*item));
+      return e;
+    }
+    if (n.is_type<r::negate>() || n.is_type<r::not_prefix>()) {
+      auto e = make(K::unary, span(n));
+      e->unary_op = n.is_type<r::negate>() ? ast::UnaryOp::negate : ast::UnaryOp::logical_not;
+      size_t i = 0;
+      e->operands.push_back(operand(parts(n), i));
+      return e;
+    }
+    // A primary followed by index suffixes arrives as siblings; see operator_chain.
+    return make(K::boolean, span(n));
+  }
+
+  /// Folds `a op b op c` (children: operand, operator, operand, ...) to the left; also
+  /// attaches index suffixes `x[k]` that follow a primary.
+  ast::ExprPtr operator_chain(const Node& n) {
+    auto p = parts(n);
+    if (p.size() > 2 * kMaxOperatorChain) {
+      Diagnostic d = make_diagnostic(Code::nesting_too_deep, at(span(n)),
+                                     fmt::format("more than {} operands joined by one operator", kMaxOperatorChain),
+                                     "expression too long");
+      d.help = "split the condition into several rules";
+      report(std::move(d));
+      return make(ast::Expr::Kind::boolean, span(n));
+    }
+    size_t i = 0;
+    ast::ExprPtr left = operand(p, i);
+    while (i < p.size()) {
+      const Node& op = *p[i++];
+      ast::ExprPtr right = operand(p, i);
+      auto e = make(ast::Expr::Kind::binary, {left->span.begin, right->span.end});
+      e->binary_op = binary_op(op);
+      e->operands.push_back(std::move(left));
+      e->operands.push_back(std::move(right));
+      left = std::move(e);
+    }
+    return left;
+  }
+
+  /// One operand at p[i] plus any index suffixes after it; advances i.
+  ast::ExprPtr operand(const std::vector<const Node*>& p, size_t& i) {
+    ast::ExprPtr e = expr(*p[i++]);
+    while (i < p.size() && p[i]->is_type<r::index_suffix>()) {
+      auto index = make(ast::Expr::Kind::index, {e->span.begin, static_cast<uint32_t>(p[i]->end().byte)});
+      index->operands.push_back(std::move(e));
+      index->operands.push_back(expr(*parts(*p[i])[0]));
+      e = std::move(index);
+      ++i;
+    }
+    return e;
+  }
+
+  static ast::BinaryOp binary_op(const Node& op) {
+    std::string_view t = op.string_view();
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.front()))) t.remove_prefix(1);
+    while (!t.empty() && std::isspace(static_cast<unsigned char>(t.back()))) t.remove_suffix(1);
+    if (op.is_type<r::kw_or>()) return ast::BinaryOp::logical_or;
+    if (op.is_type<r::kw_and>()) return ast::BinaryOp::logical_and;
+    if (t == "+") return ast::BinaryOp::add;
+    if (t == "-") return ast::BinaryOp::sub;
+    if (t == "*") return ast::BinaryOp::mul;
+    if (t == "/") return ast::BinaryOp::div;
+    if (t == "==") return ast::BinaryOp::eq;
+    if (t == "!=") return ast::BinaryOp::ne;
+    if (t == "<=") return ast::BinaryOp::le;
+    if (t == ">=") return ast::BinaryOp::ge;
+    if (t == "<") return ast::BinaryOp::lt;
+    if (t == ">") return ast::BinaryOp::gt;
+    if (t == "in") return ast::BinaryOp::in;
+    return ast::BinaryOp::not_in;
+  }
+
+  ParseContext& ctx_;
+};
+
+/// Checks that the text can be parsed at all: size, UTF-8, control characters.
+bool check_encoding(const ParseContext& ctx) {
+  const std::string& text = ctx.file.text();
+  if (text.size() > kMaxFileBytes) {
+    Diagnostic d = make_diagnostic(Code::file_too_large, {ctx.source, {0, 0}},
+                                   fmt::format("file is {} bytes; gov reads policy files of at most {} bytes",
+                                               text.size(), kMaxFileBytes));
+    d.help = "split the policy into several files joined with `import`";
+    ctx.diagnostics.report(std::move(d));
+    return false;
+  }
+  if (const size_t bad = find_invalid_utf8(text); bad != std::string::npos) {
+    Diagnostic d = make_diagnostic(Code::invalid_utf8, {ctx.source, {uint32_t(bad), uint32_t(bad + 1)}},
+                                   fmt::format("invalid UTF-8 at byte {}", bad), "not UTF-8");
+    d.help = "save the file as UTF-8";
+    ctx.diagnostics.report(std::move(d));
+    return false;
+  }
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      Diagnostic d = make_diagnostic(Code::control_character, {ctx.source, {uint32_t(i), uint32_t(i + 1)}},
+                                     fmt::format("control character U+{:04X} in the file", c), "here");
+      d.help = "policy files are text; remove the character";
+      ctx.diagnostics.report(std::move(d));
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+ParseResult parse(const SourceMap& sources, SourceId source) {
+  ParseResult result;
+  result.file.source = source;
+  ParseContext ctx{sources.get(source), source, result.diagnostics};
+  if (!check_encoding(ctx)) return result;
+
+  const std::string& text = ctx.file.text();
+  pegtl::memory_input<pegtl::tracking_mode::eager> in(text.data(), text.size(), ctx.file.path());
+  std::unique_ptr<Node> root;
+  try {
+    root = pegtl::parse_tree::parse<r::file, selector, pegtl::nothing, control>(in, ctx);
+  } catch (const pegtl::parse_error& error) {
+    // Errors are recovered per declaration; one escaping here is at the file level.
+    const size_t offset = error.positions().empty() ? 0 : error.positions().front().byte;
+    ctx.diagnostics.report(syntax_diagnostic(ctx, "token", error.message(), static_cast<uint32_t>(offset)));
+    return result;
+  }
+  if (root) {
+    Builder builder(ctx);
+    result.file = builder.file(*root);
+  }
+  validate_schema(result.file, result.diagnostics);
+  result.diagnostics.sort();
+  return result;
+}
+
+}  // namespace gov::grammar

@@ -1,0 +1,28 @@
+// Entry point of gov::grammar: source text -> AST with spans, plus syntax diagnostics.
+#pragma once
+
+#include <cstddef>
+
+#include "compiler/ast/ast.hpp"
+#include "compiler/diagnostics/diagnostic.hpp"
+
+namespace gov::grammar {
+
+/// Files larger than this are refused with E0001 (docs/limits.md).
+inline constexpr std::size_t kMaxFileBytes = 8u << 20;
+/// Longest run of one binary operator (`a and b and ...`) in one expression.
+inline constexpr std::size_t kMaxOperatorChain = 4096;
+
+struct ParseResult {
+  ast::File file;           // every declaration that parsed; broken ones are left out
+  Diagnostics diagnostics;  // syntax and shape errors, in source order
+  bool ok() const { return !diagnostics.has_errors(); }
+};
+
+/// Parses `sources.get(source)`. Never throws for any input: syntax errors are
+/// diagnostics, reported once per broken declaration (the parser skips to the next line
+/// that starts a declaration). Also validates each block's properties against the
+/// language's schema (unknown or duplicate properties, values of the wrong kind).
+ParseResult parse(const SourceMap& sources, SourceId source);
+
+}  // namespace gov::grammar

@@ -1,0 +1,326 @@
+#include "grammar/schema.hpp"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "compiler/ast/source_text.hpp"
+
+namespace gov::grammar {
+namespace {
+
+using K = ValueKind;
+
+const std::vector<PropertySpec> kInstance = {
+    {"accelerator", K::name},        {"gpus", K::integer},   {"neuron", K::integer},
+    {"accelerator-memory", K::size}, {"vcpus", K::vcpu_count}, {"memory", K::size},
+    {"efa", K::integer},             {"hyperpod", K::boolean},
+};
+const std::vector<PropertySpec> kCluster = {{"catalog", K::name}, {"capacity", K::capacity_map}};
+const std::vector<PropertySpec> kPolicy = {
+    {"task-prioritization", K::choice, {"fcfs", "task-ranking"}},
+    {"idle-compute", K::choice, {"fcfs", "fair-share"}},
+    {"idle-resource-sharing", K::boolean},
+    {"default-priority", K::name},
+};
+const std::vector<PropertySpec> kTeam = {
+    {"sharing", K::choice, {"lend-and-borrow", "lend", "dont-lend"}},
+    {"borrow-limit", K::percentage},
+    {"preempt-team-tasks", K::choice, {"lower-priority", "never"}},
+    {"fair-share-weight", K::integer},
+    {"active", K::boolean},
+};
+const std::vector<PropertySpec> kResources = {
+    {"gpus", K::integer}, {"neuron", K::integer}, {"vcpus", K::vcpu_count}, {"memory", K::size}, {"efa", K::integer},
+};
+const std::vector<PropertySpec> kQuota = {
+    {"instances", K::integer}, {"gpus", K::integer}, {"neuron", K::integer},          {"vcpus", K::vcpu_count},
+    {"memory", K::size},       {"efa", K::integer},  {"borrow-limit", K::resources},
+};
+const std::vector<PropertySpec> kSubmit = {
+    {"team", K::name},       {"instance-type", K::name}, {"priority", K::name},     {"instances", K::integer},
+    {"gpus", K::integer},    {"neuron", K::integer},     {"vcpus", K::vcpu_count},  {"memory", K::size},
+    {"efa", K::integer},     {"pods", K::integer},       {"per-pod", K::resources}, {"labels", K::labels_map},
+    {"duration", K::integer},
+};
+
+std::string_view kind_description(ValueKind kind) {
+  switch (kind) {
+    case K::integer: return "a whole number";
+    case K::vcpu_count: return "a vCPU count such as `8`, `0.5` or `500m`";
+    case K::size: return "a size such as `128 GiB`";
+    case K::percentage: return "a percentage such as `50%`";
+    case K::name: return "a name";
+    case K::boolean: return "`true` or `false`";
+    case K::choice: return "one of the choices";
+    case K::capacity_map: return "a map of instance types to counts, such as `{ ml.g5.8xlarge: 4 }`";
+    case K::labels_map: return "a map of label keys to strings, such as `{ project: \"llm\" }`";
+    case K::resources: return "resources such as `{ gpus = 1, memory = 64 GiB }`";
+  }
+  return "a value";
+}
+
+std::string describe_value(const ast::Value& v) {
+  switch (v.kind) {
+    case ast::Value::Kind::number: {
+      const char* what = v.number.unit == ast::Unit::percent ? "the percentage"
+                         : v.number.unit == ast::Unit::none  ? "the number"
+                                                             : "the quantity";
+      return fmt::format("{} `{}`", what, ast::number_text(v.number));
+    }
+    case ast::Value::Kind::string: return "a string";
+    case ast::Value::Kind::boolean: return fmt::format("`{}`", v.boolean ? "true" : "false");
+    case ast::Value::Kind::name: return fmt::format("the name `{}`", v.name.text);
+    case ast::Value::Kind::list: return "a list";
+    case ast::Value::Kind::map: return "a map";
+    case ast::Value::Kind::block: return "a block";
+  }
+  return "a value";
+}
+
+class Validator {
+ public:
+  Validator(SourceId source, Diagnostics& diagnostics) : source_(source), diagnostics_(diagnostics) {}
+
+  void block(const std::vector<ast::Property>& properties, BlockKind kind, std::string_view where) {
+    std::vector<const ast::Property*> refs;
+    for (const ast::Property& p : properties) refs.push_back(&p);
+    block(refs, kind, where);
+  }
+
+  void block(const std::vector<const ast::Property*>& properties, BlockKind kind, std::string_view where) {
+    const auto& schema = block_schema(kind);
+    std::map<std::string, Span> seen;
+    for (const ast::Property* property : properties) {
+      const ast::Property& p = *property;
+      auto spec = std::find_if(schema.begin(), schema.end(), [&](const PropertySpec& s) { return s.key == p.key.text; });
+      if (spec == schema.end()) {
+        unknown_property(p, schema, where);
+        continue;
+      }
+      if (auto [it, inserted] = seen.emplace(p.key.text, p.key.span); !inserted) {
+        Diagnostic d = make_diagnostic(Code::duplicate_property, at(p.key.span),
+                                       fmt::format("`{}` is set twice in {}", p.key.text, where), "set again here");
+        d.notes.push_back({at(it->second), "first set here"});
+        d.help = "remove one of them";
+        diagnostics_.report(std::move(d));
+        continue;
+      }
+      value(*p.value, *spec, p.key.text);
+    }
+  }
+
+  void expect(const ast::Step& step) {
+    using C = ast::ExpectClause::Kind;
+    const auto& outcomes = expect_outcomes();
+    const std::string& outcome = step.outcome.text;
+    if (std::find(outcomes.begin(), outcomes.end(), outcome) == outcomes.end()) {
+      Diagnostic d = make_diagnostic(Code::unknown_outcome, at(step.outcome.span),
+                                     fmt::format("unknown outcome `{}`", outcome), "not an outcome");
+      std::vector<std::string> names(outcomes.begin(), outcomes.end());
+      d.help = did_you_mean(outcome, names).value_or(
+          "outcomes are `admitted`, `pending`, `preempted`, `rejected`, `finished`, `cancelled` and `invalid`");
+      diagnostics_.report(std::move(d));
+      return;
+    }
+    for (const ast::ExpectClause& c : step.clauses) {
+      if (c.kind == C::borrowing || c.kind == C::short_of) block(c.resources, BlockKind::resources, "resources");
+      const std::vector<std::string_view> words = words_for(outcome);
+      bool allowed = true;
+      std::string what;
+      switch (c.kind) {
+        case C::on: allowed = outcome == "admitted"; what = "`on`"; break;
+        case C::borrowing: allowed = outcome == "admitted"; what = "`borrowing`"; break;
+        case C::warned_by: allowed = outcome == "admitted"; what = "`warned by`"; break;
+        case C::by: allowed = outcome == "preempted" || outcome == "rejected"; what = "`by`"; break;
+        case C::short_of: allowed = outcome == "pending"; what = "`short`"; break;
+        case C::message: allowed = true; break;
+        case C::word:
+          allowed = std::find(words.begin(), words.end(), c.name.text) != words.end();
+          what = fmt::format("`{}`", c.name.text);
+          break;
+      }
+      if (allowed) continue;
+      Diagnostic d = make_diagnostic(Code::clause_not_allowed, at(c.span),
+                                     fmt::format("{} does not apply to a task that is {}", what, outcome),
+                                     "not for this outcome");
+      if (c.kind == C::word && !words.empty()) {
+        std::vector<std::string> names(words.begin(), words.end());
+        d.help = did_you_mean(c.name.text, names)
+                     .value_or(fmt::format("a {} task takes one of: {}", outcome, fmt::join(words, ", ")));
+      }
+      diagnostics_.report(std::move(d));
+    }
+  }
+
+ private:
+  static std::vector<std::string_view> words_for(std::string_view outcome) {
+    if (outcome == "pending") {
+      return {"waiting-for-quota", "exceeds-max-quota", "waiting-for-preemption", "no-matching-flavor",
+              "team-inactive"};
+    }
+    if (outcome == "preempted") return {"in-team", "reclaim", "fair-sharing"};
+    return {};
+  }
+
+  Location at(Span span) const { return {source_, span}; }
+
+  void unknown_property(const ast::Property& p, const std::vector<PropertySpec>& schema, std::string_view where) {
+    std::vector<std::string> keys;
+    for (const PropertySpec& s : schema) keys.emplace_back(s.key);
+    Diagnostic d = make_diagnostic(Code::unknown_property, at(p.key.span),
+                                   fmt::format("unknown property `{}` in {}", p.key.text, where), "unknown property");
+    d.help = did_you_mean(p.key.text, keys).value_or(fmt::format("{} takes {}", where, fmt::join(keys, ", ")));
+    diagnostics_.report(std::move(d));
+  }
+
+  void wrong_kind(const ast::Value& v, const PropertySpec& spec, std::string_view key, std::optional<std::string> help = {}) {
+    Diagnostic d = make_diagnostic(Code::wrong_value_kind, at(v.span),
+                                   fmt::format("`{}` takes {}, found {}", key, kind_description(spec.kind), describe_value(v)),
+                                   "wrong kind of value");
+    d.help = std::move(help);
+    diagnostics_.report(std::move(d));
+  }
+
+  void value(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
+    using U = ast::Unit;
+    const bool is_number = v.kind == ast::Value::Kind::number;
+    const U unit = v.number.unit;
+    const std::string plain = is_number ? ast::number_text(ast::Number{v.number.micros, U::none, false, {}}) : "";
+    switch (spec.kind) {
+      case K::integer:
+        if (!is_number || unit != U::none || v.number.has_decimals) {
+          wrong_kind(v, spec, key, is_number && unit == U::none ? std::optional<std::string>("counts are whole numbers") : std::nullopt);
+        }
+        return;
+      case K::vcpu_count:
+        if (!is_number || (unit != U::none && unit != U::milli)) wrong_kind(v, spec, key);
+        return;
+      case K::size:
+        if (!is_number || (unit != U::mib && unit != U::gib && unit != U::tib)) {
+          wrong_kind(v, spec, key, is_number ? std::optional<std::string>(fmt::format("add a unit: `{} GiB`", plain)) : std::nullopt);
+        }
+        return;
+      case K::percentage:
+        if (!is_number || unit != U::percent) {
+          wrong_kind(v, spec, key, is_number ? std::optional<std::string>(fmt::format("write `{}%`", plain)) : std::nullopt);
+        }
+        return;
+      case K::name:
+        if (v.kind != ast::Value::Kind::name) wrong_kind(v, spec, key);
+        return;
+      case K::boolean:
+        if (v.kind != ast::Value::Kind::boolean) wrong_kind(v, spec, key);
+        return;
+      case K::choice: choice(v, spec, key); return;
+      case K::capacity_map: map(v, spec, key, /*string_values=*/false); return;
+      case K::labels_map: map(v, spec, key, /*string_values=*/true); return;
+      case K::resources:
+        if (v.kind == ast::Value::Kind::block) {
+          block(v.block, BlockKind::resources, fmt::format("`{}`", key));
+        } else if (!(v.kind == ast::Value::Kind::map && v.map.empty())) {
+          wrong_kind(v, spec, key);
+        }
+        return;
+    }
+  }
+
+  void choice(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
+    const auto quoted = [&] {
+      std::vector<std::string> out;
+      for (auto c : spec.choices) out.push_back(fmt::format("`{}`", c));
+      return fmt::format("{}", fmt::join(out, ", "));
+    };
+    if (v.kind != ast::Value::Kind::name) {
+      wrong_kind(v, spec, key, fmt::format("`{}` is one of {}", key, quoted()));
+      return;
+    }
+    if (std::find(spec.choices.begin(), spec.choices.end(), v.name.text) != spec.choices.end()) return;
+    std::vector<std::string> names(spec.choices.begin(), spec.choices.end());
+    Diagnostic d = make_diagnostic(Code::unknown_enum_value, at(v.span),
+                                   fmt::format("`{}` is not a choice for `{}`", v.name.text, key), "unknown choice");
+    d.help = did_you_mean(v.name.text, names).value_or(fmt::format("`{}` is one of {}", key, quoted()));
+    diagnostics_.report(std::move(d));
+  }
+
+  void map(const ast::Value& v, const PropertySpec& spec, std::string_view key, bool string_values) {
+    if (v.kind != ast::Value::Kind::map) {
+      wrong_kind(v, spec, key);
+      return;
+    }
+    std::map<std::string, Span> seen;
+    for (const ast::MapEntry& e : v.map) {
+      if (auto [it, inserted] = seen.emplace(e.key.text, e.key.span); !inserted) {
+        Diagnostic d = make_diagnostic(Code::duplicate_property, at(e.key.span),
+                                       fmt::format("`{}` appears twice in `{}`", e.key.text, key), "again here");
+        d.notes.push_back({at(it->second), "first here"});
+        diagnostics_.report(std::move(d));
+      }
+      const ast::Value& item = *e.value;
+      const bool ok = string_values ? item.kind == ast::Value::Kind::string && !item.string.has_interpolation()
+                                    : item.kind == ast::Value::Kind::number && item.number.unit == ast::Unit::none &&
+                                          !item.number.has_decimals && !e.key_is_string;
+      if (!ok) wrong_kind(item, spec, key);
+    }
+  }
+
+  SourceId source_;
+  Diagnostics& diagnostics_;
+};
+
+}  // namespace
+
+const std::vector<PropertySpec>& block_schema(BlockKind kind) {
+  switch (kind) {
+    case BlockKind::instance: return kInstance;
+    case BlockKind::cluster: return kCluster;
+    case BlockKind::policy: return kPolicy;
+    case BlockKind::team: return kTeam;
+    case BlockKind::quota: return kQuota;
+    case BlockKind::submit: return kSubmit;
+    case BlockKind::resources: return kResources;
+  }
+  return kResources;
+}
+
+const std::vector<std::string_view>& expect_outcomes() {
+  static const std::vector<std::string_view> outcomes = {"admitted",  "pending",   "preempted", "rejected",
+                                                         "finished", "cancelled", "invalid"};
+  return outcomes;
+}
+
+void validate_schema(const ast::File& file, Diagnostics& diagnostics) {
+  Validator v(file.source, diagnostics);
+  for (const ast::Declaration& declaration : file.declarations) {
+    if (const auto* catalog = std::get_if<ast::Catalog>(&declaration)) {
+      for (const ast::Instance& i : catalog->instances) v.block(i.properties, BlockKind::instance, "an instance");
+    } else if (const auto* cluster = std::get_if<ast::Cluster>(&declaration)) {
+      v.block(cluster->properties, BlockKind::cluster, "a cluster");
+    } else if (const auto* policy = std::get_if<ast::Policy>(&declaration)) {
+      std::vector<const ast::Property*> properties;
+      for (const auto& item : policy->items) {
+        if (const auto* p = std::get_if<ast::Property>(&item)) properties.push_back(p);
+      }
+      v.block(properties, BlockKind::policy, "the policy");
+    } else if (const auto* team = std::get_if<ast::Team>(&declaration)) {
+      std::vector<const ast::Property*> properties;
+      for (const auto& item : team->items) {
+        if (const auto* p = std::get_if<ast::Property>(&item)) {
+          properties.push_back(p);
+        } else {
+          v.block(std::get<ast::Quota>(item).properties, BlockKind::quota, "a quota");
+        }
+      }
+      v.block(properties, BlockKind::team, "a team");
+    } else if (const auto* test = std::get_if<ast::Test>(&declaration)) {
+      for (const ast::Step& step : test->steps) {
+        if (step.kind == ast::Step::Kind::submit) v.block(step.properties, BlockKind::submit, "a task");
+        if (step.kind == ast::Step::Kind::expect) v.expect(step);
+      }
+    }
+  }
+}
+
+}  // namespace gov::grammar

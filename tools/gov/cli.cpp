@@ -1,0 +1,116 @@
+#include "tools/gov/cli.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+namespace gov::cli {
+
+bool Args::has(std::string_view name) const {
+  for (const auto& [key, value] : options) {
+    if (key == name) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> Args::value(std::string_view name) const {
+  std::optional<std::string> found;
+  for (const auto& [key, value] : options) {
+    if (key == name) found = value;
+  }
+  return found;
+}
+
+std::optional<Args> parse_args(const CommandSpec& spec, const std::vector<std::string>& argv) {
+  Args args;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if (arg == "--") {
+      args.positional.insert(args.positional.end(), argv.begin() + static_cast<long>(i) + 1, argv.end());
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-' || arg == "-") {
+      args.positional.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
+    std::optional<std::string> value;
+    if (const size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    const OptionSpec* option = nullptr;
+    for (const OptionSpec& o : spec.options) {
+      if (o.name == name || (name.size() == 1 && !o.name.empty() && o.name[0] == name[0] && arg[1] != '-')) option = &o;
+    }
+    if (!option) {
+      fmt::print(stderr, "error: unknown option `{}` for `gov {}`\nrun `gov {} --help` for the options\n", arg,
+                 spec.name, spec.name);
+      return std::nullopt;
+    }
+    if (!option->value_name.empty() && !value) {
+      if (i + 1 >= argv.size()) {
+        fmt::print(stderr, "error: option `--{}` needs a value ({})\n", option->name, option->value_name);
+        return std::nullopt;
+      }
+      value = argv[++i];
+    }
+    if (option->value_name.empty() && value) {
+      fmt::print(stderr, "error: option `--{}` takes no value\n", option->name);
+      return std::nullopt;
+    }
+    args.options.emplace_back(option->name, value.value_or(""));
+  }
+  return args;
+}
+
+std::string help_text(const CommandSpec& spec) {
+  std::string out = fmt::format("{}\n\nUsage: {}\n", spec.summary, spec.usage);
+  if (!spec.details.empty()) out += "\n" + spec.details + "\n";
+  out += "\nOptions:\n";
+  std::vector<OptionSpec> options = spec.options;
+  options.push_back({"help", "", "print this help"});
+  for (const OptionSpec& o : options) {
+    const std::string left = o.value_name.empty() ? "--" + o.name : fmt::format("--{} {}", o.name, o.value_name);
+    out += fmt::format("  {:<24} {}\n", left, o.help);
+  }
+  return out;
+}
+
+std::optional<std::string> read_file(const std::string& path, size_t limit, std::string& error) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  if (S_ISDIR(info.st_mode)) {
+    error = "is a directory";
+    return std::nullopt;
+  }
+  if (S_ISREG(info.st_mode) && static_cast<size_t>(info.st_size) > limit) {
+    error = fmt::format("file is {} bytes; gov reads at most {} bytes", info.st_size, limit);
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (text.size() > limit) {
+      error = fmt::format("file is larger than {} bytes", limit);
+      return std::nullopt;
+    }
+  }
+  return text;
+}
+
+}  // namespace gov::cli

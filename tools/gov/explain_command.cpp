@@ -1,0 +1,38 @@
+// `gov explain`: what a diagnostic code means.
+#include <fmt/format.h>
+
+#include "compiler/diagnostics/codes.hpp"
+#include "tools/gov/commands.hpp"
+
+namespace gov::cli {
+namespace {
+
+int run_explain(const Args& args) {
+  if (args.positional.empty()) {
+    for (const CodeInfo& info : all_codes()) fmt::print("{}  {:<28} {}\n", info.id, info.name, info.summary);
+    return kOk;
+  }
+  int status = kOk;
+  for (const std::string& wanted : args.positional) {
+    std::optional<CodeInfo> info = find_code(wanted);
+    if (!info) {
+      fmt::print(stderr, "error: no diagnostic code `{}`; run `gov explain` for the list\n", wanted);
+      status = kUsage;
+      continue;
+    }
+    fmt::print("{} ({}, {}): {}\nSee docs/diagnostics.md#{} for examples.\n", info->id, info->name,
+               info->severity == Severity::error ? "error" : "warning", info->summary,
+               std::string(info->id));
+  }
+  return status;
+}
+
+}  // namespace
+
+Command explain_command() {
+  return {{"explain", "gov explain [CODE|NAME]...", "Explain diagnostic codes; without arguments, list them all.",
+           "", {}},
+          run_explain};
+}
+
+}  // namespace gov::cli

@@ -1,0 +1,68 @@
+// `gov fmt`: rewrite policy files in the canonical layout, or check that they are.
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "compiler/diagnostics/render.hpp"
+#include "compiler/format/format.hpp"
+#include "tools/gov/commands.hpp"
+#include "tools/gov/loader.hpp"
+
+namespace gov::cli {
+namespace {
+
+bool write_file(const std::string& path, const std::string& text) {
+  // Write beside the file and rename, so an interrupted write never truncates a policy.
+  const std::string temporary = path + ".gov-fmt.tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out.write(text.data(), static_cast<std::streamsize>(text.size()))) return false;
+  }
+  return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+int run_fmt(const Args& args) {
+  if (args.positional.empty()) {
+    fmt::print(stderr, "error: `gov fmt` needs at least one FILE\n");
+    return kUsage;
+  }
+  const bool check_only = args.has("check");
+  SourceMap sources;
+  int status = kOk;
+  for (const std::string& path : args.positional) {
+    std::optional<LoadedFile> loaded = load_and_parse(sources, path);
+    if (!loaded) {
+      status = kUsage;
+      continue;
+    }
+    if (!loaded->parsed.ok()) {
+      fmt::print(stderr, "{}", render_all(loaded->parsed.diagnostics, sources));
+      fmt::print(stderr, "error: `{}` has syntax errors; not formatted\n", path);
+      status = std::max(status, int{kFailed});
+      continue;
+    }
+    const SourceFile& file = sources.get(loaded->source);
+    const std::string formatted = format::format(loaded->parsed.file, file);
+    if (formatted == file.text()) continue;
+    if (check_only) {
+      fmt::print("{}\n", path);
+      status = std::max(status, int{kFailed});
+    } else if (!write_file(path, formatted)) {
+      fmt::print(stderr, "error: cannot write `{}`\n", path);
+      status = kUsage;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+Command fmt_command() {
+  return {{"fmt", "gov fmt [--check] FILE...", "Format policy files in the canonical layout, in place.",
+           "With --check nothing is written: the files that are not formatted are listed and the exit status is 1.\n"
+           "Files with syntax errors are never rewritten.",
+           {{"check", "", "only check; list the files that would change and exit 1 if any"}}},
+          run_fmt};
+}
+
+}  // namespace gov::cli

@@ -1,0 +1,20 @@
+#include "tools/gov/loader.hpp"
+
+#include <fmt/format.h>
+
+#include "tools/gov/cli.hpp"
+
+namespace gov::cli {
+
+std::optional<LoadedFile> load_and_parse(SourceMap& sources, const std::string& path) {
+  std::string error;
+  std::optional<std::string> text = read_file(path, kMaxReadBytes, error);
+  if (!text) {
+    fmt::print(stderr, "error: cannot read `{}`: {}\n", path, error);
+    return std::nullopt;
+  }
+  const SourceId id = sources.add(path, std::move(*text));
+  return LoadedFile{id, grammar::parse(sources, id)};
+}
+
+}  // namespace gov::cli
