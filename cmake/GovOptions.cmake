@@ -1,6 +1,10 @@
 # Warning, -Werror and sanitizer flags shared by every gov target.
 add_library(gov_options INTERFACE)
 target_compile_options(gov_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
+# GCC 12 reports false -Wrestrict positives inside std::string at -O2/-O3 (GCC bug 105329).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  target_compile_options(gov_options INTERFACE -Wno-restrict)
+endif()
 if(GOV_WERROR)
   target_compile_options(gov_options INTERFACE -Werror)
 endif()

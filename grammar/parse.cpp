@@ -86,6 +86,17 @@ std::optional<uint32_t> unclosed_brace(std::string_view text) {
   return open.back();
 }
 
+/// The offset just after the last token before `offset` (skipping white space; comments
+/// count as tokens, which is where a reader's eye is anyway).
+uint32_t end_of_previous_token(std::string_view text, uint32_t offset) {
+  offset = std::min<uint32_t>(offset, static_cast<uint32_t>(text.size()));
+  while (offset > 0 && (text[offset - 1] == ' ' || text[offset - 1] == '\t' || text[offset - 1] == '\n' ||
+                        text[offset - 1] == '\r')) {
+    --offset;
+  }
+  return offset;
+}
+
 /// The opening quote of the unterminated string that the error at `offset` is in.
 uint32_t string_start(std::string_view text, uint32_t line_begin, uint32_t offset) {
   uint32_t start = offset;
@@ -133,7 +144,7 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, std::string_view kind, std
   if (kind == "nest") {
     Diagnostic d = make_diagnostic(Code::nesting_too_deep, at(token),
                                    fmt::format("nesting deeper than {} levels", r::kMaxNesting), "too deep");
-    d.help = "split the condition into simpler rules";
+    d.help = fmt::format("gov allows at most {} levels of parentheses, lists, braces and prefix operators", r::kMaxNesting);
     return d;
   }
   if (kind == "string") {
@@ -188,16 +199,23 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, std::string_view kind, std
     return d;
   }
   if (kind == "close" && skip_blank(source, offset) >= source.size()) {
-    const uint32_t end = static_cast<uint32_t>(source.size());
+    const uint32_t end = end_of_previous_token(source, static_cast<uint32_t>(source.size()));
     Diagnostic d = make_diagnostic(Code::unclosed_block, at({end, end}), "missing `}` at the end of the file",
-                                   "expected `}`");
+                                   "expected `}` after this");
     if (auto open = unclosed_brace(source)) {
       d.notes.push_back({Location{ctx.source, {*open, *open + 1}}, "the block opened here is never closed"});
     }
     return d;
   }
+  const std::string word(source.substr(token.begin, token.end - token.begin));
+  const bool bad_word = !word.empty() && is_word_char(word[0]) && suggest_name(word) != word;
+  if (kind == "close" && bad_word) {
+    Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
+                                   "not a valid property name");
+    d.help = fmt::format("names use lower-case letters, digits and hyphens: `{}`", suggest_name(word));
+    return d;
+  }
   if (kind == "name") {
-    const std::string word(source.substr(token.begin, token.end - token.begin));
     if (is_reserved(word)) {
       Diagnostic d = make_diagnostic(Code::reserved_word, at(token),
                                      fmt::format("`{}` is a reserved word and cannot be used as a name", word),
@@ -213,21 +231,37 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, std::string_view kind, std
       return d;
     }
   }
-  return make_diagnostic(Code::expected_token, at(token), fmt::format("{}, found {}", text, found),
-                         "unexpected " + (found.front() == '`' ? std::string("token") : found));
+  // When the expected token is missing at the end of a line, point there, not at the
+  // next line's first token.
+  const uint32_t previous_end = end_of_previous_token(source, offset);
+  const bool line_break_before = source.substr(previous_end, offset - previous_end).find('\n') != std::string_view::npos;
+  const Span primary = kind == "token" && line_break_before ? Span{previous_end, previous_end} : token;
+  std::string label(text);
+  if (kind == "close") label = "unexpected " + (found.front() == '`' ? std::string("token") : found);
+  return make_diagnostic(Code::expected_token, at(primary), fmt::format("{}, found {}", text, found), label);
 }
 
 /// Where parsing resumes after an error in a declaration that started at `start`: the
 /// next line that begins (in column 1) with a declaration keyword, or the end of input.
 std::size_t resume_offset(std::string_view text, std::size_t start, std::size_t error_offset) {
-  std::size_t from = std::max(start + 1, error_offset);
+  // Start at the beginning of the error's line: the error may sit just after a keyword
+  // that begins the next declaration (`team` read as a property key, say).
+  std::size_t from = error_offset;
+  while (from > 0 && text[from - 1] != '\n') --from;
+  from = std::max(start + 1, from);
   for (std::size_t i = from; i < text.size(); ++i) {
     if (i != 0 && text[i - 1] != '\n') continue;
+    std::size_t word_start = i;
+    while (word_start < text.size() && (text[word_start] == ' ' || text[word_start] == '\t')) ++word_start;
     for (const std::string& word : declaration_keywords()) {
-      if (text.compare(i, word.size(), word) == 0 &&
-          (i + word.size() >= text.size() || !is_word_char(text[i + word.size()]))) {
-        return i;
-      }
+      const std::size_t after = word_start + word.size();
+      if (text.compare(word_start, word.size(), word) != 0) continue;
+      if (after < text.size() && is_word_char(text[after])) continue;
+      // `catalog = aws-ml` inside a cluster is a property, not a declaration.
+      std::size_t next = after;
+      while (next < text.size() && (text[next] == ' ' || text[next] == '\t')) ++next;
+      if (next < text.size() && (text[next] == '=' || text[next] == ':')) continue;
+      return std::max(word_start, start + 1);
     }
   }
   return text.size();
@@ -268,7 +302,7 @@ using selector = pegtl::parse_tree::selector<
     Rule,
     pegtl::parse_tree::store_content::on<
         r::comment, r::name, r::key, r::decl_name, r::outcome, r::word_clause, r::number, r::number_literal, r::unit,
-        r::boolean, r::string_literal, r::list_element, r::list_item, r::string_chars, r::escape, r::interpolation, r::import_path, r::message_string,
+        r::boolean, r::string_literal, r::map_name, r::list_element, r::list_item, r::string_chars, r::escape, r::interpolation, r::import_path, r::message_string,
         r::test_name, r::priority_weight, r::at_time, r::list_expr, r::index_suffix, r::negate, r::not_prefix,
         r::mul_expr, r::add_expr, r::cmp_expr, r::and_expr, r::or_expr, r::mul_op, r::add_op, r::cmp_op, r::kw_and,
         r::kw_or, r::condition, r::property, r::map_entry, r::block_value, r::map_value, r::list_value,
@@ -482,7 +516,7 @@ class Builder {
           e.key_is_string = true;
           e.key = {string(*q[0]).plain(), span(*q[0])};
         } else {
-          e.key = name(*q[0]);
+          e.key = name(*q[0]);  // a map_name
         }
         e.value = std::make_unique<ast::Value>(value(*q[1]));
         v.map.push_back(std::move(e));
@@ -535,6 +569,7 @@ class Builder {
     if (text == "GiB") return ast::Unit::gib;
     if (text == "TiB") return ast::Unit::tib;
     if (text == "m") return ast::Unit::milli;
+    if (text == "%") return ast::Unit::percent;
     std::string lower;
     for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const Span unit_span{number_span.end - static_cast<uint32_t>(text.size()), number_span.end};
@@ -542,6 +577,8 @@ class Builder {
                                    "not a unit gov knows");
     if (lower == "gb" || lower == "g" || lower == "gi" || lower == "gib") {
       d.help = "did you mean `GiB`? gov uses binary units (1 GiB = 1024 MiB)";
+    } else if (lower == "m") {
+      d.help = "write millicores without a space: `500m`";
     } else if (lower == "mb" || lower == "mi" || lower == "mib") {
       d.help = "did you mean `MiB`? gov uses binary units";
     } else if (lower == "tb" || lower == "t" || lower == "ti" || lower == "tib") {
@@ -550,7 +587,7 @@ class Builder {
       d.help = "units are `MiB`, `GiB`, `TiB` for memory, `m` for millicores and `%` for percentages";
     }
     report(std::move(d));
-    return ast::Unit::none;
+    return ast::Unit::invalid;
   }
 
   ast::StringLit string(const Node& n) {
@@ -703,7 +740,7 @@ bool check_encoding(const ParseContext& ctx) {
   }
   if (const size_t bad = find_invalid_utf8(text); bad != std::string::npos) {
     Diagnostic d = make_diagnostic(Code::invalid_utf8, {ctx.source, {uint32_t(bad), uint32_t(bad + 1)}},
-                                   fmt::format("invalid UTF-8 at byte {}", bad), "not UTF-8");
+                                   "the file is not valid UTF-8", "this byte is not UTF-8");
     d.help = "save the file as UTF-8";
     ctx.diagnostics.report(std::move(d));
     return false;

@@ -106,7 +106,13 @@ struct number_literal : seq<digits, opt<fraction>> {};
 struct unit_word : seq<alpha, star<alnum>> {};
 struct percent : one<'%'> {};
 /// `%`, a unit right after the digits (`500m`, `128GiB`), or a capitalised unit after blanks (`128 GiB`).
-struct unit : sor<percent, unit_word, seq<plus<one<' ', '\t'>>, at<range<'A', 'Z'>>, unit_word>> {};
+/// A unit-like word after blanks: capitalised (`GiB`, `GB`) or a memory/milli unit in any case
+/// (`gib`, `m`), so that `128 gib` gets "did you mean `GiB`?" instead of a confusing parse error.
+struct loose_unit : seq<sor<seq<range<'A', 'Z'>, star<alnum>>,
+                            seq<one<'g', 'm', 't', 'k', 'G', 'M', 'T', 'K'>, opt<one<'i', 'I'>>, opt<one<'b', 'B'>>,
+                                not_at<alnum>>>,
+                        not_at<sp, one<'=', ':'>>> {};
+struct unit : sor<percent, unit_word, seq<plus<one<' ', '\t'>>, sor<percent, loose_unit>>> {};
 struct number : seq<number_literal, opt<unit>> {};
 
 struct boolean : sor<kw_true, kw_false> {};
@@ -128,20 +134,25 @@ struct paren : if_must<one<'('>, sp, nest<expr>, sp, paren_close> {};
 struct list_close : one<']'> {};
 /// An element of a list; a rule of its own because `expr` raises when it fails.
 struct list_element : seq<expr> {};
-struct list_expr : if_must<one<'['>, sp, opt<nest<list_element>, star<sp, one<','>, sp, nest<list_element>>>, sp,
-                           opt<one<','>, sp>, list_close> {};
+struct list_expr : if_must<one<'['>, sp,
+                           opt<nest<list_element>, star<sp, one<','>, sp, nest<list_element>>, opt<sp, one<','>>>, sp,
+                           list_close> {};
 struct primary : sor<paren, list_expr, string_literal, number, boolean, name> {};
 struct index_close : one<']'> {};
 struct index_suffix : if_must<one<'['>, sp, nest<expr>, sp, index_close> {};
 struct postfix : seq<primary, star<index_suffix>> {};
 struct operand;
-struct negate : if_must<one<'-'>, nest<operand>> {};
+struct operand_after_minus;
+struct negate : if_must<one<'-'>, nest<operand_after_minus>> {};
 struct operand : sor<negate, postfix> {};
+struct operand_after_minus : seq<operand> {};
 
 struct mul_op : one<'*', '/'> {};
-struct mul_expr : seq<operand, star<sp, mul_op, sp, must<operand>>> {};
+struct operand_after_mul : seq<operand> {};
+struct mul_expr : seq<operand, star<sp, mul_op, sp, must<operand_after_mul>>> {};
 struct add_op : sor<seq<sp1, one<'-'>, sp1>, seq<sp, one<'+'>, sp>> {};
-struct add_expr : seq<mul_expr, star<add_op, must<mul_expr>>> {};
+struct operand_after_add : seq<mul_expr> {};
+struct add_expr : seq<mul_expr, star<add_op, must<operand_after_add>>> {};
 struct not_in : seq<kw_not, sp, kw_in> {};
 struct cmp_op : sor<two<'='>, string<'!', '='>, string<'<', '='>, string<'>', '='>, one<'<'>, one<'>'>,
                     not_in, kw_in> {};
@@ -149,14 +160,19 @@ struct chained_comparison : failure {};
 struct single_equals : failure {};
 /// `a = b` in a condition almost always means `a == b`.
 struct comparison_typo : seq<sp, at<one<'='>, not_at<one<'='>>>, raise<single_equals>> {};
-struct cmp_expr : seq<add_expr, opt<sp, cmp_op, sp, must<add_expr>, opt<sp, at<cmp_op>, raise<chained_comparison>>>,
+struct operand_after_comparison : seq<add_expr> {};
+struct cmp_expr : seq<add_expr, opt<sp, cmp_op, sp, must<operand_after_comparison>, opt<sp, at<cmp_op>, raise<chained_comparison>>>,
                       opt<comparison_typo>> {};
 struct not_expr;
-struct not_prefix : if_must<kw_not, sp, nest<not_expr>> {};
+struct condition_after_not : seq<not_expr> {};
+struct not_prefix : if_must<kw_not, sp, nest<condition_after_not>> {};
 struct not_expr : sor<not_prefix, cmp_expr> {};
-struct and_expr : seq<not_expr, star<sp, kw_and, sp, must<not_expr>>> {};
-struct or_expr : seq<and_expr, star<sp, kw_or, sp, must<and_expr>>> {};
-struct expr : or_expr {};
+struct condition_after_and : seq<not_expr> {};
+struct and_expr : seq<not_expr, star<sp, kw_and, sp, must<condition_after_and>>> {};
+struct condition_after_or : seq<and_expr> {};
+struct or_expr : seq<and_expr, star<sp, kw_or, sp, must<condition_after_or>>> {};
+// Aliases are seq<> wrappers so that the wrapped rule keeps its own parse-tree node.
+struct expr : seq<or_expr> {};
 
 // ---------------------------------------------------------------- property values
 
@@ -168,7 +184,9 @@ struct equals_ahead : one<'='> {};
 struct list_item : seq<value> {};
 struct colon : one<':'> {};
 struct property : if_must<key, sp, equals, sp, value> {};
-struct map_key : sor<string_literal, name> {};
+/// Map keys may be reserved words (`labels = { team: "nlp" }`).
+struct map_name : seq<segment_first, star<one<'.'>, segment_next>> {};
+struct map_key : sor<string_literal, map_name> {};
 struct map_entry : if_must<map_key, sp, colon, sp, value> {};
 
 /// Items of a `{ ... }` body separated by commas or line breaks, then the closing brace
@@ -183,7 +201,7 @@ struct key_ahead : seq<lower, star<name_char>> {};
 struct block_value : seq<one<'{'>, sp, at<key_ahead, sp, equals_ahead>, braced_items<property, block_close>> {};
 struct map_value : if_must<one<'{'>, braced_items<map_entry, map_close>> {};
 struct list_value_close : one<']'> {};
-struct list_value : if_must<one<'['>, sp, opt<list_item, star<sp, one<','>, sp, list_item>>, sp, opt<one<','>, sp>,
+struct list_value : if_must<one<'['>, sp, opt<list_item, star<sp, one<','>, sp, list_item>, opt<sp, one<','>>>, sp,
                             list_value_close> {};
 struct value : sor<nest<block_value>, nest<map_value>, nest<list_value>, string_literal, number, boolean, name> {};
 
@@ -215,7 +233,7 @@ struct team_item : sor<quota_decl, property> {};
 struct team_close : one<'}'> {};
 struct team_decl : if_must<kw_team, sp, decl_name, sp, block_open, braced_items<team_item, team_close>> {};
 
-struct condition : expr {};
+struct condition : seq<expr> {};
 struct when_clause : if_must<kw_when, sp, condition> {};
 struct message_string : string_literal {};
 struct deny_action : if_must<kw_deny, sp, message_string> {};

@@ -146,10 +146,14 @@ class Validator {
       Diagnostic d = make_diagnostic(Code::clause_not_allowed, at(c.span),
                                      fmt::format("{} does not apply to a task that is {}", what, outcome),
                                      "not for this outcome");
+      if (c.kind == C::short_of) d.help = "`short` applies to `pending` tasks; an admitted task has `borrowing { ... }`";
+      if (c.kind == C::borrowing) d.help = "`borrowing` applies to `admitted` tasks; a pending task has `short { ... }`";
+      if (c.kind == C::on || c.kind == C::warned_by) d.help = fmt::format("{} applies to `admitted` tasks", what);
+      if (c.kind == C::by) d.help = "`by` applies to `preempted` and `rejected` tasks";
       if (c.kind == C::word && !words.empty()) {
         std::vector<std::string> names(words.begin(), words.end());
         d.help = did_you_mean(c.name.text, names)
-                     .value_or(fmt::format("a {} task takes one of: {}", outcome, fmt::join(words, ", ")));
+                     .value_or(fmt::format("a {} task takes one of: `{}`", outcome, fmt::join(words, "`, `")));
       }
       diagnostics_.report(std::move(d));
     }
@@ -172,7 +176,10 @@ class Validator {
     for (const PropertySpec& s : schema) keys.emplace_back(s.key);
     Diagnostic d = make_diagnostic(Code::unknown_property, at(p.key.span),
                                    fmt::format("unknown property `{}` in {}", p.key.text, where), "unknown property");
-    d.help = did_you_mean(p.key.text, keys).value_or(fmt::format("{} takes {}", where, fmt::join(keys, ", ")));
+    std::vector<std::string> quoted;
+    for (const std::string& k : keys) quoted.push_back(fmt::format("`{}`", k));
+    if (where == "a team") quoted.insert(quoted.begin(), "`quota`");
+    d.help = did_you_mean(p.key.text, keys).value_or(fmt::format("{} takes {}", where, fmt::join(quoted, ", ")));
     diagnostics_.report(std::move(d));
   }
 
@@ -188,11 +195,15 @@ class Validator {
     using U = ast::Unit;
     const bool is_number = v.kind == ast::Value::Kind::number;
     const U unit = v.number.unit;
+    if (is_number && unit == U::invalid) return;  // already reported as E0020
     const std::string plain = is_number ? ast::number_text(ast::Number{v.number.micros, U::none, false, {}}) : "";
     switch (spec.kind) {
       case K::integer:
         if (!is_number || unit != U::none || v.number.has_decimals) {
-          wrong_kind(v, spec, key, is_number && unit == U::none ? std::optional<std::string>("counts are whole numbers") : std::nullopt);
+          std::optional<std::string> help;
+          if (is_number && unit == U::none) help = "counts are whole numbers";
+          if (is_number && unit != U::none && !v.number.has_decimals) help = fmt::format("write `{}`", plain);
+          wrong_kind(v, spec, key, help);
         }
         return;
       case K::vcpu_count:

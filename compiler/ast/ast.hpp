@@ -19,7 +19,8 @@ struct Name {
   Span span;
 };
 
-enum class Unit { none, percent, mib, gib, tib, milli };
+/// `invalid` marks a unit the parser already reported (E0020), so later checks stay quiet.
+enum class Unit { none, percent, mib, gib, tib, milli, invalid };
 
 /// A number literal. The value is exact: `micros` is the written value × 1,000,000
 /// (at most six decimals), so `0.5` is 500000 and `128 GiB` is 128000000 with Unit::gib.

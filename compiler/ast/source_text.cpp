@@ -13,6 +13,7 @@ std::string_view unit_suffix(Unit unit) {
     case Unit::gib: return " GiB";
     case Unit::tib: return " TiB";
     case Unit::milli: return "m";
+    case Unit::invalid: return " ?";
   }
   return "";
 }

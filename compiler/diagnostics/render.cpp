@@ -26,27 +26,50 @@ struct Cell {
   uint32_t offset;  // byte offset in the line
 };
 
-// Splits a line into display cells: tabs expand, control characters and invalid UTF-8
-// become U+FFFD so that hostile bytes never reach the terminal.
+// East Asian wide and emoji code points take two terminal columns (a close reading of
+// Unicode's EastAsianWidth W/F classes, enough to keep carets aligned).
+bool is_wide(uint32_t c) {
+  return (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF && c != 0x303F) ||
+         (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+         (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+         (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD);
+}
+
+uint32_t decode(std::string_view sequence) {
+  const auto lead = static_cast<unsigned char>(sequence[0]);
+  if (sequence.size() == 1) return lead;
+  uint32_t c = lead & (0xFF >> (sequence.size() + 1));
+  for (size_t k = 1; k < sequence.size(); ++k) c = (c << 6) | (static_cast<unsigned char>(sequence[k]) & 0x3F);
+  return c;
+}
+
+// Splits a line into display cells: tabs expand, control characters show as their
+// Unicode control pictures (NUL as U+2400) and invalid UTF-8 as U+FFFD, so that hostile
+// bytes never reach the terminal.
 std::vector<Cell> display_cells(std::string_view line) {
   std::vector<Cell> cells;
   for (size_t i = 0; i < line.size();) {
     const auto c = static_cast<unsigned char>(line[i]);
+    const auto offset = static_cast<uint32_t>(i);
     if (c == '\t') {
-      cells.push_back({std::string(kTabWidth, ' '), kTabWidth, static_cast<uint32_t>(i)});
+      cells.push_back({std::string(kTabWidth, ' '), kTabWidth, offset});
+      ++i;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7F) {
+      const uint32_t picture = c == 0x7F ? 0x2421 : 0x2400 + c;
+      cells.push_back({std::string{char(0xE2), char(0x90), char(0x80 + (picture & 0x3F))}, 1, offset});
       ++i;
       continue;
     }
     const int length = utf8_sequence_length(c);
     const std::string_view sequence = line.substr(i, length);
-    const bool invalid = find_invalid_utf8(sequence) != std::string_view::npos ||
-                         sequence.size() != static_cast<size_t>(length);
-    if (invalid || c < 0x20 || c == 0x7F) {
-      cells.push_back({"\xEF\xBF\xBD", 1, static_cast<uint32_t>(i)});
-      i += invalid ? 1 : length;
+    if (sequence.size() != static_cast<size_t>(length) || find_invalid_utf8(sequence) != std::string_view::npos) {
+      cells.push_back({"\xEF\xBF\xBD", 1, offset});
+      ++i;
       continue;
     }
-    cells.push_back({std::string(sequence), 1, static_cast<uint32_t>(i)});
+    cells.push_back({std::string(sequence), is_wide(decode(sequence)) ? 2u : 1u, offset});
     i += length;
   }
   return cells;

@@ -1,0 +1,68 @@
+#include "tests/support/test_support.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include "compiler/diagnostics/render.hpp"
+
+namespace gov::test {
+
+std::string repo_path(const std::string& relative) { return std::string(GOV_SOURCE_DIR) + "/" + relative; }
+
+std::vector<std::string> files_under(const std::string& directory, const std::string& suffix) {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(repo_path(directory))) {
+    const std::string path = entry.path().string();
+    if (entry.is_regular_file() && path.size() >= suffix.size() &&
+        path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      out.push_back(path);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+CommandResult run_gov(const std::string& args) {
+  const std::string err_path = std::filesystem::temp_directory_path() /
+                               ("gov-test-stderr-" + std::to_string(::getpid()) + ".txt");
+  const std::string command =
+      "cd '" + std::string(GOV_SOURCE_DIR) + "' && '" + GOV_BINARY + "' " + args + " 2>'" + err_path + "'";
+  CommandResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return result;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = read_text(err_path);
+  std::filesystem::remove(err_path);
+  return result;
+}
+
+Parsed parse_text(const std::string& text, const std::string& name) {
+  Parsed parsed;
+  const SourceId id = parsed.sources.add(name, text);
+  parsed.result = grammar::parse(parsed.sources, id);
+  return parsed;
+}
+
+std::string rendered(const Parsed& parsed) { return render_all(parsed.result.diagnostics, parsed.sources); }
+
+}  // namespace gov::test

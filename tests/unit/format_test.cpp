@@ -1,0 +1,99 @@
+// `gov fmt`: idempotent, meaning-preserving, comments kept; on the shipped policies and on
+// randomly mutated inputs.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "compiler/ast/printer.hpp"
+#include "compiler/format/format.hpp"
+#include "tests/support/test_support.hpp"
+
+using gov::test::parse_text;
+using gov::test::rendered;
+
+namespace {
+
+std::string formatted(const gov::test::Parsed& p) { return gov::format::format(p.result.file, p.sources.get(0)); }
+std::string tree(const gov::test::Parsed& p) { return gov::ast::print(p.result.file, {/*spans=*/false}); }
+
+/// Formats `text` twice and checks the fixed point and the unchanged AST and comments.
+void check_format_properties(const std::string& text, const std::string& name) {
+  auto original = parse_text(text, name);
+  REQUIRE(original.result.ok());
+  const std::string once = formatted(original);
+  auto reparsed = parse_text(once, name);
+  INFO("formatted output:\n" << once << rendered(reparsed));
+  REQUIRE(reparsed.result.ok());
+  CHECK(tree(reparsed) == tree(original));
+  CHECK(reparsed.result.file.comments.size() == original.result.file.comments.size());
+  CHECK(formatted(reparsed) == once);
+}
+
+}  // namespace
+
+TEST_CASE("the shipped policies are formatted, and formatting them is a fixed point", "[format]") {
+  for (const std::string& path : gov::test::files_under("policies", ".gov")) {
+    INFO(path);
+    const std::string text = gov::test::read_text(path);
+    check_format_properties(text, path);
+    CHECK(formatted(parse_text(text, path)) == text);
+  }
+}
+
+TEST_CASE("formatting normalises layout and keeps comments", "[format]") {
+  const std::string messy =
+      "# header\n\n\n\nteam   team-a{borrow-limit=50%   # trailing\n"
+      "quota ml.g5.8xlarge{instances=2}\n\n\n  # own line\n  fair-share-weight=0,active=true}\n"
+      "rule r{when not(a in [b,c])and(x+1)*2>3 deny \"m {task.gpus}\"}\n"
+      "test \"t\"{submit a1{team=team-a,gpus=3}\nexpect a1 admitted borrowing{gpus=1}}";
+  auto p = parse_text(messy);
+  INFO(rendered(p));
+  REQUIRE(p.result.ok());
+  const std::string out = formatted(p);
+  CHECK(out ==
+        "# header\n\n"
+        "team team-a {  # trailing\n"
+        "  borrow-limit = 50%\n"
+        "  quota ml.g5.8xlarge { instances = 2 }\n\n"
+        "  # own line\n"
+        "  fair-share-weight = 0\n"
+        "  active            = true\n"
+        "}\n\n"
+        "rule r {\n"
+        "  when not (a in [b, c]) and (x + 1) * 2 > 3\n"
+        "  deny \"m {task.gpus}\"\n"
+        "}\n\n"
+        "test \"t\" {\n"
+        "  submit a1 { team = team-a, gpus = 3 }\n"
+        "  expect a1 admitted borrowing { gpus = 1 }\n"
+        "}\n");
+  check_format_properties(messy, "messy.gov");
+}
+
+TEST_CASE("formatting randomly mutated policies is stable wherever they parse", "[format][property]") {
+  std::vector<std::string> seeds;
+  for (const std::string& path : gov::test::files_under("policies/examples", ".gov")) {
+    seeds.push_back(gov::test::read_text(path));
+  }
+  const std::string alphabet = " \n\t{}[]()=,:#\"%-+*<>.";
+  std::mt19937 random(7);
+  int parsed = 0;
+  for (int round = 0; round < 1500; ++round) {
+    std::string text = seeds[random() % seeds.size()];
+    const int edits = 1 + static_cast<int>(random() % 3);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const size_t at = random() % text.size();
+      switch (random() % 3) {
+        case 0: text.erase(at, 1 + random() % 8); break;
+        case 1: text.insert(at, 1, alphabet[random() % alphabet.size()]); break;
+        default: text[at] = alphabet[random() % alphabet.size()]; break;
+      }
+    }
+    auto p = parse_text(text);
+    if (!p.result.ok()) continue;
+    ++parsed;
+    INFO("round " << round);
+    check_format_properties(text, "mutated.gov");
+  }
+  CHECK(parsed > 100);
+}
