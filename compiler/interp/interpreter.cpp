@@ -1,0 +1,134 @@
+#include "compiler/interp/interpreter.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace gov::interp {
+namespace {
+
+using ir::Op;
+
+int64_t run(const ir::Module& module, const ir::Rule& rule, const ir::RuleInput& input, int64_t* r) {
+  const size_t n = rule.code.size();
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Instr& in = rule.code[i];
+    const int64_t a = in.a >= 0 ? r[in.a] : 0;
+    const int64_t b = in.b >= 0 ? r[in.b] : 0;
+    int64_t v = 0;
+    switch (in.op) {
+      case Op::constant: v = in.imm; break;
+      case Op::task_field: v = input.task[static_cast<size_t>(in.imm)]; break;
+      case Op::team_stat: v = input.team[static_cast<size_t>(in.imm)]; break;
+      case Op::cluster_stat: v = input.cluster[static_cast<size_t>(in.imm)]; break;
+      case Op::label_value: {
+        const int64_t id = input.labels ? input.labels[in.imm] : ir::kAbsentLabel;
+        v = id == ir::kAbsentLabel ? 0 : id;
+        break;
+      }
+      case Op::label_present: v = input.labels && input.labels[in.imm] != ir::kAbsentLabel; break;
+      case Op::eq: v = a == b; break;
+      case Op::ne: v = a != b; break;
+      case Op::lt: v = a < b; break;
+      case Op::le: v = a <= b; break;
+      case Op::gt: v = a > b; break;
+      case Op::ge: v = a >= b; break;
+      case Op::logical_and: v = (a != 0) && (b != 0); break;
+      case Op::logical_or: v = (a != 0) || (b != 0); break;
+      case Op::logical_not: v = a == 0; break;
+      case Op::add: v = ir::checked_add(a, b); break;
+      case Op::sub: v = ir::checked_sub(a, b); break;
+      case Op::mul: v = ir::checked_mul(a, b); break;
+      case Op::div: v = ir::checked_div(a, b); break;
+      case Op::neg: v = ir::checked_neg(a); break;
+      case Op::in_set: {
+        const auto& set = module.sets[static_cast<size_t>(in.imm)];
+        v = std::find(set.begin(), set.end(), a) != set.end();
+        break;
+      }
+    }
+    r[i] = v;
+  }
+  return n == 0 ? 0 : r[n - 1];
+}
+
+}  // namespace
+
+void Interpreter::evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const {
+  // Registers live on the stack for small rules; large ones use a heap buffer.
+  int64_t small[256];
+  std::vector<int64_t> large;
+  for (size_t i = 0; i < module_.rules.size(); ++i) {
+    const ir::Rule& rule = module_.rules[i];
+    int64_t* registers = small;
+    if (rule.code.size() > std::size(small)) {
+      large.resize(rule.code.size());
+      registers = large.data();
+    }
+    verdicts[i] = run(module_, rule, input, registers) != 0;
+  }
+}
+
+std::vector<int64_t> Interpreter::registers(size_t rule, const ir::RuleInput& input) const {
+  std::vector<int64_t> r(module_.rules[rule].code.size());
+  run(module_, module_.rules[rule], input, r.data());
+  return r;
+}
+
+bool Interpreter::matches(size_t rule, const ir::RuleInput& input) const {
+  std::vector<int64_t> r(module_.rules[rule].code.size());
+  return run(module_, module_.rules[rule], input, r.data()) != 0;
+}
+
+std::string value_text(const ir::Module& module, ir::ValueType type, int64_t value) {
+  switch (type) {
+    case ir::ValueType::boolean: return value ? "true" : "false";
+    case ir::ValueType::integer: return fmt::format("{}", value);
+    case ir::ValueType::millicores:
+      if (value % 1000 == 0) return fmt::format("{}", value / 1000);
+      return fmt::format("{}m", value);
+    case ir::ValueType::mebibytes:
+      if (value % (1024 * 1024) == 0) return fmt::format("{} TiB", value / (1024 * 1024));
+      if (value % 1024 == 0) return fmt::format("{} GiB", value / 1024);
+      return fmt::format("{} MiB", value);
+    case ir::ValueType::string:
+      if (value >= 0 && static_cast<size_t>(value) < module.strings.size()) return module.strings[value];
+      return "";
+    case ir::ValueType::priority:
+      for (const ir::PriorityClass& c : module.classes) {
+        if (c.weight == value) return c.name;
+      }
+      return fmt::format("{}", value);
+    case ir::ValueType::team:
+      if (value >= 0 && static_cast<size_t>(value) < module.teams.size()) return module.teams[value].name;
+      return "";
+    case ir::ValueType::flavor:
+      if (value >= 0 && static_cast<size_t>(value) < module.flavors.size()) return module.flavors[value].name;
+      return "(any)";
+  }
+  return "";
+}
+
+std::string render_message(const ir::Module& module, size_t rule, const std::vector<int64_t>& registers,
+                           const std::vector<std::pair<std::string, std::string>>& labels, std::string_view task_id) {
+  std::string out;
+  for (const ir::MessagePart& part : module.rules[rule].message) {
+    switch (part.kind) {
+      case ir::MessagePart::Kind::text: out += part.text; break;
+      case ir::MessagePart::Kind::value:
+        out += value_text(module, part.type, registers[static_cast<size_t>(part.reg)]);
+        break;
+      case ir::MessagePart::Kind::label: {
+        const std::string& key = module.label_keys[static_cast<size_t>(part.label)];
+        for (const auto& [k, v] : labels) {
+          if (k == key) out += v;
+        }
+        break;
+      }
+      case ir::MessagePart::Kind::task_id: out += task_id; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace gov::interp

@@ -1,0 +1,196 @@
+// The policy IR: everything the back ends (interpreter, JIT) and the engine evaluate,
+// lowered from a checked policy. Flat and typed: indices instead of pointers, no AST.
+// `gov check --emit=ir` prints it (printer.hpp).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gov::ir {
+
+// ------------------------------------------------------------------ resources
+
+enum class Resource : uint8_t { gpu = 0, neuron = 1, vcpu = 2, memory = 3, efa = 4 };
+inline constexpr size_t kResourceCount = 5;
+inline constexpr std::array<Resource, kResourceCount> kAllResources = {Resource::gpu, Resource::neuron, Resource::vcpu,
+                                                                        Resource::memory, Resource::efa};
+
+/// Amounts are exact integers in each resource's base unit: whole devices for gpu, neuron
+/// and efa; millicores for vcpu; MiB for memory.
+using Amount = int64_t;
+using Resources = std::array<Amount, kResourceCount>;
+/// A lending limit that is not set: the team lends all of its idle quota.
+inline constexpr Amount kUnlimited = std::numeric_limits<Amount>::max();
+
+/// `gpu`, `neuron`, `vcpu`, `memory_gib`, `efa`: keys of the decision stream and JSON.
+std::string_view resource_key(Resource resource);
+/// `nvidia.com/gpu`, `aws.amazon.com/neurondevice`, `cpu`, `memory`, `vpc.amazonaws.com/efa`.
+std::string_view kubernetes_name(Resource resource);
+/// EFA is in the quotas but never charged at admission (SEMANTICS §2).
+inline constexpr bool is_charged(Resource resource) { return resource != Resource::efa; }
+inline constexpr size_t index(Resource resource) { return static_cast<size_t>(resource); }
+
+// ------------------------------------------------------------------ quotas and teams
+
+/// An instance type the policy uses (a Kueue ResourceFlavor).
+struct Flavor {
+  std::string name;        // "ml.g5.8xlarge"
+  Resources per_instance;  // what one instance has
+  int64_t capacity = 0;    // instances of this type in the cluster
+};
+
+/// A team's quota for one flavor, after defaults (SEMANTICS §2).
+struct FlavorQuota {
+  uint32_t flavor = 0;  // index into Module::flavors
+  Resources nominal{};
+  Resources borrowing_limit{};
+  Resources lending_limit{kUnlimited, kUnlimited, kUnlimited, kUnlimited, kUnlimited};
+};
+
+enum class Sharing : uint8_t { lend_and_borrow, lend, dont_lend };
+/// Kueue's preemption.withinClusterQueue.
+enum class WithinTeam : uint8_t { never, lower_priority, lower_or_newer_equal_priority };
+/// Kueue's preemption.reclaimWithinCohort (HyperPod: always `any`).
+enum class ReclaimWithinCohort : uint8_t { never, lower_priority, any };
+/// Kueue's preemption.borrowWithinCohort.policy (HyperPod: always `never`).
+enum class BorrowWithinCohort : uint8_t { never, lower_priority };
+enum class Queueing : uint8_t { best_effort_fifo, strict_fifo };
+
+/// One team: a Kueue ClusterQueue in the cluster's single cohort.
+struct Team {
+  std::string name;
+  std::vector<FlavorQuota> quotas;  // in declared order: the order flavors are tried
+  Sharing sharing = Sharing::lend_and_borrow;
+  WithinTeam within_team = WithinTeam::lower_priority;
+  ReclaimWithinCohort reclaim_within_cohort = ReclaimWithinCohort::any;
+  BorrowWithinCohort borrow_within_cohort = BorrowWithinCohort::never;
+  int32_t borrow_priority_threshold = std::numeric_limits<int32_t>::max();  // maxPriorityThreshold
+  Queueing queueing = Queueing::best_effort_fifo;
+  int32_t fair_share_weight = 0;
+  bool active = true;
+};
+
+struct PriorityClass {
+  std::string name;
+  int32_t weight = 0;
+};
+
+struct Settings {
+  bool rank_by_priority = true;        // task-prioritization = task-ranking (false: fcfs, all priority 0)
+  bool fair_sharing = true;            // idle-compute = fair-share (false: fcfs, classical preemption)
+  bool idle_resource_sharing = false;  // unreserved capacity is the cohort's own quota
+  int32_t default_class = -1;          // index into Module::classes; -1: tasks without a class get 0
+};
+
+// ------------------------------------------------------------------ rules
+
+/// The type of a rule register. Priority classes are their weights; teams and flavors
+/// are indices; strings are ids into Module::strings (see RuleInput).
+enum class ValueType : uint8_t { boolean, integer, millicores, mebibytes, string, priority, team, flavor };
+
+/// What a rule can read about the task (RuleInput::task).
+enum class TaskField : uint8_t {
+  team,           // team index
+  priority,       // effective priority (class weight, default class, or 0; 0 under fcfs)
+  flavor,         // requested instance type index, or -1 when the task names none
+  gpus, neuron, vcpus, memory, efa,  // requested totals in base units
+  instances,      // whole instances requested (0 when given per resource)
+  pods,           // pods (1 unless given)
+  id,             // string id of the task id when it equals a constant, else kOtherString
+};
+inline constexpr size_t kTaskFieldCount = 11;
+
+/// Per-resource figures of the task's team: in the task's flavor when it names one,
+/// otherwise summed over the team's flavors.
+enum class TeamStat : uint8_t { nominal, used, borrowed, borrowing_limit, available };
+inline constexpr size_t kTeamStatCount = 5;
+/// Per-resource figures of the cluster, same scope rule: capacity (instances × per
+/// instance), used (by admitted tasks) and available (capacity − used, at least 0).
+enum class ClusterStat : uint8_t { capacity, used, available };
+inline constexpr size_t kClusterStatCount = 3;
+
+/// String ids: Module::strings[id]; a label that is absent reads as the empty string
+/// (id 0, always interned); any other value that is not a constant reads as kOtherString.
+inline constexpr int64_t kOtherString = -2;
+inline constexpr int64_t kAbsentLabel = -1;
+
+enum class Op : uint8_t {
+  constant,       // r = imm
+  task_field,     // r = task[imm]
+  team_stat,      // r = team[imm]      (imm = stat * kResourceCount + resource)
+  cluster_stat,   // r = cluster[imm]   (imm = stat * kResourceCount + resource)
+  label_value,    // r = label id of Module::label_keys[imm] (absent → 0, the empty string)
+  label_present,  // r = label of Module::label_keys[imm] is present
+  eq, ne, lt, le, gt, ge,              // r = a op b
+  logical_and, logical_or, logical_not,  // booleans are 0 / 1
+  add, sub, mul, div, neg,             // checked: saturate at the int64 bounds; x / 0 = 0
+  in_set,         // r = a is in Module::sets[imm]
+};
+
+/// One instruction; it writes register number = its index in Rule::code. Operands `a`
+/// and `b` name earlier registers. Straight-line code: no loops and no branches, so a
+/// rule evaluates in time linear in its size for every input.
+struct Instr {
+  Op op = Op::constant;
+  ValueType type = ValueType::boolean;
+  int32_t a = -1;
+  int32_t b = -1;
+  int64_t imm = 0;
+};
+
+/// A piece of a rule's message: literal text, or the value of a register rendered by
+/// type, or a label's value (read from the task; labels are not interned).
+struct MessagePart {
+  enum class Kind : uint8_t { text, value, label, task_id };
+  Kind kind = Kind::text;
+  std::string text;     // text
+  int32_t reg = -1;     // value
+  ValueType type{};     // value
+  int32_t label = -1;   // label: index into Module::label_keys
+};
+
+enum class RuleAction : uint8_t { deny, warn };
+
+struct Rule {
+  std::string name;
+  RuleAction action = RuleAction::deny;
+  std::vector<Instr> code;  // the last register is the boolean verdict
+  std::vector<MessagePart> message;
+};
+
+/// Everything a rule reads. Filled by the engine for one task (cheap: a few arrays),
+/// then handed to the evaluator.
+struct RuleInput {
+  std::array<int64_t, kTaskFieldCount> task{};
+  std::array<int64_t, kTeamStatCount * kResourceCount> team{};
+  std::array<int64_t, kClusterStatCount * kResourceCount> cluster{};
+  const int64_t* labels = nullptr;  // one id per Module::label_keys entry (kAbsentLabel when missing)
+};
+
+// ------------------------------------------------------------------ the module
+
+struct Module {
+  std::string cluster;
+  Settings settings;
+  std::vector<Flavor> flavors;
+  std::vector<PriorityClass> classes;  // declared order
+  std::vector<Team> teams;             // declared order: ties are broken by it
+  std::vector<Rule> rules;             // declared order
+  std::vector<std::string> strings;    // string constants; strings[0] == ""
+  std::vector<std::string> label_keys;  // label keys the rules read
+  std::vector<std::vector<int64_t>> sets;  // constant sets for in_set
+
+  /// Index of a team, flavor or class by name, or -1.
+  int32_t team_index(std::string_view name) const;
+  int32_t flavor_index(std::string_view name) const;
+  int32_t class_index(std::string_view name) const;
+  /// A task's effective priority: its class weight (or the default class's, or 0);
+  /// always 0 under fcfs prioritization. `class_index` may be -1.
+  int32_t priority_of(int32_t class_index) const;
+};
+
+}  // namespace gov::ir
