@@ -33,7 +33,47 @@ enum class Severity { error, warning, note };
   X(wrong_value_kind, "E0042", "wrong-value-kind", error, "a property's value is of the wrong kind, such as a number where a percentage is expected") \
   X(unknown_enum_value, "E0043", "unknown-enum-value", error, "a property is set to a value that is not one of its choices") \
   X(unknown_outcome, "E0044", "unknown-outcome", error, "an `expect` step names an outcome that does not exist") \
-  X(clause_not_allowed, "E0045", "clause-not-allowed", error, "an `expect` clause does not apply to the expected outcome")
+  X(clause_not_allowed, "E0045", "clause-not-allowed", error, "an `expect` clause does not apply to the expected outcome") \
+  X(import_not_found, "E0201", "import-not-found", error, "an imported file cannot be read") \
+  X(import_cycle, "E0202", "import-cycle", error, "files import each other in a cycle") \
+  X(unknown_instance_type, "E0203", "unknown-instance-type", error, "an instance type is not in the cluster's catalog") \
+  X(unknown_team, "E0204", "unknown-team", error, "a team name does not match any team") \
+  X(unknown_priority_class, "E0205", "unknown-priority-class", error, "a priority class name does not match any class of the policy") \
+  X(unknown_catalog, "E0206", "unknown-catalog", error, "a cluster names a catalog that is not defined") \
+  X(duplicate_definition, "E0207", "duplicate-definition", error, "two teams, classes, rules, catalogs, instance types or tasks have the same name") \
+  X(import_outside_root, "E0208", "import-outside-root", error, "an import leaves the policy's root directory") \
+  X(unknown_field, "E0209", "unknown-field", error, "a path such as `task.gpus` names a field that does not exist") \
+  X(type_mismatch, "E0210", "type-mismatch", error, "an operator is applied to values of types it does not accept") \
+  X(unknown_name, "E0211", "unknown-name", error, "a name in a condition is not a class, team or instance type") \
+  X(not_printable, "E0212", "not-printable", error, "an interpolated value cannot be printed in a message") \
+  X(condition_not_boolean, "E0213", "condition-not-boolean", error, "a rule's `when` condition is not true or false") \
+  X(interpolation_not_allowed, "E0214", "interpolation-not-allowed", error, "`{...}` is used in a string that is not a rule message") \
+  X(unknown_task, "E0215", "unknown-task", error, "a test step names a task that was not submitted before it") \
+  X(missing_cluster_or_policy, "E0216", "missing-cluster-or-policy", error, "a policy that is inspected, simulated, applied or compiled needs exactly one `cluster` and one `policy`") \
+  X(duplicate_cluster_or_policy, "E0217", "duplicate-cluster-or-policy", error, "more than one `cluster` or `policy` declaration") \
+  X(missing_property, "E0218", "missing-property", error, "a required property is missing (such as an instance type's `vcpus`)") \
+  X(unknown_rule, "E0219", "unknown-rule", error, "a test names a rule that does not exist") \
+  X(import_too_deep, "E0220", "import-too-deep", error, "imports are nested deeper than gov follows") \
+  X(empty_quota, "E0221", "empty-quota", error, "a quota gives neither `instances` nor any resource") \
+  X(too_many_priority_classes, "E0301", "too-many-priority-classes", error, "a policy has more than 10 priority classes (HyperPod's limit)") \
+  X(out_of_range, "E0302", "out-of-range", error, "a number is outside the range HyperPod accepts for it") \
+  X(invalid_name_format, "E0303", "invalid-name-format", error, "a team or class name is longer than 41 characters or is not a DNS label") \
+  X(too_many_quotas, "E0304", "too-many-quotas", error, "a team has more than 15 quota entries (HyperPod's limit)") \
+  X(accelerator_mismatch, "E0305", "accelerator-mismatch", error, "`gpus` on an instance type without GPUs, or `neuron` on one without Neuron devices") \
+  X(quota_exceeds_instances, "E0306", "quota-exceeds-instances", error, "a quota asks for more of a resource than its instance count holds") \
+  X(conflicting_accelerators, "E0307", "conflicting-accelerators", error, "an instance type has both `gpus` and `neuron`") \
+  X(duplicate_quota, "E0308", "duplicate-quota", error, "a team has two quotas for the same instance type") \
+  X(quota_exceeds_capacity, "W0101", "quota-exceeds-capacity", warning, "the teams' guaranteed quotas for an instance type add up to more than the cluster has") \
+  X(quota_without_capacity, "W0102", "quota-without-capacity", warning, "a team has a quota for an instance type the cluster has none of") \
+  X(weight_without_fair_share, "W0103", "weight-without-fair-share", warning, "fair-share weights are set while idle compute is `fcfs`, where they have no effect") \
+  X(borrow_limit_on_lend_team, "W0104", "borrow-limit-on-lend-team", warning, "a `lend` team never borrows, so its borrow limit has no effect") \
+  X(borrower_without_lender, "W0105", "borrower-without-lender", warning, "a team may borrow an instance type that no other team lends") \
+  X(unusable_priority_class, "W0106", "unusable-priority-class", warning, "priority classes are declared while task prioritization is `fcfs`, where every task has priority 0") \
+  X(equal_priority_weights, "W0107", "equal-priority-weights", warning, "two priority classes have the same weight, so neither outranks the other") \
+  X(constant_rule, "W0108", "constant-rule", warning, "a rule's condition does not depend on the task: it always or never matches") \
+  X(warn_duplicates_deny, "W0109", "warn-duplicates-deny", warning, "a `warn` rule has the same condition as a `deny` rule, so it can never be seen") \
+  X(test_asserts_nothing, "W0110", "test-asserts-nothing", warning, "a test has no `expect` step") \
+  X(not_hyperpod_type, "W0111", "not-hyperpod-type", warning, "a quota or capacity uses an instance type HyperPod does not support")
 
 enum class Code {
 #define GOV_X(id, code, name, severity, summary) id,

@@ -2,9 +2,8 @@
 #include <fmt/format.h>
 
 #include "compiler/ast/printer.hpp"
-#include "compiler/diagnostics/render.hpp"
+#include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
-#include "tools/gov/loader.hpp"
 
 namespace gov::cli {
 namespace {
@@ -19,28 +18,29 @@ int run_check(const Args& args) {
     fmt::print(stderr, "error: unknown value `{}` for --emit (expected `ast`)\n", emit);
     return kUsage;
   }
-  SourceMap sources;
-  Diagnostics all;
+  DiagnosticPrinter printer;
   bool io_error = false;
   for (const std::string& path : args.positional) {
-    std::optional<LoadedFile> loaded = load_and_parse(sources, path);
-    if (!loaded) {
+    std::optional<CheckedPolicy> checked = load_checked(path, /*require_cluster=*/false);
+    if (!checked) {
       io_error = true;
       continue;
     }
-    if (emit == "ast") fmt::print("{}", ast::print(loaded->parsed.file));
-    all.append(loaded->parsed.diagnostics);
+    if (emit == "ast") fmt::print("{}", ast::print(checked->program.files.front().ast));
+    printer.add(checked->diagnostics(), checked->program.sources);
   }
-  fmt::print(stderr, "{}", render_all(all, sources));
+  fmt::print(stderr, "{}", printer.text());
   if (io_error) return kUsage;
-  return all.has_errors() ? kFailed : kOk;
+  return printer.errors() ? kFailed : kOk;
 }
 
 }  // namespace
 
 Command check_command() {
-  return {{"check", "gov check FILE... [--emit=ast]", "Parse and check policy files; print every problem found.",
-           "Exit status: 0 when clean or only warnings, 1 when there are errors, 2 when a file cannot be read.",
+  return {{"check", "gov check FILE... [--emit=ast]",
+           "Parse and check policy files (with their imports); print every problem found.",
+           "Exit status: 0 when clean or only warnings, 1 when there are errors, 2 when a file cannot be read.\n"
+           "Lint warnings are printed by `gov lint`.",
            {{"emit", "STAGE", "also print a stage: `ast` (the syntax tree with byte spans)"}}},
           run_check};
 }

@@ -18,6 +18,8 @@ const std::vector<Command>& commands();
 
 // One function per command; each lives in <name>_command.cpp.
 Command check_command();
+Command lint_command();
+Command inspect_command();
 Command fmt_command();
 Command explain_command();
 

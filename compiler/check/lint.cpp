@@ -1,0 +1,253 @@
+// Lint warnings (W01xx): cross-object facts worth a reviewer's eye. See docs/diagnostics.md.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "compiler/check/check.hpp"
+#include "compiler/check/expressions.hpp"
+
+namespace gov::check {
+namespace {
+
+bool same_expression(const TypedExpr& a, const TypedExpr& b) {
+  if (a.kind != b.kind || a.type != b.type || a.value != b.value || a.text != b.text || a.unary_op != b.unary_op ||
+      a.binary_op != b.binary_op || a.set != b.set || a.string_set != b.string_set ||
+      a.operands.size() != b.operands.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.operands.size(); ++i) {
+    if (!same_expression(a.operands[i], b.operands[i])) return false;
+  }
+  return true;
+}
+
+/// "2", "2.5": instances with up to two decimals.
+std::string instances_text(double instances) {
+  std::string text = fmt::format("{:.2f}", instances);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
+class Linter {
+ public:
+  Linter(const Policy& policy, Diagnostics& out) : policy_(policy), out_(out) {}
+
+  void run() {
+    capacity();
+    sharing();
+    classes();
+    rules();
+    tests();
+  }
+
+ private:
+  Diagnostic& warn(Code code, Location where, std::string message, std::string label = {}) {
+    return out_.report(make_diagnostic(code, where, std::move(message), std::move(label)));
+  }
+
+  void capacity() {
+    if (!policy_.cluster) return;
+    const auto& types = policy_.types();
+    for (size_t t = 0; t < types.size(); ++t) {
+      const InstanceType& type = types[t];
+      ir::Resources total{};
+      std::vector<std::pair<const Team*, const Quota*>> holders;
+      for (const Team& team : policy_.teams) {
+        for (const Quota& q : team.quotas) {
+          if (q.type != t) continue;
+          holders.emplace_back(&team, &q);
+          for (size_t r = 0; r < ir::kResourceCount; ++r) total[r] += q.nominal[r];
+        }
+      }
+      const int64_t capacity = policy_.capacity_of(t);
+      if (!type.hyperpod) {
+        for (const auto& [team, quota] : holders) {
+          warn(Code::not_hyperpod_type, quota->where, fmt::format("HyperPod does not support `{}`", type.name),
+               "not a HyperPod type")
+              .help = "the catalog marks it `hyperpod = false`: it is not in the SageMaker ClusterInstanceType enum";
+        }
+      }
+      if (holders.empty()) continue;
+      if (capacity == 0) {
+        for (const auto& [team, quota] : holders) {
+          warn(Code::quota_without_capacity, quota->where,
+               fmt::format("team `{}` has a quota for `{}`, but the cluster has none", team->name, type.name),
+               "no capacity")
+              .help = fmt::format("add `{}: N` to the cluster's capacity, or remove the quota", type.name);
+        }
+        continue;
+      }
+      // Guaranteed instances: the largest share of any resource, in instances.
+      double guaranteed = 0;
+      for (size_t r = 0; r < ir::kResourceCount; ++r) {
+        if (type.per_instance[r] > 0) {
+          guaranteed = std::max(guaranteed, static_cast<double>(total[r]) / static_cast<double>(type.per_instance[r]));
+        }
+      }
+      if (guaranteed <= static_cast<double>(capacity) + 1e-9) continue;
+      Location where = holders.back().second->where;
+      for (const Capacity& c : policy_.cluster->capacity) {
+        if (c.type == t) where = c.where;
+      }
+      Diagnostic& d = warn(Code::quota_exceeds_capacity, where,
+                           fmt::format("the teams' guaranteed `{}` ({} instances) exceed the cluster's {}", type.name,
+                                       instances_text(guaranteed), capacity),
+                           "capacity");
+      for (const auto& [team, quota] : holders) {
+        double share = 0;
+        for (size_t r = 0; r < ir::kResourceCount; ++r) {
+          if (type.per_instance[r] > 0) {
+            share = std::max(share, static_cast<double>(quota->nominal[r]) / static_cast<double>(type.per_instance[r]));
+          }
+        }
+        d.notes.push_back({quota->where, fmt::format("team `{}` is guaranteed {} of them here", team->name, instances_text(share))});
+      }
+      d.help = "HyperPod allows planned capacity, but guaranteed quota that does not exist cannot be reclaimed";
+    }
+  }
+
+  void sharing() {
+    const bool fair_share = !policy_.settings || policy_.settings->idle_compute == IdleCompute::fair_share;
+    for (const Team& team : policy_.teams) {
+      if (!fair_share && team.fair_share_weight_given) {
+        warn(Code::weight_without_fair_share, team.where,
+             fmt::format("team `{}` sets a fair-share weight, but idle compute is `fcfs`", team.name), "no effect")
+            .help = "set `idle-compute = fair-share` in the policy, or remove the weight";
+      }
+      if (team.sharing == ir::Sharing::lend && team.borrow_limit_given) {
+        warn(Code::borrow_limit_on_lend_team, team.where,
+             fmt::format("team `{}` only lends, so its borrow limit has no effect", team.name), "a `lend` team")
+            .help = "use `sharing = lend-and-borrow` to let it borrow, or remove `borrow-limit`";
+      }
+      if (team.sharing == ir::Sharing::lend || (policy_.settings && policy_.settings->idle_resource_sharing)) continue;
+      for (const Quota& q : team.quotas) {
+        const bool may_borrow = std::any_of(q.borrowing_limit.begin(), q.borrowing_limit.end(), [](auto a) { return a > 0; });
+        if (!may_borrow || has_lender(team, q.type)) continue;
+        warn(Code::borrower_without_lender, q.where,
+             fmt::format("team `{}` may borrow `{}`, but no other team lends it", team.name, q.type_name),
+             "nothing to borrow")
+            .help = "another team needs a quota of this type with `sharing` other than `dont-lend`";
+      }
+    }
+  }
+
+  bool has_lender(const Team& borrower, size_t type) const {
+    for (const Team& team : policy_.teams) {
+      if (&team == &borrower || team.sharing == ir::Sharing::dont_lend) continue;
+      for (const Quota& q : team.quotas) {
+        if (q.type == type) return true;
+      }
+    }
+    return false;
+  }
+
+  void classes() {
+    if (policy_.settings && policy_.settings->prioritization == Prioritization::fcfs && !policy_.classes.empty()) {
+      warn(Code::unusable_priority_class, policy_.classes.front().where,
+           "priority classes have no effect: task prioritization is `fcfs`", "every task has priority 0")
+          .help = "set `task-prioritization = task-ranking`, or remove the classes";
+    }
+    std::map<int32_t, const PriorityClass*> by_weight;
+    for (const PriorityClass& c : policy_.classes) {
+      auto [it, inserted] = by_weight.emplace(c.weight, &c);
+      if (inserted) continue;
+      Diagnostic& d = warn(Code::equal_priority_weights, c.where,
+                           fmt::format("`{}` and `{}` have the same weight {}", it->second->name, c.name, c.weight),
+                           "same weight");
+      d.notes.push_back({it->second->where, fmt::format("`{}` is declared here", it->second->name)});
+      d.help = "give each class its own weight so that one outranks the other";
+    }
+  }
+
+  void rules() {
+    for (const Rule& rule : policy_.rules) {
+      if (rule.constant) {
+        warn(Code::constant_rule, rule.where,
+             fmt::format("rule `{}` {} matches: its condition does not depend on the task", rule.name,
+                         *rule.constant ? "always" : "never"),
+             *rule.constant ? "always true" : "always false");
+      }
+      if (rule.action != ast::RuleAction::warn) continue;
+      for (const Rule& deny : policy_.rules) {
+        if (deny.action != ast::RuleAction::deny || !same_expression(deny.when, rule.when)) continue;
+        Diagnostic& d = warn(Code::warn_duplicates_deny, rule.where,
+                             fmt::format("warning `{}` can never be seen: rule `{}` denies the same tasks", rule.name, deny.name),
+                             "shadowed");
+        d.notes.push_back({deny.where, "the deny rule is here"});
+        break;
+      }
+    }
+  }
+
+  void tests() {
+    for (const Test& test : policy_.tests) {
+      const bool asserts = std::any_of(test.steps.begin(), test.steps.end(),
+                                       [](const TestStep& s) { return s.kind == ast::Step::Kind::expect; });
+      if (!asserts) {
+        warn(Code::test_asserts_nothing, test.where, fmt::format("test \"{}\" has no `expect` step", test.name),
+             "asserts nothing")
+            .help = "add `expect TASK OUTCOME` after the steps";
+      }
+    }
+  }
+
+  const Policy& policy_;
+  Diagnostics& out_;
+};
+
+/// Names allowed per (source, line) by `# gov:allow(a, b)` comments.
+std::map<std::pair<SourceId, uint32_t>, std::set<std::string>> allow_comments(const Program& program) {
+  std::map<std::pair<SourceId, uint32_t>, std::set<std::string>> allowed;
+  for (const ProgramFile& file : program.files) {
+    const SourceFile& source = program.sources.get(file.source);
+    for (const ast::Comment& c : file.ast.comments) {
+      const std::string_view text = source.slice(c.span);
+      const size_t open = text.find("gov:allow(");
+      if (open == std::string_view::npos) continue;
+      const size_t close = text.find(')', open);
+      std::string_view names = text.substr(open + 10, close == std::string_view::npos ? text.npos : close - open - 10);
+      const uint32_t line = source.line_column(c.span.begin).line;
+      while (!names.empty()) {
+        const size_t comma = names.find(',');
+        std::string_view name = names.substr(0, comma);
+        while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+        while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+        if (!name.empty()) allowed[{file.source, line}].insert(std::string(name));
+        if (comma == std::string_view::npos) break;
+        names.remove_prefix(comma + 1);
+      }
+    }
+  }
+  return allowed;
+}
+
+}  // namespace
+
+Diagnostics lint(const Policy& policy, const Program& program, const std::vector<std::string>& allowed) {
+  Diagnostics found;
+  Linter(policy, found).run();
+  const auto comments = allow_comments(program);
+  Diagnostics kept;
+  for (const Diagnostic& d : found.items()) {
+    const CodeInfo& info = code_info(d.code);
+    auto is_allowed = [&](const std::set<std::string>& names) {
+      return names.count(std::string(info.name)) || names.count(std::string(info.id));
+    };
+    if (is_allowed({allowed.begin(), allowed.end()})) continue;
+    const uint32_t line = program.sources.get(d.primary.source).line_column(d.primary.span.begin).line;
+    auto same = comments.find({d.primary.source, line});
+    auto before = comments.find({d.primary.source, line - 1});
+    if ((same != comments.end() && is_allowed(same->second)) || (before != comments.end() && is_allowed(before->second))) {
+      continue;
+    }
+    kept.report(d);
+  }
+  program.add_import_chains(kept);
+  kept.sort();
+  return kept;
+}
+
+}  // namespace gov::check

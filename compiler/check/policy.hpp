@@ -1,0 +1,164 @@
+// The checked policy: every name resolved, every quantity in base units, every quota
+// resolved to nominal / borrowing / lending limits (SEMANTICS §2). Produced by check();
+// read by inspect, lint, diff and the lowering to IR.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/ast/ast.hpp"
+#include "compiler/diagnostics/source_file.hpp"
+#include "compiler/ir/module.hpp"
+
+namespace gov::check {
+
+struct InstanceType {
+  std::string name;
+  std::string accelerator;        // empty for CPU-only types
+  ir::Resources per_instance{};   // base units
+  ir::Amount accelerator_memory = 0;  // MiB per device
+  bool hyperpod = true;
+  Location where;
+};
+
+struct Catalog {
+  std::string name;
+  std::vector<InstanceType> types;
+  Location where;
+};
+
+struct Capacity {
+  size_t type = 0;  // index into the cluster's catalog types
+  int64_t instances = 0;
+  Location where;
+};
+
+struct Cluster {
+  std::string name;
+  size_t catalog = 0;  // index into Policy::catalogs
+  std::vector<Capacity> capacity;
+  Location where;
+};
+
+enum class Prioritization { fcfs, task_ranking };
+enum class IdleCompute { fcfs, fair_share };
+
+struct Settings {
+  Prioritization prioritization = Prioritization::task_ranking;
+  IdleCompute idle_compute = IdleCompute::fair_share;
+  bool idle_resource_sharing = false;
+  int32_t default_class = -1;
+  Location where;
+};
+
+struct PriorityClass {
+  std::string name;
+  int32_t weight = 0;
+  Location where;
+};
+
+/// A team's quota for one instance type, resolved.
+struct Quota {
+  size_t type = 0;  // index into the cluster's catalog types
+  std::string type_name;
+  std::optional<int64_t> instances;  // when given as whole instances
+  ir::Resources nominal{};
+  ir::Resources borrowing_limit{};
+  ir::Resources lending_limit{ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited};
+  std::array<bool, ir::kResourceCount> absolute_borrow_limit{};  // set by `borrow-limit = { ... }`
+  Location where;
+};
+
+struct Team {
+  std::string name;
+  std::vector<Quota> quotas;  // declared order
+  ir::Sharing sharing = ir::Sharing::lend_and_borrow;
+  int32_t borrow_limit_percent = 50;
+  bool borrow_limit_given = false;
+  ir::WithinTeam preempt_team_tasks = ir::WithinTeam::lower_priority;
+  int32_t fair_share_weight = 0;
+  bool fair_share_weight_given = false;
+  bool active = true;
+  Location where;
+};
+
+/// A typed rule expression (see docs/language.md for the types and operators).
+struct TypedExpr {
+  enum class Kind { constant, string_constant, task_field, team_stat, cluster_stat, label_value, label_present,
+                    unary, binary, in_set };
+  Kind kind = Kind::constant;
+  ir::ValueType type = ir::ValueType::boolean;
+  Span span;
+  int64_t value = 0;         // constant; task_field (ir::TaskField); team/cluster stat index
+  std::string text;          // string_constant; label key for label_value / label_present
+  ast::UnaryOp unary_op{};
+  ast::BinaryOp binary_op{};
+  std::vector<TypedExpr> operands;
+  std::vector<int64_t> set;           // in_set: constant values
+  std::vector<std::string> string_set;  // in_set over strings
+};
+
+struct MessagePart {
+  std::string text;
+  std::optional<TypedExpr> value;
+};
+
+struct Rule {
+  std::string name;
+  ast::RuleAction action = ast::RuleAction::deny;
+  TypedExpr when;
+  std::vector<MessagePart> message;
+  std::optional<bool> constant;  // the condition's value when it does not depend on the task
+  Location where;
+};
+
+/// One step of a test, names resolved.
+struct TestStep {
+  ast::Step::Kind kind = ast::Step::Kind::submit;
+  std::string task;
+  Location where;
+  // submit
+  std::string team;
+  std::optional<std::string> priority;
+  std::optional<std::string> instance_type;
+  std::optional<int64_t> instances;
+  std::array<std::optional<ir::Amount>, ir::kResourceCount> amounts{};
+  std::optional<int64_t> pods;
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::optional<int64_t> duration_ms;
+  // at
+  int64_t time_ms = 0;
+  // expect
+  std::string outcome;
+  std::optional<std::string> flavor;     // on
+  std::optional<std::string> by;         // by (task or rule)
+  std::vector<std::string> warned_by;    // warned by
+  std::optional<std::string> word;       // reason or kind
+  std::optional<std::vector<std::pair<ir::Resource, ir::Amount>>> borrowing;
+  std::optional<std::vector<std::pair<ir::Resource, ir::Amount>>> short_of;
+  std::optional<std::string> message;
+};
+
+struct Test {
+  std::string name;
+  std::vector<TestStep> steps;
+  Location where;
+};
+
+struct Policy {
+  std::vector<Catalog> catalogs;
+  std::optional<Cluster> cluster;
+  std::optional<Settings> settings;
+  std::vector<PriorityClass> classes;
+  std::vector<Team> teams;
+  std::vector<Rule> rules;
+  std::vector<Test> tests;
+
+  /// The instance types of the cluster's catalog (empty without a cluster).
+  const std::vector<InstanceType>& types() const;
+  /// Instances of a type in the cluster's capacity (0 when absent).
+  int64_t capacity_of(size_t type) const;
+};
+
+}  // namespace gov::check

@@ -1,0 +1,44 @@
+#include "compiler/check/quantities.hpp"
+
+namespace gov::check {
+namespace {
+
+constexpr int64_t kMicro = 1'000'000;
+
+std::optional<int64_t> exact(__int128 micros_times, int64_t divisor) {
+  if (micros_times % divisor != 0) return std::nullopt;
+  return static_cast<int64_t>(micros_times / divisor);
+}
+
+}  // namespace
+
+std::optional<int64_t> whole_number(const ast::Number& number) {
+  if (number.unit != ast::Unit::none || number.micros % kMicro != 0) return std::nullopt;
+  return number.micros / kMicro;
+}
+
+std::optional<ir::Amount> millicores(const ast::Number& number) {
+  if (number.unit == ast::Unit::none) return exact(number.micros, 1000);
+  if (number.unit == ast::Unit::milli) return exact(number.micros, kMicro);
+  return std::nullopt;
+}
+
+std::optional<ir::Amount> mebibytes(const ast::Number& number) {
+  switch (number.unit) {
+    case ast::Unit::mib: return exact(number.micros, kMicro);
+    case ast::Unit::gib: return exact(static_cast<__int128>(number.micros) * 1024, kMicro);
+    case ast::Unit::tib: return exact(static_cast<__int128>(number.micros) * 1024 * 1024, kMicro);
+    default: return std::nullopt;
+  }
+}
+
+std::optional<int64_t> percentage(const ast::Number& number) {
+  if (number.unit != ast::Unit::percent || number.micros % kMicro != 0) return std::nullopt;
+  return number.micros / kMicro;
+}
+
+ir::Amount mul_div_floor(ir::Amount a, ir::Amount b, ir::Amount c) {
+  return static_cast<ir::Amount>(static_cast<__int128>(a) * b / c);
+}
+
+}  // namespace gov::check

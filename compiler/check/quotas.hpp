@@ -1,0 +1,29 @@
+// Quota resolution (SEMANTICS §2): from what a team wrote to nominal, borrowing and
+// lending limits per resource, exactly as HyperPod's ClusterQueues show them.
+#pragma once
+
+#include <array>
+#include <optional>
+
+#include "compiler/check/policy.hpp"
+
+namespace gov::check {
+
+using GivenAmounts = std::array<std::optional<ir::Amount>, ir::kResourceCount>;
+
+/// Nominal quota per resource. Whole instances give n × each resource; fine-grained
+/// amounts keep what is given and fill unspecified vCPU, memory and EFA with the largest
+/// ratio among the given resources (rounded down to the base unit); unspecified
+/// accelerators are 0. Given amounts also override the instance-derived ones.
+ir::Resources resolve_nominal(const InstanceType& type, std::optional<int64_t> instances, const GivenAmounts& given);
+
+/// Borrowing limit per resource: floor(nominal × percent / 100), replaced by absolute
+/// limits where given; 0 for a `lend` team.
+ir::Resources resolve_borrowing_limit(const ir::Resources& nominal, int32_t percent, const GivenAmounts& absolute,
+                                      ir::Sharing sharing);
+
+/// Lending limit per resource: 0 for `dont-lend` (nothing is visible to others), else
+/// unlimited.
+ir::Resources resolve_lending_limit(ir::Sharing sharing);
+
+}  // namespace gov::check

@@ -1,0 +1,191 @@
+// A small, strict JSON reader (RFC 8259) with positions on every value, and a string escaper.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace gov::trace {
+
+/// Where a value starts: byte offset into the text, 1-based line (lines end at LF) and
+/// 1-based column counted in UTF-8 code points, as editors count them.
+struct JsonPosition {
+  size_t offset = 0;
+  size_t line = 1;
+  size_t column = 1;
+};
+
+/// One syntax or limit error. `message` has no position: "expected ':' after an object key".
+struct JsonError {
+  JsonPosition position;
+  std::string message;
+  /// "line 3, column 14: expected ',' or '}' after an object member".
+  std::string describe() const;
+};
+
+/// Bounds on the input; going past one is an error, never a crash or unbounded memory.
+struct JsonLimits {
+  size_t max_bytes = size_t{64} << 20;  // the size of the whole text
+  size_t max_depth = 64;                // arrays and objects nested in each other
+};
+
+enum class JsonKind : uint8_t { null, boolean, number, string, array, object };
+
+/// "null", "a boolean", "a number", "a string", "an array", "an object": for messages.
+std::string_view json_kind_name(JsonKind kind);
+
+/// What JsonValue::to_units found.
+enum class NumberStatus : uint8_t {
+  ok,            // `value` holds the exact result
+  not_exact,     // the result has a fractional part
+  out_of_range,  // the result does not fit an int64
+  not_a_number,  // the value is not a number
+};
+
+struct ExactNumber {
+  NumberStatus status = NumberStatus::not_a_number;
+  int64_t value = 0;
+};
+
+/// An object member's key, decoded, with the position of its opening quote.
+struct JsonKey {
+  std::string text;
+  JsonPosition position;
+};
+
+/// One JSON value (a DOM node). Owns its children. Objects keep their members in input
+/// order: `keys[i]` names `items[i]`; keys are unique (the reader rejects duplicates).
+struct JsonValue {
+  JsonKind kind = JsonKind::null;
+  JsonPosition position;
+  bool boolean = false;           // boolean
+  std::string text;               // string: decoded UTF-8; number: the exact source text
+  std::vector<JsonValue> items;   // array: elements; object: member values
+  std::vector<JsonKey> keys;      // object: member keys, parallel to `items`
+
+  /// The member named `key` of an object, or nullptr (also for non-objects). Linear time.
+  const JsonValue* find(std::string_view key) const;
+  /// The number as an int64 when its value is a whole number in range ("3", "3.0", "3e2").
+  std::optional<int64_t> as_int64() const;
+  /// The number times `factor` (1 ≤ factor ≤ 1,000,000), computed exactly from the text:
+  /// "0.5".to_units(1024) is 512, "1.0005".to_units(1000) is not_exact. No floating point.
+  ExactNumber to_units(int64_t factor) const;
+};
+
+struct JsonParseResult {
+  JsonValue value;                  // meaningful only when ok()
+  std::optional<JsonError> error;  // the first error; parsing stops there
+  bool ok() const { return !error.has_value(); }
+};
+
+/// Parses one complete JSON document: exactly one value, surrounded by whitespace only.
+/// A leading UTF-8 byte order mark is skipped. Strings must be valid UTF-8 (\u escapes
+/// included: surrogates must pair); duplicate keys in an object are an error. Never
+/// throws (running out of memory is reported as an error).
+JsonParseResult parse_json(std::string_view text, const JsonLimits& limits = {});
+
+/// Result of one step of JsonReader.
+enum class JsonStep : uint8_t { item, end, error };
+
+/// A pull reader over one JSON text, for reading a large document piecewise: step into
+/// the outer containers, then read each element as its own JsonValue, so memory holds one
+/// element at a time. The text must outlive the reader. After the first error every call
+/// fails and error() says why. Not thread-safe; never throws.
+class JsonReader {
+ public:
+  explicit JsonReader(std::string_view text, const JsonLimits& limits = {});
+
+  /// The kind of the next value (after whitespace), or nullopt when no value can start
+  /// there (end of input, a stray character). Consumes nothing but whitespace.
+  std::optional<JsonKind> peek_kind();
+  /// Position of the next non-whitespace byte.
+  JsonPosition position();
+
+  /// Consumes the '{' or '[' of the next value and steps into it; false on error.
+  bool enter_object();
+  bool enter_array();
+  /// In an object stepped into: reads the next key and its ':' into `key` (item: the
+  /// member's value comes next), or consumes the '}' and steps out (end).
+  JsonStep next_member(JsonKey& key);
+  /// In an array stepped into: item when an element comes next, or consumes the ']' and
+  /// steps out (end).
+  JsonStep next_element();
+
+  /// Reads the next complete value into `out`; false on error.
+  bool read_value(JsonValue& out);
+  /// Reads and discards the next complete value; false on error.
+  bool skip_value();
+  /// Checks that only whitespace remains after the outermost value; false on error.
+  bool finish();
+
+  const std::optional<JsonError>& error() const { return error_; }
+
+ private:
+  /// The keys of one object so far, for finding duplicates: a linear scan while the
+  /// object is small, a hash index once it is not (linear time overall).
+  struct KeyIndex {
+    std::unordered_map<std::string, size_t> large;
+    /// Index in `keys` of a key equal to `text`, or -1.
+    ptrdiff_t find(const std::vector<JsonKey>& keys, const std::string& text);
+    void add(const std::vector<JsonKey>& keys);
+  };
+  struct Frame {
+    bool object = false;
+    bool first = true;
+    std::vector<JsonKey> keys;  // object: keys seen so far
+    KeyIndex index;
+  };
+
+  // Lexing.
+  bool at_end() const { return pos_ >= text_.size(); }
+  unsigned char peek() const { return static_cast<unsigned char>(text_[pos_]); }
+  void skip_whitespace();
+  JsonPosition position_at(size_t offset);
+  bool fail(size_t offset, std::string message);
+  bool fail_expected(std::string_view what);
+
+  // Values.
+  bool parse_value(JsonValue& out, size_t depth);
+  bool parse_object(JsonValue& out, size_t depth);
+  bool parse_array(JsonValue& out, size_t depth);
+  bool parse_member_key(std::vector<JsonKey>& keys, KeyIndex& index, bool after_comma, JsonKey& key);
+  bool parse_string(std::string& out);
+  bool parse_escape(std::string& out);
+  bool parse_unicode_escape(std::string& out);
+  bool parse_hex4(uint32_t& out);
+  bool parse_utf8(std::string& out);
+  bool parse_number(JsonValue& out);
+  bool parse_digits(std::string_view what);
+  bool parse_literal(JsonValue& out);
+  bool check_depth(size_t depth);
+  std::string found_text() const;
+
+  std::string_view text_;
+  JsonLimits limits_;
+  size_t pos_ = 0;
+  size_t line_ = 1;
+  size_t line_start_ = 0;
+  size_t column_line_ = 1;  // a cached (line, offset, column), so that columns cost
+  size_t column_offset_ = 0;  // linear time overall
+  size_t column_ = 1;
+  size_t string_start_ = 0;
+  std::vector<Frame> frames_;
+  std::optional<JsonError> error_;
+};
+
+/// Appends `text` to `out` as a quoted JSON string: '"', '\\' and control characters are
+/// escaped (\n, \t, ... or \u00XX); bytes that are not valid UTF-8 become U+FFFD, so the
+/// output is always valid UTF-8 and valid JSON.
+void append_json_string(std::string& out, std::string_view text);
+/// `text` as a quoted JSON string (see append_json_string).
+std::string json_quote(std::string_view text);
+
+/// Length of the valid UTF-8 sequence at the start of `text`, or 0 when it is not valid
+/// (truncated, overlong, a surrogate, above U+10FFFF, a stray continuation byte).
+size_t utf8_prefix_length(std::string_view text);
+
+}  // namespace gov::trace

@@ -1,0 +1,28 @@
+// Exact conversions between the engine's base units and the units traces and decisions print.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/ir/module.hpp"
+#include "runtime/engine/decision.hpp"
+
+namespace gov::trace {
+
+/// Milliseconds per second: `at` and `duration` are seconds in files, milliseconds inside.
+inline constexpr int64_t kMillisPerSecond = 1000;
+
+/// How many base units one file unit is: 1 for gpu, neuron and efa (devices), 1000 for
+/// vcpu (file: vCPUs, base: millicores), 1024 for memory (file: GiB, base: MiB).
+int64_t base_units_per_file_unit(ir::Resource resource);
+
+/// `value / divisor` as the shortest exact decimal: "5", "0.5", "-2.25", "0.0009765625".
+/// `divisor` must be in 1..10^18 and have no prime factors but 2 and 5 (1000 and 1024 do),
+/// so the decimal always ends.
+std::string format_exact_decimal(int64_t value, int64_t divisor);
+/// Milliseconds as seconds: "5", "90.5", "0.001".
+std::string format_seconds(engine::Time millis);
+/// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5".
+std::string format_amount(ir::Resource resource, ir::Amount amount);
+
+}  // namespace gov::trace

@@ -1,0 +1,179 @@
+// `gov inspect`: the resolved policy — quotas after defaults, classes, capacity.
+#include <fmt/format.h>
+
+#include "tools/gov/checked.hpp"
+#include "tools/gov/commands.hpp"
+
+namespace gov::cli {
+namespace {
+
+using check::Policy;
+
+/// An amount in the unit people read: devices, vCPUs, GiB (decimals only when needed).
+std::string human(ir::Resource r, ir::Amount a) {
+  auto decimal = [](ir::Amount value, ir::Amount per) {
+    if (value % per == 0) return fmt::format("{}", value / per);
+    std::string text = fmt::format("{:.3f}", static_cast<double>(value) / static_cast<double>(per));
+    while (text.back() == '0') text.pop_back();
+    return text;
+  };
+  if (a == ir::kUnlimited) return "unlimited";
+  if (r == ir::Resource::vcpu) return decimal(a, 1000);
+  if (r == ir::Resource::memory) return decimal(a, 1024);
+  return fmt::format("{}", a);
+}
+
+std::string_view sharing_name(ir::Sharing s) {
+  switch (s) {
+    case ir::Sharing::lend_and_borrow: return "lend-and-borrow";
+    case ir::Sharing::lend: return "lend";
+    case ir::Sharing::dont_lend: return "dont-lend";
+  }
+  return "?";
+}
+
+std::string_view preempt_name(ir::WithinTeam w) {
+  switch (w) {
+    case ir::WithinTeam::never: return "never";
+    case ir::WithinTeam::lower_priority: return "lower-priority";
+    case ir::WithinTeam::lower_or_newer_equal_priority: return "lower-or-newer-equal-priority";
+  }
+  return "?";
+}
+
+/// Resources shown for a type: those an instance has (GPU or Neuron, vCPU, memory, EFA).
+std::vector<ir::Resource> shown_resources(const check::InstanceType& type, const check::Quota* quota = nullptr) {
+  std::vector<ir::Resource> out;
+  for (ir::Resource r : ir::kAllResources) {
+    if (type.per_instance[ir::index(r)] > 0 || (quota && quota->nominal[ir::index(r)] > 0)) out.push_back(r);
+  }
+  return out;
+}
+
+std::string json(const Policy& p) {
+  std::string out = "{";
+  out += fmt::format("\"cluster\":\"{}\"", p.cluster ? p.cluster->name : "");
+  const check::Settings settings = p.settings.value_or(check::Settings{});
+  out += fmt::format(",\"prioritization\":\"{}\"",
+                     settings.prioritization == check::Prioritization::fcfs ? "fcfs" : "task-ranking");
+  out += fmt::format(",\"idle_compute\":\"{}\"", settings.idle_compute == check::IdleCompute::fcfs ? "fcfs" : "fair-share");
+  out += fmt::format(",\"idle_resource_sharing\":{}", settings.idle_resource_sharing);
+  if (settings.default_class >= 0) out += fmt::format(",\"default_priority\":\"{}\"", p.classes[settings.default_class].name);
+  out += ",\"priorities\":{";
+  for (size_t i = 0; i < p.classes.size(); ++i) {
+    out += fmt::format("{}\"{}\":{}", i ? "," : "", p.classes[i].name, p.classes[i].weight);
+  }
+  out += "},\"teams\":{";
+  for (size_t t = 0; t < p.teams.size(); ++t) {
+    const check::Team& team = p.teams[t];
+    out += fmt::format(
+        "{}\"{}\":{{\"sharing\":\"{}\",\"borrow_limit_percent\":{},\"fair_share_weight\":{},\"preempt_team_tasks\":\"{}\","
+        "\"active\":{},\"quotas\":{{",
+        t ? "," : "", team.name, sharing_name(team.sharing), team.borrow_limit_percent, team.fair_share_weight,
+        preempt_name(team.preempt_team_tasks), team.active);
+    for (size_t q = 0; q < team.quotas.size(); ++q) {
+      const check::Quota& quota = team.quotas[q];
+      out += fmt::format("{}\"{}\":{{", q ? "," : "", quota.type_name);
+      const auto resources = shown_resources(p.types()[quota.type], &quota);
+      for (size_t k = 0; k < resources.size(); ++k) {
+        const size_t r = ir::index(resources[k]);
+        out += fmt::format("{}\"{}\":{{\"nominal\":{},\"borrowing_limit\":{}", k ? "," : "", ir::resource_key(resources[k]),
+                           human(resources[k], quota.nominal[r]), human(resources[k], quota.borrowing_limit[r]));
+        if (quota.lending_limit[r] != ir::kUnlimited) {
+          out += fmt::format(",\"lending_limit\":{}", human(resources[k], quota.lending_limit[r]));
+        }
+        out += "}";
+      }
+      out += "}";
+    }
+    out += "}}";
+  }
+  out += "},\"capacity\":{";
+  if (p.cluster) {
+    for (size_t c = 0; c < p.cluster->capacity.size(); ++c) {
+      const check::Capacity& cap = p.cluster->capacity[c];
+      const check::InstanceType& type = p.types()[cap.type];
+      out += fmt::format("{}\"{}\":{{\"instances\":{}", c ? "," : "", type.name, cap.instances);
+      for (ir::Resource r : shown_resources(type)) {
+        out += fmt::format(",\"{}\":{}", ir::resource_key(r), human(r, cap.instances * type.per_instance[ir::index(r)]));
+      }
+      out += "}";
+    }
+  }
+  out += "}}\n";
+  return out;
+}
+
+std::string text(const Policy& p) {
+  std::string out;
+  const check::Settings settings = p.settings.value_or(check::Settings{});
+  if (p.cluster) {
+    out += fmt::format("cluster {} (catalog {})\n", p.cluster->name, p.catalogs[p.cluster->catalog].name);
+    for (const check::Capacity& cap : p.cluster->capacity) {
+      const check::InstanceType& type = p.types()[cap.type];
+      std::vector<std::string> parts;
+      for (ir::Resource r : shown_resources(type)) {
+        parts.push_back(fmt::format("{} {}", human(r, cap.instances * type.per_instance[ir::index(r)]),
+                                    r == ir::Resource::memory ? "GiB memory" : ir::resource_key(r)));
+      }
+      out += fmt::format("  {} × {}: {}\n", cap.instances, type.name, fmt::join(parts, ", "));
+    }
+  }
+  out += fmt::format("policy: task prioritization {}, idle compute {}, idle-resource sharing {}\n",
+                     settings.prioritization == check::Prioritization::fcfs ? "fcfs" : "task-ranking",
+                     settings.idle_compute == check::IdleCompute::fcfs ? "fcfs" : "fair-share",
+                     settings.idle_resource_sharing ? "on" : "off");
+  std::vector<std::string> classes;
+  for (const check::PriorityClass& c : p.classes) classes.push_back(fmt::format("{} {}", c.name, c.weight));
+  out += fmt::format("priority classes: {}\n", classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", ")));
+  for (const check::Team& team : p.teams) {
+    out += fmt::format("\nteam {}: {}, borrow limit {}%, preempt team tasks {}, fair-share weight {}{}\n", team.name,
+                       sharing_name(team.sharing), team.borrow_limit_percent, preempt_name(team.preempt_team_tasks),
+                       team.fair_share_weight, team.active ? "" : ", inactive");
+    for (const check::Quota& quota : team.quotas) {
+      out += fmt::format("  {:<24} {:>10} {:>16} {:>14}\n", quota.type_name, "nominal", "borrowing limit", "lending limit");
+      for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
+        const size_t i = ir::index(r);
+        out += fmt::format("    {:<22} {:>10} {:>16} {:>14}\n", r == ir::Resource::memory ? "memory (GiB)" : ir::resource_key(r), human(r, quota.nominal[i]),
+                           human(r, quota.borrowing_limit[i]), human(r, quota.lending_limit[i]));
+      }
+    }
+  }
+  return out;
+}
+
+int run_inspect(const Args& args) {
+  if (args.positional.size() != 1) {
+    fmt::print(stderr, "error: `gov inspect` takes exactly one FILE\n");
+    return kUsage;
+  }
+  const std::string format = args.value("format").value_or("text");
+  if (format != "text" && format != "json") {
+    fmt::print(stderr, "error: unknown format `{}` (expected text or json)\n", format);
+    return kUsage;
+  }
+  std::optional<CheckedPolicy> checked = load_checked(args.positional[0], /*require_cluster=*/true);
+  if (!checked) return kUsage;
+  if (!checked->ok()) {
+    DiagnosticPrinter printer;
+    printer.add(checked->diagnostics(), checked->program.sources);
+    fmt::print(stderr, "{}", printer.text());
+    return kFailed;
+  }
+  fmt::print("{}", format == "json" ? json(checked->result.policy) : text(checked->result.policy));
+  return kOk;
+}
+
+}  // namespace
+
+Command inspect_command() {
+  return {{"inspect", "gov inspect FILE [--format text|json]",
+           "Print the resolved policy: per team and instance type the nominal, borrowing and lending limits.",
+           "Quotas are shown after defaults (SEMANTICS §2): fine-grained quotas filled by the largest ratio,\n"
+           "borrowing limits from the percentage or absolute limits, lending limits from the sharing strategy.\n"
+           "vCPU in vCPUs, memory in GiB. The policy must have one `cluster` and one `policy`.",
+           {{"format", "FORMAT", "text (default) or json"}}},
+          run_inspect};
+}
+
+}  // namespace gov::cli

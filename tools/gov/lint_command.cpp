@@ -1,0 +1,105 @@
+// `gov lint`: check plus lint warnings, as text or for code review tools.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "compiler/diagnostics/formats.hpp"
+#include "compiler/diagnostics/render.hpp"
+#include "tools/gov/checked.hpp"
+#include "tools/gov/commands.hpp"
+
+namespace gov::cli {
+namespace {
+
+/// Copies `from` (located in `sources`) into `into`, re-homing files by path and
+/// skipping diagnostics already present.
+void merge_into(Diagnostics& into, SourceMap& into_sources, const Diagnostics& from, const SourceMap& sources) {
+  auto home = [&](SourceId id) {
+    const SourceFile& file = sources.get(id);
+    for (SourceId i = 0; i < into_sources.size(); ++i) {
+      if (into_sources.get(i).path() == file.path()) return i;
+    }
+    return into_sources.add(file.path(), file.text());
+  };
+  for (Diagnostic d : from.items()) {
+    d.primary.source = home(d.primary.source);
+    for (Note& note : d.notes) {
+      if (note.where) note.where->source = home(note.where->source);
+    }
+    const bool seen = std::any_of(into.items().begin(), into.items().end(), [&](const Diagnostic& other) {
+      return other.code == d.code && other.primary.source == d.primary.source &&
+             other.primary.span == d.primary.span && other.message == d.message;
+    });
+    if (!seen) into.report(std::move(d));
+  }
+}
+
+int run_lint(const Args& args) {
+  if (args.positional.empty()) {
+    fmt::print(stderr, "error: `gov lint` needs at least one FILE\n");
+    return kUsage;
+  }
+  const std::string format = args.value("format").value_or("text");
+  if (format != "text" && format != "json" && format != "sarif" && format != "github") {
+    fmt::print(stderr, "error: unknown format `{}` (expected text, json, sarif or github)\n", format);
+    return kUsage;
+  }
+  std::vector<std::string> allowed;
+  for (const auto& [name, value] : args.options) {
+    if (name != "allow") continue;
+    if (!find_code(value)) {
+      fmt::print(stderr, "error: `--allow {}`: no such diagnostic; run `gov explain` for the names\n", value);
+      return kUsage;
+    }
+    allowed.push_back(value);
+  }
+  // Machine formats describe every file in one document: diagnostics are moved into one
+  // SourceMap, each distinct diagnostic once.
+  DiagnosticPrinter printer;
+  SourceMap merged_sources;
+  Diagnostics merged;
+  size_t errors = 0, warnings = 0;
+  bool io_error = false;
+  for (const std::string& path : args.positional) {
+    std::optional<CheckedPolicy> checked = load_checked(path, /*require_cluster=*/false);
+    if (!checked) {
+      io_error = true;
+      continue;
+    }
+    Diagnostics all = checked->diagnostics();
+    if (checked->ok()) all.append(check::lint(checked->result.policy, checked->program, allowed));
+    all.sort();
+    errors += all.count(Severity::error);
+    warnings += all.count(Severity::warning);
+    if (format == "text") {
+      printer.add(all, checked->program.sources);
+    } else {
+      merge_into(merged, merged_sources, all, checked->program.sources);
+    }
+  }
+  if (format == "text") fmt::print(stderr, "{}", printer.text());
+  if (format == "github") fmt::print("{}", render_github(merged, merged_sources));
+  if (format == "json") fmt::print("{}", render_json(merged, merged_sources));
+  if (format == "sarif") fmt::print("{}", render_sarif(merged, merged_sources, "0.1.0"));
+  if (io_error) return kUsage;
+  if (errors) return kFailed;
+  return warnings && args.has("deny-warnings") ? kFailed : kOk;
+}
+
+}  // namespace
+
+Command lint_command() {
+  return {{"lint", "gov lint FILE... [--format text|json|sarif|github] [--deny-warnings] [--allow NAME]...",
+           "Check policy files and report lint warnings, for people and for pull-request tools.",
+           "Formats: `text` (stderr, like `gov check`), `json`, `sarif` (SARIF 2.1.0 for code scanning; one document\n"
+           "for all files), "
+           "`github` (workflow annotations `::warning file=...,line=...`). A warning is silenced by\n"
+           "`# gov:allow(NAME)` on the line above it or at its end, or by `--allow NAME`.\n"
+           "Exit status: 0 clean or warnings only, 1 errors (or warnings with --deny-warnings), 2 usage or I/O.",
+           {{"format", "FORMAT", "text (default), json, sarif or github"},
+            {"deny-warnings", "", "exit 1 when there are warnings"},
+            {"allow", "NAME", "silence a warning by name or code (repeatable)"}}},
+          run_lint};
+}
+
+}  // namespace gov::cli
