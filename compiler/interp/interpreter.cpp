@@ -9,8 +9,8 @@ namespace {
 
 using ir::Op;
 
-int64_t run(const ir::Module& module, const ir::Rule& rule, const ir::RuleInput& input, int64_t* r) {
-  const size_t n = rule.code.size();
+/// Runs the first `n` instructions of `rule` into registers `r`; returns the last value.
+int64_t run(const ir::Module& module, const ir::Rule& rule, const ir::RuleInput& input, int64_t* r, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const ir::Instr& in = rule.code[i];
     const int64_t a = in.a >= 0 ? r[in.a] : 0;
@@ -61,23 +61,25 @@ void Interpreter::evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> 
   for (size_t i = 0; i < module_.rules.size(); ++i) {
     const ir::Rule& rule = module_.rules[i];
     int64_t* registers = small;
-    if (rule.code.size() > std::size(small)) {
-      large.resize(rule.code.size());
+    if (rule.condition_length > std::size(small)) {
+      large.resize(rule.condition_length);
       registers = large.data();
     }
-    verdicts[i] = run(module_, rule, input, registers) != 0;
+    verdicts[i] = run(module_, rule, input, registers, rule.condition_length) != 0;
   }
 }
 
 std::vector<int64_t> Interpreter::registers(size_t rule, const ir::RuleInput& input) const {
-  std::vector<int64_t> r(module_.rules[rule].code.size());
-  run(module_, module_.rules[rule], input, r.data());
+  const ir::Rule& r_rule = module_.rules[rule];
+  std::vector<int64_t> r(r_rule.code.size());
+  run(module_, r_rule, input, r.data(), r_rule.code.size());
   return r;
 }
 
 bool Interpreter::matches(size_t rule, const ir::RuleInput& input) const {
-  std::vector<int64_t> r(module_.rules[rule].code.size());
-  return run(module_, module_.rules[rule], input, r.data()) != 0;
+  const ir::Rule& r_rule = module_.rules[rule];
+  std::vector<int64_t> r(r_rule.condition_length);
+  return run(module_, r_rule, input, r.data(), r_rule.condition_length) != 0;
 }
 
 std::string value_text(const ir::Module& module, ir::ValueType type, int64_t value) {

@@ -158,7 +158,10 @@ enum class RuleAction : uint8_t { deny, warn };
 struct Rule {
   std::string name;
   RuleAction action = RuleAction::deny;
-  std::vector<Instr> code;  // the last register is the boolean verdict
+  /// code[0, condition_length) computes the verdict (its last register); the rest computes
+  /// the values the message interpolates, needed only when the rule matched.
+  std::vector<Instr> code;
+  uint32_t condition_length = 0;
   std::vector<MessagePart> message;
 };
 

@@ -1,0 +1,146 @@
+#include "compiler/ir/printer.hpp"
+
+#include <fmt/format.h>
+
+namespace gov::ir {
+namespace {
+
+std::string resources(const Resources& r) {
+  std::vector<std::string> parts;
+  // Base units: devices, millicores, MiB.
+  static constexpr std::array<std::string_view, kResourceCount> kNames = {"gpu", "neuron", "vcpu_m", "memory_mib", "efa"};
+  for (Resource res : kAllResources) {
+    const Amount a = r[index(res)];
+    parts.push_back(a == kUnlimited ? fmt::format("{}=unlimited", kNames[index(res)])
+                                    : fmt::format("{}={}", kNames[index(res)], a));
+  }
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+std::string_view sharing_name(Sharing s) {
+  switch (s) {
+    case Sharing::lend_and_borrow: return "lend-and-borrow";
+    case Sharing::lend: return "lend";
+    case Sharing::dont_lend: return "dont-lend";
+  }
+  return "?";
+}
+
+std::string_view within_name(WithinTeam w) {
+  switch (w) {
+    case WithinTeam::never: return "never";
+    case WithinTeam::lower_priority: return "lower-priority";
+    case WithinTeam::lower_or_newer_equal_priority: return "lower-or-newer-equal-priority";
+  }
+  return "?";
+}
+
+std::string_view reclaim_name(ReclaimWithinCohort r) {
+  switch (r) {
+    case ReclaimWithinCohort::never: return "never";
+    case ReclaimWithinCohort::lower_priority: return "lower-priority";
+    case ReclaimWithinCohort::any: return "any";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string_view op_name(Op op) {
+  switch (op) {
+    case Op::constant: return "constant";
+    case Op::task_field: return "task_field";
+    case Op::team_stat: return "team_stat";
+    case Op::cluster_stat: return "cluster_stat";
+    case Op::label_value: return "label_value";
+    case Op::label_present: return "label_present";
+    case Op::eq: return "eq";
+    case Op::ne: return "ne";
+    case Op::lt: return "lt";
+    case Op::le: return "le";
+    case Op::gt: return "gt";
+    case Op::ge: return "ge";
+    case Op::logical_and: return "and";
+    case Op::logical_or: return "or";
+    case Op::logical_not: return "not";
+    case Op::add: return "add";
+    case Op::sub: return "sub";
+    case Op::mul: return "mul";
+    case Op::div: return "div";
+    case Op::neg: return "neg";
+    case Op::in_set: return "in_set";
+  }
+  return "?";
+}
+
+std::string_view type_name(ValueType type) {
+  switch (type) {
+    case ValueType::boolean: return "boolean";
+    case ValueType::integer: return "integer";
+    case ValueType::millicores: return "millicores";
+    case ValueType::mebibytes: return "mebibytes";
+    case ValueType::string: return "string";
+    case ValueType::priority: return "priority";
+    case ValueType::team: return "team";
+    case ValueType::flavor: return "flavor";
+  }
+  return "?";
+}
+
+std::string print(const Module& m) {
+  std::string out = fmt::format("module {}\n", m.cluster);
+  out += fmt::format("settings rank_by_priority={} fair_sharing={} idle_resource_sharing={} default_class={}\n",
+                     m.settings.rank_by_priority, m.settings.fair_sharing, m.settings.idle_resource_sharing,
+                     m.settings.default_class);
+  std::vector<bool> used(m.flavors.size(), false);
+  for (size_t f = 0; f < m.flavors.size(); ++f) used[f] = m.flavors[f].capacity > 0;
+  for (const Team& t : m.teams) {
+    for (const FlavorQuota& q : t.quotas) used[q.flavor] = true;
+  }
+  out += fmt::format("flavors {} (showing those in use)\n", m.flavors.size());
+  for (size_t f = 0; f < m.flavors.size(); ++f) {
+    if (!used[f]) continue;
+    out += fmt::format("  flavor {} {} capacity={} per_instance {}\n", f, m.flavors[f].name, m.flavors[f].capacity,
+                       resources(m.flavors[f].per_instance));
+  }
+  for (size_t c = 0; c < m.classes.size(); ++c) {
+    out += fmt::format("class {} {} weight={}\n", c, m.classes[c].name, m.classes[c].weight);
+  }
+  for (size_t t = 0; t < m.teams.size(); ++t) {
+    const Team& team = m.teams[t];
+    out += fmt::format("team {} {} sharing={} within_team={} reclaim={} borrow_within_cohort={} queueing={} weight={}{}\n",
+                       t, team.name, sharing_name(team.sharing), within_name(team.within_team),
+                       reclaim_name(team.reclaim_within_cohort),
+                       team.borrow_within_cohort == BorrowWithinCohort::never ? "never" : "lower-priority",
+                       team.queueing == Queueing::strict_fifo ? "strict-fifo" : "best-effort-fifo",
+                       team.fair_share_weight, team.active ? "" : " inactive");
+    for (const FlavorQuota& q : team.quotas) {
+      out += fmt::format("  quota flavor {} ({})\n    nominal         {}\n    borrowing_limit {}\n    lending_limit   {}\n",
+                         q.flavor, m.flavors[q.flavor].name, resources(q.nominal), resources(q.borrowing_limit),
+                         resources(q.lending_limit));
+    }
+  }
+  for (size_t r = 0; r < m.rules.size(); ++r) {
+    const Rule& rule = m.rules[r];
+    out += fmt::format("rule {} {} {}\n", r, rule.name, rule.action == RuleAction::deny ? "deny" : "warn");
+    for (size_t i = 0; i < rule.code.size(); ++i) {
+      const Instr& in = rule.code[i];
+      if (i == rule.condition_length) out += "  ; message values\n";
+      std::string operands;
+      if (in.a >= 0) operands += fmt::format(" %{}", in.a);
+      if (in.b >= 0) operands += fmt::format(", %{}", in.b);
+      const bool has_imm = in.op == Op::constant || in.op == Op::task_field || in.op == Op::team_stat ||
+                           in.op == Op::cluster_stat || in.op == Op::label_value || in.op == Op::label_present ||
+                           in.op == Op::in_set;
+      if (has_imm) operands += fmt::format("{}#{}", operands.empty() ? " " : ", ", in.imm);
+      out += fmt::format("  %{} = {}{} : {}\n", i, op_name(in.op), operands, type_name(in.type));
+    }
+    out += fmt::format("  verdict %{}\n", rule.condition_length == 0 ? 0 : rule.condition_length - 1);
+  }
+  for (size_t s = 0; s < m.strings.size(); ++s) out += fmt::format("string {} \"{}\"\n", s, m.strings[s]);
+  for (size_t k = 0; k < m.label_keys.size(); ++k) out += fmt::format("label {} \"{}\"\n", k, m.label_keys[k]);
+  for (size_t s = 0; s < m.sets.size(); ++s) out += fmt::format("set {} [{}]\n", s, fmt::join(m.sets[s], ", "));
+  return out;
+}
+
+}  // namespace gov::ir

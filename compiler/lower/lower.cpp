@@ -1,0 +1,148 @@
+#include "compiler/lower/lower.hpp"
+
+#include <algorithm>
+
+namespace gov::lower {
+namespace {
+
+using check::TypedExpr;
+using Kind = TypedExpr::Kind;
+
+class RuleLowering {
+ public:
+  RuleLowering(ir::Module& module, ir::Rule& rule) : module_(module), rule_(rule) {}
+
+  /// Emits `e` and returns the register holding its value.
+  int32_t emit(const TypedExpr& e) {
+    switch (e.kind) {
+      case Kind::constant: return push(ir::Op::constant, e.type, -1, -1, e.value);
+      case Kind::string_constant: return push(ir::Op::constant, e.type, -1, -1, intern(e.text));
+      case Kind::task_field: return push(ir::Op::task_field, e.type, -1, -1, e.value);
+      case Kind::team_stat: return push(ir::Op::team_stat, e.type, -1, -1, e.value);
+      case Kind::cluster_stat: return push(ir::Op::cluster_stat, e.type, -1, -1, e.value);
+      case Kind::label_value: return push(ir::Op::label_value, e.type, -1, -1, label(e.text));
+      case Kind::label_present: return push(ir::Op::label_present, e.type, -1, -1, label(e.text));
+      case Kind::unary: {
+        const int32_t a = emit(e.operands[0]);
+        return push(e.unary_op == ast::UnaryOp::logical_not ? ir::Op::logical_not : ir::Op::neg, e.type, a);
+      }
+      case Kind::in_set: {
+        const int32_t a = emit(e.operands[0]);
+        std::vector<int64_t> values = e.set;
+        for (const std::string& s : e.string_set) values.push_back(intern(s));
+        module_.sets.push_back(std::move(values));
+        return push(ir::Op::in_set, e.type, a, -1, static_cast<int64_t>(module_.sets.size() - 1));
+      }
+      case Kind::binary: {
+        const int32_t a = emit(e.operands[0]);
+        const int32_t b = emit(e.operands[1]);
+        return push(binary_op(e.binary_op), e.type, a, b);
+      }
+    }
+    return -1;
+  }
+
+  int32_t label(const std::string& key) {
+    auto it = std::find(module_.label_keys.begin(), module_.label_keys.end(), key);
+    if (it != module_.label_keys.end()) return static_cast<int32_t>(it - module_.label_keys.begin());
+    module_.label_keys.push_back(key);
+    return static_cast<int32_t>(module_.label_keys.size() - 1);
+  }
+
+ private:
+  int32_t push(ir::Op op, ir::ValueType type, int32_t a = -1, int32_t b = -1, int64_t imm = 0) {
+    rule_.code.push_back({op, type, a, b, imm});
+    return static_cast<int32_t>(rule_.code.size() - 1);
+  }
+
+  int64_t intern(const std::string& text) {
+    auto it = std::find(module_.strings.begin(), module_.strings.end(), text);
+    if (it != module_.strings.end()) return it - module_.strings.begin();
+    module_.strings.push_back(text);
+    return static_cast<int64_t>(module_.strings.size() - 1);
+  }
+
+  static ir::Op binary_op(ast::BinaryOp op) {
+    switch (op) {
+      case ast::BinaryOp::logical_or: return ir::Op::logical_or;
+      case ast::BinaryOp::logical_and: return ir::Op::logical_and;
+      case ast::BinaryOp::eq: return ir::Op::eq;
+      case ast::BinaryOp::ne: return ir::Op::ne;
+      case ast::BinaryOp::lt: return ir::Op::lt;
+      case ast::BinaryOp::le: return ir::Op::le;
+      case ast::BinaryOp::gt: return ir::Op::gt;
+      case ast::BinaryOp::ge: return ir::Op::ge;
+      case ast::BinaryOp::add: return ir::Op::add;
+      case ast::BinaryOp::sub: return ir::Op::sub;
+      case ast::BinaryOp::mul: return ir::Op::mul;
+      case ast::BinaryOp::div: return ir::Op::div;
+      case ast::BinaryOp::in:
+      case ast::BinaryOp::not_in: break;  // lowered as in_set by the checker
+    }
+    return ir::Op::eq;
+  }
+
+  ir::Module& module_;
+  ir::Rule& rule_;
+};
+
+ir::Rule lower_rule(ir::Module& module, const check::Rule& rule) {
+  ir::Rule out;
+  out.name = rule.name;
+  out.action = rule.action == ast::RuleAction::deny ? ir::RuleAction::deny : ir::RuleAction::warn;
+  RuleLowering lowering(module, out);
+  lowering.emit(rule.when);
+  out.condition_length = static_cast<uint32_t>(out.code.size());
+  for (const check::MessagePart& part : rule.message) {
+    ir::MessagePart p;
+    if (!part.value) {
+      p.kind = ir::MessagePart::Kind::text;
+      p.text = part.text;
+    } else if (part.value->kind == Kind::label_value) {
+      p.kind = ir::MessagePart::Kind::label;
+      p.label = lowering.label(part.value->text);
+    } else if (part.value->kind == Kind::task_field && part.value->value == static_cast<int64_t>(ir::TaskField::id)) {
+      p.kind = ir::MessagePart::Kind::task_id;
+    } else {
+      p.kind = ir::MessagePart::Kind::value;
+      p.type = part.value->type;
+      p.reg = lowering.emit(*part.value);
+    }
+    out.message.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+ir::Module lower(const check::Policy& policy) {
+  ir::Module module;
+  module.strings.push_back("");
+  if (policy.cluster) module.cluster = policy.cluster->name;
+  const check::Settings settings = policy.settings.value_or(check::Settings{});
+  module.settings.rank_by_priority = settings.prioritization == check::Prioritization::task_ranking;
+  module.settings.fair_sharing = settings.idle_compute == check::IdleCompute::fair_share;
+  module.settings.idle_resource_sharing = settings.idle_resource_sharing;
+  module.settings.default_class = settings.default_class;
+  const auto& types = policy.types();
+  for (size_t t = 0; t < types.size(); ++t) {
+    module.flavors.push_back({types[t].name, types[t].per_instance, policy.capacity_of(t)});
+  }
+  for (const check::PriorityClass& c : policy.classes) module.classes.push_back({c.name, c.weight});
+  for (const check::Team& team : policy.teams) {
+    ir::Team out;
+    out.name = team.name;
+    out.sharing = team.sharing;
+    out.within_team = team.preempt_team_tasks;
+    out.fair_share_weight = team.fair_share_weight;
+    out.active = team.active;
+    for (const check::Quota& q : team.quotas) {
+      out.quotas.push_back({static_cast<uint32_t>(q.type), q.nominal, q.borrowing_limit, q.lending_limit});
+    }
+    module.teams.push_back(std::move(out));
+  }
+  for (const check::Rule& rule : policy.rules) module.rules.push_back(lower_rule(module, rule));
+  return module;
+}
+
+}  // namespace gov::lower
