@@ -509,6 +509,8 @@ class Checker {
       out.name = rule->name.text;
       out.action = rule->action;
       out.where = {source, rule->name.span};
+      out.condition_text = ast::expr_text(*rule->when);
+      out.message_text = ast::string_text(rule->message);
       std::optional<TypedExpr> when = type_expression(*rule->when, names, source, diagnostics_);
       bool ok = when.has_value();
       if (when && when->type != ir::ValueType::boolean) {

@@ -110,6 +110,8 @@ struct Rule {
   TypedExpr when;
   std::vector<MessagePart> message;
   std::optional<bool> constant;  // the condition's value when it does not depend on the task
+  std::string condition_text;    // canonical source text, for diffs
+  std::string message_text;
   Location where;
 };
 

@@ -20,6 +20,7 @@ const std::vector<Command>& commands();
 Command check_command();
 Command lint_command();
 Command inspect_command();
+Command diff_command();
 Command fmt_command();
 Command explain_command();
 

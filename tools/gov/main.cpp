@@ -9,7 +9,7 @@
 namespace gov::cli {
 
 const std::vector<Command>& commands() {
-  static const std::vector<Command> all = {check_command(), lint_command(), fmt_command(), inspect_command(), explain_command()};
+  static const std::vector<Command> all = {check_command(), lint_command(), fmt_command(), inspect_command(), diff_command(), explain_command()};
   return all;
 }
 

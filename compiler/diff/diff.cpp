@@ -1,0 +1,384 @@
+#include "compiler/diff/diff.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace gov::diff {
+namespace {
+
+using check::Policy;
+
+constexpr std::array<std::string_view, ir::kResourceCount> kResourceNames = {"gpu", "neuron", "vcpu", "memory", "efa"};
+
+/// An amount in display units: devices, vCPUs, GiB.
+double display(ir::Resource r, ir::Amount a) {
+  if (r == ir::Resource::vcpu) return static_cast<double>(a) / 1000.0;
+  if (r == ir::Resource::memory) return static_cast<double>(a) / 1024.0;
+  return static_cast<double>(a);
+}
+
+std::string number_text(double v) {
+  std::string text = fmt::format("{:.3f}", v);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
+std::string amount_text(ir::Resource r, ir::Amount a) {
+  if (a == ir::kUnlimited) return "unlimited";
+  return number_text(display(r, a)) + (r == ir::Resource::memory ? " GiB" : "");
+}
+
+std::string_view sharing_name(ir::Sharing s) {
+  switch (s) {
+    case ir::Sharing::lend_and_borrow: return "lend-and-borrow";
+    case ir::Sharing::lend: return "lend";
+    case ir::Sharing::dont_lend: return "dont-lend";
+  }
+  return "?";
+}
+
+class Comparer {
+ public:
+  Comparer(const Policy& before, const Policy& after) : before_(before), after_(after) {}
+
+  PolicyDiff run() {
+    cluster();
+    settings();
+    classes();
+    teams();
+    rules();
+    consequences();
+    return std::move(diff_);
+  }
+
+ private:
+  void change(std::string subject, std::string field, std::string before, std::string after) {
+    if (before == after) return;
+    diff_.changes.push_back({std::move(subject), std::move(field), std::move(before), std::move(after), std::nullopt,
+                             std::nullopt, std::nullopt});
+  }
+
+  void numeric(std::string subject, std::string field, std::optional<double> before, std::optional<double> after,
+               std::string_view unit = "") {
+    if (before == after) return;
+    auto text = [&](std::optional<double> v) { return v ? number_text(*v) + std::string(unit) : std::string(); };
+    Change c{std::move(subject), std::move(field), text(before), text(after), std::nullopt, before, after};
+    if (before && after) {
+      const double d = *after - *before;
+      c.delta = (d > 0 ? "+" : "") + number_text(d) + std::string(unit);
+    }
+    diff_.changes.push_back(std::move(c));
+  }
+
+  void cluster() {
+    const std::string b = before_.cluster ? before_.cluster->name : "", a = after_.cluster ? after_.cluster->name : "";
+    change("cluster", "name", b, a);
+    std::map<std::string, int64_t> before_capacity, after_capacity;
+    std::vector<std::string> order;
+    auto collect = [&](const Policy& p, std::map<std::string, int64_t>& into) {
+      if (!p.cluster) return;
+      for (const check::Capacity& c : p.cluster->capacity) {
+        const std::string& name = p.types()[c.type].name;
+        into[name] += c.instances;
+        if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+      }
+    };
+    collect(after_, after_capacity);
+    collect(before_, before_capacity);
+    for (const std::string& type : order) {
+      auto get = [&](const std::map<std::string, int64_t>& m) -> std::optional<double> {
+        auto it = m.find(type);
+        return it == m.end() ? std::nullopt : std::optional<double>(static_cast<double>(it->second));
+      };
+      numeric("cluster", fmt::format("capacity of {} (instances)", type), get(before_capacity), get(after_capacity));
+    }
+  }
+
+  void settings() {
+    const check::Settings b = before_.settings.value_or(check::Settings{}), a = after_.settings.value_or(check::Settings{});
+    auto prioritization = [](const check::Settings& s) {
+      return s.prioritization == check::Prioritization::fcfs ? "fcfs" : "task-ranking";
+    };
+    auto idle = [](const check::Settings& s) { return s.idle_compute == check::IdleCompute::fcfs ? "fcfs" : "fair-share"; };
+    change("policy", "task prioritization", prioritization(b), prioritization(a));
+    change("policy", "idle compute", idle(b), idle(a));
+    change("policy", "idle-resource sharing", b.idle_resource_sharing ? "on" : "off", a.idle_resource_sharing ? "on" : "off");
+    auto default_class = [](const Policy& p, const check::Settings& s) {
+      return s.default_class >= 0 ? p.classes[s.default_class].name : std::string("(none)");
+    };
+    change("policy", "default priority", default_class(before_, b), default_class(after_, a));
+  }
+
+  static const check::PriorityClass* find_class(const Policy& p, const std::string& name) {
+    for (const check::PriorityClass& c : p.classes) {
+      if (c.name == name) return &c;
+    }
+    return nullptr;
+  }
+
+  void classes() {
+    for (const check::PriorityClass& c : after_.classes) {
+      const check::PriorityClass* old = find_class(before_, c.name);
+      numeric("classes", fmt::format("{} weight", c.name),
+              old ? std::optional<double>(old->weight) : std::nullopt, static_cast<double>(c.weight));
+    }
+    for (const check::PriorityClass& c : before_.classes) {
+      if (!find_class(after_, c.name)) numeric("classes", fmt::format("{} weight", c.name), c.weight, std::nullopt);
+    }
+    // A class that now outranks another it did not outrank before.
+    for (const check::PriorityClass& a : after_.classes) {
+      for (const check::PriorityClass& b : after_.classes) {
+        const check::PriorityClass* old_a = find_class(before_, a.name);
+        const check::PriorityClass* old_b = find_class(before_, b.name);
+        if (!old_a || !old_b || !(a.weight > b.weight) || old_a->weight > old_b->weight) continue;
+        diff_.warnings.push_back({"class-order", fmt::format("class `{}` ({}) now outranks `{}` ({}); before it did not ({} vs {})",
+                                                            a.name, a.weight, b.name, b.weight, old_a->weight, old_b->weight)});
+      }
+    }
+  }
+
+  static const check::Team* find_team(const Policy& p, const std::string& name) {
+    for (const check::Team& t : p.teams) {
+      if (t.name == name) return &t;
+    }
+    return nullptr;
+  }
+
+  static const check::Quota* find_quota(const check::Team* team, const std::string& type) {
+    if (!team) return nullptr;
+    for (const check::Quota& q : team->quotas) {
+      if (q.type_name == type) return &q;
+    }
+    return nullptr;
+  }
+
+  void teams() {
+    for (const check::Team& t : after_.teams) team(find_team(before_, t.name), &t);
+    for (const check::Team& t : before_.teams) {
+      if (!find_team(after_, t.name)) team(&t, nullptr);
+    }
+  }
+
+  void team(const check::Team* b, const check::Team* a) {
+    const std::string subject = fmt::format("team {}", (a ? a : b)->name);
+    if (!b) change(subject, "team", "", "added");
+    if (!a) change(subject, "team", "present", "removed");
+    if (a && b) {
+      change(subject, "sharing", std::string(sharing_name(b->sharing)), std::string(sharing_name(a->sharing)));
+      numeric(subject, "borrow limit", b->borrow_limit_percent, a->borrow_limit_percent, "%");
+      change(subject, "preempt team tasks", b->preempt_team_tasks == ir::WithinTeam::never ? "never" : "lower-priority",
+             a->preempt_team_tasks == ir::WithinTeam::never ? "never" : "lower-priority");
+      numeric(subject, "fair-share weight", b->fair_share_weight, a->fair_share_weight);
+      change(subject, "active", b->active ? "yes" : "no", a->active ? "yes" : "no");
+      if (b->active && !a->active) {
+        diff_.warnings.push_back({"team-inactive", fmt::format("team `{}` becomes inactive: it will admit nothing", a->name)});
+      }
+    }
+    std::vector<std::string> types;
+    for (const check::Team* t : {a, b}) {
+      if (!t) continue;
+      for (const check::Quota& q : t->quotas) {
+        if (std::find(types.begin(), types.end(), q.type_name) == types.end()) types.push_back(q.type_name);
+      }
+    }
+    for (const std::string& type : types) quota(subject, (a ? a : b)->name, type, find_quota(b, type), find_quota(a, type));
+  }
+
+  void quota(const std::string& subject, const std::string& team, const std::string& type, const check::Quota* b,
+             const check::Quota* a) {
+    for (ir::Resource r : ir::kAllResources) {
+      const size_t i = ir::index(r);
+      auto value = [&](const check::Quota* q, const ir::Resources check::Quota::*field) -> std::optional<double> {
+        if (!q || (q->*field)[i] == ir::kUnlimited) return q ? std::optional<double>() : std::nullopt;
+        return display(r, (q->*field)[i]);
+      };
+      const std::string unit = r == ir::Resource::memory ? " GiB" : "";
+      const std::string name = fmt::format("{} {}", type, kResourceNames[i]);
+      numeric(subject, name + " nominal", value(b, &check::Quota::nominal), value(a, &check::Quota::nominal), unit);
+      numeric(subject, name + " borrowing limit", value(b, &check::Quota::borrowing_limit),
+              value(a, &check::Quota::borrowing_limit), unit);
+      auto lending = [&](const check::Quota* q) { return q ? amount_text(r, q->lending_limit[i]) : std::string(); };
+      change(subject, name + " lending limit", lending(b), lending(a));
+    }
+    // Consequence: fewer guaranteed accelerators.
+    for (ir::Resource r : {ir::Resource::gpu, ir::Resource::neuron}) {
+      const ir::Amount before = b ? b->nominal[ir::index(r)] : 0;
+      const ir::Amount after = a ? a->nominal[ir::index(r)] : 0;
+      if (after >= before) continue;
+      const check::InstanceType* t = type_named(after_, type);
+      if (!t) t = type_named(before_, type);
+      const std::string accelerator = t && !t->accelerator.empty() ? fmt::format(" ({})", t->accelerator) : "";
+      diff_.warnings.push_back({"guaranteed-gpus-fall",
+                                fmt::format("team `{}` loses {} guaranteed {}{} on {}", team, before - after,
+                                            r == ir::Resource::gpu ? "GPUs" : "Neuron devices", accelerator, type)});
+    }
+  }
+
+  static const check::InstanceType* type_named(const Policy& p, const std::string& name) {
+    for (const check::InstanceType& t : p.types()) {
+      if (t.name == name) return &t;
+    }
+    return nullptr;
+  }
+
+  static const check::Rule* find_rule(const Policy& p, const std::string& name) {
+    for (const check::Rule& r : p.rules) {
+      if (r.name == name) return &r;
+    }
+    return nullptr;
+  }
+
+  void rules() {
+    auto describe = [](const check::Rule* r) {
+      if (!r) return std::string();
+      return fmt::format("when {} {} {}", r->condition_text, r->action == ast::RuleAction::deny ? "deny" : "warn",
+                         r->message_text);
+    };
+    for (const check::Rule& r : after_.rules) {
+      change(fmt::format("rule {}", r.name), "rule", describe(find_rule(before_, r.name)), describe(&r));
+    }
+    for (const check::Rule& r : before_.rules) {
+      if (!find_rule(after_, r.name)) change(fmt::format("rule {}", r.name), "rule", describe(&r), "");
+    }
+  }
+
+  /// Guaranteed instances of a type, as the largest share of any resource.
+  static double guaranteed(const Policy& p, size_t type) {
+    const check::InstanceType& t = p.types()[type];
+    ir::Resources total{};
+    for (const check::Team& team : p.teams) {
+      for (const check::Quota& q : team.quotas) {
+        if (q.type != type) continue;
+        for (size_t r = 0; r < ir::kResourceCount; ++r) total[r] += q.nominal[r];
+      }
+    }
+    double most = 0;
+    for (size_t r = 0; r < ir::kResourceCount; ++r) {
+      if (t.per_instance[r] > 0) most = std::max(most, static_cast<double>(total[r]) / static_cast<double>(t.per_instance[r]));
+    }
+    return most;
+  }
+
+  void consequences() {
+    if (!after_.cluster) return;
+    const auto& types = after_.types();
+    for (size_t t = 0; t < types.size(); ++t) {
+      const int64_t capacity = after_.capacity_of(t);
+      const double now = guaranteed(after_, t);
+      if (capacity == 0 || now <= static_cast<double>(capacity) + 1e-9) continue;
+      bool exceeded_before = false;
+      if (before_.cluster) {
+        const auto& old_types = before_.types();
+        for (size_t o = 0; o < old_types.size(); ++o) {
+          if (old_types[o].name != types[t].name) continue;
+          const int64_t old_capacity = before_.capacity_of(o);
+          exceeded_before = old_capacity > 0 && guaranteed(before_, o) > static_cast<double>(old_capacity) + 1e-9;
+        }
+      }
+      if (exceeded_before) continue;
+      diff_.warnings.push_back({"quota-exceeds-capacity",
+                                fmt::format("guaranteed quotas for {} now exceed the cluster's {} instances ({} guaranteed)",
+                                            types[t].name, capacity, number_text(now))});
+    }
+  }
+
+  const Policy& before_;
+  const Policy& after_;
+  PolicyDiff diff_;
+};
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<int>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string arrow(const Change& c) {
+  if (c.before.empty()) return fmt::format("(none) → {}", c.after);
+  if (c.after.empty()) return fmt::format("{} → (removed)", c.before);
+  return fmt::format("{} → {}{}", c.before, c.after, c.delta ? fmt::format(" ({})", *c.delta) : "");
+}
+
+}  // namespace
+
+PolicyDiff compare(const check::Policy& before, const check::Policy& after) { return Comparer(before, after).run(); }
+
+std::string render_text(const PolicyDiff& diff, std::string_view before_name, std::string_view after_name) {
+  if (diff.empty()) return fmt::format("no changes between {} and {}\n", before_name, after_name);
+  std::string out = fmt::format("changes from {} to {}:\n", before_name, after_name);
+  std::string subject;
+  for (const Change& c : diff.changes) {
+    if (c.subject != subject) {
+      subject = c.subject;
+      out += fmt::format("\n{}\n", subject);
+    }
+    out += fmt::format("  {}: {}\n", c.field, arrow(c));
+  }
+  if (!diff.warnings.empty()) {
+    out += "\nworth a reviewer's eye:\n";
+    for (const Warning& w : diff.warnings) out += fmt::format("  ! {}\n", w.message);
+  }
+  return out;
+}
+
+std::string render_json(const PolicyDiff& diff, std::string_view before_name, std::string_view after_name) {
+  std::string out = fmt::format("{{\"before\":{},\"after\":{},\"changed\":{},\"changes\":[", json_string(before_name),
+                                json_string(after_name), !diff.empty());
+  for (size_t i = 0; i < diff.changes.size(); ++i) {
+    const Change& c = diff.changes[i];
+    out += fmt::format("{}{{\"subject\":{},\"field\":{}", i ? "," : "", json_string(c.subject), json_string(c.field));
+    if (c.before_number || c.after_number) {
+      out += fmt::format(",\"before\":{},\"after\":{}", c.before_number ? number_text(*c.before_number) : "null",
+                         c.after_number ? number_text(*c.after_number) : "null");
+      if (c.before_number && c.after_number) out += fmt::format(",\"delta\":{}", number_text(*c.after_number - *c.before_number));
+    } else {
+      out += fmt::format(",\"before\":{},\"after\":{}", c.before.empty() ? "null" : json_string(c.before),
+                         c.after.empty() ? "null" : json_string(c.after));
+    }
+    out += "}";
+  }
+  out += "],\"warnings\":[";
+  for (size_t i = 0; i < diff.warnings.size(); ++i) {
+    out += fmt::format("{}{{\"kind\":{},\"message\":{}}}", i ? "," : "", json_string(diff.warnings[i].kind),
+                       json_string(diff.warnings[i].message));
+  }
+  return out + "]}\n";
+}
+
+std::string render_markdown(const PolicyDiff& diff, std::string_view before_name, std::string_view after_name) {
+  if (diff.empty()) return fmt::format("**gov diff**: no changes between `{}` and `{}`.\n", before_name, after_name);
+  std::string out = fmt::format("### gov diff: `{}` → `{}`\n\n", before_name, after_name);
+  if (!diff.warnings.empty()) {
+    out += "> [!WARNING]\n";
+    for (const Warning& w : diff.warnings) out += fmt::format("> - {}\n", w.message);
+    out += "\n";
+  }
+  std::string subject;
+  for (const Change& c : diff.changes) {
+    if (c.subject != subject) {
+      subject = c.subject;
+      out += fmt::format("\n**{}**\n\n| what | before | after | change |\n|---|---|---|---|\n", subject);
+    }
+    out += fmt::format("| {} | {} | {} | {} |\n", c.field, c.before.empty() ? "—" : c.before,
+                       c.after.empty() ? "—" : c.after, c.delta.value_or(""));
+  }
+  return out;
+}
+
+}  // namespace gov::diff
