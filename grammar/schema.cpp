@@ -270,7 +270,7 @@ class Validator {
         diagnostics_.report(std::move(d));
       }
       const ast::Value& item = *e.value;
-      const bool ok = string_values ? item.kind == ast::Value::Kind::string && !item.string.has_interpolation()
+      const bool ok = string_values ? item.kind == ast::Value::Kind::string
                                     : item.kind == ast::Value::Kind::number && item.number.unit == ast::Unit::none &&
                                           !item.number.has_decimals && !e.key_is_string;
       if (!ok) wrong_kind(item, spec, key);

@@ -33,6 +33,14 @@ const ast::Property* find_property(const std::vector<ast::Property>& properties,
   return nullptr;
 }
 
+/// The span of a string's first `{...}` interpolation (the whole string when none).
+Span interpolation_span(const ast::StringLit& s) {
+  for (const ast::StringPart& part : s.parts) {
+    if (part.expr) return part.span;
+  }
+  return s.span;
+}
+
 std::optional<ir::Resource> resource_of(std::string_view key) {
   if (key == "gpus") return ir::Resource::gpu;
   if (key == "neuron") return ir::Resource::neuron;
@@ -82,9 +90,9 @@ class Checker {
                            name.text.size() > kMaxNameLength
                                ? fmt::format("{} name is {} characters long; HyperPod allows at most {}", what,
                                              name.text.size(), kMaxNameLength)
-                               : fmt::format("{} name `{}` is not a DNS label", what, name.text),
+                               : fmt::format("{} name `{}` is not a DNS label", what.substr(what.find(' ') + 1), name.text),
                            "invalid name");
-    d.help = "names are lower-case letters, digits and single hyphens, at most 41 characters, like `team-a`";
+    d.help = "names are lower-case letters, digits and hyphens, start and end with a letter or digit, and have at most 41 characters, like `team-a`";
   }
 
   std::optional<int64_t> count_in_range(const ast::Value& v, SourceId source, std::string_view what, int64_t low,
@@ -184,7 +192,7 @@ class Checker {
       if (find_property(instance.properties, required)) continue;
       Diagnostic& d = report(Code::missing_property, {source, instance.type.span},
                              fmt::format("instance type `{}` has no `{}`", t.name, required), "incomplete");
-      d.help = fmt::format("add `{} = ...` (see ../shared/data/instance-catalog.md for the figures)", required);
+      d.help = fmt::format("add `{} = ...` (the shipped catalog, policies/catalog/aws-ml.gov, has the figures)", required);
     }
     const ast::Property* gpus = find_property(instance.properties, "gpus");
     const ast::Property* neuron = find_property(instance.properties, "neuron");
@@ -461,10 +469,15 @@ class Checker {
       for (const auto& [r, span] : given_spans) {
         const ir::Amount holds = *out.instances * type.per_instance[ir::index(r)];
         if (given[ir::index(r)] && *given[ir::index(r)] > holds) {
+          auto shown = [&](ir::Amount a) {
+            if (r == ir::Resource::vcpu) return fmt::format("{} vCPUs", static_cast<double>(a) / 1000.0);
+            if (r == ir::Resource::memory) return fmt::format("{} GiB of memory", static_cast<double>(a) / 1024.0);
+            return fmt::format("{} {}", a, r == ir::Resource::gpu ? "GPUs" : r == ir::Resource::neuron ? "Neuron devices" : "EFA interfaces");
+          };
           report(Code::quota_exceeds_instances, {source, span},
-                 fmt::format("{} {} of `{}` hold {} {}, less than the quota asks", *out.instances,
-                             *out.instances == 1 ? "instance" : "instances", type.name, holds,
-                             ir::resource_key(r)),
+                 fmt::format("the quota asks for {}, but {} {} of `{}` {} {}", shown(*given[ir::index(r)]), *out.instances,
+                             *out.instances == 1 ? "instance" : "instances", type.name,
+                             *out.instances == 1 ? "holds" : "hold", shown(holds)),
                  "more than the instances hold");
         }
       }
@@ -526,7 +539,6 @@ class Checker {
           continue;
         }
         std::optional<TypedExpr> value = type_expression(*part.expr, names, source, diagnostics_);
-        if (value && value->type == ir::ValueType::boolean && false) value.reset();
         if (!value) {
           ok = false;
           continue;
@@ -546,8 +558,9 @@ class Checker {
     for (const auto& [test, source] : tests_) {
       Test out{test->name.plain(), {}, {source, test->name.span}};
       if (test->name.has_interpolation()) {
-        report(Code::interpolation_not_allowed, {source, test->name.span}, "`{...}` is only allowed in a rule's message",
-               "interpolation");
+        report(Code::interpolation_not_allowed, {source, interpolation_span(test->name)},
+               "`{...}` is only allowed in a rule's message", "interpolation")
+            .help = "escape literal braces as `\\{` and `\\}`";
       }
       std::map<std::string, Location> submitted;
       int64_t clock = 0;
@@ -572,7 +585,7 @@ class Checker {
       case ast::Step::Kind::at: {
         const int64_t ms = step.time.micros / 1000;
         if (step.time.unit != ast::Unit::none || step.time.micros % 1000 != 0 || ms < clock) {
-          report(Code::out_of_range, {source, step.time.span},
+          report(Code::invalid_time, {source, step.time.span},
                  ms < clock ? "time moves backwards: `at` must not be earlier than the previous `at`"
                             : "`at` takes seconds, with at most three decimals",
                  "bad time");
@@ -636,7 +649,9 @@ class Checker {
         for (const ast::MapEntry& e : v.map) {
           if (e.value->kind != ast::Value::Kind::string) continue;
           if (e.value->string.has_interpolation()) {
-            report(Code::interpolation_not_allowed, {source, e.value->span}, "`{...}` is only allowed in a rule's message");
+            report(Code::interpolation_not_allowed, {source, interpolation_span(e.value->string)},
+                   "`{...}` is only allowed in a rule's message", "interpolation")
+                .help = "escape literal braces as `\\{` and `\\}`";
           }
           out.labels.emplace_back(e.key.text, e.value->string.plain());
         }
@@ -691,8 +706,8 @@ class Checker {
         case K::short_of: out.short_of = resources(c.resources, source); break;
         case K::message:
           if (c.message.has_interpolation()) {
-            report(Code::interpolation_not_allowed, {source, c.message.span}, "`{...}` is only allowed in a rule's message",
-                   "interpolation")
+            report(Code::interpolation_not_allowed, {source, interpolation_span(c.message)},
+                   "`{...}` is only allowed in a rule's message", "interpolation")
                 .help = "write the exact text you expect; escape braces as `\\{` and `\\}`";
           }
           out.message = c.message.plain();

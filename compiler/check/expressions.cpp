@@ -197,11 +197,12 @@ class Typer {
       return t;
     };
     auto unknown = [&](Code code, std::string_view what, const std::vector<std::string>& names) {
-      Diagnostic& d = error(code, e.span, fmt::format("unknown {} `{}`", what, text), fmt::format("not a {}", what));
+      Diagnostic& d = error(code, e.span, fmt::format("unknown {} `{}`", what, text), "not defined");
+      const std::string plural = what == "priority class" ? "priority classes" : std::string(what) + "s";
       if (auto guess = did_you_mean(text, names)) {
         d.help = *guess;
       } else if (!names.empty()) {
-        d.help = fmt::format("the {}s are `{}`", what, fmt::join(names, "`, `"));
+        d.help = fmt::format("the {} are `{}`", plural, fmt::join(names, "`, `"));
       }
       return std::nullopt;
     };
@@ -295,7 +296,11 @@ class Typer {
     if (e.binary_op == O::in || e.binary_op == O::not_in) return membership(e);
 
     std::optional<TypedExpr> left, right;
-    if (is_bare_name(left_ast) && !is_bare_name(right_ast)) {
+    if (e.binary_op == O::logical_and || e.binary_op == O::logical_or) {
+      // Independent conditions: report the errors of both sides.
+      left = type(left_ast);
+      right = type(right_ast);
+    } else if (is_bare_name(left_ast) && !is_bare_name(right_ast)) {
       right = type(right_ast);
       if (!right) return std::nullopt;
       left = type(left_ast, right->type);

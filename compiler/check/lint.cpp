@@ -70,6 +70,14 @@ class Linter {
               .help = "the catalog marks it `hyperpod = false`: it is not in the SageMaker ClusterInstanceType enum";
         }
       }
+      if (!type.hyperpod && holders.empty() && capacity > 0) {
+        for (const Capacity& c : policy_.cluster->capacity) {
+          if (c.type != t) continue;
+          warn(Code::not_hyperpod_type, c.where, fmt::format("HyperPod does not support `{}`", type.name),
+               "not a HyperPod type")
+              .help = "the catalog marks it `hyperpod = false`: it is not in the SageMaker ClusterInstanceType enum";
+        }
+      }
       if (holders.empty()) continue;
       if (capacity == 0) {
         for (const auto& [team, quota] : holders) {
@@ -125,7 +133,8 @@ class Linter {
       if (team.sharing == ir::Sharing::lend || (policy_.settings && policy_.settings->idle_resource_sharing)) continue;
       for (const Quota& q : team.quotas) {
         const bool may_borrow = std::any_of(q.borrowing_limit.begin(), q.borrowing_limit.end(), [](auto a) { return a > 0; });
-        if (!may_borrow || has_lender(team, q.type)) continue;
+        // Without capacity the quota-without-capacity warning already says it all.
+        if (!may_borrow || has_lender(team, q.type) || policy_.capacity_of(q.type) == 0) continue;
         warn(Code::borrower_without_lender, q.where,
              fmt::format("team `{}` may borrow `{}`, but no other team lends it", team.name, q.type_name),
              "nothing to borrow")
@@ -165,7 +174,7 @@ class Linter {
   void rules() {
     for (const Rule& rule : policy_.rules) {
       if (rule.constant) {
-        warn(Code::constant_rule, rule.where,
+        warn(Code::constant_rule, Location{rule.where.source, rule.when.span},
              fmt::format("rule `{}` {} matches: its condition does not depend on the task", rule.name,
                          *rule.constant ? "always" : "never"),
              *rule.constant ? "always true" : "always false");
@@ -224,6 +233,18 @@ std::map<std::pair<SourceId, uint32_t>, std::set<std::string>> allow_comments(co
   return allowed;
 }
 
+/// The start offset of the top-level declaration that contains `where`.
+std::optional<uint32_t> declaration_start(const Program& program, const Location& where) {
+  for (const ProgramFile& file : program.files) {
+    if (file.source != where.source) continue;
+    for (const ast::Declaration& d : file.ast.declarations) {
+      const Span span = ast::span_of(d);
+      if (span.begin <= where.span.begin && where.span.begin < span.end) return span.begin;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Diagnostics lint(const Policy& policy, const Program& program, const std::vector<std::string>& allowed) {
@@ -237,12 +258,20 @@ Diagnostics lint(const Policy& policy, const Program& program, const std::vector
       return names.count(std::string(info.name)) || names.count(std::string(info.id));
     };
     if (is_allowed({allowed.begin(), allowed.end()})) continue;
-    const uint32_t line = program.sources.get(d.primary.source).line_column(d.primary.span.begin).line;
-    auto same = comments.find({d.primary.source, line});
-    auto before = comments.find({d.primary.source, line - 1});
-    if ((same != comments.end() && is_allowed(same->second)) || (before != comments.end() && is_allowed(before->second))) {
-      continue;
+    // An allow comment counts on the reported line, the line above it, or the line above
+    // the declaration the warning is in (so one comment above a rule covers the rule).
+    const SourceFile& file = program.sources.get(d.primary.source);
+    std::vector<uint32_t> lines = {file.line_column(d.primary.span.begin).line};
+    lines.push_back(lines.front() - 1);
+    if (auto start = declaration_start(program, d.primary)) {
+      lines.push_back(file.line_column(*start).line);
+      lines.push_back(file.line_column(*start).line - 1);
     }
+    const bool silenced = std::any_of(lines.begin(), lines.end(), [&](uint32_t line) {
+      auto it = comments.find({d.primary.source, line});
+      return it != comments.end() && is_allowed(it->second);
+    });
+    if (silenced) continue;
     kept.report(d);
   }
   program.add_import_chains(kept);

@@ -1,5 +1,6 @@
 #include "compiler/check/program.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -107,7 +108,10 @@ class Loader {
       Diagnostic d = make_diagnostic(Code::import_outside_root, where,
                                      fmt::format("import of `{}` leaves the policy's root directory", path),
                                      "outside the root");
-      d.notes.push_back({std::nullopt, fmt::format("the root directory is `{}`", root_.string())});
+      std::error_code cwd_error;
+      const fs::path shown = fs::relative(root_, fs::current_path(cwd_error), cwd_error);
+      d.notes.push_back({std::nullopt, fmt::format("the root directory is `{}`",
+                                                   cwd_error || shown.empty() ? root_.string() : shown.string())});
       d.help = "move the file under the root, or run gov from a directory that contains both";
       program_.diagnostics.report(std::move(d));
       return false;
@@ -115,13 +119,17 @@ class Loader {
     // A cycle: the file is the importer itself or one of its importers.
     for (std::optional<size_t> at = importer; at; at = program_.files[*at].importer) {
       if (program_.files[*at].canonical_path != canonical.string()) continue;
-      Diagnostic d = make_diagnostic(Code::import_cycle, where, fmt::format("import cycle: `{}` imports itself", path),
-                                     "this import closes the cycle");
+      // The cycle as a path: the file that closes it, back up through its importers.
+      std::vector<std::string> chain = {path};
       for (std::optional<size_t> link = importer; link; link = program_.files[*link].importer) {
-        const ProgramFile& f = program_.files[*link];
-        if (f.imported_at) d.notes.push_back({f.imported_at, fmt::format("`{}` is imported here", program_.sources.get(f.source).path())});
+        chain.push_back(program_.sources.get(program_.files[*link].source).path());
         if (link == at) break;
       }
+      std::reverse(chain.begin(), chain.end());
+      Diagnostic d = make_diagnostic(Code::import_cycle, where,
+                                     fmt::format("import cycle: `{}`", fmt::join(chain, "` → `")),
+                                     "this import closes the cycle");
+      d.help = "move what the files share into a file that imports neither";
       program_.diagnostics.report(std::move(d));
       return false;
     }

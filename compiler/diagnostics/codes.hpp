@@ -45,7 +45,6 @@ enum class Severity { error, warning, note };
   X(unknown_field, "E0209", "unknown-field", error, "a path such as `task.gpus` names a field that does not exist") \
   X(type_mismatch, "E0210", "type-mismatch", error, "an operator is applied to values of types it does not accept") \
   X(unknown_name, "E0211", "unknown-name", error, "a name in a condition is not a class, team or instance type") \
-  X(not_printable, "E0212", "not-printable", error, "an interpolated value cannot be printed in a message") \
   X(condition_not_boolean, "E0213", "condition-not-boolean", error, "a rule's `when` condition is not true or false") \
   X(interpolation_not_allowed, "E0214", "interpolation-not-allowed", error, "`{...}` is used in a string that is not a rule message") \
   X(unknown_task, "E0215", "unknown-task", error, "a test step names a task that was not submitted before it") \
@@ -55,6 +54,7 @@ enum class Severity { error, warning, note };
   X(unknown_rule, "E0219", "unknown-rule", error, "a test names a rule that does not exist") \
   X(import_too_deep, "E0220", "import-too-deep", error, "imports are nested deeper than gov follows") \
   X(empty_quota, "E0221", "empty-quota", error, "a quota gives neither `instances` nor any resource") \
+  X(invalid_time, "E0222", "invalid-time", error, "a test's `at` goes back in time or has more than millisecond precision") \
   X(too_many_priority_classes, "E0301", "too-many-priority-classes", error, "a policy has more than 10 priority classes (HyperPod's limit)") \
   X(out_of_range, "E0302", "out-of-range", error, "a number is outside the range HyperPod accepts for it") \
   X(invalid_name_format, "E0303", "invalid-name-format", error, "a team or class name is longer than 41 characters or is not a DNS label") \

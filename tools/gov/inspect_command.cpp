@@ -9,17 +9,26 @@ namespace {
 
 using check::Policy;
 
-/// An amount in the unit people read: devices, vCPUs, GiB (decimals only when needed).
+/// `value / per` as an exact decimal: per is 1000 (millicores) or 1024 (MiB), whose
+/// quotients have finite decimal expansions (at most 3 and 10 digits).
+std::string exact_decimal(ir::Amount value, ir::Amount per) {
+  const ir::Amount whole = value / per;
+  ir::Amount rest = value % per;
+  if (rest == 0) return fmt::format("{}", whole);
+  std::string digits;
+  while (rest != 0 && digits.size() < 12) {
+    rest *= 10;
+    digits += static_cast<char>('0' + rest / per);
+    rest %= per;
+  }
+  return fmt::format("{}.{}", whole, digits);
+}
+
+/// An amount in the unit people read: devices, vCPUs, GiB (exact, decimals only when needed).
 std::string human(ir::Resource r, ir::Amount a) {
-  auto decimal = [](ir::Amount value, ir::Amount per) {
-    if (value % per == 0) return fmt::format("{}", value / per);
-    std::string text = fmt::format("{:.3f}", static_cast<double>(value) / static_cast<double>(per));
-    while (text.back() == '0') text.pop_back();
-    return text;
-  };
   if (a == ir::kUnlimited) return "unlimited";
-  if (r == ir::Resource::vcpu) return decimal(a, 1000);
-  if (r == ir::Resource::memory) return decimal(a, 1024);
+  if (r == ir::Resource::vcpu) return exact_decimal(a, 1000);
+  if (r == ir::Resource::memory) return exact_decimal(a, 1024);
   return fmt::format("{}", a);
 }
 

@@ -47,8 +47,13 @@ int run_lint(const Args& args) {
   std::vector<std::string> allowed;
   for (const auto& [name, value] : args.options) {
     if (name != "allow") continue;
-    if (!find_code(value)) {
+    const std::optional<CodeInfo> code = find_code(value);
+    if (!code) {
       fmt::print(stderr, "error: `--allow {}`: no such diagnostic; run `gov explain` for the names\n", value);
+      return kUsage;
+    }
+    if (code->severity == Severity::error) {
+      fmt::print(stderr, "error: `--allow {}`: {} is an error; only warnings can be allowed\n", value, code->id);
       return kUsage;
     }
     allowed.push_back(value);
