@@ -176,8 +176,8 @@ Program program_from_text(const std::string& path, std::string text) {
   return program;
 }
 
-void Program::add_import_chains(Diagnostics& diagnostics) const {
-  for (Diagnostic& d : diagnostics.items()) {
+void Program::add_import_chains(Diagnostics& out) const {
+  for (Diagnostic& d : out.items()) {
     for (const ProgramFile& file : files) {
       if (file.source != d.primary.source) continue;
       // Walk up from this file: each file's `imported_at` is the import that brought it in.

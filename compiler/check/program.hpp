@@ -36,7 +36,7 @@ struct Program {
 
   /// Adds `imported from ...` notes to every diagnostic located in an imported file, so
   /// the reader sees how the file came in.
-  void add_import_chains(Diagnostics& diagnostics) const;
+  void add_import_chains(Diagnostics& out) const;
 };
 
 struct LoadOptions {

@@ -5,7 +5,7 @@ namespace {
 
 constexpr int64_t kMicro = 1'000'000;
 
-std::optional<int64_t> exact(__int128 micros_times, int64_t divisor) {
+std::optional<int64_t> exact(Int128 micros_times, int64_t divisor) {
   if (micros_times % divisor != 0) return std::nullopt;
   return static_cast<int64_t>(micros_times / divisor);
 }
@@ -26,8 +26,8 @@ std::optional<ir::Amount> millicores(const ast::Number& number) {
 std::optional<ir::Amount> mebibytes(const ast::Number& number) {
   switch (number.unit) {
     case ast::Unit::mib: return exact(number.micros, kMicro);
-    case ast::Unit::gib: return exact(static_cast<__int128>(number.micros) * 1024, kMicro);
-    case ast::Unit::tib: return exact(static_cast<__int128>(number.micros) * 1024 * 1024, kMicro);
+    case ast::Unit::gib: return exact(static_cast<Int128>(number.micros) * 1024, kMicro);
+    case ast::Unit::tib: return exact(static_cast<Int128>(number.micros) * 1024 * 1024, kMicro);
     default: return std::nullopt;
   }
 }
@@ -38,7 +38,7 @@ std::optional<int64_t> percentage(const ast::Number& number) {
 }
 
 ir::Amount mul_div_floor(ir::Amount a, ir::Amount b, ir::Amount c) {
-  return static_cast<ir::Amount>(static_cast<__int128>(a) * b / c);
+  return static_cast<ir::Amount>(static_cast<Int128>(a) * b / c);
 }
 
 }  // namespace gov::check

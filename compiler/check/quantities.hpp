@@ -8,6 +8,9 @@
 
 namespace gov::check {
 
+/// Wide intermediate for exact products (GCC/Clang extension; `__extension__` keeps -Wpedantic quiet).
+__extension__ using Int128 = __int128;
+
 /// A whole number without unit (`4`), or nullopt.
 std::optional<int64_t> whole_number(const ast::Number& number);
 /// vCPU as millicores: `4` -> 4000, `0.5` -> 500, `500m` -> 500; nullopt when not a

@@ -13,7 +13,7 @@ ir::Resources resolve_nominal(const InstanceType& type, std::optional<int64_t> i
     ir::Amount ratio_num = 0, ratio_den = 1;
     for (size_t r = 0; r < ir::kResourceCount; ++r) {
       if (!given[r] || type.per_instance[r] <= 0) continue;
-      if (static_cast<__int128>(*given[r]) * ratio_den > static_cast<__int128>(ratio_num) * type.per_instance[r]) {
+      if (static_cast<Int128>(*given[r]) * ratio_den > static_cast<Int128>(ratio_num) * type.per_instance[r]) {
         ratio_num = *given[r];
         ratio_den = type.per_instance[r];
       }
