@@ -35,4 +35,16 @@ std::string_view preemption_kind_name(PreemptionKind kind) {
   return "?";
 }
 
+std::string_view task_state_name(TaskState state) {
+  switch (state) {
+    case TaskState::pending: return "pending";
+    case TaskState::admitted: return "admitted";
+    case TaskState::finished: return "finished";
+    case TaskState::cancelled: return "cancelled";
+    case TaskState::rejected: return "rejected";
+    case TaskState::invalid: return "invalid";
+  }
+  return "?";
+}
+
 }  // namespace gov::engine

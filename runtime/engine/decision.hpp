@@ -17,6 +17,10 @@ namespace gov::engine {
 /// possibly decimal; `at` prints as an integer when whole).
 using Time = int64_t;
 
+/// Exact amounts in each resource's base unit (devices, millicores, MiB), as in the IR.
+using ir::Amount;
+using ir::Resources;
+
 using Labels = std::vector<std::pair<std::string, std::string>>;
 
 /// A submitted task as the user describes it: names, not indices (the engine resolves
@@ -51,6 +55,7 @@ enum class PreemptionKind : uint8_t { in_team, reclaim, fair_sharing };
 struct RuleWarning {
   std::string rule;
   std::string message;
+  friend bool operator==(const RuleWarning&, const RuleWarning&) = default;
 };
 
 /// One line of the decision stream. Which fields are meaningful depends on `outcome`
@@ -77,10 +82,17 @@ struct Decision {
   std::string rule;
   // every outcome but finished / cancelled
   std::string message;
+
+  friend bool operator==(const Decision&, const Decision&) = default;
 };
+
+/// Where a task is in its life. Every task the engine has seen is in exactly one state.
+enum class TaskState : uint8_t { pending, admitted, finished, cancelled, rejected, invalid };
+inline constexpr size_t kTaskStateCount = 6;
 
 std::string_view outcome_name(Outcome outcome);           // "admitted", ...
 std::string_view reason_name(PendingReason reason);       // "waiting-for-quota", ...
 std::string_view preemption_kind_name(PreemptionKind kind);  // "in-team", "reclaim", "fair-sharing"
+std::string_view task_state_name(TaskState state);           // "pending", "admitted", ...
 
 }  // namespace gov::engine

@@ -12,12 +12,20 @@ namespace gov::trace {
 
 namespace {
 
+__extension__ typedef unsigned __int128 Uint128;  // GCC and Clang: exact products of int64s
+
 constexpr size_t kSmallObject = 16;  // objects up to this many keys look for duplicates linearly
 constexpr size_t kMessageQuoteLimit = 40;
 
-bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-bool is_letter(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+bool is_digit(unsigned char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_letter(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_continuation(unsigned char c) {
+  return (c & 0xC0) == 0x80;
+}
 
 void append_utf8(std::string& out, uint32_t cp) {
   if (cp < 0x80) {
@@ -87,7 +95,8 @@ Decomposed decompose(std::string_view text) {
     ++i;  // 'e'
     if (i < text.size() && (text[i] == '+' || text[i] == '-')) exponent_negative = text[i++] == '-';
     // Saturate: an exponent this large puts any value out of range (or below 1) anyway.
-    for (; i < text.size(); ++i) exponent = std::min<int64_t>(exponent * 10 + (text[i] - '0'), 1'000'000);
+    for (; i < text.size(); ++i)
+      exponent = std::min<int64_t>(exponent * 10 + (text[i] - '0'), 1'000'000);
   }
   d.exponent = (exponent_negative ? -exponent : exponent) - fraction_digits;
   while (!d.digits.empty() && d.digits.back() == '0') {
@@ -106,20 +115,20 @@ int valuation(int64_t n, int64_t prime) {
   return count;
 }
 
-unsigned __int128 parse_u128(std::string_view digits) {
-  unsigned __int128 value = 0;
+Uint128 parse_u128(std::string_view digits) {
+  Uint128 value = 0;
   for (char c : digits) value = value * 10 + static_cast<unsigned>(c - '0');
   return value;
 }
 
-unsigned __int128 power_of_ten(int64_t n) {
-  unsigned __int128 value = 1;
+Uint128 power_of_ten(int64_t n) {
+  Uint128 value = 1;
   for (int64_t i = 0; i < n; ++i) value *= 10;
   return value;
 }
 
-ExactNumber signed_result(bool negative, unsigned __int128 magnitude) {
-  constexpr auto kMax = static_cast<unsigned __int128>(std::numeric_limits<int64_t>::max());
+ExactNumber signed_result(bool negative, Uint128 magnitude) {
+  constexpr auto kMax = static_cast<Uint128>(std::numeric_limits<int64_t>::max());
   if (magnitude > kMax) return {NumberStatus::out_of_range, 0};
   auto value = static_cast<int64_t>(magnitude);
   return {NumberStatus::ok, negative ? -value : value};
@@ -135,12 +144,18 @@ std::string JsonError::describe() const {
 
 std::string_view json_kind_name(JsonKind kind) {
   switch (kind) {
-    case JsonKind::null: return "null";
-    case JsonKind::boolean: return "a boolean";
-    case JsonKind::number: return "a number";
-    case JsonKind::string: return "a string";
-    case JsonKind::array: return "an array";
-    case JsonKind::object: return "an object";
+    case JsonKind::null:
+      return "null";
+    case JsonKind::boolean:
+      return "a boolean";
+    case JsonKind::number:
+      return "a number";
+    case JsonKind::string:
+      return "a string";
+    case JsonKind::array:
+      return "an array";
+    case JsonKind::object:
+      return "an object";
   }
   return "?";
 }
@@ -179,13 +194,27 @@ void append_json_string(std::string& out, std::string_view text) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20) {
           out += fmt::format("\\u{:04x}", c);
@@ -215,17 +244,18 @@ const JsonValue* JsonValue::find(std::string_view key) const {
 }
 
 std::optional<int64_t> JsonValue::as_int64() const {
-  ExactNumber number = to_units(1);
+  ExactNumber number = to_units(/*factor=*/1);
   if (number.status != NumberStatus::ok) return std::nullopt;
   return number.value;
 }
 
 ExactNumber JsonValue::to_units(int64_t factor) const {
-  if (kind != JsonKind::number || factor < 1 || factor > 1'000'000) return {NumberStatus::not_a_number, 0};
+  if (kind != JsonKind::number || factor < 1 || factor > 1'000'000)
+    return {NumberStatus::not_a_number, 0};
   Decomposed d = decompose(text);
   if (d.digits.empty()) return {NumberStatus::ok, 0};
   auto n = static_cast<int64_t>(d.digits.size());
-  auto f = static_cast<unsigned __int128>(factor);
+  auto f = static_cast<Uint128>(factor);
   if (d.exponent >= 0) {
     if (n + d.exponent > 19) return {NumberStatus::out_of_range, 0};
     return signed_result(d.negative, parse_u128(d.digits) * power_of_ten(d.exponent) * f);
@@ -236,19 +266,21 @@ ExactNumber JsonValue::to_units(int64_t factor) const {
   int64_t k = -d.exponent;
   if (k > std::max(valuation(factor, 2), valuation(factor, 5))) return {NumberStatus::not_exact, 0};
   if (n - k > 19) return {NumberStatus::out_of_range, 0};
-  unsigned __int128 digits = parse_u128(d.digits);  // at most 38 digits: fits
-  unsigned __int128 scale = power_of_ten(k);
-  unsigned __int128 whole = digits / scale;
-  unsigned __int128 rest = digits % scale * f;
+  Uint128 digits = parse_u128(d.digits);  // at most 38 digits: fits
+  Uint128 scale = power_of_ten(k);
+  Uint128 whole = digits / scale;
+  Uint128 rest = digits % scale * f;
   if (rest % scale != 0) return {NumberStatus::not_exact, 0};
   return signed_result(d.negative, whole * f + rest / scale);
 }
 
 // ------------------------------------------------------------------ JsonReader: lexing
 
-JsonReader::JsonReader(std::string_view text, const JsonLimits& limits) : text_(text), limits_(limits) {
+JsonReader::JsonReader(std::string_view text, const JsonLimits& limits)
+    : text_(text), limits_(limits) {
   if (text_.size() > limits_.max_bytes) {
-    fail(0, fmt::format("the input is {} bytes; the limit is {} bytes", text_.size(), limits_.max_bytes));
+    fail(0, fmt::format("the input is {} bytes; the limit is {} bytes", text_.size(),
+                        limits_.max_bytes));
     return;
   }
   if (text_.substr(0, 3) == "\xEF\xBB\xBF") {  // a byte order mark: skipped, not a column
@@ -273,7 +305,7 @@ JsonPosition JsonReader::position_at(size_t offset) {
   offset = std::min(offset, text_.size());
   if (offset < line_start_) {  // an earlier line (rare): count from the start
     JsonPosition p{offset, 1, 1};
-    for (size_t i = 0; i < offset; ++i) {
+    for (size_t i = text_.starts_with("\xEF\xBB\xBF") ? 3 : 0; i < offset; ++i) {
       if (text_[i] == '\n') {
         ++p.line;
         p.column = 1;
@@ -381,26 +413,31 @@ bool JsonReader::parse_object(JsonValue& out, size_t depth) {
     index.add(out.keys);
     out.items.push_back(std::move(value));
     skip_whitespace();
-    if (at_end() || (peek() != ',' && peek() != '}')) return fail_expected("expected ',' or '}' after an object member");
+    if (at_end() || (peek() != ',' && peek() != '}'))
+      return fail_expected("expected ',' or '}' after an object member");
     if (text_[pos_++] == '}') return true;
   }
 }
 
-bool JsonReader::parse_member_key(std::vector<JsonKey>& keys, KeyIndex& index, bool after_comma, JsonKey& key) {
+bool JsonReader::parse_member_key(std::vector<JsonKey>& keys, KeyIndex& index, bool after_comma,
+                                  JsonKey& key) {
   skip_whitespace();
   if (at_end() || peek() != '"') {
     if (after_comma && !at_end() && peek() == '}') {
       return fail(pos_, "expected a string key after ','; trailing commas are not allowed");
     }
-    return fail_expected(after_comma ? "expected a string key after ','" : "expected a string key or '}'");
+    return fail_expected(after_comma ? "expected a string key after ','"
+                                     : "expected a string key or '}'");
   }
   key.position = position_at(pos_);
+  key.text.clear();
   if (!parse_string(key.text)) return false;
   ptrdiff_t earlier = index.find(keys, key.text);
   if (earlier >= 0) {
     const JsonPosition& first = keys[static_cast<size_t>(earlier)].position;
-    return fail(key.position.offset, fmt::format("duplicate key {} (first at line {}, column {})",
-                                                 quote_for_message(key.text), first.line, first.column));
+    return fail(key.position.offset,
+                fmt::format("duplicate key {} (first at line {}, column {})",
+                            quote_for_message(key.text), first.line, first.column));
   }
   skip_whitespace();
   if (at_end() || peek() != ':') return fail_expected("expected ':' after an object key");
@@ -422,10 +459,12 @@ bool JsonReader::parse_array(JsonValue& out, size_t depth) {
     if (!parse_value(element, depth + 1)) return false;
     out.items.push_back(std::move(element));
     skip_whitespace();
-    if (at_end() || (peek() != ',' && peek() != ']')) return fail_expected("expected ',' or ']' after an array element");
+    if (at_end() || (peek() != ',' && peek() != ']'))
+      return fail_expected("expected ',' or ']' after an array element");
     if (text_[pos_++] == ']') return true;
     skip_whitespace();
-    if (!at_end() && peek() == ']') return fail(pos_, "expected a value after ','; trailing commas are not allowed");
+    if (!at_end() && peek() == ']')
+      return fail(pos_, "expected a value after ','; trailing commas are not allowed");
   }
 }
 
@@ -442,7 +481,8 @@ bool JsonReader::parse_string(std::string& out) {
     if (c == '\\') {
       if (!parse_escape(out)) return false;
     } else if (c < 0x20) {
-      return fail(pos_, fmt::format("control character U+{:04X} in a string; write it as an escape", c));
+      return fail(pos_,
+                  fmt::format("control character U+{:04X} in a string; write it as an escape", c));
     } else if (c >= 0x80) {
       if (!parse_utf8(out)) return false;
     } else {
@@ -460,7 +500,8 @@ bool JsonReader::parse_string(std::string& out) {
 
 bool JsonReader::parse_utf8(std::string& out) {
   size_t length = utf8_prefix_length(text_.substr(pos_));
-  if (length == 0) return fail(pos_, fmt::format("invalid UTF-8 byte 0x{:02X} in a string", peek()));
+  if (length == 0)
+    return fail(pos_, fmt::format("invalid UTF-8 byte 0x{:02X} in a string", peek()));
   out.append(text_.substr(pos_, length));
   pos_ += length;
   return true;
@@ -472,19 +513,38 @@ bool JsonReader::parse_escape(std::string& out) {
   if (at_end()) return fail(string_start_, "unterminated string");
   char c = text_[pos_];
   switch (c) {
-    case '"': out += '"'; break;
-    case '\\': out += '\\'; break;
-    case '/': out += '/'; break;
-    case 'b': out += '\b'; break;
-    case 'f': out += '\f'; break;
-    case 'n': out += '\n'; break;
-    case 'r': out += '\r'; break;
-    case 't': out += '\t'; break;
-    case 'u': return parse_unicode_escape(out);
+    case '"':
+      out += '"';
+      break;
+    case '\\':
+      out += '\\';
+      break;
+    case '/':
+      out += '/';
+      break;
+    case 'b':
+      out += '\b';
+      break;
+    case 'f':
+      out += '\f';
+      break;
+    case 'n':
+      out += '\n';
+      break;
+    case 'r':
+      out += '\r';
+      break;
+    case 't':
+      out += '\t';
+      break;
+    case 'u':
+      return parse_unicode_escape(out);
     default:
-      return fail(start, fmt::format("invalid escape: backslash followed by {}; JSON has \\\" \\\\ \\/ \\b \\f \\n "
-                                     "\\r \\t and \\uXXXX",
-                                     found_text()));
+      return fail(
+          start, fmt::format(
+                     "invalid escape: backslash followed by {}; JSON has \\\" \\\\ \\/ \\b \\f \\n "
+                     "\\r \\t and \\uXXXX",
+                     found_text()));
   }
   ++pos_;
   return true;
@@ -496,7 +556,11 @@ bool JsonReader::parse_unicode_escape(std::string& out) {
   uint32_t cp = 0;
   if (!parse_hex4(cp)) return false;
   if (cp >= 0xDC00 && cp <= 0xDFFF) {
-    return fail(start, fmt::format("unpaired surrogate \\u{:04X} in a string: a low surrogate must follow a high one", cp));
+    return fail(
+        start,
+        fmt::format(
+            "unpaired surrogate \\u{:04X} in a string: a low surrogate must follow a high one",
+            cp));
   }
   if (cp >= 0xD800 && cp <= 0xDBFF) {
     uint32_t low = 0;
@@ -507,9 +571,12 @@ bool JsonReader::parse_unicode_escape(std::string& out) {
       paired = low >= 0xDC00 && low <= 0xDFFF;
     }
     if (!paired) {
-      return fail(start, fmt::format("unpaired surrogate \\u{:04X} in a string: a high surrogate must be followed by "
-                                     "a \\u escape of a low surrogate (\\uDC00 to \\uDFFF)",
-                                     cp));
+      return fail(
+          start,
+          fmt::format(
+              "unpaired surrogate \\u{:04X} in a string: a high surrogate must be followed by "
+              "a \\u escape of a low surrogate (\\uDC00 to \\uDFFF)",
+              cp));
     }
     cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
   }
@@ -521,7 +588,8 @@ bool JsonReader::parse_hex4(uint32_t& out) {
   out = 0;
   for (int i = 0; i < 4; ++i) {
     int digit = at_end() ? -1 : hex_value(peek());
-    if (digit < 0) return fail(pos_, fmt::format("expected 4 hex digits after \\u, found {}", found_text()));
+    if (digit < 0)
+      return fail(pos_, fmt::format("expected 4 hex digits after \\u, found {}", found_text()));
     out = out * 16 + static_cast<uint32_t>(digit);
     ++pos_;
   }
@@ -529,7 +597,8 @@ bool JsonReader::parse_hex4(uint32_t& out) {
 }
 
 bool JsonReader::parse_digits(std::string_view what) {
-  if (at_end() || !is_digit(peek())) return fail(pos_, fmt::format("{}, found {}", what, found_text()));
+  if (at_end() || !is_digit(peek()))
+    return fail(pos_, fmt::format("{}, found {}", what, found_text()));
   while (!at_end() && is_digit(peek())) ++pos_;
   return true;
 }
@@ -539,7 +608,8 @@ bool JsonReader::parse_number(JsonValue& out) {
   if (peek() == '-') ++pos_;
   if (!at_end() && peek() == '0') {
     ++pos_;
-    if (!at_end() && is_digit(peek())) return fail(start, "leading zeros are not allowed in numbers");
+    if (!at_end() && is_digit(peek()))
+      return fail(start, "leading zeros are not allowed in numbers");
   } else if (!parse_digits("expected a digit after '-'")) {
     return false;
   }
@@ -570,7 +640,8 @@ bool JsonReader::parse_literal(JsonValue& out) {
     out.kind = JsonKind::null;
     return true;
   }
-  return fail(start, fmt::format("unknown literal {}; JSON has true, false and null", quote_for_message(word)));
+  return fail(start, fmt::format("unknown literal {}; JSON has true, false and null",
+                                 quote_for_message(word)));
 }
 
 // ------------------------------------------------------------------ JsonReader: stepping
@@ -607,12 +678,13 @@ std::optional<JsonKind> JsonReader::peek_kind() {
 
 bool JsonReader::enter_object() {
   if (error_) return false;
-  if (peek_kind() != JsonKind::object) return fail(pos_, fmt::format("expected an object, found {}", found_text()));
+  if (peek_kind() != JsonKind::object)
+    return fail(pos_, fmt::format("expected an object, found {}", found_text()));
   if (!check_depth(frames_.size() + 1)) return false;
   ++pos_;
   return guarded(
       [&] {
-        frames_.push_back(Frame{/*object=*/true});
+        frames_.emplace_back().object = true;
         return true;
       },
       [&] { return fail(pos_, "out of memory"); });
@@ -620,12 +692,13 @@ bool JsonReader::enter_object() {
 
 bool JsonReader::enter_array() {
   if (error_) return false;
-  if (peek_kind() != JsonKind::array) return fail(pos_, fmt::format("expected an array, found {}", found_text()));
+  if (peek_kind() != JsonKind::array)
+    return fail(pos_, fmt::format("expected an array, found {}", found_text()));
   if (!check_depth(frames_.size() + 1)) return false;
   ++pos_;
   return guarded(
       [&] {
-        frames_.push_back(Frame{/*object=*/false});
+        frames_.emplace_back().object = false;
         return true;
       },
       [&] { return fail(pos_, "out of memory"); });
@@ -719,7 +792,8 @@ bool JsonReader::finish() {
   if (!frames_.empty()) return fail(pos_, "internal: finish inside a container");
   skip_whitespace();
   if (at_end()) return true;
-  return fail(pos_, fmt::format("expected end of input after the JSON value, found {}", found_text()));
+  return fail(pos_,
+              fmt::format("expected end of input after the JSON value, found {}", found_text()));
 }
 
 JsonParseResult parse_json(std::string_view text, const JsonLimits& limits) {

@@ -62,22 +62,23 @@ struct JsonKey {
 struct JsonValue {
   JsonKind kind = JsonKind::null;
   JsonPosition position;
-  bool boolean = false;           // boolean
-  std::string text;               // string: decoded UTF-8; number: the exact source text
-  std::vector<JsonValue> items;   // array: elements; object: member values
-  std::vector<JsonKey> keys;      // object: member keys, parallel to `items`
+  bool boolean = false;          // boolean
+  std::string text;              // string: decoded UTF-8; number: the exact source text
+  std::vector<JsonValue> items;  // array: elements; object: member values
+  std::vector<JsonKey> keys;     // object: member keys, parallel to `items`
 
   /// The member named `key` of an object, or nullptr (also for non-objects). Linear time.
   const JsonValue* find(std::string_view key) const;
   /// The number as an int64 when its value is a whole number in range ("3", "3.0", "3e2").
   std::optional<int64_t> as_int64() const;
-  /// The number times `factor` (1 ≤ factor ≤ 1,000,000), computed exactly from the text:
-  /// "0.5".to_units(1024) is 512, "1.0005".to_units(1000) is not_exact. No floating point.
+  /// The number times `factor`, computed exactly from the text: "0.5".to_units(1024) is
+  /// 512, "1.0005".to_units(1000) is not_exact. No floating point. `factor` must be in
+  /// 1..1,000,000 (else, and for non-numbers, not_a_number).
   ExactNumber to_units(int64_t factor) const;
 };
 
 struct JsonParseResult {
-  JsonValue value;                  // meaningful only when ok()
+  JsonValue value;                 // meaningful only when ok()
   std::optional<JsonError> error;  // the first error; parsing stops there
   bool ok() const { return !error.has_value(); }
 };
@@ -152,7 +153,8 @@ class JsonReader {
   bool parse_value(JsonValue& out, size_t depth);
   bool parse_object(JsonValue& out, size_t depth);
   bool parse_array(JsonValue& out, size_t depth);
-  bool parse_member_key(std::vector<JsonKey>& keys, KeyIndex& index, bool after_comma, JsonKey& key);
+  bool parse_member_key(std::vector<JsonKey>& keys, KeyIndex& index, bool after_comma,
+                        JsonKey& key);
   bool parse_string(std::string& out);
   bool parse_escape(std::string& out);
   bool parse_unicode_escape(std::string& out);
@@ -169,7 +171,7 @@ class JsonReader {
   size_t pos_ = 0;
   size_t line_ = 1;
   size_t line_start_ = 0;
-  size_t column_line_ = 1;  // a cached (line, offset, column), so that columns cost
+  size_t column_line_ = 1;    // a cached (line, offset, column), so that columns cost
   size_t column_offset_ = 0;  // linear time overall
   size_t column_ = 1;
   size_t string_start_ = 0;

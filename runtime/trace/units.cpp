@@ -7,11 +7,16 @@ namespace gov::trace {
 
 int64_t base_units_per_file_unit(ir::Resource resource) {
   switch (resource) {
-    case ir::Resource::gpu: return 1;
-    case ir::Resource::neuron: return 1;
-    case ir::Resource::vcpu: return 1000;
-    case ir::Resource::memory: return 1024;
-    case ir::Resource::efa: return 1;
+    case ir::Resource::gpu:
+      return 1;
+    case ir::Resource::neuron:
+      return 1;
+    case ir::Resource::vcpu:
+      return 1000;
+    case ir::Resource::memory:
+      return 1024;
+    case ir::Resource::efa:
+      return 1;
   }
   return 1;
 }
@@ -36,7 +41,9 @@ std::string format_exact_decimal(int64_t value, int64_t divisor) {
   return out;
 }
 
-std::string format_seconds(engine::Time millis) { return format_exact_decimal(millis, kMillisPerSecond); }
+std::string format_seconds(engine::Time millis) {
+  return format_exact_decimal(millis, kMillisPerSecond);
+}
 
 std::string format_amount(ir::Resource resource, ir::Amount amount) {
   return format_exact_decimal(amount, base_units_per_file_unit(resource));

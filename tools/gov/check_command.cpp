@@ -3,6 +3,7 @@
 
 #include "compiler/ast/printer.hpp"
 #include "compiler/ir/printer.hpp"
+#include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
@@ -16,20 +17,29 @@ int run_check(const Args& args) {
     return kUsage;
   }
   const std::string emit = args.value("emit").value_or("");
-  if (!emit.empty() && emit != "ast" && emit != "ir") {
-    fmt::print(stderr, "error: unknown value `{}` for --emit (expected `ast` or `ir`)\n", emit);
+  if (!emit.empty() && emit != "ast" && emit != "ir" && emit != "llvm" && emit != "asm") {
+    fmt::print(stderr, "error: unknown value `{}` for --emit (expected `ast`, `ir`, `llvm` or `asm`)\n", emit);
     return kUsage;
   }
   DiagnosticPrinter printer;
   bool io_error = false;
   for (const std::string& path : args.positional) {
-    std::optional<CheckedPolicy> checked = load_checked(path, /*require_cluster=*/emit == "ir");
+    std::optional<CheckedPolicy> checked = load_checked(path, /*require_cluster=*/emit == "ir" || emit == "llvm" || emit == "asm");
     if (!checked) {
       io_error = true;
       continue;
     }
     if (emit == "ast") fmt::print("{}", ast::print(checked->program.files.front().ast));
     if (emit == "ir" && checked->ok()) fmt::print("{}", ir::print(lower::lower(checked->result.policy)));
+    if ((emit == "llvm" || emit == "asm") && checked->ok()) {
+      const ir::Module module = lower::lower(checked->result.policy);
+      auto text = emit == "llvm" ? jit::emit_llvm(module) : jit::emit_asm(module);
+      if (!text.ok()) {
+        fmt::print(stderr, "error: {}\n", text.error().message);
+        return kFailed;
+      }
+      fmt::print("{}", text.value());
+    }
     printer.add(checked->diagnostics(), checked->program.sources);
   }
   fmt::print(stderr, "{}", printer.text());
@@ -40,11 +50,11 @@ int run_check(const Args& args) {
 }  // namespace
 
 Command check_command() {
-  return {{"check", "gov check FILE... [--emit=ast|ir]",
+  return {{"check", "gov check FILE... [--emit=ast|ir|llvm|asm]",
            "Parse and check policy files (with their imports); print every problem found.",
            "Exit status: 0 when clean or only warnings, 1 when there are errors, 2 when a file cannot be read.\n"
            "Lint warnings are printed by `gov lint`.",
-           {{"emit", "STAGE", "also print a stage: `ast` (the syntax tree with byte spans) or `ir` (the lowered module)"}}},
+           {{"emit", "STAGE", "also print a stage: `ast` (syntax tree with byte spans), `ir` (the lowered module), `llvm` (optimised LLVM IR of the rules) or `asm`"}}},
           run_check};
 }
 

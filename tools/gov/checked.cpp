@@ -16,9 +16,10 @@ Diagnostics CheckedPolicy::diagnostics() const {
   return all;
 }
 
-std::optional<CheckedPolicy> load_checked(const std::string& path, bool require_cluster) {
+std::optional<CheckedPolicy> load_checked(const std::string& path, bool require_cluster,
+                                          const check::LoadOptions& options) {
   CheckedPolicy checked;
-  checked.program = check::load_program(path);
+  checked.program = check::load_program(path, options);
   if (checked.program.read_failed) {
     fmt::print(stderr, "error: {}\n", checked.program.read_error);
     return std::nullopt;

@@ -20,7 +20,8 @@ struct CheckedPolicy {
 
 /// Loads `path` with its imports and checks it. Returns nullopt (after printing the
 /// reason) when the file cannot be read.
-std::optional<CheckedPolicy> load_checked(const std::string& path, bool require_cluster);
+std::optional<CheckedPolicy> load_checked(const std::string& path, bool require_cluster,
+                                          const check::LoadOptions& options = {});
 
 /// Renders diagnostics of several programs, printing each distinct diagnostic once
 /// (a catalog imported by several files is reported once), then a summary line.

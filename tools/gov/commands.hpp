@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "compiler/check/policy.hpp"
+#include "runtime/store/store.hpp"
+#include "tools/gov/checked.hpp"
 #include "tools/gov/cli.hpp"
 
 namespace gov::cli {
@@ -21,6 +24,20 @@ Command check_command();
 Command lint_command();
 Command inspect_command();
 Command diff_command();
+Command simulate_command();
+Command test_command();
+Command eval_command();
+Command apply_command();
+Command log_command();
+Command show_command();
+Command rollback_command();
+
+/// `gov diff` between stored versions (store_commands.cpp).
+int run_store_diff(const Args& args);
+/// Rebuilds a stored version's checked policy from its stored sources (store_commands.cpp).
+std::optional<CheckedPolicy> rebuild_version(const store::Version& version);
+/// The text of `gov inspect` (inspect_command.cpp).
+std::string inspection_text(const check::Policy& policy);
 Command fmt_command();
 Command explain_command();
 

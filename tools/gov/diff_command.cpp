@@ -31,10 +31,7 @@ int run_diff(const Args& args) {
     fmt::print(stderr, "error: unknown format `{}` (expected text, json or markdown)\n", format);
     return kUsage;
   }
-  if (!args.has("files")) {
-    fmt::print(stderr, "error: comparing versions of the store needs `gov apply` first; use `gov diff --files OLD NEW`\n");
-    return kUsage;
-  }
+  if (!args.has("files")) return run_store_diff(args);
   if (args.positional.size() != 2) {
     fmt::print(stderr, "error: `gov diff --files` takes two files: OLD NEW\n");
     return kUsage;
@@ -55,13 +52,16 @@ int run_diff(const Args& args) {
 }  // namespace
 
 Command diff_command() {
-  return {{"diff", "gov diff --files OLD NEW [--format text|json|markdown]",
+  return {{"diff", "gov diff [A] [B] | gov diff --files OLD NEW [--format text|json|markdown]",
            "Compare two policies in cluster terms: quotas, limits, classes, rules, and their consequences.",
            "Reports per team and instance type the nominal, borrowing and lending limits before -> after with\n"
            "deltas, sharing, preemption, weights, classes, rules and capacity, then consequences worth a\n"
            "reviewer's eye (a team loses guaranteed GPUs, guaranteed quota now exceeds capacity, a class now\n"
-           "outranks another). `markdown` is ready to paste as a pull-request comment. No changes: says so, exit 0.",
+           "outranks another). `markdown` is ready to paste as a pull-request comment. No changes: says so, exit 0.\n"
+           "Without --files it compares stored versions A and B (default: the active version and its parent).",
            {{"files", "", "compare two policy files (OLD NEW)"},
+            {"db", "PATH", "the store (default $GOV_DB, else .gov/policies.db)"},
+            {"policy", "NAME", "the policy in the store (default: the only one)"},
             {"format", "FORMAT", "text (default), json or markdown"}}},
           run_diff};
 }

@@ -113,7 +113,9 @@ std::string json(const Policy& p) {
   return out;
 }
 
-std::string text(const Policy& p) {
+}  // namespace
+
+std::string inspection_text(const check::Policy& p) {
   std::string out;
   const check::Settings settings = p.settings.value_or(check::Settings{});
   if (p.cluster) {
@@ -151,6 +153,8 @@ std::string text(const Policy& p) {
   return out;
 }
 
+namespace {
+
 int run_inspect(const Args& args) {
   if (args.positional.size() != 1) {
     fmt::print(stderr, "error: `gov inspect` takes exactly one FILE\n");
@@ -169,7 +173,7 @@ int run_inspect(const Args& args) {
     fmt::print(stderr, "{}", printer.text());
     return kFailed;
   }
-  fmt::print("{}", format == "json" ? json(checked->result.policy) : text(checked->result.policy));
+  fmt::print("{}", format == "json" ? json(checked->result.policy) : inspection_text(checked->result.policy));
   return kOk;
 }
 

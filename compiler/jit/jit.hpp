@@ -1,0 +1,152 @@
+// Entry points of gov::jit: rules of an IR module -> native object code -> an Evaluator.
+#pragma once
+
+#include <array>
+#include <cassert>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "compiler/ir/evaluator.hpp"
+#include "compiler/ir/module.hpp"
+
+namespace gov::jit {
+
+// ------------------------------------------------------------------ errors
+
+enum class ErrorKind : uint8_t {
+  invalid_module,  // the rule code is malformed (an operand or index out of range)
+  stale_object,    // the object was built for another module, LLVM, CPU or options: recompile
+  corrupt_object,  // serialised bytes that do not parse or fail their checksum: recompile
+  llvm,            // LLVM could not initialise, generate or link code: use the interpreter
+};
+
+struct Error {
+  ErrorKind kind = ErrorKind::llvm;
+  std::string message;  // lower-case, no final period
+};
+
+/// A value or an Error. Never throws; value() on an error (or error() on a value) is a bug
+/// caught by an assertion.
+template <typename T>
+class Result {
+ public:
+  // Implicit both ways, so that functions can `return value;` and `return error;`.
+  Result(T value) : state_(std::move(value)) {}
+  Result(Error error) : state_(std::move(error)) {}
+
+  bool ok() const { return state_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & { return *held<T>(state_); }
+  const T& value() const& { return *held<T>(state_); }
+  T&& value() && { return std::move(*held<T>(state_)); }
+  const Error& error() const { return *held<Error>(state_); }
+
+ private:
+  template <typename U, typename State>
+  static auto* held(State& state) {
+    auto* alternative = std::get_if<U>(&state);
+    assert(alternative != nullptr && "Result: value() of an error, or error() of a value");
+    return alternative;
+  }
+
+ private:
+  std::variant<T, Error> state_;
+};
+
+// ------------------------------------------------------------------ object code
+
+/// Code generation settings; they are part of the cache key.
+struct Options {
+  /// Optimisation and codegen level, 0..3. The engine uses 2.
+  unsigned opt_level = 2;
+  /// true: tune for and use every feature of this machine's CPU (the object then loads only
+  /// on the same CPU model); false: the baseline CPU of the target triple.
+  bool host_cpu = true;
+};
+
+/// SHA-256 of everything the machine code depends on (see compile()).
+using Key = std::array<uint8_t, 32>;
+
+/// A relocatable object file with `gov_rules` in it, plus the key it was built for.
+/// Plain data: copy it, store it, send it to another thread.
+struct ObjectCode {
+  std::vector<uint8_t> bytes;  // an ELF (or the host's) relocatable object
+  Key key{};
+  Options options;
+
+  /// A self-describing byte string (magic, version, options, key, bytes, SHA-256 of all
+  /// of it) for a store or a file.
+  std::vector<uint8_t> serialize() const;
+  /// The inverse of serialize(); ErrorKind::corrupt_object for anything it did not write.
+  static Result<ObjectCode> deserialize(std::span<const uint8_t> data);
+};
+
+/// The key as 64 lower-case hex digits.
+std::string to_hex(const Key& key);
+
+/// The key compile() would give `module` with `options` on this machine. The key covers
+/// a canonical serialisation of what the code depends on (each rule's condition
+/// instructions, the constant sets, the number of label keys; not names or messages), the
+/// LLVM version, the target triple, CPU name and features, the options and the layout of
+/// ir::RuleInput. Fails only when LLVM cannot initialise the native target.
+Result<Key> key_for(const ir::Module& module, const Options& options = {});
+
+/// Lowers every rule's condition to one native function
+/// `void gov_rules(const ir::RuleInput*, uint8_t* verdicts)`, optimises it (O2 by default)
+/// and emits a relocatable object. Thread-safe (each call has its own LLVM context).
+/// Errors: invalid_module for malformed rule code, llvm when LLVM fails.
+Result<ObjectCode> compile(const ir::Module& module, const Options& options = {});
+
+/// The optimised LLVM IR of compile(), as text (`gov check --emit=llvm`).
+Result<std::string> emit_llvm(const ir::Module& module, const Options& options = {});
+/// The assembly compile() would assemble, as text (`gov check --emit=asm`).
+Result<std::string> emit_asm(const ir::Module& module, const Options& options = {});
+
+/// How many times this process ran LLVM's code generator (compile() and emit_asm() each
+/// count once), so tests can prove that loading cached bytes generates no code.
+uint64_t codegen_count();
+
+// ------------------------------------------------------------------ loading
+
+/// Evaluates rules by calling the loaded native code. Immutable and thread-safe; it owns
+/// its code, which is unmapped when the evaluator is destroyed. It does not refer to the
+/// module it was loaded for.
+class JitEvaluator final : public ir::Evaluator {
+ public:
+  struct Loaded;  // the linked code (LLVM types; defined in loader.cpp)
+
+  explicit JitEvaluator(std::unique_ptr<Loaded> loaded);
+  ~JitEvaluator() override;
+  JitEvaluator(const JitEvaluator&) = delete;
+  JitEvaluator& operator=(const JitEvaluator&) = delete;
+
+  /// `verdicts` must have at least rule_count() entries.
+  void evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const override;
+  std::string_view name() const override { return "jit"; }
+  size_t rule_count() const { return rule_count_; }
+
+ private:
+  using RulesFunction = void (*)(const ir::RuleInput*, uint8_t*);
+  std::unique_ptr<Loaded> loaded_;
+  RulesFunction rules_ = nullptr;
+  size_t rule_count_ = 0;
+};
+
+/// Links `object` into the process (its own JITDylib of a process-wide LLJIT) and
+/// returns an evaluator for `module`'s rules. Generates no code. Thread-safe.
+/// Errors: stale_object when the object's key is not the key of `module` on this machine
+/// with the object's options (the caller recompiles), llvm when LLVM cannot initialise
+/// or link (the caller falls back to the interpreter).
+Result<std::unique_ptr<JitEvaluator>> load(const ir::Module& module, const ObjectCode& object);
+
+/// compile() then load(): the convenient path when nothing is cached.
+Result<std::unique_ptr<JitEvaluator>> compile_and_load(const ir::Module& module,
+                                                       const Options& options = {});
+
+}  // namespace gov::jit

@@ -1,0 +1,170 @@
+// Keys and the serialised form of ObjectCode: canonical bytes, SHA-256, bounds-checked parsing.
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Support/SHA256.h>
+
+#include <cstddef>
+#include <cstring>
+#include <string_view>
+
+#include "compiler/jit/object_key.hpp"
+
+namespace gov::jit {
+namespace {
+
+/// Bumped whenever lowering changes the code it generates for the same module.
+constexpr uint32_t kCodegenVersion = 1;
+constexpr uint32_t kFormatVersion = 1;
+constexpr std::string_view kMagic = "GOVJITOB";
+
+/// Appends integers little-endian and strings length-prefixed: one canonical encoding.
+class ByteWriter {
+ public:
+  void u8(uint8_t v) { bytes_.push_back(v); }
+  void u32(uint32_t v) { little_endian(v, 4); }
+  void u64(uint64_t v) { little_endian(v, 8); }
+  void i64(int64_t v) { u64(static_cast<uint64_t>(v)); }
+  void text(std::string_view s) {
+    u64(s.size());
+    raw({reinterpret_cast<const uint8_t*>(s.data()), s.size()});
+  }
+  void raw(std::span<const uint8_t> data) { bytes_.insert(bytes_.end(), data.begin(), data.end()); }
+  std::vector<uint8_t>& bytes() { return bytes_; }
+
+ private:
+  void little_endian(uint64_t v, int width) {
+    for (int i = 0; i < width; ++i) bytes_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  std::vector<uint8_t> bytes_;
+};
+
+/// Reads what ByteWriter wrote; every read past the end fails (and keeps failing).
+class ByteReader {
+ public:
+  explicit ByteReader(std::span<const uint8_t> data) : data_(data) {}
+  bool ok() const { return ok_; }
+  size_t offset() const { return offset_; }
+  uint64_t little_endian(size_t width) {
+    const std::span<const uint8_t> bytes = raw(width);
+    uint64_t v = 0;
+    for (size_t i = 0; i < bytes.size(); ++i) v |= uint64_t{bytes[i]} << (8 * i);
+    return v;
+  }
+  std::span<const uint8_t> raw(uint64_t size) {
+    ok_ = ok_ && size <= data_.size() - offset_;
+    if (!ok_) return {};
+    offset_ += static_cast<size_t>(size);
+    return data_.subspan(offset_ - static_cast<size_t>(size), static_cast<size_t>(size));
+  }
+
+ private:
+  std::span<const uint8_t> data_;
+  size_t offset_ = 0;
+  bool ok_ = true;
+};
+
+Key sha256(std::span<const uint8_t> data) {
+  llvm::SHA256 hash;
+  hash.update(llvm::ArrayRef<uint8_t>(data.data(), data.size()));
+  return hash.final();
+}
+
+void write_rules(ByteWriter& out, const ir::Module& module) {
+  out.u64(module.rules.size());
+  for (const ir::Rule& rule : module.rules) {
+    out.u32(rule.condition_length);
+    for (size_t i = 0; i < rule.condition_length; ++i) {
+      const ir::Instr& in = rule.code[i];
+      out.u8(static_cast<uint8_t>(in.op));
+      out.u8(static_cast<uint8_t>(in.type));
+      out.u32(static_cast<uint32_t>(in.a));
+      out.u32(static_cast<uint32_t>(in.b));
+      out.i64(in.imm);
+    }
+  }
+  out.u64(module.sets.size());
+  for (const std::vector<int64_t>& set : module.sets) {
+    out.u64(set.size());
+    for (int64_t v : set) out.i64(v);
+  }
+  out.u64(module.label_keys.size());
+}
+
+void write_layout(ByteWriter& out) {
+  out.u64(sizeof(ir::RuleInput));
+  out.u64(offsetof(ir::RuleInput, team));
+  out.u64(offsetof(ir::RuleInput, cluster));
+  out.u64(offsetof(ir::RuleInput, labels));
+  out.i64(ir::kAbsentLabel);
+}
+
+}  // namespace
+
+Key compute_key(const ir::Module& module, const MachineDescription& machine,
+                const Options& options) {
+  ByteWriter out;
+  out.text("gov-jit-key");
+  out.u32(kCodegenVersion);
+  out.text(LLVM_VERSION_STRING);
+  out.text(machine.triple);
+  out.text(machine.cpu);
+  out.text(machine.features);
+  out.u32(opt_level(options));
+  out.u8(options.host_cpu ? 1 : 0);
+  out.text("pic,small");  // relocation and code model (target.cpp)
+  write_layout(out);
+  write_rules(out, module);
+  return sha256(out.bytes());
+}
+
+std::string to_hex(const Key& key) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (uint8_t byte : key) {
+    hex += kDigits[byte >> 4];
+    hex += kDigits[byte & 15];
+  }
+  return hex;
+}
+
+std::vector<uint8_t> ObjectCode::serialize() const {
+  ByteWriter out;
+  out.raw({reinterpret_cast<const uint8_t*>(kMagic.data()), kMagic.size()});
+  out.u32(kFormatVersion);
+  out.u32(options.opt_level);
+  out.u8(options.host_cpu ? 1 : 0);
+  out.raw(key);
+  out.u64(bytes.size());
+  out.raw(bytes);
+  const Key digest = sha256(out.bytes());
+  out.raw(digest);
+  return std::move(out.bytes());
+}
+
+Result<ObjectCode> ObjectCode::deserialize(std::span<const uint8_t> data) {
+  const auto corrupt = [](std::string why) {
+    return Error{ErrorKind::corrupt_object, "not a gov object: " + why};
+  };
+  if (data.size() < kMagic.size() + sizeof(Key) ||
+      std::memcmp(data.data(), kMagic.data(), kMagic.size()) != 0) {
+    return corrupt("bad magic number");
+  }
+  const std::span<const uint8_t> body = data.first(data.size() - sizeof(Key));
+  const Key digest = sha256(body);
+  if (std::memcmp(digest.data(), data.data() + body.size(), sizeof(Key)) != 0)
+    return corrupt("checksum mismatch");
+  ByteReader in(body);
+  in.raw(kMagic.size());
+  if (in.little_endian(4) != kFormatVersion) return corrupt("unsupported format version");
+  ObjectCode object;
+  object.options.opt_level = static_cast<unsigned>(in.little_endian(4));
+  object.options.host_cpu = in.little_endian(1) != 0;
+  const std::span<const uint8_t> key = in.raw(sizeof(Key));
+  if (in.ok()) std::memcpy(object.key.data(), key.data(), key.size());
+  const std::span<const uint8_t> bytes = in.raw(in.little_endian(8));
+  if (!in.ok() || in.offset() != body.size()) return corrupt("truncated or oversized payload");
+  object.bytes.assign(bytes.begin(), bytes.end());
+  return object;
+}
+
+}  // namespace gov::jit

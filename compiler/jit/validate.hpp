@@ -1,0 +1,21 @@
+// Well-formedness of rule code before it is compiled: the JIT trusts what passes.
+#pragma once
+
+#include <optional>
+
+#include "compiler/ir/module.hpp"
+#include "compiler/jit/jit.hpp"
+
+namespace gov::jit {
+
+/// Whether instruction operand `a` / `b` is read by `op` (the interpreter reads a missing
+/// operand, -1, as 0).
+bool reads_a(ir::Op op);
+bool reads_b(ir::Op op);
+
+/// An invalid_module error for the first malformed condition instruction: an operand that
+/// is not an earlier register, an index outside its table (task, team, cluster, label
+/// keys, sets), or a condition longer than the rule's code. Pure; thread-safe.
+std::optional<Error> validate(const ir::Module& module);
+
+}  // namespace gov::jit

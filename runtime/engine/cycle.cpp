@@ -1,0 +1,380 @@
+#include "runtime/engine/cycle.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace gov::engine {
+
+void Scheduler::run_until_stable(std::vector<Decision>& out) {
+  // Every cycle that changes something admits, preempts (at most once per task per event
+  // time), parks a head or returns parked heads, so the loop ends; the guard only turns a
+  // broken invariant into a reported failure instead of a hang.
+  const size_t guard = 16 * (core_.tasks.size() + core_.module.teams.size()) + 64;
+  for (size_t cycles = 0; run_cycle(out); ++cycles) {
+    if (cycles > guard) {
+      core_.self_check_failures.push_back(
+          fmt::format("admission cycles did not settle at time {}", core_.now));
+      return;
+    }
+  }
+}
+
+bool Scheduler::run_cycle(std::vector<Decision>& out) {
+  const size_t count = collect_heads();
+  if (count == 0) {
+    if (!reactivate_after_cycle_) return false;
+    reactivate_after_cycle_ = false;
+    return core_.tasks.reactivate_parked();
+  }
+  if (core_.options.self_check) {
+    cycle_start_usage_.clear();
+    for (uint32_t t = 0; t < core_.quota.team_count(); ++t) {
+      for (uint32_t f = 0; f < core_.quota.flavor_count(); ++f)
+        cycle_start_usage_.push_back(core_.quota.usage(t, f));
+    }
+  }
+  // §3 steps 3–5: nominate every head against the state at the start of the cycle, then
+  // process them in order, each admission updating usage before the next head is tried.
+  for (size_t i = 0; i < count; ++i) nominate(entries_[i]);
+  order_entries(count);
+  for (uint32_t i : order_) process(entries_[i], out);
+  return finish_cycle(count);
+}
+
+// §3 step 1: one head per team; a sticky preemptor first (SEMANTICS §3).
+size_t Scheduler::collect_heads() {
+  core_.tasks.teams_with_work(teams_);
+  size_t count = 0;
+  for (uint32_t team : teams_) {
+    const bool sticky = core_.tasks.queue(team).sticky >= 0;
+    const int32_t head = core_.tasks.take_head(team);
+    if (head < 0) continue;
+    if (count == entries_.size()) entries_.emplace_back();
+    Entry& entry = entries_[count++];
+    entry.task = static_cast<uint32_t>(head);
+    entry.team = team;
+    entry.preemptor = sticky;
+    entry.nomination = nullptr;
+    entry.result = Result::parked;
+  }
+  return count;
+}
+
+void Scheduler::nominate(Entry& entry) {
+  entry.nomination = nomination_for(entry);
+  set_order_keys(entry);
+}
+
+// §3 step 3: the flavor assignment and, in mode Preempt, the victims; remembered per task shape
+// until usage, the admitted tasks or the time change.
+Nomination* Scheduler::nomination_for(Entry& entry) {
+  const Task& task = core_.tasks[entry.task];
+  const bool use_cache = !core_.options.self_check;  // self-check runs recompute everything
+  cache_.begin(core_.epoch, core_.now);
+  if (Nomination* cached = use_cache ? cache_.find(core_.module, task) : nullptr) return cached;
+  Nomination* stored = use_cache ? cache_.insert(core_.module, task) : nullptr;
+  Nomination& nomination = stored != nullptr ? *stored : entry.own;
+  assigner_.set_now(core_.now);
+  assigner_.assign(entry.task, nomination.assignment);
+  nomination.targets.clear();
+  nomination.message_ready = false;
+  if (nomination.assignment.preempt_mode()) {
+    assigner_.targets_for(entry.task, nomination.assignment, nomination.targets);
+  }
+  return &nomination;
+}
+
+void Scheduler::set_order_keys(Entry& entry) {
+  const Assignment& a = entry.nomination->assignment;
+  entry.borrows = a.borrowing;
+  if (!core_.module.settings.fair_sharing) return;
+  // The fair-sharing order compares shares after admitting each entry; in a flat cohort a
+  // team's share depends on its own usage only, so these keys hold for the whole cycle.
+  const int32_t weight = core_.module.teams[entry.team].fair_share_weight;
+  entry.borrows_requested = false;
+  if (a.flavor < 0) {
+    entry.share = dominant_resource_share(core_.quota, entry.team, weight);
+    return;
+  }
+  const auto flavor = static_cast<uint32_t>(a.flavor);
+  const Resources& request = core_.tasks[entry.task].request;
+  entry.share = dominant_resource_share(core_.quota, entry.team, weight, flavor, &request);
+  for (ir::Resource r : kChargedResources) {
+    const Amount amount = request[ir::index(r)];
+    if (amount > 0 && core_.quota.borrowing_with(entry.team, flavor, r, amount)) {
+      entry.borrows_requested = true;
+    }
+  }
+}
+
+// §3 step 4. Classical: preemptor first, non-borrowing first, higher priority, earlier
+// submission. Fair sharing (the tournament of a flat cohort): preemptor first, non-borrowing
+// first, lower share after admission, higher priority, earlier submission. Then team order
+// (one entry per team, so the order is total).
+void Scheduler::order_entries(size_t count) {
+  order_.resize(count);
+  for (size_t i = 0; i < count; ++i) order_[i] = static_cast<uint32_t>(i);
+  const bool fair = core_.module.settings.fair_sharing;
+  std::sort(order_.begin(), order_.end(), [this, fair](uint32_t x, uint32_t y) {
+    const Entry& a = entries_[x];
+    const Entry& b = entries_[y];
+    if (a.preemptor != b.preemptor) return a.preemptor;
+    if (fair) {
+      if (a.borrows_requested != b.borrows_requested) return !a.borrows_requested;
+      const int share = compare_drs(a.share, b.share);
+      if (share != 0) return share < 0;
+    } else if (a.borrows != b.borrows) {
+      return a.borrows < b.borrows;
+    }
+    const Task& ta = core_.tasks[a.task];
+    const Task& tb = core_.tasks[b.task];
+    if (ta.priority != tb.priority) return ta.priority > tb.priority;
+    if (ta.submitted_at != tb.submitted_at) return ta.submitted_at < tb.submitted_at;
+    return a.team < b.team;
+  });
+}
+
+// §3 step 5 (processEntry).
+void Scheduler::process(Entry& entry, std::vector<Decision>& out) {
+  const Assignment& a = entry.nomination->assignment;
+  const std::vector<Target>& targets = entry.nomination->targets;
+  if (a.mode.mode == FitMode::no_fit) {
+    entry.result = Result::parked;
+    emit_assignment_pending(entry, out);
+    return;
+  }
+  if (a.preempt_mode() && targets.empty()) {
+    reserve_for_unreclaimable(entry);
+    entry.result = Result::parked;
+    emit_assignment_pending(entry, out);
+    return;
+  }
+  if (overlaps_cycle_victims(entry)) {
+    entry.result = Result::requeued;
+    emit_pending(core_, entry.task,
+                 {PendingReason::waiting_for_quota, kOverlappingTargets, nullptr, nullptr}, out);
+    return;
+  }
+  if (!fits_after_cycle_victims(entry)) {
+    entry.result = Result::requeued;
+    emit_pending(core_, entry.task,
+                 {PendingReason::waiting_for_quota, kNoLongerFits, nullptr, nullptr}, out);
+    return;
+  }
+  if (a.preempt_mode()) {
+    issue_preemptions(entry, out);
+    entry.result = Result::preempting;
+    return;
+  }
+  admit(core_, entry.task, static_cast<uint32_t>(a.flavor), out);
+  entry.result = Result::admitted;
+}
+
+bool Scheduler::overlaps_cycle_victims(const Entry& entry) const {
+  for (const Target& target : entry.nomination->targets) {
+    if (std::find(cycle_victims_.begin(), cycle_victims_.end(), target.task) !=
+        cycle_victims_.end())
+      return true;
+  }
+  return false;
+}
+
+// `fits`: the request against the current usage with every victim of this cycle, and the
+// entry's own, simulated as gone (cq.Fits: request <= Available).
+bool Scheduler::fits_after_cycle_victims(const Entry& entry) {
+  const auto release_quota = [this](uint32_t victim, bool give_back) {
+    const Task& t = core_.tasks[victim];
+    const auto team = static_cast<uint32_t>(t.team);
+    const auto flavor = static_cast<uint32_t>(t.flavor);
+    give_back ? core_.quota.add(team, flavor, t.request)
+              : core_.quota.subtract(team, flavor, t.request);
+  };
+  const std::vector<Target>& targets = entry.nomination->targets;
+  for (uint32_t victim : cycle_victims_) release_quota(victim, false);
+  for (const Target& target : targets) release_quota(target.task, false);
+  const Task& task = core_.tasks[entry.task];
+  const auto flavor = static_cast<uint32_t>(entry.nomination->assignment.flavor);
+  bool fits = true;
+  for (ir::Resource r : kChargedResources) {
+    const Amount amount = task.request[ir::index(r)];
+    if (amount > 0 && amount > core_.quota.available(entry.team, flavor, r)) fits = false;
+  }
+  for (const Target& target : targets) release_quota(target.task, true);
+  for (uint32_t victim : cycle_victims_) release_quota(victim, true);
+  return fits;
+}
+
+// quotaResourcesToReserve: a team that cannot always reclaim (reclaimWithinCohort != Any)
+// holds what it could get for the rest of the cycle, so later heads cannot take it.
+void Scheduler::reserve_for_unreclaimable(const Entry& entry) {
+  const ir::Team& team = core_.module.teams[entry.team];
+  if (team.reclaim_within_cohort == ir::ReclaimWithinCohort::any) return;
+  const Assignment& assignment = entry.nomination->assignment;
+  const auto flavor = static_cast<uint32_t>(assignment.flavor);
+  const Task& task = core_.tasks[entry.task];
+  Reservation reservation{entry.team, flavor, {}};
+  for (ir::Resource r : kChargedResources) {
+    const Amount amount = task.request[ir::index(r)];
+    if (amount == 0) continue;
+    const Amount used = core_.quota.usage(entry.team, flavor, r);
+    const Amount nominal = core_.quota.nominal(entry.team, flavor, r);
+    const Amount ceiling =
+        assignment.borrowing > 0
+            ? saturating_add(nominal, core_.quota.borrowing_limit(entry.team, flavor, r))
+            : nominal;
+    reservation.amounts[ir::index(r)] =
+        std::max<Amount>(0, std::min(amount, ceiling == ir::kUnlimited ? amount : ceiling - used));
+  }
+  core_.quota.add(reservation.team, reservation.flavor, reservation.amounts);
+  reservations_.push_back(reservation);
+}
+
+void Scheduler::issue_preemptions(Entry& entry, std::vector<Decision>& out) {
+  if (core_.options.self_check) self_check_victims(entry);
+  const Task& task = core_.tasks[entry.task];
+  const std::vector<Target>& targets = entry.nomination->targets;
+  const auto flavor = static_cast<uint32_t>(entry.nomination->assignment.flavor);
+  // The preemptor's usage holds the freed quota for the rest of the cycle; victims leave at
+  // the end of the cycle and the preemptor is admitted first in the next one.
+  Reservation reservation{entry.team, flavor, {}};
+  for (ir::Resource r : kChargedResources)
+    reservation.amounts[ir::index(r)] = task.request[ir::index(r)];
+  core_.quota.add(reservation.team, reservation.flavor, reservation.amounts);
+  reservations_.push_back(reservation);
+  for (const Target& target : targets) cycle_victims_.push_back(target.task);
+
+  const std::string message =
+      pending_preemption_message(assignment_message(*entry.nomination), targets.size());
+  emit_pending(core_, entry.task,
+               {PendingReason::waiting_for_preemption, message, nullptr, &targets}, out);
+  for (const Target& target : targets) emit_preempted(core_, target, entry.task, out);
+}
+
+const std::string& Scheduler::assignment_message(Nomination& nomination) {
+  if (!nomination.message_ready) {
+    render_assignment_message(core_.module, core_.options.dialect, nomination.assignment.reasons,
+                              nomination.message);
+    nomination.message_ready = true;
+  }
+  return nomination.message;
+}
+
+void Scheduler::emit_assignment_pending(const Entry& entry, std::vector<Decision>& out) {
+  const Assignment& a = entry.nomination->assignment;
+  PendingReason reason = PendingReason::waiting_for_quota;
+  if (a.no_matching_flavor) {
+    reason = PendingReason::no_matching_flavor;
+  } else if (a.mode.mode == FitMode::no_fit && a.no_fit_class == NoFitClass::exceeds_max_quota) {
+    reason = PendingReason::exceeds_max_quota;
+  }
+  emit_pending(core_, entry.task, {reason, assignment_message(*entry.nomination), &a, nullptr},
+               out);
+}
+
+bool Scheduler::finish_cycle(size_t count) {
+  for (const Reservation& r : reservations_) core_.quota.subtract(r.team, r.flavor, r.amounts);
+  reservations_.clear();
+  for (uint32_t victim : cycle_victims_) evict(core_, victim);
+  const bool evicted = !cycle_victims_.empty();
+  cycle_victims_.clear();
+
+  bool changed = evicted;
+  for (size_t i = 0; i < count; ++i) {
+    const Entry& entry = entries_[i];
+    switch (entry.result) {
+      case Result::admitted:
+        changed = true;
+        break;
+      case Result::preempting:
+        core_.tasks.make_sticky(entry.task);
+        break;
+      case Result::requeued:
+        core_.tasks.enqueue(entry.task);
+        break;
+      case Result::parked:
+        // §7: StrictFIFO keeps the head where it is; BestEffortFIFO parks it until the cohort
+        // changes.
+        if (core_.module.teams[entry.team].queueing == ir::Queueing::strict_fifo) {
+          core_.tasks.enqueue(entry.task);
+        } else {
+          core_.tasks.park(entry.task);
+          changed = true;
+        }
+        break;
+    }
+  }
+  // SEMANTICS §3: parked heads come back one cycle after an eviction.
+  if (reactivate_after_cycle_) changed = core_.tasks.reactivate_parked() || changed;
+  reactivate_after_cycle_ = evicted;
+  if (core_.options.self_check) self_check_usage();
+  return changed;
+}
+
+void Scheduler::emit_current_pending(uint32_t task, std::vector<Decision>& out) {
+  Entry entry;
+  entry.task = task;
+  entry.team = static_cast<uint32_t>(core_.tasks[task].team);
+  entry.nomination = &entry.own;
+  assigner_.set_now(core_.now);
+  assigner_.assign(task, entry.own.assignment);
+  if (!entry.own.assignment.fits()) {
+    emit_assignment_pending(entry, out);
+    return;
+  }
+  const std::string message = fmt::format("Workload is waiting behind the head of ClusterQueue {}",
+                                          core_.module.teams[entry.team].name);
+  emit_pending(core_, task, {PendingReason::waiting_for_quota, message, nullptr, nullptr}, out);
+}
+
+void Scheduler::self_check_victims(const Entry& entry) {
+  const Assignment& assignment = entry.nomination->assignment;
+  const auto flavor = static_cast<uint32_t>(assignment.flavor);
+  for (const Target& target : entry.nomination->targets) {
+    const Task& victim = core_.tasks[target.task];
+    if (victim.preempted_at == core_.now) {
+      core_.self_check_failures.push_back(
+          fmt::format("`{}` preempted twice at time {}", victim.id, core_.now));
+    }
+    if (victim.team == static_cast<int32_t>(entry.team)) continue;
+    const auto team = static_cast<uint32_t>(victim.team);
+    const Resources& usage = cycle_start_usage_[team * core_.quota.flavor_count() + flavor];
+    bool over_nominal = false;
+    for (ir::Resource r : kChargedResources) {
+      if (contains(assignment.needs_preemption, r) &&
+          usage[ir::index(r)] > core_.quota.nominal(team, flavor, r)) {
+        over_nominal = true;
+      }
+    }
+    if (!over_nominal) {
+      core_.self_check_failures.push_back(
+          fmt::format("`{}` reclaimed from team `{}` at or under nominal at time {}", victim.id,
+                      core_.module.teams[team].name, core_.now));
+    }
+  }
+}
+
+void Scheduler::self_check_usage() {
+  const QuotaState& quota = core_.quota;
+  for (uint32_t f = 0; f < quota.flavor_count(); ++f) {
+    for (ir::Resource r : kChargedResources) {
+      if (quota.cohort_usage(f, r) > quota.cohort_quota(f, r)) {
+        core_.self_check_failures.push_back(
+            fmt::format("cohort over its quota of {} in {} at time {}", ir::resource_key(r),
+                        core_.module.flavors[f].name, core_.now));
+      }
+      for (uint32_t t = 0; t < quota.team_count(); ++t) {
+        const Amount ceiling =
+            saturating_add(quota.nominal(t, f, r), quota.borrowing_limit(t, f, r));
+        if (quota.usage(t, f, r) > ceiling) {
+          core_.self_check_failures.push_back(
+              fmt::format("team `{}` over nominal + borrowing limit of {} in {} at time {}",
+                          core_.module.teams[t].name, ir::resource_key(r),
+                          core_.module.flavors[f].name, core_.now));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gov::engine

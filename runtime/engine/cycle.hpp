@@ -1,0 +1,80 @@
+// The admission cycle (kueue-reference §3, SEMANTICS §3): one head per team, nominated against
+// the state at the start of the cycle, ordered (classical or fair-sharing), then processed one
+// by one with usage updated after each; cycles repeat until nothing changes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/engine/engine_core.hpp"
+#include "runtime/engine/fair_share.hpp"
+#include "runtime/engine/flavor_assigner.hpp"
+#include "runtime/engine/nomination_cache.hpp"
+
+namespace gov::engine {
+
+/// Runs cycles on an EngineCore (which must outlive it). Not thread-safe.
+class Scheduler {
+ public:
+  explicit Scheduler(EngineCore& core) : core_(core), assigner_(core.search_context()) {}
+
+  /// Runs cycles at core.now until one changes nothing (no admission, preemption, parking or
+  /// return of parked heads); appends the decisions in the order they happen.
+  void run_until_stable(std::vector<Decision>& out);
+
+  /// The pending decision a task would get now if it were its team's head (for tasks that were
+  /// never a head before their submission instant ended; SEMANTICS §3 "every submitted task gets
+  /// a decision at its submission time").
+  void emit_current_pending(uint32_t task, std::vector<Decision>& out);
+
+ private:
+  enum class Result : uint8_t { admitted, preempting, parked, requeued };
+  struct Entry {
+    uint32_t task = 0;
+    uint32_t team = 0;
+    bool preemptor = false;            // the team's sticky preemptor: tried before every other head
+    Nomination* nomination = nullptr;  // in the cache, or `own`; valid for the cycle
+    Nomination own;
+    uint8_t borrows = 0;             // classical order: borrowing level of the assignment
+    bool borrows_requested = false;  // fair-sharing order: borrows on what it requests
+    Drs share;                       // fair-sharing order: share after admission
+    Result result = Result::parked;
+  };
+  struct Reservation {
+    uint32_t team;
+    uint32_t flavor;
+    Resources amounts;
+  };
+
+  bool run_cycle(std::vector<Decision>& out);
+  size_t collect_heads();
+  void nominate(Entry& entry);
+  Nomination* nomination_for(Entry& entry);
+  void set_order_keys(Entry& entry);
+  void order_entries(size_t count);
+  void process(Entry& entry, std::vector<Decision>& out);
+  bool finish_cycle(size_t count);
+
+  bool overlaps_cycle_victims(const Entry& entry) const;
+  bool fits_after_cycle_victims(const Entry& entry);
+  void reserve_for_unreclaimable(const Entry& entry);
+  void issue_preemptions(Entry& entry, std::vector<Decision>& out);
+  void emit_assignment_pending(const Entry& entry, std::vector<Decision>& out);
+  const std::string& assignment_message(Nomination& nomination);
+  void self_check_victims(const Entry& entry);
+  void self_check_usage();
+
+  EngineCore& core_;
+  FlavorAssigner assigner_;
+  NominationCache cache_;
+  std::vector<Entry> entries_;   // reused across cycles
+  std::vector<uint32_t> order_;  // processing order (indices into entries_)
+  std::vector<uint32_t> teams_;
+  std::vector<uint32_t> cycle_victims_;
+  std::vector<Reservation> reservations_;
+  std::vector<Resources> cycle_start_usage_;  // self-check only: team × flavor
+  bool reactivate_after_cycle_ = false;       // an eviction happened in the previous cycle
+};
+
+}  // namespace gov::engine

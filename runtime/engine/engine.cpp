@@ -1,0 +1,272 @@
+#include "runtime/engine/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "runtime/engine/cycle.hpp"
+#include "runtime/engine/engine_core.hpp"
+#include "runtime/engine/task_request.hpp"
+
+namespace gov::engine {
+
+size_t Snapshot::count(TaskState state) const {
+  return static_cast<size_t>(std::count_if(tasks.begin(), tasks.end(),
+                                           [state](const TaskRow& t) { return t.state == state; }));
+}
+
+struct Engine::Impl {
+  Impl(const ir::Module& module, const ir::Evaluator& evaluator, EngineOptions options)
+      : core(module, evaluator, options), scheduler(core) {}
+
+  void step(Time at, std::span<const Event> events, std::vector<Decision>& out);
+  void run_due_finishes(Time until, std::vector<Decision>& out);
+  void apply(const Event& event, std::vector<Decision>& out);
+  void submit(const TaskSpec& spec, std::vector<Decision>& out);
+  void finish(std::string_view id, std::vector<Decision>& out);
+  void cancel(std::string_view id, std::vector<Decision>& out);
+  bool id_in_use(std::string_view id) const;
+  std::optional<std::string> load_admitted(const AdmittedTask& entry);
+  std::optional<std::string> load_pending(const PendingTask& entry);
+
+  EngineCore core;
+  Scheduler scheduler;
+  std::vector<uint32_t> submitted_;  // tasks queued by the events of the current step
+};
+
+void Engine::Impl::step(Time at, std::span<const Event> events, std::vector<Decision>& out) {
+  at = std::max(at, core.now);
+  run_due_finishes(at, out);
+  core.now = at;
+  submitted_.clear();
+  for (const Event& event : events) apply(event, out);
+  scheduler.run_until_stable(out);
+  run_due_finishes(at, out);  // tasks admitted just now with duration 0
+  // SEMANTICS §3: every submitted task gets a decision at its submission time, even one that
+  // never became its team's head in this instant.
+  for (uint32_t task : submitted_) {
+    const Task& t = core.tasks[task];
+    if (t.state == TaskState::pending && !t.has_decision) scheduler.emit_current_pending(task, out);
+  }
+}
+
+// Each instant with due finishes: the finishes (in admission order), then cycles to a fixed point.
+void Engine::Impl::run_due_finishes(Time until, std::vector<Decision>& out) {
+  while (!core.timers.empty() && core.timers.top().at <= until) {
+    const Time instant = core.timers.top().at;
+    core.now = std::max(core.now, instant);
+    bool any = false;
+    while (!core.timers.empty() && core.timers.top().at == instant) {
+      const FinishTimer timer = core.timers.top();
+      core.timers.pop();
+      const Task& task = core.tasks[timer.task];
+      if (task.state != TaskState::admitted || task.admissions != timer.admission)
+        continue;  // stale
+      release(core, timer.task, Outcome::finished, out);
+      any = true;
+    }
+    if (any) scheduler.run_until_stable(out);
+  }
+}
+
+void Engine::Impl::apply(const Event& event, std::vector<Decision>& out) {
+  switch (event.kind) {
+    case Event::Kind::submit:
+      submit(event.task, out);
+      return;
+    case Event::Kind::finish:
+      finish(event.id, out);
+      return;
+    case Event::Kind::cancel:
+      cancel(event.id, out);
+      return;
+  }
+}
+
+bool Engine::Impl::id_in_use(std::string_view id) const {
+  const int32_t existing = core.tasks.find(id);
+  if (existing < 0) return false;
+  const TaskState state = core.tasks[static_cast<uint32_t>(existing)].state;
+  return state == TaskState::pending || state == TaskState::admitted;
+}
+
+void Engine::Impl::submit(const TaskSpec& spec, std::vector<Decision>& out) {
+  Task task;
+  task.submitted_at = core.now;
+  std::optional<std::string> error = resolve_task(core.module, spec, task);
+  const bool duplicate = id_in_use(spec.id);
+  if (duplicate)
+    error = fmt::format("task id `{}` is already used by a task that has not ended", spec.id);
+  if (error) {
+    task.state = TaskState::invalid;
+    const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/!duplicate);
+    Decision decision = base_decision(core, core.tasks[index], Outcome::invalid);
+    decision.message = std::move(*error);
+    core.tasks[index].has_decision = true;
+    out.push_back(std::move(decision));
+    return;
+  }
+  // SEMANTICS §5: rules run before quota; a deny rejects the task, it is never queued.
+  RuleVerdict verdict = core.rules.evaluate(task, spec.labels, core.quota);
+  if (verdict.deny_rule >= 0) {
+    task.state = TaskState::rejected;
+    const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
+    Decision decision = base_decision(core, core.tasks[index], Outcome::rejected);
+    decision.rule = core.module.rules[static_cast<size_t>(verdict.deny_rule)].name;
+    decision.message = std::move(verdict.deny_message);
+    decision.warnings = std::move(verdict.others);
+    core.tasks[index].has_decision = true;
+    out.push_back(std::move(decision));
+    return;
+  }
+  task.warnings = std::move(verdict.others);
+  task.state = TaskState::pending;
+  const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
+  const ir::Team& team = core.module.teams[static_cast<size_t>(core.tasks[index].team)];
+  if (!team.active) {  // an inactive team admits nothing; its tasks wait, unqueued
+    const std::string message = inactive_team_message(team.name);
+    emit_pending(core, index, {PendingReason::team_inactive, message, nullptr, nullptr}, out);
+    return;
+  }
+  core.tasks.enqueue(index);
+  submitted_.push_back(index);
+}
+
+void Engine::Impl::finish(std::string_view id, std::vector<Decision>& out) {
+  const int32_t index = core.tasks.find(id);
+  if (index < 0 || core.tasks[static_cast<uint32_t>(index)].state != TaskState::admitted) return;
+  release(core, static_cast<uint32_t>(index), Outcome::finished, out);
+}
+
+void Engine::Impl::cancel(std::string_view id, std::vector<Decision>& out) {
+  const int32_t index = core.tasks.find(id);
+  if (index < 0) return;
+  const TaskState state = core.tasks[static_cast<uint32_t>(index)].state;
+  if (state != TaskState::pending && state != TaskState::admitted) return;
+  release(core, static_cast<uint32_t>(index), Outcome::cancelled, out);
+}
+
+std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry) {
+  Task task;
+  if (auto error = resolve_task(core.module, entry.task, task)) return error;
+  if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
+  const ir::Team& team = core.module.teams[static_cast<size_t>(task.team)];
+  int32_t flavor = task.requested_flavor;
+  if (entry.flavor) {
+    flavor = core.module.flavor_index(*entry.flavor);
+    if (flavor < 0) return fmt::format("unknown instance type `{}`", *entry.flavor);
+  } else if (flavor < 0 && !team.quotas.empty()) {
+    flavor = static_cast<int32_t>(team.quotas.front().flavor);
+  }
+  if (flavor < 0 ||
+      !core.quota.has_quota(static_cast<uint32_t>(task.team), static_cast<uint32_t>(flavor))) {
+    return fmt::format("team `{}` has no quota for the task's instance type", team.name);
+  }
+  task.submitted_at = entry.submitted_at;
+  task.state = TaskState::pending;
+  const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
+  const Time now = core.now;
+  core.now = entry.admitted_at;  // admissions are stamped with their own time
+  std::vector<Decision> ignored;
+  admit(core, index, static_cast<uint32_t>(flavor), ignored);
+  core.now = now;
+  core.tasks[index].has_decision = false;
+  return std::nullopt;
+}
+
+std::optional<std::string> Engine::Impl::load_pending(const PendingTask& entry) {
+  Task task;
+  if (auto error = resolve_task(core.module, entry.task, task)) return error;
+  if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
+  task.submitted_at = entry.submitted_at;
+  task.state = TaskState::pending;
+  const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
+  if (core.module.teams[static_cast<size_t>(core.tasks[index].team)].active)
+    core.tasks.enqueue(index);
+  return std::nullopt;
+}
+
+Engine::Engine(const ir::Module& module, const ir::Evaluator& evaluator, EngineOptions options)
+    : impl_(std::make_unique<Impl>(module, evaluator, options)) {}
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
+
+std::vector<Decision> Engine::step(Time at, std::span<const Event> events) {
+  std::vector<Decision> out;
+  impl_->step(at, events, out);
+  return out;
+}
+
+void Engine::step(Time at, std::span<const Event> events, std::vector<Decision>& out) {
+  impl_->step(at, events, out);
+}
+
+std::vector<std::string> Engine::load_state(const ClusterState& state) {
+  std::vector<std::string> errors;
+  if (impl_->core.tasks.size() > 0) {
+    errors.emplace_back("a state can only be loaded into a fresh engine");
+    return errors;
+  }
+  for (size_t i = 0; i < state.admitted.size(); ++i) {
+    if (auto error = impl_->load_admitted(state.admitted[i]))
+      errors.push_back(fmt::format("admitted[{}]: {}", i, *error));
+  }
+  for (size_t i = 0; i < state.pending.size(); ++i) {
+    if (auto error = impl_->load_pending(state.pending[i]))
+      errors.push_back(fmt::format("pending[{}]: {}", i, *error));
+  }
+  impl_->core.now = std::max(impl_->core.now, state.at);
+  return errors;
+}
+
+std::optional<Explanation> Engine::explain(std::string_view task_id) const {
+  const int32_t index = impl_->core.tasks.find(task_id);
+  if (index < 0) return std::nullopt;
+  return explain_task(impl_->core, static_cast<uint32_t>(index));
+}
+
+Snapshot Engine::snapshot() const {
+  const EngineCore& core = impl_->core;
+  Snapshot snapshot;
+  snapshot.at = core.now;
+  for (uint32_t t = 0; t < core.quota.team_count(); ++t) {
+    for (const ir::FlavorQuota& quota : core.module.teams[t].quotas) {
+      for (ir::Resource r : kChargedResources) {
+        const Amount used = core.quota.usage(t, quota.flavor, r);
+        const Amount nominal = core.quota.nominal(t, quota.flavor, r);
+        snapshot.usage.push_back({core.module.teams[t].name, core.module.flavors[quota.flavor].name,
+                                  r, nominal, core.quota.borrowing_limit(t, quota.flavor, r), used,
+                                  std::max<Amount>(0, used - nominal)});
+      }
+    }
+  }
+  for (uint32_t f = 0; f < core.quota.flavor_count(); ++f) {
+    for (ir::Resource r : kChargedResources) {
+      snapshot.cohort.push_back({core.module.flavors[f].name, r, core.quota.cohort_quota(f, r),
+                                 core.quota.cohort_usage(f, r)});
+    }
+  }
+  for (const Task& task : core.tasks.all()) {
+    TaskRow row{task.id,      core.team_name(task),          task.state, {}, task.submitted_at,
+                std::nullopt, task.slot == QueueSlot::parked};
+    if (task.state == TaskState::admitted) {
+      row.flavor = core.module.flavors[static_cast<size_t>(task.flavor)].name;
+      row.admitted_at = task.admitted_at;
+    }
+    snapshot.tasks.push_back(std::move(row));
+  }
+  return snapshot;
+}
+
+Time Engine::now() const {
+  return impl_->core.now;
+}
+const ir::Module& Engine::module() const {
+  return impl_->core.module;
+}
+const std::vector<std::string>& Engine::self_check_failures() const {
+  return impl_->core.self_check_failures;
+}
+
+}  // namespace gov::engine

@@ -1,0 +1,131 @@
+// The admission engine: what SageMaker HyperPod task governance (Kueue underneath) would decide
+// for a stream of task events on a compiled policy (SEMANTICS §2–§6, kueue-reference §2–§8).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/evaluator.hpp"
+#include "compiler/ir/module.hpp"
+#include "runtime/engine/decision.hpp"
+#include "runtime/engine/engine_options.hpp"
+#include "runtime/engine/explain.hpp"
+
+namespace gov::engine {
+
+/// Something that happens to a task.
+struct Event {
+  enum class Kind : uint8_t { submit, finish, cancel };
+  Kind kind = Kind::submit;
+  TaskSpec task;   // submit
+  std::string id;  // finish, cancel
+
+  static Event submit(TaskSpec task) { return Event{Kind::submit, std::move(task), {}}; }
+  static Event finish(std::string id) { return Event{Kind::finish, {}, std::move(id)}; }
+  static Event cancel(std::string id) { return Event{Kind::cancel, {}, std::move(id)}; }
+};
+
+/// One team's quota and usage of one resource in one flavor (base units).
+struct UsageRow {
+  std::string team;
+  std::string flavor;
+  ir::Resource resource = ir::Resource::gpu;
+  ir::Amount nominal = 0;
+  ir::Amount borrowing_limit = 0;  // ir::kUnlimited when unlimited
+  ir::Amount used = 0;
+  ir::Amount borrowed = 0;  // max(0, used − nominal)
+};
+
+/// The cohort's quota and usage of one resource in one flavor (kueue-reference §2).
+struct CohortRow {
+  std::string flavor;
+  ir::Resource resource = ir::Resource::gpu;
+  ir::Amount quota = 0;  // Σ what teams lend (+ unreserved capacity with idle-resource sharing)
+  ir::Amount used = 0;   // Σ max(0, team usage − what the team keeps private)
+};
+
+struct TaskRow {
+  std::string id;
+  std::string team;
+  TaskState state = TaskState::pending;
+  std::string flavor;  // while admitted
+  Time submitted_at = 0;
+  std::optional<Time> admitted_at;  // while admitted
+  bool parked = false;              // pending and waiting for a change in the cohort
+};
+
+/// The engine's state at one time. Rows are in declaration order (teams, flavors, resources),
+/// tasks in submission order; a task id submitted twice appears once per submission.
+struct Snapshot {
+  Time at = 0;
+  std::vector<UsageRow> usage;    // every team × flavor it holds a quota for × charged resource
+  std::vector<CohortRow> cohort;  // every flavor × charged resource
+  std::vector<TaskRow> tasks;
+  size_t count(TaskState state) const;
+};
+
+/// A cluster's state to start from (`gov eval --state`).
+struct AdmittedTask {
+  TaskSpec task;
+  Time submitted_at = 0;
+  Time admitted_at = 0;
+  std::optional<std::string> flavor;  // default: the task's instance type, else its team's first
+};
+struct PendingTask {
+  TaskSpec task;
+  Time submitted_at = 0;
+};
+struct ClusterState {
+  Time at = 0;  // the engine's time after loading
+  std::vector<AdmittedTask> admitted;
+  std::vector<PendingTask> pending;
+};
+
+/// Decides admissions for one policy. Holds `module` and `evaluator` by reference: both must
+/// outlive the engine. Deterministic: the same events give the same decisions. Not thread-safe
+/// (one engine per thread, or external locking); movable, not copyable.
+class Engine {
+ public:
+  Engine(const ir::Module& module, const ir::Evaluator& evaluator, EngineOptions options = {});
+  ~Engine();
+  Engine(Engine&&) noexcept;
+  Engine& operator=(Engine&&) noexcept;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  /// Advances to `at` (milliseconds; an earlier time is taken as the current one): first every
+  /// duration-based finish due at or before `at` happens, in time order, each instant running
+  /// admission cycles to a fixed point with decisions stamped with its own time; then `events`
+  /// apply in order; then cycles run until nothing changes. Returns the decisions in the order
+  /// they happened. Unknown ids, finishing a task that is not admitted and cancelling a task that
+  /// has ended do nothing.
+  std::vector<Decision> step(Time at, std::span<const Event> events);
+  /// The same, appending to `out` (reuse it to avoid allocation).
+  void step(Time at, std::span<const Event> events, std::vector<Decision>& out);
+  std::vector<Decision> advance(Time at) { return step(at, {}); }
+
+  /// Loads a cluster's state into a fresh engine: admitted tasks hold their quota as given (no
+  /// quota check, no rules: a real cluster may be over quota), pending tasks queue with their
+  /// submission times and compete at the next step; no decisions are emitted. Returns one line
+  /// per entry that could not be loaded (it is skipped), e.g. `admitted[2]: unknown team `x``.
+  std::vector<std::string> load_state(const ClusterState& state);
+
+  /// Why the latest task with this id is where it is, computed against the current state; nullopt
+  /// for an unknown id. Does not change the engine.
+  std::optional<Explanation> explain(std::string_view task_id) const;
+  Snapshot snapshot() const;
+  Time now() const;
+  const ir::Module& module() const;
+  /// Invariant violations found with EngineOptions::self_check (empty when none, or when off).
+  const std::vector<std::string>& self_check_failures() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gov::engine

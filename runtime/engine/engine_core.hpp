@@ -1,0 +1,90 @@
+// The engine's state and the transitions of a task's life (admit, evict, finish, cancel, pending
+// decisions), shared by the event handling (engine.cpp) and the admission cycle (cycle.cpp).
+// Internal to gov::engine.
+#pragma once
+
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/evaluator.hpp"
+#include "compiler/ir/module.hpp"
+#include "runtime/engine/decision.hpp"
+#include "runtime/engine/engine_options.hpp"
+#include "runtime/engine/explain.hpp"
+#include "runtime/engine/flavor_assigner.hpp"
+#include "runtime/engine/preemption.hpp"
+#include "runtime/engine/quota_state.hpp"
+#include "runtime/engine/rules.hpp"
+#include "runtime/engine/task_store.hpp"
+
+namespace gov::engine {
+
+/// A duration-based finish, valid while the task still holds the admission it was set for.
+struct FinishTimer {
+  Time at = 0;
+  uint64_t sequence = 0;  // ties at one time finish in the order the admissions happened
+  uint32_t task = 0;
+  uint32_t admission = 0;
+};
+struct FinishesLater {
+  bool operator()(const FinishTimer& a, const FinishTimer& b) const {
+    return a.at != b.at ? a.at > b.at : a.sequence > b.sequence;
+  }
+};
+
+/// A pending decision about to be emitted (deduplicated against the task's last one).
+struct PendingUpdate {
+  PendingReason reason = PendingReason::waiting_for_quota;
+  std::string_view message;
+  const Assignment* assignment = nullptr;  // short / maximum come from it when set
+  const std::vector<Target>* victims = nullptr;
+};
+
+struct EngineCore {
+  EngineCore(const ir::Module& module, const ir::Evaluator& evaluator, EngineOptions options);
+
+  SearchContext search_context() {
+    return SearchContext{module, tasks, quota, now, /*shortcuts=*/!options.self_check};
+  }
+  const std::string& team_name(const Task& task) const;
+
+  const ir::Module& module;
+  EngineOptions options;
+  QuotaState quota;
+  TaskStore tasks;
+  AdmissionRules rules;
+  Time now = 0;
+  uint64_t admissions = 0;
+  /// Bumped by every change to usage or to the admitted tasks (admit, evict, release): what
+  /// nominations computed under one epoch stay valid for (NominationCache).
+  uint64_t epoch = 0;
+  std::priority_queue<FinishTimer, std::vector<FinishTimer>, FinishesLater> timers;
+  std::vector<std::string> self_check_failures;
+};
+
+/// A decision about `task` with `at`, `task` and `team` filled in.
+Decision base_decision(const EngineCore& core, const Task& task, Outcome outcome);
+
+/// Reserves quota for a task in a flavor and emits its `admitted` decision (usage, borrowed,
+/// warnings); starts its duration timer.
+void admit(EngineCore& core, uint32_t task, uint32_t flavor, std::vector<Decision>& out);
+/// Takes a preempted task's quota back and returns it to its team's queue (it competes again).
+void evict(EngineCore& core, uint32_t task);
+/// Ends a task (finished or cancelled), frees what it holds, emits the decision and brings the
+/// cohort's parked heads back (SEMANTICS §3: a finish or a cancel does so at once).
+void release(EngineCore& core, uint32_t task, Outcome outcome, std::vector<Decision>& out);
+/// Emits a pending decision unless it repeats the task's last one (same reason and message).
+void emit_pending(EngineCore& core, uint32_t task, const PendingUpdate& update,
+                  std::vector<Decision>& out);
+/// Emits a `preempted` decision for a victim.
+void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
+                    std::vector<Decision>& out);
+
+/// The explanation of a task against the current state (explain.cpp); simulates on a copy of
+/// the quota state, so the engine is unchanged.
+Explanation explain_task(const EngineCore& core, uint32_t task);
+
+}  // namespace gov::engine

@@ -1,0 +1,267 @@
+#include "runtime/engine/flavor_assigner.hpp"
+
+#include <algorithm>
+
+namespace gov::engine {
+
+bool is_preferred(GranularMode a, GranularMode b) {
+  if (a.mode == FitMode::no_fit) return false;
+  if (b.mode == FitMode::no_fit) return true;
+  const bool a_no_candidates = a.mode == FitMode::no_candidates;
+  const bool b_no_candidates = b.mode == FitMode::no_candidates;
+  if (a_no_candidates != b_no_candidates) return !a_no_candidates;
+  if (a.mode != b.mode) return a.mode > b.mode;
+  return a.borrow < b.borrow;
+}
+
+void Assignment::clear() {
+  flavor = -1;
+  mode = {FitMode::no_fit, 0};
+  borrowing = 0;
+  needs_preemption = 0;
+  no_matching_flavor = false;
+  no_fit_class = NoFitClass::none;
+  reasons.clear();
+  short_of = {};
+  maximum = {};
+  short_mask = 0;
+  maximum_mask = 0;
+}
+
+namespace {
+
+// shouldTryNextFlavor with the default fungibility (whenCanBorrow: MayStopSearch,
+// whenCanPreempt: TryNextFlavor): only a fit stops the search.
+bool should_try_next_flavor(GranularMode mode) {
+  return mode.mode != FitMode::fit;
+}
+
+}  // namespace
+
+PreemptionRequest FlavorAssigner::request_for(uint32_t task, uint32_t flavor,
+                                              ResourceMask needs) const {
+  const Task& t = context_.tasks[task];
+  PreemptionRequest request;
+  request.preemptor = task;
+  request.team = static_cast<uint32_t>(t.team);
+  request.flavor = flavor;
+  for (ir::Resource r : kChargedResources) request.request[ir::index(r)] = t.request[ir::index(r)];
+  request.needs = needs;
+  return request;
+}
+
+bool FlavorAssigner::can_preempt_while_borrowing(const ir::Team& team) const {
+  return team.borrow_within_cohort != ir::BorrowWithinCohort::never ||
+         (context_.module.settings.fair_sharing &&
+          team.reclaim_within_cohort != ir::ReclaimWithinCohort::never);
+}
+
+// SimulatePreemption for one contested resource: no targets → no candidates; targets only in
+// other teams → reclaim; some in the own team → preempt; with the borrowing level after them.
+GranularMode FlavorAssigner::oracle(uint32_t task, uint32_t flavor, ir::Resource resource) {
+  const Task& t = context_.tasks[task];
+  const auto team = static_cast<uint32_t>(t.team);
+  const Amount amount = t.request[ir::index(resource)];
+  PreemptionRequest request = request_for(task, flavor, resource_bit(resource));
+  request.request = {};
+  request.request[ir::index(resource)] = amount;
+  find_targets(context_, request, scratch_);
+  if (simulated_count_ == simulated_.size()) simulated_.emplace_back();
+  simulated_[simulated_count_].request = request;
+  simulated_[simulated_count_].targets = scratch_;
+  ++simulated_count_;
+  if (scratch_.empty()) {
+    return {FitMode::no_candidates,
+            static_cast<uint8_t>(context_.quota.borrowing_with(team, flavor, resource, amount))};
+  }
+  bool in_own_team = false;
+  for (const Target& target : scratch_) {
+    const Task& victim = context_.tasks[target.task];
+    context_.quota.subtract(static_cast<uint32_t>(victim.team), flavor, victim.request);
+    in_own_team = in_own_team || victim.team == t.team;
+  }
+  const bool borrows = context_.quota.borrowing_with(team, flavor, resource, amount);
+  for (const Target& target : scratch_) {
+    const Task& victim = context_.tasks[target.task];
+    context_.quota.add(static_cast<uint32_t>(victim.team), flavor, victim.request);
+  }
+  return {in_own_team ? FitMode::preempt : FitMode::reclaim, static_cast<uint8_t>(borrows)};
+}
+
+// fitsResourceQuota for one resource, before any preemption is simulated: above the maximum
+// capacity → no fit; within what is available → fit; otherwise preemption is considered only
+// when the request is within nominal or the team may preempt while borrowing.
+FlavorAssigner::ResourceCheck FlavorAssigner::check_resource(uint32_t team, uint32_t flavor,
+                                                             ir::Resource r, Amount amount) const {
+  const QuotaState& quota = context_.quota;
+  ResourceCheck check;
+  check.borrow = quota.borrowing_with(team, flavor, r, amount);
+  FlavorReason& reason = check.reason;
+  reason.resource = r;
+  reason.flavor = flavor;
+  reason.request = amount;
+  reason.max_capacity = quota.max_capacity(team, flavor, r);
+  const Amount available = quota.available(team, flavor, r);
+  reason.lack = amount - available;
+  reason.beyond_borrowing_limit =
+      quota.usage(team, flavor, r) + amount >
+      saturating_add(quota.nominal(team, flavor, r), quota.borrowing_limit(team, flavor, r));
+  if (amount > reason.max_capacity) {
+    reason.kind = FlavorReason::Kind::exceeds_max_capacity;
+    check.fit = ResourceFit::exceeds_max;
+  } else if (amount <= available) {
+    check.fit = ResourceFit::fits;
+  } else {
+    reason.kind = FlavorReason::Kind::insufficient_unused;
+    const bool may_preempt = amount <= quota.nominal(team, flavor, r) ||
+                             can_preempt_while_borrowing(context_.module.teams[team]);
+    check.fit = may_preempt ? ResourceFit::may_preempt : ResourceFit::waits;
+  }
+  return check;
+}
+
+// Every charged resource the task requests, in one flavor; the flavor's mode is the worst. The
+// preemption simulations run only when no resource already rules the flavor out (the result is
+// the same: no fit dominates, and the reasons are recorded before simulating).
+FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32_t task_index,
+                                                        uint32_t flavor, Assignment& out) {
+  const auto team = static_cast<uint32_t>(task.team);
+  FlavorResult result;
+  result.mode = {FitMode::fit, 0};
+  const auto worsen = [&result](GranularMode mode) {
+    if (is_preferred(result.mode, mode)) result.mode = mode;
+    result.borrowing = std::max(result.borrowing, mode.borrow);
+  };
+  ResourceMask simulate = 0;
+  for (ir::Resource r : kChargedResources) {
+    const Amount amount = task.request[ir::index(r)];
+    if (amount == 0) continue;
+    const ResourceCheck check = check_resource(team, flavor, r, amount);
+    if (check.fit == ResourceFit::fits) {
+      worsen({FitMode::fit, check.borrow});
+      continue;
+    }
+    out.reasons.push_back(check.reason);
+    if (check.fit == ResourceFit::exceeds_max) {
+      result.no_fit_class = NoFitClass::exceeds_max_quota;
+      result.maximum[ir::index(r)] = check.reason.max_capacity;
+      result.maximum_mask |= resource_bit(r);
+      worsen({FitMode::no_fit, 0});
+      continue;
+    }
+    result.short_of[ir::index(r)] = check.reason.lack;
+    result.short_mask |= resource_bit(r);
+    if (check.fit == ResourceFit::may_preempt) {
+      simulate |= resource_bit(r);
+      continue;
+    }
+    result.no_fit_class = std::max(result.no_fit_class, NoFitClass::waiting_for_quota);
+    worsen({FitMode::no_fit, check.borrow});
+  }
+  if (result.mode.mode == FitMode::no_fit) return result;
+  for (ir::Resource r : kChargedResources) {
+    if (!contains(simulate, r)) continue;
+    worsen(oracle(task_index, flavor, r));
+    result.needs_preemption |= resource_bit(r);
+  }
+  return result;
+}
+
+// The task names an instance type its team has no quota for, or the team has none at all:
+// Kueue's node-affinity / unavailable-resource reasons.
+void FlavorAssigner::no_flavor_of_team(const Task& task, Assignment& out) const {
+  const ir::Team& team = context_.module.teams[static_cast<size_t>(task.team)];
+  out.no_matching_flavor = true;
+  for (const ir::FlavorQuota& quota : team.quotas) {
+    FlavorReason reason;
+    reason.kind = FlavorReason::Kind::flavor_mismatch;
+    reason.flavor = quota.flavor;
+    out.reasons.push_back(reason);
+  }
+  if (!team.quotas.empty()) return;
+  for (ir::Resource r : kChargedResources) {
+    if (task.request[ir::index(r)] == 0) continue;
+    FlavorReason reason;
+    reason.kind = FlavorReason::Kind::resource_unavailable;
+    reason.resource = r;
+    out.reasons.push_back(reason);
+  }
+  if (out.reasons.empty()) {  // nothing requested and nothing to request it from
+    FlavorReason reason;
+    reason.kind = FlavorReason::Kind::resource_unavailable;
+    out.reasons.push_back(reason);
+  }
+}
+
+void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
+                                 std::vector<Target>& out) {
+  const PreemptionRequest request =
+      request_for(task, static_cast<uint32_t>(assignment.flavor), assignment.needs_preemption);
+  for (size_t i = 0; context_.shortcuts && i < simulated_count_; ++i) {
+    const PreemptionRequest& done = simulated_[i].request;
+    if (done.flavor == request.flavor && done.needs == request.needs &&
+        done.request == request.request) {
+      out = simulated_[i].targets;
+      return;
+    }
+  }
+  find_targets(context_, request, out);
+}
+
+void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrace* trace) {
+  out.clear();
+  simulated_count_ = 0;
+  const Task& task = context_.tasks[task_index];
+  const auto team = static_cast<uint32_t>(task.team);
+  const ir::Team& team_def = context_.module.teams[team];
+  const bool named_and_held =
+      task.requested_flavor >= 0 &&
+      context_.quota.has_quota(team, static_cast<uint32_t>(task.requested_flavor));
+  if ((task.requested_flavor >= 0 && !named_and_held) || team_def.quotas.empty()) {
+    no_flavor_of_team(task, out);
+    return;
+  }
+  GranularMode best{FitMode::no_fit, 255};
+  FlavorResult best_result;
+  FlavorResult least_severe_no_fit;  // resolveNoFitReason: the least severe class over flavors
+  bool any_no_fit = false;
+  for (const ir::FlavorQuota& quota : team_def.quotas) {
+    if (task.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(task.requested_flavor))
+      continue;
+    const FlavorResult result = try_flavor(task, task_index, quota.flavor, out);
+    if (trace != nullptr) trace->attempts.emplace_back(quota.flavor, result.mode);
+    if (result.mode.mode == FitMode::no_fit &&
+        (!any_no_fit || result.no_fit_class < least_severe_no_fit.no_fit_class)) {
+      least_severe_no_fit = result;
+      any_no_fit = true;
+    }
+    const bool stop = !should_try_next_flavor(result.mode);
+    if (stop || is_preferred(result.mode, best)) {
+      best = result.mode;
+      best_result = result;
+      out.flavor = static_cast<int32_t>(quota.flavor);
+    }
+    if (stop) break;
+  }
+  out.mode = best;
+  out.borrowing = best_result.borrowing;
+  if (best.mode == FitMode::fit) {
+    out.reasons.clear();
+    return;
+  }
+  if (best.mode == FitMode::no_fit) {
+    out.flavor = -1;
+    out.borrowing = 0;
+    best_result = least_severe_no_fit;
+    out.no_fit_class = least_severe_no_fit.no_fit_class;
+  }
+  out.needs_preemption = best_result.needs_preemption;
+  out.short_of = best_result.short_of;
+  out.short_mask = best_result.short_mask;
+  if (best.mode == FitMode::no_fit && out.no_fit_class == NoFitClass::exceeds_max_quota) {
+    out.maximum = best_result.maximum;
+    out.maximum_mask = best_result.maximum_mask;
+  }
+}
+
+}  // namespace gov::engine

@@ -1,0 +1,113 @@
+// Flavor assignment (kueue-reference §4, Kueue HEAD with default flavor fungibility): the first
+// of the task's instance types, in declared order, where it fits (even by borrowing); failing
+// that the best one where preemption could make room; failing that, no fit, with every reason.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "runtime/engine/messages.hpp"
+#include "runtime/engine/preemption.hpp"
+
+namespace gov::engine {
+
+/// How a flavor can take a request, worst first (the internal preemptionMode of §4.3).
+enum class FitMode : uint8_t { no_fit, no_candidates, preempt, reclaim, fit };
+
+/// A mode with the borrowing level it implies (0: within nominal, 1: borrowing).
+struct GranularMode {
+  FitMode mode = FitMode::fit;
+  uint8_t borrow = 0;
+  friend bool operator==(const GranularMode&, const GranularMode&) = default;
+};
+
+/// isPreferred of §4.4 with the default preference (BorrowingOverPreemption): anything beats
+/// no fit, viable modes beat "no candidates", then the higher mode, then less borrowing.
+bool is_preferred(GranularMode a, GranularMode b);
+
+/// The severity class of a no-fit (resolveNoFitReason), least severe first.
+enum class NoFitClass : uint8_t { none, waiting_for_quota, exceeds_max_quota };
+
+/// The result of assigning flavors to one task.
+struct Assignment {
+  int32_t flavor = -1;  // the chosen flavor, -1 when nothing could be assigned
+  GranularMode mode{FitMode::no_fit, 0};
+  uint8_t borrowing = 0;  // 1 when any resource of the chosen flavor borrows (Assignment.Borrowing)
+  ResourceMask needs_preemption = 0;  // contested resources of the chosen flavor
+  bool no_matching_flavor = false;    // the task's instance type is not one of its team's
+  NoFitClass no_fit_class = NoFitClass::none;
+  std::vector<FlavorReason> reasons;  // of every flavor tried; empty when it fits
+  Resources short_of{};               // per resource: how much is missing now (0 when none)
+  Resources maximum{};                // per resource: the maximum it exceeds (0 when none)
+  ResourceMask short_mask = 0;
+  ResourceMask maximum_mask = 0;
+
+  bool fits() const { return mode.mode == FitMode::fit; }
+  /// Kueue's public mode Preempt: the task could fit if something were preempted.
+  bool preempt_mode() const {
+    return mode.mode == FitMode::no_candidates || mode.mode == FitMode::preempt ||
+           mode.mode == FitMode::reclaim;
+  }
+  void clear();
+};
+
+/// The flavors tried and the mode each got, in order (explanations only).
+struct AssignmentTrace {
+  std::vector<std::pair<uint32_t, GranularMode>> attempts;
+};
+
+/// Assigns flavors against the quota state of `context` (which must outlive it). Preemption
+/// possibilities are simulated with the target search (the "oracle"); the quota state is
+/// restored before each call returns. Not thread-safe.
+class FlavorAssigner {
+ public:
+  explicit FlavorAssigner(const SearchContext& context) : context_(context) {}
+
+  /// The event time candidates are checked against (at most one preemption per task per time).
+  void set_now(Time now) { context_.now = now; }
+  const SearchContext& context() const { return context_; }
+
+  void assign(uint32_t task, Assignment& out, AssignmentTrace* trace = nullptr);
+  /// The charged request of `task` in a flavor, as a preemption request needing `needs`.
+  PreemptionRequest request_for(uint32_t task, uint32_t flavor, ResourceMask needs) const;
+  /// The victims for the assignment `assign` just made (find_targets on the same state); reuses
+  /// a simulation of the last assign when it searched the very same request.
+  void targets_for(uint32_t task, const Assignment& assignment, std::vector<Target>& out);
+
+ private:
+  struct FlavorResult {
+    GranularMode mode;
+    uint8_t borrowing = 0;  // max over resources
+    NoFitClass no_fit_class = NoFitClass::none;
+    ResourceMask needs_preemption = 0;
+    Resources short_of{};
+    Resources maximum{};
+    ResourceMask short_mask = 0;
+    ResourceMask maximum_mask = 0;
+  };
+  enum class ResourceFit : uint8_t { fits, exceeds_max, may_preempt, waits };
+  struct ResourceCheck {
+    ResourceFit fit = ResourceFit::fits;
+    uint8_t borrow = 0;
+    FlavorReason reason;
+  };
+  ResourceCheck check_resource(uint32_t team, uint32_t flavor, ir::Resource r, Amount amount) const;
+  FlavorResult try_flavor(const Task& task, uint32_t task_index, uint32_t flavor, Assignment& out);
+  GranularMode oracle(uint32_t task, uint32_t flavor, ir::Resource resource);
+  bool can_preempt_while_borrowing(const ir::Team& team) const;
+  void no_flavor_of_team(const Task& task, Assignment& out) const;
+
+  /// One simulation of the last assign: a search for one contested resource of one flavor.
+  struct Simulated {
+    PreemptionRequest request;
+    std::vector<Target> targets;
+  };
+
+  SearchContext context_;
+  std::vector<Target> scratch_;
+  std::vector<Simulated> simulated_;  // of the last assign, reused by targets_for
+  size_t simulated_count_ = 0;
+};
+
+}  // namespace gov::engine

@@ -1,0 +1,155 @@
+#include "runtime/engine/messages.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace gov::engine {
+namespace {
+
+// Kubernetes canonical DecimalSI: the largest power of 1000 that keeps the mantissa whole.
+std::string decimal_text(Amount whole) {
+  static constexpr std::array<std::string_view, 7> kSuffixes = {"", "k", "M", "G", "T", "P", "E"};
+  if (whole == 0) return "0";
+  size_t exponent = 0;
+  while (whole % 1000 == 0 && exponent + 1 < kSuffixes.size()) {
+    whole /= 1000;
+    ++exponent;
+  }
+  return fmt::format("{}{}", whole, kSuffixes[exponent]);
+}
+
+// Kubernetes canonical BinarySI for an amount of MiB: the largest power of 1024 that divides it.
+std::string binary_text(Amount mebibytes) {
+  static constexpr std::array<std::string_view, 5> kSuffixes = {"Mi", "Gi", "Ti", "Pi", "Ei"};
+  if (mebibytes == 0) return "0";
+  size_t exponent = 0;
+  while (mebibytes % 1024 == 0 && exponent + 1 < kSuffixes.size()) {
+    mebibytes /= 1024;
+    ++exponent;
+  }
+  return fmt::format("{}{}", mebibytes, kSuffixes[exponent]);
+}
+
+std::string_view flavor_name(const ir::Module& module, uint32_t flavor) {
+  return module.flavors[flavor].name;
+}
+
+std::string head_reason(const ir::Module& module, const FlavorReason& reason) {
+  const std::string_view r = ir::kubernetes_name(reason.resource);
+  const std::string_view f = flavor_name(module, reason.flavor);
+  switch (reason.kind) {
+    case FlavorReason::Kind::exceeds_max_capacity:
+      return fmt::format(
+          "insufficient quota for {} in flavor {}, previously considered podsets requests ({}) + "
+          "current podset "
+          "request ({}) > maximum capacity ({})",
+          r, f, quantity_text(reason.resource, 0), quantity_text(reason.resource, reason.request),
+          quantity_text(reason.resource, reason.max_capacity));
+    case FlavorReason::Kind::insufficient_unused:
+      return fmt::format("insufficient unused quota for {} in flavor {}, {} more needed", r, f,
+                         quantity_text(reason.resource, reason.lack));
+    case FlavorReason::Kind::flavor_mismatch:
+      return fmt::format("flavor {} doesn't match node affinity", f);
+    case FlavorReason::Kind::resource_unavailable:
+      return fmt::format("resource {} unavailable in ClusterQueue", r);
+  }
+  return {};
+}
+
+// v0.8/v0.9.0 checked the borrowing limit first and had no maximum-capacity text
+// (kueue-reference §4 "Reason strings by version", §10).
+std::string v0_9_reason(const ir::Module& module, const FlavorReason& reason) {
+  const std::string_view r = ir::kubernetes_name(reason.resource);
+  const std::string_view f = flavor_name(module, reason.flavor);
+  switch (reason.kind) {
+    case FlavorReason::Kind::exceeds_max_capacity:
+    case FlavorReason::Kind::insufficient_unused:
+      if (reason.beyond_borrowing_limit)
+        return fmt::format("borrowing limit for {} in flavor {} exceeded", r, f);
+      return fmt::format("insufficient unused quota in cohort for {} in flavor {}, {} more needed",
+                         r, f, quantity_text(reason.resource, reason.lack));
+    case FlavorReason::Kind::flavor_mismatch:
+    case FlavorReason::Kind::resource_unavailable:
+      return head_reason(module, reason);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string quantity_text(ir::Resource resource, Amount amount) {
+  switch (resource) {
+    case ir::Resource::vcpu:
+      if (amount % 1000 != 0) return fmt::format("{}m", amount);
+      return decimal_text(amount / 1000);
+    case ir::Resource::memory:
+      return binary_text(amount);
+    case ir::Resource::gpu:
+    case ir::Resource::neuron:
+    case ir::Resource::efa:
+      return decimal_text(amount);
+  }
+  return {};
+}
+
+std::string reason_text(const ir::Module& module, MessageDialect dialect,
+                        const FlavorReason& reason) {
+  switch (dialect) {
+    case MessageDialect::head:
+      return head_reason(module, reason);
+    case MessageDialect::kueue_v0_9:
+      return v0_9_reason(module, reason);
+  }
+  return {};
+}
+
+void render_assignment_message(const ir::Module& module, MessageDialect dialect,
+                               std::span<const FlavorReason> reasons, std::string& out) {
+  std::vector<std::string> texts;
+  texts.reserve(reasons.size());
+  for (const FlavorReason& reason : reasons) texts.push_back(reason_text(module, dialect, reason));
+  std::sort(texts.begin(), texts.end());
+  out.assign("couldn't assign flavors to pod set ");
+  out.append(kPodSetName);
+  out.append(": ");
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (i > 0) out.append(", ");
+    out.append(texts[i]);
+  }
+}
+
+std::string admitted_message(std::string_view team) {
+  return fmt::format("Quota reserved in ClusterQueue {}", team);
+}
+
+std::string inactive_team_message(std::string_view team) {
+  return fmt::format("ClusterQueue {} is inactive", team);
+}
+
+std::string pending_preemption_message(std::string_view assignment_message, size_t victims) {
+  return fmt::format("{}. Pending the preemption of {} workload(s)", assignment_message, victims);
+}
+
+std::string preempted_message(MessageDialect dialect, std::string_view preemptor,
+                              PreemptionKind kind, bool while_borrowing) {
+  std::string_view reason;
+  switch (kind) {
+    case PreemptionKind::in_team:
+      reason = "prioritization in the ClusterQueue";
+      break;
+    case PreemptionKind::reclaim:
+      reason = while_borrowing ? "reclamation within the cohort while borrowing"
+                               : "reclamation within the cohort";
+      break;
+    case PreemptionKind::fair_sharing:
+      reason = dialect == MessageDialect::head ? "Fair Sharing within the cohort"
+                                               : "fair sharing within the cohort";
+      break;
+  }
+  return fmt::format("Preempted to accommodate a workload (UID: {}) due to {}", preemptor, reason);
+}
+
+}  // namespace gov::engine

@@ -1,0 +1,69 @@
+// The texts of decisions, in Kueue's words (kueue-reference §4, §5.6, §10): pending reasons of
+// the flavor assigner, scheduler messages and preemption messages, in the HEAD dialect or the
+// older one early HyperPod clusters printed (Kueue v0.8/v0.9).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "compiler/ir/module.hpp"
+#include "runtime/engine/decision.hpp"
+
+namespace gov::engine {
+
+enum class MessageDialect : uint8_t {
+  head,        // Kueue HEAD (SEMANTICS §6)
+  kueue_v0_9,  // Kueue v0.8.x/v0.9.0: `borrowing limit for <r> in flavor <f> exceeded`, `... in
+               // cohort ...`
+};
+
+/// Why one flavor could not take one resource of a task: the structured form of one reason of
+/// a `couldn't assign flavors` message.
+struct FlavorReason {
+  enum class Kind : uint8_t {
+    exceeds_max_capacity,  // the request is above what the team could ever hold
+    insufficient_unused,   // the request is above what is unused now
+    flavor_mismatch,       // the task names another instance type (node affinity)
+    resource_unavailable,  // the team has no flavor at all for the resource
+  };
+  Kind kind = Kind::insufficient_unused;
+  ir::Resource resource = ir::Resource::gpu;
+  uint32_t flavor = 0;
+  Amount request = 0;                   // the pod set's request
+  Amount max_capacity = 0;              // exceeds_max_capacity
+  Amount lack = 0;                      // request − available
+  bool beyond_borrowing_limit = false;  // usage + request > nominal + borrowing limit (v0.9 text)
+
+  friend bool operator==(const FlavorReason&, const FlavorReason&) = default;
+};
+
+/// The pod set every task has (a task is one pod set).
+inline constexpr std::string_view kPodSetName = "main";
+
+/// `couldn't assign flavors to pod set main: <reasons>`, the reasons rendered, sorted and joined
+/// by ", " as Kueue's Assignment.Message() does. Writes into `out` (reused, no allocation once
+/// warm).
+void render_assignment_message(const ir::Module& module, MessageDialect dialect,
+                               std::span<const FlavorReason> reasons, std::string& out);
+/// One reason, rendered.
+std::string reason_text(const ir::Module& module, MessageDialect dialect,
+                        const FlavorReason& reason);
+
+/// A quantity as Kubernetes prints it: `1`, `1k`, `500m`, `64`, `256Gi`, `1536Mi`.
+std::string quantity_text(ir::Resource resource, Amount amount);
+
+std::string admitted_message(std::string_view team);
+std::string inactive_team_message(std::string_view team);
+std::string pending_preemption_message(std::string_view assignment_message, size_t victims);
+/// `Preempted to accommodate a workload (UID: <id>) due to <reason>`.
+std::string preempted_message(MessageDialect dialect, std::string_view preemptor,
+                              PreemptionKind kind, bool while_borrowing);
+
+inline constexpr std::string_view kNoLongerFits =
+    "Workload no longer fits after processing another workload";
+inline constexpr std::string_view kOverlappingTargets =
+    "Workload has overlapping preemption targets with another workload";
+
+}  // namespace gov::engine

@@ -1,0 +1,69 @@
+// Preemption target search: which admitted tasks to evict so that a task fits. Classical
+// (kueue-reference §5.4) when idle compute is fcfs, fair sharing (§6.3) when it is fair-share.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/module.hpp"
+#include "runtime/engine/decision.hpp"
+#include "runtime/engine/quota_state.hpp"
+#include "runtime/engine/task_store.hpp"
+
+namespace gov::engine {
+
+/// One victim and why it is preempted.
+struct Target {
+  uint32_t task = 0;
+  PreemptionKind kind = PreemptionKind::in_team;
+  bool while_borrowing =
+      false;  // classical reclaim while the preemptor borrows (borrowWithinCohort)
+};
+
+/// A task that needs preemption in one flavor.
+struct PreemptionRequest {
+  uint32_t preemptor = 0;
+  uint32_t team = 0;
+  uint32_t flavor = 0;
+  Resources request{};     // the charged amounts it asks for in the flavor
+  ResourceMask needs = 0;  // the resources whose quota must be freed (mode Preempt)
+};
+
+/// What the search did with one candidate; collected only for explanations.
+struct CandidateNote {
+  enum class Verdict : uint8_t {
+    removed,                      // taken as a target (it may be given back by fill-back)
+    given_back,                   // fill-back: the task fits without evicting it
+    share_test_failed,            // fair sharing: S2-a (or S2-b) did not allow it
+    skipped_team_within_nominal,  // its team no longer borrows in the contested resources
+    skipped_needs_no_borrowing,   // classical: only usable if the preemptor would not borrow
+  };
+  uint32_t task = 0;
+  Verdict verdict = Verdict::removed;
+  double preemptor_share =
+      0;  // share_test_failed: weighted shares compared (inf for weight-0 borrowers)
+  double target_share = 0;
+};
+struct SearchTrace {
+  std::vector<CandidateNote> notes;
+};
+
+/// Everything a search reads. `quota` is mutated while simulating and restored before return.
+struct SearchContext {
+  const ir::Module& module;
+  const TaskStore& tasks;
+  QuotaState& quota;
+  Time now = 0;
+  /// Take the shortcuts that cannot change an answer (skip hopeless searches, reuse a
+  /// simulation); off in self-check runs, so comparing decisions tests them.
+  bool shortcuts = true;
+};
+
+/// Appends to `out` the victims that make `request` fit, in the order they were chosen, or
+/// nothing when no set of allowed candidates does (all or nothing). Candidates: the preemptor's
+/// own team per its within-team policy; other teams over nominal in the contested resources per
+/// the reclaim policy; never a task already preempted at this event time. `trace` may be null.
+void find_targets(const SearchContext& context, const PreemptionRequest& request,
+                  std::vector<Target>& out, SearchTrace* trace = nullptr);
+
+}  // namespace gov::engine

@@ -1,0 +1,179 @@
+// Classical preemption (kueue-reference §5.2–§5.5, Kueue HEAD classicalPreemptionStrategy) for a
+// flat cohort: candidates from other teams over nominal first, then the preemptor's own team;
+// one or two attempts (with and without borrowing); the minimal set with fill-back.
+#include "runtime/engine/preemption_internal.hpp"
+
+namespace gov::engine::preemption {
+namespace {
+
+/// How a candidate of another team may be preempted (classifyPreemptionVariant, flat cohort).
+enum class Variant : uint8_t {
+  hierarchical_reclaim,       // the preemptor stays within its nominal: always allowed
+  reclaim_without_borrowing,  // only if the preemptor ends up not borrowing
+  reclaim_while_borrowing,    // borrowWithinCohort lets it go while the preemptor borrows
+};
+
+/// The candidates in classical order, produced lazily and kept so both attempts can walk them:
+/// other teams' candidates merged in candidate order, then the preemptor's own team.
+class ClassicalSequence {
+ public:
+  ClassicalSequence(const SearchContext& context, const PreemptionRequest& request,
+                    const ir::Team& team)
+      : context_(context), own_(context, request, request.team, within_team_policy(team)) {
+    const Policy reclaim = reclaim_policy(team);
+    if (reclaim == Policy::never) return;
+    for (uint32_t t = 0; t < context.quota.team_count(); ++t) {
+      if (t == request.team || !context.quota.has_quota(t, request.flavor)) continue;
+      // §5.2: a team at or under nominal in the contested resources is never reclaimed from.
+      if (!context.quota.borrowing_in(t, request.flavor, request.needs)) continue;
+      CandidateCursor cursor(context, request, t, reclaim);
+      if (!cursor.done()) others_.push_back(cursor);
+    }
+  }
+
+  bool has_other_team_candidates() const { return !others_.empty(); }
+  /// Every candidate, in no particular order (without paying for the merge).
+  std::vector<uint32_t> unordered() const {
+    std::vector<uint32_t> out;
+    for (CandidateCursor cursor = own_; !cursor.done(); cursor.advance())
+      out.push_back(cursor.task());
+    for (CandidateCursor cursor : others_) {
+      for (; !cursor.done(); cursor.advance()) out.push_back(cursor.task());
+    }
+    return out;
+  }
+
+  /// The i-th candidate, or false past the end.
+  bool get(size_t i, uint32_t& task) {
+    while (items_.size() <= i) {
+      if (!produce()) return false;
+    }
+    task = items_[i];
+    return true;
+  }
+
+ private:
+  bool produce() {
+    CandidateCursor* best = nullptr;
+    for (CandidateCursor& cursor : others_) {
+      if (cursor.done()) continue;
+      if (best == nullptr ||
+          candidate_order_less(context_.tasks[cursor.task()], context_.tasks[best->task()])) {
+        best = &cursor;
+      }
+    }
+    if (best == nullptr && !own_.done()) best = &own_;
+    if (best == nullptr) return false;
+    items_.push_back(best->task());
+    best->advance();
+    return true;
+  }
+
+  const SearchContext& context_;
+  std::vector<CandidateCursor> others_;
+  CandidateCursor own_;
+  std::vector<uint32_t> items_;
+};
+
+Variant classify(const ir::Team& team, bool hierarchical_advantage, const Task& preemptor,
+                 const Task& candidate) {
+  if (hierarchical_advantage) return Variant::hierarchical_reclaim;
+  if (team.borrow_within_cohort == ir::BorrowWithinCohort::never)
+    return Variant::reclaim_without_borrowing;
+  if (candidate.priority >= preemptor.priority ||
+      candidate.priority > team.borrow_priority_threshold) {
+    return Variant::reclaim_without_borrowing;
+  }
+  return Variant::reclaim_while_borrowing;
+}
+
+/// usage < nominal in every contested resource (queueUnderNominalInResourcesNeedingPreemption).
+bool strictly_under_nominal(const QuotaState& quota, const PreemptionRequest& request) {
+  for (ir::Resource r : kChargedResources) {
+    if (!contains(request.needs, r)) continue;
+    if (quota.usage(request.team, request.flavor, r) >=
+        quota.nominal(request.team, request.flavor, r))
+      return false;
+  }
+  return true;
+}
+
+struct Attempts {
+  bool allow_borrowing[2] = {true, false};
+  size_t count = 1;
+};
+
+// The attempt order of classicalPreemptionStrategy.
+Attempts attempts_for(const ir::Team& team, bool other_candidates, bool hierarchical_advantage,
+                      bool under_nominal) {
+  const bool borrow_within_cohort_forbidden =
+      team.borrow_within_cohort == ir::BorrowWithinCohort::never;
+  if (!other_candidates || (borrow_within_cohort_forbidden && !under_nominal))
+    return {{true, false}, 1};
+  if (borrow_within_cohort_forbidden && !hierarchical_advantage) return {{false, true}, 2};
+  return {{true, false}, 2};
+}
+
+void restore_all(const SearchContext& context, const std::vector<Target>& targets) {
+  for (const Target& target : targets) restore_to_quota(context, target.task);
+}
+
+/// One attempt: remove valid candidates in order until the request fits, then fill back.
+bool attempt(const SearchContext& context, const PreemptionRequest& request, const ir::Team& team,
+             bool hierarchical_advantage, bool allow_borrowing, ClassicalSequence& sequence,
+             std::vector<Target>& targets, SearchTrace* trace) {
+  const Task& preemptor = context.tasks[request.preemptor];
+  uint32_t task = 0;
+  for (size_t i = 0; sequence.get(i, task); ++i) {
+    const Task& candidate = context.tasks[task];
+    const bool same_team = candidate.team == static_cast<int32_t>(request.team);
+    Target target{task, PreemptionKind::in_team, false};
+    if (!same_team) {
+      const Variant variant = classify(team, hierarchical_advantage, preemptor, candidate);
+      if (allow_borrowing && variant == Variant::reclaim_without_borrowing) {
+        note(trace, task, CandidateNote::Verdict::skipped_needs_no_borrowing);
+        continue;
+      }
+      if (!context.quota.borrowing_in(static_cast<uint32_t>(candidate.team), request.flavor,
+                                      request.needs)) {
+        note(trace, task, CandidateNote::Verdict::skipped_team_within_nominal);
+        continue;
+      }
+      target.kind = PreemptionKind::reclaim;
+      target.while_borrowing = variant == Variant::reclaim_while_borrowing;
+    }
+    remove_from_quota(context, task);
+    targets.push_back(target);
+    note(trace, task, CandidateNote::Verdict::removed);
+    if (request_fits(context.quota, request, allow_borrowing)) {
+      fill_back(context, request, allow_borrowing, targets, trace);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void classical_targets(const SearchContext& context, const PreemptionRequest& request,
+                       std::vector<Target>& out, SearchTrace* trace) {
+  const ir::Team& team = context.module.teams[request.team];
+  ClassicalSequence sequence(context, request, team);
+  if (context.shortcuts && !fits_without_all(context, request, sequence.unordered())) return;
+  // Flat cohort: the preemptor has the "hierarchical advantage" over every other team exactly
+  // when the whole request fits within its nominal (QuantitiesFitInQuota).
+  const bool advantage =
+      context.quota.fits_in_nominal(request.team, request.flavor, request.request);
+  const Attempts attempts = attempts_for(team, sequence.has_other_team_candidates(), advantage,
+                                         strictly_under_nominal(context.quota, request));
+  for (size_t a = 0; a < attempts.count; ++a) {
+    out.clear();
+    const bool found = attempt(context, request, team, advantage, attempts.allow_borrowing[a],
+                               sequence, out, trace);
+    restore_all(context, out);
+    if (found) return;
+  }
+  out.clear();
+}
+
+}  // namespace gov::engine::preemption

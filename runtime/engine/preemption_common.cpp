@@ -1,0 +1,191 @@
+#include <cassert>
+
+#include "runtime/engine/preemption_internal.hpp"
+
+namespace gov::engine {
+
+void find_targets(const SearchContext& context, const PreemptionRequest& request,
+                  std::vector<Target>& out, SearchTrace* trace) {
+  out.clear();
+  // Most searches of parked heads are hopeless; a team-level bound settles them in O(teams).
+  if (context.shortcuts) {
+    std::vector<uint32_t> teams;
+    preemption::teams_with_candidates(context, request, teams);
+    if (teams.empty() || !preemption::fits_without_teams(context, request, teams)) return;
+  }
+  if (context.module.settings.fair_sharing) {
+    preemption::fair_sharing_targets(context, request, out, trace);
+  } else {
+    preemption::classical_targets(context, request, out, trace);
+  }
+}
+
+namespace preemption {
+
+Policy within_team_policy(const ir::Team& team) {
+  switch (team.within_team) {
+    case ir::WithinTeam::never:
+      return Policy::never;
+    case ir::WithinTeam::lower_priority:
+      return Policy::lower_priority;
+    case ir::WithinTeam::lower_or_newer_equal_priority:
+      return Policy::lower_or_newer_equal_priority;
+  }
+  return Policy::never;
+}
+
+Policy reclaim_policy(const ir::Team& team) {
+  switch (team.reclaim_within_cohort) {
+    case ir::ReclaimWithinCohort::never:
+      return Policy::never;
+    case ir::ReclaimWithinCohort::lower_priority:
+      return Policy::lower_priority;
+    case ir::ReclaimWithinCohort::any:
+      return Policy::any;
+  }
+  return Policy::never;
+}
+
+// §5.1: LowerOrNewerEqualPriority compares queue-order timestamps (submission times here).
+bool policy_allows(Policy policy, const Task& preemptor, const Task& candidate) {
+  switch (policy) {
+    case Policy::never:
+      return false;
+    case Policy::lower_priority:
+      return candidate.priority < preemptor.priority;
+    case Policy::lower_or_newer_equal_priority:
+      return candidate.priority < preemptor.priority ||
+             (candidate.priority == preemptor.priority &&
+              preemptor.submitted_at < candidate.submitted_at);
+    case Policy::any:
+      return true;
+  }
+  return false;
+}
+
+CandidateCursor::CandidateCursor(const SearchContext& context, const PreemptionRequest& request,
+                                 uint32_t team, Policy policy)
+    : context_(&context),
+      preemptor_(&context.tasks[request.preemptor]),
+      list_(&context.tasks.admitted(team, request.flavor)),
+      needs_(request.needs),
+      policy_(policy),
+      team_(team) {
+  if (policy_ == Policy::never) position_ = list_->size();
+  skip_ineligible();
+}
+
+void CandidateCursor::advance() {
+  ++position_;
+  skip_ineligible();
+}
+
+void CandidateCursor::skip_ineligible() {
+  for (; position_ < list_->size(); ++position_) {
+    const Task& candidate = context_->tasks[(*list_)[position_]];
+    // Sorted by priority: past the preemptor's priority nothing further is allowed.
+    const bool priority_bounded =
+        policy_ == Policy::lower_priority || policy_ == Policy::lower_or_newer_equal_priority;
+    if (priority_bounded && candidate.priority > preemptor_->priority) {
+      position_ = list_->size();
+      return;
+    }
+    if (!policy_allows(policy_, *preemptor_, candidate)) continue;
+    if (candidate.preempted_at == context_->now) continue;
+    bool uses_contested = false;
+    for (ir::Resource r : kChargedResources) {
+      if (contains(needs_, r) && candidate.request[ir::index(r)] > 0) uses_contested = true;
+    }
+    if (uses_contested) return;
+  }
+}
+
+bool candidate_before(const TaskStore& tasks, uint32_t preemptor_team, uint32_t a, uint32_t b) {
+  const Task& x = tasks[a];
+  const Task& y = tasks[b];
+  const bool x_own = x.team == static_cast<int32_t>(preemptor_team);
+  const bool y_own = y.team == static_cast<int32_t>(preemptor_team);
+  if (x_own != y_own) return !x_own;
+  return candidate_order_less(x, y);
+}
+
+bool request_fits(const QuotaState& quota, const PreemptionRequest& request, bool allow_borrowing) {
+  for (ir::Resource r : kChargedResources) {
+    const Amount amount = request.request[ir::index(r)];
+    if (amount == 0) continue;
+    if (!allow_borrowing && quota.borrowing_with(request.team, request.flavor, r, amount))
+      return false;
+    if (amount > quota.available(request.team, request.flavor, r)) return false;
+  }
+  return true;
+}
+
+bool fits_without_all(const SearchContext& context, const PreemptionRequest& request,
+                      const std::vector<uint32_t>& candidates) {
+  for (uint32_t task : candidates) remove_from_quota(context, task);
+  const bool fits = request_fits(context.quota, request, /*allow_borrowing=*/true);
+  for (uint32_t task : candidates) restore_to_quota(context, task);
+  return fits;
+}
+
+bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
+                        const std::vector<uint32_t>& teams) {
+  std::vector<Resources> held;
+  held.reserve(teams.size());
+  for (uint32_t team : teams) {
+    held.push_back(context.quota.usage(team, request.flavor));
+    context.quota.subtract(team, request.flavor, held.back());
+  }
+  const bool fits = request_fits(context.quota, request, /*allow_borrowing=*/true);
+  for (size_t i = 0; i < teams.size(); ++i) context.quota.add(teams[i], request.flavor, held[i]);
+  return fits;
+}
+
+void teams_with_candidates(const SearchContext& context, const PreemptionRequest& request,
+                           std::vector<uint32_t>& out) {
+  out.clear();
+  const ir::Team& team = context.module.teams[request.team];
+  const bool reclaims = team.reclaim_within_cohort != ir::ReclaimWithinCohort::never;
+  for (uint32_t t = 0; t < context.quota.team_count(); ++t) {
+    if (!context.quota.has_quota(t, request.flavor)) continue;
+    if (t == request.team
+            ? team.within_team != ir::WithinTeam::never
+            : reclaims && context.quota.borrowing_in(t, request.flavor, request.needs)) {
+      out.push_back(t);
+    }
+  }
+}
+
+void remove_from_quota(const SearchContext& context, uint32_t task) {
+  const Task& t = context.tasks[task];
+  assert(t.state == TaskState::admitted && "only admitted tasks hold quota");
+  context.quota.subtract(static_cast<uint32_t>(t.team), static_cast<uint32_t>(t.flavor), t.request);
+}
+
+void restore_to_quota(const SearchContext& context, uint32_t task) {
+  const Task& t = context.tasks[task];
+  context.quota.add(static_cast<uint32_t>(t.team), static_cast<uint32_t>(t.flavor), t.request);
+}
+
+void fill_back(const SearchContext& context, const PreemptionRequest& request, bool allow_borrowing,
+               std::vector<Target>& targets, SearchTrace* trace) {
+  if (targets.size() < 2) return;
+  for (size_t i = targets.size() - 1; i-- > 0;) {
+    restore_to_quota(context, targets[i].task);
+    if (request_fits(context.quota, request, allow_borrowing)) {
+      note(trace, targets[i].task, CandidateNote::Verdict::given_back);
+      targets.erase(targets.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      remove_from_quota(context, targets[i].task);
+    }
+  }
+}
+
+void note(SearchTrace* trace, uint32_t task, CandidateNote::Verdict verdict, double preemptor_share,
+          double target_share) {
+  if (trace == nullptr) return;
+  trace->notes.push_back({task, verdict, preemptor_share, target_share});
+}
+
+}  // namespace preemption
+}  // namespace gov::engine

@@ -1,0 +1,270 @@
+// Fair-sharing preemption (kueue-reference §6.3, Kueue HEAD fairPreemptionStrategy) for a flat
+// cohort: target teams by highest dominant resource share; the preemptor's own team without a
+// share test; within-nominal reclaim without a share test; otherwise S2-a
+// (LessThanOrEqualToFinalShare) then S2-b (LessThanInitialShare); all or nothing; fill-back.
+#include <algorithm>
+#include <optional>
+
+#include "runtime/engine/fair_share.hpp"
+#include "runtime/engine/preemption_internal.hpp"
+
+namespace gov::engine::preemption {
+namespace {
+
+/// A team that may yield victims, with its remaining candidates in candidate order: walked
+/// lazily from its admitted tasks (first strategy), or kept from S2-a failures (second).
+struct TargetTeam {
+  uint32_t team = 0;
+  std::optional<CandidateCursor> cursor;
+  std::vector<uint32_t> kept;
+  size_t next = 0;
+  bool dropped = false;
+  Drs share;  // cached until the team's usage changes
+  bool share_valid = false;
+
+  bool has_candidate() const { return cursor ? !cursor->done() : next < kept.size(); }
+  uint32_t front() const { return cursor ? cursor->task() : kept[next]; }
+  uint32_t pop() {
+    if (!cursor) return kept[next++];
+    const uint32_t task = cursor->task();
+    cursor->advance();
+    return task;
+  }
+};
+
+class FairSearch {
+ public:
+  FairSearch(const SearchContext& context, const PreemptionRequest& request, SearchTrace* trace)
+      : context_(context), request_(request), trace_(trace), own_team_(request.team) {}
+
+  void run(std::vector<Target>& out);
+
+ private:
+  void collect_candidates();
+  Drs share(uint32_t team) const {
+    return dominant_resource_share(context_.quota, team,
+                                   context_.module.teams[team].fair_share_weight);
+  }
+  const Drs& share_of(TargetTeam& target);
+  const Drs& preemptor_share();
+  void usage_changed(uint32_t team);
+  TargetTeam* pick_target(std::vector<TargetTeam>& teams);
+  bool within_nominal() const;
+  bool take(uint32_t task, PreemptionKind kind, std::vector<Target>& out);
+  bool fits_without_incoming();
+  bool first_strategy(std::vector<Target>& out);
+  bool second_strategy(std::vector<Target>& out);
+  TargetTeam& retry_for(uint32_t team);
+  std::vector<uint32_t> all_candidates() const;
+
+  const SearchContext& context_;
+  const PreemptionRequest& request_;
+  SearchTrace* trace_;
+  uint32_t own_team_;
+  std::vector<TargetTeam> teams_;
+  std::vector<TargetTeam> retry_;  // candidates that failed S2-a, per team
+  Drs preemptor_share_;
+  bool preemptor_share_valid_ = false;
+};
+
+const Drs& FairSearch::share_of(TargetTeam& target) {
+  if (!target.share_valid) {
+    target.share = share(target.team);
+    target.share_valid = true;
+  }
+  return target.share;
+}
+
+// The preemptor's team with the incoming request (simulated in the quota state).
+const Drs& FairSearch::preemptor_share() {
+  if (!preemptor_share_valid_) {
+    preemptor_share_ = share(own_team_);
+    preemptor_share_valid_ = true;
+  }
+  return preemptor_share_;
+}
+
+// Shares are cached per team; a removal changes only its own team's share (flat cohort).
+void FairSearch::usage_changed(uint32_t team) {
+  for (std::vector<TargetTeam>* list : {&teams_, &retry_}) {
+    for (TargetTeam& target : *list) {
+      if (target.team == team) target.share_valid = false;
+    }
+  }
+  if (team == own_team_) preemptor_share_valid_ = false;
+}
+
+void FairSearch::collect_candidates() {
+  const ir::Team& team = context_.module.teams[own_team_];
+  for (uint32_t t = 0; t < context_.quota.team_count(); ++t) {
+    const bool own = t == own_team_;
+    if (!context_.quota.has_quota(t, request_.flavor)) continue;
+    // §5.2 (same rules as classical): other teams only while over nominal in the contested
+    // resources.
+    if (!own && !context_.quota.borrowing_in(t, request_.flavor, request_.needs)) continue;
+    CandidateCursor cursor(context_, request_, t,
+                           own ? within_team_policy(team) : reclaim_policy(team));
+    if (cursor.done()) continue;
+    TargetTeam target;
+    target.team = t;
+    target.cursor = cursor;
+    teams_.push_back(std::move(target));
+  }
+}
+
+// TargetClusterQueueOrdering: the team with the highest share among those with candidates;
+// other teams that no longer borrow are dropped (the preemptor's own team only when it runs
+// out). Ties: the first candidates in candidate order, then declaration order.
+TargetTeam* FairSearch::pick_target(std::vector<TargetTeam>& teams) {
+  TargetTeam* best = nullptr;
+  Drs best_share;
+  for (TargetTeam& target : teams) {
+    if (target.dropped) continue;
+    if (!target.has_candidate()) {
+      target.dropped = true;
+      continue;
+    }
+    const Drs& drs = share_of(target);
+    if (target.team != own_team_ && !drs.borrowing) {
+      target.dropped = true;
+      continue;
+    }
+    if (best == nullptr) {
+      best = &target;
+      best_share = drs;
+      continue;
+    }
+    const int order = compare_drs(drs, best_share);
+    if (order > 0 || (order == 0 &&
+                      candidate_before(context_.tasks, own_team_, target.front(), best->front()))) {
+      best = &target;
+      best_share = drs;
+    }
+  }
+  return best;
+}
+
+// queueWithinNominalInResourcesNeedingPreemption, with the incoming request already added.
+bool FairSearch::within_nominal() const {
+  for (ir::Resource r : kChargedResources) {
+    if (contains(request_.needs, r) && context_.quota.borrowing(own_team_, request_.flavor, r))
+      return false;
+  }
+  return true;
+}
+
+// The fit test runs without the simulated incoming usage (HEAD reverts it around each yield).
+bool FairSearch::fits_without_incoming() {
+  context_.quota.subtract(own_team_, request_.flavor, request_.request);
+  const bool fits = request_fits(context_.quota, request_, /*allow_borrowing=*/true);
+  context_.quota.add(own_team_, request_.flavor, request_.request);
+  return fits;
+}
+
+bool FairSearch::take(uint32_t task, PreemptionKind kind, std::vector<Target>& out) {
+  remove_from_quota(context_, task);
+  usage_changed(static_cast<uint32_t>(context_.tasks[task].team));
+  out.push_back({task, kind, false});
+  note(trace_, task, CandidateNote::Verdict::removed);
+  return fits_without_incoming();
+}
+
+// iterateWithFirstFsStrategy.
+bool FairSearch::first_strategy(std::vector<Target>& out) {
+  const bool preemptor_within_nominal = within_nominal();
+  while (TargetTeam* target = pick_target(teams_)) {
+    if (target->team == own_team_) {
+      if (take(target->pop(), PreemptionKind::in_team, out)) return true;
+      continue;
+    }
+    if (preemptor_within_nominal) {
+      if (take(target->pop(), PreemptionKind::reclaim, out)) return true;
+      continue;
+    }
+    const Drs preemptor_new = preemptor_share();
+    const Drs target_old = share_of(*target);
+    TargetTeam& retry = retry_for(target->team);
+    if (preemptor_new.zero_weight_borrows() && !target_old.zero_weight_borrows()) {
+      // No candidate of this team can pass S2-a; keep them all for S2-b.
+      while (target->has_candidate()) retry.kept.push_back(target->pop());
+      continue;
+    }
+    const Resources* last_request = nullptr;  // candidates of the same shape give the same share
+    Drs target_new;
+    while (target->has_candidate()) {
+      const uint32_t candidate = target->pop();
+      const Resources& request = context_.tasks[candidate].request;
+      if (last_request == nullptr || *last_request != request) {
+        remove_from_quota(context_, candidate);
+        target_new = share(target->team);
+        restore_to_quota(context_, candidate);
+        last_request = &request;
+      }
+      if (compare_drs(preemptor_new, target_new) <= 0) {  // S2-a
+        if (take(candidate, PreemptionKind::fair_sharing, out)) return true;
+        break;  // shares changed: choose the target team again
+      }
+      note(trace_, candidate, CandidateNote::Verdict::share_test_failed, preemptor_new.weighted(),
+           target_new.weighted());
+      retry.kept.push_back(candidate);
+    }
+  }
+  return false;
+}
+
+std::vector<uint32_t> FairSearch::all_candidates() const {
+  std::vector<uint32_t> out;
+  for (const TargetTeam& target : teams_) {
+    for (CandidateCursor cursor = *target.cursor; !cursor.done(); cursor.advance())
+      out.push_back(cursor.task());
+  }
+  return out;
+}
+
+TargetTeam& FairSearch::retry_for(uint32_t team) {
+  for (TargetTeam& target : retry_) {
+    if (target.team == team) return target;
+  }
+  retry_.emplace_back();
+  retry_.back().team = team;
+  return retry_.back();
+}
+
+// iterateWithSecondFsStrategy: per team (highest share first) at most one S2-b preemption.
+bool FairSearch::second_strategy(std::vector<Target>& out) {
+  while (TargetTeam* target = pick_target(retry_)) {
+    const Drs preemptor_new = preemptor_share();
+    const Drs target_old = share_of(*target);
+    const uint32_t candidate = target->pop();
+    if (compare_drs(preemptor_new, target_old) < 0) {
+      if (take(candidate, PreemptionKind::fair_sharing, out)) return true;
+    } else {
+      note(trace_, candidate, CandidateNote::Verdict::share_test_failed, preemptor_new.weighted(),
+           target_old.weighted());
+    }
+    target->dropped = true;
+  }
+  return false;
+}
+
+void FairSearch::run(std::vector<Target>& out) {
+  collect_candidates();
+  if (teams_.empty()) return;
+  if (context_.shortcuts && !fits_without_all(context_, request_, all_candidates())) return;
+  // Shares are computed with the incoming request admitted (§6.3 step 2).
+  context_.quota.add(own_team_, request_.flavor, request_.request);
+  const bool fits = first_strategy(out) || second_strategy(out);
+  context_.quota.subtract(own_team_, request_.flavor, request_.request);
+  if (fits) fill_back(context_, request_, /*allow_borrowing=*/true, out, trace_);
+  for (const Target& target : out) restore_to_quota(context_, target.task);
+  if (!fits) out.clear();  // all or nothing
+}
+
+}  // namespace
+
+void fair_sharing_targets(const SearchContext& context, const PreemptionRequest& request,
+                          std::vector<Target>& out, SearchTrace* trace) {
+  FairSearch(context, request, trace).run(out);
+}
+
+}  // namespace gov::engine::preemption

@@ -1,0 +1,87 @@
+// Pieces shared by the classical and the fair-sharing target searches: who may be a candidate
+// (kueue-reference §5.1–§5.2), candidates in order (§5.3), the fit test and fill-back (§5.4).
+// Internal to gov::engine.
+#pragma once
+
+#include <vector>
+
+#include "runtime/engine/preemption.hpp"
+
+namespace gov::engine::preemption {
+
+/// A preemption policy as a predicate over priorities (§5.1).
+enum class Policy : uint8_t { never, lower_priority, lower_or_newer_equal_priority, any };
+Policy within_team_policy(const ir::Team& team);
+Policy reclaim_policy(const ir::Team& team);
+/// Whether `policy` lets `preemptor` preempt `candidate`.
+bool policy_allows(Policy policy, const Task& preemptor, const Task& candidate);
+
+/// The admitted tasks of one (team, flavor) that `request`'s preemptor may preempt, in candidate
+/// order, skipping those that use none of the contested resources or were already preempted at
+/// this event time. Lists are sorted by priority, so the walk stops at the first priority the
+/// policy excludes.
+class CandidateCursor {
+ public:
+  CandidateCursor(const SearchContext& context, const PreemptionRequest& request, uint32_t team,
+                  Policy policy);
+  bool done() const { return position_ >= list_->size(); }
+  uint32_t task() const { return (*list_)[position_]; }
+  uint32_t team() const { return team_; }
+  void advance();
+
+ private:
+  void skip_ineligible();
+
+  const SearchContext* context_;
+  const Task* preemptor_;
+  const std::vector<uint32_t>* list_;
+  ResourceMask needs_;
+  Policy policy_;
+  uint32_t team_;
+  size_t position_ = 0;
+};
+
+/// The full candidate order of §5.3 between tasks of different teams: other teams before the
+/// preemptor's, then lower priority, more recently admitted, id.
+bool candidate_before(const TaskStore& tasks, uint32_t preemptor_team, uint32_t a, uint32_t b);
+
+/// Whether the request fits now: request <= Available in every requested resource and, without
+/// borrowing, usage + request <= nominal (workloadFits).
+bool request_fits(const QuotaState& quota, const PreemptionRequest& request, bool allow_borrowing);
+
+/// Whether the request would fit with every one of `candidates` gone. Available quota only grows
+/// as tasks leave, so when it would not, no subset can make room and the search can stop
+/// early with the same answer (no targets).
+bool fits_without_all(const SearchContext& context, const PreemptionRequest& request,
+                      const std::vector<uint32_t>& candidates);
+
+/// The same test, coarser and cheaper: with everything `teams` hold in the request's flavor gone
+/// (a superset of any candidates they have). False means no search can succeed.
+bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
+                        const std::vector<uint32_t>& teams);
+/// The teams whose tasks may be candidates at all: the preemptor's own (unless its within-team
+/// policy is never) and, unless reclaim is never, the others over nominal in the contested
+/// resources.
+void teams_with_candidates(const SearchContext& context, const PreemptionRequest& request,
+                           std::vector<uint32_t>& out);
+
+/// Simulates an eviction, or undoes it.
+void remove_from_quota(const SearchContext& context, uint32_t task);
+void restore_to_quota(const SearchContext& context, uint32_t task);
+
+/// With every target removed and the request fitting: gives back, newest first and except the
+/// last one taken, each target the request still fits without (§5.4 fill-back). Targets stay
+/// removed from `quota` on return.
+void fill_back(const SearchContext& context, const PreemptionRequest& request, bool allow_borrowing,
+               std::vector<Target>& targets, SearchTrace* trace);
+
+void note(SearchTrace* trace, uint32_t task, CandidateNote::Verdict verdict,
+          double preemptor_share = 0, double target_share = 0);
+
+/// The two searches; `out` is empty on entry.
+void classical_targets(const SearchContext& context, const PreemptionRequest& request,
+                       std::vector<Target>& out, SearchTrace* trace);
+void fair_sharing_targets(const SearchContext& context, const PreemptionRequest& request,
+                          std::vector<Target>& out, SearchTrace* trace);
+
+}  // namespace gov::engine::preemption

@@ -1,0 +1,123 @@
+// Quotas and usage of every (team, flavor, resource) in the cluster's single flat cohort,
+// and the quota formulas of kueue-reference §2 (available, maximum capacity, borrowing).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/module.hpp"
+
+namespace gov::engine {
+
+using ir::Amount;
+using ir::Resources;
+
+/// The resources quota is charged in: every resource but EFA (SEMANTICS §2).
+inline constexpr std::array<ir::Resource, 4> kChargedResources = {
+    ir::Resource::gpu, ir::Resource::neuron, ir::Resource::vcpu, ir::Resource::memory};
+
+/// A set of resources, one bit per ir::Resource.
+using ResourceMask = uint8_t;
+inline constexpr ResourceMask resource_bit(ir::Resource resource) {
+  return static_cast<ResourceMask>(1u << ir::index(resource));
+}
+inline constexpr bool contains(ResourceMask mask, ir::Resource resource) {
+  return (mask & resource_bit(resource)) != 0;
+}
+
+/// a + b, saturating at ir::kUnlimited (limits may be "unlimited").
+Amount saturating_add(Amount a, Amount b);
+
+/// Quotas, usage and the flat-cohort formulas of kueue-reference §2. Dense tables indexed by
+/// team × flavor; a team without a quota for a flavor has nominal 0 there and never holds it.
+/// Not thread-safe; cheap to copy (explanations simulate on a copy).
+class QuotaState {
+ public:
+  explicit QuotaState(const ir::Module& module);
+
+  size_t team_count() const { return team_count_; }
+  size_t flavor_count() const { return flavor_count_; }
+
+  /// Whether the team declares a quota for the flavor (only then may it be admitted there).
+  bool has_quota(uint32_t team, uint32_t flavor) const { return cell(team, flavor).present; }
+  Amount nominal(uint32_t team, uint32_t flavor, ir::Resource r) const {
+    return at(cell(team, flavor).nominal, r);
+  }
+  /// ir::kUnlimited when the team may borrow without limit.
+  Amount borrowing_limit(uint32_t team, uint32_t flavor, ir::Resource r) const {
+    return at(cell(team, flavor).borrowing_limit, r);
+  }
+  /// The part of the nominal quota the cohort may use: min(nominal, lendingLimit).
+  Amount lendable(uint32_t team, uint32_t flavor, ir::Resource r) const {
+    return at(cell(team, flavor).lendable, r);
+  }
+  Amount usage(uint32_t team, uint32_t flavor, ir::Resource r) const {
+    return at(cell(team, flavor).usage, r);
+  }
+  const Resources& usage(uint32_t team, uint32_t flavor) const { return cell(team, flavor).usage; }
+
+  /// Adds or removes charged amounts (EFA is ignored) to a team's usage in a flavor, keeping the
+  /// cohort's usage in step (cohort usage = Σ max(0, U − local), kueue-reference §2).
+  void add(uint32_t team, uint32_t flavor, const Resources& amounts);
+  void subtract(uint32_t team, uint32_t flavor, const Resources& amounts);
+
+  /// What the team can still take now: Available(cq) of kueue-reference §2 (never negative).
+  Amount available(uint32_t team, uint32_t flavor, ir::Resource r) const;
+  /// The most the team could ever hold: PotentialAvailable(cq) ("maximum capacity").
+  Amount max_capacity(uint32_t team, uint32_t flavor, ir::Resource r) const;
+  /// U > nominal.
+  bool borrowing(uint32_t team, uint32_t flavor, ir::Resource r) const {
+    return usage(team, flavor, r) > nominal(team, flavor, r);
+  }
+  /// U + extra > nominal: 1 when admitting `extra` makes the team borrow (the borrowing level).
+  bool borrowing_with(uint32_t team, uint32_t flavor, ir::Resource r, Amount extra) const {
+    return usage(team, flavor, r) + extra > nominal(team, flavor, r);
+  }
+  /// Borrowing in at least one resource of `mask` (IsWithinNominalInResources negated).
+  bool borrowing_in(uint32_t team, uint32_t flavor, uint8_t mask) const;
+  /// U + amounts <= nominal in every charged resource requested (QuantitiesFitInQuota).
+  bool fits_in_nominal(uint32_t team, uint32_t flavor, const Resources& amounts) const;
+
+  /// The cohort's quota (its SubtreeQuota: Σ lendable + the unreserved capacity when
+  /// idle-resource sharing is on), its usage and what of it is idle.
+  Amount cohort_quota(uint32_t flavor, ir::Resource r) const { return at(pool_[flavor], r); }
+  Amount cohort_usage(uint32_t flavor, ir::Resource r) const { return at(pool_used_[flavor], r); }
+  Amount cohort_idle(uint32_t flavor, ir::Resource r) const;
+  /// The cohort's own quota: capacity no team's nominal reserves (0 without idle-resource sharing).
+  Amount cohort_own_quota(uint32_t flavor, ir::Resource r) const {
+    return at(cohort_own_[flavor], r);
+  }
+  /// Σ over teams of usage: what admitted tasks hold of a flavor in the whole cluster.
+  Amount flavor_usage(uint32_t flavor, ir::Resource r) const {
+    return at(flavor_usage_[flavor], r);
+  }
+  /// Σ over flavors of the cohort quota: the denominator of dominant resource shares (§6.1).
+  Amount lendable_total(ir::Resource r) const { return at(lendable_total_, r); }
+
+ private:
+  struct Cell {
+    bool present = false;
+    Resources nominal{};
+    Resources borrowing_limit{};
+    Resources lendable{};  // L = min(nominal, lendingLimit)
+    Resources local{};     // nominal − L: private, never visible to the cohort
+    Resources usage{};
+  };
+  static Amount at(const Resources& values, ir::Resource r) { return values[ir::index(r)]; }
+  const Cell& cell(uint32_t team, uint32_t flavor) const {
+    return cells_[team * flavor_count_ + flavor];
+  }
+  Cell& cell(uint32_t team, uint32_t flavor) { return cells_[team * flavor_count_ + flavor]; }
+
+  size_t team_count_ = 0;
+  size_t flavor_count_ = 0;
+  std::vector<Cell> cells_;
+  std::vector<Resources> pool_;          // per flavor: cohort SubtreeQuota
+  std::vector<Resources> pool_used_;     // per flavor: cohort Usage
+  std::vector<Resources> cohort_own_;    // per flavor: idle-resource sharing quota
+  std::vector<Resources> flavor_usage_;  // per flavor: Σ over teams of usage
+  Resources lendable_total_{};
+};
+
+}  // namespace gov::engine

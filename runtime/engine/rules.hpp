@@ -1,0 +1,52 @@
+// Admission rules (SEMANTICS §5): evaluated at submission, before quota, through the Evaluator
+// (interpreter or JIT); `deny` rejects the task, `warn` lets it proceed with a warning.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/interp/interpreter.hpp"
+#include "compiler/ir/evaluator.hpp"
+#include "runtime/engine/quota_state.hpp"
+#include "runtime/engine/task_store.hpp"
+
+namespace gov::engine {
+
+/// What the rules said about one task.
+struct RuleVerdict {
+  int32_t deny_rule = -1;  // the first matching deny rule in declared order, or -1
+  std::string deny_message;
+  std::vector<RuleWarning> others;  // every other matching rule (warns; later denies when denied)
+};
+
+/// Holds the module and evaluator by reference (both must outlive it). Not thread-safe (it
+/// reuses buffers).
+class AdmissionRules {
+ public:
+  AdmissionRules(const ir::Module& module, const ir::Evaluator& evaluator);
+
+  bool empty() const { return module_.rules.empty(); }
+  /// Evaluates every rule for a resolved task against the current quota state.
+  RuleVerdict evaluate(const Task& task, const Labels& labels, const QuotaState& quota);
+  /// The input rules read (module.hpp RuleInput): task fields; team and cluster figures in the
+  /// task's instance type, or summed over the team's types when it names none; label ids into
+  /// `label_ids` (which input.labels then points to).
+  void build_input(const Task& task, const Labels& labels, const QuotaState& quota,
+                   ir::RuleInput& input, std::vector<int64_t>& label_ids) const;
+
+ private:
+  int64_t string_id(std::string_view text) const;
+  std::string render(size_t rule, const ir::RuleInput& input, const Labels& labels,
+                     const Task& task) const;
+
+  const ir::Module& module_;
+  const ir::Evaluator& evaluator_;
+  interp::Interpreter interpreter_;  // registers of matched rules, for their messages
+  std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> string_ids_;
+  std::vector<uint8_t> verdicts_;
+  std::vector<int64_t> label_ids_;
+};
+
+}  // namespace gov::engine

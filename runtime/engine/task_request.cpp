@@ -1,0 +1,93 @@
+#include "runtime/engine/task_request.hpp"
+
+#include <fmt/format.h>
+
+namespace gov::engine {
+namespace {
+
+std::optional<std::string> check_amounts(const TaskSpec& spec) {
+  bool any_amount = false;
+  for (ir::Resource r : ir::kAllResources) {
+    const auto& amount = spec.amounts[ir::index(r)];
+    if (!amount) continue;
+    any_amount = true;
+    if (*amount < 0) return fmt::format("negative amount for `{}`", ir::resource_key(r));
+  }
+  if (spec.instances && any_amount) {
+    return std::string("a task requests either `instances` or per-resource amounts, not both");
+  }
+  if (spec.instances && *spec.instances < 0) return std::string("negative `instances`");
+  if (spec.pods && *spec.pods < 1) return std::string("`pods` must be at least 1");
+  if (spec.duration && *spec.duration < 0) return std::string("negative `duration`");
+  return std::nullopt;
+}
+
+// The instance type whole instances are counted in: the named one, else the team's only one.
+std::optional<std::string> instance_flavor(const ir::Team& team, int32_t requested,
+                                           int32_t& flavor) {
+  if (requested >= 0) {
+    flavor = requested;
+    return std::nullopt;
+  }
+  if (team.quotas.size() == 1) {
+    flavor = static_cast<int32_t>(team.quotas.front().flavor);
+    return std::nullopt;
+  }
+  return fmt::format(
+      "task requests whole instances but team `{}` has {} instance types; name one with "
+      "`instance_type`",
+      team.name, team.quotas.size());
+}
+
+std::optional<std::string> scale(Resources& request, int64_t factor) {
+  for (ir::Resource r : ir::kAllResources) {
+    Amount& amount = request[ir::index(r)];
+    if (__builtin_mul_overflow(amount, factor, &amount)) {
+      return fmt::format("requested amount of `{}` is too large", ir::resource_key(r));
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> resolve_task(const ir::Module& module, const TaskSpec& spec, Task& out) {
+  out.id = spec.id;
+  out.duration = spec.duration;
+  out.team = module.team_index(spec.team);
+  if (out.team < 0) {
+    out.unknown_team = spec.team;
+    return fmt::format("unknown team `{}`", spec.team);
+  }
+  if (spec.priority) {
+    out.class_index = module.class_index(*spec.priority);
+    if (out.class_index < 0) return fmt::format("unknown priority class `{}`", *spec.priority);
+  }
+  out.priority = module.priority_of(out.class_index);
+  if (spec.instance_type) {
+    out.requested_flavor = module.flavor_index(*spec.instance_type);
+    if (out.requested_flavor < 0)
+      return fmt::format("unknown instance type `{}`", *spec.instance_type);
+  }
+  if (auto error = check_amounts(spec)) return error;
+
+  out.request = {};
+  if (spec.instances) {
+    int32_t flavor = -1;
+    const ir::Team& team = module.teams[static_cast<size_t>(out.team)];
+    if (auto error = instance_flavor(team, out.requested_flavor, flavor)) return error;
+    out.request = module.flavors[static_cast<size_t>(flavor)].per_instance;
+    if (auto error = scale(out.request, *spec.instances)) return error;
+  } else {
+    for (ir::Resource r : ir::kAllResources)
+      out.request[ir::index(r)] = spec.amounts[ir::index(r)].value_or(0);
+  }
+  out.pods = spec.pods.value_or(1);
+  out.instances = spec.instances.value_or(0);
+  if (__builtin_mul_overflow(out.instances, out.pods, &out.instances))
+    return std::string("`instances` is too large");
+  if (auto error = scale(out.request, out.pods)) return error;
+  return std::nullopt;
+}
+
+}  // namespace gov::engine

@@ -1,0 +1,135 @@
+// Every task the engine has seen, each team's queue of pending tasks (best-effort FIFO with
+// parked heads and a sticky preemptor, kueue-reference §7) and each (team, flavor)'s admitted
+// tasks kept in preemption-candidate order (§5.3).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ir/module.hpp"
+#include "runtime/engine/decision.hpp"
+
+namespace gov::engine {
+
+inline constexpr Time kNever = std::numeric_limits<Time>::min();
+
+/// Where a pending task sits in its team's queue.
+enum class QueueSlot : uint8_t {
+  none,    // not queued (not pending, or pending in an inactive team)
+  active,  // in the heap, competing to be the head
+  parked,  // a best-effort FIFO head that could not be admitted; waits for a cohort change
+  sticky,  // a preemptor waiting for its victims' quota; its team's head in the next cycle
+  head,    // taken as its team's head by the running cycle
+};
+
+/// One submitted task, resolved against the module (indices, exact amounts).
+struct Task {
+  std::string id;
+  int32_t team = -1;         // -1 only for invalid tasks naming an unknown team
+  std::string unknown_team;  // the team name an invalid task gave, when unknown
+  int32_t class_index = -1;
+  int32_t priority = 0;           // effective priority (SEMANTICS §3)
+  int32_t requested_flavor = -1;  // -1: the team's flavors in declared order
+  int64_t instances = 0;          // whole instances requested (rules read it)
+  int64_t pods = 1;
+  Resources request{};  // totals in base units; EFA is kept but never charged
+  std::optional<Time> duration;
+  Time submitted_at = 0;
+
+  TaskState state = TaskState::pending;
+  QueueSlot slot = QueueSlot::none;
+  int32_t flavor = -1;  // the flavor it holds while admitted
+  Time admitted_at = kNever;
+  uint32_t admissions = 0;     // bumps at every admission: older finish timers are stale
+  Time preempted_at = kNever;  // at most one preemption per task per event time (SEMANTICS §3)
+  int32_t preempted_by = -1;
+  PreemptionKind preempted_kind = PreemptionKind::in_team;
+  bool has_decision = false;  // a decision was emitted since it was submitted
+
+  // The last pending decision emitted, to emit a new one only when it changes.
+  std::optional<PendingReason> last_reason;
+  std::string last_message;
+
+  std::vector<RuleWarning> warnings;  // matching `warn` rules, carried by its admissions
+};
+
+/// Queue order inside a team (kueue-reference §7): higher priority, earlier submission, id.
+bool queue_order_less(const Task& a, const Task& b);
+/// Preemption-candidate order inside one team (kueue-reference §5.3 rules 4–6): lower priority,
+/// more recently admitted, id.
+bool candidate_order_less(const Task& a, const Task& b);
+
+/// One team's pending tasks.
+struct TeamQueue {
+  std::vector<uint32_t>
+      heap;  // active tasks, a binary heap in queue order; stale entries are skipped
+  std::vector<uint32_t> parked;  // parked heads, in the order they were parked
+  int32_t sticky = -1;           // the preemptor that is its head in the next cycle
+};
+
+/// Hashes std::string keys by std::string_view, so lookups do not allocate.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+/// Owns the tasks; indices are stable for the life of the store. Not thread-safe.
+class TaskStore {
+ public:
+  TaskStore(size_t team_count, size_t flavor_count);
+
+  size_t size() const { return tasks_.size(); }
+  Task& operator[](uint32_t index) { return tasks_[index]; }
+  const Task& operator[](uint32_t index) const { return tasks_[index]; }
+  const std::vector<Task>& all() const { return tasks_; }
+
+  /// Adds a task; the id now names it (a later task with the same id replaces the name only
+  /// when `claim_id`).
+  uint32_t add(Task task, bool claim_id);
+  /// The latest task with this id, or -1.
+  int32_t find(std::string_view id) const;
+
+  // ---- queues
+  /// Puts a pending task in its team's heap (it competes again).
+  void enqueue(uint32_t task);
+  /// Parks a head that could not be admitted (best-effort FIFO).
+  void park(uint32_t task);
+  /// Makes a preemptor its team's head for the next cycle.
+  void make_sticky(uint32_t task);
+  /// Takes the team's head for a cycle (the sticky preemptor, else the best active task), or -1.
+  int32_t take_head(uint32_t team);
+  /// Moves every parked task of the cohort back into its heap; returns whether any moved.
+  bool reactivate_parked();
+  /// Forgets a pending task that is cancelled (lazy removal from the heap).
+  void dequeue(uint32_t task);
+  /// Teams whose queue has an active or sticky task, in declaration order.
+  void teams_with_work(std::vector<uint32_t>& out) const;
+  const TeamQueue& queue(uint32_t team) const { return queues_[team]; }
+
+  // ---- admitted tasks, per (team, flavor) in candidate order
+  void insert_admitted(uint32_t task);
+  void erase_admitted(uint32_t task);
+  const std::vector<uint32_t>& admitted(uint32_t team, uint32_t flavor) const {
+    return admitted_[team * flavor_count_ + flavor];
+  }
+
+ private:
+  void mark_work(uint32_t team);
+
+  size_t flavor_count_ = 0;
+  std::vector<Task> tasks_;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>
+      by_id_;  // lookups only, never iterated
+  std::vector<TeamQueue> queues_;
+  std::vector<uint8_t> has_work_;                // per team: heap or sticky may hold a task
+  std::vector<uint32_t> parked_teams_;           // teams with parked tasks (unordered)
+  std::vector<std::vector<uint32_t>> admitted_;  // team × flavor
+};
+
+}  // namespace gov::engine

@@ -1,0 +1,833 @@
+// The policy store's operations: each write is one IMMEDIATE transaction, each read one WAL
+// snapshot, and every environment failure becomes an Error naming the file.
+#include "runtime/store/store.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include "runtime/store/schema.hpp"
+#include "runtime/store/sha256.hpp"
+#include "runtime/store/sqlite.hpp"
+
+namespace gov::store {
+
+using sqlite::Connection;
+using sqlite::Transaction;
+
+struct Store::Impl {
+  std::string path;
+  OpenOptions options;
+  Connection db;
+  std::optional<std::string> read_only_reason;  // set: every write fails with it
+};
+
+namespace {
+
+// ---- values -------------------------------------------------------------------------------
+
+int64_t now_ms() {
+  auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
+}
+
+void append_length(std::string& out, uint64_t length) {
+  for (int shift = 56; shift >= 0; shift -= 8) out += static_cast<char>((length >> shift) & 0xff);
+}
+
+bool is_sha256_hex(std::string_view text) {
+  if (text.size() != 64) return false;
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+int64_t clamp_limit(size_t limit) {
+  constexpr auto kMax = static_cast<size_t>(std::numeric_limits<int64_t>::max());
+  return static_cast<int64_t>(std::min(limit, kMax));
+}
+
+// ---- errors -------------------------------------------------------------------------------
+
+// Errors about the request (conflict, not_found, invalid) carry complete messages; errors of
+// the environment get the operation and the file in front of SQLite's words.
+Error in_context(const Store::Impl& store, std::string_view doing, Error error) {
+  switch (error.kind) {
+    case ErrorKind::conflict:
+    case ErrorKind::not_found:
+    case ErrorKind::invalid:
+      return error;
+    case ErrorKind::busy:
+      error.message += fmt::format(" (another process held the write lock for more than {} ms)",
+                                   store.options.busy_timeout.count());
+      break;
+    case ErrorKind::io:
+    case ErrorKind::corrupt:
+    case ErrorKind::newer_schema:
+    case ErrorKind::read_only:
+    case ErrorKind::full:
+      break;
+  }
+  error.message = fmt::format("cannot {}: {}", doing, error.message);
+  return error;
+}
+
+template <class T>
+Result<T> in_context(const Store::Impl& store, std::string_view doing, Result<T> result) {
+  if (result) return result;
+  return in_context(store, doing, result.error());
+}
+
+Error no_policy(std::string_view policy) {
+  return Error{ErrorKind::not_found, fmt::format("no policy `{}` in the store", policy)};
+}
+
+Result<void> check_writable(const Store::Impl& store) {
+  if (!store.read_only_reason) return {};
+  return Error{ErrorKind::read_only, *store.read_only_reason};
+}
+
+Result<void> validate(const ApplyRequest& request) {
+  auto invalid = [](std::string message) { return Error{ErrorKind::invalid, std::move(message)}; };
+  if (request.policy.empty()) return invalid("the policy name is empty");
+  if (request.files.empty()) return invalid(fmt::format("no files for policy `{}`", request.policy));
+  std::set<std::string_view> paths;
+  for (const PolicyFile& file : request.files) {
+    if (file.path.empty()) return invalid("a file has an empty path");
+    if (!paths.insert(file.path).second) return invalid(fmt::format("file `{}` is given twice", file.path));
+  }
+  if (!request.content_sha256.empty() && !is_sha256_hex(request.content_sha256)) {
+    return invalid(fmt::format("content hash `{}` is not 64 lower-case hex digits", request.content_sha256));
+  }
+  if (request.object && request.object->key.empty()) return invalid("the object key is empty");
+  return {};
+}
+
+// ---- rows ---------------------------------------------------------------------------------
+
+struct VersionRow {
+  int64_t id = 0;
+  int64_t number = 0;
+  std::string content_sha256;
+};
+
+Result<std::optional<int64_t>> find_policy(Connection& db, std::string_view name) {
+  auto query = db.query("SELECT id FROM policy WHERE name = ?1");
+  if (!query) return query.error();
+  query->bind(1, name);
+  auto row = query->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<int64_t>();
+  return std::optional<int64_t>(query->int64(0));
+}
+
+Result<int64_t> require_policy(Connection& db, std::string_view name) {
+  auto id = find_policy(db, name);
+  if (!id) return id.error();
+  if (!*id) return no_policy(name);
+  return **id;
+}
+
+Result<int64_t> ensure_policy(Connection& db, std::string_view name) {
+  auto id = find_policy(db, name);
+  if (!id) return id.error();
+  if (*id) return **id;
+  auto insert = db.query("INSERT INTO policy (name, created_ms) VALUES (?1, ?2)");
+  if (!insert) return insert.error();
+  insert->bind(1, name).bind(2, now_ms());
+  auto inserted = insert->run();
+  if (!inserted) return inserted.error();
+  return sqlite3_last_insert_rowid(db.get());
+}
+
+Result<std::optional<VersionRow>> read_version_row(sqlite::Query& query) {
+  auto row = query.step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<VersionRow>();
+  return std::optional<VersionRow>(VersionRow{query.int64(0), query.int64(1), query.text(2)});
+}
+
+Result<std::optional<VersionRow>> active_row(Connection& db, int64_t policy_id) {
+  auto query = db.query(
+      "SELECT id, number, content_sha256 FROM version WHERE policy_id = ?1 AND active = 1");
+  if (!query) return query.error();
+  query->bind(1, policy_id);
+  return read_version_row(*query);
+}
+
+Result<std::optional<VersionRow>> numbered_row(Connection& db, int64_t policy_id, int64_t number) {
+  auto query = db.query(
+      "SELECT id, number, content_sha256 FROM version WHERE policy_id = ?1 AND number = ?2");
+  if (!query) return query.error();
+  query->bind(1, policy_id).bind(2, number);
+  return read_version_row(*query);
+}
+
+Result<int64_t> latest_number(Connection& db, int64_t policy_id) {
+  auto query = db.query(
+      "SELECT number FROM version WHERE policy_id = ?1 ORDER BY number DESC LIMIT 1");
+  if (!query) return query.error();
+  query->bind(1, policy_id);
+  auto row = query->step();
+  if (!row) return row.error();
+  return *row ? query->int64(0) : 0;
+}
+
+Result<VersionRow> require_version(Connection& db, std::string_view policy, int64_t policy_id,
+                                   int64_t number) {
+  auto found = numbered_row(db, policy_id, number);
+  if (!found) return found.error();
+  if (*found) return **found;
+  auto latest = latest_number(db, policy_id);
+  if (!latest) return latest.error();
+  return Error{ErrorKind::not_found,
+               fmt::format("policy `{}` has no version {} (the latest is {})", policy, number, *latest)};
+}
+
+Result<void> check_expected(std::string_view policy, std::optional<int64_t> expected,
+                            const std::optional<VersionRow>& active) {
+  int64_t current = active ? active->number : 0;
+  if (!expected || *expected == current) return {};
+  std::string now = active ? fmt::format("is at version {}", current) : "has no version";
+  std::string wanted = *expected == 0 ? "no version" : fmt::format("version {}", *expected);
+  return Error{ErrorKind::conflict, fmt::format("policy `{}` {}, expected {}", policy, now, wanted)};
+}
+
+struct NewVersion {
+  int64_t policy_id = 0;
+  int64_t number = 0;
+  std::optional<int64_t> parent_id;
+  std::optional<int64_t> restored_from;
+  std::string_view content_sha256;
+  std::string_view author;
+  std::string_view message;
+};
+
+Result<int64_t> insert_version(Connection& db, const NewVersion& version) {
+  auto insert = db.query(
+      "INSERT INTO version (policy_id, number, parent_id, restored_from, content_sha256, author, "
+      "message, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  if (!insert) return insert.error();
+  insert->bind(1, version.policy_id).bind(2, version.number).bind(3, version.parent_id);
+  insert->bind(4, version.restored_from).bind(5, version.content_sha256).bind(6, version.author);
+  insert->bind(7, version.message).bind(8, now_ms());
+  auto inserted = insert->run();
+  if (!inserted) return inserted.error();
+  return sqlite3_last_insert_rowid(db.get());
+}
+
+Result<int64_t> store_source(Connection& db, std::string_view text) {
+  std::string sha256 = sha256_hex(text);
+  auto insert = db.query(
+      "INSERT INTO source (sha256, text) VALUES (?1, ?2) ON CONFLICT (sha256) DO NOTHING");
+  if (!insert) return insert.error();
+  insert->bind(1, sha256).bind_blob(2, text);
+  auto inserted = insert->run();
+  if (!inserted) return inserted.error();
+  auto select = db.query("SELECT id FROM source WHERE sha256 = ?1");
+  if (!select) return select.error();
+  select->bind(1, sha256);
+  auto row = select->step();
+  if (!row) return row.error();
+  assert(*row && "the source row was just inserted");
+  return select->int64(0);
+}
+
+Result<void> insert_files(Connection& db, int64_t version_id, const std::vector<PolicyFile>& files) {
+  for (size_t ordinal = 0; ordinal < files.size(); ++ordinal) {
+    auto source_id = store_source(db, files[ordinal].text);
+    if (!source_id) return source_id.error();
+    auto insert = db.query(
+        "INSERT INTO version_file (version_id, ordinal, path, source_id) VALUES (?1, ?2, ?3, ?4)");
+    if (!insert) return insert.error();
+    insert->bind(1, version_id).bind(2, static_cast<int64_t>(ordinal));
+    insert->bind(3, files[ordinal].path).bind(4, *source_id);
+    auto inserted = insert->run();
+    if (!inserted) return inserted;
+  }
+  return {};
+}
+
+Result<void> copy_version_contents(Connection& db, int64_t from_id, int64_t to_id) {
+  auto files = db.query(
+      "INSERT INTO version_file (version_id, ordinal, path, source_id) "
+      "SELECT ?2, ordinal, path, source_id FROM version_file WHERE version_id = ?1");
+  if (!files) return files.error();
+  files->bind(1, from_id).bind(2, to_id);
+  auto copied = files->run();
+  if (!copied) return copied;
+  auto objects = db.query(
+      "INSERT INTO object (version_id, key, bytes, created_ms) "
+      "SELECT ?2, key, bytes, created_ms FROM object WHERE version_id = ?1");
+  if (!objects) return objects.error();
+  objects->bind(1, from_id).bind(2, to_id);
+  return objects->run();
+}
+
+Result<void> store_object(Connection& db, int64_t version_id, const CompiledObject& object) {
+  auto upsert = db.query(
+      "INSERT INTO object (version_id, key, bytes, created_ms) VALUES (?1, ?2, ?3, ?4) "
+      "ON CONFLICT (version_id, key) DO UPDATE SET bytes = excluded.bytes, "
+      "created_ms = excluded.created_ms");
+  if (!upsert) return upsert.error();
+  upsert->bind(1, version_id).bind(2, object.key).bind_blob(3, object.bytes).bind(4, now_ms());
+  return upsert->run();
+}
+
+// Two statements, in this order, so the partial unique index never sees two active versions.
+Result<void> make_active(Connection& db, int64_t policy_id, int64_t version_id) {
+  auto clear = db.query("UPDATE version SET active = 0 WHERE policy_id = ?1 AND active = 1");
+  if (!clear) return clear.error();
+  clear->bind(1, policy_id);
+  auto cleared = clear->run();
+  if (!cleared) return cleared;
+  auto mark = db.query("UPDATE version SET active = 1 WHERE id = ?1");
+  if (!mark) return mark.error();
+  mark->bind(1, version_id);
+  return mark->run();
+}
+
+struct NewAudit {
+  int64_t policy_id = 0;
+  AuditAction action = AuditAction::apply;
+  int64_t version_id = 0;
+  std::optional<int64_t> previous_id;
+  std::string_view author;
+  std::string_view message;
+};
+
+Result<void> append_audit(Connection& db, const NewAudit& entry) {
+  auto insert = db.query(
+      "INSERT INTO audit (at_ms, policy_id, action, version_id, previous_id, author, message) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  if (!insert) return insert.error();
+  insert->bind(1, now_ms()).bind(2, entry.policy_id).bind(3, audit_action_name(entry.action));
+  insert->bind(4, entry.version_id).bind(5, entry.previous_id).bind(6, entry.author);
+  insert->bind(7, entry.message);
+  return insert->run();
+}
+
+std::optional<int64_t> id_of(const std::optional<VersionRow>& row) {
+  return row ? std::optional<int64_t>(row->id) : std::nullopt;
+}
+std::optional<int64_t> number_of(const std::optional<VersionRow>& row) {
+  return row ? std::optional<int64_t>(row->number) : std::nullopt;
+}
+
+void fault_point(const Store::Impl& store, std::string_view point) {
+  if (store.options.fault_hook) store.options.fault_hook(point);
+}
+
+// ---- writes -------------------------------------------------------------------------------
+
+Result<ApplyResult> unchanged(Connection& db, Transaction& transaction, const VersionRow& active,
+                              const std::optional<CompiledObject>& object) {
+  if (object) {
+    auto stored = store_object(db, active.id, *object);
+    if (!stored) return stored.error();
+  }
+  auto committed = transaction.commit();
+  if (!committed) return committed.error();
+  return ApplyResult{active.number, /*created=*/false, active.number, active.content_sha256};
+}
+
+Result<ApplyResult> apply_in(Store::Impl& store, const ApplyRequest& request,
+                             const std::string& content_sha256) {
+  Connection& db = store.db;
+  auto transaction = Transaction::begin(db, Transaction::Mode::write);
+  if (!transaction) return transaction.error();
+  auto policy_id = ensure_policy(db, request.policy);
+  if (!policy_id) return policy_id.error();
+  auto active = active_row(db, *policy_id);
+  if (!active) return active.error();
+  auto expected = check_expected(request.policy, request.expect_version, *active);
+  if (!expected) return expected.error();
+  if (*active && (*active)->content_sha256 == content_sha256) {
+    return unchanged(db, *transaction, **active, request.object);
+  }
+  auto latest = latest_number(db, *policy_id);
+  if (!latest) return latest.error();
+  auto version_id = insert_version(db, {*policy_id, *latest + 1, id_of(*active), std::nullopt,
+                                        content_sha256, request.author, request.message});
+  if (!version_id) return version_id.error();
+  auto files = insert_files(db, *version_id, request.files);
+  if (!files) return files.error();
+  if (request.object) {
+    auto object = store_object(db, *version_id, *request.object);
+    if (!object) return object.error();
+  }
+  fault_point(store, "apply:before_activate");
+  auto activated = make_active(db, *policy_id, *version_id);
+  if (!activated) return activated.error();
+  auto audited = append_audit(db, {*policy_id, AuditAction::apply, *version_id, id_of(*active),
+                                   request.author, request.message});
+  if (!audited) return audited.error();
+  fault_point(store, "apply:before_commit");
+  auto committed = transaction->commit();
+  if (!committed) return committed.error();
+  return ApplyResult{*latest + 1, /*created=*/true, number_of(*active), content_sha256};
+}
+
+Result<ApplyResult> rollback_in(Store::Impl& store, const RollbackRequest& request) {
+  Connection& db = store.db;
+  auto transaction = Transaction::begin(db, Transaction::Mode::write);
+  if (!transaction) return transaction.error();
+  auto policy_id = require_policy(db, request.policy);
+  if (!policy_id) return policy_id.error();
+  auto active = active_row(db, *policy_id);
+  if (!active) return active.error();
+  auto expected = check_expected(request.policy, request.expect_version, *active);
+  if (!expected) return expected.error();
+  auto target = require_version(db, request.policy, *policy_id, request.version);
+  if (!target) return target.error();
+  if (*active && (*active)->content_sha256 == target->content_sha256) {
+    return unchanged(db, *transaction, **active, std::nullopt);
+  }
+  auto latest = latest_number(db, *policy_id);
+  if (!latest) return latest.error();
+  auto version_id = insert_version(db, {*policy_id, *latest + 1, id_of(*active), target->id,
+                                        target->content_sha256, request.author, request.message});
+  if (!version_id) return version_id.error();
+  auto copied = copy_version_contents(db, target->id, *version_id);
+  if (!copied) return copied.error();
+  auto activated = make_active(db, *policy_id, *version_id);
+  if (!activated) return activated.error();
+  auto audited = append_audit(db, {*policy_id, AuditAction::rollback, *version_id, id_of(*active),
+                                   request.author, request.message});
+  if (!audited) return audited.error();
+  fault_point(store, "rollback:before_commit");
+  auto committed = transaction->commit();
+  if (!committed) return committed.error();
+  return ApplyResult{*latest + 1, /*created=*/true, number_of(*active), target->content_sha256};
+}
+
+Result<ApplyResult> activate_in(Store::Impl& store, std::string_view policy, int64_t number,
+                                std::string_view author, std::optional<int64_t> expect_version) {
+  Connection& db = store.db;
+  auto transaction = Transaction::begin(db, Transaction::Mode::write);
+  if (!transaction) return transaction.error();
+  auto policy_id = require_policy(db, policy);
+  if (!policy_id) return policy_id.error();
+  auto active = active_row(db, *policy_id);
+  if (!active) return active.error();
+  auto expected = check_expected(policy, expect_version, *active);
+  if (!expected) return expected.error();
+  auto target = require_version(db, policy, *policy_id, number);
+  if (!target) return target.error();
+  if (*active && (*active)->id == target->id) return unchanged(db, *transaction, **active, std::nullopt);
+  auto activated = make_active(db, *policy_id, target->id);
+  if (!activated) return activated.error();
+  auto audited = append_audit(db, {*policy_id, AuditAction::activate, target->id, id_of(*active),
+                                   author, fmt::format("activate version {}", number)});
+  if (!audited) return audited.error();
+  auto committed = transaction->commit();
+  if (!committed) return committed.error();
+  return ApplyResult{number, /*created=*/false, number_of(*active), target->content_sha256};
+}
+
+// ---- reads --------------------------------------------------------------------------------
+
+VersionInfo version_info(const sqlite::Query& query) {
+  VersionInfo info;
+  info.number = query.int64(0);
+  info.parent = query.optional_int64(1);
+  info.restored_from = query.optional_int64(2);
+  info.content_sha256 = query.text(3);
+  info.author = query.text(4);
+  info.message = query.text(5);
+  info.created_ms = query.int64(6);
+  info.active = query.int64(7) != 0;
+  return info;
+}
+
+Result<VersionInfo> info_by_id(Connection& db, int64_t version_id) {
+  auto query = db.query(
+      "SELECT v.number, p.number, r.number, v.content_sha256, v.author, v.message, v.created_ms, "
+      "v.active FROM version v LEFT JOIN version p ON p.id = v.parent_id "
+      "LEFT JOIN version r ON r.id = v.restored_from WHERE v.id = ?1");
+  if (!query) return query.error();
+  query->bind(1, version_id);
+  auto row = query->step();
+  if (!row) return row.error();
+  assert(*row && "the version id was just read");
+  return version_info(*query);
+}
+
+Result<std::vector<PolicyFile>> read_files(Connection& db, int64_t version_id) {
+  auto query = db.query(
+      "SELECT f.path, s.text FROM version_file f JOIN source s ON s.id = f.source_id "
+      "WHERE f.version_id = ?1 ORDER BY f.ordinal");
+  if (!query) return query.error();
+  query->bind(1, version_id);
+  std::vector<PolicyFile> files;
+  for (;;) {
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return files;
+    files.push_back(PolicyFile{query->text(0), query->blob_string(1)});
+  }
+}
+
+// The version row of `number`, or of the active version when absent.
+Result<VersionRow> locate(Connection& db, std::string_view policy, std::optional<int64_t> number) {
+  auto policy_id = require_policy(db, policy);
+  if (!policy_id) return policy_id.error();
+  if (number) return require_version(db, policy, *policy_id, *number);
+  auto active = active_row(db, *policy_id);
+  if (!active) return active.error();
+  if (!*active) {
+    return Error{ErrorKind::not_found, fmt::format("policy `{}` has no active version", policy)};
+  }
+  return **active;
+}
+
+Result<Version> show_in(Connection& db, std::string_view policy, std::optional<int64_t> number) {
+  auto transaction = Transaction::begin(db, Transaction::Mode::read);
+  if (!transaction) return transaction.error();
+  auto row = locate(db, policy, number);
+  if (!row) return row.error();
+  auto info = info_by_id(db, row->id);
+  if (!info) return info.error();
+  auto files = read_files(db, row->id);
+  if (!files) return files.error();
+  auto committed = transaction->commit();
+  if (!committed) return committed.error();
+  return Version{std::move(*info), std::move(*files)};
+}
+
+Result<VersionInfo> active_in(Connection& db, std::string_view policy) {
+  auto transaction = Transaction::begin(db, Transaction::Mode::read);
+  if (!transaction) return transaction.error();
+  auto row = locate(db, policy, std::nullopt);
+  if (!row) return row.error();
+  auto info = info_by_id(db, row->id);
+  if (!info) return info.error();
+  auto committed = transaction->commit();
+  if (!committed) return committed.error();
+  return info;
+}
+
+Result<std::vector<VersionInfo>> log_in(Connection& db, std::string_view policy, size_t limit,
+                                        std::optional<int64_t> before) {
+  auto transaction = Transaction::begin(db, Transaction::Mode::read);
+  if (!transaction) return transaction.error();
+  auto policy_id = require_policy(db, policy);
+  if (!policy_id) return policy_id.error();
+  auto query = db.query(
+      "SELECT v.number, p.number, r.number, v.content_sha256, v.author, v.message, v.created_ms, "
+      "v.active FROM version v LEFT JOIN version p ON p.id = v.parent_id "
+      "LEFT JOIN version r ON r.id = v.restored_from "
+      "WHERE v.policy_id = ?1 AND v.number < ?2 ORDER BY v.number DESC LIMIT ?3");
+  if (!query) return query.error();
+  query->bind(1, *policy_id).bind(2, before.value_or(std::numeric_limits<int64_t>::max()));
+  query->bind(3, clamp_limit(limit));
+  std::vector<VersionInfo> versions;
+  for (;;) {
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return versions;
+    versions.push_back(version_info(*query));
+  }
+}
+
+std::optional<AuditAction> parse_action(std::string_view name) {
+  for (AuditAction action : {AuditAction::apply, AuditAction::rollback, AuditAction::activate}) {
+    if (audit_action_name(action) == name) return action;
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<AuditEntry>> read_audit(sqlite::Query& query) {
+  std::vector<AuditEntry> entries;
+  for (;;) {
+    auto row = query.step();
+    if (!row) return row.error();
+    if (!*row) return entries;
+    auto action = parse_action(query.text(2));
+    if (!action) return Error{ErrorKind::corrupt, fmt::format("unknown audit action `{}`", query.text(2))};
+    entries.push_back(AuditEntry{query.int64(0), query.int64(1), *action, query.text(3),
+                                 query.int64(4), query.optional_int64(5), query.text(6),
+                                 query.text(7)});
+  }
+}
+
+Result<std::vector<AuditEntry>> audit_in(Connection& db, std::string_view policy, size_t limit,
+                                         std::optional<int64_t> before) {
+  auto transaction = Transaction::begin(db, Transaction::Mode::read);
+  if (!transaction) return transaction.error();
+  int64_t below = before.value_or(std::numeric_limits<int64_t>::max());
+  if (policy.empty()) {
+    auto query = db.query(
+        "SELECT a.id, a.at_ms, a.action, p.name, v.number, pv.number, a.author, a.message "
+        "FROM audit a JOIN policy p ON p.id = a.policy_id JOIN version v ON v.id = a.version_id "
+        "LEFT JOIN version pv ON pv.id = a.previous_id "
+        "WHERE a.id < ?1 ORDER BY a.id DESC LIMIT ?2");
+    if (!query) return query.error();
+    query->bind(1, below).bind(2, clamp_limit(limit));
+    return read_audit(*query);
+  }
+  auto policy_id = require_policy(db, policy);
+  if (!policy_id) return policy_id.error();
+  auto query = db.query(
+      "SELECT a.id, a.at_ms, a.action, p.name, v.number, pv.number, a.author, a.message "
+      "FROM audit a JOIN policy p ON p.id = a.policy_id JOIN version v ON v.id = a.version_id "
+      "LEFT JOIN version pv ON pv.id = a.previous_id "
+      "WHERE a.policy_id = ?1 AND a.id < ?2 ORDER BY a.id DESC LIMIT ?3");
+  if (!query) return query.error();
+  query->bind(1, *policy_id).bind(2, below).bind(3, clamp_limit(limit));
+  return read_audit(*query);
+}
+
+Result<std::vector<PolicyInfo>> policies_in(Connection& db) {
+  auto transaction = Transaction::begin(db, Transaction::Mode::read);
+  if (!transaction) return transaction.error();
+  auto query = db.query(
+      "SELECT p.name, "
+      "(SELECT number FROM version WHERE policy_id = p.id AND active = 1), "
+      "(SELECT number FROM version WHERE policy_id = p.id ORDER BY number DESC LIMIT 1) "
+      "FROM policy p ORDER BY p.name");
+  if (!query) return query.error();
+  std::vector<PolicyInfo> policies;
+  for (;;) {
+    auto row = query->step();
+    if (!row) return row.error();
+    if (!*row) return policies;
+    policies.push_back(PolicyInfo{query->text(0), query->optional_int64(1),
+                                  query->optional_int64(2).value_or(0)});
+  }
+}
+
+Result<VersionRow> object_version(Connection& db, std::string_view policy, int64_t number) {
+  auto policy_id = require_policy(db, policy);
+  if (!policy_id) return policy_id.error();
+  return require_version(db, policy, *policy_id, number);
+}
+
+Result<std::optional<Bytes>> get_object_in(Connection& db, std::string_view policy, int64_t number,
+                                           std::string_view key) {
+  auto transaction = Transaction::begin(db, Transaction::Mode::read);
+  if (!transaction) return transaction.error();
+  auto version = object_version(db, policy, number);
+  if (!version) return version.error();
+  auto query = db.query("SELECT bytes FROM object WHERE version_id = ?1 AND key = ?2");
+  if (!query) return query.error();
+  query->bind(1, version->id).bind(2, key);
+  auto row = query->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<Bytes>();
+  return std::optional<Bytes>(query->blob_bytes(0));
+}
+
+Result<void> put_object_in(Connection& db, std::string_view policy, int64_t number,
+                           const CompiledObject& object) {
+  if (object.key.empty()) return Error{ErrorKind::invalid, "the object key is empty"};
+  auto transaction = Transaction::begin(db, Transaction::Mode::write);
+  if (!transaction) return transaction.error();
+  auto version = object_version(db, policy, number);
+  if (!version) return version.error();
+  auto stored = store_object(db, version->id, object);
+  if (!stored) return stored;
+  return transaction->commit();
+}
+
+Result<std::string> integrity_in(Connection& db) {
+  auto report = db.text_lines("PRAGMA integrity_check");
+  if (!report) return report;
+  if (*report != "ok") return report;
+  // foreign_key_check: one row per violation, the child table first.
+  auto violations = db.text_lines("PRAGMA foreign_key_check");
+  if (!violations) return violations;
+  if (violations->empty()) return report;
+  return fmt::format("foreign key violations in: {}", *violations);
+}
+
+// ---- opening ------------------------------------------------------------------------------
+
+Result<void> prepare_location(const std::string& path, const OpenOptions& options, bool exists) {
+  if (exists) return {};
+  if (!options.create || options.read_only) {
+    return Error{ErrorKind::not_found, fmt::format("no policy store at `{}`", path)};
+  }
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) return {};
+  std::error_code error;
+  std::filesystem::create_directories(parent, error);
+  if (!error) return {};
+  return Error{ErrorKind::io, fmt::format("cannot create directory `{}` for the policy store: {}",
+                                          parent.string(), error.message())};
+}
+
+}  // namespace
+
+// ---- public API ---------------------------------------------------------------------------
+
+std::string_view error_kind_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::io: return "io";
+    case ErrorKind::busy: return "busy";
+    case ErrorKind::conflict: return "conflict";
+    case ErrorKind::corrupt: return "corrupt";
+    case ErrorKind::newer_schema: return "newer_schema";
+    case ErrorKind::read_only: return "read_only";
+    case ErrorKind::full: return "full";
+    case ErrorKind::not_found: return "not_found";
+    case ErrorKind::invalid: return "invalid";
+  }
+  return "unknown";
+}
+
+std::string_view audit_action_name(AuditAction action) {
+  switch (action) {
+    case AuditAction::apply: return "apply";
+    case AuditAction::rollback: return "rollback";
+    case AuditAction::activate: return "activate";
+  }
+  return "unknown";
+}
+
+std::string default_path() {
+  const char* from_environment = std::getenv("GOV_DB");
+  if (from_environment != nullptr && *from_environment != '\0') return from_environment;
+  return ".gov/policies.db";
+}
+
+std::string content_hash(const std::vector<PolicyFile>& files) {
+  Sha256 hash;
+  hash.update("gov-content-v1\n");
+  std::string length;
+  for (const PolicyFile& file : files) {
+    for (std::string_view part : {std::string_view(file.path), std::string_view(file.text)}) {
+      length.clear();
+      append_length(length, part.size());
+      hash.update(length);
+      hash.update(part);
+    }
+  }
+  return to_hex(hash.finish());
+}
+
+Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
+  auto impl = std::make_unique<Impl>(Impl{path, options, {}, std::nullopt});
+  struct stat status {};
+  bool exists = ::stat(path.c_str(), &status) == 0;
+  auto location = prepare_location(path, options, exists);
+  if (!location) return in_context(*impl, fmt::format("open policy store `{}`", path), location.error());
+  // Root may write any file; a store whose every write bit is off is treated as frozen anyway.
+  bool file_read_only = exists && (status.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0;
+  if (options.read_only) impl->read_only_reason = "the store is opened read-only";
+  if (file_read_only) impl->read_only_reason = "the file is read-only";
+  int flags = impl->read_only_reason ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  auto connection = Connection::open(path, flags | SQLITE_OPEN_NOMUTEX);
+  if (!connection) return in_context(*impl, fmt::format("open policy store `{}`", path), connection.error());
+  impl->db = std::move(*connection);
+  sqlite3_busy_timeout(impl->db.get(), static_cast<int>(options.busy_timeout.count()));
+  if (!impl->read_only_reason && sqlite3_db_readonly(impl->db.get(), "main") == 1) {
+    impl->read_only_reason = "the file is not writable";
+  }
+  bool read_only = impl->read_only_reason.has_value();
+  bool quick_check = !exists || status.st_size <= options.quick_check_max_bytes;
+  auto prepared = schema::prepare(impl->db, {read_only, quick_check, options.max_pages});
+  if (!prepared) return in_context(*impl, fmt::format("open policy store `{}`", path), prepared.error());
+  if (read_only) {
+    auto query_only = impl->db.exec("PRAGMA query_only = ON");
+    if (!query_only) return in_context(*impl, fmt::format("open policy store `{}`", path), query_only.error());
+  }
+  return Store(std::move(impl));
+}
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+const std::string& Store::path() const { return impl_->path; }
+bool Store::read_only() const { return impl_->read_only_reason.has_value(); }
+
+Result<ApplyResult> Store::apply(const ApplyRequest& request) {
+  std::string doing = fmt::format("apply policy `{}` to `{}`", request.policy, path());
+  auto valid = validate(request);
+  if (!valid) return valid.error();
+  auto writable = check_writable(*impl_);
+  if (!writable) return in_context(*impl_, doing, writable.error());
+  std::string hash = request.content_sha256.empty() ? content_hash(request.files) : request.content_sha256;
+  return in_context(*impl_, doing, apply_in(*impl_, request, hash));
+}
+
+Result<ApplyResult> Store::rollback(const RollbackRequest& request) {
+  std::string doing = fmt::format("roll back policy `{}` in `{}`", request.policy, path());
+  auto writable = check_writable(*impl_);
+  if (!writable) return in_context(*impl_, doing, writable.error());
+  return in_context(*impl_, doing, rollback_in(*impl_, request));
+}
+
+Result<ApplyResult> Store::activate(std::string_view policy, int64_t version, std::string_view author,
+                                    std::optional<int64_t> expect_version) {
+  std::string doing = fmt::format("activate version {} of policy `{}` in `{}`", version, policy, path());
+  auto writable = check_writable(*impl_);
+  if (!writable) return in_context(*impl_, doing, writable.error());
+  return in_context(*impl_, doing, activate_in(*impl_, policy, version, author, expect_version));
+}
+
+Result<std::vector<VersionInfo>> Store::log(std::string_view policy, size_t limit,
+                                            std::optional<int64_t> before) {
+  return in_context(*impl_, fmt::format("read the log of policy `{}` from `{}`", policy, path()),
+                    log_in(impl_->db, policy, limit, before));
+}
+
+Result<Version> Store::show(std::string_view policy, std::optional<int64_t> number) {
+  return in_context(*impl_, fmt::format("read policy `{}` from `{}`", policy, path()), show_in(impl_->db, policy, number));
+}
+
+Result<VersionInfo> Store::active(std::string_view policy) {
+  return in_context(*impl_, fmt::format("read policy `{}` from `{}`", policy, path()), active_in(impl_->db, policy));
+}
+
+Result<void> Store::put_object(std::string_view policy, int64_t version, const CompiledObject& object) {
+  std::string doing = fmt::format("store object `{}` of policy `{}` in `{}`", object.key, policy, path());
+  auto writable = check_writable(*impl_);
+  if (!writable) return in_context(*impl_, doing, writable.error());
+  return in_context(*impl_, doing, put_object_in(impl_->db, policy, version, object));
+}
+
+Result<std::optional<Bytes>> Store::get_object(std::string_view policy, int64_t version,
+                                               std::string_view key) {
+  return in_context(*impl_, fmt::format("read object `{}` of policy `{}` from `{}`", key, policy, path()),
+                    get_object_in(impl_->db, policy, version, key));
+}
+
+Result<std::vector<AuditEntry>> Store::audit(std::string_view policy, size_t limit,
+                                             std::optional<int64_t> before) {
+  return in_context(*impl_, fmt::format("read the audit log of `{}`", path()), audit_in(impl_->db, policy, limit, before));
+}
+
+Result<std::vector<PolicyInfo>> Store::policies() {
+  return in_context(*impl_, fmt::format("list the policies in `{}`", path()), policies_in(impl_->db));
+}
+
+Result<void> Store::batch(const std::function<Result<void>(Store&)>& body) {
+  auto writable = check_writable(*impl_);
+  if (!writable) return in_context(*impl_, fmt::format("write a batch to `{}`", path()), writable.error());
+  auto transaction = Transaction::begin(impl_->db, Transaction::Mode::write);
+  if (!transaction) return in_context(*impl_, fmt::format("write a batch to `{}`", path()), transaction.error());
+  auto done = body(*this);
+  if (!done) return done;  // the transaction rolls back
+  return in_context(*impl_, fmt::format("write a batch to `{}`", path()), transaction->commit());
+}
+
+Result<std::string> Store::integrity_check() {
+  return in_context(*impl_, fmt::format("check `{}`", path()), integrity_in(impl_->db));
+}
+
+WorkCounters Store::take_work_counters() { return impl_->db.take_counters(); }
+
+}  // namespace gov::store

@@ -1,0 +1,233 @@
+// The versioned policy store: policies, their versions (source text, content hash, active
+// marker), compiled objects and an append-only audit log, in one SQLite file.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/store/result.hpp"
+
+namespace gov::store {
+
+/// The schema version this gov writes (PRAGMA user_version). A database with a larger number
+/// is refused with ErrorKind::newer_schema; a smaller one is migrated when opened read-write.
+inline constexpr int64_t kSchemaVersion = 1;
+
+/// Where the store lives when no `--db` is given: `$GOV_DB` if set and not empty, else
+/// `.gov/policies.db` (relative to the current directory).
+std::string default_path();
+
+using Bytes = std::vector<uint8_t>;
+
+/// One source file of a version, byte for byte as it was read.
+struct PolicyFile {
+  std::string path;
+  std::string text;
+  bool operator==(const PolicyFile&) const = default;
+};
+
+/// SHA-256 (64 lower-case hex digits) of a canonical serialisation of `files` in order:
+/// "gov-content-v1\n", then for each file the path and the text, each preceded by its length
+/// as 8 bytes big-endian. Length prefixes make the encoding unambiguous.
+std::string content_hash(const std::vector<PolicyFile>& files);
+
+/// A compiled form of a version (e.g. an object file), cached under a key that names what
+/// produced it (target, gov version, options).
+struct CompiledObject {
+  std::string key;
+  Bytes bytes;
+};
+
+struct ApplyRequest {
+  std::string policy;              // the policy's name; created with its first version
+  std::vector<PolicyFile> files;   // the entry file first, then every import
+  /// 64 lower-case hex digits identifying the content; empty: content_hash(files). A caller
+  /// that hashes canonical content (so a reformatting is not a change) passes its own.
+  std::string content_sha256;
+  std::string author;
+  std::string message;
+  /// When set, the apply fails with ErrorKind::conflict unless this is the active version
+  /// (0: the policy has no version yet). Optimistic concurrency for "I applied on top of N".
+  std::optional<int64_t> expect_version;
+  std::optional<CompiledObject> object;  // stored with the new (or unchanged active) version
+};
+
+struct RollbackRequest {
+  std::string policy;
+  int64_t version = 0;  // the version whose content becomes active again
+  std::string author;
+  std::string message;
+  std::optional<int64_t> expect_version;  // as in ApplyRequest
+};
+
+/// What apply, rollback and activate did.
+struct ApplyResult {
+  int64_t version = 0;              // the active version afterwards
+  bool created = false;             // false: the content equals the active version's; nothing new
+  std::optional<int64_t> previous;  // the version active before, if any
+  std::string content_sha256;       // of the active version
+};
+
+/// A version without its files: what `log` lists.
+struct VersionInfo {
+  int64_t number = 0;                    // 1, 2, 3, ... per policy
+  std::optional<int64_t> parent;         // the version active when this one was made
+  std::optional<int64_t> restored_from;  // for a rollback: the version whose content it copies
+  std::string content_sha256;
+  std::string author;
+  std::string message;
+  int64_t created_ms = 0;  // Unix time in milliseconds
+  bool active = false;
+};
+
+/// A version with the source text of every file that went into it (entry first).
+struct Version {
+  VersionInfo info;
+  std::vector<PolicyFile> files;
+};
+
+struct PolicyInfo {
+  std::string name;
+  std::optional<int64_t> active;
+  int64_t latest = 0;  // the highest version number
+};
+
+enum class AuditAction : uint8_t { apply, rollback, activate };
+
+/// "apply", "rollback", "activate".
+std::string_view audit_action_name(AuditAction action);
+
+/// One entry of the append-only audit log: every change of a policy's active version.
+struct AuditEntry {
+  int64_t id = 0;  // increasing in the order of the changes
+  int64_t at_ms = 0;
+  AuditAction action = AuditAction::apply;
+  std::string policy;
+  int64_t version = 0;              // the version made active
+  std::optional<int64_t> previous;  // the version active before
+  std::string author;
+  std::string message;
+};
+
+/// Work SQLite did for a Store's statements: a deterministic measure of cost, so tests can
+/// prove that a read uses an index (its work does not grow with the number of versions).
+struct WorkCounters {
+  int64_t vm_steps = 0;           // virtual-machine instructions run
+  int64_t full_scan_steps = 0;    // rows stepped through in full table scans
+  int64_t sorts = 0;              // sorts (an ORDER BY not served by an index)
+  int64_t automatic_indexes = 0;  // rows put into indexes SQLite built on the fly
+};
+
+struct OpenOptions {
+  bool create = true;      // create the file (and its directory) when missing
+  bool read_only = false;  // never write; every write fails with ErrorKind::read_only
+  /// How long a write waits for another process's write lock before ErrorKind::busy.
+  std::chrono::milliseconds busy_timeout{5000};
+  /// Run PRAGMA quick_check when opening a file of at most this many bytes, and refuse it when
+  /// damaged. The check reads the whole file (about 0.1 s per 10 MB); bigger stores (a hundred
+  /// thousand versions and more) open without it, and SQLite still reports every damaged page
+  /// it reads as `corrupt`; integrity_check() checks on demand. 0: never check.
+  int64_t quick_check_max_bytes = int64_t{64} << 20;
+  /// Cap the database at this many pages (PRAGMA max_page_count); writes beyond it fail with
+  /// ErrorKind::full and leave the previous state. For quotas and disk-full tests.
+  std::optional<int64_t> max_pages;
+  /// Called at named points inside write transactions ("apply:before_activate",
+  /// "apply:before_commit", "rollback:before_commit") for fault-injection tests. It must not
+  /// call back into the Store.
+  std::function<void(std::string_view point)> fault_hook;
+};
+
+/// A connection to one policy store file. Many processes may open the same file: writes are
+/// serialised by SQLite's lock (waiting up to the busy timeout), readers never block and
+/// always see whole versions (every read is one transaction on a WAL snapshot).
+///
+/// Not thread-safe: use a Store from one thread; open one per thread or process (never share
+/// one across fork()). Move-only; the destructor closes the file. No method throws.
+class Store {
+ public:
+  /// Opens (and creates, per `options`) the store at `path`: WAL journal, foreign keys,
+  /// synchronous=FULL, the busy timeout, then schema migrations in one transaction. Errors:
+  /// not_found (missing and !create), corrupt (not a database, truncated, quick_check fails,
+  /// or an SQLite database that is not a gov store), newer_schema, read_only (an old schema
+  /// that needs a migration but the store is read-only), io.
+  /// A file without any write permission bit is opened read-only, even by root.
+  static Result<Store> open(const std::string& path, const OpenOptions& options = {});
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::string& path() const;
+  bool read_only() const;
+
+  /// Stores a new version of `request.policy` and makes it active, in one transaction: the
+  /// expect_version check, the version (number = latest + 1, parent = the active one), its
+  /// files, its object, the active marker and an "apply" audit entry. When the content hash
+  /// equals the active version's, nothing is created (created = false; a given object is
+  /// still cached on the active version). Errors: invalid, conflict, busy, read_only, full, io.
+  Result<ApplyResult> apply(const ApplyRequest& request);
+
+  /// Makes the content of an old version active again as a new version (restored_from = it)
+  /// with the same files, content hash and compiled objects; audit entry "rollback". Nothing
+  /// is created when its content hash equals the active one's. Errors as apply, plus
+  /// not_found for an unknown policy or version.
+  Result<ApplyResult> rollback(const RollbackRequest& request);
+
+  /// Moves the active marker to an existing version without creating one; audit entry
+  /// "activate". A no-op (created = false, no audit entry) when it already is active.
+  Result<ApplyResult> activate(std::string_view policy, int64_t version, std::string_view author,
+                               std::optional<int64_t> expect_version = std::nullopt);
+
+  /// Versions of `policy`, newest first, at most `limit`, only those numbered below `before`
+  /// when given (pass the last number of a page to get the next one). Uses the
+  /// (policy, number) index: cost is O(limit · log n). Errors: not_found, io, corrupt.
+  Result<std::vector<VersionInfo>> log(std::string_view policy, size_t limit,
+                                       std::optional<int64_t> before = std::nullopt);
+
+  /// One version with its files; `number` absent: the active version. The version row and
+  /// its files are read in one transaction. Errors: not_found, io, corrupt.
+  Result<Version> show(std::string_view policy, std::optional<int64_t> number = std::nullopt);
+
+  /// The active version of `policy` (without files). Errors: not_found, io, corrupt.
+  Result<VersionInfo> active(std::string_view policy);
+
+  /// Caches a compiled object for a version, replacing one with the same key.
+  Result<void> put_object(std::string_view policy, int64_t version, const CompiledObject& object);
+
+  /// The cached object, or nullopt when none has that key. not_found: no such policy or version.
+  Result<std::optional<Bytes>> get_object(std::string_view policy, int64_t version,
+                                          std::string_view key);
+
+  /// Audit entries newest first, at most `limit`, only those with id below `before` when given;
+  /// `policy` empty: every policy.
+  Result<std::vector<AuditEntry>> audit(std::string_view policy, size_t limit,
+                                        std::optional<int64_t> before = std::nullopt);
+
+  /// Every policy, by name.
+  Result<std::vector<PolicyInfo>> policies();
+
+  /// Runs `body` (which calls this Store's write methods) in one transaction: all of its
+  /// writes commit together or, when it returns an error, none do. For imports and bulk
+  /// loads: each write inside is a savepoint, not a transaction with its own sync.
+  Result<void> batch(const std::function<Result<void>(Store&)>& body);
+
+  /// PRAGMA integrity_check: "ok" or the problems found, one per line. O(size of the database).
+  Result<std::string> integrity_check();
+
+  /// The work done since the previous call (or since open), then resets the counters.
+  WorkCounters take_work_counters();
+
+  struct Impl;  // opaque: defined in store.cpp
+
+ private:
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gov::store

@@ -1,0 +1,360 @@
+// Decision output: JSON lines in the fixed key order of INTERFACES.md, text lines, the summary.
+#include "runtime/trace/decision_writer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "runtime/trace/json.hpp"
+#include "runtime/trace/units.hpp"
+
+namespace gov::trace {
+
+namespace {
+
+constexpr int64_t kMillisPerHour = 3'600'000;
+
+// ------------------------------------------------------------------ JSON
+
+void append_key(std::string& out, std::string_view key) {
+  out += ',';
+  append_json_string(out, key);
+  out += ':';
+}
+
+void append_string_member(std::string& out, std::string_view key, std::string_view value) {
+  append_key(out, key);
+  append_json_string(out, value);
+}
+
+void append_resources(std::string& out, std::string_view key,
+                      const engine::ResourceAmounts& amounts) {
+  append_key(out, key);
+  out += '{';
+  for (size_t i = 0; i < amounts.size(); ++i) {
+    if (i > 0) out += ',';
+    append_json_string(out, ir::resource_key(amounts[i].first));
+    out += ':';
+    out += format_amount(amounts[i].first, amounts[i].second);
+  }
+  out += '}';
+}
+
+void append_warnings(std::string& out, const std::vector<engine::RuleWarning>& warnings) {
+  append_key(out, "warnings");
+  out += '[';
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    out += i > 0 ? ",{" : "{";
+    append_json_string(out, "rule");
+    out += ':';
+    append_json_string(out, warnings[i].rule);
+    append_string_member(out, "message", warnings[i].message);
+    out += '}';
+  }
+  out += ']';
+}
+
+void append_victims(std::string& out, const std::vector<std::string>& victims) {
+  append_key(out, "victims");
+  out += '[';
+  for (size_t i = 0; i < victims.size(); ++i) {
+    if (i > 0) out += ',';
+    append_json_string(out, victims[i]);
+  }
+  out += ']';
+}
+
+void append_outcome_members(std::string& out, const engine::Decision& d) {
+  switch (d.outcome) {
+    case engine::Outcome::admitted:
+      append_string_member(out, "flavor", d.flavor);
+      append_resources(out, "usage", d.usage);
+      append_resources(out, "borrowed", d.borrowed);
+      if (!d.warnings.empty()) append_warnings(out, d.warnings);
+      break;
+    case engine::Outcome::pending:
+      if (d.reason) append_string_member(out, "reason", engine::reason_name(*d.reason));
+      if (!d.short_of.empty()) append_resources(out, "short", d.short_of);
+      if (!d.maximum.empty()) append_resources(out, "max", d.maximum);
+      if (!d.victims.empty()) append_victims(out, d.victims);
+      break;
+    case engine::Outcome::preempted:
+      append_string_member(out, "by", d.by);
+      append_string_member(out, "kind", engine::preemption_kind_name(d.kind));
+      break;
+    case engine::Outcome::rejected:
+      append_string_member(out, "rule", d.rule);
+      break;
+    case engine::Outcome::finished:
+    case engine::Outcome::cancelled:
+      return;  // no message either
+    case engine::Outcome::invalid:
+      break;
+  }
+  append_string_member(out, "message", d.message);
+}
+
+// ------------------------------------------------------------------ text
+
+// Text for a one-line format: control characters escaped, invalid UTF-8 replaced.
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7F) {
+      out += c == '\n'   ? "\\n"
+             : c == '\t' ? "\\t"
+             : c == '\r' ? "\\r"
+                         : fmt::format("\\x{:02x}", c);
+      ++i;
+      continue;
+    }
+    size_t length = utf8_prefix_length(text.substr(i));
+    out += length == 0 ? std::string_view("\xEF\xBF\xBD") : text.substr(i, length);
+    i += std::max<size_t>(length, 1);
+  }
+  return out;
+}
+
+// "gpu 2, vcpu 64, memory 256 GiB".
+std::string resources_text(const engine::ResourceAmounts& amounts) {
+  std::string out;
+  for (const auto& [resource, amount] : amounts) {
+    if (!out.empty()) out += ", ";
+    std::string value = format_amount(resource, amount);
+    if (resource == ir::Resource::memory) {
+      out += fmt::format("memory {} GiB", value);
+    } else {
+      out += fmt::format("{} {}", ir::resource_key(resource), value);
+    }
+  }
+  return out;
+}
+
+std::string admitted_text(const engine::Decision& d) {
+  std::string out = fmt::format("admitted on {}", one_line(d.flavor));
+  if (!d.usage.empty()) out += "  " + resources_text(d.usage);
+  if (!d.borrowed.empty()) out += "  borrowing " + resources_text(d.borrowed);
+  for (const engine::RuleWarning& warning : d.warnings) {
+    out += fmt::format("  warning {}: {}", one_line(warning.rule), one_line(warning.message));
+  }
+  return out;
+}
+
+std::string pending_text(const engine::Decision& d) {
+  std::string details = d.reason ? std::string(engine::reason_name(*d.reason)) : "no reason";
+  if (!d.short_of.empty()) details += "; short " + resources_text(d.short_of);
+  if (!d.maximum.empty()) details += "; max " + resources_text(d.maximum);
+  if (!d.victims.empty()) {
+    details += "; victims ";
+    for (size_t i = 0; i < d.victims.size(); ++i)
+      details += (i > 0 ? ", " : "") + one_line(d.victims[i]);
+  }
+  return fmt::format("pending ({})  {}", details, one_line(d.message));
+}
+
+std::string outcome_text(const engine::Decision& d) {
+  switch (d.outcome) {
+    case engine::Outcome::admitted:
+      return admitted_text(d);
+    case engine::Outcome::pending:
+      return pending_text(d);
+    case engine::Outcome::preempted:
+      return fmt::format("preempted by {} ({})  {}", one_line(d.by),
+                         engine::preemption_kind_name(d.kind), one_line(d.message));
+    case engine::Outcome::rejected:
+      return fmt::format("rejected by rule {}  {}", one_line(d.rule), one_line(d.message));
+    case engine::Outcome::finished:
+      return "finished";
+    case engine::Outcome::cancelled:
+      return "cancelled";
+    case engine::Outcome::invalid:
+      return fmt::format("invalid  {}", one_line(d.message));
+  }
+  return "?";
+}
+
+// ------------------------------------------------------------------ summary table
+
+std::string wait_text(const std::optional<engine::Time>& wait) {
+  return wait ? format_seconds(*wait) + "s" : "-";
+}
+
+// GPU-milliseconds as GPU-hours with three decimals, rounded half up.
+std::string gpu_hours_text(int64_t gpu_millis) {
+  int64_t milli_hours =
+      (std::max<int64_t>(gpu_millis, 0) + kMillisPerHour / 2000) / (kMillisPerHour / 1000);
+  return fmt::format("{}.{:03}", milli_hours / 1000, milli_hours % 1000);
+}
+
+constexpr std::array<std::string_view, 8> kSummaryHeader = {
+    "team",      "admitted",           "mean wait", "p95 wait",
+    "GPU-hours", "borrowed GPU-hours", "preempted", "preemptions caused"};
+using SummaryRow = std::array<std::string, kSummaryHeader.size()>;
+
+SummaryRow summary_row(const TeamSummary& t) {
+  return {one_line(t.team),
+          std::to_string(t.admitted),
+          wait_text(t.mean_wait),
+          wait_text(t.p95_wait),
+          gpu_hours_text(t.gpu_millis),
+          gpu_hours_text(t.borrowed_gpu_millis),
+          std::to_string(t.preempted),
+          std::to_string(t.preemptions_caused)};
+}
+
+// Display width, counted in code points (as columns are everywhere in gov).
+size_t text_width(std::string_view text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+std::string padding(std::string_view text, size_t width) {
+  return std::string(width - std::min(width, text_width(text)), ' ');
+}
+
+// The team column is left-aligned, the figures right-aligned, columns two spaces apart.
+std::string table_line(const SummaryRow& row,
+                       const std::array<size_t, kSummaryHeader.size()>& widths) {
+  std::string out = row[0] + padding(row[0], widths[0]);
+  for (size_t i = 1; i < row.size(); ++i) out += "  " + padding(row[i], widths[i]) + row[i];
+  return out + "\n";
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ public writers
+
+void append_decision_json(std::string& out, const engine::Decision& decision) {
+  out += "{\"at\":";
+  out += format_seconds(decision.at);
+  append_string_member(out, "task", decision.task);
+  append_string_member(out, "outcome", engine::outcome_name(decision.outcome));
+  append_string_member(out, "team", decision.team);
+  append_outcome_members(out, decision);
+  out += '}';
+}
+
+std::string decision_json(const engine::Decision& decision) {
+  std::string out;
+  append_decision_json(out, decision);
+  return out;
+}
+
+std::string decision_text(const engine::Decision& decision) {
+  return fmt::format("{:>5}  {}  {}  {}", format_seconds(decision.at) + "s",
+                     one_line(decision.task), one_line(decision.team), outcome_text(decision));
+}
+
+std::string summary_text(const std::vector<TeamSummary>& teams) {
+  std::vector<SummaryRow> rows;
+  SummaryRow header;
+  std::array<size_t, kSummaryHeader.size()> widths{};
+  for (size_t i = 0; i < header.size(); ++i) {
+    header[i] = std::string(kSummaryHeader[i]);
+    widths[i] = text_width(header[i]);
+  }
+  for (const TeamSummary& team : teams) {
+    rows.push_back(summary_row(team));
+    for (size_t i = 0; i < widths.size(); ++i)
+      widths[i] = std::max(widths[i], text_width(rows.back()[i]));
+  }
+  std::string out = table_line(header, widths);
+  for (const SummaryRow& row : rows) out += table_line(row, widths);
+  return out;
+}
+
+// ------------------------------------------------------------------ SummaryBuilder
+
+namespace {
+
+ir::Amount gpu_of(const engine::ResourceAmounts& amounts) {
+  for (const auto& [resource, amount] : amounts) {
+    if (resource == ir::Resource::gpu) return amount;
+  }
+  return 0;
+}
+
+}  // namespace
+
+size_t SummaryBuilder::team_slot(const std::string& name) {
+  auto [it, inserted] = team_slots_.emplace(name, teams_.size());
+  if (inserted) teams_.emplace_back().summary.team = name;
+  return it->second;
+}
+
+void SummaryBuilder::release(LiveTask& task, engine::Time at) {
+  if (!task.held_since) return;
+  engine::Time held = std::max<engine::Time>(at - *task.held_since, 0);
+  TeamSummary& team = teams_[task.team].summary;
+  team.gpu_millis += task.gpu * held;
+  team.borrowed_gpu_millis += task.borrowed_gpu * held;
+  task.held_since.reset();
+}
+
+void SummaryBuilder::admit(LiveTask& task, const engine::Decision& decision) {
+  release(task, decision.at);  // an admission while admitted (not expected) restarts the interval
+  if (!task.admitted_once) {
+    task.admitted_once = true;
+    ++teams_[task.team].summary.admitted;
+    teams_[task.team].waits.add(decision.at - task.submitted);
+  }
+  task.held_since = decision.at;
+  task.gpu = gpu_of(decision.usage);
+  task.borrowed_gpu = gpu_of(decision.borrowed);
+}
+
+void SummaryBuilder::add(const engine::Decision& decision) {
+  last_ = std::max(last_, decision.at);
+  size_t slot = team_slot(decision.team);
+  auto [it, inserted] = live_.try_emplace(decision.task);
+  LiveTask& task = it->second;
+  if (inserted) {
+    task.team = slot;
+    task.submitted = decision.at;
+  }
+  switch (decision.outcome) {
+    case engine::Outcome::admitted:
+      admit(task, decision);
+      return;
+    case engine::Outcome::pending:
+      return;
+    case engine::Outcome::preempted: {
+      release(task, decision.at);
+      ++teams_[task.team].summary.preempted;
+      auto by = live_.find(decision.by);
+      if (by != live_.end()) ++teams_[by->second.team].summary.preemptions_caused;
+      return;
+    }
+    case engine::Outcome::rejected:
+    case engine::Outcome::finished:
+    case engine::Outcome::cancelled:
+    case engine::Outcome::invalid:
+      release(task, decision.at);
+      live_.erase(it);
+      return;
+  }
+}
+
+std::vector<TeamSummary> SummaryBuilder::summarize(std::optional<engine::Time> end) const {
+  engine::Time until = end.value_or(last_);
+  std::vector<TeamSummary> out;
+  out.reserve(teams_.size());
+  for (const TeamTotals& totals : teams_) {
+    out.push_back(totals.summary);
+    out.back().mean_wait = totals.waits.mean();
+    out.back().p95_wait = totals.waits.p95();
+  }
+  for (const auto& [id, task] : live_) {
+    if (!task.held_since || until <= *task.held_since) continue;
+    engine::Time held = until - *task.held_since;
+    out[task.team].gpu_millis += task.gpu * held;
+    out[task.team].borrowed_gpu_millis += task.borrowed_gpu * held;
+  }
+  return out;
+}
+
+}  // namespace gov::trace

@@ -1,0 +1,92 @@
+// Writes decisions: the JSON-lines decision stream of INTERFACES.md, and a readable text form
+// ending with a per-team summary computed from the decisions alone.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/engine/decision.hpp"
+#include "runtime/trace/wait_stats.hpp"
+
+namespace gov::trace {
+
+/// Appends one decision to `out` as a JSON object on one line, without a newline, exactly
+/// as INTERFACES.md "Decision stream": keys at, task, outcome, team, then by outcome
+/// admitted → flavor, usage, borrowed, [warnings], message; pending → reason, [short],
+/// [max], [victims], message; preempted → by, kind, message; rejected → rule, message;
+/// finished, cancelled → nothing; invalid → message. Optional parts are written when
+/// non-empty (`reason` when set). `at` is seconds ("5", "90.5"); amounts are in file units
+/// (gpu/neuron/efa devices, vcpu vCPUs, memory_gib GiB), integers when whole, else the
+/// exact decimal. Strings are escaped; the output is valid UTF-8 whatever the input.
+/// Only allocation can fail (std::bad_alloc).
+void append_decision_json(std::string& out, const engine::Decision& decision);
+/// The same, as a new string.
+std::string decision_json(const engine::Decision& decision);
+
+/// One decision as one readable line, without a newline:
+/// `   5s  b1  team-b  admitted on ml.g5.8xlarge  gpu 2, vcpu 64, memory 256 GiB`.
+/// Control characters in names and messages are escaped so that it stays one line.
+std::string decision_text(const engine::Decision& decision);
+
+/// What one team's tasks did over a decision stream.
+struct TeamSummary {
+  std::string team;
+  int64_t admitted = 0;                   // tasks admitted at least once
+  std::optional<engine::Time> mean_wait;  // submission → first admission, over admitted tasks
+  std::optional<engine::Time> p95_wait;   // nullopt when no task was admitted
+  int64_t gpu_millis = 0;                 // usage.gpu × time held, GPU-milliseconds
+  int64_t borrowed_gpu_millis = 0;        // borrowed.gpu × time held
+  int64_t preempted = 0;                  // preemptions its tasks suffered
+  int64_t preemptions_caused = 0;         // preemptions of any team's tasks by its tasks
+};
+
+/// Builds per-team summaries from a decision stream fed one decision at a time, in
+/// stream order. A task is submitted at its first decision; it holds `usage` from each
+/// `admitted` decision until its next `preempted`, `finished` or `cancelled` (or the end).
+/// Memory: one small record per live task (forgotten once it finishes, is cancelled,
+/// rejected or invalid) plus per-team totals. A value type; not thread-safe.
+class SummaryBuilder {
+ public:
+  /// Feeds the next decision.
+  void add(const engine::Decision& decision);
+  /// One summary per team, in order of first appearance. Tasks still holding resources
+  /// count until `end` (default: the time of the last decision). Does not change the builder.
+  std::vector<TeamSummary> summarize(std::optional<engine::Time> end = std::nullopt) const;
+  /// Tasks seen and not yet finished, cancelled, rejected or invalid.
+  size_t live_tasks() const { return live_.size(); }
+  /// The time of the last decision fed (0 before any).
+  engine::Time last_time() const { return last_; }
+
+ private:
+  struct LiveTask {
+    size_t team = 0;
+    engine::Time submitted = 0;
+    bool admitted_once = false;
+    std::optional<engine::Time> held_since;  // while admitted
+    ir::Amount gpu = 0;
+    ir::Amount borrowed_gpu = 0;
+  };
+  struct TeamTotals {
+    TeamSummary summary;
+    WaitStats waits;
+  };
+
+  size_t team_slot(const std::string& name);
+  void release(LiveTask& task, engine::Time at);
+  void admit(LiveTask& task, const engine::Decision& decision);
+
+  std::vector<TeamTotals> teams_;
+  std::unordered_map<std::string, size_t> team_slots_;
+  std::unordered_map<std::string, LiveTask> live_;
+  engine::Time last_ = 0;
+};
+
+/// The summary as a table, one row per team, with a header line; waits in seconds,
+/// GPU-hours with three decimals. Ends with a newline.
+std::string summary_text(const std::vector<TeamSummary>& teams);
+
+}  // namespace gov::trace

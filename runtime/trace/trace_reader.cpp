@@ -1,0 +1,722 @@
+// Trace reading: a JsonReader steps into `events`; each event is decoded and checked alone.
+#include "runtime/trace/trace_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <new>
+#include <unordered_map>
+#include <utility>
+
+#include "runtime/trace/units.hpp"
+
+namespace gov::trace {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kEventKeys = {"at", "submit", "finish", "cancel"};
+constexpr std::array<std::string_view, 14> kSubmitKeys = {
+    "id",         "team",   "priority", "instance_type", "instances", "gpus",   "vcpus",
+    "memory_gib", "neuron", "efa",      "pods",          "per_pod",   "labels", "duration"};
+constexpr std::array<std::string_view, 5> kPerPodKeys = {"gpus", "vcpus", "memory_gib", "neuron",
+                                                         "efa"};
+constexpr std::array<std::string_view, 1> kTopKeys = {"events"};
+constexpr size_t kNamesListed = 10;  // longer lists of names are cut short in messages
+constexpr size_t kQuoteLimit = 64;   // longer user strings are cut short in messages
+
+// The trace key of a resource amount (ir::Resource order).
+std::string_view trace_key(ir::Resource resource) {
+  switch (resource) {
+    case ir::Resource::gpu:
+      return "gpus";
+    case ir::Resource::neuron:
+      return "neuron";
+    case ir::Resource::vcpu:
+      return "vcpus";
+    case ir::Resource::memory:
+      return "memory_gib";
+    case ir::Resource::efa:
+      return "efa";
+  }
+  return "?";
+}
+
+// A user string for a message: JSON-quoted (so one line, valid UTF-8), cut when long.
+std::string quoted(std::string_view text) {
+  if (text.size() <= kQuoteLimit) return json_quote(text);
+  size_t cut = kQuoteLimit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return json_quote(text.substr(0, cut)) + "...";
+}
+
+// What a value is, for "expected X, found Y".
+std::string found(const JsonValue& value) {
+  switch (value.kind) {
+    case JsonKind::null:
+      return "null";
+    case JsonKind::boolean:
+      return value.boolean ? "true" : "false";
+    case JsonKind::number:
+      return value.text.size() <= kQuoteLimit ? value.text
+                                              : value.text.substr(0, kQuoteLimit) + "...";
+    case JsonKind::string:
+      return "the string " + quoted(value.text);
+    case JsonKind::array:
+      return "an array";
+    case JsonKind::object:
+      return "an object";
+  }
+  return "?";
+}
+
+// A number below zero ("-0" and "-0.0" are zero).
+bool is_negative(const JsonValue& number) {
+  if (number.text.empty() || number.text[0] != '-') return false;
+  std::string_view mantissa(number.text);
+  mantissa = mantissa.substr(0, mantissa.find_first_of("eE"));
+  return mantissa.find_first_of("123456789") != std::string_view::npos;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+// The known key closest to an unknown one, if any is close (a typo or a missing suffix).
+template <size_t N>
+std::optional<std::string_view> near_match(std::string_view key,
+                                           const std::array<std::string_view, N>& known) {
+  if (key.size() > kQuoteLimit) return std::nullopt;
+  std::optional<std::string_view> best;
+  size_t best_distance = std::max<size_t>(1, key.size() / 3) + 1;
+  for (std::string_view candidate : known) {
+    size_t distance = edit_distance(key, candidate);
+    bool prefix = key.size() >= 3 && candidate.starts_with(key);
+    if (prefix) distance = std::min<size_t>(distance, 1);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+template <size_t N>
+std::string joined_keys(const std::array<std::string_view, N>& keys) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) out += fmt::format("{}{}", i == 0 ? "" : ", ", keys[i]);
+  return out;
+}
+
+// "teams are team-a, team-b" / "the only team is team-a" / "the policy has no teams".
+template <typename T>
+std::string known_names(const std::vector<T>& items, std::string_view singular,
+                        std::string_view plural) {
+  if (items.empty()) return fmt::format("the policy has no {}", plural);
+  if (items.size() == 1) return fmt::format("the only {} is {}", singular, items[0].name);
+  std::string out = fmt::format("{} are ", plural);
+  size_t listed = std::min(items.size(), kNamesListed);
+  for (size_t i = 0; i < listed; ++i) out += fmt::format("{}{}", i == 0 ? "" : ", ", items[i].name);
+  if (listed < items.size()) out += fmt::format(" and {} more", items.size() - listed);
+  return out;
+}
+
+}  // namespace
+
+std::string_view event_kind_name(EventKind kind) {
+  switch (kind) {
+    case EventKind::submit:
+      return "submit";
+    case EventKind::finish:
+      return "finish";
+    case EventKind::cancel:
+      return "cancel";
+  }
+  return "?";
+}
+
+// ------------------------------------------------------------------ reader state
+
+struct TraceReader::State {
+  // What the checks remember of one task id.
+  struct TaskRecord {
+    size_t submitted = 0;         // event index
+    std::optional<size_t> ended;  // event index of its finish or cancel
+    EventKind ended_by = EventKind::finish;
+  };
+  enum class Phase : uint8_t { start, events, done };
+
+  State(std::string_view text, const ir::Module& m, const JsonLimits& limits)
+      : json(text, limits), module(m) {}
+
+  bool step(TraceEvent& event);
+  bool open();
+  bool close();
+  bool json_failed();
+  bool top_error(const JsonPosition& position, std::string message);
+  bool unknown_top_key(const JsonKey& key);
+
+  JsonReader json;
+  const ir::Module& module;
+  Phase phase = Phase::start;
+  size_t index = 0;  // of the next event
+  engine::Time last_at = 0;
+  size_t last_at_index = 0;
+  std::unordered_map<std::string, TaskRecord> tasks;
+  std::optional<TraceError> error;
+};
+
+namespace {
+
+// Decodes and checks one event. Keeps the first error; every check returns false after it.
+class EventDecoder {
+ public:
+  EventDecoder(TraceReader::State& state, size_t index)
+      : state_(state), module_(state.module), index_(index) {}
+
+  bool decode(const JsonValue& value, TraceEvent& out);
+  std::optional<TraceError>& error() { return error_; }
+
+ private:
+  // Errors.
+  bool fail(const JsonPosition& position, std::string what);
+  bool field_fail(std::string_view field, const JsonPosition& position, std::string what);
+  template <size_t N>
+  bool check_keys(const JsonValue& object, const std::array<std::string_view, N>& known,
+                  std::string_view path, std::string_view owner);
+
+  // Values.
+  bool read_at(const JsonValue& at);
+  bool read_seconds(std::string_view field, const JsonValue& value, engine::Time& out);
+  bool read_string(std::string_view field, const JsonValue& value, std::string& out);
+  bool read_count(std::string_view field, const JsonValue& value, int64_t minimum, int64_t& out);
+  bool read_amount(std::string_view field, ir::Resource resource, const JsonValue& value,
+                   ir::Amount& out);
+  bool read_amounts(const JsonValue& object, std::string_view path, engine::TaskSpec& task);
+  bool read_labels(const JsonValue& value, engine::Labels& out);
+
+  // Events.
+  bool decode_end(EventKind kind, const JsonValue& value, TraceEvent& out);
+  bool decode_submit(const JsonValue& value, TraceEvent& out);
+  bool read_identity(const JsonValue& submit, engine::TaskSpec& task);
+  bool read_names(const JsonValue& submit, engine::TaskSpec& task);
+  bool read_request(const JsonValue& submit, engine::TaskSpec& task);
+  bool check_request_forms(const JsonValue& submit, const engine::TaskSpec& task);
+  bool check_instances_type(const JsonValue& submit, const engine::TaskSpec& task);
+
+  TraceReader::State& state_;
+  const ir::Module& module_;
+  size_t index_;
+  std::optional<engine::Time> at_;
+  std::optional<TraceError> error_;
+};
+
+bool EventDecoder::fail(const JsonPosition& position, std::string what) {
+  if (error_) return false;
+  std::string prefix = at_ ? fmt::format("event {} (at {}): ", index_, format_seconds(*at_))
+                           : fmt::format("event {}: ", index_);
+  error_ = TraceError{prefix + what, position, index_};
+  return false;
+}
+
+bool EventDecoder::field_fail(std::string_view field, const JsonPosition& position,
+                              std::string what) {
+  return fail(position, fmt::format("field {}: {}", quoted(field), what));
+}
+
+template <size_t N>
+bool EventDecoder::check_keys(const JsonValue& object, const std::array<std::string_view, N>& known,
+                              std::string_view path, std::string_view owner) {
+  for (const JsonKey& key : object.keys) {
+    if (std::find(known.begin(), known.end(), key.text) != known.end()) continue;
+    std::string field = std::string(path) + key.text;
+    std::optional<std::string_view> near = near_match(key.text, known);
+    if (near)
+      return field_fail(field, key.position,
+                        fmt::format("unknown key; did you mean {}?", quoted(*near)));
+    return field_fail(field, key.position,
+                      fmt::format("unknown key; {} has keys {}", owner, joined_keys(known)));
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------ values
+
+bool EventDecoder::read_seconds(std::string_view field, const JsonValue& value, engine::Time& out) {
+  if (value.kind != JsonKind::number) {
+    return field_fail(field, value.position,
+                      fmt::format("expected a number of seconds, found {}", found(value)));
+  }
+  if (is_negative(value)) {
+    return field_fail(
+        field, value.position,
+        fmt::format("expected a non-negative number of seconds, found {}", found(value)));
+  }
+  ExactNumber millis = value.to_units(kMillisPerSecond);
+  if (millis.status == NumberStatus::not_exact) {
+    return field_fail(field, value.position,
+                      fmt::format("{} is more precise than a millisecond", found(value)));
+  }
+  if (millis.status != NumberStatus::ok) {
+    return field_fail(field, value.position,
+                      fmt::format("{} seconds is out of range", found(value)));
+  }
+  out = millis.value;
+  return true;
+}
+
+bool EventDecoder::read_string(std::string_view field, const JsonValue& value, std::string& out) {
+  if (value.kind != JsonKind::string) {
+    return field_fail(field, value.position,
+                      fmt::format("expected a string, found {}", found(value)));
+  }
+  if (value.text.empty())
+    return field_fail(field, value.position, "expected a name, found an empty string");
+  out = value.text;
+  return true;
+}
+
+bool EventDecoder::read_count(std::string_view field, const JsonValue& value, int64_t minimum,
+                              int64_t& out) {
+  std::string_view expected = minimum > 0 ? "a positive integer" : "a non-negative integer";
+  ExactNumber number = value.to_units(/*factor=*/1);
+  if (number.status == NumberStatus::out_of_range) {
+    return field_fail(field, value.position, fmt::format("{} is out of range", found(value)));
+  }
+  if (number.status != NumberStatus::ok || number.value < minimum) {
+    return field_fail(field, value.position,
+                      fmt::format("expected {}, found {}", expected, found(value)));
+  }
+  out = number.value;
+  return true;
+}
+
+bool EventDecoder::read_amount(std::string_view field, ir::Resource resource,
+                               const JsonValue& value, ir::Amount& out) {
+  int64_t factor = base_units_per_file_unit(resource);
+  if (factor == 1) return read_count(field, value, /*minimum=*/0, out);
+  std::string_view unit = resource == ir::Resource::vcpu ? "vCPUs" : "GiB";
+  std::string_view base = resource == ir::Resource::vcpu ? "millicores" : "MiB";
+  if (value.kind != JsonKind::number || is_negative(value)) {
+    return field_fail(
+        field, value.position,
+        fmt::format("expected a non-negative number of {}, found {}", unit, found(value)));
+  }
+  ExactNumber number = value.to_units(factor);
+  if (number.status == NumberStatus::not_exact) {
+    return field_fail(field, value.position,
+                      fmt::format("{} {} is not a whole number of {}", found(value), unit, base));
+  }
+  if (number.status != NumberStatus::ok) {
+    return field_fail(field, value.position,
+                      fmt::format("{} {} is out of range", found(value), unit));
+  }
+  out = number.value;
+  return true;
+}
+
+bool EventDecoder::read_amounts(const JsonValue& object, std::string_view path,
+                                engine::TaskSpec& task) {
+  for (ir::Resource resource : ir::kAllResources) {
+    const JsonValue* value = object.find(trace_key(resource));
+    if (value == nullptr) continue;
+    ir::Amount amount = 0;
+    if (!read_amount(std::string(path) + std::string(trace_key(resource)), resource, *value,
+                     amount))
+      return false;
+    task.amounts[ir::index(resource)] = amount;
+  }
+  return true;
+}
+
+bool EventDecoder::read_labels(const JsonValue& value, engine::Labels& out) {
+  if (value.kind != JsonKind::object) {
+    return field_fail("labels", value.position,
+                      fmt::format("expected an object of string labels, found {}", found(value)));
+  }
+  for (size_t i = 0; i < value.keys.size(); ++i) {
+    const JsonValue& label = value.items[i];
+    if (label.kind != JsonKind::string) {
+      return field_fail("labels." + value.keys[i].text, label.position,
+                        fmt::format("expected a string, found {}", found(label)));
+    }
+    out.emplace_back(value.keys[i].text, label.text);
+  }
+  return true;
+}
+
+// ------------------------------------------------------------------ events
+
+bool EventDecoder::decode(const JsonValue& value, TraceEvent& out) {
+  if (value.kind != JsonKind::object) {
+    return fail(value.position, fmt::format("expected an event object, found {}", found(value)));
+  }
+  const JsonValue* at = value.find("at");
+  if (at != nullptr && !read_at(*at)) return false;
+  if (!check_keys(value, kEventKeys, "", "an event")) return false;
+  if (at == nullptr)
+    return field_fail("at", value.position, "missing; every event has a time in seconds");
+  out.at = *at_;
+  const JsonKey* action = nullptr;
+  for (const JsonKey& key : value.keys) {
+    if (key.text == "at") continue;
+    if (action != nullptr) {
+      return field_fail(key.text, key.position,
+                        fmt::format("an event has one action, and this one already has {}",
+                                    quoted(action->text)));
+    }
+    action = &key;
+  }
+  if (action == nullptr)
+    return fail(value.position, "expected one of \"submit\", \"finish\" or \"cancel\"");
+  const JsonValue& body = *value.find(action->text);
+  if (action->text == "submit") return decode_submit(body, out);
+  return decode_end(action->text == "finish" ? EventKind::finish : EventKind::cancel, body, out);
+}
+
+bool EventDecoder::read_at(const JsonValue& at) {
+  engine::Time millis = 0;
+  if (!read_seconds("at", at, millis)) return false;
+  at_ = millis;
+  if (index_ > 0 && millis < state_.last_at) {
+    return field_fail(
+        "at", at.position,
+        fmt::format("time goes backwards: {} is before {}, the time of event {}",
+                    format_seconds(millis), format_seconds(state_.last_at), state_.last_at_index));
+  }
+  return true;
+}
+
+bool EventDecoder::decode_end(EventKind kind, const JsonValue& value, TraceEvent& out) {
+  std::string_view field = event_kind_name(kind);
+  if (value.kind != JsonKind::string || value.text.empty()) {
+    return field_fail(field, value.position,
+                      fmt::format("expected a task id, found {}", found(value)));
+  }
+  auto it = state_.tasks.find(value.text);
+  if (it == state_.tasks.end()) {
+    return field_fail(
+        field, value.position,
+        fmt::format("unknown task {}; no earlier event submits it", quoted(value.text)));
+  }
+  if (it->second.ended) {
+    return field_fail(
+        field, value.position,
+        fmt::format("task {} was already {} by event {}", quoted(value.text),
+                    it->second.ended_by == EventKind::finish ? "finished" : "cancelled",
+                    *it->second.ended));
+  }
+  it->second.ended = index_;
+  it->second.ended_by = kind;
+  out.kind = kind;
+  out.id = value.text;
+  return true;
+}
+
+bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
+  if (value.kind != JsonKind::object) {
+    return field_fail(
+        "submit", value.position,
+        fmt::format("expected an object describing the task, found {}", found(value)));
+  }
+  engine::TaskSpec task;
+  if (!check_keys(value, kSubmitKeys, "", "a submit")) return false;
+  if (!read_identity(value, task) || !read_names(value, task) || !read_request(value, task))
+    return false;
+  if (const JsonValue* labels = value.find("labels");
+      labels != nullptr && !read_labels(*labels, task.labels)) {
+    return false;
+  }
+  if (const JsonValue* duration = value.find("duration"); duration != nullptr) {
+    if (!read_seconds("duration", *duration, task.duration.emplace())) return false;
+  }
+  if (!check_request_forms(value, task) || !check_instances_type(value, task)) return false;
+  state_.tasks[task.id].submitted = index_;
+  out.kind = EventKind::submit;
+  out.id = task.id;
+  out.task = std::move(task);
+  return true;
+}
+
+bool EventDecoder::read_identity(const JsonValue& submit, engine::TaskSpec& task) {
+  const JsonValue* id = submit.find("id");
+  if (id == nullptr)
+    return field_fail("id", submit.position, "missing; a submit needs \"id\" and \"team\"");
+  if (id->kind != JsonKind::string || id->text.empty()) {
+    return field_fail("id", id->position, fmt::format("expected a task id, found {}", found(*id)));
+  }
+  auto earlier = state_.tasks.find(id->text);
+  if (earlier != state_.tasks.end()) {
+    return field_fail("id", id->position,
+                      fmt::format("duplicate task id {}; event {} already submits it",
+                                  quoted(id->text), earlier->second.submitted));
+  }
+  task.id = id->text;
+  return true;
+}
+
+bool EventDecoder::read_names(const JsonValue& submit, engine::TaskSpec& task) {
+  const JsonValue* team = submit.find("team");
+  if (team == nullptr)
+    return field_fail("team", submit.position, "missing; a submit needs \"id\" and \"team\"");
+  if (!read_string("team", *team, task.team)) return false;
+  if (module_.team_index(task.team) < 0) {
+    return field_fail("team", team->position,
+                      fmt::format("unknown team {}; {}", quoted(task.team),
+                                  known_names(module_.teams, "team", "teams")));
+  }
+  if (const JsonValue* priority = submit.find("priority"); priority != nullptr) {
+    if (!read_string("priority", *priority, task.priority.emplace())) return false;
+    if (module_.class_index(*task.priority) < 0) {
+      return field_fail(
+          "priority", priority->position,
+          fmt::format("unknown priority class {}; {}", quoted(*task.priority),
+                      known_names(module_.classes, "priority class", "priority classes")));
+    }
+  }
+  if (const JsonValue* type = submit.find("instance_type"); type != nullptr) {
+    if (!read_string("instance_type", *type, task.instance_type.emplace())) return false;
+    if (module_.flavor_index(*task.instance_type) < 0) {
+      return field_fail(
+          "instance_type", type->position,
+          fmt::format("unknown instance type {}; {}", quoted(*task.instance_type),
+                      known_names(module_.flavors, "instance type", "instance types")));
+    }
+  }
+  return true;
+}
+
+bool EventDecoder::read_request(const JsonValue& submit, engine::TaskSpec& task) {
+  if (const JsonValue* instances = submit.find("instances"); instances != nullptr) {
+    if (!read_count("instances", *instances, /*minimum=*/0, task.instances.emplace())) return false;
+  }
+  if (!read_amounts(submit, "", task)) return false;
+  if (const JsonValue* pods = submit.find("pods"); pods != nullptr) {
+    if (!read_count("pods", *pods, /*minimum=*/1, task.pods.emplace())) return false;
+  }
+  const JsonValue* per_pod = submit.find("per_pod");
+  if (per_pod == nullptr) return true;
+  if (per_pod->kind != JsonKind::object) {
+    return field_fail(
+        "per_pod", per_pod->position,
+        fmt::format("expected an object of per-pod amounts, found {}", found(*per_pod)));
+  }
+  if (!check_keys(*per_pod, kPerPodKeys, "per_pod.", "\"per_pod\"")) return false;
+  // Per-pod amounts are read after the top-level ones, which check_request_forms then
+  // rejects when both are present; task.amounts ends up holding the per-pod ones.
+  for (ir::Resource resource : ir::kAllResources) {
+    if (submit.find(trace_key(resource)) != nullptr) return true;
+  }
+  return read_amounts(*per_pod, "per_pod.", task);
+}
+
+// A task requests whole `instances`, or per-resource amounts, or `pods` × `per_pod`.
+bool EventDecoder::check_request_forms(const JsonValue& submit, const engine::TaskSpec& task) {
+  const JsonValue* per_pod = submit.find("per_pod");
+  const JsonValue* pods = submit.find("pods");
+  const JsonValue* instances = submit.find("instances");
+  const JsonKey* amount = nullptr;  // the first top-level amount, in file order
+  for (const JsonKey& key : submit.keys) {
+    if (std::find(kPerPodKeys.begin(), kPerPodKeys.end(), key.text) != kPerPodKeys.end()) {
+      amount = &key;
+      break;
+    }
+  }
+  if (per_pod != nullptr && pods == nullptr) {
+    return field_fail("per_pod", per_pod->position,
+                      "\"per_pod\" needs \"pods\", the number of pods");
+  }
+  if (pods != nullptr && per_pod == nullptr) {
+    return field_fail("pods", pods->position,
+                      "\"pods\" needs \"per_pod\", the resources of one pod");
+  }
+  if (instances != nullptr && amount != nullptr) {
+    return field_fail(
+        amount->text, amount->position,
+        "a task requests either whole \"instances\" or per-resource amounts, not both");
+  }
+  if (instances != nullptr && pods != nullptr) {
+    return field_fail("pods", pods->position,
+                      "a task requests either whole \"instances\" or \"pods\", not both");
+  }
+  if (pods != nullptr && amount != nullptr) {
+    return field_fail(amount->text, amount->position,
+                      "with \"pods\", per-resource amounts go inside \"per_pod\"");
+  }
+  bool any_amount = std::any_of(task.amounts.begin(), task.amounts.end(),
+                                [](const auto& a) { return a.has_value(); });
+  if (instances == nullptr && !any_amount) {
+    return field_fail("submit", submit.position,
+                      "the task requests nothing; give \"instances\", amounts (gpus, vcpus, "
+                      "memory_gib, neuron, efa) "
+                      "or \"pods\" with \"per_pod\"");
+  }
+  return true;
+}
+
+// `instances` without `instance_type` means the team's one instance type.
+bool EventDecoder::check_instances_type(const JsonValue& submit, const engine::TaskSpec& task) {
+  if (!task.instances || task.instance_type) return true;
+  const ir::Team& team = module_.teams[static_cast<size_t>(module_.team_index(task.team))];
+  if (team.quotas.size() == 1) return true;
+  const JsonValue& instances = *submit.find("instances");
+  if (team.quotas.empty()) {
+    return field_fail(
+        "instances", instances.position,
+        fmt::format("\"instances\" needs \"instance_type\": team {} has no instance types",
+                    quoted(task.team)));
+  }
+  std::string types;
+  for (const ir::FlavorQuota& quota : team.quotas) {
+    types += fmt::format("{}{}", types.empty() ? "" : ", ", module_.flavors[quota.flavor].name);
+  }
+  return field_fail(
+      "instances", instances.position,
+      fmt::format("\"instances\" needs \"instance_type\": team {} has {} instance types ({})",
+                  quoted(task.team), team.quotas.size(), types));
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ TraceReader
+
+bool TraceReader::State::top_error(const JsonPosition& position, std::string message) {
+  if (!error) error = TraceError{std::move(message), position, std::nullopt};
+  return false;
+}
+
+bool TraceReader::State::json_failed() {
+  const std::optional<JsonError>& failure = json.error();
+  JsonError fallback{json.position(), "malformed JSON"};
+  const JsonError& e = failure ? *failure : fallback;
+  std::optional<size_t> event =
+      phase == Phase::events ? std::optional<size_t>(index) : std::nullopt;
+  if (!error) error = TraceError{e.describe(), e.position, event};
+  return false;
+}
+
+bool TraceReader::State::unknown_top_key(const JsonKey& key) {
+  std::optional<std::string_view> near = near_match(key.text, kTopKeys);
+  std::string hint =
+      near ? fmt::format("did you mean {}?", quoted(*near)) : "a trace has only \"events\"";
+  return top_error(key.position, fmt::format("field {}: unknown key at the top level; {}",
+                                             quoted(key.text), hint));
+}
+
+// Steps into the top-level object and its `events` array.
+bool TraceReader::State::open() {
+  std::optional<JsonKind> kind = json.peek_kind();
+  if (!kind) {
+    json.skip_value();  // reports what is there instead of a value
+    return json_failed();
+  }
+  JsonPosition top = json.position();
+  if (*kind != JsonKind::object) {
+    return top_error(
+        top, fmt::format("expected the trace to be an object with an \"events\" array, found {}",
+                         json_kind_name(*kind)));
+  }
+  if (!json.enter_object()) return json_failed();
+  for (;;) {
+    JsonKey key;
+    JsonStep step = json.next_member(key);
+    if (step == JsonStep::error) return json_failed();
+    if (step == JsonStep::end) return top_error(top, "the trace has no \"events\" array");
+    if (key.text != "events") return unknown_top_key(key);
+    std::optional<JsonKind> events = json.peek_kind();
+    if (events && *events != JsonKind::array) {
+      return top_error(json.position(),
+                       fmt::format("field \"events\": expected an array of events, found {}",
+                                   json_kind_name(*events)));
+    }
+    if (!events) json.skip_value();
+    if (!json.enter_array()) return json_failed();
+    phase = Phase::events;
+    return true;
+  }
+}
+
+// After the events array: no other key, nothing after the object.
+bool TraceReader::State::close() {
+  JsonKey key;
+  JsonStep step = json.next_member(key);
+  if (step == JsonStep::error) return json_failed();
+  if (step == JsonStep::item) return unknown_top_key(key);
+  return json.finish() || json_failed();
+}
+
+bool TraceReader::State::step(TraceEvent& event) {
+  if (phase == Phase::start && !open()) return false;
+  JsonStep element = json.next_element();
+  if (element == JsonStep::error) return json_failed();
+  if (element == JsonStep::end) {
+    phase = Phase::done;
+    close();
+    return false;
+  }
+  JsonValue value;
+  if (!json.read_value(value)) return json_failed();
+  EventDecoder decoder(*this, index);
+  event = TraceEvent{};
+  if (!decoder.decode(value, event)) {
+    error = std::move(decoder.error());
+    return false;
+  }
+  last_at = event.at;
+  last_at_index = index;
+  ++index;
+  return true;
+}
+
+TraceReader::TraceReader(std::string_view text, const ir::Module& module, const JsonLimits& limits)
+    : state_(std::make_unique<State>(text, module, limits)) {}
+TraceReader::~TraceReader() = default;
+TraceReader::TraceReader(TraceReader&&) noexcept = default;
+TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
+
+bool TraceReader::next(TraceEvent& event) {
+  if (state_->error || state_->phase == State::Phase::done) return false;
+  try {
+    return state_->step(event);
+  } catch (const std::bad_alloc&) {
+    state_->top_error(state_->json.position(), "out of memory reading the trace");
+  } catch (const std::length_error&) {
+    state_->top_error(state_->json.position(), "out of memory reading the trace");
+  }
+  return false;
+}
+
+const std::optional<TraceError>& TraceReader::error() const {
+  return state_->error;
+}
+
+size_t TraceReader::events_read() const {
+  return state_->index;
+}
+
+TraceResult read_trace(std::string_view text, const ir::Module& module, const JsonLimits& limits) {
+  TraceResult result;
+  TraceReader reader(text, module, limits);
+  try {
+    TraceEvent event;
+    while (reader.next(event)) result.events.push_back(std::move(event));
+  } catch (const std::bad_alloc&) {
+    result.error = TraceError{"out of memory reading the trace", {}, std::nullopt};
+  }
+  if (reader.error()) result.error = reader.error();
+  if (result.error) result.events.clear();
+  return result;
+}
+
+}  // namespace gov::trace

@@ -1,0 +1,87 @@
+// Reads a trace (INTERFACES.md "Trace file") into events, validated against a policy's IR.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/module.hpp"
+#include "runtime/engine/decision.hpp"
+#include "runtime/trace/json.hpp"
+
+namespace gov::trace {
+
+enum class EventKind : uint8_t { submit, finish, cancel };
+
+/// "submit", "finish", "cancel": the event's key in the trace.
+std::string_view event_kind_name(EventKind kind);
+
+/// One event of a trace, checked against the policy: names are known, amounts are in base
+/// units (devices, millicores, MiB), times are milliseconds.
+struct TraceEvent {
+  engine::Time at = 0;
+  EventKind kind = EventKind::submit;
+  std::string id;         // the task submitted, finished or cancelled
+  engine::TaskSpec task;  // submit only (task.id == id)
+};
+
+/// The one error of a trace that cannot be simulated.
+struct TraceError {
+  /// One line. In an event: `event 1 (at 5): field "team": unknown team "team-z"; teams
+  /// are team-a, team-b` (events are counted from 0, as in `.events[1]`; field names are
+  /// relative to the event's `submit` object: "team", "per_pod.gpus", "labels.project").
+  /// Malformed JSON: `line 3, column 14: expected ',' or '}' after an object member`.
+  std::string message;
+  /// Where: the offending value, key or character.
+  JsonPosition position;
+  /// The 0-based index of the event the error is in, if any.
+  std::optional<size_t> event;
+};
+
+struct TraceResult {
+  std::vector<TraceEvent> events;  // every event in file order; empty when there is an error
+  std::optional<TraceError> error;
+  bool ok() const { return !error.has_value(); }
+};
+
+/// Reads a whole trace document and checks every event against `module` (teams, priority
+/// classes, instance types) and against the events before it (time never goes backwards,
+/// task ids are unique, only submitted tasks finish or are cancelled, and only once).
+/// Either every event or exactly one error: nothing of a bad trace is simulated. Never
+/// throws; `module` is only read during the call.
+TraceResult read_trace(std::string_view text, const ir::Module& module,
+                       const JsonLimits& limits = {});
+
+/// Reads a trace one event at a time: memory holds one event's JSON plus one small record
+/// per task id seen (for the duplicate and unknown-task checks), whatever the number of
+/// events. read_trace is built on it. Because the checks run as events are read, a caller
+/// that acts on events before the end must be ready for an error after some events (for
+/// example trailing garbage); read_trace is the all-or-nothing form.
+///
+/// `text` and `module` must outlive the reader. Not thread-safe; never throws.
+class TraceReader {
+ public:
+  TraceReader(std::string_view text, const ir::Module& module, const JsonLimits& limits = {});
+  ~TraceReader();
+  TraceReader(TraceReader&&) noexcept;
+  TraceReader& operator=(TraceReader&&) noexcept;
+
+  /// Reads the next event into `event` and returns true; returns false at the end of the
+  /// trace (the rest of the document has then been checked) or on an error (see error()).
+  bool next(TraceEvent& event);
+  /// The error that stopped the reader, if any.
+  const std::optional<TraceError>& error() const;
+  /// How many events were read successfully so far.
+  size_t events_read() const;
+
+  struct State;  // opaque: defined in trace_reader.cpp
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gov::trace

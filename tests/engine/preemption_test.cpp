@@ -1,0 +1,244 @@
+// Preemption (kueue-reference §5 classical, §6.3 fair sharing): candidates, their order, the
+// minimal set with fill-back, reclaim rules, S2-a / S2-b, all or nothing, knobs beyond HyperPod.
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "tests/engine/engine_test_support.hpp"
+
+namespace gov::engine::test {
+namespace {
+
+std::vector<std::string> victims_of(const std::vector<Decision>& decisions,
+                                    const std::string& preemptor) {
+  for (const Decision& d : decisions) {
+    if (d.task == preemptor && d.reason == PendingReason::waiting_for_preemption) return d.victims;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("victims: lower priority first, then the most recently admitted", "[engine]") {
+  Harness h(gpu_module({{"a", 4, 0}}));
+  h.submit(1, TaskBuilder("old-low", "a").gpus(1).priority("low"));
+  h.submit(2, TaskBuilder("new-low", "a").gpus(1).priority("low"));
+  h.submit(3, TaskBuilder("mid", "a").gpus(1).priority("mid"));
+  h.submit(4, TaskBuilder("newest-mid", "a").gpus(1).priority("mid"));
+  SECTION("one needed") {
+    auto d = h.submit(5, TaskBuilder("p", "a").gpus(1).priority("high"));
+    CHECK(victims_of(d, "p") == std::vector<std::string>{"new-low"});
+    CHECK(last_for(d, "p")->outcome == Outcome::admitted);
+  }
+  SECTION("three needed") {
+    auto d = h.submit(5, TaskBuilder("p", "a").gpus(3).priority("high"));
+    CHECK(victims_of(d, "p") == std::vector<std::string>{"new-low", "old-low", "newest-mid"});
+  }
+}
+
+TEST_CASE("minimal set: fill-back gives back victims the task fits without", "[engine]") {
+  Harness h(gpu_module({{"a", 4, 0}}));
+  h.submit(1, TaskBuilder("big", "a").gpus(3).priority("mid"));
+  h.submit(2, TaskBuilder("small", "a").gpus(1).priority("low"));
+  // Candidates in order: small (lower priority), then big. Removing small frees 1, not enough;
+  // removing big too frees 4; fill-back then gives small back: 3 are enough.
+  auto d = h.submit(3, TaskBuilder("p", "a").gpus(3).priority("high"));
+  CHECK(victims_of(d, "p") == std::vector<std::string>{"big"});
+  CHECK(state_of(*h.engine, "small") == TaskState::admitted);
+}
+
+TEST_CASE("reclaim takes only from teams over their nominal quota", "[engine]") {
+  Harness h(gpu_module({{"a", 2}, {"b", 2}, {"c", 2}}));
+  // a borrows 1 with high-priority tasks; b sits at its nominal with a newer, low-priority task
+  // that would come first in candidate order if b could be reclaimed from.
+  h.submit_all(0, {TaskBuilder("a1", "a").gpus(1).priority("high"),
+                   TaskBuilder("a2", "a").gpus(1).priority("high"),
+                   TaskBuilder("a3", "a").gpus(1).priority("high")});
+  h.submit(1, TaskBuilder("b1", "b").gpus(2).priority("low"));
+  h.submit(1, TaskBuilder("c0", "c").gpus(1).priority("high"));  // the last free GPU
+  auto d = h.submit(2, TaskBuilder("c1", "c").gpus(1).priority("mid"));
+  CHECK(victims_of(d, "c1") == std::vector<std::string>{"a1"});  // same admission time: id order
+  CHECK(last_for(d, "c1")->outcome == Outcome::admitted);
+  CHECK(state_of(*h.engine, "b1") == TaskState::admitted);
+}
+
+TEST_CASE("reclaim takes back lent quota from equal-priority borrowers (reclaimWithinCohort any)",
+          "[engine]") {
+  for (bool fair : {false, true}) {
+    ir::Module m = workshop_module();
+    m.settings.fair_sharing = fair;
+    Harness h(std::move(m));
+    h.submit(0, TaskBuilder("a1", "team-a").gpus(3).priority("training"));
+    auto d = h.submit(1, TaskBuilder("b1", "team-b").gpus(2).priority("training"));
+    INFO("fair sharing " << fair);
+    CHECK(victims_of(d, "b1") == std::vector<std::string>{"a1"});
+    CHECK(std::any_of(d.begin(), d.end(), [](const Decision& x) {
+      return x.outcome == Outcome::preempted && x.kind == PreemptionKind::reclaim;
+    }));
+  }
+}
+
+TEST_CASE("fair sharing: an in-team preemption may end up borrowing (second HyperPod walkthrough)",
+          "[engine]") {
+  // 2 × ml.g5.12xlarge (4 GPUs each); team-a and team-b 1 instance each, borrow limit 100 %,
+  // weight 0, fair sharing on.
+  ir::Module m;
+  m.strings = {""};
+  m.flavors.push_back(make_flavor("ml.g5.12xlarge", amounts(4, 0, 48000, 196608, 1), 2));
+  for (const char* name : {"team-a", "team-b"}) {
+    const ir::Resources nominal = instances(m.flavors[0], 1);
+    ir::Team team = make_team(name, {make_quota(0, nominal, nominal)});
+    team.fair_share_weight = 0;
+    m.teams.push_back(team);
+  }
+  m.classes = {{"experimentation", 80}, {"training", 70}};
+  m.settings.fair_sharing = true;
+  Harness h(std::move(m));
+
+  auto a = h.submit(0, TaskBuilder("a1", "team-a").instances(2).priority("training"));
+  CHECK(a[0].outcome == Outcome::admitted);  // borrows 1 instance
+  auto b = h.submit(1, TaskBuilder("b1", "team-b").instances(1).priority("training"));
+  CHECK(victims_of(b, "b1") == std::vector<std::string>{"a1"});  // same priority: reclaim
+  CHECK(last_for(b, "b1")->outcome == Outcome::admitted);
+  auto b2 = h.submit(2, TaskBuilder("b2", "team-b").instances(2).priority("experimentation"));
+  CHECK(victims_of(b2, "b2") == std::vector<std::string>{"b1"});
+  const Decision* admitted = last_for(b2, "b2");
+  REQUIRE(admitted != nullptr);
+  CHECK(admitted->outcome == Outcome::admitted);
+  CHECK(admitted->borrowed == ResourceAmounts{{ir::Resource::gpu, 4},
+                                              {ir::Resource::vcpu, 48000},
+                                              {ir::Resource::memory, 196608}});
+  // team-a's task cannot take it back: both weight-0 borrowers, and a1 would not be below b's
+  // share.
+  CHECK(state_of(*h.engine, "a1") == TaskState::pending);
+  CHECK(h.advance(10).empty());
+}
+
+TEST_CASE("fair sharing S2-a: preempt while the preemptor's share stays at or below the target's",
+          "[engine]") {
+  // a borrows 4 (share 500) in 1-GPU tasks; b at its nominal asks for 2 more (share 250).
+  Harness h(gpu_module({{"a", 2}, {"b", 2}, {"c", 4}}, /*fair_sharing=*/true));
+  for (int i = 0; i < 6; ++i)
+    h.submit(i, TaskBuilder("a" + std::to_string(i), "a").gpus(1).priority("high"));
+  h.submit(10, TaskBuilder("b0", "b").gpus(2).priority("high"));
+  auto d = h.submit(11, TaskBuilder("b1", "b").gpus(2).priority("high"));
+  CHECK(victims_of(d, "b1") == std::vector<std::string>{"a5", "a4"});
+  for (const Decision& x : d) {
+    if (x.outcome == Outcome::preempted) {
+      CHECK(x.kind == PreemptionKind::fair_sharing);
+      CHECK(x.message ==
+            "Preempted to accommodate a workload (UID: b1) due to Fair Sharing within the cohort");
+    }
+  }
+  CHECK(last_for(d, "b1")->outcome == Outcome::admitted);
+}
+
+TEST_CASE(
+    "fair sharing S2-b: when S2-a fails, one victim per team whose share is above the preemptor's",
+    "[engine]") {
+  // a borrows 3 (375) with a 2-GPU and a 3-GPU task; b asks for 2 beyond its nominal (250).
+  // S2-a: without the 3-GPU task a's share is 0, without the 2-GPU one 125, both below 250.
+  // S2-b: 250 < 375, so a's first candidate (the more recent 3-GPU task) goes.
+  Harness h(gpu_module({{"a", 2}, {"b", 2}, {"c", 4}}, /*fair_sharing=*/true));
+  h.submit(0, TaskBuilder("a-two", "a").gpus(2).priority("high"));
+  h.submit(1, TaskBuilder("a-three", "a").gpus(3).priority("high"));
+  h.submit(2, TaskBuilder("b0", "b").gpus(2).priority("high"));
+  auto d = h.submit(3, TaskBuilder("b1", "b").gpus(2).priority("high"));
+  CHECK(victims_of(d, "b1") == std::vector<std::string>{"a-three"});
+  CHECK(last_for(d, "b1")->outcome == Outcome::admitted);
+}
+
+TEST_CASE("fair sharing is all or nothing", "[engine]") {
+  // a borrows 4 (500) in 1-GPU tasks; b asks for 3 beyond nominal (375). S2-a lets one task go
+  // (a drops to 375), then no other; S2-b needs 375 < 375. Not enough: nothing is preempted.
+  Harness h(gpu_module({{"a", 2}, {"b", 2}, {"c", 4}}, /*fair_sharing=*/true));
+  for (int i = 0; i < 6; ++i)
+    h.submit(i, TaskBuilder("a" + std::to_string(i), "a").gpus(1).priority("high"));
+  h.submit(10, TaskBuilder("b0", "b").gpus(2).priority("high"));
+  auto d = h.submit(11, TaskBuilder("b1", "b").gpus(3).priority("high"));
+  CHECK(ids_with(d, Outcome::preempted).empty());
+  CHECK(last_for(d, "b1")->reason == PendingReason::waiting_for_quota);
+  CHECK(state_of(*h.engine, "a5") == TaskState::admitted);
+}
+
+TEST_CASE("fair sharing: within-nominal reclaim needs no share test", "[engine]") {
+  // b is under its nominal even with the request: it reclaims from a however the shares compare.
+  Harness h(gpu_module(
+      {{"a", 2, ir::kUnlimited, ir::kUnlimited, 0}, {"b", 4, ir::kUnlimited, ir::kUnlimited, 1}},
+      /*fair_sharing=*/true));
+  for (int i = 0; i < 6; ++i)
+    h.submit(i, TaskBuilder("a" + std::to_string(i), "a").gpus(1).priority("high"));
+  auto d = h.submit(10, TaskBuilder("b1", "b").gpus(3));
+  CHECK(victims_of(d, "b1") == std::vector<std::string>{"a5", "a4", "a3"});
+  CHECK(std::all_of(d.begin(), d.end(), [](const Decision& x) {
+    return x.outcome != Outcome::preempted || x.kind == PreemptionKind::reclaim;
+  }));
+}
+
+TEST_CASE("no ping-pong: a task is preempted at most once per event time", "[engine]") {
+  // Two weight-0 teams over nominal in turn: whatever the order, every instant settles.
+  Harness h(gpu_module({{"a", 2, ir::kUnlimited, ir::kUnlimited, 0},
+                        {"b", 2, ir::kUnlimited, ir::kUnlimited, 0}},
+                       /*fair_sharing=*/true),
+            EngineOptions{MessageDialect::head, /*self_check=*/true});
+  h.submit_all(0, {TaskBuilder("a1", "a").gpus(3), TaskBuilder("b1", "b").gpus(3),
+                   TaskBuilder("a2", "a").gpus(1), TaskBuilder("b2", "b").gpus(1)});
+  h.submit_all(1, {TaskBuilder("a3", "a").gpus(2).priority("high"),
+                   TaskBuilder("b3", "b").gpus(2).priority("high")});
+  CHECK(h.engine->self_check_failures().empty());
+}
+
+TEST_CASE(
+    "classical: a team that cannot always reclaim reserves what it could get for the rest of the "
+    "cycle",
+    "[engine]") {
+  // b (reclaim lower-priority) needs 2 of its nominal back but a's borrower has the same
+  // priority: no targets, so b holds the 1 free GPU for the rest of the cycle and c's head, which
+  // would have fitted at nomination, no longer fits.
+  ir::Module m = gpu_module({{"a", 1}, {"b", 2}, {"c", 1}});
+  m.teams[1].reclaim_within_cohort = ir::ReclaimWithinCohort::lower_priority;
+  Harness h(std::move(m));
+  h.submit(0, TaskBuilder("a1", "a").gpus(3).priority("high"));
+  auto d = h.submit_all(
+      1, {TaskBuilder("b1", "b").gpus(2).priority("high"), TaskBuilder("c1", "c").gpus(1)});
+  CHECK(ids_with(d, Outcome::preempted).empty());
+  CHECK(std::any_of(d.begin(), d.end(), [](const Decision& x) {
+    return x.task == "c1" &&
+           x.message == "Workload no longer fits after processing another workload";
+  }));
+}
+
+TEST_CASE("within-team lower-or-newer-equal priority preempts newer tasks of equal priority",
+          "[engine]") {
+  const auto run = [](ir::WithinTeam policy) {
+    ir::Module m = gpu_module({{"a", 2, 0}});
+    m.teams[0].within_team = policy;
+    Harness h(std::move(m));
+    h.submit(0, TaskBuilder("x", "a").gpus(1).priority("high"));
+    h.submit(1, TaskBuilder("old", "a").gpus(2).priority("mid"));  // parked: x is not lower
+    h.submit(2, TaskBuilder("new", "a").gpus(1).priority("mid"));  // fits meanwhile
+    return victims_of(h.finish(3, "x"), "old");
+  };
+  CHECK(run(ir::WithinTeam::lower_or_newer_equal_priority) == std::vector<std::string>{"new"});
+  CHECK(run(ir::WithinTeam::lower_priority).empty());
+  CHECK(run(ir::WithinTeam::never).empty());
+}
+
+TEST_CASE("classical borrowWithinCohort lets a borrowing task reclaim lower-priority borrowers",
+          "[engine]") {
+  ir::Module m = gpu_module({{"a", 1}, {"b", 1}, {"c", 2}});
+  m.teams[1].borrow_within_cohort = ir::BorrowWithinCohort::lower_priority;
+  Harness h(std::move(m));
+  h.submit(0, TaskBuilder("a1", "a").gpus(3).priority("low"));  // borrows 2
+  h.submit(0, TaskBuilder("c1", "c").gpus(1).priority("high"));
+  // b asks for 2: 1 beyond its nominal; only a lower-priority borrower may go.
+  auto d = h.submit(1, TaskBuilder("b1", "b").gpus(2).priority("mid"));
+  CHECK(victims_of(d, "b1") == std::vector<std::string>{"a1"});
+  const auto preempted = std::find_if(
+      d.begin(), d.end(), [](const Decision& x) { return x.outcome == Outcome::preempted; });
+  REQUIRE(preempted != d.end());
+  CHECK(preempted->message ==
+        "Preempted to accommodate a workload (UID: b1) due to reclamation within the cohort while "
+        "borrowing");
+}
+
+}  // namespace gov::engine::test

@@ -1,0 +1,349 @@
+// The policy store commands: `gov apply`, `log`, `show`, `rollback`, and `gov diff` between
+// stored versions. The store is `--db`, else $GOV_DB, else .gov/policies.db.
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "compiler/diff/diff.hpp"
+#include "compiler/jit/jit.hpp"
+#include "compiler/lower/lower.hpp"
+#include "runtime/store/store.hpp"
+#include "tools/gov/checked.hpp"
+#include "tools/gov/commands.hpp"
+
+namespace gov::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string db_path(const Args& args) { return args.value("db").value_or(store::default_path()); }
+
+std::optional<store::Store> open_store(const Args& args, bool create) {
+  store::OpenOptions options;
+  options.create = create;
+  auto opened = store::Store::open(db_path(args), options);
+  if (!opened.ok()) {
+    fmt::print(stderr, "error: store `{}`: {}\n", db_path(args), opened.error().message);
+    return std::nullopt;
+  }
+  return std::move(opened.value());
+}
+
+std::string author(const Args& args) {
+  if (auto a = args.value("author")) return *a;
+  if (const char* env = std::getenv("GOV_AUTHOR"); env && *env) return env;
+  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name) return pw->pw_name;
+  return "unknown";
+}
+
+/// The policy named by --policy, or the store's only policy.
+std::optional<std::string> policy_name(store::Store& db, const Args& args) {
+  if (auto name = args.value("policy")) return *name;
+  auto policies = db.policies();
+  if (!policies.ok()) {
+    fmt::print(stderr, "error: {}\n", policies.error().message);
+    return std::nullopt;
+  }
+  if (policies.value().size() == 1) return policies.value().front().name;
+  if (policies.value().empty()) {
+    fmt::print(stderr, "error: the store `{}` has no policy yet; run `gov apply FILE` first\n", db.path());
+    return std::nullopt;
+  }
+  std::vector<std::string> names;
+  for (const auto& p : policies.value()) names.push_back(p.name);
+  fmt::print(stderr, "error: the store has several policies ({}); choose one with --policy NAME\n", fmt::join(names, ", "));
+  return std::nullopt;
+}
+
+std::optional<int64_t> version_argument(const std::string& text) {
+  std::string digits = text.size() > 1 && text[0] == 'v' ? text.substr(1) : text;
+  if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoll(digits);
+}
+
+std::string time_text(int64_t ms) {
+  const std::time_t t = ms / 1000;
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d %H:%M:%SZ", &tm);
+  return buffer;
+}
+
+std::vector<OptionSpec> store_options() {
+  return {{"db", "PATH", "the store (default $GOV_DB, else .gov/policies.db)"},
+          {"policy", "NAME", "the policy in the store (default: the file's name on apply; the only policy otherwise)"}};
+}
+
+// ------------------------------------------------------------------ apply
+
+int run_apply(const Args& args) {
+  if (args.positional.size() != 1) {
+    fmt::print(stderr, "error: `gov apply` takes exactly one FILE\n");
+    return kUsage;
+  }
+  std::optional<int64_t> expect;
+  if (auto e = args.value("expect-version")) {
+    expect = version_argument(*e);
+    if (!expect) {
+      fmt::print(stderr, "error: --expect-version takes a version number, found `{}`\n", *e);
+      return kUsage;
+    }
+  }
+  std::optional<CheckedPolicy> checked = load_checked(args.positional[0], /*require_cluster=*/true);
+  if (!checked) return kUsage;
+  if (!checked->ok()) {
+    DiagnosticPrinter printer;
+    printer.add(checked->diagnostics(), checked->program.sources);
+    fmt::print(stderr, "{}error: `{}` has errors; nothing applied\n", printer.text(), args.positional[0]);
+    return kFailed;
+  }
+  store::ApplyRequest request;
+  // A policy is named after its entry file (`workshop-g5` for policies/examples/workshop-g5.gov).
+  request.policy = args.value("policy").value_or(fs::path(args.positional[0]).stem().string());
+  for (const check::ProgramFile& file : checked->program.files) {
+    const SourceFile& source = checked->program.sources.get(file.source);
+    request.files.push_back({source.path(), source.text()});
+  }
+  request.author = author(args);
+  request.message = args.value("message").value_or("");
+  request.expect_version = expect;
+  // Compile now so that controllers start without codegen (the object is keyed by machine).
+  const ir::Module module = lower::lower(checked->result.policy);
+  if (auto object = jit::compile(module); object.ok()) {
+    const auto bytes = object.value().serialize();
+    request.object = store::CompiledObject{jit::to_hex(object.value().key), {bytes.begin(), bytes.end()}};
+  } else {
+    fmt::print(stderr, "warning: not caching native code: {}\n", object.error().message);
+  }
+  std::optional<store::Store> db = open_store(args, /*create=*/true);
+  if (!db) return kFailed;
+  auto result = db->apply(request);
+  if (!result.ok()) {
+    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind), result.error().message);
+    return kFailed;
+  }
+  if (result.value().created) {
+    fmt::print("applied `{}` version {} ({})\n", request.policy, result.value().version,
+               result.value().content_sha256.substr(0, 12));
+  } else {
+    fmt::print("unchanged: `{}` is at version {} with the same content\n", request.policy, result.value().version);
+  }
+  return kOk;
+}
+
+// ------------------------------------------------------------------ log, show, rollback
+
+int run_log(const Args& args) {
+  std::optional<store::Store> db = open_store(args, /*create=*/false);
+  if (!db) return kFailed;
+  std::optional<std::string> policy = policy_name(*db, args);
+  if (!policy) return kFailed;
+  size_t limit = 50;
+  if (auto l = args.value("limit")) limit = static_cast<size_t>(version_argument(*l).value_or(50));
+  auto versions = db->log(*policy, limit);
+  if (!versions.ok()) {
+    fmt::print(stderr, "error: {}\n", versions.error().message);
+    return kFailed;
+  }
+  const bool json = args.value("format").value_or("text") == "json";
+  std::string out = json ? "[" : "";
+  for (size_t i = 0; i < versions.value().size(); ++i) {
+    const store::VersionInfo& v = versions.value()[i];
+    if (json) {
+      out += fmt::format("{}{{\"version\":{},\"parent\":{},\"restored_from\":{},\"sha256\":\"{}\",\"author\":\"{}\",\"message\":\"{}\","
+                         "\"created\":\"{}\",\"active\":{}}}",
+                         i ? "," : "", v.number, v.parent ? std::to_string(*v.parent) : "null",
+                         v.restored_from ? std::to_string(*v.restored_from) : "null", v.content_sha256, v.author,
+                         v.message, time_text(v.created_ms), v.active);
+    } else {
+      out += fmt::format("v{:<4} {}  {}  {:<12} {}{}{}\n", v.number, time_text(v.created_ms), v.content_sha256.substr(0, 12),
+                         v.author, v.message.empty() ? "(no message)" : v.message,
+                         v.restored_from ? fmt::format(" (rollback to v{})", *v.restored_from) : "", v.active ? "  [active]" : "");
+    }
+  }
+  if (json) out += "]\n";
+  fmt::print("{}", out);
+  return kOk;
+}
+
+}  // namespace
+
+/// Rebuilds a stored version's policy from its source files (in a temporary directory).
+std::optional<CheckedPolicy> rebuild_version(const store::Version& version) {
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path(ec) / fmt::format("gov-version-{}-{}", ::getpid(), version.info.number);
+  fs::remove_all(dir, ec);
+  for (const store::PolicyFile& file : version.files) {
+    fs::path relative = fs::path(file.path).lexically_normal().relative_path();
+    const fs::path target = dir / relative;
+    fs::create_directories(target.parent_path(), ec);
+    std::FILE* out = std::fopen(target.c_str(), "wb");
+    if (!out) return std::nullopt;
+    std::fwrite(file.text.data(), 1, file.text.size(), out);
+    std::fclose(out);
+  }
+  const fs::path entry = dir / fs::path(version.files.front().path).lexically_normal().relative_path();
+  std::optional<CheckedPolicy> checked = load_checked(entry.string(), /*require_cluster=*/true, {dir.string()});
+  fs::remove_all(dir, ec);
+  if (!checked || !checked->ok()) return std::nullopt;
+  return checked;
+}
+
+namespace {
+
+int run_show(const Args& args) {
+  std::optional<store::Store> db = open_store(args, /*create=*/false);
+  if (!db) return kFailed;
+  std::optional<std::string> policy = policy_name(*db, args);
+  if (!policy) return kFailed;
+  std::optional<int64_t> number;
+  if (!args.positional.empty()) {
+    number = version_argument(args.positional[0]);
+    if (!number) {
+      fmt::print(stderr, "error: `{}` is not a version number\n", args.positional[0]);
+      return kUsage;
+    }
+  }
+  auto version = db->show(*policy, number);
+  if (!version.ok()) {
+    fmt::print(stderr, "error: {}\n", version.error().message);
+    return kFailed;
+  }
+  const store::Version& v = version.value();
+  if (args.has("source")) {
+    for (const store::PolicyFile& f : v.files) fmt::print("# ==> {} <==\n{}", f.path, f.text);
+    return kOk;
+  }
+  fmt::print("policy {} version {}{}\n  sha256  {}\n  author  {}\n  date    {}\n  message {}\n  files  ", *policy,
+             v.info.number, v.info.active ? " (active)" : "", v.info.content_sha256, v.info.author,
+             time_text(v.info.created_ms), v.info.message);
+  for (const store::PolicyFile& f : v.files) fmt::print(" {}", f.path);
+  fmt::print("\n");
+  if (args.has("inspect")) {
+    std::optional<CheckedPolicy> checked = rebuild_version(v);
+    if (!checked) {
+      fmt::print(stderr, "error: version {} no longer checks with this gov\n", v.info.number);
+      return kFailed;
+    }
+    fmt::print("\n{}", inspection_text(checked->result.policy));
+  }
+  return kOk;
+}
+
+int run_rollback(const Args& args) {
+  if (args.positional.size() != 1 || !version_argument(args.positional[0])) {
+    fmt::print(stderr, "error: usage: gov rollback VERSION\n");
+    return kUsage;
+  }
+  std::optional<store::Store> db = open_store(args, /*create=*/false);
+  if (!db) return kFailed;
+  std::optional<std::string> policy = policy_name(*db, args);
+  if (!policy) return kFailed;
+  store::RollbackRequest request;
+  request.policy = *policy;
+  request.version = *version_argument(args.positional[0]);
+  request.author = author(args);
+  request.message = args.value("message").value_or(fmt::format("rollback to version {}", request.version));
+  auto result = db->rollback(request);
+  if (!result.ok()) {
+    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind), result.error().message);
+    return kFailed;
+  }
+  if (result.value().created) {
+    fmt::print("rolled back `{}` to the content of version {}: now version {}\n", request.policy, request.version,
+               result.value().version);
+  } else {
+    fmt::print("unchanged: version {} already has that content\n", result.value().version);
+  }
+  return kOk;
+}
+
+}  // namespace
+
+int run_store_diff(const Args& args) {
+  std::optional<store::Store> db = open_store(args, /*create=*/false);
+  if (!db) return kFailed;
+  std::optional<std::string> policy = policy_name(*db, args);
+  if (!policy) return kFailed;
+  auto active = db->active(*policy);
+  if (!active.ok()) {
+    fmt::print(stderr, "error: {}\n", active.error().message);
+    return kFailed;
+  }
+  std::optional<int64_t> a, b;
+  if (args.positional.size() >= 1) a = version_argument(args.positional[0]);
+  if (args.positional.size() >= 2) b = version_argument(args.positional[1]);
+  if ((args.positional.size() >= 1 && !a) || (args.positional.size() >= 2 && !b) || args.positional.size() > 2) {
+    fmt::print(stderr, "error: usage: gov diff [A] [B] (version numbers; default: the active one and its parent)\n");
+    return kUsage;
+  }
+  if (!b) b = active.value().number;
+  if (!a) a = args.positional.empty() ? active.value().parent.value_or(*b) : active.value().number;
+  auto before = db->show(*policy, *a);
+  auto after = db->show(*policy, *b);
+  if (!before.ok() || !after.ok()) {
+    fmt::print(stderr, "error: {}\n", (!before.ok() ? before.error() : after.error()).message);
+    return kFailed;
+  }
+  std::optional<CheckedPolicy> old_policy = rebuild_version(before.value());
+  std::optional<CheckedPolicy> new_policy = rebuild_version(after.value());
+  if (!old_policy || !new_policy) {
+    fmt::print(stderr, "error: a stored version no longer checks with this gov\n");
+    return kFailed;
+  }
+  const diff::PolicyDiff d = diff::compare(old_policy->result.policy, new_policy->result.policy);
+  const std::string a_name = fmt::format("{} v{}", *policy, *a), b_name = fmt::format("{} v{}", *policy, *b);
+  const std::string format = args.value("format").value_or("text");
+  if (format == "json") fmt::print("{}", diff::render_json(d, a_name, b_name));
+  else if (format == "markdown") fmt::print("{}", diff::render_markdown(d, a_name, b_name));
+  else fmt::print("{}", diff::render_text(d, a_name, b_name));
+  return kOk;
+}
+
+Command apply_command() {
+  std::vector<OptionSpec> options = store_options();
+  options.push_back({"message", "MESSAGE", "why (also -m)"});
+  options.push_back({"author", "NAME", "who (default $GOV_AUTHOR, else the OS user)"});
+  options.push_back({"expect-version", "N", "fail with a conflict unless N is the active version (0: none yet)"});
+  return {{"apply", "gov apply FILE [-m MESSAGE] [--expect-version N] [--db PATH]",
+           "Check and compile a policy and store it as the new active version.",
+           "Every file that goes into the policy (imports included) is stored, so a version can be rebuilt byte for\n"
+           "byte; the compiled native code is cached with it. Nothing new is stored when the content is unchanged.",
+           options},
+          run_apply};
+}
+
+Command log_command() {
+  std::vector<OptionSpec> options = store_options();
+  options.push_back({"format", "FORMAT", "text (default) or json"});
+  options.push_back({"limit", "N", "at most N versions (default 50)"});
+  return {{"log", "gov log [--format text|json] [--limit N] [--db PATH]", "List a policy's versions, newest first.", "",
+           options},
+          run_log};
+}
+
+Command show_command() {
+  std::vector<OptionSpec> options = store_options();
+  options.push_back({"source", "", "print the stored source files"});
+  options.push_back({"inspect", "", "print the version's resolved policy (as `gov inspect`)"});
+  return {{"show", "gov show [VERSION] [--source|--inspect] [--db PATH]", "Show a stored version (default: the active one).",
+           "", options},
+          run_show};
+}
+
+Command rollback_command() {
+  std::vector<OptionSpec> options = store_options();
+  options.push_back({"message", "MESSAGE", "why (also -m)"});
+  options.push_back({"author", "NAME", "who"});
+  return {{"rollback", "gov rollback VERSION [-m MESSAGE] [--db PATH]",
+           "Make an old version's content active again, as a new version.", "", options},
+          run_rollback};
+}
+
+}  // namespace gov::cli
