@@ -84,7 +84,16 @@ void render_snippet(std::string& out, const SourceFile& file, Span span, std::st
   const uint32_t caret_end = std::max<uint32_t>(
       caret_begin + 1, std::min<uint32_t>(span.end - line_begin, static_cast<uint32_t>(line.size())));
 
-  const std::vector<Cell> cells = display_cells(line);
+  // Only a window of bytes around the caret is ever shown, so only that window is split into
+  // cells: a 10 MB line costs no more than a short one.
+  constexpr uint32_t kWindowBytes = 4 * kMaxShownColumns;
+  uint32_t window_start = caret_begin > kWindowBytes ? caret_begin - kWindowBytes : 0;
+  while (window_start > 0 && (static_cast<unsigned char>(line[window_start]) & 0xC0) == 0x80) --window_start;
+  const uint32_t window_stop = std::min<uint32_t>(static_cast<uint32_t>(line.size()), caret_end + kWindowBytes);
+  std::vector<Cell> cells = display_cells(line.substr(window_start, window_stop - window_start));
+  for (Cell& cell : cells) cell.offset += window_start;
+  const bool cut_before = window_start > 0;
+  const bool cut_after = window_stop < line.size();
   // Find the window of cells to show: the whole line, or kMaxShownColumns around the caret.
   size_t first_caret_cell = cells.size();
   for (size_t k = 0; k < cells.size(); ++k) {
@@ -95,18 +104,18 @@ void render_snippet(std::string& out, const SourceFile& file, Span span, std::st
   }
   size_t window_begin = 0;
   size_t window_end = cells.size();
-  if (cells.size() > kMaxShownColumns) {
+  if (cells.size() > kMaxShownColumns || cut_before || cut_after) {
     window_begin = first_caret_cell > kMaxShownColumns / 3 ? first_caret_cell - kMaxShownColumns / 3 : 0;
     window_end = std::min(cells.size(), window_begin + kMaxShownColumns);
   }
-  std::string shown = window_begin > 0 ? "..." : "";
-  std::string marks(window_begin > 0 ? 3 : 0, ' ');
+  std::string shown = window_begin > 0 || cut_before ? "..." : "";
+  std::string marks(shown.size(), ' ');
   for (size_t k = window_begin; k < window_end; ++k) {
     shown += cells[k].text;
     const bool under = cells[k].offset >= caret_begin && cells[k].offset < caret_end;
     marks.append(cells[k].width, under ? '^' : ' ');
   }
-  if (window_end < cells.size()) shown += "...";
+  if (window_end < cells.size() || cut_after) shown += "...";
   if (caret_begin >= line.size()) marks += '^';  // the end of the line (or file)
   while (!marks.empty() && marks.back() == ' ') marks.pop_back();
 

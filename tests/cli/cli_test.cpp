@@ -10,7 +10,8 @@ using gov::test::run_gov;
 TEST_CASE("gov --help lists every command and each has --help", "[cli]") {
   auto help = run_gov("--help");
   CHECK(help.exit_code == 0);
-  for (const char* command : {"check", "fmt", "explain"}) {
+  for (const char* command : {"check", "lint", "fmt", "test", "inspect", "simulate", "eval", "diff", "apply", "log",
+                              "show", "rollback", "explain"}) {
     INFO(command);
     CHECK(help.out.find(std::string("  ") + command) != std::string::npos);
     auto sub = run_gov(std::string(command) + " --help");
@@ -69,4 +70,20 @@ TEST_CASE("gov explain prints what a code means", "[cli]") {
   CHECK(result.exit_code == 0);
   CHECK(result.out.find("unknown-unit") != std::string::npos);
   CHECK(run_gov("explain E9999").exit_code == 2);
+}
+
+TEST_CASE("gov check renders huge lines in a bounded window", "[cli][hostile]") {
+  // Rendering once split a whole 10 MB line into display cells; now only a window is.
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string big = (dir / ("gov-big-" + std::to_string(::getpid()) + ".gov")).string();
+  gov::test::write_text(big, std::string(10'000'000, 'x'));
+  auto too_large = run_gov("check '" + big + "'");
+  CHECK(too_large.exit_code == 1);
+  CHECK(too_large.err.find("error[E0001]") != std::string::npos);
+  CHECK(too_large.err.size() < 1000);
+  gov::test::write_text(big, std::string(1'000'000, 'y') + " = 1\n");
+  auto long_line = run_gov("check '" + big + "'");
+  CHECK(long_line.exit_code == 1);
+  CHECK(long_line.err.size() < 1000);
+  std::filesystem::remove(big);
 }
