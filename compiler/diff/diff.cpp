@@ -31,15 +31,6 @@ std::string amount_text(ir::Resource r, ir::Amount a) {
   return number_text(display(r, a)) + (r == ir::Resource::memory ? " GiB" : "");
 }
 
-std::string_view sharing_name(ir::Sharing s) {
-  switch (s) {
-    case ir::Sharing::lend_and_borrow: return "lend-and-borrow";
-    case ir::Sharing::lend: return "lend";
-    case ir::Sharing::dont_lend: return "dont-lend";
-  }
-  return "?";
-}
-
 class Comparer {
  public:
   Comparer(const Policy& before, const Policy& after) : before_(before), after_(after) {}
@@ -167,10 +158,10 @@ class Comparer {
     if (!b) change(subject, "team", "", "added");
     if (!a) change(subject, "team", "present", "removed");
     if (a && b) {
-      change(subject, "sharing", std::string(sharing_name(b->sharing)), std::string(sharing_name(a->sharing)));
+      change(subject, "sharing", std::string(ir::sharing_name(b->sharing)), std::string(ir::sharing_name(a->sharing)));
       numeric(subject, "borrow limit", b->borrow_limit_percent, a->borrow_limit_percent, "%");
-      change(subject, "preempt team tasks", b->preempt_team_tasks == ir::WithinTeam::never ? "never" : "lower-priority",
-             a->preempt_team_tasks == ir::WithinTeam::never ? "never" : "lower-priority");
+      change(subject, "preempt team tasks", std::string(ir::within_team_name(b->preempt_team_tasks)),
+             std::string(ir::within_team_name(a->preempt_team_tasks)));
       numeric(subject, "fair-share weight", b->fair_share_weight, a->fair_share_weight);
       change(subject, "active", b->active ? "yes" : "no", a->active ? "yes" : "no");
       if (b->active && !a->active) {

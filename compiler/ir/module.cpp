@@ -24,6 +24,33 @@ std::string_view kubernetes_name(Resource resource) {
   return "?";
 }
 
+std::string_view sharing_name(Sharing sharing) {
+  switch (sharing) {
+    case Sharing::lend_and_borrow: return "lend-and-borrow";
+    case Sharing::lend: return "lend";
+    case Sharing::dont_lend: return "dont-lend";
+  }
+  return "?";
+}
+
+std::string_view within_team_name(WithinTeam within) {
+  switch (within) {
+    case WithinTeam::never: return "never";
+    case WithinTeam::lower_priority: return "lower-priority";
+    case WithinTeam::lower_or_newer_equal_priority: return "lower-or-newer-equal-priority";
+  }
+  return "?";
+}
+
+std::string_view reclaim_name(ReclaimWithinCohort reclaim) {
+  switch (reclaim) {
+    case ReclaimWithinCohort::never: return "never";
+    case ReclaimWithinCohort::lower_priority: return "lower-priority";
+    case ReclaimWithinCohort::any: return "any";
+  }
+  return "?";
+}
+
 namespace {
 
 template <typename T>

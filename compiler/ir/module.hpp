@@ -74,6 +74,11 @@ struct Team {
   bool active = true;
 };
 
+/// The language's words for these settings: `lend-and-borrow`, `lower-priority`, `any`.
+std::string_view sharing_name(Sharing sharing);
+std::string_view within_team_name(WithinTeam within);
+std::string_view reclaim_name(ReclaimWithinCohort reclaim);
+
 struct PriorityClass {
   std::string name;
   int32_t weight = 0;

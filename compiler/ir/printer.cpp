@@ -17,33 +17,6 @@ std::string resources(const Resources& r) {
   return fmt::format("{}", fmt::join(parts, " "));
 }
 
-std::string_view sharing_name(Sharing s) {
-  switch (s) {
-    case Sharing::lend_and_borrow: return "lend-and-borrow";
-    case Sharing::lend: return "lend";
-    case Sharing::dont_lend: return "dont-lend";
-  }
-  return "?";
-}
-
-std::string_view within_name(WithinTeam w) {
-  switch (w) {
-    case WithinTeam::never: return "never";
-    case WithinTeam::lower_priority: return "lower-priority";
-    case WithinTeam::lower_or_newer_equal_priority: return "lower-or-newer-equal-priority";
-  }
-  return "?";
-}
-
-std::string_view reclaim_name(ReclaimWithinCohort r) {
-  switch (r) {
-    case ReclaimWithinCohort::never: return "never";
-    case ReclaimWithinCohort::lower_priority: return "lower-priority";
-    case ReclaimWithinCohort::any: return "any";
-  }
-  return "?";
-}
-
 }  // namespace
 
 std::string_view op_name(Op op) {
@@ -109,7 +82,7 @@ std::string print(const Module& m) {
   for (size_t t = 0; t < m.teams.size(); ++t) {
     const Team& team = m.teams[t];
     out += fmt::format("team {} {} sharing={} within_team={} reclaim={} borrow_within_cohort={} queueing={} weight={}{}\n",
-                       t, team.name, sharing_name(team.sharing), within_name(team.within_team),
+                       t, team.name, sharing_name(team.sharing), within_team_name(team.within_team),
                        reclaim_name(team.reclaim_within_cohort),
                        team.borrow_within_cohort == BorrowWithinCohort::never ? "never" : "lower-priority",
                        team.queueing == Queueing::strict_fifo ? "strict-fifo" : "best-effort-fifo",

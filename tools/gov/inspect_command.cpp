@@ -32,24 +32,6 @@ std::string human(ir::Resource r, ir::Amount a) {
   return fmt::format("{}", a);
 }
 
-std::string_view sharing_name(ir::Sharing s) {
-  switch (s) {
-    case ir::Sharing::lend_and_borrow: return "lend-and-borrow";
-    case ir::Sharing::lend: return "lend";
-    case ir::Sharing::dont_lend: return "dont-lend";
-  }
-  return "?";
-}
-
-std::string_view preempt_name(ir::WithinTeam w) {
-  switch (w) {
-    case ir::WithinTeam::never: return "never";
-    case ir::WithinTeam::lower_priority: return "lower-priority";
-    case ir::WithinTeam::lower_or_newer_equal_priority: return "lower-or-newer-equal-priority";
-  }
-  return "?";
-}
-
 /// Resources shown for a type: those an instance has (GPU or Neuron, vCPU, memory, EFA).
 std::vector<ir::Resource> shown_resources(const check::InstanceType& type, const check::Quota* quota = nullptr) {
   std::vector<ir::Resource> out;
@@ -78,8 +60,8 @@ std::string json(const Policy& p) {
     out += fmt::format(
         "{}\"{}\":{{\"sharing\":\"{}\",\"borrow_limit_percent\":{},\"fair_share_weight\":{},\"preempt_team_tasks\":\"{}\","
         "\"active\":{},\"quotas\":{{",
-        t ? "," : "", team.name, sharing_name(team.sharing), team.borrow_limit_percent, team.fair_share_weight,
-        preempt_name(team.preempt_team_tasks), team.active);
+        t ? "," : "", team.name, ir::sharing_name(team.sharing), team.borrow_limit_percent, team.fair_share_weight,
+        ir::within_team_name(team.preempt_team_tasks), team.active);
     for (size_t q = 0; q < team.quotas.size(); ++q) {
       const check::Quota& quota = team.quotas[q];
       out += fmt::format("{}\"{}\":{{", q ? "," : "", quota.type_name);
@@ -139,7 +121,7 @@ std::string inspection_text(const check::Policy& p) {
   out += fmt::format("priority classes: {}\n", classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", ")));
   for (const check::Team& team : p.teams) {
     out += fmt::format("\nteam {}: {}, borrow limit {}%, preempt team tasks {}, fair-share weight {}{}\n", team.name,
-                       sharing_name(team.sharing), team.borrow_limit_percent, preempt_name(team.preempt_team_tasks),
+                       ir::sharing_name(team.sharing), team.borrow_limit_percent, ir::within_team_name(team.preempt_team_tasks),
                        team.fair_share_weight, team.active ? "" : ", inactive");
     for (const check::Quota& quota : team.quotas) {
       out += fmt::format("  {:<24} {:>10} {:>16} {:>14}\n", quota.type_name, "nominal", "borrowing limit", "lending limit");
