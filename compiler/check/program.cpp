@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -14,28 +13,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<std::string> read_whole(const fs::path& path, size_t limit, std::string& error) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    error = "is a directory";
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::error_code(errno, std::generic_category()).message();
-    return std::nullopt;
-  }
-  std::string text;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    if (text.size() > limit) {
-      error = fmt::format("larger than {} bytes", limit);
-      return std::nullopt;
-    }
-  }
-  return text;
-}
 
 bool is_within(const fs::path& root, const fs::path& path) {
   auto r = root.begin();
@@ -60,7 +37,7 @@ class Loader {
       if (program_.files[i].canonical_path == canonical.string()) return i;
     }
     std::string error;
-    std::optional<std::string> text = read_whole(display_path, kMaxProgramBytes - total_bytes_, error);
+    std::optional<std::string> text = read_text_file(display_path, kMaxProgramBytes - total_bytes_, error);
     if (!text) {
       if (!imported_at) {
         program_.read_failed = true;

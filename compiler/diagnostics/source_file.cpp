@@ -1,6 +1,12 @@
 #include "compiler/diagnostics/source_file.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
 
 namespace gov {
 
@@ -87,6 +93,37 @@ size_t find_invalid_utf8(std::string_view text) {
     i += length;
   }
   return std::string_view::npos;
+}
+
+std::optional<std::string> read_text_file(const std::string& path, size_t limit, std::string& error) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  if (S_ISDIR(info.st_mode)) {
+    error = "is a directory";
+    return std::nullopt;
+  }
+  if (S_ISREG(info.st_mode) && static_cast<size_t>(info.st_size) > limit) {
+    error = fmt::format("file is {} bytes; gov reads at most {} bytes", info.st_size, limit);
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    if (text.size() > limit) {
+      error = fmt::format("file is larger than {} bytes", limit);
+      return std::nullopt;
+    }
+  }
+  return text;
 }
 
 }  // namespace gov

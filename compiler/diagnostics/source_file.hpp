@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,11 @@ struct Location {
   SourceId source = 0;
   Span span;
 };
+
+/// Reads a whole file; on failure returns nullopt and sets `error` to a readable reason
+/// ("No such file or directory", "is a directory", "file is N bytes; gov reads at most M").
+/// Refuses regular files larger than `limit` without reading them.
+std::optional<std::string> read_text_file(const std::string& path, size_t limit, std::string& error);
 
 /// Byte length of the UTF-8 sequence starting with lead byte `c` (1 for invalid leads).
 int utf8_sequence_length(unsigned char c);

@@ -1,11 +1,5 @@
 #include "tools/gov/cli.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iostream>
-#include <sstream>
-#include <sys/stat.h>
 
 #include <fmt/format.h>
 
@@ -83,34 +77,7 @@ std::string help_text(const CommandSpec& spec) {
 }
 
 std::optional<std::string> read_file(const std::string& path, size_t limit, std::string& error) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    error = std::strerror(errno);
-    return std::nullopt;
-  }
-  if (S_ISDIR(info.st_mode)) {
-    error = "is a directory";
-    return std::nullopt;
-  }
-  if (S_ISREG(info.st_mode) && static_cast<size_t>(info.st_size) > limit) {
-    error = fmt::format("file is {} bytes; gov reads at most {} bytes", info.st_size, limit);
-    return std::nullopt;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return std::nullopt;
-  }
-  std::string text;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    if (text.size() > limit) {
-      error = fmt::format("file is larger than {} bytes", limit);
-      return std::nullopt;
-    }
-  }
-  return text;
+  return read_text_file(path, limit, error);
 }
 
 }  // namespace gov::cli
