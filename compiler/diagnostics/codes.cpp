@@ -13,6 +13,15 @@ constexpr std::array kCodes = {
 
 }  // namespace
 
+std::string_view severity_name(Severity severity) {
+  switch (severity) {
+    case Severity::error: return "error";
+    case Severity::warning: return "warning";
+    case Severity::note: return "note";
+  }
+  return "error";
+}
+
 std::span<const CodeInfo> all_codes() { return kCodes; }
 
 const CodeInfo& code_info(Code code) { return kCodes[static_cast<size_t>(code)]; }

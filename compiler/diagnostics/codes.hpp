@@ -89,6 +89,9 @@ struct CodeInfo {
   std::string_view summary;  // one sentence, no final period
 };
 
+/// "error", "warning", "note".
+std::string_view severity_name(Severity severity);
+
 /// Every code, in table order.
 std::span<const CodeInfo> all_codes();
 const CodeInfo& code_info(Code code);

@@ -17,15 +17,6 @@ constexpr std::string_view kSarifSchema = "https://json.schemastore.org/sarif-2.
 constexpr std::string_view kInformationUri = "https://github.com/gov-policy/gov";
 constexpr std::string_view kHelpUriBase = "https://github.com/gov-policy/gov/blob/main/docs/diagnostics.md#";
 
-std::string_view severity_name(Severity severity) {
-  switch (severity) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    case Severity::note: return "note";
-  }
-  return "error";
-}
-
 std::string_view github_command(Severity severity) {
   switch (severity) {
     case Severity::error: return "error";

@@ -10,15 +10,6 @@ namespace {
 constexpr uint32_t kTabWidth = 4;
 constexpr uint32_t kMaxShownColumns = 100;  // long lines are shown as a window around the caret
 
-std::string_view severity_name(Severity severity) {
-  switch (severity) {
-    case Severity::error: return "error";
-    case Severity::warning: return "warning";
-    case Severity::note: return "note";
-  }
-  return "error";
-}
-
 // One displayable cell of a source line: its text and display width.
 struct Cell {
   std::string text;

@@ -21,7 +21,7 @@ int run_explain(const Args& args) {
       continue;
     }
     fmt::print("{} ({}, {}): {}\nSee docs/diagnostics.md#{} for examples.\n", info->id, info->name,
-               info->severity == Severity::error ? "error" : "warning", info->summary,
+               severity_name(info->severity), info->summary,
                std::string(info->id));
   }
   return status;
