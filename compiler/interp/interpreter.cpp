@@ -76,6 +76,25 @@ std::vector<int64_t> Interpreter::registers(size_t rule, const ir::RuleInput& in
   return r;
 }
 
+void Interpreter::message_values(size_t rule, const ir::RuleInput& input,
+                                 std::span<int64_t> values) const {
+  if (rule >= module_.rules.size()) return;
+  const ir::Rule& r_rule = module_.rules[rule];
+  int64_t small[256];
+  std::vector<int64_t> large;
+  int64_t* registers = small;
+  if (r_rule.code.size() > std::size(small)) {
+    large.resize(r_rule.code.size());
+    registers = large.data();
+  }
+  run(module_, r_rule, input, registers, r_rule.code.size());
+  for (size_t p = 0; p < r_rule.message.size() && p < values.size(); ++p) {
+    const ir::MessagePart& part = r_rule.message[p];
+    const bool readable = part.reg >= 0 && static_cast<size_t>(part.reg) < r_rule.code.size();
+    if (part.kind == ir::MessagePart::Kind::value && readable) values[p] = registers[part.reg];
+  }
+}
+
 bool Interpreter::matches(size_t rule, const ir::RuleInput& input) const {
   const ir::Rule& r_rule = module_.rules[rule];
   std::vector<int64_t> r(r_rule.condition_length);
@@ -111,14 +130,16 @@ std::string value_text(const ir::Module& module, ir::ValueType type, int64_t val
   return "";
 }
 
-std::string render_message(const ir::Module& module, size_t rule, const std::vector<int64_t>& registers,
+std::string render_message(const ir::Module& module, size_t rule, std::span<const int64_t> values,
                            const std::vector<std::pair<std::string, std::string>>& labels, std::string_view task_id) {
   std::string out;
-  for (const ir::MessagePart& part : module.rules[rule].message) {
+  const std::vector<ir::MessagePart>& message = module.rules[rule].message;
+  for (size_t p = 0; p < message.size(); ++p) {
+    const ir::MessagePart& part = message[p];
     switch (part.kind) {
       case ir::MessagePart::Kind::text: out += part.text; break;
       case ir::MessagePart::Kind::value:
-        out += value_text(module, part.type, registers[static_cast<size_t>(part.reg)]);
+        out += value_text(module, part.type, p < values.size() ? values[p] : 0);
         break;
       case ir::MessagePart::Kind::label: {
         const std::string& key = module.label_keys[static_cast<size_t>(part.label)];

@@ -9,13 +9,26 @@
 
 namespace gov::interp {
 
-/// Evaluates rules by walking their instructions. Holds a reference to the module, which
-/// must outlive it. Thread-safe (no mutable state).
+/// Evaluates rules by walking their instructions, and the other decisions with the reference
+/// definitions of decisions.hpp. Holds a reference to the module, which must outlive it.
+/// Thread-safe (no mutable state).
 class Interpreter final : public ir::Evaluator {
  public:
-  explicit Interpreter(const ir::Module& module) : module_(module) {}
+  explicit Interpreter(const ir::Module& module)
+      : module_(module), quota_table_(ir::quota_table(module)) {}
 
   void evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const override;
+  void message_values(size_t rule, const ir::RuleInput& input,
+                      std::span<int64_t> values) const override;
+  int32_t priority(int32_t class_index) const override {
+    return ir::priority(module_, class_index);
+  }
+  ir::FitResult fit(const ir::FitInput& input) const override {
+    return ir::fit(quota_table_, input);
+  }
+  bool may_preempt(const ir::PreemptionPair& pair) const override {
+    return ir::may_preempt(module_, pair);
+  }
   std::string_view name() const override { return "interp"; }
 
   /// Every register of one rule, for rendering its message (the slow path).
@@ -24,12 +37,14 @@ class Interpreter final : public ir::Evaluator {
 
  private:
   const ir::Module& module_;
+  ir::QuotaTable quota_table_;
 };
 
-/// A rule's message for a matched task: text, register values by type (priorities by
-/// class name when one has that weight, teams and flavors by name, sizes as `128 GiB`,
-/// millicores as `0.5`), labels from `labels` (absent ones as "").
-std::string render_message(const ir::Module& module, size_t rule, const std::vector<int64_t>& registers,
+/// A rule's message for a matched task: text, values by type (`values[p]` for value part p,
+/// as Evaluator::message_values gives them: priorities by class name when one has that
+/// weight, teams and flavors by name, sizes as `128 GiB`, millicores as `0.5`), labels from
+/// `labels` (absent ones as "").
+std::string render_message(const ir::Module& module, size_t rule, std::span<const int64_t> values,
                            const std::vector<std::pair<std::string, std::string>>& labels,
                            std::string_view task_id);
 

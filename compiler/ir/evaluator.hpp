@@ -5,18 +5,33 @@
 #include <span>
 #include <string_view>
 
+#include "compiler/ir/decisions.hpp"
 #include "compiler/ir/module.hpp"
 
 namespace gov::ir {
 
-/// Evaluates a module's rules. Implementations are immutable after construction and safe
-/// to call from many threads at once; they never throw and never read outside `input`.
+/// Evaluates what the engine asks on its hot path, for one module: the rules, their message
+/// values, a task's priority, the quota fit and the may-preempt predicate (decisions.hpp
+/// defines the last three). Implementations are immutable after construction and safe to
+/// call from many threads at once; they never throw and never read outside their inputs, for
+/// any input, and allocate nothing (the interpreter only for rules over 256 instructions).
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
   /// Writes 1 into verdicts[i] when rule i matches `input`, else 0; `verdicts` has one
   /// entry per Module::rules entry.
   virtual void evaluate_rules(const RuleInput& input, std::span<uint8_t> verdicts) const = 0;
+  /// For a matched rule: values[p] = the value of message part p when it is a `value` part
+  /// (other entries are left alone); `values` has one entry per part of the rule's message.
+  /// Does nothing for a rule index out of range.
+  virtual void message_values(size_t rule, const RuleInput& input,
+                              std::span<int64_t> values) const = 0;
+  /// ir::priority(module, class_index).
+  virtual int32_t priority(int32_t class_index) const = 0;
+  /// ir::fit(quota_table(module), input).
+  virtual FitResult fit(const FitInput& input) const = 0;
+  /// ir::may_preempt(module, pair).
+  virtual bool may_preempt(const PreemptionPair& pair) const = 0;
   /// "interp" or "jit".
   virtual std::string_view name() const = 0;
 };

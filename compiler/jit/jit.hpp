@@ -73,7 +73,7 @@ struct Options {
 /// SHA-256 of everything the machine code depends on (see compile()).
 using Key = std::array<uint8_t, 32>;
 
-/// A relocatable object file with `gov_rules` in it, plus the key it was built for.
+/// A relocatable object file with the native functions in it, plus the key it was built for.
 /// Plain data: copy it, store it, send it to another thread.
 struct ObjectCode {
   std::vector<uint8_t> bytes;  // an ELF (or the host's) relocatable object
@@ -91,15 +91,16 @@ struct ObjectCode {
 std::string to_hex(const Key& key);
 
 /// The key compile() would give `module` with `options` on this machine. The key covers
-/// a canonical serialisation of what the code depends on (each rule's condition
-/// instructions, the constant sets, the number of label keys; not names or messages), the
-/// LLVM version, the target triple, CPU name and features, the options and the layout of
-/// ir::RuleInput. Fails only when LLVM cannot initialise the native target.
+/// a canonical serialisation of what the code depends on (each rule's instructions, the
+/// registers its message shows, the constant sets, the number of label keys, the quota table,
+/// class weights and team preemption policies; not names or message text), the LLVM version,
+/// the target triple, CPU name and features, the options and the layout of ir::RuleInput. Fails only when LLVM cannot initialise the native target.
 Result<Key> key_for(const ir::Module& module, const Options& options = {});
 
-/// Lowers every rule's condition to one native function
-/// `void gov_rules(const ir::RuleInput*, uint8_t* verdicts)`, optimises it (O2 by default)
-/// and emits a relocatable object. Thread-safe (each call has its own LLVM context).
+/// Lowers the module to native functions (every rule's condition in `gov_rules`, message
+/// values in `gov_messages`, the quota fit, priority and may-preempt predicate with the
+/// module's quotas, classes and policies as constants; lower_rules.hpp), optimises them (O2
+/// by default) and emits a relocatable object. Thread-safe (each call has its own LLVM context).
 /// Errors: invalid_module for malformed rule code, llvm when LLVM fails.
 Result<ObjectCode> compile(const ir::Module& module, const Options& options = {});
 
@@ -114,9 +115,18 @@ uint64_t codegen_count();
 
 // ------------------------------------------------------------------ loading
 
-/// Evaluates rules by calling the loaded native code. Immutable and thread-safe; it owns
-/// its code, which is unmapped when the evaluator is destroyed. It does not refer to the
-/// module it was loaded for.
+/// The native functions of one loaded object (their C ABI; lower_rules.hpp).
+struct NativeFunctions {
+  void (*rules)(const ir::RuleInput*, uint8_t*) = nullptr;
+  void (*messages)(const ir::RuleInput*, uint64_t, int64_t*) = nullptr;
+  uint32_t (*fit)(const ir::FitInput*) = nullptr;
+  int32_t (*priority)(int32_t) = nullptr;
+  uint8_t (*may_preempt)(const ir::PreemptionPair*) = nullptr;
+};
+
+/// Evaluates by calling the loaded native code: every Evaluator function is one indirect
+/// call. Immutable and thread-safe; it owns its code, which is unmapped when the evaluator is
+/// destroyed. It does not refer to the module it was loaded for.
 class JitEvaluator final : public ir::Evaluator {
  public:
   struct Loaded;  // the linked code (LLVM types; defined in loader.cpp)
@@ -128,13 +138,24 @@ class JitEvaluator final : public ir::Evaluator {
 
   /// `verdicts` must have at least rule_count() entries.
   void evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const override;
+  /// `values` must have an entry per part of the rule's message.
+  void message_values(size_t rule, const ir::RuleInput& input,
+                      std::span<int64_t> values) const override;
+  int32_t priority(int32_t class_index) const override { return native_.priority(class_index); }
+  ir::FitResult fit(const ir::FitInput& input) const override {
+    return ir::FitResult::unpack(native_.fit(&input));
+  }
+  bool may_preempt(const ir::PreemptionPair& pair) const override {
+    return native_.may_preempt(&pair) != 0;
+  }
   std::string_view name() const override { return "jit"; }
   size_t rule_count() const { return rule_count_; }
+  /// The raw entry points (for benchmarks and the embedding API's fastest path).
+  const NativeFunctions& native() const { return native_; }
 
  private:
-  using RulesFunction = void (*)(const ir::RuleInput*, uint8_t*);
   std::unique_ptr<Loaded> loaded_;
-  RulesFunction rules_ = nullptr;
+  NativeFunctions native_;
   size_t rule_count_ = 0;
 };
 

@@ -8,8 +8,11 @@
 
 #include <cassert>
 #include <mutex>
+#include <optional>
+#include <type_traits>
 
 #include "compiler/jit/jit.hpp"
+#include "compiler/jit/lower_decisions.hpp"
 #include "compiler/jit/lower_rules.hpp"
 #include "compiler/jit/object_key.hpp"
 #include "compiler/jit/target.hpp"
@@ -21,14 +24,14 @@ Error llvm_error(const std::string& doing, llvm::Error error) {
   return Error{ErrorKind::llvm, doing + ": " + llvm::toString(std::move(error))};
 }
 
-/// Code linked into its own JITDylib, and the address of its `gov_rules`.
+/// Code linked into its own JITDylib, and the addresses of its functions.
 struct Linked {
   llvm::orc::JITDylib* dylib = nullptr;
-  void* entry = nullptr;
+  NativeFunctions functions;
 };
 
 /// The process's LLJIT. Each loaded policy gets a JITDylib of its own, so every object
-/// defines the same `gov_rules` and removing one JITDylib frees exactly that code. Link
+/// defines the same symbols and removing one JITDylib frees exactly that code. Link
 /// and remove are serialised by a mutex: they are rare, and evaluation never takes it.
 class JitHost {
  public:
@@ -37,13 +40,14 @@ class JitHost {
   /// The shared instance, created on first use; ErrorKind::llvm when LLJIT cannot start.
   static Result<std::shared_ptr<JitHost>> shared();
 
-  /// Adds `bytes` in a fresh JITDylib and resolves `gov_rules` (which links the object).
+  /// Adds `bytes` in a fresh JITDylib and resolves its functions (which links the object).
   Result<Linked> link(const std::vector<uint8_t>& bytes);
   void remove(llvm::orc::JITDylib& dylib);
 
  private:
-  Result<void*> link_into(llvm::orc::JITDylib& dylib, const std::vector<uint8_t>& bytes,
-                          const std::string& name);
+  Result<NativeFunctions> link_into(llvm::orc::JITDylib& dylib, const std::vector<uint8_t>& bytes,
+                                    const std::string& name);
+  Result<void*> lookup(llvm::orc::JITDylib& dylib, std::string_view symbol);
 
   std::mutex mutex_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
@@ -67,24 +71,43 @@ Result<Linked> JitHost::link(const std::vector<uint8_t>& bytes) {
   const std::string name = "gov-policy-" + std::to_string(next_id_++);
   auto created = jit_->createJITDylib(name);
   if (!created) return llvm_error("cannot create a JITDylib", created.takeError());
-  Result<void*> entry = link_into(*created, bytes, name);
-  if (!entry.ok()) {
+  Result<NativeFunctions> functions = link_into(*created, bytes, name);
+  if (!functions.ok()) {
     llvm::consumeError(jit_->getExecutionSession().removeJITDylib(*created));
-    return entry.error();
+    return functions.error();
   }
-  return Linked{&*created, entry.value()};
+  return Linked{&*created, functions.value()};
 }
 
-Result<void*> JitHost::link_into(llvm::orc::JITDylib& dylib, const std::vector<uint8_t>& bytes,
-                                 const std::string& name) {
+Result<void*> JitHost::lookup(llvm::orc::JITDylib& dylib, std::string_view symbol) {
+  auto address = jit_->lookup(dylib, llvm::StringRef(symbol.data(), symbol.size()));
+  if (!address) return llvm_error("cannot link `" + std::string(symbol) + "`", address.takeError());
+  return address->toPtr<void*>();
+}
+
+Result<NativeFunctions> JitHost::link_into(llvm::orc::JITDylib& dylib,
+                                           const std::vector<uint8_t>& bytes,
+                                           const std::string& name) {
   const llvm::StringRef contents(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   if (llvm::Error error =
           jit_->addObjectFile(dylib, llvm::MemoryBuffer::getMemBufferCopy(contents, name))) {
     return llvm_error("cannot add the object file", std::move(error));
   }
-  auto address = jit_->lookup(dylib, llvm::StringRef(kRulesSymbol.data(), kRulesSymbol.size()));
-  if (!address) return llvm_error("cannot link `gov_rules`", address.takeError());
-  return address->toPtr<void*>();
+  NativeFunctions functions;
+  // Each symbol's address, cast to the C ABI lower_rules.hpp gives it.
+  const auto resolve = [&](std::string_view symbol, auto& function) -> std::optional<Error> {
+    Result<void*> address = lookup(dylib, symbol);
+    if (!address.ok()) return address.error();
+    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(address.value());
+    return std::nullopt;
+  };
+  for (std::optional<Error> error :
+       {resolve(kRulesSymbol, functions.rules), resolve(kMessagesSymbol, functions.messages),
+        resolve(kFitSymbol, functions.fit), resolve(kPrioritySymbol, functions.priority),
+        resolve(kMayPreemptSymbol, functions.may_preempt)}) {
+    if (error) return *error;
+  }
+  return functions;
 }
 
 void JitHost::remove(llvm::orc::JITDylib& dylib) {
@@ -99,7 +122,7 @@ void JitHost::remove(llvm::orc::JITDylib& dylib) {
 struct JitEvaluator::Loaded {
   std::shared_ptr<JitHost> host;  // keeps the LLJIT alive as long as this code
   llvm::orc::JITDylib* dylib = nullptr;
-  void* entry = nullptr;
+  NativeFunctions functions;
   size_t rule_count = 0;
 
   ~Loaded() {
@@ -108,15 +131,18 @@ struct JitEvaluator::Loaded {
 };
 
 JitEvaluator::JitEvaluator(std::unique_ptr<Loaded> loaded)
-    : loaded_(std::move(loaded)),
-      rules_(reinterpret_cast<RulesFunction>(loaded_->entry)),
-      rule_count_(loaded_->rule_count) {}
+    : loaded_(std::move(loaded)), native_(loaded_->functions), rule_count_(loaded_->rule_count) {}
 
 JitEvaluator::~JitEvaluator() = default;
 
 void JitEvaluator::evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const {
   assert(verdicts.size() >= rule_count_ && "one verdict per rule");
-  rules_(&input, verdicts.data());
+  native_.rules(&input, verdicts.data());
+}
+
+void JitEvaluator::message_values(size_t rule, const ir::RuleInput& input,
+                                  std::span<int64_t> values) const {
+  native_.messages(&input, rule, values.data());
 }
 
 Result<std::unique_ptr<JitEvaluator>> load(const ir::Module& module, const ObjectCode& object) {
@@ -135,7 +161,7 @@ Result<std::unique_ptr<JitEvaluator>> load(const ir::Module& module, const Objec
   Result<Linked> linked = loaded->host->link(object.bytes);
   if (!linked.ok()) return linked.error();
   loaded->dylib = linked.value().dylib;
-  loaded->entry = linked.value().entry;
+  loaded->functions = linked.value().functions;
   loaded->rule_count = module.rules.size();
   return std::make_unique<JitEvaluator>(std::move(loaded));
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/jit/lower_decisions.hpp"
 #include "compiler/jit/validate.hpp"
 
 namespace gov::jit {
@@ -37,21 +38,30 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 enum InputField : unsigned { kTask = 0, kTeam = 1, kCluster = 2, kLabels = 3 };
 
-/// Emits the body of `gov_rules` one rule at a time; registers of the current rule are
-/// the values in `registers_`.
+/// Emits the bodies of `gov_rules` (every condition) and `gov_messages` (one rule's message
+/// values); registers of the rule being lowered are the values in `registers_`.
 class RuleLowering {
  public:
-  RuleLowering(const ir::Module& module, llvm::Module& out, llvm::Function& function)
-      : module_(module), out_(out), builder_(out.getContext()), function_(function) {
-    builder_.SetInsertPoint(llvm::BasicBlock::Create(out.getContext(), "entry", &function));
-    input_ = function.getArg(0);
-    verdicts_ = function.getArg(1);
-  }
+  RuleLowering(const ir::Module& module, llvm::Module& out)
+      : module_(module), out_(out), builder_(out.getContext()) {}
 
-  void rule(size_t index);
-  void finish() { builder_.CreateRetVoid(); }
+  /// `void gov_rules(const RuleInput* input, uint8_t* verdicts)`.
+  void rules_function(llvm::Function& function);
+  /// `void gov_messages(const RuleInput* input, uint64_t rule, int64_t* values)`: a switch on
+  /// the rule; values[p] = the register message part p shows.
+  void messages_function(llvm::Function& function);
 
  private:
+  void start(llvm::Function& function) {
+    function_ = &function;
+    builder_.SetInsertPoint(llvm::BasicBlock::Create(out_.getContext(), "entry", &function));
+    input_ = function.getArg(0);
+  }
+  /// Lowers code[0, count) of rule `index` into registers_.
+  void registers(size_t index, size_t count);
+  void rule(size_t index, llvm::Value* verdicts);
+  void message(size_t index, llvm::Value* values);
+
   llvm::Value* instruction(const ir::Instr& in);
   llvm::Value* input_field(InputField field, int64_t index);
   llvm::Value* label_id(int64_t index);
@@ -75,26 +85,73 @@ class RuleLowering {
   const ir::Module& module_;
   llvm::Module& out_;
   llvm::IRBuilder<> builder_;
-  llvm::Function& function_;
+  llvm::Function* function_ = nullptr;
   llvm::Value* input_ = nullptr;
-  llvm::Value* verdicts_ = nullptr;
   llvm::GlobalVariable* absent_label_ = nullptr;
   std::vector<llvm::Value*> registers_;
 };
 
-void RuleLowering::rule(size_t index) {
+void RuleLowering::rules_function(llvm::Function& function) {
+  start(function);
+  for (size_t i = 0; i < module_.rules.size(); ++i) rule(i, function.getArg(1));
+  builder_.CreateRetVoid();
+}
+
+void RuleLowering::messages_function(llvm::Function& function) {
+  start(function);
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", &function);
+  llvm::SwitchInst* dispatch = builder_.CreateSwitch(function.getArg(1), done);
+  for (size_t i = 0; i < module_.rules.size(); ++i) {
+    const std::vector<ir::MessagePart>& parts = module_.rules[i].message;
+    const bool shows_values = std::any_of(parts.begin(), parts.end(), [](const ir::MessagePart& part) {
+      return part.kind == ir::MessagePart::Kind::value;
+    });
+    if (!shows_values) continue;
+    llvm::BasicBlock* block =
+        llvm::BasicBlock::Create(context, "message" + std::to_string(i), &function, done);
+    dispatch->addCase(builder_.getInt64(i), block);
+    builder_.SetInsertPoint(block);
+    message(i, function.getArg(2));
+    builder_.CreateBr(done);
+  }
+  builder_.SetInsertPoint(done);
+  builder_.CreateRetVoid();
+}
+
+void RuleLowering::registers(size_t index, size_t count) {
   const ir::Rule& rule = module_.rules[index];
   registers_.clear();
-  for (size_t i = 0; i < rule.condition_length; ++i) {
+  for (size_t i = 0; i < count; ++i) {
     llvm::Value* value = instruction(rule.code[i]);
     value->setName("rule" + std::to_string(index) + ".r" + std::to_string(i));
     registers_.push_back(value);
   }
+}
+
+void RuleLowering::rule(size_t index, llvm::Value* verdicts) {
+  registers(index, module_.rules[index].condition_length);
   llvm::Value* verdict = registers_.empty()
                              ? builder_.getInt8(0)
                              : builder_.CreateZExt(truth(registers_.back()), builder_.getInt8Ty());
-  builder_.CreateStore(verdict,
-                       builder_.CreateConstGEP1_64(builder_.getInt8Ty(), verdicts_, index));
+  builder_.CreateStore(verdict, builder_.CreateConstGEP1_64(builder_.getInt8Ty(), verdicts, index));
+}
+
+// Registers up to the last one a message part shows (validate() checked they exist).
+void RuleLowering::message(size_t index, llvm::Value* values) {
+  const ir::Rule& rule = module_.rules[index];
+  size_t needed = 0;
+  for (const ir::MessagePart& part : rule.message) {
+    if (part.kind == ir::MessagePart::Kind::value)
+      needed = std::max(needed, static_cast<size_t>(part.reg) + 1);
+  }
+  registers(index, needed);
+  for (size_t p = 0; p < rule.message.size(); ++p) {
+    const ir::MessagePart& part = rule.message[p];
+    if (part.kind != ir::MessagePart::Kind::value) continue;
+    builder_.CreateStore(registers_[static_cast<size_t>(part.reg)],
+                         builder_.CreateConstGEP1_64(builder_.getInt64Ty(), values, p));
+  }
 }
 
 llvm::Value* RuleLowering::instruction(const ir::Instr& in) {
@@ -253,9 +310,9 @@ llvm::Value* RuleLowering::in_set(llvm::Value* a, const std::vector<int64_t>& se
   values.erase(std::unique(values.begin(), values.end()), values.end());
   if (values.empty()) return constant(0);
   llvm::LLVMContext& context = out_.getContext();
-  llvm::BasicBlock* member = llvm::BasicBlock::Create(context, "in_set.member", &function_);
-  llvm::BasicBlock* other = llvm::BasicBlock::Create(context, "in_set.other", &function_);
-  llvm::BasicBlock* join = llvm::BasicBlock::Create(context, "in_set.join", &function_);
+  llvm::BasicBlock* member = llvm::BasicBlock::Create(context, "in_set.member", function_);
+  llvm::BasicBlock* other = llvm::BasicBlock::Create(context, "in_set.other", function_);
+  llvm::BasicBlock* join = llvm::BasicBlock::Create(context, "in_set.join", function_);
   llvm::SwitchInst* dispatch =
       builder_.CreateSwitch(a, other, static_cast<unsigned>(values.size()));
   for (int64_t value : values) dispatch->addCase(constant(value), member);
@@ -270,24 +327,31 @@ llvm::Value* RuleLowering::in_set(llvm::Value* a, const std::vector<int64_t>& se
   return result;
 }
 
-llvm::Function* declare_rules_function(llvm::Module& out, const llvm::TargetMachine& machine) {
+/// Declares `void name(const RuleInput* input, <middle>, <out>* result)`: the input is read,
+/// the last pointer argument only written.
+llvm::Function* declare_function(llvm::Module& out, const llvm::TargetMachine& machine,
+                                 std::string_view name, bool with_rule_index) {
   llvm::LLVMContext& context = out.getContext();
   llvm::Type* ptr = llvm::PointerType::getUnqual(context);
-  auto* type =
-      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr, ptr}, /*isVarArg=*/false);
+  std::vector<llvm::Type*> args{ptr};
+  if (with_rule_index) args.push_back(llvm::Type::getInt64Ty(context));
+  args.push_back(ptr);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), args, /*isVarArg=*/false);
   auto* function = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
-                                          std::string(kRulesSymbol), out);
+                                          std::string(name), out);
   function->addFnAttr(llvm::Attribute::NoUnwind);
   function->addFnAttr("target-cpu", machine.getTargetCPU());
   function->addFnAttr("target-features", machine.getTargetFeatureString());
-  for (unsigned arg = 0; arg < 2; ++arg) {
+  const unsigned result = static_cast<unsigned>(args.size()) - 1;
+  for (unsigned arg : {0u, result}) {
     function->addParamAttr(arg, llvm::Attribute::NoAlias);
     function->addParamAttr(arg, llvm::Attribute::NoCapture);
   }
   function->addParamAttr(0, llvm::Attribute::ReadOnly);
-  function->addParamAttr(1, llvm::Attribute::WriteOnly);
+  function->addParamAttr(result, llvm::Attribute::WriteOnly);
   function->getArg(0)->setName("input");
-  function->getArg(1)->setName("verdicts");
+  if (with_rule_index) function->getArg(1)->setName("rule");
+  function->getArg(result)->setName(with_rule_index ? "values" : "verdicts");
   return function;
 }
 
@@ -298,9 +362,10 @@ std::unique_ptr<llvm::Module> lower_rules(const ir::Module& module, llvm::LLVMCo
   auto out = std::make_unique<llvm::Module>("gov.rules", context);
   out->setTargetTriple(machine.getTargetTriple().str());
   out->setDataLayout(machine.createDataLayout());
-  RuleLowering lowering(module, *out, *declare_rules_function(*out, machine));
-  for (size_t i = 0; i < module.rules.size(); ++i) lowering.rule(i);
-  lowering.finish();
+  RuleLowering lowering(module, *out);
+  lowering.rules_function(*declare_function(*out, machine, kRulesSymbol, false));
+  lowering.messages_function(*declare_function(*out, machine, kMessagesSymbol, true));
+  lower_decisions(module, *out, machine);
   return out;
 }
 

@@ -13,7 +13,7 @@ namespace gov::jit {
 namespace {
 
 /// Bumped whenever lowering changes the code it generates for the same module.
-constexpr uint32_t kCodegenVersion = 1;
+constexpr uint32_t kCodegenVersion = 2;
 constexpr uint32_t kFormatVersion = 1;
 constexpr std::string_view kMagic = "GOVJITOB";
 
@@ -73,7 +73,8 @@ void write_rules(ByteWriter& out, const ir::Module& module) {
   out.u64(module.rules.size());
   for (const ir::Rule& rule : module.rules) {
     out.u32(rule.condition_length);
-    for (size_t i = 0; i < rule.condition_length; ++i) {
+    out.u64(rule.code.size());
+    for (size_t i = 0; i < rule.code.size(); ++i) {
       const ir::Instr& in = rule.code[i];
       out.u8(static_cast<uint8_t>(in.op));
       out.u8(static_cast<uint8_t>(in.type));
@@ -88,6 +89,46 @@ void write_rules(ByteWriter& out, const ir::Module& module) {
     for (int64_t v : set) out.i64(v);
   }
   out.u64(module.label_keys.size());
+}
+
+/// Which register each value part of each rule's message shows, and where (the text is not
+/// code).
+void write_messages(ByteWriter& out, const ir::Module& module) {
+  for (const ir::Rule& rule : module.rules) {
+    for (size_t p = 0; p < rule.message.size(); ++p) {
+      if (rule.message[p].kind != ir::MessagePart::Kind::value) continue;
+      out.u64(p);
+      out.u32(static_cast<uint32_t>(rule.message[p].reg));
+    }
+    out.u64(~uint64_t{0});  // end of the rule's values
+  }
+}
+
+void write_resources(ByteWriter& out, const ir::Resources& amounts) {
+  for (ir::Amount amount : amounts) out.i64(amount);
+}
+
+/// What the fit test, the priority and the may-preempt predicate fold in as constants.
+void write_decisions(ByteWriter& out, const ir::Module& module) {
+  const ir::QuotaTable table = ir::quota_table(module);
+  out.u64(table.team_count);
+  out.u64(table.flavor_count);
+  for (const ir::QuotaCell& cell : table.cells) {
+    out.u8(cell.present ? 1 : 0);
+    write_resources(out, cell.nominal);
+    write_resources(out, cell.borrowing_limit);
+    write_resources(out, cell.lendable);
+    write_resources(out, cell.local);
+  }
+  for (const ir::Resources& quota : table.cohort_quota) write_resources(out, quota);
+  out.u8(module.settings.rank_by_priority ? 1 : 0);
+  out.u32(static_cast<uint32_t>(module.settings.default_class));
+  out.u64(module.classes.size());
+  for (const ir::PriorityClass& c : module.classes) out.u32(static_cast<uint32_t>(c.weight));
+  for (const ir::Team& team : module.teams) {
+    out.u8(static_cast<uint8_t>(ir::within_team_policy(team)));
+    out.u8(static_cast<uint8_t>(ir::reclaim_policy(team)));
+  }
 }
 
 void write_layout(ByteWriter& out) {
@@ -114,6 +155,8 @@ Key compute_key(const ir::Module& module, const MachineDescription& machine,
   out.text("pic,small");  // relocation and code model (target.cpp)
   write_layout(out);
   write_rules(out, module);
+  write_messages(out, module);
+  write_decisions(out, module);
   return sha256(out.bytes());
 }
 

@@ -1,6 +1,7 @@
 // Cache keys of object code: what the generated machine code depends on, hashed.
 #pragma once
 
+#include "compiler/ir/decisions.hpp"
 #include "compiler/ir/module.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/jit/target.hpp"

@@ -101,11 +101,19 @@ std::optional<Error> validate(const ir::Module& module) {
                    fmt::format("rule `{}`: condition of {} instructions in code of {}", rule.name,
                                rule.condition_length, rule.code.size())};
     }
-    for (size_t i = 0; i < rule.condition_length; ++i) {
+    for (size_t i = 0; i < rule.code.size(); ++i) {
       if (auto problem = instruction_problem(module, rule.code[i], i)) {
         return Error{ErrorKind::invalid_module,
                      fmt::format("rule `{}`: instruction %{} ({}) {}", rule.name, i,
                                  ir::op_name(rule.code[i].op), *problem)};
+      }
+    }
+    for (const ir::MessagePart& part : rule.message) {
+      const bool defined = part.reg >= 0 && static_cast<size_t>(part.reg) < rule.code.size();
+      if (part.kind == ir::MessagePart::Kind::value && !defined) {
+        return Error{ErrorKind::invalid_module,
+                     fmt::format("rule `{}`: its message reads %{}, which is not defined",
+                                 rule.name, part.reg)};
       }
     }
   }

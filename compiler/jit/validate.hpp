@@ -13,9 +13,10 @@ namespace gov::jit {
 bool reads_a(ir::Op op);
 bool reads_b(ir::Op op);
 
-/// An invalid_module error for the first malformed condition instruction: an operand that
-/// is not an earlier register, an index outside its table (task, team, cluster, label
-/// keys, sets), or a condition longer than the rule's code. Pure; thread-safe.
+/// An invalid_module error for the first malformed instruction: an operand that is not an
+/// earlier register, an index outside its table (task, team, cluster, label keys, sets), a
+/// condition longer than the rule's code, or a message value that is not a register of the
+/// rule. Pure; thread-safe.
 std::optional<Error> validate(const ir::Module& module);
 
 }  // namespace gov::jit

@@ -47,11 +47,12 @@ struct EngineCore {
   EngineCore(const ir::Module& module, const ir::Evaluator& evaluator, EngineOptions options);
 
   SearchContext search_context() {
-    return SearchContext{module, tasks, quota, now, /*shortcuts=*/!options.self_check};
+    return SearchContext{module, evaluator, tasks, quota, now, /*shortcuts=*/!options.self_check};
   }
   const std::string& team_name(const Task& task) const;
 
   const ir::Module& module;
+  const ir::Evaluator& evaluator;
   EngineOptions options;
   QuotaState quota;
   TaskStore tasks;

@@ -205,7 +205,8 @@ void explain_pending(const EngineCore& core, uint32_t index, Explanation& out) {
     return;
   }
   QuotaState quota = core.quota;  // simulations run on a copy
-  const SearchContext context{core.module, core.tasks, quota, core.now, /*shortcuts=*/false};
+  const SearchContext context{core.module, core.evaluator, core.tasks, quota, core.now,
+                              /*shortcuts=*/false};
   FlavorAssigner assigner(context);
   Assignment assignment;
   AssignmentTrace attempts;

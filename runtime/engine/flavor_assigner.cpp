@@ -128,6 +128,17 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
   const auto team = static_cast<uint32_t>(task.team);
   FlavorResult result;
   result.mode = {FitMode::fit, 0};
+  // The hot path: one call to the (compiled) fit test settles a task that fits. Self-check
+  // runs take the per-resource path below, so comparing their decisions tests this one.
+  if (context_.shortcuts) {
+    const ir::FitResult fit =
+        context_.evaluator.fit(context_.quota.fit_input(team, flavor, task.request));
+    if (fit.fits_all()) {
+      result.mode.borrow = fit.borrows != 0 ? 1 : 0;
+      result.borrowing = result.mode.borrow;
+      return result;
+    }
+  }
   const auto worsen = [&result](GranularMode mode) {
     if (is_preferred(result.mode, mode)) result.mode = mode;
     result.borrowing = std::max(result.borrowing, mode.borrow);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
 #include "runtime/engine/decision.hpp"
 #include "runtime/engine/quota_state.hpp"
@@ -51,6 +52,7 @@ struct SearchTrace {
 /// Everything a search reads. `quota` is mutated while simulating and restored before return.
 struct SearchContext {
   const ir::Module& module;
+  const ir::Evaluator& evaluator;  // the fit test and the may-preempt predicate
   const TaskStore& tasks;
   QuotaState& quota;
   Time now = 0;

@@ -145,7 +145,7 @@ bool attempt(const SearchContext& context, const PreemptionRequest& request, con
     remove_from_quota(context, task);
     targets.push_back(target);
     note(trace, task, CandidateNote::Verdict::removed);
-    if (request_fits(context.quota, request, allow_borrowing)) {
+    if (request_fits(context, request, allow_borrowing)) {
       fill_back(context, request, allow_borrowing, targets, trace);
       return true;
     }

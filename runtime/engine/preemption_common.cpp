@@ -22,45 +22,13 @@ void find_targets(const SearchContext& context, const PreemptionRequest& request
 
 namespace preemption {
 
-Policy within_team_policy(const ir::Team& team) {
-  switch (team.within_team) {
-    case ir::WithinTeam::never:
-      return Policy::never;
-    case ir::WithinTeam::lower_priority:
-      return Policy::lower_priority;
-    case ir::WithinTeam::lower_or_newer_equal_priority:
-      return Policy::lower_or_newer_equal_priority;
-  }
-  return Policy::never;
+ir::PreemptionPair preemption_pair(const Task& preemptor, const Task& candidate) {
+  return {static_cast<uint32_t>(preemptor.team), preemptor.priority, preemptor.submitted_at,
+          static_cast<uint32_t>(candidate.team), candidate.priority, candidate.submitted_at};
 }
 
-Policy reclaim_policy(const ir::Team& team) {
-  switch (team.reclaim_within_cohort) {
-    case ir::ReclaimWithinCohort::never:
-      return Policy::never;
-    case ir::ReclaimWithinCohort::lower_priority:
-      return Policy::lower_priority;
-    case ir::ReclaimWithinCohort::any:
-      return Policy::any;
-  }
-  return Policy::never;
-}
-
-// §5.1: LowerOrNewerEqualPriority compares queue-order timestamps (submission times here).
 bool policy_allows(Policy policy, const Task& preemptor, const Task& candidate) {
-  switch (policy) {
-    case Policy::never:
-      return false;
-    case Policy::lower_priority:
-      return candidate.priority < preemptor.priority;
-    case Policy::lower_or_newer_equal_priority:
-      return candidate.priority < preemptor.priority ||
-             (candidate.priority == preemptor.priority &&
-              preemptor.submitted_at < candidate.submitted_at);
-    case Policy::any:
-      return true;
-  }
-  return false;
+  return ir::policy_allows(policy, preemption_pair(preemptor, candidate));
 }
 
 CandidateCursor::CandidateCursor(const SearchContext& context, const PreemptionRequest& request,
@@ -90,7 +58,9 @@ void CandidateCursor::skip_ineligible() {
       position_ = list_->size();
       return;
     }
-    if (!policy_allows(policy_, *preemptor_, candidate)) continue;
+    // The cursor's policy is the one may_preempt picks for this team (within-team for the
+    // preemptor's own, reclaim for others); it only bounds the walk.
+    if (!context_->evaluator.may_preempt(preemption_pair(*preemptor_, candidate))) continue;
     if (candidate.preempted_at == context_->now) continue;
     bool uses_contested = false;
     for (ir::Resource r : kChargedResources) {
@@ -109,21 +79,17 @@ bool candidate_before(const TaskStore& tasks, uint32_t preemptor_team, uint32_t 
   return candidate_order_less(x, y);
 }
 
-bool request_fits(const QuotaState& quota, const PreemptionRequest& request, bool allow_borrowing) {
-  for (ir::Resource r : kChargedResources) {
-    const Amount amount = request.request[ir::index(r)];
-    if (amount == 0) continue;
-    if (!allow_borrowing && quota.borrowing_with(request.team, request.flavor, r, amount))
-      return false;
-    if (amount > quota.available(request.team, request.flavor, r)) return false;
-  }
-  return true;
+bool request_fits(const SearchContext& context, const PreemptionRequest& request,
+                  bool allow_borrowing) {
+  const ir::FitResult fit = context.evaluator.fit(
+      context.quota.fit_input(request.team, request.flavor, request.request));
+  return fit.fits_all() && (allow_borrowing || fit.borrows == 0);
 }
 
 bool fits_without_all(const SearchContext& context, const PreemptionRequest& request,
                       const std::vector<uint32_t>& candidates) {
   for (uint32_t task : candidates) remove_from_quota(context, task);
-  const bool fits = request_fits(context.quota, request, /*allow_borrowing=*/true);
+  const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
   for (uint32_t task : candidates) restore_to_quota(context, task);
   return fits;
 }
@@ -136,7 +102,7 @@ bool fits_without_teams(const SearchContext& context, const PreemptionRequest& r
     held.push_back(context.quota.usage(team, request.flavor));
     context.quota.subtract(team, request.flavor, held.back());
   }
-  const bool fits = request_fits(context.quota, request, /*allow_borrowing=*/true);
+  const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
   for (size_t i = 0; i < teams.size(); ++i) context.quota.add(teams[i], request.flavor, held[i]);
   return fits;
 }
@@ -172,7 +138,7 @@ void fill_back(const SearchContext& context, const PreemptionRequest& request, b
   if (targets.size() < 2) return;
   for (size_t i = targets.size() - 1; i-- > 0;) {
     restore_to_quota(context, targets[i].task);
-    if (request_fits(context.quota, request, allow_borrowing)) {
+    if (request_fits(context, request, allow_borrowing)) {
       note(trace, targets[i].task, CandidateNote::Verdict::given_back);
       targets.erase(targets.begin() + static_cast<std::ptrdiff_t>(i));
     } else {

@@ -156,7 +156,7 @@ bool FairSearch::within_nominal() const {
 // The fit test runs without the simulated incoming usage (HEAD reverts it around each yield).
 bool FairSearch::fits_without_incoming() {
   context_.quota.subtract(own_team_, request_.flavor, request_.request);
-  const bool fits = request_fits(context_.quota, request_, /*allow_borrowing=*/true);
+  const bool fits = request_fits(context_, request_, /*allow_borrowing=*/true);
   context_.quota.add(own_team_, request_.flavor, request_.request);
   return fits;
 }

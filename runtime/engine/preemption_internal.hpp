@@ -9,10 +9,12 @@
 
 namespace gov::engine::preemption {
 
-/// A preemption policy as a predicate over priorities (§5.1).
-enum class Policy : uint8_t { never, lower_priority, lower_or_newer_equal_priority, any };
-Policy within_team_policy(const ir::Team& team);
-Policy reclaim_policy(const ir::Team& team);
+/// A preemption policy as a predicate over priorities (§5.1; defined in compiler/ir/decisions).
+using Policy = ir::PreemptionPolicy;
+using ir::reclaim_policy;
+using ir::within_team_policy;
+/// The may-preempt question about two tasks.
+ir::PreemptionPair preemption_pair(const Task& preemptor, const Task& candidate);
 /// Whether `policy` lets `preemptor` preempt `candidate`.
 bool policy_allows(Policy policy, const Task& preemptor, const Task& candidate);
 
@@ -47,7 +49,8 @@ bool candidate_before(const TaskStore& tasks, uint32_t preemptor_team, uint32_t 
 
 /// Whether the request fits now: request <= Available in every requested resource and, without
 /// borrowing, usage + request <= nominal (workloadFits).
-bool request_fits(const QuotaState& quota, const PreemptionRequest& request, bool allow_borrowing);
+bool request_fits(const SearchContext& context, const PreemptionRequest& request,
+                  bool allow_borrowing);
 
 /// Whether the request would fit with every one of `candidates` gone. Available quota only grows
 /// as tasks leave, so when it would not, no subset can make room and the search can stop

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "compiler/ir/decisions.hpp"
 #include "compiler/ir/module.hpp"
 
 namespace gov::engine {
@@ -29,15 +30,17 @@ inline constexpr bool contains(ResourceMask mask, ir::Resource resource) {
 /// a + b, saturating at ir::kUnlimited (limits may be "unlimited").
 Amount saturating_add(Amount a, Amount b);
 
-/// Quotas, usage and the flat-cohort formulas of kueue-reference §2. Dense tables indexed by
-/// team × flavor; a team without a quota for a flavor has nominal 0 there and never holds it.
-/// Not thread-safe; cheap to copy (explanations simulate on a copy).
+/// Quotas, usage and the flat-cohort formulas of kueue-reference §2. The constants are the
+/// module's ir::QuotaTable (the formulas are ir::available / ir::max_capacity, the ones the
+/// back ends compile); usage lives in dense tables indexed by team × flavor. A team without a
+/// quota for a flavor has nominal 0 there and never holds it. Not thread-safe; cheap to copy
+/// (explanations simulate on a copy).
 class QuotaState {
  public:
   explicit QuotaState(const ir::Module& module);
 
-  size_t team_count() const { return team_count_; }
-  size_t flavor_count() const { return flavor_count_; }
+  size_t team_count() const { return table_.team_count; }
+  size_t flavor_count() const { return table_.flavor_count; }
 
   /// Whether the team declares a quota for the flavor (only then may it be admitted there).
   bool has_quota(uint32_t team, uint32_t flavor) const { return cell(team, flavor).present; }
@@ -53,9 +56,11 @@ class QuotaState {
     return at(cell(team, flavor).lendable, r);
   }
   Amount usage(uint32_t team, uint32_t flavor, ir::Resource r) const {
-    return at(cell(team, flavor).usage, r);
+    return at(usage(team, flavor), r);
   }
-  const Resources& usage(uint32_t team, uint32_t flavor) const { return cell(team, flavor).usage; }
+  const Resources& usage(uint32_t team, uint32_t flavor) const {
+    return usage_[team * table_.flavor_count + flavor];
+  }
 
   /// Adds or removes charged amounts (EFA is ignored) to a team's usage in a flavor, keeping the
   /// cohort's usage in step (cohort usage = Σ max(0, U − local), kueue-reference §2).
@@ -66,6 +71,11 @@ class QuotaState {
   Amount available(uint32_t team, uint32_t flavor, ir::Resource r) const;
   /// The most the team could ever hold: PotentialAvailable(cq) ("maximum capacity").
   Amount max_capacity(uint32_t team, uint32_t flavor, ir::Resource r) const;
+  /// The input of Evaluator::fit for `request` in this state (pointers into this state and
+  /// `request`, valid until either changes).
+  ir::FitInput fit_input(uint32_t team, uint32_t flavor, const Resources& request) const {
+    return {team, flavor, request.data(), usage(team, flavor).data(), pool_used_[flavor].data()};
+  }
   /// U > nominal.
   bool borrowing(uint32_t team, uint32_t flavor, ir::Resource r) const {
     return usage(team, flavor, r) > nominal(team, flavor, r);
@@ -81,12 +91,14 @@ class QuotaState {
 
   /// The cohort's quota (its SubtreeQuota: Σ lendable + the unreserved capacity when
   /// idle-resource sharing is on), its usage and what of it is idle.
-  Amount cohort_quota(uint32_t flavor, ir::Resource r) const { return at(pool_[flavor], r); }
+  Amount cohort_quota(uint32_t flavor, ir::Resource r) const {
+    return at(table_.cohort_quota[flavor], r);
+  }
   Amount cohort_usage(uint32_t flavor, ir::Resource r) const { return at(pool_used_[flavor], r); }
   Amount cohort_idle(uint32_t flavor, ir::Resource r) const;
   /// The cohort's own quota: capacity no team's nominal reserves (0 without idle-resource sharing).
   Amount cohort_own_quota(uint32_t flavor, ir::Resource r) const {
-    return at(cohort_own_[flavor], r);
+    return at(table_.cohort_own[flavor], r);
   }
   /// Σ over teams of usage: what admitted tasks hold of a flavor in the whole cluster.
   Amount flavor_usage(uint32_t flavor, ir::Resource r) const {
@@ -96,26 +108,14 @@ class QuotaState {
   Amount lendable_total(ir::Resource r) const { return at(lendable_total_, r); }
 
  private:
-  struct Cell {
-    bool present = false;
-    Resources nominal{};
-    Resources borrowing_limit{};
-    Resources lendable{};  // L = min(nominal, lendingLimit)
-    Resources local{};     // nominal − L: private, never visible to the cohort
-    Resources usage{};
-  };
   static Amount at(const Resources& values, ir::Resource r) { return values[ir::index(r)]; }
-  const Cell& cell(uint32_t team, uint32_t flavor) const {
-    return cells_[team * flavor_count_ + flavor];
+  const ir::QuotaCell& cell(uint32_t team, uint32_t flavor) const {
+    return table_.cell(team, flavor);
   }
-  Cell& cell(uint32_t team, uint32_t flavor) { return cells_[team * flavor_count_ + flavor]; }
 
-  size_t team_count_ = 0;
-  size_t flavor_count_ = 0;
-  std::vector<Cell> cells_;
-  std::vector<Resources> pool_;          // per flavor: cohort SubtreeQuota
+  ir::QuotaTable table_;
+  std::vector<Resources> usage_;         // per team × flavor
   std::vector<Resources> pool_used_;     // per flavor: cohort Usage
-  std::vector<Resources> cohort_own_;    // per flavor: idle-resource sharing quota
   std::vector<Resources> flavor_usage_;  // per flavor: Σ over teams of usage
   Resources lendable_total_{};
 };

@@ -5,7 +5,7 @@
 namespace gov::engine {
 
 AdmissionRules::AdmissionRules(const ir::Module& module, const ir::Evaluator& evaluator)
-    : module_(module), evaluator_(evaluator), interpreter_(module), verdicts_(module.rules.size()) {
+    : module_(module), evaluator_(evaluator), verdicts_(module.rules.size()) {
   for (size_t i = 0; i < module.strings.size(); ++i)
     string_ids_.emplace(module.strings[i], static_cast<int64_t>(i));
 }
@@ -84,8 +84,10 @@ void AdmissionRules::build_input(const Task& task, const Labels& labels, const Q
 
 std::string AdmissionRules::render(size_t rule, const ir::RuleInput& input, const Labels& labels,
                                    const Task& task) const {
-  return interp::render_message(module_, rule, interpreter_.registers(rule, input), labels,
-                                task.id);
+  // The slow path: only a matched rule's message is rendered.
+  std::vector<int64_t> values(module_.rules[rule].message.size());
+  evaluator_.message_values(rule, input, values);
+  return interp::render_message(module_, rule, values, labels, task.id);
 }
 
 RuleVerdict AdmissionRules::evaluate(const Task& task, const Labels& labels,

@@ -43,7 +43,6 @@ class AdmissionRules {
 
   const ir::Module& module_;
   const ir::Evaluator& evaluator_;
-  interp::Interpreter interpreter_;  // registers of matched rules, for their messages
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> string_ids_;
   std::vector<uint8_t> verdicts_;
   std::vector<int64_t> label_ids_;

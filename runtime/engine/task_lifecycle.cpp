@@ -6,13 +6,14 @@
 
 namespace gov::engine {
 
-EngineCore::EngineCore(const ir::Module& module_ref, const ir::Evaluator& evaluator,
+EngineCore::EngineCore(const ir::Module& module_ref, const ir::Evaluator& evaluator_ref,
                        EngineOptions engine_options)
     : module(module_ref),
+      evaluator(evaluator_ref),
       options(engine_options),
       quota(module_ref),
       tasks(module_ref.teams.size(), module_ref.flavors.size()),
-      rules(module_ref, evaluator) {}
+      rules(module_ref, evaluator_ref) {}
 
 const std::string& EngineCore::team_name(const Task& task) const {
   if (task.team < 0) return task.unknown_team;

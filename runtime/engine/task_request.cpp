@@ -51,7 +51,8 @@ std::optional<std::string> scale(Resources& request, int64_t factor) {
 
 }  // namespace
 
-std::optional<std::string> resolve_task(const ir::Module& module, const TaskSpec& spec, Task& out) {
+std::optional<std::string> resolve_task(const ir::Module& module, const ir::Evaluator& evaluator,
+                                        const TaskSpec& spec, Task& out) {
   out.id = spec.id;
   out.duration = spec.duration;
   out.team = module.team_index(spec.team);
@@ -63,7 +64,7 @@ std::optional<std::string> resolve_task(const ir::Module& module, const TaskSpec
     out.class_index = module.class_index(*spec.priority);
     if (out.class_index < 0) return fmt::format("unknown priority class `{}`", *spec.priority);
   }
-  out.priority = module.priority_of(out.class_index);
+  out.priority = evaluator.priority(out.class_index);
   if (spec.instance_type) {
     out.requested_flavor = module.flavor_index(*spec.instance_type);
     if (out.requested_flavor < 0)

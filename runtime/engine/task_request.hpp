@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
 #include "runtime/engine/decision.hpp"
 #include "runtime/engine/task_store.hpp"
@@ -15,6 +16,8 @@ namespace gov::engine {
 /// from `spec`. Returns the error message when the task is invalid: unknown team, class or
 /// instance type; `instances` together with per-resource amounts; negative amounts; `pods` < 1;
 /// `instances` without an instance type for a team with other than one type; overflow.
-std::optional<std::string> resolve_task(const ir::Module& module, const TaskSpec& spec, Task& out);
+/// The priority comes from `evaluator` (compiled with the module's classes by the JIT).
+std::optional<std::string> resolve_task(const ir::Module& module, const ir::Evaluator& evaluator,
+                                        const TaskSpec& spec, Task& out);
 
 }  // namespace gov::engine

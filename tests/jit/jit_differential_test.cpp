@@ -95,6 +95,15 @@ class BrokenMul final : public ir::Evaluator {
       }
     }
   }
+  void message_values(size_t rule, const ir::RuleInput& input,
+                      std::span<int64_t> values) const override {
+    real_.message_values(rule, input, values);
+  }
+  int32_t priority(int32_t class_index) const override { return real_.priority(class_index); }
+  ir::FitResult fit(const ir::FitInput& input) const override { return real_.fit(input); }
+  bool may_preempt(const ir::PreemptionPair& pair) const override {
+    return real_.may_preempt(pair);
+  }
   std::string_view name() const override { return "broken-mul"; }
 
  private:

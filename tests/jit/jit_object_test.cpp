@@ -128,10 +128,25 @@ TEST_CASE("jit load refuses an object built for another module or options", "[ji
     extra_set.sets.push_back({1});
     CHECK(gov::jit::load(extra_set, object).error().kind == ErrorKind::stale_object);
   }
-  SECTION("names and messages do not change the code") {
+  SECTION("quotas, classes and policies are part of the code") {
+    REQUIRE_FALSE(module.teams.empty());
+    ir::Module quota = module;
+    quota.teams.push_back(ir::Team{"new-team", {}});
+    CHECK(gov::jit::load(quota, object).error().kind == ErrorKind::stale_object);
+    ir::Module policy = module;
+    policy.teams[0].reclaim_within_cohort = policy.teams[0].reclaim_within_cohort == ir::ReclaimWithinCohort::any
+                                                ? ir::ReclaimWithinCohort::never
+                                                : ir::ReclaimWithinCohort::any;
+    CHECK(gov::jit::load(policy, object).error().kind == ErrorKind::stale_object);
+    ir::Module ranked = module;
+    ranked.settings.rank_by_priority = !ranked.settings.rank_by_priority;
+    CHECK(gov::jit::load(ranked, object).error().kind == ErrorKind::stale_object);
+  }
+  SECTION("names and message text do not change the code") {
     ir::Module renamed = module;
     renamed.rules[0].name = "another-name";
-    renamed.teams.push_back(ir::Team{"new-team", {}});
+    renamed.teams[0].name = "another-team";
+    renamed.rules[0].message.push_back({ir::MessagePart::Kind::text, " more text", -1, {}, -1});
     check_agrees(renamed, *load_ok(renamed, object));
   }
   SECTION("a key from another machine or LLVM") {

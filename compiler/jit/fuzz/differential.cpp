@@ -103,6 +103,79 @@ std::string input_text(const InputCase& input) {
   return out + fmt::format("  labels = [{}]\n", fmt::join(input.labels, ", "));
 }
 
+std::string fit_text(const ir::FitResult& fit) {
+  return fmt::format("{{fits {:04b}, borrows {:04b}, exceeds {:04b}, has_quota {}}}", fit.fits,
+                     fit.borrows, fit.exceeds, fit.has_quota);
+}
+
+/// The first rule whose message values differ, as a Mismatch.
+std::optional<Mismatch> message_mismatch(const ir::Module& module, const ir::Evaluator& jit,
+                                         const ir::Evaluator& interpreter, const InputCase& input) {
+  const ir::RuleInput view = input.view();
+  for (size_t r = 0; r < module.rules.size(); ++r) {
+    const size_t parts = module.rules[r].message.size();
+    std::vector<int64_t> jit_values(parts);
+    std::vector<int64_t> interp_values(parts);
+    jit.message_values(r, view, jit_values);
+    interpreter.message_values(r, view, interp_values);
+    if (jit_values == interp_values) continue;
+    Mismatch m{module, r, input, 0, 0, Check::message, ""};
+    m.answers = fmt::format("message values of rule {}: jit [{}], interp [{}]", r,
+                            fmt::join(jit_values, ", "), fmt::join(interp_values, ", "));
+    return m;
+  }
+  return std::nullopt;
+}
+
+/// Priority, fit and may-preempt of the input's DecisionCase.
+std::optional<Mismatch> decision_mismatch(const ir::Module& module, const ir::Evaluator& jit,
+                                          const ir::Evaluator& interpreter, const InputCase& input) {
+  const DecisionCase& d = input.decision;
+  const auto mismatch = [&](Check check, std::string answers) {
+    return Mismatch{module, 0, input, 0, 0, check, std::move(answers)};
+  };
+  if (jit.priority(d.class_index) != interpreter.priority(d.class_index)) {
+    return mismatch(Check::priority,
+                    fmt::format("priority of class {}: jit {}, interp {}", d.class_index,
+                                jit.priority(d.class_index), interpreter.priority(d.class_index)));
+  }
+  const ir::FitResult jit_fit = jit.fit(d.fit_input());
+  const ir::FitResult interp_fit = interpreter.fit(d.fit_input());
+  if (jit_fit != interp_fit) {
+    return mismatch(Check::fit, fmt::format("fit: jit {}, interp {}", fit_text(jit_fit),
+                                            fit_text(interp_fit)));
+  }
+  if (jit.may_preempt(d.pair) != interpreter.may_preempt(d.pair)) {
+    return mismatch(Check::may_preempt, fmt::format("may_preempt: jit {}, interp {}",
+                                                    jit.may_preempt(d.pair),
+                                                    interpreter.may_preempt(d.pair)));
+  }
+  return std::nullopt;
+}
+
+std::string decision_text(const ir::Module& module, const DecisionCase& d) {
+  std::string out = fmt::format(
+      "  fit: team {} flavor {} request [{}] usage [{}] cohort usage [{}]\n", d.team, d.flavor,
+      fmt::join(d.request, ", "), fmt::join(d.usage, ", "), fmt::join(d.cohort_usage, ", "));
+  const ir::QuotaTable table = ir::quota_table(module);
+  if (d.team < table.team_count && d.flavor < table.flavor_count) {
+    const ir::QuotaCell& cell = table.cell(d.team, d.flavor);
+    out += fmt::format(
+        "  cell: present {} nominal [{}] borrowing limit [{}] lendable [{}] local [{}] "
+        "cohort quota [{}]\n",
+        cell.present, fmt::join(cell.nominal, ", "), fmt::join(cell.borrowing_limit, ", "),
+        fmt::join(cell.lendable, ", "), fmt::join(cell.local, ", "),
+        fmt::join(table.cohort_quota[d.flavor], ", "));
+  }
+  out += fmt::format("  class index {}\n", d.class_index);
+  const ir::PreemptionPair& p = d.pair;
+  return out + fmt::format(
+                   "  may_preempt: preemptor team {} priority {} submitted {}; candidate team {} "
+                   "priority {} submitted {}\n",
+                   p.preemptor_team, p.preemptor_priority, p.preemptor_submitted, p.candidate_team,
+                   p.candidate_priority, p.candidate_submitted);
+}
+
 }  // namespace
 
 std::optional<Mismatch> first_mismatch(const ir::Module& module, const ir::Evaluator& jit,
@@ -116,8 +189,10 @@ std::optional<Mismatch> first_mismatch(const ir::Module& module, const ir::Evalu
     interpreter.evaluate_rules(view, interp_verdicts);
     for (size_t r = 0; r < module.rules.size(); ++r) {
       if (jit_verdicts[r] != interp_verdicts[r])
-        return Mismatch{module, r, input, jit_verdicts[r], interp_verdicts[r]};
+        return Mismatch{module, r, input, jit_verdicts[r], interp_verdicts[r], Check::verdict, ""};
     }
+    if (auto found = message_mismatch(module, jit, interpreter, input)) return found;
+    if (auto found = decision_mismatch(module, jit, interpreter, input)) return found;
   }
   return std::nullopt;
 }
@@ -131,6 +206,7 @@ BackEnd jit_back_end(const Options& options) {
 }
 
 Mismatch shrink(Mismatch mismatch, const BackEnd& back_end) {
+  if (mismatch.check != Check::verdict) return mismatch;
   Mismatch alone = mismatch;
   ir::Rule rule = mismatch.module.rules[mismatch.rule];
   rule.code.resize(rule.condition_length);
@@ -148,6 +224,12 @@ Mismatch shrink(Mismatch mismatch, const BackEnd& back_end) {
 }
 
 std::string describe(const Mismatch& m) {
+  if (m.check != Check::verdict) {
+    std::string out = "JIT and interpreter disagree on " + m.answers + "\n";
+    out += ir::print(m.module);
+    out += "input (entries not listed are 0):\n" + input_text(m.input);
+    return out + decision_text(m.module, m.input.decision);
+  }
   const ir::Rule& rule = m.module.rules[m.rule];
   std::string out = fmt::format("JIT and interpreter disagree on rule {} `{}`: jit {}, interp {}\n",
                                 m.rule, rule.name, m.jit, m.interp);
@@ -177,6 +259,7 @@ TrialOutcome run_trial(uint64_t seed, const GeneratorOptions& options, size_t in
   cases.reserve(inputs);
   for (size_t i = 0; i < inputs; ++i) cases.push_back(generator.next(rng));
   outcome.verdicts = inputs * module.rules.size();
+  outcome.decisions = inputs * (module.rules.size() + 3);
   if (std::optional<Mismatch> found = first_mismatch(module, *jit.value(), cases))
     outcome.mismatch = shrink(*found, jit_back_end(jit_options));
   return outcome;

@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include "compiler/ir/decisions.hpp"
+
 namespace gov::jit::fuzz {
 namespace {
 
@@ -104,6 +106,79 @@ class RuleBuilder {
   std::vector<bool> boolean_;
 };
 
+/// Mostly realistic amounts (what quotas look like), sometimes 0, sometimes a boundary.
+int64_t random_amount(Rng& rng) {
+  switch (below(rng, 6)) {
+    case 0:
+      return 0;
+    case 1:
+      return kBoundaryValues[below(rng, kBoundaryValues.size())];
+    case 2:
+      return static_cast<int64_t>(below(rng, 4096)) * 1024;  // MiB-sized
+    default:
+      return static_cast<int64_t>(below(rng, 65));
+  }
+}
+
+ir::Resources random_resources(Rng& rng, unsigned unlimited_percent) {
+  ir::Resources amounts{};
+  for (ir::Amount& amount : amounts)
+    amount = chance(rng, unlimited_percent) ? ir::kUnlimited : random_amount(rng);
+  return amounts;
+}
+
+void add_random_quotas(Rng& rng, ir::Module& module, const GeneratorOptions& options) {
+  for (size_t f = below(rng, options.max_flavors + 1); f > 0; --f) {
+    ir::Flavor flavor;
+    flavor.name = "f" + std::to_string(module.flavors.size());
+    for (ir::Amount& amount : flavor.per_instance) amount = static_cast<int64_t>(below(rng, 9));
+    flavor.capacity = static_cast<int64_t>(below(rng, 20));
+    module.flavors.push_back(flavor);
+  }
+  for (size_t c = below(rng, options.max_classes + 1); c > 0; --c) {
+    const int32_t weight = chance(rng, 10) ? static_cast<int32_t>(rng())
+                                           : static_cast<int32_t>(below(rng, 2001)) - 1000;
+    module.classes.push_back({"c" + std::to_string(module.classes.size()), weight});
+  }
+  module.settings.rank_by_priority = !chance(rng, 20);
+  module.settings.fair_sharing = chance(rng, 50);
+  module.settings.idle_resource_sharing = chance(rng, 30);
+  module.settings.default_class =
+      module.classes.empty() || chance(rng, 50) ? -1 : static_cast<int32_t>(below(rng, module.classes.size()));
+  for (size_t t = below(rng, options.max_teams + 1); t > 0; --t) {
+    ir::Team team;
+    team.name = "t" + std::to_string(module.teams.size());
+    for (size_t f = 0; f < module.flavors.size(); ++f) {
+      if (chance(rng, 30)) continue;
+      ir::FlavorQuota quota;
+      quota.flavor = static_cast<uint32_t>(f);
+      quota.nominal = random_resources(rng, 0);
+      for (ir::Amount& amount : quota.nominal) amount = std::max<ir::Amount>(0, amount);
+      quota.borrowing_limit = random_resources(rng, 40);
+      for (ir::Amount& amount : quota.borrowing_limit) amount = std::max<ir::Amount>(0, amount);
+      quota.lending_limit = random_resources(rng, 60);
+      for (ir::Amount& amount : quota.lending_limit) amount = std::max<ir::Amount>(0, amount);
+      team.quotas.push_back(quota);
+    }
+    team.sharing = static_cast<ir::Sharing>(below(rng, 3));
+    team.within_team = static_cast<ir::WithinTeam>(below(rng, 3));
+    team.reclaim_within_cohort = static_cast<ir::ReclaimWithinCohort>(below(rng, 3));
+    module.teams.push_back(team);
+  }
+  // Every rule shows its message registers (and some text) in its message.
+  for (ir::Rule& rule : module.rules) {
+    rule.message.push_back({ir::MessagePart::Kind::text, "rule " + rule.name + ": ", -1, {}, -1});
+    for (size_t reg = rule.condition_length; reg < rule.code.size(); ++reg) {
+      rule.message.push_back(
+          {ir::MessagePart::Kind::value, "", static_cast<int32_t>(reg), rule.code[reg].type, -1});
+    }
+    if (rule.condition_length > 0 && chance(rng, 50)) {
+      const auto reg = static_cast<int32_t>(below(rng, rule.condition_length));
+      rule.message.push_back({ir::MessagePart::Kind::value, "", reg, rule.code[reg].type, -1});
+    }
+  }
+}
+
 ir::Rule RuleBuilder::build(size_t index) {
   ir::Rule rule;
   rule.name = "r" + std::to_string(index);
@@ -197,6 +272,7 @@ ir::Module random_module(Rng& rng, const GeneratorOptions& options) {
     module.sets.push_back(random_set(rng));
   for (size_t r = 0; r < options.rules; ++r)
     module.rules.push_back(RuleBuilder(rng, module, options).build(r));
+  add_random_quotas(rng, module, options);
   return module;
 }
 
@@ -244,7 +320,61 @@ int64_t random_label(Rng& rng, const ir::Module& module) {
 }  // namespace
 
 InputGenerator::InputGenerator(const ir::Module& module)
-    : module_(module), pool_(interesting_values(module)) {}
+    : module_(module), pool_(interesting_values(module)) {
+  const ir::QuotaTable table = ir::quota_table(module);
+  const auto add_near = [this](int64_t v) {
+    amounts_.push_back(v);
+    if (v != kMax) amounts_.push_back(v + 1);
+    if (v != kMin) amounts_.push_back(v - 1);
+  };
+  for (const ir::QuotaCell& cell : table.cells) {
+    for (size_t i = 0; i < ir::kResourceCount; ++i) {
+      add_near(cell.nominal[i]);
+      add_near(cell.local[i]);
+      add_near(cell.lendable[i]);
+      if (cell.borrowing_limit[i] != ir::kUnlimited) add_near(cell.borrowing_limit[i]);
+    }
+  }
+  for (const ir::Resources& quota : table.cohort_quota) {
+    for (ir::Amount amount : quota) add_near(amount);
+  }
+  for (int64_t v = 0; v <= 16; ++v) amounts_.push_back(v);
+}
+
+int64_t InputGenerator::amount(Rng& rng) const {
+  if (chance(rng, 20)) return 0;
+  if (chance(rng, 75)) return amounts_[below(rng, amounts_.size())];
+  return random_value(rng);
+}
+
+DecisionCase InputGenerator::decision(Rng& rng) const {
+  DecisionCase out;
+  // Sometimes one past the end, or anything: out-of-range indices must answer "no".
+  const auto index = [&rng](size_t size) -> uint32_t {
+    if (chance(rng, 5)) return static_cast<uint32_t>(rng());
+    return static_cast<uint32_t>(below(rng, size + 1));
+  };
+  out.team = index(module_.teams.size());
+  out.flavor = index(module_.flavors.size());
+  for (size_t i = 0; i < ir::kResourceCount; ++i) {
+    out.request[i] = amount(rng);
+    out.usage[i] = amount(rng);
+    out.cohort_usage[i] = amount(rng);
+  }
+  out.class_index = chance(rng, 10) ? static_cast<int32_t>(rng())
+                                    : static_cast<int32_t>(below(rng, module_.classes.size() + 2)) - 1;
+  out.pair.preemptor_team = index(module_.teams.size());
+  out.pair.candidate_team = chance(rng, 40) ? out.pair.preemptor_team : index(module_.teams.size());
+  const auto priority = [&rng]() -> int32_t {
+    if (chance(rng, 10)) return static_cast<int32_t>(rng());
+    return static_cast<int32_t>(below(rng, 7)) - 3;
+  };
+  out.pair.preemptor_priority = priority();
+  out.pair.candidate_priority = chance(rng, 30) ? out.pair.preemptor_priority : priority();
+  out.pair.preemptor_submitted = static_cast<int64_t>(below(rng, 5));
+  out.pair.candidate_submitted = chance(rng, 20) ? random_value(rng) : static_cast<int64_t>(below(rng, 5));
+  return out;
+}
 
 InputCase InputGenerator::next(Rng& rng) const {
   InputCase input;
@@ -258,6 +388,7 @@ InputCase InputGenerator::next(Rng& rng) const {
   input.has_labels = !chance(rng, 10);
   for (size_t k = 0; k < module_.label_keys.size(); ++k)
     input.labels.push_back(random_label(rng, module_));
+  input.decision = decision(rng);
   return input;
 }
 

@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "compiler/ir/decisions.hpp"
 #include "compiler/ir/module.hpp"
 
 namespace gov::jit::fuzz {
@@ -17,35 +18,62 @@ struct GeneratorOptions {
   /// Percent of operands picked from any earlier register, whatever its type (booleans
   /// in arithmetic, integers in `and`): the back ends must agree on those too.
   unsigned ill_typed_percent = 10;
+  /// The quota side: up to this many teams, instance types and priority classes.
+  size_t max_teams = 6;
+  size_t max_flavors = 4;
+  size_t max_classes = 5;
 };
 
 /// A module whose rules use every operator over random earlier registers, constants near
 /// the int64 bounds, zero divisors, constant sets (dense, sparse, empty, with duplicates)
-/// and labels; each rule also has a few message instructions after its condition. Only
-/// the rule-related tables (rules, strings, label keys, sets) are filled. Deterministic
-/// for a given `rng` state.
+/// and labels; each rule also has a few message instructions after its condition, shown by
+/// its message. The quota side is random too: instance types, priority classes (a default
+/// one or none, ranked or fcfs), teams with quotas on some types (nominal, borrowing and
+/// lending limits, each sometimes unlimited or 0), every sharing strategy and preemption
+/// policy, idle-resource sharing on or off. Deterministic for a given `rng` state.
 ir::Module random_module(std::mt19937_64& rng, const GeneratorOptions& options = {});
+
+/// The inputs of the non-rule decisions: a fit test, a class index, a may-preempt pair.
+/// Teams, flavors and classes are sometimes out of range.
+struct DecisionCase {
+  uint32_t team = 0;
+  uint32_t flavor = 0;
+  ir::Resources request{};
+  ir::Resources usage{};
+  ir::Resources cohort_usage{};
+  int32_t class_index = -1;
+  ir::PreemptionPair pair;
+
+  ir::FitInput fit_input() const {
+    return {team, flavor, request.data(), usage.data(), cohort_usage.data()};
+  }
+};
 
 /// A RuleInput that owns its label ids; view() points `labels` at them (or at nothing).
 struct InputCase {
   ir::RuleInput fields;
   std::vector<int64_t> labels;  // one id per label key
   bool has_labels = true;       // false: RuleInput::labels is null
+  DecisionCase decision;
 
   ir::RuleInput view() const;
 };
 
 /// Random inputs for one module, biased towards its constants and set members, the int64
-/// bounds and small numbers; labels absent, empty, other, or a string id. Holds a
-/// reference to `module`, which must outlive it.
+/// bounds and small numbers; labels absent, empty, other, or a string id; amounts near its
+/// quotas. Holds a reference to `module`, which must outlive it.
 class InputGenerator {
  public:
   explicit InputGenerator(const ir::Module& module);
   InputCase next(std::mt19937_64& rng) const;
 
  private:
+  DecisionCase decision(std::mt19937_64& rng) const;
+  int64_t amount(std::mt19937_64& rng) const;
+
   const ir::Module& module_;
   std::vector<int64_t> pool_;
+  std::vector<int64_t> amounts_;  // quota constants and their neighbours, small numbers
 };
 
 /// Values worth trying as inputs of `module`: the boundary pool plus every constant and

@@ -1,0 +1,121 @@
+// The engine's per-task decisions that every back end implements (ir::Evaluator) besides the
+// rules: a task's priority, the quota-fit test of one team in one flavor (kueue-reference §2)
+// and the may-preempt predicate between two tasks (§5.1). This file is their reference
+// definition: the interpreter calls these functions, the JIT compiles the same formulas with
+// the module's quotas folded in as constants, and the differential tests compare the two.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "compiler/ir/module.hpp"
+
+namespace gov::ir {
+
+// ------------------------------------------------------------------ quota constants
+
+/// The constants of one team in one flavor after defaults and the team's sharing strategy.
+struct QuotaCell {
+  bool present = false;      // the team declares a quota for the flavor
+  Resources nominal{};
+  Resources borrowing_limit{};  // kUnlimited: no limit
+  Resources lendable{};         // L = min(nominal, lending limit): what the cohort may use
+  Resources local{};            // nominal − L: private, never visible to the cohort
+};
+
+/// Every team × flavor cell of a module and each flavor's cohort quota. Plain data.
+struct QuotaTable {
+  size_t team_count = 0;
+  size_t flavor_count = 0;
+  std::vector<QuotaCell> cells;         // [team * flavor_count + flavor]
+  std::vector<Resources> cohort_quota;  // per flavor: Σ lendable + cohort_own
+  std::vector<Resources> cohort_own;    // per flavor: unreserved capacity (idle-resource sharing)
+
+  const QuotaCell& cell(size_t team, size_t flavor) const {
+    return cells[team * flavor_count + flavor];
+  }
+};
+
+/// The quota table of `module` (SEMANTICS §2: `lend` never borrows, `dont-lend` lends nothing).
+QuotaTable quota_table(const Module& module);
+
+/// a + b where either may be kUnlimited ("no limit"): kUnlimited stays kUnlimited, other sums
+/// saturate at the int64 bounds like checked_add.
+Amount limit_add(Amount a, Amount b);
+
+/// What a team can still take of one resource now: Available(cq) of kueue-reference §2 for a
+/// flat cohort, never negative. `usage` is the team's, `cohort_usage` the cohort's
+/// (Σ max(0, U − local) over teams). Checked arithmetic: defined for every input.
+Amount available(const QuotaCell& cell, const Resources& cohort_quota, Resource r, Amount usage,
+                 Amount cohort_usage);
+/// The most the team could ever hold of one resource: min(local + cohort quota, nominal + B).
+Amount max_capacity(const QuotaCell& cell, const Resources& cohort_quota, Resource r);
+
+// ------------------------------------------------------------------ quota fit
+
+/// What one fit test reads that changes as tasks come and go. Each pointer addresses
+/// kResourceCount amounts, indexed by ir::index(resource).
+struct FitInput {
+  uint32_t team = 0;
+  uint32_t flavor = 0;
+  const Amount* request = nullptr;       // the task's amounts
+  const Amount* usage = nullptr;         // the team's usage of the flavor
+  const Amount* cohort_usage = nullptr;  // the cohort's usage of the flavor
+};
+
+/// Masks over charged resources (bit ir::index(r)); EFA is never charged.
+inline constexpr uint8_t kChargedMask = 0b1111;
+
+/// The answer of a fit test for every charged resource at once.
+struct FitResult {
+  uint8_t fits = 0;       // not requested (amount 0), or amount <= available
+  uint8_t borrows = 0;    // requested and usage + amount > nominal
+  uint8_t exceeds = 0;    // requested and amount > max_capacity
+  uint8_t has_quota = 0;  // 0: team or flavor out of range, or no quota there (all masks 0)
+
+  bool fits_all() const { return has_quota != 0 && fits == kChargedMask; }
+  /// The C ABI of the generated code returns the four bytes packed in one 32-bit integer.
+  uint32_t packed() const {
+    return uint32_t{fits} | uint32_t{borrows} << 8 | uint32_t{exceeds} << 16 |
+           uint32_t{has_quota} << 24;
+  }
+  static FitResult unpack(uint32_t bits) {
+    return {static_cast<uint8_t>(bits), static_cast<uint8_t>(bits >> 8),
+            static_cast<uint8_t>(bits >> 16), static_cast<uint8_t>(bits >> 24)};
+  }
+  friend bool operator==(const FitResult&, const FitResult&) = default;
+};
+
+/// The reference fit test.
+FitResult fit(const QuotaTable& table, const FitInput& input);
+
+// ------------------------------------------------------------------ preemption policy
+
+/// A preemption policy as a predicate over priorities (kueue-reference §5.1).
+enum class PreemptionPolicy : uint8_t { never, lower_priority, lower_or_newer_equal_priority, any };
+/// Kueue's withinClusterQueue / reclaimWithinCohort of a team as a policy.
+PreemptionPolicy within_team_policy(const Team& team);
+PreemptionPolicy reclaim_policy(const Team& team);
+
+/// The two tasks of a may-preempt question. Times order submissions (queue order).
+struct PreemptionPair {
+  uint32_t preemptor_team = 0;
+  int32_t preemptor_priority = 0;
+  int64_t preemptor_submitted = 0;
+  uint32_t candidate_team = 0;
+  int32_t candidate_priority = 0;
+  int64_t candidate_submitted = 0;
+};
+
+/// Whether `policy` lets the preemptor preempt the candidate.
+bool policy_allows(PreemptionPolicy policy, const PreemptionPair& pair);
+/// The reference may-preempt predicate: within the preemptor's team its within-team policy,
+/// across teams its reclaim policy (whether the candidate's team is borrowing is the
+/// search's business, not this predicate's). False for teams out of range.
+bool may_preempt(const Module& module, const PreemptionPair& pair);
+
+/// The reference priority: Module::priority_of, with class indices outside the module's
+/// classes read as "no class" (-1).
+int32_t priority(const Module& module, int32_t class_index);
+
+}  // namespace gov::ir

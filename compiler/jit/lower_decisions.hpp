@@ -1,0 +1,28 @@
+// The engine's decisions besides rules -> LLVM IR: `gov_fit`, `gov_priority` and
+// `gov_may_preempt`, the compiled forms of compiler/ir/decisions.hpp.
+#pragma once
+
+#include <string_view>
+
+#include "compiler/ir/module.hpp"
+
+namespace llvm {
+class Module;
+class TargetMachine;
+}  // namespace llvm
+
+namespace gov::jit {
+
+/// `uint32_t gov_fit(const ir::FitInput*)`: ir::fit(...).packed().
+inline constexpr std::string_view kFitSymbol = "gov_fit";
+/// `int32_t gov_priority(int32_t class_index)`: ir::priority(module, class_index).
+inline constexpr std::string_view kPrioritySymbol = "gov_priority";
+/// `uint8_t gov_may_preempt(const ir::PreemptionPair*)`: ir::may_preempt(module, pair).
+inline constexpr std::string_view kMayPreemptSymbol = "gov_may_preempt";
+
+/// Adds the three functions to `out`, with the module's quota cells, class weights and team
+/// policies as constant tables (indexed, bounds-checked: no hash lookups, no out-of-range
+/// reads, saturating arithmetic exactly as the reference).
+void lower_decisions(const ir::Module& module, llvm::Module& out, const llvm::TargetMachine& machine);
+
+}  // namespace gov::jit
