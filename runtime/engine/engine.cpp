@@ -93,7 +93,7 @@ bool Engine::Impl::id_in_use(std::string_view id) const {
 void Engine::Impl::submit(const TaskSpec& spec, std::vector<Decision>& out) {
   Task task;
   task.submitted_at = core.now;
-  std::optional<std::string> error = resolve_task(core.module, core.evaluator, spec, task);
+  std::optional<std::string> error = resolve_task(core.resolver(), spec, task);
   const bool duplicate = id_in_use(spec.id);
   if (duplicate)
     error = fmt::format("task id `{}` is already used by a task that has not ended", spec.id);
@@ -148,7 +148,7 @@ void Engine::Impl::cancel(std::string_view id, std::vector<Decision>& out) {
 
 std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry) {
   Task task;
-  if (auto error = resolve_task(core.module, core.evaluator, entry.task, task)) return error;
+  if (auto error = resolve_task(core.resolver(), entry.task, task)) return error;
   if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
   const ir::Team& team = core.module.teams[static_cast<size_t>(task.team)];
   int32_t flavor = task.requested_flavor;
@@ -176,7 +176,7 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
 
 std::optional<std::string> Engine::Impl::load_pending(const PendingTask& entry) {
   Task task;
-  if (auto error = resolve_task(core.module, core.evaluator, entry.task, task)) return error;
+  if (auto error = resolve_task(core.resolver(), entry.task, task)) return error;
   if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
@@ -218,6 +218,10 @@ std::vector<std::string> Engine::load_state(const ClusterState& state) {
   }
   impl_->core.now = std::max(impl_->core.now, state.at);
   return errors;
+}
+
+AdmissionCheck Engine::check_admission(const TaskSpec& task) const {
+  return engine::check_admission(impl_->core, task);
 }
 
 std::optional<Explanation> Engine::explain(std::string_view task_id) const {

@@ -85,6 +85,25 @@ struct ClusterState {
   std::vector<PendingTask> pending;
 };
 
+/// The answer of Engine::check_admission: what submitting a task now would lead to, computed
+/// without changing the engine. Plain data.
+struct AdmissionCheck {
+  enum class Verdict : uint8_t {
+    admit,    // it fits now in `flavor` (borrowing when `borrows`)
+    reject,   // the deny rule `rule` matches
+    pending,  // it does not fit now (it would wait, or need preemption), or its team is inactive
+              // or has no quota for the instance type it names
+    invalid,  // unknown team, class or instance type, or bad amounts (as a submit would say)
+  };
+  Verdict verdict = Verdict::invalid;
+  int32_t flavor = -1;   // admit: index into Module::flavors
+  bool borrows = false;  // admit
+  int32_t rule = -1;     // reject: index into Module::rules of the first matching deny rule
+  uint32_t warnings = 0; // matching warn rules (and deny rules after the first)
+  int32_t team = -1;     // the task's team, when known
+  int32_t priority = 0;  // its effective priority
+};
+
 /// Decides admissions for one policy. Holds `module` and `evaluator` by reference: both must
 /// outlive the engine. Deterministic: the same events give the same decisions. Not thread-safe
 /// (one engine per thread, or external locking); movable, not copyable.
@@ -117,6 +136,14 @@ class Engine {
   /// Why the latest task with this id is where it is, computed against the current state; nullopt
   /// for an unknown id. Does not change the engine.
   std::optional<Explanation> explain(std::string_view task_id) const;
+  /// The hot path of an admission controller: resolves the task, evaluates every rule, and
+  /// tests the quota fit in each of its team's instance types in declared order (only the
+  /// one it names, if it names one), all against the current state, without changing the
+  /// engine. Pending tasks are not simulated: in a real cycle a task ahead in the queue may
+  /// take the room first (step() decides that). Allocates nothing in steady state for a
+  /// valid task (per-thread scratch buffers); safe to call from several threads at once as
+  /// long as nobody calls step() or load_state() meanwhile.
+  AdmissionCheck check_admission(const TaskSpec& task) const;
   Snapshot snapshot() const;
   Time now() const;
   const ir::Module& module() const;

@@ -12,12 +12,14 @@
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
 #include "runtime/engine/decision.hpp"
+#include "runtime/engine/engine.hpp"
 #include "runtime/engine/engine_options.hpp"
 #include "runtime/engine/explain.hpp"
 #include "runtime/engine/flavor_assigner.hpp"
 #include "runtime/engine/preemption.hpp"
 #include "runtime/engine/quota_state.hpp"
 #include "runtime/engine/rules.hpp"
+#include "runtime/engine/task_request.hpp"
 #include "runtime/engine/task_store.hpp"
 
 namespace gov::engine {
@@ -50,10 +52,12 @@ struct EngineCore {
     return SearchContext{module, evaluator, tasks, quota, now, /*shortcuts=*/!options.self_check};
   }
   const std::string& team_name(const Task& task) const;
+  Resolver resolver() const { return {module, evaluator, names}; }
 
   const ir::Module& module;
   const ir::Evaluator& evaluator;
   EngineOptions options;
+  NameIndex names;
   QuotaState quota;
   TaskStore tasks;
   AdmissionRules rules;
@@ -83,6 +87,9 @@ void emit_pending(EngineCore& core, uint32_t task, const PendingUpdate& update,
 /// Emits a `preempted` decision for a victim.
 void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
                     std::vector<Decision>& out);
+
+/// Engine::check_admission (admission_check.cpp).
+AdmissionCheck check_admission(const EngineCore& core, const TaskSpec& spec);
 
 /// The explanation of a task against the current state (explain.cpp); simulates on a copy of
 /// the quota state, so the engine is unchanged.

@@ -33,8 +33,9 @@ void add_stat(std::array<int64_t, N>& figures, Stat stat, ir::Resource r, int64_
 
 }  // namespace
 
-void AdmissionRules::build_input(const Task& task, const Labels& labels, const QuotaState& quota,
-                                 ir::RuleInput& input, std::vector<int64_t>& label_ids) const {
+void AdmissionRules::build_input(const TaskRequest& task, std::string_view id,
+                                 const Labels& labels, const QuotaState& quota,
+                                 ir::RuleInput& input, std::span<int64_t> label_ids) const {
   input = {};
   set(input.task, TaskField::team, task.team);
   set(input.task, TaskField::priority, task.priority);
@@ -46,7 +47,7 @@ void AdmissionRules::build_input(const Task& task, const Labels& labels, const Q
   set(input.task, TaskField::efa, task.request[ir::index(ir::Resource::efa)]);
   set(input.task, TaskField::instances, task.instances);
   set(input.task, TaskField::pods, task.pods);
-  set(input.task, TaskField::id, string_id(task.id));
+  set(input.task, TaskField::id, string_id(id));
 
   const auto team = static_cast<uint32_t>(task.team);
   for (uint32_t f = 0; f < quota.flavor_count(); ++f) {
@@ -73,8 +74,8 @@ void AdmissionRules::build_input(const Task& task, const Labels& labels, const Q
     }
   }
 
-  label_ids.assign(module_.label_keys.size(), ir::kAbsentLabel);
-  for (size_t k = 0; k < module_.label_keys.size(); ++k) {
+  std::fill(label_ids.begin(), label_ids.end(), ir::kAbsentLabel);
+  for (size_t k = 0; k < module_.label_keys.size() && k < label_ids.size(); ++k) {
     for (const auto& [key, value] : labels) {
       if (key == module_.label_keys[k]) label_ids[k] = string_id(value);
     }
@@ -95,7 +96,8 @@ RuleVerdict AdmissionRules::evaluate(const Task& task, const Labels& labels,
   RuleVerdict verdict;
   if (module_.rules.empty()) return verdict;
   ir::RuleInput input;
-  build_input(task, labels, quota, input, label_ids_);
+  label_ids_.resize(module_.label_keys.size());
+  build_input(request_of(task), task.id, labels, quota, input, label_ids_);
   evaluator_.evaluate_rules(input, verdicts_);
   for (size_t i = 0; i < module_.rules.size(); ++i) {
     if (!verdicts_[i]) continue;

@@ -3,13 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "compiler/interp/interpreter.hpp"
 #include "compiler/ir/evaluator.hpp"
 #include "runtime/engine/quota_state.hpp"
+#include "runtime/engine/task_request.hpp"
 #include "runtime/engine/task_store.hpp"
 
 namespace gov::engine {
@@ -32,9 +35,12 @@ class AdmissionRules {
   RuleVerdict evaluate(const Task& task, const Labels& labels, const QuotaState& quota);
   /// The input rules read (module.hpp RuleInput): task fields; team and cluster figures in the
   /// task's instance type, or summed over the team's types when it names none; label ids into
-  /// `label_ids` (which input.labels then points to).
-  void build_input(const Task& task, const Labels& labels, const QuotaState& quota,
-                   ir::RuleInput& input, std::vector<int64_t>& label_ids) const;
+  /// `label_ids`, one per label key the rules read (input.labels then points to it).
+  /// Allocates nothing; thread-safe (const, reads `quota`).
+  void build_input(const TaskRequest& task, std::string_view id, const Labels& labels,
+                   const QuotaState& quota, ir::RuleInput& input,
+                   std::span<int64_t> label_ids) const;
+  const ir::Evaluator& evaluator() const { return evaluator_; }
 
  private:
   int64_t string_id(std::string_view text) const;

@@ -11,6 +11,7 @@ EngineCore::EngineCore(const ir::Module& module_ref, const ir::Evaluator& evalua
     : module(module_ref),
       evaluator(evaluator_ref),
       options(engine_options),
+      names(module_ref),
       quota(module_ref),
       tasks(module_ref.teams.size(), module_ref.flavors.size()),
       rules(module_ref, evaluator_ref) {}

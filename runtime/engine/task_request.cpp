@@ -51,22 +51,28 @@ std::optional<std::string> scale(Resources& request, int64_t factor) {
 
 }  // namespace
 
-std::optional<std::string> resolve_task(const ir::Module& module, const ir::Evaluator& evaluator,
-                                        const TaskSpec& spec, Task& out) {
-  out.id = spec.id;
-  out.duration = spec.duration;
-  out.team = module.team_index(spec.team);
-  if (out.team < 0) {
-    out.unknown_team = spec.team;
-    return fmt::format("unknown team `{}`", spec.team);
-  }
+NameIndex::NameIndex(const ir::Module& module) {
+  const auto index = [](Map& map, const auto& named) {
+    for (size_t i = 0; i < named.size(); ++i)
+      map.emplace(named[i].name, static_cast<int32_t>(i));  // the first of duplicates wins, as in the IR
+  };
+  index(teams_, module.teams);
+  index(flavors_, module.flavors);
+  index(classes_, module.classes);
+}
+
+std::optional<std::string> resolve_request(const Resolver& resolver, const TaskSpec& spec,
+                                           TaskRequest& out) {
+  const ir::Module& module = resolver.module;
+  out.team = resolver.names.team(spec.team);
+  if (out.team < 0) return fmt::format("unknown team `{}`", spec.team);
   if (spec.priority) {
-    out.class_index = module.class_index(*spec.priority);
+    out.class_index = resolver.names.priority_class(*spec.priority);
     if (out.class_index < 0) return fmt::format("unknown priority class `{}`", *spec.priority);
   }
-  out.priority = evaluator.priority(out.class_index);
+  out.priority = resolver.evaluator.priority(out.class_index);
   if (spec.instance_type) {
-    out.requested_flavor = module.flavor_index(*spec.instance_type);
+    out.requested_flavor = resolver.names.flavor(*spec.instance_type);
     if (out.requested_flavor < 0)
       return fmt::format("unknown instance type `{}`", *spec.instance_type);
   }
@@ -89,6 +95,27 @@ std::optional<std::string> resolve_task(const ir::Module& module, const ir::Eval
     return std::string("`instances` is too large");
   if (auto error = scale(out.request, out.pods)) return error;
   return std::nullopt;
+}
+
+std::optional<std::string> resolve_task(const Resolver& resolver, const TaskSpec& spec, Task& out) {
+  out.id = spec.id;
+  out.duration = spec.duration;
+  TaskRequest request;
+  std::optional<std::string> error = resolve_request(resolver, spec, request);
+  out.team = request.team;
+  if (out.team < 0) out.unknown_team = spec.team;
+  out.class_index = request.class_index;
+  out.priority = request.priority;
+  out.requested_flavor = request.requested_flavor;
+  out.instances = request.instances;
+  out.pods = request.pods;
+  out.request = request.request;
+  return error;
+}
+
+TaskRequest request_of(const Task& task) {
+  return {task.team,      task.class_index, task.priority, task.requested_flavor,
+          task.instances, task.pods,        task.request};
 }
 
 }  // namespace gov::engine

@@ -4,6 +4,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
@@ -12,12 +14,58 @@
 
 namespace gov::engine {
 
-/// Fills `out` (id, team, class, priority, requested flavor, request, instances, pods, duration)
-/// from `spec`. Returns the error message when the task is invalid: unknown team, class or
-/// instance type; `instances` together with per-resource amounts; negative amounts; `pods` < 1;
-/// `instances` without an instance type for a team with other than one type; overflow.
-/// The priority comes from `evaluator` (compiled with the module's classes by the JIT).
-std::optional<std::string> resolve_task(const ir::Module& module, const ir::Evaluator& evaluator,
-                                        const TaskSpec& spec, Task& out);
+/// The module's team, instance type and class names for O(1) lookups (ir::Module's own
+/// lookups scan). Holds views of the module's names: the module must outlive it.
+class NameIndex {
+ public:
+  explicit NameIndex(const ir::Module& module);
+  /// The index, or -1 for an unknown name.
+  int32_t team(std::string_view name) const { return find(teams_, name); }
+  int32_t flavor(std::string_view name) const { return find(flavors_, name); }
+  int32_t priority_class(std::string_view name) const { return find(classes_, name); }
+
+ private:
+  using Map = std::unordered_map<std::string_view, int32_t>;
+  static int32_t find(const Map& map, std::string_view name) {
+    const auto it = map.find(name);
+    return it == map.end() ? -1 : it->second;
+  }
+  Map teams_;
+  Map flavors_;
+  Map classes_;
+};
+
+/// What admission needs of a task, resolved to indices and exact amounts: no strings, so
+/// resolving one allocates nothing unless it is invalid.
+struct TaskRequest {
+  int32_t team = -1;
+  int32_t class_index = -1;
+  int32_t priority = 0;           // from the evaluator (the JIT compiles the class weights)
+  int32_t requested_flavor = -1;  // -1: the team's flavors in declared order
+  int64_t instances = 0;
+  int64_t pods = 1;
+  Resources request{};
+};
+
+/// Everything resolving a task reads; all referenced objects must outlive it.
+struct Resolver {
+  const ir::Module& module;
+  const ir::Evaluator& evaluator;
+  const NameIndex& names;
+};
+
+/// Resolves `spec`'s names and amounts into `out`. Returns the error message when the task is
+/// invalid: unknown team, class or instance type; `instances` together with per-resource
+/// amounts; negative amounts; `pods` < 1; `instances` without an instance type for a team with
+/// other than one type; overflow. `out.team` is set (or -1) even then.
+std::optional<std::string> resolve_request(const Resolver& resolver, const TaskSpec& spec,
+                                           TaskRequest& out);
+
+/// resolve_request, then the rest of a Task (id, duration); an unknown team's name is kept in
+/// `unknown_team`.
+std::optional<std::string> resolve_task(const Resolver& resolver, const TaskSpec& spec, Task& out);
+
+/// The TaskRequest part of a resolved task.
+TaskRequest request_of(const Task& task);
 
 }  // namespace gov::engine

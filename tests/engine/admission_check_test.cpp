@@ -1,0 +1,153 @@
+// Engine::check_admission, the hot path, against what step() actually decides: whenever no task
+// is pending, checking a task and then submitting it must agree (admit in the same instance
+// type, reject by the same rule, invalid, or not admitted now), with both back ends.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+#include <random>
+
+#include "compiler/check/check.hpp"
+#include "compiler/check/program.hpp"
+#include "compiler/interp/interpreter.hpp"
+#include "compiler/jit/jit.hpp"
+#include "compiler/lower/lower.hpp"
+#include "runtime/engine/engine.hpp"
+#include "tests/engine/engine_test_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace gov::engine::test {
+namespace {
+
+using Verdict = AdmissionCheck::Verdict;
+
+ir::Module benchmark_module() {
+  const check::Program program =
+      check::load_program(gov::test::repo_path("tools/bench/workshop-rules.gov"), {GOV_SOURCE_DIR});
+  const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
+  REQUIRE(checked.ok());
+  return lower::lower(checked.policy);
+}
+
+/// Tasks that hit every rule of the benchmark policy now and then, and every way to fit.
+TaskSpec random_task(std::mt19937_64& rng, int serial) {
+  const auto pick = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
+  static const char* const kClasses[] = {"inference", "experimentation", "training", "fine-tuning"};
+  TaskBuilder task(fmt::format("t{}", serial), pick(2) == 0 ? "team-a" : "team-b");
+  if (pick(5) != 0) task.priority(kClasses[pick(4)]);
+  if (pick(3) == 0) {
+    task.instances(1 + pick(2));
+    if (pick(2) == 0) task.type("ml.g5.8xlarge");
+  } else {
+    task.gpus(pick(4)).vcpu_millis(1000 * (1 + pick(40))).memory_mib(1024 * (1 + pick(200)));
+  }
+  if (pick(10) == 0) task.pods(1 + pick(20));
+  if (pick(6) != 0) task.label("project", "p");
+  if (pick(6) != 0) task.label("cost-center", pick(3) == 0 ? "" : "cc");
+  if (pick(20) == 0) task.type("ml.p5.48xlarge");  // not the team's: invalid or no match
+  if (pick(30) == 0) task.spec.team = "team-z";   // unknown
+  return task;
+}
+
+const Decision* decision_for(const std::vector<Decision>& decisions, const std::string& id) {
+  for (const Decision& d : decisions) {
+    if (d.task == id) return &d;
+  }
+  return nullptr;
+}
+
+void check_agreement(const ir::Module& module, const ir::Evaluator& evaluator) {
+  Engine engine(module, evaluator);
+  std::mt19937_64 rng(7);
+  std::vector<std::string> admitted;
+  size_t compared = 0;
+  size_t admits = 0;
+  size_t rejects = 0;
+  for (int serial = 0; serial < 3000; ++serial) {
+    const Time at = serial * kSecond;
+    if (!admitted.empty() && rng() % 3 == 0) {  // free room now and then
+      const size_t victim = rng() % admitted.size();
+      const Event finish = Event::finish(admitted[victim]);
+      engine.step(at, std::span<const Event>(&finish, 1));
+      admitted.erase(admitted.begin() + static_cast<std::ptrdiff_t>(victim));
+    }
+    const TaskSpec spec = random_task(rng, serial);
+    const bool nothing_pending = engine.snapshot().count(TaskState::pending) == 0;
+    const AdmissionCheck check = engine.check_admission(spec);
+    const Event submit = Event::submit(spec);
+    const std::vector<Decision> decisions = engine.step(at, std::span<const Event>(&submit, 1));
+    for (const Decision& d : decisions) {
+      if (d.outcome == Outcome::admitted) admitted.push_back(d.task);
+      if (d.outcome == Outcome::preempted || d.outcome == Outcome::finished)
+        std::erase(admitted, d.task);
+    }
+    // Cancel what waits, so that the next check starts from an empty queue again.
+    if (engine.snapshot().count(TaskState::pending) > 0) {
+      for (const TaskRow& row : engine.snapshot().tasks) {
+        if (row.state != TaskState::pending) continue;
+        const Event cancel = Event::cancel(row.id);
+        engine.step(at, std::span<const Event>(&cancel, 1));
+      }
+    }
+    if (!nothing_pending) continue;
+    const Decision* first = decision_for(decisions, spec.id);
+    REQUIRE(first != nullptr);
+    INFO("task " << spec.id << " at " << at << ": " << outcome_name(first->outcome) << " "
+                 << first->message);
+    ++compared;
+    switch (check.verdict) {
+      case Verdict::admit:
+        ++admits;
+        REQUIRE(first->outcome == Outcome::admitted);
+        CHECK(first->flavor == module.flavors[static_cast<size_t>(check.flavor)].name);
+        CHECK(check.borrows == !first->borrowed.empty());
+        break;
+      case Verdict::reject:
+        ++rejects;
+        REQUIRE(first->outcome == Outcome::rejected);
+        CHECK(first->rule == module.rules[static_cast<size_t>(check.rule)].name);
+        break;
+      case Verdict::invalid:
+        CHECK(first->outcome == Outcome::invalid);
+        break;
+      case Verdict::pending:
+        CHECK(first->outcome == Outcome::pending);
+        break;
+    }
+  }
+  WARN(evaluator.name() << ": " << compared << " checks compared, " << admits << " admits, "
+                        << rejects << " rejects");
+  CHECK(admits > 100);
+  CHECK(rejects > 100);
+}
+
+}  // namespace
+
+TEST_CASE("check_admission agrees with step on the benchmark policy, interpreter", "[engine]") {
+  const ir::Module module = benchmark_module();
+  const interp::Interpreter interpreter(module);
+  check_agreement(module, interpreter);
+}
+
+TEST_CASE("check_admission agrees with step on the benchmark policy, jit", "[engine][jit]") {
+  const ir::Module module = benchmark_module();
+  auto jit = gov::jit::compile_and_load(module);
+  REQUIRE(jit.ok());
+  check_agreement(module, *jit.value());
+}
+
+TEST_CASE("check_admission changes nothing", "[engine]") {
+  Harness h(workshop_module());
+  h.submit(0, TaskBuilder("a", "team-a").gpus(1).vcpu_millis(1000).memory_mib(1024));
+  const Snapshot before = h.engine->snapshot();
+  const AdmissionCheck check =
+      h.engine->check_admission(TaskBuilder("b", "team-a").gpus(1).vcpu_millis(1000).memory_mib(1024));
+  CHECK(check.verdict == Verdict::admit);
+  CHECK(check.flavor == 0);
+  const Snapshot after = h.engine->snapshot();
+  CHECK(after.tasks.size() == before.tasks.size());
+  CHECK(after.usage.size() == before.usage.size());
+  for (size_t i = 0; i < after.usage.size(); ++i) CHECK(after.usage[i].used == before.usage[i].used);
+}
+
+}  // namespace gov::engine::test
