@@ -24,20 +24,36 @@ const std::vector<PropertySpec> kPolicy = {
     {"idle-compute", K::choice, {"fcfs", "fair-share"}},
     {"idle-resource-sharing", K::boolean},
     {"default-priority", K::name},
+    {"fair-share-preemption", K::choice_list, {"less-than-or-equal-to-final-share", "less-than-initial-share"}},
 };
 const std::vector<PropertySpec> kTeam = {
     {"sharing", K::choice, {"lend-and-borrow", "lend", "dont-lend"}},
     {"borrow-limit", K::percentage},
-    {"preempt-team-tasks", K::choice, {"lower-priority", "never"}},
+    {"preempt-team-tasks", K::choice, {"lower-priority", "lower-or-newer-equal-priority", "never"}},
+    {"reclaim-within-cohort", K::choice, {"any", "lower-priority", "never"}},
+    {"borrow-within-cohort", K::choice_or_block, {"never", "lower-priority"}, BlockKind::borrow_within_cohort},
+    {"queueing", K::choice, {"best-effort-fifo", "strict-fifo"}},
+    {"when-can-borrow", K::choice, {"borrow", "try-next-flavor"}},
+    {"when-can-preempt", K::choice, {"preempt", "try-next-flavor"}},
+    {"flavor-preference", K::choice, {"borrowing-over-preemption", "preemption-over-borrowing"}},
     {"fair-share-weight", K::integer},
     {"active", K::boolean},
 };
 const std::vector<PropertySpec> kResources = {
     {"gpus", K::integer}, {"neuron", K::integer}, {"vcpus", K::vcpu_count}, {"memory", K::size}, {"efa", K::integer},
 };
+const std::vector<PropertySpec> kAmounts = {
+    {"instances", K::integer}, {"gpus", K::integer}, {"neuron", K::integer},
+    {"vcpus", K::vcpu_count},  {"memory", K::size},  {"efa", K::integer},
+};
 const std::vector<PropertySpec> kQuota = {
     {"instances", K::integer}, {"gpus", K::integer}, {"neuron", K::integer},          {"vcpus", K::vcpu_count},
     {"memory", K::size},       {"efa", K::integer},  {"borrow-limit", K::resources},
+    {"lending-limit", K::resources, {}, BlockKind::amounts},
+};
+const std::vector<PropertySpec> kBorrowWithinCohort = {
+    {"policy", K::choice, {"never", "lower-priority"}},
+    {"max-priority-threshold", K::name},
 };
 const std::vector<PropertySpec> kSubmit = {
     {"team", K::name},       {"instance-type", K::name}, {"priority", K::name},     {"instances", K::integer},
@@ -58,6 +74,8 @@ std::string_view kind_description(ValueKind kind) {
     case K::capacity_map: return "a map of instance types to counts, such as `{ ml.g5.8xlarge: 4 }`";
     case K::labels_map: return "a map of label keys to strings, such as `{ project: \"llm\" }`";
     case K::resources: return "resources such as `{ gpus = 1, memory = 64 GiB }`";
+    case K::choice_list: return "a list of choices such as `[a, b]`";
+    case K::choice_or_block: return "one of the choices or a block such as `{ policy = lower-priority }`";
   }
   return "a value";
 }
@@ -230,20 +248,46 @@ class Validator {
       case K::labels_map: map(v, spec, key, /*string_values=*/true); return;
       case K::resources:
         if (v.kind == ast::Value::Kind::block) {
-          block(v.block, BlockKind::resources, fmt::format("`{}`", key));
+          block(v.block, spec.block, fmt::format("`{}`", key));
         } else if (!(v.kind == ast::Value::Kind::map && v.map.empty())) {
           wrong_kind(v, spec, key);
+        }
+        return;
+      case K::choice_list: choice_list(v, spec, key); return;
+      case K::choice_or_block:
+        if (v.kind == ast::Value::Kind::block) {
+          block(v.block, spec.block, fmt::format("`{}`", key));
+        } else if (v.kind == ast::Value::Kind::name) {
+          choice(v, spec, key);
+        } else {
+          wrong_kind(v, spec, key, fmt::format("`{}` is one of {}, or a block such as `{{ policy = {} }}`", key,
+                                               quoted_choices(spec), spec.choices.back()));
         }
         return;
     }
   }
 
+  static std::string quoted_choices(const PropertySpec& spec) {
+    std::vector<std::string> out;
+    for (auto c : spec.choices) out.push_back(fmt::format("`{}`", c));
+    return fmt::format("{}", fmt::join(out, ", "));
+  }
+
+  // A list whose items are each one of the choices (duplicates and order are the checker's).
+  void choice_list(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
+    if (v.kind != ast::Value::Kind::list) {
+      const bool one_choice = v.kind == ast::Value::Kind::name &&
+                              std::find(spec.choices.begin(), spec.choices.end(), v.name.text) != spec.choices.end();
+      wrong_kind(v, spec, key,
+                 one_choice ? fmt::format("a list of one is written in brackets: `{} = [{}]`", key, v.name.text)
+                            : fmt::format("write `{} = [{}]`", key, fmt::join(spec.choices, ", ")));
+      return;
+    }
+    for (const ast::Value& item : v.list) choice(item, spec, key);
+  }
+
   void choice(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
-    const auto quoted = [&] {
-      std::vector<std::string> out;
-      for (auto c : spec.choices) out.push_back(fmt::format("`{}`", c));
-      return fmt::format("{}", fmt::join(out, ", "));
-    };
+    const auto quoted = [&] { return quoted_choices(spec); };
     if (v.kind != ast::Value::Kind::name) {
       wrong_kind(v, spec, key, fmt::format("`{}` is one of {}", key, quoted()));
       return;
@@ -292,6 +336,8 @@ const std::vector<PropertySpec>& block_schema(BlockKind kind) {
     case BlockKind::quota: return kQuota;
     case BlockKind::submit: return kSubmit;
     case BlockKind::resources: return kResources;
+    case BlockKind::amounts: return kAmounts;
+    case BlockKind::borrow_within_cohort: return kBorrowWithinCohort;
   }
   return kResources;
 }

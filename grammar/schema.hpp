@@ -20,16 +20,23 @@ enum class ValueKind {
   choice,        // one of PropertySpec::choices
   capacity_map,  // { ml.g5.8xlarge: 4 }
   labels_map,    // { project: "llm" }
-  resources,     // { gpus = 1, memory = 64 GiB }
+  resources,     // a block of PropertySpec::block's shape: { gpus = 1, memory = 64 GiB }
+  choice_list,   // [a, b]: each one of PropertySpec::choices
+  choice_or_block,  // one of PropertySpec::choices, or a block of PropertySpec::block's shape
+};
+
+enum class BlockKind {
+  instance, cluster, policy, team, quota, submit, resources,
+  amounts,               // a quota's `lending-limit`: `instances` or resources
+  borrow_within_cohort,  // { policy = lower-priority, max-priority-threshold = training }
 };
 
 struct PropertySpec {
   std::string_view key;
   ValueKind kind;
   std::vector<std::string_view> choices = {};
+  BlockKind block = BlockKind::resources;  // the shape of a block value (resources, choice_or_block)
 };
-
-enum class BlockKind { instance, cluster, policy, team, quota, submit, resources };
 
 /// The properties a block may have, in documentation order.
 const std::vector<PropertySpec>& block_schema(BlockKind kind);

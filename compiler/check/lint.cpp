@@ -38,6 +38,7 @@ class Linter {
   void run() {
     capacity();
     sharing();
+    controls();
     classes();
     rules();
     tests();
@@ -143,11 +144,42 @@ class Linter {
     }
   }
 
+  /// Kueue controls set where they cannot change a decision.
+  void controls() {
+    const bool fair_share = !policy_.settings || policy_.settings->idle_compute == IdleCompute::fair_share;
+    if (!fair_share && policy_.settings->fair_share_strategies_at) {
+      warn(Code::fair_share_preemption_without_fair_share, *policy_.settings->fair_share_strategies_at,
+           "fair-sharing preemption strategies have no effect: idle compute is `fcfs`", "no effect")
+          .help = "set `idle-compute = fair-share`, or remove `fair-share-preemption`";
+    }
+    for (const Team& team : policy_.teams) {
+      if (fair_share && team.borrow_within_cohort_at && team.borrow_within_cohort != ir::BorrowWithinCohort::never) {
+        warn(Code::borrow_within_cohort_with_fair_share, *team.borrow_within_cohort_at,
+             fmt::format("team `{}` sets `borrow-within-cohort`, which fair sharing ignores", team.name), "no effect")
+            .help = "with `idle-compute = fair-share` a team that reclaims may always preempt while borrowing, within "
+                    "the fair-share rules; remove `borrow-within-cohort` or set `idle-compute = fcfs`";
+      }
+      if (team.borrow_priority_threshold_at && team.borrow_within_cohort == ir::BorrowWithinCohort::never) {
+        warn(Code::threshold_without_borrowing, *team.borrow_priority_threshold_at,
+             fmt::format("team `{}` never preempts while borrowing, so its threshold has no effect", team.name),
+             "no effect")
+            .help = "set `policy = lower-priority`, or remove `max-priority-threshold`";
+      }
+      if (team.fungibility_at && team.quotas.size() == 1) {
+        warn(Code::fungibility_with_one_instance_type, *team.fungibility_at,
+             fmt::format("team `{}` has one instance type, so there is no other to try", team.name), "no effect")
+            .help = "flavor fungibility chooses among a team's instance types: add a quota for another type, or "
+                    "remove the setting";
+      }
+    }
+  }
+
   bool has_lender(const Team& borrower, size_t type) const {
     for (const Team& team : policy_.teams) {
       if (&team == &borrower || team.sharing == ir::Sharing::dont_lend) continue;
       for (const Quota& q : team.quotas) {
-        if (q.type == type) return true;
+        const bool lends = std::any_of(q.lending_limit.begin(), q.lending_limit.end(), [](auto a) { return a > 0; });
+        if (q.type == type && lends) return true;
       }
     }
     return false;

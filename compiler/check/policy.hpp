@@ -49,6 +49,10 @@ struct Settings {
   IdleCompute idle_compute = IdleCompute::fair_share;
   bool idle_resource_sharing = false;
   int32_t default_class = -1;
+  /// Kueue's fairSharing.preemptionStrategies (`fair-share-preemption`), in order.
+  std::vector<ir::FairShareStrategy> fair_share_strategies = {ir::FairShareStrategy::less_than_or_equal_to_final_share,
+                                                              ir::FairShareStrategy::less_than_initial_share};
+  std::optional<Location> fair_share_strategies_at;  // where they were set, if they were
   Location where;
 };
 
@@ -67,6 +71,7 @@ struct Quota {
   ir::Resources borrowing_limit{};
   ir::Resources lending_limit{ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited};
   std::array<bool, ir::kResourceCount> absolute_borrow_limit{};  // set by `borrow-limit = { ... }`
+  std::array<bool, ir::kResourceCount> lending_limit_given{};    // set by `lending-limit = { ... }`
   Location where;
 };
 
@@ -80,6 +85,18 @@ struct Team {
   int32_t fair_share_weight = 0;
   bool fair_share_weight_given = false;
   bool active = true;
+  // Kueue's controls beyond HyperPod's (docs/language.md); the defaults are HyperPod's.
+  ir::ReclaimWithinCohort reclaim_within_cohort = ir::ReclaimWithinCohort::any;
+  ir::BorrowWithinCohort borrow_within_cohort = ir::BorrowWithinCohort::never;
+  int32_t borrow_priority_threshold = -1;  // index into Policy::classes; -1: none
+  ir::Queueing queueing = ir::Queueing::best_effort_fifo;
+  ir::WhenCanBorrow when_can_borrow = ir::WhenCanBorrow::borrow;
+  ir::WhenCanPreempt when_can_preempt = ir::WhenCanPreempt::try_next_flavor;
+  ir::FlavorPreference flavor_preference = ir::FlavorPreference::borrowing_over_preemption;
+  // Where some of them were written, for lint warnings about settings without effect.
+  std::optional<Location> borrow_within_cohort_at;
+  std::optional<Location> borrow_priority_threshold_at;
+  std::optional<Location> fungibility_at;  // the first of when-can-borrow, when-can-preempt, flavor-preference
   Location where;
 };
 

@@ -43,4 +43,14 @@ ir::Resources resolve_lending_limit(ir::Sharing sharing) {
   return {ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited};
 }
 
+ir::Resources resolve_lending_limit(const InstanceType& type, std::optional<int64_t> instances,
+                                    const GivenAmounts& given) {
+  ir::Resources limit = resolve_lending_limit(ir::Sharing::lend_and_borrow);
+  for (size_t r = 0; r < ir::kResourceCount; ++r) {
+    if (instances) limit[r] = *instances * type.per_instance[r];
+    if (given[r]) limit[r] = *given[r];
+  }
+  return limit;
+}
+
 }  // namespace gov::check

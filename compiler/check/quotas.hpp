@@ -26,4 +26,10 @@ ir::Resources resolve_borrowing_limit(const ir::Resources& nominal, int32_t perc
 /// unlimited.
 ir::Resources resolve_lending_limit(ir::Sharing sharing);
 
+/// An explicit `lending-limit = { ... }` (Kueue's lendingLimit, absolute): `instances` lends
+/// that many instances' worth of every resource, given amounts set (or override) single
+/// resources, and resources given neither way stay unlimited (the team lends all of them).
+ir::Resources resolve_lending_limit(const InstanceType& type, std::optional<int64_t> instances,
+                                    const GivenAmounts& given);
+
 }  // namespace gov::check

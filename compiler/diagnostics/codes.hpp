@@ -63,6 +63,11 @@ enum class Severity { error, warning, note };
   X(quota_exceeds_instances, "E0306", "quota-exceeds-instances", error, "a quota asks for more of a resource than its instance count holds") \
   X(conflicting_accelerators, "E0307", "conflicting-accelerators", error, "an instance type has both `gpus` and `neuron`") \
   X(duplicate_quota, "E0308", "duplicate-quota", error, "a team has two quotas for the same instance type") \
+  X(lending_limit_above_nominal, "E0309", "lending-limit-above-nominal", error, "a quota's lending limit is above its nominal quota (Kueue rejects it)") \
+  X(lending_limit_without_lending, "E0310", "lending-limit-without-lending", error, "a `dont-lend` team, which lends nothing, sets a lending limit") \
+  X(borrow_without_reclaim, "E0311", "borrow-without-reclaim", error, "`borrow-within-cohort` is set while `reclaim-within-cohort` is `never` (Kueue rejects it)") \
+  X(invalid_fair_share_preemption, "E0312", "invalid-fair-share-preemption", error, "`fair-share-preemption` is not one of the three lists Kueue accepts") \
+  X(preference_without_try_next_flavor, "E0313", "preference-without-try-next-flavor", error, "`flavor-preference` is set while `when-can-borrow` or `when-can-preempt` stops the search (Kueue rejects it)") \
   X(quota_exceeds_capacity, "W0101", "quota-exceeds-capacity", warning, "the teams' guaranteed quotas for an instance type add up to more than the cluster has") \
   X(quota_without_capacity, "W0102", "quota-without-capacity", warning, "a team has a quota for an instance type the cluster has none of") \
   X(weight_without_fair_share, "W0103", "weight-without-fair-share", warning, "fair-share weights are set while idle compute is `fcfs`, where they have no effect") \
@@ -73,7 +78,11 @@ enum class Severity { error, warning, note };
   X(constant_rule, "W0108", "constant-rule", warning, "a rule's condition does not depend on the task: it always or never matches") \
   X(warn_duplicates_deny, "W0109", "warn-duplicates-deny", warning, "a `warn` rule has the same condition as a `deny` rule, so it can never be seen") \
   X(test_asserts_nothing, "W0110", "test-asserts-nothing", warning, "a test has no `expect` step") \
-  X(not_hyperpod_type, "W0111", "not-hyperpod-type", warning, "a quota or capacity uses an instance type HyperPod does not support")
+  X(not_hyperpod_type, "W0111", "not-hyperpod-type", warning, "a quota or capacity uses an instance type HyperPod does not support") \
+  X(borrow_within_cohort_with_fair_share, "W0112", "borrow-within-cohort-with-fair-share", warning, "`borrow-within-cohort` is set while idle compute is `fair-share`, where Kueue ignores it") \
+  X(fair_share_preemption_without_fair_share, "W0113", "fair-share-preemption-without-fair-share", warning, "`fair-share-preemption` is set while idle compute is `fcfs`, where it has no effect") \
+  X(fungibility_with_one_instance_type, "W0114", "fungibility-with-one-instance-type", warning, "flavor fungibility is set on a team with one instance type, where there is no other to try") \
+  X(threshold_without_borrowing, "W0115", "threshold-without-borrowing", warning, "`max-priority-threshold` is set while the `borrow-within-cohort` policy is `never`, where it has no effect")
 
 enum class Code {
 #define GOV_X(id, code, name, severity, summary) id,

@@ -101,6 +101,12 @@ class Comparer {
       return s.default_class >= 0 ? p.classes[s.default_class].name : std::string("(none)");
     };
     change("policy", "default priority", default_class(before_, b), default_class(after_, a));
+    auto strategies = [](const check::Settings& s) {
+      std::vector<std::string_view> names;
+      for (ir::FairShareStrategy strategy : s.fair_share_strategies) names.push_back(ir::fair_share_strategy_name(strategy));
+      return fmt::format("[{}]", fmt::join(names, ", "));
+    };
+    change("policy", "fair-share preemption", strategies(b), strategies(a));
   }
 
   static const check::PriorityClass* find_class(const Policy& p, const std::string& name) {
@@ -164,6 +170,7 @@ class Comparer {
              std::string(ir::within_team_name(a->preempt_team_tasks)));
       numeric(subject, "fair-share weight", b->fair_share_weight, a->fair_share_weight);
       change(subject, "active", b->active ? "yes" : "no", a->active ? "yes" : "no");
+      controls(subject, *b, *a);
       if (b->active && !a->active) {
         diff_.warnings.push_back({"team-inactive", fmt::format("team `{}` becomes inactive: it will admit nothing", a->name)});
       }
@@ -176,6 +183,26 @@ class Comparer {
       }
     }
     for (const std::string& type : types) quota(subject, (a ? a : b)->name, type, find_quota(b, type), find_quota(a, type));
+  }
+
+  /// Kueue's controls (docs/language.md), compared by their effective values.
+  void controls(const std::string& subject, const check::Team& b, const check::Team& a) {
+    change(subject, "reclaim within cohort", std::string(ir::reclaim_name(b.reclaim_within_cohort)),
+           std::string(ir::reclaim_name(a.reclaim_within_cohort)));
+    change(subject, "borrow within cohort", std::string(ir::borrow_within_cohort_name(b.borrow_within_cohort)),
+           std::string(ir::borrow_within_cohort_name(a.borrow_within_cohort)));
+    auto threshold = [](const Policy& p, const check::Team& t) {
+      return t.borrow_priority_threshold >= 0 ? p.classes[static_cast<size_t>(t.borrow_priority_threshold)].name
+                                              : std::string("(none)");
+    };
+    change(subject, "max priority threshold", threshold(before_, b), threshold(after_, a));
+    change(subject, "queueing", std::string(ir::queueing_name(b.queueing)), std::string(ir::queueing_name(a.queueing)));
+    change(subject, "when can borrow", std::string(ir::when_can_borrow_name(b.when_can_borrow)),
+           std::string(ir::when_can_borrow_name(a.when_can_borrow)));
+    change(subject, "when can preempt", std::string(ir::when_can_preempt_name(b.when_can_preempt)),
+           std::string(ir::when_can_preempt_name(a.when_can_preempt)));
+    change(subject, "flavor preference", std::string(ir::flavor_preference_name(b.flavor_preference)),
+           std::string(ir::flavor_preference_name(a.flavor_preference)));
   }
 
   void quota(const std::string& subject, const std::string& team, const std::string& type, const check::Quota* b,

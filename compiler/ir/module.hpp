@@ -58,7 +58,21 @@ enum class WithinTeam : uint8_t { never, lower_priority, lower_or_newer_equal_pr
 enum class ReclaimWithinCohort : uint8_t { never, lower_priority, any };
 /// Kueue's preemption.borrowWithinCohort.policy (HyperPod: always `never`).
 enum class BorrowWithinCohort : uint8_t { never, lower_priority };
+/// Kueue's queueingStrategy.
 enum class Queueing : uint8_t { best_effort_fifo, strict_fifo };
+/// Kueue's flavorFungibility.whenCanBorrow (v1beta1 names): `borrow` takes the first instance
+/// type that fits even by borrowing (MayStopSearch); `try_next_flavor` looks further for one
+/// that fits without borrowing.
+enum class WhenCanBorrow : uint8_t { borrow, try_next_flavor };
+/// flavorFungibility.whenCanPreempt: `preempt` takes the first instance type where preemption
+/// can make room (MayStopSearch); `try_next_flavor` (Kueue's default) looks further for one that
+/// fits without preempting.
+enum class WhenCanPreempt : uint8_t { preempt, try_next_flavor };
+/// flavorFungibility.preference: which of two tried instance types wins when neither stopped the
+/// search (isPreferred, kueue-reference §4.4).
+enum class FlavorPreference : uint8_t { borrowing_over_preemption, preemption_over_borrowing };
+/// One entry of Kueue's fairSharing.preemptionStrategies (kueue-reference §6.3): S2-a and S2-b.
+enum class FairShareStrategy : uint8_t { less_than_or_equal_to_final_share, less_than_initial_share };
 
 /// One team: a Kueue ClusterQueue in the cluster's single cohort.
 struct Team {
@@ -70,6 +84,9 @@ struct Team {
   BorrowWithinCohort borrow_within_cohort = BorrowWithinCohort::never;
   int32_t borrow_priority_threshold = std::numeric_limits<int32_t>::max();  // maxPriorityThreshold
   Queueing queueing = Queueing::best_effort_fifo;
+  WhenCanBorrow when_can_borrow = WhenCanBorrow::borrow;
+  WhenCanPreempt when_can_preempt = WhenCanPreempt::try_next_flavor;
+  FlavorPreference flavor_preference = FlavorPreference::borrowing_over_preemption;
   int32_t fair_share_weight = 0;
   bool active = true;
 };
@@ -78,6 +95,12 @@ struct Team {
 std::string_view sharing_name(Sharing sharing);
 std::string_view within_team_name(WithinTeam within);
 std::string_view reclaim_name(ReclaimWithinCohort reclaim);
+std::string_view borrow_within_cohort_name(BorrowWithinCohort borrow);
+std::string_view queueing_name(Queueing queueing);
+std::string_view when_can_borrow_name(WhenCanBorrow when);
+std::string_view when_can_preempt_name(WhenCanPreempt when);
+std::string_view flavor_preference_name(FlavorPreference preference);
+std::string_view fair_share_strategy_name(FairShareStrategy strategy);
 
 struct PriorityClass {
   std::string name;
@@ -89,6 +112,10 @@ struct Settings {
   bool fair_sharing = true;            // idle-compute = fair-share (false: fcfs, classical preemption)
   bool idle_resource_sharing = false;  // unreserved capacity is the cohort's own quota
   int32_t default_class = -1;          // index into Module::classes; -1: tasks without a class get 0
+  /// Fair-sharing preemption strategies in the order they are tried: [S2-a, S2-b] (Kueue's
+  /// default), [S2-a] or [S2-b]; the checker allows no other list.
+  std::vector<FairShareStrategy> fair_share_strategies = {FairShareStrategy::less_than_or_equal_to_final_share,
+                                                          FairShareStrategy::less_than_initial_share};
 };
 
 // ------------------------------------------------------------------ rules

@@ -1,5 +1,7 @@
 #include "compiler/ir/printer.hpp"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 namespace gov::ir {
@@ -62,9 +64,13 @@ std::string_view type_name(ValueType type) {
 
 std::string print(const Module& m) {
   std::string out = fmt::format("module {}\n", m.cluster);
-  out += fmt::format("settings rank_by_priority={} fair_sharing={} idle_resource_sharing={} default_class={}\n",
-                     m.settings.rank_by_priority, m.settings.fair_sharing, m.settings.idle_resource_sharing,
-                     m.settings.default_class);
+  std::vector<std::string_view> strategies;
+  for (FairShareStrategy s : m.settings.fair_share_strategies) strategies.push_back(fair_share_strategy_name(s));
+  out += fmt::format(
+      "settings rank_by_priority={} fair_sharing={} idle_resource_sharing={} default_class={} "
+      "fair_share_strategies=[{}]\n",
+      m.settings.rank_by_priority, m.settings.fair_sharing, m.settings.idle_resource_sharing, m.settings.default_class,
+      fmt::join(strategies, ","));
   std::vector<bool> used(m.flavors.size(), false);
   for (size_t f = 0; f < m.flavors.size(); ++f) used[f] = m.flavors[f].capacity > 0;
   for (const Team& t : m.teams) {
@@ -81,12 +87,17 @@ std::string print(const Module& m) {
   }
   for (size_t t = 0; t < m.teams.size(); ++t) {
     const Team& team = m.teams[t];
-    out += fmt::format("team {} {} sharing={} within_team={} reclaim={} borrow_within_cohort={} queueing={} weight={}{}\n",
-                       t, team.name, sharing_name(team.sharing), within_team_name(team.within_team),
-                       reclaim_name(team.reclaim_within_cohort),
-                       team.borrow_within_cohort == BorrowWithinCohort::never ? "never" : "lower-priority",
-                       team.queueing == Queueing::strict_fifo ? "strict-fifo" : "best-effort-fifo",
-                       team.fair_share_weight, team.active ? "" : " inactive");
+    const std::string threshold = team.borrow_priority_threshold == std::numeric_limits<int32_t>::max()
+                                      ? std::string("none")
+                                      : fmt::format("{}", team.borrow_priority_threshold);
+    out += fmt::format(
+        "team {} {} sharing={} within_team={} reclaim={} borrow_within_cohort={} borrow_threshold={} queueing={} "
+        "when_can_borrow={} when_can_preempt={} preference={} weight={}{}\n",
+        t, team.name, sharing_name(team.sharing), within_team_name(team.within_team),
+        reclaim_name(team.reclaim_within_cohort), borrow_within_cohort_name(team.borrow_within_cohort), threshold,
+        queueing_name(team.queueing), when_can_borrow_name(team.when_can_borrow),
+        when_can_preempt_name(team.when_can_preempt), flavor_preference_name(team.flavor_preference),
+        team.fair_share_weight, team.active ? "" : " inactive");
     for (const FlavorQuota& q : team.quotas) {
       out += fmt::format("  quota flavor {} ({})\n    nominal         {}\n    borrowing_limit {}\n    lending_limit   {}\n",
                          q.flavor, m.flavors[q.flavor].name, resources(q.nominal), resources(q.borrowing_limit),

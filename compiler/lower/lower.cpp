@@ -124,6 +124,7 @@ ir::Module lower(const check::Policy& policy) {
   module.settings.fair_sharing = settings.idle_compute == check::IdleCompute::fair_share;
   module.settings.idle_resource_sharing = settings.idle_resource_sharing;
   module.settings.default_class = settings.default_class;
+  module.settings.fair_share_strategies = settings.fair_share_strategies;
   const auto& types = policy.types();
   for (size_t t = 0; t < types.size(); ++t) {
     module.flavors.push_back({types[t].name, types[t].per_instance, policy.capacity_of(t)});
@@ -134,6 +135,15 @@ ir::Module lower(const check::Policy& policy) {
     out.name = team.name;
     out.sharing = team.sharing;
     out.within_team = team.preempt_team_tasks;
+    out.reclaim_within_cohort = team.reclaim_within_cohort;
+    out.borrow_within_cohort = team.borrow_within_cohort;
+    // maxPriorityThreshold compares task priorities, so the class counts as the priority a task
+    // of that class has (its weight; 0 under fcfs prioritization).
+    if (team.borrow_priority_threshold >= 0) out.borrow_priority_threshold = module.priority_of(team.borrow_priority_threshold);
+    out.queueing = team.queueing;
+    out.when_can_borrow = team.when_can_borrow;
+    out.when_can_preempt = team.when_can_preempt;
+    out.flavor_preference = team.flavor_preference;
     out.fair_share_weight = team.fair_share_weight;
     out.active = team.active;
     for (const check::Quota& q : team.quotas) {

@@ -24,15 +24,14 @@ Scratch& scratch(size_t rules, size_t label_keys) {
 }
 
 /// Rules, in declared order: the first matching deny rule rejects; others count as warnings.
-void apply_rules(const EngineCore& core, const TaskRequest& request, const TaskSpec& spec,
-                 AdmissionCheck& out) {
+void apply_rules(const EngineCore& core, const TaskRequest& request, int64_t id_string,
+                 const int64_t* label_ids, AdmissionCheck& out) {
   const ir::Module& module = core.module;
   if (module.rules.empty()) return;
-  Scratch& buffers = scratch(module.rules.size(), module.label_keys.size());
+  Scratch& buffers = scratch(module.rules.size(), 0);
   const std::span<uint8_t> verdicts(buffers.verdicts.data(), module.rules.size());
   ir::RuleInput input;
-  core.rules.build_input(request, spec.id, spec.labels, core.quota, input,
-                         std::span<int64_t>(buffers.label_ids.data(), module.label_keys.size()));
+  core.rules.fill_input(request, id_string, label_ids, core.quota, input);
   core.evaluator.evaluate_rules(input, verdicts);
   for (size_t i = 0; i < verdicts.size(); ++i) {
     if (!verdicts[i]) continue;
@@ -64,19 +63,60 @@ void fit_quota(const EngineCore& core, const TaskRequest& request, AdmissionChec
   }
 }
 
+/// Rules, then (unless rejected) the fit, of a resolved task.
+AdmissionCheck decide(const EngineCore& core, const TaskRequest& request, int64_t id_string,
+                      const int64_t* label_ids) {
+  AdmissionCheck out;
+  out.team = request.team;
+  out.priority = request.priority;
+  apply_rules(core, request, id_string, label_ids, out);
+  if (out.verdict != AdmissionCheck::Verdict::reject) fit_quota(core, request, out);
+  return out;
+}
+
 }  // namespace
 
 AdmissionCheck check_admission(const EngineCore& core, const TaskSpec& spec) {
-  AdmissionCheck out;
   TaskRequest request;
-  const bool invalid = resolve_request(core.resolver(), spec, request).has_value();
+  if (resolve_request(core.resolver(), spec, request)) {
+    AdmissionCheck out;
+    out.team = request.team;
+    out.priority = request.priority;
+    return out;
+  }
+  Scratch& buffers = scratch(0, core.module.label_keys.size());
+  const std::span<int64_t> label_ids(buffers.label_ids.data(), core.module.label_keys.size());
+  core.rules.label_strings(spec.labels, label_ids);
+  return decide(core, request, core.rules.id_string(spec.id), label_ids.data());
+}
+
+PreparedTask prepare(const EngineCore& core, const TaskSpec& spec) {
+  PreparedTask out;
+  TaskRequest request;
+  out.valid = !resolve_request(core.resolver(), spec, request).has_value();
   out.team = request.team;
+  out.class_index = request.class_index;
   out.priority = request.priority;
-  if (invalid) return out;
-  apply_rules(core, request, spec, out);
-  if (out.verdict == AdmissionCheck::Verdict::reject) return out;
-  fit_quota(core, request, out);
+  out.requested_flavor = request.requested_flavor;
+  out.instances = request.instances;
+  out.pods = request.pods;
+  out.request = request.request;
+  out.id_string = core.rules.id_string(spec.id);
+  out.label_ids.resize(core.module.label_keys.size());
+  core.rules.label_strings(spec.labels, out.label_ids);
   return out;
+}
+
+AdmissionCheck check_admission(const EngineCore& core, const PreparedTask& task) {
+  if (!task.valid || task.label_ids.size() != core.module.label_keys.size()) {
+    AdmissionCheck out;
+    out.team = task.team;
+    out.priority = task.priority;
+    return out;
+  }
+  const TaskRequest request{task.team,      task.class_index, task.priority, task.requested_flavor,
+                            task.instances, task.pods,        task.request};
+  return decide(core, request, task.id_string, task.label_ids.data());
 }
 
 }  // namespace gov::engine

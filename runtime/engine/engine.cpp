@@ -224,6 +224,14 @@ AdmissionCheck Engine::check_admission(const TaskSpec& task) const {
   return engine::check_admission(impl_->core, task);
 }
 
+PreparedTask Engine::prepare(const TaskSpec& task) const {
+  return engine::prepare(impl_->core, task);
+}
+
+AdmissionCheck Engine::check_admission(const PreparedTask& task) const {
+  return engine::check_admission(impl_->core, task);
+}
+
 std::optional<Explanation> Engine::explain(std::string_view task_id) const {
   const int32_t index = impl_->core.tasks.find(task_id);
   if (index < 0) return std::nullopt;

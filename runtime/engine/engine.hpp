@@ -104,6 +104,22 @@ struct AdmissionCheck {
   int32_t priority = 0;  // its effective priority
 };
 
+/// A task resolved once against an engine's policy (names to indices, labels to the ids rules
+/// compare), to check many times without hashing a string: what a controller keeps per
+/// workload. Valid for the engine (policy) that prepared it.
+struct PreparedTask {
+  bool valid = false;                // false: check_admission answers `invalid`
+  int32_t team = -1;
+  int32_t class_index = -1;
+  int32_t priority = 0;
+  int32_t requested_flavor = -1;
+  int64_t instances = 0;
+  int64_t pods = 1;
+  ir::Resources request{};
+  int64_t id_string = 0;             // the task id as a rule string id
+  std::vector<int64_t> label_ids;    // one per label key the rules read
+};
+
 /// Decides admissions for one policy. Holds `module` and `evaluator` by reference: both must
 /// outlive the engine. Deterministic: the same events give the same decisions. Not thread-safe
 /// (one engine per thread, or external locking); movable, not copyable.
@@ -144,6 +160,10 @@ class Engine {
   /// valid task (per-thread scratch buffers); safe to call from several threads at once as
   /// long as nobody calls step() or load_state() meanwhile.
   AdmissionCheck check_admission(const TaskSpec& task) const;
+  /// Resolves a task for the prepared form of check_admission (allocates; const, like it).
+  PreparedTask prepare(const TaskSpec& task) const;
+  /// check_admission of a prepared task: no name lookups, no allocation.
+  AdmissionCheck check_admission(const PreparedTask& task) const;
   Snapshot snapshot() const;
   Time now() const;
   const ir::Module& module() const;

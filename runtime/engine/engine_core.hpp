@@ -90,6 +90,8 @@ void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
 
 /// Engine::check_admission (admission_check.cpp).
 AdmissionCheck check_admission(const EngineCore& core, const TaskSpec& spec);
+PreparedTask prepare(const EngineCore& core, const TaskSpec& spec);
+AdmissionCheck check_admission(const EngineCore& core, const PreparedTask& task);
 
 /// The explanation of a task against the current state (explain.cpp); simulates on a copy of
 /// the quota state, so the engine is unchanged.

@@ -1,6 +1,7 @@
 // Engine::check_admission, the hot path, against what step() actually decides: whenever no task
 // is pending, checking a task and then submitting it must agree (admit in the same instance
-// type, reject by the same rule, invalid, or not admitted now), with both back ends.
+// type, reject by the same rule, invalid, or not admitted now), with both back ends; and the
+// prepared form answers like the plain one.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -74,6 +75,12 @@ void check_agreement(const ir::Module& module, const ir::Evaluator& evaluator) {
     const TaskSpec spec = random_task(rng, serial);
     const bool nothing_pending = engine.snapshot().count(TaskState::pending) == 0;
     const AdmissionCheck check = engine.check_admission(spec);
+    const AdmissionCheck prepared = engine.check_admission(engine.prepare(spec));
+    CHECK(prepared.verdict == check.verdict);
+    CHECK(prepared.flavor == check.flavor);
+    CHECK(prepared.rule == check.rule);
+    CHECK(prepared.warnings == check.warnings);
+    CHECK(prepared.borrows == check.borrows);
     const Event submit = Event::submit(spec);
     const std::vector<Decision> decisions = engine.step(at, std::span<const Event>(&submit, 1));
     for (const Decision& d : decisions) {

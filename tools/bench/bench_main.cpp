@@ -1,5 +1,6 @@
-// gov-bench: hot-path rule evaluation, JIT against interpreter in one run, plus JIT
-// compile and cached-load times, for the workshop policy with ten rules (PERFORMANCE.md).
+// gov-bench: the hot-path decision (Engine::check_admission: resolve, rules, quota fit) and
+// rules alone, JIT against interpreter in one run, plus JIT compile and cached-load times, for
+// the workshop policy with ten rules (PERFORMANCE.md).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 
 #include "compiler/interp/interpreter.hpp"
 #include "compiler/jit/jit.hpp"
+#include "runtime/engine/engine.hpp"
 #include "tools/bench/workload.hpp"
 
 namespace {
@@ -66,6 +68,59 @@ void evaluate(benchmark::State& state, const gov::ir::Evaluator& evaluator,
   state.SetItemsProcessed(state.iterations());
 }
 
+/// One hot-path decision per iteration, cycling through the tasks.
+template <typename Task>
+void decide(benchmark::State& state, const gov::engine::Engine& engine,
+            const std::vector<Task>& tasks) {
+  size_t i = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(engine.check_admission(tasks[i]));
+    i = (i + 1) & (kTasks - 1);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+std::vector<gov::engine::PreparedTask> prepare_all(const gov::engine::Engine& engine,
+                                                   const Workload& workload) {
+  std::vector<gov::engine::PreparedTask> prepared;
+  for (const gov::engine::TaskSpec& task : workload.tasks) prepared.push_back(engine.prepare(task));
+  return prepared;
+}
+
+/// An engine in a steady state: one task of each team admitted (some room left, some used).
+std::unique_ptr<gov::engine::Engine> busy_engine(const Workload& workload,
+                                                 const gov::ir::Evaluator& evaluator) {
+  auto engine = std::make_unique<gov::engine::Engine>(workload.module, evaluator);
+  std::vector<gov::engine::Event> events;
+  for (const gov::ir::Team& team : workload.module.teams) {
+    gov::engine::TaskSpec spec;
+    spec.id = "running-" + team.name;
+    spec.team = team.name;
+    spec.amounts[gov::ir::index(gov::ir::Resource::gpu)] = 1;
+    spec.labels = {{"project", "llm"}, {"cost-center", "cc-1"}};
+    events.push_back(gov::engine::Event::submit(spec));
+  }
+  engine->step(0, events);
+  return engine;
+}
+
+/// Both engines answer every task the same way; the verdict mix goes to stderr.
+bool decisions_agree(const gov::engine::Engine& jit, const gov::engine::Engine& interp,
+                     const Workload& workload) {
+  std::array<size_t, 4> mix{};
+  for (const gov::engine::TaskSpec& task : workload.tasks) {
+    const gov::engine::AdmissionCheck a = jit.check_admission(task);
+    const gov::engine::AdmissionCheck b = interp.check_admission(task);
+    if (a.verdict != b.verdict || a.flavor != b.flavor || a.rule != b.rule ||
+        a.borrows != b.borrows || a.warnings != b.warnings)
+      return false;
+    ++mix[static_cast<size_t>(a.verdict)];
+  }
+  fmt::print(stderr, "gov-bench: hot-path tasks: {} admit, {} reject, {} pending, {} invalid\n",
+             mix[0], mix[1], mix[2], mix[3]);
+  return true;
+}
+
 void compile(benchmark::State& state, const Workload& workload) {
   for (auto _ : state) benchmark::DoNotOptimize(gov::jit::compile(workload.module).ok());
 }
@@ -88,10 +143,24 @@ bool agree(const gov::ir::Evaluator& jit, const gov::ir::Evaluator& interp,
 }
 
 void register_benchmarks(const Workload& workload, const gov::ir::Evaluator& jit,
-                         const gov::ir::Evaluator& interp, const gov::jit::ObjectCode& object) {
+                         const gov::ir::Evaluator& interp, const gov::jit::ObjectCode& object,
+                         const gov::engine::Engine& jit_engine,
+                         const gov::engine::Engine& interp_engine) {
   const auto per_decision = [](benchmark::internal::Benchmark* b) {
     b->Unit(benchmark::kNanosecond)->Repetitions(kRepetitions)->ReportAggregatesOnly(true);
   };
+  // Prepared tasks: what a controller keeps per workload (names and labels resolved once).
+  static const auto jit_tasks = prepare_all(jit_engine, workload);
+  static const auto interp_tasks = prepare_all(interp_engine, workload);
+  per_decision(benchmark::RegisterBenchmark(
+      "decision/jit", [&](benchmark::State& s) { decide(s, jit_engine, jit_tasks); }));
+  per_decision(benchmark::RegisterBenchmark(
+      "decision/interp", [&](benchmark::State& s) { decide(s, interp_engine, interp_tasks); }));
+  per_decision(benchmark::RegisterBenchmark(
+      "decision-from-spec/jit", [&](benchmark::State& s) { decide(s, jit_engine, workload.tasks); }));
+  per_decision(benchmark::RegisterBenchmark("decision-from-spec/interp", [&](benchmark::State& s) {
+    decide(s, interp_engine, workload.tasks);
+  }));
   per_decision(benchmark::RegisterBenchmark(
       "rules/jit", [&](benchmark::State& s) { evaluate(s, jit, workload); }));
   per_decision(benchmark::RegisterBenchmark(
@@ -107,21 +176,32 @@ void register_benchmarks(const Workload& workload, const gov::ir::Evaluator& jit
       ->ReportAggregatesOnly(true);
 }
 
+/// The JIT / interpreter ratio of one pair of benchmarks, when both ran.
 template <typename Reporter>
-int run(Reporter& reporter) {
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  const Median jit = reporter.median("rules/jit");
-  const Median interp = reporter.median("rules/interp");
-  if (jit.real <= 0 || jit.cpu <= 0) return 0;  // filtered out by --benchmark_filter
-  // On stderr in JSON mode, so that stdout stays one JSON document.
-  std::FILE* out =
-      std::is_same_v<Reporter, MedianReporter<benchmark::JSONReporter>> ? stderr : stdout;
-  fmt::print(out, "\nrules per decision, median of {} (targets: jit <= 50 ns, >= 10x interp)\n",
-             kRepetitions);
+void print_ratio(std::FILE* out, const Reporter& reporter, std::string_view what,
+                 std::string_view title) {
+  const Median jit = reporter.median(std::string(what) + "/jit");
+  const Median interp = reporter.median(std::string(what) + "/interp");
+  if (jit.real <= 0 || jit.cpu <= 0) return;  // filtered out by --benchmark_filter
+  fmt::print(out, "\n{}, median of {}\n", title, kRepetitions);
   fmt::print(out, "  real time: jit {:.1f} ns, interp {:.1f} ns, jit {:.1f}x faster\n", jit.real,
              interp.real, interp.real / jit.real);
   fmt::print(out, "  CPU time:  jit {:.1f} ns, interp {:.1f} ns, jit {:.1f}x faster\n", jit.cpu,
              interp.cpu, interp.cpu / jit.cpu);
+}
+
+template <typename Reporter>
+int run(Reporter& reporter) {
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  // On stderr in JSON mode, so that stdout stays one JSON document.
+  std::FILE* out =
+      std::is_same_v<Reporter, MedianReporter<benchmark::JSONReporter>> ? stderr : stdout;
+  print_ratio(out, reporter, "decision",
+              "hot-path decision, prepared task (rules + quota fit; targets: jit <= 50 ns, >= 10x "
+              "interp)");
+  print_ratio(out, reporter, "decision-from-spec",
+              "hot-path decision from a TaskSpec (+ name and label lookups)");
+  print_ratio(out, reporter, "rules", "rules only (prepared input)");
   return 0;
 }
 
@@ -155,7 +235,11 @@ int main(int argc, char** argv) {
   if (!agree(*jit.value(), interp, *workload)) return fail(1, "JIT and interpreter disagree");
   fmt::print(stderr, "gov-bench: {} rules, {} tasks from seed {}\n", workload->module.rules.size(),
              kTasks, kSeed);
-  register_benchmarks(*workload, *jit.value(), interp, object.value());
+  const auto jit_engine = busy_engine(*workload, *jit.value());
+  const auto interp_engine = busy_engine(*workload, interp);
+  if (!decisions_agree(*jit_engine, *interp_engine, *workload))
+    return fail(1, "JIT and interpreter engines decide differently");
+  register_benchmarks(*workload, *jit.value(), interp, object.value(), *jit_engine, *interp_engine);
   if (json) {
     MedianReporter<benchmark::JSONReporter> reporter;
     return run(reporter);

@@ -68,6 +68,28 @@ int64_t make_label(Rng& rng) {
   return ir::kOtherString;
 }
 
+/// A task as a controller would submit it: a team and class of the module, whole instances
+/// or a GPU / vCPU / memory request, usually the labels the rules ask for.
+engine::TaskSpec make_spec(Rng& rng, const ir::Module& module, size_t serial) {
+  engine::TaskSpec spec;
+  spec.id = "task-" + std::to_string(serial);
+  spec.team = module.teams[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(module.teams.size()) - 1))].name;
+  if (!module.classes.empty() && uniform(rng, 0, 4) != 0) {
+    spec.priority =
+        module.classes[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(module.classes.size()) - 1))].name;
+  }
+  if (uniform(rng, 0, 3) == 0) {
+    spec.instances = 1;
+  } else {
+    spec.amounts[ir::index(ir::Resource::gpu)] = uniform(rng, 0, 1);
+    spec.amounts[ir::index(ir::Resource::vcpu)] = uniform(rng, 1, 16) * 1000;
+    spec.amounts[ir::index(ir::Resource::memory)] = uniform(rng, 1, 64) * 1024;
+  }
+  if (uniform(rng, 0, 9) != 0) spec.labels.emplace_back("project", "llm");
+  if (uniform(rng, 0, 9) != 0) spec.labels.emplace_back("cost-center", "cc-42");
+  return spec;
+}
+
 }  // namespace
 
 std::unique_ptr<Workload> make_workload(const std::string& path, const std::string& root,
@@ -94,6 +116,7 @@ std::unique_ptr<Workload> make_workload(const std::string& path, const std::stri
     for (size_t k = 0; k < keys; ++k) workload->label_ids[i * keys + k] = make_label(rng);
     workload->inputs[i].labels = keys == 0 ? nullptr : &workload->label_ids[i * keys];
   }
+  for (size_t i = 0; i < count; ++i) workload->tasks.push_back(make_spec(rng, workload->module, i));
   return workload;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ir/module.hpp"
+#include "runtime/engine/decision.hpp"
 
 namespace gov::bench {
 
@@ -14,8 +15,11 @@ namespace gov::bench {
 /// copy it (it is held by unique_ptr for that reason).
 struct Workload {
   ir::Module module;
-  std::vector<ir::RuleInput> inputs;
-  std::vector<int64_t> label_ids;  // label_keys.size() ids per input
+  std::vector<ir::RuleInput> inputs;  // rules only: prepared inputs
+  std::vector<int64_t> label_ids;     // label_keys.size() ids per input
+  /// The hot-path decision: tasks as a controller submits them (names, labels), mostly
+  /// valid and passing the rules, some denied, in the workshop's sizes.
+  std::vector<engine::TaskSpec> tasks;
 };
 
 /// Loads, checks and lowers the policy at `path` (imports may reach `root`), then makes

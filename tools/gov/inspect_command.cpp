@@ -41,6 +41,31 @@ std::vector<ir::Resource> shown_resources(const check::InstanceType& type, const
   return out;
 }
 
+/// The class a team's borrow threshold names, or "none".
+std::string threshold_name(const Policy& p, const check::Team& team) {
+  return team.borrow_priority_threshold >= 0 ? p.classes[static_cast<size_t>(team.borrow_priority_threshold)].name
+                                             : std::string("none");
+}
+
+/// Kueue's controls of a team (docs/language.md), effective values, as JSON members.
+std::string controls_json(const Policy& p, const check::Team& team) {
+  return fmt::format(
+      ",\"reclaim_within_cohort\":\"{}\",\"borrow_within_cohort\":{{\"policy\":\"{}\",\"max_priority_threshold\":{}}}"
+      ",\"queueing\":\"{}\",\"when_can_borrow\":\"{}\",\"when_can_preempt\":\"{}\",\"flavor_preference\":\"{}\"",
+      ir::reclaim_name(team.reclaim_within_cohort), ir::borrow_within_cohort_name(team.borrow_within_cohort),
+      team.borrow_priority_threshold >= 0 ? fmt::format("\"{}\"", threshold_name(p, team)) : std::string("null"),
+      ir::queueing_name(team.queueing), ir::when_can_borrow_name(team.when_can_borrow),
+      ir::when_can_preempt_name(team.when_can_preempt), ir::flavor_preference_name(team.flavor_preference));
+}
+
+std::string strategies_text(const check::Settings& settings, std::string_view quote) {
+  std::vector<std::string> names;
+  for (ir::FairShareStrategy s : settings.fair_share_strategies) {
+    names.push_back(fmt::format("{}{}{}", quote, ir::fair_share_strategy_name(s), quote));
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 std::string json(const Policy& p) {
   std::string out = "{";
   out += fmt::format("\"cluster\":\"{}\"", p.cluster ? p.cluster->name : "");
@@ -50,6 +75,7 @@ std::string json(const Policy& p) {
   out += fmt::format(",\"idle_compute\":\"{}\"", settings.idle_compute == check::IdleCompute::fcfs ? "fcfs" : "fair-share");
   out += fmt::format(",\"idle_resource_sharing\":{}", settings.idle_resource_sharing);
   if (settings.default_class >= 0) out += fmt::format(",\"default_priority\":\"{}\"", p.classes[settings.default_class].name);
+  out += fmt::format(",\"fair_share_preemption\":[{}]", strategies_text(settings, "\""));
   out += ",\"priorities\":{";
   for (size_t i = 0; i < p.classes.size(); ++i) {
     out += fmt::format("{}\"{}\":{}", i ? "," : "", p.classes[i].name, p.classes[i].weight);
@@ -59,9 +85,9 @@ std::string json(const Policy& p) {
     const check::Team& team = p.teams[t];
     out += fmt::format(
         "{}\"{}\":{{\"sharing\":\"{}\",\"borrow_limit_percent\":{},\"fair_share_weight\":{},\"preempt_team_tasks\":\"{}\","
-        "\"active\":{},\"quotas\":{{",
+        "\"active\":{}{},\"quotas\":{{",
         t ? "," : "", team.name, ir::sharing_name(team.sharing), team.borrow_limit_percent, team.fair_share_weight,
-        ir::within_team_name(team.preempt_team_tasks), team.active);
+        ir::within_team_name(team.preempt_team_tasks), team.active, controls_json(p, team));
     for (size_t q = 0; q < team.quotas.size(); ++q) {
       const check::Quota& quota = team.quotas[q];
       out += fmt::format("{}\"{}\":{{", q ? "," : "", quota.type_name);
@@ -116,6 +142,9 @@ std::string inspection_text(const check::Policy& p) {
                      settings.prioritization == check::Prioritization::fcfs ? "fcfs" : "task-ranking",
                      settings.idle_compute == check::IdleCompute::fcfs ? "fcfs" : "fair-share",
                      settings.idle_resource_sharing ? "on" : "off");
+  if (settings.idle_compute == check::IdleCompute::fair_share) {
+    out += fmt::format("fair-share preemption: {}\n", strategies_text(settings, ""));
+  }
   std::vector<std::string> classes;
   for (const check::PriorityClass& c : p.classes) classes.push_back(fmt::format("{} {}", c.name, c.weight));
   out += fmt::format("priority classes: {}\n", classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", ")));
@@ -123,6 +152,15 @@ std::string inspection_text(const check::Policy& p) {
     out += fmt::format("\nteam {}: {}, borrow limit {}%, preempt team tasks {}, fair-share weight {}{}\n", team.name,
                        ir::sharing_name(team.sharing), team.borrow_limit_percent, ir::within_team_name(team.preempt_team_tasks),
                        team.fair_share_weight, team.active ? "" : ", inactive");
+    const std::string threshold =
+        team.borrow_priority_threshold >= 0 ? fmt::format(" up to {}", threshold_name(p, team)) : std::string();
+    out += fmt::format("  preemption: reclaim within cohort {}, borrow within cohort {}{}\n",
+                       ir::reclaim_name(team.reclaim_within_cohort),
+                       ir::borrow_within_cohort_name(team.borrow_within_cohort), threshold);
+    out += fmt::format("  queueing {}; flavors: when can borrow {}, when can preempt {}, preference {}\n",
+                       ir::queueing_name(team.queueing), ir::when_can_borrow_name(team.when_can_borrow),
+                       ir::when_can_preempt_name(team.when_can_preempt),
+                       ir::flavor_preference_name(team.flavor_preference));
     for (const check::Quota& quota : team.quotas) {
       out += fmt::format("  {:<24} {:>10} {:>16} {:>14}\n", quota.type_name, "nominal", "borrowing limit", "lending limit");
       for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
@@ -165,7 +203,9 @@ Command inspect_command() {
   return {{"inspect", "gov inspect FILE [--format text|json]",
            "Print the resolved policy: per team and instance type the nominal, borrowing and lending limits.",
            "Quotas are shown after defaults (SEMANTICS §2): fine-grained quotas filled by the largest ratio,\n"
-           "borrowing limits from the percentage or absolute limits, lending limits from the sharing strategy.\n"
+           "borrowing limits from the percentage or absolute limits, lending limits from the sharing strategy\n"
+           "or `lending-limit`; each team's Kueue controls (preemption, queueing, flavor fungibility) and the\n"
+           "fair-share preemption strategies with their defaults filled in.\n"
            "vCPU in vCPUs, memory in GiB. The policy must have one `cluster` and one `policy`.",
            {{"format", "FORMAT", "text (default) or json"}}},
           run_inspect};
