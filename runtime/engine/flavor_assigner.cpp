@@ -4,14 +4,34 @@
 
 namespace gov::engine {
 
-bool is_preferred(GranularMode a, GranularMode b) {
+bool is_preferred(GranularMode a, GranularMode b, ir::FlavorPreference preference) {
   if (a.mode == FitMode::no_fit) return false;
   if (b.mode == FitMode::no_fit) return true;
   const bool a_no_candidates = a.mode == FitMode::no_candidates;
   const bool b_no_candidates = b.mode == FitMode::no_candidates;
   if (a_no_candidates != b_no_candidates) return !a_no_candidates;
+  if (preference == ir::FlavorPreference::preemption_over_borrowing) {
+    if (a.borrow != b.borrow) return a.borrow < b.borrow;
+    return a.mode > b.mode;
+  }
   if (a.mode != b.mode) return a.mode > b.mode;
   return a.borrow < b.borrow;
+}
+
+bool is_preferred(GranularMode a, GranularMode b) {
+  return is_preferred(a, b, ir::FlavorPreference::borrowing_over_preemption);
+}
+
+// shouldTryNextFlavor (§4.4): no fit and "no candidates" always look further; a flavor that
+// needs preemption (targets found) looks further under whenCanPreempt = TryNextFlavor, one that
+// borrows under whenCanBorrow = TryNextFlavor; anything else stops the search. With Kueue's
+// defaults (Borrow / TryNextFlavor) only a fit, even by borrowing, stops it.
+bool should_try_next_flavor(GranularMode mode, const ir::Team& team) {
+  if (mode.mode == FitMode::no_fit || mode.mode == FitMode::no_candidates) return true;
+  const bool preempts = mode.mode == FitMode::preempt || mode.mode == FitMode::reclaim;
+  if (preempts && team.when_can_preempt == ir::WhenCanPreempt::try_next_flavor) return true;
+  if (mode.borrow > 0 && team.when_can_borrow == ir::WhenCanBorrow::try_next_flavor) return true;
+  return false;
 }
 
 void Assignment::clear() {
@@ -27,16 +47,6 @@ void Assignment::clear() {
   short_mask = 0;
   maximum_mask = 0;
 }
-
-namespace {
-
-// shouldTryNextFlavor with the default fungibility (whenCanBorrow: MayStopSearch,
-// whenCanPreempt: TryNextFlavor): only a fit stops the search.
-bool should_try_next_flavor(GranularMode mode) {
-  return mode.mode != FitMode::fit;
-}
-
-}  // namespace
 
 PreemptionRequest FlavorAssigner::request_for(uint32_t task, uint32_t flavor,
                                               ResourceMask needs) const {
@@ -139,8 +149,13 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
       return result;
     }
   }
-  const auto worsen = [&result](GranularMode mode) {
-    if (is_preferred(result.mode, mode)) result.mode = mode;
+  // The flavor's representative mode is its least preferred resource mode under the team's
+  // preference; `worst` is the lowest mode of any resource, what admission has to respect (the
+  // two differ only when preemption-over-borrowing ranks a borrowing fit below a preemption).
+  const ir::FlavorPreference preference = context_.module.teams[team].flavor_preference;
+  const auto worsen = [&result, preference](GranularMode mode) {
+    if (is_preferred(result.mode, mode, preference)) result.mode = mode;
+    result.worst = std::min(result.worst, mode.mode);
     result.borrowing = std::max(result.borrowing, mode.borrow);
   };
   ResourceMask simulate = 0;
@@ -246,8 +261,8 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
       least_severe_no_fit = result;
       any_no_fit = true;
     }
-    const bool stop = !should_try_next_flavor(result.mode);
-    if (stop || is_preferred(result.mode, best)) {
+    const bool stop = !should_try_next_flavor(result.mode, team_def);
+    if (stop || is_preferred(result.mode, best, team_def.flavor_preference)) {
       best = result.mode;
       best_result = result;
       out.flavor = static_cast<int32_t>(quota.flavor);
@@ -255,8 +270,9 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
     if (stop) break;
   }
   out.mode = best;
+  if (best.mode != FitMode::no_fit) out.mode.mode = best_result.worst;
   out.borrowing = best_result.borrowing;
-  if (best.mode == FitMode::fit) {
+  if (out.mode.mode == FitMode::fit) {
     out.reasons.clear();
     return;
   }

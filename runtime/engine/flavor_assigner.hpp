@@ -1,6 +1,7 @@
-// Flavor assignment (kueue-reference §4, Kueue HEAD with default flavor fungibility): the first
-// of the task's instance types, in declared order, where it fits (even by borrowing); failing
-// that the best one where preemption could make room; failing that, no fit, with every reason.
+// Flavor assignment (kueue-reference §4, Kueue HEAD): the task's instance types are tried in
+// declared order until the team's flavor fungibility stops the search (by default: the first
+// where it fits, even by borrowing); failing that the preferred one tried (by default: where
+// preemption could make room); failing that, no fit, with every reason.
 #pragma once
 
 #include <cstdint>
@@ -22,9 +23,14 @@ struct GranularMode {
   friend bool operator==(const GranularMode&, const GranularMode&) = default;
 };
 
-/// isPreferred of §4.4 with the default preference (BorrowingOverPreemption): anything beats
-/// no fit, viable modes beat "no candidates", then the higher mode, then less borrowing.
+/// isPreferred of §4.4: anything beats no fit, viable modes beat "no candidates"; then, with
+/// the default preference (borrowing over preemption), the higher mode, then less borrowing;
+/// with preemption over borrowing, less borrowing, then the higher mode.
+bool is_preferred(GranularMode a, GranularMode b, ir::FlavorPreference preference);
+/// With the default preference.
 bool is_preferred(GranularMode a, GranularMode b);
+/// shouldTryNextFlavor of §4.4 under the team's flavor fungibility.
+bool should_try_next_flavor(GranularMode mode, const ir::Team& team);
 
 /// The severity class of a no-fit (resolveNoFitReason), least severe first.
 enum class NoFitClass : uint8_t { none, waiting_for_quota, exceeds_max_quota };
@@ -77,7 +83,8 @@ class FlavorAssigner {
 
  private:
   struct FlavorResult {
-    GranularMode mode;
+    GranularMode mode;  // representative (least preferred over resources): chooses the flavor
+    FitMode worst = FitMode::fit;  // lowest mode over resources: what admission must respect
     uint8_t borrowing = 0;  // max over resources
     NoFitClass no_fit_class = NoFitClass::none;
     ResourceMask needs_preemption = 0;

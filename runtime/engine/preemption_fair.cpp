@@ -1,7 +1,8 @@
 // Fair-sharing preemption (kueue-reference §6.3, Kueue HEAD fairPreemptionStrategy) for a flat
 // cohort: target teams by highest dominant resource share; the preemptor's own team without a
-// share test; within-nominal reclaim without a share test; otherwise S2-a
-// (LessThanOrEqualToFinalShare) then S2-b (LessThanInitialShare); all or nothing; fill-back.
+// share test; within-nominal reclaim without a share test; otherwise the configured strategies
+// (by default S2-a LessThanOrEqualToFinalShare, then S2-b LessThanInitialShare on what S2-a
+// kept; or either alone); all or nothing; fill-back.
 #include <algorithm>
 #include <optional>
 
@@ -35,7 +36,12 @@ struct TargetTeam {
 class FairSearch {
  public:
   FairSearch(const SearchContext& context, const PreemptionRequest& request, SearchTrace* trace)
-      : context_(context), request_(request), trace_(trace), own_team_(request.team) {}
+      : context_(context), request_(request), trace_(trace), own_team_(request.team) {
+    const std::vector<ir::FairShareStrategy>& strategies =
+        context.module.settings.fair_share_strategies;
+    if (!strategies.empty()) first_ = strategies.front();
+    second_ = strategies.size() > 1;
+  }
 
   void run(std::vector<Target>& out);
 
@@ -65,6 +71,8 @@ class FairSearch {
   std::vector<TargetTeam> retry_;  // candidates that failed S2-a, per team
   Drs preemptor_share_;
   bool preemptor_share_valid_ = false;
+  ir::FairShareStrategy first_ = ir::FairShareStrategy::less_than_or_equal_to_final_share;
+  bool second_ = true;  // S2-b runs on the candidates S2-a kept
 };
 
 const Drs& FairSearch::share_of(TargetTeam& target) {
@@ -169,7 +177,15 @@ bool FairSearch::take(uint32_t task, PreemptionKind kind, std::vector<Target>& o
   return fits_without_incoming();
 }
 
-// iterateWithFirstFsStrategy.
+// The strategy tests of §6.3: S2-a `LessThanOrEqualToFinalShare` (preemptor's new share <= the
+// target's share without the candidate), S2-b `LessThanInitialShare` (< the target's share now).
+bool passes(ir::FairShareStrategy strategy, const Drs& preemptor_new, const Drs& target_share) {
+  const int order = compare_drs(preemptor_new, target_share);
+  return strategy == ir::FairShareStrategy::less_than_or_equal_to_final_share ? order <= 0
+                                                                              : order < 0;
+}
+
+// iterateWithFirstFsStrategy, with the first configured strategy.
 bool FairSearch::first_strategy(std::vector<Target>& out) {
   const bool preemptor_within_nominal = within_nominal();
   while (TargetTeam* target = pick_target(teams_)) {
@@ -193,19 +209,25 @@ bool FairSearch::first_strategy(std::vector<Target>& out) {
     Drs target_new;
     while (target->has_candidate()) {
       const uint32_t candidate = target->pop();
-      const Resources& request = context_.tasks[candidate].request;
-      if (last_request == nullptr || *last_request != request) {
-        remove_from_quota(context_, candidate);
-        target_new = share(target->team);
-        restore_to_quota(context_, candidate);
-        last_request = &request;
+      // S2-a compares with the target's share after losing this candidate, S2-b with its share
+      // before (the same for every candidate of the team).
+      const Drs* compared = &target_old;
+      if (first_ == ir::FairShareStrategy::less_than_or_equal_to_final_share) {
+        const Resources& request = context_.tasks[candidate].request;
+        if (last_request == nullptr || *last_request != request) {
+          remove_from_quota(context_, candidate);
+          target_new = share(target->team);
+          restore_to_quota(context_, candidate);
+          last_request = &request;
+        }
+        compared = &target_new;
       }
-      if (compare_drs(preemptor_new, target_new) <= 0) {  // S2-a
+      if (passes(first_, preemptor_new, *compared)) {
         if (take(candidate, PreemptionKind::fair_sharing, out)) return true;
         break;  // shares changed: choose the target team again
       }
       note(trace_, candidate, CandidateNote::Verdict::share_test_failed, preemptor_new.weighted(),
-           target_new.weighted());
+           compared->weighted());
       retry.kept.push_back(candidate);
     }
   }
@@ -253,7 +275,8 @@ void FairSearch::run(std::vector<Target>& out) {
   if (context_.shortcuts && !fits_without_all(context_, request_, all_candidates())) return;
   // Shares are computed with the incoming request admitted (§6.3 step 2).
   context_.quota.add(own_team_, request_.flavor, request_.request);
-  const bool fits = first_strategy(out) || second_strategy(out);
+  // Rule S2-b as a second pass runs only when it follows S2-a ([S2-a, S2-b], the default).
+  const bool fits = first_strategy(out) || (second_ && second_strategy(out));
   context_.quota.subtract(own_team_, request_.flavor, request_.request);
   if (fits) fill_back(context_, request_, /*allow_borrowing=*/true, out, trace_);
   for (const Target& target : out) restore_to_quota(context_, target.task);

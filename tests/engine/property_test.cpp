@@ -71,6 +71,9 @@ ir::Module random_module(Rng& rng) {
         team.borrow_priority_threshold = static_cast<int32_t>(uniform(rng, 0, 60));
     }
     team.queueing = chance(rng, 15) ? ir::Queueing::strict_fifo : ir::Queueing::best_effort_fifo;
+    if (chance(rng, 25)) team.when_can_borrow = ir::WhenCanBorrow::try_next_flavor;
+    if (chance(rng, 25)) team.when_can_preempt = ir::WhenCanPreempt::preempt;
+    if (chance(rng, 25)) team.flavor_preference = ir::FlavorPreference::preemption_over_borrowing;
     team.fair_share_weight = static_cast<int32_t>(uniform(rng, 0, 3));
     team.active = chance(rng, 90);
     m.teams.push_back(team);
@@ -82,6 +85,11 @@ ir::Module random_module(Rng& rng) {
   m.settings.fair_sharing = chance(rng, 60);
   m.settings.idle_resource_sharing = chance(rng, 30);
   m.settings.default_class = classes > 0 && chance(rng, 30) ? 0 : -1;
+  if (chance(rng, 30)) {
+    m.settings.fair_share_strategies = {
+        chance(rng, 50) ? ir::FairShareStrategy::less_than_or_equal_to_final_share
+                        : ir::FairShareStrategy::less_than_initial_share};
+  }
   return m;
 }
 
