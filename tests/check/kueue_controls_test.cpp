@@ -1,7 +1,7 @@
 // Kueue's controls in the language (docs/language.md "Kueue's controls"): every control reaches
 // the IR with its value, defaults reproduce HyperPod's settings, `gov fmt` round-trips the
-// syntax, `gov inspect` shows effective values, `gov diff` reports changes, and every new code
-// has a golden case.
+// syntax, `gov inspect` shows effective values, `gov diff` reports changes, every new code has a
+// golden case, and the reference's examples check and lint clean.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -221,4 +221,21 @@ TEST_CASE("every Kueue-control code has a golden case", "[check][controls][golde
     INFO("code " << code);
     CHECK(all.find(std::string("[") + code + "]") != std::string::npos);
   }
+}
+
+TEST_CASE("the language reference's examples of Kueue's controls check and lint clean", "[check][controls][docs]") {
+  const std::string doc = gov::test::read_text(gov::test::repo_path("docs/language.md"));
+  const size_t section = doc.find("### Kueue's controls");
+  REQUIRE(section != std::string::npos);
+  const size_t end = doc.find("\n### ", section + 1);
+  int examples = 0;
+  for (size_t open = doc.find("```gov\n", section); open < end; open = doc.find("```gov\n", open + 1)) {
+    const size_t close = doc.find("```", open + 7);
+    const std::string example = doc.substr(open + 7, close - open - 7);
+    const TempPolicy policy("docs-" + std::to_string(examples++), std::string(kHeader) + example);
+    const auto result = run_gov("lint --deny-warnings " + policy.relative);
+    INFO(example << result.err);
+    CHECK(result.exit_code == 0);
+  }
+  CHECK(examples >= 2);
 }
