@@ -2,9 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "compiler/interp/interpreter.hpp"
-#include "compiler/jit/jit.hpp"
-#include "compiler/lower/lower.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -29,40 +26,41 @@ std::optional<engine::EngineOptions> engine_options_from(const Args& args) {
   return options;
 }
 
-std::unique_ptr<ir::Evaluator> make_evaluator(const ir::Module& module, std::string_view engine_name,
-                                             const gov::jit::ObjectCode* cached) {
-  if (engine_name == "interp") return std::make_unique<interp::Interpreter>(module);
-  auto loaded = cached ? jit::load(module, *cached) : jit::compile_and_load(module);
-  if (!loaded.ok() && cached) loaded = jit::compile_and_load(module);  // a stale object: recompile
-  if (loaded.ok()) return std::move(loaded.value());
-  fmt::print(stderr, "warning: the JIT is unavailable ({}); using the interpreter\n", loaded.error().message);
-  return std::make_unique<interp::Interpreter>(module);
+namespace {
+
+/// The back end named by --engine; nullopt (after printing why) for an unknown one.
+std::optional<embed::BackEnd> back_end_from(const Args& args) {
+  const std::string name = args.value("engine").value_or("jit");
+  if (name == "jit") return embed::BackEnd::jit;
+  if (name == "interp") return embed::BackEnd::interpreter;
+  fmt::print(stderr, "error: unknown engine `{}` (expected `jit` or `interp`)\n", name);
+  return std::nullopt;
 }
 
+void print_load_error(const embed::LoadError& error) {
+  if (error.kind == embed::LoadError::Kind::policy && error.message.find('\n') != std::string::npos) {
+    fmt::print(stderr, "{}", error.message);  // rendered diagnostics
+    return;
+  }
+  fmt::print(stderr, "error: {}\n", error.message);
+}
+
+}  // namespace
+
 std::unique_ptr<RunnablePolicy> load_runnable(const std::string& path, const Args& args, int& status) {
-  const std::string engine_name = args.value("engine").value_or("jit");
-  if (engine_name != "interp" && engine_name != "jit") {
-    fmt::print(stderr, "error: unknown engine `{}` (expected `jit` or `interp`)\n", engine_name);
+  std::optional<embed::BackEnd> back_end = back_end_from(args);
+  if (!back_end) {
     status = kUsage;
     return nullptr;
   }
-  std::optional<CheckedPolicy> checked = load_checked(path, /*require_cluster=*/true);
-  if (!checked) {
-    status = kUsage;
+  embed::LoadResult loaded = embed::load_file(path, *back_end);
+  if (!loaded.ok()) {
+    print_load_error(*loaded.error);
+    status = loaded.error->kind == embed::LoadError::Kind::io ? kUsage : kFailed;
     return nullptr;
   }
-  if (!checked->ok()) {
-    DiagnosticPrinter printer;
-    printer.add(checked->diagnostics(), checked->program.sources);
-    fmt::print(stderr, "{}", printer.text());
-    status = kFailed;
-    return nullptr;
-  }
-  auto runnable = std::make_unique<RunnablePolicy>();
-  runnable->checked = std::move(*checked);
-  runnable->module = lower::lower(runnable->checked.result.policy);
-  runnable->evaluator = make_evaluator(runnable->module, engine_name);
-  return runnable;
+  if (!loaded.policy->warning.empty()) fmt::print(stderr, "warning: {}\n", loaded.policy->warning);
+  return std::move(loaded.policy);
 }
 
 engine::TaskSpec task_from_step(const check::TestStep& step) {
@@ -85,6 +83,11 @@ namespace gov::cli {
 
 std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& status) {
   status = kFailed;
+  std::optional<embed::BackEnd> back_end = back_end_from(args);
+  if (!back_end) {
+    status = kUsage;
+    return nullptr;
+  }
   store::OpenOptions open_options;
   open_options.create = false;
   open_options.read_only = true;
@@ -94,48 +97,27 @@ std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& 
     fmt::print(stderr, "error: store `{}`: {}\n", path, db.error().message);
     return nullptr;
   }
-  std::string policy_name = args.value("policy").value_or("");
-  if (policy_name.empty()) {
-    auto policies = db.value().policies();
-    if (!policies.ok() || policies.value().size() != 1) {
-      fmt::print(stderr, "error: choose the policy with --policy NAME\n");
-      return nullptr;
-    }
-    policy_name = policies.value().front().name;
-  }
-  auto version = db.value().show(policy_name);
-  if (!version.ok()) {
-    fmt::print(stderr, "error: {}\n", version.error().message);
+  embed::LoadError error;
+  std::optional<std::string> policy_name = embed::resolve_policy_name(db.value(), args.value("policy").value_or(""), error);
+  if (!policy_name) {
+    const bool choice = error.kind == embed::LoadError::Kind::not_found;
+    fmt::print(stderr, "error: {}{}\n", error.message, choice ? "; choose the policy with --policy NAME" : "");
     return nullptr;
   }
-  std::optional<CheckedPolicy> checked = rebuild_version(version.value());
-  if (!checked) {
-    fmt::print(stderr, "error: version {} of `{}` no longer checks with this gov\n", version.value().info.number, policy_name);
+  embed::LoadResult loaded = embed::load_store_version(db.value(), *policy_name, std::nullopt, *back_end);
+  if (!loaded.ok()) {
+    print_load_error(*loaded.error);
     return nullptr;
   }
-  auto runnable = std::make_unique<RunnablePolicy>();
-  runnable->checked = std::move(*checked);
-  runnable->module = lower::lower(runnable->checked.result.policy);
-  const std::string engine_name = args.value("engine").value_or("jit");
-  std::optional<jit::ObjectCode> cached;
-  if (engine_name == "jit") {
-    if (auto key = jit::key_for(runnable->module); key.ok()) {
-      auto bytes = db.value().get_object(policy_name, version.value().info.number, jit::to_hex(key.value()));
-      if (bytes.ok() && bytes.value()) {
-        auto object = jit::ObjectCode::deserialize(*bytes.value());
-        if (object.ok()) cached = std::move(object.value());
-      }
-    }
-  }
-  const uint64_t codegen_before = jit::codegen_count();
-  runnable->evaluator = make_evaluator(runnable->module, engine_name, cached ? &*cached : nullptr);
-  if (engine_name == "jit") {
-    fmt::print(stderr, "gov: `{}` version {}: {}\n", policy_name, version.value().info.number,
-               jit::codegen_count() == codegen_before ? "loaded cached native code (no codegen)"
-                                                      : "compiled native code (no cached object for this machine)");
+  RunnablePolicy& policy = *loaded.policy;
+  if (!policy.warning.empty()) fmt::print(stderr, "warning: {}\n", policy.warning);
+  if (*back_end == embed::BackEnd::jit && policy.code != embed::CodeOrigin::interpreter) {
+    fmt::print(stderr, "gov: `{}` version {}: {}\n", policy.name, policy.version,
+               policy.code == embed::CodeOrigin::cached ? "loaded cached native code (no codegen)"
+                                                        : "compiled native code (no cached object for this machine)");
   }
   status = kOk;
-  return runnable;
+  return std::move(loaded.policy);
 }
 
 }  // namespace gov::cli

@@ -6,29 +6,17 @@
 #include <optional>
 #include <string>
 
-#include "compiler/ir/evaluator.hpp"
-#include "compiler/ir/module.hpp"
+#include "runtime/embed/policy_loader.hpp"
 #include "runtime/engine/decision.hpp"
 #include "runtime/engine/engine_options.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/cli.hpp"
 
-namespace gov::jit {
-struct ObjectCode;
-}
-
 namespace gov::cli {
 
-/// A policy ready for the engine. Not movable: the evaluator refers to `module`.
-struct RunnablePolicy {
-  CheckedPolicy checked;
-  ir::Module module;
-  std::unique_ptr<ir::Evaluator> evaluator;
-
-  RunnablePolicy() = default;
-  RunnablePolicy(const RunnablePolicy&) = delete;
-  RunnablePolicy& operator=(const RunnablePolicy&) = delete;
-};
+/// A policy ready for the engine (runtime/embed/policy_loader.hpp, shared with embedding
+/// controllers). Not movable: the evaluator refers to `module`.
+using embed::RunnablePolicy;
 
 /// The --engine, --dialect options every engine command takes.
 std::vector<OptionSpec> engine_options();
@@ -36,12 +24,6 @@ std::vector<OptionSpec> engine_options();
 /// Loads, checks and lowers `path` and builds the evaluator named by --engine. On failure
 /// prints diagnostics or the error and sets `status` (1 for policy errors, 2 for usage/IO).
 std::unique_ptr<RunnablePolicy> load_runnable(const std::string& path, const Args& args, int& status);
-
-/// The evaluator named by --engine for `module` (which must outlive it): `interp`, or `jit`
-/// (loading `cached` object code when given and still valid for this machine, compiling
-/// otherwise). Falls back to the interpreter, with a warning, where LLVM cannot be used.
-std::unique_ptr<ir::Evaluator> make_evaluator(const ir::Module& module, std::string_view engine_name,
-                                             const gov::jit::ObjectCode* cached = nullptr);
 
 /// The active version of the store named by --db (and --policy), rebuilt from its stored
 /// sources, with the native code cached by `gov apply` when it matches this machine (no

@@ -10,8 +10,7 @@
 #include <fmt/format.h>
 
 #include "compiler/diff/diff.hpp"
-#include "compiler/jit/jit.hpp"
-#include "compiler/lower/lower.hpp"
+#include "runtime/embed/policy_loader.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
@@ -105,34 +104,25 @@ int run_apply(const Args& args) {
   }
   store::ApplyRequest request;
   // A policy is named after its entry file (`workshop-g5` for policies/examples/workshop-g5.gov).
-  request.policy = args.value("policy").value_or(fs::path(args.positional[0]).stem().string());
-  for (const check::ProgramFile& file : checked->program.files) {
-    const SourceFile& source = checked->program.sources.get(file.source);
-    request.files.push_back({source.path(), source.text()});
-  }
+  const std::string policy = args.value("policy").value_or(fs::path(args.positional[0]).stem().string());
+  request.policy = policy;
   request.author = author(args);
   request.message = args.value("message").value_or("");
   request.expect_version = expect;
-  // Compile now so that controllers start without codegen (the object is keyed by machine).
-  const ir::Module module = lower::lower(checked->result.policy);
-  if (auto object = jit::compile(module); object.ok()) {
-    const auto bytes = object.value().serialize();
-    request.object = store::CompiledObject{jit::to_hex(object.value().key), {bytes.begin(), bytes.end()}};
-  } else {
-    fmt::print(stderr, "warning: not caching native code: {}\n", object.error().message);
-  }
   std::optional<store::Store> db = open_store(args, /*create=*/true);
   if (!db) return kFailed;
-  auto result = db->apply(request);
+  std::string warning;
+  auto result = embed::apply_policy(*db, *checked, std::move(request), warning);
+  if (!warning.empty()) fmt::print(stderr, "warning: {}\n", warning);
   if (!result.ok()) {
     fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind), result.error().message);
     return kFailed;
   }
   if (result.value().created) {
-    fmt::print("applied `{}` version {} ({})\n", request.policy, result.value().version,
+    fmt::print("applied `{}` version {} ({})\n", policy, result.value().version,
                result.value().content_sha256.substr(0, 12));
   } else {
-    fmt::print("unchanged: `{}` is at version {} with the same content\n", request.policy, result.value().version);
+    fmt::print("unchanged: `{}` is at version {} with the same content\n", policy, result.value().version);
   }
   return kOk;
 }
@@ -171,31 +161,6 @@ int run_log(const Args& args) {
   fmt::print("{}", out);
   return kOk;
 }
-
-}  // namespace
-
-/// Rebuilds a stored version's policy from its source files (in a temporary directory).
-std::optional<CheckedPolicy> rebuild_version(const store::Version& version) {
-  std::error_code ec;
-  const fs::path dir = fs::temp_directory_path(ec) / fmt::format("gov-version-{}-{}", ::getpid(), version.info.number);
-  fs::remove_all(dir, ec);
-  for (const store::PolicyFile& file : version.files) {
-    fs::path relative = fs::path(file.path).lexically_normal().relative_path();
-    const fs::path target = dir / relative;
-    fs::create_directories(target.parent_path(), ec);
-    std::FILE* out = std::fopen(target.c_str(), "wb");
-    if (!out) return std::nullopt;
-    std::fwrite(file.text.data(), 1, file.text.size(), out);
-    std::fclose(out);
-  }
-  const fs::path entry = dir / fs::path(version.files.front().path).lexically_normal().relative_path();
-  std::optional<CheckedPolicy> checked = load_checked(entry.string(), /*require_cluster=*/true, {dir.string()});
-  fs::remove_all(dir, ec);
-  if (!checked || !checked->ok()) return std::nullopt;
-  return checked;
-}
-
-namespace {
 
 int run_show(const Args& args) {
   std::optional<store::Store> db = open_store(args, /*create=*/false);

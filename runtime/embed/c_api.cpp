@@ -1,0 +1,611 @@
+// The C ABI (gov/gov.h) over the C++ API: opaque handles that own C++ values plus C views of
+// them (structs whose strings point into those values), every entry point behind a catch-all
+// that turns exceptions into a status and a thread-local message.
+#include "gov/gov.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gov/engine.hpp"
+
+struct gov_engine {
+  explicit gov_engine(gov::Engine e) : engine(std::move(e)) {}
+  gov::Engine engine;
+};
+
+/// A step's decisions and their C views. The views point into `step`, which never changes
+/// after construction (so the views stay valid for the object's life).
+struct gov_decisions {
+  explicit gov_decisions(gov::Step s);
+  gov::Step step;
+  std::vector<gov_decision> views;
+  std::vector<std::vector<gov_warning>> warnings;
+  std::vector<std::vector<const char*>> victims;
+  // JSON, made on first use (readers may race to it: call_once).
+  mutable std::once_flag json_once;
+  mutable std::vector<std::string> lines;
+  mutable std::string all_lines;
+  void make_json() const;
+};
+
+struct gov_snapshot {
+  explicit gov_snapshot(gov::Snapshot s);
+  gov::Snapshot snapshot;
+  std::vector<gov_usage_row> usage;
+  mutable std::once_flag json_once;
+  mutable std::string json;
+};
+
+struct gov_trace {
+  std::vector<gov::TimedEvent> events;
+  std::vector<gov_event> views;
+  std::vector<std::vector<gov_label>> labels;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+gov_status fail(gov_status status, const char* message) {
+  try {
+    last_error = message;
+  } catch (...) {  // no memory for the message: keep the status
+  }
+  return status;
+}
+
+/// Runs `body`, turning every exception into a status and a message: nothing crosses into C.
+template <typename Body>
+gov_status guarded(Body&& body) noexcept {
+  try {
+    body();
+    return GOV_OK;
+  } catch (const gov::Error& e) {
+    return fail(static_cast<gov_status>(static_cast<int>(e.code())), e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(GOV_ERROR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(GOV_ERROR_INTERNAL, e.what());
+  } catch (...) {
+    return fail(GOV_ERROR_INTERNAL, "unknown error");
+  }
+}
+
+[[noreturn]] void invalid(const char* message) {
+  throw gov::Error(gov::ErrorCode::invalid_argument, message);
+}
+
+template <typename T>
+void require(const T* pointer, const char* what) {
+  if (pointer == nullptr) invalid(what);
+}
+
+std::optional<int64_t> optional_int(int64_t value) {
+  if (value == GOV_UNSET) return std::nullopt;
+  return value;
+}
+
+gov::Task task_from_c(const gov_task& c) {
+  if (c.id == nullptr) invalid("the task has no id (NULL)");
+  if (c.team == nullptr) invalid("the task has no team (NULL)");
+  if (c.label_count > 0 && c.labels == nullptr) invalid("the task has label_count > 0 but labels is NULL");
+  gov::Task task;
+  task.id = c.id;
+  task.team = c.team;
+  if (c.priority) task.priority = c.priority;
+  if (c.instance_type) task.instance_type = c.instance_type;
+  task.instances = optional_int(c.instances);
+  for (size_t r = 0; r < GOV_RESOURCE_COUNT; ++r) task.amounts[r] = optional_int(c.amounts[r]);
+  task.pods = optional_int(c.pods);
+  task.duration = optional_int(c.duration_ms);
+  for (size_t i = 0; i < c.label_count; ++i) {
+    if (c.labels[i].key == nullptr || c.labels[i].value == nullptr) invalid("a label's key or value is NULL");
+    task.labels.emplace_back(c.labels[i].key, c.labels[i].value);
+  }
+  return task;
+}
+
+/// The same into per-thread storage reused call after call (no allocation in steady state),
+/// for the hot path.
+const gov::Task& scratch_task_from_c(const gov_task& c) {
+  if (c.id == nullptr) invalid("the task has no id (NULL)");
+  if (c.team == nullptr) invalid("the task has no team (NULL)");
+  if (c.label_count > 0 && c.labels == nullptr) invalid("the task has label_count > 0 but labels is NULL");
+  thread_local gov::Task task;
+  task.id.assign(c.id);
+  task.team.assign(c.team);
+  const auto assign_optional = [](std::optional<std::string>& into, const char* text) {
+    if (text == nullptr) {
+      into.reset();
+    } else if (into) {
+      into->assign(text);
+    } else {
+      into.emplace(text);
+    }
+  };
+  assign_optional(task.priority, c.priority);
+  assign_optional(task.instance_type, c.instance_type);
+  task.instances = optional_int(c.instances);
+  for (size_t r = 0; r < GOV_RESOURCE_COUNT; ++r) task.amounts[r] = optional_int(c.amounts[r]);
+  task.pods = optional_int(c.pods);
+  task.duration = optional_int(c.duration_ms);
+  task.labels.resize(c.label_count);
+  for (size_t i = 0; i < c.label_count; ++i) {
+    if (c.labels[i].key == nullptr || c.labels[i].value == nullptr) invalid("a label's key or value is NULL");
+    task.labels[i].first.assign(c.labels[i].key);
+    task.labels[i].second.assign(c.labels[i].value);
+  }
+  return task;
+}
+
+gov::Event event_from_c(const gov_event& c) {
+  switch (c.kind) {
+    case GOV_EVENT_SUBMIT: return gov::Event::submit(task_from_c(c.task));
+    case GOV_EVENT_FINISH:
+      if (c.id == nullptr) invalid("a finish event has no id (NULL)");
+      return gov::Event::finish(c.id);
+    case GOV_EVENT_CANCEL:
+      if (c.id == nullptr) invalid("a cancel event has no id (NULL)");
+      return gov::Event::cancel(c.id);
+  }
+  invalid("unknown event kind");
+}
+
+gov_amounts amounts_to_c(const gov::ResourceAmounts& amounts) {
+  gov_amounts out{};
+  for (const gov::ResourceAmount& a : amounts) {
+    const auto r = static_cast<size_t>(a.resource);
+    out.value[r] = a.amount;
+    out.present |= 1u << r;
+  }
+  return out;
+}
+
+gov_engine* engine_of(gov_engine* e) {
+  require(e, "the engine is NULL");
+  return e;
+}
+const gov_engine* engine_of(const gov_engine* e) {
+  require(e, "the engine is NULL");
+  return e;
+}
+
+void hand_out(gov::Step step, gov_decisions** out) {
+  if (out != nullptr) *out = new gov_decisions(std::move(step));
+}
+
+gov::Options options_from_c(const gov_open_options* c) {
+  gov::Options options;
+  if (c == nullptr) return options;
+  if (c->policy) options.policy = c->policy;
+  if (c->back_end != GOV_BACK_END_JIT && c->back_end != GOV_BACK_END_INTERPRETER) invalid("unknown back end");
+  options.back_end = c->back_end == GOV_BACK_END_JIT ? gov::Options::BackEnd::jit : gov::Options::BackEnd::interpreter;
+  if (c->dialect != GOV_DIALECT_HEAD && c->dialect != GOV_DIALECT_KUEUE_V0_9) invalid("unknown dialect");
+  options.dialect = c->dialect == GOV_DIALECT_HEAD ? gov::Options::Dialect::head : gov::Options::Dialect::kueue_v0_9;
+  if (c->on_step != nullptr) {
+    gov_step_callback callback = c->on_step;
+    void* user_data = c->on_step_user_data;
+    options.on_step = [callback, user_data](const gov::Step& step) {
+      const gov_decisions list(step);
+      callback(&list, user_data);
+    };
+  }
+  return options;
+}
+
+template <typename Out>
+void clear(Out** out) {
+  if (out != nullptr) *out = nullptr;
+}
+
+char* copy_string(const std::string& text) {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out == nullptr) throw std::bad_alloc();
+  std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+
+}  // namespace
+
+gov_decisions::gov_decisions(gov::Step s) : step(std::move(s)) {
+  views.reserve(step.decisions.size());
+  warnings.resize(step.decisions.size());
+  victims.resize(step.decisions.size());
+  for (size_t i = 0; i < step.decisions.size(); ++i) {
+    const gov::Decision& d = step.decisions[i];
+    for (const gov::RuleWarning& w : d.warnings) warnings[i].push_back({w.rule.c_str(), w.message.c_str()});
+    for (const std::string& v : d.victims) victims[i].push_back(v.c_str());
+    gov_decision view{};
+    view.at_ms = d.at;
+    view.version = d.version;
+    view.sequence = d.sequence;
+    view.task = d.task.c_str();
+    view.team = d.team.c_str();
+    view.outcome = static_cast<gov_outcome>(d.outcome);
+    view.flavor = d.flavor.c_str();
+    view.usage = amounts_to_c(d.usage);
+    view.borrowed = amounts_to_c(d.borrowed);
+    view.warnings = warnings[i].data();
+    view.warning_count = warnings[i].size();
+    view.reason = d.reason ? static_cast<gov_reason>(static_cast<int>(*d.reason) + 1) : GOV_REASON_NONE;
+    view.short_of = amounts_to_c(d.short_of);
+    view.maximum = amounts_to_c(d.maximum);
+    view.victims = victims[i].data();
+    view.victim_count = victims[i].size();
+    view.by = d.by.c_str();
+    view.kind = d.kind ? static_cast<gov_preemption_kind>(static_cast<int>(*d.kind) + 1) : GOV_PREEMPTION_NONE;
+    view.rule = d.rule.c_str();
+    view.message = d.message.c_str();
+    views.push_back(view);
+  }
+}
+
+void gov_decisions::make_json() const {
+  std::call_once(json_once, [this] {
+    lines.reserve(step.decisions.size());
+    for (const gov::Decision& d : step.decisions) {
+      lines.push_back(gov::to_json(d));
+      all_lines += lines.back();
+      all_lines += '\n';
+    }
+  });
+}
+
+gov_snapshot::gov_snapshot(gov::Snapshot s) : snapshot(std::move(s)) {
+  usage.reserve(snapshot.usage.size());
+  for (const gov::UsageRow& row : snapshot.usage) {
+    usage.push_back({row.team.c_str(), row.flavor.c_str(), static_cast<gov_resource>(row.resource), row.nominal,
+                     row.borrowing_limit, row.used, row.borrowed});
+  }
+}
+
+// The C enums are the C++ ones, with NONE = 0 before the optional ones.
+static_assert(GOV_INVALID == static_cast<int>(gov::Outcome::invalid));
+static_assert(GOV_TEAM_INACTIVE == static_cast<int>(gov::PendingReason::team_inactive) + 1);
+static_assert(GOV_PREEMPTION_FAIR_SHARING == static_cast<int>(gov::PreemptionKind::fair_sharing) + 1);
+static_assert(GOV_ERROR_INTERNAL == static_cast<int>(gov::ErrorCode::internal));
+static_assert(GOV_EFA == static_cast<int>(gov::Resource::efa));
+static_assert(GOV_VERDICT_INVALID == static_cast<int>(gov::Admission::Verdict::invalid) &&
+              GOV_VERDICT_PENDING == static_cast<int>(gov::Admission::Verdict::pending));
+
+extern "C" {
+
+// ------------------------------------------------------------------ basics
+
+const char* gov_last_error(void) {
+  return last_error.c_str();
+}
+
+const char* gov_status_name(gov_status status) {
+  switch (status) {
+    case GOV_OK: return "ok";
+    case GOV_ERROR_INVALID_ARGUMENT: return "invalid-argument";
+    case GOV_ERROR_NOT_FOUND: return "not-found";
+    case GOV_ERROR_POLICY: return "policy";
+    case GOV_ERROR_STORE: return "store";
+    case GOV_ERROR_IO: return "io";
+    case GOV_ERROR_OUT_OF_MEMORY: return "out-of-memory";
+    case GOV_ERROR_INTERNAL: return "internal";
+  }
+  return "unknown";
+}
+
+const char* gov_version(void) {
+  return GOV_VERSION_STRING;
+}
+
+int gov_abi_version(void) {
+  return GOV_ABI_VERSION;
+}
+
+void gov_string_free(char* text) {
+  std::free(text);
+}
+
+void gov_task_init(gov_task* task) {
+  if (task == nullptr) return;
+  *task = gov_task{};
+  task->instances = GOV_UNSET;
+  for (int64_t& amount : task->amounts) amount = GOV_UNSET;
+  task->pods = GOV_UNSET;
+  task->duration_ms = GOV_UNSET;
+}
+
+// ------------------------------------------------------------------ decisions
+
+size_t gov_decisions_count(const gov_decisions* list) {
+  return list ? list->views.size() : 0;
+}
+
+const gov_decision* gov_decisions_get(const gov_decisions* list, size_t index) {
+  if (list == nullptr || index >= list->views.size()) return nullptr;
+  return &list->views[index];
+}
+
+const gov_decision* gov_decisions_find(const gov_decisions* list, const char* task) {
+  if (list == nullptr || task == nullptr) return nullptr;
+  for (size_t i = list->views.size(); i-- > 0;) {
+    if (list->step.decisions[i].task == task) return &list->views[i];
+  }
+  return nullptr;
+}
+
+uint64_t gov_decisions_sequence(const gov_decisions* list) {
+  return list ? list->step.sequence : 0;
+}
+
+int64_t gov_decisions_version(const gov_decisions* list) {
+  return list ? list->step.version : 0;
+}
+
+const char* gov_decision_json(const gov_decisions* list, size_t index) {
+  if (list == nullptr || index >= list->views.size()) return nullptr;
+  try {
+    list->make_json();
+  } catch (...) {
+    fail(GOV_ERROR_OUT_OF_MEMORY, "out of memory");
+    return nullptr;
+  }
+  return list->lines[index].c_str();
+}
+
+const char* gov_decisions_json(const gov_decisions* list) {
+  if (list == nullptr) return "";
+  try {
+    list->make_json();
+  } catch (...) {
+    fail(GOV_ERROR_OUT_OF_MEMORY, "out of memory");
+    return nullptr;
+  }
+  return list->all_lines.c_str();
+}
+
+void gov_decisions_free(gov_decisions* list) {
+  delete list;
+}
+
+// ------------------------------------------------------------------ engines
+
+void gov_open_options_init(gov_open_options* options) {
+  if (options == nullptr) return;
+  *options = gov_open_options{};
+  options->back_end = GOV_BACK_END_JIT;
+  options->dialect = GOV_DIALECT_HEAD;
+}
+
+gov_status gov_engine_open(const char* db_path, const gov_open_options* options, gov_engine** out) {
+  clear(out);
+  return guarded([&] {
+    require(out, "the out-parameter is NULL");
+    require(db_path, "the store path is NULL");
+    *out = new gov_engine(gov::Engine::open_store(db_path, options_from_c(options)));
+  });
+}
+
+gov_status gov_engine_open_file(const char* policy_path, const gov_open_options* options, gov_engine** out) {
+  clear(out);
+  return guarded([&] {
+    require(out, "the out-parameter is NULL");
+    require(policy_path, "the policy path is NULL");
+    *out = new gov_engine(gov::Engine::compile_file(policy_path, options_from_c(options)));
+  });
+}
+
+void gov_engine_close(gov_engine* engine) {
+  delete engine;
+}
+
+gov_status gov_engine_submit(gov_engine* engine, int64_t at_ms, const gov_task* task, gov_decisions** out) {
+  clear(out);
+  return guarded([&] {
+    require(task, "the task is NULL");
+    std::vector<gov::Event> events;
+    events.push_back(gov::Event::submit(task_from_c(*task)));
+    hand_out(engine_of(engine)->engine.step(at_ms, events), out);
+  });
+}
+
+gov_status gov_engine_finish(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out) {
+  clear(out);
+  return guarded([&] {
+    require(id, "the task id is NULL");
+    std::vector<gov::Event> events;
+    events.push_back(gov::Event::finish(id));
+    hand_out(engine_of(engine)->engine.step(at_ms, events), out);
+  });
+}
+
+gov_status gov_engine_cancel(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out) {
+  clear(out);
+  return guarded([&] {
+    require(id, "the task id is NULL");
+    std::vector<gov::Event> events;
+    events.push_back(gov::Event::cancel(id));
+    hand_out(engine_of(engine)->engine.step(at_ms, events), out);
+  });
+}
+
+gov_status gov_engine_step(gov_engine* engine, int64_t at_ms, const gov_event* events, size_t count,
+                           gov_decisions** out) {
+  clear(out);
+  return guarded([&] {
+    if (count > 0) require(events, "the events are NULL");
+    std::vector<gov::Event> converted;
+    converted.reserve(count);
+    for (size_t i = 0; i < count; ++i) converted.push_back(event_from_c(events[i]));
+    hand_out(engine_of(engine)->engine.step(at_ms, converted), out);
+  });
+}
+
+gov_status gov_engine_tick(gov_engine* engine, int64_t at_ms, gov_decisions** out) {
+  clear(out);
+  return guarded([&] { hand_out(engine_of(engine)->engine.tick(at_ms), out); });
+}
+
+gov_status gov_engine_reload(gov_engine* engine, gov_decisions** out) {
+  clear(out);
+  return guarded([&] { hand_out(engine_of(engine)->engine.reload(), out); });
+}
+
+gov_status gov_engine_reload_version(gov_engine* engine, int64_t version, gov_decisions** out) {
+  clear(out);
+  return guarded([&] { hand_out(engine_of(engine)->engine.reload(version), out); });
+}
+
+gov_status gov_engine_watch(gov_engine* engine, int64_t interval_ms) {
+  return guarded([&] {
+    gov::Engine& e = engine_of(engine)->engine;
+    if (interval_ms <= 0) {
+      e.stop_watching();
+      return;
+    }
+    e.watch(std::chrono::milliseconds(interval_ms));
+  });
+}
+
+gov_status gov_engine_decision(const gov_engine* engine, const char* id, gov_decisions** out) {
+  clear(out);
+  return guarded([&] {
+    require(out, "the out-parameter is NULL");
+    require(id, "the task id is NULL");
+    std::optional<gov::Decision> decision = engine_of(engine)->engine.decision(id);
+    if (!decision) throw gov::Error(gov::ErrorCode::not_found, std::string("no decision about task `") + id + "`");
+    gov::Step step;
+    step.sequence = decision->sequence;
+    step.version = decision->version;
+    step.at = decision->at;
+    step.decisions.push_back(std::move(*decision));
+    *out = new gov_decisions(std::move(step));
+  });
+}
+
+gov_status gov_engine_explain_json(const gov_engine* engine, const char* id, char** out) {
+  clear(out);
+  return guarded([&] {
+    require(out, "the out-parameter is NULL");
+    require(id, "the task id is NULL");
+    std::optional<gov::Explanation> explanation = engine_of(engine)->engine.explain(id);
+    if (!explanation) throw gov::Error(gov::ErrorCode::not_found, std::string("no task `") + id + "`");
+    *out = copy_string(gov::to_json(*explanation));
+  });
+}
+
+gov_status gov_engine_check(const gov_engine* engine, const gov_task* task, gov_admission* out) {
+  if (out != nullptr) *out = gov_admission{};
+  return guarded([&] {
+    require(out, "the out-parameter is NULL");
+    require(task, "the task is NULL");
+    const gov::Admission a = engine_of(engine)->engine.check(scratch_task_from_c(*task));
+    out->verdict = static_cast<gov_verdict>(a.verdict);
+    out->flavor = a.flavor.empty() ? "" : a.flavor.data();  // interned std::string: NUL-terminated
+    out->borrows = a.borrows ? 1 : 0;
+    out->rule = a.rule.empty() ? "" : a.rule.data();
+    out->warnings = a.warnings;
+    out->priority = a.priority;
+    out->version = a.version;
+    out->sequence = a.sequence;
+  });
+}
+
+int64_t gov_engine_version(const gov_engine* engine) {
+  return engine ? engine->engine.version() : -1;
+}
+
+gov_status gov_engine_snapshot(const gov_engine* engine, gov_snapshot** out) {
+  clear(out);
+  return guarded([&] {
+    require(out, "the out-parameter is NULL");
+    *out = new gov_snapshot(engine_of(engine)->engine.snapshot());
+  });
+}
+
+int64_t gov_snapshot_version(const gov_snapshot* snapshot) {
+  return snapshot ? snapshot->snapshot.version : 0;
+}
+
+uint64_t gov_snapshot_sequence(const gov_snapshot* snapshot) {
+  return snapshot ? snapshot->snapshot.sequence : 0;
+}
+
+size_t gov_snapshot_usage_count(const gov_snapshot* snapshot) {
+  return snapshot ? snapshot->usage.size() : 0;
+}
+
+const gov_usage_row* gov_snapshot_usage(const gov_snapshot* snapshot, size_t index) {
+  if (snapshot == nullptr || index >= snapshot->usage.size()) return nullptr;
+  return &snapshot->usage[index];
+}
+
+const char* gov_snapshot_json(const gov_snapshot* snapshot) {
+  if (snapshot == nullptr) return "";
+  try {
+    std::call_once(snapshot->json_once, [snapshot] { snapshot->json = gov::to_json(snapshot->snapshot); });
+  } catch (...) {
+    fail(GOV_ERROR_OUT_OF_MEMORY, "out of memory");
+    return nullptr;
+  }
+  return snapshot->json.c_str();
+}
+
+void gov_snapshot_free(gov_snapshot* snapshot) {
+  delete snapshot;
+}
+
+// ------------------------------------------------------------------ traces
+
+gov_status gov_trace_read(const gov_engine* engine, const char* json, size_t length, gov_trace** out) {
+  clear(out);
+  return guarded([&] {
+    require(out, "the out-parameter is NULL");
+    if (length > 0) require(json, "the trace text is NULL");
+    auto trace = std::make_unique<gov_trace>();
+    trace->events = gov::read_trace(engine_of(engine)->engine, std::string_view(json ? json : "", length));
+    trace->views.reserve(trace->events.size());
+    trace->labels.resize(trace->events.size());
+    for (size_t i = 0; i < trace->events.size(); ++i) {
+      const gov::TimedEvent& e = trace->events[i];
+      gov_event view{};
+      view.at_ms = e.at;
+      view.kind = static_cast<gov_event_kind>(e.event.kind);
+      gov_task_init(&view.task);
+      view.id = e.event.kind == gov::Event::Kind::submit ? e.event.task.id.c_str() : e.event.id.c_str();
+      if (e.event.kind == gov::Event::Kind::submit) {
+        const gov::Task& t = e.event.task;
+        view.task.id = t.id.c_str();
+        view.task.team = t.team.c_str();
+        view.task.priority = t.priority ? t.priority->c_str() : nullptr;
+        view.task.instance_type = t.instance_type ? t.instance_type->c_str() : nullptr;
+        view.task.instances = t.instances.value_or(GOV_UNSET);
+        for (size_t r = 0; r < GOV_RESOURCE_COUNT; ++r) view.task.amounts[r] = t.amounts[r].value_or(GOV_UNSET);
+        view.task.pods = t.pods.value_or(GOV_UNSET);
+        view.task.duration_ms = t.duration.value_or(GOV_UNSET);
+        for (const auto& [key, value] : t.labels) trace->labels[i].push_back({key.c_str(), value.c_str()});
+        view.task.labels = trace->labels[i].data();
+        view.task.label_count = trace->labels[i].size();
+      }
+      trace->views.push_back(view);
+    }
+    *out = trace.release();
+  });
+}
+
+size_t gov_trace_count(const gov_trace* trace) {
+  return trace ? trace->views.size() : 0;
+}
+
+const gov_event* gov_trace_get(const gov_trace* trace, size_t index) {
+  if (trace == nullptr || index >= trace->views.size()) return nullptr;
+  return &trace->views[index];
+}
+
+void gov_trace_free(gov_trace* trace) {
+  delete trace;
+}
+
+}  // extern "C"

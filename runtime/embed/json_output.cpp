@@ -1,0 +1,178 @@
+// The JSON forms of the public value types. Decisions go through the decision-stream writer of
+// gov::trace, so an embedded engine prints byte for byte what `gov simulate` prints.
+#include <fmt/format.h>
+
+#include "gov/types.hpp"
+#include "runtime/embed/convert.hpp"
+#include "runtime/engine/decision.hpp"
+#include "runtime/trace/decision_writer.hpp"
+#include "runtime/trace/json.hpp"
+#include "runtime/trace/units.hpp"
+
+namespace gov {
+
+namespace {
+
+/// Appends `"key":` after a comma unless it is the object's first member.
+class ObjectWriter {
+ public:
+  explicit ObjectWriter(std::string& out) : out_(out) { out_ += '{'; }
+  ~ObjectWriter() { out_ += '}'; }
+  ObjectWriter(const ObjectWriter&) = delete;
+  ObjectWriter& operator=(const ObjectWriter&) = delete;
+
+  std::string& key(std::string_view key) {
+    if (!first_) out_ += ',';
+    first_ = false;
+    trace::append_json_string(out_, key);
+    out_ += ':';
+    return out_;
+  }
+  void string(std::string_view name, std::string_view value) { trace::append_json_string(key(name), value); }
+  void integer(std::string_view name, int64_t value) { key(name) += std::to_string(value); }
+  void boolean(std::string_view name, bool value) { key(name) += value ? "true" : "false"; }
+  void seconds(std::string_view name, Time value) { key(name) += trace::format_seconds(value); }
+  void amount(std::string_view name, Resource resource, int64_t value) {
+    key(name) += value == kUnlimited ? "null" : trace::format_amount(embed::to_engine(resource), value);
+  }
+  void amounts(std::string_view name, const ResourceAmounts& values) {
+    std::string& out = key(name);
+    ObjectWriter object(out);
+    for (const ResourceAmount& a : values) object.amount(resource_name(a.resource), a.resource, a.amount);
+  }
+  void strings(std::string_view name, const std::vector<std::string>& values) {
+    std::string& out = key(name);
+    out += '[';
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (i) out += ',';
+      trace::append_json_string(out, values[i]);
+    }
+    out += ']';
+  }
+
+ private:
+  std::string& out_;
+  bool first_ = true;
+};
+
+template <typename T, typename Write>
+void append_array(std::string& out, const std::vector<T>& items, Write write) {
+  out += '[';
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ',';
+    ObjectWriter object(out);
+    write(object, items[i]);
+  }
+  out += ']';
+}
+
+}  // namespace
+
+std::string_view outcome_name(Outcome outcome) {
+  return engine::outcome_name(static_cast<engine::Outcome>(outcome));
+}
+std::string_view reason_name(PendingReason reason) {
+  return engine::reason_name(static_cast<engine::PendingReason>(reason));
+}
+std::string_view preemption_kind_name(PreemptionKind kind) {
+  return engine::preemption_kind_name(static_cast<engine::PreemptionKind>(kind));
+}
+std::string_view task_state_name(TaskState state) {
+  return engine::task_state_name(static_cast<engine::TaskState>(state));
+}
+std::string_view resource_name(Resource resource) {
+  return ir::resource_key(embed::to_engine(resource));
+}
+
+std::string to_json(const Decision& decision) {
+  return trace::decision_json(embed::to_engine(decision));
+}
+
+std::string to_json(const Step& step) {
+  std::string out;
+  for (const Decision& d : step.decisions) {
+    trace::append_decision_json(out, embed::to_engine(d));
+    out += '\n';
+  }
+  return out;
+}
+
+std::string to_json(const Explanation& e) {
+  std::string out;
+  {
+    ObjectWriter object(out);
+    object.integer("version", e.version);
+    object.string("task", e.task);
+    object.string("team", e.team);
+    object.string("state", task_state_name(e.state));
+    object.integer("priority", e.priority);
+    if (!e.priority_class.empty()) object.string("priority_class", e.priority_class);
+    object.amounts("requested", e.requested);
+    if (!e.flavor.empty()) object.string("flavor", e.flavor);
+    append_array(object.key("flavors"), e.flavors, [](ObjectWriter& f, const FlavorExplanation& flavor) {
+      f.string("flavor", flavor.flavor);
+      f.string("verdict", flavor.verdict);
+      append_array(f.key("resources"), flavor.resources, [](ObjectWriter& r, const ResourceFigures& figures) {
+        r.string("resource", resource_name(figures.resource));
+        r.amount("requested", figures.resource, figures.requested);
+        r.amount("guaranteed", figures.resource, figures.guaranteed);
+        r.amount("borrowing_limit", figures.resource, figures.borrowing_limit);
+        r.amount("in_use", figures.resource, figures.in_use);
+        r.amount("available", figures.resource, figures.available);
+        r.amount("borrowable", figures.resource, figures.borrowable);
+        r.amount("maximum", figures.resource, figures.maximum);
+        r.amount("cohort_idle", figures.resource, figures.cohort_idle);
+      });
+    });
+    append_array(object.key("candidates"), e.candidates, [](ObjectWriter& c, const CandidateExplanation& candidate) {
+      c.string("task", candidate.task);
+      c.string("team", candidate.team);
+      c.integer("priority", candidate.priority);
+      c.seconds("admitted_at", candidate.admitted_at);
+      c.boolean("chosen", candidate.chosen);
+      c.string("why", candidate.why);
+    });
+    if (e.reason) object.string("reason", reason_name(*e.reason));
+    if (!e.message.empty()) object.string("message", e.message);
+    if (!e.preempted_by.empty()) object.string("preempted_by", e.preempted_by);
+    if (e.preempted_kind) object.string("preempted_kind", preemption_kind_name(*e.preempted_kind));
+    object.strings("notes", e.notes);
+  }
+  return out;
+}
+
+std::string to_json(const Snapshot& s) {
+  std::string out;
+  {
+    ObjectWriter object(out);
+    object.integer("version", s.version);
+    object.integer("sequence", static_cast<int64_t>(s.sequence));
+    object.seconds("at", s.at);
+    append_array(object.key("usage"), s.usage, [](ObjectWriter& u, const UsageRow& row) {
+      u.string("team", row.team);
+      u.string("flavor", row.flavor);
+      u.string("resource", resource_name(row.resource));
+      u.amount("nominal", row.resource, row.nominal);
+      u.amount("borrowing_limit", row.resource, row.borrowing_limit);
+      u.amount("used", row.resource, row.used);
+      u.amount("borrowed", row.resource, row.borrowed);
+    });
+    append_array(object.key("cohort"), s.cohort, [](ObjectWriter& c, const CohortRow& row) {
+      c.string("flavor", row.flavor);
+      c.string("resource", resource_name(row.resource));
+      c.amount("quota", row.resource, row.quota);
+      c.amount("used", row.resource, row.used);
+    });
+    append_array(object.key("tasks"), s.tasks, [](ObjectWriter& t, const TaskRow& row) {
+      t.string("id", row.id);
+      t.string("team", row.team);
+      t.string("state", task_state_name(row.state));
+      if (!row.flavor.empty()) t.string("flavor", row.flavor);
+      t.seconds("submitted_at", row.submitted_at);
+      if (row.admitted_at) t.seconds("admitted_at", *row.admitted_at);
+    });
+  }
+  return out;
+}
+
+}  // namespace gov

@@ -1,0 +1,149 @@
+// gov::Engine: the embedding API for controllers. Open a policy (a store's active version with
+// its cached native code, or a source file), feed it task events, read its decisions, and
+// reload new policy versions while other threads keep deciding. docs/embedding.md.
+//
+// Thread-safety (every member function): an Engine may be used from any number of threads at
+// once. State changes (submit, finish, cancel, step, tick, reload) are serialised: each is one
+// step with its own sequence number, and runs entirely on one policy version. Queries
+// (decision, explain, snapshot, policy, now) run in parallel with each other and see the state
+// between two steps. The compiled policy is immutable and is swapped atomically by a reload:
+// calls in flight finish on the version they started with.
+//
+// Errors: functions that can fail throw gov::Error (see its codes) and leave the engine as it
+// was; task mistakes are not errors but `invalid` or `rejected` decisions. Besides gov::Error
+// only std::bad_alloc escapes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gov/export.h"
+#include "gov/types.hpp"
+
+namespace gov {
+
+/// How an Engine is opened.
+struct Options {
+  /// In a store with several policies, which one (empty: the store's only policy).
+  std::string policy;
+  /// `jit`: native code (the store's cached object when it matches this machine, else compiled
+  /// once); falls back to the interpreter, with PolicyInfo::back_end saying so, where LLVM
+  /// cannot be used. `interpreter`: the reference interpreter.
+  enum class BackEnd : std::uint8_t { jit, interpreter } back_end = BackEnd::jit;
+  /// The wording of messages: Kueue at HEAD, or the Kueue v0.9 of early HyperPod clusters.
+  enum class Dialect : std::uint8_t { head, kueue_v0_9 } dialect = Dialect::head;
+  /// Called with every step, in sequence order, while the engine's state lock is held (so the
+  /// stream it sees is exactly the engine's order). It must be quick and must not call back
+  /// into the engine (that deadlocks); copy what you need and hand it to another thread.
+  /// Exceptions it throws are caught and ignored. Steps of the watcher's reloads arrive only here.
+  std::function<void(const Step&)> on_step;
+  /// Called (on the watcher's thread) when a reload by the watcher fails; the engine keeps
+  /// running on the version it has. Must not call back into the engine.
+  std::function<void(const Error&)> on_reload_error;
+  /// How many ended tasks (finished, cancelled, rejected, invalid) decision() still remembers;
+  /// the oldest are forgotten first. Live tasks are always remembered.
+  std::size_t remembered_ended_tasks = 65536;
+};
+
+class Engine;
+
+/// Reads a trace (INTERFACES.md "Trace file") into events, checked against the engine's
+/// current policy (teams, classes and instance types exist, times never go back, ids unique).
+/// Throws Error invalid_argument naming the event and field of the first problem. Thread-safe.
+GOV_API std::vector<TimedEvent> read_trace(const Engine& engine, std::string_view json);
+
+/// An admission engine running one compiled policy at a time. Move-only; a moved-from Engine
+/// may only be destroyed or assigned to. Destroying an Engine stops its watcher; it must not
+/// be destroyed while other threads still call it.
+class GOV_API Engine {
+ public:
+  /// Opens the store at `db_path` (read-only) and loads the active version of
+  /// `options.policy`: its sources are checked again and its cached native code is loaded
+  /// (compiled when the cache has no object for this machine). Throws Error: not_found (no
+  /// store, policy or version), store (the store failed), policy (the stored version no longer
+  /// checks with this gov).
+  static Engine open_store(const std::string& db_path, Options options = {});
+  /// Loads, checks and compiles the policy file at `path` (with its imports). Throws Error:
+  /// io (unreadable), policy (errors; the message holds the rendered diagnostics).
+  static Engine compile_file(const std::string& path, Options options = {});
+
+  Engine(Engine&& other) noexcept;
+  Engine& operator=(Engine&& other) noexcept;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  ~Engine();
+
+  /// Submits a task at `at` and runs admission until nothing changes. Returns the task's last
+  /// decision of the step (admitted, pending, rejected or invalid); when `step` is given it
+  /// receives every decision of the step, including the preemptions the task caused.
+  /// An earlier `at` than the engine's time is taken as the engine's time.
+  Decision submit(const Task& task, Time at, Step* step = nullptr);
+  /// Finishes an admitted task at `at` (its quota is freed and waiting tasks may be admitted).
+  /// Returns its `finished` decision, or nullopt when no admitted task has that id.
+  std::optional<Decision> finish(std::string_view id, Time at, Step* step = nullptr);
+  /// Cancels a pending or admitted task. Returns its `cancelled` decision, or nullopt when no
+  /// live task has that id.
+  std::optional<Decision> cancel(std::string_view id, Time at, Step* step = nullptr);
+  /// Applies several events at one time, in order, then runs admission until nothing changes:
+  /// `gov simulate` applies a trace's events of one instant this way (cycle control: the
+  /// events compete together instead of one after the other).
+  Step step(Time at, const std::vector<Event>& events);
+  /// Advances the engine's time to `at`: duration-based finishes due by then happen, each
+  /// instant followed by admission. tick(kForever) runs every remaining finish.
+  Step tick(Time at);
+
+  /// The latest decision about the task with this id (also after reloads), or nullopt for an id
+  /// never submitted or an ended task forgotten (Options::remembered_ended_tasks).
+  std::optional<Decision> decision(std::string_view id) const;
+  /// Why the task is where it is against the current state: what it needs, what its team has,
+  /// what the cohort has idle, which preemption candidates were considered. nullopt for an
+  /// unknown id (ended tasks are forgotten at a reload).
+  std::optional<Explanation> explain(std::string_view id) const;
+  /// The hot path of an admission controller: would `task` be admitted if submitted now, and if
+  /// not, why not (see Admission). Changes nothing; runs in parallel with other queries and
+  /// allocates nothing in steady state (per-thread scratch space). Native code under the JIT.
+  Admission check(const Task& task) const;
+  /// Usage per team, flavor and resource, the cohort's, and the live tasks, all from one step.
+  Snapshot snapshot() const;
+  /// The policy the engine runs now.
+  PolicyInfo policy() const;
+  /// PolicyInfo::version, without a lock.
+  std::int64_t version() const noexcept;
+  /// The engine's time (the latest `at` it has seen).
+  Time now() const;
+
+  /// Loads the store's active version (for a file engine: the file again) and, when it differs
+  /// from the running one, swaps it in: live tasks carry over (an admitted task stays admitted
+  /// even when it no longer fits, as in Kueue a quota change does not evict), then admission
+  /// runs once under the new policy, so pending tasks compete for the new quotas. Tasks the new
+  /// version cannot hold (their team, class or instance type is gone) end with an `invalid`
+  /// decision. The new version is compiled while other threads keep deciding; only the swap
+  /// waits for them. Returns the swap's step (sequence 0 when there was nothing new). Throws
+  /// Error as open_store / compile_file; the engine then keeps its version.
+  Step reload();
+  /// The same for a given version of the store (any version, also an older one). Throws Error
+  /// invalid_argument for a file engine.
+  Step reload(std::int64_t version);
+
+  /// Starts a watcher thread that checks every `interval` whether the store's active version
+  /// (or the file's content) changed and reloads when it did; its steps go to Options::on_step,
+  /// its failures to Options::on_reload_error. Calling it again changes the interval.
+  void watch(std::chrono::milliseconds interval);
+  /// Stops the watcher (waits for a reload in progress). Nothing when none runs.
+  void stop_watching();
+
+  struct Impl;  // opaque
+
+ private:
+  friend std::vector<TimedEvent> read_trace(const Engine& engine, std::string_view json);
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gov

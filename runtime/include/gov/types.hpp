@@ -1,0 +1,341 @@
+// The plain value types of the embedding API: what a controller asks the engine (tasks and
+// events) and what it answers (decisions, explanations, snapshots). Copyable, comparable, no
+// references into the engine: a value stays valid after reloads and after the engine is gone.
+// C++17; no gov-internal headers.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gov/export.h"
+
+namespace gov {
+
+/// Milliseconds. Any epoch will do (a trace's start, the Unix epoch); it only has to be the
+/// same for every call on one engine.
+using Time = std::int64_t;
+
+/// A time after every duration-based finish: `tick(kForever)` runs every remaining finish,
+/// exactly as `gov simulate` does after the last event of a trace.
+inline constexpr Time kForever = std::numeric_limits<Time>::max() / 4;
+
+/// Resources in their base units: whole devices for gpu, neuron and efa; millicores for vcpu;
+/// MiB for memory. (The JSON forms print vCPUs and GiB, as traces do.)
+enum class Resource : std::uint8_t { gpu = 0, neuron = 1, vcpu = 2, memory = 3, efa = 4 };
+inline constexpr std::size_t kResourceCount = 5;
+/// A borrowing limit that is not set: the team may borrow without limit.
+inline constexpr std::int64_t kUnlimited = std::numeric_limits<std::int64_t>::max();
+
+/// One resource's amount, in base units.
+struct ResourceAmount {
+  Resource resource = Resource::gpu;
+  std::int64_t amount = 0;
+  friend bool operator==(const ResourceAmount& a, const ResourceAmount& b) {
+    return a.resource == b.resource && a.amount == b.amount;
+  }
+};
+using ResourceAmounts = std::vector<ResourceAmount>;
+
+/// A task as a controller describes it: names, not indices. Unknown names, negative amounts or
+/// a reused id are not errors of the call: the engine answers with an `invalid` decision.
+struct Task {
+  std::string id;
+  std::string team;
+  std::optional<std::string> priority;       // a priority class; absent: the default class, else 0
+  std::optional<std::string> instance_type;  // absent: the team's instance types in declared order
+  /// Whole instances of the instance type (every resource of that many instances).
+  std::optional<std::int64_t> instances;
+  /// Per-resource amounts in base units (only those given count); per pod when `pods` is set.
+  std::array<std::optional<std::int64_t>, kResourceCount> amounts{};
+  std::optional<std::int64_t> pods;  // pods × amounts
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::optional<Time> duration;  // finishes this long after it was last admitted
+
+  /// The amount of one resource (base units); `set` for readable construction.
+  Task& set(Resource resource, std::int64_t amount) {
+    amounts[static_cast<std::size_t>(resource)] = amount;
+    return *this;
+  }
+};
+
+/// Something that happens to a task, for Engine::step (several events at one time).
+struct Event {
+  enum class Kind : std::uint8_t { submit, finish, cancel };
+  Kind kind = Kind::submit;
+  Task task;       // submit
+  std::string id;  // finish, cancel
+
+  static Event submit(Task task) { return Event{Kind::submit, std::move(task), {}}; }
+  static Event finish(std::string id) { return Event{Kind::finish, {}, std::move(id)}; }
+  static Event cancel(std::string id) { return Event{Kind::cancel, {}, std::move(id)}; }
+};
+
+/// An event with its time, as read from a trace (read_trace).
+struct TimedEvent {
+  Time at = 0;
+  Event event;
+};
+
+enum class Outcome : std::uint8_t { admitted, pending, preempted, rejected, finished, cancelled, invalid };
+enum class PendingReason : std::uint8_t {
+  waiting_for_quota,
+  exceeds_max_quota,
+  waiting_for_preemption,
+  no_matching_flavor,
+  team_inactive,
+};
+enum class PreemptionKind : std::uint8_t { in_team, reclaim, fair_sharing };
+/// Where a task is in its life.
+enum class TaskState : std::uint8_t { pending, admitted, finished, cancelled, rejected, invalid };
+
+struct RuleWarning {
+  std::string rule;
+  std::string message;
+  friend bool operator==(const RuleWarning& a, const RuleWarning& b) {
+    return a.rule == b.rule && a.message == b.message;
+  }
+};
+
+/// One decision about one task: a line of the decision stream (INTERFACES.md), plus the policy
+/// version it was made under and the step that made it. Which fields are meaningful depends on
+/// `outcome`; the others are empty.
+struct Decision {
+  Time at = 0;
+  std::string task;
+  std::string team;
+  Outcome outcome = Outcome::pending;
+  // admitted
+  std::string flavor;
+  ResourceAmounts usage;     // what the task holds, per charged resource it requested
+  ResourceAmounts borrowed;  // how much it raised its team's borrowing (nonzero entries only)
+  std::vector<RuleWarning> warnings;
+  // pending
+  std::optional<PendingReason> reason;
+  ResourceAmounts short_of;          // waiting-for-quota: the missing amounts, when computed
+  ResourceAmounts maximum;           // exceeds-max-quota: the most the team could ever hold
+  std::vector<std::string> victims;  // waiting-for-preemption
+  // preempted
+  std::string by;
+  std::optional<PreemptionKind> kind;
+  // rejected
+  std::string rule;
+  // every outcome but finished and cancelled
+  std::string message;
+
+  /// The policy version the decision was made under (a store version; for an engine compiled
+  /// from a file, 1 for the first compilation and one more for every reload that changed it).
+  std::int64_t version = 0;
+  /// The engine step that made it: steps are numbered 1, 2, ... in the order they happened.
+  std::uint64_t sequence = 0;
+
+  friend bool operator==(const Decision& a, const Decision& b) {
+    return a.at == b.at && a.task == b.task && a.team == b.team && a.outcome == b.outcome && a.flavor == b.flavor &&
+           a.usage == b.usage && a.borrowed == b.borrowed && a.warnings == b.warnings && a.reason == b.reason &&
+           a.short_of == b.short_of && a.maximum == b.maximum && a.victims == b.victims && a.by == b.by &&
+           a.kind == b.kind && a.rule == b.rule && a.message == b.message && a.version == b.version &&
+           a.sequence == b.sequence;
+  }
+  friend bool operator!=(const Decision& a, const Decision& b) { return !(a == b); }
+};
+
+/// What one state change did: every decision it made, in order, all under one policy version.
+struct Step {
+  std::uint64_t sequence = 0;  // 0: nothing happened (a reload that found no new version)
+  std::int64_t version = 0;
+  Time at = 0;  // the engine's time after the step
+  std::vector<Decision> decisions;
+
+  /// The last decision about `task` in this step, or nullptr.
+  const Decision* find(std::string_view task) const {
+    for (auto it = decisions.rbegin(); it != decisions.rend(); ++it)
+      if (it->task == task) return &*it;
+    return nullptr;
+  }
+};
+
+/// One team's quota and usage of one resource in one flavor (base units).
+struct UsageRow {
+  std::string team;
+  std::string flavor;
+  Resource resource = Resource::gpu;
+  std::int64_t nominal = 0;
+  std::int64_t borrowing_limit = 0;  // kUnlimited when unlimited
+  std::int64_t used = 0;
+  std::int64_t borrowed = 0;  // max(0, used − nominal)
+  friend bool operator==(const UsageRow& a, const UsageRow& b) {
+    return a.team == b.team && a.flavor == b.flavor && a.resource == b.resource && a.nominal == b.nominal &&
+           a.borrowing_limit == b.borrowing_limit && a.used == b.used && a.borrowed == b.borrowed;
+  }
+};
+
+/// The cohort's quota and usage of one resource in one flavor (base units).
+struct CohortRow {
+  std::string flavor;
+  Resource resource = Resource::gpu;
+  std::int64_t quota = 0;  // what the teams lend (plus unreserved capacity with idle sharing)
+  std::int64_t used = 0;   // what teams use beyond what they keep for themselves
+  friend bool operator==(const CohortRow& a, const CohortRow& b) {
+    return a.flavor == b.flavor && a.resource == b.resource && a.quota == b.quota && a.used == b.used;
+  }
+};
+
+/// A task that holds or waits for quota.
+struct TaskRow {
+  std::string id;
+  std::string team;
+  TaskState state = TaskState::pending;  // pending or admitted
+  std::string flavor;                    // while admitted
+  Time submitted_at = 0;
+  std::optional<Time> admitted_at;  // while admitted
+  friend bool operator==(const TaskRow& a, const TaskRow& b) {
+    return a.id == b.id && a.team == b.team && a.state == b.state && a.flavor == b.flavor &&
+           a.submitted_at == b.submitted_at && a.admitted_at == b.admitted_at;
+  }
+};
+
+/// The engine's state after one step, under one policy version. Rows in declaration order
+/// (teams, flavors, resources); tasks in the order the engine holds them.
+struct Snapshot {
+  std::int64_t version = 0;
+  std::uint64_t sequence = 0;  // the last step it reflects
+  Time at = 0;
+  std::vector<UsageRow> usage;    // every team × flavor it has a quota for × charged resource
+  std::vector<CohortRow> cohort;  // every flavor × charged resource
+  std::vector<TaskRow> tasks;     // pending and admitted tasks
+  friend bool operator==(const Snapshot& a, const Snapshot& b) {
+    return a.version == b.version && a.sequence == b.sequence && a.at == b.at && a.usage == b.usage &&
+           a.cohort == b.cohort && a.tasks == b.tasks;
+  }
+};
+
+/// One resource of one flavor as a task's team sees it (base units).
+struct ResourceFigures {
+  Resource resource = Resource::gpu;
+  std::int64_t requested = 0;
+  std::int64_t guaranteed = 0;       // the team's nominal quota
+  std::int64_t borrowing_limit = 0;  // kUnlimited when the team may borrow without limit
+  std::int64_t in_use = 0;           // what the team's admitted tasks hold
+  std::int64_t available = 0;        // what the team can take now
+  std::int64_t borrowable = 0;       // the part of `available` beyond the team's own unused quota
+  std::int64_t maximum = 0;          // the most the team could ever hold
+  std::int64_t cohort_idle = 0;      // quota lent to the cohort and unused by anyone
+};
+
+struct FlavorExplanation {
+  std::string flavor;
+  /// `fits`, `fits by borrowing`, `needs preemption in the team`, `needs reclaim from other
+  /// teams`, `no preemption candidates`, `does not fit`, or `admitted`.
+  std::string verdict;
+  std::vector<ResourceFigures> resources;
+};
+
+struct CandidateExplanation {
+  std::string task;
+  std::string team;
+  std::int32_t priority = 0;
+  Time admitted_at = 0;
+  bool chosen = false;
+  std::string why;
+};
+
+/// Why a task is where it is, against the engine's current state (`gov eval`'s explanation).
+struct Explanation {
+  std::int64_t version = 0;  // the policy version it was computed under
+  std::string task;
+  std::string team;
+  TaskState state = TaskState::pending;
+  std::int32_t priority = 0;
+  std::string priority_class;  // empty when none applies
+  ResourceAmounts requested;   // every resource requested (EFA included; it is never charged)
+  std::string flavor;          // the flavor it holds, when admitted
+  std::vector<FlavorExplanation> flavors;        // pending: the flavors tried; admitted: its flavor
+  std::vector<CandidateExplanation> candidates;  // pending and needing preemption
+  std::optional<PendingReason> reason;           // of the last pending decision
+  std::string message;
+  std::string preempted_by;  // the task that last preempted it, if any
+  std::optional<PreemptionKind> preempted_kind;
+  std::vector<std::string> notes;  // what would let it run, in words
+};
+
+/// What submitting a task now would lead to (Engine::check), computed without changing the
+/// engine: the rules, then the quota fit in the team's instance types in declared order.
+/// Pending tasks are not simulated (in a real cycle a task ahead in the queue may take the
+/// room first), so `admit` means "fits now", not "will be admitted".
+struct Admission {
+  enum class Verdict : std::uint8_t {
+    admit,    // fits now in `flavor` (borrowing when `borrows`)
+    reject,   // the deny rule `rule` matches
+    pending,  // does not fit now (it would wait or need preemption), or its team is inactive
+    invalid,  // unknown team, class or instance type, or bad amounts (as submit would say)
+  };
+  Verdict verdict = Verdict::invalid;
+  std::string_view flavor;  // admit: the instance type; valid as long as the engine lives
+  bool borrows = false;
+  std::string_view rule;       // reject: the first matching deny rule; valid as the flavor
+  std::uint32_t warnings = 0;  // matching warn rules (and deny rules after the first)
+  std::int32_t priority = 0;   // the task's effective priority
+  std::int64_t version = 0;    // the policy version it was computed under
+  std::uint64_t sequence = 0;  // the last step of the state it was computed against
+};
+
+/// Which compiled policy an engine runs.
+struct PolicyInfo {
+  std::string name;            // the store's policy name, or the file's stem
+  std::int64_t version = 0;    // see Decision::version
+  std::string content_sha256;  // of the source files
+  std::string back_end;        // "jit" or "interp"
+  bool cached_code = false;    // native code loaded from the store's cache (no codegen)
+  std::string source;          // the store or file path it came from
+};
+
+/// The error codes of the C++ API; the C ABI returns the same numbers (gov_status).
+enum class ErrorCode : int {
+  invalid_argument = 1,  // a malformed argument (bad options, a trace that does not parse, ...)
+  not_found = 2,         // no such file, store, policy or version
+  policy = 3,            // the policy has errors; the message holds the rendered diagnostics
+  store = 4,             // the store failed (corrupt, busy, unreadable, newer schema, ...)
+  io = 5,                // a file could not be read
+  out_of_memory = 6,
+  internal = 7,  // a bug in gov: please report it
+};
+
+/// The one exception type the C++ API throws (besides std::bad_alloc). Errors of tasks are not
+/// exceptions: they are `invalid` or `rejected` decisions.
+class GOV_API Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& message);
+  ~Error() override;
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+/// Names as in the decision stream: "admitted", "waiting-for-quota", "reclaim", "pending",
+/// "gpu" / "neuron" / "vcpu" / "memory_gib" / "efa".
+GOV_API std::string_view outcome_name(Outcome outcome);
+GOV_API std::string_view reason_name(PendingReason reason);
+GOV_API std::string_view preemption_kind_name(PreemptionKind kind);
+GOV_API std::string_view task_state_name(TaskState state);
+GOV_API std::string_view resource_name(Resource resource);
+
+/// One decision as one line of INTERFACES.md's decision stream (no newline): exactly what
+/// `gov simulate --format jsonl` prints, so streams can be compared byte for byte. The version
+/// and sequence are not part of it.
+GOV_API std::string to_json(const Decision& decision);
+/// Every decision of a step, one line each, each ending with a newline.
+GOV_API std::string to_json(const Step& step);
+/// An explanation or a snapshot as one JSON object (amounts in the stream's units: devices,
+/// vCPUs, GiB; unlimited limits as null). docs/embedding.md shows the shapes.
+GOV_API std::string to_json(const Explanation& explanation);
+GOV_API std::string to_json(const Snapshot& snapshot);
+
+}  // namespace gov
