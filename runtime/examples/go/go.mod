@@ -1,0 +1,3 @@
+module gov.example/replay
+
+go 1.19

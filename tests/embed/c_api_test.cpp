@@ -1,0 +1,304 @@
+// The C ABI (gov/gov.h): handles, decisions as structs and as JSON, thread-local errors, NULL
+// arguments, snapshots, explanations, traces, the step callback and reloads.
+#include <catch2/catch.hpp>
+
+#include <gov/gov.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/embed/embed_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace {
+
+using gov::test::read_text;
+using gov::test::repo_path;
+
+const std::string kWorkshop = "policies/examples/workshop-g5.gov";
+
+/// An engine on the workshop policy, closed at the end of the test.
+struct Engine {
+  Engine() {
+    REQUIRE(gov_engine_open_file(repo_path(kWorkshop).c_str(), nullptr, &handle) == GOV_OK);
+  }
+  ~Engine() { gov_engine_close(handle); }
+  gov_engine* handle = nullptr;
+};
+
+gov_task gpu_task(const char* id, const char* team, int64_t gpus) {
+  gov_task task;
+  gov_task_init(&task);
+  task.id = id;
+  task.team = team;
+  task.instance_type = "ml.g5.8xlarge";
+  task.amounts[GOV_GPU] = gpus;
+  return task;
+}
+
+}  // namespace
+
+TEST_CASE("C: the walkthrough as structs and as the JSON stream", "[embed][c]") {
+  Engine engine;
+  gov_task a1 = gpu_task("a1", "team-a", 3);
+  gov_decisions* step = nullptr;
+  REQUIRE(gov_engine_submit(engine.handle, 0, &a1, &step) == GOV_OK);
+  REQUIRE(gov_decisions_count(step) == 1);
+  const gov_decision* d = gov_decisions_get(step, 0);
+  CHECK(std::string(d->task) == "a1");
+  CHECK(d->outcome == GOV_ADMITTED);
+  CHECK(std::string(d->flavor) == "ml.g5.8xlarge");
+  CHECK(d->usage.present == (1u << GOV_GPU));
+  CHECK(d->usage.value[GOV_GPU] == 3);
+  CHECK(d->borrowed.value[GOV_GPU] == 1);
+  CHECK(d->reason == GOV_REASON_NONE);
+  CHECK(d->kind == GOV_PREEMPTION_NONE);
+  CHECK(d->version == 1);
+  CHECK(d->sequence == 1);
+  CHECK(gov_decisions_sequence(step) == 1);
+  CHECK(gov_decisions_get(step, 1) == nullptr);
+  std::string stream = gov_decisions_json(step);
+  gov_decisions_free(step);
+
+  gov_task b1;
+  gov_task_init(&b1);
+  b1.id = "b1";
+  b1.team = "team-b";
+  b1.instance_type = "ml.g5.8xlarge";
+  b1.instances = 2;
+  REQUIRE(gov_engine_submit(engine.handle, 5000, &b1, &step) == GOV_OK);
+  REQUIRE(gov_decisions_count(step) == 5);
+  const gov_decision* wait = gov_decisions_get(step, 0);
+  CHECK(wait->outcome == GOV_PENDING);
+  CHECK(wait->reason == GOV_WAITING_FOR_PREEMPTION);
+  REQUIRE(wait->victim_count == 1);
+  CHECK(std::string(wait->victims[0]) == "a1");
+  const gov_decision* preempted = gov_decisions_get(step, 1);
+  CHECK(preempted->outcome == GOV_PREEMPTED);
+  CHECK(preempted->kind == GOV_PREEMPTION_RECLAIM);
+  CHECK(std::string(preempted->by) == "b1");
+  const gov_decision* a1_now = gov_decisions_find(step, "a1");
+  REQUIRE(a1_now != nullptr);
+  CHECK(a1_now->reason == GOV_WAITING_FOR_QUOTA);
+  CHECK(a1_now->short_of.present == (1u << GOV_GPU));
+  CHECK(a1_now->short_of.value[GOV_GPU] == 1);
+  CHECK(std::string(gov_decision_json(step, 1)).find("\"outcome\":\"preempted\"") != std::string::npos);
+  CHECK(gov_decision_json(step, 5) == nullptr);
+  stream += gov_decisions_json(step);
+  gov_decisions_free(step);
+
+  REQUIRE(gov_engine_finish(engine.handle, 90000, "b1", &step) == GOV_OK);
+  stream += gov_decisions_json(step);
+  gov_decisions_free(step);
+  REQUIRE(gov_engine_cancel(engine.handle, 95000, "a1", nullptr) == GOV_OK);  // out may be NULL
+  REQUIRE(gov_engine_decision(engine.handle, "a1", &step) == GOV_OK);
+  stream += gov_decisions_json(step);
+  gov_decisions_free(step);
+  CHECK(stream == read_text(repo_path("tests/walkthrough/expected.jsonl")));
+}
+
+TEST_CASE("C: errors are codes with a thread-local message; NULLs are refused", "[embed][c]") {
+  gov_engine* engine = reinterpret_cast<gov_engine*>(0x1);
+  CHECK(gov_engine_open("/nonexistent/dir/policies.db", nullptr, &engine) == GOV_ERROR_NOT_FOUND);
+  CHECK(engine == nullptr);  // cleared on error
+  const std::string message = gov_last_error();
+  CHECK(message.find("/nonexistent/dir/policies.db") != std::string::npos);
+
+  // Another thread's failure does not change this thread's message.
+  std::thread([] {
+    CHECK(std::string(gov_last_error()).empty());
+    gov_engine* other = nullptr;
+    CHECK(gov_engine_open_file("/nonexistent.gov", nullptr, &other) == GOV_ERROR_IO);
+    CHECK(std::string(gov_last_error()).find("nonexistent.gov") != std::string::npos);
+  }).join();
+  CHECK(gov_last_error() == message);
+
+  CHECK(gov_engine_open(nullptr, nullptr, &engine) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(gov_engine_open("x.db", nullptr, nullptr) == GOV_ERROR_INVALID_ARGUMENT);
+  gov_decisions* step = nullptr;
+  CHECK(gov_engine_submit(nullptr, 0, nullptr, &step) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(gov_engine_tick(nullptr, 0, &step) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(gov_last_error()) == "the engine is NULL");
+  CHECK(gov_engine_version(nullptr) == -1);
+  CHECK(gov_decisions_count(nullptr) == 0);
+  gov_engine_close(nullptr);
+  gov_decisions_free(nullptr);
+  gov_string_free(nullptr);
+  CHECK(std::string(gov_status_name(GOV_ERROR_POLICY)) == "policy");
+
+  Engine e;
+  gov_task no_team = gpu_task("x", nullptr, 1);
+  CHECK(gov_engine_submit(e.handle, 0, &no_team, &step) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(gov_last_error()).find("team") != std::string::npos);
+  gov_task bad_labels = gpu_task("x", "team-a", 1);
+  bad_labels.label_count = 2;
+  CHECK(gov_engine_submit(e.handle, 0, &bad_labels, &step) == GOV_ERROR_INVALID_ARGUMENT);
+  gov_event event{};
+  event.kind = static_cast<gov_event_kind>(7);
+  CHECK(gov_engine_step(e.handle, 0, &event, 1, &step) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(gov_engine_decision(e.handle, "nobody", &step) == GOV_ERROR_NOT_FOUND);
+  char* json = nullptr;
+  CHECK(gov_engine_explain_json(e.handle, "nobody", &json) == GOV_ERROR_NOT_FOUND);
+  CHECK(gov_engine_reload_version(e.handle, 3, &step) == GOV_ERROR_INVALID_ARGUMENT);  // a file has no versions
+
+  // An unknown team is a decision, not a call error.
+  gov_task unknown = gpu_task("x", "team-z", 1);
+  REQUIRE(gov_engine_submit(e.handle, 0, &unknown, &step) == GOV_OK);
+  CHECK(gov_decisions_get(step, 0)->outcome == GOV_INVALID);
+  gov_decisions_free(step);
+
+  gov_engine* broken = nullptr;
+  gov::test::ScratchDir dir("c-errors");
+  gov::test::write_text(dir / "broken.gov", "team t { quota x { memory = 128 GB } }\n");
+  CHECK(gov_engine_open_file((dir / "broken.gov").c_str(), nullptr, &broken) == GOV_ERROR_POLICY);
+  CHECK(std::string(gov_last_error()).find("error[") != std::string::npos);
+}
+
+TEST_CASE("C: labels, pods, priorities and durations reach the engine", "[embed][c]") {
+  gov::test::ScratchDir dir("c-rules");
+  gov_engine* engine = nullptr;
+  REQUIRE(gov_engine_open_file(repo_path("policies/examples/rules.gov").c_str(), nullptr, &engine) == GOV_OK);
+  gov_task task;
+  gov_task_init(&task);
+  task.id = "r1";
+  task.team = "research";
+  task.instance_type = "ml.c5.2xlarge";
+  task.priority = "training";
+  task.pods = 2;
+  task.amounts[GOV_VCPU] = 500;
+  task.amounts[GOV_MEMORY] = 2048;
+  task.duration_ms = 1500;
+  gov_decisions* step = nullptr;
+  REQUIRE(gov_engine_submit(engine, 0, &task, &step) == GOV_OK);
+  CHECK(gov_decisions_get(step, 0)->outcome == GOV_REJECTED);  // no "project" label
+  CHECK(std::string(gov_decisions_get(step, 0)->rule) == "require-project");
+  gov_decisions_free(step);
+
+  const gov_label labels[] = {{"project", "p1"}, {"cost-center", "cc-7"}};
+  task.id = "r2";
+  task.labels = labels;
+  task.label_count = 2;
+  REQUIRE(gov_engine_submit(engine, 0, &task, &step) == GOV_OK);
+  const gov_decision* admitted = gov_decisions_get(step, 0);
+  REQUIRE(admitted->outcome == GOV_ADMITTED);
+  CHECK(admitted->usage.value[GOV_VCPU] == 1000);  // 2 pods × 500 millicores
+  CHECK(admitted->usage.value[GOV_MEMORY] == 4096);
+  gov_decisions_free(step);
+  REQUIRE(gov_engine_tick(engine, 10'000, &step) == GOV_OK);
+  REQUIRE(gov_decisions_count(step) == 1);
+  CHECK(gov_decisions_get(step, 0)->outcome == GOV_FINISHED);
+  CHECK(gov_decisions_get(step, 0)->at_ms == 1500);
+  gov_decisions_free(step);
+  gov_engine_close(engine);
+}
+
+TEST_CASE("C: snapshot, explanation and trace", "[embed][c]") {
+  Engine engine;
+  gov_task a1 = gpu_task("a1", "team-a", 3);
+  gov_task a4 = gpu_task("a4", "team-a", 4);
+  REQUIRE(gov_engine_submit(engine.handle, 0, &a1, nullptr) == GOV_OK);
+  REQUIRE(gov_engine_submit(engine.handle, 1, &a4, nullptr) == GOV_OK);
+
+  gov_snapshot* snapshot = nullptr;
+  REQUIRE(gov_engine_snapshot(engine.handle, &snapshot) == GOV_OK);
+  CHECK(gov_snapshot_version(snapshot) == 1);
+  CHECK(gov_snapshot_sequence(snapshot) == 2);
+  bool saw = false;
+  for (size_t i = 0; i < gov_snapshot_usage_count(snapshot); ++i) {
+    const gov_usage_row* row = gov_snapshot_usage(snapshot, i);
+    if (std::string(row->team) != "team-a" || row->resource != GOV_GPU) continue;
+    saw = true;
+    CHECK(row->nominal == 2);
+    CHECK(row->used == 3);
+    CHECK(row->borrowed == 1);
+    CHECK(row->borrowing_limit == 1);
+  }
+  CHECK(saw);
+  CHECK(std::string(gov_snapshot_json(snapshot)).find("\"id\":\"a4\"") != std::string::npos);
+  gov_snapshot_free(snapshot);
+
+  char* json = nullptr;
+  REQUIRE(gov_engine_explain_json(engine.handle, "a4", &json) == GOV_OK);
+  CHECK(std::string(json).find("\"reason\":\"exceeds-max-quota\"") != std::string::npos);
+  gov_string_free(json);
+
+  const std::string text = read_text(repo_path("policies/examples/workshop-g5.trace.json"));
+  gov_trace* trace = nullptr;
+  REQUIRE(gov_trace_read(engine.handle, text.data(), text.size(), &trace) == GOV_OK);
+  REQUIRE(gov_trace_count(trace) == 4);
+  const gov_event* b1 = gov_trace_get(trace, 1);
+  CHECK(b1->at_ms == 5000);
+  CHECK(b1->kind == GOV_EVENT_SUBMIT);
+  CHECK(std::string(b1->task.id) == "b1");
+  CHECK(b1->task.instances == 2);
+  CHECK(b1->task.amounts[GOV_GPU] == GOV_UNSET);
+  CHECK(b1->task.priority == nullptr);
+  CHECK(gov_trace_get(trace, 2)->kind == GOV_EVENT_FINISH);
+  CHECK(std::string(gov_trace_get(trace, 2)->id) == "b1");
+  CHECK(gov_trace_get(trace, 4) == nullptr);
+  gov_trace_free(trace);
+  const std::string bad = R"({"events":[{"at":0,"submit":{"id":"a","team":"team-a","gpu":1}}]})";
+  CHECK(gov_trace_read(engine.handle, bad.data(), bad.size(), &trace) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(gov_last_error()).find("did you mean \"gpus\"") != std::string::npos);
+}
+
+TEST_CASE("C: the step callback, store engines and reloads", "[embed][c][store]") {
+  gov::test::ScratchDir dir("c-store");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, repo_path(kWorkshop), "workshop-g5");
+  struct Seen {
+    std::vector<uint64_t> sequences;
+    std::vector<std::string> lines;
+  } seen;
+  gov_open_options options;
+  gov_open_options_init(&options);
+  options.on_step = [](const gov_decisions* step, void* user) {
+    auto* s = static_cast<Seen*>(user);
+    s->sequences.push_back(gov_decisions_sequence(step));
+    s->lines.push_back(gov_decisions_json(step));
+  };
+  options.on_step_user_data = &seen;
+  gov_engine* engine = nullptr;
+  REQUIRE(gov_engine_open(db.c_str(), &options, &engine) == GOV_OK);
+  CHECK(gov_engine_version(engine) == 1);
+  gov_task a1 = gpu_task("a1", "team-a", 3);
+  REQUIRE(gov_engine_submit(engine, 0, &a1, nullptr) == GOV_OK);
+  gov_decisions* step = nullptr;
+  REQUIRE(gov_engine_reload(engine, &step) == GOV_OK);  // nothing new
+  CHECK(gov_decisions_sequence(step) == 0);
+  CHECK(gov_decisions_count(step) == 0);
+  gov_decisions_free(step);
+
+  CHECK(gov::test::apply_policy_file(db, repo_path("tests/diff/workshop-g5-team-a-3.gov"), "workshop-g5") == 2);
+  REQUIRE(gov_engine_reload(engine, &step) == GOV_OK);
+  CHECK(gov_engine_version(engine) == 2);
+  CHECK(gov_decisions_version(step) == 2);
+  CHECK(gov_decisions_sequence(step) == 2);
+  gov_decisions_free(step);
+  REQUIRE(gov_engine_reload_version(engine, 1, nullptr) == GOV_OK);
+  CHECK(gov_engine_version(engine) == 1);
+  CHECK(seen.sequences == std::vector<uint64_t>{1, 2, 3});
+  CHECK(seen.lines[0].find("\"task\":\"a1\",\"outcome\":\"admitted\"") != std::string::npos);
+  gov_engine_close(engine);
+}
+
+TEST_CASE("C: check answers without changing the engine", "[embed][c][check]") {
+  Engine engine;
+  gov_task a1 = gpu_task("a1", "team-a", 3);
+  gov_admission admission;
+  REQUIRE(gov_engine_check(engine.handle, &a1, &admission) == GOV_OK);
+  CHECK(admission.verdict == GOV_VERDICT_ADMIT);
+  CHECK(std::string(admission.flavor) == "ml.g5.8xlarge");
+  CHECK(admission.borrows == 1);
+  CHECK(std::string(admission.rule).empty());
+  CHECK(admission.version == 1);
+  gov_decisions* step = nullptr;
+  CHECK(gov_engine_decision(engine.handle, "a1", &step) == GOV_ERROR_NOT_FOUND);
+  gov_task unknown = gpu_task("x", "team-z", 1);
+  REQUIRE(gov_engine_check(engine.handle, &unknown, &admission) == GOV_OK);
+  CHECK(admission.verdict == GOV_VERDICT_INVALID);
+  CHECK(std::string(admission.flavor).empty());
+  CHECK(gov_engine_check(engine.handle, nullptr, &admission) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(gov_engine_check(engine.handle, &a1, nullptr) == GOV_ERROR_INVALID_ARGUMENT);
+}

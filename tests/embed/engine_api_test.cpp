@@ -1,0 +1,345 @@
+// The C++ embedding API on one thread: opening (file and store, cached native code, errors),
+// submit / finish / cancel / step / tick against the HyperPod walkthrough, the latest decision
+// per task, explanations, snapshots, traces and the JSON forms.
+#include <catch2/catch.hpp>
+
+#include <gov/engine.hpp>
+
+#include <fstream>
+
+#include "tests/embed/embed_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace {
+
+using gov::test::read_text;
+using gov::test::repo_path;
+
+const std::string kWorkshop = "policies/examples/workshop-g5.gov";
+const std::string kWalkthroughTrace = "policies/examples/workshop-g5.trace.json";
+
+gov::Task task(const std::string& id, const std::string& team, int64_t gpus) {
+  gov::Task t;
+  t.id = id;
+  t.team = team;
+  t.instance_type = "ml.g5.8xlarge";
+  t.set(gov::Resource::gpu, gpus);
+  return t;
+}
+
+gov::Task instances(const std::string& id, const std::string& team, int64_t count) {
+  gov::Task t;
+  t.id = id;
+  t.team = team;
+  t.instance_type = "ml.g5.8xlarge";
+  t.instances = count;
+  return t;
+}
+
+/// Replays the walkthrough trace through `engine`, one step per instant, as JSON lines.
+std::string replay(gov::Engine& engine, const std::string& trace_path) {
+  const std::vector<gov::TimedEvent> trace = gov::read_trace(engine, read_text(repo_path(trace_path)));
+  std::string out;
+  std::vector<gov::Event> batch;
+  for (size_t i = 0; i < trace.size();) {
+    const gov::Time at = trace[i].at;
+    batch.clear();
+    for (; i < trace.size() && trace[i].at == at; ++i) batch.push_back(trace[i].event);
+    out += gov::to_json(engine.step(at, batch));
+  }
+  return out + gov::to_json(engine.tick(gov::kForever));
+}
+
+}  // namespace
+
+TEST_CASE("an engine compiled from a file replays the walkthrough as gov simulate does", "[embed]") {
+  for (auto back_end : {gov::Options::BackEnd::jit, gov::Options::BackEnd::interpreter}) {
+    gov::Options options;
+    options.back_end = back_end;
+    gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop), options);
+    CHECK(engine.policy().back_end == (back_end == gov::Options::BackEnd::jit ? "jit" : "interp"));
+    CHECK(engine.policy().name == "workshop-g5");
+    CHECK(engine.version() == 1);
+    CHECK(replay(engine, kWalkthroughTrace) == read_text(repo_path("tests/walkthrough/expected.jsonl")));
+  }
+}
+
+TEST_CASE("submit returns the task's decision and the whole step", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  gov::Step first;
+  const gov::Decision a1 = engine.submit(task("a1", "team-a", 3), 0, &first);
+  CHECK(a1.outcome == gov::Outcome::admitted);
+  CHECK(a1.flavor == "ml.g5.8xlarge");
+  CHECK(a1.usage == gov::ResourceAmounts{{gov::Resource::gpu, 3}});
+  CHECK(a1.borrowed == gov::ResourceAmounts{{gov::Resource::gpu, 1}});
+  CHECK(a1.version == 1);
+  CHECK(a1.sequence == 1);
+  CHECK(first.sequence == 1);
+  REQUIRE(first.decisions.size() == 1);
+  CHECK(first.decisions[0] == a1);
+
+  // b1 reclaims: the step holds b1's wait, a1's preemption, b1's admission, a1's waits.
+  gov::Step second;
+  const gov::Decision b1 = engine.submit(instances("b1", "team-b", 2), 5000, &second);
+  CHECK(b1.outcome == gov::Outcome::admitted);  // b1's last decision of the step
+  CHECK(b1.sequence == 2);
+  REQUIRE(second.decisions.size() == 5);
+  CHECK(second.decisions[0].reason == gov::PendingReason::waiting_for_preemption);
+  CHECK(second.decisions[0].victims == std::vector<std::string>{"a1"});
+  CHECK(second.decisions[1].outcome == gov::Outcome::preempted);
+  CHECK(second.decisions[1].kind == gov::PreemptionKind::reclaim);
+  CHECK(second.decisions[1].by == "b1");
+  const gov::Decision* a1_last = second.find("a1");
+  REQUIRE(a1_last != nullptr);
+  CHECK(a1_last->short_of == gov::ResourceAmounts{{gov::Resource::gpu, 1}});
+
+  // finish b1: a1 is admitted again in the same step.
+  gov::Step third;
+  const std::optional<gov::Decision> finished = engine.finish("b1", 90000, &third);
+  REQUIRE(finished);
+  CHECK(finished->outcome == gov::Outcome::finished);
+  REQUIRE(third.find("a1") != nullptr);
+  CHECK(third.find("a1")->outcome == gov::Outcome::admitted);
+
+  CHECK_FALSE(engine.finish("b1", 91000));         // no longer admitted: nothing happens
+  CHECK_FALSE(engine.finish("nobody", 91000));     // unknown
+  const std::optional<gov::Decision> cancelled = engine.cancel("a1", 95000);
+  REQUIRE(cancelled);
+  CHECK(cancelled->outcome == gov::Outcome::cancelled);
+  CHECK(engine.now() == 95000);
+}
+
+TEST_CASE("bad tasks are decisions, not errors", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  const gov::Decision unknown = engine.submit(task("x", "team-z", 1), 0);
+  CHECK(unknown.outcome == gov::Outcome::invalid);
+  CHECK(unknown.message.find("team-z") != std::string::npos);
+
+  CHECK(engine.submit(task("a1", "team-a", 1), 0).outcome == gov::Outcome::admitted);
+  const gov::Decision duplicate = engine.submit(task("a1", "team-a", 1), 1);
+  CHECK(duplicate.outcome == gov::Outcome::invalid);
+  // The live task keeps its record: the duplicate's `invalid` is not a2's latest decision.
+  REQUIRE(engine.decision("a1"));
+  CHECK(engine.decision("a1")->outcome == gov::Outcome::admitted);
+  CHECK(engine.decision("x")->outcome == gov::Outcome::invalid);
+  CHECK_FALSE(engine.decision("never"));
+}
+
+TEST_CASE("decision, explain and snapshot describe the state between steps", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  engine.submit(task("a1", "team-a", 3), 0);
+  engine.submit(instances("b1", "team-b", 2), 5000);
+  const std::optional<gov::Decision> a1 = engine.decision("a1");
+  REQUIRE(a1);
+  CHECK(a1->outcome == gov::Outcome::pending);
+  CHECK(a1->reason == gov::PendingReason::waiting_for_quota);
+  CHECK(a1->sequence == 2);
+
+  const std::optional<gov::Explanation> why = engine.explain("a1");
+  REQUIRE(why);
+  CHECK(why->state == gov::TaskState::pending);
+  CHECK(why->version == 1);
+  REQUIRE_FALSE(why->flavors.empty());
+  CHECK(why->flavors[0].flavor == "ml.g5.8xlarge");
+  CHECK(why->preempted_by == "b1");
+  CHECK_FALSE(engine.explain("nobody"));
+  const std::string why_json = gov::to_json(*why);
+  CHECK(why_json.find("\"task\":\"a1\"") != std::string::npos);
+  CHECK(why_json.find("\"preempted_by\":\"b1\"") != std::string::npos);
+
+  const gov::Snapshot snapshot = engine.snapshot();
+  CHECK(snapshot.version == 1);
+  CHECK(snapshot.sequence == 2);
+  CHECK(snapshot.at == 5000);
+  REQUIRE(snapshot.tasks.size() == 2);
+  CHECK(snapshot.tasks[0].id == "a1");
+  CHECK(snapshot.tasks[0].state == gov::TaskState::pending);
+  CHECK(snapshot.tasks[1].id == "b1");
+  CHECK(snapshot.tasks[1].state == gov::TaskState::admitted);
+  CHECK(snapshot.tasks[1].admitted_at == 5000);
+  bool saw_b_gpu = false;
+  for (const gov::UsageRow& row : snapshot.usage) {
+    if (row.team != "team-b" || row.resource != gov::Resource::gpu) continue;
+    saw_b_gpu = true;
+    CHECK(row.flavor == "ml.g5.8xlarge");
+    CHECK(row.nominal == 2);
+    CHECK(row.used == 2);
+    CHECK(row.borrowed == 0);
+  }
+  CHECK(saw_b_gpu);
+  const std::string json = gov::to_json(snapshot);
+  CHECK(json.find("\"sequence\":2") != std::string::npos);
+  CHECK(json.find("{\"team\":\"team-b\",\"flavor\":\"ml.g5.8xlarge\",\"resource\":\"gpu\",\"nominal\":2") !=
+        std::string::npos);
+}
+
+TEST_CASE("tick runs duration-based finishes", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  gov::Task t = task("a1", "team-a", 1);
+  t.duration = 600;
+  engine.submit(t, 0);
+  CHECK(engine.tick(599).decisions.empty());
+  const gov::Step step = engine.tick(10'000);
+  REQUIRE(step.decisions.size() == 1);
+  CHECK(step.decisions[0].outcome == gov::Outcome::finished);
+  CHECK(step.decisions[0].at == 600);  // stamped with its own instant
+}
+
+TEST_CASE("an engine opened from a store loads the active version's cached native code", "[embed][store]") {
+  gov::test::ScratchDir dir("embed-store");
+  const std::string db = dir / "policies.db";
+  CHECK(gov::test::apply_policy_file(db, repo_path(kWorkshop), "workshop-g5") == 1);
+  gov::Engine engine = gov::Engine::open_store(db);
+  const gov::PolicyInfo info = engine.policy();
+  CHECK(info.name == "workshop-g5");
+  CHECK(info.version == 1);
+  CHECK(info.back_end == "jit");
+  CHECK(info.cached_code);
+  CHECK(info.source == db);
+  CHECK(info.content_sha256.size() == 64);
+  CHECK(replay(engine, kWalkthroughTrace) == read_text(repo_path("tests/walkthrough/expected.jsonl")));
+}
+
+TEST_CASE("opening fails with a code and a clear message", "[embed]") {
+  gov::test::ScratchDir dir("embed-errors");
+  auto code_of = [](auto&& open) {
+    try {
+      open();
+    } catch (const gov::Error& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).size() > 0);
+      return e.code();
+    }
+    FAIL("no error");
+    return gov::ErrorCode::internal;
+  };
+  CHECK(code_of([&] { gov::Engine::open_store(dir / "missing.db"); }) == gov::ErrorCode::not_found);
+  CHECK(code_of([&] { gov::Engine::compile_file(dir / "missing.gov"); }) == gov::ErrorCode::io);
+
+  gov::test::write_text(dir / "broken.gov", "team t { quota x { memory = 128 GB } }\n");
+  try {
+    gov::Engine::compile_file(dir / "broken.gov");
+    FAIL("a policy with errors compiled");
+  } catch (const gov::Error& e) {
+    CHECK(e.code() == gov::ErrorCode::policy);
+    CHECK(std::string(e.what()).find("error[") != std::string::npos);  // the rendered diagnostics
+  }
+
+  gov::test::write_text(dir / "garbage.db", std::string(4096, 'x'));
+  CHECK(code_of([&] { gov::Engine::open_store(dir / "garbage.db"); }) == gov::ErrorCode::store);
+
+  // A store with two policies needs a name; an unknown name is not found.
+  const std::string db = dir / "two.db";
+  gov::test::apply_policy_file(db, repo_path(kWorkshop), "one");
+  gov::test::apply_policy_file(db, repo_path(kWorkshop), "two");
+  CHECK(code_of([&] { gov::Engine::open_store(db); }) == gov::ErrorCode::not_found);
+  CHECK(code_of([&] {
+          gov::Options options;
+          options.policy = "three";
+          gov::Engine::open_store(db, options);
+        }) == gov::ErrorCode::not_found);
+  gov::Options options;
+  options.policy = "two";
+  CHECK(gov::Engine::open_store(db, options).policy().name == "two");
+}
+
+TEST_CASE("read_trace checks a trace against the engine's policy", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  const auto events = gov::read_trace(engine, read_text(repo_path(kWalkthroughTrace)));
+  REQUIRE(events.size() == 4);
+  CHECK(events[1].at == 5000);
+  CHECK(events[1].event.kind == gov::Event::Kind::submit);
+  CHECK(events[1].event.task.instances == 2);
+  CHECK(events[2].event.kind == gov::Event::Kind::finish);
+  CHECK(events[2].event.id == "b1");
+  try {
+    gov::read_trace(engine, R"({"events":[{"at":0,"submit":{"id":"a","team":"team-z","gpus":1}}]})");
+    FAIL("a trace naming an unknown team was read");
+  } catch (const gov::Error& e) {
+    CHECK(e.code() == gov::ErrorCode::invalid_argument);
+    CHECK(std::string(e.what()).find("unknown team") != std::string::npos);
+  }
+}
+
+TEST_CASE("ended tasks are remembered up to a bound, live ones always", "[embed]") {
+  gov::Options options;
+  options.remembered_ended_tasks = 2;
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop), options);
+  engine.submit(task("live", "team-a", 1), 0);
+  for (int i = 0; i < 5; ++i) {
+    const std::string id = "t" + std::to_string(i);
+    engine.submit(task(id, "team-b", 1), i);
+    engine.finish(id, i);
+  }
+  CHECK_FALSE(engine.decision("t0"));
+  CHECK_FALSE(engine.decision("t2"));
+  REQUIRE(engine.decision("t3"));
+  CHECK(engine.decision("t3")->outcome == gov::Outcome::finished);
+  REQUIRE(engine.decision("t4"));
+  REQUIRE(engine.decision("live"));
+  CHECK(engine.decision("live")->outcome == gov::Outcome::admitted);
+}
+
+TEST_CASE("on_step sees every step in order, and a throwing listener does not break the engine", "[embed]") {
+  std::vector<uint64_t> sequences;
+  gov::Options options;
+  options.on_step = [&](const gov::Step& step) {
+    sequences.push_back(step.sequence);
+    throw std::runtime_error("listener failure");
+  };
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop), options);
+  engine.submit(task("a1", "team-a", 1), 0);
+  engine.tick(10);
+  engine.finish("a1", 20);
+  CHECK(sequences == std::vector<uint64_t>{1, 2, 3});
+  CHECK(engine.decision("a1")->outcome == gov::Outcome::finished);
+}
+
+TEST_CASE("a moved engine keeps working", "[embed]") {
+  gov::Engine first = gov::Engine::compile_file(repo_path(kWorkshop));
+  first.submit(task("a1", "team-a", 1), 0);
+  gov::Engine second = std::move(first);
+  CHECK(second.decision("a1")->outcome == gov::Outcome::admitted);
+  CHECK(second.submit(task("a2", "team-a", 1), 1).outcome == gov::Outcome::admitted);
+}
+
+TEST_CASE("check answers the hot-path question without changing the engine", "[embed][check]") {
+  gov::test::ScratchDir dir("embed-check");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, repo_path(kWorkshop), "p");
+  gov::Engine engine = gov::Engine::open_store(db);
+  const gov::Admission fits = engine.check(task("a1", "team-a", 3));
+  CHECK(fits.verdict == gov::Admission::Verdict::admit);
+  CHECK(fits.flavor == "ml.g5.8xlarge");
+  CHECK(fits.borrows);
+  CHECK(fits.version == 1);
+  CHECK(fits.sequence == 0);
+  CHECK_FALSE(engine.decision("a1"));  // nothing was submitted
+  CHECK(engine.snapshot().tasks.empty());
+
+  CHECK(engine.check(task("x", "team-z", 1)).verdict == gov::Admission::Verdict::invalid);
+  CHECK(engine.check(task("a4", "team-a", 4)).verdict == gov::Admission::Verdict::pending);  // over the maximum
+  engine.submit(task("a1", "team-a", 3), 0);
+  const gov::Admission b1 = engine.check(instances("b1", "team-b", 2));
+  CHECK(b1.verdict == gov::Admission::Verdict::pending);  // only by reclaiming a1's borrowed GPU
+  CHECK(b1.sequence == 1);
+  CHECK(engine.submit(instances("b1", "team-b", 2), 1).outcome == gov::Outcome::admitted);  // step() preempts
+
+  // Names stay valid after the version they came from is gone.
+  const std::string_view flavor = engine.check(task("b2", "team-b", 1)).flavor;
+  gov::test::apply_policy_file(db, repo_path("tests/diff/workshop-g5-team-a-3.gov"), "p");
+  engine.reload();
+  CHECK(flavor == "ml.g5.8xlarge");
+  CHECK(engine.check(task("b2", "team-b", 1)).version == 2);
+
+  gov::Engine rules = gov::Engine::compile_file(repo_path("policies/examples/rules.gov"));
+  gov::Task unlabelled;
+  unlabelled.id = "r1";
+  unlabelled.team = "research";
+  unlabelled.instance_type = "ml.c5.2xlarge";
+  unlabelled.set(gov::Resource::vcpu, 1000);
+  const gov::Admission denied = rules.check(unlabelled);
+  CHECK(denied.verdict == gov::Admission::Verdict::reject);
+  CHECK(denied.rule == "require-project");
+  CHECK(rules.submit(unlabelled, 0).rule == "require-project");  // as submit decides
+}

@@ -1,0 +1,221 @@
+// Reload semantics: the task state carries over to the new version, admitted tasks that no
+// longer fit stay admitted (a quota change does not evict), pending tasks compete under the new
+// quotas at once, tasks the new version cannot hold end as `invalid`, and the watcher reloads
+// by itself.
+#include <catch2/catch.hpp>
+
+#include <gov/engine.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "tests/embed/embed_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace {
+
+gov::Task gpus(const std::string& id, const std::string& team, int64_t count) {
+  gov::Task t;
+  t.id = id;
+  t.team = team;
+  t.instance_type = "ml.g5.8xlarge";
+  t.set(gov::Resource::gpu, count);
+  return t;
+}
+
+int64_t team_gpu(const gov::Snapshot& snapshot, const std::string& team, int64_t gov::UsageRow::*field) {
+  for (const gov::UsageRow& row : snapshot.usage)
+    if (row.team == team && row.resource == gov::Resource::gpu) return row.*field;
+  FAIL("no gpu row for " << team);
+  return -1;
+}
+
+/// Waits (up to 30 s, polling) for `done`; the tests assert on the outcome, never on timing.
+template <typename Done>
+bool eventually(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("reload: a larger quota admits pending tasks in the reload's own step", "[embed][reload]") {
+  gov::test::ScratchDir dir("reload-grow");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");
+  gov::Engine engine = gov::Engine::open_store(db);
+  const gov::Decision waiting = engine.submit(gpus("a4", "team-a", 4), 1000);
+  CHECK(waiting.outcome == gov::Outcome::pending);
+  CHECK(waiting.reason == gov::PendingReason::exceeds_max_quota);
+  CHECK(waiting.maximum == gov::ResourceAmounts{{gov::Resource::gpu, 3}});
+
+  CHECK(engine.reload().sequence == 0);  // nothing new yet
+  CHECK(gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v2.gov", 3), "p") == 2);
+  CHECK(engine.version() == 1);  // no watcher: the engine keeps its version until asked
+  const gov::Step step = engine.reload();
+  CHECK(step.version == 2);
+  CHECK(step.sequence == 2);
+  CHECK(step.at == 1000);
+  const gov::Decision* admitted = step.find("a4");
+  REQUIRE(admitted != nullptr);
+  CHECK(admitted->outcome == gov::Outcome::admitted);
+  CHECK(admitted->version == 2);
+  CHECK(engine.version() == 2);
+  CHECK(engine.policy().version == 2);
+  CHECK(engine.decision("a4")->outcome == gov::Outcome::admitted);
+  CHECK(engine.snapshot().version == 2);
+}
+
+TEST_CASE("reload: a smaller quota does not evict; the next cycle uses it", "[embed][reload]") {
+  gov::test::ScratchDir dir("reload-shrink");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v2.gov", 3), "p");
+  gov::Engine engine = gov::Engine::open_store(db);
+  REQUIRE(engine.version() == 2);
+  gov::Task long_running = gpus("a1", "team-a", 4);
+  long_running.duration = 60'000;
+  REQUIRE(engine.submit(long_running, 0).outcome == gov::Outcome::admitted);
+
+  const gov::Step step = engine.reload(1);  // back to 2 instances: at most 3 GPUs for team-a
+  CHECK(step.version == 1);
+  CHECK(step.find("a1") == nullptr);  // nothing happens to a1
+  const gov::Snapshot snapshot = engine.snapshot();
+  REQUIRE(snapshot.tasks.size() == 1);
+  CHECK(snapshot.tasks[0].state == gov::TaskState::admitted);
+  CHECK(snapshot.tasks[0].admitted_at == 0);
+  CHECK(team_gpu(snapshot, "team-a", &gov::UsageRow::used) == 4);
+  CHECK(team_gpu(snapshot, "team-a", &gov::UsageRow::nominal) == 2);
+
+  // The new quota applies to the next admission; the old task's duration still runs.
+  const gov::Decision next = engine.submit(gpus("a2", "team-a", 4), 1000);
+  CHECK(next.reason == gov::PendingReason::exceeds_max_quota);
+  CHECK(next.version == 1);
+  const gov::Step later = engine.tick(60'000);
+  REQUIRE(later.find("a1") != nullptr);
+  CHECK(later.find("a1")->outcome == gov::Outcome::finished);
+  CHECK(later.find("a1")->at == 60'000);
+}
+
+TEST_CASE("reload: tasks of a team the new version drops end as invalid", "[embed][reload]") {
+  gov::test::ScratchDir dir("reload-drop");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");
+  gov::Engine engine = gov::Engine::open_store(db);
+  engine.submit(gpus("a1", "team-a", 1), 0);
+  engine.submit(gpus("b1", "team-b", 2), 0);
+  engine.submit(gpus("b2", "team-b", 2), 0);
+  REQUIRE(engine.decision("b2")->outcome == gov::Outcome::pending);
+
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v2.gov", 2, /*with_team_b=*/false), "p");
+  const gov::Step step = engine.reload();
+  REQUIRE(step.find("b1") != nullptr);
+  CHECK(step.find("b1")->outcome == gov::Outcome::invalid);
+  CHECK(step.find("b1")->message.find("policy version 2") != std::string::npos);
+  CHECK(step.find("b1")->message.find("team-b") != std::string::npos);
+  REQUIRE(step.find("b2") != nullptr);
+  CHECK(step.find("b2")->outcome == gov::Outcome::invalid);
+  CHECK(engine.decision("b1")->outcome == gov::Outcome::invalid);  // replaces its live record
+  const gov::Snapshot snapshot = engine.snapshot();
+  REQUIRE(snapshot.tasks.size() == 1);
+  CHECK(snapshot.tasks[0].id == "a1");
+  CHECK(snapshot.tasks[0].state == gov::TaskState::admitted);
+  // b1's id is free again under the new version (and invalid there: team-b is gone).
+  CHECK(engine.submit(gpus("b1", "team-a", 1), 1).outcome == gov::Outcome::admitted);
+}
+
+TEST_CASE("reload of a file engine recompiles only a changed file", "[embed][reload]") {
+  gov::test::ScratchDir dir("reload-file");
+  const std::string path = gov::test::write_workshop_variant(dir, "policy.gov", 2);
+  gov::Engine engine = gov::Engine::compile_file(path);
+  engine.submit(gpus("a1", "team-a", 1), 0);
+  CHECK(engine.reload().sequence == 0);
+  gov::test::write_workshop_variant(dir, "policy.gov", 3);
+  const gov::Step step = engine.reload();
+  CHECK(step.version == 2);
+  CHECK(engine.decision("a1")->outcome == gov::Outcome::admitted);
+  CHECK(team_gpu(engine.snapshot(), "team-a", &gov::UsageRow::nominal) == 3);
+  try {
+    engine.reload(1);
+    FAIL("a file engine reloaded a stored version");
+  } catch (const gov::Error& e) {
+    CHECK(e.code() == gov::ErrorCode::invalid_argument);
+  }
+}
+
+TEST_CASE("reload: a version that fails leaves the engine on the old one", "[embed][reload]") {
+  gov::test::ScratchDir dir("reload-fail");
+  const std::string path = gov::test::write_workshop_variant(dir, "policy.gov", 2);
+  gov::Engine engine = gov::Engine::compile_file(path);
+  engine.submit(gpus("a1", "team-a", 1), 0);
+  gov::test::write_text(path, "team broken {\n");
+  try {
+    engine.reload();
+    FAIL("a broken policy was loaded");
+  } catch (const gov::Error& e) {
+    CHECK(e.code() == gov::ErrorCode::policy);
+  }
+  CHECK(engine.version() == 1);
+  CHECK(engine.submit(gpus("a2", "team-a", 1), 1).version == 1);
+
+  gov::test::ScratchDir store_dir("reload-fail-store");
+  const std::string db = store_dir / "policies.db";
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(store_dir, "v1.gov", 2), "p");
+  gov::Engine stored = gov::Engine::open_store(db);
+  try {
+    stored.reload(7);
+    FAIL("a missing version was loaded");
+  } catch (const gov::Error& e) {
+    CHECK(e.code() == gov::ErrorCode::not_found);
+    CHECK(std::string(e.what()).find("7") != std::string::npos);
+  }
+}
+
+TEST_CASE("the watcher reloads when the store's active version changes", "[embed][reload][watch]") {
+  gov::test::ScratchDir dir("reload-watch");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");
+  std::mutex mutex;
+  std::vector<gov::Step> steps;
+  gov::Options options;
+  options.on_step = [&](const gov::Step& step) {
+    std::lock_guard lock(mutex);
+    steps.push_back(step);
+  };
+  gov::Engine engine = gov::Engine::open_store(db, options);
+  engine.submit(gpus("a4", "team-a", 4), 0);
+  engine.watch(std::chrono::milliseconds(10));
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v2.gov", 3), "p");
+  REQUIRE(eventually([&] { return engine.version() == 2; }));
+  REQUIRE(eventually([&] { return engine.decision("a4")->outcome == gov::Outcome::admitted; }));
+  engine.stop_watching();
+  std::lock_guard lock(mutex);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[1].version == 2);
+  REQUIRE(steps[1].find("a4") != nullptr);
+  CHECK(steps[1].find("a4")->outcome == gov::Outcome::admitted);
+}
+
+TEST_CASE("the watcher reports a failed reload and keeps going", "[embed][reload][watch]") {
+  gov::test::ScratchDir dir("reload-watch-file");
+  const std::string path = gov::test::write_workshop_variant(dir, "policy.gov", 2);
+  std::atomic<int> failures{0};
+  gov::Options options;
+  options.on_reload_error = [&](const gov::Error& e) {
+    if (e.code() == gov::ErrorCode::policy) ++failures;
+  };
+  gov::Engine engine = gov::Engine::compile_file(path, options);
+  engine.watch(std::chrono::milliseconds(10));
+  gov::test::write_text(path, "team broken {\n");
+  REQUIRE(eventually([&] { return failures.load() > 0; }));
+  CHECK(engine.version() == 1);
+  gov::test::write_workshop_variant(dir, "policy.gov", 3);
+  REQUIRE(eventually([&] { return engine.version() == 2; }));
+  // Destroying the engine stops its watcher.
+}
