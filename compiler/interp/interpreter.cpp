@@ -95,6 +95,21 @@ void Interpreter::message_values(size_t rule, const ir::RuleInput& input,
   }
 }
 
+ir::DecideResult Interpreter::decide(const ir::DecideInput& in, std::span<uint8_t> verdicts) const {
+  if (!ir::decide_input_in_range(module_, in)) {
+    std::fill(verdicts.begin(), verdicts.end(), 0);
+    return {};
+  }
+  ir::RuleInput input;
+  std::copy_n(in.task, ir::kTaskFieldCount, input.task.begin());
+  input.labels = in.labels;
+  const auto team = static_cast<uint32_t>(in.task[static_cast<size_t>(ir::TaskField::team)]);
+  const auto flavor = static_cast<int32_t>(in.task[static_cast<size_t>(ir::TaskField::flavor)]);
+  ir::fill_figures(module_, quota_table_, in.usage, team, flavor, figure_slots_, input);
+  evaluate_rules(input, verdicts);
+  return ir::conclude(module_, quota_table_, in, verdicts);
+}
+
 bool Interpreter::matches(size_t rule, const ir::RuleInput& input) const {
   const ir::Rule& r_rule = module_.rules[rule];
   std::vector<int64_t> r(r_rule.condition_length);

@@ -15,7 +15,9 @@ namespace gov::interp {
 class Interpreter final : public ir::Evaluator {
  public:
   explicit Interpreter(const ir::Module& module)
-      : module_(module), quota_table_(ir::quota_table(module)) {}
+      : module_(module),
+        quota_table_(ir::quota_table(module)),
+        figure_slots_(ir::figure_slots(module)) {}
 
   void evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const override;
   void message_values(size_t rule, const ir::RuleInput& input,
@@ -29,6 +31,7 @@ class Interpreter final : public ir::Evaluator {
   bool may_preempt(const ir::PreemptionPair& pair) const override {
     return ir::may_preempt(module_, pair);
   }
+  ir::DecideResult decide(const ir::DecideInput& input, std::span<uint8_t> verdicts) const override;
   std::string_view name() const override { return "interp"; }
 
   /// Every register of one rule, for rendering its message (the slow path).
@@ -38,6 +41,7 @@ class Interpreter final : public ir::Evaluator {
  private:
   const ir::Module& module_;
   ir::QuotaTable quota_table_;
+  ir::FigureSlots figure_slots_;
 };
 
 /// A rule's message for a matched task: text, values by type (`values[p]` for value part p,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <array>
 #include <limits>
 
 #include "compiler/ir/evaluator.hpp"
@@ -152,6 +153,146 @@ bool may_preempt(const Module& module, const PreemptionPair& pair) {
                                       ? within_team_policy(team)
                                       : reclaim_policy(team);
   return policy_allows(policy, pair);
+}
+
+FigureSlots figure_slots(const Module& module) {
+  std::array<bool, kTeamStatCount * kResourceCount> team{};
+  std::array<bool, kClusterStatCount * kResourceCount> cluster{};
+  for (const Rule& rule : module.rules) {
+    for (const Instr& in : rule.code) {
+      const auto slot = static_cast<size_t>(in.imm);
+      if (in.op == Op::team_stat && slot < team.size()) team[slot] = true;
+      if (in.op == Op::cluster_stat && slot < cluster.size()) cluster[slot] = true;
+    }
+  }
+  FigureSlots slots;
+  for (uint8_t i = 0; i < team.size(); ++i) {
+    if (team[i]) slots.team.push_back(i);
+  }
+  for (uint8_t i = 0; i < cluster.size(); ++i) {
+    if (cluster[i]) slots.cluster.push_back(i);
+  }
+  return slots;
+}
+
+namespace {
+
+/// a + b for the non-negative figures: saturates at the maximum, so that the order of the
+/// instance types does not matter.
+Amount add_figure(Amount a, Amount b) {
+  Amount sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<Amount>::max() : sum;
+}
+
+Amount team_figure(uint8_t slot, const QuotaTable& table, const UsageView& view, uint32_t team,
+                   uint32_t flavor) {
+  const auto stat = static_cast<TeamStat>(slot / kResourceCount);
+  const size_t r = slot % kResourceCount;
+  const QuotaCell& cell = table.cell(team, flavor);
+  const Amount used = view.usage[(team * table.flavor_count + flavor) * kResourceCount + r];
+  switch (stat) {
+    case TeamStat::nominal:
+      return cell.nominal[r];
+    case TeamStat::used:
+      return used;
+    case TeamStat::borrowed:
+      return std::max<Amount>(0, checked_sub(used, cell.nominal[r]));
+    case TeamStat::borrowing_limit:
+      return cell.borrowing_limit[r];
+    case TeamStat::available:
+      return cell.present ? available(cell, table.cohort_quota[flavor], static_cast<Resource>(r),
+                                      used, view.cohort_usage[flavor * kResourceCount + r])
+                          : 0;
+  }
+  return 0;
+}
+
+Amount cluster_figure(uint8_t slot, const Module& module, const UsageView& view, uint32_t flavor) {
+  const auto stat = static_cast<ClusterStat>(slot / kResourceCount);
+  const size_t r = slot % kResourceCount;
+  const Flavor& f = module.flavors[flavor];
+  const Amount capacity = checked_mul(f.capacity, f.per_instance[r]);
+  const Amount used = view.flavor_usage[flavor * kResourceCount + r];
+  switch (stat) {
+    case ClusterStat::capacity:
+      return capacity;
+    case ClusterStat::used:
+      return used;
+    case ClusterStat::available:
+      return std::max<Amount>(0, checked_sub(capacity, used));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void fill_figures(const Module& module, const QuotaTable& table, const UsageView& usage,
+                  uint32_t team, int32_t requested_flavor, const FigureSlots& slots,
+                  RuleInput& input) {
+  for (uint8_t slot : slots.team) input.team[slot] = 0;
+  for (uint8_t slot : slots.cluster) input.cluster[slot] = 0;
+  const auto add_flavor = [&](uint32_t flavor) {
+    for (uint8_t slot : slots.team)
+      input.team[slot] = add_figure(input.team[slot], team_figure(slot, table, usage, team, flavor));
+    for (uint8_t slot : slots.cluster)
+      input.cluster[slot] = add_figure(input.cluster[slot], cluster_figure(slot, module, usage, flavor));
+  };
+  if (requested_flavor >= 0) {
+    add_flavor(static_cast<uint32_t>(requested_flavor));
+    return;
+  }
+  for (const FlavorQuota& held : module.teams[team].quotas) add_flavor(held.flavor);
+}
+
+static_assert(static_cast<size_t>(TaskField::gpus) + index(Resource::efa) ==
+                  static_cast<size_t>(TaskField::efa),
+              "a task's request is its fields gpus..efa, in resource order");
+
+bool decide_input_in_range(const Module& module, const DecideInput& input) {
+  const int64_t team = input.task[static_cast<size_t>(TaskField::team)];
+  const int64_t flavor = input.task[static_cast<size_t>(TaskField::flavor)];
+  return team >= 0 && static_cast<uint64_t>(team) < module.teams.size() && flavor >= -1 &&
+         flavor < static_cast<int64_t>(module.flavors.size());
+}
+
+DecideResult conclude(const Module& module, const QuotaTable& table, const DecideInput& input,
+                      std::span<const uint8_t> verdicts) {
+  DecideResult result;
+  for (size_t i = 0; i < module.rules.size(); ++i) {
+    if (!verdicts[i]) continue;
+    if (module.rules[i].action == RuleAction::deny && result.deny_rule < 0) {
+      result.deny_rule = static_cast<int32_t>(i);
+    } else {
+      ++result.warnings;
+    }
+  }
+  const auto team = static_cast<uint32_t>(input.task[static_cast<size_t>(TaskField::team)]);
+  const int64_t requested = input.task[static_cast<size_t>(TaskField::flavor)];
+  if (!module.teams[team].active) return result;
+  const Team& team_def = module.teams[team];
+  const Amount* request = input.task + static_cast<size_t>(TaskField::gpus);
+  int32_t borrowing_fit = -1;  // the first fit that borrows, when the team tries on for one that does not
+  for (const FlavorQuota& quota : team_def.quotas) {
+    if (requested >= 0 && quota.flavor != static_cast<uint64_t>(requested)) continue;
+    const FitInput fit_input{team, quota.flavor, request,
+                             input.usage.usage + (team * table.flavor_count + quota.flavor) * kResourceCount,
+                             input.usage.cohort_usage + quota.flavor * kResourceCount};
+    const FitResult answer = fit(table, fit_input);
+    if (!answer.fits_all()) continue;
+    if (answer.borrows == 0 || team_def.when_can_borrow == WhenCanBorrow::borrow) {
+      result.flavor = static_cast<int32_t>(quota.flavor);
+      result.borrows = answer.borrows != 0 ? 1 : 0;
+      return result;
+    }
+    if (borrowing_fit < 0) borrowing_fit = static_cast<int32_t>(quota.flavor);
+  }
+  // No fit without borrowing: a borrowing fit beats any preemption, unless the team prefers
+  // preemption over borrowing (then the cycle's preemption search decides: no answer here).
+  if (borrowing_fit >= 0 && team_def.flavor_preference == FlavorPreference::borrowing_over_preemption) {
+    result.flavor = borrowing_fit;
+    result.borrows = 1;
+  }
+  return result;
 }
 
 int32_t priority(const Module& module, int32_t class_index) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "compiler/ir/module.hpp"
@@ -117,5 +118,61 @@ bool may_preempt(const Module& module, const PreemptionPair& pair);
 /// The reference priority: Module::priority_of, with class indices outside the module's
 /// classes read as "no class" (-1).
 int32_t priority(const Module& module, int32_t class_index);
+
+// ------------------------------------------------------------------ the whole decision
+
+/// The usage tables of a cluster state, as the engine keeps them (kResourceCount amounts per
+/// entry): every team's usage of every flavor, the cohort's and all teams' usage per flavor.
+struct UsageView {
+  const Amount* usage = nullptr;         // [team * flavor_count + flavor]
+  const Amount* cohort_usage = nullptr;  // [flavor]
+  const Amount* flavor_usage = nullptr;  // [flavor]
+};
+
+/// RuleInput::team / ::cluster slots (stat × kResourceCount + resource) some rule reads.
+struct FigureSlots {
+  std::vector<uint8_t> team;
+  std::vector<uint8_t> cluster;
+};
+FigureSlots figure_slots(const Module& module);
+
+/// Writes the figures of `slots` into input.team / input.cluster (others are left alone):
+/// each summed over the task's instance type when it names one (requested_flavor >= 0, which
+/// must be < flavor_count), else over its team's instance types, saturating at the int64
+/// maximum. `team` must be in range. Team figures: nominal, used, borrowed (max(0, used −
+/// nominal)), borrowing limit, available (0 without a quota); cluster figures: capacity,
+/// used, available (max(0, capacity − used)).
+void fill_figures(const Module& module, const QuotaTable& table, const UsageView& usage,
+                  uint32_t team, int32_t requested_flavor, const FigureSlots& slots,
+                  RuleInput& input);
+
+/// One admission decision against a state: the task's fields (RuleInput::task layout,
+/// already resolved), its label ids and the state's usage.
+struct DecideInput {
+  const int64_t* task = nullptr;    // kTaskFieldCount fields; team and flavor must be in range
+  const int64_t* labels = nullptr;  // one id per label key, or null
+  UsageView usage;
+};
+/// What the rules and the fit said.
+struct DecideResult {
+  int32_t deny_rule = -1;  // the first matching deny rule in declared order, or -1
+  uint32_t warnings = 0;   // every other matching rule
+  int32_t flavor = -1;     // the first of the team's instance types (declared order; only the
+                           // requested one if it names one) where fit(...).fits_all() (with
+                           // when-can-borrow = try-next-flavor, the first that fits without
+                           // borrowing, else the first borrowing fit unless the team prefers
+                           // preemption over borrowing), or -1 (also when the team is inactive)
+  uint8_t borrows = 0;     // 1 when the fit there borrows
+  friend bool operator==(const DecideResult&, const DecideResult&) = default;
+};
+
+/// Whether a DecideInput's team and requested flavor are in range (decide() answers the empty
+/// result, with every verdict 0, when they are not).
+bool decide_input_in_range(const Module& module, const DecideInput& input);
+/// The reference conclusion from rule verdicts: the first deny rule and the warnings, then
+/// the first fitting instance type. The task's request is its fields gpus..efa (TaskField
+/// order is resource order).
+DecideResult conclude(const Module& module, const QuotaTable& table, const DecideInput& input,
+                      std::span<const uint8_t> verdicts);
 
 }  // namespace gov::ir

@@ -32,6 +32,10 @@ class Evaluator {
   virtual FitResult fit(const FitInput& input) const = 0;
   /// ir::may_preempt(module, pair).
   virtual bool may_preempt(const PreemptionPair& pair) const = 0;
+  /// The whole hot-path decision: ir::fill_figures for the slots rules read, every rule into
+  /// `verdicts` (one entry per rule), then ir::conclude. Out-of-range team or flavor: every
+  /// verdict 0 and the empty result.
+  virtual DecideResult decide(const DecideInput& input, std::span<uint8_t> verdicts) const = 0;
   /// "interp" or "jit".
   virtual std::string_view name() const = 0;
 };

@@ -104,7 +104,7 @@ Result<NativeFunctions> JitHost::link_into(llvm::orc::JITDylib& dylib,
   for (std::optional<Error> error :
        {resolve(kRulesSymbol, functions.rules), resolve(kMessagesSymbol, functions.messages),
         resolve(kFitSymbol, functions.fit), resolve(kPrioritySymbol, functions.priority),
-        resolve(kMayPreemptSymbol, functions.may_preempt)}) {
+        resolve(kMayPreemptSymbol, functions.may_preempt), resolve(kDecideSymbol, functions.decide)}) {
     if (error) return *error;
   }
   return functions;

@@ -12,11 +12,13 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "compiler/ir/decisions.hpp"
+#include "compiler/ir/evaluator.hpp"
 
 namespace gov::jit {
 namespace {
@@ -25,6 +27,11 @@ namespace {
 // { i32, i32, i64, i32, i32, i64 }: the C++ layouts must be those.
 static_assert(offsetof(ir::FitInput, flavor) == 4 && offsetof(ir::FitInput, request) == 8 &&
               offsetof(ir::FitInput, usage) == 16 && offsetof(ir::FitInput, cohort_usage) == 24);
+static_assert(offsetof(ir::DecideInput, labels) == 8 && offsetof(ir::DecideInput, usage) == 16 &&
+              offsetof(ir::UsageView, cohort_usage) == 8 && offsetof(ir::UsageView, flavor_usage) == 16);
+static_assert(offsetof(ir::DecideResult, warnings) == 4 && offsetof(ir::DecideResult, flavor) == 8 &&
+              offsetof(ir::DecideResult, borrows) == 12);
+static_assert(offsetof(ir::RuleInput, labels) == (ir::kTaskFieldCount + 40) * 8);
 static_assert(offsetof(ir::PreemptionPair, preemptor_priority) == 4 &&
               offsetof(ir::PreemptionPair, preemptor_submitted) == 8 &&
               offsetof(ir::PreemptionPair, candidate_team) == 16 &&
@@ -41,9 +48,12 @@ class DecisionLowering {
   DecisionLowering(const ir::Module& module, llvm::Module& out, const llvm::TargetMachine& machine)
       : module_(module), out_(out), machine_(machine), builder_(out.getContext()) {}
 
+  /// The cell and cohort-quota tables (built once, shared by gov_fit and gov_decide).
+  void build_tables();
   void fit();
   void priority();
   void may_preempt();
+  void decide();
 
  private:
   llvm::Function* declare(std::string_view name, llvm::Type* result, std::vector<llvm::Type*> args);
@@ -61,6 +71,17 @@ class DecisionLowering {
   llvm::Value* smin(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::smin, a, b); }
   /// ir::limit_add: kUnlimited absorbs, anything else saturates.
   llvm::Value* limit_add(llvm::Value* a, llvm::Value* b);
+  llvm::Value* cell_at(llvm::Value* index) {
+    return builder_.CreateInBoundsGEP(cells_type_, cell_table_, {i64(0), index});
+  }
+  llvm::Value* pool_at(llvm::Value* flavor) {
+    return builder_.CreateInBoundsGEP(pools_type_, pool_table_, {i64(0), flavor});
+  }
+  llvm::Value* figure(bool team_stat, uint8_t slot, llvm::Value* team, llvm::Value* flavor,
+                      llvm::Value* usage_base, llvm::Value* cohort_base, llvm::Value* flavor_base);
+  llvm::Value* add_figure(llvm::Value* a, llvm::Value* b);
+  llvm::Value* available_of(llvm::Value* cell, llvm::Value* pool, unsigned r, llvm::Value* used,
+                            llvm::Value* cohort_used);
   llvm::ConstantInt* i64(int64_t v) { return builder_.getInt64(static_cast<uint64_t>(v)); }
   llvm::ConstantInt* i32(int64_t v) { return builder_.getInt32(static_cast<uint32_t>(v)); }
   llvm::Type* resources_type() { return llvm::ArrayType::get(builder_.getInt64Ty(), ir::kResourceCount); }
@@ -70,6 +91,13 @@ class DecisionLowering {
   llvm::Module& out_;
   const llvm::TargetMachine& machine_;
   llvm::IRBuilder<> builder_;
+  ir::QuotaTable table_;
+  llvm::ArrayType* cells_type_ = nullptr;
+  llvm::ArrayType* pools_type_ = nullptr;
+  llvm::GlobalVariable* cell_table_ = nullptr;
+  llvm::GlobalVariable* pool_table_ = nullptr;
+  llvm::ArrayType* capacity_type_ = nullptr;  // per flavor: capacity × per instance
+  llvm::GlobalVariable* capacity_table_ = nullptr;
 };
 
 llvm::Function* DecisionLowering::declare(std::string_view name, llvm::Type* result,
@@ -142,15 +170,10 @@ llvm::Value* DecisionLowering::fit_resource(ir::Resource r, llvm::Value* cell, l
   llvm::Value* cohort_used = element(cohort_usage);
   llvm::Value* nominal = load_i64(cell, cell_type(), {kNominal, i});
   llvm::Value* borrowing_limit = load_i64(cell, cell_type(), {kBorrowingLimit, i});
-  llvm::Value* lendable = load_i64(cell, cell_type(), {kLendable, i});
   llvm::Value* local = load_i64(cell, cell_type(), {kLocal, i});
   llvm::Value* cohort_quota = load_i64(pool, resources_type(), {i});
 
-  llvm::Value* private_left = smax(i64(0), sub_sat(local, used));
-  llvm::Value* spill = smax(i64(0), sub_sat(used, local));
-  llvm::Value* cohort_left = sub_sat(cohort_quota, cohort_used);
-  llvm::Value* limit_left = limit_add(sub_sat(lendable, spill), borrowing_limit);
-  llvm::Value* available = smax(i64(0), add_sat(private_left, smin(cohort_left, limit_left)));
+  llvm::Value* available = available_of(cell, pool, i, used, cohort_used);
   llvm::Value* max_capacity =
       smin(add_sat(local, cohort_quota), limit_add(nominal, borrowing_limit));
 
@@ -167,29 +190,58 @@ llvm::Value* DecisionLowering::fit_resource(ir::Resource r, llvm::Value* cell, l
   return builder_.CreateOr(builder_.CreateOr(bit(fits, i), bit(borrows, 8 + i)), bit(exceeds, 16 + i));
 }
 
-void DecisionLowering::fit() {
-  llvm::LLVMContext& context = out_.getContext();
-  llvm::Type* ptr = builder_.getPtrTy();
-  llvm::Function* function = declare(kFitSymbol, builder_.getInt32Ty(), {ptr});
-  const ir::QuotaTable table = ir::quota_table(module_);
-  if (table.cells.empty()) {
-    builder_.CreateRet(i32(0));
-    return;
+/// available = max(0, max(0, local − U) + min(quota − cohortU, limit_add(L − spill, B))).
+llvm::Value* DecisionLowering::available_of(llvm::Value* cell, llvm::Value* pool, unsigned i,
+                                            llvm::Value* used, llvm::Value* cohort_used) {
+  llvm::Value* borrowing_limit = load_i64(cell, cell_type(), {kBorrowingLimit, i});
+  llvm::Value* lendable = load_i64(cell, cell_type(), {kLendable, i});
+  llvm::Value* local = load_i64(cell, cell_type(), {kLocal, i});
+  llvm::Value* cohort_quota = load_i64(pool, resources_type(), {i});
+  llvm::Value* private_left = smax(i64(0), sub_sat(local, used));
+  llvm::Value* spill = smax(i64(0), sub_sat(used, local));
+  llvm::Value* cohort_left = sub_sat(cohort_quota, cohort_used);
+  llvm::Value* limit_left = limit_add(sub_sat(lendable, spill), borrowing_limit);
+  return smax(i64(0), add_sat(private_left, smin(cohort_left, limit_left)));
+}
+
+void DecisionLowering::build_tables() {
+  table_ = ir::quota_table(module_);
+  if (!module_.flavors.empty()) {
+    std::vector<llvm::Constant*> capacities;
+    for (const ir::Flavor& flavor : module_.flavors) {
+      ir::Resources capacity{};
+      for (size_t r = 0; r < ir::kResourceCount; ++r)
+        capacity[r] = ir::checked_mul(flavor.capacity, flavor.per_instance[r]);
+      capacities.push_back(resources(capacity));
+    }
+    capacity_type_ = llvm::ArrayType::get(resources_type(), capacities.size());
+    capacity_table_ =
+        constant_table(llvm::ConstantArray::get(capacity_type_, capacities), "gov.capacity");
   }
+  if (table_.cells.empty()) return;
   std::vector<llvm::Constant*> cells;
-  for (const ir::QuotaCell& cell : table.cells) {
+  for (const ir::QuotaCell& cell : table_.cells) {
     cells.push_back(llvm::ConstantStruct::get(
         cell_type(), {i64(cell.present ? 1 : 0), resources(cell.nominal), resources(cell.borrowing_limit),
                       resources(cell.lendable), resources(cell.local)}));
   }
   std::vector<llvm::Constant*> pools;
-  for (const ir::Resources& quota : table.cohort_quota) pools.push_back(resources(quota));
-  auto* cells_type = llvm::ArrayType::get(cell_type(), cells.size());
-  auto* pools_type = llvm::ArrayType::get(resources_type(), pools.size());
-  llvm::GlobalVariable* cell_table =
-      constant_table(llvm::ConstantArray::get(cells_type, cells), "gov.quota_cells");
-  llvm::GlobalVariable* pool_table =
-      constant_table(llvm::ConstantArray::get(pools_type, pools), "gov.cohort_quota");
+  for (const ir::Resources& quota : table_.cohort_quota) pools.push_back(resources(quota));
+  cells_type_ = llvm::ArrayType::get(cell_type(), cells.size());
+  pools_type_ = llvm::ArrayType::get(resources_type(), pools.size());
+  cell_table_ = constant_table(llvm::ConstantArray::get(cells_type_, cells), "gov.quota_cells");
+  pool_table_ = constant_table(llvm::ConstantArray::get(pools_type_, pools), "gov.cohort_quota");
+}
+
+void DecisionLowering::fit() {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Type* ptr = builder_.getPtrTy();
+  llvm::Function* function = declare(kFitSymbol, builder_.getInt32Ty(), {ptr});
+  const ir::QuotaTable& table = table_;
+  if (table.cells.empty()) {
+    builder_.CreateRet(i32(0));
+    return;
+  }
 
   auto* input_type = llvm::StructType::get(context, {builder_.getInt32Ty(), builder_.getInt32Ty(), ptr, ptr, ptr});
   llvm::Value* input = function->getArg(0);
@@ -205,7 +257,7 @@ void DecisionLowering::fit() {
   llvm::Value* index = builder_.CreateSelect(
       in_range, builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(table.flavor_count))), flavor),
       i64(0));
-  llvm::Value* cell = builder_.CreateInBoundsGEP(cells_type, cell_table, {i64(0), index});
+  llvm::Value* cell = cell_at(index);
   llvm::Value* present = builder_.CreateICmpNE(load_i64(cell, cell_type(), {kPresent}), i64(0));
   llvm::BasicBlock* compute = llvm::BasicBlock::Create(context, "has_quota", function);
   llvm::BasicBlock* none = llvm::BasicBlock::Create(context, "no_quota", function);
@@ -215,8 +267,7 @@ void DecisionLowering::fit() {
 
   // Only now are the input's pointers read: the reference reads them only for a quota.
   builder_.SetInsertPoint(compute);
-  llvm::Value* pool = builder_.CreateInBoundsGEP(pools_type, pool_table,
-                                                 {i64(0), builder_.CreateSelect(in_range, flavor, i64(0))});
+  llvm::Value* pool = pool_at(builder_.CreateSelect(in_range, flavor, i64(0)));
   llvm::Value* request = field(2, ptr);
   llvm::Value* usage = field(3, ptr);
   llvm::Value* cohort_usage = field(4, ptr);
@@ -319,10 +370,254 @@ void DecisionLowering::may_preempt() {
   builder_.CreateRet(builder_.CreateZExt(builder_.CreateAnd(in_range, allowed), builder_.getInt8Ty()));
 }
 
+// ------------------------------------------------------------------ gov_decide
+
+llvm::Value* DecisionLowering::add_figure(llvm::Value* a, llvm::Value* b) {
+  llvm::Value* pair = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, a, b);
+  return builder_.CreateSelect(builder_.CreateExtractValue(pair, 1),
+                               i64(std::numeric_limits<int64_t>::max()),
+                               builder_.CreateExtractValue(pair, 0));
+}
+
+/// One figure of ir::fill_figures (team or cluster slot) of `team` in `flavor` (both in range;
+/// constants when the caller knows them, and then the loads from constant tables fold away).
+llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, llvm::Value* team,
+                                      llvm::Value* flavor, llvm::Value* usage_base,
+                                      llvm::Value* cohort_base, llvm::Value* flavor_base) {
+  const unsigned r = slot % ir::kResourceCount;
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  const int64_t flavors = static_cast<int64_t>(table_.flavor_count);
+  const auto element = [&](llvm::Value* base, llvm::Value* row) {
+    llvm::Value* at = builder_.CreateAdd(builder_.CreateMul(row, i64(ir::kResourceCount)), i64(r));
+    return builder_.CreateLoad(i64_type, builder_.CreateInBoundsGEP(i64_type, base, at));
+  };
+  if (!team_stat) {
+    llvm::Value* capacity = builder_.CreateLoad(
+        i64_type, builder_.CreateInBoundsGEP(capacity_type_, capacity_table_, {i64(0), flavor, i64(r)}));
+    llvm::Value* used = element(flavor_base, flavor);
+    switch (static_cast<ir::ClusterStat>(slot / ir::kResourceCount)) {
+      case ir::ClusterStat::capacity:
+        return capacity;
+      case ir::ClusterStat::used:
+        return used;
+      case ir::ClusterStat::available:
+        return smax(i64(0), sub_sat(capacity, used));
+    }
+    return i64(0);
+  }
+  llvm::Value* cell_index = builder_.CreateAdd(builder_.CreateMul(team, i64(flavors)), flavor);
+  llvm::Value* cell = cell_at(cell_index);
+  llvm::Value* used = element(usage_base, cell_index);
+  llvm::Value* nominal = load_i64(cell, cell_type(), {kNominal, r});
+  switch (static_cast<ir::TeamStat>(slot / ir::kResourceCount)) {
+    case ir::TeamStat::nominal:
+      return nominal;
+    case ir::TeamStat::used:
+      return used;
+    case ir::TeamStat::borrowed:
+      return smax(i64(0), sub_sat(used, nominal));
+    case ir::TeamStat::borrowing_limit:
+      return load_i64(cell, cell_type(), {kBorrowingLimit, r});
+    case ir::TeamStat::available: {
+      llvm::Value* present = builder_.CreateICmpNE(load_i64(cell, cell_type(), {kPresent}), i64(0));
+      llvm::Value* value = available_of(cell, pool_at(flavor), r, used, element(cohort_base, flavor));
+      return builder_.CreateSelect(present, value, i64(0));
+    }
+  }
+  return i64(0);
+}
+
+void DecisionLowering::decide() {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Type* ptr = builder_.getPtrTy();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Function* function = declare(kDecideSymbol, builder_.getVoidTy(), {ptr, ptr, ptr});
+  for (unsigned written : {1u, 2u}) function->removeParamAttr(written, llvm::Attribute::ReadOnly);
+  llvm::Value* in = function->getArg(0);
+  llvm::Value* verdicts = function->getArg(1);
+  llvm::Value* result = function->getArg(2);
+  const size_t rules = module_.rules.size();
+  const int64_t teams = static_cast<int64_t>(module_.teams.size());
+  const int64_t flavors = static_cast<int64_t>(module_.flavors.size());
+  llvm::BasicBlock* entry = builder_.GetInsertBlock();
+  const auto store_result = [&](llvm::Value* deny, llvm::Value* warnings, llvm::Value* flavor,
+                                llvm::Value* borrows) {
+    builder_.CreateStore(deny, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), result, 0));
+    builder_.CreateStore(warnings, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), result, 4));
+    builder_.CreateStore(flavor, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), result, 8));
+    builder_.CreateStore(borrows, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), result, 12));
+  };
+  const auto load_ptr = [&](unsigned offset) {
+    return builder_.CreateLoad(ptr, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), in, offset));
+  };
+  llvm::Value* task = load_ptr(0);
+  llvm::Value* labels = load_ptr(8);
+  llvm::Value* usage_base = load_ptr(16);
+  llvm::Value* cohort_base = load_ptr(24);
+  llvm::Value* flavor_base = load_ptr(32);
+  const auto task_field = [&](ir::TaskField f) {
+    return builder_.CreateLoad(i64_type, builder_.CreateConstInBoundsGEP1_64(i64_type, task, static_cast<uint64_t>(f)));
+  };
+  llvm::Value* team = task_field(ir::TaskField::team);
+  llvm::Value* requested = task_field(ir::TaskField::flavor);
+
+  // Out of range (ir::decide_input_in_range): all verdicts 0, the empty result.
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "in_range", function);
+  llvm::BasicBlock* outside = llvm::BasicBlock::Create(context, "out_of_range", function);
+  llvm::Value* in_range = builder_.CreateAnd(
+      builder_.CreateAnd(builder_.CreateICmpSGE(team, i64(0)), builder_.CreateICmpSLT(team, i64(teams))),
+      builder_.CreateAnd(builder_.CreateICmpSGE(requested, i64(-1)), builder_.CreateICmpSLT(requested, i64(flavors))));
+  builder_.CreateCondBr(in_range, body, outside);
+  builder_.SetInsertPoint(outside);
+  if (rules > 0) builder_.CreateMemSet(verdicts, builder_.getInt8(0), rules, llvm::MaybeAlign(1));
+  store_result(i32(-1), i32(0), i32(-1), builder_.getInt8(0));
+  builder_.CreateRetVoid();
+  builder_.SetInsertPoint(body);
+  (void)entry;
+
+  // The rules' input on the stack: the task's fields, the figures rules read, the labels.
+  llvm::StructType* input_type = llvm::StructType::getTypeByName(context, "gov.RuleInput");
+  if (input_type == nullptr) {  // no rule reads its input: the same layout, named here
+    input_type = llvm::StructType::create(
+        context,
+        {llvm::ArrayType::get(i64_type, ir::kTaskFieldCount),
+         llvm::ArrayType::get(i64_type, ir::kTeamStatCount * ir::kResourceCount),
+         llvm::ArrayType::get(i64_type, ir::kClusterStatCount * ir::kResourceCount), ptr},
+        "gov.RuleInput");
+  }
+  llvm::Function* rules_function = out_.getFunction("gov_rules");
+  if (rules > 0 && rules_function != nullptr) {
+    llvm::Value* input = builder_.CreateAlloca(input_type);
+    builder_.CreateMemCpy(input, llvm::MaybeAlign(8), task, llvm::MaybeAlign(8), ir::kTaskFieldCount * 8);
+    builder_.CreateStore(labels, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, 3));
+    const ir::FigureSlots slots = ir::figure_slots(module_);
+    const auto slot_address = [&](bool team_stat, uint8_t slot) {
+      return builder_.CreateInBoundsGEP(input_type, input,
+                                        {builder_.getInt32(0), builder_.getInt32(team_stat ? 1 : 2),
+                                         builder_.getInt32(slot)});
+    };
+    for (uint8_t slot : slots.team) builder_.CreateStore(i64(0), slot_address(true, slot));
+    for (uint8_t slot : slots.cluster) builder_.CreateStore(i64(0), slot_address(false, slot));
+    if ((!slots.team.empty() || !slots.cluster.empty()) && !table_.cells.empty()) {
+      // The instance type the task names (one, dynamic), or its team's (a switch per team,
+      // each summing over the team's types with their constants folded in).
+      llvm::BasicBlock* named = llvm::BasicBlock::Create(context, "figures.named", function);
+      llvm::BasicBlock* held = llvm::BasicBlock::Create(context, "figures.held", function);
+      llvm::BasicBlock* joined = llvm::BasicBlock::Create(context, "figures.done", function);
+      builder_.CreateCondBr(builder_.CreateICmpSGE(requested, i64(0)), named, held);
+      builder_.SetInsertPoint(named);
+      for (bool team_stat : {true, false}) {
+        for (uint8_t slot : team_stat ? slots.team : slots.cluster) {
+          builder_.CreateStore(figure(team_stat, slot, team, requested, usage_base, cohort_base, flavor_base),
+                               slot_address(team_stat, slot));
+        }
+      }
+      builder_.CreateBr(joined);
+      builder_.SetInsertPoint(held);
+      llvm::SwitchInst* by_team = builder_.CreateSwitch(team, joined, static_cast<unsigned>(teams));
+      for (int64_t t = 0; t < teams; ++t) {
+        llvm::BasicBlock* block = llvm::BasicBlock::Create(context, "figures.team" + std::to_string(t), function, joined);
+        by_team->addCase(builder_.getInt64(static_cast<uint64_t>(t)), block);
+        builder_.SetInsertPoint(block);
+        for (bool team_stat : {true, false}) {
+          for (uint8_t slot : team_stat ? slots.team : slots.cluster) {
+            llvm::Value* sum = i64(0);
+            for (const ir::FlavorQuota& quota : module_.teams[static_cast<size_t>(t)].quotas) {
+              sum = add_figure(sum, figure(team_stat, slot, i64(t), i64(quota.flavor), usage_base,
+                                           cohort_base, flavor_base));
+            }
+            builder_.CreateStore(sum, slot_address(team_stat, slot));
+          }
+        }
+        builder_.CreateBr(joined);
+      }
+      builder_.SetInsertPoint(joined);
+    }
+    builder_.CreateCall(rules_function, {input, verdicts});
+  }
+
+  // The first deny rule and the warnings.
+  llvm::Value* deny = i32(-1);
+  llvm::Value* matches = i32(0);
+  for (size_t i = rules; i-- > 0;) {
+    llvm::Value* matched = builder_.CreateICmpNE(
+        builder_.CreateLoad(builder_.getInt8Ty(), builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), verdicts, i)),
+        builder_.getInt8(0));
+    matches = builder_.CreateAdd(matches, builder_.CreateZExt(matched, i32_type));
+    if (module_.rules[i].action == ir::RuleAction::deny)
+      deny = builder_.CreateSelect(matched, i32(static_cast<int64_t>(i)), deny);
+  }
+  llvm::Value* warnings =
+      builder_.CreateSub(matches, builder_.CreateZExt(builder_.CreateICmpSGE(deny, i32(0)), i32_type));
+
+  // The fit: per team, its instance types in declared order, constants folded.
+  llvm::Value* request = builder_.CreateConstInBoundsGEP1_64(i64_type, task, static_cast<uint64_t>(ir::TaskField::gpus));
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", function);
+  llvm::BasicBlock* none = llvm::BasicBlock::Create(context, "no_fit", function);
+  llvm::SwitchInst* dispatch = builder_.CreateSwitch(team, none, static_cast<unsigned>(teams));
+  builder_.SetInsertPoint(done);
+  llvm::PHINode* fitted = builder_.CreatePHI(i32_type, 4, "flavor");
+  llvm::PHINode* borrowed = builder_.CreatePHI(builder_.getInt8Ty(), 4, "borrows");
+  builder_.SetInsertPoint(none);
+  fitted->addIncoming(i32(-1), none);
+  borrowed->addIncoming(builder_.getInt8(0), none);
+  builder_.CreateBr(done);
+  for (int64_t t = 0; t < teams; ++t) {
+    const ir::Team& team_def = module_.teams[static_cast<size_t>(t)];
+    if (!team_def.active || team_def.quotas.empty()) continue;  // the default: no fit
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "team" + std::to_string(t), function, done);
+    dispatch->addCase(builder_.getInt64(static_cast<uint64_t>(t)), next);
+    // when-can-borrow = try-next-flavor: a borrowing fit is remembered, not taken.
+    const bool try_on = team_def.when_can_borrow == ir::WhenCanBorrow::try_next_flavor;
+    llvm::Value* borrowing_fit = i32(-1);
+    for (const ir::FlavorQuota& quota : team_def.quotas) {
+      builder_.SetInsertPoint(next);
+      next = llvm::BasicBlock::Create(context, "", function, done);
+      const int64_t cell_index = t * flavors + quota.flavor;
+      llvm::Value* cell = cell_at(i64(cell_index));
+      llvm::Value* pool = pool_at(i64(quota.flavor));
+      llvm::Value* usage = builder_.CreateConstInBoundsGEP1_64(i64_type, usage_base, static_cast<uint64_t>(cell_index) * ir::kResourceCount);
+      llvm::Value* cohort_usage = builder_.CreateConstInBoundsGEP1_64(i64_type, cohort_base, quota.flavor * ir::kResourceCount);
+      llvm::Value* bits = i32(0);
+      for (ir::Resource r : ir::kAllResources) {
+        if (ir::is_charged(r)) bits = builder_.CreateOr(bits, fit_resource(r, cell, pool, request, usage, cohort_usage));
+      }
+      llvm::Value* fits = builder_.CreateICmpEQ(builder_.CreateAnd(bits, i32(0xff)), i32(ir::kChargedMask));
+      llvm::Value* wanted = builder_.CreateOr(builder_.CreateICmpSLT(requested, i64(0)),
+                                              builder_.CreateICmpEQ(requested, i64(quota.flavor)));
+      llvm::Value* borrows = builder_.CreateICmpNE(builder_.CreateAnd(bits, i32(0xff00)), i32(0));
+      llvm::Value* take = builder_.CreateAnd(fits, wanted);
+      if (try_on) {
+        llvm::Value* first_borrowing = builder_.CreateAnd(
+            builder_.CreateAnd(take, borrows), builder_.CreateICmpEQ(borrowing_fit, i32(-1)));
+        borrowing_fit = builder_.CreateSelect(first_borrowing, i32(quota.flavor), borrowing_fit);
+        take = builder_.CreateAnd(take, builder_.CreateNot(borrows));
+      }
+      llvm::BasicBlock* here = builder_.GetInsertBlock();
+      fitted->addIncoming(i32(quota.flavor), here);
+      borrowed->addIncoming(builder_.CreateZExt(borrows, builder_.getInt8Ty()), here);
+      builder_.CreateCondBr(take, done, next);
+    }
+    builder_.SetInsertPoint(next);
+    if (team_def.flavor_preference == ir::FlavorPreference::preemption_over_borrowing)
+      borrowing_fit = i32(-1);
+    fitted->addIncoming(borrowing_fit, next);
+    borrowed->addIncoming(
+        builder_.CreateZExt(builder_.CreateICmpSGE(borrowing_fit, i32(0)), builder_.getInt8Ty()), next);
+    builder_.CreateBr(done);
+  }
+  builder_.SetInsertPoint(done);
+  store_result(deny, warnings, fitted, borrowed);
+  builder_.CreateRetVoid();
+}
+
 }  // namespace
 
 void lower_decisions(const ir::Module& module, llvm::Module& out, const llvm::TargetMachine& machine) {
   DecisionLowering lowering(module, out, machine);
+  lowering.build_tables();
+  lowering.decide();
   lowering.fit();
   lowering.priority();
   lowering.may_preempt();

@@ -20,9 +20,14 @@ inline constexpr std::string_view kPrioritySymbol = "gov_priority";
 /// `uint8_t gov_may_preempt(const ir::PreemptionPair*)`: ir::may_preempt(module, pair).
 inline constexpr std::string_view kMayPreemptSymbol = "gov_may_preempt";
 
-/// Adds the three functions to `out`, with the module's quota cells, class weights and team
+/// `void gov_decide(const ir::DecideInput*, uint8_t* verdicts, ir::DecideResult*)`:
+/// Evaluator::decide, with gov_rules inlined and the team's instance types unrolled per team.
+inline constexpr std::string_view kDecideSymbol = "gov_decide";
+
+/// Adds the four functions to `out`, with the module's quota cells, class weights and team
 /// policies as constant tables (indexed, bounds-checked: no hash lookups, no out-of-range
 /// reads, saturating arithmetic exactly as the reference).
+/// `out` must already define `gov_rules` (lower_rules.hpp).
 void lower_decisions(const ir::Module& module, llvm::Module& out, const llvm::TargetMachine& machine);
 
 }  // namespace gov::jit

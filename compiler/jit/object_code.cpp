@@ -13,7 +13,7 @@ namespace gov::jit {
 namespace {
 
 /// Bumped whenever lowering changes the code it generates for the same module.
-constexpr uint32_t kCodegenVersion = 2;
+constexpr uint32_t kCodegenVersion = 3;
 constexpr uint32_t kFormatVersion = 1;
 constexpr std::string_view kMagic = "GOVJITOB";
 
@@ -128,6 +128,16 @@ void write_decisions(ByteWriter& out, const ir::Module& module) {
   for (const ir::Team& team : module.teams) {
     out.u8(static_cast<uint8_t>(ir::within_team_policy(team)));
     out.u8(static_cast<uint8_t>(ir::reclaim_policy(team)));
+    // gov_decide: whether and in which order a team's instance types are tried.
+    out.u8(team.active ? 1 : 0);
+    out.u8(static_cast<uint8_t>(team.when_can_borrow));
+    out.u8(static_cast<uint8_t>(team.flavor_preference));
+    out.u64(team.quotas.size());
+    for (const ir::FlavorQuota& quota : team.quotas) out.u32(quota.flavor);
+  }
+  for (const ir::Flavor& flavor : module.flavors) {  // gov_decide: cluster figures
+    out.i64(flavor.capacity);
+    write_resources(out, flavor.per_instance);
   }
 }
 

@@ -1,6 +1,7 @@
 // Engine::check_admission: rules and quota fit for one task against the current state, the
 // hot path controllers call per event. Everything it calls is an Evaluator function (native
 // code under the JIT) or a table lookup; nothing allocates after a thread's first call.
+#include <array>
 #include <vector>
 
 #include "runtime/engine/engine.hpp"
@@ -23,54 +24,28 @@ Scratch& scratch(size_t rules, size_t label_keys) {
   return buffers;
 }
 
-/// Rules, in declared order: the first matching deny rule rejects; others count as warnings.
-void apply_rules(const EngineCore& core, const TaskRequest& request, int64_t id_string,
-                 const int64_t* label_ids, AdmissionCheck& out) {
-  const ir::Module& module = core.module;
-  if (module.rules.empty()) return;
-  Scratch& buffers = scratch(module.rules.size(), 0);
-  const std::span<uint8_t> verdicts(buffers.verdicts.data(), module.rules.size());
-  ir::RuleInput input;
-  core.rules.fill_input(request, id_string, label_ids, core.quota, input);
-  core.evaluator.evaluate_rules(input, verdicts);
-  for (size_t i = 0; i < verdicts.size(); ++i) {
-    if (!verdicts[i]) continue;
-    if (module.rules[i].action == ir::RuleAction::deny && out.rule < 0) {
-      out.rule = static_cast<int32_t>(i);
-      out.verdict = AdmissionCheck::Verdict::reject;
-    } else {
-      ++out.warnings;
-    }
-  }
-}
-
-/// The first of the team's instance types (declared order) where the request fits now.
-void fit_quota(const EngineCore& core, const TaskRequest& request, AdmissionCheck& out) {
-  const ir::Team& team = core.module.teams[static_cast<size_t>(request.team)];
-  out.verdict = AdmissionCheck::Verdict::pending;
-  if (!team.active) return;
-  const auto team_index = static_cast<uint32_t>(request.team);
-  for (const ir::FlavorQuota& quota : team.quotas) {
-    if (request.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(request.requested_flavor))
-      continue;
-    const ir::FitResult fit =
-        core.evaluator.fit(core.quota.fit_input(team_index, quota.flavor, request.request));
-    if (!fit.fits_all()) continue;
-    out.verdict = AdmissionCheck::Verdict::admit;
-    out.flavor = static_cast<int32_t>(quota.flavor);
-    out.borrows = fit.borrows != 0;
-    return;
-  }
-}
-
-/// Rules, then (unless rejected) the fit, of a resolved task.
+/// Evaluator::decide (one call: rules and fit, native code under the JIT) on a resolved task.
 AdmissionCheck decide(const EngineCore& core, const TaskRequest& request, int64_t id_string,
                       const int64_t* label_ids) {
   AdmissionCheck out;
   out.team = request.team;
   out.priority = request.priority;
-  apply_rules(core, request, id_string, label_ids, out);
-  if (out.verdict != AdmissionCheck::Verdict::reject) fit_quota(core, request, out);
+  const std::array<int64_t, ir::kTaskFieldCount> fields = core.rules.task_fields(request, id_string);
+  Scratch& buffers = scratch(core.module.rules.size(), 0);
+  const ir::DecideResult result = core.evaluator.decide(
+      {fields.data(), label_ids, core.quota.usage_view()},
+      std::span<uint8_t>(buffers.verdicts.data(), core.module.rules.size()));
+  out.warnings = result.warnings;
+  if (result.deny_rule >= 0) {
+    out.verdict = AdmissionCheck::Verdict::reject;
+    out.rule = result.deny_rule;
+  } else if (result.flavor >= 0) {
+    out.verdict = AdmissionCheck::Verdict::admit;
+    out.flavor = result.flavor;
+    out.borrows = result.borrows != 0;
+  } else {
+    out.verdict = AdmissionCheck::Verdict::pending;
+  }
   return out;
 }
 

@@ -76,6 +76,14 @@ class QuotaState {
   ir::FitInput fit_input(uint32_t team, uint32_t flavor, const Resources& request) const {
     return {team, flavor, request.data(), usage(team, flavor).data(), pool_used_[flavor].data()};
   }
+  /// The constants, and the usage tables as Evaluator::decide reads them.
+  const ir::QuotaTable& table() const { return table_; }
+  ir::UsageView usage_view() const {
+    static_assert(sizeof(Resources) == ir::kResourceCount * sizeof(Amount), "rows are packed");
+    return {usage_.empty() ? nullptr : usage_.front().data(),
+            pool_used_.empty() ? nullptr : pool_used_.front().data(),
+            flavor_usage_.empty() ? nullptr : flavor_usage_.front().data()};
+  }
   /// U > nominal.
   bool borrowing(uint32_t team, uint32_t flavor, ir::Resource r) const {
     return usage(team, flavor, r) > nominal(team, flavor, r);

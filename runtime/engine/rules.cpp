@@ -15,77 +15,24 @@ void set(std::array<int64_t, ir::kTaskFieldCount>& task, TaskField field, int64_
   task[static_cast<size_t>(field)] = value;
 }
 
-/// a + b for the non-negative figures rules read: saturates at the int64 maximum (so the sum
-/// over instance types does not depend on their order).
-int64_t add_figure(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
-}
-
 }  // namespace
 
 AdmissionRules::AdmissionRules(const ir::Module& module, const ir::Evaluator& evaluator)
     : module_(module), evaluator_(evaluator), verdicts_(module.rules.size()) {
   for (size_t i = 0; i < module.strings.size(); ++i)
     string_ids_.emplace(module.strings[i], static_cast<int64_t>(i));
-  // The figures some rule reads: build_input computes only those.
-  std::array<bool, ir::kTeamStatCount * ir::kResourceCount> team{};
-  std::array<bool, ir::kClusterStatCount * ir::kResourceCount> cluster{};
+  figure_slots_ = ir::figure_slots(module);
   for (const ir::Rule& rule : module.rules) {
     for (const ir::Instr& in : rule.code) {
-      const auto slot = static_cast<size_t>(in.imm);
-      if (in.op == ir::Op::team_stat && slot < team.size()) team[slot] = true;
-      if (in.op == ir::Op::cluster_stat && slot < cluster.size()) cluster[slot] = true;
       if (in.op == ir::Op::task_field && in.imm == static_cast<int64_t>(TaskField::id))
         reads_task_id_ = true;
     }
-  }
-  for (uint8_t i = 0; i < team.size(); ++i) {
-    if (team[i]) team_figures_.push_back(i);
-  }
-  for (uint8_t i = 0; i < cluster.size(); ++i) {
-    if (cluster[i]) cluster_figures_.push_back(i);
   }
 }
 
 int64_t AdmissionRules::string_id(std::string_view text) const {
   const auto it = string_ids_.find(text);
   return it == string_ids_.end() ? ir::kOtherString : it->second;
-}
-
-int64_t AdmissionRules::team_figure(uint8_t slot, uint32_t team, uint32_t flavor,
-                                    const QuotaState& quota) const {
-  const auto stat = static_cast<TeamStat>(slot / ir::kResourceCount);
-  const auto r = static_cast<ir::Resource>(slot % ir::kResourceCount);
-  switch (stat) {
-    case TeamStat::nominal:
-      return quota.nominal(team, flavor, r);
-    case TeamStat::used:
-      return quota.usage(team, flavor, r);
-    case TeamStat::borrowed:
-      return std::max<Amount>(0, quota.usage(team, flavor, r) - quota.nominal(team, flavor, r));
-    case TeamStat::borrowing_limit:
-      return quota.borrowing_limit(team, flavor, r);
-    case TeamStat::available:
-      return quota.has_quota(team, flavor) ? quota.available(team, flavor, r) : 0;
-  }
-  return 0;
-}
-
-int64_t AdmissionRules::cluster_figure(uint8_t slot, uint32_t flavor, const QuotaState& quota) const {
-  const auto stat = static_cast<ClusterStat>(slot / ir::kResourceCount);
-  const auto r = static_cast<ir::Resource>(slot % ir::kResourceCount);
-  const ir::Flavor& f = module_.flavors[flavor];
-  const Amount capacity = f.capacity * f.per_instance[ir::index(r)];
-  switch (stat) {
-    case ClusterStat::capacity:
-      return capacity;
-    case ClusterStat::used:
-      return quota.flavor_usage(flavor, r);
-    case ClusterStat::available:
-      return std::max<Amount>(0, capacity - quota.flavor_usage(flavor, r));
-  }
-  return 0;
 }
 
 int64_t AdmissionRules::id_string(std::string_view id) const {
@@ -101,38 +48,30 @@ void AdmissionRules::label_strings(const Labels& labels, std::span<int64_t> labe
   }
 }
 
+std::array<int64_t, ir::kTaskFieldCount> AdmissionRules::task_fields(const TaskRequest& task,
+                                                                     int64_t id_string) const {
+  std::array<int64_t, ir::kTaskFieldCount> fields{};
+  set(fields, TaskField::team, task.team);
+  set(fields, TaskField::priority, task.priority);
+  set(fields, TaskField::flavor, task.requested_flavor);
+  set(fields, TaskField::gpus, task.request[ir::index(ir::Resource::gpu)]);
+  set(fields, TaskField::neuron, task.request[ir::index(ir::Resource::neuron)]);
+  set(fields, TaskField::vcpus, task.request[ir::index(ir::Resource::vcpu)]);
+  set(fields, TaskField::memory, task.request[ir::index(ir::Resource::memory)]);
+  set(fields, TaskField::efa, task.request[ir::index(ir::Resource::efa)]);
+  set(fields, TaskField::instances, task.instances);
+  set(fields, TaskField::pods, task.pods);
+  set(fields, TaskField::id, id_string);
+  return fields;
+}
+
+// Team and cluster figures (ir::fill_figures): only those some rule reads are computed.
 void AdmissionRules::fill_input(const TaskRequest& task, int64_t id_string,
                                 const int64_t* label_ids, const QuotaState& quota,
                                 ir::RuleInput& input) const {
-  input.task = {};
-  set(input.task, TaskField::team, task.team);
-  set(input.task, TaskField::priority, task.priority);
-  set(input.task, TaskField::flavor, task.requested_flavor);
-  set(input.task, TaskField::gpus, task.request[ir::index(ir::Resource::gpu)]);
-  set(input.task, TaskField::neuron, task.request[ir::index(ir::Resource::neuron)]);
-  set(input.task, TaskField::vcpus, task.request[ir::index(ir::Resource::vcpu)]);
-  set(input.task, TaskField::memory, task.request[ir::index(ir::Resource::memory)]);
-  set(input.task, TaskField::efa, task.request[ir::index(ir::Resource::efa)]);
-  set(input.task, TaskField::instances, task.instances);
-  set(input.task, TaskField::pods, task.pods);
-  set(input.task, TaskField::id, id_string);
-
-  // Team and cluster figures: in the task's instance type, or summed over its team's. Only the
-  // figures some rule reads are computed (and zeroed); rules never read the others.
-  const auto team = static_cast<uint32_t>(task.team);
-  for (uint8_t slot : team_figures_) input.team[slot] = 0;
-  for (uint8_t slot : cluster_figures_) input.cluster[slot] = 0;
-  const auto add_flavor = [&](uint32_t flavor) {
-    for (uint8_t slot : team_figures_)
-      input.team[slot] = add_figure(input.team[slot], team_figure(slot, team, flavor, quota));
-    for (uint8_t slot : cluster_figures_)
-      input.cluster[slot] = add_figure(input.cluster[slot], cluster_figure(slot, flavor, quota));
-  };
-  if (task.requested_flavor >= 0) {
-    add_flavor(static_cast<uint32_t>(task.requested_flavor));
-  } else {
-    for (const ir::FlavorQuota& held : module_.teams[team].quotas) add_flavor(held.flavor);
-  }
+  input.task = task_fields(task, id_string);
+  ir::fill_figures(module_, quota.table(), quota.usage_view(), static_cast<uint32_t>(task.team),
+                   task.requested_flavor, figure_slots_, input);
   input.labels = label_ids;
 }
 

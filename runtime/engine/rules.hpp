@@ -46,14 +46,13 @@ class AdmissionRules {
   void label_strings(const Labels& labels, std::span<int64_t> label_ids) const;
   void fill_input(const TaskRequest& task, int64_t id_string, const int64_t* label_ids,
                   const QuotaState& quota, ir::RuleInput& input) const;
+  /// RuleInput::task of a resolved task.
+  std::array<int64_t, ir::kTaskFieldCount> task_fields(const TaskRequest& task,
+                                                       int64_t id_string) const;
   const ir::Evaluator& evaluator() const { return evaluator_; }
 
  private:
   int64_t string_id(std::string_view text) const;
-  /// One figure (slot = stat × kResourceCount + resource) of a team, or of the cluster, in one
-  /// instance type.
-  int64_t team_figure(uint8_t slot, uint32_t team, uint32_t flavor, const QuotaState& quota) const;
-  int64_t cluster_figure(uint8_t slot, uint32_t flavor, const QuotaState& quota) const;
   std::string render(size_t rule, const ir::RuleInput& input, const Labels& labels,
                      const Task& task) const;
 
@@ -62,8 +61,7 @@ class AdmissionRules {
   std::unordered_map<std::string, int64_t, StringHash, std::equal_to<>> string_ids_;
   std::vector<uint8_t> verdicts_;
   std::vector<int64_t> label_ids_;
-  std::vector<uint8_t> team_figures_;     // RuleInput::team slots some rule reads
-  std::vector<uint8_t> cluster_figures_;  // RuleInput::cluster slots some rule reads
+  ir::FigureSlots figure_slots_;  // the team and cluster figures some rule reads
   bool reads_task_id_ = false;
 };
 

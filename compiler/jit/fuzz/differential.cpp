@@ -108,14 +108,25 @@ std::string fit_text(const ir::FitResult& fit) {
                      fit.borrows, fit.exceeds, fit.has_quota);
 }
 
+/// Buffers reused across inputs (the comparisons run millions of times per test).
+struct Scratch {
+  std::vector<int64_t> jit_values;
+  std::vector<int64_t> interp_values;
+  std::vector<uint8_t> jit_verdicts;
+  std::vector<uint8_t> interp_verdicts;
+};
+
 /// The first rule whose message values differ, as a Mismatch.
 std::optional<Mismatch> message_mismatch(const ir::Module& module, const ir::Evaluator& jit,
-                                         const ir::Evaluator& interpreter, const InputCase& input) {
+                                         const ir::Evaluator& interpreter, const InputCase& input,
+                                         Scratch& scratch) {
   const ir::RuleInput view = input.view();
+  std::vector<int64_t>& jit_values = scratch.jit_values;
+  std::vector<int64_t>& interp_values = scratch.interp_values;
   for (size_t r = 0; r < module.rules.size(); ++r) {
     const size_t parts = module.rules[r].message.size();
-    std::vector<int64_t> jit_values(parts);
-    std::vector<int64_t> interp_values(parts);
+    jit_values.assign(parts, 0);
+    interp_values.assign(parts, 0);
     jit.message_values(r, view, jit_values);
     interpreter.message_values(r, view, interp_values);
     if (jit_values == interp_values) continue;
@@ -129,7 +140,8 @@ std::optional<Mismatch> message_mismatch(const ir::Module& module, const ir::Eva
 
 /// Priority, fit and may-preempt of the input's DecisionCase.
 std::optional<Mismatch> decision_mismatch(const ir::Module& module, const ir::Evaluator& jit,
-                                          const ir::Evaluator& interpreter, const InputCase& input) {
+                                          const ir::Evaluator& interpreter, const InputCase& input,
+                                          Scratch& scratch) {
   const DecisionCase& d = input.decision;
   const auto mismatch = [&](Check check, std::string answers) {
     return Mismatch{module, 0, input, 0, 0, check, std::move(answers)};
@@ -150,6 +162,21 @@ std::optional<Mismatch> decision_mismatch(const ir::Module& module, const ir::Ev
                                                     jit.may_preempt(d.pair),
                                                     interpreter.may_preempt(d.pair)));
   }
+  const int64_t* labels = input.has_labels ? input.labels.data() : nullptr;
+  std::vector<uint8_t>& jit_verdicts = scratch.jit_verdicts;
+  std::vector<uint8_t>& interp_verdicts = scratch.interp_verdicts;
+  jit_verdicts.assign(module.rules.size(), 0);
+  interp_verdicts.assign(module.rules.size(), 0);
+  const ir::DecideResult a = jit.decide(d.decide_input(labels), jit_verdicts);
+  const ir::DecideResult b = interpreter.decide(d.decide_input(labels), interp_verdicts);
+  if (a != b || jit_verdicts != interp_verdicts) {
+    return mismatch(Check::decide,
+                    fmt::format("decide: jit {{deny {}, warnings {}, flavor {}, borrows {}, verdicts [{}]}}, "
+                                "interp {{deny {}, warnings {}, flavor {}, borrows {}, verdicts [{}]}}",
+                                a.deny_rule, a.warnings, a.flavor, a.borrows, fmt::join(jit_verdicts, ","),
+                                b.deny_rule, b.warnings, b.flavor, b.borrows,
+                                fmt::join(interp_verdicts, ",")));
+  }
   return std::nullopt;
 }
 
@@ -168,6 +195,9 @@ std::string decision_text(const ir::Module& module, const DecisionCase& d) {
         fmt::join(table.cohort_quota[d.flavor], ", "));
   }
   out += fmt::format("  class index {}\n", d.class_index);
+  out += fmt::format("  decide: task [{}] usage [{}] cohort [{}] flavor usage [{}]\n",
+                     fmt::join(d.task, ", "), fmt::join(d.usage_table, ", "),
+                     fmt::join(d.cohort_table, ", "), fmt::join(d.flavor_table, ", "));
   const ir::PreemptionPair& p = d.pair;
   return out + fmt::format(
                    "  may_preempt: preemptor team {} priority {} submitted {}; candidate team {} "
@@ -183,6 +213,7 @@ std::optional<Mismatch> first_mismatch(const ir::Module& module, const ir::Evalu
   const interp::Interpreter interpreter(module);
   std::vector<uint8_t> jit_verdicts(module.rules.size());
   std::vector<uint8_t> interp_verdicts(module.rules.size());
+  Scratch scratch;
   for (const InputCase& input : inputs) {
     const ir::RuleInput view = input.view();
     jit.evaluate_rules(view, jit_verdicts);
@@ -191,8 +222,8 @@ std::optional<Mismatch> first_mismatch(const ir::Module& module, const ir::Evalu
       if (jit_verdicts[r] != interp_verdicts[r])
         return Mismatch{module, r, input, jit_verdicts[r], interp_verdicts[r], Check::verdict, ""};
     }
-    if (auto found = message_mismatch(module, jit, interpreter, input)) return found;
-    if (auto found = decision_mismatch(module, jit, interpreter, input)) return found;
+    if (auto found = message_mismatch(module, jit, interpreter, input, scratch)) return found;
+    if (auto found = decision_mismatch(module, jit, interpreter, input, scratch)) return found;
   }
   return std::nullopt;
 }
@@ -259,7 +290,7 @@ TrialOutcome run_trial(uint64_t seed, const GeneratorOptions& options, size_t in
   cases.reserve(inputs);
   for (size_t i = 0; i < inputs; ++i) cases.push_back(generator.next(rng));
   outcome.verdicts = inputs * module.rules.size();
-  outcome.decisions = inputs * (module.rules.size() + 3);
+  outcome.decisions = inputs * (module.rules.size() + 4);
   if (std::optional<Mismatch> found = first_mismatch(module, *jit.value(), cases))
     outcome.mismatch = shrink(*found, jit_back_end(jit_options));
   return outcome;

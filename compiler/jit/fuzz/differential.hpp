@@ -17,7 +17,7 @@
 namespace gov::jit::fuzz {
 
 /// What the back ends disagreed on.
-enum class Check : uint8_t { verdict, message, priority, fit, may_preempt };
+enum class Check : uint8_t { verdict, message, priority, fit, may_preempt, decide };
 
 /// One answer on which the JIT and the interpreter disagree for one input.
 struct Mismatch {
@@ -60,7 +60,8 @@ struct TrialOutcome {
   std::optional<Error> error;        // the JIT could not compile or load a valid module
   size_t rules = 0;
   size_t verdicts = 0;   // verdicts compared: inputs × rules
-  size_t decisions = 0;  // other answers compared: inputs × (messages + priority, fit, may-preempt)
+  size_t decisions = 0;  // other answers compared: inputs × (messages + priority, fit,
+                         // may-preempt, decide)
 };
 
 /// The random module of `seed` (random_module with `options`), compiled with

@@ -373,6 +373,18 @@ DecisionCase InputGenerator::decision(Rng& rng) const {
   out.pair.candidate_priority = chance(rng, 30) ? out.pair.preemptor_priority : priority();
   out.pair.preemptor_submitted = static_cast<int64_t>(below(rng, 5));
   out.pair.candidate_submitted = chance(rng, 20) ? random_value(rng) : static_cast<int64_t>(below(rng, 5));
+  for (int64_t& field : out.task) field = amount(rng);
+  const auto field = [](ir::TaskField f) { return static_cast<size_t>(f); };
+  out.task[field(ir::TaskField::team)] =
+      chance(rng, 3) ? random_value(rng) : static_cast<int64_t>(below(rng, module_.teams.size() + 1));
+  out.task[field(ir::TaskField::flavor)] =
+      chance(rng, 3) ? random_value(rng) : static_cast<int64_t>(below(rng, module_.flavors.size() + 2)) - 1;
+  const size_t cells = module_.teams.size() * module_.flavors.size() * ir::kResourceCount;
+  for (size_t i = 0; i < cells; ++i) out.usage_table.push_back(amount(rng));
+  for (size_t i = 0; i < module_.flavors.size() * ir::kResourceCount; ++i) {
+    out.cohort_table.push_back(amount(rng));
+    out.flavor_table.push_back(amount(rng));
+  }
   return out;
 }
 

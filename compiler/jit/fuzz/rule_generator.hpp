@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <random>
 #include <vector>
 
@@ -43,9 +44,17 @@ struct DecisionCase {
   ir::Resources cohort_usage{};
   int32_t class_index = -1;
   ir::PreemptionPair pair;
+  // A whole decision: task fields (team and flavor mostly in range) and a usage state.
+  std::array<int64_t, ir::kTaskFieldCount> task{};
+  std::vector<ir::Amount> usage_table;   // teams × flavors × resources
+  std::vector<ir::Amount> cohort_table;  // flavors × resources
+  std::vector<ir::Amount> flavor_table;  // flavors × resources
 
   ir::FitInput fit_input() const {
     return {team, flavor, request.data(), usage.data(), cohort_usage.data()};
+  }
+  ir::DecideInput decide_input(const int64_t* labels) const {
+    return {task.data(), labels, {usage_table.data(), cohort_table.data(), flavor_table.data()}};
   }
 };
 
