@@ -24,17 +24,19 @@ Scratch& scratch(size_t rules, size_t label_keys) {
   return buffers;
 }
 
-/// Evaluator::decide (one call: rules and fit, native code under the JIT) on a resolved task.
-AdmissionCheck decide(const EngineCore& core, const TaskRequest& request, int64_t id_string,
+/// Evaluator::decide (one call: rules and fit, native code under the JIT) on a resolved task's
+/// fields. Verdicts go to the stack for up to 256 rules, else to a per-thread buffer.
+AdmissionCheck decide(const EngineCore& core, int32_t team, int32_t priority,
+                      const std::array<int64_t, ir::kTaskFieldCount>& fields,
                       const int64_t* label_ids) {
   AdmissionCheck out;
-  out.team = request.team;
-  out.priority = request.priority;
-  const std::array<int64_t, ir::kTaskFieldCount> fields = core.rules.task_fields(request, id_string);
-  Scratch& buffers = scratch(core.module.rules.size(), 0);
+  out.team = team;
+  out.priority = priority;
+  const size_t rules = core.module.rules.size();
+  uint8_t on_stack[256];
+  uint8_t* verdicts = rules <= std::size(on_stack) ? on_stack : scratch(rules, 0).verdicts.data();
   const ir::DecideResult result = core.evaluator.decide(
-      {fields.data(), label_ids, core.quota.usage_view()},
-      std::span<uint8_t>(buffers.verdicts.data(), core.module.rules.size()));
+      {fields.data(), label_ids, core.quota.usage_view()}, std::span<uint8_t>(verdicts, rules));
   out.warnings = result.warnings;
   if (result.deny_rule >= 0) {
     out.verdict = AdmissionCheck::Verdict::reject;
@@ -62,7 +64,8 @@ AdmissionCheck check_admission(const EngineCore& core, const TaskSpec& spec) {
   Scratch& buffers = scratch(0, core.module.label_keys.size());
   const std::span<int64_t> label_ids(buffers.label_ids.data(), core.module.label_keys.size());
   core.rules.label_strings(spec.labels, label_ids);
-  return decide(core, request, core.rules.id_string(spec.id), label_ids.data());
+  return decide(core, request.team, request.priority,
+                core.rules.task_fields(request, core.rules.id_string(spec.id)), label_ids.data());
 }
 
 PreparedTask prepare(const EngineCore& core, const TaskSpec& spec) {
@@ -77,6 +80,7 @@ PreparedTask prepare(const EngineCore& core, const TaskSpec& spec) {
   out.pods = request.pods;
   out.request = request.request;
   out.id_string = core.rules.id_string(spec.id);
+  out.fields = core.rules.task_fields(request, out.id_string);
   out.label_ids.resize(core.module.label_keys.size());
   core.rules.label_strings(spec.labels, out.label_ids);
   return out;
@@ -89,9 +93,7 @@ AdmissionCheck check_admission(const EngineCore& core, const PreparedTask& task)
     out.priority = task.priority;
     return out;
   }
-  const TaskRequest request{task.team,      task.class_index, task.priority, task.requested_flavor,
-                            task.instances, task.pods,        task.request};
-  return decide(core, request, task.id_string, task.label_ids.data());
+  return decide(core, task.team, task.priority, task.fields, task.label_ids.data());
 }
 
 }  // namespace gov::engine

@@ -2,6 +2,7 @@
 // for a stream of task events on a compiled policy (SEMANTICS §2–§6, kueue-reference §2–§8).
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <span>
@@ -117,6 +118,7 @@ struct PreparedTask {
   int64_t pods = 1;
   ir::Resources request{};
   int64_t id_string = 0;             // the task id as a rule string id
+  std::array<int64_t, ir::kTaskFieldCount> fields{};  // what rules read of the task (RuleInput::task)
   std::vector<int64_t> label_ids;    // one per label key the rules read
 };
 
