@@ -8,6 +8,9 @@
 //                                    threads asking at once (queries share the state lock)
 //   embedded/submit-finish/{cpp,c}   two state changes per iteration: submit a task (admitted at
 //                                    once), finish it; each is one engine step, decisions out
+//   embedded/submit-finish/cpp/under-checks
+//                                    the same while 3 more threads call check() without pause:
+//                                    the state lock prefers writers, so steps are not starved
 // items_per_second counts decisions; `allocations` the heap allocations per check in steady
 // state (0: allocation-free; counted when the suite's counting allocator is linked in).
 #include <benchmark/benchmark.h>
@@ -16,8 +19,11 @@
 #include <gov/gov.h>
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/engine/engine.hpp"
@@ -138,6 +144,35 @@ void submit_finish_cpp(benchmark::State& state) {
   state.SetItemsProcessed(2 * state.iterations());
 }
 
+void submit_finish_under_checks(benchmark::State& state) {
+  gov::Engine engine = gov::Engine::compile_file(policy_path());
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&engine, &stop] {
+      gov::Task probe;
+      probe.id = "probe";
+      probe.team = "team-a";
+      probe.instance_type = "ml.g5.8xlarge";
+      probe.set(gov::Resource::gpu, 1);
+      while (!stop.load(std::memory_order_relaxed)) benchmark::DoNotOptimize(engine.check(probe));
+    });
+  }
+  gov::Task task;
+  task.id = "t";
+  task.team = "team-b";
+  task.instance_type = "ml.g5.8xlarge";
+  task.set(gov::Resource::gpu, 1);
+  gov::Time at = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(engine.submit(task, ++at));
+    benchmark::DoNotOptimize(engine.finish(task.id, at));
+  }
+  stop.store(true);
+  for (std::thread& r : readers) r.join();
+  state.SetItemsProcessed(2 * state.iterations());
+}
+
 void submit_finish_c(benchmark::State& state) {
   gov_engine* engine = nullptr;
   if (gov_engine_open_file(policy_path().c_str(), nullptr, &engine) != GOV_OK) {
@@ -172,6 +207,8 @@ void submit_finish_c(benchmark::State& state) {
   repeated(benchmark::RegisterBenchmark("embedded/check/c", check_c)->Threads(2));
   repeated(benchmark::RegisterBenchmark("embedded/submit-finish/cpp", submit_finish_cpp));
   repeated(benchmark::RegisterBenchmark("embedded/submit-finish/c", submit_finish_c));
+  repeated(benchmark::RegisterBenchmark("embedded/submit-finish/cpp/under-checks", submit_finish_under_checks)
+               ->UseRealTime());
   return true;
 }();
 

@@ -44,7 +44,8 @@ struct Options {
   /// Exceptions it throws are caught and ignored. Steps of the watcher's reloads arrive only here.
   std::function<void(const Step&)> on_step;
   /// Called (on the watcher's thread) when a reload by the watcher fails; the engine keeps
-  /// running on the version it has. Must not call back into the engine.
+  /// running on the version it has. Each distinct failure is reported once (the watcher keeps
+  /// polling and reports again when the failure changes). Must not call back into the engine.
   std::function<void(const Error&)> on_reload_error;
   /// How many ended tasks (finished, cancelled, rejected, invalid) decision() still remembers;
   /// the oldest are forgotten first. Live tasks are always remembered.

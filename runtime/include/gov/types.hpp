@@ -308,7 +308,8 @@ enum class ErrorCode : int {
 };
 
 /// The one exception type the C++ API throws (besides std::bad_alloc). Errors of tasks are not
-/// exceptions: they are `invalid` or `rejected` decisions.
+/// exceptions: they are `invalid` or `rejected` decisions. what() is one line, or for
+/// ErrorCode::policy the rendered diagnostics.
 class GOV_API Error : public std::runtime_error {
  public:
   Error(ErrorCode code, const std::string& message);
@@ -318,6 +319,9 @@ class GOV_API Error : public std::runtime_error {
  private:
   ErrorCode code_;
 };
+
+// The functions below are pure: thread-safe, they keep nothing, and they throw nothing but
+// std::bad_alloc. The names are static strings.
 
 /// Names as in the decision stream: "admitted", "waiting-for-quota", "reclaim", "pending",
 /// "gpu" / "neuron" / "vcpu" / "memory_gib" / "efa".
