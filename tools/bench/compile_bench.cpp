@@ -1,0 +1,191 @@
+// Compile latency (PERFORMANCE.md: 64 teams, 100 rules; parse + check <= 10 ms, JIT compile
+// <= 100 ms, load the cached object from the store <= 5 ms). The store row opens the SQLite store
+// read-only, looks the object up by the module's key, checks and deserialises it and links it:
+// everything a controller does between "a new version is active" and "decisions use it",
+// except reading and checking the source (the parse + check row).
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/check/check.hpp"
+#include "compiler/check/program.hpp"
+#include "compiler/jit/jit.hpp"
+#include "compiler/lower/lower.hpp"
+#include "runtime/store/store.hpp"
+#include "tools/bench/bench_support.hpp"
+#include "tools/bench/registration.hpp"
+
+namespace gov::bench {
+namespace {
+
+const std::string& compile_policy_path() {
+  static const std::string path = input_path("compile.gov");
+  return path;
+}
+
+void parse_and_check(benchmark::State& state) {
+  size_t rules = 0;
+  for (auto _ : state) {
+    const check::Program program = check::load_program(compile_policy_path(), {"/"});
+    if (program.read_failed || program.diagnostics.has_errors()) {
+      state.SkipWithError("compile.gov does not load (run tools/gen-bench first)");
+      return;
+    }
+    const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
+    if (!checked.ok()) {
+      state.SkipWithError("compile.gov does not check");
+      return;
+    }
+    rules = checked.policy.rules.size();
+    benchmark::DoNotOptimize(rules);
+  }
+  state.counters["rules"] = static_cast<double>(rules);
+}
+
+const Policy* compile_policy(benchmark::State& state) {
+  std::string error;
+  const Policy* policy = cached_policy(compile_policy_path(), error);
+  if (policy == nullptr) state.SkipWithError(error.c_str());
+  return policy;
+}
+
+void lower_module(benchmark::State& state) {
+  // Lowering needs the checked policy; check once, lower many times.
+  const check::Program program = check::load_program(compile_policy_path(), {"/"});
+  const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
+  if (program.read_failed || !checked.ok()) {
+    state.SkipWithError("compile.gov does not check (run tools/gen-bench first)");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(lower::lower(checked.policy).rules.size());
+}
+
+void jit_compile(benchmark::State& state) {
+  const Policy* policy = compile_policy(state);
+  if (policy == nullptr) return;
+  for (auto _ : state) {
+    auto object = jit::compile(policy->module);
+    if (!object.ok()) {
+      state.SkipWithError(object.error().message.c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(object.value().bytes.data());
+  }
+}
+
+/// A store with one version of compile.gov and its compiled object, in a temporary folder.
+struct StoreFixture {
+  std::string path;
+  std::string policy = "bench";
+  std::string error;
+};
+
+const StoreFixture& store_fixture(const Policy& policy) {
+  static StoreFixture fixture = [&policy] {
+    StoreFixture f;
+    const auto dir = std::filesystem::temp_directory_path() / ("gov-bench-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    f.path = (dir / "policies.db").string();
+    std::filesystem::remove(f.path);
+    auto object = jit::compile(policy.module);
+    auto db = store::Store::open(f.path);
+    if (!object.ok() || !db.ok()) {
+      f.error = "cannot create the benchmark store in " + dir.string();
+      return f;
+    }
+    std::ifstream file(compile_policy_path());
+    std::ostringstream text;
+    text << file.rdbuf();
+    store::ApplyRequest request;
+    request.policy = f.policy;
+    request.files = {{compile_policy_path(), text.str()}};
+    request.author = "gov-bench";
+    const auto bytes = object.value().serialize();
+    request.object = store::CompiledObject{jit::to_hex(object.value().key), {bytes.begin(), bytes.end()}};
+    if (!db.value().apply(request).ok()) f.error = "cannot apply to the benchmark store";
+    return f;
+  }();
+  return fixture;
+}
+
+/// Opens the store, finds the active version's object for this machine and links it.
+bool load_once(const Policy& policy, const StoreFixture& fixture, const store::OpenOptions& options,
+               benchmark::State& state) {
+  auto db = store::Store::open(fixture.path, options);
+  if (!db.ok()) {
+    state.SkipWithError("cannot open the benchmark store");
+    return false;
+  }
+  auto active = db.value().active(fixture.policy);
+  auto key = jit::key_for(policy.module);
+  if (!active.ok() || !key.ok()) {
+    state.SkipWithError("cannot read the benchmark store");
+    return false;
+  }
+  auto bytes = db.value().get_object(fixture.policy, active.value().number, jit::to_hex(key.value()));
+  if (!bytes.ok() || !bytes.value()) {
+    state.SkipWithError("the benchmark store has no object for this machine");
+    return false;
+  }
+  auto object = jit::ObjectCode::deserialize(*bytes.value());
+  if (!object.ok()) {
+    state.SkipWithError(object.error().message.c_str());
+    return false;
+  }
+  auto evaluator = jit::load(policy.module, object.value());
+  if (!evaluator.ok()) {
+    state.SkipWithError(evaluator.error().message.c_str());
+    return false;
+  }
+  benchmark::DoNotOptimize(evaluator.value().get());
+  return true;
+}
+
+void load_from_store(benchmark::State& state) {
+  const Policy* policy = compile_policy(state);
+  if (policy == nullptr) return;
+  const StoreFixture& fixture = store_fixture(*policy);
+  if (!fixture.error.empty()) {
+    state.SkipWithError(fixture.error.c_str());
+    return;
+  }
+  store::OpenOptions options;
+  options.create = false;
+  options.read_only = true;
+  for (auto _ : state) {
+    if (!load_once(*policy, fixture, options, state)) return;
+  }
+}
+
+/// The link step alone (object bytes already in memory), for comparison with the store row.
+void load_object(benchmark::State& state) {
+  const Policy* policy = compile_policy(state);
+  if (policy == nullptr) return;
+  auto object = jit::compile(policy->module);
+  if (!object.ok()) {
+    state.SkipWithError(object.error().message.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto evaluator = jit::load(policy->module, object.value());
+    benchmark::DoNotOptimize(evaluator.ok());
+  }
+}
+
+[[maybe_unused]] const bool registered = [] {
+  const auto setup = [](benchmark::internal::Benchmark* b) {
+    repeated(b->Unit(benchmark::kMillisecond), 5);
+  };
+  setup(benchmark::RegisterBenchmark("compile/parse-check", parse_and_check));
+  setup(benchmark::RegisterBenchmark("compile/lower", lower_module));
+  setup(benchmark::RegisterBenchmark("compile/jit", jit_compile));
+  setup(benchmark::RegisterBenchmark("compile/load-object", load_object));
+  setup(benchmark::RegisterBenchmark("compile/load-from-store", load_from_store));
+  return true;
+}();
+
+}  // namespace
+}  // namespace gov::bench

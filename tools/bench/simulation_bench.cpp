@@ -1,0 +1,128 @@
+// Simulation throughput (PERFORMANCE.md: 1,000,000 events, 64 teams, 4 instance types, mixed
+// priorities, >= 200,000 events/s) and the engine's memory with 100,000 tasks (<= 100 MB).
+// The trace is read and parsed once, outside the timing; each run replays it into a fresh Engine
+// exactly as `gov simulate` does (events of one instant together), without formatting the
+// decisions.
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <cstdlib>
+#include <map>
+
+#include "tools/bench/bench_support.hpp"
+#include "tools/bench/registration.hpp"
+
+namespace gov::bench {
+namespace {
+
+struct Replay {
+  const Policy* policy = nullptr;
+  Trace trace;
+  std::string error;
+};
+
+const Replay& replay_input(const std::string& policy_name, const std::string& trace_name) {
+  static std::map<std::string, Replay> cache;
+  auto it = cache.find(trace_name);
+  if (it != cache.end()) return it->second;
+  Replay replay;
+  replay.policy = cached_policy(input_path(policy_name), replay.error);
+  if (replay.policy != nullptr && !replay.policy->jit) replay.error = "JIT unavailable: " + replay.policy->jit_error;
+  if (replay.error.empty())
+    read_trace_file(input_path(trace_name), replay.policy->module, replay.trace, replay.error);
+  return cache.emplace(trace_name, std::move(replay)).first->second;
+}
+
+/// Decisions per outcome of one replay (engine::Outcome order).
+using OutcomeCounts = std::array<uint64_t, 7>;
+
+OutcomeCounts replay_into(engine::Engine& engine, const Replay& replay) {
+  OutcomeCounts counts{};
+  std::vector<engine::Decision> decisions;
+  for (const Instant& instant : replay.trace.instants) {
+    engine.step(instant.at, instant.events, decisions);
+    for (const engine::Decision& d : decisions) ++counts[static_cast<size_t>(d.outcome)];
+    decisions.clear();
+  }
+  return counts;
+}
+
+void simulate(benchmark::State& state, bool use_jit) {
+  const Replay& replay = replay_input("sim.gov", "sim.trace.json");
+  if (!replay.error.empty()) {
+    state.SkipWithError(replay.error.c_str());
+    return;
+  }
+  OutcomeCounts counts{};
+  for (auto _ : state) {
+    engine::Engine engine(replay.policy->module, replay.policy->evaluator(use_jit));
+    counts = replay_into(engine, replay);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * replay.trace.events));
+  state.counters["events"] = static_cast<double>(replay.trace.events);
+  uint64_t decisions = 0;
+  for (uint64_t c : counts) decisions += c;
+  state.counters["decisions"] = static_cast<double>(decisions);
+  state.counters["admitted"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::admitted)]);
+  state.counters["preempted"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::preempted)]);
+  state.counters["rejected"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::rejected)]);
+  state.counters["finished"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::finished)]);
+  state.counters["cancelled"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::cancelled)]);
+}
+
+/// An engine holding 100,000 tasks (all admitted, from admitted-100000): resident memory of the
+/// process and the heap growth the engine caused. Run it in a process of its own (the bench
+/// command does) so that nothing else has grown the heap before.
+void memory(benchmark::State& state) {
+  const uint64_t rss_before = resident_bytes();
+  const Replay& replay = replay_input("admitted-100000.gov", "admitted-100000.trace.json");
+  if (!replay.error.empty()) {
+    state.SkipWithError(replay.error.c_str());
+    return;
+  }
+  const uint64_t rss_inputs = resident_bytes();
+  const uint64_t heap_inputs = heap_bytes_in_use();
+  uint64_t rss_engine = 0;
+  uint64_t heap_engine = 0;
+  size_t tasks = 0;
+  size_t admitted = 0;
+  for (auto _ : state) {
+    engine::Engine engine(replay.policy->module, replay.policy->evaluator(/*use_jit=*/true));
+    replay_into(engine, replay);
+    rss_engine = resident_bytes();
+    heap_engine = heap_bytes_in_use();
+    const engine::Snapshot snapshot = engine.snapshot();
+    tasks = snapshot.tasks.size();
+    admitted = snapshot.count(engine::TaskState::admitted);
+  }
+  constexpr double kMiB = 1024.0 * 1024.0;
+  state.counters["tasks"] = static_cast<double>(tasks);
+  state.counters["admitted"] = static_cast<double>(admitted);
+  state.counters["rss_MiB"] = static_cast<double>(rss_engine) / kMiB;
+  state.counters["rss_before_MiB"] = static_cast<double>(rss_before) / kMiB;
+  state.counters["rss_inputs_MiB"] = static_cast<double>(rss_inputs - rss_before) / kMiB;
+  state.counters["engine_heap_MiB"] = static_cast<double>(heap_engine - heap_inputs) / kMiB;
+  state.counters["engine_rss_MiB"] = static_cast<double>(rss_engine - rss_inputs) / kMiB;
+}
+
+/// Replays of the full trace take minutes while the engine is slow under queues: the repetitions
+/// are $GOV_BENCH_SIM_REPETITIONS (default 1).
+int sim_repetitions() {
+  const char* env = std::getenv("GOV_BENCH_SIM_REPETITIONS");
+  const int n = env != nullptr ? std::atoi(env) : 0;
+  return n > 0 ? n : 1;
+}
+
+[[maybe_unused]] const bool registered = [] {
+  repeated(benchmark::RegisterBenchmark("simulation/trace/jit", [](benchmark::State& s) { simulate(s, true); })
+               ->Unit(benchmark::kMillisecond)
+               ->Iterations(1),
+           sim_repetitions());
+  benchmark::RegisterBenchmark("memory/100k-tasks", memory)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
+  return true;
+}();
+
+}  // namespace
+}  // namespace gov::bench
