@@ -337,7 +337,17 @@ class Builder {
   Span span(const Node& n) const {
     return {static_cast<uint32_t>(n.begin().byte), static_cast<uint32_t>(n.end().byte)};
   }
-  ast::Name name(const Node& n) const { return {std::string(n.string_view()), span(n)}; }
+  ast::Name name(const Node& n) const {
+    if (n.string_view().size() > kMaxNameBytes) {
+      Diagnostic d = make_diagnostic(Code::too_long, at(span(n)),
+                                     fmt::format("name of {} bytes; gov reads names of at most {} bytes",
+                                                 n.string_view().size(), kMaxNameBytes),
+                                     "too long");
+      d.help = "names are identifiers, not text; put long text in a string";
+      ctx_.diagnostics.report(std::move(d));
+    }
+    return {std::string(n.string_view()), span(n)};
+  }
 
   /// Children that are not comments.
   static std::vector<const Node*> parts(const Node& n) {
@@ -362,6 +372,8 @@ class Builder {
   Location at(Span s) const { return {ctx_.source, s}; }
 
   std::optional<ast::Declaration> declaration(const Node& n) {
+    operators_ = 0;
+    operators_reported_ = false;
     if (n.is_type<r::import_decl>()) return ast::Import{string(*parts(n)[0]), span(n)};
     if (n.is_type<r::catalog_decl>()) {
       auto p = parts(n);
@@ -603,6 +615,16 @@ class Builder {
         out.parts.push_back({{}, expr(*parts(*c)[0]), span(*c)});
       }
     }
+    size_t bytes = 0;
+    for (const ast::StringPart& part : out.parts) bytes += part.text.size();
+    if (bytes > kMaxStringBytes) {
+      Diagnostic d = make_diagnostic(Code::too_long, at(out.span),
+                                     fmt::format("string of {} bytes; gov reads strings of at most {} bytes", bytes,
+                                                 kMaxStringBytes),
+                                     "too long");
+      d.help = "shorten the text; messages and names are meant to be read in one line";
+      report(std::move(d));
+    }
     return out;
   }
 
@@ -616,6 +638,8 @@ class Builder {
   }
 
   ast::ExprPtr make(ast::Expr::Kind kind, Span s) {
+    using K = ast::Expr::Kind;
+    if (kind == K::binary || kind == K::unary || kind == K::index) ++operators_;
     auto e = std::make_unique<ast::Expr>();
     e->kind = kind;
     e->span = s;
@@ -680,6 +704,7 @@ class Builder {
     size_t i = 0;
     ast::ExprPtr left = operand(p, i);
     while (i < p.size()) {
+      if (over_operator_budget(n)) return make(ast::Expr::Kind::boolean, span(n));
       const Node& op = *p[i++];
       ast::ExprPtr right = operand(p, i);
       auto e = make(ast::Expr::Kind::binary, {left->span.begin, right->span.end});
@@ -691,10 +716,26 @@ class Builder {
     return left;
   }
 
+  /// Whether this declaration's expressions have more operators than kMaxDeclarationOperators
+  /// (reported once). Past the budget the builder stops growing trees: their depth stays bounded.
+  bool over_operator_budget(const Node& n) {
+    if (operators_ <= kMaxDeclarationOperators) return false;
+    if (!operators_reported_) {
+      operators_reported_ = true;
+      Diagnostic d = make_diagnostic(Code::nesting_too_deep, at(span(n)),
+                                     fmt::format("more than {} operators in one declaration", kMaxDeclarationOperators),
+                                     "expression too long");
+      d.help = "split the condition into several rules";
+      report(std::move(d));
+    }
+    return true;
+  }
+
   /// One operand at p[i] plus any index suffixes after it; advances i.
   ast::ExprPtr operand(const std::vector<const Node*>& p, size_t& i) {
     ast::ExprPtr e = expr(*p[i++]);
     while (i < p.size() && p[i]->is_type<r::index_suffix>()) {
+      if (over_operator_budget(*p[i])) return make(ast::Expr::Kind::boolean, e->span);
       auto index = make(ast::Expr::Kind::index, {e->span.begin, static_cast<uint32_t>(p[i]->end().byte)});
       index->operands.push_back(std::move(e));
       index->operands.push_back(expr(*parts(*p[i])[0]));
@@ -725,6 +766,8 @@ class Builder {
   }
 
   ParseContext& ctx_;
+  size_t operators_ = 0;  // in the current declaration
+  bool operators_reported_ = false;
 };
 
 /// Checks that the text can be parsed at all: size, UTF-8, control characters.

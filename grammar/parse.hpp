@@ -12,6 +12,14 @@ namespace gov::grammar {
 inline constexpr std::size_t kMaxFileBytes = 8u << 20;
 /// Longest run of one binary operator (`a and b and ...`) in one expression.
 inline constexpr std::size_t kMaxOperatorChain = 4096;
+/// Most operators (binary, prefix and `[...]`) in the expressions of one declaration. The
+/// checker, the lowering and the printers walk expression trees recursively; this bounds
+/// their depth (chains in parentheses in chains would otherwise nest without limit).
+inline constexpr std::size_t kMaxDeclarationOperators = 4096;
+/// Longest string literal, in bytes of its text (escapes resolved, interpolations left out).
+inline constexpr std::size_t kMaxStringBytes = 4096;
+/// Longest name (`team-a`, `ml.g5.8xlarge`, `task.labels`): a DNS subdomain's limit.
+inline constexpr std::size_t kMaxNameBytes = 253;
 
 struct ParseResult {
   ast::File file;           // every declaration that parsed; broken ones are left out

@@ -8,6 +8,7 @@
 
 #include "compiler/ast/source_text.hpp"
 #include "compiler/check/expressions.hpp"
+#include "compiler/check/name_index.hpp"
 #include "compiler/check/quantities.hpp"
 #include "compiler/check/quotas.hpp"
 
@@ -237,7 +238,7 @@ class Checker {
                              fmt::format("unknown catalog `{}`", wanted), "not defined");
       d.help = did_you_mean(wanted, names).value_or(
           names.empty() ? "import a catalog first: `import \"../catalog/aws-ml.gov\"`"
-                        : fmt::format("the catalogs are `{}`", fmt::join(names, "`, `")));
+                        : names_help("catalogs", names));
       return;
     }
     Cluster out{cluster->name.text, static_cast<size_t>(it - policy_.catalogs.begin()), {}, {source, cluster->span}};
@@ -273,12 +274,48 @@ class Checker {
     return names;
   }
 
+  /// A list of names and its index, made once: resolve_type runs for every quota and test step,
+  /// the team and rule lookups for every step (docs/limits.md).
+  struct Names {
+    std::vector<std::string> list;
+    NameIndex index;
+    explicit Names(std::vector<std::string> names) : list(std::move(names)), index(list) {}
+  };
+
+  /// type_names() and its index; made again when the cluster or the catalogs change.
+  const Names& type_lookup() {
+    const std::pair<size_t, size_t> key{policy_.cluster ? policy_.cluster->catalog + 1 : 0, policy_.catalogs.size()};
+    if (!type_lookup_ || type_lookup_key_ != key) {
+      type_lookup_.emplace(type_names());
+      type_lookup_key_ = key;
+    }
+    return *type_lookup_;
+  }
+
+  const Names& team_lookup() {
+    if (!team_lookup_ || team_lookup_->list.size() != policy_.teams.size()) {
+      std::vector<std::string> names;
+      for (const Team& t : policy_.teams) names.push_back(t.name);
+      team_lookup_.emplace(std::move(names));
+    }
+    return *team_lookup_;
+  }
+
+  const Names& rule_lookup() {
+    if (!rule_lookup_ || rule_lookup_->list.size() != rules_.size()) {
+      std::vector<std::string> names;
+      for (const auto& [rule, s] : rules_) names.push_back(rule->name.text);
+      rule_lookup_.emplace(std::move(names));
+    }
+    return *rule_lookup_;
+  }
+
   /// Index of an instance type in the cluster's catalog; reports E0203 when unknown.
   /// Without a cluster, returns nullopt silently unless no catalog knows the name.
   std::optional<size_t> resolve_type(const std::string& name, Location where) {
-    const std::vector<std::string> names = type_names();
-    auto it = std::find(names.begin(), names.end(), name);
-    if (it != names.end()) return policy_.cluster ? std::optional<size_t>(it - names.begin()) : std::nullopt;
+    const Names& types = type_lookup();
+    const std::vector<std::string>& names = types.list;
+    if (const std::optional<size_t> i = types.index.find(name)) return policy_.cluster ? i : std::nullopt;
     if (!policy_.cluster && policy_.catalogs.empty()) return std::nullopt;  // nothing to resolve against
     Diagnostic& d = report(Code::unknown_instance_type, where, fmt::format("unknown instance type `{}`", name),
                            "not in the catalog");
@@ -402,7 +439,7 @@ class Checker {
                            "not a class of this policy");
     d.help = did_you_mean(name, names).value_or(
         names.empty() ? "the policy declares no classes: add `priority NAME = WEIGHT` to `policy`"
-                      : fmt::format("the classes are `{}`", fmt::join(names, "`, `")));
+                      : names_help("classes", names));
   }
 
   // ------------------------------------------------------------------ teams
@@ -701,6 +738,8 @@ class Checker {
     s.classes = &policy_.classes;
     for (const Team& t : policy_.teams) s.teams.push_back(t.name);
     s.instance_types = type_names();
+    s.team_index = NameIndex(s.teams);
+    s.type_index = NameIndex(s.instance_types);
     return s;
   }
 
@@ -813,13 +852,12 @@ class Checker {
       if (key == "team" && v.kind == ast::Value::Kind::name) {
         has_team = true;
         out.team = v.name.text;
-        if (std::none_of(policy_.teams.begin(), policy_.teams.end(), [&](const Team& t) { return t.name == out.team; })) {
-          std::vector<std::string> names;
-          for (const Team& t : policy_.teams) names.push_back(t.name);
+        if (!team_lookup().index.contains(out.team)) {
+          const std::vector<std::string>& names = team_lookup().list;
           Diagnostic& d = report(Code::unknown_team, {source, v.span}, fmt::format("unknown team `{}`", out.team), "not a team");
           d.help = did_you_mean(out.team, names)
                        .value_or(names.empty() ? "the policy defines no teams"
-                                               : fmt::format("the teams are `{}`", fmt::join(names, "`, `")));
+                                               : names_help("teams", names));
         }
       } else if (key == "priority" && v.kind == ast::Value::Kind::name) {
         out.priority = v.name.text;
@@ -909,12 +947,12 @@ class Checker {
   }
 
   void known_rule(const ast::Name& name, SourceId source) {
-    std::vector<std::string> names;
-    for (const auto& [rule, s] : rules_) names.push_back(rule->name.text);
-    if (std::find(names.begin(), names.end(), name.text) != names.end()) return;
+    const Names& rules = rule_lookup();
+    if (rules.index.contains(name.text)) return;
+    const std::vector<std::string>& names = rules.list;
     Diagnostic& d = report(Code::unknown_rule, {source, name.span}, fmt::format("unknown rule `{}`", name.text), "no such rule");
     d.help = did_you_mean(name.text, names).value_or(names.empty() ? "the policy has no rules"
-                                                                   : fmt::format("the rules are `{}`", fmt::join(names, "`, `")));
+                                                                   : names_help("rules", names));
   }
 
   const Program& program_;
@@ -927,6 +965,10 @@ class Checker {
   std::vector<Located<ast::Team>> teams_;
   std::vector<Located<ast::Rule>> rules_;
   std::vector<Located<ast::Test>> tests_;
+  std::optional<Names> type_lookup_;
+  std::pair<size_t, size_t> type_lookup_key_{};
+  std::optional<Names> team_lookup_;
+  std::optional<Names> rule_lookup_;
 };
 
 }  // namespace
@@ -947,6 +989,7 @@ int64_t Policy::capacity_of(size_t type) const {
 }
 
 CheckResult check(const Program& program, const CheckOptions& options) {
+  const SuggestionBudget suggestions;  // "did you mean" in bounded time, however many unknown names
   CheckResult result;
   Checker(program, options, result).run();
   program.add_import_chains(result.diagnostics);

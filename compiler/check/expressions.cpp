@@ -191,6 +191,12 @@ class Typer {
     auto find = [&](const std::vector<std::string>& names) {
       return static_cast<int64_t>(std::find(names.begin(), names.end(), text) - names.begin());
     };
+    // Teams and instance types through their index (a policy may name them a million times).
+    auto find_indexed = [&](const std::vector<std::string>& names, const NameIndex& index) {
+      if (index.size() != names.size()) return find(names);
+      const std::optional<size_t> i = index.find(text);
+      return static_cast<int64_t>(i ? *i : names.size());
+    };
     auto make = [&](ValueType type, int64_t value) {
       TypedExpr t = constant(e.span, type, value);
       t.text = text;  // the name, for messages and lowering of flavors/teams by name
@@ -202,7 +208,7 @@ class Typer {
       if (auto guess = did_you_mean(text, names)) {
         d.help = *guess;
       } else if (!names.empty()) {
-        d.help = fmt::format("the {} are `{}`", plural, fmt::join(names, "`, `"));
+        d.help = names_help(plural, names);
       }
       return std::nullopt;
     };
@@ -212,12 +218,12 @@ class Typer {
       return unknown(Code::unknown_priority_class, "priority class", class_names);
     }
     if (expected == ValueType::team) {
-      const int64_t i = find(scope_.teams);
+      const int64_t i = find_indexed(scope_.teams, scope_.team_index);
       if (i < static_cast<int64_t>(scope_.teams.size())) return make(ValueType::team, i);
       return unknown(Code::unknown_team, "team", scope_.teams);
     }
     if (expected == ValueType::flavor) {
-      const int64_t i = find(scope_.instance_types);
+      const int64_t i = find_indexed(scope_.instance_types, scope_.type_index);
       if (i < static_cast<int64_t>(scope_.instance_types.size())) return make(ValueType::flavor, i);
       return unknown(Code::unknown_instance_type, "instance type", scope_.instance_types);
     }
@@ -225,8 +231,8 @@ class Typer {
     if (const int64_t i = find(class_names); i < static_cast<int64_t>(class_names.size())) {
       return make(ValueType::priority, (*scope_.classes)[i].weight);
     }
-    if (const int64_t i = find(scope_.teams); i < static_cast<int64_t>(scope_.teams.size())) return make(ValueType::team, i);
-    if (const int64_t i = find(scope_.instance_types); i < static_cast<int64_t>(scope_.instance_types.size())) {
+    if (const int64_t i = find_indexed(scope_.teams, scope_.team_index); i < static_cast<int64_t>(scope_.teams.size())) return make(ValueType::team, i);
+    if (const int64_t i = find_indexed(scope_.instance_types, scope_.type_index); i < static_cast<int64_t>(scope_.instance_types.size())) {
       return make(ValueType::flavor, i);
     }
     Diagnostic& d = error(Code::unknown_name, e.span, fmt::format("unknown name `{}`", text), "not defined");

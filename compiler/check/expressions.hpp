@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/check/name_index.hpp"
 #include "compiler/check/policy.hpp"
 #include "compiler/diagnostics/diagnostic.hpp"
 
@@ -16,6 +17,10 @@ struct ExprScope {
   const std::vector<PriorityClass>* classes = nullptr;
   std::vector<std::string> teams;
   std::vector<std::string> instance_types;
+  /// Indexes of `teams` and `instance_types` for lookups in constant time; a list without its
+  /// index (sizes differ) is searched linearly.
+  NameIndex team_index;
+  NameIndex type_index;
 };
 
 /// Types one expression tree. Reports each problem once and returns nullopt for a tree

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/check/limits.hpp"
 #include "grammar/parse.hpp"
 
 namespace gov::check {
@@ -55,8 +56,9 @@ class Loader {
     grammar::ParseResult parsed = grammar::parse(program_.sources, id);
     program_.diagnostics.append(parsed.diagnostics);
     const size_t index = program_.files.size();
+    declarations_.add(parsed.file, program_.diagnostics);
     program_.files.push_back({id, std::move(parsed.file), canonical.string(), imported_at, importer});
-    follow_imports(index, depth);
+    if (!declarations_.exceeded()) follow_imports(index, depth);  // else the policy is refused anyway
     return index;
   }
 
@@ -122,6 +124,7 @@ class Loader {
   Program& program_;
   fs::path root_;
   size_t total_bytes_ = 0;
+  DeclarationCounter declarations_;
 };
 
 fs::path default_root(const std::string& entry_path) {
@@ -149,6 +152,7 @@ Program program_from_text(const std::string& path, std::string text) {
   const SourceId id = program.sources.add(path, std::move(text));
   grammar::ParseResult parsed = grammar::parse(program.sources, id);
   program.diagnostics.append(parsed.diagnostics);
+  DeclarationCounter().add(parsed.file, program.diagnostics);
   program.files.push_back({id, std::move(parsed.file), path, std::nullopt, std::nullopt});
   return program;
 }

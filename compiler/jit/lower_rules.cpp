@@ -38,6 +38,9 @@ constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
 enum InputField : unsigned { kTask = 0, kTeam = 1, kCluster = 2, kLabels = 3 };
 
+/// Sets up to this size become a switch; larger ones a binary search over a constant table.
+constexpr size_t kMaxSwitchCases = 64;
+
 /// Emits the bodies of `gov_rules` (every condition) and `gov_messages` (one rule's message
 /// values); registers of the rule being lowered are the values in `registers_`.
 class RuleLowering {
@@ -73,6 +76,7 @@ class RuleLowering {
   llvm::Value* overflow_intrinsic(llvm::Intrinsic::ID id, llvm::Value* a, llvm::Value* b,
                                   llvm::Value** overflow);
   llvm::Value* in_set(llvm::Value* a, const std::vector<int64_t>& set);
+  llvm::Value* in_sorted_table(llvm::Value* a, const std::vector<int64_t>& values);
   llvm::Value* operand(int32_t reg) {
     return reg >= 0 ? registers_[static_cast<size_t>(reg)] : constant(0);
   }
@@ -309,6 +313,7 @@ llvm::Value* RuleLowering::in_set(llvm::Value* a, const std::vector<int64_t>& se
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
   if (values.empty()) return constant(0);
+  if (values.size() > kMaxSwitchCases) return in_sorted_table(a, values);
   llvm::LLVMContext& context = out_.getContext();
   llvm::BasicBlock* member = llvm::BasicBlock::Create(context, "in_set.member", function_);
   llvm::BasicBlock* other = llvm::BasicBlock::Create(context, "in_set.other", function_);
@@ -325,6 +330,32 @@ llvm::Value* RuleLowering::in_set(llvm::Value* a, const std::vector<int64_t>& se
   result->addIncoming(constant(1), member);
   result->addIncoming(constant(0), other);
   return result;
+}
+
+/// Whether `a` is in `values` (sorted, unique, more than a few): a branchless binary search
+/// over a constant table, unrolled to ceil(log2 n) loads, compares and selects. Straight-line
+/// code whose size grows with log n, so compiling it stays fast for any set (a switch of
+/// 400,000 cases took LLVM 18 minutes).
+llvm::Value* RuleLowering::in_sorted_table(llvm::Value* a, const std::vector<int64_t>& values) {
+  llvm::Type* i64 = builder_.getInt64Ty();
+  llvm::ArrayType* type = llvm::ArrayType::get(i64, values.size());
+  std::vector<uint64_t> bits(values.begin(), values.end());
+  auto* table = new llvm::GlobalVariable(out_, type, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantDataArray::get(out_.getContext(), bits), "gov.set");
+  table->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  const auto element = [&](llvm::Value* index) {
+    llvm::Value* address = builder_.CreateInBoundsGEP(type, table, {constant(0), index});
+    return builder_.CreateLoad(i64, address);
+  };
+  // The largest index whose value is <= a (or 0): each step halves the range still open.
+  llvm::Value* base = constant(0);
+  for (size_t n = values.size(); n > 1;) {
+    const size_t half = n / 2;
+    llvm::Value* probe = builder_.CreateAdd(base, constant(static_cast<int64_t>(half)));
+    base = builder_.CreateSelect(builder_.CreateICmpSLE(element(probe), a), probe, base);
+    n -= half;
+  }
+  return widen(builder_.CreateICmpEQ(element(base), a));
 }
 
 /// Declares `void name(const RuleInput* input, <middle>, <out>* result)`: the input is read,

@@ -1,6 +1,7 @@
 #include "compiler/lower/lower.hpp"
 
-#include <algorithm>
+#include <string>
+#include <unordered_map>
 
 namespace gov::lower {
 namespace {
@@ -8,9 +9,18 @@ namespace {
 using check::TypedExpr;
 using Kind = TypedExpr::Kind;
 
+/// The ids of the module's strings and label keys by their text, kept across rules, so that
+/// lowering stays linear in the policy's size (a set of 100,000 strings took minutes with a
+/// linear search per string).
+struct Interned {
+  std::unordered_map<std::string, int64_t> strings;
+  std::unordered_map<std::string, int32_t> labels;
+};
+
 class RuleLowering {
  public:
-  RuleLowering(ir::Module& module, ir::Rule& rule) : module_(module), rule_(rule) {}
+  RuleLowering(ir::Module& module, ir::Rule& rule, Interned& interned)
+      : module_(module), rule_(rule), interned_(interned) {}
 
   /// Emits `e` and returns the register holding its value.
   int32_t emit(const TypedExpr& e) {
@@ -43,10 +53,9 @@ class RuleLowering {
   }
 
   int32_t label(const std::string& key) {
-    auto it = std::find(module_.label_keys.begin(), module_.label_keys.end(), key);
-    if (it != module_.label_keys.end()) return static_cast<int32_t>(it - module_.label_keys.begin());
-    module_.label_keys.push_back(key);
-    return static_cast<int32_t>(module_.label_keys.size() - 1);
+    const auto [it, added] = interned_.labels.try_emplace(key, static_cast<int32_t>(module_.label_keys.size()));
+    if (added) module_.label_keys.push_back(key);
+    return it->second;
   }
 
  private:
@@ -56,10 +65,9 @@ class RuleLowering {
   }
 
   int64_t intern(const std::string& text) {
-    auto it = std::find(module_.strings.begin(), module_.strings.end(), text);
-    if (it != module_.strings.end()) return it - module_.strings.begin();
-    module_.strings.push_back(text);
-    return static_cast<int64_t>(module_.strings.size() - 1);
+    const auto [it, added] = interned_.strings.try_emplace(text, static_cast<int64_t>(module_.strings.size()));
+    if (added) module_.strings.push_back(text);
+    return it->second;
   }
 
   static ir::Op binary_op(ast::BinaryOp op) {
@@ -84,13 +92,14 @@ class RuleLowering {
 
   ir::Module& module_;
   ir::Rule& rule_;
+  Interned& interned_;
 };
 
-ir::Rule lower_rule(ir::Module& module, const check::Rule& rule) {
+ir::Rule lower_rule(ir::Module& module, const check::Rule& rule, Interned& interned) {
   ir::Rule out;
   out.name = rule.name;
   out.action = rule.action == ast::RuleAction::deny ? ir::RuleAction::deny : ir::RuleAction::warn;
-  RuleLowering lowering(module, out);
+  RuleLowering lowering(module, out, interned);
   lowering.emit(rule.when);
   out.condition_length = static_cast<uint32_t>(out.code.size());
   for (const check::MessagePart& part : rule.message) {
@@ -151,7 +160,9 @@ ir::Module lower(const check::Policy& policy) {
     }
     module.teams.push_back(std::move(out));
   }
-  for (const check::Rule& rule : policy.rules) module.rules.push_back(lower_rule(module, rule));
+  Interned interned;
+  interned.strings.emplace("", 0);  // strings[0], pushed above
+  for (const check::Rule& rule : policy.rules) module.rules.push_back(lower_rule(module, rule, interned));
   return module;
 }
 

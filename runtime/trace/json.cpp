@@ -358,6 +358,12 @@ bool JsonReader::check_depth(size_t depth) {
   return fail(pos_, fmt::format("nesting is deeper than {} levels", limits_.max_depth));
 }
 
+bool JsonReader::value_too_large() {
+  if (pos_ - value_start_ <= limits_.max_value_bytes) return false;
+  fail(value_start_, fmt::format("this value is longer than {} bytes", limits_.max_value_bytes));
+  return true;
+}
+
 ptrdiff_t JsonReader::KeyIndex::find(const std::vector<JsonKey>& keys, const std::string& text) {
   if (large.empty() && keys.size() < kSmallObject) {
     for (size_t i = 0; i < keys.size(); ++i) {
@@ -380,6 +386,7 @@ void JsonReader::KeyIndex::add(const std::vector<JsonKey>& keys) {
 
 bool JsonReader::parse_value(JsonValue& out, size_t depth) {
   skip_whitespace();
+  if (value_too_large()) return false;
   out.position = position_at(pos_);
   if (at_end()) return fail(pos_, "expected a value, found end of input");
   unsigned char c = peek();
@@ -473,6 +480,7 @@ bool JsonReader::parse_string(std::string& out) {
   ++pos_;  // '"'
   for (;;) {
     if (at_end()) return fail(string_start_, "unterminated string");
+    if (value_too_large()) return false;
     unsigned char c = peek();
     if (c == '"') {
       ++pos_;
@@ -486,8 +494,9 @@ bool JsonReader::parse_string(std::string& out) {
     } else if (c >= 0x80) {
       if (!parse_utf8(out)) return false;
     } else {
-      size_t run = pos_;  // a run of plain ASCII, appended at once
-      while (run < text_.size()) {
+      size_t run = pos_;  // a run of plain ASCII, appended at once (at most 64 KiB at a time)
+      const size_t run_end = std::min(text_.size(), pos_ + (size_t{1} << 16));
+      while (run < run_end) {
         auto r = static_cast<unsigned char>(text_[run]);
         if (r == '"' || r == '\\' || r < 0x20 || r >= 0x80) break;
         ++run;
@@ -622,6 +631,7 @@ bool JsonReader::parse_number(JsonValue& out) {
     if (!at_end() && (peek() == '+' || peek() == '-')) ++pos_;
     if (!parse_digits("expected a digit in the exponent")) return false;
   }
+  if (value_too_large()) return false;
   out.kind = JsonKind::number;
   out.text.assign(text_.substr(start, pos_ - start));
   return true;
@@ -711,6 +721,7 @@ JsonStep JsonReader::next_member(JsonKey& key) {
   }
   Frame& frame = frames_.back();
   skip_whitespace();
+  value_start_ = pos_;  // the key is bounded like a value
   bool first = std::exchange(frame.first, false);
   if (!at_end() && peek() == '}' && first) {
     ++pos_;
@@ -747,6 +758,7 @@ JsonStep JsonReader::next_element() {
   }
   Frame& frame = frames_.back();
   skip_whitespace();
+  value_start_ = pos_;  // the key is bounded like a value
   bool first = std::exchange(frame.first, false);
   if (!first) {
     if (at_end() || (peek() != ',' && peek() != ']')) {
@@ -777,6 +789,7 @@ bool JsonReader::read_value(JsonValue& out) {
   return guarded(
       [&] {
         out = JsonValue{};
+        value_start_ = pos_;
         return parse_value(out, frames_.size() + 1);
       },
       [&] { return fail(pos_, "out of memory"); });

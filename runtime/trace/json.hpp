@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,9 @@ struct JsonError {
 struct JsonLimits {
   size_t max_bytes = size_t{64} << 20;  // the size of the whole text
   size_t max_depth = 64;                // arrays and objects nested in each other
+  /// The most bytes one value read with JsonReader::read_value() may span (parse_json: the
+  /// document). Bounds the memory of a pull reader's one value, whatever the text's size.
+  size_t max_value_bytes = std::numeric_limits<size_t>::max();
 };
 
 enum class JsonKind : uint8_t { null, boolean, number, string, array, object };
@@ -105,6 +109,8 @@ class JsonReader {
   std::optional<JsonKind> peek_kind();
   /// Position of the next non-whitespace byte.
   JsonPosition position();
+  /// Bytes of the text consumed so far: everything before it has been read.
+  size_t offset() const { return pos_; }
 
   /// Consumes the '{' or '[' of the next value and steps into it; false on error.
   bool enter_object();
@@ -164,6 +170,8 @@ class JsonReader {
   bool parse_digits(std::string_view what);
   bool parse_literal(JsonValue& out);
   bool check_depth(size_t depth);
+  /// Fails when the value being read spans more than max_value_bytes.
+  bool value_too_large();
   std::string found_text() const;
 
   std::string_view text_;
@@ -175,6 +183,7 @@ class JsonReader {
   size_t column_offset_ = 0;  // linear time overall
   size_t column_ = 1;
   size_t string_start_ = 0;
+  size_t value_start_ = 0;  // where the value read_value() is reading starts
   std::vector<Frame> frames_;
   std::optional<JsonError> error_;
 };

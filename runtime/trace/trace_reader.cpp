@@ -158,7 +158,12 @@ struct TraceReader::State {
   enum class Phase : uint8_t { start, events, done };
 
   State(std::string_view text, const ir::Module& m, const JsonLimits& limits)
-      : json(text, limits), module(m) {}
+      : json(text, event_limits(limits)), module(m) {}
+
+  static JsonLimits event_limits(JsonLimits limits) {
+    limits.max_value_bytes = std::min(limits.max_value_bytes, kMaxEventBytes);
+    return limits;
+  }
 
   bool step(TraceEvent& event);
   bool open();
@@ -174,6 +179,7 @@ struct TraceReader::State {
   engine::Time last_at = 0;
   size_t last_at_index = 0;
   std::unordered_map<std::string, TaskRecord> tasks;
+  size_t text_bytes = 0;  // task ids and labels of the submits so far
   std::optional<TraceError> error;
 };
 
@@ -442,6 +448,15 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
     if (!read_seconds("duration", *duration, task.duration.emplace())) return false;
   }
   if (!check_request_forms(value, task) || !check_instances_type(value, task)) return false;
+  size_t text_bytes = task.id.size();
+  for (const auto& [key, label] : task.labels) text_bytes += key.size() + label.size();
+  state_.text_bytes += text_bytes;
+  if (state_.text_bytes > kMaxTraceTextBytes) {
+    return field_fail("id", value.position,
+                      fmt::format("this task's id and labels bring the trace's total past {} bytes, the most "
+                                  "gov replays",
+                                  kMaxTraceTextBytes));
+  }
   state_.tasks[task.id].submitted = index_;
   out.kind = EventKind::submit;
   out.id = task.id;
@@ -461,6 +476,11 @@ bool EventDecoder::read_identity(const JsonValue& submit, engine::TaskSpec& task
     return field_fail("id", id->position,
                       fmt::format("duplicate task id {}; event {} already submits it",
                                   quoted(id->text), earlier->second.submitted));
+  }
+  if (state_.tasks.size() >= kMaxTraceTasks) {
+    return field_fail("id", id->position,
+                      fmt::format("task number {} is one too many; gov replays traces of at most {} tasks",
+                                  kMaxTraceTasks + 1, kMaxTraceTasks));
   }
   task.id = id->text;
   return true;
@@ -703,6 +723,10 @@ const std::optional<TraceError>& TraceReader::error() const {
 
 size_t TraceReader::events_read() const {
   return state_->index;
+}
+
+size_t TraceReader::bytes_read() const {
+  return state_->json.offset();
 }
 
 TraceResult read_trace(std::string_view text, const ir::Module& module, const JsonLimits& limits) {

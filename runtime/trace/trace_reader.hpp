@@ -15,6 +15,15 @@
 
 namespace gov::trace {
 
+/// Most bytes of JSON one event may span (docs/limits.md): bounds the memory of reading it.
+inline constexpr size_t kMaxEventBytes = size_t{1} << 20;
+/// Most tasks one trace may submit (docs/limits.md): the reader remembers every task id and the
+/// engine every task, so this bounds the memory of a replay whatever the trace's size.
+inline constexpr size_t kMaxTraceTasks = 1'000'000;
+/// Most bytes of task ids and labels one trace may hold in total (docs/limits.md): with
+/// kMaxTraceTasks, bounds what a replay keeps, even of events that all happen at one time.
+inline constexpr size_t kMaxTraceTextBytes = size_t{256} << 20;
+
 enum class EventKind : uint8_t { submit, finish, cancel };
 
 /// "submit", "finish", "cancel": the event's key in the trace.
@@ -77,6 +86,9 @@ class TraceReader {
   const std::optional<TraceError>& error() const;
   /// How many events were read successfully so far.
   size_t events_read() const;
+  /// Offset in the text before which everything has been read: a caller streaming a mapped
+  /// file may drop those pages from memory.
+  size_t bytes_read() const;
 
   struct State;  // opaque: defined in trace_reader.cpp
 

@@ -5,6 +5,7 @@
 
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
+#include "runtime/trace/mapped_file.hpp"
 #include "runtime/trace/trace_reader.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
@@ -14,6 +15,19 @@ namespace {
 
 /// Largest trace file `gov simulate` reads (docs/limits.md).
 constexpr size_t kMaxTraceBytes = size_t{1} << 30;
+
+/// The trace's first error, read as a stream: memory holds one event at a time (plus one
+/// record per task id), and the pages already read are released as the reader moves on.
+std::optional<trace::TraceError> first_error(trace::MappedFile& file, const ir::Module& module,
+                                             const trace::JsonLimits& limits) {
+  trace::TraceReader reader(file.text(), module, limits);
+  trace::TraceEvent event;
+  while (reader.next(event)) {
+    if (reader.events_read() % 4096 == 0) file.release_before(reader.bytes_read());
+  }
+  file.release_before(file.text().size());
+  return reader.error();
+}
 
 engine::Event to_event(trace::TraceEvent& e) {
   switch (e.kind) {
@@ -43,16 +57,16 @@ int run_simulate(const Args& args) {
 
   const std::string trace_path = *args.value("trace");
   std::string error;
-  std::optional<std::string> text = read_file(trace_path, kMaxTraceBytes, error);
-  if (!text) {
+  std::optional<trace::MappedFile> file = trace::MappedFile::open(trace_path, kMaxTraceBytes, error);
+  if (!file) {
     fmt::print(stderr, "error: cannot read `{}`: {}\n", trace_path, error);
     return kUsage;
   }
   trace::JsonLimits limits;
   limits.max_bytes = kMaxTraceBytes;
-  trace::TraceResult events = trace::read_trace(*text, policy->module, limits);
-  if (!events.ok()) {
-    fmt::print(stderr, "error: {}: {}\n", trace_path, events.error->message);
+  // Nothing of a bad trace is simulated: every event is checked first, then read again.
+  if (std::optional<trace::TraceError> problem = first_error(*file, policy->module, limits)) {
+    fmt::print(stderr, "error: {}: {}\n", trace_path, problem->message);
     return kFailed;
   }
 
@@ -78,13 +92,16 @@ int run_simulate(const Args& args) {
     }
   };
   // Events at the same time apply together, then the engine runs to a fixed point.
+  trace::TraceReader reader(file->text(), policy->module, limits);
+  trace::TraceEvent event;
   std::vector<engine::Event> batch;
-  for (size_t i = 0; i < events.events.size();) {
-    const engine::Time at = events.events[i].at;
+  for (bool more = reader.next(event); more;) {
+    const engine::Time at = event.at;
     batch.clear();
-    for (; i < events.events.size() && events.events[i].at == at; ++i) batch.push_back(to_event(events.events[i]));
+    for (; more && event.at == at; more = reader.next(event)) batch.push_back(to_event(event));
     engine.step(at, batch, decisions);
     emit();
+    file->release_before(reader.bytes_read());
   }
   // Tasks with a duration finish after the last event too.
   engine.step(std::numeric_limits<engine::Time>::max() / 4, {}, decisions);
