@@ -15,6 +15,14 @@ if(GOV_SANITIZE)
   add_compile_options(-fsanitize=${GOV_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${GOV_SANITIZE})
 endif()
+# libFuzzer's coverage instrumentation on every target; only the gov-fuzz-* binaries link
+# libFuzzer itself (tests/fuzz/CMakeLists.txt).
+if(GOV_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "GOV_FUZZ needs clang (libFuzzer); configure with -DCMAKE_CXX_COMPILER=clang++-19")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
 
 # gov_library(NAME SOURCES... DEPS ... PRIVATE_DEPS ...): one static library per stage, aliased gov::NAME.
 function(gov_library name)
