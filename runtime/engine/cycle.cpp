@@ -36,6 +36,8 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   }
   // §3 steps 3–5: nominate every head against the state at the start of the cycle, then
   // process them in order, each admission updating usage before the next head is tried.
+  cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
+  stamps_.update(core_.tasks);
   for (size_t i = 0; i < count; ++i) nominate(entries_[i]);
   order_entries(count);
   for (uint32_t i : order_) process(entries_[i], out);
@@ -67,13 +69,13 @@ void Scheduler::nominate(Entry& entry) {
 }
 
 // §3 step 3: the flavor assignment and, in mode Preempt, the victims; remembered per task shape
-// until usage, the admitted tasks or the time change.
+// until something in the instance types it may use changes (NominationCache).
 Nomination* Scheduler::nomination_for(Entry& entry) {
   const Task& task = core_.tasks[entry.task];
   const bool use_cache = !core_.options.self_check;  // self-check runs recompute everything
-  cache_.begin(core_.epoch, core_.now);
-  if (Nomination* cached = use_cache ? cache_.find(core_.module, task) : nullptr) return cached;
-  Nomination* stored = use_cache ? cache_.insert(core_.module, task) : nullptr;
+  bool valid = false;
+  Nomination* stored = use_cache ? cache_.lookup(core_.module, task, stamps_, valid) : nullptr;
+  if (valid) return stored;
   Nomination& nomination = stored != nullptr ? *stored : entry.own;
   assigner_.set_now(core_.now);
   assigner_.assign(entry.task, nomination.assignment);

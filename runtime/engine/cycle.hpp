@@ -17,7 +17,8 @@ namespace gov::engine {
 /// Runs cycles on an EngineCore (which must outlive it). Not thread-safe.
 class Scheduler {
  public:
-  explicit Scheduler(EngineCore& core) : core_(core), assigner_(core.search_context()) {}
+  explicit Scheduler(EngineCore& core)
+      : core_(core), assigner_(core.search_context()), stamps_(core.module) {}
 
   /// Runs cycles at core.now until one changes nothing (no admission, preemption, parking or
   /// return of parked heads); appends the decisions in the order they happen.
@@ -68,6 +69,7 @@ class Scheduler {
   EngineCore& core_;
   FlavorAssigner assigner_;
   NominationCache cache_;
+  FlavorStamps stamps_;  // of the current cycle
   std::vector<Entry> entries_;   // reused across cycles
   std::vector<uint32_t> order_;  // processing order (indices into entries_)
   std::vector<uint32_t> teams_;

@@ -2,10 +2,25 @@
 
 namespace gov::engine {
 
-void NominationCache::begin(uint64_t epoch, Time now) {
-  if (epoch == epoch_ && now == now_) return;
-  epoch_ = epoch;
+FlavorStamps::FlavorStamps(const ir::Module& module)
+    : teams_(module.flavors.size()), stamps_(module.flavors.size(), 0) {
+  for (uint32_t t = 0; t < module.teams.size(); ++t) {
+    for (const ir::FlavorQuota& quota : module.teams[t].quotas) teams_[quota.flavor].push_back(t);
+  }
+}
+
+void FlavorStamps::update(const TaskStore& tasks) {
+  for (size_t f = 0; f < teams_.size(); ++f) {
+    uint64_t sum = 0;
+    for (uint32_t team : teams_[f]) sum += tasks.team_version(team);
+    stamps_[f] = sum;
+  }
+}
+
+void NominationCache::begin_cycle(Time now, Time latest_preempted_admission) {
+  const bool time_matters = now != now_ && latest_preempted_admission == now_;
   now_ = now;
+  if (!time_matters && keys_.size() < kMaxEntries) return;
   index_.clear();
   keys_.clear();
 }
@@ -39,24 +54,36 @@ uint64_t NominationCache::hash_of(const Key& key) {
   return h;
 }
 
-Nomination* NominationCache::find(const ir::Module& module, const Task& task) {
-  const Key key = key_of(module, task);
-  const auto it = index_.find(hash_of(key));
-  if (it == index_.end() || !(keys_[it->second] == key)) return nullptr;
-  return &entries_[it->second];
+void NominationCache::stamps_of(const ir::Module& module, const Key& key,
+                                const FlavorStamps& stamps, std::vector<uint64_t>& out) {
+  out.clear();
+  if (key.requested_flavor >= 0) {
+    out.push_back(stamps[static_cast<uint32_t>(key.requested_flavor)]);
+    return;
+  }
+  for (const ir::FlavorQuota& quota : module.teams[static_cast<size_t>(key.team)].quotas)
+    out.push_back(stamps[quota.flavor]);
 }
 
-Nomination* NominationCache::insert(const ir::Module& module, const Task& task) {
-  if (keys_.size() >= kMaxEntries) return nullptr;
+Nomination* NominationCache::lookup(const ir::Module& module, const Task& task,
+                                    const FlavorStamps& stamps, bool& valid) {
+  valid = false;
   const Key key = key_of(module, task);
-  const auto [it, inserted] = index_.try_emplace(hash_of(key), static_cast<uint32_t>(keys_.size()));
-  if (!inserted) return nullptr;  // a colliding shape holds the slot
+  stamps_of(module, key, stamps, scratch_);
+  const uint64_t hash = hash_of(key);
+  if (const auto it = index_.find(hash); it != index_.end()) {
+    if (!(keys_[it->second] == key)) return nullptr;  // a colliding shape holds the slot
+    valid = stamps_[it->second] == scratch_;
+    if (!valid) stamps_[it->second] = scratch_;
+    return &entries_[it->second];
+  }
+  if (keys_.size() >= kMaxEntries) return nullptr;
+  index_.emplace(hash, static_cast<uint32_t>(keys_.size()));
   keys_.push_back(key);
+  if (stamps_.size() < keys_.size()) stamps_.emplace_back();
+  stamps_[keys_.size() - 1] = scratch_;
   if (entries_.size() < keys_.size()) entries_.emplace_back();
-  Nomination& entry = entries_[keys_.size() - 1];
-  entry.message_ready = false;
-  entry.targets.clear();
-  return &entry;
+  return &entries_[keys_.size() - 1];
 }
 
 }  // namespace gov::engine

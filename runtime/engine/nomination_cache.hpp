@@ -1,7 +1,10 @@
-// Nominations remembered while nothing changes: between two changes to usage or to the admitted
-// tasks, a task's flavor assignment, victims and pending message are a function of its shape
-// (team, instance type, request, priority — and submission time where a policy compares it).
-// When many parked heads come back after a finish, most share a shape with one already tried.
+// Nominations remembered while nothing they read changes. A task's flavor assignment, victims and
+// pending message are a function of its shape (team, instance type, request, priority — and
+// submission time where a policy compares it) and of the state of the instance types it may use:
+// the usage and admitted tasks there, and the fair-sharing shares of the teams with a quota there
+// (a team's share depends on its own usage in every type). When parked heads come back after a
+// finish, most of them ask about types the finish did not touch, or share a shape with a head
+// already tried.
 #pragma once
 
 #include <cstdint>
@@ -23,16 +26,35 @@ struct Nomination {
   bool message_ready = false;
 };
 
-/// Not thread-safe. Entries stay valid until the next `begin` that finds a new epoch or time.
+/// Per instance type, a number that changes whenever anything a nomination in that type reads
+/// may have changed: the sum over the teams with a quota there of TaskStore::team_version (every
+/// change of usage or of admitted tasks goes with a change of a team's admitted set; versions
+/// only grow, so the sum changes with any of them).
+class FlavorStamps {
+ public:
+  explicit FlavorStamps(const ir::Module& module);
+  /// Recomputes the stamps from the teams' versions (O(quotas)).
+  void update(const TaskStore& tasks);
+  uint64_t operator[](uint32_t flavor) const { return stamps_[flavor]; }
+
+ private:
+  std::vector<std::vector<uint32_t>> teams_;  // per flavor: the teams with a quota there
+  std::vector<uint64_t> stamps_;
+};
+
+/// Not thread-safe. Entries returned by `lookup` stay valid until the next `begin_cycle`.
 class NominationCache {
  public:
-  /// Starts a lookup round: forgets everything when `epoch` (bumped by every change to usage or
-  /// to the admitted tasks) or `now` (which candidates are excluded) moved since the last round.
-  void begin(uint64_t epoch, Time now);
-  /// The cached nomination of `task`'s shape, or nullptr.
-  Nomination* find(const ir::Module& module, const Task& task);
-  /// Stores a nomination for `task`'s shape (nullptr when the cache is full); the caller fills it.
-  Nomination* insert(const ir::Module& module, const Task& task);
+  /// Starts a cycle at `now` (entries may be forgotten only here, between cycles): forgets
+  /// everything when full, or when time moved on from an instant at which a task preempted at
+  /// that instant was admitted again (a search skips tasks preempted at the current time, so
+  /// the same state can give another answer at another time).
+  void begin_cycle(Time now, Time latest_preempted_admission);
+  /// The entry for `task`'s shape, nullptr when the cache is full. `valid` says whether it holds
+  /// the nomination for the current state (it was computed under the same stamps of every type
+  /// the task may use); otherwise the caller fills it in.
+  Nomination* lookup(const ir::Module& module, const Task& task, const FlavorStamps& stamps,
+                     bool& valid);
 
  private:
   struct Key {
@@ -45,14 +67,18 @@ class NominationCache {
   };
   static Key key_of(const ir::Module& module, const Task& task);
   static uint64_t hash_of(const Key& key);
+  /// The stamps of the types a task of this shape may use, in the order tried.
+  static void stamps_of(const ir::Module& module, const Key& key, const FlavorStamps& stamps,
+                        std::vector<uint64_t>& out);
 
   static constexpr size_t kMaxEntries = 4096;
-  uint64_t epoch_ = ~uint64_t{0};
   Time now_ = 0;
   std::unordered_map<uint64_t, uint32_t> index_;  // hash → entry; lookups only, never iterated
   std::vector<Key> keys_;
+  std::vector<std::vector<uint64_t>> stamps_;  // per entry: the stamps it was computed under
   std::deque<Nomination>
       entries_;  // stable addresses; reused: only the first keys_.size() are live
+  std::vector<uint64_t> scratch_;
 };
 
 }  // namespace gov::engine

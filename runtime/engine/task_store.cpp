@@ -21,7 +21,8 @@ TaskStore::TaskStore(size_t team_count, size_t flavor_count)
     : flavor_count_(flavor_count),
       queues_(team_count),
       has_work_(team_count, 0),
-      admitted_(team_count * flavor_count) {}
+      admitted_(team_count * flavor_count),
+      team_versions_(team_count, 0) {}
 
 uint32_t TaskStore::add(Task task, bool claim_id) {
   const auto index = static_cast<uint32_t>(tasks_.size());
@@ -137,6 +138,9 @@ void TaskStore::insert_admitted(uint32_t task) {
     return candidate_order_less(tasks_[a], tasks_[b]);
   });
   list.insert(pos, task);
+  ++team_versions_[static_cast<size_t>(t.team)];
+  if (t.preempted_at != kNever)
+    latest_preempted_admission_ = std::max(latest_preempted_admission_, t.preempted_at);
 }
 
 void TaskStore::erase_admitted(uint32_t task) {
@@ -148,6 +152,7 @@ void TaskStore::erase_admitted(uint32_t task) {
   });
   assert(pos != list.end() && *pos == task && "admitted task missing from its candidate list");
   list.erase(pos);
+  ++team_versions_[static_cast<size_t>(t.team)];
 }
 
 }  // namespace gov::engine

@@ -118,6 +118,13 @@ class TaskStore {
   const std::vector<uint32_t>& admitted(uint32_t team, uint32_t flavor) const {
     return admitted_[team * flavor_count_ + flavor];
   }
+  /// Bumped whenever the team's admitted tasks change in any flavor (so does its usage): what
+  /// the nomination cache checks its entries against.
+  uint64_t team_version(uint32_t team) const { return team_versions_[team]; }
+  /// The latest preemption time of a task admitted again after it was preempted (kNever: none
+  /// yet). Target searches skip tasks preempted at the current time, so a search made at time T
+  /// may change at a later time when such a task was admitted at T.
+  Time latest_preempted_admission() const { return latest_preempted_admission_; }
 
  private:
   void mark_work(uint32_t team);
@@ -130,6 +137,8 @@ class TaskStore {
   std::vector<uint8_t> has_work_;                // per team: heap or sticky may hold a task
   std::vector<uint32_t> parked_teams_;           // teams with parked tasks (unordered)
   std::vector<std::vector<uint32_t>> admitted_;  // team × flavor
+  std::vector<uint64_t> team_versions_;          // per team
+  Time latest_preempted_admission_ = kNever;
 };
 
 }  // namespace gov::engine
