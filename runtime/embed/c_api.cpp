@@ -42,6 +42,10 @@ struct gov_snapshot {
   mutable std::string json;
 };
 
+struct gov_prepared_task {
+  gov::PreparedTask task;
+};
+
 struct gov_trace {
   std::vector<gov::TimedEvent> events;
   std::vector<gov_event> views;
@@ -197,6 +201,17 @@ gov::Options options_from_c(const gov_open_options* c) {
     };
   }
   return options;
+}
+
+void admission_to_c(const gov::Admission& a, gov_admission& out) {
+  out.verdict = static_cast<gov_verdict>(a.verdict);
+  out.flavor = a.flavor.empty() ? "" : a.flavor.data();  // interned std::string: NUL-terminated
+  out.borrows = a.borrows ? 1 : 0;
+  out.rule = a.rule.empty() ? "" : a.rule.data();
+  out.warnings = a.warnings;
+  out.priority = a.priority;
+  out.version = a.version;
+  out.sequence = a.sequence;
 }
 
 template <typename Out>
@@ -501,16 +516,30 @@ gov_status gov_engine_check(const gov_engine* engine, const gov_task* task, gov_
   return guarded([&] {
     require(out, "the out-parameter is NULL");
     require(task, "the task is NULL");
-    const gov::Admission a = engine_of(engine)->engine.check(scratch_task_from_c(*task));
-    out->verdict = static_cast<gov_verdict>(a.verdict);
-    out->flavor = a.flavor.empty() ? "" : a.flavor.data();  // interned std::string: NUL-terminated
-    out->borrows = a.borrows ? 1 : 0;
-    out->rule = a.rule.empty() ? "" : a.rule.data();
-    out->warnings = a.warnings;
-    out->priority = a.priority;
-    out->version = a.version;
-    out->sequence = a.sequence;
+    admission_to_c(engine_of(engine)->engine.check(scratch_task_from_c(*task)), *out);
   });
+}
+
+gov_status gov_engine_prepare(const gov_engine* engine, const gov_task* task, gov_prepared_task** out) {
+  clear(out);
+  return guarded([&] {
+    require(out, "the out-parameter is NULL");
+    require(task, "the task is NULL");
+    *out = new gov_prepared_task{engine_of(engine)->engine.prepare(task_from_c(*task))};
+  });
+}
+
+gov_status gov_engine_check_prepared(const gov_engine* engine, const gov_prepared_task* task, gov_admission* out) {
+  if (out != nullptr) *out = gov_admission{};
+  return guarded([&] {
+    require(out, "the out-parameter is NULL");
+    require(task, "the prepared task is NULL");
+    admission_to_c(engine_of(engine)->engine.check(task->task), *out);
+  });
+}
+
+void gov_prepared_task_free(gov_prepared_task* task) {
+  delete task;
 }
 
 int64_t gov_engine_version(const gov_engine* engine) {

@@ -23,6 +23,7 @@
 #include <deque>
 #include <mutex>
 #include <shared_mutex>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -562,13 +563,8 @@ Admission::Verdict verdict_of(engine::AdmissionCheck::Verdict verdict) {
   return Admission::Verdict::invalid;
 }
 
-}  // namespace
-
-Admission Engine::check(const Task& task) const {
-  const engine::TaskSpec& spec = scratch_spec(task);
-  std::shared_lock lock(impl_->state_mutex);
-  const engine::AdmissionCheck result = impl_->core->check_admission(spec);
-  const LoadedPolicy& policy = *impl_->policy;
+/// The public form of a check's result under `policy` against the state after step `sequence`.
+Admission admission_of(const engine::AdmissionCheck& result, const LoadedPolicy& policy, uint64_t sequence) {
   Admission out;
   out.verdict = verdict_of(result.verdict);
   if (result.flavor >= 0) out.flavor = policy.flavor_names[static_cast<size_t>(result.flavor)];
@@ -577,8 +573,75 @@ Admission Engine::check(const Task& task) const {
   out.warnings = result.warnings;
   out.priority = result.priority;
   out.version = policy.info.version;
-  out.sequence = impl_->sequence;
+  out.sequence = sequence;
   return out;
+}
+
+}  // namespace
+
+Admission Engine::check(const Task& task) const {
+  const engine::TaskSpec& spec = scratch_spec(task);
+  std::shared_lock lock(impl_->state_mutex);
+  return admission_of(impl_->core->check_admission(spec), *impl_->policy, impl_->sequence);
+}
+
+// ------------------------------------------------------------------ prepared tasks
+
+struct PreparedTask::State {
+  Task task;
+  int64_t version = 0;
+  /// The policy it was prepared under; weak, so a prepared task does not keep an old version's
+  /// code alive. Compared by owner (the control block stays while this refers to it, so no other
+  /// policy can have its address).
+  std::weak_ptr<const LoadedPolicy> policy;
+  engine::PreparedTask prepared;
+};
+
+PreparedTask::PreparedTask() = default;
+PreparedTask::~PreparedTask() = default;
+PreparedTask::PreparedTask(const PreparedTask&) = default;
+PreparedTask& PreparedTask::operator=(const PreparedTask&) = default;
+
+const Task& PreparedTask::task() const {
+  static const Task empty;
+  return state_ ? state_->task : empty;
+}
+
+int64_t PreparedTask::version() const {
+  return state_ ? state_->version : 0;
+}
+
+PreparedTask Engine::prepare(const Task& task) const {
+  auto state = std::make_shared<PreparedTask::State>();
+  state->task = task;
+  const engine::TaskSpec spec = embed::to_engine(task);
+  {
+    std::shared_lock lock(impl_->state_mutex);
+    state->prepared = impl_->core->prepare(spec);
+    state->version = impl_->policy->info.version;
+    state->policy = impl_->policy;
+  }
+  PreparedTask out;
+  out.state_ = std::move(state);
+  return out;
+}
+
+Admission Engine::check(const PreparedTask& task) const {
+  if (!task.state_) {
+    std::shared_lock lock(impl_->state_mutex);
+    Admission invalid;
+    invalid.version = impl_->policy->info.version;
+    invalid.sequence = impl_->sequence;
+    return invalid;
+  }
+  const PreparedTask::State& state = *task.state_;
+  {
+    std::shared_lock lock(impl_->state_mutex);
+    const std::shared_ptr<const LoadedPolicy>& running = impl_->policy;
+    const bool same_policy = !state.policy.owner_before(running) && !running.owner_before(state.policy);
+    if (same_policy) return admission_of(impl_->core->check_admission(state.prepared), *running, impl_->sequence);
+  }
+  return check(state.task);  // prepared under another version: resolve again
 }
 
 Snapshot Engine::snapshot() const {
@@ -629,7 +692,11 @@ void Engine::watch(std::chrono::milliseconds interval) {
     return;
   }
   impl_->watch_stop = false;
-  impl_->watcher = std::thread([impl = impl_.get()] { impl->watch_loop(); });
+  try {
+    impl_->watcher = std::thread([impl = impl_.get()] { impl->watch_loop(); });
+  } catch (const std::system_error& e) {  // the API throws gov::Error only
+    throw Error(ErrorCode::internal, std::string("cannot start the watcher thread: ") + e.what());
+  }
 }
 
 void Engine::stop_watching() {

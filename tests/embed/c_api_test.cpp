@@ -302,3 +302,24 @@ TEST_CASE("C: check answers without changing the engine", "[embed][c][check]") {
   CHECK(gov_engine_check(engine.handle, nullptr, &admission) == GOV_ERROR_INVALID_ARGUMENT);
   CHECK(gov_engine_check(engine.handle, &a1, nullptr) == GOV_ERROR_INVALID_ARGUMENT);
 }
+
+TEST_CASE("C: a prepared task checks as its task does", "[embed][c][check]") {
+  Engine engine;
+  gov_task a1 = gpu_task("a1", "team-a", 3);
+  gov_prepared_task* prepared = nullptr;
+  REQUIRE(gov_engine_prepare(engine.handle, &a1, &prepared) == GOV_OK);
+  gov_admission direct, fast;
+  REQUIRE(gov_engine_check(engine.handle, &a1, &direct) == GOV_OK);
+  REQUIRE(gov_engine_check_prepared(engine.handle, prepared, &fast) == GOV_OK);
+  CHECK(fast.verdict == GOV_VERDICT_ADMIT);
+  CHECK(fast.verdict == direct.verdict);
+  CHECK(std::string(fast.flavor) == direct.flavor);
+  CHECK(fast.borrows == direct.borrows);
+  CHECK(gov_engine_check_prepared(engine.handle, nullptr, &fast) == GOV_ERROR_INVALID_ARGUMENT);
+  gov_task no_id = gpu_task(nullptr, "team-a", 1);
+  gov_prepared_task* none = reinterpret_cast<gov_prepared_task*>(0x1);
+  CHECK(gov_engine_prepare(engine.handle, &no_id, &none) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(none == nullptr);
+  gov_prepared_task_free(prepared);
+  gov_prepared_task_free(nullptr);
+}

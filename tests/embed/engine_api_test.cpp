@@ -343,3 +343,39 @@ TEST_CASE("check answers the hot-path question without changing the engine", "[e
   CHECK(denied.rule == "require-project");
   CHECK(rules.submit(unlabelled, 0).rule == "require-project");  // as submit decides
 }
+
+TEST_CASE("a prepared task checks as its task does, also after a reload and on another engine", "[embed][check]") {
+  gov::test::ScratchDir dir("embed-prepared");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, repo_path(kWorkshop), "p");
+  gov::Engine engine = gov::Engine::open_store(db);
+  const gov::Task a3 = task("a3", "team-a", 3);
+  const gov::PreparedTask prepared = engine.prepare(a3);
+  CHECK(prepared.version() == 1);
+  CHECK(prepared.task().id == "a3");
+  const auto same = [](const gov::Admission& x, const gov::Admission& y) {
+    return x.verdict == y.verdict && x.flavor == y.flavor && x.borrows == y.borrows && x.rule == y.rule &&
+           x.priority == y.priority && x.version == y.version && x.sequence == y.sequence;
+  };
+  CHECK(engine.check(prepared).verdict == gov::Admission::Verdict::admit);
+  CHECK(same(engine.check(prepared), engine.check(a3)));
+  engine.submit(task("b1", "team-b", 2), 0);  // team-b takes its own quota: a3 can no longer borrow
+  CHECK(engine.check(prepared).verdict == gov::Admission::Verdict::pending);
+  CHECK(same(engine.check(prepared), engine.check(a3)));
+
+  // Version 2 (team-a at 3 instances): resolved again, the same answer as the plain check.
+  gov::test::apply_policy_file(db, repo_path("tests/diff/workshop-g5-team-a-3.gov"), "p");
+  engine.reload();
+  CHECK(prepared.version() == 1);
+  CHECK(engine.check(prepared).version == 2);
+  CHECK(engine.check(prepared).verdict == gov::Admission::Verdict::admit);
+  CHECK(same(engine.check(prepared), engine.check(a3)));
+  CHECK(same(engine.check(engine.prepare(a3)), engine.check(a3)));
+
+  // Another engine (another policy): never the first engine's indices.
+  gov::Engine rules = gov::Engine::compile_file(repo_path("policies/examples/rules.gov"));
+  CHECK(rules.check(prepared).verdict == gov::Admission::Verdict::invalid);  // no team-a there
+  CHECK(same(rules.check(prepared), rules.check(a3)));
+  CHECK(engine.check(gov::PreparedTask()).verdict == gov::Admission::Verdict::invalid);
+  CHECK(gov::PreparedTask().task().id.empty());
+}

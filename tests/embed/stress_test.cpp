@@ -104,10 +104,25 @@ struct Observations {
   size_t queries = 0;
 };
 
+/// A probe task: denied by the versions whose probe size is `gpus`.
+gov::Task probe_task(int64_t gpus) {
+  gov::Task probe;
+  probe.id = "check";
+  probe.team = "team-b";
+  probe.instance_type = "ml.g5.8xlarge";
+  probe.labels.emplace_back("probe", "yes");
+  probe.set(gov::Resource::gpu, gpus);
+  return probe;
+}
+
 class Worker {
  public:
-  Worker(gov::Engine& engine, int index, std::atomic<int64_t>& clock)
-      : engine_(engine), index_(index), clock_(clock), random_(static_cast<uint64_t>(index) * 7919 + 1) {}
+  Worker(gov::Engine& engine, int index, std::atomic<int64_t>& clock, const std::vector<gov::PreparedTask>& shared_probes)
+      : engine_(engine),
+        index_(index),
+        clock_(clock),
+        shared_probes_(shared_probes),
+        random_(static_cast<uint64_t>(index) * 7919 + 1) {}
 
   void run(const std::atomic<bool>& stop) {
     while (!stop.load(std::memory_order_relaxed)) one_operation();
@@ -198,15 +213,15 @@ class Worker {
     const std::string id = live_.empty() ? "none" : live_[pick(live_.size())];
     switch (pick(4)) {
       case 3: {
-        gov::Task probe;
-        probe.id = "check";
-        probe.team = "team-b";
-        probe.instance_type = "ml.g5.8xlarge";
-        probe.labels.emplace_back("probe", "yes");
+        // A probe checked as a task, as a task prepared by this thread, or as one prepared once
+        // and shared by every worker (under older versions they are resolved again).
         const auto gpus = static_cast<int64_t>(1 + pick(3));
-        probe.set(gov::Resource::gpu, gpus);
-        observations.checks.push_back({engine_.check(probe), gpus});
-        return;
+        const gov::Task probe = probe_task(gpus);
+        switch (pick(3)) {
+          case 0: observations.checks.push_back({engine_.check(probe), gpus}); return;
+          case 1: observations.checks.push_back({engine_.check(engine_.prepare(probe)), gpus}); return;
+          default: observations.checks.push_back({engine_.check(shared_probes_[gpus - 1]), gpus}); return;
+        }
       }
       case 0:
         if (auto d = engine_.decision(id)) observations.decisions.push_back(*d);
@@ -227,6 +242,7 @@ class Worker {
   gov::Engine& engine_;
   int index_;
   std::atomic<int64_t>& clock_;
+  const std::vector<gov::PreparedTask>& shared_probes_;  // for 1, 2 and 3 GPUs
   std::mt19937_64 random_;
   uint64_t next_ = 0;
   std::vector<std::string> live_;
@@ -272,7 +288,9 @@ TEST_CASE("8 threads decide while a ninth applies and reloads new versions", "[e
   std::atomic<bool> stop{false};
   std::vector<std::unique_ptr<Worker>> workers;
   std::vector<std::thread> threads;
-  for (int i = 0; i < kWorkers; ++i) workers.push_back(std::make_unique<Worker>(engine, i, clock));
+  const std::vector<gov::PreparedTask> shared_probes = {engine.prepare(probe_task(1)), engine.prepare(probe_task(2)),
+                                                        engine.prepare(probe_task(3))};
+  for (int i = 0; i < kWorkers; ++i) workers.push_back(std::make_unique<Worker>(engine, i, clock, shared_probes));
   for (auto& w : workers) threads.emplace_back([&stop, worker = w.get()] { worker->run(stop); });
 
   // The ninth thread: apply generation g, reload, spread evenly over the run.

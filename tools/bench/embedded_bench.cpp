@@ -3,6 +3,8 @@
 // in one run so that the two can be compared:
 //   embedded/check/engine            for reference: engine::Engine::check_admission itself, with
 //                                    no lock and no conversion (single-threaded use only)
+//   embedded/check-prepared/{cpp,c}  the same for tasks prepared once (Engine::prepare): no name
+//                                    lookups, no copy of the task
 //   embedded/check/{cpp,c}           the hot-path query (Engine::check / gov_engine_check): rules
 //                                    and quota fit for one task, no state change; also with two
 //                                    threads asking at once (queries share the state lock)
@@ -129,6 +131,51 @@ void check_c(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+void check_prepared_cpp(benchmark::State& state) {
+  gov::Engine& engine = cpp_engine();
+  std::array<gov::PreparedTask, kGpus.size()> tasks;
+  for (size_t k = 0; k < kGpus.size(); ++k) {
+    gov::Task task;
+    task.id = "probe";
+    task.team = "team-a";
+    task.instance_type = "ml.g5.8xlarge";
+    task.set(gov::Resource::gpu, kGpus[k]);
+    tasks[k] = engine.prepare(task);
+  }
+  size_t i = 0;
+  for (int warm = 0; warm < 64; ++warm) engine.check(tasks[0]);
+  const uint64_t before = allocations();
+  for (auto _ : state) benchmark::DoNotOptimize(engine.check(tasks[i++ & 3]));
+  report_allocations(state, before);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void check_prepared_c(benchmark::State& state) {
+  gov_engine* engine = c_engine();
+  if (engine == nullptr) {
+    state.SkipWithError(gov_last_error());
+    return;
+  }
+  std::array<gov_prepared_task*, kGpus.size()> tasks{};
+  for (size_t k = 0; k < kGpus.size(); ++k) {
+    gov_task task;
+    gov_task_init(&task);
+    task.id = "probe";
+    task.team = "team-a";
+    task.instance_type = "ml.g5.8xlarge";
+    task.amounts[GOV_GPU] = kGpus[k];
+    gov_engine_prepare(engine, &task, &tasks[k]);
+  }
+  gov_admission admission;
+  size_t i = 0;
+  for (int warm = 0; warm < 64; ++warm) gov_engine_check_prepared(engine, tasks[0], &admission);
+  const uint64_t before = allocations();
+  for (auto _ : state) benchmark::DoNotOptimize(gov_engine_check_prepared(engine, tasks[i++ & 3], &admission));
+  report_allocations(state, before);
+  state.SetItemsProcessed(state.iterations());
+  for (gov_prepared_task* t : tasks) gov_prepared_task_free(t);
+}
+
 void submit_finish_cpp(benchmark::State& state) {
   gov::Engine engine = gov::Engine::compile_file(policy_path());
   gov::Task task;
@@ -203,6 +250,8 @@ void submit_finish_c(benchmark::State& state) {
   repeated(benchmark::RegisterBenchmark("embedded/check/engine", check_engine));
   repeated(benchmark::RegisterBenchmark("embedded/check/cpp", check_cpp));
   repeated(benchmark::RegisterBenchmark("embedded/check/c", check_c));
+  repeated(benchmark::RegisterBenchmark("embedded/check-prepared/cpp", check_prepared_cpp));
+  repeated(benchmark::RegisterBenchmark("embedded/check-prepared/c", check_prepared_c));
   // Two threads asking at once: items_per_second over real time is the pair's throughput.
   repeated(benchmark::RegisterBenchmark("embedded/check/cpp", check_cpp)->Threads(2)->UseRealTime());
   repeated(benchmark::RegisterBenchmark("embedded/check/c", check_c)->Threads(2)->UseRealTime());

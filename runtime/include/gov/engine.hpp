@@ -54,6 +54,30 @@ struct Options {
 
 class Engine;
 
+/// A task resolved once (names to indices, labels to the ids rules compare) for repeated
+/// checks: what a controller keeps per workload (Engine::prepare). Checking it costs no name
+/// lookup and no copy of the task. It stays usable across reloads: under another version than
+/// the one that prepared it, check() resolves the task again (as check(Task) does; prepare it
+/// again to get the fast path back). Copyable; immutable, so any number of threads may share
+/// one. A default-constructed one checks as `invalid`.
+class GOV_API PreparedTask {
+ public:
+  PreparedTask();
+  ~PreparedTask();
+  PreparedTask(const PreparedTask& other);
+  PreparedTask& operator=(const PreparedTask& other);
+  /// The task as given to prepare() (an empty Task when default-constructed).
+  const Task& task() const;
+  /// The policy version it was prepared under (0 when default-constructed).
+  std::int64_t version() const;
+
+  struct State;  // opaque
+
+ private:
+  friend class Engine;
+  std::shared_ptr<const State> state_;
+};
+
 /// Reads a trace (INTERFACES.md "Trace file") into events, checked against the engine's
 /// current policy (teams, classes and instance types exist, times never go back, ids unique).
 /// Throws Error invalid_argument naming the event and field of the first problem. Thread-safe.
@@ -110,6 +134,12 @@ class GOV_API Engine {
   /// not, why not (see Admission). Changes nothing; runs in parallel with other queries and
   /// allocates nothing in steady state (per-thread scratch space). Native code under the JIT.
   Admission check(const Task& task) const;
+  /// Resolves `task` against the running policy for check(const PreparedTask&). Allocates;
+  /// runs in parallel with other queries.
+  PreparedTask prepare(const Task& task) const;
+  /// check() of a prepared task: the fastest form (no lookups, no allocation) while the policy
+  /// that prepared it runs; after a reload the same answer as check(task.task()).
+  Admission check(const PreparedTask& task) const;
   /// Usage per team, flavor and resource, the cohort's, and the live tasks, all from one step.
   Snapshot snapshot() const;
   /// The policy the engine runs now.

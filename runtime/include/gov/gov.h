@@ -274,6 +274,16 @@ typedef struct gov_admission {
 
 GOV_API gov_status gov_engine_check(const gov_engine* engine, const gov_task* task, gov_admission* out);
 
+/* A task resolved once for repeated checks (what a controller keeps per workload): checking
+ * it costs no name lookup and no copy. It stays usable after a reload (it is then resolved again
+ * at each check, as gov_engine_check does; prepare it again for the fast path). Immutable:
+ * threads may share one. Free with gov_prepared_task_free. */
+typedef struct gov_prepared_task gov_prepared_task;
+GOV_API gov_status gov_engine_prepare(const gov_engine* engine, const gov_task* task, gov_prepared_task** out);
+GOV_API gov_status gov_engine_check_prepared(const gov_engine* engine, const gov_prepared_task* task,
+                                             gov_admission* out);
+GOV_API void gov_prepared_task_free(gov_prepared_task* task);
+
 /* The running policy version, or -1 for a NULL engine. Lock-free. */
 GOV_API int64_t gov_engine_version(const gov_engine* engine);
 
