@@ -266,6 +266,7 @@ DecideResult conclude(const Module& module, const QuotaTable& table, const Decid
       ++result.warnings;
     }
   }
+  if (result.deny_rule >= 0) return result;  // a rejected task is not fitted
   const auto team = static_cast<uint32_t>(input.task[static_cast<size_t>(TaskField::team)]);
   const int64_t requested = input.task[static_cast<size_t>(TaskField::flavor)];
   if (!module.teams[team].active) return result;

@@ -161,7 +161,8 @@ struct DecideResult {
                            // requested one if it names one) where fit(...).fits_all() (with
                            // when-can-borrow = try-next-flavor, the first that fits without
                            // borrowing, else the first borrowing fit unless the team prefers
-                           // preemption over borrowing), or -1 (also when the team is inactive)
+                           // preemption over borrowing), or -1 (also when the team is inactive,
+                           // and when a deny rule matched: a rejected task is not fitted)
   uint8_t borrows = 0;     // 1 when the fit there borrows
   friend bool operator==(const DecideResult&, const DecideResult&) = default;
 };

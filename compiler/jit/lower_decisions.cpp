@@ -11,10 +11,13 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/decisions.hpp"
@@ -59,8 +62,49 @@ class DecisionLowering {
   llvm::Function* declare(std::string_view name, llvm::Type* result, std::vector<llvm::Type*> args);
   llvm::GlobalVariable* constant_table(llvm::Constant* initializer, const char* name);
   llvm::Constant* resources(const ir::Resources& amounts);
-  llvm::Value* fit_resource(ir::Resource r, llvm::Value* cell, llvm::Value* pool,
-                            llvm::Value* request, llvm::Value* usage, llvm::Value* cohort_usage);
+  /// A value of the generated code with an interval its runtime value lies in (inclusive):
+  /// exact for constants, everything for a plain load, [0, kGuardedBound] for the loads of a
+  /// guarded fast path. An addition or subtraction whose interval fits in int64 cannot
+  /// saturate and is emitted as a plain instruction; a min or max that the intervals decide
+  /// is not emitted at all. Same results as the saturating reference, fewer instructions.
+  struct Bounded {
+    llvm::Value* value;
+    int64_t lo = std::numeric_limits<int64_t>::min();
+    int64_t hi = std::numeric_limits<int64_t>::max();
+  };
+  Bounded exactly(int64_t v) { return {i64(v), v, v}; }
+  Bounded add(Bounded a, Bounded b);    // ir::checked_add
+  Bounded sub(Bounded a, Bounded b);    // ir::checked_sub
+  Bounded max(Bounded a, Bounded b);    // std::max
+  Bounded min(Bounded a, Bounded b);    // std::min
+  Bounded limit_add(Bounded a, Bounded b);  // ir::limit_add
+
+  /// One quota cell and its instance type's cohort quota: the module's constants when the team
+  /// and instance type are known while lowering, loads from the constant tables otherwise.
+  struct CellRef {
+    const ir::QuotaCell* known = nullptr;
+    const ir::Resources* known_pool = nullptr;
+    llvm::Value* cell = nullptr;
+    llvm::Value* pool = nullptr;
+  };
+  Bounded cell_field(const CellRef& ref, CellField field, unsigned r);
+  Bounded pool_quota(const CellRef& ref, unsigned r);
+  /// ir::fit's three answers for one resource, as i1 values (exceeds only when asked for).
+  struct ResourceFit {
+    llvm::Value* fits;
+    llvm::Value* borrows;
+    llvm::Value* exceeds;
+  };
+  ResourceFit fit_resource(unsigned r, const CellRef& cell, Bounded amount, Bounded used,
+                           Bounded cohort_used, bool with_exceeds);
+  /// ir::fit(...).packed() over every charged resource: fits << r, borrows << 8 + r,
+  /// exceeds << 16 + r, as an i32.
+  llvm::Value* fit_bits(const CellRef& cell, const Bounded* amounts, const Bounded* used,
+                        const Bounded* cohort_used);
+  /// Whether every charged resource fits, and whether any borrows (the two answers decide
+  /// needs), as i1 values.
+  std::pair<llvm::Value*, llvm::Value*> fits_and_borrows(const CellRef& cell, const Bounded* amounts,
+                                                         const Bounded* used, const Bounded* cohort_used);
   llvm::Value* load_i64(llvm::Value* base, llvm::Type* type, std::vector<unsigned> path);
   llvm::Value* sat(llvm::Intrinsic::ID id, llvm::Value* a, llvm::Value* b) {
     return builder_.CreateBinaryIntrinsic(id, a, b);
@@ -69,8 +113,6 @@ class DecisionLowering {
   llvm::Value* sub_sat(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::ssub_sat, a, b); }
   llvm::Value* smax(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::smax, a, b); }
   llvm::Value* smin(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::smin, a, b); }
-  /// ir::limit_add: kUnlimited absorbs, anything else saturates.
-  llvm::Value* limit_add(llvm::Value* a, llvm::Value* b);
   llvm::Value* cell_at(llvm::Value* index) {
     return builder_.CreateInBoundsGEP(cells_type_, cell_table_, {i64(0), index});
   }
@@ -80,8 +122,15 @@ class DecisionLowering {
   llvm::Value* figure(bool team_stat, uint8_t slot, llvm::Value* team, llvm::Value* flavor,
                       llvm::Value* usage_base, llvm::Value* cohort_base, llvm::Value* flavor_base);
   llvm::Value* add_figure(llvm::Value* a, llvm::Value* b);
-  llvm::Value* available_of(llvm::Value* cell, llvm::Value* pool, unsigned r, llvm::Value* used,
-                            llvm::Value* cohort_used);
+  std::pair<llvm::Value*, llvm::Value*> guarded_fit(int64_t cell_index, int64_t flavor,
+                                                    llvm::Value* request, llvm::Value* usage_base,
+                                                    llvm::Value* cohort_base);
+  /// The fast path's bound on requests and usage: 2^62 − 1, far above any real cluster (a
+  /// sum of two such values, or one minus another, stays inside int64). The or of values
+  /// in [0, 2^62) is below 2^62 exactly when each is.
+  static constexpr int64_t kGuardedBound = (int64_t{1} << 62) - 1;
+  /// ir::available: max(0, max(0, local − U) + min(quota − cohortU, limit_add(L − spill, B))).
+  Bounded available_of(const CellRef& cell, unsigned r, Bounded used, Bounded cohort_used);
   llvm::ConstantInt* i64(int64_t v) { return builder_.getInt64(static_cast<uint64_t>(v)); }
   llvm::ConstantInt* i32(int64_t v) { return builder_.getInt32(static_cast<uint32_t>(v)); }
   llvm::Type* resources_type() { return llvm::ArrayType::get(builder_.getInt64Ty(), ir::kResourceCount); }
@@ -147,61 +196,139 @@ llvm::Value* DecisionLowering::load_i64(llvm::Value* base, llvm::Type* type,
   return builder_.CreateLoad(builder_.getInt64Ty(), builder_.CreateInBoundsGEP(type, base, indices));
 }
 
-llvm::Value* DecisionLowering::limit_add(llvm::Value* a, llvm::Value* b) {
-  llvm::Value* unlimited = builder_.CreateOr(builder_.CreateICmpEQ(a, i64(kUnlimited)),
-                                             builder_.CreateICmpEQ(b, i64(kUnlimited)));
-  return builder_.CreateSelect(unlimited, i64(kUnlimited), add_sat(a, b));
+// ------------------------------------------------------------------ bounded arithmetic
+
+namespace {
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+int64_t saturate(bool overflowed, int64_t toward, int64_t value) {
+  return overflowed ? (toward < 0 ? kMin : kMax) : value;
+}
+}  // namespace
+
+DecisionLowering::Bounded DecisionLowering::add(Bounded a, Bounded b) {
+  int64_t lo = 0, hi = 0;
+  const bool lo_over = __builtin_add_overflow(a.lo, b.lo, &lo);
+  const bool hi_over = __builtin_add_overflow(a.hi, b.hi, &hi);
+  if (!lo_over && !hi_over) return {builder_.CreateNSWAdd(a.value, b.value), lo, hi};
+  return {sat(llvm::Intrinsic::sadd_sat, a.value, b.value), saturate(lo_over, a.lo, lo),
+          saturate(hi_over, a.hi, hi)};
+}
+
+DecisionLowering::Bounded DecisionLowering::sub(Bounded a, Bounded b) {
+  int64_t lo = 0, hi = 0;
+  const bool lo_over = __builtin_sub_overflow(a.lo, b.hi, &lo);
+  const bool hi_over = __builtin_sub_overflow(a.hi, b.lo, &hi);
+  if (!lo_over && !hi_over) return {builder_.CreateNSWSub(a.value, b.value), lo, hi};
+  return {sat(llvm::Intrinsic::ssub_sat, a.value, b.value), saturate(lo_over, a.lo, lo),
+          saturate(hi_over, a.hi, hi)};
+}
+
+DecisionLowering::Bounded DecisionLowering::max(Bounded a, Bounded b) {
+  if (a.lo >= b.hi) return a;
+  if (b.lo >= a.hi) return b;
+  return {smax(a.value, b.value), std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+}
+
+DecisionLowering::Bounded DecisionLowering::min(Bounded a, Bounded b) {
+  if (a.hi <= b.lo) return a;
+  if (b.hi <= a.lo) return b;
+  return {smin(a.value, b.value), std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+}
+
+DecisionLowering::Bounded DecisionLowering::limit_add(Bounded a, Bounded b) {
+  if (a.lo == kUnlimited || b.lo == kUnlimited) return exactly(kUnlimited);
+  if (a.hi != kUnlimited && b.hi != kUnlimited) return add(a, b);  // neither can be unlimited
+  Bounded sum = add(a, b);
+  llvm::Value* unlimited = builder_.CreateOr(builder_.CreateICmpEQ(a.value, i64(kUnlimited)),
+                                             builder_.CreateICmpEQ(b.value, i64(kUnlimited)));
+  return {builder_.CreateSelect(unlimited, i64(kUnlimited), sum.value), sum.lo, kUnlimited};
+}
+
+DecisionLowering::Bounded DecisionLowering::cell_field(const CellRef& ref, CellField field,
+                                                       unsigned r) {
+  if (ref.known != nullptr) {
+    switch (field) {
+      case kPresent: return exactly(ref.known->present ? 1 : 0);
+      case kNominal: return exactly(ref.known->nominal[r]);
+      case kBorrowingLimit: return exactly(ref.known->borrowing_limit[r]);
+      case kLendable: return exactly(ref.known->lendable[r]);
+      case kLocal: return exactly(ref.known->local[r]);
+    }
+  }
+  if (field == kPresent) return {load_i64(ref.cell, cell_type(), {kPresent})};
+  return {load_i64(ref.cell, cell_type(), {field, r})};
+}
+
+DecisionLowering::Bounded DecisionLowering::pool_quota(const CellRef& ref, unsigned r) {
+  if (ref.known_pool != nullptr) return exactly((*ref.known_pool)[r]);
+  return {load_i64(ref.pool, resources_type(), {r})};
 }
 
 // ------------------------------------------------------------------ gov_fit
 
-/// The three bits of one resource, already shifted into place (fits, borrows << 8,
-/// exceeds << 16), as an i32.
-llvm::Value* DecisionLowering::fit_resource(ir::Resource r, llvm::Value* cell, llvm::Value* pool,
-                                            llvm::Value* request, llvm::Value* usage,
-                                            llvm::Value* cohort_usage) {
-  const unsigned i = static_cast<unsigned>(ir::index(r));
-  llvm::Type* i64_type = builder_.getInt64Ty();
-  const auto element = [&](llvm::Value* array) {
-    return builder_.CreateLoad(i64_type, builder_.CreateConstInBoundsGEP1_64(i64_type, array, i));
-  };
-  llvm::Value* amount = element(request);
-  llvm::Value* used = element(usage);
-  llvm::Value* cohort_used = element(cohort_usage);
-  llvm::Value* nominal = load_i64(cell, cell_type(), {kNominal, i});
-  llvm::Value* borrowing_limit = load_i64(cell, cell_type(), {kBorrowingLimit, i});
-  llvm::Value* local = load_i64(cell, cell_type(), {kLocal, i});
-  llvm::Value* cohort_quota = load_i64(pool, resources_type(), {i});
+DecisionLowering::ResourceFit DecisionLowering::fit_resource(unsigned r, const CellRef& cell,
+                                                             Bounded amount, Bounded used,
+                                                             Bounded cohort_used, bool with_exceeds) {
+  const Bounded nominal = cell_field(cell, kNominal, r);
+  const Bounded available = available_of(cell, r, used, cohort_used);
 
-  llvm::Value* available = available_of(cell, pool, i, used, cohort_used);
-  llvm::Value* max_capacity =
-      smin(add_sat(local, cohort_quota), limit_add(nominal, borrowing_limit));
-
-  llvm::Value* requested = builder_.CreateICmpNE(amount, i64(0));
-  llvm::Value* fits =
-      builder_.CreateOr(builder_.CreateNot(requested), builder_.CreateICmpSLE(amount, available));
-  llvm::Value* borrows =
-      builder_.CreateAnd(requested, builder_.CreateICmpSGT(add_sat(used, amount), nominal));
-  llvm::Value* exceeds = builder_.CreateAnd(requested, builder_.CreateICmpSGT(amount, max_capacity));
-  llvm::Type* i32_type = builder_.getInt32Ty();
-  const auto bit = [&](llvm::Value* flag, unsigned shift) {
-    return builder_.CreateShl(builder_.CreateZExt(flag, i32_type), shift);
-  };
-  return builder_.CreateOr(builder_.CreateOr(bit(fits, i), bit(borrows, 8 + i)), bit(exceeds, 16 + i));
+  llvm::Value* requested = builder_.CreateICmpNE(amount.value, i64(0));
+  llvm::Value* fits = builder_.CreateOr(builder_.CreateNot(requested),
+                                        builder_.CreateICmpSLE(amount.value, available.value));
+  llvm::Value* borrows = builder_.CreateAnd(
+      requested, builder_.CreateICmpSGT(add(used, amount).value, nominal.value));
+  if (!with_exceeds) return {fits, borrows, nullptr};
+  const Bounded max_capacity = min(add(cell_field(cell, kLocal, r), pool_quota(cell, r)),
+                                   limit_add(nominal, cell_field(cell, kBorrowingLimit, r)));
+  llvm::Value* exceeds =
+      builder_.CreateAnd(requested, builder_.CreateICmpSGT(amount.value, max_capacity.value));
+  return {fits, borrows, exceeds};
 }
 
-/// available = max(0, max(0, local − U) + min(quota − cohortU, limit_add(L − spill, B))).
-llvm::Value* DecisionLowering::available_of(llvm::Value* cell, llvm::Value* pool, unsigned i,
-                                            llvm::Value* used, llvm::Value* cohort_used) {
-  llvm::Value* borrowing_limit = load_i64(cell, cell_type(), {kBorrowingLimit, i});
-  llvm::Value* lendable = load_i64(cell, cell_type(), {kLendable, i});
-  llvm::Value* local = load_i64(cell, cell_type(), {kLocal, i});
-  llvm::Value* cohort_quota = load_i64(pool, resources_type(), {i});
-  llvm::Value* private_left = smax(i64(0), sub_sat(local, used));
-  llvm::Value* spill = smax(i64(0), sub_sat(used, local));
-  llvm::Value* cohort_left = sub_sat(cohort_quota, cohort_used);
-  llvm::Value* limit_left = limit_add(sub_sat(lendable, spill), borrowing_limit);
-  return smax(i64(0), add_sat(private_left, smin(cohort_left, limit_left)));
+llvm::Value* DecisionLowering::fit_bits(const CellRef& cell, const Bounded* amounts,
+                                        const Bounded* used, const Bounded* cohort_used) {
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  const auto bit = [&](llvm::Value* flag, size_t shift) {
+    return builder_.CreateShl(builder_.CreateZExt(flag, i32_type), static_cast<uint64_t>(shift));
+  };
+  llvm::Value* bits = i32(0);
+  for (ir::Resource resource : ir::kAllResources) {
+    if (!ir::is_charged(resource)) continue;
+    const size_t r = ir::index(resource);
+    const ResourceFit one = fit_resource(static_cast<unsigned>(r), cell, amounts[r], used[r],
+                                         cohort_used[r], /*with_exceeds=*/true);
+    bits = builder_.CreateOr(bits, builder_.CreateOr(builder_.CreateOr(bit(one.fits, r), bit(one.borrows, 8 + r)),
+                                                     bit(one.exceeds, 16 + r)));
+  }
+  return bits;
+}
+
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fits_and_borrows(
+    const CellRef& cell, const Bounded* amounts, const Bounded* used, const Bounded* cohort_used) {
+  llvm::Value* fits = builder_.getTrue();
+  llvm::Value* borrows = builder_.getFalse();
+  for (ir::Resource resource : ir::kAllResources) {
+    if (!ir::is_charged(resource)) continue;
+    const size_t r = ir::index(resource);
+    const ResourceFit one = fit_resource(static_cast<unsigned>(r), cell, amounts[r], used[r],
+                                         cohort_used[r], /*with_exceeds=*/false);
+    fits = builder_.CreateAnd(fits, one.fits);
+    borrows = builder_.CreateOr(borrows, one.borrows);
+  }
+  return {fits, borrows};
+}
+
+DecisionLowering::Bounded DecisionLowering::available_of(const CellRef& cell, unsigned r,
+                                                         Bounded used, Bounded cohort_used) {
+  const Bounded zero = exactly(0);
+  const Bounded local = cell_field(cell, kLocal, r);
+  const Bounded private_left = max(zero, sub(local, used));
+  const Bounded spill = max(zero, sub(used, local));
+  const Bounded cohort_left = sub(pool_quota(cell, r), cohort_used);
+  const Bounded limit_left =
+      limit_add(sub(cell_field(cell, kLendable, r), spill), cell_field(cell, kBorrowingLimit, r));
+  return max(zero, add(private_left, min(cohort_left, limit_left)));
 }
 
 void DecisionLowering::build_tables() {
@@ -271,12 +398,17 @@ void DecisionLowering::fit() {
   llvm::Value* request = field(2, ptr);
   llvm::Value* usage = field(3, ptr);
   llvm::Value* cohort_usage = field(4, ptr);
-  llvm::Value* bits = i32(1 << 24);  // has_quota
-  for (ir::Resource r : ir::kAllResources) {
-    if (!ir::is_charged(r)) continue;
-    bits = builder_.CreateOr(bits, fit_resource(r, cell, pool, request, usage, cohort_usage));
+  std::array<Bounded, ir::kResourceCount> amounts{}, used{}, cohort_used{};
+  for (unsigned r = 0; r < ir::kResourceCount; ++r) {
+    amounts[r] = {load_i64(request, resources_type(), {r})};
+    used[r] = {load_i64(usage, resources_type(), {r})};
+    cohort_used[r] = {load_i64(cohort_usage, resources_type(), {r})};
   }
-  builder_.CreateRet(bits);
+  CellRef ref;
+  ref.cell = cell;
+  ref.pool = pool;
+  llvm::Value* bits = fit_bits(ref, amounts.data(), used.data(), cohort_used.data());
+  builder_.CreateRet(builder_.CreateOr(bits, i32(1 << 24)));  // has_quota
 }
 
 // ------------------------------------------------------------------ gov_priority
@@ -420,11 +552,73 @@ llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, llvm::Value*
       return load_i64(cell, cell_type(), {kBorrowingLimit, r});
     case ir::TeamStat::available: {
       llvm::Value* present = builder_.CreateICmpNE(load_i64(cell, cell_type(), {kPresent}), i64(0));
-      llvm::Value* value = available_of(cell, pool_at(flavor), r, used, element(cohort_base, flavor));
-      return builder_.CreateSelect(present, value, i64(0));
+      CellRef ref;
+      ref.cell = cell;
+      ref.pool = pool_at(flavor);
+      const Bounded value = available_of(ref, r, {used}, {element(cohort_base, flavor)});
+      return builder_.CreateSelect(present, value.value, i64(0));
     }
   }
   return i64(0);
+}
+
+/// The fit of one known team and instance type, twice: a fast path for the usual inputs (every
+/// request and usage in [0, kGuardedBound], so that no sum or difference with the cell's
+/// constants can saturate and the arithmetic is plain) and the saturating path for the rest.
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t cell_index, int64_t flavor,
+                                                                    llvm::Value* request,
+                                                                    llvm::Value* usage_base,
+                                                                    llvm::Value* cohort_base) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  CellRef ref;
+  ref.known = &table_.cells[static_cast<size_t>(cell_index)];
+  ref.known_pool = &table_.cohort_quota[static_cast<size_t>(flavor)];
+  const auto at = [&](llvm::Value* base, uint64_t index) {
+    return builder_.CreateLoad(i64_type, builder_.CreateConstInBoundsGEP1_64(i64_type, base, index));
+  };
+  std::array<Bounded, ir::kResourceCount> amounts{}, used{}, cohort_used{};
+  llvm::Value* any_bits = i64(0);
+  for (ir::Resource resource : ir::kAllResources) {
+    if (!ir::is_charged(resource)) continue;
+    const size_t r = ir::index(resource);
+    amounts[r] = {at(request, r)};
+    used[r] = {at(usage_base, static_cast<uint64_t>(cell_index) * ir::kResourceCount + r)};
+    cohort_used[r] = {at(cohort_base, static_cast<uint64_t>(flavor) * ir::kResourceCount + r)};
+    any_bits = builder_.CreateOr(any_bits, builder_.CreateOr(amounts[r].value,
+                                                             builder_.CreateOr(used[r].value, cohort_used[r].value)));
+  }
+  // Unsigned: a negative value is above the bound too.
+  llvm::Value* usual = builder_.CreateICmpULE(any_bits, i64(kGuardedBound));
+  llvm::BasicBlock* fast = llvm::BasicBlock::Create(context, "fit.fast", function);
+  llvm::BasicBlock* general = llvm::BasicBlock::Create(context, "fit.general", function);
+  llvm::BasicBlock* joined = llvm::BasicBlock::Create(context, "fit.done", function);
+  builder_.CreateCondBr(usual, fast, general);
+
+  builder_.SetInsertPoint(fast);
+  std::array<Bounded, ir::kResourceCount> amounts_fast = amounts, used_fast = used, cohort_fast = cohort_used;
+  for (auto* values : {&amounts_fast, &used_fast, &cohort_fast}) {
+    for (Bounded& value : *values) value.lo = 0, value.hi = kGuardedBound;
+  }
+  const auto fast_answer = fits_and_borrows(ref, amounts_fast.data(), used_fast.data(), cohort_fast.data());
+  llvm::BasicBlock* fast_end = builder_.GetInsertBlock();
+  builder_.CreateBr(joined);
+
+  builder_.SetInsertPoint(general);
+  const auto general_answer = fits_and_borrows(ref, amounts.data(), used.data(), cohort_used.data());
+  llvm::BasicBlock* general_end = builder_.GetInsertBlock();
+  builder_.CreateBr(joined);
+
+  builder_.SetInsertPoint(joined);
+  const auto merge = [&](llvm::Value* fast_value, llvm::Value* general_value, const char* name) {
+    llvm::PHINode* phi = builder_.CreatePHI(builder_.getInt1Ty(), 2, name);
+    phi->addIncoming(fast_value, fast_end);
+    phi->addIncoming(general_value, general_end);
+    return phi;
+  };
+  return {merge(fast_answer.first, general_answer.first, "fit.fits"),
+          merge(fast_answer.second, general_answer.second, "fit.borrows")};
 }
 
 void DecisionLowering::decide() {
@@ -474,7 +668,6 @@ void DecisionLowering::decide() {
   store_result(i32(-1), i32(0), i32(-1), builder_.getInt8(0));
   builder_.CreateRetVoid();
   builder_.SetInsertPoint(body);
-  (void)entry;
 
   // The rules' input on the stack: the task's fields, the figures rules read, the labels.
   llvm::StructType* input_type = llvm::StructType::getTypeByName(context, "gov.RuleInput");
@@ -488,7 +681,10 @@ void DecisionLowering::decide() {
   }
   llvm::Function* rules_function = out_.getFunction("gov_rules");
   if (rules > 0 && rules_function != nullptr) {
-    llvm::Value* input = builder_.CreateAlloca(input_type);
+    // In the entry block, so that SROA splits it into registers (an alloca elsewhere is a
+    // dynamic stack allocation, and its copy of the task's fields would stay a memcpy).
+    llvm::IRBuilder<> at_entry(entry, entry->begin());
+    llvm::Value* input = at_entry.CreateAlloca(input_type);
     builder_.CreateMemCpy(input, llvm::MaybeAlign(8), task, llvm::MaybeAlign(8), ir::kTaskFieldCount * 8);
     builder_.CreateStore(labels, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, 3));
     const ir::FigureSlots slots = ir::figure_slots(module_);
@@ -555,6 +751,9 @@ void DecisionLowering::decide() {
   llvm::Value* request = builder_.CreateConstInBoundsGEP1_64(i64_type, task, static_cast<uint64_t>(ir::TaskField::gpus));
   llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", function);
   llvm::BasicBlock* none = llvm::BasicBlock::Create(context, "no_fit", function);
+  llvm::BasicBlock* fitting = llvm::BasicBlock::Create(context, "fit", function);
+  builder_.CreateCondBr(builder_.CreateICmpSGE(deny, i32(0)), none, fitting);  // rejected: not fitted
+  builder_.SetInsertPoint(fitting);
   llvm::SwitchInst* dispatch = builder_.CreateSwitch(team, none, static_cast<unsigned>(teams));
   builder_.SetInsertPoint(done);
   llvm::PHINode* fitted = builder_.CreatePHI(i32_type, 4, "flavor");
@@ -575,18 +774,9 @@ void DecisionLowering::decide() {
       builder_.SetInsertPoint(next);
       next = llvm::BasicBlock::Create(context, "", function, done);
       const int64_t cell_index = t * flavors + quota.flavor;
-      llvm::Value* cell = cell_at(i64(cell_index));
-      llvm::Value* pool = pool_at(i64(quota.flavor));
-      llvm::Value* usage = builder_.CreateConstInBoundsGEP1_64(i64_type, usage_base, static_cast<uint64_t>(cell_index) * ir::kResourceCount);
-      llvm::Value* cohort_usage = builder_.CreateConstInBoundsGEP1_64(i64_type, cohort_base, quota.flavor * ir::kResourceCount);
-      llvm::Value* bits = i32(0);
-      for (ir::Resource r : ir::kAllResources) {
-        if (ir::is_charged(r)) bits = builder_.CreateOr(bits, fit_resource(r, cell, pool, request, usage, cohort_usage));
-      }
-      llvm::Value* fits = builder_.CreateICmpEQ(builder_.CreateAnd(bits, i32(0xff)), i32(ir::kChargedMask));
+      const auto [fits, borrows] = guarded_fit(cell_index, quota.flavor, request, usage_base, cohort_base);
       llvm::Value* wanted = builder_.CreateOr(builder_.CreateICmpSLT(requested, i64(0)),
                                               builder_.CreateICmpEQ(requested, i64(quota.flavor)));
-      llvm::Value* borrows = builder_.CreateICmpNE(builder_.CreateAnd(bits, i32(0xff00)), i32(0));
       llvm::Value* take = builder_.CreateAnd(fits, wanted);
       if (try_on) {
         llvm::Value* first_borrowing = builder_.CreateAnd(

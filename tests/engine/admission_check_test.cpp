@@ -5,12 +5,14 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <array>
 #include <memory>
 #include <random>
 
 #include "compiler/check/check.hpp"
 #include "compiler/check/program.hpp"
 #include "compiler/interp/interpreter.hpp"
+#include "compiler/ir/decisions.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"
 #include "runtime/engine/engine.hpp"
@@ -141,6 +143,52 @@ TEST_CASE("check_admission agrees with step on the benchmark policy, jit", "[eng
   auto jit = gov::jit::compile_and_load(module);
   REQUIRE(jit.ok());
   check_agreement(module, *jit.value());
+}
+
+namespace {
+
+/// A rejected task is not fitted: decide answers the deny rule and no instance type, even when
+/// the task would fit (ir::conclude; the JIT branches past its fit code).
+void check_rejected_is_not_fitted(const ir::Module& module, const ir::Evaluator& evaluator) {
+  const ir::QuotaTable table = ir::quota_table(module);
+  const std::vector<ir::Amount> usage(table.team_count * table.flavor_count * ir::kResourceCount, 0);
+  const std::vector<ir::Amount> pools(table.flavor_count * ir::kResourceCount, 0);
+  std::array<int64_t, ir::kTaskFieldCount> task{};
+  const auto field = [&task](ir::TaskField f) -> int64_t& { return task[static_cast<size_t>(f)]; };
+  field(ir::TaskField::team) = 0;
+  for (size_t f = 0; f < module.flavors.size(); ++f) {
+    if (module.flavors[f].name == "ml.g5.8xlarge") field(ir::TaskField::flavor) = static_cast<int64_t>(f);
+  }
+  field(ir::TaskField::gpus) = 1;
+  field(ir::TaskField::vcpus) = 1000;
+  field(ir::TaskField::memory) = 1024;
+  field(ir::TaskField::pods) = 1;
+  field(ir::TaskField::id) = ir::kOtherString;
+  const std::vector<int64_t> labels(module.label_keys.size(), ir::kOtherString);
+  const ir::DecideInput input{task.data(), labels.data(), {usage.data(), pools.data(), pools.data()}};
+  std::vector<uint8_t> verdicts(module.rules.size());
+
+  const ir::DecideResult fits = evaluator.decide(input, verdicts);
+  REQUIRE(fits.deny_rule == -1);
+  REQUIRE(fits.flavor >= 0);  // the task fits when no rule denies it
+
+  field(ir::TaskField::pods) = 17;  // too-many-pods
+  const ir::DecideResult denied = evaluator.decide(input, verdicts);
+  CHECK(denied.deny_rule >= 0);
+  CHECK(module.rules[static_cast<size_t>(denied.deny_rule)].name == "too-many-pods");
+  CHECK(denied.flavor == -1);
+  CHECK(denied.borrows == 0);
+}
+
+}  // namespace
+
+TEST_CASE("decide does not fit a rejected task in either back end", "[engine][jit]") {
+  const ir::Module module = benchmark_module();
+  const interp::Interpreter interpreter(module);
+  check_rejected_is_not_fitted(module, interpreter);
+  auto jit = gov::jit::compile_and_load(module);
+  REQUIRE(jit.ok());
+  check_rejected_is_not_fitted(module, *jit.value());
 }
 
 TEST_CASE("check_admission changes nothing", "[engine]") {
