@@ -98,7 +98,7 @@ TEST_CASE("C: the walkthrough as structs and as the JSON stream", "[embed][c]") 
   CHECK(stream == read_text(repo_path("tests/walkthrough/expected.jsonl")));
 }
 
-TEST_CASE("C: errors are codes with a thread-local message; NULLs are refused", "[embed][c]") {
+TEST_CASE("C: errors are codes with a thread-local message, NULLs are refused", "[embed][c]") {
   gov_engine* engine = reinterpret_cast<gov_engine*>(0x1);
   CHECK(gov_engine_open("/nonexistent/dir/policies.db", nullptr, &engine) == GOV_ERROR_NOT_FOUND);
   CHECK(engine == nullptr);  // cleared on error

@@ -72,7 +72,7 @@ TEST_CASE("reload: a larger quota admits pending tasks in the reload's own step"
   CHECK(engine.snapshot().version == 2);
 }
 
-TEST_CASE("reload: a smaller quota does not evict; the next cycle uses it", "[embed][reload]") {
+TEST_CASE("reload: a smaller quota does not evict, the next cycle uses it", "[embed][reload]") {
   gov::test::ScratchDir dir("reload-shrink");
   const std::string db = dir / "policies.db";
   gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");

@@ -79,7 +79,7 @@ TEST_CASE("within a team: higher priority first, then earlier submission, then i
   CHECK(order == std::vector<std::string>{"t-high", "t-low", "t-a", "t-b"});
 }
 
-TEST_CASE("best-effort FIFO parks a head that cannot be admitted; strict FIFO blocks behind it",
+TEST_CASE("best-effort FIFO parks a head that cannot be admitted, strict FIFO blocks behind it",
           "[engine]") {
   SECTION("best effort") {
     Harness h(gpu_module({{"a", 2, 0}}));

@@ -67,7 +67,7 @@ TEST_CASE("explain: the victims a pending preemptor would choose, and why others
                                         "top: priority 90 is not lower than the task's 10"});
 }
 
-TEST_CASE("explain: an admitted task shows the flavor it holds; unknown ids give nothing",
+TEST_CASE("explain: an admitted task shows the flavor it holds, unknown ids give nothing",
           "[engine]") {
   Harness h(workshop_module());
   h.submit(0, TaskBuilder("a1", "team-a").gpus(3));
@@ -83,7 +83,7 @@ TEST_CASE("explain: an admitted task shows the flavor it holds; unknown ids give
   CHECK(h.advance(1).empty());
 }
 
-TEST_CASE("snapshot: usage per team, flavor and resource; tasks by state", "[engine]") {
+TEST_CASE("snapshot: usage per team, flavor and resource, tasks by state", "[engine]") {
   Harness h(workshop_module());
   h.submit(0, TaskBuilder("a1", "team-a").gpus(3));
   h.submit(1, TaskBuilder("a2", "team-a").gpus(4));

@@ -78,7 +78,7 @@ ir::Module module_with_rules() {
 
 }  // namespace
 
-TEST_CASE("a deny rule rejects the task before quota; it is never queued", "[engine]") {
+TEST_CASE("a deny rule rejects the task before quota, it is never queued", "[engine]") {
   Harness h(module_with_rules());
   auto d = h.submit(0, TaskBuilder("big", "team-a").gpus(3).label("project", "llm"));
   REQUIRE(d.size() == 1);

@@ -91,7 +91,7 @@ TEST_CASE("chains inside parentheses inside chains stop at the operator budget",
         fmt::format("more than {} operators in one declaration", grammar::kMaxDeclarationOperators));
 }
 
-TEST_CASE("a rule with 10,000 `and` terms is refused; one at the operator budget checks", "[limits]") {
+TEST_CASE("a rule with 10,000 `and` terms is refused, one at the operator budget checks", "[limits]") {
   auto rule = [](size_t terms) {
     std::string condition = "task.gpus > 0";
     for (size_t i = 1; i < terms; ++i) condition += " and task.gpus > 0";
@@ -147,7 +147,7 @@ TEST_CASE("strings and names longer than their limits are refused with E0005", "
 
 // ------------------------------------------------------------------ declarations
 
-TEST_CASE("10,000 teams load; team 10,001 is refused with E0006 where it stands", "[limits]") {
+TEST_CASE("10,000 teams load, team 10,001 is refused with E0006 where it stands", "[limits]") {
   auto at_limit = check::program_from_text("t.gov", teams(check::kMaxTeams));
   CHECK_FALSE(at_limit.diagnostics.has_errors());
   auto over = check::program_from_text("t.gov", teams(check::kMaxTeams + 1));
