@@ -191,7 +191,7 @@ TEST_CASE("an inactive team admits nothing, and its quota still lends", "[engine
 }
 
 TEST_CASE(
-    "flavors are tried in the team's declared order; the first that fits wins, even by borrowing",
+    "flavors are tried in the team's declared order, the first that fits wins, even by borrowing",
     "[engine]") {
   ir::Module m;
   m.strings = {""};

@@ -43,7 +43,7 @@ TEST_CASE("a team can use the whole cohort without limits, nominal + borrowing l
 }
 
 TEST_CASE(
-    "lending limits cap what the cohort may use of a team's quota; dont-lend keeps it private",
+    "lending limits cap what the cohort may use of a team's quota, dont-lend keeps it private",
     "[engine]") {
   SECTION("lending limit") {
     Harness h(gpu_module({{"a", 2}, {"b", 4, ir::kUnlimited, 1}}));

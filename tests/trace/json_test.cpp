@@ -79,7 +79,7 @@ TEST_CASE("json: every value has its byte offset, line and column", "[trace][jso
   CHECK(array.items[2].position.offset == 27);
 }
 
-TEST_CASE("json: string escapes and \\u escapes with surrogate pairs", "[trace][json]") {
+TEST_CASE("json: string escapes and u-escapes with surrogate pairs", "[trace][json]") {
   CHECK(string_value(R"("\" \\ \/ \b \f \n \r \t")") == "\" \\ / \b \f \n \r \t");
   CHECK(string_value(R"("\u0041\u00e9\u65E5")") == "A\xC3\xA9\xE6\x97\xA5");
   CHECK(string_value(R"("\ud83d\ude80")") == "\xF0\x9F\x9A\x80");  // U+1F680 from a pair
