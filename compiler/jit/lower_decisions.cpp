@@ -8,6 +8,7 @@
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -122,6 +123,10 @@ class DecisionLowering {
   llvm::Value* figure(bool team_stat, uint8_t slot, llvm::Value* team, llvm::Value* flavor,
                       llvm::Value* usage_base, llvm::Value* cohort_base, llvm::Value* flavor_base);
   llvm::Value* add_figure(llvm::Value* a, llvm::Value* b);
+  /// fits_and_borrows of a known team and instance type through a call of gov_fit.
+  std::pair<llvm::Value*, llvm::Value*> fit_call(int64_t cell_index, int64_t flavor,
+                                                 llvm::Value* request, llvm::Value* usage_base,
+                                                 llvm::Value* cohort_base);
   std::pair<llvm::Value*, llvm::Value*> guarded_fit(int64_t cell_index, int64_t flavor,
                                                     llvm::Value* request, llvm::Value* usage_base,
                                                     llvm::Value* cohort_base);
@@ -594,7 +599,8 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t cell
   llvm::BasicBlock* fast = llvm::BasicBlock::Create(context, "fit.fast", function);
   llvm::BasicBlock* general = llvm::BasicBlock::Create(context, "fit.general", function);
   llvm::BasicBlock* joined = llvm::BasicBlock::Create(context, "fit.done", function);
-  builder_.CreateCondBr(usual, fast, general);
+  builder_.CreateCondBr(usual, fast, general,
+                        llvm::MDBuilder(context).createBranchWeights(/*TrueWeight=*/1000, /*FalseWeight=*/1));
 
   builder_.SetInsertPoint(fast);
   std::array<Bounded, ir::kResourceCount> amounts_fast = amounts, used_fast = used, cohort_fast = cohort_used;
@@ -605,8 +611,10 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t cell
   llvm::BasicBlock* fast_end = builder_.GetInsertBlock();
   builder_.CreateBr(joined);
 
+  // The rest: gov_fit, out of line (inlining it into every team and instance type would
+  // multiply the code, and the time to compile it, for inputs no cluster has).
   builder_.SetInsertPoint(general);
-  const auto general_answer = fits_and_borrows(ref, amounts.data(), used.data(), cohort_used.data());
+  const auto general_answer = fit_call(cell_index, flavor, request, usage_base, cohort_base);
   llvm::BasicBlock* general_end = builder_.GetInsertBlock();
   builder_.CreateBr(joined);
 
@@ -619,6 +627,37 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t cell
   };
   return {merge(fast_answer.first, general_answer.first, "fit.fits"),
           merge(fast_answer.second, general_answer.second, "fit.borrows")};
+}
+
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(int64_t cell_index, int64_t flavor,
+                                                                 llvm::Value* request,
+                                                                 llvm::Value* usage_base,
+                                                                 llvm::Value* cohort_base) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  llvm::Type* ptr = builder_.getPtrTy();
+  auto* input_type = llvm::StructType::get(context, {i32_type, i32_type, ptr, ptr, ptr});
+  llvm::BasicBlock& entry = builder_.GetInsertBlock()->getParent()->getEntryBlock();
+  llvm::IRBuilder<> at_entry(&entry, entry.begin());
+  llvm::Value* input = at_entry.CreateAlloca(input_type);
+  const auto set = [&](unsigned field, llvm::Value* value) {
+    builder_.CreateStore(value, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, field));
+  };
+  const int64_t team = cell_index / static_cast<int64_t>(table_.flavor_count);
+  set(0, i32(team));
+  set(1, i32(flavor));
+  set(2, request);
+  set(3, builder_.CreateConstInBoundsGEP1_64(i64_type, usage_base, static_cast<uint64_t>(cell_index) * ir::kResourceCount));
+  set(4, builder_.CreateConstInBoundsGEP1_64(i64_type, cohort_base, static_cast<uint64_t>(flavor) * ir::kResourceCount));
+  llvm::CallInst* bits = builder_.CreateCall(out_.getFunction(kFitSymbol), {input});
+  bits->addFnAttr(llvm::Attribute::NoInline);
+  bits->addFnAttr(llvm::Attribute::Cold);
+  // ir::FitResult::packed(): fits in bits 0-7, borrows in 8-15, has_quota at bit 24.
+  llvm::Value* fits = builder_.CreateICmpEQ(builder_.CreateAnd(bits, i32(0xff | 1 << 24)),
+                                            i32(ir::kChargedMask | 1 << 24));
+  llvm::Value* borrows = builder_.CreateICmpNE(builder_.CreateAnd(bits, i32(0xff00)), i32(0));
+  return {fits, borrows};
 }
 
 void DecisionLowering::decide() {
@@ -807,8 +846,8 @@ void DecisionLowering::decide() {
 void lower_decisions(const ir::Module& module, llvm::Module& out, const llvm::TargetMachine& machine) {
   DecisionLowering lowering(module, out, machine);
   lowering.build_tables();
+  lowering.fit();  // first: gov_decide calls it
   lowering.decide();
-  lowering.fit();
   lowering.priority();
   lowering.may_preempt();
 }
