@@ -38,6 +38,15 @@ class Evaluator {
   virtual DecideResult decide(const DecideInput& input, std::span<uint8_t> verdicts) const = 0;
   /// "interp" or "jit".
   virtual std::string_view name() const = 0;
+
+  /// decide() as a plain function, when the back end has one (the JIT's native gov_decide),
+  /// else null: the hot path calls it without a virtual call. Same contract as decide(), with
+  /// `verdicts` holding one entry per rule.
+  using DecideFunction = void (*)(const DecideInput* input, uint8_t* verdicts, DecideResult* result);
+  DecideFunction decide_function() const { return decide_function_; }
+
+ protected:
+  DecideFunction decide_function_ = nullptr;
 };
 
 /// Checked arithmetic shared by every back end, so that they agree on every input:

@@ -131,7 +131,9 @@ struct JitEvaluator::Loaded {
 };
 
 JitEvaluator::JitEvaluator(std::unique_ptr<Loaded> loaded)
-    : loaded_(std::move(loaded)), native_(loaded_->functions), rule_count_(loaded_->rule_count) {}
+    : loaded_(std::move(loaded)), native_(loaded_->functions), rule_count_(loaded_->rule_count) {
+  decide_function_ = native_.decide;
+}
 
 JitEvaluator::~JitEvaluator() = default;
 

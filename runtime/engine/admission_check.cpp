@@ -35,8 +35,13 @@ AdmissionCheck decide(const EngineCore& core, int32_t team, int32_t priority,
   const size_t rules = core.module.rules.size();
   uint8_t on_stack[256];
   uint8_t* verdicts = rules <= std::size(on_stack) ? on_stack : scratch(rules, 0).verdicts.data();
-  const ir::DecideResult result = core.evaluator.decide(
-      {fields.data(), label_ids, core.quota.usage_view()}, std::span<uint8_t>(verdicts, rules));
+  const ir::DecideInput input{fields.data(), label_ids, core.quota.usage_view()};
+  ir::DecideResult result;
+  if (const ir::Evaluator::DecideFunction native = core.evaluator.decide_function()) {
+    native(&input, verdicts, &result);  // the JIT's code, without a virtual call
+  } else {
+    result = core.evaluator.decide(input, std::span<uint8_t>(verdicts, rules));
+  }
   out.warnings = result.warnings;
   if (result.deny_rule >= 0) {
     out.verdict = AdmissionCheck::Verdict::reject;
