@@ -22,6 +22,11 @@ inline constexpr std::string_view kMayPreemptSymbol = "gov_may_preempt";
 
 /// `void gov_decide(const ir::DecideInput*, uint8_t* verdicts, ir::DecideResult*)`:
 /// Evaluator::decide, with gov_rules inlined and the team's instance types unrolled per team.
+/// A rejected task is not fitted. Each (team, instance type) fit has a fast path for the
+/// usual inputs — every request and usage it reads in [0, 2^62), checked with one `or` and
+/// one compare — where the cell's constants are folded and arithmetic that provably cannot
+/// saturate is plain; other inputs call gov_fit out of line. Same results as the reference
+/// for every input.
 inline constexpr std::string_view kDecideSymbol = "gov_decide";
 
 /// Adds the four functions to `out`, with the module's quota cells, class weights and team
