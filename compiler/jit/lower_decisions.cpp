@@ -16,6 +16,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <utility>
@@ -127,6 +128,23 @@ class DecisionLowering {
   std::pair<llvm::Value*, llvm::Value*> fit_call(int64_t cell_index, int64_t flavor,
                                                  llvm::Value* request, llvm::Value* usage_base,
                                                  llvm::Value* cohort_base);
+  /// Up to this many quota cells (team × instance type), gov_decide is specialised per team
+  /// (constants folded, a switch over teams). Above it, the code would grow with the policy
+  /// and so would the time LLVM takes (quadratically in places: 10,000 teams took minutes), so
+  /// gov_decide walks constant tables of each team's instance types instead and calls gov_fit.
+  static constexpr size_t kUnrolledCells = 64;
+  bool unrolled() const { return quota_cells_ <= kUnrolledCells; }
+  /// The tables the walk reads: per team, the range of its instance types in one list
+  /// (`gov.team_first`, teams + 1 entries; `gov.team_flavors`) and its flags (`gov.team_flags`).
+  void build_team_tables();
+  /// The team figures of the held instance types, summed by walking the team's list.
+  void held_figures_by_table(const ir::FigureSlots& slots, llvm::Value* team, llvm::Value* usage_base,
+                             llvm::Value* cohort_base, llvm::Value* flavor_base,
+                             const std::function<llvm::Value*(bool, uint8_t)>& slot_address);
+  /// ir::conclude's fit by walking the team's list and calling gov_fit: (flavor, borrows as i8).
+  std::pair<llvm::Value*, llvm::Value*> fit_by_table(llvm::Value* team, llvm::Value* requested,
+                                                     llvm::Value* request, llvm::Value* usage_base,
+                                                     llvm::Value* cohort_base);
   std::pair<llvm::Value*, llvm::Value*> guarded_fit(int64_t cell_index, int64_t flavor,
                                                     llvm::Value* request, llvm::Value* usage_base,
                                                     llvm::Value* cohort_base);
@@ -152,6 +170,13 @@ class DecisionLowering {
   llvm::GlobalVariable* pool_table_ = nullptr;
   llvm::ArrayType* capacity_type_ = nullptr;  // per flavor: capacity × per instance
   llvm::GlobalVariable* capacity_table_ = nullptr;
+  size_t quota_cells_ = 0;  // quotas over all teams
+  llvm::ArrayType* team_first_type_ = nullptr;
+  llvm::GlobalVariable* team_first_ = nullptr;
+  llvm::ArrayType* team_flavors_type_ = nullptr;
+  llvm::GlobalVariable* team_flavors_ = nullptr;
+  llvm::ArrayType* team_flags_type_ = nullptr;
+  llvm::GlobalVariable* team_flags_ = nullptr;
 };
 
 llvm::Function* DecisionLowering::declare(std::string_view name, llvm::Type* result,
@@ -338,6 +363,8 @@ DecisionLowering::Bounded DecisionLowering::available_of(const CellRef& cell, un
 
 void DecisionLowering::build_tables() {
   table_ = ir::quota_table(module_);
+  for (const ir::Team& team : module_.teams) quota_cells_ += team.quotas.size();
+  if (!unrolled()) build_team_tables();
   if (!module_.flavors.empty()) {
     std::vector<llvm::Constant*> capacities;
     for (const ir::Flavor& flavor : module_.flavors) {
@@ -660,6 +687,171 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(int64_t cell_in
   return {fits, borrows};
 }
 
+void DecisionLowering::build_team_tables() {
+  enum : uint8_t { kActive = 1, kTryOn = 2, kPreferPreemption = 4 };
+  std::vector<llvm::Constant*> first, flavors, flags;
+  for (const ir::Team& team : module_.teams) {
+    first.push_back(builder_.getInt32(static_cast<uint32_t>(flavors.size())));
+    for (const ir::FlavorQuota& quota : team.quotas) flavors.push_back(builder_.getInt32(static_cast<uint32_t>(quota.flavor)));
+    flags.push_back(builder_.getInt8(static_cast<uint8_t>(
+        (team.active ? kActive : 0) |
+        (team.when_can_borrow == ir::WhenCanBorrow::try_next_flavor ? kTryOn : 0) |
+        (team.flavor_preference == ir::FlavorPreference::preemption_over_borrowing ? kPreferPreemption : 0))));
+  }
+  first.push_back(builder_.getInt32(static_cast<uint32_t>(flavors.size())));
+  team_first_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), first.size());
+  team_first_ = constant_table(llvm::ConstantArray::get(team_first_type_, first), "gov.team_first");
+  team_flavors_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), flavors.size());
+  team_flavors_ = constant_table(llvm::ConstantArray::get(team_flavors_type_, flavors), "gov.team_flavors");
+  team_flags_type_ = llvm::ArrayType::get(builder_.getInt8Ty(), flags.size());
+  team_flags_ = constant_table(llvm::ConstantArray::get(team_flags_type_, flags), "gov.team_flags");
+}
+
+void DecisionLowering::held_figures_by_table(const ir::FigureSlots& slots, llvm::Value* team,
+                                             llvm::Value* usage_base, llvm::Value* cohort_base,
+                                             llvm::Value* flavor_base,
+                                             const std::function<llvm::Value*(bool, uint8_t)>& slot_address) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  const auto load_i32 = [&](llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
+    return builder_.CreateZExt(
+        builder_.CreateLoad(i32_type, builder_.CreateInBoundsGEP(type, table, {i64(0), index})), i64_type);
+  };
+  llvm::Value* first = load_i32(team_first_type_, team_first_, team);
+  llvm::Value* end = load_i32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1)));
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "figures.walk", function);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "figures.walk.body", function);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "figures.walk.done", function);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* i = builder_.CreatePHI(i64_type, 2, "i");
+  i->addIncoming(first, before);
+  std::vector<std::pair<bool, uint8_t>> all;
+  for (uint8_t slot : slots.team) all.emplace_back(true, slot);
+  for (uint8_t slot : slots.cluster) all.emplace_back(false, slot);
+  std::vector<llvm::PHINode*> sums;
+  for (size_t k = 0; k < all.size(); ++k) {
+    sums.push_back(builder_.CreatePHI(i64_type, 2, "sum"));
+    sums.back()->addIncoming(i64(0), before);
+  }
+  builder_.CreateCondBr(builder_.CreateICmpULT(i, end), body, exit);
+
+  builder_.SetInsertPoint(body);
+  llvm::Value* flavor = load_i32(team_flavors_type_, team_flavors_, i);
+  std::vector<llvm::Value*> next;
+  for (size_t k = 0; k < all.size(); ++k) {
+    next.push_back(add_figure(sums[k], figure(all[k].first, all[k].second, team, flavor, usage_base,
+                                              cohort_base, flavor_base)));
+  }
+  llvm::BasicBlock* latch = builder_.GetInsertBlock();
+  i->addIncoming(builder_.CreateAdd(i, i64(1)), latch);
+  for (size_t k = 0; k < all.size(); ++k) sums[k]->addIncoming(next[k], latch);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(exit);
+  for (size_t k = 0; k < all.size(); ++k) builder_.CreateStore(sums[k], slot_address(all[k].first, all[k].second));
+}
+
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value* team,
+                                                                     llvm::Value* requested,
+                                                                     llvm::Value* request,
+                                                                     llvm::Value* usage_base,
+                                                                     llvm::Value* cohort_base) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::Type* i8_type = builder_.getInt8Ty();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  llvm::Type* ptr = builder_.getPtrTy();
+  const auto load_i32 = [&](llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
+    return builder_.CreateZExt(
+        builder_.CreateLoad(i32_type, builder_.CreateInBoundsGEP(type, table, {i64(0), index})), i64_type);
+  };
+  llvm::Value* flags = builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(team_flags_type_, team_flags_, {i64(0), team}));
+  const auto flag = [&](uint8_t bit) { return builder_.CreateICmpNE(builder_.CreateAnd(flags, bit), builder_.getInt8(0)); };
+  llvm::Value* first = load_i32(team_first_type_, team_first_, team);
+  // An inactive team has no fit: its walk is empty.
+  llvm::Value* end = builder_.CreateSelect(
+      flag(1), load_i32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1))), first);
+  llvm::Value* try_on = flag(2);
+  llvm::Value* prefer_preemption = flag(4);
+
+  auto* input_type = llvm::StructType::get(context, {i32_type, i32_type, ptr, ptr, ptr});
+  llvm::BasicBlock& entry = function->getEntryBlock();
+  llvm::Value* input = llvm::IRBuilder<>(&entry, entry.begin()).CreateAlloca(input_type);
+
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "fit.walk", function);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "fit.walk.body", function);
+  llvm::BasicBlock* call = llvm::BasicBlock::Create(context, "fit.walk.call", function);
+  llvm::BasicBlock* latch = llvm::BasicBlock::Create(context, "fit.walk.next", function);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "fit.walk.end", function);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "fit.walk.done", function);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(done);
+  llvm::PHINode* fitted = builder_.CreatePHI(i32_type, 2, "flavor");
+  llvm::PHINode* borrowed = builder_.CreatePHI(i8_type, 2, "borrows");
+
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* i = builder_.CreatePHI(i64_type, 2, "i");
+  llvm::PHINode* borrowing_fit = builder_.CreatePHI(i32_type, 2, "borrowing_fit");
+  i->addIncoming(first, before);
+  borrowing_fit->addIncoming(i32(-1), before);
+  builder_.CreateCondBr(builder_.CreateICmpULT(i, end), body, exit);
+
+  builder_.SetInsertPoint(body);
+  llvm::Value* flavor = load_i32(team_flavors_type_, team_flavors_, i);
+  llvm::Value* wanted = builder_.CreateOr(builder_.CreateICmpSLT(requested, i64(0)),
+                                          builder_.CreateICmpEQ(requested, flavor));
+  builder_.CreateCondBr(wanted, call, latch);
+
+  builder_.SetInsertPoint(call);
+  const auto set = [&](unsigned field, llvm::Value* value) {
+    builder_.CreateStore(value, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, field));
+  };
+  llvm::Value* cell_index = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(table_.flavor_count))), flavor);
+  set(0, builder_.CreateTrunc(team, i32_type));
+  set(1, builder_.CreateTrunc(flavor, i32_type));
+  set(2, request);
+  set(3, builder_.CreateInBoundsGEP(i64_type, usage_base, builder_.CreateMul(cell_index, i64(ir::kResourceCount))));
+  set(4, builder_.CreateInBoundsGEP(i64_type, cohort_base, builder_.CreateMul(flavor, i64(ir::kResourceCount))));
+  llvm::Value* bits = builder_.CreateCall(out_.getFunction(kFitSymbol), {input});
+  llvm::Value* fits = builder_.CreateICmpEQ(builder_.CreateAnd(bits, i32(0xff | 1 << 24)), i32(ir::kChargedMask | 1 << 24));
+  llvm::Value* borrows = builder_.CreateICmpNE(builder_.CreateAnd(bits, i32(0xff00)), i32(0));
+  // when-can-borrow = try-next-flavor: a borrowing fit is remembered, not taken.
+  llvm::Value* take = builder_.CreateAnd(fits, builder_.CreateOr(builder_.CreateNot(try_on), builder_.CreateNot(borrows)));
+  llvm::Value* flavor32 = builder_.CreateTrunc(flavor, i32_type);
+  fitted->addIncoming(flavor32, call);
+  borrowed->addIncoming(builder_.CreateZExt(borrows, i8_type), call);
+  llvm::Value* first_borrowing = builder_.CreateAnd(builder_.CreateAnd(fits, borrows),
+                                                    builder_.CreateICmpSLT(borrowing_fit, i32(0)));
+  llvm::Value* remembered = builder_.CreateSelect(first_borrowing, flavor32, borrowing_fit);
+  builder_.CreateCondBr(take, done, latch);
+
+  builder_.SetInsertPoint(latch);
+  llvm::PHINode* carried = builder_.CreatePHI(i32_type, 2, "borrowing_fit.next");
+  carried->addIncoming(borrowing_fit, body);
+  carried->addIncoming(remembered, call);
+  i->addIncoming(builder_.CreateAdd(i, i64(1)), latch);
+  borrowing_fit->addIncoming(carried, latch);
+  builder_.CreateBr(header);
+
+  // No fit without borrowing: the borrowing fit, unless the team prefers preemption.
+  builder_.SetInsertPoint(exit);
+  llvm::Value* chosen = builder_.CreateSelect(prefer_preemption, i32(-1), borrowing_fit);
+  fitted->addIncoming(chosen, exit);
+  borrowed->addIncoming(builder_.CreateZExt(builder_.CreateICmpSGE(chosen, i32(0)), i8_type), exit);
+  builder_.CreateBr(done);
+
+  builder_.SetInsertPoint(done);
+  return {fitted, borrowed};
+}
+
 void DecisionLowering::decide() {
   llvm::LLVMContext& context = out_.getContext();
   llvm::Type* ptr = builder_.getPtrTy();
@@ -750,8 +942,12 @@ void DecisionLowering::decide() {
       }
       builder_.CreateBr(joined);
       builder_.SetInsertPoint(held);
-      llvm::SwitchInst* by_team = builder_.CreateSwitch(team, joined, static_cast<unsigned>(teams));
-      for (int64_t t = 0; t < teams; ++t) {
+      if (!unrolled()) {
+        held_figures_by_table(slots, team, usage_base, cohort_base, flavor_base, slot_address);
+        builder_.CreateBr(joined);
+      }
+      llvm::SwitchInst* by_team = unrolled() ? builder_.CreateSwitch(team, joined, static_cast<unsigned>(teams)) : nullptr;
+      for (int64_t t = 0; by_team != nullptr && t < teams; ++t) {
         llvm::BasicBlock* block = llvm::BasicBlock::Create(context, "figures.team" + std::to_string(t), function, joined);
         by_team->addCase(builder_.getInt64(static_cast<uint64_t>(t)), block);
         builder_.SetInsertPoint(block);
@@ -801,7 +997,16 @@ void DecisionLowering::decide() {
   fitted->addIncoming(i32(-1), none);
   borrowed->addIncoming(builder_.getInt8(0), none);
   builder_.CreateBr(done);
-  for (int64_t t = 0; t < teams; ++t) {
+  if (!unrolled()) {
+    llvm::BasicBlock* walk = llvm::BasicBlock::Create(context, "fit.table", function, done);
+    dispatch->setDefaultDest(walk);
+    builder_.SetInsertPoint(walk);
+    const auto [flavor, borrows] = fit_by_table(team, requested, request, usage_base, cohort_base);
+    fitted->addIncoming(flavor, builder_.GetInsertBlock());
+    borrowed->addIncoming(borrows, builder_.GetInsertBlock());
+    builder_.CreateBr(done);
+  }
+  for (int64_t t = 0; unrolled() && t < teams; ++t) {
     const ir::Team& team_def = module_.teams[static_cast<size_t>(t)];
     if (!team_def.active || team_def.quotas.empty()) continue;  // the default: no fit
     llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "team" + std::to_string(t), function, done);

@@ -1,7 +1,6 @@
 // Generates typed random rule code over every ir::Op, and inputs that hit its edge cases.
 #include "compiler/jit/fuzz/rule_generator.hpp"
 
-#include <algorithm>
 #include <array>
 #include <limits>
 #include <string>
@@ -145,7 +144,10 @@ void add_random_quotas(Rng& rng, ir::Module& module, const GeneratorOptions& opt
   module.settings.idle_resource_sharing = chance(rng, 30);
   module.settings.default_class =
       module.classes.empty() || chance(rng, 50) ? -1 : static_cast<int32_t>(below(rng, module.classes.size()));
-  for (size_t t = below(rng, options.max_teams + 1); t > 0; --t) {
+  // Now and then a policy with many teams: past the JIT's kUnrolledCells, gov_decide walks
+  // tables instead of one block per team, and both forms must agree with the interpreter.
+  const size_t team_count = chance(rng, 15) ? 40 + below(rng, 41) : below(rng, options.max_teams + 1);
+  for (size_t t = team_count; t > 0; --t) {
     ir::Team team;
     team.name = "t" + std::to_string(module.teams.size());
     for (size_t f = 0; f < module.flavors.size(); ++f) {
@@ -163,6 +165,9 @@ void add_random_quotas(Rng& rng, ir::Module& module, const GeneratorOptions& opt
     team.sharing = static_cast<ir::Sharing>(below(rng, 3));
     team.within_team = static_cast<ir::WithinTeam>(below(rng, 3));
     team.reclaim_within_cohort = static_cast<ir::ReclaimWithinCohort>(below(rng, 3));
+    team.when_can_borrow = static_cast<ir::WhenCanBorrow>(below(rng, 2));
+    team.flavor_preference = static_cast<ir::FlavorPreference>(below(rng, 2));
+    team.active = !chance(rng, 10);
     module.teams.push_back(team);
   }
   // Every rule shows its message registers (and some text) in its message.
