@@ -19,6 +19,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -145,6 +146,10 @@ class DecisionLowering {
   std::pair<llvm::Value*, llvm::Value*> fit_by_table(llvm::Value* team, llvm::Value* requested,
                                                      llvm::Value* request, llvm::Value* usage_base,
                                                      llvm::Value* cohort_base);
+  /// Up to this many rules, gov_decide concludes from the verdicts in unrolled code.
+  static constexpr size_t kUnrolledRules = 256;
+  /// (the first deny rule or -1, the number of matches) by a loop over the verdicts.
+  std::pair<llvm::Value*, llvm::Value*> deny_and_matches_by_table(llvm::Value* verdicts);
   std::pair<llvm::Value*, llvm::Value*> guarded_fit(int64_t cell_index, int64_t flavor,
                                                     llvm::Value* request, llvm::Value* usage_base,
                                                     llvm::Value* cohort_base);
@@ -852,6 +857,47 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   return {fitted, borrowed};
 }
 
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::deny_and_matches_by_table(llvm::Value* verdicts) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::Type* i8_type = builder_.getInt8Ty();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  std::vector<llvm::Constant*> flags;
+  for (const ir::Rule& rule : module_.rules)
+    flags.push_back(builder_.getInt8(rule.action == ir::RuleAction::deny ? 1 : 0));
+  auto* flags_type = llvm::ArrayType::get(i8_type, flags.size());
+  llvm::GlobalVariable* table = constant_table(llvm::ConstantArray::get(flags_type, flags), "gov.rule_denies");
+
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "conclude.walk", function);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "conclude.walk.body", function);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "conclude.walk.done", function);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* i = builder_.CreatePHI(i64_type, 2, "i");
+  llvm::PHINode* deny = builder_.CreatePHI(i32_type, 2, "deny");
+  llvm::PHINode* matches = builder_.CreatePHI(i32_type, 2, "matches");
+  i->addIncoming(i64(0), before);
+  deny->addIncoming(i32(-1), before);
+  matches->addIncoming(i32(0), before);
+  builder_.CreateCondBr(builder_.CreateICmpULT(i, i64(static_cast<int64_t>(module_.rules.size()))), body, exit);
+
+  builder_.SetInsertPoint(body);
+  llvm::Value* matched = builder_.CreateICmpNE(
+      builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(i8_type, verdicts, i)), builder_.getInt8(0));
+  llvm::Value* denies = builder_.CreateICmpNE(
+      builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(flags_type, table, {i64(0), i})), builder_.getInt8(0));
+  llvm::Value* first = builder_.CreateAnd(builder_.CreateAnd(matched, denies), builder_.CreateICmpSLT(deny, i32(0)));
+  deny->addIncoming(builder_.CreateSelect(first, builder_.CreateTrunc(i, i32_type), deny), body);
+  matches->addIncoming(builder_.CreateAdd(matches, builder_.CreateZExt(matched, i32_type)), body);
+  i->addIncoming(builder_.CreateAdd(i, i64(1)), body);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(exit);
+  return {deny, matches};
+}
+
 void DecisionLowering::decide() {
   llvm::LLVMContext& context = out_.getContext();
   llvm::Type* ptr = builder_.getPtrTy();
@@ -968,10 +1014,12 @@ void DecisionLowering::decide() {
     builder_.CreateCall(rules_function, {input, verdicts});
   }
 
-  // The first deny rule and the warnings.
+  // The first deny rule and the warnings: unrolled for a few rules, a loop over a constant
+  // table of deny flags for many (one block of thousands of selects compiles slowly).
   llvm::Value* deny = i32(-1);
   llvm::Value* matches = i32(0);
-  for (size_t i = rules; i-- > 0;) {
+  if (rules > kUnrolledRules) std::tie(deny, matches) = deny_and_matches_by_table(verdicts);
+  for (size_t i = rules > kUnrolledRules ? 0 : rules; i-- > 0;) {
     llvm::Value* matched = builder_.CreateICmpNE(
         builder_.CreateLoad(builder_.getInt8Ty(), builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), verdicts, i)),
         builder_.getInt8(0));

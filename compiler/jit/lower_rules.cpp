@@ -41,6 +41,12 @@ enum InputField : unsigned { kTask = 0, kTeam = 1, kCluster = 2, kLabels = 3 };
 /// Sets up to this size become a switch; larger ones a binary search over a constant table.
 constexpr size_t kMaxSwitchCases = 64;
 
+/// Rules per function of generated code: gov_rules of a larger policy calls one internal
+/// function per chunk of rules. A function's rules merge into one basic block, and LLVM's
+/// code generator is superlinear in the size of a block: 10,000 rules in one function took
+/// more than five minutes to compile; in chunks, compile time is linear in the rules.
+constexpr size_t kRulesPerFunction = 256;
+
 /// Emits the bodies of `gov_rules` (every condition) and `gov_messages` (one rule's message
 /// values); registers of the rule being lowered are the values in `registers_`.
 class RuleLowering {
@@ -96,8 +102,27 @@ class RuleLowering {
 };
 
 void RuleLowering::rules_function(llvm::Function& function) {
+  const size_t rules = module_.rules.size();
+  if (rules <= kRulesPerFunction) {
+    start(function);
+    for (size_t i = 0; i < rules; ++i) rule(i, function.getArg(1));
+    builder_.CreateRetVoid();
+    return;
+  }
+  std::vector<llvm::Function*> chunks;
+  for (size_t first = 0; first < rules; first += kRulesPerFunction) {
+    auto* chunk = llvm::Function::Create(function.getFunctionType(), llvm::GlobalValue::InternalLinkage,
+                                         "gov.rules." + std::to_string(chunks.size()), out_);
+    chunk->copyAttributesFrom(&function);
+    chunk->setLinkage(llvm::GlobalValue::InternalLinkage);
+    chunk->addFnAttr(llvm::Attribute::NoInline);
+    start(*chunk);
+    for (size_t i = first; i < std::min(rules, first + kRulesPerFunction); ++i) rule(i, chunk->getArg(1));
+    builder_.CreateRetVoid();
+    chunks.push_back(chunk);
+  }
   start(function);
-  for (size_t i = 0; i < module_.rules.size(); ++i) rule(i, function.getArg(1));
+  for (llvm::Function* chunk : chunks) builder_.CreateCall(chunk, {function.getArg(0), function.getArg(1)});
   builder_.CreateRetVoid();
 }
 

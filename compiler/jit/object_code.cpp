@@ -13,7 +13,7 @@ namespace gov::jit {
 namespace {
 
 /// Bumped whenever lowering changes the code it generates for the same module.
-constexpr uint32_t kCodegenVersion = 6;
+constexpr uint32_t kCodegenVersion = 7;
 constexpr uint32_t kFormatVersion = 1;
 constexpr std::string_view kMagic = "GOVJITOB";
 

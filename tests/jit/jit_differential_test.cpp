@@ -81,6 +81,21 @@ TEST_CASE("jit agrees with the interpreter on long rules", "[jit]") {
   }
 }
 
+TEST_CASE("jit agrees with the interpreter on modules of 300 to 700 rules", "[jit]") {
+  // Past 256 rules gov_rules calls one function per 256 rules and gov_decide concludes in a
+  // loop (lower_rules.cpp, lower_decisions.cpp): the chunk boundaries and the loop must give
+  // the reference's verdicts, first deny rule and warning count.
+  GeneratorOptions options;
+  options.max_condition = 8;
+  for (size_t rules : {300u, 512u, 700u}) {
+    options.rules = rules;
+    const uint64_t seed = base_seed() + 200000 + rules;
+    const TrialOutcome outcome = run_trial(seed, options, 300);
+    require_agreement(outcome, seed);
+    CHECK(outcome.rules == rules);
+  }
+}
+
 TEST_CASE("jit agrees with the interpreter at O0 O1 O3 and for the generic CPU", "[jit]") {
   GeneratorOptions options;
   options.rules = 8;
