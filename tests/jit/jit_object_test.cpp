@@ -220,8 +220,14 @@ TEST_CASE("jit compiling and dropping 1000 loaded versions keeps memory bounded"
   WARN("RSS " << before / (1 << 20) << " MiB -> " << after / (1 << 20)
               << " MiB over 1000 versions");
   // A leaked version (its code pages and JITDylib) costs ~14 KiB: with the removal in
-  // ~JitEvaluator disabled, RSS grew by 14 MiB here; with it, RSS stays flat.
+  // ~JitEvaluator disabled, RSS grew by 14 MiB here; with it, RSS stays flat. Under
+  // AddressSanitizer, freed memory waits in ASan's quarantine (up to 256 MiB), so RSS grows
+  // either way (20 MiB here); there LeakSanitizer's check at exit is the test of the removal.
+#if defined(__SANITIZE_ADDRESS__)
+  WARN("AddressSanitizer build: the RSS bound is not checked");
+#else
   CHECK(growth_mib < 8);
+#endif
 }
 
 TEST_CASE("jit evaluators are safe to use from many threads and compile concurrently", "[jit]") {
