@@ -148,8 +148,19 @@ const gov::Task& scratch_task_from_c(const gov_task& c) {
   return task;
 }
 
+/// The integer a C caller stored in an enum field or argument. C lets it hold any int; reading
+/// it as the C++ enum type when it is not one of the enumerators is undefined behaviour
+/// (UBSan: "not a valid value for type"), so the C ABI reads the bytes instead.
+template <typename Enum>
+int raw_enum(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized on the supported targets");
+  int out = 0;
+  std::memcpy(&out, &value, sizeof out);
+  return out;
+}
+
 gov::Event event_from_c(const gov_event& c) {
-  switch (c.kind) {
+  switch (raw_enum(c.kind)) {
     case GOV_EVENT_SUBMIT: return gov::Event::submit(task_from_c(c.task));
     case GOV_EVENT_FINISH:
       if (c.id == nullptr) invalid("a finish event has no id (NULL)");
@@ -188,10 +199,12 @@ gov::Options options_from_c(const gov_open_options* c) {
   gov::Options options;
   if (c == nullptr) return options;
   if (c->policy) options.policy = c->policy;
-  if (c->back_end != GOV_BACK_END_JIT && c->back_end != GOV_BACK_END_INTERPRETER) invalid("unknown back end");
-  options.back_end = c->back_end == GOV_BACK_END_JIT ? gov::Options::BackEnd::jit : gov::Options::BackEnd::interpreter;
-  if (c->dialect != GOV_DIALECT_HEAD && c->dialect != GOV_DIALECT_KUEUE_V0_9) invalid("unknown dialect");
-  options.dialect = c->dialect == GOV_DIALECT_HEAD ? gov::Options::Dialect::head : gov::Options::Dialect::kueue_v0_9;
+  const int back_end = raw_enum(c->back_end);
+  if (back_end != GOV_BACK_END_JIT && back_end != GOV_BACK_END_INTERPRETER) invalid("unknown back end");
+  options.back_end = back_end == GOV_BACK_END_JIT ? gov::Options::BackEnd::jit : gov::Options::BackEnd::interpreter;
+  const int dialect = raw_enum(c->dialect);
+  if (dialect != GOV_DIALECT_HEAD && dialect != GOV_DIALECT_KUEUE_V0_9) invalid("unknown dialect");
+  options.dialect = dialect == GOV_DIALECT_HEAD ? gov::Options::Dialect::head : gov::Options::Dialect::kueue_v0_9;
   if (c->on_step != nullptr) {
     gov_step_callback callback = c->on_step;
     void* user_data = c->on_step_user_data;
@@ -298,7 +311,7 @@ const char* gov_last_error(void) {
 }
 
 const char* gov_status_name(gov_status status) {
-  switch (status) {
+  switch (raw_enum(status)) {
     case GOV_OK: return "ok";
     case GOV_ERROR_INVALID_ARGUMENT: return "invalid-argument";
     case GOV_ERROR_NOT_FOUND: return "not-found";
