@@ -172,9 +172,10 @@ void hot_path_admitted(benchmark::State& state, size_t count, bool use_jit) {
   const auto setup = [](benchmark::internal::Benchmark* b) {
     repeated(b->Unit(benchmark::kNanosecond), 3);
   };
-  for (int n : kTeamCounts) {
-    const std::string file = "teams-" + std::to_string(n) + ".gov";
-    const std::string suffix = "/teams-" + std::to_string(n);
+  // The five rows of one input file (teams-N.gov or rules-K.gov), named scaling/ROW/SIZE.
+  const auto register_size = [&setup](const std::string& size) {
+    const std::string file = size + ".gov";
+    const std::string suffix = "/" + size;
     setup(benchmark::RegisterBenchmark(("scaling/rules-jit" + suffix).c_str(),
                                        [file](benchmark::State& s) { rules_only(s, file, true); }));
     setup(benchmark::RegisterBenchmark(("scaling/rules-interp" + suffix).c_str(),
@@ -185,21 +186,9 @@ void hot_path_admitted(benchmark::State& state, size_t count, bool use_jit) {
                                        [file](benchmark::State& s) { hot_path(s, file, true); }));
     setup(benchmark::RegisterBenchmark(("scaling/hot-path-interp" + suffix).c_str(),
                                        [file](benchmark::State& s) { hot_path(s, file, false); }));
-  }
-  for (int k : kRuleCounts) {
-    const std::string file = "rules-" + std::to_string(k) + ".gov";
-    const std::string suffix = "/rules-" + std::to_string(k);
-    setup(benchmark::RegisterBenchmark(("scaling/rules-jit" + suffix).c_str(),
-                                       [file](benchmark::State& s) { rules_only(s, file, true); }));
-    setup(benchmark::RegisterBenchmark(("scaling/rules-interp" + suffix).c_str(),
-                                       [file](benchmark::State& s) { rules_only(s, file, false); }));
-    setup(benchmark::RegisterBenchmark(("scaling/engine-event" + suffix).c_str(),
-                                       [file](benchmark::State& s) { engine_events(s, file); }));
-    setup(benchmark::RegisterBenchmark(("scaling/hot-path-jit" + suffix).c_str(),
-                                       [file](benchmark::State& s) { hot_path(s, file, true); }));
-    setup(benchmark::RegisterBenchmark(("scaling/hot-path-interp" + suffix).c_str(),
-                                       [file](benchmark::State& s) { hot_path(s, file, false); }));
-  }
+  };
+  for (int n : kTeamCounts) register_size("teams-" + std::to_string(n));
+  for (int k : kRuleCounts) register_size("rules-" + std::to_string(k));
   for (size_t n : kAdmittedCounts) {
     const std::string suffix = "/admitted-" + std::to_string(n);
     setup(benchmark::RegisterBenchmark(("scaling/hot-path-jit" + suffix).c_str(),

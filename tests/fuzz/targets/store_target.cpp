@@ -25,7 +25,10 @@ using namespace gov::store;
 /// A private directory for the database file, removed at exit.
 const std::string& database_path() {
   static const std::string path = [] {
-    std::string pattern = (fs::exists("/dev/shm") ? "/dev/shm" : fs::temp_directory_path().string()) + "/gov-fuzz-store-XXXXXX";
+    // mkdtemp's template: it replaces the trailing XXXXXX with a unique suffix. /dev/shm when
+    // there is one, so that the millions of small writes of a fuzz run stay in memory.
+    const std::string base = fs::exists("/dev/shm") ? "/dev/shm" : fs::temp_directory_path().string();
+    std::string pattern = base + "/gov-fuzz-store-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr) gov::fuzz::fail("cannot create a temporary directory");
     static const std::string directory = pattern;
     std::atexit([] {
