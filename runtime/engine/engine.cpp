@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "runtime/engine/admission_check.hpp"
 #include "runtime/engine/cycle.hpp"
 #include "runtime/engine/engine_core.hpp"
 #include "runtime/engine/task_request.hpp"

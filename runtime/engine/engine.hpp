@@ -107,9 +107,10 @@ struct AdmissionCheck {
 
 /// A task resolved once against an engine's policy (names to indices, labels to the ids rules
 /// compare), to check many times without hashing a string: what a controller keeps per
-/// workload. Valid for the engine (policy) that prepared it.
+/// workload. Valid for engines of the policy (ir::Module) that prepared it; another engine
+/// answers `invalid`.
 struct PreparedTask {
-  bool valid = false;                // false: check_admission answers `invalid`
+  const ir::Module* policy = nullptr;  // the module it was resolved against; null: invalid task
   int32_t team = -1;
   int32_t class_index = -1;
   int32_t priority = 0;

@@ -56,6 +56,7 @@ struct EngineCore {
 
   const ir::Module& module;
   const ir::Evaluator& evaluator;
+  const size_t rule_count;  // module.rules.size(), which the hot path would recompute per call
   EngineOptions options;
   NameIndex names;
   QuotaState quota;
@@ -88,10 +89,10 @@ void emit_pending(EngineCore& core, uint32_t task, const PendingUpdate& update,
 void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
                     std::vector<Decision>& out);
 
-/// Engine::check_admission (admission_check.cpp).
+/// Engine::check_admission and prepare (admission_check.cpp; the prepared form is inline in
+/// admission_check.hpp).
 AdmissionCheck check_admission(const EngineCore& core, const TaskSpec& spec);
 PreparedTask prepare(const EngineCore& core, const TaskSpec& spec);
-AdmissionCheck check_admission(const EngineCore& core, const PreparedTask& task);
 
 /// The explanation of a task against the current state (explain.cpp); simulates on a copy of
 /// the quota state, so the engine is unchanged.

@@ -16,9 +16,10 @@ Amount saturating_add(Amount a, Amount b) {
 
 QuotaState::QuotaState(const ir::Module& module)
     : table_(ir::quota_table(module)),
-      usage_(table_.team_count * table_.flavor_count),
-      pool_used_(table_.flavor_count),
-      flavor_usage_(table_.flavor_count) {
+      // At least one row each, so that usage_view() needs no emptiness test (the hot path).
+      usage_(std::max<size_t>(1, table_.team_count * table_.flavor_count)),
+      pool_used_(std::max<size_t>(1, table_.flavor_count)),
+      flavor_usage_(std::max<size_t>(1, table_.flavor_count)) {
   for (size_t f = 0; f < table_.flavor_count; ++f) {
     for (ir::Resource r : ir::kAllResources)
       lendable_total_[ir::index(r)] += table_.cohort_quota[f][ir::index(r)];

@@ -80,9 +80,7 @@ class QuotaState {
   const ir::QuotaTable& table() const { return table_; }
   ir::UsageView usage_view() const {
     static_assert(sizeof(Resources) == ir::kResourceCount * sizeof(Amount), "rows are packed");
-    return {usage_.empty() ? nullptr : usage_.front().data(),
-            pool_used_.empty() ? nullptr : pool_used_.front().data(),
-            flavor_usage_.empty() ? nullptr : flavor_usage_.front().data()};
+    return {usage_.front().data(), pool_used_.front().data(), flavor_usage_.front().data()};
   }
   /// U > nominal.
   bool borrowing(uint32_t team, uint32_t flavor, ir::Resource r) const {

@@ -10,6 +10,7 @@ EngineCore::EngineCore(const ir::Module& module_ref, const ir::Evaluator& evalua
                        EngineOptions engine_options)
     : module(module_ref),
       evaluator(evaluator_ref),
+      rule_count(module_ref.rules.size()),
       options(engine_options),
       names(module_ref),
       quota(module_ref),

@@ -205,4 +205,83 @@ TEST_CASE("check_admission changes nothing", "[engine]") {
   for (size_t i = 0; i < after.usage.size(); ++i) CHECK(after.usage[i].used == before.usage[i].used);
 }
 
+TEST_CASE("a prepared task answers for engines of its own policy only", "[engine]") {
+  const ir::Module module = benchmark_module();
+  const ir::Module other = benchmark_module();  // equal content, another policy object
+  const interp::Interpreter interpreter(module);
+  const interp::Interpreter other_interpreter(other);
+  const Engine engine(module, interpreter);
+  const Engine same_policy(module, interpreter);
+  const Engine other_policy(other, other_interpreter);
+  const TaskSpec task = TaskBuilder("t1", "team-a").type("ml.g5.8xlarge").gpus(1)
+                            .vcpu_millis(1000).memory_mib(1024)
+                            .label("project", "p").label("cost-center", "cc");
+  const PreparedTask prepared = engine.prepare(task);
+  CHECK(engine.check_admission(prepared).verdict == Verdict::admit);
+  CHECK(same_policy.check_admission(prepared).verdict == Verdict::admit);
+  // Indices and string ids belong to the module that resolved them: another one says invalid.
+  const AdmissionCheck foreign = other_policy.check_admission(prepared);
+  CHECK(foreign.verdict == Verdict::invalid);
+  CHECK(foreign.team == prepared.team);
+  // An invalid task stays invalid when prepared.
+  CHECK(engine.check_admission(engine.prepare(TaskBuilder("t2", "team-z").gpus(1))).verdict ==
+        Verdict::invalid);
+}
+
+namespace {
+
+/// The benchmark policy's ten rules `copies` times over (renamed): past 256 rules the verdicts
+/// go to a per-thread buffer instead of the stack, and the JIT splits the rules into functions.
+ir::Module with_rule_copies(ir::Module module, int copies) {
+  const std::vector<ir::Rule> original = module.rules;
+  module.rules.clear();
+  for (int c = 0; c < copies; ++c) {
+    for (ir::Rule rule : original) {
+      rule.name += fmt::format("-copy-{}", c);
+      module.rules.push_back(std::move(rule));
+    }
+  }
+  return module;
+}
+
+/// check_admission with the rules copied answers like with the originals: the same verdict,
+/// instance type and first deny rule, and every copy's matches as warnings.
+void check_many_rules(const ir::Module& small, const ir::Evaluator& small_evaluator,
+                      const ir::Module& large, const ir::Evaluator& large_evaluator, int copies) {
+  const Engine few(small, small_evaluator);
+  const Engine many(large, large_evaluator);
+  std::mt19937_64 rng(11);
+  size_t rejects = 0;
+  for (int serial = 0; serial < 500; ++serial) {
+    const TaskSpec spec = random_task(rng, serial);
+    const AdmissionCheck a = few.check_admission(few.prepare(spec));
+    const AdmissionCheck b = many.check_admission(many.prepare(spec));
+    INFO("task " << serial);
+    REQUIRE(a.verdict == b.verdict);
+    CHECK(a.flavor == b.flavor);
+    CHECK(a.rule == b.rule);  // the first deny is among the first copy
+    const uint32_t deny = a.verdict == Verdict::reject ? 1 : 0;
+    CHECK(b.warnings == static_cast<uint32_t>(copies) * (a.warnings + deny) - deny);
+    rejects += deny;
+  }
+  CHECK(rejects > 50);
+}
+
+}  // namespace
+
+TEST_CASE("check_admission of a policy with more rules than fit on the stack", "[engine][jit]") {
+  constexpr int kCopies = 30;  // 300 rules
+  const ir::Module small = benchmark_module();
+  const ir::Module large = with_rule_copies(small, kCopies);
+  REQUIRE(large.rules.size() == 300);
+  const interp::Interpreter small_interpreter(small);
+  const interp::Interpreter large_interpreter(large);
+  check_many_rules(small, small_interpreter, large, large_interpreter, kCopies);
+  auto small_jit = gov::jit::compile_and_load(small);
+  auto large_jit = gov::jit::compile_and_load(large);
+  REQUIRE(small_jit.ok());
+  REQUIRE(large_jit.ok());
+  check_many_rules(small, *small_jit.value(), large, *large_jit.value(), kCopies);
+}
+
 }  // namespace gov::engine::test
