@@ -2,6 +2,7 @@
 // checksum mismatches, memory bounded across 1000 versions, concurrent use.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -113,6 +114,47 @@ TEST_CASE("jit compile is deterministic and counts one codegen", "[jit]") {
   CHECK(a.key == b.key);
   CHECK(gov::jit::key_for(module).value() == a.key);
   CHECK(gov::jit::to_hex(a.key).size() == 64);
+}
+
+TEST_CASE("jit key changes with every quota the generated code folds in", "[jit]") {
+  // The key hashes only the quota cells a team declares (the others are always empty): a
+  // change to a declared cell, or a quota in a cell that had none, must still change it.
+  const auto has_quotas = [](const ir::Team& t) { return !t.quotas.empty(); };
+  ir::Module module;
+  for (uint64_t seed = 14; seed < 100; ++seed) {  // the first random policy with a quota
+    module = random_module(seed);
+    if (std::any_of(module.teams.begin(), module.teams.end(), has_quotas)) break;
+  }
+  const auto with_quota = std::find_if(module.teams.begin(), module.teams.end(), has_quotas);
+  REQUIRE(with_quota != module.teams.end());
+  const auto t = static_cast<size_t>(with_quota - module.teams.begin());
+  const gov::jit::Key key = gov::jit::key_for(module).value();
+
+  ir::Module nominal = module;
+  nominal.teams[t].quotas[0].nominal[ir::index(ir::Resource::gpu)] += 1;
+  CHECK(gov::jit::key_for(nominal).value() != key);
+
+  ir::Module limit = module;
+  limit.teams[t].quotas[0].borrowing_limit[ir::index(ir::Resource::memory)] += 1;
+  CHECK(gov::jit::key_for(limit).value() != key);
+
+  // A quota for an instance type the last team has none for (a new present cell).
+  ir::Module added = module;
+  ir::Team& team = added.teams.back();
+  uint32_t free_flavor = 0;
+  const auto has = [&team](uint32_t f) {
+    return std::any_of(team.quotas.begin(), team.quotas.end(),
+                       [f](const ir::FlavorQuota& q) { return q.flavor == f; });
+  };
+  while (free_flavor < added.flavors.size() && has(free_flavor)) ++free_flavor;
+  if (free_flavor == added.flavors.size()) {  // every type taken: add one
+    added.flavors.push_back(added.flavors.front());
+    added.flavors.back().name += "-extra";
+  }
+  ir::FlavorQuota quota;
+  quota.flavor = free_flavor;
+  team.quotas.push_back(quota);  // all zero: only the cell's presence differs
+  CHECK(gov::jit::key_for(added).value() != key);
 }
 
 TEST_CASE("jit load refuses an object built for another module or options", "[jit]") {
