@@ -21,8 +21,7 @@ Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int32_t weig
   drs.zero_weight = weight == 0;
   for (ir::Resource r : kChargedResources) {
     Amount borrowed = 0;
-    for (uint32_t f = 0; f < quota.flavor_count(); ++f) {
-      if (!quota.has_quota(team, f)) continue;
+    for (uint32_t f : quota.quota_flavors(team)) {
       const Amount added = (extra != nullptr && f == flavor) ? (*extra)[ir::index(r)] : 0;
       borrowed += std::max<Amount>(0, quota.usage(team, f, r) + added - quota.nominal(team, f, r));
     }

@@ -22,8 +22,8 @@ class ClassicalSequence {
       : context_(context), own_(context, request, request.team, within_team_policy(team)) {
     const Policy reclaim = reclaim_policy(team);
     if (reclaim == Policy::never) return;
-    for (uint32_t t = 0; t < context.quota.team_count(); ++t) {
-      if (t == request.team || !context.quota.has_quota(t, request.flavor)) continue;
+    for (uint32_t t : context.quota.quota_teams(request.flavor)) {
+      if (t == request.team) continue;
       // §5.2: a team at or under nominal in the contested resources is never reclaimed from.
       if (!context.quota.borrowing_in(t, request.flavor, request.needs)) continue;
       CandidateCursor cursor(context, request, t, reclaim);

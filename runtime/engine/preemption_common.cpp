@@ -136,8 +136,7 @@ void teams_with_candidates(const SearchContext& context, const PreemptionRequest
   out.clear();
   const ir::Team& team = context.module.teams[request.team];
   const bool reclaims = team.reclaim_within_cohort != ir::ReclaimWithinCohort::never;
-  for (uint32_t t = 0; t < context.quota.team_count(); ++t) {
-    if (!context.quota.has_quota(t, request.flavor)) continue;
+  for (uint32_t t : context.quota.quota_teams(request.flavor)) {
     if (t == request.team
             ? team.within_team != ir::WithinTeam::never
             : reclaims && context.quota.borrowing_in(t, request.flavor, request.needs)) {

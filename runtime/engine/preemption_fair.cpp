@@ -104,9 +104,8 @@ void FairSearch::usage_changed(uint32_t team) {
 
 void FairSearch::collect_candidates() {
   const ir::Team& team = context_.module.teams[own_team_];
-  for (uint32_t t = 0; t < context_.quota.team_count(); ++t) {
+  for (uint32_t t : context_.quota.quota_teams(request_.flavor)) {
     const bool own = t == own_team_;
-    if (!context_.quota.has_quota(t, request_.flavor)) continue;
     // §5.2 (same rules as classical): other teams only while over nominal in the contested
     // resources.
     if (!own && !context_.quota.borrowing_in(t, request_.flavor, request_.needs)) continue;

@@ -24,6 +24,22 @@ QuotaState::QuotaState(const ir::Module& module)
     for (ir::Resource r : ir::kAllResources)
       lendable_total_[ir::index(r)] += table_.cohort_quota[f][ir::index(r)];
   }
+  quota_first_.reserve(table_.team_count + 1);
+  for (uint32_t t = 0; t < table_.team_count; ++t) {
+    quota_first_.push_back(static_cast<uint32_t>(quota_flavors_.size()));
+    for (uint32_t f = 0; f < table_.flavor_count; ++f) {
+      if (has_quota(t, f)) quota_flavors_.push_back(f);
+    }
+  }
+  quota_first_.push_back(static_cast<uint32_t>(quota_flavors_.size()));
+  teams_first_.reserve(table_.flavor_count + 1);
+  for (uint32_t f = 0; f < table_.flavor_count; ++f) {
+    teams_first_.push_back(static_cast<uint32_t>(quota_teams_.size()));
+    for (uint32_t t = 0; t < table_.team_count; ++t) {
+      if (has_quota(t, f)) quota_teams_.push_back(t);
+    }
+  }
+  teams_first_.push_back(static_cast<uint32_t>(quota_teams_.size()));
 }
 
 // The cohort's usage counts only what spills over a team's private (local) quota.

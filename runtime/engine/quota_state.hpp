@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "compiler/ir/decisions.hpp"
@@ -44,6 +45,15 @@ class QuotaState {
 
   /// Whether the team declares a quota for the flavor (only then may it be admitted there).
   bool has_quota(uint32_t team, uint32_t flavor) const { return cell(team, flavor).present; }
+  /// The flavors the team declares a quota for, ascending: a team holds a few of the catalog's
+  /// dozens of instance types, and per-team sums walk these instead of every flavor.
+  std::span<const uint32_t> quota_flavors(uint32_t team) const {
+    return {quota_flavors_.data() + quota_first_[team], quota_first_[team + 1] - quota_first_[team]};
+  }
+  /// The teams with a quota for the flavor, ascending (the candidates of a preemption there).
+  std::span<const uint32_t> quota_teams(uint32_t flavor) const {
+    return {quota_teams_.data() + teams_first_[flavor], teams_first_[flavor + 1] - teams_first_[flavor]};
+  }
   Amount nominal(uint32_t team, uint32_t flavor, ir::Resource r) const {
     return at(cell(team, flavor).nominal, r);
   }
@@ -120,6 +130,10 @@ class QuotaState {
   }
 
   ir::QuotaTable table_;
+  std::vector<uint32_t> quota_first_;    // per team + 1: where its flavors start in quota_flavors_
+  std::vector<uint32_t> quota_flavors_;  // per team, the flavors with a quota, ascending
+  std::vector<uint32_t> teams_first_;    // per flavor + 1: where its teams start in quota_teams_
+  std::vector<uint32_t> quota_teams_;    // per flavor, the teams with a quota, ascending
   std::vector<Resources> usage_;         // per team × flavor
   std::vector<Resources> pool_used_;     // per flavor: cohort Usage
   std::vector<Resources> flavor_usage_;  // per flavor: Σ over teams of usage
