@@ -10,7 +10,7 @@ void find_targets(const SearchContext& context, const PreemptionRequest& request
   out.clear();
   // Most searches of parked heads are hopeless; a team-level bound settles them in O(teams).
   if (context.shortcuts) {
-    std::vector<uint32_t> teams;
+    thread_local std::vector<uint32_t> teams;  // reused: no allocation once warm
     preemption::teams_with_candidates(context, request, teams);
     if (teams.empty() || !preemption::fits_without_teams(context, request, teams)) return;
   }
@@ -120,8 +120,8 @@ bool fits_without_all(const SearchContext& context, const PreemptionRequest& req
 
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
                         const std::vector<uint32_t>& teams) {
-  std::vector<Resources> held;
-  held.reserve(teams.size());
+  thread_local std::vector<Resources> held;  // reused: no allocation once warm
+  held.clear();
   for (uint32_t team : teams) {
     held.push_back(context.quota.usage(team, request.flavor));
     context.quota.subtract(team, request.flavor, held.back());

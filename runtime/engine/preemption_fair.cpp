@@ -4,6 +4,7 @@
 // (by default S2-a LessThanOrEqualToFinalShare, then S2-b LessThanInitialShare on what S2-a
 // kept; or either alone); all or nothing; fill-back.
 #include <algorithm>
+#include <cassert>
 #include <optional>
 
 #include "runtime/engine/fair_share.hpp"
@@ -33,15 +34,43 @@ struct TargetTeam {
   }
 };
 
+/// A search's lists, per thread and reused, so that a warm search does not allocate for them
+/// (every parked head's nomination may run one). Searches do not nest: nothing a search calls
+/// starts another (`in_use` checks it in debug builds).
+struct SearchBuffers {
+  std::vector<TargetTeam> teams;
+  std::vector<TargetTeam> retry;
+  std::vector<uint32_t> candidates;
+  bool in_use = false;
+};
+
+SearchBuffers& search_buffers() {
+  thread_local SearchBuffers buffers;
+  return buffers;
+}
+
 class FairSearch {
  public:
   FairSearch(const SearchContext& context, const PreemptionRequest& request, SearchTrace* trace)
-      : context_(context), request_(request), trace_(trace), own_team_(request.team) {
+      : context_(context),
+        request_(request),
+        trace_(trace),
+        own_team_(request.team),
+        buffers_(search_buffers()),
+        teams_(buffers_.teams),
+        retry_(buffers_.retry) {
+    assert(!buffers_.in_use && "fair-sharing searches do not nest");
+    buffers_.in_use = true;
+    teams_.clear();
+    retry_.clear();
     const std::vector<ir::FairShareStrategy>& strategies =
         context.module.settings.fair_share_strategies;
     if (!strategies.empty()) first_ = strategies.front();
     second_ = strategies.size() > 1;
   }
+  ~FairSearch() { buffers_.in_use = false; }
+  FairSearch(const FairSearch&) = delete;
+  FairSearch& operator=(const FairSearch&) = delete;
 
   void run(std::vector<Target>& out);
 
@@ -61,14 +90,16 @@ class FairSearch {
   bool first_strategy(std::vector<Target>& out);
   bool second_strategy(std::vector<Target>& out);
   TargetTeam& retry_for(uint32_t team);
-  std::vector<uint32_t> all_candidates() const;
+  /// Every candidate of every target team (in buffers_.candidates).
+  const std::vector<uint32_t>& all_candidates();
 
   const SearchContext& context_;
   const PreemptionRequest& request_;
   SearchTrace* trace_;
   uint32_t own_team_;
-  std::vector<TargetTeam> teams_;
-  std::vector<TargetTeam> retry_;  // candidates that failed S2-a, per team
+  SearchBuffers& buffers_;
+  std::vector<TargetTeam>& teams_;
+  std::vector<TargetTeam>& retry_;  // candidates that failed S2-a, per team
   Drs preemptor_share_;
   bool preemptor_share_valid_ = false;
   ir::FairShareStrategy first_ = ir::FairShareStrategy::less_than_or_equal_to_final_share;
@@ -233,8 +264,9 @@ bool FairSearch::first_strategy(std::vector<Target>& out) {
   return false;
 }
 
-std::vector<uint32_t> FairSearch::all_candidates() const {
-  std::vector<uint32_t> out;
+const std::vector<uint32_t>& FairSearch::all_candidates() {
+  std::vector<uint32_t>& out = buffers_.candidates;
+  out.clear();
   for (const TargetTeam& target : teams_) {
     for (CandidateCursor cursor = *target.cursor; !cursor.done(); cursor.advance())
       out.push_back(cursor.task());
