@@ -14,6 +14,25 @@ Amount saturating_add(Amount a, Amount b) {
   return sum;
 }
 
+namespace {
+
+/// For each key below `keys`, the values below `values` for which `has(key, value)`.
+template <typename Has>
+IndexLists index_lists(size_t keys, size_t values, Has has) {
+  IndexLists lists;
+  lists.first.reserve(keys + 1);
+  for (uint32_t key = 0; key < keys; ++key) {
+    lists.first.push_back(static_cast<uint32_t>(lists.items.size()));
+    for (uint32_t value = 0; value < values; ++value) {
+      if (has(key, value)) lists.items.push_back(value);
+    }
+  }
+  lists.first.push_back(static_cast<uint32_t>(lists.items.size()));
+  return lists;
+}
+
+}  // namespace
+
 QuotaState::QuotaState(const ir::Module& module)
     : table_(ir::quota_table(module)),
       // At least one row each, so that usage_view() needs no emptiness test (the hot path).
@@ -24,22 +43,10 @@ QuotaState::QuotaState(const ir::Module& module)
     for (ir::Resource r : ir::kAllResources)
       lendable_total_[ir::index(r)] += table_.cohort_quota[f][ir::index(r)];
   }
-  quota_first_.reserve(table_.team_count + 1);
-  for (uint32_t t = 0; t < table_.team_count; ++t) {
-    quota_first_.push_back(static_cast<uint32_t>(quota_flavors_.size()));
-    for (uint32_t f = 0; f < table_.flavor_count; ++f) {
-      if (has_quota(t, f)) quota_flavors_.push_back(f);
-    }
-  }
-  quota_first_.push_back(static_cast<uint32_t>(quota_flavors_.size()));
-  teams_first_.reserve(table_.flavor_count + 1);
-  for (uint32_t f = 0; f < table_.flavor_count; ++f) {
-    teams_first_.push_back(static_cast<uint32_t>(quota_teams_.size()));
-    for (uint32_t t = 0; t < table_.team_count; ++t) {
-      if (has_quota(t, f)) quota_teams_.push_back(t);
-    }
-  }
-  teams_first_.push_back(static_cast<uint32_t>(quota_teams_.size()));
+  flavors_of_team_ = index_lists(table_.team_count, table_.flavor_count,
+                                 [this](uint32_t t, uint32_t f) { return has_quota(t, f); });
+  teams_of_flavor_ = index_lists(table_.flavor_count, table_.team_count,
+                                 [this](uint32_t f, uint32_t t) { return has_quota(t, f); });
 }
 
 // The cohort's usage counts only what spills over a team's private (local) quota.

@@ -28,6 +28,15 @@ inline constexpr bool contains(ResourceMask mask, ir::Resource resource) {
   return (mask & resource_bit(resource)) != 0;
 }
 
+/// For each of `count` keys, an ascending list of indices, stored flat.
+struct IndexLists {
+  std::vector<uint32_t> first;  // per key + 1: where its list starts in `items`
+  std::vector<uint32_t> items;
+  std::span<const uint32_t> of(uint32_t key) const {
+    return {items.data() + first[key], first[key + 1] - first[key]};
+  }
+};
+
 /// a + b, saturating at ir::kUnlimited (limits may be "unlimited").
 Amount saturating_add(Amount a, Amount b);
 
@@ -47,13 +56,9 @@ class QuotaState {
   bool has_quota(uint32_t team, uint32_t flavor) const { return cell(team, flavor).present; }
   /// The flavors the team declares a quota for, ascending: a team holds a few of the catalog's
   /// dozens of instance types, and per-team sums walk these instead of every flavor.
-  std::span<const uint32_t> quota_flavors(uint32_t team) const {
-    return {quota_flavors_.data() + quota_first_[team], quota_first_[team + 1] - quota_first_[team]};
-  }
+  std::span<const uint32_t> quota_flavors(uint32_t team) const { return flavors_of_team_.of(team); }
   /// The teams with a quota for the flavor, ascending (the candidates of a preemption there).
-  std::span<const uint32_t> quota_teams(uint32_t flavor) const {
-    return {quota_teams_.data() + teams_first_[flavor], teams_first_[flavor + 1] - teams_first_[flavor]};
-  }
+  std::span<const uint32_t> quota_teams(uint32_t flavor) const { return teams_of_flavor_.of(flavor); }
   Amount nominal(uint32_t team, uint32_t flavor, ir::Resource r) const {
     return at(cell(team, flavor).nominal, r);
   }
@@ -130,10 +135,8 @@ class QuotaState {
   }
 
   ir::QuotaTable table_;
-  std::vector<uint32_t> quota_first_;    // per team + 1: where its flavors start in quota_flavors_
-  std::vector<uint32_t> quota_flavors_;  // per team, the flavors with a quota, ascending
-  std::vector<uint32_t> teams_first_;    // per flavor + 1: where its teams start in quota_teams_
-  std::vector<uint32_t> quota_teams_;    // per flavor, the teams with a quota, ascending
+  IndexLists flavors_of_team_;  // the flavors each team has a quota for
+  IndexLists teams_of_flavor_;  // the teams with a quota for each flavor
   std::vector<Resources> usage_;         // per team × flavor
   std::vector<Resources> pool_used_;     // per flavor: cohort Usage
   std::vector<Resources> flavor_usage_;  // per flavor: Σ over teams of usage
