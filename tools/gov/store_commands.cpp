@@ -191,9 +191,10 @@ int run_show(const Args& args) {
   for (const store::PolicyFile& f : v.files) fmt::print(" {}", f.path);
   fmt::print("\n");
   if (args.has("inspect")) {
-    std::optional<CheckedPolicy> checked = rebuild_version(v);
+    std::string why;
+    std::optional<CheckedPolicy> checked = check_stored_version(v, why);
     if (!checked) {
-      fmt::print(stderr, "error: version {} no longer checks with this gov\n", v.info.number);
+      fmt::print(stderr, "error: {}\n", why);
       return kFailed;
     }
     fmt::print("\n{}", inspection_text(checked->result.policy));
@@ -256,10 +257,11 @@ int run_store_diff(const Args& args) {
     fmt::print(stderr, "error: {}\n", (!before.ok() ? before.error() : after.error()).message);
     return kFailed;
   }
-  std::optional<CheckedPolicy> old_policy = rebuild_version(before.value());
-  std::optional<CheckedPolicy> new_policy = rebuild_version(after.value());
+  std::string why;
+  std::optional<CheckedPolicy> old_policy = check_stored_version(before.value(), why);
+  std::optional<CheckedPolicy> new_policy = old_policy ? check_stored_version(after.value(), why) : std::nullopt;
   if (!old_policy || !new_policy) {
-    fmt::print(stderr, "error: a stored version no longer checks with this gov\n");
+    fmt::print(stderr, "error: {}\n", why);
     return kFailed;
   }
   const diff::PolicyDiff d = diff::compare(old_policy->result.policy, new_policy->result.policy);
