@@ -124,7 +124,8 @@ LoadResult load_store_version(store::Store& db, const std::string& policy_name, 
     }
   }
   policy.evaluator = make_evaluator(policy.module, back_end, cached ? &*cached : nullptr, policy.code, policy.warning);
-  if (cached && policy.code != CodeOrigin::cached) policy.code_note = "the cached object was refused by the loader";
+  if (policy.code == CodeOrigin::cached) policy.code_note.clear();
+  else if (cached) policy.code_note = "the cached object was refused by the loader";
   return result;
 }
 
