@@ -76,6 +76,17 @@ int in_child(Body body, unsigned seconds = 60) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// Runs a shell command; returns its exit status and what it printed on both streams.
+std::pair<int, std::string> shell(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(pipe);
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
 const char* const kPolicy =
     "import \"catalog.gov\"\n"
     "cluster c {\n  catalog = small\n  capacity = { ml.g5.8xlarge: 4 }\n}\n"
@@ -334,16 +345,7 @@ TEST_CASE("a version applied from another directory loads again", "[security][lo
   fs::create_directories(dir.path / "work");
   const std::string db = (dir.path / "store.db").string();
   const std::string cd = "cd '" + (dir.path / "work").string() + "' && '" + GOV_BINARY + "' ";
-  const auto run = [&](const std::string& args) {
-    const std::string command = cd + args + " --db '" + db + "' 2>&1";
-    std::string out;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    char buffer[4096];
-    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-    const int status = ::pclose(pipe);
-    return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
-  };
+  const auto run = [&](const std::string& args) { return shell(cd + args + " --db '" + db + "'"); };
   const auto [applied, apply_out] = run("apply ../pol/policy.gov");
   INFO(apply_out);
   REQUIRE(applied == 0);
@@ -376,4 +378,24 @@ TEST_CASE("a damaged cached object is not used, and the reason is named", "[secu
   CHECK(result.exit_code == 0);
   CHECK(result.err.find("loaded cached native code") == std::string::npos);
   CHECK(result.err.find("the cached object was refused: not a gov object") != std::string::npos);
+}
+
+TEST_CASE("loading a stored version writes no temporary file", "[security][loader]") {
+  // The old loader wrote the version's files under $TMPDIR/gov-version-<pid>-<version>-<n>, a
+  // predictable name (a planted symlink redirected the writes), or, when $TMPDIR was no
+  // directory, under the working directory. With $TMPDIR a plain file and the working
+  // directory deleted, nothing can be created: every command that loads a version still works.
+  Scratch dir("no-temp");
+  const std::string db = applied_store(dir);
+  const std::string not_a_directory = dir.write("tmp-is-a-file", "");
+  const std::string trace = dir.write("trace.json", kTrace);
+  for (const std::string& command : std::vector<std::string>{"show --inspect", "diff 1 1", "simulate --trace '" + trace + "'"}) {
+    INFO(command);
+    const std::string gone = (dir.path / "gone").string();
+    fs::create_directories(gone);
+    const auto [status, output] = shell("cd '" + gone + "' && rmdir '" + gone + "' && TMPDIR='" + not_a_directory +
+                                        "' '" + GOV_BINARY + "' " + command + " --db '" + db + "'");
+    INFO(output);
+    CHECK(status == 0);
+  }
 }
