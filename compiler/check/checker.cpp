@@ -386,7 +386,7 @@ class Checker {
   }
 
   /// Kueue accepts three lists of fair-sharing preemption strategies: S2-a alone, S2-b alone, or
-  /// S2-a then S2-b (kueue-reference §1, `parseStrategies`).
+  /// S2-a then S2-b (docs/kueue-reference.md §1, `parseStrategies`).
   void fair_share_preemption(const ast::Value& v, SourceId source, Settings& settings) {
     using S = ir::FairShareStrategy;
     std::vector<S> strategies;

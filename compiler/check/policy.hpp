@@ -1,5 +1,5 @@
 // The checked policy: every name resolved, every quantity in base units, every quota
-// resolved to nominal / borrowing / lending limits (SEMANTICS §2). Produced by check();
+// resolved to nominal / borrowing / lending limits (docs/semantics.md §2). Produced by check();
 // read by inspect, lint, diff and the lowering to IR.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Quota resolution (SEMANTICS §2): from what a team wrote to nominal, borrowing and
+// Quota resolution (docs/semantics.md §2): from what a team wrote to nominal, borrowing and
 // lending limits per resource, exactly as HyperPod's ClusterQueues show them.
 #pragma once
 

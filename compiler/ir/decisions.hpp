@@ -1,8 +1,8 @@
 // The engine's per-task decisions that every back end implements (ir::Evaluator) besides the
-// rules: a task's priority, the quota-fit test of one team in one flavor (kueue-reference §2)
-// and the may-preempt predicate between two tasks (§5.1). This file is their reference
-// definition: the interpreter calls these functions, the JIT compiles the same formulas with
-// the module's quotas folded in as constants, and the differential tests compare the two.
+// rules: a task's priority, the quota-fit test of one team in one flavor (docs/kueue-reference.md
+// §2) and the may-preempt predicate between two tasks (§5.1). This file is their reference
+// definition: the interpreter calls these functions, the JIT compiles the same formulas with the
+// module's quotas folded in as constants, and the differential tests compare the two.
 #pragma once
 
 #include <cstdint>
@@ -37,16 +37,17 @@ struct QuotaTable {
   }
 };
 
-/// The quota table of `module` (SEMANTICS §2: `lend` never borrows, `dont-lend` lends nothing).
+/// The quota table of `module` (docs/semantics.md §2: `lend` never borrows, `dont-lend` lends
+/// nothing).
 QuotaTable quota_table(const Module& module);
 
 /// a + b where either may be kUnlimited ("no limit"): kUnlimited stays kUnlimited, other sums
 /// saturate at the int64 bounds like checked_add.
 Amount limit_add(Amount a, Amount b);
 
-/// What a team can still take of one resource now: Available(cq) of kueue-reference §2 for a
-/// flat cohort, never negative. `usage` is the team's, `cohort_usage` the cohort's
-/// (Σ max(0, U − local) over teams). Checked arithmetic: defined for every input.
+/// What a team can still take of one resource now: Available(cq) of docs/kueue-reference.md §2 for
+/// a flat cohort, never negative. `usage` is the team's, `cohort_usage` the cohort's (Σ max(0, U −
+/// local) over teams). Checked arithmetic: defined for every input.
 Amount available(const QuotaCell& cell, const Resources& cohort_quota, Resource r, Amount usage,
                  Amount cohort_usage);
 /// The most the team could ever hold of one resource: min(local + cohort quota, nominal + B).
@@ -92,7 +93,7 @@ FitResult fit(const QuotaTable& table, const FitInput& input);
 
 // ------------------------------------------------------------------ preemption policy
 
-/// A preemption policy as a predicate over priorities (kueue-reference §5.1).
+/// A preemption policy as a predicate over priorities (docs/kueue-reference.md §5.1).
 enum class PreemptionPolicy : uint8_t { never, lower_priority, lower_or_newer_equal_priority, any };
 /// Kueue's withinClusterQueue / reclaimWithinCohort of a team as a policy.
 PreemptionPolicy within_team_policy(const Team& team);

@@ -30,7 +30,7 @@ inline constexpr Amount kUnlimited = std::numeric_limits<Amount>::max();
 std::string_view resource_key(Resource resource);
 /// `nvidia.com/gpu`, `aws.amazon.com/neurondevice`, `cpu`, `memory`, `vpc.amazonaws.com/efa`.
 std::string_view kubernetes_name(Resource resource);
-/// EFA is in the quotas but never charged at admission (SEMANTICS §2).
+/// EFA is in the quotas but never charged at admission (docs/semantics.md §2).
 inline constexpr bool is_charged(Resource resource) { return resource != Resource::efa; }
 inline constexpr size_t index(Resource resource) { return static_cast<size_t>(resource); }
 
@@ -43,7 +43,7 @@ struct Flavor {
   int64_t capacity = 0;    // instances of this type in the cluster
 };
 
-/// A team's quota for one flavor, after defaults (SEMANTICS §2).
+/// A team's quota for one flavor, after defaults (docs/semantics.md §2).
 struct FlavorQuota {
   uint32_t flavor = 0;  // index into Module::flavors
   Resources nominal{};
@@ -69,9 +69,10 @@ enum class WhenCanBorrow : uint8_t { borrow, try_next_flavor };
 /// fits without preempting.
 enum class WhenCanPreempt : uint8_t { preempt, try_next_flavor };
 /// flavorFungibility.preference: which of two tried instance types wins when neither stopped the
-/// search (isPreferred, kueue-reference §4.4).
+/// search (isPreferred, docs/kueue-reference.md §4.4).
 enum class FlavorPreference : uint8_t { borrowing_over_preemption, preemption_over_borrowing };
-/// One entry of Kueue's fairSharing.preemptionStrategies (kueue-reference §6.3): S2-a and S2-b.
+/// One entry of Kueue's fairSharing.preemptionStrategies (docs/kueue-reference.md §6.3): S2-a and
+/// S2-b.
 enum class FairShareStrategy : uint8_t { less_than_or_equal_to_final_share, less_than_initial_share };
 
 /// One team: a Kueue ClusterQueue in the cluster's single cohort.

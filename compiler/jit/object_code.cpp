@@ -115,7 +115,7 @@ void write_decisions(ByteWriter& out, const ir::Module& module) {
   out.u64(table.flavor_count);
   // The table is dense (teams x every instance type of the catalog: 64 teams make 3,648 cells,
   // 590 KB), but a cell without a quota is always QuotaCell{}: its flag says all there is, and
-  // hashing only the present cells keeps loading a cached object fast (PERFORMANCE.md: 5 ms).
+  // hashing only the present cells keeps loading a cached object fast (docs/benchmarks.md: 5 ms).
   for (const ir::QuotaCell& cell : table.cells) {
     out.u8(cell.present ? 1 : 0);
     if (!cell.present) continue;

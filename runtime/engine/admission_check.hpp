@@ -1,7 +1,7 @@
 // The last step of Engine::check_admission: one Evaluator::decide call (rules and quota fit;
 // native code under the JIT) on a resolved task, mapped to an AdmissionCheck. Inline, so that
 // the prepared form of check_admission is a single function around the generated code: the
-// hot path is measured with its wrapper (PERFORMANCE.md), and a call level or a rebuilt view
+// hot path is measured with its wrapper (docs/benchmarks.md), and a call level or a rebuilt view
 // there costs as much as a rule. Internal to gov::engine.
 #pragma once
 

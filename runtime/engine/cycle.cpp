@@ -44,7 +44,7 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   return finish_cycle(count);
 }
 
-// §3 step 1: one head per team; a sticky preemptor first (SEMANTICS §3).
+// §3 step 1: one head per team; a sticky preemptor first (docs/semantics.md §3).
 size_t Scheduler::collect_heads() {
   core_.tasks.teams_with_work(teams_);
   size_t count = 0;
@@ -361,7 +361,7 @@ bool Scheduler::finish_cycle(size_t count) {
         break;
     }
   }
-  // SEMANTICS §3: parked heads come back one cycle after an eviction.
+  // docs/semantics.md §3: parked heads come back one cycle after an eviction.
   if (reactivate_after_cycle_) changed = core_.tasks.reactivate_parked() || changed;
   reactivate_after_cycle_ = evicted;
   if (core_.options.self_check) self_check_usage();

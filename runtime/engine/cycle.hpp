@@ -1,6 +1,6 @@
-// The admission cycle (kueue-reference §3, SEMANTICS §3): one head per team, nominated against
-// the state at the start of the cycle, ordered (classical or fair-sharing), then processed one
-// by one with usage updated after each; cycles repeat until nothing changes.
+// The admission cycle (docs/kueue-reference.md §3, docs/semantics.md §3): one head per team,
+// nominated against the state at the start of the cycle, ordered (classical or fair-sharing), then
+// processed one by one with usage updated after each; cycles repeat until nothing changes.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +25,8 @@ class Scheduler {
   void run_until_stable(std::vector<Decision>& out);
 
   /// The pending decision a task would get now if it were its team's head (for tasks that were
-  /// never a head before their submission instant ended; SEMANTICS §3 "every submitted task gets
-  /// a decision at its submission time").
+  /// never a head before their submission instant ended; docs/semantics.md §3 "every submitted task
+  /// gets a decision at its submission time").
   void emit_current_pending(uint32_t task, std::vector<Decision>& out);
 
  private:

@@ -1,5 +1,5 @@
 // What the engine is asked (a task) and what it answers (decisions), as plain values.
-// The decision stream format of INTERFACES.md is written from these (trace/).
+// The decision stream format of docs/interfaces.md is written from these (trace/).
 #pragma once
 
 #include <array>
@@ -59,7 +59,7 @@ struct RuleWarning {
 };
 
 /// One line of the decision stream. Which fields are meaningful depends on `outcome`
-/// (INTERFACES.md "Decision stream").
+/// (docs/interfaces.md "Decision stream").
 struct Decision {
   Time at = 0;
   std::string task;

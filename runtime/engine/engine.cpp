@@ -53,8 +53,8 @@ void Engine::Impl::step(Time at, std::span<const Event> events, std::vector<Deci
   while (!core.timers.empty() && core.timers.top().at == at) {
     if (release_due(at, out)) scheduler.run_until_stable(out);
   }
-  // SEMANTICS §3: every submitted task gets a decision at its submission time, even one that
-  // never became its team's head in this instant.
+  // docs/semantics.md §3: every submitted task gets a decision at its submission time, even one
+  // that never became its team's head in this instant.
   for (uint32_t task : submitted_) {
     const Task& t = core.tasks[task];
     if (t.state == TaskState::pending && !t.has_decision) scheduler.emit_current_pending(task, out);
@@ -123,7 +123,7 @@ void Engine::Impl::submit(const TaskSpec& spec, std::vector<Decision>& out) {
     out.push_back(std::move(decision));
     return;
   }
-  // SEMANTICS §5: rules run before quota; a deny rejects the task, it is never queued.
+  // docs/semantics.md §5: rules run before quota; a deny rejects the task, it is never queued.
   RuleVerdict verdict = core.rules.evaluate(task, spec.labels, core.quota);
   if (verdict.deny_rule >= 0) {
     task.state = TaskState::rejected;

@@ -1,5 +1,6 @@
 // The admission engine: what SageMaker HyperPod task governance (Kueue underneath) would decide
-// for a stream of task events on a compiled policy (SEMANTICS §2–§6, kueue-reference §2–§8).
+// for a stream of task events on a compiled policy (docs/semantics.md §2–§6,
+// docs/kueue-reference.md §2–§8).
 #pragma once
 
 #include <array>
@@ -41,7 +42,7 @@ struct UsageRow {
   ir::Amount borrowed = 0;  // max(0, used − nominal)
 };
 
-/// The cohort's quota and usage of one resource in one flavor (kueue-reference §2).
+/// The cohort's quota and usage of one resource in one flavor (docs/kueue-reference.md §2).
 struct CohortRow {
   std::string flavor;
   ir::Resource resource = ir::Resource::gpu;

@@ -80,7 +80,7 @@ void admit(EngineCore& core, uint32_t task, uint32_t flavor, std::vector<Decisio
 /// Takes a preempted task's quota back and returns it to its team's queue (it competes again).
 void evict(EngineCore& core, uint32_t task);
 /// Ends a task (finished or cancelled), frees what it holds, emits the decision and brings the
-/// cohort's parked heads back (SEMANTICS §3: a finish or a cancel does so at once).
+/// cohort's parked heads back (docs/semantics.md §3: a finish or a cancel does so at once).
 void release(EngineCore& core, uint32_t task, Outcome outcome, std::vector<Decision>& out);
 /// Emits a pending decision unless it repeats the task's last one (same reason and message).
 void emit_pending(EngineCore& core, uint32_t task, const PendingUpdate& update,

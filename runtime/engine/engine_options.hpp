@@ -6,7 +6,7 @@
 namespace gov::engine {
 
 struct EngineOptions {
-  /// The wording of pending and preemption messages (kueue-reference §10).
+  /// The wording of pending and preemption messages (docs/kueue-reference.md §10).
   MessageDialect dialect = MessageDialect::head;
   /// Verify the engine's invariants after every admission cycle (usage within nominal +
   /// borrowing limit, cohort within its quota, reclaim victims only from teams over nominal,

@@ -13,7 +13,7 @@ double Drs::weighted() const {
 
 // borrowed[r] = Σ over the team's flavors of max(0, U + extra − nominal); lendable[r] = the
 // cohort's quota of r over all flavors; ratio = borrowed × 1000 / lendable where lendable > 0
-// (kueue-reference §6.1; floating point exactly as Kueue HEAD computes it).
+// (docs/kueue-reference.md §6.1; floating point exactly as Kueue HEAD computes it).
 Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int32_t weight, uint32_t flavor,
                             const Resources* extra) {
   Drs drs;

@@ -1,5 +1,5 @@
-// Dominant resource shares (kueue-reference §6.1, Kueue HEAD): how far a team borrows, weighted,
-// for the fair-sharing admission order and fair-sharing preemption.
+// Dominant resource shares (docs/kueue-reference.md §6.1, Kueue HEAD): how far a team borrows,
+// weighted, for the fair-sharing admission order and fair-sharing preemption.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Flavor assignment (kueue-reference §4, Kueue HEAD): the task's instance types are tried in
-// declared order until the team's flavor fungibility stops the search (by default: the first
+// Flavor assignment (docs/kueue-reference.md §4, Kueue HEAD): the task's instance types are tried
+// in declared order until the team's flavor fungibility stops the search (by default: the first
 // where it fits, even by borrowing); failing that the preferred one tried (by default: where
 // preemption could make room); failing that, no fit, with every reason.
 #pragma once

@@ -60,7 +60,7 @@ std::string head_reason(const ir::Module& module, const FlavorReason& reason) {
 }
 
 // v0.8/v0.9.0 checked the borrowing limit first and had no maximum-capacity text
-// (kueue-reference §4 "Reason strings by version", §10).
+// (docs/kueue-reference.md §4 "Reason strings by version", §10).
 std::string v0_9_reason(const ir::Module& module, const FlavorReason& reason) {
   const std::string_view r = ir::kubernetes_name(reason.resource);
   const std::string_view f = flavor_name(module, reason.flavor);

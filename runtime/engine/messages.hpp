@@ -1,5 +1,5 @@
-// The texts of decisions, in Kueue's words (kueue-reference §4, §5.6, §10): pending reasons of
-// the flavor assigner, scheduler messages and preemption messages, in the HEAD dialect or the
+// The texts of decisions, in Kueue's words (docs/kueue-reference.md §4, §5.6, §10): pending reasons
+// of the flavor assigner, scheduler messages and preemption messages, in the HEAD dialect or the
 // older one early HyperPod clusters printed (Kueue v0.8/v0.9).
 #pragma once
 
@@ -14,7 +14,7 @@
 namespace gov::engine {
 
 enum class MessageDialect : uint8_t {
-  head,        // Kueue HEAD (SEMANTICS §6)
+  head,        // Kueue HEAD (docs/semantics.md §6)
   kueue_v0_9,  // Kueue v0.8.x/v0.9.0: `borrowing limit for <r> in flavor <f> exceeded`, `... in
                // cohort ...`
 };

@@ -1,5 +1,6 @@
 // Preemption target search: which admitted tasks to evict so that a task fits. Classical
-// (kueue-reference §5.4) when idle compute is fcfs, fair sharing (§6.3) when it is fair-share.
+// (docs/kueue-reference.md §5.4) when idle compute is fcfs, fair sharing (§6.3) when it is
+// fair-share.
 #pragma once
 
 #include <cstdint>

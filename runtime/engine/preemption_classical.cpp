@@ -1,5 +1,5 @@
-// Classical preemption (kueue-reference §5.2–§5.5, Kueue HEAD classicalPreemptionStrategy) for a
-// flat cohort: candidates from other teams over nominal first, then the preemptor's own team;
+// Classical preemption (docs/kueue-reference.md §5.2–§5.5, Kueue HEAD classicalPreemptionStrategy)
+// for a flat cohort: candidates from other teams over nominal first, then the preemptor's own team;
 // one or two attempts (with and without borrowing); the minimal set with fill-back.
 #include "runtime/engine/preemption_internal.hpp"
 

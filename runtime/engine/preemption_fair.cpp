@@ -1,8 +1,8 @@
-// Fair-sharing preemption (kueue-reference §6.3, Kueue HEAD fairPreemptionStrategy) for a flat
-// cohort: target teams by highest dominant resource share; the preemptor's own team without a
-// share test; within-nominal reclaim without a share test; otherwise the configured strategies
-// (by default S2-a LessThanOrEqualToFinalShare, then S2-b LessThanInitialShare on what S2-a
-// kept; or either alone); all or nothing; fill-back.
+// Fair-sharing preemption (docs/kueue-reference.md §6.3, Kueue HEAD fairPreemptionStrategy) for a
+// flat cohort: target teams by highest dominant resource share; the preemptor's own team without a
+// share test; within-nominal reclaim without a share test; otherwise the configured strategies (by
+// default S2-a LessThanOrEqualToFinalShare, then S2-b LessThanInitialShare on what S2-a kept; or
+// either alone); all or nothing; fill-back.
 #include <algorithm>
 #include <cassert>
 #include <optional>

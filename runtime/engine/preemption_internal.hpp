@@ -1,6 +1,6 @@
 // Pieces shared by the classical and the fair-sharing target searches: who may be a candidate
-// (kueue-reference §5.1–§5.2), candidates in order (§5.3), the fit test and fill-back (§5.4).
-// Internal to gov::engine.
+// (docs/kueue-reference.md §5.1–§5.2), candidates in order (§5.3), the fit test and fill-back
+// (§5.4). Internal to gov::engine.
 #pragma once
 
 #include <vector>

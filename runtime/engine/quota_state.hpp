@@ -1,5 +1,5 @@
 // Quotas and usage of every (team, flavor, resource) in the cluster's single flat cohort,
-// and the quota formulas of kueue-reference §2 (available, maximum capacity, borrowing).
+// and the quota formulas of docs/kueue-reference.md §2 (available, maximum capacity, borrowing).
 #pragma once
 
 #include <array>
@@ -15,7 +15,7 @@ namespace gov::engine {
 using ir::Amount;
 using ir::Resources;
 
-/// The resources quota is charged in: every resource but EFA (SEMANTICS §2).
+/// The resources quota is charged in: every resource but EFA (docs/semantics.md §2).
 inline constexpr std::array<ir::Resource, 4> kChargedResources = {
     ir::Resource::gpu, ir::Resource::neuron, ir::Resource::vcpu, ir::Resource::memory};
 
@@ -40,7 +40,7 @@ struct IndexLists {
 /// a + b, saturating at ir::kUnlimited (limits may be "unlimited").
 Amount saturating_add(Amount a, Amount b);
 
-/// Quotas, usage and the flat-cohort formulas of kueue-reference §2. The constants are the
+/// Quotas, usage and the flat-cohort formulas of docs/kueue-reference.md §2. The constants are the
 /// module's ir::QuotaTable (the formulas are ir::available / ir::max_capacity, the ones the
 /// back ends compile); usage lives in dense tables indexed by team × flavor. A team without a
 /// quota for a flavor has nominal 0 there and never holds it. Not thread-safe; cheap to copy
@@ -78,11 +78,12 @@ class QuotaState {
   }
 
   /// Adds or removes charged amounts (EFA is ignored) to a team's usage in a flavor, keeping the
-  /// cohort's usage in step (cohort usage = Σ max(0, U − local), kueue-reference §2).
+  /// cohort's usage in step (cohort usage = Σ max(0, U − local), docs/kueue-reference.md §2).
   void add(uint32_t team, uint32_t flavor, const Resources& amounts);
   void subtract(uint32_t team, uint32_t flavor, const Resources& amounts);
 
-  /// What the team can still take now: Available(cq) of kueue-reference §2 (never negative).
+  /// What the team can still take now: Available(cq) of docs/kueue-reference.md §2 (never
+  /// negative).
   Amount available(uint32_t team, uint32_t flavor, ir::Resource r) const;
   /// The most the team could ever hold: PotentialAvailable(cq) ("maximum capacity").
   Amount max_capacity(uint32_t team, uint32_t flavor, ir::Resource r) const;

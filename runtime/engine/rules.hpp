@@ -1,5 +1,5 @@
-// Admission rules (SEMANTICS §5): evaluated at submission, before quota, through the Evaluator
-// (interpreter or JIT); `deny` rejects the task, `warn` lets it proceed with a warning.
+// Admission rules (docs/semantics.md §5): evaluated at submission, before quota, through the
+// Evaluator (interpreter or JIT); `deny` rejects the task, `warn` lets it proceed with a warning.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// The transitions of a task's life and the decisions they emit (INTERFACES "Decision stream").
+// The transitions of a task's life and the decisions they emit (docs/interfaces.md "Decision
+// stream").
 #include <algorithm>
 #include <cassert>
 

@@ -1,5 +1,5 @@
 // From a TaskSpec (names, as the user wrote it) to a Task (indices and exact amounts), or a
-// one-line reason why the task is invalid (SEMANTICS §1, INTERFACES "Trace file").
+// one-line reason why the task is invalid (docs/semantics.md §1, docs/interfaces.md "Trace file").
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
 // Every task the engine has seen, each team's queue of pending tasks (best-effort FIFO with
-// parked heads and a sticky preemptor, kueue-reference §7) and each (team, flavor)'s admitted
-// tasks kept in preemption-candidate order (§5.3).
+// parked heads and a sticky preemptor, docs/kueue-reference.md §7) and each (team, flavor)'s
+// admitted tasks kept in preemption-candidate order (§5.3).
 #pragma once
 
 #include <cstdint>
@@ -34,7 +34,7 @@ struct Task {
   int32_t team = -1;         // -1 only for invalid tasks naming an unknown team
   std::string unknown_team;  // the team name an invalid task gave, when unknown
   int32_t class_index = -1;
-  int32_t priority = 0;           // effective priority (SEMANTICS §3)
+  int32_t priority = 0;           // effective priority (docs/semantics.md §3)
   int32_t requested_flavor = -1;  // -1: the team's flavors in declared order
   int64_t instances = 0;          // whole instances requested (rules read it)
   int64_t pods = 1;
@@ -47,7 +47,7 @@ struct Task {
   int32_t flavor = -1;  // the flavor it holds while admitted
   Time admitted_at = kNever;
   uint32_t admissions = 0;     // bumps at every admission: older finish timers are stale
-  Time preempted_at = kNever;  // at most one preemption per task per event time (SEMANTICS §3)
+  Time preempted_at = kNever;  // at most one preemption per task per event time (docs/semantics.md §3)
   int32_t preempted_by = -1;
   PreemptionKind preempted_kind = PreemptionKind::in_team;
   bool has_decision = false;  // a decision was emitted since it was submitted
@@ -59,10 +59,10 @@ struct Task {
   std::vector<RuleWarning> warnings;  // matching `warn` rules, carried by its admissions
 };
 
-/// Queue order inside a team (kueue-reference §7): higher priority, earlier submission, id.
+/// Queue order inside a team (docs/kueue-reference.md §7): higher priority, earlier submission, id.
 bool queue_order_less(const Task& a, const Task& b);
-/// Preemption-candidate order inside one team (kueue-reference §5.3 rules 4–6): lower priority,
-/// more recently admitted, id.
+/// Preemption-candidate order inside one team (docs/kueue-reference.md §5.3 rules 4–6): lower
+/// priority, more recently admitted, id.
 bool candidate_order_less(const Task& a, const Task& b);
 
 /// One team's pending tasks.

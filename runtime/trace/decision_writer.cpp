@@ -1,4 +1,5 @@
-// Decision output: JSON lines in the fixed key order of INTERFACES.md, text lines, the summary.
+// Decision output: JSON lines in the fixed key order of docs/interfaces.md, text lines, the
+// summary.
 #include "runtime/trace/decision_writer.hpp"
 
 #include <fmt/format.h>

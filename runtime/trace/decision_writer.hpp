@@ -1,4 +1,4 @@
-// Writes decisions: the JSON-lines decision stream of INTERFACES.md, and a readable text form
+// Writes decisions: the JSON-lines decision stream of docs/interfaces.md, and a readable text form
 // ending with a per-team summary computed from the decisions alone.
 #pragma once
 
@@ -15,7 +15,7 @@
 namespace gov::trace {
 
 /// Appends one decision to `out` as a JSON object on one line, without a newline, exactly
-/// as INTERFACES.md "Decision stream": keys at, task, outcome, team, then by outcome
+/// as docs/interfaces.md "Decision stream": keys at, task, outcome, team, then by outcome
 /// admitted → flavor, usage, borrowed, [warnings], message; pending → reason, [short],
 /// [max], [victims], message; preempted → by, kind, message; rejected → rule, message;
 /// finished, cancelled → nothing; invalid → message. Optional parts are written when

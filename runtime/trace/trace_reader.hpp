@@ -1,4 +1,4 @@
-// Reads a trace (INTERFACES.md "Trace file") into events, validated against a policy's IR.
+// Reads a trace (docs/interfaces.md "Trace file") into events, validated against a policy's IR.
 #pragma once
 
 #include <cstddef>

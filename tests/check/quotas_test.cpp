@@ -1,4 +1,4 @@
-// The type checker's resolved quotas (SEMANTICS §2) against the shipped catalog: what a
+// The type checker's resolved quotas (docs/semantics.md §2) against the shipped catalog: what a
 // team writes becomes nominal, borrowing and lending limits in base units (millicores of
 // vCPU, MiB of memory), exactly as HyperPod's ClusterQueues show them. Also imports through
 // load_program, and independent errors reported once each.

@@ -1,6 +1,6 @@
-// Kueue's controls in the engine: flavor fungibility (kueue-reference §4.4: shouldTryNextFlavor
-// under every combination of whenCanBorrow / whenCanPreempt, isPreferred under both
-// preferences), an assignment that must still preempt although its flavor was chosen as a fit,
+// Kueue's controls in the engine: flavor fungibility (docs/kueue-reference.md §4.4:
+// shouldTryNextFlavor under every combination of whenCanBorrow / whenCanPreempt, isPreferred under
+// both preferences), an assignment that must still preempt although its flavor was chosen as a fit,
 // and explanations under lower-or-newer-equal-priority. The corpus (tests/corpus/flavor-*.gov,
 // within-team-policies.gov and the others) shows the controls through whole decisions.
 #include <algorithm>

@@ -1,5 +1,5 @@
-// The admission cycle (kueue-reference §3, §7, SEMANTICS §3): heads, cycle order, queueing,
-// fair-share order, fcfs settings, inactive teams, flavor order, invalid tasks.
+// The admission cycle (docs/kueue-reference.md §3, §7, docs/semantics.md §3): heads, cycle order,
+// queueing, fair-share order, fcfs settings, inactive teams, flavor order, invalid tasks.
 #include <algorithm>
 #include <catch2/catch.hpp>
 

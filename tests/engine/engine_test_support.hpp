@@ -1,5 +1,5 @@
 // Helpers for the engine tests: hand-built modules (no compiler involved), task builders and a
-// decision-stream formatter in the INTERFACES.md "Decision stream" shape.
+// decision-stream formatter in the docs/interfaces.md "Decision stream" shape.
 #pragma once
 
 #include <memory>
@@ -83,7 +83,8 @@ struct Harness {
   std::unique_ptr<Engine> engine;
 };
 
-/// One decision as a JSON line of INTERFACES.md (`at` in seconds, vcpu in cores, memory in GiB).
+/// One decision as a JSON line of docs/interfaces.md (`at` in seconds, vcpu in cores, memory in
+/// GiB).
 std::string json_line(const Decision& decision);
 std::vector<std::string> json_lines(const std::vector<Decision>& decisions);
 

@@ -1,5 +1,6 @@
-// Preemption (kueue-reference §5 classical, §6.3 fair sharing): candidates, their order, the
-// minimal set with fill-back, reclaim rules, S2-a / S2-b, all or nothing, knobs beyond HyperPod.
+// Preemption (docs/kueue-reference.md §5 classical, §6.3 fair sharing): candidates, their order,
+// the minimal set with fill-back, reclaim rules, S2-a / S2-b, all or nothing, knobs beyond
+// HyperPod.
 #include <algorithm>
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Quota arithmetic of a flat cohort (kueue-reference §2), limits, exceeds-max vs waiting,
+// Quota arithmetic of a flat cohort (docs/kueue-reference.md §2), limits, exceeds-max vs waiting,
 // idle-resource sharing and quantity printing.
 #include <catch2/catch.hpp>
 
@@ -8,7 +8,7 @@
 
 namespace gov::engine::test {
 
-TEST_CASE("flat cohort arithmetic: the worked example of kueue-reference §2", "[engine]") {
+TEST_CASE("flat cohort arithmetic: the worked example of docs/kueue-reference.md §2", "[engine]") {
   // A N=8,B=4; B N=8,L=2; C N=4; usage (10, 3, 0).
   const ir::Module m = gpu_module({{"a", 8, 4}, {"b", 8, ir::kUnlimited, 2}, {"c", 4}});
   QuotaState quota(m);

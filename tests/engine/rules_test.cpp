@@ -1,5 +1,6 @@
-// Admission rules (SEMANTICS §5) with rules built by hand in the IR: deny rejects before quota
-// and names the first matching deny rule; warn lets the task proceed and rides on its admission.
+// Admission rules (docs/semantics.md §5) with rules built by hand in the IR: deny rejects before
+// quota and names the first matching deny rule; warn lets the task proceed and rides on its
+// admission.
 #include <catch2/catch.hpp>
 
 #include "tests/engine/engine_test_support.hpp"

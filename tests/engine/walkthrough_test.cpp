@@ -1,5 +1,5 @@
-// The public HyperPod walkthrough: the INTERFACES.md decision stream line for line, and the four
-// steps of SEMANTICS §4, in both message dialects.
+// The public HyperPod walkthrough: the docs/interfaces.md decision stream line for line, and the
+// four steps of docs/semantics.md §4, in both message dialects.
 #include <catch2/catch.hpp>
 
 #include "tests/engine/engine_test_support.hpp"
@@ -15,7 +15,7 @@ Lines run(Harness& h, Time at, std::vector<Event> events) {
 
 }  // namespace
 
-TEST_CASE("walkthrough reproduces the INTERFACES decision stream line for line", "[engine]") {
+TEST_CASE("walkthrough reproduces the docs/interfaces.md decision stream line for line", "[engine]") {
   Harness h(workshop_module());
   Lines lines;
   const auto append = [&lines](const Lines& more) {
@@ -48,7 +48,7 @@ TEST_CASE("walkthrough reproduces the INTERFACES decision stream line for line",
   CHECK(lines == expected);
 }
 
-TEST_CASE("walkthrough: the four steps of SEMANTICS §4", "[engine]") {
+TEST_CASE("walkthrough: the four steps of docs/semantics.md §4", "[engine]") {
   Harness h(workshop_module());
 
   // 1. team-a submits 3 GPUs, no class: admitted, borrowing 1 GPU from team-b.

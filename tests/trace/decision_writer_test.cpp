@@ -1,4 +1,4 @@
-// The decision writers: the INTERFACES stream byte for byte, the text lines, the summary.
+// The decision writers: the docs/interfaces.md stream byte for byte, the text lines, the summary.
 #include "runtime/trace/decision_writer.hpp"
 
 #include <catch2/catch.hpp>
@@ -17,7 +17,7 @@ using gov::ir::Resource;
 
 namespace {
 
-// The decision stream of INTERFACES.md, exactly as printed there.
+// The decision stream of docs/interfaces.md, exactly as printed there.
 const char* const kInterfacesStream =
     R"STREAM({"at":0,"task":"a1","outcome":"admitted","team":"team-a","flavor":"ml.g5.8xlarge","usage":{"gpu":3},"borrowed":{"gpu":1},"message":"Quota reserved in ClusterQueue team-a"}
 {"at":5,"task":"b1","outcome":"pending","team":"team-b","reason":"waiting-for-preemption","victims":["a1"],"message":"couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor ml.g5.8xlarge, 1 more needed. Pending the preemption of 1 workload(s)"}
@@ -67,7 +67,7 @@ Decision preempted(gov::engine::Time at, const char* task, const char* team, con
   return d;
 }
 
-// The INTERFACES walkthrough as Decision values, built by hand.
+// The docs/interfaces.md walkthrough as Decision values, built by hand.
 std::vector<Decision> interfaces_decisions() {
   const std::string short_message =
       "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in "
@@ -94,7 +94,7 @@ std::vector<Decision> interfaces_decisions() {
 
 }  // namespace
 
-TEST_CASE("decisions: the INTERFACES example stream round-trips byte for byte", "[trace]") {
+TEST_CASE("decisions: the docs/interfaces.md example stream round-trips byte for byte", "[trace]") {
   std::string stream;
   for (const Decision& d : interfaces_decisions()) {
     gov::trace::append_decision_json(stream, d);
@@ -189,7 +189,7 @@ TEST_CASE("decisions: one readable line per decision", "[trace]") {
   CHECK(gov::trace::decision_text(invalid) == "   0s  t  team-z  invalid  unknown team");
 }
 
-TEST_CASE("decisions: the summary of the INTERFACES walkthrough", "[trace]") {
+TEST_CASE("decisions: the summary of the docs/interfaces.md walkthrough", "[trace]") {
   gov::trace::SummaryBuilder builder;
   for (const Decision& d : interfaces_decisions()) builder.add(d);
   CHECK(builder.live_tasks() == 0);

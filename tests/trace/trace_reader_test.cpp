@@ -1,5 +1,5 @@
-// Reading traces against a hand-built workshop policy: the INTERFACES example, and one exact
-// error per kind of bad trace.
+// Reading traces against a hand-built workshop policy: the docs/interfaces.md example, and one
+// exact error per kind of bad trace.
 #include "runtime/trace/trace_reader.hpp"
 
 #include <catch2/catch.hpp>
@@ -102,7 +102,7 @@ gov::engine::TaskSpec submitted(const std::string& members) {
 
 }  // namespace
 
-TEST_CASE("trace: the INTERFACES example reads against the workshop policy", "[trace]") {
+TEST_CASE("trace: the docs/interfaces.md example reads against the workshop policy", "[trace]") {
   std::vector<TraceEvent> events = events_of(kInterfacesTrace);
   REQUIRE(events.size() == 4);
 

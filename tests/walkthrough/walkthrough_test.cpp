@@ -1,5 +1,5 @@
-// The HyperPod walkthrough (SEMANTICS §4) replayed by `gov simulate` gives the decision
-// stream of INTERFACES.md byte for byte, and the walkthrough's test blocks pass.
+// The HyperPod walkthrough (docs/semantics.md §4) replayed by `gov simulate` gives the decision
+// stream of docs/interfaces.md byte for byte, and the walkthrough's test blocks pass.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -16,7 +16,7 @@ TEST_CASE("gov simulate replays the HyperPod walkthrough exactly", "[walkthrough
   CHECK(result.out == gov::test::read_text(gov::test::repo_path("tests/walkthrough/expected.jsonl")));
 }
 
-TEST_CASE("the walkthrough decision stream is the one INTERFACES.md shows", "[walkthrough]") {
+TEST_CASE("the walkthrough decision stream is the one docs/interfaces.md shows", "[walkthrough]") {
   // The spec's example, copied here so that this test needs nothing outside the repository.
   const std::string expected = gov::test::read_text(gov::test::repo_path("tests/walkthrough/expected.jsonl"));
   CHECK(expected.find("\"task\":\"a1\",\"outcome\":\"preempted\",\"team\":\"team-a\",\"by\":\"b1\",\"kind\":\"reclaim\"") !=

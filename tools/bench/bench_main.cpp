@@ -1,6 +1,6 @@
 // gov-bench: the hot-path decision (Engine::check_admission: resolve, rules, quota fit) and
 // rules alone, JIT against interpreter in one run, plus JIT compile and cached-load times, for
-// the workshop policy with ten rules (PERFORMANCE.md).
+// the workshop policy with ten rules (docs/benchmarks.md).
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// Compile latency (PERFORMANCE.md: 64 teams, 100 rules; parse + check <= 10 ms, JIT compile
+// Compile latency (docs/benchmarks.md: 64 teams, 100 rules; parse + check <= 10 ms, JIT compile
 // <= 100 ms, load the cached object from the store <= 5 ms). The store row opens the SQLite store
 // read-only, looks the object up by the module's key, checks and deserialises it and links it:
 // everything a controller does between "a new version is active" and "decisions use it",

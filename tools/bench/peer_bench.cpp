@@ -1,4 +1,4 @@
-// The gov side of the peer comparison (PERFORMANCE.md: rules only, at least 100x faster than
+// The gov side of the peer comparison (docs/benchmarks.md: rules only, at least 100x faster than
 // Cedar, same run): the ten workshop rules on the 10,000 tasks of workshop-tasks.json, JIT and
 // interpreter, one task's rules per iteration. tools/bench/peers/ times Cedar and CEL on the same
 // file; tools/bench-report divides.

@@ -1,4 +1,4 @@
-// Preemption search (PERFORMANCE.md: one team over quota, 10,000 admitted tasks in the cohort,
+// Preemption search (docs/benchmarks.md: one team over quota, 10,000 admitted tasks in the cohort,
 // <= 50 us median) and its scaling with the number of admitted tasks (10 -> 100,000): the target
 // search alone, and the whole nomination a cycle computes for the head (flavor assignment, whose
 // oracle simulates the search, then the victims).

@@ -1,5 +1,5 @@
-// Scaling curves (PERFORMANCE.md: decisions/s as teams grow 2 -> 1,024 and rules 0 -> 1,000; flat
-// or logarithmic per decision). For each generated policy (tools/gen-bench teams-N, rules-K):
+// Scaling curves (docs/benchmarks.md: decisions/s as teams grow 2 -> 1,024 and rules 0 -> 1,000;
+// flat or logarithmic per decision). For each generated policy (tools/gen-bench teams-N, rules-K):
 //  - rules only, JIT and interpreter: one task's rules over inputs generated from a seed;
 //  - the hot path (Engine::check_admission: resolve, rules, quota fit), JIT and interpreter, also
 //    against the number of admitted tasks (admitted-N);

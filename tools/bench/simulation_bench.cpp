@@ -1,4 +1,4 @@
-// Simulation throughput (PERFORMANCE.md: 1,000,000 events, 64 teams, 4 instance types, mixed
+// Simulation throughput (docs/benchmarks.md: 1,000,000 events, 64 teams, 4 instance types, mixed
 // priorities, >= 200,000 events/s) and the engine's memory with 100,000 tasks (<= 100 MB).
 // The trace is read and parsed once, outside the timing; each run replays it into a fresh Engine
 // exactly as `gov simulate` does (events of one instant together), without formatting the

@@ -9,7 +9,7 @@
 
 namespace gov::cli {
 
-/// Exit codes of every command (INTERFACES.md).
+/// Exit codes of every command (docs/interfaces.md).
 enum Exit : int { kOk = 0, kFailed = 1, kUsage = 2 };
 
 /// Parsed command line of one command: positional arguments and `--flag[=value]` options.

@@ -202,7 +202,7 @@ int run_inspect(const Args& args) {
 Command inspect_command() {
   return {{"inspect", "gov inspect FILE [--format text|json]",
            "Print the resolved policy: per team and instance type the nominal, borrowing and lending limits.",
-           "Quotas are shown after defaults (SEMANTICS §2): fine-grained quotas filled by the largest ratio,\n"
+           "Quotas are shown after defaults (docs/semantics.md §2): fine-grained quotas filled by the largest ratio,\n"
            "borrowing limits from the percentage or absolute limits, lending limits from the sharing strategy\n"
            "or `lending-limit`; each team's Kueue controls (preemption, queueing, flavor fungibility) and the\n"
            "fair-share preemption strategies with their defaults filled in.\n"

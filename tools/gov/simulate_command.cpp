@@ -114,7 +114,7 @@ int run_simulate(const Args& args) {
 }  // namespace
 
 Command simulate_command() {
-  std::vector<OptionSpec> options = {{"trace", "TRACE", "the trace to replay (JSON, INTERFACES.md \"Trace file\")"},
+  std::vector<OptionSpec> options = {{"trace", "TRACE", "the trace to replay (JSON, docs/interfaces.md \"Trace file\")"},
                                      {"db", "PATH", "without FILE: the store whose active version (and cached native code) to use"},
                                      {"policy", "NAME", "with --db: the policy (default: the only one)"},
                                      {"format", "FORMAT", "jsonl (one decision per line, default) or text (with a per-team summary)"}};

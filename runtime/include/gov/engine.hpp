@@ -78,7 +78,7 @@ class GOV_API PreparedTask {
   std::shared_ptr<const State> state_;
 };
 
-/// Reads a trace (INTERFACES.md "Trace file") into events, checked against the engine's
+/// Reads a trace (docs/interfaces.md "Trace file") into events, checked against the engine's
 /// current policy (teams, classes and instance types exist, times never go back, ids unique).
 /// Throws Error invalid_argument naming the event and field of the first problem. Thread-safe.
 GOV_API std::vector<TimedEvent> read_trace(const Engine& engine, std::string_view json);

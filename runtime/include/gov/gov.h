@@ -147,7 +147,7 @@ typedef struct gov_warning {
   const char* message;
 } gov_warning;
 
-/* One decision: a line of the decision stream (INTERFACES.md) with the policy version it was
+/* One decision: a line of the decision stream (docs/interfaces.md) with the policy version it was
  * made under and the engine step that made it. Fields that do not apply to `outcome` are
  * empty, zero or NONE. */
 typedef struct gov_decision {
@@ -311,7 +311,7 @@ GOV_API void gov_snapshot_free(gov_snapshot* snapshot);
 
 /* ------------------------------------------------------------------ traces */
 
-/* A trace (INTERFACES.md "Trace file") read and checked against the engine's current policy. */
+/* A trace (docs/interfaces.md "Trace file") read and checked against the engine's current policy. */
 typedef struct gov_trace gov_trace;
 
 /* `json` need not be NUL-terminated. Errors: INVALID_ARGUMENT naming the event and field. */

@@ -104,7 +104,7 @@ struct RuleWarning {
   }
 };
 
-/// One decision about one task: a line of the decision stream (INTERFACES.md), plus the policy
+/// One decision about one task: a line of the decision stream (docs/interfaces.md), plus the policy
 /// version it was made under and the step that made it. Which fields are meaningful depends on
 /// `outcome`; the others are empty.
 struct Decision {
@@ -331,7 +331,7 @@ GOV_API std::string_view preemption_kind_name(PreemptionKind kind);
 GOV_API std::string_view task_state_name(TaskState state);
 GOV_API std::string_view resource_name(Resource resource);
 
-/// One decision as one line of INTERFACES.md's decision stream (no newline): exactly what
+/// One decision as one line of docs/interfaces.md's decision stream (no newline): exactly what
 /// `gov simulate --format jsonl` prints, so streams can be compared byte for byte. The version
 /// and sequence are not part of it.
 GOV_API std::string to_json(const Decision& decision);
