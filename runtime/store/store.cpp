@@ -61,16 +61,13 @@ int64_t clamp_limit(size_t limit) {
 
 // Errors about the request (conflict, not_found, invalid) carry complete messages; errors of
 // the environment get the operation and the file in front of SQLite's words.
-Error in_context(const Store::Impl& store, std::string_view doing, Error error) {
+Error in_context(const Store::Impl& /*store*/, std::string_view doing, Error error) {
   switch (error.kind) {
     case ErrorKind::conflict:
     case ErrorKind::not_found:
     case ErrorKind::invalid:
       return error;
-    case ErrorKind::busy:
-      error.message += fmt::format(" (another process held the write lock for more than {} ms)",
-                                   store.options.busy_timeout.count());
-      break;
+    case ErrorKind::busy:  // the connection stated the wait (sqlite::Connection::error)
     case ErrorKind::io:
     case ErrorKind::corrupt:
     case ErrorKind::newer_schema:
@@ -765,7 +762,7 @@ Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
   auto connection = Connection::open(path, flags | SQLITE_OPEN_NOMUTEX);
   if (!connection) return in_context(*impl, fmt::format("open policy store `{}`", path), connection.error());
   impl->db = std::move(*connection);
-  sqlite3_busy_timeout(impl->db.get(), static_cast<int>(options.busy_timeout.count()));
+  impl->db.set_busy_timeout(options.busy_timeout);
   if (!impl->read_only_reason && sqlite3_db_readonly(impl->db.get(), "main") == 1) {
     impl->read_only_reason = "the file is not writable";
   }
