@@ -155,7 +155,11 @@ TEST_CASE("store errors: a read-only open that cannot create the shared-memory f
   pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(77);
+    // As root, become `nobody` (root could create the file); otherwise the closed directory is
+    // closed to this user already.
+    if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+      ::_exit(77);
+    }
     OpenOptions options;
     options.read_only = true;
     auto store = Store::open(path, options);
