@@ -118,7 +118,7 @@ std::string_view line_at(const std::string& text, size_t at) {
 }  // namespace
 
 TEST_CASE("every citation of docs/semantics.md and docs/kueue-reference.md names a section that exists",
-          "[security][spec-docs]") {
+          "[docs]") {
   const std::vector<TextFile> files = repository_text();
   REQUIRE(files.size() > 100);
   size_t citations = 0;
@@ -140,7 +140,7 @@ TEST_CASE("every citation of docs/semantics.md and docs/kueue-reference.md names
   CHECK(citations > 100);
 }
 
-TEST_CASE("no citation points to the specification outside the repository", "[security][spec-docs]") {
+TEST_CASE("no citation points to the specification outside the repository", "[docs]") {
   // Spelled in pieces so that this file does not cite them itself.
   const std::vector<std::string> stale = {std::string("SEMAN") + "TICS", std::string("INTER") + "FACES",
                                           std::string("PERFOR") + "MANCE"};
@@ -174,7 +174,7 @@ TEST_CASE("no citation points to the specification outside the repository", "[se
   }
 }
 
-TEST_CASE("docs/interfaces.md shows the walkthrough decision stream byte for byte", "[security][spec-docs]") {
+TEST_CASE("docs/interfaces.md shows the walkthrough decision stream byte for byte", "[docs]") {
   const std::string doc = gov::test::read_text(gov::test::repo_path("docs/interfaces.md"));
   const std::string stream = gov::test::read_text(gov::test::repo_path("tests/walkthrough/expected.jsonl"));
   REQUIRE(stream.size() > 100);
