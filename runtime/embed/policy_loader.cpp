@@ -134,35 +134,40 @@ std::optional<std::string> resolve_policy_name(store::Store& db, std::string_vie
   return std::nullopt;
 }
 
+std::optional<LoadError> check_version_signature(const std::string& policy_name, const store::Version& stored,
+                                                 const VerifyOptions& verify, std::optional<std::string>& native_refused) {
+  const std::string which = fmt::format("version {} of policy `{}`", stored.info.number, policy_name);
+  if (!verify.key) {
+    if (verify.require_signature) {
+      return LoadError{LoadError::Kind::signature,
+                       fmt::format("{}: a signature is required but no verify key is configured", which)};
+    }
+    native_refused = "no verify key configured";
+    return std::nullopt;
+  }
+  const signing::Verification verdict =
+      signing::verify_version(*verify.key, policy_name, stored.info.content_sha256, stored.files, stored.signature);
+  if (verdict.ok()) return std::nullopt;
+  if (verdict.verdict != signing::Verdict::not_signed) {
+    return LoadError{LoadError::Kind::signature, fmt::format("{}: {}", which, verdict.message)};
+  }
+  if (verify.require_signature) {
+    return LoadError{LoadError::Kind::signature, fmt::format("{} is not signed and a signature by key `{}` is required",
+                                                             which, verify.key->key_id())};
+  }
+  native_refused = fmt::format("version {} is not signed", stored.info.number);
+  return std::nullopt;
+}
+
 LoadResult load_store_version(store::Store& db, const std::string& policy_name, std::optional<int64_t> number,
                               BackEnd back_end, const VerifyOptions& verify) {
   auto version = db.show(policy_name, number);
   if (!version.ok()) return failure(store_error(version.error()));
-  // Signatures: refuse what was changed after signing; decide whether native code may run.
-  // Anyone who can write the store can write an object, so an object runs only when both the
-  // version's and its own signature verify with the configured key.
+  // Signatures first: refuse what was changed after signing; decide whether native code may run.
   const store::Version& stored = version.value();
-  const std::string which = fmt::format("version {} of policy `{}`", stored.info.number, policy_name);
   std::optional<std::string> native_refused;  // why cached native code must not run
-  if (!verify.key) {
-    if (verify.require_signature) {
-      return failure({LoadError::Kind::signature,
-                      fmt::format("{}: a signature is required but no verify key is configured", which)});
-    }
-    native_refused = "no verify key configured";
-  } else {
-    auto checked_signature = signing::verify_version(*verify.key, policy_name, stored.info.content_sha256,
-                                                     stored.files, stored.signature);
-    if (checked_signature.verdict == signing::Verdict::not_signed) {
-      if (verify.require_signature) {
-        return failure({LoadError::Kind::signature,
-                        fmt::format("{} is not signed and a signature by key `{}` is required", which,
-                                    verify.key->key_id())});
-      }
-      native_refused = fmt::format("version {} is not signed", stored.info.number);
-    } else if (!checked_signature.ok()) {
-      return failure({LoadError::Kind::signature, fmt::format("{}: {}", which, checked_signature.message)});
-    }
+  if (auto refused = check_version_signature(policy_name, stored, verify, native_refused)) {
+    return failure(std::move(*refused));
   }
   std::string why;
   std::optional<CheckedPolicy> checked = check_stored_version(version.value(), why);

@@ -97,6 +97,13 @@ struct VerifyOptions {
   bool require_signature = false;         // refuse a version that is not signed by `key`
 };
 
+/// The signature check of a stored version (`policy` is its policy's name): a LoadError when
+/// it must not load (a signature that does not verify with `verify.key`; with
+/// require_signature, an unsigned version or no key); else nullopt, with `native_refused` set
+/// when the version is not verified (then none of its cached native code may run). Pure.
+std::optional<LoadError> check_version_signature(const std::string& policy, const store::Version& version,
+                                                 const VerifyOptions& verify, std::optional<std::string>& native_refused);
+
 /// A version of `policy` (the active one when `version` is absent), rebuilt from its stored
 /// sources, with the native code cached in the store when it matches this machine (no codegen).
 /// The cached native code runs only when `verify.key` is set and verifies both the version's
