@@ -313,7 +313,19 @@ Result<std::optional<Signature>> read_signature(sqlite::Query& query) {
   return std::optional<Signature>(Signature{query.text(0), query.blob_bytes(1)});
 }
 
+// The old signature covers the old bytes: a signed object replaces it; an unsigned one removes
+// it unless the bytes are the same (then it still holds: re-applying unchanged content without
+// a key must not unsign its native code).
 Result<void> store_object(Connection& db, int64_t version_id, const CompiledObject& object) {
+  if (!object.signature) {
+    auto unsign = db.query(
+        "DELETE FROM object_signature WHERE version_id = ?1 AND key = ?2 AND "
+        "(SELECT bytes FROM object WHERE version_id = ?1 AND key = ?2) IS NOT ?3");
+    if (!unsign) return unsign.error();
+    unsign->bind(1, version_id).bind(2, object.key).bind_blob(3, object.bytes);
+    auto unsigned_old = unsign->run();
+    if (!unsigned_old) return unsigned_old;
+  }
   auto upsert = db.query(
       "INSERT INTO object (version_id, key, bytes, created_ms) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT (version_id, key) DO UPDATE SET bytes = excluded.bytes, "
@@ -321,16 +333,13 @@ Result<void> store_object(Connection& db, int64_t version_id, const CompiledObje
   if (!upsert) return upsert.error();
   upsert->bind(1, version_id).bind(2, object.key).bind_blob(3, object.bytes).bind(4, now_ms());
   auto stored = upsert->run();
-  if (!stored) return stored;
-  // The old signature covered the old bytes: replace it, or remove it for an unsigned object.
-  auto signature = object.signature
-                       ? db.query("INSERT INTO object_signature (version_id, key, key_id, signature) "
-                                  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (version_id, key) DO UPDATE SET "
-                                  "key_id = excluded.key_id, signature = excluded.signature")
-                       : db.query("DELETE FROM object_signature WHERE version_id = ?1 AND key = ?2");
+  if (!stored || !object.signature) return stored;
+  auto signature = db.query(
+      "INSERT INTO object_signature (version_id, key, key_id, signature) VALUES (?1, ?2, ?3, ?4) "
+      "ON CONFLICT (version_id, key) DO UPDATE SET key_id = excluded.key_id, signature = excluded.signature");
   if (!signature) return signature.error();
-  signature->bind(1, version_id).bind(2, object.key);
-  if (object.signature) signature->bind(3, object.signature->key_id).bind_blob(4, object.signature->bytes);
+  signature->bind(1, version_id).bind(2, object.key).bind(3, object.signature->key_id);
+  signature->bind_blob(4, object.signature->bytes);
   return signature->run();
 }
 

@@ -61,7 +61,8 @@ struct Signature {
 struct CompiledObject {
   std::string key;
   Bytes bytes;
-  /// Stored with the object; replacing an object replaces its signature (none: removes it).
+  /// Stored with the object; replacing an object replaces its signature. An unsigned
+  /// replacement removes it, unless the bytes are the same (the signature still holds).
   std::optional<Signature> signature = std::nullopt;
 };
 

@@ -382,6 +382,10 @@ TEST_CASE("signatures are stored with versions and objects and copied by a rollb
   CHECK(db.get_signed_object("p", 3, "k").value()->signature == o2);
   REQUIRE(db.put_object("p", 3, {"k", {6}}).ok());
   CHECK_FALSE(db.get_signed_object("p", 3, "k").value()->signature);
+  // The same bytes again without a signature keep it: it still covers them.
+  REQUIRE(db.put_object("p", 3, {"k", {7}, o2}).ok());
+  REQUIRE(db.put_object("p", 3, {"k", {7}}).ok());
+  CHECK(db.get_signed_object("p", 3, "k").value()->signature == o2);
   CHECK(db.get_signed_object("p", 1, "k").value()->signature == o1);  // the original keeps its own
   CHECK_FALSE(db.get_signed_object("p", 3, "none").value());
   // The same content applied again with a signature signs the active version.
