@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/source_file.hpp"
+
 namespace gov::check {
 namespace {
 
@@ -20,15 +22,6 @@ namespace fs = std::filesystem;
 std::string errno_text(int error) {
   if (error == ELOOP) return "too many levels of symbolic links (a symbolic link loop?)";
   return std::strerror(error);
-}
-
-std::string file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  return "not a regular file";
 }
 
 /// The path the kernel has for an open descriptor (symlinks resolved).
@@ -49,27 +42,6 @@ std::optional<std::string> relative_to_root(const std::string& root, const std::
     return std::nullopt;
   }
   return path.substr(root.size() + 1);
-}
-
-/// Reads everything from `fd`, checking every read (a failing read is an error, never an end
-/// of file). At most `limit` bytes.
-std::optional<std::string> read_all(int fd, size_t limit, std::string& reason) {
-  std::string text;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      reason = fmt::format("read failed after {} bytes: {}", text.size(), errno_text(errno));
-      return std::nullopt;
-    }
-    if (n == 0) return text;
-    if (text.size() + static_cast<size_t>(n) > limit) {
-      reason = fmt::format("file is larger than {} bytes", limit);
-      return std::nullopt;
-    }
-    text.append(buffer, static_cast<size_t>(n));
-  }
 }
 
 bool is_dir(const fs::path& path) {
@@ -170,7 +142,7 @@ SourceRead DiskSources::read(const std::string& logical_path, size_t limit) cons
     return result;
   }
   if (!S_ISREG(info.st_mode)) {
-    result.error.reason = fmt::format("not a regular file ({})", file_kind(info.st_mode));
+    result.error.reason = fmt::format("not a regular file ({})", file_kind_name(info.st_mode));
     return result;
   }
   // The check is on the opened file, so what is read is what was checked.
@@ -190,7 +162,7 @@ SourceRead DiskSources::read(const std::string& logical_path, size_t limit) cons
     return result;
   }
   // A regular file may be non-blocking: reads of regular files ignore O_NONBLOCK.
-  std::optional<std::string> text = read_all(fd, limit, result.error.reason);
+  std::optional<std::string> text = read_text_fd(fd, limit, result.error.reason);
   if (!text) return result;
   result.file = SourceText{std::move(*logical), std::move(*text)};
   return result;

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -95,34 +96,66 @@ size_t find_invalid_utf8(std::string_view text) {
   return std::string_view::npos;
 }
 
-std::optional<std::string> read_text_file(const std::string& path, size_t limit, std::string& error) {
+const char* file_kind_name(unsigned mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISREG(mode)) return "a regular file";
+  return "an unknown kind of file";
+}
+
+std::optional<std::string> read_text_fd(int fd, size_t limit, std::string& error) {
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    error = std::strerror(errno);
+  if (::fstat(fd, &info) != 0) {
+    error = fmt::format("cannot stat: {}", std::strerror(errno));
     return std::nullopt;
   }
+  // Directories keep their historical message; everything else that is not a regular file
+  // (a FIFO, a socket, a device) could block or never end, so it is refused unread.
   if (S_ISDIR(info.st_mode)) {
     error = "is a directory";
     return std::nullopt;
   }
-  if (S_ISREG(info.st_mode) && static_cast<size_t>(info.st_size) > limit) {
+  if (!S_ISREG(info.st_mode)) {
+    error = fmt::format("not a regular file ({})", file_kind_name(info.st_mode));
+    return std::nullopt;
+  }
+  if (static_cast<size_t>(info.st_size) > limit) {
     error = fmt::format("file is {} bytes; gov reads at most {} bytes", info.st_size, limit);
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return std::nullopt;
-  }
   std::string text;
+  text.reserve(static_cast<size_t>(info.st_size));
   char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    if (text.size() > limit) {
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = fmt::format("read failed after {} bytes: {}", text.size(), std::strerror(errno));
+      return std::nullopt;
+    }
+    if (n == 0) return text;
+    text.append(buffer, static_cast<size_t>(n));
+    if (text.size() > limit) {  // the file grew while it was read
       error = fmt::format("file is larger than {} bytes", limit);
       return std::nullopt;
     }
   }
+}
+
+std::optional<std::string> read_text_file(const std::string& path, size_t limit, std::string& error) {
+  // O_NONBLOCK: opening a FIFO for reading waits for a writer otherwise; read_text_fd then
+  // refuses it. It changes nothing for the regular files that are read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    error = std::strerror(errno);
+    return std::nullopt;
+  }
+  std::optional<std::string> text = read_text_fd(fd, limit, error);
+  ::close(fd);  // read-only: nothing to lose if close fails
   return text;
 }
 

@@ -65,10 +65,23 @@ struct Location {
   Span span;
 };
 
-/// Reads a whole file; on failure returns nullopt and sets `error` to a readable reason
-/// ("No such file or directory", "is a directory", "file is N bytes; gov reads at most M").
-/// Refuses regular files larger than `limit` without reading them.
+/// Reads a whole regular file; on failure returns nullopt and sets `error` to a readable
+/// reason ("No such file or directory", "is a directory", "not a regular file (a FIFO)",
+/// "file is N bytes; gov reads at most M bytes", "read failed after N bytes: Input/output
+/// error"). Opens with O_NONBLOCK so that a FIFO without a writer cannot block, and refuses
+/// anything that is not a regular file before reading a byte. Refuses regular files larger
+/// than `limit` without reading them. Every read is checked (EINTR is retried): an I/O error
+/// is an error, never a short text.
 std::optional<std::string> read_text_file(const std::string& path, size_t limit, std::string& error);
+
+/// Reads the regular file open as `fd` from its current offset to its end, with the same
+/// checks and messages as read_text_file (not a regular file, more than `limit` bytes, any
+/// failed read). Does not close `fd`; the caller keeps owning it.
+std::optional<std::string> read_text_fd(int fd, size_t limit, std::string& error);
+
+/// "a FIFO", "a socket", "a character device", "a block device", "a directory", "a symbolic
+/// link", "an unknown kind of file": the kind of a file's `st_mode`, for messages.
+const char* file_kind_name(unsigned mode);
 
 /// Byte length of the UTF-8 sequence starting with lead byte `c` (1 for invalid leads).
 int utf8_sequence_length(unsigned char c);

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <regex>
 #include <string>
+#include <vector>
 
 namespace gov::store::schema {
 namespace {
@@ -121,23 +123,101 @@ static_assert(kMigrations.back().version == kSchemaVersion, "the last migration 
 // STRICT tables need SQLite 3.37.
 constexpr int kMinimumSqlite = 3037000;
 
-Result<void> check_identity(sqlite::Connection& connection) {
+// What the header and the schema say about a database, read in one transaction so the three
+// values come from one snapshot: read in separate statements, a process that opens a new store
+// while another migrates it saw application id 0 but the tables of the finished migration.
+struct Identity {
+  int64_t application_id = 0;
+  int64_t user_version = 0;
+  int64_t objects = 0;  // rows of sqlite_schema: tables, indexes, triggers
+};
+
+enum class State : uint8_t { fresh, older, current };
+
+Result<Identity> read_identity(sqlite::Connection& connection) {
+  // Inside migrate's IMMEDIATE transaction this nests (no new transaction); alone it is one
+  // read transaction.
+  auto transaction = sqlite::Transaction::begin(connection, sqlite::Transaction::Mode::read);
+  if (!transaction) return transaction.error();
+  Identity identity;
   auto application_id = connection.scalar("PRAGMA application_id");
   if (!application_id) return application_id.error();
+  identity.application_id = *application_id;
   auto user_version = connection.scalar("PRAGMA user_version");
   if (!user_version) return user_version.error();
-  if (*application_id == kApplicationId) {
-    if (*user_version <= kSchemaVersion) return {};
-    return Error{ErrorKind::newer_schema,
-                 fmt::format("this database was written by a newer gov (schema {}; this gov knows {})",
-                             *user_version, kSchemaVersion)};
-  }
+  identity.user_version = *user_version;
   auto objects = connection.scalar("SELECT count(*) FROM sqlite_schema");
   if (!objects) return objects.error();
-  if (*application_id == 0 && *user_version == 0 && *objects == 0) return {};  // new and empty
+  identity.objects = *objects;
+  auto committed = transaction->commit();
+  if (!committed) return committed.error();
+  return identity;
+}
+
+// Refuses what is not a gov store this gov may use; otherwise says whether it needs creating
+// (new and empty), migrating (an older schema) or nothing.
+Result<State> judge(const Identity& identity) {
+  if (identity.application_id == kApplicationId) {
+    if (identity.user_version > kSchemaVersion) {
+      return Error{ErrorKind::newer_schema,
+                   fmt::format("this database was written by a newer gov (schema {}; this gov knows {})",
+                               identity.user_version, kSchemaVersion)};
+    }
+    if (identity.user_version == kSchemaVersion) return State::current;
+    if (identity.user_version > 0) return State::older;
+    // gov stamps the application id and user_version in the transaction that creates the
+    // tables, so version 0 with tables is a store whose version was reset (by a tool or damage):
+    // migrating would run over existing tables, so it is refused as corrupt.
+    if (identity.objects > 0) {
+      return Error{ErrorKind::corrupt,
+                   fmt::format("a gov policy store whose schema version was reset (user_version is 0 but "
+                               "the store has {} tables, indexes and triggers); it is not migrated over",
+                               identity.objects)};
+    }
+    return State::fresh;
+  }
+  if (identity.application_id == 0 && identity.user_version == 0 && identity.objects == 0) return State::fresh;
   return Error{ErrorKind::corrupt,
                fmt::format("an SQLite database but not a gov policy store (application id {:#x})",
-                           *application_id)};
+                           identity.application_id)};
+}
+
+// quick_check's report in words. Its first line is often only a heading ("*** in database main
+// ***"); the findings follow, one per line, in SQLite's own terms (kept as the detail).
+std::string describe_damage(const std::string& report) {
+  std::vector<std::string> findings;
+  size_t begin = 0;
+  while (begin <= report.size()) {
+    size_t end = report.find('\n', begin);
+    if (end == std::string::npos) end = report.size();
+    std::string line = report.substr(begin, end - begin);
+    if (!line.empty() && line.rfind("*** ", 0) != 0) findings.push_back(line);
+    begin = end + 1;
+  }
+  if (findings.empty()) return fmt::format("PRAGMA quick_check reported: {}", report);
+  const std::string& first = findings.front();
+  std::smatch match;
+  std::string words;
+  if (std::regex_search(first, match, std::regex("^Page ([0-9]+): btreeInitPage\\(\\) returns error code"))) {
+    words = fmt::format("page {} is zeroed or unreadable (not a valid b-tree page)", match[1].str());
+  } else if (std::regex_search(first, match, std::regex("^Page ([0-9]+) is never used"))) {
+    words = fmt::format("page {} belongs to no table and is not free (a lost page)", match[1].str());
+  } else if (std::regex_search(first, match, std::regex("(2nd reference to page|referenced more than once).*?([0-9]+)")) ||
+             std::regex_search(first, match, std::regex("^Page ([0-9]+).*referenced more than once"))) {
+    words = "a page is used twice (the b-tree structure is damaged)";
+  } else if (std::regex_search(first, match, std::regex("^(Tree|On tree page) ([0-9]+)"))) {
+    words = "a b-tree page is damaged (a cell, its pointers or its order are wrong)";
+  } else if (std::regex_search(first, match, std::regex("^[Ff]reelist"))) {
+    words = "the list of free pages is damaged";
+  } else if (std::regex_search(first, match, std::regex("(row [0-9]+ missing from index|wrong # of entries in index) ([A-Za-z0-9_]+)"))) {
+    words = fmt::format("index `{}` no longer matches its table", match[2].str());
+  } else if (std::regex_search(first, match, std::regex("^(NULL value in|CHECK constraint failed in|non-[A-Z]+ value in) ([A-Za-z0-9_.]+)"))) {
+    words = fmt::format("a row of `{}` breaks the schema's constraints", match[2].str());
+  } else {
+    words = "SQLite's check found a problem";
+  }
+  std::string more = findings.size() > 1 ? fmt::format("; {} more problems", findings.size() - 1) : "";
+  return fmt::format("{}{} (PRAGMA quick_check: {})", words, more, first);
 }
 
 Result<void> quick_check(sqlite::Connection& connection) {
@@ -145,9 +225,10 @@ Result<void> quick_check(sqlite::Connection& connection) {
   std::string problem;
   if (report && *report == "ok") return {};
   if (report) {
-    problem = report->substr(0, report->find('\n'));
+    problem = describe_damage(*report);
   } else if (report.error().kind == ErrorKind::corrupt) {
-    problem = report.error().message;  // damage bad enough to stop the check itself
+    // Damage bad enough to stop the check itself.
+    problem = fmt::format("SQLite could not finish PRAGMA quick_check: {}", report.error().message);
   } else {
     return report.error();
   }
@@ -156,7 +237,9 @@ Result<void> quick_check(sqlite::Connection& connection) {
 
 Result<void> configure(sqlite::Connection& connection, const PrepareOptions& options) {
   if (!options.read_only) {
-    auto wal = connection.text_lines("PRAGMA journal_mode = WAL");
+    // Switching a new file to WAL writes its header, taking the write lock without SQLite's
+    // busy handler: while another process creates the same store this waits here instead.
+    auto wal = connection.text_lines_waiting("PRAGMA journal_mode = WAL");
     if (!wal) return wal.error();
     if (*wal != "wal") {
       return Error{ErrorKind::io, fmt::format("cannot switch to WAL mode (journal mode is {})", *wal)};
@@ -171,21 +254,27 @@ Result<void> configure(sqlite::Connection& connection, const PrepareOptions& opt
   return limit;
 }
 
-Result<void> migrate(sqlite::Connection& connection, bool read_only) {
-  auto current = connection.scalar("PRAGMA user_version");
-  if (!current) return current.error();
-  if (*current == kSchemaVersion) return {};
+// Creates or upgrades the schema. The identity is read again under the write lock: another
+// process may have created or migrated the store since it was first read, and only what is
+// read inside the transaction decides what to run.
+Result<void> migrate(sqlite::Connection& connection, const Identity& first, State state, bool read_only) {
+  if (state == State::current) return {};
   if (read_only) {
     return Error{ErrorKind::read_only,
-                 fmt::format("the store needs an upgrade (schema {} to {}) and is opened read-only",
-                             *current, kSchemaVersion)};
+                 state == State::fresh
+                     ? std::string("the store is empty (not created yet) and is opened read-only")
+                     : fmt::format("the store needs an upgrade (schema {} to {}) and is opened read-only",
+                                   first.user_version, kSchemaVersion)};
   }
   auto transaction = sqlite::Transaction::begin(connection, sqlite::Transaction::Mode::write);
   if (!transaction) return transaction.error();
-  current = connection.scalar("PRAGMA user_version");  // another process may have migrated
-  if (!current) return current.error();
+  auto identity = read_identity(connection);
+  if (!identity) return identity.error();
+  auto now = judge(*identity);
+  if (!now) return now.error();
+  if (*now == State::current) return transaction->commit();  // another process got there first
   for (const Migration& step : kMigrations) {
-    if (step.version <= *current) continue;
+    if (step.version <= identity->user_version) continue;
     auto applied = connection.exec(step.sql);
     if (!applied) return applied;
   }
@@ -203,15 +292,19 @@ Result<void> prepare(sqlite::Connection& connection, const PrepareOptions& optio
     return Error{ErrorKind::io,
                  fmt::format("gov needs SQLite 3.37 or newer (this is {})", sqlite3_libversion())};
   }
-  auto identity = check_identity(connection);
-  if (!identity) return identity;
-  if (options.quick_check) {
+  // Nothing is written before the file is known to be a gov store (or new and empty): a
+  // refused file stays byte for byte as it was.
+  auto identity = read_identity(connection);
+  if (!identity) return identity.error();
+  auto state = judge(*identity);
+  if (!state) return state.error();
+  if (options.quick_check && *state != State::fresh) {
     auto checked = quick_check(connection);
     if (!checked) return checked;
   }
   auto configured = configure(connection, options);
   if (!configured) return configured;
-  return migrate(connection, options.read_only);
+  return migrate(connection, *identity, *state, options.read_only);
 }
 
 }  // namespace gov::store::schema

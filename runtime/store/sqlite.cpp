@@ -1,7 +1,12 @@
 // SQLite wrappers: result-code mapping, cached statements, binding, stepping and transactions.
 #include "runtime/store/sqlite.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
 #include <limits>
+#include <thread>
 
 namespace gov::store::sqlite {
 
@@ -43,15 +48,94 @@ Result<Connection> Connection::open(const std::string& path, int flags) {
   return Connection(std::move(db));
 }
 
+Connection& Connection::operator=(Connection&& other) noexcept {
+  if (this == &other) return *this;
+  cache_.clear();
+  db_.reset();
+  busy_ = std::move(other.busy_);
+  db_ = std::move(other.db_);
+  cache_ = std::move(other.cache_);
+  return *this;
+}
+
+namespace {
+
+// Why SQLite can return busy without calling the busy handler (or before the timeout): the
+// extended result code says which lock conflict it was.
+std::string_view early_busy_reason(int rc) {
+  switch (rc) {
+    case SQLITE_BUSY_SNAPSHOT:
+      return "the transaction's snapshot is older than another process's commit";
+    case SQLITE_BUSY_RECOVERY:
+      return "another process is recovering the write-ahead log";
+    case SQLITE_BUSY_TIMEOUT:
+      return "a lock wait timed out inside SQLite";
+    default:
+      return "a lock conflict that waiting cannot resolve (another process holds a lock this one must upgrade)";
+  }
+}
+
+std::string busy_detail(const BusyWait& wait, int rc) {
+  int64_t waited = wait.earlier_ms + wait.current_ms;
+  if (wait.timeout.count() <= 0) return fmt::format("the busy timeout is 0 ms: did not wait; {}", early_busy_reason(rc));
+  if (wait.gave_up) {
+    return fmt::format("another process held the lock: waited {} ms, the busy timeout is {} ms", waited,
+                       wait.timeout.count());
+  }
+  return fmt::format("SQLite gave up after waiting {} ms, before the busy timeout of {} ms: {}", waited,
+                     wait.timeout.count(), early_busy_reason(rc));
+}
+
+// SQLite's own busy-timeout schedule (sqliteDefaultBusyCallback): short sleeps first.
+constexpr std::array<int64_t, 12> kBusyDelaysMs = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+
+int on_busy(void* state, int count) {
+  auto& wait = *static_cast<BusyWait*>(state);
+  auto now = std::chrono::steady_clock::now();
+  if (count == 0) {
+    // A new wait of the same statement: the previous one ended with the lock taken.
+    wait.earlier_ms += wait.current_ms;
+    wait.current_ms = 0;
+    wait.gave_up = false;
+    wait.started = now;
+  }
+  auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(now - wait.started);
+  wait.current_ms = elapsed.count();
+  if (elapsed >= wait.timeout) {
+    wait.gave_up = true;
+    return 0;
+  }
+  int64_t delay = kBusyDelaysMs[std::min<size_t>(static_cast<size_t>(count), kBusyDelaysMs.size() - 1)];
+  delay = std::min<int64_t>(delay, (wait.timeout - elapsed).count());
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::max<int64_t>(delay, 1)));
+  return 1;
+}
+
+}  // namespace
+
+void Connection::set_busy_timeout(std::chrono::milliseconds timeout) {
+  busy_->timeout = timeout;
+  sqlite3_busy_handler(db_.get(), timeout.count() > 0 ? &on_busy : nullptr, busy_.get());
+}
+
+void Connection::start_statement() const {
+  if (!busy_) return;
+  busy_->current_ms = 0;
+  busy_->earlier_ms = 0;
+  busy_->gave_up = false;
+}
+
 Error Connection::error(int rc) const {
   // The connection's message belongs to its last failed call; prefer the code's own text when
   // they disagree (e.g. an error from a bind, which does not set the message).
   int current = sqlite3_extended_errcode(db_.get());
-  const char* message = current == rc ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
+  std::string message = current == rc ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
+  if ((rc & 0xff) == SQLITE_BUSY && busy_) message += fmt::format(" ({})", busy_detail(*busy_, rc));
   return Error{error_kind(rc), message};
 }
 
 Result<void> Connection::exec(const char* sql) {
+  start_statement();
   int rc = sqlite3_exec(db_.get(), sql, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) return error(rc);
   return {};
@@ -108,6 +192,25 @@ Result<std::string> Connection::text_lines(const char* sql) {
   }
 }
 
+Result<std::string> Connection::text_lines_waiting(const char* sql) {
+  auto started = std::chrono::steady_clock::now();
+  for (size_t attempt = 0;; ++attempt) {
+    auto lines = text_lines(sql);
+    if (lines || lines.error().kind != ErrorKind::busy || !busy_) return lines;
+    auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    if (elapsed >= busy_->timeout) {
+      int rc = sqlite3_extended_errcode(db_.get());
+      busy_->earlier_ms = 0;
+      busy_->current_ms = elapsed.count();
+      busy_->gave_up = true;
+      return error((rc & 0xff) == SQLITE_BUSY ? rc : SQLITE_BUSY);
+    }
+    int64_t delay = kBusyDelaysMs[std::min(attempt, kBusyDelaysMs.size() - 1)];
+    delay = std::min<int64_t>(delay, (busy_->timeout - elapsed).count());
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::max<int64_t>(delay, 1)));
+  }
+}
+
 Query::Query(Query&& other) noexcept
     : connection_(other.connection_), stmt_(other.stmt_), bind_error_(other.bind_error_) {
   other.stmt_ = nullptr;
@@ -156,6 +259,7 @@ Query& Query::bind_blob(int index, const Bytes& bytes) {
 
 Result<bool> Query::step() {
   if (bind_error_ != SQLITE_OK) return connection_->error(bind_error_);
+  connection_->start_statement();
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;

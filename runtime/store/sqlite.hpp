@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -32,6 +33,17 @@ using ConnectionPtr = std::unique_ptr<sqlite3, ConnectionDeleter>;
 
 class Query;
 
+/// What the connection's busy handler saw during the current statement: SQLite calls it each
+/// time a lock it needs is held by another connection, and it sleeps until the busy timeout.
+/// Kept so a busy error can state the wait that really happened, not the configured one.
+struct BusyWait {
+  std::chrono::milliseconds timeout{0};
+  std::chrono::steady_clock::time_point started;  // the first call of the current wait
+  int64_t current_ms = 0;  // the current wait so far
+  int64_t earlier_ms = 0;  // earlier waits of the same statement (each ended with the lock)
+  bool gave_up = false;    // the current wait reached the timeout: the statement fails busy
+};
+
 /// One sqlite3 connection and the prepared statements it has cached. Owns both; the cached
 /// statements are finalized before the connection is closed. Not thread-safe.
 class Connection {
@@ -42,12 +54,20 @@ class Connection {
   Connection() = default;  // closed: only to be assigned an opened one
 
   Connection(Connection&&) noexcept = default;
-  Connection& operator=(Connection&&) noexcept = default;
+  /// Closes this connection (statements, then the connection, then its busy state) first.
+  Connection& operator=(Connection&& other) noexcept;
   ~Connection() = default;
 
   sqlite3* get() const { return db_.get(); }
-  /// An Error for `rc` with the connection's current message.
+  /// An Error for `rc` with the connection's current message. A busy error says how long the
+  /// statement waited for the lock (measured by the busy handler) and what the timeout is, or
+  /// that SQLite returned busy before the timeout (a lock conflict waiting cannot resolve).
   Error error(int rc) const;
+  /// Installs the busy handler: a statement that meets another connection's lock retries for
+  /// up to `timeout` (as sqlite3_busy_timeout, with the wait measured on a steady clock).
+  void set_busy_timeout(std::chrono::milliseconds timeout);
+  /// Forgets the waits of the previous statement; called before each statement runs.
+  void start_statement() const;
   /// Runs one or more SQL statements without results (prepared anew on every call).
   Result<void> exec(const char* sql);
   /// Runs one statement without results on its cached prepared statement (`sql` a literal).
@@ -59,15 +79,23 @@ class Connection {
   Result<int64_t> scalar(const char* sql);
   /// The text lines of `sql`'s first column (e.g. PRAGMA quick_check).
   Result<std::string> text_lines(const char* sql);
+  /// text_lines for a statement that takes the write lock from inside its own read transaction
+  /// (PRAGMA journal_mode = WAL writes page 1 so): SQLite returns busy at once for it, without
+  /// calling the busy handler, so it is retried here until the busy timeout. The busy error
+  /// states the whole wait.
+  Result<std::string> text_lines_waiting(const char* sql);
   /// Sums and resets the work counters of every cached statement.
   WorkCounters take_counters();
 
  private:
-  explicit Connection(ConnectionPtr db) : db_(std::move(db)) {}
+  explicit Connection(ConnectionPtr db) : busy_(std::make_unique<BusyWait>()), db_(std::move(db)) {}
 
+  // On the heap: the busy handler holds its address while the Connection moves. Declared
+  // before db_, so it outlives the connection that may call the handler.
+  std::unique_ptr<BusyWait> busy_;
+  ConnectionPtr db_;
   // Declared after db_, so destroyed first: statements are finalized before the close
   // (sqlite3_close_v2 would otherwise keep a zombie connection until they are).
-  ConnectionPtr db_;
   std::unordered_map<const char*, StatementPtr> cache_;
 };
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cassert>
@@ -61,16 +63,13 @@ int64_t clamp_limit(size_t limit) {
 
 // Errors about the request (conflict, not_found, invalid) carry complete messages; errors of
 // the environment get the operation and the file in front of SQLite's words.
-Error in_context(const Store::Impl& store, std::string_view doing, Error error) {
+Error in_context(const Store::Impl& /*store*/, std::string_view doing, Error error) {
   switch (error.kind) {
     case ErrorKind::conflict:
     case ErrorKind::not_found:
     case ErrorKind::invalid:
       return error;
-    case ErrorKind::busy:
-      error.message += fmt::format(" (another process held the write lock for more than {} ms)",
-                                   store.options.busy_timeout.count());
-      break;
+    case ErrorKind::busy:  // the connection stated the wait (sqlite::Connection::error)
     case ErrorKind::io:
     case ErrorKind::corrupt:
     case ErrorKind::newer_schema:
@@ -770,6 +769,74 @@ Result<void> prepare_location(const std::string& path, const OpenOptions& option
                                           parent.string(), error.message())};
 }
 
+// What is next to an existing store file, for a read-only open.
+struct Surroundings {
+  bool frozen = false;                // nobody writes it: see look_around
+  bool can_create_next_to_it = true;  // this process may create the -shm file
+  bool shm_exists = false;
+  int64_t wal_bytes = 0;              // size of the -wal file (0: none)
+};
+
+// A store is frozen when it cannot change while it is read: it is on a read-only file system,
+// or its file has no write bit (gov writes no such file, even as root) and no file can be
+// created next to it (its directory has no write bit for anyone, or this process may not write
+// there). Then SQLite may read it as immutable, without WAL's shared memory.
+Surroundings look_around(const std::string& path, bool file_read_only) {
+  Surroundings around;
+  std::string directory = std::filesystem::path(path).parent_path().string();
+  if (directory.empty()) directory = ".";
+  struct statvfs volume {};
+  bool read_only_volume = ::statvfs(path.c_str(), &volume) == 0 && (volume.f_flag & ST_RDONLY) != 0;
+  struct stat directory_status {};
+  bool directory_frozen = ::stat(directory.c_str(), &directory_status) == 0 &&
+                          (directory_status.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0;
+  around.can_create_next_to_it = !read_only_volume && ::access(directory.c_str(), W_OK) == 0;
+  around.frozen = read_only_volume || (file_read_only && (directory_frozen || !around.can_create_next_to_it));
+  if (directory_frozen) around.can_create_next_to_it = false;  // root could, but gov does not
+  struct stat side {};
+  around.shm_exists = ::stat((path + "-shm").c_str(), &side) == 0;
+  if (::stat((path + "-wal").c_str(), &side) == 0) around.wal_bytes = side.st_size;
+  return around;
+}
+
+// SQLite reads a store in WAL mode through the shared-memory file next to it; when it cannot
+// create that file it says only "unable to open database file" or "attempt to write a readonly
+// database". Says why, and what to do, for a read-only open that failed so.
+Error explain_read_only_failure(const std::string& path, const Surroundings& around, bool read_only, Error error) {
+  bool from_sqlite = error.kind == ErrorKind::io ||
+                     (error.kind == ErrorKind::read_only && error.message.rfind("attempt to write", 0) == 0);
+  if (!read_only || !from_sqlite || around.shm_exists || around.can_create_next_to_it) return error;
+  if (around.wal_bytes > 0) {
+    error.message = fmt::format(
+        "it has a write-ahead log `{}-wal` ({} bytes) but no shared-memory file `{}-shm`, and none can be created "
+        "next to it (read-only directory or file system), so the log cannot be read safely; open the store once "
+        "where it is writable to fold the log into the file ({})",
+        path, around.wal_bytes, path, error.message);
+    return error;
+  }
+  error.message = fmt::format(
+      "SQLite needs the shared-memory file `{}-shm` to read a store that may change and cannot create it next to "
+      "the file (read-only directory); take every write bit off the file (chmod a-w) so gov reads it as a frozen "
+      "store, or let this process write the directory ({})",
+      path, error.message);
+  return error;
+}
+
+// A file: URI naming `path` (SQLite decodes %HH; a `?` or `#` would end the path).
+std::string file_uri(const std::string& path) {
+  std::string uri = "file:";
+  if (path.rfind("//", 0) == 0) uri += "//";  // an empty authority, so the path keeps its "//"
+  for (const char c : path) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte == '%' || byte == '?' || byte == '#' || byte < 0x20 || byte >= 0x7f) {
+      uri += fmt::format("%{:02X}", byte);
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+
 }  // namespace
 
 // ---- public API ---------------------------------------------------------------------------
@@ -844,29 +911,36 @@ std::string content_hash(const std::vector<PolicyFile>& files) {
 
 Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
   auto impl = std::make_unique<Impl>(Impl{path, options, {}, std::nullopt});
+  const std::string doing = fmt::format("open policy store `{}`", path);
   struct stat status {};
   bool exists = ::stat(path.c_str(), &status) == 0;
   auto location = prepare_location(path, options, exists);
-  if (!location) return in_context(*impl, fmt::format("open policy store `{}`", path), location.error());
+  if (!location) return in_context(*impl, doing, location.error());
   // Root may write any file; a store whose every write bit is off is treated as frozen anyway.
   bool file_read_only = exists && (status.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0;
   if (options.read_only) impl->read_only_reason = "the store is opened read-only";
   if (file_read_only) impl->read_only_reason = "the file is read-only";
+  Surroundings around = exists ? look_around(path, file_read_only) : Surroundings{};
+  // A frozen store is read as immutable: no -shm or -wal is created (WAL's shared memory needs
+  // write access next to the file, which a read-only volume does not give) and no lock taken.
+  bool immutable = impl->read_only_reason && around.frozen && around.wal_bytes == 0;
   int flags = impl->read_only_reason ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  auto connection = Connection::open(path, flags | SQLITE_OPEN_NOMUTEX);
-  if (!connection) return in_context(*impl, fmt::format("open policy store `{}`", path), connection.error());
+  std::string name = immutable ? file_uri(path) + "?immutable=1" : path;
+  if (immutable) flags |= SQLITE_OPEN_URI;
+  auto connection = Connection::open(name, flags | SQLITE_OPEN_NOMUTEX);
+  if (!connection) return in_context(*impl, doing, connection.error());
   impl->db = std::move(*connection);
-  sqlite3_busy_timeout(impl->db.get(), static_cast<int>(options.busy_timeout.count()));
+  impl->db.set_busy_timeout(options.busy_timeout);
   if (!impl->read_only_reason && sqlite3_db_readonly(impl->db.get(), "main") == 1) {
     impl->read_only_reason = "the file is not writable";
   }
   bool read_only = impl->read_only_reason.has_value();
   bool quick_check = !exists || status.st_size <= options.quick_check_max_bytes;
   auto prepared = schema::prepare(impl->db, {read_only, quick_check, options.max_pages});
-  if (!prepared) return in_context(*impl, fmt::format("open policy store `{}`", path), prepared.error());
+  if (!prepared) return in_context(*impl, doing, explain_read_only_failure(path, around, read_only, prepared.error()));
   if (read_only) {
     auto query_only = impl->db.exec("PRAGMA query_only = ON");
-    if (!query_only) return in_context(*impl, fmt::format("open policy store `{}`", path), query_only.error());
+    if (!query_only) return in_context(*impl, doing, query_only.error());
   }
   return Store(std::move(impl));
 }

@@ -186,9 +186,13 @@ class Store {
   /// Opens (and creates, per `options`) the store at `path`: WAL journal, foreign keys,
   /// synchronous=FULL, the busy timeout, then schema migrations in one transaction. Errors:
   /// not_found (missing and !create), corrupt (not a database, truncated, quick_check fails,
-  /// or an SQLite database that is not a gov store), newer_schema, read_only (an old schema
-  /// that needs a migration but the store is read-only), io.
-  /// A file without any write permission bit is opened read-only, even by root.
+  /// an SQLite database that is not a gov store, or a gov store whose user_version was reset
+  /// to 0), newer_schema, read_only (an old schema that needs a migration but the store is
+  /// read-only), busy (the message states the measured wait), io.
+  /// A file without any write permission bit is opened read-only, even by root. A read-only
+  /// open of a frozen store (a read-only file system, or no write bit on the file and no file
+  /// creatable next to it) without a non-empty -wal file is immutable: it creates no -shm or
+  /// -wal file and assumes the file does not change while open (docs/store.md).
   static Result<Store> open(const std::string& path, const OpenOptions& options = {});
 
   Store(Store&&) noexcept;

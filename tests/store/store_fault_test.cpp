@@ -188,7 +188,7 @@ void kill_writer_at(const std::string& path, const std::string& point, size_t pa
     auto blocked = store.apply(apply_request("p", marked_files("blocked"), "blocked"));
     REQUIRE_FALSE(blocked);
     CHECK(blocked.error().kind == ErrorKind::busy);
-    CHECK(blocked.error().message.find("more than 50 ms") != std::string::npos);
+    CHECK(blocked.error().message.find("the busy timeout is 50 ms") != std::string::npos);
   }
 
   REQUIRE(::kill(child, SIGKILL) == 0);

@@ -1,8 +1,7 @@
 // `gov fmt`: rewrite policy files in the canonical layout, or check that they are.
-#include <fstream>
-
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/format/format.hpp"
 #include "tools/gov/commands.hpp"
@@ -10,16 +9,6 @@
 
 namespace gov::cli {
 namespace {
-
-bool write_file(const std::string& path, const std::string& text) {
-  // Write beside the file and rename, so an interrupted write never truncates a policy.
-  const std::string temporary = path + ".gov-fmt.tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out.write(text.data(), static_cast<std::streamsize>(text.size()))) return false;
-  }
-  return std::rename(temporary.c_str(), path.c_str()) == 0;
-}
 
 int run_fmt(const Args& args) {
   if (args.positional.empty()) {
@@ -47,8 +36,10 @@ int run_fmt(const Args& args) {
     if (check_only) {
       fmt::print("{}\n", path);
       status = std::max(status, int{kFailed});
-    } else if (!write_file(path, formatted)) {
-      fmt::print(stderr, "error: cannot write `{}`\n", path);
+    } else if (std::string error; !write_file_atomically(path, formatted, error)) {
+      // The policy keeps its old contents: write_file_atomically replaces it only when every
+      // byte of the new text is on disk.
+      fmt::print(stderr, "error: cannot write `{}`: {}\n", path, error);
       status = kUsage;
     }
   }

@@ -25,10 +25,22 @@ namespace fs = std::filesystem;
 
 std::string db_path(const Args& args) { return args.value("db").value_or(store::default_path()); }
 
-std::optional<store::Store> open_store(const Args& args, bool create) {
+// Commands that only read open the store read-only: nothing is created next to it, and a
+// frozen store (a read-only volume) is read as immutable (docs/store.md).
+enum class Access : uint8_t { read, write, create };
+
+std::optional<store::Store> open_store(const Args& args, Access access) {
   store::OpenOptions options;
-  options.create = create;
+  options.create = access == Access::create;
+  options.read_only = access == Access::read;
   auto opened = store::Store::open(db_path(args), options);
+  if (!opened.ok() && access == Access::read && opened.error().kind == store::ErrorKind::read_only) {
+    // A store with an older schema needs an upgrade, which a read-only open cannot do: a writable
+    // store is upgraded (as any command did before), a frozen one keeps the first error.
+    options.read_only = false;
+    auto upgraded = store::Store::open(db_path(args), options);
+    if (upgraded.ok()) return std::move(upgraded.value());
+  }
   if (!opened.ok()) {
     fmt::print(stderr, "error: store `{}`: {}\n", db_path(args), opened.error().message);
     return std::nullopt;
@@ -126,7 +138,7 @@ int run_apply(const Args& args) {
     }
     sign_key = std::move(key.value());
   }
-  std::optional<store::Store> db = open_store(args, /*create=*/true);
+  std::optional<store::Store> db = open_store(args, Access::create);
   if (!db) return kFailed;
   std::string warning;
   auto result = embed::apply_policy(*db, *checked, std::move(request), warning, sign_key ? &*sign_key : nullptr);
@@ -155,7 +167,7 @@ int run_apply(const Args& args) {
 // ------------------------------------------------------------------ log, show, rollback
 
 int run_log(const Args& args) {
-  std::optional<store::Store> db = open_store(args, /*create=*/false);
+  std::optional<store::Store> db = open_store(args, Access::read);
   if (!db) return kFailed;
   std::optional<std::string> policy = policy_name(*db, args);
   if (!policy) return kFailed;
@@ -189,7 +201,7 @@ int run_log(const Args& args) {
 }
 
 int run_show(const Args& args) {
-  std::optional<store::Store> db = open_store(args, /*create=*/false);
+  std::optional<store::Store> db = open_store(args, Access::read);
   if (!db) return kFailed;
   std::optional<std::string> policy = policy_name(*db, args);
   if (!policy) return kFailed;
@@ -238,7 +250,7 @@ int run_rollback(const Args& args) {
     fmt::print(stderr, "error: usage: gov rollback VERSION\n");
     return kUsage;
   }
-  std::optional<store::Store> db = open_store(args, /*create=*/false);
+  std::optional<store::Store> db = open_store(args, Access::write);
   if (!db) return kFailed;
   std::optional<std::string> policy = policy_name(*db, args);
   if (!policy) return kFailed;
@@ -264,7 +276,7 @@ int run_rollback(const Args& args) {
 }  // namespace
 
 int run_store_diff(const Args& args) {
-  std::optional<store::Store> db = open_store(args, /*create=*/false);
+  std::optional<store::Store> db = open_store(args, Access::read);
   if (!db) return kFailed;
   std::optional<std::string> policy = policy_name(*db, args);
   if (!policy) return kFailed;

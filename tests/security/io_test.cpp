@@ -1,0 +1,270 @@
+// Security tests of file I/O: atomic rewrites by `gov fmt`, read errors reported by every
+// reader (an LD_PRELOAD shim fails reads with EIO), FIFOs refused, bounded resources.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "compiler/diagnostics/atomic_write.hpp"
+#include "compiler/diagnostics/source_file.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using gov::test::read_text;
+using gov::test::repo_path;
+using gov::test::write_text;
+
+namespace {
+
+/// A fresh directory under /tmp, removed with everything in it.
+struct Scratch {
+  fs::path root;
+  Scratch() {
+    static int counter = 0;
+    root = fs::temp_directory_path() / fmt::format("gov-sec-io-{}-{}", ::getpid(), counter++);
+    fs::remove_all(root);
+    fs::create_directories(root);
+  }
+  ~Scratch() {
+    std::error_code ignored;
+    fs::remove_all(root, ignored);
+  }
+  std::string path(const std::string& name) const { return (root / name).string(); }
+  std::string write(const std::string& name, const std::string& text) const {
+    fs::create_directories((root / name).parent_path());
+    write_text(path(name), text);
+    return path(name);
+  }
+};
+
+struct Shell {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `script` with /bin/sh in the repository root; `gov` names the binary under test.
+/// `timeout` only keeps a regression from hanging the suite (a blocked open fails the test
+/// with exit 124); no assertion depends on time.
+Shell run_shell(const std::string& script) {
+  static int counter = 0;
+  const fs::path err_path =
+      fs::temp_directory_path() / fmt::format("gov-sec-io-stderr-{}-{}.txt", ::getpid(), counter++);
+  const std::string command = fmt::format(
+      "cd '{}' && export gov='{}' && ASAN_OPTIONS=verify_asan_link_order=0 timeout 60 sh -c '{}' 2>'{}'", GOV_SOURCE_DIR,
+      GOV_BINARY, script, err_path.string());
+  Shell result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = read_text(err_path.string());
+  fs::remove(err_path);
+  return result;
+}
+
+/// A valid policy (the workshop's, with the shipped catalog beside it) padded with comments
+/// to `padding` bytes before its teams, so that a read failing early loses real content.
+std::string write_policy(const Scratch& scratch, size_t padding = 0) {
+  scratch.write("p/catalog/aws-ml.gov", read_text(repo_path("policies/catalog/aws-ml.gov")));
+  std::string text = read_text(repo_path("policies/examples/workshop-g5.gov"));
+  text.replace(text.find("../catalog/"), 3, "");  // the catalog beside it, under the policy's root
+  std::string pad;
+  while (pad.size() < padding) pad += "# padding so that the teams come after the first reads of the file\n";
+  const size_t teams = text.find("# Team-A-Quota-Allocation");
+  text.insert(teams, pad);
+  return scratch.write("p/policy.gov", text);
+}
+
+/// An unformatted but valid policy: `gov fmt` rewrites it.
+const char* kUnformatted = "policy {   idle-compute = fair-share }\n";
+
+mode_t mode_of(const std::string& path) {
+  struct stat info {};
+  REQUIRE(::stat(path.c_str(), &info) == 0);
+  return info.st_mode & 07777;
+}
+
+size_t entries_in(const fs::path& dir) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir)) ++n;
+  return n;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ atomic writes (4b, 6)
+
+TEST_CASE("gov fmt does not follow a symbolic link planted at its old temporary name", "[security][io]") {
+  Scratch scratch;
+  const std::string policy = scratch.write("a.gov", kUnformatted);
+  const std::string victim = scratch.write("victim.txt", "precious\n");
+  fs::create_symlink(victim, policy + ".gov-fmt.tmp");
+  const Shell r = run_shell(fmt::format("\"$gov\" fmt {}", policy));
+  CHECK(r.exit_code == 0);
+  CHECK(read_text(victim) == "precious\n");
+  CHECK(fs::is_symlink(policy + ".gov-fmt.tmp"));
+  CHECK(read_text(policy) != kUnformatted);  // it was formatted
+}
+
+TEST_CASE("gov fmt keeps a 0600 policy 0600", "[security][io]") {
+  Scratch scratch;
+  const std::string policy = scratch.write("a.gov", kUnformatted);
+  REQUIRE(::chmod(policy.c_str(), 0600) == 0);
+  const Shell r = run_shell(fmt::format("umask 022 && \"$gov\" fmt {}", policy));
+  CHECK(r.exit_code == 0);
+  CHECK(read_text(policy) != kUnformatted);
+  CHECK(mode_of(policy) == 0600);
+  CHECK(entries_in(scratch.root) == 1);  // no temporary file left behind
+}
+
+TEST_CASE("gov fmt on a full disk fails with exit 2 and leaves the policy byte-identical", "[security][io]") {
+  Scratch scratch;
+  const std::string policy = scratch.write("a.gov", kUnformatted);
+  // A file size limit of 0 makes every write fail with EFBIG, as a full disk fails them; with
+  // SIGXFSZ ignored the process sees the error instead of being killed. Its stderr goes to the
+  // pipe (a file could not be written either); the exit status is echoed after the limit ends.
+  const Shell r =
+      run_shell(fmt::format("(trap \"\" XFSZ; ulimit -f 0; exec \"$gov\" fmt {} 2>&1); echo \"exit $?\"", policy));
+  CHECK(r.out.find("exit 2") != std::string::npos);
+  CHECK(r.out.find(fmt::format("error: cannot write `{}`: write failed: File too large", policy)) != std::string::npos);
+  CHECK(read_text(policy) == kUnformatted);
+  CHECK(entries_in(scratch.root) == 1);  // the temporary file was removed
+}
+
+TEST_CASE("write_file_atomically replaces the file a symbolic link points to and keeps the link", "[security][io]") {
+  Scratch scratch;
+  const std::string target = scratch.write("real.gov", "old\n");
+  REQUIRE(::chmod(target.c_str(), 0640) == 0);
+  fs::create_symlink("real.gov", scratch.root / "link.gov");
+  std::string error;
+  REQUIRE(gov::write_file_atomically(scratch.path("link.gov"), "new\n", error));
+  CHECK(fs::is_symlink(scratch.root / "link.gov"));
+  CHECK(read_text(target) == "new\n");
+  CHECK(mode_of(target) == 0640);
+  CHECK(entries_in(scratch.root) == 2);
+}
+
+TEST_CASE("write_file_atomically reports a directory it cannot write into", "[security][io]") {
+  if (::geteuid() == 0) return;  // root writes anywhere
+  Scratch scratch;
+  const std::string policy = scratch.write("ro/a.gov", "old\n");
+  REQUIRE(::chmod(scratch.path("ro").c_str(), 0500) == 0);
+  std::string error;
+  CHECK_FALSE(gov::write_file_atomically(policy, "new\n", error));
+  CHECK(error.find("cannot create a temporary file in") != std::string::npos);
+  CHECK(read_text(policy) == "old\n");
+  ::chmod(scratch.path("ro").c_str(), 0700);
+}
+
+// ------------------------------------------------------------------ read errors (7)
+
+namespace {
+
+/// `command` with reads of files ending in `file` failing with EIO after `after` bytes.
+std::string with_eio(const std::string& file, size_t after, const std::string& command) {
+  return fmt::format("GOV_EIO_PATH={} GOV_EIO_AFTER={} LD_PRELOAD={} {}", file, after, GOV_EIO_SHIM, command);
+}
+
+}  // namespace
+
+TEST_CASE("the EIO shim fails reads of the named file only", "[security][io]") {
+  Scratch scratch;
+  const std::string policy = write_policy(scratch);
+  const Shell clean = run_shell(with_eio("/nothing-matches.gov", 0, fmt::format("\"$gov\" check {}", policy)));
+  CHECK(clean.exit_code == 0);
+  const Shell failing = run_shell(with_eio("/p/policy.gov", 0, fmt::format("cat {} >/dev/null", policy)));
+  CHECK(failing.exit_code != 0);
+}
+
+TEST_CASE("a read error in the middle of a policy fails gov check with exit 2", "[security][io]") {
+  Scratch scratch;
+  const std::string policy = write_policy(scratch, 100'000);
+  const Shell r = run_shell(with_eio("/p/policy.gov", 65536, fmt::format("\"$gov\" check {}", policy)));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(fmt::format("error: cannot read `{}`: read failed after 65536 bytes: Input/output error", policy)) !=
+        std::string::npos);
+}
+
+TEST_CASE("a read error in the middle of a policy fails gov apply with exit 2 and stores nothing", "[security][io]") {
+  Scratch scratch;
+  const std::string policy = write_policy(scratch, 100'000);
+  const std::string db = scratch.path("store.db");
+  const Shell r = run_shell(with_eio("/p/policy.gov", 65536, fmt::format("\"$gov\" apply --db {} {}", db, policy)));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("read failed after 65536 bytes: Input/output error") != std::string::npos);
+  const Shell log = run_shell(fmt::format("\"$gov\" log --db {}", db));
+  CHECK(log.out.find("1") == std::string::npos);  // no version 1
+  // The same file without the fault is stored: the failure above was the read error.
+  CHECK(run_shell(fmt::format("\"$gov\" apply --db {} {}", db, policy)).exit_code == 0);
+}
+
+TEST_CASE("a read error in an imported file is reported and nothing is stored", "[security][io]") {
+  Scratch scratch;
+  const std::string policy = write_policy(scratch);
+  const std::string db = scratch.path("store.db");
+  const Shell r = run_shell(with_eio("/catalog/aws-ml.gov", 4096, fmt::format("\"$gov\" apply --db {} {}", db, policy)));
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find(fmt::format("cannot import `{}`: read failed after 4096 bytes: Input/output error",
+                               scratch.path("p/catalog/aws-ml.gov"))) != std::string::npos);
+  CHECK(run_shell(fmt::format("\"$gov\" log --db {}", db)).out.find("1") == std::string::npos);
+}
+
+TEST_CASE("read_text_fd reads a file from its offset and leaves the descriptor open", "[security][io]") {
+  Scratch scratch;
+  const std::string path = scratch.write("a.txt", "hello, world");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  REQUIRE(::lseek(fd, 7, SEEK_SET) == 7);
+  std::string error;
+  std::optional<std::string> text = gov::read_text_fd(fd, 100, error);
+  REQUIRE(text);
+  CHECK(*text == "world");
+  CHECK(::lseek(fd, 0, SEEK_SET) == 0);  // still open
+  CHECK_FALSE(gov::read_text_fd(fd, 5, error));
+  CHECK(error == "file is 12 bytes; gov reads at most 5 bytes");
+  ::close(fd);
+}
+
+// ------------------------------------------------------------------ FIFOs (13)
+
+TEST_CASE("a FIFO as a policy or an import is refused without blocking", "[security][io]") {
+  Scratch scratch;
+  const std::string fifo = scratch.path("fifo.gov");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const Shell entry = run_shell(fmt::format("\"$gov\" check {}", fifo));
+  CHECK(entry.exit_code == 2);
+  CHECK(entry.err.find(fmt::format("error: cannot read `{}`: not a regular file (a FIFO)", fifo)) != std::string::npos);
+  const std::string importer = scratch.write("main.gov", "import \"fifo.gov\"\n");
+  const Shell import = run_shell(fmt::format("\"$gov\" check {}", importer));
+  CHECK(import.exit_code == 1);
+  CHECK(import.err.find(fmt::format("cannot import `{}`: not a regular file (a FIFO)", fifo)) != std::string::npos);
+  const Shell format = run_shell(fmt::format("\"$gov\" fmt {}", fifo));
+  CHECK(format.exit_code == 2);
+  CHECK(format.err.find("not a regular file (a FIFO)") != std::string::npos);
+  // In process too, in a child: a reader that blocks is killed by the alarm instead of hanging
+  // the suite (exit 1: refused with the right message; anything else fails).
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::alarm(60);
+    std::string error;
+    const bool refused = !gov::read_text_file(fifo, 100, error) && error == "not a regular file (a FIFO)";
+    ::_exit(refused ? 1 : 0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+}
