@@ -205,6 +205,8 @@ gov::Options options_from_c(const gov_open_options* c) {
   const int dialect = raw_enum(c->dialect);
   if (dialect != GOV_DIALECT_HEAD && dialect != GOV_DIALECT_KUEUE_V0_9) invalid("unknown dialect");
   options.dialect = dialect == GOV_DIALECT_HEAD ? gov::Options::Dialect::head : gov::Options::Dialect::kueue_v0_9;
+  if (c->verify_key_path) options.verify_key_path = c->verify_key_path;
+  options.require_signature = c->require_signature != 0;
   if (c->on_step != nullptr) {
     gov_step_callback callback = c->on_step;
     void* user_data = c->on_step_user_data;

@@ -59,6 +59,7 @@ ErrorCode error_code(embed::LoadError::Kind kind) {
     case embed::LoadError::Kind::policy: return ErrorCode::policy;
     case embed::LoadError::Kind::not_found: return ErrorCode::not_found;
     case embed::LoadError::Kind::store: return ErrorCode::store;
+    case embed::LoadError::Kind::signature: return ErrorCode::store;  // a tampered or unsigned store
   }
   return ErrorCode::internal;
 }
@@ -178,6 +179,7 @@ struct Engine::Impl {
   embed::BackEnd back_end = embed::BackEnd::jit;
   engine::EngineOptions engine_options;
   bool from_store = false;
+  embed::VerifyOptions verify;  // from options.verify_key_path and require_signature
   std::string path;         // the store or the policy file
   std::string policy_name;  // in the store
 
@@ -279,7 +281,7 @@ struct Engine::Impl {
         number = active.value().number;
       }
       if (*number == version.load()) return nullptr;
-      embed::LoadResult next = embed::load_store_version(*db, policy_name, number, back_end);
+      embed::LoadResult next = embed::load_store_version(*db, policy_name, number, back_end, verify);
       if (!next.ok()) throw_load_error(*next.error);
       return loaded(std::move(next.policy), *number, path, names);
     }
@@ -431,6 +433,15 @@ Engine Engine::open_store(const std::string& db_path, Options options) {
   auto impl = std::make_unique<Impl>(std::move(options));
   impl->from_store = true;
   impl->path = db_path;
+  impl->verify.require_signature = impl->options.require_signature;
+  if (!impl->options.verify_key_path.empty()) {
+    auto key = signing::load_public_key(impl->options.verify_key_path);
+    if (!key.ok()) {
+      throw Error(key.error().kind == store::ErrorKind::io ? ErrorCode::io : ErrorCode::invalid_argument,
+                  key.error().message);
+    }
+    impl->verify.key = key.value();
+  }
   store::OpenOptions open_options;
   open_options.create = false;
   open_options.read_only = true;
@@ -444,7 +455,8 @@ Engine Engine::open_store(const std::string& db_path, Options options) {
   std::optional<std::string> name = embed::resolve_policy_name(*impl->db, impl->options.policy, error);
   if (!name) throw_load_error(error);
   impl->policy_name = *name;
-  embed::LoadResult first = embed::load_store_version(*impl->db, impl->policy_name, std::nullopt, impl->back_end);
+  embed::LoadResult first =
+      embed::load_store_version(*impl->db, impl->policy_name, std::nullopt, impl->back_end, impl->verify);
   if (!first.ok()) throw_load_error(*first.error);
   const int64_t number = first.policy->version;
   impl->install(loaded(std::move(first.policy), number, db_path, impl->names));
@@ -452,6 +464,12 @@ Engine Engine::open_store(const std::string& db_path, Options options) {
 }
 
 Engine Engine::compile_file(const std::string& path, Options options) {
+  if (options.require_signature) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("policy file `{}`: signatures are checked on stored versions; a file engine cannot "
+                            "require one (open a store signed with `gov apply --sign-key`)",
+                            path));
+  }
   auto impl = std::make_unique<Impl>(std::move(options));
   impl->path = path;
   embed::LoadResult first = embed::load_file(path, impl->back_end);

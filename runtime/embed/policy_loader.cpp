@@ -32,6 +32,45 @@ LoadResult failure(LoadError error) {
   return result;
 }
 
+// The cached object of `stored` for this machine into `cached` when its signature verifies
+// with `key` (the version's was verified already); else `note` says why there is none. An
+// object signed by another key or whose signature fails is tampering: the error refuses the load.
+std::optional<LoadError> signed_object(store::Store& db, const store::Version& stored, const std::string& policy_name,
+                                       const ir::Module& module, const signing::PublicKey& key,
+                                       std::optional<jit::ObjectCode>& cached, std::string& note) {
+  auto object_key = jit::key_for(module);
+  if (!object_key.ok()) {
+    note = fmt::format("no cache key: {}", object_key.error().message);
+    return std::nullopt;
+  }
+  const std::string key_hex = jit::to_hex(object_key.value());
+  auto object = db.get_signed_object(policy_name, stored.info.number, key_hex);
+  if (!object.ok()) {
+    note = fmt::format("the cached object cannot be read: {}", object.error().message);
+    return std::nullopt;
+  }
+  if (!object.value()) {
+    note = "no cached object for this machine";
+    return std::nullopt;
+  }
+  const store::SignedObject& signed_bytes = *object.value();
+  const signing::Verification verdict = signing::verify_object(key, policy_name, stored.info.content_sha256, key_hex,
+                                                               signed_bytes.bytes, signed_bytes.signature);
+  if (verdict.verdict == signing::Verdict::not_signed) {
+    note = "native code not used: the cached object is not signed";
+    return std::nullopt;
+  }
+  if (!verdict.ok()) {
+    return LoadError{LoadError::Kind::signature,
+                     fmt::format("version {} of policy `{}`: cached object `{}`: {}", stored.info.number, policy_name,
+                                 key_hex, verdict.message)};
+  }
+  auto code = jit::ObjectCode::deserialize(signed_bytes.bytes);
+  if (code.ok()) cached = std::move(code.value());
+  else note = fmt::format("the cached object was refused: {}", code.error().message);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::unique_ptr<ir::Evaluator> make_evaluator(const ir::Module& module, BackEnd back_end, const jit::ObjectCode* cached,
@@ -95,10 +134,41 @@ std::optional<std::string> resolve_policy_name(store::Store& db, std::string_vie
   return std::nullopt;
 }
 
+std::optional<LoadError> check_version_signature(const std::string& policy_name, const store::Version& stored,
+                                                 const VerifyOptions& verify, std::optional<std::string>& native_refused) {
+  const std::string which = fmt::format("version {} of policy `{}`", stored.info.number, policy_name);
+  if (!verify.key) {
+    if (verify.require_signature) {
+      return LoadError{LoadError::Kind::signature,
+                       fmt::format("{}: a signature is required but no verify key is configured", which)};
+    }
+    native_refused = "no verify key configured";
+    return std::nullopt;
+  }
+  const signing::Verification verdict =
+      signing::verify_version(*verify.key, policy_name, stored.info.content_sha256, stored.files, stored.signature);
+  if (verdict.ok()) return std::nullopt;
+  if (verdict.verdict != signing::Verdict::not_signed) {
+    return LoadError{LoadError::Kind::signature, fmt::format("{}: {}", which, verdict.message)};
+  }
+  if (verify.require_signature) {
+    return LoadError{LoadError::Kind::signature, fmt::format("{} is not signed and a signature by key `{}` is required",
+                                                             which, verify.key->key_id())};
+  }
+  native_refused = fmt::format("version {} is not signed", stored.info.number);
+  return std::nullopt;
+}
+
 LoadResult load_store_version(store::Store& db, const std::string& policy_name, std::optional<int64_t> number,
-                              BackEnd back_end) {
+                              BackEnd back_end, const VerifyOptions& verify) {
   auto version = db.show(policy_name, number);
   if (!version.ok()) return failure(store_error(version.error()));
+  // Signatures first: refuse what was changed after signing; decide whether native code may run.
+  const store::Version& stored = version.value();
+  std::optional<std::string> native_refused;  // why cached native code must not run
+  if (auto refused = check_version_signature(policy_name, stored, verify, native_refused)) {
+    return failure(std::move(*refused));
+  }
   std::string why;
   std::optional<CheckedPolicy> checked = check_stored_version(version.value(), why);
   if (!checked) return failure({LoadError::Kind::policy, fmt::format("policy `{}`: {}", policy_name, why)});
@@ -112,16 +182,11 @@ LoadResult load_store_version(store::Store& db, const std::string& policy_name, 
   policy.module = lower::lower(policy.checked.result.policy);
   std::optional<jit::ObjectCode> cached;
   if (back_end == BackEnd::jit) {
-    policy.code_note = "no cached object for this machine";
-    if (auto key = jit::key_for(policy.module); !key.ok()) {
-      policy.code_note = fmt::format("no cache key: {}", key.error().message);
-    } else if (auto bytes = db.get_object(policy_name, policy.version, jit::to_hex(key.value())); !bytes.ok()) {
-      policy.code_note = fmt::format("the cached object cannot be read: {}", bytes.error().message);
-    } else if (bytes.value()) {
-      auto object = jit::ObjectCode::deserialize(*bytes.value());
-      if (object.ok()) cached = std::move(object.value());
-      else policy.code_note = fmt::format("the cached object was refused: {}", object.error().message);
-    }
+    std::optional<LoadError> tampered =
+        native_refused ? std::nullopt : signed_object(db, stored, policy_name, policy.module, *verify.key, cached,
+                                                      policy.code_note);
+    if (tampered) return failure(std::move(*tampered));
+    if (native_refused) policy.code_note = fmt::format("native code not used: {}", *native_refused);
   }
   policy.evaluator = make_evaluator(policy.module, back_end, cached ? &*cached : nullptr, policy.code, policy.warning);
   if (policy.code == CodeOrigin::cached) policy.code_note.clear();
@@ -130,13 +195,22 @@ LoadResult load_store_version(store::Store& db, const std::string& policy_name, 
 }
 
 store::Result<store::ApplyResult> apply_policy(store::Store& db, const CheckedPolicy& checked,
-                                               store::ApplyRequest request, std::string& warning) {
+                                               store::ApplyRequest request, std::string& warning,
+                                               const signing::SecretKey* sign_key) {
   request.files = source_files(checked);
+  if (request.content_sha256.empty()) request.content_sha256 = store::content_hash(request.files);
+  if (sign_key) {
+    request.signature = signing::sign_version(*sign_key, request.policy, request.content_sha256, request.files);
+  }
   // Compile now so that controllers start without codegen (the object is keyed by machine).
   const ir::Module module = lower::lower(checked.result.policy);
   if (auto object = jit::compile(module); object.ok()) {
     const auto bytes = object.value().serialize();
-    request.object = store::CompiledObject{jit::to_hex(object.value().key), {bytes.begin(), bytes.end()}};
+    request.object = store::CompiledObject{jit::to_hex(object.value().key), {bytes.begin(), bytes.end()}, std::nullopt};
+    if (sign_key) {
+      request.object->signature = signing::sign_object(*sign_key, request.policy, request.content_sha256,
+                                                       request.object->key, request.object->bytes);
+    }
   } else {
     warning = fmt::format("not caching native code: {}", object.error().message);
   }

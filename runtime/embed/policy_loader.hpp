@@ -12,6 +12,7 @@
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
 #include "runtime/embed/checked_policy.hpp"
+#include "runtime/signing/signing.hpp"
 #include "runtime/store/store.hpp"
 
 namespace gov::jit {
@@ -56,6 +57,7 @@ struct LoadError {
     policy,     // the policy has errors; `message` is the rendered diagnostics
     not_found,  // no such store, policy or version
     store,      // the store failed (corrupt, busy, I/O, ...)
+    signature,  // a signature does not verify, or one is required and missing
   };
   Kind kind = Kind::io;
   std::string message;  // one line (lower-case, no final period), or rendered diagnostics
@@ -89,17 +91,37 @@ std::string content_sha256(const CheckedPolicy& checked);
 /// what the store has.
 std::optional<std::string> resolve_policy_name(store::Store& db, std::string_view policy, LoadError& error);
 
+/// How stored versions are checked against signatures (docs/store.md, "Signed versions").
+struct VerifyOptions {
+  std::optional<signing::PublicKey> key;  // absent: signatures cannot be checked
+  bool require_signature = false;         // refuse a version that is not signed by `key`
+};
+
+/// The signature check of a stored version (`policy` is its policy's name): a LoadError when
+/// it must not load (a signature that does not verify with `verify.key`; with
+/// require_signature, an unsigned version or no key); else nullopt, with `native_refused` set
+/// when the version is not verified (then none of its cached native code may run). Pure.
+std::optional<LoadError> check_version_signature(const std::string& policy, const store::Version& version,
+                                                 const VerifyOptions& verify, std::optional<std::string>& native_refused);
+
 /// A version of `policy` (the active one when `version` is absent), rebuilt from its stored
 /// sources, with the native code cached in the store when it matches this machine (no codegen).
-/// `db` is used from the calling thread only, as store::Store requires.
+/// The cached native code runs only when `verify.key` is set and verifies both the version's
+/// and the object's signature; otherwise the policy is compiled from its sources and
+/// `code_note` says why. Refused (LoadError::Kind::signature): a signature present that does
+/// not verify with `verify.key` (changed content, changed object, another key), and with
+/// `require_signature` an unsigned version or no key. `db` is used from the calling thread
+/// only, as store::Store requires.
 LoadResult load_store_version(store::Store& db, const std::string& policy, std::optional<int64_t> version,
-                              BackEnd back_end);
+                              BackEnd back_end, const VerifyOptions& verify = {});
 
 /// Stores `checked` (which must be ok()) as a new active version of `request.policy`: its source
 /// files, and the native code compiled for this machine so that engines start without codegen.
-/// Fills in request.files and request.object. Sets `warning` when no native code could be
-/// cached (the version is stored anyway).
+/// Fills in request.files and request.object; with `sign_key`, also request.signature and the
+/// object's signature. Sets `warning` when no native code could be cached (the version is
+/// stored anyway).
 store::Result<store::ApplyResult> apply_policy(store::Store& db, const CheckedPolicy& checked,
-                                               store::ApplyRequest request, std::string& warning);
+                                               store::ApplyRequest request, std::string& warning,
+                                               const signing::SecretKey* sign_key = nullptr);
 
 }  // namespace gov::embed

@@ -20,7 +20,7 @@ struct Migration {
 // Append-only: a released step is never edited; changes are new steps. Every table is STRICT.
 // Child-key columns whose parent rows are never deleted (the triggers forbid it) have no index
 // of their own: foreign-key checks only need the parent's primary key.
-constexpr std::array<Migration, 1> kMigrations = {{
+constexpr std::array<Migration, 2> kMigrations = {{
     {1, R"sql(
 CREATE TABLE policy (
   id         INTEGER PRIMARY KEY,
@@ -95,6 +95,26 @@ CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
 CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
   BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+)sql"},
+    {2, R"sql(
+-- Ed25519 signatures (runtime/signing): of a version's content, and of each cached object.
+-- The store keeps them; loaders check them. A version's signature never changes once its
+-- content is signed, except that an apply of the same content may sign it again.
+CREATE TABLE version_signature (
+  version_id INTEGER PRIMARY KEY REFERENCES version (id),
+  key_id     TEXT NOT NULL CHECK (length(key_id) > 0),
+  signature  BLOB NOT NULL
+) STRICT;
+
+-- Replaced (or deleted) with its object.
+CREATE TABLE object_signature (
+  version_id INTEGER NOT NULL,
+  key        TEXT NOT NULL,
+  key_id     TEXT NOT NULL CHECK (length(key_id) > 0),
+  signature  BLOB NOT NULL,
+  PRIMARY KEY (version_id, key),
+  FOREIGN KEY (version_id, key) REFERENCES object (version_id, key)
+) STRICT;
 )sql"},
 }};
 

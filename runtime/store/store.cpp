@@ -113,6 +113,9 @@ Result<void> validate(const ApplyRequest& request) {
     return invalid(fmt::format("content hash `{}` is not 64 lower-case hex digits", request.content_sha256));
   }
   if (request.object && request.object->key.empty()) return invalid("the object key is empty");
+  for (const auto* signature : {&request.signature, request.object ? &request.object->signature : nullptr}) {
+    if (signature && *signature && (*signature)->key_id.empty()) return invalid("a signature has no key id");
+  }
   return {};
 }
 
@@ -274,17 +277,69 @@ Result<void> copy_version_contents(Connection& db, int64_t from_id, int64_t to_i
       "SELECT ?2, key, bytes, created_ms FROM object WHERE version_id = ?1");
   if (!objects) return objects.error();
   objects->bind(1, from_id).bind(2, to_id);
-  return objects->run();
+  auto copied_objects = objects->run();
+  if (!copied_objects) return copied_objects;
+  // Signatures cover content, never the version number: they hold for the copy too.
+  auto version_signature = db.query(
+      "INSERT INTO version_signature (version_id, key_id, signature) "
+      "SELECT ?2, key_id, signature FROM version_signature WHERE version_id = ?1");
+  if (!version_signature) return version_signature.error();
+  version_signature->bind(1, from_id).bind(2, to_id);
+  auto copied_signature = version_signature->run();
+  if (!copied_signature) return copied_signature;
+  auto object_signatures = db.query(
+      "INSERT INTO object_signature (version_id, key, key_id, signature) "
+      "SELECT ?2, key, key_id, signature FROM object_signature WHERE version_id = ?1");
+  if (!object_signatures) return object_signatures.error();
+  object_signatures->bind(1, from_id).bind(2, to_id);
+  return object_signatures->run();
 }
 
+Result<void> store_version_signature(Connection& db, int64_t version_id, const Signature& signature) {
+  auto upsert = db.query(
+      "INSERT INTO version_signature (version_id, key_id, signature) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (version_id) DO UPDATE SET key_id = excluded.key_id, signature = excluded.signature");
+  if (!upsert) return upsert.error();
+  upsert->bind(1, version_id).bind(2, signature.key_id).bind_blob(3, signature.bytes);
+  return upsert->run();
+}
+
+// The signature row selected by `query` (columns key_id, signature), or nullopt when none.
+Result<std::optional<Signature>> read_signature(sqlite::Query& query) {
+  auto row = query.step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<Signature>();
+  return std::optional<Signature>(Signature{query.text(0), query.blob_bytes(1)});
+}
+
+// The old signature covers the old bytes: a signed object replaces it; an unsigned one removes
+// it unless the bytes are the same (then it still holds: re-applying unchanged content without
+// a key must not unsign its native code).
 Result<void> store_object(Connection& db, int64_t version_id, const CompiledObject& object) {
+  if (!object.signature) {
+    auto unsign = db.query(
+        "DELETE FROM object_signature WHERE version_id = ?1 AND key = ?2 AND "
+        "(SELECT bytes FROM object WHERE version_id = ?1 AND key = ?2) IS NOT ?3");
+    if (!unsign) return unsign.error();
+    unsign->bind(1, version_id).bind(2, object.key).bind_blob(3, object.bytes);
+    auto unsigned_old = unsign->run();
+    if (!unsigned_old) return unsigned_old;
+  }
   auto upsert = db.query(
       "INSERT INTO object (version_id, key, bytes, created_ms) VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT (version_id, key) DO UPDATE SET bytes = excluded.bytes, "
       "created_ms = excluded.created_ms");
   if (!upsert) return upsert.error();
   upsert->bind(1, version_id).bind(2, object.key).bind_blob(3, object.bytes).bind(4, now_ms());
-  return upsert->run();
+  auto stored = upsert->run();
+  if (!stored || !object.signature) return stored;
+  auto signature = db.query(
+      "INSERT INTO object_signature (version_id, key, key_id, signature) VALUES (?1, ?2, ?3, ?4) "
+      "ON CONFLICT (version_id, key) DO UPDATE SET key_id = excluded.key_id, signature = excluded.signature");
+  if (!signature) return signature.error();
+  signature->bind(1, version_id).bind(2, object.key).bind(3, object.signature->key_id);
+  signature->bind_blob(4, object.signature->bytes);
+  return signature->run();
 }
 
 // Two statements, in this order, so the partial unique index never sees two active versions.
@@ -334,10 +389,15 @@ void fault_point(const Store::Impl& store, std::string_view point) {
 // ---- writes -------------------------------------------------------------------------------
 
 Result<ApplyResult> unchanged(Connection& db, Transaction& transaction, const VersionRow& active,
-                              const std::optional<CompiledObject>& object) {
+                              const std::optional<CompiledObject>& object,
+                              const std::optional<Signature>& signature) {
   if (object) {
     auto stored = store_object(db, active.id, *object);
     if (!stored) return stored.error();
+  }
+  if (signature) {  // same content: a signature of it holds for the active version
+    auto signed_version = store_version_signature(db, active.id, *signature);
+    if (!signed_version) return signed_version.error();
   }
   auto committed = transaction.commit();
   if (!committed) return committed.error();
@@ -356,7 +416,7 @@ Result<ApplyResult> apply_in(Store::Impl& store, const ApplyRequest& request,
   auto expected = check_expected(request.policy, request.expect_version, *active);
   if (!expected) return expected.error();
   if (*active && (*active)->content_sha256 == content_sha256) {
-    return unchanged(db, *transaction, **active, request.object);
+    return unchanged(db, *transaction, **active, request.object, request.signature);
   }
   auto latest = latest_number(db, *policy_id);
   if (!latest) return latest.error();
@@ -365,6 +425,10 @@ Result<ApplyResult> apply_in(Store::Impl& store, const ApplyRequest& request,
   if (!version_id) return version_id.error();
   auto files = insert_files(db, *version_id, request.files);
   if (!files) return files.error();
+  if (request.signature) {
+    auto signed_version = store_version_signature(db, *version_id, *request.signature);
+    if (!signed_version) return signed_version.error();
+  }
   if (request.object) {
     auto object = store_object(db, *version_id, *request.object);
     if (!object) return object.error();
@@ -394,7 +458,7 @@ Result<ApplyResult> rollback_in(Store::Impl& store, const RollbackRequest& reque
   auto target = require_version(db, request.policy, *policy_id, request.version);
   if (!target) return target.error();
   if (*active && (*active)->content_sha256 == target->content_sha256) {
-    return unchanged(db, *transaction, **active, std::nullopt);
+    return unchanged(db, *transaction, **active, std::nullopt, std::nullopt);
   }
   auto latest = latest_number(db, *policy_id);
   if (!latest) return latest.error();
@@ -427,7 +491,7 @@ Result<ApplyResult> activate_in(Store::Impl& store, std::string_view policy, int
   if (!expected) return expected.error();
   auto target = require_version(db, policy, *policy_id, number);
   if (!target) return target.error();
-  if (*active && (*active)->id == target->id) return unchanged(db, *transaction, **active, std::nullopt);
+  if (*active && (*active)->id == target->id) return unchanged(db, *transaction, **active, std::nullopt, std::nullopt);
   auto activated = make_active(db, *policy_id, target->id);
   if (!activated) return activated.error();
   auto audited = append_audit(db, {*policy_id, AuditAction::activate, target->id, id_of(*active),
@@ -511,9 +575,14 @@ Result<Version> show_in(Connection& db, std::string_view policy, std::optional<i
   if (!info) return info.error();
   auto files = read_files(db, row->id);
   if (!files) return files.error();
+  auto query = db.query("SELECT key_id, signature FROM version_signature WHERE version_id = ?1");
+  if (!query) return query.error();
+  query->bind(1, row->id);
+  auto signature = read_signature(*query);
+  if (!signature) return signature.error();
   auto committed = transaction->commit();
   if (!committed) return committed.error();
-  return Version{std::move(*info), std::move(*files)};
+  return Version{std::move(*info), std::move(*files), std::move(*signature)};
 }
 
 Result<VersionInfo> active_in(Connection& db, std::string_view policy) {
@@ -637,6 +706,28 @@ Result<std::optional<Bytes>> get_object_in(Connection& db, std::string_view poli
   if (!row) return row.error();
   if (!*row) return std::optional<Bytes>();
   return std::optional<Bytes>(query->blob_bytes(0));
+}
+
+Result<std::optional<SignedObject>> get_signed_object_in(Connection& db, std::string_view policy, int64_t number,
+                                                         std::string_view key) {
+  auto transaction = Transaction::begin(db, Transaction::Mode::read);
+  if (!transaction) return transaction.error();
+  auto version = object_version(db, policy, number);
+  if (!version) return version.error();
+  auto query = db.query("SELECT bytes FROM object WHERE version_id = ?1 AND key = ?2");
+  if (!query) return query.error();
+  query->bind(1, version->id).bind(2, key);
+  auto row = query->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<SignedObject>();
+  SignedObject object{query->blob_bytes(0), std::nullopt};
+  auto signature_query = db.query("SELECT key_id, signature FROM object_signature WHERE version_id = ?1 AND key = ?2");
+  if (!signature_query) return signature_query.error();
+  signature_query->bind(1, version->id).bind(2, key);
+  auto signature = read_signature(*signature_query);
+  if (!signature) return signature.error();
+  object.signature = std::move(*signature);
+  return std::optional<SignedObject>(std::move(object));
 }
 
 Result<void> put_object_in(Connection& db, std::string_view policy, int64_t number,
@@ -912,6 +1003,12 @@ Result<std::optional<Bytes>> Store::get_object(std::string_view policy, int64_t 
                                                std::string_view key) {
   return in_context(*impl_, fmt::format("read object `{}` of policy `{}` from `{}`", key, policy, path()),
                     get_object_in(impl_->db, policy, version, key));
+}
+
+Result<std::optional<SignedObject>> Store::get_signed_object(std::string_view policy, int64_t version,
+                                                            std::string_view key) {
+  return in_context(*impl_, fmt::format("read object `{}` of policy `{}` from `{}`", key, policy, path()),
+                    get_signed_object_in(impl_->db, policy, version, key));
 }
 
 Result<std::vector<AuditEntry>> Store::audit(std::string_view policy, size_t limit,

@@ -17,7 +17,7 @@ namespace gov::store {
 
 /// The schema version this gov writes (PRAGMA user_version). A database with a larger number
 /// is refused with ErrorKind::newer_schema; a smaller one is migrated when opened read-write.
-inline constexpr int64_t kSchemaVersion = 1;
+inline constexpr int64_t kSchemaVersion = 2;
 
 /// Where the store lives when no `--db` is given: `$GOV_DB` if set and not empty, else
 /// `.gov/policies.db` (relative to the current directory).
@@ -48,11 +48,28 @@ std::optional<std::string> file_path_problem(std::string_view path);
 /// as 8 bytes big-endian. Length prefixes make the encoding unambiguous.
 std::string content_hash(const std::vector<PolicyFile>& files);
 
+/// A detached signature (runtime/signing/signing.hpp makes and checks them) and the id of the
+/// key that made it. The store keeps signatures; it never checks them.
+struct Signature {
+  std::string key_id;
+  Bytes bytes;
+  bool operator==(const Signature&) const = default;
+};
+
 /// A compiled form of a version (e.g. an object file), cached under a key that names what
 /// produced it (target, gov version, options).
 struct CompiledObject {
   std::string key;
   Bytes bytes;
+  /// Stored with the object; replacing an object replaces its signature. An unsigned
+  /// replacement removes it, unless the bytes are the same (the signature still holds).
+  std::optional<Signature> signature = std::nullopt;
+};
+
+/// A cached object's bytes and its signature, if any.
+struct SignedObject {
+  Bytes bytes;
+  std::optional<Signature> signature = std::nullopt;
 };
 
 struct ApplyRequest {
@@ -67,6 +84,9 @@ struct ApplyRequest {
   /// (0: the policy has no version yet). Optimistic concurrency for "I applied on top of N".
   std::optional<int64_t> expect_version;
   std::optional<CompiledObject> object;  // stored with the new (or unchanged active) version
+  /// The signature of the version's content (signing::version_manifest), stored with the new
+  /// version, or added to (replacing one of) the active version when the content is unchanged.
+  std::optional<Signature> signature = std::nullopt;
 };
 
 struct RollbackRequest {
@@ -101,6 +121,7 @@ struct VersionInfo {
 struct Version {
   VersionInfo info;
   std::vector<PolicyFile> files;
+  std::optional<Signature> signature = std::nullopt;  // of the content, when the version was signed
 };
 
 struct PolicyInfo {
@@ -189,7 +210,8 @@ class Store {
   Result<ApplyResult> apply(const ApplyRequest& request);
 
   /// Makes the content of an old version active again as a new version (restored_from = it)
-  /// with the same files, content hash and compiled objects; audit entry "rollback". Nothing
+  /// with the same files, content hash, compiled objects and signatures (none covers the
+  /// version number); audit entry "rollback". Nothing
   /// is created when its content hash equals the active one's. Errors as apply, plus
   /// not_found for an unknown policy or version.
   Result<ApplyResult> rollback(const RollbackRequest& request);
@@ -212,12 +234,16 @@ class Store {
   /// The active version of `policy` (without files). Errors: not_found, io, corrupt.
   Result<VersionInfo> active(std::string_view policy);
 
-  /// Caches a compiled object for a version, replacing one with the same key.
+  /// Caches a compiled object for a version, replacing one with the same key and its signature.
   Result<void> put_object(std::string_view policy, int64_t version, const CompiledObject& object);
 
   /// The cached object, or nullopt when none has that key. not_found: no such policy or version.
   Result<std::optional<Bytes>> get_object(std::string_view policy, int64_t version,
                                           std::string_view key);
+
+  /// The cached object with its signature, or nullopt when none has that key. As get_object.
+  Result<std::optional<SignedObject>> get_signed_object(std::string_view policy, int64_t version,
+                                                        std::string_view key);
 
   /// Audit entries newest first, at most `limit`, only those with id below `before` when given;
   /// `policy` empty: every policy.

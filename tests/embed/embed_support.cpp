@@ -56,7 +56,7 @@ ProgramResult run_program(const std::string& command) {
 }
 
 std::optional<int64_t> try_apply_policy_file(const std::string& db, const std::string& path, const std::string& policy,
-                                             std::string& error) {
+                                             std::string& error, const signing::SecretKey* sign_key) {
   embed::CheckedPolicy checked = embed::check_file(path, /*require_cluster=*/true);
   if (checked.program.read_failed) {
     error = checked.program.read_error;
@@ -77,7 +77,7 @@ std::optional<int64_t> try_apply_policy_file(const std::string& db, const std::s
   request.policy = policy;
   request.author = "test";
   std::string warning;
-  auto applied = embed::apply_policy(opened.value(), checked, request, warning);
+  auto applied = embed::apply_policy(opened.value(), checked, request, warning, sign_key);
   if (!applied.ok()) {
     error = applied.error().message;
     return std::nullopt;
@@ -89,12 +89,22 @@ std::optional<int64_t> try_apply_policy_file(const std::string& db, const std::s
   return applied.value().version;
 }
 
-int64_t apply_policy_file(const std::string& db, const std::string& path, const std::string& policy) {
+int64_t apply_policy_file(const std::string& db, const std::string& path, const std::string& policy,
+                          const signing::SecretKey* sign_key) {
   std::string error;
-  std::optional<int64_t> version = try_apply_policy_file(db, path, policy, error);
+  std::optional<int64_t> version = try_apply_policy_file(db, path, policy, error, sign_key);
   INFO(error);
   REQUIRE(version);
   return *version;
+}
+
+signing::KeyPair write_test_key_pair(const std::string& prefix) {
+  auto pair = signing::generate_key_pair();
+  REQUIRE(pair.ok());
+  auto written = signing::write_key_pair(pair.value(), prefix);
+  INFO((written.ok() ? std::string() : written.error().message));
+  REQUIRE(written.ok());
+  return std::move(pair.value());
 }
 
 std::string write_workshop_variant(const ScratchDir& dir, const std::string& name, int team_a_instances,

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "runtime/signing/signing.hpp"
+
 namespace gov::test {
 
 /// A fresh directory under the system's temporary directory, removed (with its contents)
@@ -36,13 +38,17 @@ ProgramResult run_program(const std::string& command);
 std::string quoted(const std::string& text);
 
 /// Checks `path` and stores it as the next version of `policy` in the store at `db` (created
-/// when missing), with its native code, like `gov apply`. Returns the new version's number;
-/// fails the test on any error.
-int64_t apply_policy_file(const std::string& db, const std::string& path, const std::string& policy);
+/// when missing), with its native code, like `gov apply` (signed with `sign_key` when given,
+/// like `gov apply --sign-key`). Returns the new version's number; fails the test on any error.
+int64_t apply_policy_file(const std::string& db, const std::string& path, const std::string& policy,
+                          const signing::SecretKey* sign_key = nullptr);
 /// The same without test assertions (Catch2's are not thread-safe): the version, or nullopt
 /// with `error` set.
 std::optional<int64_t> try_apply_policy_file(const std::string& db, const std::string& path, const std::string& policy,
-                                             std::string& error);
+                                             std::string& error, const signing::SecretKey* sign_key = nullptr);
+
+/// A new key pair written as `prefix`.key and `prefix`.pub (as `gov keygen --out prefix`).
+signing::KeyPair write_test_key_pair(const std::string& prefix);
 
 /// Writes `name` into `dir`: a cluster of 4 × ml.g5.8xlarge (as the workshop) with team-a at
 /// `team_a_instances` instances and team-b at 2 (when `with_team_b`), both lend-and-borrow with

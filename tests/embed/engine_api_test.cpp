@@ -188,8 +188,12 @@ TEST_CASE("tick runs duration-based finishes", "[embed]") {
 TEST_CASE("an engine opened from a store loads the active version's cached native code", "[embed][store]") {
   gov::test::ScratchDir dir("embed-store");
   const std::string db = dir / "policies.db";
-  CHECK(gov::test::apply_policy_file(db, repo_path(kWorkshop), "workshop-g5") == 1);
-  gov::Engine engine = gov::Engine::open_store(db);
+  // Cached native code runs only when it is signed by the key the engine verifies with.
+  const gov::signing::KeyPair keys = gov::test::write_test_key_pair(dir / "signing");
+  CHECK(gov::test::apply_policy_file(db, repo_path(kWorkshop), "workshop-g5", &keys.secret) == 1);
+  gov::Options options;
+  options.verify_key_path = dir / "signing.pub";
+  gov::Engine engine = gov::Engine::open_store(db, options);
   const gov::PolicyInfo info = engine.policy();
   CHECK(info.name == "workshop-g5");
   CHECK(info.version == 1);

@@ -14,7 +14,10 @@ TEST_CASE("apply, log, diff, rollback and log round-trip through the CLI", "[sto
   const std::string db = (std::filesystem::temp_directory_path() / ("gov-cli-store-" + std::to_string(::getpid()) + ".db")).string();
   std::filesystem::remove(db);
   const std::string flags = " --db '" + db + "'";
-  auto first = run_gov("apply policies/examples/workshop-g5.gov -m initial" + flags);
+  const std::string keys = db + "-keys/signing";
+  std::filesystem::remove_all(db + "-keys");
+  REQUIRE(run_gov("keygen --out '" + keys + "'").exit_code == 0);
+  auto first = run_gov("apply policies/examples/workshop-g5.gov -m initial --sign-key '" + keys + ".key'" + flags);
   INFO(first.out << first.err);
   REQUIRE(first.exit_code == 0);
   CHECK(first.out.find("applied `workshop-g5` version 1") != std::string::npos);
@@ -50,12 +53,14 @@ TEST_CASE("apply, log, diff, rollback and log round-trip through the CLI", "[sto
   CHECK(source.out.find("team team-a") != std::string::npos);
   CHECK(source.out.find("catalog aws-ml") != std::string::npos);  // imports are stored too
 
-  // The active version's cached native code loads without codegen.
-  auto simulate = run_gov("simulate --trace policies/examples/workshop-g5.trace.json" + flags);
+  // The active version's cached native code loads without codegen: version 3 restores version
+  // 1's content with its signatures, and the verify key checks them.
+  auto simulate = run_gov("simulate --trace policies/examples/workshop-g5.trace.json --verify-key '" + keys + ".pub'" + flags);
   CHECK(simulate.exit_code == 0);
   CHECK(simulate.err.find("loaded cached native code (no codegen)") != std::string::npos);
   CHECK(simulate.out == gov::test::read_text(gov::test::repo_path("tests/walkthrough/expected.jsonl")));
   std::filesystem::remove(db);
+  std::filesystem::remove_all(db + "-keys");
   std::filesystem::remove(db + "-wal");
   std::filesystem::remove(db + "-shm");
 }

@@ -289,7 +289,7 @@ TEST_CASE("store fault: a database from a newer schema is refused untouched", "[
   Error error = open_error(path);
   CHECK(error.kind == ErrorKind::newer_schema);
   CHECK(error.message == fmt::format("cannot open policy store `{}`: this database was written "
-                                     "by a newer gov (schema 999; this gov knows 1)",
+                                     "by a newer gov (schema 999; this gov knows 2)",
                                      path));
   OpenOptions read_only;
   read_only.read_only = true;

@@ -31,6 +31,7 @@ Command apply_command();
 Command log_command();
 Command show_command();
 Command rollback_command();
+Command keygen_command();
 
 /// `gov diff` between stored versions (store_commands.cpp).
 int run_store_diff(const Args& args);

@@ -62,7 +62,9 @@ Command diff_command() {
            {{"files", "", "compare two policy files (OLD NEW)"},
             {"db", "PATH", "the store (default $GOV_DB, else .gov/policies.db)"},
             {"policy", "NAME", "the policy in the store (default: the only one)"},
-            {"format", "FORMAT", "text (default), json or markdown"}}},
+            {"format", "FORMAT", "text (default), json or markdown"},
+            {"verify-key", "FILE", "stored versions: the Ed25519 public key they must be signed with (default $GOV_VERIFY_KEY)"},
+            {"require-signature", "", "stored versions: refuse one that is not signed by the verify key"}}},
           run_diff};
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "runtime/store/store.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -10,6 +12,38 @@ namespace gov::cli {
 std::vector<OptionSpec> engine_options() {
   return {{"engine", "NAME", "evaluator back end: `jit` (native code, the default) or `interp` (the reference interpreter)"},
           {"dialect", "NAME", "message wording: `head` (Kueue HEAD, default) or `kueue-v0.9` (early HyperPod clusters)"}};
+}
+
+std::vector<OptionSpec> verify_options() {
+  return {{"verify-key", "FILE",
+           "the Ed25519 public key (`gov keygen`'s .pub, default $GOV_VERIFY_KEY) stored versions are signed with; "
+           "only then does cached native code run"},
+          {"require-signature", "", "refuse a stored version that is not signed by the verify key"}};
+}
+
+std::optional<embed::VerifyOptions> verify_options_from(const Args& args) {
+  embed::VerifyOptions verify;
+  verify.require_signature = args.has("require-signature");
+  std::optional<std::string> path = args.value("verify-key");
+  if (!path) {
+    if (const char* env = std::getenv("GOV_VERIFY_KEY"); env && *env) path = env;
+  }
+  if (!path) return verify;
+  auto key = signing::load_public_key(*path);
+  if (!key.ok()) {
+    fmt::print(stderr, "error: {}\n", key.error().message);
+    return std::nullopt;
+  }
+  verify.key = key.value();
+  return verify;
+}
+
+bool signature_accepted(const std::string& policy, const store::Version& version, const embed::VerifyOptions& verify) {
+  std::optional<std::string> native_refused;
+  std::optional<embed::LoadError> refused = embed::check_version_signature(policy, version, verify, native_refused);
+  if (!refused) return true;
+  fmt::print(stderr, "error: {}\n", refused->message);
+  return false;
 }
 
 std::optional<engine::EngineOptions> engine_options_from(const Args& args) {
@@ -88,6 +122,11 @@ std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& 
     status = kUsage;
     return nullptr;
   }
+  std::optional<embed::VerifyOptions> verify = verify_options_from(args);
+  if (!verify) {
+    status = kUsage;
+    return nullptr;
+  }
   store::OpenOptions open_options;
   open_options.create = false;
   open_options.read_only = true;
@@ -104,7 +143,7 @@ std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& 
     fmt::print(stderr, "error: {}{}\n", error.message, choice ? "; choose the policy with --policy NAME" : "");
     return nullptr;
   }
-  embed::LoadResult loaded = embed::load_store_version(db.value(), *policy_name, std::nullopt, *back_end);
+  embed::LoadResult loaded = embed::load_store_version(db.value(), *policy_name, std::nullopt, *back_end, *verify);
   if (!loaded.ok()) {
     print_load_error(*loaded.error);
     return nullptr;

@@ -30,6 +30,17 @@ std::unique_ptr<RunnablePolicy> load_runnable(const std::string& path, const Arg
 /// codegen; a line on stderr says which happened).
 std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& status);
 
+/// --verify-key FILE and --require-signature: how the signatures of stored versions are checked.
+std::vector<OptionSpec> verify_options();
+
+/// The verify options from --verify-key (else $GOV_VERIFY_KEY when set and not empty) and
+/// --require-signature; nullopt after printing why the key cannot be read.
+std::optional<embed::VerifyOptions> verify_options_from(const Args& args);
+
+/// For commands that read a stored version's sources without running it (show --inspect, diff):
+/// false after printing the refusal when its signature does not verify, or is required and missing.
+bool signature_accepted(const std::string& policy, const store::Version& version, const embed::VerifyOptions& verify);
+
 /// The engine options from --dialect; nullopt (after printing why) for an unknown dialect.
 std::optional<engine::EngineOptions> engine_options_from(const Args& args);
 

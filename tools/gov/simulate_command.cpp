@@ -119,7 +119,8 @@ Command simulate_command() {
                                      {"policy", "NAME", "with --db: the policy (default: the only one)"},
                                      {"format", "FORMAT", "jsonl (one decision per line, default) or text (with a per-team summary)"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
-  return {{"simulate", "gov simulate FILE|--db PATH --trace TRACE.json [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9]",
+  for (OptionSpec& o : verify_options()) options.push_back(std::move(o));
+  return {{"simulate", "gov simulate FILE|--db PATH --trace TRACE.json [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--verify-key FILE] [--require-signature]",
            "Replay a trace of task events through the engine and print every decision.",
            "Events at the same time apply in file order, then admission cycles run until nothing changes; tasks\n"
            "with a duration finish that long after they were last admitted (also after the last event). A bad\n"

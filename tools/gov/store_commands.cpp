@@ -11,8 +11,10 @@
 
 #include "compiler/diff/diff.hpp"
 #include "runtime/embed/policy_loader.hpp"
+#include "runtime/signing/signing.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/checked.hpp"
+#include "tools/gov/engine_support.hpp"
 #include "runtime/trace/json.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -122,14 +124,36 @@ int run_apply(const Args& args) {
   request.author = author(args);
   request.message = args.value("message").value_or("");
   request.expect_version = expect;
+  // The signing key: --sign-key, else $GOV_SIGNING_KEY. Read before the store is touched.
+  std::optional<std::string> key_path = args.value("sign-key");
+  if (!key_path) {
+    if (const char* env = std::getenv("GOV_SIGNING_KEY"); env && *env) key_path = env;
+  }
+  std::optional<signing::SecretKey> sign_key;
+  if (key_path) {
+    auto key = signing::load_secret_key(*key_path);
+    if (!key.ok()) {
+      fmt::print(stderr, "error: {}\n", key.error().message);
+      return kUsage;
+    }
+    sign_key = std::move(key.value());
+  }
   std::optional<store::Store> db = open_store(args, Access::create);
   if (!db) return kFailed;
   std::string warning;
-  auto result = embed::apply_policy(*db, *checked, std::move(request), warning);
+  auto result = embed::apply_policy(*db, *checked, std::move(request), warning, sign_key ? &*sign_key : nullptr);
   if (!warning.empty()) fmt::print(stderr, "warning: {}\n", warning);
   if (!result.ok()) {
     fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind), result.error().message);
     return kFailed;
+  }
+  if (sign_key) {
+    fmt::print(stderr, "signed version {} with key `{}`\n", result.value().version, sign_key->public_key().key_id());
+  } else if (result.value().created) {
+    fmt::print(stderr,
+               "notice: version {} is not signed; controllers that require signatures will refuse it "
+               "(gov keygen, --sign-key)\n",
+               result.value().version);
   }
   if (result.value().created) {
     fmt::print("applied `{}` version {} ({})\n", policy, result.value().version,
@@ -195,6 +219,11 @@ int run_show(const Args& args) {
     return kFailed;
   }
   const store::Version& v = version.value();
+  if (args.has("inspect")) {  // checked before anything is printed
+    std::optional<embed::VerifyOptions> verify = verify_options_from(args);
+    if (!verify) return kUsage;
+    if (!signature_accepted(*policy, v, *verify)) return kFailed;
+  }
   if (args.has("source")) {
     for (const store::PolicyFile& f : v.files) fmt::print("# ==> {} <==\n{}", f.path, f.text);
     return kOk;
@@ -271,6 +300,11 @@ int run_store_diff(const Args& args) {
     fmt::print(stderr, "error: {}\n", (!before.ok() ? before.error() : after.error()).message);
     return kFailed;
   }
+  std::optional<embed::VerifyOptions> verify = verify_options_from(args);
+  if (!verify) return kUsage;
+  if (!signature_accepted(*policy, before.value(), *verify) || !signature_accepted(*policy, after.value(), *verify)) {
+    return kFailed;
+  }
   std::string why;
   std::optional<CheckedPolicy> old_policy = check_stored_version(before.value(), why);
   std::optional<CheckedPolicy> new_policy = old_policy ? check_stored_version(after.value(), why) : std::nullopt;
@@ -292,10 +326,14 @@ Command apply_command() {
   options.push_back({"message", "MESSAGE", "why (also -m)"});
   options.push_back({"author", "NAME", "who (default $GOV_AUTHOR, else the OS user)"});
   options.push_back({"expect-version", "N", "fail with a conflict unless N is the active version (0: none yet)"});
-  return {{"apply", "gov apply FILE [-m MESSAGE] [--expect-version N] [--db PATH]",
+  options.push_back({"sign-key", "FILE", "sign the version and its native code with this Ed25519 secret key "
+                                         "(`gov keygen`; default $GOV_SIGNING_KEY)"});
+  return {{"apply", "gov apply FILE [-m MESSAGE] [--expect-version N] [--sign-key FILE] [--db PATH]",
            "Check and compile a policy and store it as the new active version.",
            "Every file that goes into the policy (imports included) is stored, so a version can be rebuilt byte for\n"
-           "byte; the compiled native code is cached with it. Nothing new is stored when the content is unchanged.",
+           "byte; the compiled native code is cached with it. Nothing new is stored when the content is unchanged.\n"
+           "With a signing key the version and its native code are signed: controllers run cached native code\n"
+           "only when it is signed by the key they verify with (docs/store.md, \"Signed versions\").",
            options},
           run_apply};
 }
@@ -313,7 +351,9 @@ Command show_command() {
   std::vector<OptionSpec> options = store_options();
   options.push_back({"source", "", "print the stored source files"});
   options.push_back({"inspect", "", "print the version's resolved policy (as `gov inspect`)"});
-  return {{"show", "gov show [VERSION] [--source|--inspect] [--db PATH]", "Show a stored version (default: the active one).",
+  for (OptionSpec& o : verify_options()) options.push_back(std::move(o));
+  return {{"show", "gov show [VERSION] [--source|--inspect [--verify-key FILE] [--require-signature]] [--db PATH]",
+           "Show a stored version (default: the active one).",
            "", options},
           run_show};
 }

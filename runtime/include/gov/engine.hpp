@@ -50,6 +50,14 @@ struct Options {
   /// How many ended tasks (finished, cancelled, rejected, invalid) decision() still remembers;
   /// the oldest are forgotten first. Live tasks are always remembered.
   std::size_t remembered_ended_tasks = 65536;
+  /// A store engine: the Ed25519 public key file (`gov keygen`'s PREFIX.pub) that stored
+  /// versions must be signed with. Only with it does the store's cached native code run (when
+  /// the version's and the object's signatures verify); without it every version is compiled
+  /// from its sources. A signature that does not verify with it is refused (ErrorCode::store).
+  std::string verify_key_path;
+  /// Refuse a version that is not signed by the verify key (and refuse to open without one).
+  /// An engine compiled from a file has nothing to verify: it refuses to open with this set.
+  bool require_signature = false;
 };
 
 class Engine;

@@ -214,6 +214,10 @@ typedef struct gov_open_options {
   gov_dialect dialect;
   gov_step_callback on_step; /* NULL: none */
   void* on_step_user_data;
+  /* The Ed25519 public key file stored versions are signed with (NULL: none); see
+   * gov::Options::verify_key_path. */
+  const char* verify_key_path;
+  int require_signature; /* non-zero: refuse versions not signed by the verify key */
 } gov_open_options;
 
 GOV_API void gov_open_options_init(gov_open_options* options);
