@@ -3,6 +3,7 @@
 
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {
@@ -182,7 +183,7 @@ int run_inspect(const Args& args) {
   }
   const std::string format = args.value("format").value_or("text");
   if (format != "text" && format != "json") {
-    fmt::print(stderr, "error: unknown format `{}` (expected text or json)\n", format);
+    fmt::print(stderr, "error: unknown format `{}` (expected text or json)\n", escape_for_terminal(format));
     return kUsage;
   }
   std::optional<CheckedPolicy> checked = load_checked(args.positional[0], /*require_cluster=*/true);

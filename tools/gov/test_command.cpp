@@ -10,6 +10,7 @@
 #include "runtime/trace/decision_writer.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {
@@ -88,6 +89,20 @@ std::optional<std::string> mismatch(const TestStep& s, const engine::Decision& d
   }
   if (s.message && d.message != *s.message) return fmt::format("the message is \"{}\"", d.message);
   return std::nullopt;
+}
+
+/// `text` with each line passed through escape_for_terminal(): a failure report quotes rule
+/// messages and test names, which may hold any character through string escapes.
+std::string escape_lines(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    out += escape_for_terminal(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(end + 1);
+  }
+  return out;
 }
 
 /// Runs one test; returns the failure report (empty when it passes).
@@ -170,10 +185,10 @@ int run_test_command(const Args& args) {
       const std::string failure = run_test(test, *policy, *options);
       if (failure.empty()) {
         ++passed;
-        fmt::print("ok    {}: {}\n", path, test.name);
+        fmt::print("ok    {}: {}\n", display_path(path), escape_for_terminal(test.name));
       } else {
         ++failed;
-        fmt::print("FAIL  {}: {}\n{}", path, test.name, failure);
+        fmt::print("FAIL  {}: {}\n{}", display_path(path), escape_for_terminal(test.name), escape_lines(failure));
       }
     }
   }
