@@ -70,7 +70,7 @@ std::vector<Cell> display_cells(std::string_view line) {
 }
 
 void render_snippet(std::string& out, const SourceFile& file, Span span, std::string_view label,
-                    size_t gutter) {
+                    size_t gutter, const std::vector<Span>& marks = {}) {
   const LineColumn start = file.line_column(span.begin);
   const std::string_view line = file.line_text(start.line);
   const uint32_t line_begin = file.line_start(start.line);
@@ -102,21 +102,31 @@ void render_snippet(std::string& out, const SourceFile& file, Span span, std::st
     window_begin = first_caret_cell > kMaxShownColumns / 3 ? first_caret_cell - kMaxShownColumns / 3 : 0;
     window_end = std::min(cells.size(), window_begin + kMaxShownColumns);
   }
+  // Further marks on this line, as [begin, end) offsets in the line.
+  std::vector<std::pair<uint32_t, uint32_t>> extra;
+  for (const Span& mark : marks) {
+    if (mark.begin < line_begin || mark.begin - line_begin >= line.size()) continue;
+    extra.emplace_back(mark.begin - line_begin, std::max(mark.begin + 1, mark.end) - line_begin);
+  }
+  const auto marked = [&](uint32_t offset) {
+    if (offset >= caret_begin && offset < caret_end) return true;
+    return std::any_of(extra.begin(), extra.end(),
+                       [&](const auto& range) { return offset >= range.first && offset < range.second; });
+  };
   std::string shown = window_begin > 0 || cut_before ? "..." : "";
-  std::string marks(shown.size(), ' ');
+  std::string underline(shown.size(), ' ');
   for (size_t k = window_begin; k < window_end; ++k) {
     shown += cells[k].text;
-    const bool under = cells[k].offset >= caret_begin && cells[k].offset < caret_end;
-    marks.append(cells[k].width, under ? '^' : ' ');
+    underline.append(cells[k].width, marked(cells[k].offset) ? '^' : ' ');
   }
   if (window_end < cells.size() || cut_after) shown += "...";
-  if (caret_begin >= line.size()) marks += '^';  // the end of the line (or file)
-  while (!marks.empty() && marks.back() == ' ') marks.pop_back();
+  if (caret_begin >= line.size()) underline += '^';  // the end of the line (or file)
+  while (!underline.empty() && underline.back() == ' ') underline.pop_back();
 
   const std::string pad(gutter, ' ');
   out += fmt::format("{} |\n", pad);
   out += fmt::format("{:>{}} | {}\n", start.line, gutter, shown);
-  out += fmt::format("{} | {}{}{}\n", pad, marks, label.empty() ? "" : " ", escape_for_terminal(label));
+  out += fmt::format("{} | {}{}{}\n", pad, underline, label.empty() ? "" : " ", escape_for_terminal(label));
 }
 
 size_t gutter_width(const Diagnostic& d, const SourceMap& sources) {
@@ -142,7 +152,7 @@ std::string render(const Diagnostic& d, const SourceMap& sources) {
                                 severity_name(d.severity), code_info(d.code).id, escape_for_terminal(d.message));
   const size_t gutter = gutter_width(d, sources);
   const std::string pad(gutter, ' ');
-  render_snippet(out, sources.get(d.primary.source), d.primary.span, d.label, gutter);
+  render_snippet(out, sources.get(d.primary.source), d.primary.span, d.label, gutter, d.marks);
   for (const Note& note : d.notes) {
     if (!note.where) out += fmt::format("{} = note: {}\n", pad, escape_for_terminal(note.message));
   }
