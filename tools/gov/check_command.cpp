@@ -2,12 +2,12 @@
 #include <fmt/format.h>
 
 #include "compiler/ast/printer.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "compiler/ir/printer.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {

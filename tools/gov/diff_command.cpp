@@ -1,10 +1,10 @@
 // `gov diff`: what changes between two policies, in cluster terms.
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "compiler/diff/diff.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {

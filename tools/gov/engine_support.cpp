@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/commands.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 

@@ -1,13 +1,13 @@
 // `gov eval`: one decision for one task against a cluster state, with its explanation.
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/json.hpp"
 #include "runtime/trace/trace_reader.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {

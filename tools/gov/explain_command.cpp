@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/codes.hpp"
-#include "tools/gov/commands.hpp"
 #include "compiler/diagnostics/terminal_text.hpp"
+#include "tools/gov/commands.hpp"
 
 namespace gov::cli {
 namespace {

@@ -3,10 +3,10 @@
 
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "compiler/format/format.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/loader.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {

@@ -1,9 +1,9 @@
 // `gov inspect`: the resolved policy — quotas after defaults, classes, capacity.
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "compiler/diagnostics/formats.hpp"
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {

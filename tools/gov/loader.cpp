@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "tools/gov/cli.hpp"
 #include "compiler/diagnostics/terminal_text.hpp"
+#include "tools/gov/cli.hpp"
 
 namespace gov::cli {
 

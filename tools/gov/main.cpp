@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "tools/gov/commands.hpp"
 #include "compiler/diagnostics/terminal_text.hpp"
+#include "tools/gov/commands.hpp"
 
 namespace gov::cli {
 

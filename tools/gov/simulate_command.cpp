@@ -3,13 +3,13 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/mapped_file.hpp"
 #include "runtime/trace/trace_reader.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {

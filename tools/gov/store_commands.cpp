@@ -9,13 +9,13 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "compiler/diff/diff.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/checked.hpp"
 #include "runtime/trace/json.hpp"
 #include "tools/gov/commands.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {

@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 namespace {
