@@ -56,7 +56,7 @@ std::optional<std::string> policy_name(store::Store& db, const Args& args) {
     return std::nullopt;
   }
   std::vector<std::string> names;
-  for (const auto& p : policies.value()) names.push_back(p.name);
+  for (const auto& p : policies.value()) names.push_back(escape_for_terminal(p.name));
   fmt::print(stderr, "error: the store has several policies ({}); choose one with --policy NAME\n", fmt::join(names, ", "));
   return std::nullopt;
 }
