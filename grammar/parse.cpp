@@ -4,7 +4,6 @@
 #include <cctype>
 #include <charconv>
 #include <map>
-#include <tuple>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -878,7 +877,6 @@ bool check_encoding(const ParseContext& ctx) {
   return true;
 }
 
-
 // ------------------------------------------------------------------ hidden characters
 
 /// Most diagnostics the hidden-character scan reports per file, and most carets per
@@ -893,7 +891,8 @@ struct HiddenGroup {
   Code code;
   Region region;
   uint32_t line_begin;
-  std::vector<std::pair<Span, uint32_t>> found;  // each character's span and code point
+  std::vector<std::pair<Span, uint32_t>> found;  // the first kMaxHiddenMarks: span and code point
+  size_t count = 0;                              // all of them
 };
 
 bool is_blank_like(uint32_t c) {
@@ -940,9 +939,9 @@ Diagnostic bidi_diagnostic(const ParseContext& ctx, const HiddenGroup& group) {
   const std::string names = distinct_characters(group, distinct);
   Diagnostic d = make_diagnostic(
       Code::text_direction_control, {ctx.source, first},
-      fmt::format("text direction control character{} {}: {}", distinct.size() == 1 && group.found.size() == 1 ? "" : "s",
+      fmt::format("text direction control character{} {}: {}", distinct.size() == 1 && group.count == 1 ? "" : "s",
                   where, names),
-      group.found.size() == 1 ? "changes the order in which the text is shown" : "change the order in which the text is shown");
+      group.count == 1 ? "changes the order in which the text is shown" : "change the order in which the text is shown");
   for (size_t k = 1; k < group.found.size() && k < kMaxHiddenMarks; ++k) d.marks.push_back(group.found[k].first);
   d.notes.push_back({std::nullopt,
                      "these characters make text display in another order than gov reads it, so a policy can "
@@ -953,10 +952,10 @@ Diagnostic bidi_diagnostic(const ParseContext& ctx, const HiddenGroup& group) {
     d.help = fmt::format("if the string should hold {}, write {}: {}", distinct.size() == 1 ? "it" : "them",
                          distinct.size() == 1 ? "it as an escape" : "them as escapes", fmt::join(escapes, ", "));
   } else if (group.region == Region::comment) {
-    const std::string_view them = group.found.size() == 1 ? "it" : "them";
+    const std::string_view them = group.count == 1 ? "it" : "them";
     d.help = fmt::format("remove {}; right-to-left text in a comment displays correctly without {}", them, them);
   } else {
-    const std::string_view them = group.found.size() == 1 ? "it" : "them";
+    const std::string_view them = group.count == 1 ? "it" : "them";
     d.help = fmt::format("remove {}; names are plain ASCII and cannot hold {}", them, them);
   }
   return d;
@@ -966,7 +965,7 @@ Diagnostic invisible_diagnostic(const ParseContext& ctx, const HiddenGroup& grou
   const std::string_view text = ctx.file.text();
   const auto [first, c] = group.found.front();
   const std::string more =
-      group.found.size() > 1 ? fmt::format(" (and {} more on this line)", group.found.size() - 1) : "";
+      group.count > 1 ? fmt::format(" (and {} more on this line)", group.count - 1) : "";
   Diagnostic d = make_diagnostic(Code::invisible_character, {ctx.source, first}, "", "");
   for (size_t k = 1; k < group.found.size() && k < kMaxHiddenMarks; ++k) d.marks.push_back(group.found[k].first);
   if (c == 0xFEFF) {
@@ -997,15 +996,35 @@ bool check_hidden_characters(const ParseContext& ctx) {
   // Innermost first: strings on a line, interpolations in them, strings in those. Every
   // string ends at its line, so the stack resets at each line break.
   std::vector<std::pair<Region, uint32_t>> stack{{Region::code, 0}};
-  std::map<std::tuple<Code, uint32_t, uint32_t>, size_t> index;  // (code, region start, line) -> group
+  // Only the first kMaxHiddenReports groups are kept; later ones are only counted, by their
+  // keys (consecutive repeats dropped, the rest made unique at the end): memory stays small
+  // on a file full of such characters.
+  std::map<std::pair<Code, uint32_t>, size_t> index;  // (code, region start or line) -> group
+  std::vector<std::pair<Code, uint32_t>> later;
   uint32_t line_begin = 0;
   auto add = [&](Code code, Region region, uint32_t region_start, Span where, uint32_t c) {
-    const auto key = std::tuple(code, region == Region::code ? line_begin : region_start, line_begin);
-    auto [it, inserted] = index.try_emplace(key, groups.size());
-    if (inserted) groups.push_back({code, region, line_begin, {}});
-    groups[it->second].found.emplace_back(where, c);
+    const auto key = std::pair(code, region == Region::code ? line_begin : region_start);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      if (groups.size() == kMaxHiddenReports) {
+        if (later.empty() || later.back() != key) later.push_back(key);
+        return;
+      }
+      it = index.emplace(key, groups.size()).first;
+      groups.push_back({code, region, line_begin, {}, 0});
+    }
+    HiddenGroup& group = groups[it->second];
+    if (group.found.size() < kMaxHiddenMarks) group.found.emplace_back(where, c);
+    ++group.count;
   };
   for (uint32_t i = 0; i < text.size();) {
+    // Most bytes are ASCII that changes no region: skip them without decoding.
+    const auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0x80 && lead != '\n' && lead != '#' && lead != '/' && lead != '"' && lead != '{' && lead != '}' &&
+        lead != '\\') {
+      ++i;
+      continue;
+    }
     const CodePoint cp = decode_code_point(text, i);  // the text is valid UTF-8 here
     const auto [region, region_start] = stack.back();
     const Span where{i, i + cp.length};
@@ -1033,16 +1052,17 @@ bool check_hidden_characters(const ParseContext& ctx) {
     }
     i += cp.length;
   }
-  for (size_t k = 0; k < groups.size() && k < kMaxHiddenReports; ++k) {
-    const HiddenGroup& group = groups[k];
+  for (const HiddenGroup& group : groups) {
     ctx.diagnostics.report(group.code == Code::text_direction_control ? bidi_diagnostic(ctx, group)
                                                                       : invisible_diagnostic(ctx, group));
   }
-  if (groups.size() > kMaxHiddenReports) {
+  std::sort(later.begin(), later.end());
+  later.erase(std::unique(later.begin(), later.end()), later.end());
+  if (!later.empty()) {
     Diagnostic& last = ctx.diagnostics.items().back();
     last.notes.push_back({std::nullopt, fmt::format("{} more comments, strings or lines have such characters; "
                                                     "only the first {} are reported",
-                                                    groups.size() - kMaxHiddenReports, kMaxHiddenReports)});
+                                                    later.size(), kMaxHiddenReports)});
   }
   return groups.empty();
 }
