@@ -27,6 +27,9 @@ inline constexpr const char* error_message<r::braced_items<Item, Close>> = error
 // clang-format off
 template <> inline constexpr const char* error_message<r::nesting_too_deep> = "nest|";
 template <> inline constexpr const char* error_message<r::escape_char> = "escape|";
+template <> inline constexpr const char* error_message<r::unicode_open> = "uescape|`{` after `\\u`";
+template <> inline constexpr const char* error_message<r::unicode_digits> = "uescape|1 to 6 hexadecimal digits";
+template <> inline constexpr const char* error_message<r::unicode_close> = "uescape|`}` after at most 6 hexadecimal digits";
 template <> inline constexpr const char* error_message<r::string_close> = "string|";
 template <> inline constexpr const char* error_message<r::interpolation_close> = "interp|";
 template <> inline constexpr const char* error_message<r::expr> = "expr|expected an expression";

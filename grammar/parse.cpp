@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <map>
 #include <string_view>
 
 #include <fmt/format.h>
 #include <tao/pegtl/contrib/parse_tree.hpp>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "grammar/errors.hpp"
 #include "grammar/rules.hpp"
 #include "grammar/schema.hpp"
@@ -44,10 +47,28 @@ Span token_at(std::string_view text, uint32_t offset) {
   return {offset, end};
 }
 
+/// The combining diacritical marks and variation selectors: drawn on the character before.
+bool is_combining_mark(uint32_t c) {
+  return (c >= 0x0300 && c <= 0x036F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) ||
+         (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xFE20 && c <= 0xFE2F);
+}
+
+/// What the parser found at `token`, for "expected X, found Y". Blank, control and invisible
+/// characters are named, never printed as they are ("found ``" helps nobody).
 std::string describe_token(std::string_view text, Span token) {
   if (token.begin >= text.size()) return "the end of the file";
   if (text[token.begin] == '\n' || text[token.begin] == '\r') return "the end of the line";
-  return fmt::format("`{}`", text.substr(token.begin, token.end - token.begin));
+  if (text[token.begin] == ' ') return "a space";
+  if (text[token.begin] == '\t') return "a tab";
+  const CodePoint cp = decode_code_point(text, token.begin);
+  if (cp.valid && is_unsafe_for_terminal(cp.value)) {
+    return fmt::format("`{}` ({})", escape_code_point(cp.value), describe_code_point(cp.value));
+  }
+  // A combining mark on its own would draw over the quote before it.
+  if (cp.valid && is_combining_mark(cp.value)) {
+    return fmt::format("`{}` ({}, a combining mark)", escape_code_point(cp.value), describe_code_point(cp.value));
+  }
+  return fmt::format("`{}`", escape_for_terminal(text.substr(token.begin, token.end - token.begin)));
 }
 
 /// Offset of the first character at or after `offset` that is not white space or a comment.
@@ -159,7 +180,17 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, std::string_view kind, std
     Diagnostic d = make_diagnostic(Code::invalid_escape, at({offset > 0 ? offset - 1 : offset, token.end}),
                                    fmt::format("unknown escape `\\{}`", source.substr(token.begin, token.end - token.begin)),
                                    "not an escape");
-    d.help = "the escapes are \\\" \\\\ \\n \\t \\{ and \\}";
+    d.help = "the escapes are \\\" \\\\ \\n \\t \\{ \\} and \\u{...} (a code point in hexadecimal, as in \\u{e9})";
+    return d;
+  }
+  if (kind == "uescape") {
+    // The error is inside `\u{...}`: underline from the backslash to the offending character.
+    const size_t backslash = source.rfind("\\u", offset);
+    const uint32_t begin = backslash == std::string_view::npos ? offset : static_cast<uint32_t>(backslash);
+    Diagnostic d = make_diagnostic(Code::invalid_escape, at({begin, std::max(token.end, offset + 1)}),
+                                   fmt::format("invalid unicode escape: expected {}, found {}", text, found),
+                                   "not a unicode escape");
+    d.help = "write a code point as 1 to 6 hexadecimal digits in braces, as in `\\u{202e}`";
     return d;
   }
   if (kind == "interp") {
@@ -610,6 +641,10 @@ class Builder {
         append_text(out, std::string(c->string_view()), span(*c));
       } else if (c->is_type<r::escape>()) {
         const char e = c->string_view()[1];
+        if (e == 'u') {
+          append_text(out, unicode_escape(c->string_view(), span(*c)), span(*c));
+          continue;
+        }
         append_text(out, std::string(1, e == 'n' ? '\n' : e == 't' ? '\t' : e), span(*c));
       } else if (c->is_type<r::interpolation>()) {
         out.parts.push_back({{}, expr(*parts(*c)[0]), span(*c)});
@@ -624,6 +659,44 @@ class Builder {
                                      "too long");
       d.help = "shorten the text; messages and names are meant to be read in one line";
       report(std::move(d));
+    }
+    return out;
+  }
+
+  /// The UTF-8 text of `\u{...}` (the grammar checked its shape), or "" after reporting a
+  /// value that is not a character a string may hold: surrogates, values past U+10FFFF and
+  /// control characters (they would end C strings, lines and terminal sequences).
+  std::string unicode_escape(std::string_view escape, Span where) {
+    const std::string_view digits = escape.substr(3, escape.size() - 4);
+    uint32_t c = 0;
+    std::from_chars(digits.data(), digits.data() + digits.size(), c, 16);  // at most 6 digits: no overflow
+    const bool control = c < 0x20 || (c >= 0x7F && c <= 0x9F);
+    if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF) || control) {
+      Diagnostic d = make_diagnostic(
+          Code::invalid_escape, at(where),
+          fmt::format("`{}` is {}", escape, control ? fmt::format("the control character {}", describe_code_point(c))
+                                                    : std::string("not a Unicode character")),
+          "not allowed in a string");
+      d.help = control ? "strings hold `\\n` and `\\t` but no other control character"
+                       : "a code point is at most 10ffff and not a surrogate (d800 to dfff)";
+      report(std::move(d));
+      return "";
+    }
+    std::string out;
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
     }
     return out;
   }
@@ -790,15 +863,208 @@ bool check_encoding(const ParseContext& ctx) {
   }
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
-      Diagnostic d = make_diagnostic(Code::control_character, {ctx.source, {uint32_t(i), uint32_t(i + 1)}},
-                                     fmt::format("control character U+{:04X} in the file", c), "here");
+    // C1 controls (U+0080-U+009F, UTF-8 C2 80 to C2 9F) act on terminals as C0 ones do.
+    const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F || c1) {
+      const uint32_t value = c1 ? static_cast<unsigned char>(text[i + 1]) : c;
+      Diagnostic d = make_diagnostic(Code::control_character, {ctx.source, {uint32_t(i), uint32_t(i + (c1 ? 2 : 1))}},
+                                     fmt::format("control character U+{:04X} in the file", value), "here");
       d.help = "policy files are text; remove the character";
       ctx.diagnostics.report(std::move(d));
       return false;
     }
   }
   return true;
+}
+
+// ------------------------------------------------------------------ hidden characters
+
+/// Most diagnostics the hidden-character scan reports per file, and most carets per
+/// diagnostic: a file made of nothing but bidi controls stays cheap to report and to read.
+constexpr size_t kMaxHiddenReports = 50;
+constexpr size_t kMaxHiddenMarks = 16;
+
+enum class Region { code, string, comment };
+
+/// Hidden characters of one kind in one comment, one string, or one line of code.
+struct HiddenGroup {
+  Code code;
+  Region region;
+  uint32_t line_begin;
+  std::vector<std::pair<Span, uint32_t>> found;  // the first kMaxHiddenMarks: span and code point
+  size_t count = 0;                              // all of them
+};
+
+bool is_blank_like(uint32_t c) {
+  return c == 0x00A0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/// "U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LEFT-TO-RIGHT ISOLATE": the distinct characters in
+/// order of appearance, at most four, then how many more.
+std::string distinct_characters(const HiddenGroup& group, std::vector<uint32_t>& distinct) {
+  for (const auto& [where, c] : group.found) {
+    if (std::find(distinct.begin(), distinct.end(), c) == distinct.end()) distinct.push_back(c);
+  }
+  std::vector<std::string> names;
+  for (size_t k = 0; k < distinct.size() && k < 4; ++k) names.push_back(describe_code_point(distinct[k]));
+  std::string text = fmt::format("{}", fmt::join(names, ", "));
+  if (distinct.size() > 4) text += fmt::format(" and {} more", distinct.size() - 4);
+  return text;
+}
+
+/// The word (a name or keyword) that ends at `end`, or "".
+std::string_view word_before(std::string_view text, uint32_t end) {
+  uint32_t begin = end;
+  while (begin > 0 && end - begin < 64 && is_word_char(text[begin - 1])) --begin;
+  return text.substr(begin, end - begin);
+}
+
+std::string_view word_after(std::string_view text, uint32_t begin) {
+  uint32_t end = begin;
+  while (end < text.size() && end - begin < 64 && is_word_char(text[end])) ++end;
+  return text.substr(begin, end - begin);
+}
+
+Diagnostic bidi_diagnostic(const ParseContext& ctx, const HiddenGroup& group) {
+  const std::string_view text = ctx.file.text();
+  const Span first = group.found.front().first;
+  std::string_view where = "in a comment";
+  if (group.region == Region::string) where = "in a string";
+  if (group.region == Region::code) {
+    const bool in_name = (first.begin > 0 && is_word_char(text[first.begin - 1])) ||
+                         (first.end < text.size() && is_word_char(text[first.end]));
+    where = in_name ? "in a name" : "between tokens";
+  }
+  std::vector<uint32_t> distinct;
+  const std::string names = distinct_characters(group, distinct);
+  Diagnostic d = make_diagnostic(
+      Code::text_direction_control, {ctx.source, first},
+      fmt::format("text direction control character{} {}: {}", distinct.size() == 1 && group.count == 1 ? "" : "s",
+                  where, names),
+      group.count == 1 ? "changes the order in which the text is shown" : "change the order in which the text is shown");
+  for (size_t k = 1; k < group.found.size() && k < kMaxHiddenMarks; ++k) d.marks.push_back(group.found[k].first);
+  d.notes.push_back({std::nullopt,
+                     "these characters make text display in another order than gov reads it, so a policy can "
+                     "mean something other than what it shows (Trojan Source, CVE-2021-42574)"});
+  if (group.region == Region::string) {
+    std::vector<std::string> escapes;
+    for (const uint32_t c : distinct) escapes.push_back(fmt::format("`{}`", escape_code_point(c)));
+    d.help = fmt::format("if the string should hold {}, write {}: {}", distinct.size() == 1 ? "it" : "them",
+                         distinct.size() == 1 ? "it as an escape" : "them as escapes", fmt::join(escapes, ", "));
+  } else if (group.region == Region::comment) {
+    const std::string_view them = group.count == 1 ? "it" : "them";
+    d.help = fmt::format("remove {}; right-to-left text in a comment displays correctly without {}", them, them);
+  } else {
+    const std::string_view them = group.count == 1 ? "it" : "them";
+    d.help = fmt::format("remove {}; names are plain ASCII and cannot hold {}", them, them);
+  }
+  return d;
+}
+
+Diagnostic invisible_diagnostic(const ParseContext& ctx, const HiddenGroup& group) {
+  const std::string_view text = ctx.file.text();
+  const auto [first, c] = group.found.front();
+  const std::string more =
+      group.count > 1 ? fmt::format(" (and {} more on this line)", group.count - 1) : "";
+  Diagnostic d = make_diagnostic(Code::invisible_character, {ctx.source, first}, "", "");
+  for (size_t k = 1; k < group.found.size() && k < kMaxHiddenMarks; ++k) d.marks.push_back(group.found[k].first);
+  if (c == 0xFEFF) {
+    d.message = fmt::format("unexpected byte order mark (U+FEFF){}", more);
+    d.label = "byte order mark";
+    d.help = "a byte order mark may only begin a file; remove this one (joining files keeps each file's mark)";
+    return d;
+  }
+  std::string where = "between tokens";
+  if (const std::string_view before = word_before(text, first.begin); !before.empty()) {
+    where = fmt::format("after `{}`", before);
+  } else if (const std::string_view after = word_after(text, first.end); !after.empty()) {
+    where = fmt::format("before `{}`", after);
+  }
+  d.message = fmt::format("invisible character {} {}{}", describe_code_point(c), where, more);
+  d.label = fmt::format("`{}` is here", escape_code_point(c));
+  d.help = is_blank_like(c) ? "replace it with an ASCII space"
+                            : "remove it; names use lower-case ASCII letters, digits, hyphens and dots";
+  return d;
+}
+
+/// Reports bidi controls anywhere (E0007) and invisible characters outside strings and
+/// comments (E0008): text that does not show what it is. One diagnostic per comment,
+/// string or line of code, with a caret at each character. False when anything was found.
+bool check_hidden_characters(const ParseContext& ctx) {
+  const std::string_view text = ctx.file.text();
+  std::vector<HiddenGroup> groups;
+  // Innermost first: strings on a line, interpolations in them, strings in those. Every
+  // string ends at its line, so the stack resets at each line break.
+  std::vector<std::pair<Region, uint32_t>> stack{{Region::code, 0}};
+  // Only the first kMaxHiddenReports groups are kept; later ones are only counted, by their
+  // keys (consecutive repeats dropped, the rest made unique at the end): memory stays small
+  // on a file full of such characters.
+  std::map<std::pair<Code, uint32_t>, size_t> index;  // (code, region start or line) -> group
+  std::vector<std::pair<Code, uint32_t>> later;
+  uint32_t line_begin = 0;
+  auto add = [&](Code code, Region region, uint32_t region_start, Span where, uint32_t c) {
+    const auto key = std::pair(code, region == Region::code ? line_begin : region_start);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      if (groups.size() == kMaxHiddenReports) {
+        if (later.empty() || later.back() != key) later.push_back(key);
+        return;
+      }
+      it = index.emplace(key, groups.size()).first;
+      groups.push_back({code, region, line_begin, {}, 0});
+    }
+    HiddenGroup& group = groups[it->second];
+    if (group.found.size() < kMaxHiddenMarks) group.found.emplace_back(where, c);
+    ++group.count;
+  };
+  for (uint32_t i = 0; i < text.size();) {
+    // Most bytes are ASCII that changes no region: skip them without decoding.
+    const auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0x80 && lead != '\n' && lead != '#' && lead != '/' && lead != '"' && lead != '{' && lead != '}' &&
+        lead != '\\') {
+      ++i;
+      continue;
+    }
+    const CodePoint cp = decode_code_point(text, i);  // the text is valid UTF-8 here
+    const auto [region, region_start] = stack.back();
+    const Span where{i, i + cp.length};
+    if (cp.value == '\n') {
+      stack.assign(1, {Region::code, 0});
+      line_begin = i + 1;
+    } else if (region == Region::code && (cp.value == '#' || text.substr(i, 2) == "//")) {
+      stack.emplace_back(Region::comment, i);
+    } else if (region == Region::code && cp.value == '"') {
+      stack.emplace_back(Region::string, i);
+    } else if (region == Region::code && cp.value == '}' && stack.size() > 1) {
+      stack.pop_back();  // the end of an interpolation
+    } else if (region == Region::string && cp.value == '"') {
+      stack.pop_back();
+    } else if (region == Region::string && cp.value == '{') {
+      stack.emplace_back(Region::code, i);
+    } else if (region == Region::string && cp.value == '\\' && i + 1 < text.size() &&
+               (text[i + 1] == '"' || text[i + 1] == '\\' || text[i + 1] == '{')) {
+      i += 2;  // an escaped quote, backslash or brace
+      continue;
+    } else if (is_bidi_control(cp.value)) {
+      add(Code::text_direction_control, region, region_start, where, cp.value);
+    } else if (region == Region::code && is_invisible(cp.value) && !(i == 0 && cp.value == 0xFEFF)) {
+      add(Code::invisible_character, region, region_start, where, cp.value);
+    }
+    i += cp.length;
+  }
+  for (const HiddenGroup& group : groups) {
+    ctx.diagnostics.report(group.code == Code::text_direction_control ? bidi_diagnostic(ctx, group)
+                                                                      : invisible_diagnostic(ctx, group));
+  }
+  std::sort(later.begin(), later.end());
+  later.erase(std::unique(later.begin(), later.end()), later.end());
+  if (!later.empty()) {
+    Diagnostic& last = ctx.diagnostics.items().back();
+    last.notes.push_back({std::nullopt, fmt::format("{} more comments, strings or lines have such characters; "
+                                                    "only the first {} are reported",
+                                                    later.size(), kMaxHiddenReports)});
+  }
+  return groups.empty();
 }
 
 }  // namespace
@@ -808,6 +1074,10 @@ ParseResult parse(const SourceMap& sources, SourceId source) {
   result.file.source = source;
   ParseContext ctx{sources.get(source), source, result.diagnostics};
   if (!check_encoding(ctx)) return result;
+  if (!check_hidden_characters(ctx)) {
+    result.diagnostics.sort();
+    return result;
+  }
 
   const std::string& text = ctx.file.text();
   pegtl::memory_input<pegtl::tracking_mode::eager> in(text.data(), text.size(), ctx.file.path());

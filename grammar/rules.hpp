@@ -119,7 +119,13 @@ struct boolean : sor<kw_true, kw_false> {};
 
 struct expr;
 
-struct escape_char : one<'"', '\\', 'n', 't', '{', '}'> {};
+/// `\u{202e}`: any character by its code point, 1 to 6 hex digits (parse.cpp refuses
+/// surrogates, values past U+10FFFF and control characters).
+struct unicode_open : one<'{'> {};
+struct unicode_digits : seq<xdigit, rep_opt<5, xdigit>> {};
+struct unicode_close : one<'}'> {};
+struct unicode_escape : if_must<one<'u'>, unicode_open, unicode_digits, unicode_close> {};
+struct escape_char : sor<one<'"', '\\', 'n', 't', '{', '}'>, unicode_escape> {};
 struct escape : if_must<one<'\\'>, escape_char> {};
 struct interpolation_close : one<'}'> {};
 struct interpolation : if_must<one<'{'>, sp, nest<expr>, sp, interpolation_close> {};

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
+
 namespace gov::ast {
 namespace {
 
@@ -57,18 +59,28 @@ std::string number_text(const Number& number) {
 
 namespace {
 
+// Writes string text back as source. Bidi controls and invisible characters, which the
+// parser refuses raw (E0007) and which a reader could not see, become `\u{...}` escapes,
+// so formatted text parses back to the same string.
 void append_escaped(std::string& out, std::string_view text) {
-    for (char c : text) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '{': out += "\\{"; break;
-        case '}': out += "\\}"; break;
-        default: out += c;
-      }
+  for (size_t i = 0; i < text.size();) {
+    const CodePoint cp = decode_code_point(text, i);
+    switch (cp.value) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '{': out += "\\{"; break;
+      case '}': out += "\\}"; break;
+      default:
+        if (cp.valid && cp.value >= 0x80 && is_unsafe_for_terminal(cp.value)) {
+          out += fmt::format("\\u{{{:x}}}", cp.value);
+        } else {
+          out += text.substr(i, cp.length);
+        }
     }
+    i += cp.length;
+  }
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 namespace gov {
 
 Diagnostic make_diagnostic(Code code, Location primary, std::string message, std::string label) {
-  Diagnostic d{code, code_info(code).severity, primary, std::move(message), std::move(label), {}, {}};
+  Diagnostic d{code, code_info(code).severity, primary, std::move(message), std::move(label), {}, {}, {}};
   return d;
 }
 

@@ -28,6 +28,11 @@ struct Diagnostic {
   std::string label;
   std::vector<Note> notes;
   std::optional<std::string> help;
+  /// More spans in the primary's file, on the primary's line, that the text renderer
+  /// underlines with it: one caret per hidden character, say. Spans on other lines are
+  /// not shown. The machine formats (formats.hpp) carry only `primary`; the message must
+  /// say what the marks point at.
+  std::vector<Span> marks;
 };
 
 /// Builds a diagnostic with the code's default severity.

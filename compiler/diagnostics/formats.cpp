@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
+
 namespace gov {
 namespace {
 
@@ -73,10 +75,17 @@ void append_json_string(std::string& out, std::string_view text) {
       case '\t': out += "\\t"; return;
       default: break;
     }
-    // Other C0 controls must be escaped; DEL and the JavaScript line terminators
-    // U+2028/U+2029 are escaped too so the document can be pasted anywhere.
-    if (c < 0x20 || c == 0x7F || c == 0x2028 || c == 0x2029) {
-      out += fmt::format("\\u{:04x}", c);
+    // Other C0 controls must be escaped. DEL, C1 controls, bidi controls and invisible
+    // characters (the JavaScript line terminators U+2028/U+2029 among them) are escaped
+    // too: the decoded value is the same, and the document can be pasted anywhere or shown
+    // on a terminal without being reordered or acted on.
+    if (c < 0x20 || is_unsafe_for_terminal(c)) {
+      if (c > 0xFFFF) {
+        const uint32_t v = c - 0x10000;
+        out += fmt::format("\\u{:04x}\\u{:04x}", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+      } else {
+        out += fmt::format("\\u{:04x}", c);
+      }
       return;
     }
     out += sequence;
@@ -271,7 +280,9 @@ void write_physical_location(JsonWriter& json, const Location& where, const Sour
 // --- GitHub -----------------------------------------------------------------------------
 
 // The runner's escaping (actions/toolkit `escapeData`/`escapeProperty`), applied to valid
-// UTF-8 so that no byte can end the line early.
+// UTF-8 so that no byte can end the line early. Other controls (ESC starts a colour or a
+// cursor movement in the log viewer), bidi controls and invisible characters are written
+// as readable escapes (`\x1b`, `\u{202e}`): the runner passes them through unchanged.
 std::string escape_github(std::string_view text, bool property) {
   std::string out;
   for_each_code_point(text, [&](std::string_view sequence, uint32_t c) {
@@ -292,6 +303,10 @@ std::string escape_github(std::string_view text, bool property) {
         }
         break;
       default: break;
+    }
+    if (is_unsafe_for_terminal(c)) {
+      out += escape_code_point(c);
+      return;
     }
     out += sequence;
   });

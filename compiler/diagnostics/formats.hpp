@@ -15,6 +15,10 @@ namespace gov {
 //   UTF-8 code points). Offsets past the end of a file are clamped to its end, and an end
 //   before its begin is clamped to the begin.
 // - The output is always valid UTF-8: bytes of the text that are not UTF-8 become U+FFFD.
+// - No control character (C0, DEL, C1), bidi control or invisible character of a path or
+//   message reaches the output raw (terminal_text.hpp): JSON and SARIF write them as
+//   `\uXXXX` (the decoded strings are unchanged), SARIF URIs percent-encode them, and
+//   GitHub commands show them as readable escapes (`\x1b`, `\u{202e}`).
 // - Every location must name a source in `sources` (a broken invariant otherwise).
 // - Pure functions of their arguments: deterministic and safe to call from several threads
 //   on the same (unmodified) inputs.

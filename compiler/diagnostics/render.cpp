@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
+
 namespace gov {
 namespace {
 
@@ -26,17 +28,9 @@ bool is_wide(uint32_t c) {
          (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD);
 }
 
-uint32_t decode(std::string_view sequence) {
-  const auto lead = static_cast<unsigned char>(sequence[0]);
-  if (sequence.size() == 1) return lead;
-  uint32_t c = lead & (0xFF >> (sequence.size() + 1));
-  for (size_t k = 1; k < sequence.size(); ++k) c = (c << 6) | (static_cast<unsigned char>(sequence[k]) & 0x3F);
-  return c;
-}
-
-// Splits a line into display cells: tabs expand, control characters show as their
-// Unicode control pictures (NUL as U+2400) and invalid UTF-8 as U+FFFD, so that hostile
-// bytes never reach the terminal.
+// Splits a line into display cells: tabs expand, ASCII control characters show as their
+// Unicode control pictures (NUL as U+2400), other unsafe characters as escapes and invalid
+// UTF-8 as U+FFFD, so that hostile bytes never reach the terminal.
 std::vector<Cell> display_cells(std::string_view line) {
   std::vector<Cell> cells;
   for (size_t i = 0; i < line.size();) {
@@ -53,21 +47,30 @@ std::vector<Cell> display_cells(std::string_view line) {
       ++i;
       continue;
     }
-    const int length = utf8_sequence_length(c);
-    const std::string_view sequence = line.substr(i, length);
-    if (sequence.size() != static_cast<size_t>(length) || find_invalid_utf8(sequence) != std::string_view::npos) {
+    const CodePoint cp = decode_code_point(line, i);
+    if (!cp.valid) {
       cells.push_back({"\xEF\xBF\xBD", 1, offset});
       ++i;
       continue;
     }
-    cells.push_back({std::string(sequence), is_wide(decode(sequence)) ? 2u : 1u, offset});
-    i += length;
+    // C1 controls, bidi controls (Trojan Source) and invisible characters are shown as
+    // escapes such as `\u{202e}`: the line then reads in the order it is stored, and the
+    // caret under the escape shows where the hidden character is.
+    if (is_unsafe_for_terminal(cp.value)) {
+      std::string text = escape_code_point(cp.value);
+      const auto width = static_cast<uint32_t>(text.size());
+      cells.push_back({std::move(text), width, offset});
+      i += cp.length;
+      continue;
+    }
+    cells.push_back({std::string(line.substr(i, cp.length)), is_wide(cp.value) ? 2u : 1u, offset});
+    i += cp.length;
   }
   return cells;
 }
 
 void render_snippet(std::string& out, const SourceFile& file, Span span, std::string_view label,
-                    size_t gutter) {
+                    size_t gutter, const std::vector<Span>& marks = {}) {
   const LineColumn start = file.line_column(span.begin);
   const std::string_view line = file.line_text(start.line);
   const uint32_t line_begin = file.line_start(start.line);
@@ -99,21 +102,31 @@ void render_snippet(std::string& out, const SourceFile& file, Span span, std::st
     window_begin = first_caret_cell > kMaxShownColumns / 3 ? first_caret_cell - kMaxShownColumns / 3 : 0;
     window_end = std::min(cells.size(), window_begin + kMaxShownColumns);
   }
+  // Further marks on this line, as [begin, end) offsets in the line.
+  std::vector<std::pair<uint32_t, uint32_t>> extra;
+  for (const Span& mark : marks) {
+    if (mark.begin < line_begin || mark.begin - line_begin >= line.size()) continue;
+    extra.emplace_back(mark.begin - line_begin, std::max(mark.begin + 1, mark.end) - line_begin);
+  }
+  const auto marked = [&](uint32_t offset) {
+    if (offset >= caret_begin && offset < caret_end) return true;
+    return std::any_of(extra.begin(), extra.end(),
+                       [&](const auto& range) { return offset >= range.first && offset < range.second; });
+  };
   std::string shown = window_begin > 0 || cut_before ? "..." : "";
-  std::string marks(shown.size(), ' ');
+  std::string underline(shown.size(), ' ');
   for (size_t k = window_begin; k < window_end; ++k) {
     shown += cells[k].text;
-    const bool under = cells[k].offset >= caret_begin && cells[k].offset < caret_end;
-    marks.append(cells[k].width, under ? '^' : ' ');
+    underline.append(cells[k].width, marked(cells[k].offset) ? '^' : ' ');
   }
   if (window_end < cells.size() || cut_after) shown += "...";
-  if (caret_begin >= line.size()) marks += '^';  // the end of the line (or file)
-  while (!marks.empty() && marks.back() == ' ') marks.pop_back();
+  if (caret_begin >= line.size()) underline += '^';  // the end of the line (or file)
+  while (!underline.empty() && underline.back() == ' ') underline.pop_back();
 
   const std::string pad(gutter, ' ');
   out += fmt::format("{} |\n", pad);
   out += fmt::format("{:>{}} | {}\n", start.line, gutter, shown);
-  out += fmt::format("{} | {}{}{}\n", pad, marks, label.empty() ? "" : " ", label);
+  out += fmt::format("{} | {}{}{}\n", pad, underline, label.empty() ? "" : " ", escape_for_terminal(label));
 }
 
 size_t gutter_width(const Diagnostic& d, const SourceMap& sources) {
@@ -131,22 +144,23 @@ size_t gutter_width(const Diagnostic& d, const SourceMap& sources) {
 std::string format_location(const Location& where, const SourceMap& sources) {
   const SourceFile& file = sources.get(where.source);
   const LineColumn lc = file.line_column(where.span.begin);
-  return fmt::format("{}:{}:{}", file.path(), lc.line, lc.column);
+  return fmt::format("{}:{}:{}", display_path(file.path()), lc.line, lc.column);
 }
 
 std::string render(const Diagnostic& d, const SourceMap& sources) {
   std::string out = fmt::format("{}: {}[{}]: {}\n", format_location(d.primary, sources),
-                                severity_name(d.severity), code_info(d.code).id, d.message);
+                                severity_name(d.severity), code_info(d.code).id, escape_for_terminal(d.message));
   const size_t gutter = gutter_width(d, sources);
   const std::string pad(gutter, ' ');
-  render_snippet(out, sources.get(d.primary.source), d.primary.span, d.label, gutter);
+  render_snippet(out, sources.get(d.primary.source), d.primary.span, d.label, gutter, d.marks);
   for (const Note& note : d.notes) {
-    if (!note.where) out += fmt::format("{} = note: {}\n", pad, note.message);
+    if (!note.where) out += fmt::format("{} = note: {}\n", pad, escape_for_terminal(note.message));
   }
-  if (d.help) out += fmt::format("{} = help: {}\n", pad, *d.help);
+  if (d.help) out += fmt::format("{} = help: {}\n", pad, escape_for_terminal(*d.help));
   for (const Note& note : d.notes) {
     if (!note.where) continue;
-    out += fmt::format("note: {}\n{}--> {}\n", note.message, pad, format_location(*note.where, sources));
+    out += fmt::format("note: {}\n{}--> {}\n", escape_for_terminal(note.message), pad,
+                       format_location(*note.where, sources));
     render_snippet(out, sources.get(note.where->source), note.where->span, "", gutter);
   }
   return out;

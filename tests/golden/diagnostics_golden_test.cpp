@@ -44,7 +44,7 @@ TEST_CASE("every syntax error code has a golden case", "[golden]") {
   for (const std::string& path : gov::test::files_under("tests/diagnostics", ".expected")) {
     all += gov::test::read_text(path);
   }
-  for (const char* code : {"E0002", "E0003", "E0004", "E0010", "E0011", "E0012", "E0020", "E0021", "E0030",
+  for (const char* code : {"E0002", "E0003", "E0004", "E0007", "E0008", "E0010", "E0011", "E0012", "E0020", "E0021", "E0030",
                            "E0031", "E0032", "E0033", "E0034", "E0035", "E0036", "E0040", "E0041", "E0042",
                            "E0043", "E0044", "E0045"}) {
     INFO("code " << code);

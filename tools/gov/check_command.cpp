@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "compiler/ast/printer.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "compiler/ir/printer.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"
@@ -18,7 +19,7 @@ int run_check(const Args& args) {
   }
   const std::string emit = args.value("emit").value_or("");
   if (!emit.empty() && emit != "ast" && emit != "ir" && emit != "llvm" && emit != "asm") {
-    fmt::print(stderr, "error: unknown value `{}` for --emit (expected `ast`, `ir`, `llvm` or `asm`)\n", emit);
+    fmt::print(stderr, "error: unknown value `{}` for --emit (expected `ast`, `ir`, `llvm` or `asm`)\n", escape_for_terminal(emit));
     return kUsage;
   }
   DiagnosticPrinter printer;
@@ -35,7 +36,7 @@ int run_check(const Args& args) {
       const ir::Module module = lower::lower(checked->result.policy);
       auto text = emit == "llvm" ? jit::emit_llvm(module) : jit::emit_asm(module);
       if (!text.ok()) {
-        fmt::print(stderr, "error: {}\n", text.error().message);
+        fmt::print(stderr, "error: {}\n", escape_for_terminal(text.error().message));
         return kFailed;
       }
       fmt::print("{}", text.value());

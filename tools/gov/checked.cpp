@@ -1,4 +1,5 @@
 #include "tools/gov/checked.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +9,7 @@ std::optional<CheckedPolicy> load_checked(const std::string& path, bool require_
                                           const check::LoadOptions& options) {
   CheckedPolicy checked = embed::check_file(path, require_cluster, options);
   if (checked.program.read_failed) {
-    fmt::print(stderr, "error: {}\n", checked.program.read_error);
+    fmt::print(stderr, "error: {}\n", escape_for_terminal(checked.program.read_error));
     return std::nullopt;
   }
   return checked;

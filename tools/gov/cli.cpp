@@ -1,4 +1,5 @@
 #include "tools/gov/cli.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 
 
 #include <fmt/format.h>
@@ -43,7 +44,7 @@ std::optional<Args> parse_args(const CommandSpec& spec, const std::vector<std::s
       if (o.name == name || (name.size() == 1 && !o.name.empty() && o.name[0] == name[0] && arg[1] != '-')) option = &o;
     }
     if (!option) {
-      fmt::print(stderr, "error: unknown option `{}` for `gov {}`\nrun `gov {} --help` for the options\n", arg,
+      fmt::print(stderr, "error: unknown option `{}` for `gov {}`\nrun `gov {} --help` for the options\n", escape_for_terminal(arg),
                  spec.name, spec.name);
       return std::nullopt;
     }

@@ -1,6 +1,7 @@
 // `gov diff`: what changes between two policies, in cluster terms.
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "compiler/diff/diff.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
@@ -18,7 +19,7 @@ std::optional<CheckedPolicy> load_for_diff(const std::string& path, int& status)
   if (!checked->ok()) {
     DiagnosticPrinter printer;
     printer.add(checked->diagnostics(), checked->program.sources);
-    fmt::print(stderr, "{}error: `{}` has errors; cannot compare it\n", printer.text(), path);
+    fmt::print(stderr, "{}error: `{}` has errors; cannot compare it\n", printer.text(), display_path(path));
     status = kFailed;
     return std::nullopt;
   }
@@ -28,7 +29,7 @@ std::optional<CheckedPolicy> load_for_diff(const std::string& path, int& status)
 int run_diff(const Args& args) {
   const std::string format = args.value("format").value_or("text");
   if (format != "text" && format != "json" && format != "markdown") {
-    fmt::print(stderr, "error: unknown format `{}` (expected text, json or markdown)\n", format);
+    fmt::print(stderr, "error: unknown format `{}` (expected text, json or markdown)\n", escape_for_terminal(format));
     return kUsage;
   }
   if (!args.has("files")) return run_store_diff(args);

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -54,7 +55,7 @@ std::optional<engine::EngineOptions> engine_options_from(const Args& args) {
   } else if (dialect == "kueue-v0.9") {
     options.dialect = engine::MessageDialect::kueue_v0_9;
   } else {
-    fmt::print(stderr, "error: unknown dialect `{}` (expected `head` or `kueue-v0.9`)\n", dialect);
+    fmt::print(stderr, "error: unknown dialect `{}` (expected `head` or `kueue-v0.9`)\n", escape_for_terminal(dialect));
     return std::nullopt;
   }
   return options;
@@ -67,7 +68,7 @@ std::optional<embed::BackEnd> back_end_from(const Args& args) {
   const std::string name = args.value("engine").value_or("jit");
   if (name == "jit") return embed::BackEnd::jit;
   if (name == "interp") return embed::BackEnd::interpreter;
-  fmt::print(stderr, "error: unknown engine `{}` (expected `jit` or `interp`)\n", name);
+  fmt::print(stderr, "error: unknown engine `{}` (expected `jit` or `interp`)\n", escape_for_terminal(name));
   return std::nullopt;
 }
 
@@ -76,7 +77,7 @@ void print_load_error(const embed::LoadError& error) {
     fmt::print(stderr, "{}", error.message);  // rendered diagnostics
     return;
   }
-  fmt::print(stderr, "error: {}\n", error.message);
+  fmt::print(stderr, "error: {}\n", escape_for_terminal(error.message));
 }
 
 }  // namespace
@@ -93,7 +94,7 @@ std::unique_ptr<RunnablePolicy> load_runnable(const std::string& path, const Arg
     status = loaded.error->kind == embed::LoadError::Kind::io ? kUsage : kFailed;
     return nullptr;
   }
-  if (!loaded.policy->warning.empty()) fmt::print(stderr, "warning: {}\n", loaded.policy->warning);
+  if (!loaded.policy->warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(loaded.policy->warning));
   return std::move(loaded.policy);
 }
 
@@ -133,14 +134,14 @@ std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& 
   const std::string path = args.value("db").value_or(store::default_path());
   auto db = store::Store::open(path, open_options);
   if (!db.ok()) {
-    fmt::print(stderr, "error: store `{}`: {}\n", path, db.error().message);
+    fmt::print(stderr, "error: store `{}`: {}\n", display_path(path), escape_for_terminal(db.error().message));
     return nullptr;
   }
   embed::LoadError error;
   std::optional<std::string> policy_name = embed::resolve_policy_name(db.value(), args.value("policy").value_or(""), error);
   if (!policy_name) {
     const bool choice = error.kind == embed::LoadError::Kind::not_found;
-    fmt::print(stderr, "error: {}{}\n", error.message, choice ? "; choose the policy with --policy NAME" : "");
+    fmt::print(stderr, "error: {}{}\n", escape_for_terminal(error.message), choice ? "; choose the policy with --policy NAME" : "");
     return nullptr;
   }
   embed::LoadResult loaded = embed::load_store_version(db.value(), *policy_name, std::nullopt, *back_end, *verify);
@@ -149,9 +150,9 @@ std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& 
     return nullptr;
   }
   RunnablePolicy& policy = *loaded.policy;
-  if (!policy.warning.empty()) fmt::print(stderr, "warning: {}\n", policy.warning);
+  if (!policy.warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(policy.warning));
   if (*back_end == embed::BackEnd::jit && policy.code != embed::CodeOrigin::interpreter) {
-    fmt::print(stderr, "gov: `{}` version {}: {}\n", policy.name, policy.version,
+    fmt::print(stderr, "gov: `{}` version {}: {}\n", escape_for_terminal(policy.name), policy.version,
                policy.code == embed::CodeOrigin::cached
                    ? std::string("loaded cached native code (no codegen)")
                    : fmt::format("compiled native code ({})", policy.code_note));

@@ -1,6 +1,7 @@
 // `gov eval`: one decision for one task against a cluster state, with its explanation.
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/json.hpp"
@@ -60,12 +61,12 @@ std::optional<trace::JsonValue> read_json_file(const std::string& path) {
   std::string error;
   std::optional<std::string> text = read_file(path, kMaxInputBytes, error);
   if (!text) {
-    fmt::print(stderr, "error: cannot read `{}`: {}\n", path, error);
+    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(path), escape_for_terminal(error));
     return std::nullopt;
   }
   trace::JsonParseResult parsed = trace::parse_json(*text);
   if (!parsed.ok()) {
-    fmt::print(stderr, "error: {}: {}\n", path, parsed.error->describe());
+    fmt::print(stderr, "error: {}: {}\n", display_path(path), escape_for_terminal(parsed.error->describe()));
     return std::nullopt;
   }
   return std::move(parsed.value);
@@ -177,7 +178,7 @@ int run_eval(const Args& args) {
   std::string error;
   auto task = read_tasks({to_json(*task_json)}, policy->module, "task", error);
   if (!task) {
-    fmt::print(stderr, "error: {}: {}\n", *args.value("task"), error);
+    fmt::print(stderr, "error: {}: {}\n", display_path(*args.value("task")), escape_for_terminal(error));
     return kFailed;
   }
   engine::Engine engine(policy->module, *policy->evaluator, *options);
@@ -187,10 +188,10 @@ int run_eval(const Args& args) {
     if (!state_json) return kUsage;
     auto state = read_state(*state_json, policy->module, error);
     if (!state) {
-      fmt::print(stderr, "error: {}: {}\n", *state_path, error);
+      fmt::print(stderr, "error: {}: {}\n", display_path(*state_path), escape_for_terminal(error));
       return kFailed;
     }
-    for (const std::string& problem : engine.load_state(*state)) fmt::print(stderr, "warning: {}: {}\n", *state_path, problem);
+    for (const std::string& problem : engine.load_state(*state)) fmt::print(stderr, "warning: {}: {}\n", display_path(*state_path), escape_for_terminal(problem));
     at = state->at;
   }
   const std::string id = task->front().id;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/codes.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "tools/gov/commands.hpp"
 
 namespace gov::cli {
@@ -16,7 +17,7 @@ int run_explain(const Args& args) {
   for (const std::string& wanted : args.positional) {
     std::optional<CodeInfo> info = find_code(wanted);
     if (!info) {
-      fmt::print(stderr, "error: no diagnostic code `{}`; run `gov explain` for the list\n", wanted);
+      fmt::print(stderr, "error: no diagnostic code `{}`; run `gov explain` for the list\n", escape_for_terminal(wanted));
       status = kUsage;
       continue;
     }

@@ -3,6 +3,7 @@
 
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "compiler/format/format.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/loader.hpp"
@@ -26,7 +27,7 @@ int run_fmt(const Args& args) {
     }
     if (!loaded->parsed.ok()) {
       fmt::print(stderr, "{}", render_all(loaded->parsed.diagnostics, sources));
-      fmt::print(stderr, "error: `{}` has syntax errors; not formatted\n", path);
+      fmt::print(stderr, "error: `{}` has syntax errors; not formatted\n", display_path(path));
       status = std::max(status, int{kFailed});
       continue;
     }
@@ -34,12 +35,12 @@ int run_fmt(const Args& args) {
     const std::string formatted = format::format(loaded->parsed.file, file);
     if (formatted == file.text()) continue;
     if (check_only) {
-      fmt::print("{}\n", path);
+      fmt::print("{}\n", display_path(path));
       status = std::max(status, int{kFailed});
     } else if (std::string error; !write_file_atomically(path, formatted, error)) {
       // The policy keeps its old contents: write_file_atomically replaces it only when every
       // byte of the new text is on disk.
-      fmt::print(stderr, "error: cannot write `{}`: {}\n", path, error);
+      fmt::print(stderr, "error: cannot write `{}`: {}\n", display_path(path), escape_for_terminal(error));
       status = kUsage;
     }
   }

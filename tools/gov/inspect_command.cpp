@@ -1,6 +1,7 @@
 // `gov inspect`: the resolved policy — quotas after defaults, classes, capacity.
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -182,7 +183,7 @@ int run_inspect(const Args& args) {
   }
   const std::string format = args.value("format").value_or("text");
   if (format != "text" && format != "json") {
-    fmt::print(stderr, "error: unknown format `{}` (expected text or json)\n", format);
+    fmt::print(stderr, "error: unknown format `{}` (expected text or json)\n", escape_for_terminal(format));
     return kUsage;
   }
   std::optional<CheckedPolicy> checked = load_checked(args.positional[0], /*require_cluster=*/true);

@@ -5,6 +5,7 @@
 
 #include "compiler/diagnostics/formats.hpp"
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -41,7 +42,7 @@ int run_lint(const Args& args) {
   }
   const std::string format = args.value("format").value_or("text");
   if (format != "text" && format != "json" && format != "sarif" && format != "github") {
-    fmt::print(stderr, "error: unknown format `{}` (expected text, json, sarif or github)\n", format);
+    fmt::print(stderr, "error: unknown format `{}` (expected text, json, sarif or github)\n", escape_for_terminal(format));
     return kUsage;
   }
   std::vector<std::string> allowed;
@@ -49,7 +50,7 @@ int run_lint(const Args& args) {
     if (name != "allow") continue;
     const std::optional<CodeInfo> code = find_code(value);
     if (!code) {
-      fmt::print(stderr, "error: `--allow {}`: no such diagnostic; run `gov explain` for the names\n", value);
+      fmt::print(stderr, "error: `--allow {}`: no such diagnostic; run `gov explain` for the names\n", escape_for_terminal(value));
       return kUsage;
     }
     if (code->severity == Severity::error) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "tools/gov/cli.hpp"
 
 namespace gov::cli {
@@ -10,7 +11,7 @@ std::optional<LoadedFile> load_and_parse(SourceMap& sources, const std::string& 
   std::string error;
   std::optional<std::string> text = read_file(path, kMaxReadBytes, error);
   if (!text) {
-    fmt::print(stderr, "error: cannot read `{}`: {}\n", path, error);
+    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(path), escape_for_terminal(error));
     return std::nullopt;
   }
   const SourceId id = sources.add(path, std::move(*text));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "tools/gov/commands.hpp"
 
 namespace gov::cli {
@@ -58,10 +59,10 @@ int main(int argc, char** argv) {
     try {
       return command.run(*parsed);
     } catch (const std::exception& e) {
-      fmt::print(stderr, "error: {}\n", e.what());
+      fmt::print(stderr, "error: {}\n", gov::escape_for_terminal(e.what()));
       return kFailed;
     }
   }
-  fmt::print(stderr, "error: unknown command `{}`\nrun `gov --help` for the commands\n", args[0]);
+  fmt::print(stderr, "error: unknown command `{}`\nrun `gov --help` for the commands\n", gov::escape_for_terminal(args[0]));
   return kUsage;
 }

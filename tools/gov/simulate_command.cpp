@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/mapped_file.hpp"
@@ -45,7 +46,7 @@ int run_simulate(const Args& args) {
   }
   const std::string format = args.value("format").value_or("jsonl");
   if (format != "jsonl" && format != "text") {
-    fmt::print(stderr, "error: unknown format `{}` (expected jsonl or text)\n", format);
+    fmt::print(stderr, "error: unknown format `{}` (expected jsonl or text)\n", escape_for_terminal(format));
     return kUsage;
   }
   std::optional<engine::EngineOptions> options = engine_options_from(args);
@@ -59,14 +60,14 @@ int run_simulate(const Args& args) {
   std::string error;
   std::optional<trace::MappedFile> file = trace::MappedFile::open(trace_path, kMaxTraceBytes, error);
   if (!file) {
-    fmt::print(stderr, "error: cannot read `{}`: {}\n", trace_path, error);
+    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path), escape_for_terminal(error));
     return kUsage;
   }
   trace::JsonLimits limits;
   limits.max_bytes = kMaxTraceBytes;
   // Nothing of a bad trace is simulated: every event is checked first, then read again.
   if (std::optional<trace::TraceError> problem = first_error(*file, policy->module, limits)) {
-    fmt::print(stderr, "error: {}: {}\n", trace_path, problem->message);
+    fmt::print(stderr, "error: {}: {}\n", display_path(trace_path), escape_for_terminal(problem->message));
     return kFailed;
   }
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "compiler/diff/diff.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/signing/signing.hpp"
@@ -42,7 +43,7 @@ std::optional<store::Store> open_store(const Args& args, Access access) {
     if (upgraded.ok()) return std::move(upgraded.value());
   }
   if (!opened.ok()) {
-    fmt::print(stderr, "error: store `{}`: {}\n", db_path(args), opened.error().message);
+    fmt::print(stderr, "error: store `{}`: {}\n", display_path(db_path(args)), escape_for_terminal(opened.error().message));
     return std::nullopt;
   }
   return std::move(opened.value());
@@ -60,16 +61,16 @@ std::optional<std::string> policy_name(store::Store& db, const Args& args) {
   if (auto name = args.value("policy")) return *name;
   auto policies = db.policies();
   if (!policies.ok()) {
-    fmt::print(stderr, "error: {}\n", policies.error().message);
+    fmt::print(stderr, "error: {}\n", escape_for_terminal(policies.error().message));
     return std::nullopt;
   }
   if (policies.value().size() == 1) return policies.value().front().name;
   if (policies.value().empty()) {
-    fmt::print(stderr, "error: the store `{}` has no policy yet; run `gov apply FILE` first\n", db.path());
+    fmt::print(stderr, "error: the store `{}` has no policy yet; run `gov apply FILE` first\n", display_path(db.path()));
     return std::nullopt;
   }
   std::vector<std::string> names;
-  for (const auto& p : policies.value()) names.push_back(p.name);
+  for (const auto& p : policies.value()) names.push_back(escape_for_terminal(p.name));
   fmt::print(stderr, "error: the store has several policies ({}); choose one with --policy NAME\n", fmt::join(names, ", "));
   return std::nullopt;
 }
@@ -105,7 +106,7 @@ int run_apply(const Args& args) {
   if (auto e = args.value("expect-version")) {
     expect = version_argument(*e);
     if (!expect) {
-      fmt::print(stderr, "error: --expect-version takes a version number, found `{}`\n", *e);
+      fmt::print(stderr, "error: --expect-version takes a version number, found `{}`\n", escape_for_terminal(*e));
       return kUsage;
     }
   }
@@ -114,7 +115,7 @@ int run_apply(const Args& args) {
   if (!checked->ok()) {
     DiagnosticPrinter printer;
     printer.add(checked->diagnostics(), checked->program.sources);
-    fmt::print(stderr, "{}error: `{}` has errors; nothing applied\n", printer.text(), args.positional[0]);
+    fmt::print(stderr, "{}error: `{}` has errors; nothing applied\n", printer.text(), display_path(args.positional[0]));
     return kFailed;
   }
   store::ApplyRequest request;
@@ -142,9 +143,10 @@ int run_apply(const Args& args) {
   if (!db) return kFailed;
   std::string warning;
   auto result = embed::apply_policy(*db, *checked, std::move(request), warning, sign_key ? &*sign_key : nullptr);
-  if (!warning.empty()) fmt::print(stderr, "warning: {}\n", warning);
+  if (!warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(warning));
   if (!result.ok()) {
-    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind), result.error().message);
+    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind),
+               escape_for_terminal(result.error().message));
     return kFailed;
   }
   if (sign_key) {
@@ -156,10 +158,10 @@ int run_apply(const Args& args) {
                result.value().version);
   }
   if (result.value().created) {
-    fmt::print("applied `{}` version {} ({})\n", policy, result.value().version,
+    fmt::print("applied `{}` version {} ({})\n", escape_for_terminal(policy), result.value().version,
                result.value().content_sha256.substr(0, 12));
   } else {
-    fmt::print("unchanged: `{}` is at version {} with the same content\n", policy, result.value().version);
+    fmt::print("unchanged: `{}` is at version {} with the same content\n", escape_for_terminal(policy), result.value().version);
   }
   return kOk;
 }
@@ -175,7 +177,7 @@ int run_log(const Args& args) {
   if (auto l = args.value("limit")) limit = static_cast<size_t>(version_argument(*l).value_or(50));
   auto versions = db->log(*policy, limit);
   if (!versions.ok()) {
-    fmt::print(stderr, "error: {}\n", versions.error().message);
+    fmt::print(stderr, "error: {}\n", escape_for_terminal(versions.error().message));
     return kFailed;
   }
   const bool json = args.value("format").value_or("text") == "json";
@@ -191,7 +193,7 @@ int run_log(const Args& args) {
                          trace::json_quote(v.author), trace::json_quote(v.message), time_text(v.created_ms), v.active);
     } else {
       out += fmt::format("v{:<4} {}  {}  {:<12} {}{}{}\n", v.number, time_text(v.created_ms), v.content_sha256.substr(0, 12),
-                         v.author, v.message.empty() ? "(no message)" : v.message,
+                         escape_for_terminal(v.author), v.message.empty() ? "(no message)" : escape_for_terminal(v.message),
                          v.restored_from ? fmt::format(" (rollback to v{})", *v.restored_from) : "", v.active ? "  [active]" : "");
     }
   }
@@ -209,13 +211,13 @@ int run_show(const Args& args) {
   if (!args.positional.empty()) {
     number = version_argument(args.positional[0]);
     if (!number) {
-      fmt::print(stderr, "error: `{}` is not a version number\n", args.positional[0]);
+      fmt::print(stderr, "error: `{}` is not a version number\n", escape_for_terminal(args.positional[0]));
       return kUsage;
     }
   }
   auto version = db->show(*policy, number);
   if (!version.ok()) {
-    fmt::print(stderr, "error: {}\n", version.error().message);
+    fmt::print(stderr, "error: {}\n", escape_for_terminal(version.error().message));
     return kFailed;
   }
   const store::Version& v = version.value();
@@ -225,19 +227,19 @@ int run_show(const Args& args) {
     if (!signature_accepted(*policy, v, *verify)) return kFailed;
   }
   if (args.has("source")) {
-    for (const store::PolicyFile& f : v.files) fmt::print("# ==> {} <==\n{}", f.path, f.text);
+    for (const store::PolicyFile& f : v.files) fmt::print("# ==> {} <==\n{}", display_path(f.path), f.text);
     return kOk;
   }
-  fmt::print("policy {} version {}{}\n  sha256  {}\n  author  {}\n  date    {}\n  message {}\n  files  ", *policy,
-             v.info.number, v.info.active ? " (active)" : "", v.info.content_sha256, v.info.author,
-             time_text(v.info.created_ms), v.info.message);
-  for (const store::PolicyFile& f : v.files) fmt::print(" {}", f.path);
+  fmt::print("policy {} version {}{}\n  sha256  {}\n  author  {}\n  date    {}\n  message {}\n  files  ",
+             escape_for_terminal(*policy), v.info.number, v.info.active ? " (active)" : "", v.info.content_sha256,
+             escape_for_terminal(v.info.author), time_text(v.info.created_ms), escape_for_terminal(v.info.message));
+  for (const store::PolicyFile& f : v.files) fmt::print(" {}", display_path(f.path));
   fmt::print("\n");
   if (args.has("inspect")) {
     std::string why;
     std::optional<CheckedPolicy> checked = check_stored_version(v, why);
     if (!checked) {
-      fmt::print(stderr, "error: {}\n", why);
+      fmt::print(stderr, "error: {}\n", escape_for_terminal(why));
       return kFailed;
     }
     fmt::print("\n{}", inspection_text(checked->result.policy));
@@ -261,11 +263,12 @@ int run_rollback(const Args& args) {
   request.message = args.value("message").value_or(fmt::format("rollback to version {}", request.version));
   auto result = db->rollback(request);
   if (!result.ok()) {
-    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind), result.error().message);
+    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind),
+               escape_for_terminal(result.error().message));
     return kFailed;
   }
   if (result.value().created) {
-    fmt::print("rolled back `{}` to the content of version {}: now version {}\n", request.policy, request.version,
+    fmt::print("rolled back `{}` to the content of version {}: now version {}\n", escape_for_terminal(request.policy), request.version,
                result.value().version);
   } else {
     fmt::print("unchanged: version {} already has that content\n", result.value().version);
@@ -282,7 +285,7 @@ int run_store_diff(const Args& args) {
   if (!policy) return kFailed;
   auto active = db->active(*policy);
   if (!active.ok()) {
-    fmt::print(stderr, "error: {}\n", active.error().message);
+    fmt::print(stderr, "error: {}\n", escape_for_terminal(active.error().message));
     return kFailed;
   }
   std::optional<int64_t> a, b;
@@ -297,7 +300,7 @@ int run_store_diff(const Args& args) {
   auto before = db->show(*policy, *a);
   auto after = db->show(*policy, *b);
   if (!before.ok() || !after.ok()) {
-    fmt::print(stderr, "error: {}\n", (!before.ok() ? before.error() : after.error()).message);
+    fmt::print(stderr, "error: {}\n", escape_for_terminal((!before.ok() ? before.error() : after.error()).message));
     return kFailed;
   }
   std::optional<embed::VerifyOptions> verify = verify_options_from(args);
@@ -309,7 +312,7 @@ int run_store_diff(const Args& args) {
   std::optional<CheckedPolicy> old_policy = check_stored_version(before.value(), why);
   std::optional<CheckedPolicy> new_policy = old_policy ? check_stored_version(after.value(), why) : std::nullopt;
   if (!old_policy || !new_policy) {
-    fmt::print(stderr, "error: {}\n", why);
+    fmt::print(stderr, "error: {}\n", escape_for_terminal(why));
     return kFailed;
   }
   const diff::PolicyDiff d = diff::compare(old_policy->result.policy, new_policy->result.policy);

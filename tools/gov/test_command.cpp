@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "tools/gov/commands.hpp"
@@ -90,6 +91,20 @@ std::optional<std::string> mismatch(const TestStep& s, const engine::Decision& d
   return std::nullopt;
 }
 
+/// `text` with each line passed through escape_for_terminal(): a failure report quotes rule
+/// messages and test names, which may hold any character through string escapes.
+std::string escape_lines(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    out += escape_for_terminal(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(end + 1);
+  }
+  return out;
+}
+
 /// Runs one test; returns the failure report (empty when it passes).
 std::string run_test(const check::Test& test, const RunnablePolicy& policy, const engine::EngineOptions& options) {
   engine::Engine engine(policy.module, *policy.evaluator, options);
@@ -170,10 +185,10 @@ int run_test_command(const Args& args) {
       const std::string failure = run_test(test, *policy, *options);
       if (failure.empty()) {
         ++passed;
-        fmt::print("ok    {}: {}\n", path, test.name);
+        fmt::print("ok    {}: {}\n", display_path(path), escape_for_terminal(test.name));
       } else {
         ++failed;
-        fmt::print("FAIL  {}: {}\n{}", path, test.name, failure);
+        fmt::print("FAIL  {}: {}\n{}", display_path(path), escape_for_terminal(test.name), escape_lines(failure));
       }
     }
   }
