@@ -40,7 +40,8 @@ struct Options {
   enum class Dialect : std::uint8_t { head, kueue_v0_9 } dialect = Dialect::head;
   /// Called with every step, in sequence order, while the engine's state lock is held (so the
   /// stream it sees is exactly the engine's order). It must be quick and must not call back
-  /// into the engine (that deadlocks); copy what you need and hand it to another thread.
+  /// into the engine: such a call throws Error reentrant (the engine stays usable); copy what
+  /// you need and hand it to another thread.
   /// Exceptions it throws are caught and ignored. Steps of the watcher's reloads arrive only here.
   std::function<void(const Step&)> on_step;
   /// Called (on the watcher's thread) when a reload by the watcher fails; the engine keeps
@@ -50,6 +51,12 @@ struct Options {
   /// How many ended tasks (finished, cancelled, rejected, invalid) decision() still remembers;
   /// the oldest are forgotten first. Live tasks are always remembered.
   std::size_t remembered_ended_tasks = 65536;
+  /// The most live tasks (pending or admitted) the engine holds; each takes about 1.5 KB, so
+  /// the default bounds the engine near 1.5 GB. A step whose submits would take the engine past
+  /// it is refused as a whole (Error limit, naming the bound) and changes nothing; finishes in
+  /// the same step are not counted as making room. 0: the default.
+  static constexpr std::size_t kDefaultMaxTasks = 1'000'000;
+  std::size_t max_tasks = kDefaultMaxTasks;
 };
 
 class Engine;
