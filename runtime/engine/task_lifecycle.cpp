@@ -76,6 +76,7 @@ void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<D
   task.last_reason.reset();
   task.last_message.clear();
   task.has_decision = true;
+  core.tasks.reclassify(task_index);
   core.tasks.insert_admitted(task_index);
   if (task.duration) {
     core.timers.push({core.now + *task.duration, core.admissions, task_index, task.admissions});

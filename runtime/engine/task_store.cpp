@@ -37,6 +37,7 @@ uint32_t TaskStore::add(Task task, bool claim_id) {
   const auto index = static_cast<uint32_t>(tasks_.size());
   if (claim_id) by_id_[task.id] = index;
   if (task.state == TaskState::pending) ++live_;
+  task.class_hash = hash_class(task);
   tasks_.push_back(std::move(task));
   return index;
 }
@@ -71,6 +72,7 @@ bool TaskStore::same_class(const QueueClass& value, const Task& task) const {
 }
 
 uint64_t TaskStore::hash_class(const Task& task) const {
+  if (task.team < 0) return 0;  // an invalid task never queues
   // splitmix64-style mixing; collisions are detected (QueueSet::collided), never trusted.
   uint64_t h = 0x9e3779b97f4a7c15ULL;
   const auto mix = [&h](uint64_t value) {
@@ -108,7 +110,6 @@ void TaskStore::insert(QueueSet& set, uint32_t task) {
   Task& t = tasks_[task];
   t.slot = QueueSlot::queued;
   t.queue_set = set.id;
-  t.class_hash = hash_class(t);
   set.tasks.insert(task);
   add_class(set, t);
 }
@@ -224,7 +225,10 @@ bool TaskStore::is_parked(uint32_t task) const {
 
 void TaskStore::reclassify(uint32_t task) {
   Task& t = tasks_[task];
-  if (t.slot != QueueSlot::queued) return;  // heads and sticky tasks are in no set
+  if (t.slot != QueueSlot::queued) {  // heads, sticky and admitted tasks are in no set
+    t.class_hash = hash_class(t);
+    return;
+  }
   TeamQueue& q = queues_[static_cast<size_t>(t.team)];
   QueueSet& set = t.queue_set == q.active.id ? q.active : q.parked;
   remove_class(set, t);

@@ -66,7 +66,8 @@ struct Task {
 
   std::vector<RuleWarning> warnings;  // matching `warn` rules, carried by its admissions
 
-  // While queued: the set holding it (QueueSet::id) and the hash of its queue class.
+  // While queued: the set holding it (QueueSet::id). The hash of its queue class, kept up to
+  // date by TaskStore::add and TaskStore::reclassify.
   uint32_t queue_set = 0;
   uint64_t class_hash = 0;
 };
@@ -175,7 +176,8 @@ class TaskStore {
   void dequeue(uint32_t task);
   /// Whether a pending task is parked.
   bool is_parked(uint32_t task) const;
-  /// Records that a task's last pending reason or message changed (its queue class).
+  /// Records that a task's last pending reason or message changed (its queue class); the
+  /// class hash is kept from then on, so queue moves do not hash.
   void reclassify(uint32_t task);
   /// Whether every active task of the parked task `head`'s team is of `head`'s queue class
   /// (exactly; false when the class counts collided).

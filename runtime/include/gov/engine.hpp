@@ -10,8 +10,9 @@
 // calls in flight finish on the version they started with.
 //
 // Errors: functions that can fail throw gov::Error (see its codes) and leave the engine as it
-// was; task mistakes are not errors but `invalid` or `rejected` decisions. Besides gov::Error
-// only std::bad_alloc escapes.
+// was; task mistakes are not errors but `invalid` or `rejected` decisions. A call from the
+// engine's own on_step is Error reentrant; a submit past Options::max_tasks is Error limit.
+// Besides gov::Error only std::bad_alloc escapes.
 #pragma once
 
 #include <chrono>
