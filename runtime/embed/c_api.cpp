@@ -10,6 +10,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gov/engine.hpp"
@@ -64,21 +65,44 @@ gov_status fail(gov_status status, const char* message) {
   return status;
 }
 
+/// Says what ran out: "out of memory in gov_engine_submit while submitting task `x`". Built only
+/// when memory ran out (the common path allocates nothing); when even the message cannot be
+/// made, the entry point's name alone.
+template <typename Detail>
+gov_status out_of_memory(const char* function, Detail&& detail) noexcept {
+  try {
+    std::string message = std::string("out of memory in ") + function;
+    std::string what = detail();
+    if (!what.empty()) message += " while " + what;
+    return fail(GOV_ERROR_OUT_OF_MEMORY, message.c_str());
+  } catch (...) {
+    return fail(GOV_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+}
+
 /// Runs `body`, turning every exception into a status and a message: nothing crosses into C.
-template <typename Body>
-gov_status guarded(Body&& body) noexcept {
+/// `function` is the entry point's name and `detail` (called only on failure) what it was
+/// doing, for the out-of-memory message.
+template <typename Body, typename Detail>
+gov_status guarded(const char* function, Body&& body, Detail&& detail) noexcept {
   try {
     body();
     return GOV_OK;
   } catch (const gov::Error& e) {
+    if (e.code() == gov::ErrorCode::out_of_memory) return out_of_memory(function, detail);
     return fail(static_cast<gov_status>(static_cast<int>(e.code())), e.what());
   } catch (const std::bad_alloc&) {
-    return fail(GOV_ERROR_OUT_OF_MEMORY, "out of memory");
+    return out_of_memory(function, detail);
   } catch (const std::exception& e) {
     return fail(GOV_ERROR_INTERNAL, e.what());
   } catch (...) {
     return fail(GOV_ERROR_INTERNAL, "unknown error");
   }
+}
+
+template <typename Body>
+gov_status guarded(const char* function, Body&& body) noexcept {
+  return guarded(function, std::forward<Body>(body), [] { return std::string(); });
 }
 
 [[noreturn]] void invalid(const char* message) {
@@ -207,6 +231,7 @@ gov::Options options_from_c(const gov_open_options* c) {
   options.dialect = dialect == GOV_DIALECT_HEAD ? gov::Options::Dialect::head : gov::Options::Dialect::kueue_v0_9;
   if (c->verify_key_path) options.verify_key_path = c->verify_key_path;
   options.require_signature = c->require_signature != 0;
+  options.max_tasks = c->max_tasks == 0 ? GOV_DEFAULT_MAX_TASKS : c->max_tasks;
   if (c->on_step != nullptr) {
     gov_step_callback callback = c->on_step;
     void* user_data = c->on_step_user_data;
@@ -300,6 +325,9 @@ static_assert(GOV_INVALID == static_cast<int>(gov::Outcome::invalid));
 static_assert(GOV_TEAM_INACTIVE == static_cast<int>(gov::PendingReason::team_inactive) + 1);
 static_assert(GOV_PREEMPTION_FAIR_SHARING == static_cast<int>(gov::PreemptionKind::fair_sharing) + 1);
 static_assert(GOV_ERROR_INTERNAL == static_cast<int>(gov::ErrorCode::internal));
+static_assert(GOV_ERROR_REENTRANT == static_cast<int>(gov::ErrorCode::reentrant));
+static_assert(GOV_ERROR_LIMIT == static_cast<int>(gov::ErrorCode::limit));
+static_assert(GOV_DEFAULT_MAX_TASKS == gov::Options::kDefaultMaxTasks);
 static_assert(GOV_EFA == static_cast<int>(gov::Resource::efa));
 static_assert(GOV_VERDICT_INVALID == static_cast<int>(gov::Admission::Verdict::invalid) &&
               GOV_VERDICT_PENDING == static_cast<int>(gov::Admission::Verdict::pending));
@@ -322,6 +350,8 @@ const char* gov_status_name(gov_status status) {
     case GOV_ERROR_IO: return "io";
     case GOV_ERROR_OUT_OF_MEMORY: return "out-of-memory";
     case GOV_ERROR_INTERNAL: return "internal";
+    case GOV_ERROR_REENTRANT: return "reentrant";
+    case GOV_ERROR_LIMIT: return "limit";
   }
   return "unknown";
 }
@@ -407,24 +437,25 @@ void gov_open_options_init(gov_open_options* options) {
   *options = gov_open_options{};
   options->back_end = GOV_BACK_END_JIT;
   options->dialect = GOV_DIALECT_HEAD;
+  options->max_tasks = GOV_DEFAULT_MAX_TASKS;
 }
 
 gov_status gov_engine_open(const char* db_path, const gov_open_options* options, gov_engine** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_open", [&] {
     require(out, "the out-parameter is NULL");
     require(db_path, "the store path is NULL");
     *out = new gov_engine(gov::Engine::open_store(db_path, options_from_c(options)));
-  });
+  }, [&] { return std::string("opening the store `") + (db_path ? db_path : "") + "`"; });
 }
 
 gov_status gov_engine_open_file(const char* policy_path, const gov_open_options* options, gov_engine** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_open_file", [&] {
     require(out, "the out-parameter is NULL");
     require(policy_path, "the policy path is NULL");
     *out = new gov_engine(gov::Engine::compile_file(policy_path, options_from_c(options)));
-  });
+  }, [&] { return std::string("compiling the policy `") + (policy_path ? policy_path : "") + "`"; });
 }
 
 void gov_engine_close(gov_engine* engine) {
@@ -433,63 +464,70 @@ void gov_engine_close(gov_engine* engine) {
 
 gov_status gov_engine_submit(gov_engine* engine, int64_t at_ms, const gov_task* task, gov_decisions** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_submit", [&] {
     require(task, "the task is NULL");
     std::vector<gov::Event> events;
     events.push_back(gov::Event::submit(task_from_c(*task)));
     hand_out(engine_of(engine)->engine.step(at_ms, events), out);
-  });
+  }, [&] { return std::string("submitting task `") + (task && task->id ? task->id : "") + "`"; });
 }
 
 gov_status gov_engine_finish(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_finish", [&] {
     require(id, "the task id is NULL");
     std::vector<gov::Event> events;
     events.push_back(gov::Event::finish(id));
     hand_out(engine_of(engine)->engine.step(at_ms, events), out);
-  });
+  }, [&] { return std::string("finishing task `") + (id ? id : "") + "`"; });
 }
 
 gov_status gov_engine_cancel(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_cancel", [&] {
     require(id, "the task id is NULL");
     std::vector<gov::Event> events;
     events.push_back(gov::Event::cancel(id));
     hand_out(engine_of(engine)->engine.step(at_ms, events), out);
-  });
+  }, [&] { return std::string("cancelling task `") + (id ? id : "") + "`"; });
 }
 
 gov_status gov_engine_step(gov_engine* engine, int64_t at_ms, const gov_event* events, size_t count,
                            gov_decisions** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_step", [&] {
     if (count > 0) require(events, "the events are NULL");
+    if (count > GOV_MAX_STEP_EVENTS) {
+      throw gov::Error(gov::ErrorCode::invalid_argument,
+                       "gov_engine_step: count " + std::to_string(count) + " is over the bound of " +
+                           std::to_string(GOV_MAX_STEP_EVENTS) + " events per step (GOV_MAX_STEP_EVENTS)");
+    }
     std::vector<gov::Event> converted;
     converted.reserve(count);
     for (size_t i = 0; i < count; ++i) converted.push_back(event_from_c(events[i]));
     hand_out(engine_of(engine)->engine.step(at_ms, converted), out);
-  });
+  }, [&] { return "applying a step of " + std::to_string(count) + " events"; });
 }
 
 gov_status gov_engine_tick(gov_engine* engine, int64_t at_ms, gov_decisions** out) {
   clear(out);
-  return guarded([&] { hand_out(engine_of(engine)->engine.tick(at_ms), out); });
+  return guarded(
+      "gov_engine_tick", [&] { hand_out(engine_of(engine)->engine.tick(at_ms), out); },
+      [&] { return "advancing the engine's time to " + std::to_string(at_ms) + " ms"; });
 }
 
 gov_status gov_engine_reload(gov_engine* engine, gov_decisions** out) {
   clear(out);
-  return guarded([&] { hand_out(engine_of(engine)->engine.reload(), out); });
+  return guarded("gov_engine_reload", [&] { hand_out(engine_of(engine)->engine.reload(), out); });
 }
 
 gov_status gov_engine_reload_version(gov_engine* engine, int64_t version, gov_decisions** out) {
   clear(out);
-  return guarded([&] { hand_out(engine_of(engine)->engine.reload(version), out); });
+  return guarded("gov_engine_reload_version", [&] { hand_out(engine_of(engine)->engine.reload(version), out); });
 }
 
 gov_status gov_engine_watch(gov_engine* engine, int64_t interval_ms) {
-  return guarded([&] {
+  return guarded("gov_engine_watch", [&] {
     gov::Engine& e = engine_of(engine)->engine;
     if (interval_ms <= 0) {
       e.stop_watching();
@@ -501,7 +539,7 @@ gov_status gov_engine_watch(gov_engine* engine, int64_t interval_ms) {
 
 gov_status gov_engine_decision(const gov_engine* engine, const char* id, gov_decisions** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_decision", [&] {
     require(out, "the out-parameter is NULL");
     require(id, "the task id is NULL");
     std::optional<gov::Decision> decision = engine_of(engine)->engine.decision(id);
@@ -517,7 +555,7 @@ gov_status gov_engine_decision(const gov_engine* engine, const char* id, gov_dec
 
 gov_status gov_engine_explain_json(const gov_engine* engine, const char* id, char** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_explain_json", [&] {
     require(out, "the out-parameter is NULL");
     require(id, "the task id is NULL");
     std::optional<gov::Explanation> explanation = engine_of(engine)->engine.explain(id);
@@ -528,7 +566,7 @@ gov_status gov_engine_explain_json(const gov_engine* engine, const char* id, cha
 
 gov_status gov_engine_check(const gov_engine* engine, const gov_task* task, gov_admission* out) {
   if (out != nullptr) *out = gov_admission{};
-  return guarded([&] {
+  return guarded("gov_engine_check", [&] {
     require(out, "the out-parameter is NULL");
     require(task, "the task is NULL");
     admission_to_c(engine_of(engine)->engine.check(scratch_task_from_c(*task)), *out);
@@ -537,7 +575,7 @@ gov_status gov_engine_check(const gov_engine* engine, const gov_task* task, gov_
 
 gov_status gov_engine_prepare(const gov_engine* engine, const gov_task* task, gov_prepared_task** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_prepare", [&] {
     require(out, "the out-parameter is NULL");
     require(task, "the task is NULL");
     *out = new gov_prepared_task{engine_of(engine)->engine.prepare(task_from_c(*task))};
@@ -546,7 +584,7 @@ gov_status gov_engine_prepare(const gov_engine* engine, const gov_task* task, go
 
 gov_status gov_engine_check_prepared(const gov_engine* engine, const gov_prepared_task* task, gov_admission* out) {
   if (out != nullptr) *out = gov_admission{};
-  return guarded([&] {
+  return guarded("gov_engine_check_prepared", [&] {
     require(out, "the out-parameter is NULL");
     require(task, "the prepared task is NULL");
     admission_to_c(engine_of(engine)->engine.check(task->task), *out);
@@ -563,7 +601,7 @@ int64_t gov_engine_version(const gov_engine* engine) {
 
 gov_status gov_engine_snapshot(const gov_engine* engine, gov_snapshot** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_engine_snapshot", [&] {
     require(out, "the out-parameter is NULL");
     *out = new gov_snapshot(engine_of(engine)->engine.snapshot());
   });
@@ -605,7 +643,7 @@ void gov_snapshot_free(gov_snapshot* snapshot) {
 
 gov_status gov_trace_read(const gov_engine* engine, const char* json, size_t length, gov_trace** out) {
   clear(out);
-  return guarded([&] {
+  return guarded("gov_trace_read", [&] {
     require(out, "the out-parameter is NULL");
     if (length > 0) require(json, "the trace text is NULL");
     auto trace = std::make_unique<gov_trace>();
@@ -636,7 +674,7 @@ gov_status gov_trace_read(const gov_engine* engine, const char* json, size_t len
       trace->views.push_back(view);
     }
     *out = trace.release();
-  });
+  }, [&] { return "reading a trace of " + std::to_string(length) + " bytes"; });
 }
 
 size_t gov_trace_count(const gov_trace* trace) {

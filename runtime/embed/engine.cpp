@@ -19,7 +19,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cassert>
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <shared_mutex>
@@ -102,27 +104,92 @@ std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy
 /// submit waiting for seconds (measured: 6 readers, 14 s worst case). Here a waiting writer
 /// stops new readers, so state changes get in between queries. A SharedMutex for
 /// std::shared_lock / std::unique_lock.
+///
+/// Re-entry: a thread that already holds this lock (an on_step callback runs under the step's
+/// write lock) and asks for it again gets Error reentrant instead of a deadlock. glibc's rwlock
+/// does not reliably refuse it: rdlock under one's own wrlock returned EDEADLK, which was once
+/// ignored, and the unlock that followed released the step's write lock (a wedged engine).
+/// Each thread keeps the locks it holds, so only a call back into the same engine is refused; a
+/// callback may use other engines. Every pthread failure is an error, never ignored.
 class StateLock {
  public:
   StateLock() {
     pthread_rwlockattr_t attributes;
-    pthread_rwlockattr_init(&attributes);
-    pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    pthread_rwlock_init(&lock_, &attributes);
+    check(pthread_rwlockattr_init(&attributes), "initialise the state lock's attributes");
+    const int kind = pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    const int init = kind == 0 ? pthread_rwlock_init(&lock_, &attributes) : kind;
     pthread_rwlockattr_destroy(&attributes);
+    check(init, "initialise the state lock");
   }
   ~StateLock() { pthread_rwlock_destroy(&lock_); }
   StateLock(const StateLock&) = delete;
   StateLock& operator=(const StateLock&) = delete;
 
-  void lock() { pthread_rwlock_wrlock(&lock_); }
-  bool try_lock() { return pthread_rwlock_trywrlock(&lock_) == 0; }
-  void unlock() { pthread_rwlock_unlock(&lock_); }
-  void lock_shared() { pthread_rwlock_rdlock(&lock_); }
-  bool try_lock_shared() { return pthread_rwlock_tryrdlock(&lock_) == 0; }
-  void unlock_shared() { pthread_rwlock_unlock(&lock_); }
+  void lock() {
+    refuse_reentry();
+    check(pthread_rwlock_wrlock(&lock_), "take the engine's state lock");
+    held().push_back(this);
+  }
+  bool try_lock() {
+    refuse_reentry();
+    const int result = pthread_rwlock_trywrlock(&lock_);
+    if (result == EBUSY) return false;
+    check(result, "take the engine's state lock");
+    held().push_back(this);
+    return true;
+  }
+  void unlock() { release(); }
+  void lock_shared() {
+    refuse_reentry();
+    check(pthread_rwlock_rdlock(&lock_), "take the engine's state lock for reading");
+    held().push_back(this);
+  }
+  bool try_lock_shared() {
+    refuse_reentry();
+    const int result = pthread_rwlock_tryrdlock(&lock_);
+    if (result == EBUSY || result == EAGAIN) return false;
+    check(result, "take the engine's state lock for reading");
+    held().push_back(this);
+    return true;
+  }
+  void unlock_shared() { release(); }
+
+  /// Whether the calling thread holds this lock (shared or exclusive).
+  bool held_by_this_thread() const {
+    const std::vector<const StateLock*>& locks = held();
+    return std::find(locks.begin(), locks.end(), this) != locks.end();
+  }
+  /// Throws Error reentrant when the calling thread holds this lock.
+  void refuse_reentry() const {
+    if (!held_by_this_thread()) return;
+    throw Error(ErrorCode::reentrant,
+                "the engine was called from its own on_step callback (the thread holds its state lock); "
+                "copy the step and act on it after the callback returns");
+  }
 
  private:
+  /// The state locks the calling thread holds, innermost last: a handful at most (one per
+  /// engine whose callback is running on this thread).
+  static std::vector<const StateLock*>& held() {
+    thread_local std::vector<const StateLock*> locks;
+    return locks;
+  }
+  void release() {
+    std::vector<const StateLock*>& locks = held();
+    const auto it = std::find(locks.rbegin(), locks.rend(), this);
+    assert(it != locks.rend() && "state lock released by a thread that does not hold it");
+    if (it != locks.rend()) locks.erase(std::next(it).base());
+    // Unlocking a lock this thread holds fails only on a broken invariant; the callers are
+    // destructors (no exception may leave them), so it is asserted, not thrown.
+    [[maybe_unused]] const int result = pthread_rwlock_unlock(&lock_);
+    assert(result == 0 && "pthread_rwlock_unlock failed on a held state lock");
+  }
+  static void check(int result, const char* what) {
+    if (result == 0) return;
+    if (result == ENOMEM) throw std::bad_alloc();
+    throw Error(ErrorCode::internal, fmt::format("cannot {}: {}", what, std::strerror(result)));
+  }
+
   pthread_rwlock_t lock_;
 };
 
@@ -216,12 +283,33 @@ struct Engine::Impl {
 
   Step run_step(Time at, std::vector<engine::Event>& events) {
     std::unique_lock lock(state_mutex);
+    refuse_past_max_tasks(events);
     for (engine::Event& event : events) {
       if (event.kind == engine::Event::Kind::submit) specs.push_back(event.task);
     }
     buffer.clear();
     core->step(at, events, buffer);
     return publish(/*forced=*/0);
+  }
+
+  /// Throws Error limit, before anything changes, when the step's submits would take the live
+  /// tasks past Options::max_tasks. Caller holds state_mutex exclusively.
+  void refuse_past_max_tasks(const std::vector<engine::Event>& events) const {
+    const size_t bound = options.max_tasks == 0 ? Options::kDefaultMaxTasks : options.max_tasks;
+    size_t submits = 0;
+    const engine::TaskSpec* first = nullptr;
+    for (const engine::Event& event : events) {
+      if (event.kind != engine::Event::Kind::submit) continue;
+      if (first == nullptr) first = &event.task;
+      ++submits;
+    }
+    const size_t live = core->live_tasks();
+    if (submits == 0 || (live <= bound && submits <= bound - live)) return;
+    throw Error(ErrorCode::limit,
+                fmt::format("submit of task `{}` refused: the engine holds {} live tasks (pending or admitted) and "
+                            "`max_tasks` is {}{}",
+                            first->id, live, bound,
+                            submits > 1 ? fmt::format(" (the step submits {} tasks)", submits) : std::string()));
   }
 
   /// Turns `buffer` into the next step: numbers it, remembers each task's latest decision and
@@ -299,6 +387,7 @@ struct Engine::Impl {
   }
 
   Step reload(std::optional<int64_t> number) {
+    state_mutex.refuse_reentry();  // before reload_mutex: a watcher's on_step holds both
     std::lock_guard reload_lock(reload_mutex);
     std::shared_ptr<const LoadedPolicy> next = load_next(number);
     if (!next) {
@@ -704,6 +793,7 @@ Step Engine::reload(int64_t version) {
 }
 
 void Engine::watch(std::chrono::milliseconds interval) {
+  impl_->state_mutex.refuse_reentry();
   std::lock_guard lock(impl_->watch_mutex);
   impl_->watch_interval = std::max(interval, std::chrono::milliseconds(1));
   if (impl_->watcher.joinable()) {
@@ -719,6 +809,7 @@ void Engine::watch(std::chrono::milliseconds interval) {
 }
 
 void Engine::stop_watching() {
+  impl_->state_mutex.refuse_reentry();  // joining a watcher that waits for this lock would hang
   impl_->stop_watching();
 }
 

@@ -29,6 +29,10 @@ class Scheduler {
   /// gets a decision at its submission time").
   void emit_current_pending(uint32_t task, std::vector<Decision>& out);
 
+  /// Cycles run so far (with the queue comparisons, the work tests compare across queue
+  /// lengths).
+  uint64_t cycles() const { return cycles_; }
+
  private:
   enum class Result : uint8_t { admitted, preempting, parked, requeued };
   struct Entry {
@@ -56,6 +60,7 @@ class Scheduler {
   void order_entries(size_t count);
   void process(Entry& entry, std::vector<Decision>& out);
   bool finish_cycle(size_t count);
+  void park_like_heads(const Entry& entry, size_t decisions_before, const std::vector<Decision>& out);
 
   bool overlaps_cycle_victims(const Entry& entry) const;
   bool recompute_overlapping(Entry& entry, std::vector<Decision>& out);
@@ -80,6 +85,7 @@ class Scheduler {
   std::vector<Reservation> reservations_;
   std::vector<Resources> cycle_start_usage_;  // self-check only: team × flavor
   bool reactivate_after_cycle_ = false;       // an eviction happened in the previous cycle
+  uint64_t cycles_ = 0;
 };
 
 }  // namespace gov::engine

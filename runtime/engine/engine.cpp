@@ -285,9 +285,10 @@ Snapshot Engine::snapshot() const {
                                  core.quota.cohort_usage(f, r)});
     }
   }
-  for (const Task& task : core.tasks.all()) {
+  for (uint32_t index = 0; index < core.tasks.size(); ++index) {
+    const Task& task = core.tasks[index];
     TaskRow row{task.id,      core.team_name(task),          task.state, {}, task.submitted_at,
-                std::nullopt, task.slot == QueueSlot::parked};
+                std::nullopt, core.tasks.is_parked(index)};
     if (task.state == TaskState::admitted) {
       row.flavor = core.module.flavors[static_cast<size_t>(task.flavor)].name;
       row.admitted_at = task.admitted_at;
@@ -297,6 +298,12 @@ Snapshot Engine::snapshot() const {
   return snapshot;
 }
 
+uint64_t Engine::queue_work() const {
+  return impl_->core.tasks.queue_comparisons() + impl_->scheduler.cycles();
+}
+size_t Engine::live_tasks() const {
+  return impl_->core.tasks.live();
+}
 Time Engine::now() const {
   return impl_->core.now;
 }

@@ -169,6 +169,11 @@ class Engine {
   /// check_admission of a prepared task: no name lookups, no allocation.
   AdmissionCheck check_admission(const PreparedTask& task) const;
   Snapshot snapshot() const;
+  /// Pending and admitted tasks (O(1)).
+  size_t live_tasks() const;
+  /// The work of queue operations so far: queue comparisons plus admission cycles. For tests
+  /// that check how it grows with the length of a queue (never part of a decision).
+  uint64_t queue_work() const;
   Time now() const;
   const ir::Module& module() const;
   /// Invariant violations found with EngineOptions::self_check (empty when none, or when off).

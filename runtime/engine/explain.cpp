@@ -168,7 +168,7 @@ std::vector<CandidateExplanation> explain_candidates(const EngineCore& core,
 }
 
 void add_pending_notes(const EngineCore& core, const Task& task, const Assignment& assignment,
-                       size_t victims, Explanation& out) {
+                       size_t victims, bool parked, Explanation& out) {
   const std::string& team = core.team_name(task);
   if (assignment.no_matching_flavor) {
     out.notes.push_back(fmt::format("team `{}` has no quota for the task's instance type", team));
@@ -197,7 +197,7 @@ void add_pending_notes(const EngineCore& core, const Task& task, const Assignmen
           quantity_text(r, assignment.short_of[ir::index(r)]), ir::kubernetes_name(r)));
     }
   }
-  if (task.slot == QueueSlot::parked)
+  if (parked)
     out.notes.push_back("parked until something in the cohort changes");
 }
 
@@ -227,7 +227,7 @@ void explain_pending(const EngineCore& core, uint32_t index, Explanation& out) {
                  &trace);
     out.candidates = explain_candidates(core, quota, index, assignment, targets, trace);
   }
-  add_pending_notes(core, task, assignment, targets.size(), out);
+  add_pending_notes(core, task, assignment, targets.size(), core.tasks.is_parked(index), out);
 }
 
 }  // namespace

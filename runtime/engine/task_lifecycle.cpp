@@ -7,6 +7,20 @@
 
 namespace gov::engine {
 
+namespace {
+
+/// Per team: whether its within-team policy compares submission times (then a task's
+/// nomination depends on its submission time, so its queue class does too).
+std::vector<bool> submission_matters(const ir::Module& module) {
+  std::vector<bool> out;
+  out.reserve(module.teams.size());
+  for (const ir::Team& team : module.teams)
+    out.push_back(team.within_team == ir::WithinTeam::lower_or_newer_equal_priority);
+  return out;
+}
+
+}  // namespace
+
 EngineCore::EngineCore(const ir::Module& module_ref, const ir::Evaluator& evaluator_ref,
                        EngineOptions engine_options)
     : module(module_ref),
@@ -15,7 +29,7 @@ EngineCore::EngineCore(const ir::Module& module_ref, const ir::Evaluator& evalua
       options(engine_options),
       names(module_ref),
       quota(module_ref),
-      tasks(module_ref.teams.size(), module_ref.flavors.size()),
+      tasks(module_ref.teams.size(), module_ref.flavors.size(), submission_matters(module_ref)),
       rules(module_ref, evaluator_ref) {}
 
 const std::string& EngineCore::team_name(const Task& task) const {
@@ -63,6 +77,7 @@ void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<D
   task.last_reason.reset();
   task.last_message.clear();
   task.has_decision = true;
+  core.tasks.reclassify(task_index);
   core.tasks.insert_admitted(task_index);
   if (task.duration) {
     core.timers.push({core.now + *task.duration, core.admissions, task_index, task.admissions});
@@ -96,6 +111,7 @@ void release(EngineCore& core, uint32_t task_index, Outcome outcome, std::vector
   }
   task.state = outcome == Outcome::finished ? TaskState::finished : TaskState::cancelled;
   task.slot = QueueSlot::none;
+  core.tasks.ended();
   out.push_back(base_decision(core, task, outcome));
   task.has_decision = true;
   core.tasks.reactivate_parked();
@@ -108,6 +124,7 @@ void emit_pending(EngineCore& core, uint32_t task_index, const PendingUpdate& up
   task.last_reason = update.reason;
   task.last_message.assign(update.message);
   task.has_decision = true;
+  core.tasks.reclassify(task_index);  // a queued task's class follows its last decision
 
   Decision decision = base_decision(core, task, Outcome::pending);
   decision.reason = update.reason;

@@ -17,16 +17,27 @@ bool candidate_order_less(const Task& a, const Task& b) {
   return a.id < b.id;
 }
 
-TaskStore::TaskStore(size_t team_count, size_t flavor_count)
-    : flavor_count_(flavor_count),
-      queues_(team_count),
+TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> submission_matters)
+    : submission_matters_(std::move(submission_matters)),
+      flavor_count_(flavor_count),
       has_work_(team_count, 0),
+      in_parked_teams_(team_count, 0),
       admitted_(team_count * flavor_count),
-      team_versions_(team_count, 0) {}
+      team_versions_(team_count, 0) {
+  assert(submission_matters_.size() == team_count && "one flag per team");
+  queues_.reserve(team_count);
+  for (size_t team = 0; team < team_count; ++team) {
+    TeamQueue& q = queues_.emplace_back(QueueLess{&tasks_, &comparisons_});
+    q.active.id = next_set_id_++;
+    q.parked.id = next_set_id_++;
+  }
+}
 
 uint32_t TaskStore::add(Task task, bool claim_id) {
   const auto index = static_cast<uint32_t>(tasks_.size());
   if (claim_id) by_id_[task.id] = index;
+  if (task.state == TaskState::pending) ++live_;
+  task.class_hash = hash_class(task);
   tasks_.push_back(std::move(task));
   return index;
 }
@@ -36,38 +47,130 @@ int32_t TaskStore::find(std::string_view id) const {
   return it == by_id_.end() ? -1 : static_cast<int32_t>(it->second);
 }
 
-namespace {
-
-// std heaps keep the greatest element on top; "greater" here means "earlier in queue order".
-struct LaterInQueue {
-  const std::vector<Task>* tasks;
-  bool operator()(uint32_t a, uint32_t b) const {
-    return queue_order_less((*tasks)[b], (*tasks)[a]);
-  }
-};
-
-}  // namespace
-
 void TaskStore::mark_work(uint32_t team) {
   has_work_[team] = 1;
 }
 
+// ---- queue classes
+
+QueueClass TaskStore::class_of(const Task& task) const {
+  QueueClass value;
+  value.requested_flavor = task.requested_flavor;
+  value.priority = task.priority;
+  if (submission_matters_[static_cast<size_t>(task.team)]) value.submitted_at = task.submitted_at;
+  value.request = task.request;
+  value.reason = task.last_reason;
+  value.message = task.last_message;
+  return value;
+}
+
+bool TaskStore::same_class(const QueueClass& value, const Task& task) const {
+  const Time submitted = submission_matters_[static_cast<size_t>(task.team)] ? task.submitted_at : 0;
+  return value.requested_flavor == task.requested_flavor && value.priority == task.priority &&
+         value.submitted_at == submitted && value.request == task.request &&
+         value.reason == task.last_reason && value.message == task.last_message;
+}
+
+uint64_t TaskStore::hash_class(const Task& task) const {
+  if (task.team < 0) return 0;  // an invalid task never queues
+  // splitmix64-style mixing; collisions are detected (QueueSet::collided), never trusted.
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
+  const auto mix = [&h](uint64_t value) {
+    h ^= value + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    h ^= h >> 31;
+  };
+  mix(static_cast<uint32_t>(task.requested_flavor));
+  mix(static_cast<uint32_t>(task.priority));
+  mix(submission_matters_[static_cast<size_t>(task.team)] ? static_cast<uint64_t>(task.submitted_at) : 0);
+  for (Amount amount : task.request) mix(static_cast<uint64_t>(amount));
+  mix(task.last_reason ? static_cast<uint64_t>(*task.last_reason) + 1 : 0);
+  mix(std::hash<std::string_view>{}(task.last_message));
+  return h;
+}
+
+void TaskStore::add_class(QueueSet& set, const Task& task) {
+  auto [it, inserted] = set.classes.try_emplace(task.class_hash);
+  if (inserted) {
+    it->second.value = class_of(task);
+  } else if (!same_class(it->second.value, task)) {
+    set.collided = true;
+  }
+  ++it->second.count;
+}
+
+void TaskStore::remove_class(QueueSet& set, const Task& task) {
+  const auto it = set.classes.find(task.class_hash);
+  assert(it != set.classes.end() && it->second.count > 0 && "queued task missing from its class count");
+  if (--it->second.count == 0) set.classes.erase(it);
+}
+
+void TaskStore::insert(QueueSet& set, uint32_t task) {
+  Task& t = tasks_[task];
+  t.slot = QueueSlot::queued;
+  t.queue_set = set.id;
+  set.tasks.insert(task);
+  add_class(set, t);
+}
+
+void TaskStore::erase(QueueSet& set, uint32_t task) {
+  [[maybe_unused]] const size_t erased = set.tasks.erase(task);
+  assert(erased == 1 && "queued task missing from its set");
+  remove_class(set, tasks_[task]);
+  if (set.tasks.empty()) {
+    set.classes.clear();
+    set.collided = false;
+  }
+}
+
+void TaskStore::move_all(QueueSet& from, QueueSet& into) {
+  if (from.tasks.empty()) return;
+  if (into.tasks.size() < from.tasks.size()) std::swap(from, into);  // ids travel with the sets
+  for (uint32_t task : from.tasks) tasks_[task].queue_set = into.id;
+  into.tasks.merge(from.tasks);
+  assert(from.tasks.empty() && "queue orders are total: no task is in two sets");
+  for (auto& [hash, entry] : from.classes) {
+    auto [it, inserted] = into.classes.try_emplace(hash);
+    if (inserted) {
+      it->second.value = std::move(entry.value);
+    } else if (it->second.value.message != entry.value.message || it->second.value.reason != entry.value.reason ||
+               it->second.value.request != entry.value.request ||
+               it->second.value.priority != entry.value.priority ||
+               it->second.value.requested_flavor != entry.value.requested_flavor ||
+               it->second.value.submitted_at != entry.value.submitted_at) {
+      into.collided = true;
+    }
+    it->second.count += entry.count;
+  }
+  into.collided = into.collided || from.collided;
+  from.classes.clear();
+  from.collided = false;
+}
+
+void TaskStore::note_parked(uint32_t team) {
+  // parked_teams_ lists each team with parked tasks once (a parked set emptied by cancels keeps
+  // its team listed until the next reactivation).
+  if (in_parked_teams_[team]) return;
+  in_parked_teams_[team] = 1;
+  parked_teams_.push_back(team);
+}
+
+// ---- queues
+
 void TaskStore::enqueue(uint32_t task) {
   Task& t = tasks_[task];
   assert(t.state == TaskState::pending && t.team >= 0 && "only pending tasks of known teams queue");
-  t.slot = QueueSlot::active;
-  TeamQueue& q = queues_[static_cast<size_t>(t.team)];
-  q.heap.push_back(task);
-  std::push_heap(q.heap.begin(), q.heap.end(), LaterInQueue{&tasks_});
-  mark_work(static_cast<uint32_t>(t.team));
+  const auto team = static_cast<uint32_t>(t.team);
+  insert(queues_[team].active, task);
+  mark_work(team);
 }
 
 void TaskStore::park(uint32_t task) {
-  Task& t = tasks_[task];
-  t.slot = QueueSlot::parked;
-  TeamQueue& q = queues_[static_cast<size_t>(t.team)];
-  if (q.parked.empty()) parked_teams_.push_back(static_cast<uint32_t>(t.team));
-  q.parked.push_back(task);
+  const auto team = static_cast<uint32_t>(tasks_[task].team);
+  TeamQueue& q = queues_[team];
+  if (q.parked.tasks.empty()) note_parked(team);
+  insert(q.parked, task);
 }
 
 void TaskStore::make_sticky(uint32_t task) {
@@ -83,20 +186,12 @@ int32_t TaskStore::take_head(uint32_t team) {
   if (q.sticky >= 0) {
     head = q.sticky;
     q.sticky = -1;
-  } else {
-    const LaterInQueue later{&tasks_};
-    while (!q.heap.empty()) {
-      const uint32_t top = q.heap.front();
-      std::pop_heap(q.heap.begin(), q.heap.end(), later);
-      q.heap.pop_back();
-      const Task& t = tasks_[top];
-      if (t.state == TaskState::pending && t.slot == QueueSlot::active) {
-        head = static_cast<int32_t>(top);
-        break;
-      }
-    }
+  } else if (!q.active.tasks.empty()) {
+    const uint32_t first = *q.active.tasks.begin();
+    erase(q.active, first);
+    head = static_cast<int32_t>(first);
   }
-  has_work_[team] = !q.heap.empty() || q.sticky >= 0;
+  has_work_[team] = !q.active.tasks.empty() || q.sticky >= 0;
   if (head >= 0) tasks_[static_cast<size_t>(head)].slot = QueueSlot::head;
   return head;
 }
@@ -104,14 +199,12 @@ int32_t TaskStore::take_head(uint32_t team) {
 bool TaskStore::reactivate_parked() {
   bool moved = false;
   for (uint32_t team : parked_teams_) {
+    in_parked_teams_[team] = 0;
     TeamQueue& q = queues_[team];
-    for (uint32_t task : q.parked) {
-      const Task& t = tasks_[task];
-      if (t.state != TaskState::pending || t.slot != QueueSlot::parked) continue;
-      enqueue(task);
-      moved = true;
-    }
-    q.parked.clear();
+    if (q.parked.tasks.empty()) continue;
+    move_all(q.parked, q.active);
+    mark_work(team);
+    moved = true;
   }
   parked_teams_.clear();
   return moved;
@@ -119,8 +212,44 @@ bool TaskStore::reactivate_parked() {
 
 void TaskStore::dequeue(uint32_t task) {
   Task& t = tasks_[task];
-  if (t.slot == QueueSlot::sticky) queues_[static_cast<size_t>(t.team)].sticky = -1;
-  t.slot = QueueSlot::none;  // heap and parked entries are dropped lazily
+  TeamQueue& q = queues_[static_cast<size_t>(t.team)];
+  if (t.slot == QueueSlot::sticky) q.sticky = -1;
+  if (t.slot == QueueSlot::queued) erase(t.queue_set == q.active.id ? q.active : q.parked, task);
+  t.slot = QueueSlot::none;
+}
+
+bool TaskStore::is_parked(uint32_t task) const {
+  const Task& t = tasks_[task];
+  return t.slot == QueueSlot::queued && t.queue_set == queues_[static_cast<size_t>(t.team)].parked.id;
+}
+
+void TaskStore::reclassify(uint32_t task) {
+  Task& t = tasks_[task];
+  if (t.slot != QueueSlot::queued) {  // heads, sticky and admitted tasks are in no set
+    t.class_hash = hash_class(t);
+    return;
+  }
+  TeamQueue& q = queues_[static_cast<size_t>(t.team)];
+  QueueSet& set = t.queue_set == q.active.id ? q.active : q.parked;
+  remove_class(set, t);
+  t.class_hash = hash_class(t);
+  add_class(set, t);
+}
+
+bool TaskStore::active_all_like(uint32_t head) const {
+  const Task& h = tasks_[head];
+  const QueueSet& active = queues_[static_cast<size_t>(h.team)].active;
+  if (active.tasks.empty() || active.collided || active.classes.size() != 1) return false;
+  const QueueSet::ClassCount& only = active.classes.begin()->second;
+  return only.count == active.tasks.size() && same_class(only.value, h);
+}
+
+void TaskStore::park_all_active(uint32_t team) {
+  TeamQueue& q = queues_[team];
+  if (q.active.tasks.empty()) return;
+  if (q.parked.tasks.empty()) note_parked(team);
+  move_all(q.active, q.parked);
+  has_work_[team] = q.sticky >= 0;
 }
 
 void TaskStore::teams_with_work(std::vector<uint32_t>& out) const {

@@ -1,12 +1,19 @@
 // Every task the engine has seen, each team's queue of pending tasks (best-effort FIFO with
 // parked heads and a sticky preemptor, docs/kueue-reference.md §7) and each (team, flavor)'s
 // admitted tasks kept in preemption-candidate order (§5.3).
+//
+// Queues are ordered sets with O(log n) operations, and the active and parked tasks of a team
+// move between each other as whole sets (a swap, or the smaller merged into the larger): a
+// finish brings every parked task back, and with one team holding 10^6 pending tasks moving
+// them one by one made every finish O(n) (issue 26, point 11).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -22,8 +29,9 @@ inline constexpr Time kNever = std::numeric_limits<Time>::min();
 /// Where a pending task sits in its team's queue.
 enum class QueueSlot : uint8_t {
   none,    // not queued (not pending, or pending in an inactive team)
-  active,  // in the heap, competing to be the head
-  parked,  // a best-effort FIFO head that could not be admitted; waits for a cohort change
+  queued,  // in its team's active set (competing to be the head) or parked set (a best-effort
+           // FIFO head that could not be admitted; waits for a cohort change):
+           // TaskStore::is_parked says which
   sticky,  // a preemptor waiting for its victims' quota; its team's head in the next cycle
   head,    // taken as its team's head by the running cycle
 };
@@ -57,6 +65,11 @@ struct Task {
   std::string last_message;
 
   std::vector<RuleWarning> warnings;  // matching `warn` rules, carried by its admissions
+
+  // While queued: the set holding it (QueueSet::id). The hash of its queue class, kept up to
+  // date by TaskStore::add and TaskStore::reclassify.
+  uint32_t queue_set = 0;
+  uint64_t class_hash = 0;
 };
 
 /// Queue order inside a team (docs/kueue-reference.md §7): higher priority, earlier submission, id.
@@ -65,12 +78,52 @@ bool queue_order_less(const Task& a, const Task& b);
 /// priority, more recently admitted, id.
 bool candidate_order_less(const Task& a, const Task& b);
 
+/// Orders task indices in queue order, counting the comparisons (the work of queue operations,
+/// which tests compare across queue lengths).
+struct QueueLess {
+  const std::vector<Task>* tasks = nullptr;
+  uint64_t* comparisons = nullptr;
+  bool operator()(uint32_t a, uint32_t b) const {
+    ++*comparisons;
+    return queue_order_less((*tasks)[a], (*tasks)[b]);
+  }
+};
+
+/// What a queued task's nomination and last pending decision depend on: its shape (as
+/// NominationCache keys it) and its last pending reason and message. Tasks of one class queued
+/// behind a head of that class that was parked without a new decision would each be parked the
+/// same way, one cycle each, with nothing changing: the scheduler parks them at once.
+struct QueueClass {
+  int32_t requested_flavor = -1;
+  int32_t priority = 0;
+  Time submitted_at = 0;  // only when the team's within-team policy compares submission times
+  Resources request{};
+  std::optional<PendingReason> reason;
+  std::string message;
+};
+
+/// An ordered set of queued tasks with the count of each class among them.
+struct QueueSet {
+  struct ClassCount {
+    size_t count = 0;
+    QueueClass value;
+  };
+  std::set<uint32_t, QueueLess> tasks;
+  // By class hash. Iterated only to merge counts, which no iteration order changes.
+  std::unordered_map<uint64_t, ClassCount> classes;
+  bool collided = false;  // two classes met under one hash: the class counts are not exact
+  uint32_t id = 0;        // what Task::queue_set holds for its tasks; moves with the set
+};
+
 /// One team's pending tasks.
 struct TeamQueue {
-  std::vector<uint32_t>
-      heap;  // active tasks, a binary heap in queue order; stale entries are skipped
-  std::vector<uint32_t> parked;  // parked heads, in the order they were parked
-  int32_t sticky = -1;           // the preemptor that is its head in the next cycle
+  explicit TeamQueue(QueueLess less) {
+    active.tasks = std::set<uint32_t, QueueLess>(less);
+    parked.tasks = std::set<uint32_t, QueueLess>(less);
+  }
+  QueueSet active;      // competing to be the head, in queue order
+  QueueSet parked;      // parked heads
+  int32_t sticky = -1;  // the preemptor that is its head in the next cycle
 };
 
 /// Hashes std::string keys by std::string_view, so lookups do not allocate.
@@ -79,10 +132,15 @@ struct StringHash {
   size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
-/// Owns the tasks; indices are stable for the life of the store. Not thread-safe.
+/// Owns the tasks; indices are stable for the life of the store. Not thread-safe; not copyable
+/// or movable (the queues' orderings point at the tasks).
 class TaskStore {
  public:
-  TaskStore(size_t team_count, size_t flavor_count);
+  /// `submission_matters[t]`: team t's within-team policy compares submission times (they are
+  /// then part of a task's queue class).
+  TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> submission_matters);
+  TaskStore(const TaskStore&) = delete;
+  TaskStore& operator=(const TaskStore&) = delete;
 
   size_t size() const { return tasks_.size(); }
   Task& operator[](uint32_t index) { return tasks_[index]; }
@@ -94,9 +152,17 @@ class TaskStore {
   uint32_t add(Task task, bool claim_id);
   /// The latest task with this id, or -1.
   int32_t find(std::string_view id) const;
+  /// Live tasks (pending or admitted): those added pending, less those ended since (O(1), for
+  /// the embedding runtime's bound on live tasks).
+  size_t live() const { return live_; }
+  /// Records that a live task ended (finished or cancelled).
+  void ended() {
+    assert(live_ > 0 && "a task ended that was never live");
+    --live_;
+  }
 
   // ---- queues
-  /// Puts a pending task in its team's heap (it competes again).
+  /// Puts a pending task in its team's active set (it competes again).
   void enqueue(uint32_t task);
   /// Parks a head that could not be admitted (best-effort FIFO).
   void park(uint32_t task);
@@ -106,8 +172,25 @@ class TaskStore {
   int32_t take_head(uint32_t team);
   /// Moves every parked task of the cohort back into its heap; returns whether any moved.
   bool reactivate_parked();
-  /// Forgets a pending task that is cancelled (lazy removal from the heap).
+  /// Forgets a pending task that is cancelled.
   void dequeue(uint32_t task);
+  /// Whether a pending task is parked.
+  bool is_parked(uint32_t task) const;
+  /// Records that a task's last pending reason or message changed (its queue class); the
+  /// class hash is kept from then on, so queue moves do not hash.
+  void reclassify(uint32_t task);
+  /// Whether every active task of the parked task `head`'s team is of `head`'s queue class
+  /// (exactly; false when the class counts collided).
+  bool active_all_like(uint32_t head) const;
+  /// Parks every active task of the team at once (O(1) when nothing is parked yet, else the
+  /// smaller set merged into the larger).
+  void park_all_active(uint32_t team);
+  /// Whether the team has an active or sticky task.
+  bool has_active_work(uint32_t team) const {
+    return !queues_[team].active.tasks.empty() || queues_[team].sticky >= 0;
+  }
+  /// Queue comparisons made so far: the work of queue operations, for tests.
+  uint64_t queue_comparisons() const { return comparisons_; }
   /// Teams whose queue has an active or sticky task, in declaration order.
   void teams_with_work(std::vector<uint32_t>& out) const;
   const TeamQueue& queue(uint32_t team) const { return queues_[team]; }
@@ -128,14 +211,30 @@ class TaskStore {
 
  private:
   void mark_work(uint32_t team);
+  QueueClass class_of(const Task& task) const;
+  bool same_class(const QueueClass& value, const Task& task) const;
+  uint64_t hash_class(const Task& task) const;
+  void insert(QueueSet& set, uint32_t task);
+  void erase(QueueSet& set, uint32_t task);
+  void add_class(QueueSet& set, const Task& task);
+  void remove_class(QueueSet& set, const Task& task);
+  /// Moves every task of `from` into `into` (the smaller set's tasks move; the sets may trade
+  /// places). `into` then holds them all and `from` is empty.
+  void move_all(QueueSet& from, QueueSet& into);
+  void note_parked(uint32_t team);
 
+  uint64_t comparisons_ = 0;
+  std::vector<bool> submission_matters_;  // per team
+  uint32_t next_set_id_ = 1;
   size_t flavor_count_ = 0;
+  size_t live_ = 0;
   std::vector<Task> tasks_;
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>
       by_id_;  // lookups only, never iterated
   std::vector<TeamQueue> queues_;
   std::vector<uint8_t> has_work_;                // per team: heap or sticky may hold a task
   std::vector<uint32_t> parked_teams_;           // teams with parked tasks (unordered)
+  std::vector<uint8_t> in_parked_teams_;         // per team: listed in parked_teams_
   std::vector<std::vector<uint32_t>> admitted_;  // team × flavor
   std::vector<uint64_t> team_versions_;          // per team
   Time latest_preempted_admission_ = kNever;

@@ -1,4 +1,5 @@
 // The `gov` command: dispatches to one subcommand per verb.
+#include <new>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ int main(int argc, char** argv) {
     if (!parsed) return kUsage;
     try {
       return command.run(*parsed);
+    } catch (const std::bad_alloc&) {
+      fmt::print(stderr, "error: out of memory while running `gov {}`\n", args[0]);
+      return kFailed;
     } catch (const std::exception& e) {
       fmt::print(stderr, "error: {}\n", gov::escape_for_terminal(e.what()));
       return kFailed;

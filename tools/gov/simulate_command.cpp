@@ -1,5 +1,6 @@
 // `gov simulate`: replay a trace through the engine and print every decision.
 #include <limits>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -96,17 +97,32 @@ int run_simulate(const Args& args) {
   trace::TraceReader reader(file->text(), policy->module, limits);
   trace::TraceEvent event;
   std::vector<engine::Event> batch;
-  for (bool more = reader.next(event); more;) {
-    const engine::Time at = event.at;
-    batch.clear();
-    for (; more && event.at == at; more = reader.next(event)) batch.push_back(to_event(event));
-    engine.step(at, batch, decisions);
+  // Running out of memory is reported with where the replay was (a bare std::bad_alloc says
+  // nothing); decisions printed before it stay printed.
+  size_t events_read = 0;  // events handed to the engine so far (1-based index of the last)
+  try {
+    for (bool more = reader.next(event); more;) {
+      const engine::Time at = event.at;
+      batch.clear();
+      for (; more && event.at == at; more = reader.next(event)) {
+        batch.push_back(to_event(event));
+        ++events_read;
+      }
+      engine.step(at, batch, decisions);
+      emit();
+      file->release_before(reader.bytes_read());
+    }
+    // Tasks with a duration finish after the last event too.
+    engine.step(std::numeric_limits<engine::Time>::max() / 4, {}, decisions);
     emit();
-    file->release_before(reader.bytes_read());
+  } catch (const std::bad_alloc&) {
+    decisions = {};
+    fmt::print("{}", out);
+    out = {};
+    fmt::print(stderr, "error: out of memory while replaying the trace `{}` (at event {})\n", trace_path,
+               events_read);
+    return kFailed;
   }
-  // Tasks with a duration finish after the last event too.
-  engine.step(std::numeric_limits<engine::Time>::max() / 4, {}, decisions);
-  emit();
   if (format == "text") out += "\n" + trace::summary_text(summary.summarize());
   fmt::print("{}", out);
   return kOk;

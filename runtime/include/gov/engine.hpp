@@ -10,8 +10,9 @@
 // calls in flight finish on the version they started with.
 //
 // Errors: functions that can fail throw gov::Error (see its codes) and leave the engine as it
-// was; task mistakes are not errors but `invalid` or `rejected` decisions. Besides gov::Error
-// only std::bad_alloc escapes.
+// was; task mistakes are not errors but `invalid` or `rejected` decisions. A call from the
+// engine's own on_step is Error reentrant; a submit past Options::max_tasks is Error limit.
+// Besides gov::Error only std::bad_alloc escapes.
 #pragma once
 
 #include <chrono>
@@ -40,7 +41,8 @@ struct Options {
   enum class Dialect : std::uint8_t { head, kueue_v0_9 } dialect = Dialect::head;
   /// Called with every step, in sequence order, while the engine's state lock is held (so the
   /// stream it sees is exactly the engine's order). It must be quick and must not call back
-  /// into the engine (that deadlocks); copy what you need and hand it to another thread.
+  /// into the engine: such a call throws Error reentrant (the engine stays usable); copy what
+  /// you need and hand it to another thread.
   /// Exceptions it throws are caught and ignored. Steps of the watcher's reloads arrive only here.
   std::function<void(const Step&)> on_step;
   /// Called (on the watcher's thread) when a reload by the watcher fails; the engine keeps
@@ -58,6 +60,12 @@ struct Options {
   /// Refuse a version that is not signed by the verify key (and refuse to open without one).
   /// An engine compiled from a file has nothing to verify: it refuses to open with this set.
   bool require_signature = false;
+  /// The most live tasks (pending or admitted) the engine holds; each takes about 1.5 KB, so
+  /// the default bounds the engine near 1.5 GB. A step whose submits would take the engine past
+  /// it is refused as a whole (Error limit, naming the bound) and changes nothing; finishes in
+  /// the same step are not counted as making room. 0: the default.
+  static constexpr std::size_t kDefaultMaxTasks = 1'000'000;
+  std::size_t max_tasks = kDefaultMaxTasks;
 };
 
 class Engine;

@@ -37,14 +37,17 @@ typedef enum gov_status {
   GOV_ERROR_POLICY = 3,           /* the policy has errors (the message has the diagnostics) */
   GOV_ERROR_STORE = 4,            /* the store failed: corrupt, busy, newer schema, ... */
   GOV_ERROR_IO = 5,               /* a file could not be read */
-  GOV_ERROR_OUT_OF_MEMORY = 6,
-  GOV_ERROR_INTERNAL = 7 /* a bug in gov */
+  GOV_ERROR_OUT_OF_MEMORY = 6,    /* the message says what was being done */
+  GOV_ERROR_INTERNAL = 7,         /* a bug in gov */
+  GOV_ERROR_REENTRANT = 8,        /* called from the engine's own on_step callback: refused */
+  GOV_ERROR_LIMIT = 9             /* a documented bound was reached (max_tasks); nothing changed */
 } gov_status;
 
 /* The message of the last failed call on this thread ("" when none failed yet). Valid until the
  * next failing call on this thread; copy it to keep it. Never NULL. */
 GOV_API const char* gov_last_error(void);
-/* "ok", "invalid-argument", "not-found", "policy", "store", "io", "out-of-memory", "internal". */
+/* "ok", "invalid-argument", "not-found", "policy", "store", "io", "out-of-memory", "internal",
+ * "reentrant", "limit" ("unknown" for any other value). */
 GOV_API const char* gov_status_name(gov_status status);
 /* The library's version ("0.1.0") and the version of this ABI (GOV_ABI_VERSION when they match). */
 #define GOV_ABI_VERSION 1
@@ -202,7 +205,8 @@ GOV_API void gov_decisions_free(gov_decisions* list);
 typedef struct gov_engine gov_engine;
 
 /* Called with every step of the engine, in order, while its state lock is held: it must be
- * quick and must not call into the engine. `step` is borrowed for the call only. */
+ * quick and must not call into the engine (such a call returns GOV_ERROR_REENTRANT and changes
+ * nothing). `step` is borrowed for the call only. */
 typedef void (*gov_step_callback)(const gov_decisions* step, void* user_data);
 
 typedef enum gov_back_end { GOV_BACK_END_JIT = 0, GOV_BACK_END_INTERPRETER = 1 } gov_back_end;
@@ -218,7 +222,12 @@ typedef struct gov_open_options {
    * gov::Options::verify_key_path. */
   const char* verify_key_path;
   int require_signature; /* non-zero: refuse versions not signed by the verify key */
+  /* The most live (pending or admitted) tasks; a submit past it returns GOV_ERROR_LIMIT and
+   * changes nothing. gov_open_options_init sets GOV_DEFAULT_MAX_TASKS; 0 means the same. */
+  size_t max_tasks;
 } gov_open_options;
+
+#define GOV_DEFAULT_MAX_TASKS 1000000
 
 GOV_API void gov_open_options_init(gov_open_options* options);
 
@@ -235,7 +244,9 @@ GOV_API void gov_engine_close(gov_engine* engine);
 GOV_API gov_status gov_engine_submit(gov_engine* engine, int64_t at_ms, const gov_task* task, gov_decisions** out);
 GOV_API gov_status gov_engine_finish(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out);
 GOV_API gov_status gov_engine_cancel(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out);
-/* Several events at one time, in order, then admission until nothing changes. */
+/* Several events at one time, in order, then admission until nothing changes. `count` is at
+ * most GOV_MAX_STEP_EVENTS (a trace's bound on tasks); more is GOV_ERROR_INVALID_ARGUMENT. */
+#define GOV_MAX_STEP_EVENTS 1000000
 GOV_API gov_status gov_engine_step(gov_engine* engine, int64_t at_ms, const gov_event* events, size_t count,
                                    gov_decisions** out);
 /* Advances time: duration-based finishes due by `at_ms` happen. */

@@ -305,6 +305,8 @@ enum class ErrorCode : int {
   io = 5,                // a file could not be read
   out_of_memory = 6,
   internal = 7,  // a bug in gov: please report it
+  reentrant = 8,  // called from the engine's own on_step callback (its state lock is held)
+  limit = 9,      // a documented bound was reached (Options::max_tasks live tasks)
 };
 
 /// The one exception type the C++ API throws (besides std::bad_alloc). Errors of tasks are not

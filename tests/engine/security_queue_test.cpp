@@ -1,0 +1,89 @@
+// Issue 26, point 11: one team's deep queue. A finish used to bring every parked task back and
+// retry each in a cycle of its own (O(n) per finish, quadratic over a trace); the work of a
+// finish must now grow like log n, and the decisions must stay those of the cycle-by-cycle
+// run (self-check runs take every cycle).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tests/engine/engine_test_support.hpp"
+
+namespace gov::engine::test {
+
+namespace {
+
+/// Team `a` holds 2 GPUs; `r0` … `r<running - 1>` run and `queued` one-GPU tasks wait behind
+/// them, each submitted in a step of its own (each parked with its own pending decision).
+Harness deep_queue(size_t queued, size_t running, EngineOptions options = {}) {
+  Harness h(gpu_module({{"a", 2, /*borrowing_limit=*/0}}), options);
+  for (size_t i = 0; i < running; ++i) h.submit(0, TaskBuilder("r" + std::to_string(i), "a").gpus(1).priority("high"));
+  for (size_t i = 0; i < queued; ++i)
+    h.submit(static_cast<Time>(i + 1) * kSecond, TaskBuilder("q" + std::to_string(i), "a").gpus(1));
+  return h;
+}
+
+size_t parked_count(const Engine& engine) {
+  size_t parked = 0;
+  for (const TaskRow& row : engine.snapshot().tasks) parked += row.parked ? 1 : 0;
+  return parked;
+}
+
+/// The queue work of finishing `r0` (one queued task is admitted, the rest park again).
+uint64_t finish_work(size_t queued) {
+  Harness h = deep_queue(queued, 2);
+  REQUIRE(parked_count(*h.engine) == queued);
+  const uint64_t before = h.engine->queue_work();
+  const std::vector<Decision> d = h.finish(static_cast<Time>(queued + 1) * kSecond, "r0");
+  const uint64_t work = h.engine->queue_work() - before;
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].outcome == Outcome::finished);
+  CHECK(d[1].outcome == Outcome::admitted);
+  CHECK(d[1].task == "q0");
+  CHECK(parked_count(*h.engine) == queued - 1);
+  return work;
+}
+
+}  // namespace
+
+TEST_CASE("a finish with a deep queue of one team does work logarithmic in its length",
+          "[security][engine-queue]") {
+  const uint64_t small = finish_work(1'000);
+  const uint64_t large = finish_work(16'000);
+  INFO("queue work of one finish: " << small << " at 1,000 queued, " << large << " at 16,000");
+  // Linear work (a cycle per queued task, as before) grows 16 times; log n grows by 1.4.
+  CHECK(large < 2 * small);
+}
+
+TEST_CASE("parking a deep queue at once gives the decisions of the cycle-by-cycle run",
+          "[security][engine-queue]") {
+  // Two shapes and two priorities interleaved, finishes, cancels and new submissions: the bulk
+  // park applies only where every active task is of the parked head's class.
+  const auto run = [](bool self_check) {
+    EngineOptions options;
+    options.self_check = self_check;
+    Harness h(gpu_module({{"a", 3, /*borrowing_limit=*/0}, {"b", 1, /*borrowing_limit=*/0}}), options);
+    std::vector<std::string> lines;
+    const auto record = [&lines](const std::vector<Decision>& decisions) {
+      for (const std::string& line : json_lines(decisions)) lines.push_back(line);
+    };
+    for (int i = 0; i < 3; ++i)
+      record(h.submit(0, TaskBuilder("r" + std::to_string(i), "a").gpus(1).priority("high").duration(40 * kSecond)));
+    for (int i = 0; i < 60; ++i) {
+      TaskBuilder task("q" + std::to_string(i), i % 7 == 3 ? "b" : "a");
+      task.gpus(i % 5 == 0 ? 2 : 1).duration(static_cast<Time>(5 + i % 3) * kSecond);
+      if (i % 4 == 1) task.priority("mid");
+      record(h.submit(static_cast<Time>(i) * kSecond, task));
+      if (i % 9 == 4) record(h.cancel(static_cast<Time>(i) * kSecond, "q" + std::to_string(i - 2)));
+    }
+    record(h.advance(10'000 * kSecond));
+    REQUIRE(h.engine->self_check_failures().empty());
+    return lines;
+  };
+  const std::vector<std::string> checked = run(true);
+  const std::vector<std::string> fast = run(false);
+  CHECK(checked.size() > 150);
+  CHECK(fast == checked);
+}
+
+}  // namespace gov::engine::test
