@@ -49,23 +49,25 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
 }
 
 // A cycle whose only head was parked without a new decision changed nothing but that head's
-// place. When every active task of its team is of the head's queue class (same shape, same last
-// pending decision) and no other team has work, each following cycle would take the next of
-// them alone, nominate it the same way against the same state (nominations are a function of
-// the shape and the state: NominationCache), find its decision unchanged and park it: one cycle
-// per task, O(n) per finish with n queued. They are parked at once instead, which is what those
-// cycles would have done (self-check runs take every cycle, and the property tests compare).
+// place. When the active tasks of its team are of the head's queue class (same shape, same last
+// pending decision), but for a few of another class queued after all of them (tasks submitted
+// in this instant, which have no decision yet), and no other team has work, each following
+// cycle would take the next like task alone, nominate it the same way against the same state
+// (nominations are a function of the shape and the state: NominationCache), find its decision
+// unchanged and park it: one cycle per task, O(n) per finish with n queued. They are parked at
+// once instead, which is what those cycles would have done; the tasks behind them then take
+// their cycles as before (self-check runs take every cycle, and the property tests compare).
 void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
                                 const std::vector<Decision>& out) {
   if (core_.options.self_check || out.size() != decisions_before) return;
   if (entry.result != Result::parked || entry.preemptor || reactivate_after_cycle_) return;
   if (core_.tasks.queue(entry.team).sticky >= 0) return;
-  if (!core_.tasks.is_parked(entry.task) || !core_.tasks.active_all_like(entry.task)) return;
+  if (!core_.tasks.is_parked(entry.task)) return;
   core_.tasks.teams_with_work(teams_);
   for (uint32_t team : teams_) {
     if (team != entry.team && core_.tasks.has_active_work(team)) return;
   }
-  core_.tasks.park_all_active(entry.team);
+  core_.tasks.park_like_prefix(entry.task);
 }
 
 // §3 step 1: one head per team; a sticky preemptor first (docs/semantics.md §3).

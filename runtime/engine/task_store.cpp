@@ -236,20 +236,29 @@ void TaskStore::reclassify(uint32_t task) {
   add_class(set, t);
 }
 
-bool TaskStore::active_all_like(uint32_t head) const {
+bool TaskStore::park_like_prefix(uint32_t head) {
   const Task& h = tasks_[head];
-  const QueueSet& active = queues_[static_cast<size_t>(h.team)].active;
-  if (active.tasks.empty() || active.collided || active.classes.size() != 1) return false;
-  const QueueSet::ClassCount& only = active.classes.begin()->second;
-  return only.count == active.tasks.size() && same_class(only.value, h);
-}
-
-void TaskStore::park_all_active(uint32_t team) {
+  const auto team = static_cast<uint32_t>(h.team);
   TeamQueue& q = queues_[team];
-  if (q.active.tasks.empty()) return;
+  QueueSet& active = q.active;
+  if (active.tasks.empty() || active.collided) return false;
+  const auto like = active.classes.find(h.class_hash);
+  if (like == active.classes.end() || !same_class(like->second.value, h)) return false;
+  const size_t unlike = active.tasks.size() - like->second.count;
+  if (unlike > kMaxUnlikeTail) return false;
+  // The unlike tasks must be the last ones in queue order: every like task comes before them.
+  std::vector<uint32_t> tail;
+  auto it = active.tasks.rbegin();
+  for (size_t i = 0; i < unlike; ++i, ++it) {
+    if (same_class(like->second.value, tasks_[*it])) return false;
+    tail.push_back(*it);
+  }
+  for (uint32_t task : tail) erase(active, task);
   if (q.parked.tasks.empty()) note_parked(team);
-  move_all(q.active, q.parked);
-  has_work_[team] = q.sticky >= 0;
+  move_all(q.active, q.parked);  // q.active is empty afterwards (the sets' ids travel with them)
+  for (uint32_t task : tail) insert(q.active, task);
+  has_work_[team] = !q.active.tasks.empty() || q.sticky >= 0;
+  return true;
 }
 
 void TaskStore::teams_with_work(std::vector<uint32_t>& out) const {

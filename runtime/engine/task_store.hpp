@@ -179,12 +179,15 @@ class TaskStore {
   /// Records that a task's last pending reason or message changed (its queue class); the
   /// class hash is kept from then on, so queue moves do not hash.
   void reclassify(uint32_t task);
-  /// Whether every active task of the parked task `head`'s team is of `head`'s queue class
-  /// (exactly; false when the class counts collided).
-  bool active_all_like(uint32_t head) const;
-  /// Parks every active task of the team at once (O(1) when nothing is parked yet, else the
-  /// smaller set merged into the larger).
-  void park_all_active(uint32_t team);
+  /// Most active tasks of another class that park_like_prefix looks for behind the like ones.
+  static constexpr size_t kMaxUnlikeTail = 64;
+  /// When the active tasks of the parked task `head`'s team are of `head`'s queue class except
+  /// at most kMaxUnlikeTail tasks that all come after them in queue order (tasks submitted in
+  /// this instant have no decision yet, so a different class, and queue last): parks the like
+  /// ones at once and returns true. False (nothing moved) otherwise, or when the class counts
+  /// collided. O(1) plus O(tail · log n) when nothing is parked yet, else the smaller set merged
+  /// into the larger.
+  bool park_like_prefix(uint32_t head);
   /// Whether the team has an active or sticky task.
   bool has_active_work(uint32_t team) const {
     return !queues_[team].active.tasks.empty() || queues_[team].sticky >= 0;
