@@ -24,6 +24,10 @@ inline constexpr size_t kMaxTraceTasks = 1'000'000;
 /// kMaxTraceTasks, bounds what a replay keeps, even of events that all happen at one time.
 inline constexpr size_t kMaxTraceTextBytes = size_t{256} << 20;
 
+/// Most bytes of one label value (docs/limits.md), in a trace and through the C ABI: a value is
+/// copied into every decision message that interpolates it, so an unbounded one multiplies.
+inline constexpr size_t kMaxLabelValueBytes = size_t{64} << 10;
+
 enum class EventKind : uint8_t { submit, finish, cancel };
 
 /// "submit", "finish", "cancel": the event's key in the trace.
