@@ -159,6 +159,8 @@ struct TraceReader::State {
 
   State(std::string_view text, const ir::Module& m, const JsonLimits& limits)
       : json(text, event_limits(limits)), module(m) {}
+  State(TraceFile& f, const ir::Module& m, const JsonLimits& limits)
+      : json(f.text(), event_limits(limits), f), module(m), file(&f) {}
 
   static JsonLimits event_limits(JsonLimits limits) {
     limits.max_value_bytes = std::min(limits.max_value_bytes, kMaxEventBytes);
@@ -181,6 +183,8 @@ struct TraceReader::State {
   std::unordered_map<std::string, TaskRecord> tasks;
   size_t text_bytes = 0;  // task ids and labels of the submits so far
   std::optional<TraceError> error;
+  TraceFile* file = nullptr;  // the source of `json`, if it reads a file
+  bool io_failed = false;     // `error` is file's read error
 };
 
 namespace {
@@ -723,20 +727,35 @@ bool TraceReader::State::step(TraceEvent& event) {
 
 TraceReader::TraceReader(std::string_view text, const ir::Module& module, const JsonLimits& limits)
     : state_(std::make_unique<State>(text, module, limits)) {}
+TraceReader::TraceReader(TraceFile& file, const ir::Module& module, const JsonLimits& limits)
+    : state_(std::make_unique<State>(file, module, limits)) {}
 TraceReader::~TraceReader() = default;
 TraceReader::TraceReader(TraceReader&&) noexcept = default;
 TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
 
 bool TraceReader::next(TraceEvent& event) {
   if (state_->error || state_->phase == State::Phase::done) return false;
+  bool more = false;
   try {
-    return state_->step(event);
+    more = state_->step(event);
   } catch (const std::bad_alloc&) {
     state_->top_error(state_->json.position(), "out of memory reading the trace");
   } catch (const std::length_error&) {
     state_->top_error(state_->json.position(), "out of memory reading the trace");
   }
-  return false;
+  // A read error ends the file's text early; whatever the JSON reader made of that (end of
+  // input, a cut value), the real error is the read's.
+  if (state_->file != nullptr && state_->file->error()) {
+    const size_t at = state_->json.offset();
+    state_->error = TraceError{*state_->file->error(), JsonPosition{at, 0, 0}, std::nullopt};
+    state_->io_failed = true;
+    return false;
+  }
+  return more;
+}
+
+bool TraceReader::io_failed() const {
+  return state_->io_failed;
 }
 
 const std::optional<TraceError>& TraceReader::error() const {

@@ -12,6 +12,7 @@
 #include "compiler/ir/module.hpp"
 #include "runtime/engine/decision.hpp"
 #include "runtime/trace/json.hpp"
+#include "runtime/trace/trace_file.hpp"
 
 namespace gov::trace {
 
@@ -79,6 +80,11 @@ TraceResult read_trace(std::string_view text, const ir::Module& module,
 class TraceReader {
  public:
   TraceReader(std::string_view text, const ir::Module& module, const JsonLimits& limits = {});
+  /// Reads `file` as it goes (TraceFile::fill): memory holds the event being read and what the
+  /// file reads ahead, the rest is dropped behind. A read error stops the reader with error()
+  /// holding the file's message ("read failed after N bytes: ...") and io_failed() true. `file`
+  /// must outlive the reader and not be used by another reader meanwhile.
+  TraceReader(TraceFile& file, const ir::Module& module, const JsonLimits& limits = {});
   ~TraceReader();
   TraceReader(TraceReader&&) noexcept;
   TraceReader& operator=(TraceReader&&) noexcept;
@@ -88,10 +94,12 @@ class TraceReader {
   bool next(TraceEvent& event);
   /// The error that stopped the reader, if any.
   const std::optional<TraceError>& error() const;
+  /// True when the reader stopped because its file could not be read (an I/O error, not a
+  /// problem of the trace).
+  bool io_failed() const;
   /// How many events were read successfully so far.
   size_t events_read() const;
-  /// Offset in the text before which everything has been read: a caller streaming a mapped
-  /// file may drop those pages from memory.
+  /// Offset in the text before which everything has been read.
   size_t bytes_read() const;
 
   struct State;  // opaque: defined in trace_reader.cpp

@@ -1,11 +1,12 @@
 // `gov simulate`: replay a trace through the engine and print every decision.
+#include <cstdio>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
-#include "runtime/trace/mapped_file.hpp"
+#include "runtime/trace/trace_file.hpp"
 #include "runtime/trace/trace_reader.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
@@ -17,15 +18,15 @@ namespace {
 constexpr size_t kMaxTraceBytes = size_t{1} << 30;
 
 /// The trace's first error, read as a stream: memory holds one event at a time (plus one
-/// record per task id), and the pages already read are released as the reader moves on.
-std::optional<trace::TraceError> first_error(trace::MappedFile& file, const ir::Module& module,
-                                             const trace::JsonLimits& limits) {
-  trace::TraceReader reader(file.text(), module, limits);
+/// record per task id), and the file's text is dropped as the reader moves on. Sets `io_error`
+/// when the file could not be read.
+std::optional<trace::TraceError> first_error(trace::TraceFile& file, const ir::Module& module,
+                                             const trace::JsonLimits& limits, bool& io_error) {
+  trace::TraceReader reader(file, module, limits);
   trace::TraceEvent event;
   while (reader.next(event)) {
-    if (reader.events_read() % 4096 == 0) file.release_before(reader.bytes_read());
   }
-  file.release_before(file.text().size());
+  io_error = reader.io_failed();
   return reader.error();
 }
 
@@ -57,7 +58,7 @@ int run_simulate(const Args& args) {
 
   const std::string trace_path = *args.value("trace");
   std::string error;
-  std::optional<trace::MappedFile> file = trace::MappedFile::open(trace_path, kMaxTraceBytes, error);
+  std::optional<trace::TraceFile> file = trace::TraceFile::open(trace_path, kMaxTraceBytes, error);
   if (!file) {
     fmt::print(stderr, "error: cannot read `{}`: {}\n", trace_path, error);
     return kUsage;
@@ -65,10 +66,16 @@ int run_simulate(const Args& args) {
   trace::JsonLimits limits;
   limits.max_bytes = kMaxTraceBytes;
   // Nothing of a bad trace is simulated: every event is checked first, then read again.
-  if (std::optional<trace::TraceError> problem = first_error(*file, policy->module, limits)) {
+  bool io_error = false;
+  if (std::optional<trace::TraceError> problem = first_error(*file, policy->module, limits, io_error)) {
+    if (io_error) {
+      fmt::print(stderr, "error: cannot read `{}`: {}\n", trace_path, problem->message);
+      return kUsage;
+    }
     fmt::print(stderr, "error: {}: {}\n", trace_path, problem->message);
     return kFailed;
   }
+  file->rewind();
 
   engine::Engine engine(policy->module, *policy->evaluator, *options);
   trace::SummaryBuilder summary;
@@ -92,7 +99,7 @@ int run_simulate(const Args& args) {
     }
   };
   // Events at the same time apply together, then the engine runs to a fixed point.
-  trace::TraceReader reader(file->text(), policy->module, limits);
+  trace::TraceReader reader(*file, policy->module, limits);
   trace::TraceEvent event;
   std::vector<engine::Event> batch;
   for (bool more = reader.next(event); more;) {
@@ -101,7 +108,14 @@ int run_simulate(const Args& args) {
     for (; more && event.at == at; more = reader.next(event)) batch.push_back(to_event(event));
     engine.step(at, batch, decisions);
     emit();
-    file->release_before(reader.bytes_read());
+  }
+  if (reader.error()) {
+    // The first pass read the whole trace, so this is a read failing the second time (or the
+    // file changing in between): the decisions so far are out, and the run is not complete.
+    fmt::print("{}", out);
+    std::fflush(stdout);
+    fmt::print(stderr, "error: cannot read `{}` again: {}\n", trace_path, reader.error()->message);
+    return kUsage;
   }
   // Tasks with a duration finish after the last event too.
   engine.step(std::numeric_limits<engine::Time>::max() / 4, {}, decisions);
