@@ -16,6 +16,7 @@
 
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/diagnostics/source_file.hpp"
+#include "runtime/trace/trace_file.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -142,6 +143,22 @@ TEST_CASE("gov fmt on a full disk fails with exit 2 and leaves the policy byte-i
   CHECK(r.out.find(fmt::format("error: cannot write `{}`: write failed: File too large", policy)) != std::string::npos);
   CHECK(read_text(policy) == kUnformatted);
   CHECK(entries_in(scratch.root) == 1);  // the temporary file was removed
+}
+
+TEST_CASE("gov fmt keeps the owner and group of a policy when it may", "[security][io]") {
+  if (::geteuid() != 0) return;  // only root may give a file to another user
+  Scratch scratch;
+  const std::string policy = scratch.write("a.gov", kUnformatted);
+  REQUIRE(::chown(policy.c_str(), 65534, 65534) == 0);
+  REQUIRE(::chmod(policy.c_str(), 0640) == 0);
+  const Shell r = run_shell(fmt::format("\"$gov\" fmt {}", policy));
+  CHECK(r.exit_code == 0);
+  struct stat info {};
+  REQUIRE(::stat(policy.c_str(), &info) == 0);
+  CHECK(info.st_uid == 65534u);
+  CHECK(info.st_gid == 65534u);
+  CHECK((info.st_mode & 07777) == 0640u);
+  CHECK(read_text(policy) != kUnformatted);
 }
 
 TEST_CASE("write_file_atomically replaces the file a symbolic link points to and keeps the link", "[security][io]") {
@@ -363,4 +380,19 @@ TEST_CASE("reading a 256 MiB whitespace trace keeps resident memory far below th
   const long peak_mib = usage.ru_maxrss / 1024;  // ru_maxrss is in KiB on Linux
   INFO("peak resident set: " << peak_mib << " MiB for a 256 MiB trace");
   CHECK(peak_mib < 128);  // measured 53 MiB; a mapped file kept all 256 MiB (and more) resident
+}
+
+TEST_CASE("a trace file truncated while it is read is an error not a SIGBUS", "[security][io]") {
+  Scratch scratch;
+  const std::string path = scratch.write("t.json", std::string(3 << 20, ' '));
+  std::string error;
+  std::optional<gov::trace::TraceFile> file = gov::trace::TraceFile::open(path, size_t{1} << 30, error);
+  REQUIRE(file);
+  CHECK(file->fill(1, 0) >= 1);
+  // Another process truncates the file: a mapping of it would raise SIGBUS on the next page.
+  REQUIRE(::truncate(path.c_str(), 0) == 0);
+  CHECK(file->fill(3 << 20, 0) == gov::trace::TraceFile::kChunkBytes);
+  REQUIRE(file->error());
+  CHECK(*file->error() == fmt::format("the file ended after {} bytes while it was read; it had {} bytes",
+                                      gov::trace::TraceFile::kChunkBytes, 3 << 20));
 }
