@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -14,92 +15,150 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
-bool is_within(const fs::path& root, const fs::path& path) {
-  auto r = root.begin();
-  auto p = path.begin();
-  for (; r != root.end(); ++r, ++p) {
-    if (r->empty()) continue;
-    if (p == path.end() || *r != *p) return false;
-  }
-  return true;
+/// How `root` is shown in a note: relative to the current directory when that is shorter.
+std::string shown_root(const std::string& root) {
+  std::error_code ec;
+  const fs::path cwd = fs::current_path(ec);
+  if (ec || root.empty() || root.front() != '/') return root;
+  const fs::path relative = fs::path(root).lexically_relative(cwd);
+  if (relative.empty() || relative.string().size() >= root.size()) return root;
+  return relative.string();
 }
 
+/// Follows a policy's imports through a SourceProvider. Files are identified by their logical
+/// path (relative to the root); a hash map makes each import O(1), so the number of imports
+/// costs linear time, and at most kMaxProgramFiles files are read.
 class Loader {
  public:
-  Loader(Program& program, fs::path root) : program_(program), root_(std::move(root)) {}
+  Loader(Program& program, const SourceProvider& sources) : program_(program), sources_(sources) {}
 
-  /// Loads `display_path` (as the user sees it) unless already loaded; returns its index.
-  std::optional<size_t> load(const std::string& display_path, std::optional<Location> imported_at,
-                             std::optional<size_t> importer, size_t depth) {
-    std::error_code ec;
-    const fs::path canonical = fs::weakly_canonical(fs::absolute(display_path, ec), ec);
-    for (size_t i = 0; i < program_.files.size(); ++i) {
-      if (program_.files[i].canonical_path == canonical.string()) return i;
+  void load_entry(const std::string& logical, const std::string& display) {
+    SourceRead read = read_file(logical);
+    if (!read.ok()) {
+      report_unreadable(display, read.error, std::nullopt);
+      return;
     }
-    std::string error;
-    std::optional<std::string> text = read_text_file(display_path, kMaxProgramBytes - total_bytes_, error);
-    if (!text) {
-      if (!imported_at) {
-        program_.read_failed = true;
-        program_.read_error = fmt::format("cannot read `{}`: {}", display_path, error);
-      } else {
-        Diagnostic d = make_diagnostic(Code::import_not_found, *imported_at,
-                                       fmt::format("cannot import `{}`: {}", display_path, error), "imported here");
-        d.help = "import paths are relative to the importing file";
-        program_.diagnostics.report(std::move(d));
-      }
-      return std::nullopt;
+    add(std::move(*read.file), logical, display, std::nullopt, std::nullopt, 0);
+  }
+
+ private:
+  SourceRead read_file(const std::string& logical) {
+    ++files_read_;
+    return sources_.read(logical, kMaxProgramBytes - total_bytes_);
+  }
+
+  /// Adds a file that was read as `requested` (shown as `display`) and follows its imports,
+  /// unless a symbolic link led to a file already loaded.
+  void add(SourceText file, const std::string& requested, const std::string& display,
+           std::optional<Location> imported_at, std::optional<size_t> importer, size_t depth) {
+    if (const auto known = by_logical_.find(file.logical_path); known != by_logical_.end()) {
+      by_logical_.emplace(requested, known->second);
+      if (imported_at) closes_cycle(known->second, *importer, display, *imported_at);
+      return;
     }
-    total_bytes_ += text->size();
-    const SourceId id = program_.sources.add(display_path, std::move(*text));
+    total_bytes_ += file.text.size();
+    const SourceId id = program_.sources.add(display, std::move(file.text));
     grammar::ParseResult parsed = grammar::parse(program_.sources, id);
     program_.diagnostics.append(parsed.diagnostics);
     const size_t index = program_.files.size();
     declarations_.add(parsed.file, program_.diagnostics);
-    program_.files.push_back({id, std::move(parsed.file), canonical.string(), imported_at, importer});
+    by_logical_.emplace(requested, index);
+    by_logical_.emplace(file.logical_path, index);
+    program_.files.push_back({id, std::move(parsed.file), std::move(file.logical_path), imported_at, importer});
     if (!declarations_.exceeded()) follow_imports(index, depth);  // else the policy is refused anyway
-    return index;
   }
 
- private:
+  void report_unreadable(const std::string& display, const SourceError& error, std::optional<Location> imported_at) {
+    if (!imported_at) {
+      program_.read_failed = true;
+      program_.read_error = fmt::format("cannot read `{}`: {}", display, error.reason);
+      return;
+    }
+    if (error.outside_root) {
+      report_outside_root(display, *imported_at, error.reason);
+      return;
+    }
+    Diagnostic d = make_diagnostic(Code::import_not_found, *imported_at,
+                                   fmt::format("cannot import `{}`: {}", display, error.reason), "imported here");
+    d.help = "import paths are relative to the importing file";
+    program_.diagnostics.report(std::move(d));
+  }
+
+  void report_outside_root(const std::string& display, const Location& where, const std::string& why) {
+    Diagnostic d = make_diagnostic(Code::import_outside_root, where,
+                                   fmt::format("import of `{}` leaves the policy's root directory", display),
+                                   "outside the root");
+    if (!why.empty()) d.notes.push_back({std::nullopt, why});
+    d.notes.push_back({std::nullopt, fmt::format("the root directory is `{}`", shown_root(program_.root))});
+    d.help = "move the file under the root, or put a `gov.toml` file in a directory that contains both";
+    program_.diagnostics.report(std::move(d));
+  }
+
   void follow_imports(size_t index, size_t depth) {
     // Copy what we need: loading more files grows program_.files.
-    std::vector<std::pair<std::string, Location>> imports;
+    struct Request {
+      std::string raw;
+      Location where;
+    };
+    std::vector<Request> imports;
     const ProgramFile& file = program_.files[index];
-    const fs::path directory = fs::path(program_.sources.get(file.source).path()).parent_path();
     for (const ast::Declaration& d : file.ast.declarations) {
       if (const auto* import = std::get_if<ast::Import>(&d)) {
-        imports.emplace_back((directory / import->path.plain()).lexically_normal().string(),
-                             Location{file.source, import->span});
+        imports.push_back({import->path.plain(), Location{file.source, import->span}});
       }
     }
-    for (const auto& [path, where] : imports) {
-      if (!check_import(index, path, where, depth)) continue;
-      load(path, where, index, depth + 1);
+    const std::string logical_dir = logical_directory(program_.files[index].logical_path);
+    const fs::path display_dir = fs::path(program_.sources.get(program_.files[index].source).path()).parent_path();
+    for (const Request& request : imports) {
+      if (files_exhausted_) return;
+      const std::string display = (display_dir / request.raw).lexically_normal().string();
+      if (!request.raw.empty() && request.raw.front() == '/') {
+        report_outside_root(display, request.where, "an import path is relative to the importing file, never absolute");
+        continue;
+      }
+      const std::optional<std::string> logical =
+          normalise_logical_path(logical_dir.empty() ? request.raw : logical_dir + "/" + request.raw);
+      if (!logical) {
+        report_outside_root(display, request.where, "");
+        continue;
+      }
+      if (const auto known = by_logical_.find(*logical); known != by_logical_.end()) {
+        closes_cycle(known->second, index, display, request.where);
+        continue;
+      }
+      if (failed_.count(*logical)) {  // reported once per import, read once
+        report_unreadable(display, failed_.at(*logical), request.where);
+        continue;
+      }
+      if (depth + 1 > kMaxImportDepth) {
+        program_.diagnostics.report(make_diagnostic(
+            Code::import_too_deep, request.where,
+            fmt::format("imports are nested more than {} deep", kMaxImportDepth), "one import too many"));
+        continue;
+      }
+      if (files_read_ >= kMaxProgramFiles) {
+        program_.diagnostics.report(make_diagnostic(
+            Code::too_many, request.where, fmt::format("a policy reads at most {} files", kMaxProgramFiles),
+            "one file too many"));
+        files_exhausted_ = true;  // one error, not one per remaining import
+        return;
+      }
+      SourceRead read = read_file(*logical);
+      if (!read.ok()) {
+        report_unreadable(display, read.error, request.where);
+        failed_.emplace(*logical, std::move(read.error));
+        continue;
+      }
+      add(std::move(*read.file), *logical, display, request.where, index, depth + 1);
     }
   }
 
-  bool check_import(size_t importer, const std::string& path, const Location& where, size_t depth) {
-    std::error_code ec;
-    const fs::path canonical = fs::weakly_canonical(fs::absolute(path, ec), ec);
-    if (!is_within(root_, canonical)) {
-      Diagnostic d = make_diagnostic(Code::import_outside_root, where,
-                                     fmt::format("import of `{}` leaves the policy's root directory", path),
-                                     "outside the root");
-      std::error_code cwd_error;
-      const fs::path shown = fs::relative(root_, fs::current_path(cwd_error), cwd_error);
-      d.notes.push_back({std::nullopt, fmt::format("the root directory is `{}`",
-                                                   cwd_error || shown.empty() ? root_.string() : shown.string())});
-      d.help = "move the file under the root, or run gov from a directory that contains both";
-      program_.diagnostics.report(std::move(d));
-      return false;
-    }
-    // A cycle: the file is the importer itself or one of its importers.
+  /// Reports an import cycle when `target` is `importer` or one of its importers.
+  bool closes_cycle(size_t target, size_t importer, const std::string& display, const Location& where) {
     for (std::optional<size_t> at = importer; at; at = program_.files[*at].importer) {
-      if (program_.files[*at].canonical_path != canonical.string()) continue;
+      if (*at != target) continue;
       // The cycle as a path: the file that closes it, back up through its importers.
-      std::vector<std::string> chain = {path};
+      std::vector<std::string> chain = {display};
       for (std::optional<size_t> link = importer; link; link = program_.files[*link].importer) {
         chain.push_back(program_.sources.get(program_.files[*link].source).path());
         if (link == at) break;
@@ -110,41 +169,57 @@ class Loader {
                                      "this import closes the cycle");
       d.help = "move what the files share into a file that imports neither";
       program_.diagnostics.report(std::move(d));
-      return false;
+      return true;
     }
-    if (depth + 1 > kMaxImportDepth) {
-      program_.diagnostics.report(make_diagnostic(
-          Code::import_too_deep, where, fmt::format("imports are nested more than {} deep", kMaxImportDepth),
-          "one import too many"));
-      return false;
-    }
-    return true;
+    return false;
   }
 
   Program& program_;
-  fs::path root_;
+  const SourceProvider& sources_;
+  std::unordered_map<std::string, size_t> by_logical_;   // requested and resolved paths
+  std::unordered_map<std::string, SourceError> failed_;  // paths that could not be read
   size_t total_bytes_ = 0;
+  size_t files_read_ = 0;
+  bool files_exhausted_ = false;
   DeclarationCounter declarations_;
 };
 
-fs::path default_root(const std::string& entry_path) {
-  std::error_code ec;
-  const fs::path cwd = fs::weakly_canonical(fs::current_path(ec), ec);
-  const fs::path entry = fs::weakly_canonical(fs::absolute(entry_path, ec), ec);
-  if (is_within(cwd, entry)) return cwd;
-  return entry.parent_path();
-}
-
 }  // namespace
+
+Program load_program(const SourceProvider& sources, const std::string& entry_logical_path,
+                     const std::string& entry_display_path) {
+  Program program;
+  program.root = sources.root_description();
+  Loader(program, sources).load_entry(entry_logical_path, entry_display_path);
+  return program;
+}
 
 Program load_program(const std::string& entry_path, const LoadOptions& options) {
   Program program;
-  std::error_code ec;
-  const fs::path root = options.root.empty() ? default_root(entry_path)
-                                             : fs::weakly_canonical(fs::absolute(options.root, ec), ec);
-  Loader loader(program, root);
-  loader.load(entry_path, std::nullopt, std::nullopt, 0);
-  return program;
+  const auto fail = [&](std::string message) {
+    program.read_failed = true;
+    program.read_error = std::move(message);
+    return std::move(program);
+  };
+  std::string error;
+  const std::optional<std::string> root =
+      options.root.empty() ? find_policy_root(entry_path, error) : real_path(options.root, error);
+  if (!root) {
+    if (!options.root.empty()) return fail(fmt::format("cannot use `{}` as the policy root: {}", options.root, error));
+    return fail(fmt::format("cannot read `{}`: {}", entry_path, error));
+  }
+  const std::unique_ptr<DiskSources> sources = DiskSources::open(*root, error);
+  if (!sources) return fail(error);
+  // The entry is named by the user; only its imports are confined. Its real path places it
+  // under the root.
+  const std::optional<std::string> entry = real_path(entry_path, error);
+  if (!entry) return fail(fmt::format("cannot read `{}`: {}", entry_path, error));
+  const fs::path relative = fs::path(*entry).lexically_relative(sources->real_root());
+  const std::optional<std::string> logical = normalise_logical_path(relative.string());
+  if (relative.empty() || !logical) {
+    return fail(fmt::format("cannot read `{}`: it is outside the policy root `{}`", entry_path, sources->real_root()));
+  }
+  return load_program(*sources, *logical, entry_path);
 }
 
 Program program_from_text(const std::string& path, std::string text) {
@@ -153,7 +228,8 @@ Program program_from_text(const std::string& path, std::string text) {
   grammar::ParseResult parsed = grammar::parse(program.sources, id);
   program.diagnostics.append(parsed.diagnostics);
   DeclarationCounter().add(parsed.file, program.diagnostics);
-  program.files.push_back({id, std::move(parsed.file), path, std::nullopt, std::nullopt});
+  program.files.push_back({id, std::move(parsed.file), normalise_logical_path(path).value_or(path), std::nullopt,
+                           std::nullopt});
   return program;
 }
 

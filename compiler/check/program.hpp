@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/ast/ast.hpp"
+#include "compiler/check/sources.hpp"
 #include "compiler/diagnostics/diagnostic.hpp"
 
 namespace gov::check {
@@ -19,7 +20,9 @@ inline constexpr size_t kMaxProgramBytes = 32u << 20;
 struct ProgramFile {
   SourceId source = 0;
   ast::File ast;
-  std::string canonical_path;
+  /// The file's path relative to the policy root, normalised, symlinks resolved: what
+  /// identifies it and what the store records.
+  std::string logical_path;
   /// Where this file was imported from (nullopt for the entry file).
   std::optional<Location> imported_at;
   std::optional<size_t> importer;  // index into Program::files
@@ -33,6 +36,7 @@ struct Program {
   Diagnostics diagnostics;
   bool read_failed = false;  // the entry file itself could not be read (exit status 2)
   std::string read_error;
+  std::string root;  // the root as shown to the user (a real path, or "the stored version")
 
   /// Adds `imported from ...` notes to every diagnostic located in an imported file, so
   /// the reader sees how the file came in.
@@ -40,13 +44,20 @@ struct Program {
 };
 
 struct LoadOptions {
-  /// Imports may not leave this directory. Empty: the current directory when the entry
-  /// file is inside it, else the entry file's directory.
+  /// No file outside this directory is read. Empty: find_policy_root (the nearest ancestor
+  /// with a `gov.toml`, else the git work tree's top, else the entry file's directory).
   std::string root;
 };
 
-/// Reads, parses and follows the imports of `entry_path`. Never throws.
+/// Reads, parses and follows the imports of `entry_path` on disk (imports resolve relative to
+/// the importing file; no file outside the root is ever opened: see DiskSources). Never throws.
 Program load_program(const std::string& entry_path, const LoadOptions& options = {});
+
+/// The same from any provider: the entry is `entry_logical_path` (normalised, relative to the
+/// provider's root), shown in diagnostics as `entry_display_path`, imports displayed relative
+/// to it. Stored versions are checked this way, from memory.
+Program load_program(const SourceProvider& sources, const std::string& entry_logical_path,
+                     const std::string& entry_display_path);
 
 /// Parses text that is already in memory as a one-file program (tests, fuzzing, stdin).
 Program program_from_text(const std::string& path, std::string text);

@@ -17,7 +17,7 @@ enum class Severity { error, warning, note };
   X(nesting_too_deep, "E0003", "nesting-too-deep", error, "expressions or values are nested deeper than gov allows") \
   X(control_character, "E0004", "control-character", error, "the file contains a control character such as NUL (anywhere, comments included)") \
   X(too_long, "E0005", "too-long", error, "a string or name is longer than gov reads (see docs/limits.md)") \
-  X(too_many, "E0006", "too-many", error, "a policy declares more teams, rules, tests or instance types than gov reads (see docs/limits.md)") \
+  X(too_many, "E0006", "too-many", error, "a policy declares more teams, rules, tests or instance types, or reads more files, than gov allows (see docs/limits.md)") \
   X(unterminated_string, "E0010", "unterminated-string", error, "a string is missing its closing quote before the end of the line") \
   X(invalid_escape, "E0011", "invalid-escape", error, "a string contains a backslash escape gov does not know") \
   X(unterminated_interpolation, "E0012", "unterminated-interpolation", error, "an interpolation `{...}` in a string is not closed") \

@@ -1,17 +1,16 @@
 #include "runtime/embed/checked_policy.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cstdio>
-#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/render.hpp"
 
 namespace gov::embed {
+
+// What the loader reads, the store holds, and the other way round.
+static_assert(check::kMaxProgramFiles == store::kMaxFilesPerVersion);
+static_assert(check::kMaxLogicalPathBytes == store::kMaxFilePathBytes);
 
 namespace fs = std::filesystem;
 
@@ -33,38 +32,50 @@ CheckedPolicy check_file(const std::string& path, bool require_cluster, const ch
   return checked;
 }
 
-namespace {
-
-bool write_file(const fs::path& path, const std::string& text) {
-  std::FILE* out = std::fopen(path.c_str(), "wb");
-  if (!out) return false;
-  const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size();
-  return std::fclose(out) == 0 && written;
-}
-
-}  // namespace
-
-std::optional<CheckedPolicy> rebuild_version(const store::Version& version) {
-  if (version.files.empty()) return std::nullopt;
-  // One directory per call: engines of one process may rebuild the same version at once.
-  static std::atomic<uint64_t> calls{0};
-  std::error_code ec;
-  const fs::path dir = fs::temp_directory_path(ec) /
-                       fmt::format("gov-version-{}-{}-{}", ::getpid(), version.info.number, calls.fetch_add(1));
-  fs::remove_all(dir, ec);
-  bool written = true;
+std::optional<CheckedPolicy> check_stored_version(const store::Version& version, std::string& error) {
+  const int64_t number = version.info.number;
+  if (version.files.empty()) {
+    error = fmt::format("version {} has no files", number);
+    return std::nullopt;
+  }
+  if (version.files.size() > check::kMaxProgramFiles) {
+    error = fmt::format("version {} has {} files; a policy has at most {}", number, version.files.size(),
+                        check::kMaxProgramFiles);
+    return std::nullopt;
+  }
+  // The store is a file anyone with write access can edit: recompute what apply recorded.
+  if (const std::string actual = store::content_hash(version.files); actual != version.info.content_sha256) {
+    error = fmt::format(
+        "version {}'s stored files do not match its recorded content hash (recorded {}, found {}): the store "
+        "was changed outside gov",
+        number, version.info.content_sha256.substr(0, 12), actual.substr(0, 12));
+    return std::nullopt;
+  }
+  check::MemorySources sources;
   for (const store::PolicyFile& file : version.files) {
-    const fs::path target = dir / fs::path(file.path).lexically_normal().relative_path();
-    fs::create_directories(target.parent_path(), ec);
-    written = written && write_file(target, file.text);
+    if (check::normalise_logical_path(file.path) != file.path) {
+      error = fmt::format("version {} has a stored file path that is not a plain relative path: {:?}", number,
+                          file.path);
+      return std::nullopt;
+    }
+    sources.add(file.path, file.text);
   }
-  std::optional<CheckedPolicy> checked;
-  if (written) {
-    const fs::path entry = dir / fs::path(version.files.front().path).lexically_normal().relative_path();
-    checked = check_file(entry.string(), /*require_cluster=*/true, {dir.string()});
+  CheckedPolicy checked;
+  const std::string& entry = version.files.front().path;
+  checked.program = check::load_program(sources, entry, entry);
+  if (!checked.program.read_failed && !checked.program.diagnostics.has_errors()) {
+    checked.result = check::check(checked.program, {/*require_cluster=*/true});
   }
-  fs::remove_all(dir, ec);
-  if (!checked || checked->program.read_failed || !checked->ok()) return std::nullopt;
+  if (checked.program.read_failed) {
+    error = fmt::format("version {} no longer loads: {}", number, checked.program.read_error);
+    return std::nullopt;
+  }
+  if (!checked.ok()) {
+    DiagnosticPrinter printer;
+    printer.add(checked.diagnostics(), checked.program.sources);
+    error = fmt::format("version {} no longer checks with this gov:\n{}", number, printer.text());
+    return std::nullopt;
+  }
   return checked;
 }
 

@@ -26,10 +26,13 @@ struct CheckedPolicy {
 /// file could not be read at all (then `program.read_error` says why). Never throws.
 CheckedPolicy check_file(const std::string& path, bool require_cluster, const check::LoadOptions& options = {});
 
-/// Rebuilds a stored version's checked policy from its stored source files (written to a
-/// private temporary directory, which is removed again). nullopt when the files cannot be
-/// written or no longer check with this gov. Thread-safe (each call has its own directory).
-std::optional<CheckedPolicy> rebuild_version(const store::Version& version);
+/// Checks a stored version from its stored source files, in memory: nothing is written and
+/// nothing else is read. Refuses (nullopt, `error` saying why in one line) a version whose
+/// files do not hash to its recorded content hash, whose stored paths are not plain relative
+/// paths (`../x`, `/x`, NUL: the store was written outside gov), that has no files or more
+/// than check::kMaxProgramFiles, or that no longer checks with this gov (then `error` ends
+/// with the rendered diagnostics). Thread-safe.
+std::optional<CheckedPolicy> check_stored_version(const store::Version& version, std::string& error);
 
 /// Renders diagnostics of several programs, keeping each distinct diagnostic once (a catalog
 /// imported by several files is reported once), then a summary line.

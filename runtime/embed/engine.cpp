@@ -488,6 +488,7 @@ std::optional<Decision> Engine::finish(std::string_view id, Time at, Step* step)
   events.push_back(engine::Event::finish(std::string(id)));
   Step s = impl_->run_step(at, events);
   std::optional<Decision> decision = with_outcome(s, id, Outcome::finished);
+  if (!decision) decision = with_outcome(s, id, Outcome::cancelled);  // it was pending
   if (step) *step = std::move(s);
   return decision;
 }

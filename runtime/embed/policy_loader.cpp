@@ -14,9 +14,9 @@ namespace {
 
 std::vector<store::PolicyFile> source_files(const CheckedPolicy& checked) {
   std::vector<store::PolicyFile> files;
+  // Paths relative to the policy root, so the version loads again wherever gov runs.
   for (const check::ProgramFile& file : checked.program.files) {
-    const SourceFile& source = checked.program.sources.get(file.source);
-    files.push_back({source.path(), source.text()});
+    files.push_back({file.logical_path, checked.program.sources.get(file.source).text()});
   }
   return files;
 }
@@ -99,11 +99,9 @@ LoadResult load_store_version(store::Store& db, const std::string& policy_name, 
                               BackEnd back_end) {
   auto version = db.show(policy_name, number);
   if (!version.ok()) return failure(store_error(version.error()));
-  std::optional<CheckedPolicy> checked = rebuild_version(version.value());
-  if (!checked) {
-    return failure({LoadError::Kind::policy, fmt::format("version {} of `{}` no longer checks with this gov",
-                                                         version.value().info.number, policy_name)});
-  }
+  std::string why;
+  std::optional<CheckedPolicy> checked = check_stored_version(version.value(), why);
+  if (!checked) return failure({LoadError::Kind::policy, fmt::format("policy `{}`: {}", policy_name, why)});
   LoadResult result;
   result.policy = std::make_unique<RunnablePolicy>();
   RunnablePolicy& policy = *result.policy;
@@ -114,15 +112,20 @@ LoadResult load_store_version(store::Store& db, const std::string& policy_name, 
   policy.module = lower::lower(policy.checked.result.policy);
   std::optional<jit::ObjectCode> cached;
   if (back_end == BackEnd::jit) {
-    if (auto key = jit::key_for(policy.module); key.ok()) {
-      auto bytes = db.get_object(policy_name, policy.version, jit::to_hex(key.value()));
-      if (bytes.ok() && bytes.value()) {
-        auto object = jit::ObjectCode::deserialize(*bytes.value());
-        if (object.ok()) cached = std::move(object.value());
-      }
+    policy.code_note = "no cached object for this machine";
+    if (auto key = jit::key_for(policy.module); !key.ok()) {
+      policy.code_note = fmt::format("no cache key: {}", key.error().message);
+    } else if (auto bytes = db.get_object(policy_name, policy.version, jit::to_hex(key.value())); !bytes.ok()) {
+      policy.code_note = fmt::format("the cached object cannot be read: {}", bytes.error().message);
+    } else if (bytes.value()) {
+      auto object = jit::ObjectCode::deserialize(*bytes.value());
+      if (object.ok()) cached = std::move(object.value());
+      else policy.code_note = fmt::format("the cached object was refused: {}", object.error().message);
     }
   }
   policy.evaluator = make_evaluator(policy.module, back_end, cached ? &*cached : nullptr, policy.code, policy.warning);
+  if (policy.code == CodeOrigin::cached) policy.code_note.clear();
+  else if (cached) policy.code_note = "the cached object was refused by the loader";
   return result;
 }
 

@@ -42,6 +42,7 @@ struct RunnablePolicy {
   std::string content_sha256;  // store::content_hash of the source files
   CodeOrigin code = CodeOrigin::interpreter;
   std::string warning;         // why the JIT was not used although asked for (else empty)
+  std::string code_note;       // a store version compiled now: why no cached object was used
 
   RunnablePolicy() = default;
   RunnablePolicy(const RunnablePolicy&) = delete;

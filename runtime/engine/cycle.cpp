@@ -153,6 +153,7 @@ void Scheduler::process(Entry& entry, std::vector<Decision>& out) {
     return;
   }
   if (overlaps_cycle_victims(entry)) {
+    if (recompute_overlapping(entry, out)) return;
     entry.result = Result::requeued;
     emit_pending(core_, entry.task,
                  {PendingReason::waiting_for_quota, kOverlappingTargets, nullptr, nullptr}, out);
@@ -180,6 +181,66 @@ bool Scheduler::overlaps_cycle_victims(const Entry& entry) const {
       return true;
   }
   return false;
+}
+
+// Kueue HEAD's RecomputeAssignmentUponPreemptionTargetsOverlap (updateAssignmentIfNeeded; docs/
+// semantics-decisions.md "Overlapping preemption targets"): the task's targets overlap this
+// cycle's victims, so it is assigned again as if those preemptions had completed (their usage
+// out of the quota; they are no candidates, being preempted at this instant), on the flavor it
+// was nominated for. If that fits it waits for them, holding its request; if it needs other
+// targets and fits with them gone, it preempts them now. Returns false when neither holds: the
+// caller skips it as before.
+bool Scheduler::recompute_overlapping(Entry& entry, std::vector<Decision>& out) {
+  const int32_t flavor = entry.nomination->assignment.flavor;
+  Nomination& again = entry.own;  // never the cache's: the result holds for this state only
+  release_cycle_victims(false);
+  assigner_.set_now(core_.now);
+  assigner_.assign(entry.task, again.assignment, nullptr, flavor);
+  again.targets.clear();
+  again.message_ready = false;
+  if (again.assignment.preempt_mode())
+    assigner_.targets_for(entry.task, again.assignment, again.targets);
+  release_cycle_victims(true);
+
+  if (again.assignment.fits()) {
+    entry.nomination = &again;
+    reserve_request(entry);
+    entry.result = Result::preempting;  // sticky: tried first once the victims are gone
+    emit_pending(core_, entry.task,
+                 {PendingReason::waiting_for_preemption, kOverlappingTargetsWillFit, nullptr,
+                  nullptr},
+                 out);
+    return true;
+  }
+  if (!again.assignment.preempt_mode() || again.targets.empty()) return false;
+  entry.nomination = &again;
+  if (!fits_after_cycle_victims(entry)) return false;
+  issue_preemptions(entry, out);
+  entry.result = Result::preempting;
+  return true;
+}
+
+// Takes this cycle's victims' usage out of the quota (`give_back` false) or puts it back.
+void Scheduler::release_cycle_victims(bool give_back) {
+  for (uint32_t victim : cycle_victims_) {
+    const Task& t = core_.tasks[victim];
+    const auto team = static_cast<uint32_t>(t.team);
+    const auto flavor = static_cast<uint32_t>(t.flavor);
+    give_back ? core_.quota.add(team, flavor, t.request)
+              : core_.quota.subtract(team, flavor, t.request);
+  }
+}
+
+// A preemptor's request held on its flavor for the rest of the cycle (cq.AddUsage), so later
+// heads cannot take what its victims free.
+void Scheduler::reserve_request(const Entry& entry) {
+  const Task& task = core_.tasks[entry.task];
+  const auto flavor = static_cast<uint32_t>(entry.nomination->assignment.flavor);
+  Reservation reservation{entry.team, flavor, {}};
+  for (ir::Resource r : kChargedResources)
+    reservation.amounts[ir::index(r)] = task.request[ir::index(r)];
+  core_.quota.add(reservation.team, reservation.flavor, reservation.amounts);
+  reservations_.push_back(reservation);
 }
 
 // `fits`: the request against the current usage with every victim of this cycle, and the
@@ -234,16 +295,10 @@ void Scheduler::reserve_for_unreclaimable(const Entry& entry) {
 
 void Scheduler::issue_preemptions(Entry& entry, std::vector<Decision>& out) {
   if (core_.options.self_check) self_check_victims(entry);
-  const Task& task = core_.tasks[entry.task];
   const std::vector<Target>& targets = entry.nomination->targets;
-  const auto flavor = static_cast<uint32_t>(entry.nomination->assignment.flavor);
   // The preemptor's usage holds the freed quota for the rest of the cycle; victims leave at
   // the end of the cycle and the preemptor is admitted first in the next one.
-  Reservation reservation{entry.team, flavor, {}};
-  for (ir::Resource r : kChargedResources)
-    reservation.amounts[ir::index(r)] = task.request[ir::index(r)];
-  core_.quota.add(reservation.team, reservation.flavor, reservation.amounts);
-  reservations_.push_back(reservation);
+  reserve_request(entry);
   for (const Target& target : targets) cycle_victims_.push_back(target.task);
 
   const std::string message =

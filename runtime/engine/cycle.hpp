@@ -58,6 +58,9 @@ class Scheduler {
   bool finish_cycle(size_t count);
 
   bool overlaps_cycle_victims(const Entry& entry) const;
+  bool recompute_overlapping(Entry& entry, std::vector<Decision>& out);
+  void release_cycle_victims(bool give_back);
+  void reserve_request(const Entry& entry);
   bool fits_after_cycle_victims(const Entry& entry);
   void reserve_for_unreclaimable(const Entry& entry);
   void issue_preemptions(Entry& entry, std::vector<Decision>& out);

@@ -21,7 +21,8 @@ struct Engine::Impl {
       : core(module, evaluator, options), scheduler(core) {}
 
   void step(Time at, std::span<const Event> events, std::vector<Decision>& out);
-  void run_due_finishes(Time until, std::vector<Decision>& out);
+  void run_due_finishes(Time before, std::vector<Decision>& out);
+  bool release_due(Time instant, std::vector<Decision>& out);
   void apply(const Event& event, std::vector<Decision>& out);
   void submit(const TaskSpec& spec, std::vector<Decision>& out);
   void finish(std::string_view id, std::vector<Decision>& out);
@@ -35,14 +36,23 @@ struct Engine::Impl {
   std::vector<uint32_t> submitted_;  // tasks queued by the events of the current step
 };
 
+// One instant, one set of events (docs/semantics-decisions.md "Same-instant events"): the
+// instants before `at` that only have due finishes are processed each on its own; the finishes
+// due at `at` (in admission order) and then the events of `at` (in their order) all apply before
+// the cycles run once, to a fixed point.
 void Engine::Impl::step(Time at, std::span<const Event> events, std::vector<Decision>& out) {
   at = std::max(at, core.now);
   run_due_finishes(at, out);
   core.now = at;
+  release_due(at, out);
   submitted_.clear();
   for (const Event& event : events) apply(event, out);
   scheduler.run_until_stable(out);
-  run_due_finishes(at, out);  // tasks admitted just now with duration 0
+  // Tasks admitted just now with duration 0 finish in this instant too; each round of such
+  // finishes is followed by cycles, which may admit more of them.
+  while (!core.timers.empty() && core.timers.top().at == at) {
+    if (release_due(at, out)) scheduler.run_until_stable(out);
+  }
   // SEMANTICS §3: every submitted task gets a decision at its submission time, even one that
   // never became its team's head in this instant.
   for (uint32_t task : submitted_) {
@@ -51,23 +61,29 @@ void Engine::Impl::step(Time at, std::span<const Event> events, std::vector<Deci
   }
 }
 
-// Each instant with due finishes: the finishes (in admission order), then cycles to a fixed point.
-void Engine::Impl::run_due_finishes(Time until, std::vector<Decision>& out) {
-  while (!core.timers.empty() && core.timers.top().at <= until) {
+// Each instant strictly before `before` with due finishes: the finishes, then cycles to a fixed
+// point.
+void Engine::Impl::run_due_finishes(Time before, std::vector<Decision>& out) {
+  while (!core.timers.empty() && core.timers.top().at < before) {
     const Time instant = core.timers.top().at;
     core.now = std::max(core.now, instant);
-    bool any = false;
-    while (!core.timers.empty() && core.timers.top().at == instant) {
-      const FinishTimer timer = core.timers.top();
-      core.timers.pop();
-      const Task& task = core.tasks[timer.task];
-      if (task.state != TaskState::admitted || task.admissions != timer.admission)
-        continue;  // stale
-      release(core, timer.task, Outcome::finished, out);
-      any = true;
-    }
-    if (any) scheduler.run_until_stable(out);
+    if (release_due(instant, out)) scheduler.run_until_stable(out);
   }
+}
+
+// Ends every task whose duration runs out at `instant`, in the order the admissions happened;
+// no cycles. Returns whether any task ended (timers of tasks preempted or ended since are stale).
+bool Engine::Impl::release_due(Time instant, std::vector<Decision>& out) {
+  bool any = false;
+  while (!core.timers.empty() && core.timers.top().at == instant) {
+    const FinishTimer timer = core.timers.top();
+    core.timers.pop();
+    const Task& task = core.tasks[timer.task];
+    if (task.state != TaskState::admitted || task.admissions != timer.admission) continue;
+    release(core, timer.task, Outcome::finished, out);
+    any = true;
+  }
+  return any;
 }
 
 void Engine::Impl::apply(const Event& event, std::vector<Decision>& out) {
@@ -133,10 +149,19 @@ void Engine::Impl::submit(const TaskSpec& spec, std::vector<Decision>& out) {
   submitted_.push_back(index);
 }
 
+// A finish is never silently ignored while its task lives: an admitted task finishes, a pending
+// one (also one preempted earlier in this instant) is cancelled with its decision. An ended task
+// (e.g. through its duration) or an unknown id changes nothing: the trace reader rejects unknown
+// ids and repeated ends, the embedding API returns no decision.
 void Engine::Impl::finish(std::string_view id, std::vector<Decision>& out) {
   const int32_t index = core.tasks.find(id);
-  if (index < 0 || core.tasks[static_cast<uint32_t>(index)].state != TaskState::admitted) return;
-  release(core, static_cast<uint32_t>(index), Outcome::finished, out);
+  if (index < 0) return;
+  const TaskState state = core.tasks[static_cast<uint32_t>(index)].state;
+  if (state == TaskState::admitted) {
+    release(core, static_cast<uint32_t>(index), Outcome::finished, out);
+  } else if (state == TaskState::pending) {
+    release(core, static_cast<uint32_t>(index), Outcome::cancelled, out);
+  }
 }
 
 void Engine::Impl::cancel(std::string_view id, std::vector<Decision>& out) {

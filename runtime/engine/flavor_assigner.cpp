@@ -234,7 +234,8 @@ void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
   find_targets(context_, request, out);
 }
 
-void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrace* trace) {
+void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrace* trace,
+                            int32_t pinned) {
   out.clear();
   simulated_count_ = 0;
   const Task& task = context_.tasks[task_index];
@@ -254,6 +255,7 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   for (const ir::FlavorQuota& quota : team_def.quotas) {
     if (task.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(task.requested_flavor))
       continue;
+    if (pinned >= 0 && quota.flavor != static_cast<uint32_t>(pinned)) continue;
     const FlavorResult result = try_flavor(task, task_index, quota.flavor, out);
     if (trace != nullptr) trace->attempts.emplace_back(quota.flavor, result.mode);
     if (result.mode.mode == FitMode::no_fit &&

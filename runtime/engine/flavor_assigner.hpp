@@ -74,7 +74,10 @@ class FlavorAssigner {
   void set_now(Time now) { context_.now = now; }
   const SearchContext& context() const { return context_; }
 
-  void assign(uint32_t task, Assignment& out, AssignmentTrace* trace = nullptr);
+  /// `pinned` >= 0 tries only that flavor (the recomputation of a task whose preemption targets
+  /// overlap keeps the flavor it was nominated for, as Kueue's NominationMapping does).
+  void assign(uint32_t task, Assignment& out, AssignmentTrace* trace = nullptr,
+              int32_t pinned = -1);
   /// The charged request of `task` in a flavor, as a preemption request needing `needs`.
   PreemptionRequest request_for(uint32_t task, uint32_t flavor, ResourceMask needs) const;
   /// The victims for the assignment `assign` just made (find_targets on the same state); reuses

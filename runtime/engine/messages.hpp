@@ -65,5 +65,10 @@ inline constexpr std::string_view kNoLongerFits =
     "Workload no longer fits after processing another workload";
 inline constexpr std::string_view kOverlappingTargets =
     "Workload has overlapping preemption targets with another workload";
+/// Kueue HEAD's text for a task whose recomputed assignment (overlapping targets) fits once the
+/// preemptions already issued in the cycle complete.
+inline constexpr std::string_view kOverlappingTargetsWillFit =
+    "Workload has overlapping preemption targets with another workload, but will fit after these "
+    "preemptions complete";
 
 }  // namespace gov::engine

@@ -101,9 +101,13 @@ Result<void> validate(const ApplyRequest& request) {
   auto invalid = [](std::string message) { return Error{ErrorKind::invalid, std::move(message)}; };
   if (request.policy.empty()) return invalid("the policy name is empty");
   if (request.files.empty()) return invalid(fmt::format("no files for policy `{}`", request.policy));
+  if (request.files.size() > kMaxFilesPerVersion) {
+    return invalid(fmt::format("{} files for policy `{}`; a version has at most {}", request.files.size(),
+                               request.policy, kMaxFilesPerVersion));
+  }
   std::set<std::string_view> paths;
   for (const PolicyFile& file : request.files) {
-    if (file.path.empty()) return invalid("a file has an empty path");
+    if (auto problem = file_path_problem(file.path)) return invalid(*problem);
     if (!paths.insert(file.path).second) return invalid(fmt::format("file `{}` is given twice", file.path));
   }
   if (!request.content_sha256.empty() && !is_sha256_hex(request.content_sha256)) {
@@ -474,7 +478,15 @@ Result<std::vector<PolicyFile>> read_files(Connection& db, int64_t version_id) {
     auto row = query->step();
     if (!row) return row.error();
     if (!*row) return files;
-    files.push_back(PolicyFile{query->text(0), query->blob_string(1)});
+    // Rows may have been written by anything that can open the file: check them as apply does.
+    if (files.size() == kMaxFilesPerVersion) {
+      return Error{ErrorKind::corrupt, fmt::format("a stored version has more than {} files", kMaxFilesPerVersion)};
+    }
+    PolicyFile file{query->text(0), query->blob_string(1)};
+    if (auto problem = file_path_problem(file.path)) {
+      return Error{ErrorKind::corrupt, fmt::format("a stored version has an invalid file: {}", *problem)};
+    }
+    files.push_back(std::move(file));
   }
 }
 
@@ -699,6 +711,29 @@ std::string default_path() {
   const char* from_environment = std::getenv("GOV_DB");
   if (from_environment != nullptr && *from_environment != '\0') return from_environment;
   return ".gov/policies.db";
+}
+
+std::optional<std::string> file_path_problem(std::string_view path) {
+  const auto problem = [&](std::string_view what) {
+    return std::optional<std::string>(fmt::format("file path {:?} {}", path.substr(0, 200), what));
+  };
+  if (path.empty()) return problem("is empty");
+  if (path.size() > kMaxFilePathBytes) return problem(fmt::format("is longer than {} bytes", kMaxFilePathBytes));
+  if (path.front() == '/') return problem("is absolute (stored paths are relative to the policy root)");
+  for (const char c : path) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return problem("contains a control character");
+    if (c == '\\') return problem("contains a backslash");
+  }
+  size_t begin = 0;
+  while (begin <= path.size()) {
+    size_t end = path.find('/', begin);
+    if (end == std::string_view::npos) end = path.size();
+    const std::string_view part = path.substr(begin, end - begin);
+    if (part.empty()) return problem("has an empty component");
+    if (part == "." || part == "..") return problem(fmt::format("has a `{}` component", part));
+    begin = end + 1;
+  }
+  return std::nullopt;
 }
 
 std::string content_hash(const std::vector<PolicyFile>& files) {

@@ -32,6 +32,17 @@ struct PolicyFile {
   bool operator==(const PolicyFile&) const = default;
 };
 
+/// Most files one version may have (the policy loader reads at most as many).
+inline constexpr size_t kMaxFilesPerVersion = 1'000;
+/// Longest stored file path, in bytes.
+inline constexpr size_t kMaxFilePathBytes = 1'024;
+
+/// Why `path` cannot be a stored file path, or nullopt when it can: a stored path is relative
+/// to the policy root, normalised (no empty, `.` or `..` component), at most kMaxFilePathBytes,
+/// without control characters or backslashes. Checked when a version is written and when it is
+/// read, so a path written into the database by other means never reaches the file system.
+std::optional<std::string> file_path_problem(std::string_view path);
+
 /// SHA-256 (64 lower-case hex digits) of a canonical serialisation of `files` in order:
 /// "gov-content-v1\n", then for each file the path and the text, each preceded by its length
 /// as 8 bytes big-endian. Length prefixes make the encoding unambiguous.

@@ -107,7 +107,9 @@ TEST_CASE("the C, C++ and Go examples print gov simulate's stream for a generate
     INFO(outcome);
     CHECK(expected.find(std::string("\"outcome\":\"") + outcome + "\"") != std::string::npos);
   }
-  CHECK(std::count(expected.begin(), expected.end(), '\n') > 10'000);
+  // About one line per event: 9,904 since a `finish` of a pending task cancels it (issue 27;
+  // it used to be ignored, and the task kept emitting pending lines), 10,000+ before.
+  CHECK(std::count(expected.begin(), expected.end(), '\n') > 9'000);
   check_examples(policy, trace, expected);
 }
 

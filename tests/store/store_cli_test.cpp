@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <unistd.h>
 
+#include "tests/check/json_reader.hpp"
 #include "tests/support/test_support.hpp"
 
 using gov::test::run_gov;
@@ -69,4 +70,26 @@ TEST_CASE("store commands explain a missing or corrupt store", "[store][cli]") {
   CHECK(corrupt.exit_code == 1);
   CHECK(corrupt.err.find("error: store") != std::string::npos);
   std::filesystem::remove(garbage);
+}
+
+TEST_CASE("gov log --format json escapes quotes, backslashes and newlines in authors and messages", "[store][cli]") {
+  const std::string db =
+      (std::filesystem::temp_directory_path() / ("gov-cli-log-json-" + std::to_string(::getpid()) + ".db")).string();
+  std::filesystem::remove(db);
+  const std::string flags = " --db '" + db + "'";
+  // Given through files, so no shell quoting is involved.
+  const std::string message = "say \"hi\"\\n\nline 2\t\x1b[31m", author = "o\"brien\\x";
+  gov::test::write_text(db + ".message", message);
+  gov::test::write_text(db + ".author", author);
+  auto applied = run_gov("apply policies/examples/workshop-g5.gov -m \"$(cat '" + db + ".message')\" --author \"$(cat '" +
+                         db + ".author')\"" + flags);
+  INFO(applied.err);
+  REQUIRE(applied.exit_code == 0);
+  auto log = run_gov("log --format json" + flags);
+  REQUIRE(log.exit_code == 0);
+  const gov::test::Json versions = gov::test::JsonReader(log.out).document();
+  REQUIRE(versions.size() == 1);
+  CHECK(versions[0]["message"].str() == message);
+  CHECK(versions[0]["author"].str() == author);
+  for (const char* suffix : {"", ".message", ".author"}) std::filesystem::remove(db + suffix);
 }

@@ -35,7 +35,7 @@ Command rollback_command();
 /// `gov diff` between stored versions (store_commands.cpp).
 int run_store_diff(const Args& args);
 /// Rebuilds a stored version's checked policy from its stored sources (runtime/embed).
-using embed::rebuild_version;
+using embed::check_stored_version;
 /// The text of `gov inspect` (inspect_command.cpp).
 std::string inspection_text(const check::Policy& policy);
 Command fmt_command();

@@ -113,8 +113,9 @@ std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& 
   if (!policy.warning.empty()) fmt::print(stderr, "warning: {}\n", policy.warning);
   if (*back_end == embed::BackEnd::jit && policy.code != embed::CodeOrigin::interpreter) {
     fmt::print(stderr, "gov: `{}` version {}: {}\n", policy.name, policy.version,
-               policy.code == embed::CodeOrigin::cached ? "loaded cached native code (no codegen)"
-                                                        : "compiled native code (no cached object for this machine)");
+               policy.code == embed::CodeOrigin::cached
+                   ? std::string("loaded cached native code (no codegen)")
+                   : fmt::format("compiled native code ({})", policy.code_note));
   }
   status = kOk;
   return std::move(loaded.policy);

@@ -85,7 +85,7 @@ int run_lint(const Args& args) {
   if (format == "text") fmt::print(stderr, "{}", printer.text());
   if (format == "github") fmt::print("{}", render_github(merged, merged_sources));
   if (format == "json") fmt::print("{}", render_json(merged, merged_sources));
-  if (format == "sarif") fmt::print("{}", render_sarif(merged, merged_sources, "0.1.0"));
+  if (format == "sarif") fmt::print("{}", render_sarif(merged, merged_sources, GOV_VERSION_STRING));
   if (io_error) return kUsage;
   if (errors) return kFailed;
   return warnings && args.has("deny-warnings") ? kFailed : kOk;

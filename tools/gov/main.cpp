@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     }
   }
   if (args[0] == "--version") {
-    fmt::print("gov 0.1.0\n");
+    fmt::print("gov {}\n", GOV_VERSION_STRING);
     return kOk;
   }
   for (const Command& command : commands()) {

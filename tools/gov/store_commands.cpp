@@ -13,6 +13,7 @@
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/checked.hpp"
+#include "runtime/trace/json.hpp"
 #include "tools/gov/commands.hpp"
 
 namespace gov::cli {
@@ -146,11 +147,12 @@ int run_log(const Args& args) {
   for (size_t i = 0; i < versions.value().size(); ++i) {
     const store::VersionInfo& v = versions.value()[i];
     if (json) {
-      out += fmt::format("{}{{\"version\":{},\"parent\":{},\"restored_from\":{},\"sha256\":\"{}\",\"author\":\"{}\",\"message\":\"{}\","
+      // Author and message are anyone's text: quoted and escaped as JSON strings.
+      out += fmt::format("{}{{\"version\":{},\"parent\":{},\"restored_from\":{},\"sha256\":{},\"author\":{},\"message\":{},"
                          "\"created\":\"{}\",\"active\":{}}}",
                          i ? "," : "", v.number, v.parent ? std::to_string(*v.parent) : "null",
-                         v.restored_from ? std::to_string(*v.restored_from) : "null", v.content_sha256, v.author,
-                         v.message, time_text(v.created_ms), v.active);
+                         v.restored_from ? std::to_string(*v.restored_from) : "null", trace::json_quote(v.content_sha256),
+                         trace::json_quote(v.author), trace::json_quote(v.message), time_text(v.created_ms), v.active);
     } else {
       out += fmt::format("v{:<4} {}  {}  {:<12} {}{}{}\n", v.number, time_text(v.created_ms), v.content_sha256.substr(0, 12),
                          v.author, v.message.empty() ? "(no message)" : v.message,
@@ -191,9 +193,10 @@ int run_show(const Args& args) {
   for (const store::PolicyFile& f : v.files) fmt::print(" {}", f.path);
   fmt::print("\n");
   if (args.has("inspect")) {
-    std::optional<CheckedPolicy> checked = rebuild_version(v);
+    std::string why;
+    std::optional<CheckedPolicy> checked = check_stored_version(v, why);
     if (!checked) {
-      fmt::print(stderr, "error: version {} no longer checks with this gov\n", v.info.number);
+      fmt::print(stderr, "error: {}\n", why);
       return kFailed;
     }
     fmt::print("\n{}", inspection_text(checked->result.policy));
@@ -256,10 +259,11 @@ int run_store_diff(const Args& args) {
     fmt::print(stderr, "error: {}\n", (!before.ok() ? before.error() : after.error()).message);
     return kFailed;
   }
-  std::optional<CheckedPolicy> old_policy = rebuild_version(before.value());
-  std::optional<CheckedPolicy> new_policy = rebuild_version(after.value());
+  std::string why;
+  std::optional<CheckedPolicy> old_policy = check_stored_version(before.value(), why);
+  std::optional<CheckedPolicy> new_policy = old_policy ? check_stored_version(after.value(), why) : std::nullopt;
   if (!old_policy || !new_policy) {
-    fmt::print(stderr, "error: a stored version no longer checks with this gov\n");
+    fmt::print(stderr, "error: {}\n", why);
     return kFailed;
   }
   const diff::PolicyDiff d = diff::compare(old_policy->result.policy, new_policy->result.policy);

@@ -99,12 +99,21 @@ std::string run_test(const check::Test& test, const RunnablePolicy& policy, cons
   auto apply = [&](std::vector<engine::Decision> decisions) {
     for (engine::Decision& d : decisions) unread[d.task].push_back(std::move(d));
   };
+  // `at` defers the clock move: the finishes due at the new time belong to the same instant as
+  // the event that follows (the engine applies them together, then runs the cycles once); an
+  // `expect` or another `at` first settles the instant on its own.
+  bool moved = false;
+  auto settle = [&] {
+    if (moved) apply(engine.advance(clock));
+    moved = false;
+  };
   const SourceMap& sources = policy.checked.program.sources;
   for (const TestStep& step : test.steps) {
     switch (step.kind) {
       case ast::Step::Kind::submit: {
         const engine::Event event = engine::Event::submit(task_from_step(step));
         apply(engine.step(clock, std::span(&event, 1)));
+        moved = false;
         break;
       }
       case ast::Step::Kind::finish:
@@ -112,13 +121,16 @@ std::string run_test(const check::Test& test, const RunnablePolicy& policy, cons
         const engine::Event event = step.kind == ast::Step::Kind::finish ? engine::Event::finish(step.task)
                                                                          : engine::Event::cancel(step.task);
         apply(engine.step(clock, std::span(&event, 1)));
+        moved = false;
         break;
       }
       case ast::Step::Kind::at:
+        settle();
         clock = step.time_ms;
-        apply(engine.advance(clock));
+        moved = true;
         break;
       case ast::Step::Kind::expect: {
+        settle();
         auto& queue = unread[step.task];
         const std::string where = format_location(step.where, sources);
         if (queue.empty()) {

@@ -109,8 +109,9 @@ class GOV_API Engine {
   /// receives every decision of the step, including the preemptions the task caused.
   /// An earlier `at` than the engine's time is taken as the engine's time.
   Decision submit(const Task& task, Time at, Step* step = nullptr);
-  /// Finishes an admitted task at `at` (its quota is freed and waiting tasks may be admitted).
-  /// Returns its `finished` decision, or nullopt when no admitted task has that id.
+  /// Finishes an admitted task at `at` (its quota is freed and waiting tasks may be admitted);
+  /// a pending task is cancelled instead. Returns its `finished` (or `cancelled`) decision, or
+  /// nullopt when no live task has that id.
   std::optional<Decision> finish(std::string_view id, Time at, Step* step = nullptr);
   /// Cancels a pending or admitted task. Returns its `cancelled` decision, or nullopt when no
   /// live task has that id.
@@ -120,7 +121,8 @@ class GOV_API Engine {
   /// events compete together instead of one after the other).
   Step step(Time at, const std::vector<Event>& events);
   /// Advances the engine's time to `at`: duration-based finishes due by then happen, each
-  /// instant followed by admission. tick(kForever) runs every remaining finish.
+  /// instant followed by admission. tick(kForever) runs every remaining finish. (step(at, …)
+  /// applies the finishes due at `at` together with its events, before admission.)
   Step tick(Time at);
 
   /// The latest decision about the task with this id (also after reloads), or nullopt for an id
