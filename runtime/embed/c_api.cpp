@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gov/engine.hpp"
+#include "runtime/trace/trace_reader.hpp"
 
 struct gov_engine {
   explicit gov_engine(gov::Engine e) : engine(std::move(e)) {}
@@ -119,6 +120,15 @@ std::optional<int64_t> optional_int(int64_t value) {
   return value;
 }
 
+/// Refuses a label value longer than trace::kMaxLabelValueBytes, as the trace reader does: every
+/// message that interpolates it copies it. strnlen reads at most one byte past the bound.
+void check_label_value(const char* value) {
+  if (::strnlen(value, gov::trace::kMaxLabelValueBytes + 1) > gov::trace::kMaxLabelValueBytes) {
+    invalid("a label value is longer than 65536 bytes, the most gov accepts");
+  }
+}
+static_assert(gov::trace::kMaxLabelValueBytes == 65536, "the message above states the bound");
+
 gov::Task task_from_c(const gov_task& c) {
   if (c.id == nullptr) invalid("the task has no id (NULL)");
   if (c.team == nullptr) invalid("the task has no team (NULL)");
@@ -134,6 +144,7 @@ gov::Task task_from_c(const gov_task& c) {
   task.duration = optional_int(c.duration_ms);
   for (size_t i = 0; i < c.label_count; ++i) {
     if (c.labels[i].key == nullptr || c.labels[i].value == nullptr) invalid("a label's key or value is NULL");
+    check_label_value(c.labels[i].value);
     task.labels.emplace_back(c.labels[i].key, c.labels[i].value);
   }
   return task;
@@ -166,6 +177,7 @@ const gov::Task& scratch_task_from_c(const gov_task& c) {
   task.labels.resize(c.label_count);
   for (size_t i = 0; i < c.label_count; ++i) {
     if (c.labels[i].key == nullptr || c.labels[i].value == nullptr) invalid("a label's key or value is NULL");
+    check_label_value(c.labels[i].value);
     task.labels[i].first.assign(c.labels[i].key);
     task.labels[i].second.assign(c.labels[i].value);
   }

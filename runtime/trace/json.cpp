@@ -277,15 +277,50 @@ ExactNumber JsonValue::to_units(int64_t factor) const {
 // ------------------------------------------------------------------ JsonReader: lexing
 
 JsonReader::JsonReader(std::string_view text, const JsonLimits& limits)
-    : text_(text), limits_(limits) {
-  if (text_.size() > limits_.max_bytes) {
-    fail(0, fmt::format("the input is {} bytes; the limit is {} bytes", text_.size(),
+    : text_(text), full_(text), limits_(limits) {
+  if (full_.size() > limits_.max_bytes) {
+    fail(0, fmt::format("the input is {} bytes; the limit is {} bytes", full_.size(),
                         limits_.max_bytes));
     return;
   }
   if (text_.substr(0, 3) == "\xEF\xBB\xBF") {  // a byte order mark: skipped, not a column
+    bom_ = true;
     pos_ = line_start_ = column_offset_ = 3;
+    released_ = {3, 1, 1};
   }
+}
+
+JsonReader::JsonReader(std::string_view text, const JsonLimits& limits, JsonSource& source)
+    : text_(text.substr(0, 0)), full_(text), source_(&source), limits_(limits) {
+  if (full_.size() > limits_.max_bytes) {
+    fail(0, fmt::format("the input is {} bytes; the limit is {} bytes", full_.size(),
+                        limits_.max_bytes));
+    return;
+  }
+  ensure(3);
+  if (text_.substr(0, 3) == "\xEF\xBB\xBF") {
+    bom_ = true;
+    pos_ = line_start_ = column_offset_ = 3;
+    released_ = {3, 1, 1};
+  }
+}
+
+bool JsonReader::grow(size_t end) {
+  if (source_ == nullptr || text_.size() == full_.size()) return text_.size() >= end;
+  const size_t wanted = end;
+  if (in_token_ && limits_.max_value_bytes < full_.size() - value_start_) {
+    // A key or value may not pass max_value_bytes: its text is kept until it ends, so read no
+    // further than one byte past the bound; the reader then fails with "longer than" (see fail).
+    end = std::min(end, value_start_ + limits_.max_value_bytes + 1);
+    if (end <= text_.size()) return text_.size() >= wanted;
+  }
+  // Nothing before `keep` is looked at again: a key or value being read looks back to its
+  // start (its number text, its error position); between values only pos_ matters. Positions
+  // are counted from marks, so one is set at `keep` before the text before it goes away.
+  const size_t keep = in_token_ ? value_start_ : pos_;
+  if (keep > released_.offset) released_ = position_at(keep);
+  text_ = full_.substr(0, source_->fill(end, released_.offset));
+  return text_.size() >= wanted;
 }
 
 void JsonReader::skip_whitespace() {
@@ -303,28 +338,27 @@ void JsonReader::skip_whitespace() {
 
 JsonPosition JsonReader::position_at(size_t offset) {
   offset = std::min(offset, text_.size());
-  if (offset < line_start_) {  // an earlier line (rare): count from the start
-    JsonPosition p{offset, 1, 1};
-    for (size_t i = text_.starts_with("\xEF\xBB\xBF") ? 3 : 0; i < offset; ++i) {
-      if (text_[i] == '\n') {
-        ++p.line;
-        p.column = 1;
-      } else if (!is_continuation(static_cast<unsigned char>(text_[i]))) {
-        ++p.column;
-      }
+  // Count from the nearest known position at or before `offset`: the start, the current
+  // line's start, the last position computed, or where the text may have been dropped (with
+  // a source, nothing before that is read again). Linear time overall for forward reading.
+  JsonPosition from = released_.offset <= offset ? released_ : JsonPosition{bom_ ? size_t{3} : 0, 1, 1};
+  if (line_start_ <= offset && line_start_ > from.offset) from = {line_start_, line_, 1};
+  if (column_offset_ <= offset && column_offset_ > from.offset) from = {column_offset_, column_line_, column_};
+  JsonPosition p = from;
+  for (size_t i = from.offset; i < offset; ++i) {
+    const auto c = static_cast<unsigned char>(text_[i]);
+    if (c == '\n') {
+      ++p.line;
+      p.column = 1;
+    } else if (!is_continuation(c)) {
+      ++p.column;
     }
-    return p;
   }
-  bool cached = column_line_ == line_ && column_offset_ >= line_start_ && column_offset_ <= offset;
-  size_t from = cached ? column_offset_ : line_start_;
-  size_t column = cached ? column_ : 1;
-  for (size_t i = from; i < offset; ++i) {
-    if (!is_continuation(static_cast<unsigned char>(text_[i]))) ++column;
-  }
-  column_line_ = line_;
+  p.offset = offset;
+  column_line_ = p.line;
   column_offset_ = offset;
-  column_ = column;
-  return {offset, line_, column};
+  column_ = p.column;
+  return p;
 }
 
 JsonPosition JsonReader::position() {
@@ -333,7 +367,14 @@ JsonPosition JsonReader::position() {
 }
 
 bool JsonReader::fail(size_t offset, std::string message) {
-  if (!error_) error_ = JsonError{position_at(offset), std::move(message)};
+  if (error_) return false;
+  // A key or value cut at max_value_bytes (grow reads no further) ends in an error of
+  // whatever came next; the real one is its length.
+  if (in_token_ && pos_ > value_start_ && pos_ - value_start_ > limits_.max_value_bytes) {
+    offset = value_start_;
+    message = fmt::format("this value is longer than {} bytes", limits_.max_value_bytes);
+  }
+  error_ = JsonError{position_at(offset), std::move(message)};
   return false;
 }
 
@@ -342,8 +383,9 @@ bool JsonReader::fail_expected(std::string_view what) {
   return fail(pos_, std::string(what));
 }
 
-std::string JsonReader::found_text() const {
+std::string JsonReader::found_text() {
   if (at_end()) return "end of input";
+  ensure(4);
   unsigned char c = peek();
   if (c == '\'') return "a single quote (JSON strings use double quotes)";
   if (c > 0x20 && c < 0x7F) return fmt::format("'{}'", static_cast<char>(c));
@@ -508,6 +550,7 @@ bool JsonReader::parse_string(std::string& out) {
 }
 
 bool JsonReader::parse_utf8(std::string& out) {
+  ensure(4);
   size_t length = utf8_prefix_length(text_.substr(pos_));
   if (length == 0)
     return fail(pos_, fmt::format("invalid UTF-8 byte 0x{:02X} in a string", peek()));
@@ -573,6 +616,7 @@ bool JsonReader::parse_unicode_escape(std::string& out) {
   }
   if (cp >= 0xD800 && cp <= 0xDBFF) {
     uint32_t low = 0;
+    ensure(2);
     bool paired = text_.substr(pos_, 2) == "\\u";
     if (paired) {
       pos_ += 2;
@@ -722,6 +766,11 @@ JsonStep JsonReader::next_member(JsonKey& key) {
   Frame& frame = frames_.back();
   skip_whitespace();
   value_start_ = pos_;  // the key is bounded like a value
+  in_token_ = true;
+  struct EndToken {
+    bool& in_token;
+    ~EndToken() { in_token = false; }
+  } end_token{in_token_};
   bool first = std::exchange(frame.first, false);
   if (!at_end() && peek() == '}' && first) {
     ++pos_;
@@ -790,9 +839,17 @@ bool JsonReader::read_value(JsonValue& out) {
       [&] {
         out = JsonValue{};
         value_start_ = pos_;
-        return parse_value(out, frames_.size() + 1);
+        in_token_ = true;
+        // The bound holds for every value, whatever it ends with (a number's digits are not
+        // checked as they are read).
+        const bool ok = parse_value(out, frames_.size() + 1) && !value_too_large();
+        in_token_ = false;
+        return ok;
       },
-      [&] { return fail(pos_, "out of memory"); });
+      [&] {
+        in_token_ = false;
+        return fail(pos_, "out of memory");
+      });
 }
 
 bool JsonReader::skip_value() {

@@ -93,6 +93,22 @@ struct JsonParseResult {
 /// throws (running out of memory is reported as an error).
 JsonParseResult parse_json(std::string_view text, const JsonLimits& limits = {});
 
+/// Where a JsonReader's text comes from when the input is not in memory all at once (a trace
+/// file read in chunks, runtime/trace/trace_file.hpp). The text has fixed addresses for the
+/// whole input, but only the bytes the source has filled hold it: the reader asks for more
+/// as it goes and says what it will never look at again, so that the source can drop it.
+class JsonSource {
+ public:
+  /// Makes the text readable up to offset `end` if the input is that long, after dropping
+  /// what lies before `keep` if the source wants to; returns how many bytes from the start
+  /// are readable now (fewer than `end` at the end of the input or when reading failed, which
+  /// the source reports itself). `keep` never decreases.
+  virtual size_t fill(size_t end, size_t keep) = 0;
+
+ protected:
+  ~JsonSource() = default;
+};
+
 /// Result of one step of JsonReader.
 enum class JsonStep : uint8_t { item, end, error };
 
@@ -103,6 +119,10 @@ enum class JsonStep : uint8_t { item, end, error };
 class JsonReader {
  public:
   explicit JsonReader(std::string_view text, const JsonLimits& limits = {});
+  /// Reads `text` piecewise from `source` (see JsonSource): `text` spans the whole input but
+  /// only what the source fills is read; memory holds at most the value being read (bounded
+  /// by max_value_bytes) plus what the source reads ahead. `source` must outlive the reader.
+  JsonReader(std::string_view text, const JsonLimits& limits, JsonSource& source);
 
   /// The kind of the next value (after whitespace), or nullopt when no value can start
   /// there (end of input, a stray character). Consumes nothing but whitespace.
@@ -147,8 +167,14 @@ class JsonReader {
     KeyIndex index;
   };
 
-  // Lexing.
-  bool at_end() const { return pos_ >= text_.size(); }
+  // Lexing. With a source, reaching the end of the filled text asks for more.
+  bool at_end() { return pos_ >= text_.size() && !grow(pos_ + 1); }
+  /// Asks the source for the text up to `end`; true when it is readable.
+  bool grow(size_t end);
+  /// Makes `n` bytes from pos_ readable when the input has them (for lookahead).
+  void ensure(size_t n) {
+    if (pos_ + n > text_.size()) grow(pos_ + n);
+  }
   unsigned char peek() const { return static_cast<unsigned char>(text_[pos_]); }
   void skip_whitespace();
   JsonPosition position_at(size_t offset);
@@ -172,10 +198,15 @@ class JsonReader {
   bool check_depth(size_t depth);
   /// Fails when the value being read spans more than max_value_bytes.
   bool value_too_large();
-  std::string found_text() const;
+  std::string found_text();
 
-  std::string_view text_;
+  std::string_view text_;  // with a source: the filled part of full_
+  std::string_view full_;  // the whole input (with a source, partly unfilled or dropped)
+  JsonSource* source_ = nullptr;
   JsonLimits limits_;
+  bool bom_ = false;        // the text starts with a byte order mark
+  bool in_token_ = false;   // reading a key or value, which may look back to value_start_
+  JsonPosition released_;   // the position before which the source may have dropped the text
   size_t pos_ = 0;
   size_t line_ = 1;
   size_t line_start_ = 0;

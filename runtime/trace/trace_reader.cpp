@@ -159,6 +159,8 @@ struct TraceReader::State {
 
   State(std::string_view text, const ir::Module& m, const JsonLimits& limits)
       : json(text, event_limits(limits)), module(m) {}
+  State(TraceFile& f, const ir::Module& m, const JsonLimits& limits)
+      : json(f.text(), event_limits(limits), f), module(m), file(&f) {}
 
   static JsonLimits event_limits(JsonLimits limits) {
     limits.max_value_bytes = std::min(limits.max_value_bytes, kMaxEventBytes);
@@ -181,6 +183,8 @@ struct TraceReader::State {
   std::unordered_map<std::string, TaskRecord> tasks;
   size_t text_bytes = 0;  // task ids and labels of the submits so far
   std::optional<TraceError> error;
+  TraceFile* file = nullptr;  // the source of `json`, if it reads a file
+  bool io_failed = false;     // `error` is file's read error
 };
 
 namespace {
@@ -206,6 +210,9 @@ class EventDecoder {
   bool read_at(const JsonValue& at);
   bool read_seconds(std::string_view field, const JsonValue& value, engine::Time& out);
   bool read_string(std::string_view field, const JsonValue& value, std::string& out);
+  /// Fails when `text` holds a NUL: the C ABI hands ids, names and labels on as C strings,
+  /// where "x\u0000A" and "x\u0000B" would both read as "x".
+  bool no_nul(std::string_view field, const JsonPosition& position, std::string_view text);
   bool read_count(std::string_view field, const JsonValue& value, int64_t minimum, int64_t& out);
   bool read_amount(std::string_view field, ir::Resource resource, const JsonValue& value,
                    ir::Amount& out);
@@ -282,6 +289,14 @@ bool EventDecoder::read_seconds(std::string_view field, const JsonValue& value, 
   return true;
 }
 
+bool EventDecoder::no_nul(std::string_view field, const JsonPosition& position, std::string_view text) {
+  if (text.find('\0') == std::string_view::npos) return true;
+  return field_fail(field, position,
+                    fmt::format("{} contains a NUL character (\\u0000); ids, names and labels are passed on "
+                                "as C strings, which end at the first NUL",
+                                quoted(text)));
+}
+
 bool EventDecoder::read_string(std::string_view field, const JsonValue& value, std::string& out) {
   if (value.kind != JsonKind::string) {
     return field_fail(field, value.position,
@@ -289,6 +304,7 @@ bool EventDecoder::read_string(std::string_view field, const JsonValue& value, s
   }
   if (value.text.empty())
     return field_fail(field, value.position, "expected a name, found an empty string");
+  if (!no_nul(field, value.position, value.text)) return false;
   out = value.text;
   return true;
 }
@@ -357,6 +373,14 @@ bool EventDecoder::read_labels(const JsonValue& value, engine::Labels& out) {
       return field_fail("labels." + value.keys[i].text, label.position,
                         fmt::format("expected a string, found {}", found(label)));
     }
+    const std::string field = "labels." + value.keys[i].text;
+    if (!no_nul(field, value.keys[i].position, value.keys[i].text) || !no_nul(field, label.position, label.text))
+      return false;
+    if (label.text.size() > kMaxLabelValueBytes) {
+      return field_fail(field, label.position,
+                        fmt::format("the value is {} bytes; a label value has at most {} bytes", label.text.size(),
+                                    kMaxLabelValueBytes));
+    }
     out.emplace_back(value.keys[i].text, label.text);
   }
   return true;
@@ -410,6 +434,7 @@ bool EventDecoder::decode_end(EventKind kind, const JsonValue& value, TraceEvent
     return field_fail(field, value.position,
                       fmt::format("expected a task id, found {}", found(value)));
   }
+  if (!no_nul(field, value.position, value.text)) return false;
   auto it = state_.tasks.find(value.text);
   if (it == state_.tasks.end()) {
     return field_fail(
@@ -471,6 +496,7 @@ bool EventDecoder::read_identity(const JsonValue& submit, engine::TaskSpec& task
   if (id->kind != JsonKind::string || id->text.empty()) {
     return field_fail("id", id->position, fmt::format("expected a task id, found {}", found(*id)));
   }
+  if (!no_nul("id", id->position, id->text)) return false;
   auto earlier = state_.tasks.find(id->text);
   if (earlier != state_.tasks.end()) {
     return field_fail("id", id->position,
@@ -701,20 +727,35 @@ bool TraceReader::State::step(TraceEvent& event) {
 
 TraceReader::TraceReader(std::string_view text, const ir::Module& module, const JsonLimits& limits)
     : state_(std::make_unique<State>(text, module, limits)) {}
+TraceReader::TraceReader(TraceFile& file, const ir::Module& module, const JsonLimits& limits)
+    : state_(std::make_unique<State>(file, module, limits)) {}
 TraceReader::~TraceReader() = default;
 TraceReader::TraceReader(TraceReader&&) noexcept = default;
 TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
 
 bool TraceReader::next(TraceEvent& event) {
   if (state_->error || state_->phase == State::Phase::done) return false;
+  bool more = false;
   try {
-    return state_->step(event);
+    more = state_->step(event);
   } catch (const std::bad_alloc&) {
     state_->top_error(state_->json.position(), "out of memory reading the trace");
   } catch (const std::length_error&) {
     state_->top_error(state_->json.position(), "out of memory reading the trace");
   }
-  return false;
+  // A read error ends the file's text early; whatever the JSON reader made of that (end of
+  // input, a cut value), the real error is the read's.
+  if (state_->file != nullptr && state_->file->error()) {
+    const size_t at = state_->json.offset();
+    state_->error = TraceError{*state_->file->error(), JsonPosition{at, 0, 0}, std::nullopt};
+    state_->io_failed = true;
+    return false;
+  }
+  return more;
+}
+
+bool TraceReader::io_failed() const {
+  return state_->io_failed;
 }
 
 const std::optional<TraceError>& TraceReader::error() const {

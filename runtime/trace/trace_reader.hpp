@@ -12,6 +12,7 @@
 #include "compiler/ir/module.hpp"
 #include "runtime/engine/decision.hpp"
 #include "runtime/trace/json.hpp"
+#include "runtime/trace/trace_file.hpp"
 
 namespace gov::trace {
 
@@ -23,6 +24,10 @@ inline constexpr size_t kMaxTraceTasks = 1'000'000;
 /// Most bytes of task ids and labels one trace may hold in total (docs/limits.md): with
 /// kMaxTraceTasks, bounds what a replay keeps, even of events that all happen at one time.
 inline constexpr size_t kMaxTraceTextBytes = size_t{256} << 20;
+
+/// Most bytes of one label value (docs/limits.md), in a trace and through the C ABI: a value is
+/// copied into every decision message that interpolates it, so an unbounded one multiplies.
+inline constexpr size_t kMaxLabelValueBytes = size_t{64} << 10;
 
 enum class EventKind : uint8_t { submit, finish, cancel };
 
@@ -75,6 +80,11 @@ TraceResult read_trace(std::string_view text, const ir::Module& module,
 class TraceReader {
  public:
   TraceReader(std::string_view text, const ir::Module& module, const JsonLimits& limits = {});
+  /// Reads `file` as it goes (TraceFile::fill): memory holds the event being read and what the
+  /// file reads ahead, the rest is dropped behind. A read error stops the reader with error()
+  /// holding the file's message ("read failed after N bytes: ...") and io_failed() true. `file`
+  /// must outlive the reader and not be used by another reader meanwhile.
+  TraceReader(TraceFile& file, const ir::Module& module, const JsonLimits& limits = {});
   ~TraceReader();
   TraceReader(TraceReader&&) noexcept;
   TraceReader& operator=(TraceReader&&) noexcept;
@@ -84,10 +94,12 @@ class TraceReader {
   bool next(TraceEvent& event);
   /// The error that stopped the reader, if any.
   const std::optional<TraceError>& error() const;
+  /// True when the reader stopped because its file could not be read (an I/O error, not a
+  /// problem of the trace).
+  bool io_failed() const;
   /// How many events were read successfully so far.
   size_t events_read() const;
-  /// Offset in the text before which everything has been read: a caller streaming a mapped
-  /// file may drop those pages from memory.
+  /// Offset in the text before which everything has been read.
   size_t bytes_read() const;
 
   struct State;  // opaque: defined in trace_reader.cpp

@@ -23,7 +23,7 @@
 #include "compiler/lower/lower.hpp"
 #include "grammar/parse.hpp"
 #include "runtime/trace/json.hpp"
-#include "runtime/trace/mapped_file.hpp"
+#include "runtime/trace/trace_file.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace gov {
@@ -343,28 +343,38 @@ TEST_CASE("a JSON value longer than max_value_bytes is an error, not a big alloc
   CHECK(value.text.size() == 100);
 }
 
-TEST_CASE("a mapped file reads the same after its pages are released", "[limits]") {
+TEST_CASE("a trace file reads the same in chunks after its pages are dropped and rewound", "[limits]") {
   ScratchDir dir;
   std::string text;
-  for (int i = 0; i < 100'000; ++i) text += fmt::format("line {}\n", i);
+  for (int i = 0; i < 300'000; ++i) text += fmt::format("line {}\n", i);
   const std::string path = dir.write("big.txt", text);
   std::string error;
-  std::optional<trace::MappedFile> file = trace::MappedFile::open(path, text.size(), error);
+  std::optional<trace::TraceFile> file = trace::TraceFile::open(path, text.size(), error);
   REQUIRE(file);
-  CHECK(file->text() == text);
-  file->release_before(text.size() / 2);
-  file->release_before(text.size());
+  REQUIRE(file->text().size() == text.size());
+  size_t largest_window = 0;
+  for (size_t at = 0; at < text.size(); at += 4096) {  // a reader moving on, 4 KiB at a time
+    const size_t end = std::min(text.size(), at + 4096);
+    REQUIRE(file->fill(end, at) >= end);
+    CHECK(file->text().substr(at, end - at) == std::string_view(text).substr(at, end - at));
+    largest_window = std::max(largest_window, file->window_bytes());
+  }
+  CHECK(largest_window <= trace::TraceFile::kChunkBytes + 8192);  // not the file's 2.3 MB
+  file->rewind();
+  CHECK(file->fill(text.size(), 0) == text.size());
   CHECK(file->text() == text);  // read from the file again
+  CHECK_FALSE(file->error());
 
-  CHECK_FALSE(trace::MappedFile::open(path, text.size() - 1, error));
+  CHECK_FALSE(trace::TraceFile::open(path, text.size() - 1, error));
   CHECK(error == fmt::format("file is {} bytes; gov reads at most {} bytes", text.size(), text.size() - 1));
-  CHECK_FALSE(trace::MappedFile::open(dir.root.string(), 100, error));
+  CHECK_FALSE(trace::TraceFile::open(dir.root.string(), 100, error));
   CHECK(error == "is a directory");
-  CHECK_FALSE(trace::MappedFile::open((dir.root / "missing").string(), 100, error));
+  CHECK_FALSE(trace::TraceFile::open((dir.root / "missing").string(), 100, error));
   CHECK(error == "No such file or directory");
-  std::optional<trace::MappedFile> empty = trace::MappedFile::open(dir.write("empty.txt", ""), 100, error);
+  std::optional<trace::TraceFile> empty = trace::TraceFile::open(dir.write("empty.txt", ""), 100, error);
   REQUIRE(empty);
   CHECK(empty->text().empty());
+  CHECK(empty->fill(1, 0) == 0);
 }
 
 }  // namespace gov

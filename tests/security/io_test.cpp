@@ -1,6 +1,7 @@
 // Security tests of file I/O: atomic rewrites by `gov fmt`, read errors reported by every
 // reader (an LD_PRELOAD shim fails reads with EIO), FIFOs refused, bounded resources.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/diagnostics/source_file.hpp"
+#include "runtime/trace/trace_file.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -143,6 +145,22 @@ TEST_CASE("gov fmt on a full disk fails with exit 2 and leaves the policy byte-i
   CHECK(entries_in(scratch.root) == 1);  // the temporary file was removed
 }
 
+TEST_CASE("gov fmt keeps the owner and group of a policy when it may", "[security][io]") {
+  if (::geteuid() != 0) return;  // only root may give a file to another user
+  Scratch scratch;
+  const std::string policy = scratch.write("a.gov", kUnformatted);
+  REQUIRE(::chown(policy.c_str(), 65534, 65534) == 0);
+  REQUIRE(::chmod(policy.c_str(), 0640) == 0);
+  const Shell r = run_shell(fmt::format("\"$gov\" fmt {}", policy));
+  CHECK(r.exit_code == 0);
+  struct stat info {};
+  REQUIRE(::stat(policy.c_str(), &info) == 0);
+  CHECK(info.st_uid == 65534u);
+  CHECK(info.st_gid == 65534u);
+  CHECK((info.st_mode & 07777) == 0640u);
+  CHECK(read_text(policy) != kUnformatted);
+}
+
 TEST_CASE("write_file_atomically replaces the file a symbolic link points to and keeps the link", "[security][io]") {
   Scratch scratch;
   const std::string target = scratch.write("real.gov", "old\n");
@@ -267,4 +285,114 @@ TEST_CASE("a FIFO as a policy or an import is refused without blocking", "[secur
   REQUIRE(::waitpid(child, &status, 0) == child);
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 1);
+}
+
+// ------------------------------------------------------------------ traces (7, 13, 15a)
+
+namespace {
+
+/// The workshop policy beside its catalog, and a valid trace of `events` submits padded with
+/// `pad` spaces each (so that a fault offset lands in the middle of the events).
+struct TraceSetup {
+  Scratch scratch;
+  std::string policy;
+  std::string trace;
+  explicit TraceSetup(size_t events, size_t pad = 0) {
+    policy = write_policy(scratch);
+    std::string text = "{\"events\": [\n";
+    for (size_t i = 0; i < events; ++i) {
+      text += fmt::format("{}{{\"at\": {}, \"submit\": {{\"id\": \"t{}\", \"team\": \"team-a\", "
+                          "\"instance_type\": \"ml.g5.8xlarge\", \"gpus\": 1, \"duration\": 1}}{}}}\n",
+                          i == 0 ? "" : ",", i, i, std::string(pad, ' '));
+    }
+    text += "]}\n";
+    trace = scratch.write("t/trace.json", text);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a read error in a trace fails gov simulate with exit 2 and no decisions", "[security][io]") {
+  TraceSetup setup(200, 1000);  // about 280 KB
+  const Shell clean = run_shell(fmt::format("\"$gov\" simulate {} --trace {}", setup.policy, setup.trace));
+  REQUIRE(clean.exit_code == 0);
+  REQUIRE(!clean.out.empty());
+  for (size_t after : {size_t{0}, size_t{65536}, size_t{200'000}}) {
+    const Shell r = run_shell(
+        with_eio("/t/trace.json", after, fmt::format("\"$gov\" simulate {} --trace {}", setup.policy, setup.trace)));
+    INFO(after << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(fmt::format("error: cannot read `{}`: read failed after {} bytes: Input/output error",
+                                 setup.trace, after)) != std::string::npos);
+    CHECK(r.out.empty());  // nothing of a trace that could not be read is simulated
+  }
+}
+
+TEST_CASE("a FIFO as a trace, a task or a state file is refused without blocking", "[security][io]") {
+  TraceSetup setup(1);
+  const std::string fifo = setup.scratch.path("fifo.json");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const Shell trace = run_shell(fmt::format("\"$gov\" simulate {} --trace {}", setup.policy, fifo));
+  CHECK(trace.exit_code == 2);
+  CHECK(trace.err.find(fmt::format("error: cannot read `{}`: not a regular file (a FIFO)", fifo)) != std::string::npos);
+  const Shell task = run_shell(fmt::format("\"$gov\" eval {} --task {}", setup.policy, fifo));
+  CHECK(task.exit_code == 2);
+  CHECK(task.err.find(fmt::format("error: cannot read `{}`: not a regular file (a FIFO)", fifo)) != std::string::npos);
+}
+
+TEST_CASE("a read error in a task or state file fails gov eval with exit 2", "[security][io]") {
+  TraceSetup setup(1);
+  const std::string task = setup.scratch.write("task.json", "{\"id\": \"x\", \"team\": \"team-a\", \"gpus\": 1}" +
+                                                                std::string(100'000, ' ') + "\n");
+  const Shell r = run_shell(with_eio("/task.json", 4096, fmt::format("\"$gov\" eval {} --task {}", setup.policy, task)));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(fmt::format("error: cannot read `{}`: read failed after 4096 bytes: Input/output error", task)) !=
+        std::string::npos);
+}
+
+TEST_CASE("reading a 256 MiB whitespace trace keeps resident memory far below the file size", "[security][io]") {
+  TraceSetup setup(1);
+  const std::string big = setup.scratch.path("blank.json");
+  {
+    FILE* out = std::fopen(big.c_str(), "wb");
+    REQUIRE(out != nullptr);
+    std::fputs("{\"events\": [", out);
+    const std::string spaces(1 << 20, ' ');
+    for (int i = 0; i < 256; ++i) REQUIRE(std::fwrite(spaces.data(), 1, spaces.size(), out) == spaces.size());
+    std::fputs("]}\n", out);
+    REQUIRE(std::fclose(out) == 0);
+  }
+  // The child's own peak resident set (wait4 reports it for the exec'd program alone).
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::execl(GOV_BINARY, GOV_BINARY, "simulate", setup.policy.c_str(), "--trace", big.c_str(), "--engine", "interp",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  REQUIRE(::wait4(child, &status, 0, &usage) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  const long peak_mib = usage.ru_maxrss / 1024;  // ru_maxrss is in KiB on Linux
+  INFO("peak resident set: " << peak_mib << " MiB for a 256 MiB trace");
+  CHECK(peak_mib < 128);  // measured 53 MiB; a mapped file kept all 256 MiB (and more) resident
+}
+
+TEST_CASE("a trace file truncated while it is read is an error not a SIGBUS", "[security][io]") {
+  Scratch scratch;
+  const std::string path = scratch.write("t.json", std::string(3 << 20, ' '));
+  std::string error;
+  std::optional<gov::trace::TraceFile> file = gov::trace::TraceFile::open(path, size_t{1} << 30, error);
+  REQUIRE(file);
+  CHECK(file->fill(1, 0) >= 1);
+  // Another process truncates the file: a mapping of it would raise SIGBUS on the next page.
+  REQUIRE(::truncate(path.c_str(), 0) == 0);
+  CHECK(file->fill(3 << 20, 0) == gov::trace::TraceFile::kChunkBytes);
+  REQUIRE(file->error());
+  CHECK(*file->error() == fmt::format("the file ended after {} bytes while it was read; it had {} bytes",
+                                      gov::trace::TraceFile::kChunkBytes, 3 << 20));
 }

@@ -1,4 +1,5 @@
 // `gov simulate`: replay a trace through the engine and print every decision.
+#include <cstdio>
 #include <limits>
 #include <new>
 
@@ -7,7 +8,7 @@
 #include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
-#include "runtime/trace/mapped_file.hpp"
+#include "runtime/trace/trace_file.hpp"
 #include "runtime/trace/trace_reader.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
@@ -19,15 +20,15 @@ namespace {
 constexpr size_t kMaxTraceBytes = size_t{1} << 30;
 
 /// The trace's first error, read as a stream: memory holds one event at a time (plus one
-/// record per task id), and the pages already read are released as the reader moves on.
-std::optional<trace::TraceError> first_error(trace::MappedFile& file, const ir::Module& module,
-                                             const trace::JsonLimits& limits) {
-  trace::TraceReader reader(file.text(), module, limits);
+/// record per task id), and the file's text is dropped as the reader moves on. Sets `io_error`
+/// when the file could not be read.
+std::optional<trace::TraceError> first_error(trace::TraceFile& file, const ir::Module& module,
+                                             const trace::JsonLimits& limits, bool& io_error) {
+  trace::TraceReader reader(file, module, limits);
   trace::TraceEvent event;
   while (reader.next(event)) {
-    if (reader.events_read() % 4096 == 0) file.release_before(reader.bytes_read());
   }
-  file.release_before(file.text().size());
+  io_error = reader.io_failed();
   return reader.error();
 }
 
@@ -59,7 +60,7 @@ int run_simulate(const Args& args) {
 
   const std::string trace_path = *args.value("trace");
   std::string error;
-  std::optional<trace::MappedFile> file = trace::MappedFile::open(trace_path, kMaxTraceBytes, error);
+  std::optional<trace::TraceFile> file = trace::TraceFile::open(trace_path, kMaxTraceBytes, error);
   if (!file) {
     fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path), escape_for_terminal(error));
     return kUsage;
@@ -67,10 +68,16 @@ int run_simulate(const Args& args) {
   trace::JsonLimits limits;
   limits.max_bytes = kMaxTraceBytes;
   // Nothing of a bad trace is simulated: every event is checked first, then read again.
-  if (std::optional<trace::TraceError> problem = first_error(*file, policy->module, limits)) {
+  bool io_error = false;
+  if (std::optional<trace::TraceError> problem = first_error(*file, policy->module, limits, io_error)) {
+    if (io_error) {
+      fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path), escape_for_terminal(problem->message));
+      return kUsage;
+    }
     fmt::print(stderr, "error: {}: {}\n", display_path(trace_path), escape_for_terminal(problem->message));
     return kFailed;
   }
+  file->rewind();
 
   engine::Engine engine(policy->module, *policy->evaluator, *options);
   trace::SummaryBuilder summary;
@@ -94,7 +101,7 @@ int run_simulate(const Args& args) {
     }
   };
   // Events at the same time apply together, then the engine runs to a fixed point.
-  trace::TraceReader reader(file->text(), policy->module, limits);
+  trace::TraceReader reader(*file, policy->module, limits);
   trace::TraceEvent event;
   std::vector<engine::Event> batch;
   // Running out of memory is reported with where the replay was (a bare std::bad_alloc says
@@ -110,7 +117,15 @@ int run_simulate(const Args& args) {
       }
       engine.step(at, batch, decisions);
       emit();
-      file->release_before(reader.bytes_read());
+    }
+    if (reader.error()) {
+      // The first pass read the whole trace, so this is a read failing the second time (or the
+      // file changing in between): the decisions so far are out, and the run is not complete.
+      fmt::print("{}", out);
+      std::fflush(stdout);
+      fmt::print(stderr, "error: cannot read `{}` again: {}\n", display_path(trace_path),
+                 escape_for_terminal(reader.error()->message));
+      return kUsage;
     }
     // Tasks with a duration finish after the last event too.
     engine.step(std::numeric_limits<engine::Time>::max() / 4, {}, decisions);
@@ -119,7 +134,7 @@ int run_simulate(const Args& args) {
     decisions = {};
     fmt::print("{}", out);
     out = {};
-    fmt::print(stderr, "error: out of memory while replaying the trace `{}` (at event {})\n", trace_path,
+    fmt::print(stderr, "error: out of memory while replaying the trace `{}` (at event {})\n", display_path(trace_path),
                events_read);
     return kFailed;
   }
