@@ -24,6 +24,7 @@
 #include "compiler/check/sources.hpp"
 #include "runtime/embed/checked_policy.hpp"
 #include "runtime/embed/policy_loader.hpp"
+#include "runtime/signing/signing.hpp"
 #include "runtime/store/store.hpp"
 #include "tests/fuzz/targets/fuzz_support.hpp"
 
@@ -62,7 +63,17 @@ const std::string& directory() {
 
 std::string database_path() { return directory() + "/policies.db"; }
 
-/// The bytes of a store with the policy applied once (made on the first call).
+/// The key the template version and its object are signed with (made on the first call).
+const gov::signing::KeyPair& key_pair() {
+  static const gov::signing::KeyPair pair = [] {
+    auto made = gov::signing::generate_key_pair();
+    if (!made) gov::fuzz::fail("cannot make a key pair", made.error().message);
+    return std::move(made.value());
+  }();
+  return pair;
+}
+
+/// The bytes of a store with the policy applied once, signed (made on the first call).
 const std::string& template_bytes() {
   static const std::string bytes = [] {
     gov::store::Version version;
@@ -79,7 +90,7 @@ const std::string& template_bytes() {
       if (!store) gov::fuzz::fail("cannot create the template store", store.error().message);
       // With this machine's native code cached, as `gov apply` leaves it.
       std::string warning;
-      auto applied = gov::embed::apply_policy(store.value(), *checked, request, warning);
+      auto applied = gov::embed::apply_policy(store.value(), *checked, request, warning, &key_pair().secret);
       if (!applied) gov::fuzz::fail("cannot apply the template policy", applied.error().message);
     }  // closed: the WAL is checkpointed into the file
     std::ifstream in(database_path(), std::ios::binary);
@@ -228,7 +239,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     require(!shown.error().message.empty(), "a show error without a message");
   }
   const auto back_end = use_jit ? gov::embed::BackEnd::jit : gov::embed::BackEnd::interpreter;
-  gov::embed::LoadResult loaded = gov::embed::load_store_version(store.value(), "p", std::nullopt, back_end);
+  // As a controller loads it: with the verify key (the edits cannot forge a signature).
+  gov::embed::VerifyOptions verify;
+  verify.key = key_pair().public_key;
+  gov::embed::LoadResult loaded = gov::embed::load_store_version(store.value(), "p", std::nullopt, back_end, verify);
   if (std::getenv("GOV_FUZZ_VERBOSE")) {  // what happened to one input, when reproducing
     std::fprintf(stderr, "%s\n", loaded.ok() ? fmt::format("loaded ({}{})", loaded.policy->code == gov::embed::CodeOrigin::cached ? "cached" : "not cached: ", loaded.policy->code_note).c_str()
                                               : loaded.error->message.c_str());
@@ -240,7 +254,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   require(!fs::exists("/x/owned.sh"), "a stored path wrote a file outside the fuzzer's directory");
   require(shown.ok(), "a version loads that show() refused");
   check_loaded(shown.value());
-  // An edited object fails its digest, or (with a digest recomputed) its signature.
+  // An edited object fails its digest or its signature: it never runs.
   require(!(edits.object_changed && loaded.policy->code == gov::embed::CodeOrigin::cached),
           "an edited object was used as native code");
   return 0;
