@@ -21,33 +21,16 @@
 #include "runtime/embed/checked_policy.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/store/store.hpp"
+#include "tests/security/security_support.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace fs = std::filesystem;
 using gov::check::LoadOptions;
 using gov::check::Program;
+using gov::test::exec_sql;
+using gov::test::Scratch;
 
 namespace {
-
-/// A fresh directory under /tmp (no .git or gov.toml above it), removed afterwards.
-struct Scratch {
-  fs::path path;
-  explicit Scratch(const std::string& name) {
-    std::string pattern = (fs::temp_directory_path() / ("gov-sec-" + name + "-XXXXXX")).string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path = fs::canonical(pattern);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& relative, const std::string& text) const {
-    const fs::path file = path / relative;
-    fs::create_directories(file.parent_path());
-    gov::test::write_text(file.string(), text);
-    return file.string();
-  }
-};
 
 std::vector<std::string> codes_of(const Program& program) {
   std::vector<std::string> codes;
@@ -94,17 +77,6 @@ const char* const kPolicy =
     "team team-a {\n  quota ml.g5.8xlarge { instances = 2 }\n}\n";
 const char* const kCatalog =
     "catalog small {\n  instance ml.g5.8xlarge { accelerator = nvidia-a10g, gpus = 1, vcpus = 32, memory = 128 GiB }\n}\n";
-
-void exec_sql(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(db_path.c_str(), &db) == SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  INFO((error ? error : ""));
-  sqlite3_free(error);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
-}
 
 const char* const kTrace =
     "{\"events\": [{\"at\": 0, \"submit\": {\"id\": \"a1\", \"team\": \"team-a\", "

@@ -18,47 +18,24 @@
 #include "runtime/signing/signing.hpp"
 #include "runtime/store/sha256.hpp"
 #include "runtime/store/store.hpp"
+#include "tests/security/security_support.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace fs = std::filesystem;
 namespace signing = gov::signing;
 namespace store = gov::store;
 using gov::embed::CodeOrigin;
+using gov::test::exec_sql;
+using gov::test::Scratch;
 
 namespace {
 
 const char* const kWorkshop = "policies/examples/workshop-g5.gov";
 
-/// A fresh directory under /tmp, removed afterwards.
-struct Scratch {
-  fs::path path;
-  explicit Scratch(const std::string& name) {
-    std::string pattern = (fs::temp_directory_path() / ("gov-sign-" + name + "-XXXXXX")).string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path = fs::canonical(pattern);
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& relative) const { return (path / relative).string(); }
-};
-
 signing::KeyPair new_keys() {
   auto pair = signing::generate_key_pair();
   REQUIRE(pair.ok());
   return std::move(pair.value());
-}
-
-void exec_sql(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open(db_path.c_str(), &db) == SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  INFO((error ? error : ""));
-  sqlite3_free(error);
-  sqlite3_close(db);
-  REQUIRE(rc == SQLITE_OK);
 }
 
 /// The one cached object of the store: its key and bytes.
