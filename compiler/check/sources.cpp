@@ -1,7 +1,6 @@
 #include "compiler/check/sources.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -136,15 +135,6 @@ SourceRead DiskSources::read(const std::string& logical_path, size_t limit) cons
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  struct stat info {};
-  if (::fstat(fd, &info) != 0) {
-    result.error.reason = errno_text(errno);
-    return result;
-  }
-  if (!S_ISREG(info.st_mode)) {
-    result.error.reason = fmt::format("not a regular file ({})", file_kind_name(info.st_mode));
-    return result;
-  }
   // The check is on the opened file, so what is read is what was checked.
   const std::optional<std::string> real = descriptor_path(fd);
   if (!real) {
@@ -157,11 +147,8 @@ SourceRead DiskSources::read(const std::string& logical_path, size_t limit) cons
     result.error.outside_root = true;
     return result;
   }
-  if (static_cast<uint64_t>(info.st_size) > limit) {
-    result.error.reason = fmt::format("file is {} bytes; gov reads at most {} bytes", info.st_size, limit);
-    return result;
-  }
-  // A regular file may be non-blocking: reads of regular files ignore O_NONBLOCK.
+  // Refuses anything but a regular file (a FIFO, a device) before a byte is read; reads of a
+  // regular file ignore O_NONBLOCK.
   std::optional<std::string> text = read_text_fd(fd, limit, result.error.reason);
   if (!text) return result;
   result.file = SourceText{std::move(*logical), std::move(*text)};

@@ -17,7 +17,7 @@ namespace gov {
 // - The output is always valid UTF-8: bytes of the text that are not UTF-8 become U+FFFD.
 // - No control character (C0, DEL, C1), bidi control or invisible character of a path or
 //   message reaches the output raw (terminal_text.hpp): JSON and SARIF write them as
-//   `\uXXXX` (the decoded strings are unchanged), SARIF URIs percent-encode them, and
+//   `\u` and four hex digits (the decoded strings are unchanged), SARIF URIs percent-encode them, and
 //   GitHub commands show them as readable escapes (`\x1b`, `\u{202e}`).
 // - Every location must name a source in `sources` (a broken invariant otherwise).
 // - Pure functions of their arguments: deterministic and safe to call from several threads

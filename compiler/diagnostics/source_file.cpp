@@ -107,7 +107,25 @@ const char* file_kind_name(unsigned mode) {
   return "an unknown kind of file";
 }
 
-std::optional<std::string> read_text_fd(int fd, size_t limit, std::string& error) {
+void append_utf8(std::string& out, uint32_t code_point) {
+  if (code_point < 0x80) {
+    out += static_cast<char>(code_point);
+  } else if (code_point < 0x800) {
+    out += static_cast<char>(0xC0 | (code_point >> 6));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+  } else if (code_point < 0x10000) {
+    out += static_cast<char>(0xE0 | (code_point >> 12));
+    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code_point >> 18));
+    out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+  }
+}
+
+std::optional<size_t> regular_file_size(int fd, size_t limit, std::string& error) {
   struct stat info {};
   if (::fstat(fd, &info) != 0) {
     error = fmt::format("cannot stat: {}", std::strerror(errno));
@@ -127,8 +145,14 @@ std::optional<std::string> read_text_fd(int fd, size_t limit, std::string& error
     error = fmt::format("file is {} bytes; gov reads at most {} bytes", info.st_size, limit);
     return std::nullopt;
   }
+  return static_cast<size_t>(info.st_size);
+}
+
+std::optional<std::string> read_text_fd(int fd, size_t limit, std::string& error) {
+  const std::optional<size_t> size = regular_file_size(fd, limit, error);
+  if (!size) return std::nullopt;
   std::string text;
-  text.reserve(static_cast<size_t>(info.st_size));
+  text.reserve(*size);
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);

@@ -34,7 +34,7 @@ bool is_invisible(uint32_t c);
 bool is_unsafe_for_terminal(uint32_t c);
 
 /// "U+202E RIGHT-TO-LEFT OVERRIDE": the code point and, for the characters this file
-/// classifies (controls, bidi, invisible), its Unicode name; otherwise just "U+XXXX".
+/// classifies (controls, bidi, invisible), its Unicode name; otherwise just "U+" and the code point in hex ("U+E000").
 std::string describe_code_point(uint32_t c);
 
 /// One code point as a readable escape, as Rust's `{:?}` writes it: `\n`, `\r`, `\t`, other

@@ -1,6 +1,8 @@
 // The strict JSON reader: recursive descent with an explicit depth bound, no exceptions.
 #include "runtime/trace/json.hpp"
 
+#include "compiler/diagnostics/source_file.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,24 +27,6 @@ bool is_letter(unsigned char c) {
 }
 bool is_continuation(unsigned char c) {
   return (c & 0xC0) == 0x80;
-}
-
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
 }
 
 int hex_value(unsigned char c) {

@@ -23,25 +23,10 @@ std::optional<TraceFile> TraceFile::open(const std::string& path, size_t limit, 
     error = std::strerror(errno);
     return std::nullopt;
   }
-  struct stat info {};
-  if (::fstat(file.fd_, &info) != 0) {
-    error = fmt::format("cannot stat: {}", std::strerror(errno));
-    return std::nullopt;
-  }
-  if (S_ISDIR(info.st_mode)) {
-    error = "is a directory";
-    return std::nullopt;
-  }
   // A pipe, a FIFO or a device could block or never end, and cannot be read twice.
-  if (!S_ISREG(info.st_mode)) {
-    error = fmt::format("not a regular file ({})", file_kind_name(info.st_mode));
-    return std::nullopt;
-  }
-  file.size_ = static_cast<size_t>(info.st_size);
-  if (file.size_ > limit) {
-    error = fmt::format("file is {} bytes; gov reads at most {} bytes", file.size_, limit);
-    return std::nullopt;
-  }
+  const std::optional<size_t> size = regular_file_size(file.fd_, limit, error);
+  if (!size) return std::nullopt;
+  file.size_ = *size;
   if (file.size_ == 0) return file;
   // Address space only: MAP_NORESERVE commits nothing, pages exist once written.
   void* base = ::mmap(nullptr, file.size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -18,7 +18,9 @@ namespace gov::test {
 struct Scratch {
   std::filesystem::path path;
   explicit Scratch(const std::string& name) {
-    std::string pattern = (std::filesystem::temp_directory_path() / ("gov-sec-" + name + "-XXXXXX")).string();
+    // mkdtemp's template: it replaces the six X in place with a unique suffix.
+    std::string pattern = (std::filesystem::temp_directory_path() / ("gov-sec-" + name + "-")).string();
+    pattern += std::string(6, 'X');
     REQUIRE(::mkdtemp(pattern.data()) != nullptr);
     path = std::filesystem::canonical(pattern);
   }

@@ -11,29 +11,17 @@
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/diagnostics/terminal_text.hpp"
 #include "runtime/trace/json.hpp"
+#include "tests/security/security_support.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace fs = std::filesystem;
+using gov::test::Scratch;
 
 namespace {
 
 // A name that, printed raw, ends the annotation line, starts a GitHub workflow command and
 // turns the terminal red.
 const std::string kHostileName = "x\n::error file=evil.gov,line=1::INJECTED\x1b[31m.gov";
-
-/// A fresh directory under /tmp, removed afterwards.
-struct Scratch {
-  fs::path path;
-  Scratch() {
-    std::string pattern = (fs::temp_directory_path() / "gov-sec-terminal-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~Scratch() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
 
 /// Whether `text` holds a byte a terminal acts on other than the line break: C0 controls
 /// but '\n', DEL, or a C1 control or bidi control encoded in UTF-8.
@@ -106,7 +94,7 @@ TEST_CASE("the text renderer escapes hostile paths and messages", "[security][te
 }
 
 TEST_CASE("a newline and a workflow command in a file name give one github annotation", "[security][terminal]") {
-  Scratch scratch;
+  Scratch scratch("terminal");
   const std::string path = write_hostile_policy(scratch, kHostileName);
   const auto result = gov::test::run_gov("lint --format github " + quoted(path));
   INFO(result.out << result.err);
@@ -122,7 +110,7 @@ TEST_CASE("a newline and a workflow command in a file name give one github annot
 }
 
 TEST_CASE("ESC in a file name never reaches text json sarif or github output raw", "[security][terminal]") {
-  Scratch scratch;
+  Scratch scratch("terminal");
   const std::string name = "red\x1b[31m\xE2\x80\xAE\xC2\x9B.gov";
   const std::string path = write_hostile_policy(scratch, name);
 
