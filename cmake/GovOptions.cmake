@@ -10,6 +10,9 @@ if(GOV_WERROR)
 endif()
 # Include paths are rooted at the repository: #include "compiler/ast/ast.hpp".
 target_include_directories(gov_options INTERFACE ${PROJECT_SOURCE_DIR})
+# The public value types (gov/types.hpp) are the vocabulary of every layer, not only of the
+# embedding API: resources, tasks, decisions.
+target_include_directories(gov_options INTERFACE ${PROJECT_SOURCE_DIR}/runtime/include)
 
 if(GOV_SANITIZE)
   add_compile_options(-fsanitize=${GOV_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)

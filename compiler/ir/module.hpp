@@ -8,14 +8,19 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
+
+#include "gov/types.hpp"
 
 namespace gov::ir {
 
 // ------------------------------------------------------------------ resources
 
-enum class Resource : uint8_t { gpu = 0, neuron = 1, vcpu = 2, memory = 3, efa = 4 };
-inline constexpr size_t kResourceCount = 5;
+// The resource vocabulary is the public API's (gov/types.hpp): one enum from the trace to the
+// embedding API, so no layer converts between two copies of it.
+using Resource = ::gov::Resource;
+using ::gov::kResourceCount;
 inline constexpr std::array<Resource, kResourceCount> kAllResources = {Resource::gpu, Resource::neuron, Resource::vcpu,
                                                                         Resource::memory, Resource::efa};
 
@@ -24,7 +29,8 @@ inline constexpr std::array<Resource, kResourceCount> kAllResources = {Resource:
 using Amount = int64_t;
 using Resources = std::array<Amount, kResourceCount>;
 /// A lending limit that is not set: the team lends all of its idle quota.
-inline constexpr Amount kUnlimited = std::numeric_limits<Amount>::max();
+inline constexpr Amount kUnlimited = ::gov::kUnlimited;
+static_assert(std::is_same_v<Amount, decltype(::gov::ResourceAmount::amount)>);
 
 /// `gpu`, `neuron`, `vcpu`, `memory_gib`, `efa`: keys of the decision stream and JSON.
 std::string_view resource_key(Resource resource);
