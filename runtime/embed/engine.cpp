@@ -9,9 +9,8 @@
 // bound to it and runs one admission pass: the swap is one critical section, so every call
 // runs entirely on the version it started with.
 //
-// Carrying tasks over needs their specs, which the core keeps only resolved. `specs[i]` is
-// the spec of the core's task i: every submit event adds exactly one task to the core, valid
-// or not, and a reload loads the live ones in a known order (checked at every reload).
+// The core speaks the public value types (gov::Task in, gov::Decision out), so nothing is
+// converted here; a reload is `next.load_state(current.export_state())`.
 #include "gov/engine.hpp"
 
 #include <pthread.h>
@@ -24,6 +23,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <span>
 #include <shared_mutex>
 #include <system_error>
 #include <thread>
@@ -32,7 +32,6 @@
 
 #include <fmt/format.h>
 
-#include "runtime/embed/convert.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/store/store.hpp"
@@ -201,32 +200,8 @@ struct StringHash {
 template <typename T>
 using StringMap = std::unordered_map<std::string, T, StringHash, std::equal_to<>>;
 
-bool is_terminal(Outcome outcome) { return !embed::is_live(outcome); }
-
-/// An entry of engine::Engine::load_state's error list: "admitted[3]: unknown team `x`".
-struct LoadFailure {
-  bool admitted = false;
-  size_t index = 0;
-  std::string message;
-};
-
-std::optional<LoadFailure> parse_load_failure(std::string_view line) {
-  LoadFailure failure;
-  for (std::string_view list : {"admitted[", "pending["}) {
-    if (line.substr(0, list.size()) != list) continue;
-    failure.admitted = list == "admitted[";
-    const size_t close = line.find("]: ", list.size());
-    if (close == std::string_view::npos || close == list.size()) return std::nullopt;
-    size_t index = 0;
-    for (char c : line.substr(list.size(), close - list.size())) {
-      if (c < '0' || c > '9') return std::nullopt;
-      index = index * 10 + static_cast<size_t>(c - '0');
-    }
-    failure.index = index;
-    failure.message = std::string(line.substr(close + 3));
-    return failure;
-  }
-  return std::nullopt;
+bool is_live(Outcome outcome) {
+  return outcome == Outcome::admitted || outcome == Outcome::pending || outcome == Outcome::preempted;
 }
 
 }  // namespace
@@ -254,11 +229,10 @@ struct Engine::Impl {
   mutable StateLock state_mutex;
   std::shared_ptr<const LoadedPolicy> policy;
   std::unique_ptr<engine::Engine> core;  // bound to *policy
-  std::vector<engine::TaskSpec> specs;   // specs[i]: the spec of the core's task i
   StringMap<Decision> latest;            // the latest decision about each id
   std::deque<std::pair<std::string, uint64_t>> ended;  // ended ids, oldest first, with the step
   uint64_t sequence = 0;
-  std::vector<engine::Decision> buffer;  // reused by every step
+  std::vector<Decision> buffer;  // reused by every step
   std::atomic<int64_t> version{0};
 
   // ---------------------------------------------------------------- reloads (reload_mutex)
@@ -281,12 +255,9 @@ struct Engine::Impl {
 
   // ---------------------------------------------------------------- steps
 
-  Step run_step(Time at, std::vector<engine::Event>& events) {
+  Step run_step(Time at, std::span<const Event> events) {
     std::unique_lock lock(state_mutex);
     refuse_past_max_tasks(events);
-    for (engine::Event& event : events) {
-      if (event.kind == engine::Event::Kind::submit) specs.push_back(event.task);
-    }
     buffer.clear();
     core->step(at, events, buffer);
     return publish(/*forced=*/0);
@@ -294,12 +265,12 @@ struct Engine::Impl {
 
   /// Throws Error limit, before anything changes, when the step's submits would take the live
   /// tasks past Options::max_tasks. Caller holds state_mutex exclusively.
-  void refuse_past_max_tasks(const std::vector<engine::Event>& events) const {
+  void refuse_past_max_tasks(std::span<const Event> events) const {
     const size_t bound = options.max_tasks == 0 ? Options::kDefaultMaxTasks : options.max_tasks;
     size_t submits = 0;
-    const engine::TaskSpec* first = nullptr;
-    for (const engine::Event& event : events) {
-      if (event.kind != engine::Event::Kind::submit) continue;
+    const Task* first = nullptr;
+    for (const Event& event : events) {
+      if (event.kind != Event::Kind::submit) continue;
       if (first == nullptr) first = &event.task;
       ++submits;
     }
@@ -323,8 +294,10 @@ struct Engine::Impl {
     step.at = core->now();
     step.decisions.reserve(buffer.size());
     for (size_t i = 0; i < buffer.size(); ++i) {
-      step.decisions.push_back(embed::from_engine(std::move(buffer[i]), step.version, step.sequence));
-      remember(step.decisions.back(), i < forced);
+      Decision& decision = step.decisions.emplace_back(std::move(buffer[i]));
+      decision.version = step.version;
+      decision.sequence = step.sequence;
+      remember(decision, i < forced);
     }
     buffer.clear();
     if (options.on_step) {
@@ -341,15 +314,15 @@ struct Engine::Impl {
     if (it == latest.end()) {
       it = latest.emplace(d.task, d).first;
     } else {
-      if (d.outcome == Outcome::invalid && !forced && embed::is_live(it->second.outcome)) return;
+      if (d.outcome == Outcome::invalid && !forced && is_live(it->second.outcome)) return;
       it->second = d;
     }
-    if (!is_terminal(d.outcome)) return;
+    if (is_live(d.outcome)) return;
     ended.emplace_back(d.task, d.sequence);
     while (ended.size() > options.remembered_ended_tasks) {
       auto& [id, seq] = ended.front();
       auto old = latest.find(id);
-      if (old != latest.end() && is_terminal(old->second.outcome) && old->second.sequence == seq) latest.erase(old);
+      if (old != latest.end() && !is_live(old->second.outcome) && old->second.sequence == seq) latest.erase(old);
       ended.pop_front();
     }
   }
@@ -401,12 +374,11 @@ struct Engine::Impl {
     Step step;
     {
       std::unique_lock lock(state_mutex);
-      std::vector<engine::TaskSpec> next_specs = carry_tasks(*next_core, next->info.version);
+      carry_tasks(*next_core, next->info.version);
       const size_t dropped = buffer.size();
       next_core->step(core->now(), {}, buffer);  // the new quotas and rules, at once
       old_core = std::exchange(core, std::move(next_core));
       old_policy = std::exchange(policy, std::move(next));
-      specs = std::move(next_specs);
       version.store(policy->info.version);
       step = publish(dropped);
     }
@@ -415,57 +387,25 @@ struct Engine::Impl {
     return step;
   }
 
-  /// Loads the live tasks of `core` into `next` (admitted ones in the order they were admitted,
-  /// holding their quota as they are; pending ones in the order they came). Puts an `invalid`
-  /// decision into `buffer` for each task the new version cannot hold, and returns the specs of
-  /// `next`'s tasks. Caller holds state_mutex exclusively.
-  std::vector<engine::TaskSpec> carry_tasks(engine::Engine& next, int64_t next_version) {
-    const engine::Snapshot snapshot = core->snapshot();
-    if (snapshot.tasks.size() != specs.size()) {
-      throw Error(ErrorCode::internal, fmt::format("the engine holds {} tasks but {} were submitted", snapshot.tasks.size(),
-                                                   specs.size()));
-    }
-    std::vector<size_t> admitted;
-    std::vector<size_t> pending;
-    for (size_t i = 0; i < snapshot.tasks.size(); ++i) {
-      const engine::TaskRow& row = snapshot.tasks[i];
-      if (row.id != specs[i].id) throw Error(ErrorCode::internal, "the engine's tasks and their specs are out of step");
-      if (row.state == engine::TaskState::admitted) admitted.push_back(i);
-      if (row.state == engine::TaskState::pending) pending.push_back(i);
-    }
-    std::stable_sort(admitted.begin(), admitted.end(), [&](size_t a, size_t b) {
-      return *snapshot.tasks[a].admitted_at < *snapshot.tasks[b].admitted_at;
-    });
-    engine::ClusterState state;
-    state.at = core->now();
-    for (size_t i : admitted) {
-      const engine::TaskRow& row = snapshot.tasks[i];
-      state.admitted.push_back({specs[i], row.submitted_at, *row.admitted_at, row.flavor});
-    }
-    for (size_t i : pending) state.pending.push_back({specs[i], snapshot.tasks[i].submitted_at});
-
-    std::vector<bool> failed_admitted(admitted.size()), failed_pending(pending.size());
+  /// Loads the live tasks of `core` into `next` (Engine::export_state: admitted ones in the
+  /// order they were admitted, holding their quota as they are; pending ones in the order they
+  /// came) and puts an `invalid` decision into `buffer` for each task the new version cannot
+  /// hold. Caller holds state_mutex exclusively.
+  void carry_tasks(engine::Engine& next, int64_t next_version) {
+    const ClusterState state = core->export_state();
     buffer.clear();
-    for (const std::string& line : next.load_state(state)) {
-      std::optional<LoadFailure> failure = parse_load_failure(line);
-      const size_t limit = failure && failure->admitted ? admitted.size() : pending.size();
-      if (!failure || failure->index >= limit) throw Error(ErrorCode::internal, "unexpected load error: " + line);
-      (failure->admitted ? failed_admitted : failed_pending)[failure->index] = true;
-      const engine::TaskRow& row = snapshot.tasks[(failure->admitted ? admitted : pending)[failure->index]];
-      engine::Decision decision;
+    for (LoadFailure& failure : next.load_state(state)) {
+      const bool admitted = failure.list == LoadFailure::List::admitted;
+      const Task& task = admitted ? state.admitted.at(failure.index).task : state.pending.at(failure.index).task;
+      Decision decision;
       decision.at = core->now();
-      decision.task = row.id;
-      decision.team = row.team;
-      decision.outcome = engine::Outcome::invalid;
-      decision.message = fmt::format("the task cannot continue under policy version {}: {}", next_version, failure->message);
+      decision.task = task.id;
+      decision.team = task.team;
+      decision.outcome = Outcome::invalid;
+      decision.message =
+          fmt::format("the task cannot continue under policy version {}: {}", next_version, failure.message);
       buffer.push_back(std::move(decision));
     }
-    std::vector<engine::TaskSpec> next_specs;
-    for (size_t k = 0; k < admitted.size(); ++k)
-      if (!failed_admitted[k]) next_specs.push_back(specs[admitted[k]]);
-    for (size_t k = 0; k < pending.size(); ++k)
-      if (!failed_pending[k]) next_specs.push_back(specs[pending[k]]);
-    return next_specs;
   }
 
   // ---------------------------------------------------------------- watcher
@@ -580,8 +520,7 @@ std::optional<Decision> with_outcome(const Step& step, std::string_view id, Outc
 }  // namespace
 
 Decision Engine::submit(const Task& task, Time at, Step* step) {
-  std::vector<engine::Event> events;
-  events.push_back(engine::Event::submit(embed::to_engine(task)));
+  const Event events[] = {Event::submit(task)};
   Step s = impl_->run_step(at, events);
   const Decision* own = s.find(task.id);
   if (own == nullptr) throw Error(ErrorCode::internal, fmt::format("no decision for submitted task `{}`", task.id));
@@ -591,8 +530,7 @@ Decision Engine::submit(const Task& task, Time at, Step* step) {
 }
 
 std::optional<Decision> Engine::finish(std::string_view id, Time at, Step* step) {
-  std::vector<engine::Event> events;
-  events.push_back(engine::Event::finish(std::string(id)));
+  const Event events[] = {Event::finish(std::string(id))};
   Step s = impl_->run_step(at, events);
   std::optional<Decision> decision = with_outcome(s, id, Outcome::finished);
   if (!decision) decision = with_outcome(s, id, Outcome::cancelled);  // it was pending
@@ -601,8 +539,7 @@ std::optional<Decision> Engine::finish(std::string_view id, Time at, Step* step)
 }
 
 std::optional<Decision> Engine::cancel(std::string_view id, Time at, Step* step) {
-  std::vector<engine::Event> events;
-  events.push_back(engine::Event::cancel(std::string(id)));
+  const Event events[] = {Event::cancel(std::string(id))};
   Step s = impl_->run_step(at, events);
   std::optional<Decision> decision = with_outcome(s, id, Outcome::cancelled);
   if (step) *step = std::move(s);
@@ -610,21 +547,25 @@ std::optional<Decision> Engine::cancel(std::string_view id, Time at, Step* step)
 }
 
 Step Engine::step(Time at, const std::vector<Event>& events) {
-  std::vector<engine::Event> converted;
-  converted.reserve(events.size());
-  for (const Event& e : events) {
-    switch (e.kind) {
-      case Event::Kind::submit: converted.push_back(engine::Event::submit(embed::to_engine(e.task))); break;
-      case Event::Kind::finish: converted.push_back(engine::Event::finish(e.id)); break;
-      case Event::Kind::cancel: converted.push_back(engine::Event::cancel(e.id)); break;
-    }
-  }
-  return impl_->run_step(at, converted);
+  return impl_->run_step(at, events);
 }
 
 Step Engine::tick(Time at) {
-  std::vector<engine::Event> none;
-  return impl_->run_step(at, none);
+  return impl_->run_step(at, {});
+}
+
+std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
+  std::unique_lock lock(impl_->state_mutex);
+  if (impl_->core->snapshot(/*with_ended_tasks=*/true).tasks.size() > 0) {
+    throw Error(ErrorCode::invalid_argument,
+                "a cluster state can only be loaded into an engine that has no tasks yet (load it right after opening)");
+  }
+  return impl_->core->load_state(state);
+}
+
+ClusterState Engine::export_state() const {
+  std::shared_lock lock(impl_->state_mutex);
+  return impl_->core->export_state();
 }
 
 // ------------------------------------------------------------------ queries
@@ -638,28 +579,12 @@ std::optional<Decision> Engine::decision(std::string_view id) const {
 
 std::optional<Explanation> Engine::explain(std::string_view id) const {
   std::shared_lock lock(impl_->state_mutex);
-  std::optional<engine::Explanation> explanation = impl_->core->explain(id);
-  if (!explanation) return std::nullopt;
-  return embed::from_engine(std::move(*explanation), impl_->policy->info.version);
+  std::optional<Explanation> explanation = impl_->core->explain(id);
+  if (explanation) explanation->version = impl_->policy->info.version;
+  return explanation;
 }
 
 namespace {
-
-/// `task` as the engine's spec, in per-thread storage reused call after call: assigning
-/// strings and vectors reuses their capacity, so a steady stream of checks allocates nothing.
-const engine::TaskSpec& scratch_spec(const Task& task) {
-  thread_local engine::TaskSpec spec;
-  spec.id = task.id;
-  spec.team = task.team;
-  spec.priority = task.priority;
-  spec.instance_type = task.instance_type;
-  spec.instances = task.instances;
-  spec.amounts = task.amounts;
-  spec.pods = task.pods;
-  spec.labels = task.labels;
-  spec.duration = task.duration;
-  return spec;
-}
 
 Admission::Verdict verdict_of(engine::AdmissionCheck::Verdict verdict) {
   switch (verdict) {
@@ -688,9 +613,8 @@ Admission admission_of(const engine::AdmissionCheck& result, const LoadedPolicy&
 }  // namespace
 
 Admission Engine::check(const Task& task) const {
-  const engine::TaskSpec& spec = scratch_spec(task);
   std::shared_lock lock(impl_->state_mutex);
-  return admission_of(impl_->core->check_admission(spec), *impl_->policy, impl_->sequence);
+  return admission_of(impl_->core->check_admission(task), *impl_->policy, impl_->sequence);
 }
 
 // ------------------------------------------------------------------ prepared tasks
@@ -722,10 +646,9 @@ int64_t PreparedTask::version() const {
 PreparedTask Engine::prepare(const Task& task) const {
   auto state = std::make_shared<PreparedTask::State>();
   state->task = task;
-  const engine::TaskSpec spec = embed::to_engine(task);
   {
     std::shared_lock lock(impl_->state_mutex);
-    state->prepared = impl_->core->prepare(spec);
+    state->prepared = impl_->core->prepare(task);
     state->version = impl_->policy->info.version;
     state->policy = impl_->policy;
   }
@@ -754,17 +677,9 @@ Admission Engine::check(const PreparedTask& task) const {
 
 Snapshot Engine::snapshot() const {
   std::shared_lock lock(impl_->state_mutex);
-  const engine::Snapshot state = impl_->core->snapshot();
-  Snapshot out;
+  Snapshot out = impl_->core->snapshot(/*with_ended_tasks=*/false);
   out.version = impl_->policy->info.version;
   out.sequence = impl_->sequence;
-  out.at = state.at;
-  for (const engine::UsageRow& row : state.usage) out.usage.push_back(embed::from_engine(row));
-  for (const engine::CohortRow& row : state.cohort) out.cohort.push_back(embed::from_engine(row));
-  for (const engine::TaskRow& row : state.tasks) {
-    if (row.state == engine::TaskState::pending || row.state == engine::TaskState::admitted)
-      out.tasks.push_back(embed::from_engine(row));
-  }
   return out;
 }
 
@@ -829,7 +744,7 @@ std::vector<TimedEvent> read_trace(const Engine& engine, std::string_view json) 
   events.reserve(result.events.size());
   for (trace::TraceEvent& e : result.events) {
     switch (e.kind) {
-      case trace::EventKind::submit: events.push_back({e.at, Event::submit(embed::from_engine(e.task))}); break;
+      case trace::EventKind::submit: events.push_back({e.at, Event::submit(std::move(e.task))}); break;
       case trace::EventKind::finish: events.push_back({e.at, Event::finish(std::move(e.id))}); break;
       case trace::EventKind::cancel: events.push_back({e.at, Event::cancel(std::move(e.id))}); break;
     }

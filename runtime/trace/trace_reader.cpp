@@ -178,7 +178,7 @@ struct TraceReader::State {
   const ir::Module& module;
   Phase phase = Phase::start;
   size_t index = 0;  // of the next event
-  engine::Time last_at = 0;
+  gov::Time last_at = 0;
   size_t last_at_index = 0;
   std::unordered_map<std::string, TaskRecord> tasks;
   size_t text_bytes = 0;  // task ids and labels of the submits so far
@@ -208,7 +208,7 @@ class EventDecoder {
 
   // Values.
   bool read_at(const JsonValue& at);
-  bool read_seconds(std::string_view field, const JsonValue& value, engine::Time& out);
+  bool read_seconds(std::string_view field, const JsonValue& value, gov::Time& out);
   bool read_string(std::string_view field, const JsonValue& value, std::string& out);
   /// Fails when `text` holds a NUL: the C ABI hands ids, names and labels on as C strings,
   /// where "x\u0000A" and "x\u0000B" would both read as "x".
@@ -216,22 +216,22 @@ class EventDecoder {
   bool read_count(std::string_view field, const JsonValue& value, int64_t minimum, int64_t& out);
   bool read_amount(std::string_view field, ir::Resource resource, const JsonValue& value,
                    ir::Amount& out);
-  bool read_amounts(const JsonValue& object, std::string_view path, engine::TaskSpec& task);
-  bool read_labels(const JsonValue& value, engine::Labels& out);
+  bool read_amounts(const JsonValue& object, std::string_view path, gov::Task& task);
+  bool read_labels(const JsonValue& value, std::vector<std::pair<std::string, std::string>>& out);
 
   // Events.
   bool decode_end(EventKind kind, const JsonValue& value, TraceEvent& out);
   bool decode_submit(const JsonValue& value, TraceEvent& out);
-  bool read_identity(const JsonValue& submit, engine::TaskSpec& task);
-  bool read_names(const JsonValue& submit, engine::TaskSpec& task);
-  bool read_request(const JsonValue& submit, engine::TaskSpec& task);
-  bool check_request_forms(const JsonValue& submit, const engine::TaskSpec& task);
-  bool check_instances_type(const JsonValue& submit, const engine::TaskSpec& task);
+  bool read_identity(const JsonValue& submit, gov::Task& task);
+  bool read_names(const JsonValue& submit, gov::Task& task);
+  bool read_request(const JsonValue& submit, gov::Task& task);
+  bool check_request_forms(const JsonValue& submit, const gov::Task& task);
+  bool check_instances_type(const JsonValue& submit, const gov::Task& task);
 
   TraceReader::State& state_;
   const ir::Module& module_;
   size_t index_;
-  std::optional<engine::Time> at_;
+  std::optional<gov::Time> at_;
   std::optional<TraceError> error_;
 };
 
@@ -266,7 +266,7 @@ bool EventDecoder::check_keys(const JsonValue& object, const std::array<std::str
 
 // ------------------------------------------------------------------ values
 
-bool EventDecoder::read_seconds(std::string_view field, const JsonValue& value, engine::Time& out) {
+bool EventDecoder::read_seconds(std::string_view field, const JsonValue& value, gov::Time& out) {
   if (value.kind != JsonKind::number) {
     return field_fail(field, value.position,
                       fmt::format("expected a number of seconds, found {}", found(value)));
@@ -349,7 +349,7 @@ bool EventDecoder::read_amount(std::string_view field, ir::Resource resource,
 }
 
 bool EventDecoder::read_amounts(const JsonValue& object, std::string_view path,
-                                engine::TaskSpec& task) {
+                                gov::Task& task) {
   for (ir::Resource resource : ir::kAllResources) {
     const JsonValue* value = object.find(trace_key(resource));
     if (value == nullptr) continue;
@@ -362,7 +362,7 @@ bool EventDecoder::read_amounts(const JsonValue& object, std::string_view path,
   return true;
 }
 
-bool EventDecoder::read_labels(const JsonValue& value, engine::Labels& out) {
+bool EventDecoder::read_labels(const JsonValue& value, std::vector<std::pair<std::string, std::string>>& out) {
   if (value.kind != JsonKind::object) {
     return field_fail("labels", value.position,
                       fmt::format("expected an object of string labels, found {}", found(value)));
@@ -416,7 +416,7 @@ bool EventDecoder::decode(const JsonValue& value, TraceEvent& out) {
 }
 
 bool EventDecoder::read_at(const JsonValue& at) {
-  engine::Time millis = 0;
+  gov::Time millis = 0;
   if (!read_seconds("at", at, millis)) return false;
   at_ = millis;
   if (index_ > 0 && millis < state_.last_at) {
@@ -461,7 +461,7 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
         "submit", value.position,
         fmt::format("expected an object describing the task, found {}", found(value)));
   }
-  engine::TaskSpec task;
+  gov::Task task;
   if (!check_keys(value, kSubmitKeys, "", "a submit")) return false;
   if (!read_identity(value, task) || !read_names(value, task) || !read_request(value, task))
     return false;
@@ -489,7 +489,7 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
   return true;
 }
 
-bool EventDecoder::read_identity(const JsonValue& submit, engine::TaskSpec& task) {
+bool EventDecoder::read_identity(const JsonValue& submit, gov::Task& task) {
   const JsonValue* id = submit.find("id");
   if (id == nullptr)
     return field_fail("id", submit.position, "missing; a submit needs \"id\" and \"team\"");
@@ -512,7 +512,7 @@ bool EventDecoder::read_identity(const JsonValue& submit, engine::TaskSpec& task
   return true;
 }
 
-bool EventDecoder::read_names(const JsonValue& submit, engine::TaskSpec& task) {
+bool EventDecoder::read_names(const JsonValue& submit, gov::Task& task) {
   const JsonValue* team = submit.find("team");
   if (team == nullptr)
     return field_fail("team", submit.position, "missing; a submit needs \"id\" and \"team\"");
@@ -543,7 +543,7 @@ bool EventDecoder::read_names(const JsonValue& submit, engine::TaskSpec& task) {
   return true;
 }
 
-bool EventDecoder::read_request(const JsonValue& submit, engine::TaskSpec& task) {
+bool EventDecoder::read_request(const JsonValue& submit, gov::Task& task) {
   if (const JsonValue* instances = submit.find("instances"); instances != nullptr) {
     if (!read_count("instances", *instances, /*minimum=*/0, task.instances.emplace())) return false;
   }
@@ -568,7 +568,7 @@ bool EventDecoder::read_request(const JsonValue& submit, engine::TaskSpec& task)
 }
 
 // A task requests whole `instances`, or per-resource amounts, or `pods` × `per_pod`.
-bool EventDecoder::check_request_forms(const JsonValue& submit, const engine::TaskSpec& task) {
+bool EventDecoder::check_request_forms(const JsonValue& submit, const gov::Task& task) {
   const JsonValue* per_pod = submit.find("per_pod");
   const JsonValue* pods = submit.find("pods");
   const JsonValue* instances = submit.find("instances");
@@ -612,7 +612,7 @@ bool EventDecoder::check_request_forms(const JsonValue& submit, const engine::Ta
 }
 
 // `instances` without `instance_type` means the team's one instance type.
-bool EventDecoder::check_instances_type(const JsonValue& submit, const engine::TaskSpec& task) {
+bool EventDecoder::check_instances_type(const JsonValue& submit, const gov::Task& task) {
   if (!task.instances || task.instance_type) return true;
   const ir::Team& team = module_.teams[static_cast<size_t>(module_.team_index(task.team))];
   if (team.quotas.size() == 1) return true;

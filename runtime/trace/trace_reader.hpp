@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compiler/ir/module.hpp"
-#include "runtime/engine/decision.hpp"
+#include "gov/types.hpp"
 #include "runtime/trace/json.hpp"
 #include "runtime/trace/trace_file.hpp"
 
@@ -37,10 +37,10 @@ std::string_view event_kind_name(EventKind kind);
 /// One event of a trace, checked against the policy: names are known, amounts are in base
 /// units (devices, millicores, MiB), times are milliseconds.
 struct TraceEvent {
-  engine::Time at = 0;
+  gov::Time at = 0;
   EventKind kind = EventKind::submit;
   std::string id;         // the task submitted, finished or cancelled
-  engine::TaskSpec task;  // submit only (task.id == id)
+  gov::Task task;  // submit only (task.id == id)
 };
 
 /// The one error of a trace that cannot be simulated.

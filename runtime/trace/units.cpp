@@ -41,7 +41,7 @@ std::string format_exact_decimal(int64_t value, int64_t divisor) {
   return out;
 }
 
-std::string format_seconds(engine::Time millis) {
+std::string format_seconds(gov::Time millis) {
   return format_exact_decimal(millis, kMillisPerSecond);
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "compiler/ir/module.hpp"
-#include "runtime/engine/decision.hpp"
+#include "gov/types.hpp"
 
 namespace gov::trace {
 
@@ -21,7 +21,7 @@ int64_t base_units_per_file_unit(ir::Resource resource);
 /// so the decimal always ends.
 std::string format_exact_decimal(int64_t value, int64_t divisor);
 /// Milliseconds as seconds: "5", "90.5", "0.001".
-std::string format_seconds(engine::Time millis);
+std::string format_seconds(gov::Time millis);
 /// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5".
 std::string format_amount(ir::Resource resource, ir::Amount amount);
 

@@ -116,8 +116,8 @@ TEST_CASE("load_state: start from admitted and pending tasks, then decide one mo
       {TaskBuilder("a1", "team-a").gpus(3), 10 * kSecond, 20 * kSecond, std::nullopt});
   state.admitted.push_back({TaskBuilder("bad", "team-q").gpus(1), 0, 0, std::nullopt});
   state.pending.push_back({TaskBuilder("a2", "team-a").gpus(1), 30 * kSecond});
-  const std::vector<std::string> errors = h.engine->load_state(state);
-  CHECK(errors == std::vector<std::string>{"admitted[1]: unknown team `team-q`"});
+  const std::vector<LoadFailure> errors = h.engine->load_state(state);
+  CHECK(errors == std::vector<LoadFailure>{{LoadFailure::List::admitted, 1, "unknown team `team-q`"}});
   CHECK(h.engine->now() == 100 * kSecond);
   CHECK(used(*h.engine, "team-a", "ml.g5.8xlarge", ir::Resource::gpu) == 3);
 
@@ -126,8 +126,10 @@ TEST_CASE("load_state: start from admitted and pending tasks, then decide one mo
   CHECK(last_for(d, "b1")->outcome == Outcome::admitted);
   // The loaded pending task competed too: once a1 is back in the queue and parked, a2 fits.
   CHECK(last_for(d, "a2")->outcome == Outcome::admitted);
-  CHECK(h.engine->load_state(state) ==
-        std::vector<std::string>{"a state can only be loaded into a fresh engine"});
+  // Into an engine that has tasks, every entry fails and nothing changes.
+  const std::vector<LoadFailure> again = h.engine->load_state(state);
+  REQUIRE(again.size() == 3);
+  CHECK(again[2] == LoadFailure{LoadFailure::List::pending, 0, "a state can only be loaded into a fresh engine"});
 }
 
 }  // namespace gov::engine::test

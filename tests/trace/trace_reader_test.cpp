@@ -94,7 +94,7 @@ std::vector<TraceEvent> events_of(const std::string& text,
   return result.events;
 }
 
-gov::engine::TaskSpec submitted(const std::string& members) {
+gov::Task submitted(const std::string& members) {
   std::vector<TraceEvent> events = events_of(submit(members));
   REQUIRE(events.size() == 1);
   return events[0].task;
@@ -124,7 +124,7 @@ TEST_CASE("trace: the docs/interfaces.md example reads against the workshop poli
   CHECK(b1.at == 5000);
   CHECK(b1.task.priority == "experimentation");
   CHECK(b1.task.instances == 2);
-  CHECK(b1.task.labels == gov::engine::Labels{{"project", "llm"}});
+  CHECK(b1.task.labels == std::vector<std::pair<std::string, std::string>>{{"project", "llm"}});
   CHECK_FALSE(b1.task.duration);
 
   CHECK(events[2].at == 90'000);

@@ -98,8 +98,8 @@ std::unique_ptr<RunnablePolicy> load_runnable(const std::string& path, const Arg
   return std::move(loaded.policy);
 }
 
-engine::TaskSpec task_from_step(const check::TestStep& step) {
-  engine::TaskSpec task;
+gov::Task task_from_step(const check::TestStep& step) {
+  gov::Task task;
   task.id = step.task;
   task.team = step.team;
   task.priority = step.priority;

@@ -45,6 +45,6 @@ bool signature_accepted(const std::string& policy, const store::Version& version
 std::optional<engine::EngineOptions> engine_options_from(const Args& args);
 
 /// A test's `submit` step as an engine task.
-engine::TaskSpec task_from_step(const check::TestStep& step);
+gov::Task task_from_step(const check::TestStep& step);
 
 }  // namespace gov::cli

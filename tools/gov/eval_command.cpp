@@ -39,7 +39,7 @@ std::string to_json(const trace::JsonValue& v) {
 
 /// Reads task objects (the `submit` objects of a trace) through the trace reader, so
 /// that they are validated exactly like trace events. `tasks` are JSON texts.
-std::optional<std::vector<engine::TaskSpec>> read_tasks(const std::vector<std::string>& tasks, const ir::Module& module,
+std::optional<std::vector<gov::Task>> read_tasks(const std::vector<std::string>& tasks, const ir::Module& module,
                                                        const std::string& what, std::string& error) {
   std::string document = "{\"events\":[";
   for (size_t i = 0; i < tasks.size(); ++i) document += fmt::format("{}{{\"at\":0,\"submit\":{}}}", i ? "," : "", tasks[i]);
@@ -52,7 +52,7 @@ std::optional<std::vector<engine::TaskSpec>> read_tasks(const std::vector<std::s
                         field == std::string::npos ? message : message.substr(field));
     return std::nullopt;
   }
-  std::vector<engine::TaskSpec> out;
+  std::vector<gov::Task> out;
   for (trace::TraceEvent& e : result.events) out.push_back(std::move(e.task));
   return out;
 }
@@ -72,9 +72,9 @@ std::optional<trace::JsonValue> read_json_file(const std::string& path) {
   return std::move(parsed.value);
 }
 
-std::optional<engine::Time> seconds_field(const trace::JsonValue& object, std::string_view key, std::string& error) {
+std::optional<gov::Time> seconds_field(const trace::JsonValue& object, std::string_view key, std::string& error) {
   const trace::JsonValue* v = object.find(key);
-  if (!v) return engine::Time{0};
+  if (!v) return gov::Time{0};
   const trace::ExactNumber ms = v->to_units(1000);
   if (ms.status != trace::NumberStatus::ok || ms.value < 0) {
     error = fmt::format("`{}` must be a non-negative number of seconds (at most 3 decimals)", key);
@@ -85,8 +85,8 @@ std::optional<engine::Time> seconds_field(const trace::JsonValue& object, std::s
 
 /// STATE.json: {"at": s, "admitted": [{"task": {...}, "submitted_at": s, "admitted_at": s, "flavor": "..."}],
 /// "pending": [{"task": {...}, "submitted_at": s}]}.
-std::optional<engine::ClusterState> read_state(const trace::JsonValue& json, const ir::Module& module, std::string& error) {
-  engine::ClusterState state;
+std::optional<gov::ClusterState> read_state(const trace::JsonValue& json, const ir::Module& module, std::string& error) {
+  gov::ClusterState state;
   if (json.kind != trace::JsonKind::object) {
     error = "the state must be an object with `at`, `admitted` and `pending`";
     return std::nullopt;
@@ -118,7 +118,7 @@ std::optional<engine::ClusterState> read_state(const trace::JsonValue& json, con
       }
       auto admitted = seconds_field(entry, "admitted_at", error);
       if (!admitted) return std::nullopt;
-      engine::AdmittedTask a{std::move((*tasks)[i]), *submitted, *admitted, std::nullopt};
+      gov::AdmittedTask a{std::move((*tasks)[i]), *submitted, *admitted, std::nullopt};
       if (const trace::JsonValue* flavor = entry.find("flavor")) a.flavor = flavor->text;
       state.admitted.push_back(std::move(a));
     }
@@ -133,17 +133,17 @@ std::string amount_text(ir::Resource r, ir::Amount a) {
   return fmt::format("{}", a);
 }
 
-std::string explanation_text(const engine::Explanation& e) {
-  std::string out = fmt::format("task {} of team {}: {}, priority {}{}\n", e.task, e.team, engine::task_state_name(e.state),
+std::string explanation_text(const gov::Explanation& e) {
+  std::string out = fmt::format("task {} of team {}: {}, priority {}{}\n", e.task, e.team, gov::task_state_name(e.state),
                                 e.priority, e.priority_class.empty() ? "" : fmt::format(" ({})", e.priority_class));
   std::vector<std::string> requested;
   for (const auto& [r, a] : e.requested) requested.push_back(fmt::format("{} {}", ir::resource_key(r), amount_text(r, a)));
   out += fmt::format("  needs: {}\n", fmt::join(requested, ", "));
-  for (const engine::FlavorExplanation& f : e.flavors) {
+  for (const gov::FlavorExplanation& f : e.flavors) {
     out += fmt::format("  {}: {}\n", f.flavor, f.verdict);
     out += fmt::format("    {:<12} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}\n", "resource", "requested", "guaranteed",
                        "borrow max", "in use", "available", "maximum", "cohort idle");
-    for (const engine::ResourceFigures& r : f.resources) {
+    for (const gov::ResourceFigures& r : f.resources) {
       out += fmt::format("    {:<12} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}\n", ir::resource_key(r.resource),
                          amount_text(r.resource, r.requested), amount_text(r.resource, r.guaranteed),
                          amount_text(r.resource, r.borrowing_limit), amount_text(r.resource, r.in_use),
@@ -153,7 +153,7 @@ std::string explanation_text(const engine::Explanation& e) {
   }
   if (!e.candidates.empty()) {
     out += "  preemption candidates:\n";
-    for (const engine::CandidateExplanation& c : e.candidates) {
+    for (const gov::CandidateExplanation& c : e.candidates) {
       out += fmt::format("    {} {} (team {}, priority {}): {}\n", c.chosen ? "*" : "-", c.task, c.team, c.priority, c.why);
     }
   }
@@ -182,7 +182,7 @@ int run_eval(const Args& args) {
     return kFailed;
   }
   engine::Engine engine(policy->module, *policy->evaluator, *options);
-  engine::Time at = 0;
+  gov::Time at = 0;
   if (const auto state_path = args.value("state")) {
     std::optional<trace::JsonValue> state_json = read_json_file(*state_path);
     if (!state_json) return kUsage;
@@ -191,12 +191,16 @@ int run_eval(const Args& args) {
       fmt::print(stderr, "error: {}: {}\n", display_path(*state_path), escape_for_terminal(error));
       return kFailed;
     }
-    for (const std::string& problem : engine.load_state(*state)) fmt::print(stderr, "warning: {}: {}\n", display_path(*state_path), escape_for_terminal(problem));
+    for (const gov::LoadFailure& failure : engine.load_state(*state)) {
+      fmt::print(stderr, "warning: {}: {}[{}]: {}\n", display_path(*state_path),
+                 failure.list == gov::LoadFailure::List::admitted ? "admitted" : "pending", failure.index,
+                 escape_for_terminal(failure.message));
+    }
     at = state->at;
   }
   const std::string id = task->front().id;
-  const engine::Event event = engine::Event::submit(std::move(task->front()));
-  for (const engine::Decision& d : engine.step(at, std::span(&event, 1))) {
+  const gov::Event event = gov::Event::submit(std::move(task->front()));
+  for (const gov::Decision& d : engine.step(at, std::span(&event, 1))) {
     if (d.task == id) fmt::print("{}\n", trace::decision_json(d));
   }
   if (auto explanation = engine.explain(id)) fmt::print("\n{}", explanation_text(*explanation));

@@ -32,13 +32,13 @@ std::optional<trace::TraceError> first_error(trace::TraceFile& file, const ir::M
   return reader.error();
 }
 
-engine::Event to_event(trace::TraceEvent& e) {
+gov::Event to_event(trace::TraceEvent& e) {
   switch (e.kind) {
-    case trace::EventKind::submit: return engine::Event::submit(std::move(e.task));
-    case trace::EventKind::finish: return engine::Event::finish(std::move(e.id));
-    case trace::EventKind::cancel: return engine::Event::cancel(std::move(e.id));
+    case trace::EventKind::submit: return gov::Event::submit(std::move(e.task));
+    case trace::EventKind::finish: return gov::Event::finish(std::move(e.id));
+    case trace::EventKind::cancel: return gov::Event::cancel(std::move(e.id));
   }
-  return engine::Event::finish(std::move(e.id));
+  return gov::Event::finish(std::move(e.id));
 }
 
 int run_simulate(const Args& args) {
@@ -81,10 +81,10 @@ int run_simulate(const Args& args) {
 
   engine::Engine engine(policy->module, *policy->evaluator, *options);
   trace::SummaryBuilder summary;
-  std::vector<engine::Decision> decisions;
+  std::vector<gov::Decision> decisions;
   std::string out;
   auto emit = [&] {
-    for (const engine::Decision& d : decisions) {
+    for (const gov::Decision& d : decisions) {
       if (format == "jsonl") {
         trace::append_decision_json(out, d);
         out += '\n';
@@ -103,13 +103,13 @@ int run_simulate(const Args& args) {
   // Events at the same time apply together, then the engine runs to a fixed point.
   trace::TraceReader reader(*file, policy->module, limits);
   trace::TraceEvent event;
-  std::vector<engine::Event> batch;
+  std::vector<gov::Event> batch;
   // Running out of memory is reported with where the replay was (a bare std::bad_alloc says
   // nothing); decisions printed before it stay printed.
   size_t events_read = 0;  // events handed to the engine so far (1-based index of the last)
   try {
     for (bool more = reader.next(event); more;) {
-      const engine::Time at = event.at;
+      const gov::Time at = event.at;
       batch.clear();
       for (; more && event.at == at; more = reader.next(event)) {
         batch.push_back(to_event(event));
@@ -128,7 +128,7 @@ int run_simulate(const Args& args) {
       return kUsage;
     }
     // Tasks with a duration finish after the last event too.
-    engine.step(std::numeric_limits<engine::Time>::max() / 4, {}, decisions);
+    engine.step(std::numeric_limits<gov::Time>::max() / 4, {}, decisions);
     emit();
   } catch (const std::bad_alloc&) {
     decisions = {};

@@ -49,41 +49,45 @@ std::string expectation_text(const TestStep& s) {
   return text;
 }
 
-bool same_amounts(const engine::ResourceAmounts& actual, const std::vector<std::pair<ir::Resource, ir::Amount>>& expected) {
-  engine::ResourceAmounts a, e;
-  for (const auto& x : actual) {
-    if (x.second != 0) a.push_back(x);
-  }
-  for (const auto& x : expected) {
-    if (x.second != 0) e.push_back(x);
-  }
-  std::sort(a.begin(), a.end());
-  std::sort(e.begin(), e.end());
-  return a == e;
+/// The nonzero amounts, sorted by resource.
+std::vector<std::pair<ir::Resource, ir::Amount>> nonzero(std::vector<std::pair<ir::Resource, ir::Amount>> amounts) {
+  std::erase_if(amounts, [](const auto& x) { return x.second == 0; });
+  std::sort(amounts.begin(), amounts.end());
+  return amounts;
+}
+
+std::vector<std::pair<ir::Resource, ir::Amount>> as_pairs(const gov::ResourceAmounts& amounts) {
+  std::vector<std::pair<ir::Resource, ir::Amount>> out;
+  for (const gov::ResourceAmount& a : amounts) out.emplace_back(a.resource, a.amount);
+  return out;
+}
+
+bool same_amounts(const gov::ResourceAmounts& actual, const std::vector<std::pair<ir::Resource, ir::Amount>>& expected) {
+  return nonzero(as_pairs(actual)) == nonzero(expected);
 }
 
 /// Why `d` does not satisfy `s`, or nullopt when it does.
-std::optional<std::string> mismatch(const TestStep& s, const engine::Decision& d) {
-  if (engine::outcome_name(d.outcome) != s.outcome) return fmt::format("outcome is {}", engine::outcome_name(d.outcome));
+std::optional<std::string> mismatch(const TestStep& s, const gov::Decision& d) {
+  if (gov::outcome_name(d.outcome) != s.outcome) return fmt::format("outcome is {}", gov::outcome_name(d.outcome));
   if (s.flavor && d.flavor != *s.flavor) return fmt::format("it is on {}", d.flavor);
   if (s.by) {
-    const std::string& by = d.outcome == engine::Outcome::rejected ? d.rule : d.by;
+    const std::string& by = d.outcome == gov::Outcome::rejected ? d.rule : d.by;
     if (by != *s.by) return fmt::format("it is by {}", by);
   }
   if (s.word) {
-    const std::string actual = d.outcome == engine::Outcome::preempted
-                                   ? std::string(engine::preemption_kind_name(d.kind))
-                                   : d.reason ? std::string(engine::reason_name(*d.reason)) : std::string("(no reason)");
+    const std::string actual = d.outcome == gov::Outcome::preempted
+                                   ? std::string(gov::preemption_kind_name(d.kind.value_or(gov::PreemptionKind::in_team)))
+                                   : d.reason ? std::string(gov::reason_name(*d.reason)) : std::string("(no reason)");
     if (actual != *s.word) return fmt::format("it is {}", actual);
   }
   if (s.borrowing && !same_amounts(d.borrowed, *s.borrowing)) {
-    return fmt::format("it borrows {}", resources_text(std::vector<std::pair<ir::Resource, ir::Amount>>(d.borrowed.begin(), d.borrowed.end())));
+    return fmt::format("it borrows {}", resources_text(as_pairs(d.borrowed)));
   }
   if (s.short_of && !same_amounts(d.short_of, *s.short_of)) {
-    return fmt::format("it is short {}", resources_text(std::vector<std::pair<ir::Resource, ir::Amount>>(d.short_of.begin(), d.short_of.end())));
+    return fmt::format("it is short {}", resources_text(as_pairs(d.short_of)));
   }
   for (const std::string& rule : s.warned_by) {
-    if (std::none_of(d.warnings.begin(), d.warnings.end(), [&](const engine::RuleWarning& w) { return w.rule == rule; })) {
+    if (std::none_of(d.warnings.begin(), d.warnings.end(), [&](const gov::RuleWarning& w) { return w.rule == rule; })) {
       return fmt::format("rule {} did not warn", rule);
     }
   }
@@ -109,10 +113,10 @@ std::string escape_lines(std::string_view text) {
 std::string run_test(const check::Test& test, const RunnablePolicy& policy, const engine::EngineOptions& options) {
   engine::Engine engine(policy.module, *policy.evaluator, options);
   // Each `expect` takes the next decision of its task that no earlier `expect` took.
-  std::map<std::string, std::deque<engine::Decision>> unread;
-  engine::Time clock = 0;
-  auto apply = [&](std::vector<engine::Decision> decisions) {
-    for (engine::Decision& d : decisions) unread[d.task].push_back(std::move(d));
+  std::map<std::string, std::deque<gov::Decision>> unread;
+  gov::Time clock = 0;
+  auto apply = [&](std::vector<gov::Decision> decisions) {
+    for (gov::Decision& d : decisions) unread[d.task].push_back(std::move(d));
   };
   // `at` defers the clock move: the finishes due at the new time belong to the same instant as
   // the event that follows (the engine applies them together, then runs the cycles once); an
@@ -126,15 +130,15 @@ std::string run_test(const check::Test& test, const RunnablePolicy& policy, cons
   for (const TestStep& step : test.steps) {
     switch (step.kind) {
       case ast::Step::Kind::submit: {
-        const engine::Event event = engine::Event::submit(task_from_step(step));
+        const gov::Event event = gov::Event::submit(task_from_step(step));
         apply(engine.step(clock, std::span(&event, 1)));
         moved = false;
         break;
       }
       case ast::Step::Kind::finish:
       case ast::Step::Kind::cancel: {
-        const engine::Event event = step.kind == ast::Step::Kind::finish ? engine::Event::finish(step.task)
-                                                                         : engine::Event::cancel(step.task);
+        const gov::Event event = step.kind == ast::Step::Kind::finish ? gov::Event::finish(step.task)
+                                                                         : gov::Event::cancel(step.task);
         apply(engine.step(clock, std::span(&event, 1)));
         moved = false;
         break;
@@ -152,7 +156,7 @@ std::string run_test(const check::Test& test, const RunnablePolicy& policy, cons
           return fmt::format("  {}: expected {}\n    but {} has no further decision\n", where, expectation_text(step),
                              step.task);
         }
-        engine::Decision d = std::move(queue.front());
+        gov::Decision d = std::move(queue.front());
         queue.pop_front();
         if (auto why = mismatch(step, d)) {
           return fmt::format("  {}: expected {}\n    but {}:\n      {}\n", where, expectation_text(step), *why,
