@@ -32,6 +32,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/embed/engine_internals.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/store/store.hpp"
@@ -94,6 +95,8 @@ std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy
   policy->info.back_end = std::string(runnable->evaluator->name());
   policy->info.cached_code = runnable->code == embed::CodeOrigin::cached;
   policy->info.source = source;
+  policy->info.warning = runnable->warning;
+  policy->info.code_note = runnable->code_note;
   policy->runnable = std::move(runnable);
   return policy;
 }
@@ -729,6 +732,16 @@ void Engine::stop_watching() {
 }
 
 // ------------------------------------------------------------------ traces
+
+std::shared_ptr<const ir::Module> EngineInternals::module(const Engine& engine) {
+  std::shared_ptr<const LoadedPolicy> policy;
+  {
+    std::shared_lock lock(engine.impl_->state_mutex);
+    policy = engine.impl_->policy;
+  }
+  const ir::Module* module = &policy->runnable->module;
+  return std::shared_ptr<const ir::Module>(std::move(policy), module);
+}
 
 std::vector<TimedEvent> read_trace(const Engine& engine, std::string_view json) {
   std::shared_ptr<const LoadedPolicy> policy;

@@ -196,6 +196,13 @@ class EventDecoder {
       : state_(state), module_(state.module), index_(index) {}
 
   bool decode(const JsonValue& value, TraceEvent& out);
+  /// A submit object on its own (no event around it).
+  bool decode_task(const JsonValue& value, gov::Task& out) {
+    TraceEvent event;
+    if (!decode_submit(value, event)) return false;
+    out = std::move(event.task);
+    return true;
+  }
   std::optional<TraceError>& error() { return error_; }
 
  private:
@@ -782,6 +789,128 @@ TraceResult read_trace(std::string_view text, const ir::Module& module, const Js
   if (reader.error()) result.error = reader.error();
   if (result.error) result.events.clear();
   return result;
+}
+
+// ------------------------------------------------------------------ tasks and states outside traces
+
+TaskDecoder::TaskDecoder(const ir::Module& module)
+    : state_(std::make_unique<TraceReader::State>(std::string_view(), module, JsonLimits{})) {}
+TaskDecoder::~TaskDecoder() = default;
+
+std::optional<gov::Task> TaskDecoder::decode(const JsonValue& value, std::string& error) {
+  EventDecoder decoder(*state_, state_->index++);
+  gov::Task task;
+  if (decoder.decode_task(value, task)) return task;
+  // The decoder's messages start with "event N: "; a lone task is not an event.
+  const std::string& message = decoder.error()->message;
+  const size_t field = message.find("field ");
+  error = field == std::string::npos ? message : message.substr(field);
+  return std::nullopt;
+}
+
+namespace {
+
+/// Reads one state document; keeps the first error.
+class StateDecoder {
+ public:
+  explicit StateDecoder(const ir::Module& module) : tasks_(module) {}
+
+  std::optional<gov::ClusterState> read(const JsonValue& value, std::string& error) {
+    gov::ClusterState state;
+    if (!expect_object(value, "", "the state") || !known_keys(value, kStateKeys, "", "the state") ||
+        !seconds(value, "at", "", state.at) || !read_list(value, "admitted", state) ||
+        !read_list(value, "pending", state)) {
+      error = std::move(error_);
+      return std::nullopt;
+    }
+    return state;
+  }
+
+ private:
+  static constexpr std::array<std::string_view, 3> kStateKeys = {"at", "admitted", "pending"};
+  static constexpr std::array<std::string_view, 4> kAdmittedKeys = {"task", "submitted_at", "admitted_at", "flavor"};
+  static constexpr std::array<std::string_view, 2> kPendingKeys = {"task", "submitted_at"};
+
+  bool fail(std::string_view where, std::string what) {
+    error_ = where.empty() ? std::move(what) : fmt::format("{}: {}", where, what);
+    return false;
+  }
+
+  bool expect_object(const JsonValue& value, std::string_view where, std::string_view what) {
+    if (value.kind == JsonKind::object) return true;
+    return fail(where, fmt::format("{} must be an object, found {}", what, found(value)));
+  }
+
+  template <size_t N>
+  bool known_keys(const JsonValue& object, const std::array<std::string_view, N>& known, std::string_view where,
+                  std::string_view owner) {
+    for (const JsonKey& key : object.keys) {
+      if (std::find(known.begin(), known.end(), key.text) != known.end()) continue;
+      if (std::optional<std::string_view> near = near_match(key.text, known))
+        return fail(where, fmt::format("unknown key {}; did you mean {}?", quoted(key.text), quoted(*near)));
+      return fail(where, fmt::format("unknown key {}; {} has keys {}", quoted(key.text), owner, joined_keys(known)));
+    }
+    return true;
+  }
+
+  bool seconds(const JsonValue& object, std::string_view key, std::string_view where, gov::Time& out) {
+    const JsonValue* v = object.find(key);
+    if (v == nullptr) return true;
+    const ExactNumber ms = v->kind == JsonKind::number ? v->to_units(kMillisPerSecond) : ExactNumber{};
+    if (v->kind != JsonKind::number || is_negative(*v) || ms.status != NumberStatus::ok) {
+      return fail(where, fmt::format("field {}: expected a non-negative number of seconds (at most 3 decimals), found {}",
+                                     quoted(key), found(*v)));
+    }
+    out = ms.value;
+    return true;
+  }
+
+  bool read_list(const JsonValue& state_value, std::string_view list, gov::ClusterState& state) {
+    const JsonValue* entries = state_value.find(list);
+    if (entries == nullptr) return true;
+    if (entries->kind != JsonKind::array)
+      return fail("", fmt::format("field {}: expected an array of entries, found {}", quoted(list), found(*entries)));
+    const bool admitted = list == "admitted";
+    for (size_t i = 0; i < entries->items.size(); ++i) {
+      const JsonValue& entry = entries->items[i];
+      const std::string where = fmt::format("{}[{}]", list, i);
+      if (!expect_object(entry, where, "an entry")) return false;
+      if (admitted ? !known_keys(entry, kAdmittedKeys, where, "an admitted entry")
+                   : !known_keys(entry, kPendingKeys, where, "a pending entry")) {
+        return false;
+      }
+      const JsonValue* task_value = entry.find("task");
+      if (task_value == nullptr) return fail(where, "field \"task\": missing; every entry needs a `task`");
+      std::string problem;
+      std::optional<gov::Task> task = tasks_.decode(*task_value, problem);
+      if (!task) return fail(where, problem);
+      gov::Time submitted_at = 0;
+      if (!seconds(entry, "submitted_at", where, submitted_at)) return false;
+      if (!admitted) {
+        state.pending.push_back({std::move(*task), submitted_at});
+        continue;
+      }
+      gov::AdmittedTask out{std::move(*task), submitted_at, 0, std::nullopt};
+      if (!seconds(entry, "admitted_at", where, out.admitted_at)) return false;
+      if (const JsonValue* flavor = entry.find("flavor")) {
+        if (flavor->kind != JsonKind::string)
+          return fail(where, fmt::format("field \"flavor\": expected an instance type name, found {}", found(*flavor)));
+        out.flavor = flavor->text;
+      }
+      state.admitted.push_back(std::move(out));
+    }
+    return true;
+  }
+
+  TaskDecoder tasks_;
+  std::string error_;
+};
+
+}  // namespace
+
+std::optional<gov::ClusterState> read_cluster_state(const JsonValue& value, const ir::Module& module,
+                                                    std::string& error) {
+  return StateDecoder(module).read(value, error);
 }
 
 }  // namespace gov::trace

@@ -132,4 +132,33 @@ TEST_CASE("load_state: start from admitted and pending tasks, then decide one mo
   CHECK(again[2] == LoadFailure{LoadFailure::List::pending, 0, "a state can only be loaded into a fresh engine"});
 }
 
+TEST_CASE("export_state: a fresh engine loaded with it holds the same tasks and usage", "[engine]") {
+  Harness h(workshop_module());
+  h.submit(0, TaskBuilder("a1", "team-a").gpus(2).priority("training"));
+  h.submit(5, TaskBuilder("b1", "team-b").gpus(2).priority("inference").label("project", "llm"));
+  h.submit(6, TaskBuilder("a2", "team-a").gpus(2).duration(50));
+  h.submit(7, TaskBuilder("bad", "team-q").gpus(1));  // invalid: never exported
+  const ClusterState state = h.engine->export_state();
+  CHECK(state.at == 7);
+  std::vector<std::string> admitted, pending;
+  for (const AdmittedTask& t : state.admitted) admitted.push_back(t.task.id);
+  for (const PendingTask& t : state.pending) pending.push_back(t.task.id);
+  CHECK(admitted == std::vector<std::string>{"a1", "b1"});
+  CHECK(pending == std::vector<std::string>{"a2"});
+  // Each task as it was submitted: its labels and duration, not the engine's resolved form.
+  CHECK(state.admitted[1].task.labels == std::vector<std::pair<std::string, std::string>>{{"project", "llm"}});
+  CHECK(state.admitted[1].task.priority == "inference");
+  CHECK(state.pending[0].task.duration == Time{50});
+
+  Harness next(workshop_module());
+  CHECK(next.engine->load_state(state).empty());
+  Snapshot before = h.engine->snapshot(/*with_ended_tasks=*/false);
+  // Loaded pending tasks compete at the next step: none is parked yet.
+  for (TaskRow& row : before.tasks) row.parked = false;
+  const Snapshot after = next.engine->snapshot();
+  CHECK(after.usage == before.usage);
+  CHECK(after.cohort == before.cohort);
+  CHECK(after.tasks == before.tasks);
+}
+
 }  // namespace gov::engine::test

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/terminal_text.hpp"
-#include "runtime/engine/engine.hpp"
+#include "runtime/embed/engine_internals.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/json.hpp"
 #include "runtime/trace/trace_reader.hpp"
@@ -13,49 +13,6 @@ namespace gov::cli {
 namespace {
 
 constexpr size_t kMaxInputBytes = 64u << 20;
-
-/// JSON text of a parsed value (numbers keep their exact source text).
-std::string to_json(const trace::JsonValue& v) {
-  switch (v.kind) {
-    case trace::JsonKind::null: return "null";
-    case trace::JsonKind::boolean: return v.boolean ? "true" : "false";
-    case trace::JsonKind::number: return v.text;
-    case trace::JsonKind::string: return trace::json_quote(v.text);
-    case trace::JsonKind::array: {
-      std::string out = "[";
-      for (size_t i = 0; i < v.items.size(); ++i) out += (i ? "," : "") + to_json(v.items[i]);
-      return out + "]";
-    }
-    case trace::JsonKind::object: {
-      std::string out = "{";
-      for (size_t i = 0; i < v.items.size(); ++i) {
-        out += (i ? "," : "") + trace::json_quote(v.keys[i].text) + ":" + to_json(v.items[i]);
-      }
-      return out + "}";
-    }
-  }
-  return "null";
-}
-
-/// Reads task objects (the `submit` objects of a trace) through the trace reader, so
-/// that they are validated exactly like trace events. `tasks` are JSON texts.
-std::optional<std::vector<gov::Task>> read_tasks(const std::vector<std::string>& tasks, const ir::Module& module,
-                                                       const std::string& what, std::string& error) {
-  std::string document = "{\"events\":[";
-  for (size_t i = 0; i < tasks.size(); ++i) document += fmt::format("{}{{\"at\":0,\"submit\":{}}}", i ? "," : "", tasks[i]);
-  document += "]}";
-  trace::TraceResult result = trace::read_trace(document, module);
-  if (!result.ok()) {
-    const std::string& message = result.error->message;
-    const size_t field = message.find("field");
-    error = fmt::format("{}{}: {}", what, result.error->event ? fmt::format("[{}]", *result.error->event) : "",
-                        field == std::string::npos ? message : message.substr(field));
-    return std::nullopt;
-  }
-  std::vector<gov::Task> out;
-  for (trace::TraceEvent& e : result.events) out.push_back(std::move(e.task));
-  return out;
-}
 
 std::optional<trace::JsonValue> read_json_file(const std::string& path) {
   std::string error;
@@ -70,60 +27,6 @@ std::optional<trace::JsonValue> read_json_file(const std::string& path) {
     return std::nullopt;
   }
   return std::move(parsed.value);
-}
-
-std::optional<gov::Time> seconds_field(const trace::JsonValue& object, std::string_view key, std::string& error) {
-  const trace::JsonValue* v = object.find(key);
-  if (!v) return gov::Time{0};
-  const trace::ExactNumber ms = v->to_units(1000);
-  if (ms.status != trace::NumberStatus::ok || ms.value < 0) {
-    error = fmt::format("`{}` must be a non-negative number of seconds (at most 3 decimals)", key);
-    return std::nullopt;
-  }
-  return ms.value;
-}
-
-/// STATE.json: {"at": s, "admitted": [{"task": {...}, "submitted_at": s, "admitted_at": s, "flavor": "..."}],
-/// "pending": [{"task": {...}, "submitted_at": s}]}.
-std::optional<gov::ClusterState> read_state(const trace::JsonValue& json, const ir::Module& module, std::string& error) {
-  gov::ClusterState state;
-  if (json.kind != trace::JsonKind::object) {
-    error = "the state must be an object with `at`, `admitted` and `pending`";
-    return std::nullopt;
-  }
-  auto at = seconds_field(json, "at", error);
-  if (!at) return std::nullopt;
-  state.at = *at;
-  for (const char* list : {"admitted", "pending"}) {
-    const trace::JsonValue* entries = json.find(list);
-    if (!entries) continue;
-    std::vector<std::string> texts;
-    for (const trace::JsonValue& entry : entries->items) {
-      const trace::JsonValue* task = entry.find("task");
-      if (!task) {
-        error = fmt::format("{}: every entry needs a `task`", list);
-        return std::nullopt;
-      }
-      texts.push_back(to_json(*task));
-    }
-    auto tasks = read_tasks(texts, module, list, error);
-    if (!tasks) return std::nullopt;
-    for (size_t i = 0; i < tasks->size(); ++i) {
-      const trace::JsonValue& entry = entries->items[i];
-      auto submitted = seconds_field(entry, "submitted_at", error);
-      if (!submitted) return std::nullopt;
-      if (std::string_view(list) == "pending") {
-        state.pending.push_back({std::move((*tasks)[i]), *submitted});
-        continue;
-      }
-      auto admitted = seconds_field(entry, "admitted_at", error);
-      if (!admitted) return std::nullopt;
-      gov::AdmittedTask a{std::move((*tasks)[i]), *submitted, *admitted, std::nullopt};
-      if (const trace::JsonValue* flavor = entry.find("flavor")) a.flavor = flavor->text;
-      state.admitted.push_back(std::move(a));
-    }
-  }
-  return state;
 }
 
 std::string amount_text(ir::Resource r, ir::Amount a) {
@@ -167,43 +70,41 @@ int run_eval(const Args& args) {
     fmt::print(stderr, "error: usage: gov eval FILE --task TASK.json [--state STATE.json]\n");
     return kUsage;
   }
-  std::optional<engine::EngineOptions> options = engine_options_from(args);
-  if (!options) return kUsage;
   int status = kOk;
-  std::unique_ptr<RunnablePolicy> policy = load_runnable(args.positional[0], args, status);
-  if (!policy) return status;
+  std::optional<gov::Engine> engine = open_engine(args, args.positional[0], status);
+  if (!engine) return status;
+  const std::shared_ptr<const ir::Module> module = EngineInternals::module(*engine);
 
   std::optional<trace::JsonValue> task_json = read_json_file(*args.value("task"));
   if (!task_json) return kUsage;
   std::string error;
-  auto task = read_tasks({to_json(*task_json)}, policy->module, "task", error);
+  std::optional<gov::Task> task = trace::TaskDecoder(*module).decode(*task_json, error);
   if (!task) {
-    fmt::print(stderr, "error: {}: {}\n", display_path(*args.value("task")), escape_for_terminal(error));
+    fmt::print(stderr, "error: {}: task: {}\n", display_path(*args.value("task")), escape_for_terminal(error));
     return kFailed;
   }
-  engine::Engine engine(policy->module, *policy->evaluator, *options);
   gov::Time at = 0;
   if (const auto state_path = args.value("state")) {
     std::optional<trace::JsonValue> state_json = read_json_file(*state_path);
     if (!state_json) return kUsage;
-    auto state = read_state(*state_json, policy->module, error);
+    std::optional<gov::ClusterState> state = trace::read_cluster_state(*state_json, *module, error);
     if (!state) {
       fmt::print(stderr, "error: {}: {}\n", display_path(*state_path), escape_for_terminal(error));
       return kFailed;
     }
-    for (const gov::LoadFailure& failure : engine.load_state(*state)) {
+    for (const gov::LoadFailure& failure : engine->load_state(*state)) {
       fmt::print(stderr, "warning: {}: {}[{}]: {}\n", display_path(*state_path),
                  failure.list == gov::LoadFailure::List::admitted ? "admitted" : "pending", failure.index,
                  escape_for_terminal(failure.message));
     }
     at = state->at;
   }
-  const std::string id = task->front().id;
-  const gov::Event event = gov::Event::submit(std::move(task->front()));
-  for (const gov::Decision& d : engine.step(at, std::span(&event, 1))) {
+  const std::string id = task->id;
+  const gov::Step step = engine->step(at, {gov::Event::submit(std::move(*task))});
+  for (const gov::Decision& d : step.decisions) {
     if (d.task == id) fmt::print("{}\n", trace::decision_json(d));
   }
-  if (auto explanation = engine.explain(id)) fmt::print("\n{}", explanation_text(*explanation));
+  if (auto explanation = engine->explain(id)) fmt::print("\n{}", explanation_text(*explanation));
   return kOk;
 }
 

@@ -203,6 +203,7 @@ class GOV_API Engine {
 
  private:
   friend std::vector<TimedEvent> read_trace(const Engine& engine, std::string_view json);
+  friend class EngineInternals;  // gov's own tools (not part of the API)
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

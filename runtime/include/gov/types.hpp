@@ -338,6 +338,8 @@ struct PolicyInfo {
   std::string back_end;        // "jit" or "interp"
   bool cached_code = false;    // native code loaded from the store's cache (no codegen)
   std::string source;          // the store or file path it came from
+  std::string warning;         // why the JIT was asked for and not used (else empty)
+  std::string code_note;       // store engines: why native code was compiled, not loaded from the cache
 };
 
 /// The error codes of the C++ API; the C ABI returns the same numbers (gov_status).
