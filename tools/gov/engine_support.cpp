@@ -98,20 +98,6 @@ std::unique_ptr<RunnablePolicy> load_runnable(const std::string& path, const Arg
   return std::move(loaded.policy);
 }
 
-engine::TaskSpec task_from_step(const check::TestStep& step) {
-  engine::TaskSpec task;
-  task.id = step.task;
-  task.team = step.team;
-  task.priority = step.priority;
-  task.instance_type = step.instance_type;
-  task.instances = step.instances;
-  task.amounts = step.amounts;
-  task.pods = step.pods;
-  task.labels = step.labels;
-  task.duration = step.duration_ms;
-  return task;
-}
-
 }  // namespace gov::cli
 
 namespace gov::cli {

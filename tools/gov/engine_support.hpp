@@ -1,5 +1,5 @@
 // What the engine commands (simulate, eval, test) share: a checked policy lowered to IR
-// with an evaluator, and conversions from the language's test steps to engine tasks.
+// with an evaluator.
 #pragma once
 
 #include <memory>
@@ -43,8 +43,5 @@ bool signature_accepted(const std::string& policy, const store::Version& version
 
 /// The engine options from --dialect; nullopt (after printing why) for an unknown dialect.
 std::optional<engine::EngineOptions> engine_options_from(const Args& args);
-
-/// A test's `submit` step as an engine task.
-engine::TaskSpec task_from_step(const check::TestStep& step);
 
 }  // namespace gov::cli
