@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <random>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -193,4 +196,26 @@ TEST_CASE("a generated trace over the rules example decides identically in both 
   CHECK(interp.out.find("\"outcome\":\"rejected\"") != std::string::npos);
   CHECK(interp.out.find("\"warnings\"") != std::string::npos);
   CHECK(jit.out == interp.out);
+}
+
+TEST_CASE("a case name that matches nothing fails under CTest's arguments", "[corpus]") {
+  // CTest runs each entry as `gov_tests NAME --warn NoTests`; a stale entry (a block renamed
+  // since the last discovery) must fail, not pass with "No tests ran".
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const auto run = [&](const std::string& args) {
+    return std::system(("'" + self + "' " + args + " >/dev/null 2>&1").c_str());
+  };
+  const int stale = run("'corpus/no such file/no such block/jit' --warn NoTests");
+  REQUIRE(WIFEXITED(stale));
+  CHECK(WEXITSTATUS(stale) == 2);
+  // Without the flag Catch2 v2 exits 0: the flag is what makes the entry fail.
+  const int lenient = run("'corpus/no such file/no such block/jit'");
+  REQUIRE(WIFEXITED(lenient));
+  CHECK(WEXITSTATUS(lenient) == 0);
+  // A registered name runs and passes (the first block of the first corpus file).
+  const std::string first = gov::test::files_under("tests/corpus", ".gov").front();
+  const std::string file = std::filesystem::path(first).stem().string();
+  const std::string name = gov::test::safe_case_name("corpus/" + file + "/" + blocks_of(first).names.at(0) + "/interp");
+  REQUIRE(name.find('\'') == std::string::npos);
+  CHECK(run("'" + name + "' --warn NoTests") == 0);
 }
