@@ -127,6 +127,8 @@ std::optional<gov::Options> api_options_from(const Args& args) {
   options.policy = args.value("policy").value_or("");
   // A command replays whole traces: the trace reader's bound is the one that applies.
   options.max_tasks = std::numeric_limits<std::size_t>::max();
+  // Commands never ask decision() about an ended task: keep no history of them.
+  options.remembered_ended_tasks = 0;
   return options;
 }
 
@@ -169,19 +171,6 @@ std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std
   return engine;
 }
 
-gov::Task task_from_step(const check::TestStep& step) {
-  gov::Task task;
-  task.id = step.task;
-  task.team = step.team;
-  task.priority = step.priority;
-  task.instance_type = step.instance_type;
-  task.instances = step.instances;
-  task.amounts = step.amounts;
-  task.pods = step.pods;
-  task.labels = step.labels;
-  task.duration = step.duration_ms;
-  return task;
-}
 
 }  // namespace gov::cli
 

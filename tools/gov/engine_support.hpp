@@ -1,5 +1,5 @@
 // What the engine commands (simulate, eval, test) share: a checked policy lowered to IR
-// with an evaluator, and conversions from the language's test steps to engine tasks.
+// with an evaluator.
 #pragma once
 
 #include <memory>
@@ -52,8 +52,5 @@ std::optional<engine::EngineOptions> engine_options_from(const Args& args);
 /// prints the diagnostics or the error and sets `status` (1 for policy and store errors, 2 for
 /// usage and unreadable files); prints the JIT fallback warning and, for a store, which code runs.
 std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status);
-
-/// A test's `submit` step as an engine task.
-gov::Task task_from_step(const check::TestStep& step);
 
 }  // namespace gov::cli
