@@ -1,41 +1,15 @@
-// gov::Engine: one gov::engine::Engine (single-threaded, bound to one compiled policy) behind a
-// reader-writer lock, swapped for a new one bound to a new policy at a reload.
-//
-// Why this shape: the engine core mutates its state in place, so a state change needs the
-// state exclusively, and a query needs it not to change under it — a reader-writer lock gives
-// exactly that and no more (queries run in parallel; StateLock prefers writers). The compiled policy is immutable and
-// shared (std::shared_ptr<const LoadedPolicy>); a reload compiles the new one with no lock on
-// the state at all, then, holding the state exclusively, moves the live tasks into a new core
-// bound to it and runs one admission pass: the swap is one critical section, so every call
-// runs entirely on the version it started with.
-//
-// The core speaks the public value types (gov::Task in, gov::Decision out), so nothing is
-// converted here; a reload is `next.load_state(current.export_state())`.
+// gov::Engine: opening an engine, state changes, queries and prepared tasks. The insides and
+// why they are shaped so: engine_impl.hpp.
 #include "gov/engine.hpp"
 
-#include <pthread.h>
-
 #include <algorithm>
-#include <atomic>
-#include <cassert>
-#include <cerrno>
-#include <condition_variable>
-#include <cstring>
-#include <deque>
 #include <mutex>
-#include <span>
 #include <shared_mutex>
-#include <system_error>
-#include <thread>
-#include <unordered_map>
-#include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "runtime/embed/engine_impl.hpp"
 #include "runtime/embed/engine_internals.hpp"
-#include "runtime/embed/policy_loader.hpp"
-#include "runtime/engine/engine.hpp"
-#include "runtime/store/store.hpp"
 #include "runtime/trace/trace_reader.hpp"
 
 namespace gov {
@@ -43,17 +17,9 @@ namespace gov {
 Error::Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
 Error::~Error() = default;
 
-namespace {
+}  // namespace gov
 
-/// One compiled policy version as the engine runs it. Immutable.
-struct LoadedPolicy {
-  std::unique_ptr<embed::RunnablePolicy> runnable;
-  PolicyInfo info;
-  // The module's flavor and rule names, interned in the engine's name table: Admission hands
-  // them out as string_views that outlive this version.
-  std::vector<std::string_view> flavor_names;
-  std::vector<std::string_view> rule_names;
-};
+namespace gov::embed {
 
 ErrorCode error_code(embed::LoadError::Kind kind) {
   switch (kind) {
@@ -69,20 +35,6 @@ ErrorCode error_code(embed::LoadError::Kind kind) {
 [[noreturn]] void throw_load_error(const embed::LoadError& error) {
   throw Error(error_code(error.kind), error.message);
 }
-
-/// Names handed out by Engine::check, kept for the engine's life (a reload may free the module
-/// they came from). Only grows, by the distinct names of the versions loaded; nodes never move.
-class NameTable {
- public:
-  std::string_view intern(const std::string& name) {
-    std::lock_guard lock(mutex_);
-    return *names_.insert(name).first;
-  }
-
- private:
-  std::mutex mutex_;
-  std::unordered_set<std::string> names_;
-};
 
 std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy> runnable, int64_t version,
                                            const std::string& source, NameTable& names) {
@@ -101,358 +53,13 @@ std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy
   return policy;
 }
 
-/// The engine's state lock: a reader-writer lock that prefers writers. std::shared_mutex is
-/// glibc's default rwlock, which prefers readers: threads asking check() without pause kept a
-/// submit waiting for seconds (measured: 6 readers, 14 s worst case). Here a waiting writer
-/// stops new readers, so state changes get in between queries. A SharedMutex for
-/// std::shared_lock / std::unique_lock.
-///
-/// Re-entry: a thread that already holds this lock (an on_step callback runs under the step's
-/// write lock) and asks for it again gets Error reentrant instead of a deadlock. glibc's rwlock
-/// does not reliably refuse it: rdlock under one's own wrlock returned EDEADLK, which was once
-/// ignored, and the unlock that followed released the step's write lock (a wedged engine).
-/// Each thread keeps the locks it holds, so only a call back into the same engine is refused; a
-/// callback may use other engines. Every pthread failure is an error, never ignored.
-class StateLock {
- public:
-  StateLock() {
-    pthread_rwlockattr_t attributes;
-    check(pthread_rwlockattr_init(&attributes), "initialise the state lock's attributes");
-    const int kind = pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-    const int init = kind == 0 ? pthread_rwlock_init(&lock_, &attributes) : kind;
-    pthread_rwlockattr_destroy(&attributes);
-    check(init, "initialise the state lock");
-  }
-  ~StateLock() { pthread_rwlock_destroy(&lock_); }
-  StateLock(const StateLock&) = delete;
-  StateLock& operator=(const StateLock&) = delete;
-
-  void lock() {
-    refuse_reentry();
-    check(pthread_rwlock_wrlock(&lock_), "take the engine's state lock");
-    held().push_back(this);
-  }
-  bool try_lock() {
-    refuse_reentry();
-    const int result = pthread_rwlock_trywrlock(&lock_);
-    if (result == EBUSY) return false;
-    check(result, "take the engine's state lock");
-    held().push_back(this);
-    return true;
-  }
-  void unlock() { release(); }
-  void lock_shared() {
-    refuse_reentry();
-    check(pthread_rwlock_rdlock(&lock_), "take the engine's state lock for reading");
-    held().push_back(this);
-  }
-  bool try_lock_shared() {
-    refuse_reentry();
-    const int result = pthread_rwlock_tryrdlock(&lock_);
-    if (result == EBUSY || result == EAGAIN) return false;
-    check(result, "take the engine's state lock for reading");
-    held().push_back(this);
-    return true;
-  }
-  void unlock_shared() { release(); }
-
-  /// Whether the calling thread holds this lock (shared or exclusive).
-  bool held_by_this_thread() const {
-    const std::vector<const StateLock*>& locks = held();
-    return std::find(locks.begin(), locks.end(), this) != locks.end();
-  }
-  /// Throws Error reentrant when the calling thread holds this lock.
-  void refuse_reentry() const {
-    if (!held_by_this_thread()) return;
-    throw Error(ErrorCode::reentrant,
-                "the engine was called from its own on_step callback (the thread holds its state lock); "
-                "copy the step and act on it after the callback returns");
-  }
-
- private:
-  /// The state locks the calling thread holds, innermost last: a handful at most (one per
-  /// engine whose callback is running on this thread).
-  static std::vector<const StateLock*>& held() {
-    thread_local std::vector<const StateLock*> locks;
-    return locks;
-  }
-  void release() {
-    std::vector<const StateLock*>& locks = held();
-    const auto it = std::find(locks.rbegin(), locks.rend(), this);
-    assert(it != locks.rend() && "state lock released by a thread that does not hold it");
-    if (it != locks.rend()) locks.erase(std::next(it).base());
-    // Unlocking a lock this thread holds fails only on a broken invariant; the callers are
-    // destructors (no exception may leave them), so it is asserted, not thrown.
-    [[maybe_unused]] const int result = pthread_rwlock_unlock(&lock_);
-    assert(result == 0 && "pthread_rwlock_unlock failed on a held state lock");
-  }
-  static void check(int result, const char* what) {
-    if (result == 0) return;
-    if (result == ENOMEM) throw std::bad_alloc();
-    throw Error(ErrorCode::internal, fmt::format("cannot {}: {}", what, std::strerror(result)));
-  }
-
-  pthread_rwlock_t lock_;
-};
-
-/// unordered_map<std::string, T> looked up by std::string_view without a copy.
-struct StringHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-};
-template <typename T>
-using StringMap = std::unordered_map<std::string, T, StringHash, std::equal_to<>>;
-
 bool is_live(Outcome outcome) {
   return outcome == Outcome::admitted || outcome == Outcome::pending || outcome == Outcome::preempted;
 }
 
-}  // namespace
+}  // namespace gov::embed
 
-struct Engine::Impl {
-  explicit Impl(Options opts) : options(std::move(opts)) {
-    back_end = options.back_end == Options::BackEnd::jit ? embed::BackEnd::jit : embed::BackEnd::interpreter;
-    engine_options.dialect =
-        options.dialect == Options::Dialect::head ? engine::MessageDialect::head : engine::MessageDialect::kueue_v0_9;
-  }
-  ~Impl() { stop_watching(); }
-
-  NameTable names;  // first: it outlives every policy
-
-  // ---------------------------------------------------------------- configuration (immutable)
-  Options options;
-  embed::BackEnd back_end = embed::BackEnd::jit;
-  engine::EngineOptions engine_options;
-  bool from_store = false;
-  embed::VerifyOptions verify;  // from options.verify_key_path and require_signature
-  std::string path;         // the store or the policy file
-  std::string policy_name;  // in the store
-
-  // ---------------------------------------------------------------- state (state_mutex)
-  mutable StateLock state_mutex;
-  std::shared_ptr<const LoadedPolicy> policy;
-  std::unique_ptr<engine::Engine> core;  // bound to *policy
-  StringMap<Decision> latest;            // the latest decision about each id
-  std::deque<std::pair<std::string, uint64_t>> ended;  // ended ids, oldest first, with the step
-  uint64_t sequence = 0;
-  std::vector<Decision> buffer;  // reused by every step
-  std::atomic<int64_t> version{0};
-
-  // ---------------------------------------------------------------- reloads (reload_mutex)
-  std::mutex reload_mutex;
-  std::optional<store::Store> db;  // store::Store is single-threaded: only under reload_mutex
-
-  // ---------------------------------------------------------------- watcher (watch_mutex)
-  std::mutex watch_mutex;
-  std::condition_variable watch_wakeup;
-  std::thread watcher;
-  std::chrono::milliseconds watch_interval{1000};
-  bool watch_stop = false;
-
-  void install(std::shared_ptr<const LoadedPolicy> first) {
-    std::unique_lock lock(state_mutex);
-    core = std::make_unique<engine::Engine>(first->runnable->module, *first->runnable->evaluator, engine_options);
-    version.store(first->info.version);
-    policy = std::move(first);
-  }
-
-  // ---------------------------------------------------------------- steps
-
-  Step run_step(Time at, std::span<const Event> events) {
-    std::unique_lock lock(state_mutex);
-    refuse_past_max_tasks(events);
-    buffer.clear();
-    core->step(at, events, buffer);
-    return publish(/*forced=*/0);
-  }
-
-  /// Throws Error limit, before anything changes, when the step's submits would take the live
-  /// tasks past Options::max_tasks. Caller holds state_mutex exclusively.
-  void refuse_past_max_tasks(std::span<const Event> events) const {
-    const size_t bound = options.max_tasks == 0 ? Options::kDefaultMaxTasks : options.max_tasks;
-    size_t submits = 0;
-    const Task* first = nullptr;
-    for (const Event& event : events) {
-      if (event.kind != Event::Kind::submit) continue;
-      if (first == nullptr) first = &event.task;
-      ++submits;
-    }
-    const size_t live = core->live_tasks();
-    if (submits == 0 || (live <= bound && submits <= bound - live)) return;
-    throw Error(ErrorCode::limit,
-                fmt::format("submit of task `{}` refused: the engine holds {} live tasks (pending or admitted) and "
-                            "`max_tasks` is {}{}",
-                            first->id, live, bound,
-                            submits > 1 ? fmt::format(" (the step submits {} tasks)", submits) : std::string()));
-  }
-
-  /// Turns `buffer` into the next step: numbers it, remembers each task's latest decision and
-  /// hands it to on_step. The first `forced` decisions replace the latest decision of a live
-  /// task (a reload's `invalid`s); otherwise an `invalid` about a live id is a duplicate
-  /// submission and leaves the live task's record alone. Caller holds state_mutex exclusively.
-  Step publish(size_t forced) {
-    Step step;
-    step.sequence = ++sequence;
-    step.version = policy->info.version;
-    step.at = core->now();
-    step.decisions.reserve(buffer.size());
-    for (size_t i = 0; i < buffer.size(); ++i) {
-      Decision& decision = step.decisions.emplace_back(std::move(buffer[i]));
-      decision.version = step.version;
-      decision.sequence = step.sequence;
-      remember(decision, i < forced);
-    }
-    buffer.clear();
-    if (options.on_step) {
-      try {
-        options.on_step(step);
-      } catch (...) {  // a listener's failure is not the engine's: documented as ignored
-      }
-    }
-    return step;
-  }
-
-  void remember(const Decision& d, bool forced) {
-    auto it = latest.find(d.task);
-    if (it == latest.end()) {
-      it = latest.emplace(d.task, d).first;
-    } else {
-      if (d.outcome == Outcome::invalid && !forced && is_live(it->second.outcome)) return;
-      it->second = d;
-    }
-    if (is_live(d.outcome)) return;
-    ended.emplace_back(d.task, d.sequence);
-    while (ended.size() > options.remembered_ended_tasks) {
-      auto& [id, seq] = ended.front();
-      auto old = latest.find(id);
-      if (old != latest.end() && !is_live(old->second.outcome) && old->second.sequence == seq) latest.erase(old);
-      ended.pop_front();
-    }
-  }
-
-  // ---------------------------------------------------------------- reloads
-
-  /// The next policy to run, or nullptr when `number` (absent: the active version, or the
-  /// file's current content) is what runs already. Caller holds reload_mutex.
-  std::shared_ptr<const LoadedPolicy> load_next(std::optional<int64_t> number) {
-    if (from_store) {
-      if (!number) {
-        auto active = db->active(policy_name);
-        if (!active.ok()) {
-          throw Error(active.error().kind == store::ErrorKind::not_found ? ErrorCode::not_found : ErrorCode::store,
-                      active.error().message);
-        }
-        number = active.value().number;
-      }
-      if (*number == version.load()) return nullptr;
-      embed::LoadResult next = embed::load_store_version(*db, policy_name, number, back_end, verify);
-      if (!next.ok()) throw_load_error(*next.error);
-      return loaded(std::move(next.policy), *number, path, names);
-    }
-    if (number) throw Error(ErrorCode::invalid_argument, "an engine compiled from a file has no stored versions to reload");
-    embed::CheckedPolicy checked = embed::check_file(path, /*require_cluster=*/true);
-    std::string sha;
-    {
-      std::shared_lock lock(state_mutex);
-      sha = policy->info.content_sha256;
-    }
-    if (!checked.program.read_failed && checked.ok() && embed::content_sha256(checked) == sha) return nullptr;
-    embed::LoadResult next = embed::runnable_from(std::move(checked), path, back_end);
-    if (!next.ok()) throw_load_error(*next.error);
-    return loaded(std::move(next.policy), version.load() + 1, path, names);
-  }
-
-  Step reload(std::optional<int64_t> number) {
-    state_mutex.refuse_reentry();  // before reload_mutex: a watcher's on_step holds both
-    std::lock_guard reload_lock(reload_mutex);
-    std::shared_ptr<const LoadedPolicy> next = load_next(number);
-    if (!next) {
-      Step nothing;
-      nothing.version = version.load();
-      return nothing;
-    }
-    auto next_core = std::make_unique<engine::Engine>(next->runnable->module, *next->runnable->evaluator, engine_options);
-    std::unique_ptr<engine::Engine> old_core;
-    std::shared_ptr<const LoadedPolicy> old_policy;
-    Step step;
-    {
-      std::unique_lock lock(state_mutex);
-      carry_tasks(*next_core, next->info.version);
-      const size_t dropped = buffer.size();
-      next_core->step(core->now(), {}, buffer);  // the new quotas and rules, at once
-      old_core = std::exchange(core, std::move(next_core));
-      old_policy = std::exchange(policy, std::move(next));
-      version.store(policy->info.version);
-      step = publish(dropped);
-    }
-    old_core.reset();  // before its policy, outside the lock: unloading native code takes time
-    old_policy.reset();
-    return step;
-  }
-
-  /// Loads the live tasks of `core` into `next` (Engine::export_state: admitted ones in the
-  /// order they were admitted, holding their quota as they are; pending ones in the order they
-  /// came) and puts an `invalid` decision into `buffer` for each task the new version cannot
-  /// hold. Caller holds state_mutex exclusively.
-  void carry_tasks(engine::Engine& next, int64_t next_version) {
-    const ClusterState state = core->export_state();
-    buffer.clear();
-    for (LoadFailure& failure : next.load_state(state)) {
-      const bool admitted = failure.list == LoadFailure::List::admitted;
-      const Task& task = admitted ? state.admitted.at(failure.index).task : state.pending.at(failure.index).task;
-      Decision decision;
-      decision.at = core->now();
-      decision.task = task.id;
-      decision.team = task.team;
-      decision.outcome = Outcome::invalid;
-      decision.message =
-          fmt::format("the task cannot continue under policy version {}: {}", next_version, failure.message);
-      buffer.push_back(std::move(decision));
-    }
-  }
-
-  // ---------------------------------------------------------------- watcher
-
-  void watch_loop() {
-    std::unique_lock lock(watch_mutex);
-    std::string last_failure;  // a failing version is reported once, not at every poll
-    while (!watch_stop) {
-      watch_wakeup.wait_for(lock, watch_interval, [this] { return watch_stop; });
-      if (watch_stop) break;
-      lock.unlock();
-      try {
-        reload(std::nullopt);
-        last_failure.clear();
-      } catch (const Error& error) {
-        report_reload_error(error, last_failure);
-      } catch (const std::bad_alloc&) {
-        report_reload_error(Error(ErrorCode::out_of_memory, "out of memory while reloading"), last_failure);
-      } catch (const std::exception& e) {
-        report_reload_error(Error(ErrorCode::internal, e.what()), last_failure);
-      }
-      lock.lock();
-    }
-  }
-
-  void report_reload_error(const Error& error, std::string& last_failure) {
-    if (error.what() == last_failure) return;
-    last_failure = error.what();
-    if (!options.on_reload_error) return;
-    try {
-      options.on_reload_error(error);
-    } catch (...) {  // documented as ignored
-    }
-  }
-
-  void stop_watching() {
-    {
-      std::lock_guard lock(watch_mutex);
-      watch_stop = true;
-    }
-    watch_wakeup.notify_all();
-    if (watcher.joinable()) watcher.join();
-  }
-};
+namespace gov {
 
 // ------------------------------------------------------------------ opening
 
@@ -485,13 +92,13 @@ Engine Engine::open_store(const std::string& db_path, Options options) {
   impl->db = std::move(db.value());
   embed::LoadError error;
   std::optional<std::string> name = embed::resolve_policy_name(*impl->db, impl->options.policy, error);
-  if (!name) throw_load_error(error);
+  if (!name) embed::throw_load_error(error);
   impl->policy_name = *name;
   embed::LoadResult first =
       embed::load_store_version(*impl->db, impl->policy_name, std::nullopt, impl->back_end, impl->verify);
-  if (!first.ok()) throw_load_error(*first.error);
+  if (!first.ok()) embed::throw_load_error(*first.error);
   const int64_t number = first.policy->version;
-  impl->install(loaded(std::move(first.policy), number, db_path, impl->names));
+  impl->install(embed::loaded(std::move(first.policy), number, db_path, impl->names));
   return Engine(std::move(impl));
 }
 
@@ -505,8 +112,8 @@ Engine Engine::compile_file(const std::string& path, Options options) {
   auto impl = std::make_unique<Impl>(std::move(options));
   impl->path = path;
   embed::LoadResult first = embed::load_file(path, impl->back_end);
-  if (!first.ok()) throw_load_error(*first.error);
-  impl->install(loaded(std::move(first.policy), /*version=*/1, path, impl->names));
+  if (!first.ok()) embed::throw_load_error(*first.error);
+  impl->install(embed::loaded(std::move(first.policy), /*version=*/1, path, impl->names));
   return Engine(std::move(impl));
 }
 
@@ -600,7 +207,7 @@ Admission::Verdict verdict_of(engine::AdmissionCheck::Verdict verdict) {
 }
 
 /// The public form of a check's result under `policy` against the state after step `sequence`.
-Admission admission_of(const engine::AdmissionCheck& result, const LoadedPolicy& policy, uint64_t sequence) {
+Admission admission_of(const engine::AdmissionCheck& result, const embed::LoadedPolicy& policy, uint64_t sequence) {
   Admission out;
   out.verdict = verdict_of(result.verdict);
   if (result.flavor >= 0) out.flavor = policy.flavor_names[static_cast<size_t>(result.flavor)];
@@ -628,7 +235,7 @@ struct PreparedTask::State {
   /// The policy it was prepared under; weak, so a prepared task does not keep an old version's
   /// code alive. Compared by owner (the control block stays while this refers to it, so no other
   /// policy can have its address).
-  std::weak_ptr<const LoadedPolicy> policy;
+  std::weak_ptr<const embed::LoadedPolicy> policy;
   engine::PreparedTask prepared;
 };
 
@@ -671,7 +278,7 @@ Admission Engine::check(const PreparedTask& task) const {
   const PreparedTask::State& state = *task.state_;
   {
     std::shared_lock lock(impl_->state_mutex);
-    const std::shared_ptr<const LoadedPolicy>& running = impl_->policy;
+    const std::shared_ptr<const embed::LoadedPolicy>& running = impl_->policy;
     const bool same_policy = !state.policy.owner_before(running) && !running.owner_before(state.policy);
     if (same_policy) return admission_of(impl_->core->check_admission(state.prepared), *running, impl_->sequence);
   }
@@ -700,41 +307,10 @@ Time Engine::now() const {
   return impl_->core->now();
 }
 
-// ------------------------------------------------------------------ reloads
-
-Step Engine::reload() {
-  return impl_->reload(std::nullopt);
-}
-
-Step Engine::reload(int64_t version) {
-  return impl_->reload(version);
-}
-
-void Engine::watch(std::chrono::milliseconds interval) {
-  impl_->state_mutex.refuse_reentry();
-  std::lock_guard lock(impl_->watch_mutex);
-  impl_->watch_interval = std::max(interval, std::chrono::milliseconds(1));
-  if (impl_->watcher.joinable()) {
-    impl_->watch_wakeup.notify_all();
-    return;
-  }
-  impl_->watch_stop = false;
-  try {
-    impl_->watcher = std::thread([impl = impl_.get()] { impl->watch_loop(); });
-  } catch (const std::system_error& e) {  // the API throws gov::Error only
-    throw Error(ErrorCode::internal, std::string("cannot start the watcher thread: ") + e.what());
-  }
-}
-
-void Engine::stop_watching() {
-  impl_->state_mutex.refuse_reentry();  // joining a watcher that waits for this lock would hang
-  impl_->stop_watching();
-}
-
 // ------------------------------------------------------------------ traces
 
 std::shared_ptr<const ir::Module> EngineInternals::module(const Engine& engine) {
-  std::shared_ptr<const LoadedPolicy> policy;
+  std::shared_ptr<const embed::LoadedPolicy> policy;
   {
     std::shared_lock lock(engine.impl_->state_mutex);
     policy = engine.impl_->policy;
@@ -744,7 +320,7 @@ std::shared_ptr<const ir::Module> EngineInternals::module(const Engine& engine) 
 }
 
 std::vector<TimedEvent> read_trace(const Engine& engine, std::string_view json) {
-  std::shared_ptr<const LoadedPolicy> policy;
+  std::shared_ptr<const embed::LoadedPolicy> policy;
   {
     std::shared_lock lock(engine.impl_->state_mutex);
     policy = engine.impl_->policy;
