@@ -37,10 +37,11 @@ ErrorCode error_code(embed::LoadError::Kind kind) {
 }
 
 std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy> runnable, int64_t version,
-                                           const std::string& source, NameTable& names) {
+                                           const std::string& source, const std::shared_ptr<NameTable>& names) {
   auto policy = std::make_shared<LoadedPolicy>();
-  for (const ir::Flavor& flavor : runnable->module.flavors) policy->flavor_names.push_back(names.intern(flavor.name));
-  for (const ir::Rule& rule : runnable->module.rules) policy->rule_names.push_back(names.intern(rule.name));
+  for (const ir::Flavor& flavor : runnable->module.flavors) policy->flavor_names.push_back(names->intern(flavor.name));
+  for (const ir::Rule& rule : runnable->module.rules) policy->rule_names.push_back(names->intern(rule.name));
+  policy->names = names;
   policy->info.name = runnable->name;
   policy->info.version = version;
   policy->info.content_sha256 = runnable->content_sha256;
@@ -114,6 +115,33 @@ Engine Engine::compile_file(const std::string& path, Options options) {
   embed::LoadResult first = embed::load_file(path, impl->back_end);
   if (!first.ok()) embed::throw_load_error(*first.error);
   impl->install(embed::loaded(std::move(first.policy), /*version=*/1, path, impl->names));
+  return Engine(std::move(impl));
+}
+
+Engine Engine::fresh() const {
+  std::shared_ptr<const embed::LoadedPolicy> running;
+  {
+    std::shared_lock lock(impl_->state_mutex);
+    running = impl_->policy;
+  }
+  auto impl = std::make_unique<Impl>(impl_->options);
+  impl->names = impl_->names;
+  impl->from_store = impl_->from_store;
+  impl->verify = impl_->verify;
+  impl->path = impl_->path;
+  impl->policy_name = impl_->policy_name;
+  if (impl->from_store) {  // its own handle: store::Store is single-threaded, reloads use it
+    store::OpenOptions open_options;
+    open_options.create = false;
+    open_options.read_only = true;
+    auto db = store::Store::open(impl->path, open_options);
+    if (!db.ok()) {
+      throw Error(db.error().kind == store::ErrorKind::not_found ? ErrorCode::not_found : ErrorCode::store,
+                  fmt::format("store `{}`: {}", impl->path, db.error().message));
+    }
+    impl->db = std::move(db.value());
+  }
+  impl->install(std::move(running));
   return Engine(std::move(impl));
 }
 
@@ -308,6 +336,16 @@ Time Engine::now() const {
 }
 
 // ------------------------------------------------------------------ traces
+
+std::shared_ptr<const embed::RunnablePolicy> EngineInternals::runnable(const Engine& engine) {
+  std::shared_ptr<const embed::LoadedPolicy> policy;
+  {
+    std::shared_lock lock(engine.impl_->state_mutex);
+    policy = engine.impl_->policy;
+  }
+  const embed::RunnablePolicy* runnable = policy->runnable.get();
+  return std::shared_ptr<const embed::RunnablePolicy>(std::move(policy), runnable);
+}
 
 std::shared_ptr<const ir::Module> EngineInternals::module(const Engine& engine) {
   std::shared_ptr<const embed::LoadedPolicy> policy;

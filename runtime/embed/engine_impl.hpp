@@ -35,15 +35,6 @@
 
 namespace gov::embed {
 
-/// One compiled policy version as the engine runs it. Immutable.
-struct LoadedPolicy {
-  std::unique_ptr<embed::RunnablePolicy> runnable;
-  PolicyInfo info;
-  // The module's flavor and rule names, interned in the engine's name table: Admission hands
-  // them out as string_views that outlive this version.
-  std::vector<std::string_view> flavor_names;
-  std::vector<std::string_view> rule_names;
-};
 
 ErrorCode error_code(embed::LoadError::Kind kind);
 
@@ -63,8 +54,19 @@ class NameTable {
   std::unordered_set<std::string> names_;
 };
 
+/// One compiled policy version as the engine runs it. Immutable.
+struct LoadedPolicy {
+  std::unique_ptr<embed::RunnablePolicy> runnable;
+  PolicyInfo info;
+  // The module's flavor and rule names, interned in the engine's name table: Admission hands
+  // them out as string_views that outlive this version.
+  std::vector<std::string_view> flavor_names;
+  std::vector<std::string_view> rule_names;
+  std::shared_ptr<const NameTable> names;  // what those views point into
+};
+
 std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy> runnable, int64_t version,
-                                           const std::string& source, NameTable& names);
+                                           const std::string& source, const std::shared_ptr<NameTable>& names);
 
 
 /// unordered_map<std::string, T> looked up by std::string_view without a copy.
@@ -89,7 +91,8 @@ struct Engine::Impl {
   }
   ~Impl() { stop_watching(); }
 
-  embed::NameTable names;  // first: it outlives every policy
+  /// Shared with the engines fresh() makes and the policies loaded: it outlives them all.
+  std::shared_ptr<embed::NameTable> names = std::make_shared<embed::NameTable>();
 
   // ---------------------------------------------------------------- configuration (immutable)
   Options options;

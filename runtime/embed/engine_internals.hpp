@@ -1,11 +1,13 @@
-// What gov's own tools (the `gov` command) need of a gov::Engine beyond the API: the compiled
-// policy it runs, to read traces and tasks against it. Not installed; not part of the API.
+// What gov's own tools (the `gov` command, the test library) need of a gov::Engine beyond the
+// API: the compiled policy it runs, to read traces and tasks against it and to find its test
+// blocks. Not installed; not part of the API.
 #pragma once
 
 #include <memory>
 
 #include "compiler/ir/module.hpp"
 #include "gov/engine.hpp"
+#include "runtime/embed/policy_loader.hpp"
 
 namespace gov {
 
@@ -14,6 +16,8 @@ class EngineInternals {
   /// The IR module of the version the engine runs now; it stays valid while the pointer is
   /// held, also across reloads.
   static std::shared_ptr<const ir::Module> module(const Engine& engine);
+  /// The whole compiled policy the engine runs now (its checked program: test blocks, sources).
+  static std::shared_ptr<const embed::RunnablePolicy> runnable(const Engine& engine);
 };
 
 }  // namespace gov

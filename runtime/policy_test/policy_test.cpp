@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
 
 namespace gov::policy_test {
@@ -113,17 +112,16 @@ std::string expectation_text(const TestStep& s) {
   return text;
 }
 
-CaseResult run_case(const ir::Module& module, const ir::Evaluator& evaluator, const check::Test& test,
-                    const engine::EngineOptions& options) {
+CaseResult run_case(const gov::Engine& policy, const check::Test& test) {
   CaseResult result;
   result.name = test.name;
   result.where = test.where;
-  engine::Engine engine(module, evaluator, options);
+  gov::Engine engine = policy.fresh();
   // Each `expect` takes the next decision of its task that no earlier `expect` took.
   std::map<std::string, std::deque<gov::Decision>> unread;
   gov::Time clock = 0;
-  auto apply = [&](std::vector<gov::Decision> decisions) {
-    for (gov::Decision& d : decisions) {
+  auto apply = [&](gov::Step step) {
+    for (gov::Decision& d : step.decisions) {
       result.decisions.push_back(trace::decision_json(d));
       unread[d.task].push_back(std::move(d));
     }
@@ -133,23 +131,21 @@ CaseResult run_case(const ir::Module& module, const ir::Evaluator& evaluator, co
   // `expect` or another `at` first settles the instant on its own.
   bool moved = false;
   auto settle = [&] {
-    if (moved) apply(engine.advance(clock));
+    if (moved) apply(engine.tick(clock));
     moved = false;
   };
   for (size_t i = 0; i < test.steps.size(); ++i) {
     const TestStep& step = test.steps[i];
     switch (step.kind) {
       case ast::Step::Kind::submit: {
-        const gov::Event event = gov::Event::submit(task_from_step(step));
-        apply(engine.step(clock, std::span(&event, 1)));
+        apply(engine.step(clock, {gov::Event::submit(task_from_step(step))}));
         moved = false;
         break;
       }
       case ast::Step::Kind::finish:
       case ast::Step::Kind::cancel: {
-        const gov::Event event = step.kind == ast::Step::Kind::finish ? gov::Event::finish(step.task)
-                                                                         : gov::Event::cancel(step.task);
-        apply(engine.step(clock, std::span(&event, 1)));
+        apply(engine.step(clock, {step.kind == ast::Step::Kind::finish ? gov::Event::finish(step.task)
+                                                                        : gov::Event::cancel(step.task)}));
         moved = false;
         break;
       }
@@ -179,11 +175,10 @@ CaseResult run_case(const ir::Module& module, const ir::Evaluator& evaluator, co
   return result;
 }
 
-std::vector<CaseResult> run(const ir::Module& module, const ir::Evaluator& evaluator,
-                            const std::vector<check::Test>& tests, const engine::EngineOptions& options) {
+std::vector<CaseResult> run(const gov::Engine& policy, const std::vector<check::Test>& tests) {
   std::vector<CaseResult> results;
   results.reserve(tests.size());
-  for (const check::Test& test : tests) results.push_back(run_case(module, evaluator, test, options));
+  for (const check::Test& test : tests) results.push_back(run_case(policy, test));
   return results;
 }
 

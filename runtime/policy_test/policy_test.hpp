@@ -10,9 +10,7 @@
 
 #include "compiler/check/policy.hpp"
 #include "compiler/diagnostics/source_file.hpp"
-#include "compiler/ir/evaluator.hpp"
-#include "compiler/ir/module.hpp"
-#include "runtime/engine/engine_options.hpp"
+#include "gov/engine.hpp"
 
 namespace gov::policy_test {
 
@@ -42,18 +40,16 @@ struct CaseResult {
   bool passed() const { return !failure; }
 };
 
-/// Runs one block from an empty cluster with a fresh engine over `module` and `evaluator`
-/// (both must outlive the call). `submit`, `finish` and `cancel` happen at the current time,
+/// Runs one block from an empty cluster in a fresh engine on `policy`'s compiled version
+/// (gov::Engine::fresh(): the embedding API, as a controller runs it; `policy` itself is not
+/// changed, and its options, such as the message dialect, apply). `submit`, `finish` and `cancel` happen at the current time,
 /// `at` moves it (the finishes due at the new time join the instant of the next event), and
 /// each `expect` takes the next decision of its task that no earlier `expect` took. Stops at the
-/// first `expect` that does not hold. Pure apart from the engine it creates; thread-safe when the
-/// evaluator is (both back ends are).
-CaseResult run_case(const ir::Module& module, const ir::Evaluator& evaluator, const check::Test& test,
-                    const engine::EngineOptions& options = {});
+/// first `expect` that does not hold. Pure apart from the engine it creates; thread-safe.
+CaseResult run_case(const gov::Engine& policy, const check::Test& test);
 
 /// run_case for every block of `tests`, in order (a checked policy's `policy.tests`).
-std::vector<CaseResult> run(const ir::Module& module, const ir::Evaluator& evaluator,
-                            const std::vector<check::Test>& tests, const engine::EngineOptions& options = {});
+std::vector<CaseResult> run(const gov::Engine& policy, const std::vector<check::Test>& tests);
 
 /// The expectation of an `expect` step as the user wrote it, normalised (Failure::expected).
 std::string expectation_text(const check::TestStep& step);

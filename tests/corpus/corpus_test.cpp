@@ -15,7 +15,7 @@
 
 #include "compiler/diagnostics/render.hpp"
 #include "grammar/parse.hpp"
-#include "runtime/embed/policy_loader.hpp"
+#include "runtime/embed/engine_internals.hpp"
 #include "runtime/policy_test/policy_test.hpp"
 #include "tests/support/dynamic_cases.hpp"
 #include "tests/support/test_support.hpp"
@@ -26,18 +26,30 @@ namespace {
 
 using gov::embed::BackEnd;
 
+/// A corpus file compiled into an engine (the embedding API), with its checked program.
+struct Opened {
+  gov::Engine engine;
+  std::shared_ptr<const gov::embed::RunnablePolicy> policy;
+};
+
 /// The corpus file at `path` ready to run (the one place these tests load a policy).
-std::unique_ptr<gov::embed::RunnablePolicy> load_policy(const std::string& path, BackEnd back_end) {
-  gov::embed::LoadResult loaded = gov::embed::load_file(path, back_end);
-  INFO("loading " << path << ": " << (loaded.ok() ? std::string() : loaded.error->message));
-  REQUIRE(loaded.ok());
+Opened load_policy(const std::string& path, BackEnd back_end) {
+  gov::Options options;
+  options.back_end = back_end == BackEnd::jit ? gov::Options::BackEnd::jit : gov::Options::BackEnd::interpreter;
+  std::optional<gov::Engine> engine;
+  try {
+    engine.emplace(gov::Engine::compile_file(path, options));
+  } catch (const gov::Error& error) {
+    FAIL("loading " << path << ": " << error.what());
+  }
   if (back_end == BackEnd::jit) {
     // The JIT falls back to the interpreter where LLVM cannot be used: that would compare the
     // interpreter with itself.
-    INFO(loaded.policy->warning);
-    REQUIRE(loaded.policy->code == gov::embed::CodeOrigin::compiled);
+    INFO(engine->policy().warning);
+    REQUIRE(engine->policy().back_end == "jit");
   }
-  return std::move(loaded.policy);
+  std::shared_ptr<const gov::embed::RunnablePolicy> policy = gov::EngineInternals::runnable(*engine);
+  return Opened{std::move(*engine), std::move(policy)};
 }
 
 /// A failed block as `gov test` reports it.
@@ -51,20 +63,20 @@ std::string failure_text(const gov::policy_test::CaseResult& result, const gov::
 /// The block `index` of the corpus file `path`, named `name`, under `back_end`: every `expect`
 /// holds, and under the JIT the decision stream equals the interpreter's.
 void run_block(const std::string& path, size_t index, const std::string& name, BackEnd back_end) {
-  const auto policy = load_policy(path, back_end);
-  const std::vector<gov::check::Test>& tests = policy->checked.result.policy.tests;
+  const Opened opened = load_policy(path, back_end);
+  const std::vector<gov::check::Test>& tests = opened.policy->checked.result.policy.tests;
   // Registration reads the blocks from the syntax tree; the checked policy must agree.
   REQUIRE(index < tests.size());
   REQUIRE(tests[index].name == name);
   const gov::policy_test::CaseResult result =
-      gov::policy_test::run_case(policy->module, *policy->evaluator, tests[index]);
-  INFO(failure_text(result, policy->checked.program.sources));
+      gov::policy_test::run_case(opened.engine, tests[index]);
+  INFO(failure_text(result, opened.policy->checked.program.sources));
   CHECK(result.passed());
   CHECK(!result.decisions.empty());
   if (back_end != BackEnd::jit) return;
-  const auto reference = load_policy(path, BackEnd::interpreter);
+  const Opened reference = load_policy(path, BackEnd::interpreter);
   const gov::policy_test::CaseResult expected =
-      gov::policy_test::run_case(reference->module, *reference->evaluator, reference->checked.result.policy.tests[index]);
+      gov::policy_test::run_case(reference.engine, reference.policy->checked.result.policy.tests[index]);
   size_t first = 0;
   while (first < result.decisions.size() && first < expected.decisions.size() &&
          result.decisions[first] == expected.decisions[first]) {

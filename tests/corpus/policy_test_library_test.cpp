@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "compiler/diagnostics/render.hpp"
+#include "runtime/embed/engine_internals.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/policy_test/policy_test.hpp"
 #include "tests/support/test_support.hpp"
@@ -54,13 +55,19 @@ test "no further decision" {
 /// The policy above, written under the build tree next to a copy of the catalog.
 struct Loaded {
   gov::test::TempDir dir{"policy-test"};
-  std::unique_ptr<gov::embed::RunnablePolicy> policy;
+  std::optional<gov::Engine> engine;
+  std::shared_ptr<const gov::embed::RunnablePolicy> policy;
   explicit Loaded(gov::embed::BackEnd back_end) {
     dir.copy_catalog();
-    gov::embed::LoadResult loaded = gov::embed::load_file(dir.write("tests/corpus/small.gov", kPolicy), back_end);
-    INFO((loaded.ok() ? std::string() : loaded.error->message));
-    REQUIRE(loaded.ok());
-    policy = std::move(loaded.policy);
+    gov::Options options;
+    options.back_end =
+        back_end == gov::embed::BackEnd::jit ? gov::Options::BackEnd::jit : gov::Options::BackEnd::interpreter;
+    try {
+      engine.emplace(gov::Engine::compile_file(dir.write("tests/corpus/small.gov", kPolicy), options));
+    } catch (const gov::Error& error) {
+      FAIL(error.what());
+    }
+    policy = gov::EngineInternals::runnable(*engine);
   }
   const gov::check::Test& block(size_t i) const { return policy->checked.result.policy.tests.at(i); }
   std::string location(const gov::Location& where) const {
@@ -73,7 +80,7 @@ struct Loaded {
 TEST_CASE("policy_test runs every block and returns one result each, in order", "[policy_test]") {
   const Loaded loaded(gov::embed::BackEnd::interpreter);
   const auto results =
-      gov::policy_test::run(loaded.policy->module, *loaded.policy->evaluator, loaded.policy->checked.result.policy.tests);
+      gov::policy_test::run(*loaded.engine, loaded.policy->checked.result.policy.tests);
   REQUIRE(results.size() == 3);
   CHECK(results[0].name == "passes");
   CHECK(results[0].passed());
@@ -86,7 +93,7 @@ TEST_CASE("policy_test runs every block and returns one result each, in order", 
 
 TEST_CASE("policy_test's decisions are the block's decision stream in JSON lines", "[policy_test]") {
   const Loaded loaded(gov::embed::BackEnd::interpreter);
-  const auto result = gov::policy_test::run_case(loaded.policy->module, *loaded.policy->evaluator, loaded.block(0));
+  const auto result = gov::policy_test::run_case(*loaded.engine, loaded.block(0));
   REQUIRE(result.decisions.size() == 2);
   CHECK(result.decisions[0].starts_with(R"({"at":0,"task":"a","outcome":"admitted","team":"ta","flavor":"ml.g5.8xlarge")"));
   CHECK(result.decisions[1] == R"({"at":5,"task":"a","outcome":"finished","team":"ta"})");
@@ -96,7 +103,7 @@ TEST_CASE("policy_test reports the first failing expect: step, span, expectation
           "[policy_test]") {
   for (const auto back_end : {gov::embed::BackEnd::interpreter, gov::embed::BackEnd::jit}) {
     const Loaded loaded(back_end);
-    const auto result = gov::policy_test::run_case(loaded.policy->module, *loaded.policy->evaluator, loaded.block(1));
+    const auto result = gov::policy_test::run_case(*loaded.engine, loaded.block(1));
     REQUIRE(result.failure);
     const gov::policy_test::Failure& failure = *result.failure;
     CHECK(failure.step == 3);
@@ -112,7 +119,7 @@ TEST_CASE("policy_test reports the first failing expect: step, span, expectation
 
 TEST_CASE("policy_test reports an expect with no decision left to match", "[policy_test]") {
   const Loaded loaded(gov::embed::BackEnd::interpreter);
-  const auto result = gov::policy_test::run_case(loaded.policy->module, *loaded.policy->evaluator, loaded.block(2));
+  const auto result = gov::policy_test::run_case(*loaded.engine, loaded.block(2));
   REQUIRE(result.failure);
   CHECK(result.failure->step == 2);
   CHECK(loaded.location(result.failure->where).ends_with("small.gov:39:3"));

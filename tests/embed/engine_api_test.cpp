@@ -383,3 +383,42 @@ TEST_CASE("a prepared task checks as its task does, also after a reload and on a
   CHECK(engine.check(gov::PreparedTask()).verdict == gov::Admission::Verdict::invalid);
   CHECK(gov::PreparedTask().task().id.empty());
 }
+
+TEST_CASE("fresh() runs the same compiled version with no tasks and outlives its source", "[embed]") {
+  std::optional<gov::Engine> source(gov::Engine::compile_file(repo_path(kWorkshop)));
+  source->submit(task("a1", "team-a", 3), 0);
+  gov::Engine fresh = source->fresh();
+  CHECK(fresh.version() == source->version());
+  CHECK(fresh.policy().content_sha256 == source->policy().content_sha256);
+  CHECK(fresh.snapshot().tasks.empty());
+  CHECK_FALSE(fresh.decision("a1"));
+  // The same task fits again in the fresh engine: the two do not share state.
+  CHECK(fresh.submit(task("a1", "team-a", 3), 0).outcome == gov::Outcome::admitted);
+  CHECK(source->snapshot().tasks.size() == 1);
+  // Admission's names stay valid after the engine it was forked from is gone.
+  source.reset();
+  const gov::Admission admission = fresh.check(task("b1", "team-b", 1));
+  CHECK(admission.verdict == gov::Admission::Verdict::admit);
+  CHECK(admission.flavor == "ml.g5.8xlarge");
+}
+
+TEST_CASE("export_state and load_state restart an engine with its admitted and pending tasks", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  engine.submit(task("a1", "team-a", 2), 0);
+  engine.submit(task("b1", "team-b", 2), 1);
+  engine.submit(task("b2", "team-b", 1), 2);  // pending: the cluster's 4 GPUs are taken
+  const gov::ClusterState state = engine.export_state();
+  REQUIRE(state.admitted.size() == 2);
+  REQUIRE(state.pending.size() == 1);
+  CHECK(state.pending[0].task.id == "b2");
+
+  gov::Engine restarted = engine.fresh();
+  CHECK(restarted.load_state(state).empty());
+  CHECK(restarted.snapshot().usage == engine.snapshot().usage);
+  // The restarted engine decides on: a1 finishing lets b2 in, as in the original.
+  const std::optional<gov::Decision> done = restarted.finish("a1", 10);
+  REQUIRE(done);
+  CHECK(restarted.decision("b2")->outcome == gov::Outcome::admitted);
+  // Loading into an engine that has tasks is refused as a whole.
+  CHECK_THROWS_AS(restarted.load_state(state), gov::Error);
+}

@@ -6,6 +6,7 @@
 
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/diagnostics/terminal_text.hpp"
+#include "runtime/embed/engine_internals.hpp"
 #include "runtime/policy_test/policy_test.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
@@ -41,20 +42,19 @@ int run_test_command(const Args& args) {
     fmt::print(stderr, "error: `gov test` needs at least one FILE\n");
     return kUsage;
   }
-  std::optional<engine::EngineOptions> options = engine_options_from(args);
-  if (!options) return kUsage;
   size_t passed = 0, failed = 0;
   int status = kOk;
   for (const std::string& path : args.positional) {
     int load_status = kOk;
-    std::unique_ptr<RunnablePolicy> policy = load_runnable(path, args, load_status);
-    if (!policy) {
+    std::optional<gov::Engine> engine = open_engine(args, path, load_status);
+    if (!engine) {
       status = std::max(status, load_status);
       continue;
     }
+    const std::shared_ptr<const RunnablePolicy> policy = EngineInternals::runnable(*engine);
     const SourceMap& sources = policy->checked.program.sources;
     for (const check::Test& test : policy->checked.result.policy.tests) {
-      const policy_test::CaseResult result = policy_test::run_case(policy->module, *policy->evaluator, test, *options);
+      const policy_test::CaseResult result = policy_test::run_case(*engine, test);
       if (result.passed()) {
         ++passed;
         fmt::print("ok    {}: {}\n", display_path(path), escape_for_terminal(result.name));

@@ -114,6 +114,12 @@ class GOV_API Engine {
   /// io (unreadable), policy (errors; the message holds the rendered diagnostics).
   static Engine compile_file(const std::string& path, Options options = {});
 
+  /// A new engine running the same compiled policy version as this one (shared, not compiled
+  /// again), with the same options and no tasks; its reloads follow the same store or file.
+  /// Cheap: a fork point for what-if runs (with export_state / load_state) and a clean slate per
+  /// test. Throws Error store when a store engine's store cannot be opened again.
+  Engine fresh() const;
+
   Engine(Engine&& other) noexcept;
   Engine& operator=(Engine&& other) noexcept;
   Engine(const Engine&) = delete;
