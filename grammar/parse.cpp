@@ -1,6 +1,7 @@
 // Entry point of gov::grammar: checks that the text is readable (size, UTF-8, control and
 // hidden characters), parses it with the PEGTL grammar (syntax_errors.* reports and recovers
-// from errors), converts the tree (builder.*) and validates the blocks' shapes (schema.*).
+// from errors) and converts the tree (builder.*). The blocks' shapes are gov::check's
+// (compiler/check/schema.hpp, parse_file).
 #include "grammar/parse.hpp"
 
 #include <algorithm>
@@ -12,7 +13,6 @@
 #include "compiler/diagnostics/terminal_text.hpp"
 #include "grammar/builder.hpp"
 #include "grammar/rules.hpp"
-#include "grammar/schema.hpp"
 #include "grammar/syntax_errors.hpp"
 
 namespace gov::grammar {
@@ -269,7 +269,6 @@ ParseResult parse(const SourceMap& sources, SourceId source) {
     return result;
   }
   if (root) result.file = build_file(*root, ctx);
-  validate_schema(result.file, result.diagnostics);
   result.diagnostics.sort();
   return result;
 }

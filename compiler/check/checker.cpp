@@ -27,15 +27,6 @@ Span interpolation_span(const ast::StringLit& s) {
   return s.span;
 }
 
-std::optional<ir::Resource> resource_of(std::string_view key) {
-  if (key == "gpus") return ir::Resource::gpu;
-  if (key == "neuron") return ir::Resource::neuron;
-  if (key == "vcpus") return ir::Resource::vcpu;
-  if (key == "memory") return ir::Resource::memory;
-  if (key == "efa") return ir::Resource::efa;
-  return std::nullopt;
-}
-
 void Checker::run() {
   collect();
   check_catalogs();
@@ -224,23 +215,15 @@ InstanceType Checker::instance_type(const ast::Instance& instance, SourceId sour
   InstanceType t;
   t.name = instance.type.text;
   t.where = {source, instance.type.span};
-  for (const ast::Property& p : instance.properties) {
-    const ast::Value& v = *p.value;
-    if (p.key.text == "accelerator" && v.kind == ast::Value::Kind::name) t.accelerator = v.name.text;
-    if (p.key.text == "hyperpod" && v.kind == ast::Value::Kind::boolean) t.hyperpod = v.boolean;
-    if (p.key.text == "accelerator-memory" && v.kind == ast::Value::Kind::number) {
-      t.accelerator_memory = mebibytes(v.number).value_or(0);
-    }
-    if (auto r = resource_of(p.key.text)) t.per_instance[ir::index(*r)] = amount(p, *r, source).value_or(0);
-  }
-  for (std::string_view required : {"vcpus", "memory"}) {
+  assign_all(instance_table(), instance.properties, *this, source, t);
+  for (std::string_view required : {resource_word(ir::Resource::vcpu), resource_word(ir::Resource::memory)}) {
     if (find_property(instance.properties, required)) continue;
     Diagnostic& d = report(Code::missing_property, {source, instance.type.span},
                            fmt::format("instance type `{}` has no `{}`", t.name, required), "incomplete");
     d.help = fmt::format("add `{} = ...` (the shipped catalog, policies/catalog/aws-ml.gov, has the figures)", required);
   }
-  const ast::Property* gpus = find_property(instance.properties, "gpus");
-  const ast::Property* neuron = find_property(instance.properties, "neuron");
+  const ast::Property* gpus = find_property(instance.properties, resource_word(ir::Resource::gpu));
+  const ast::Property* neuron = find_property(instance.properties, resource_word(ir::Resource::neuron));
   if (gpus && neuron) {
     Diagnostic& d = report(Code::conflicting_accelerators, {source, neuron->key.span},
                            fmt::format("instance type `{}` has both `gpus` and `neuron`", t.name), "second kind");
@@ -262,7 +245,9 @@ void Checker::check_cluster() {
     return;
   }
   const auto& [cluster, source] = clusters_[0];
-  const ast::Property* catalog = find_property(cluster->properties, "catalog");
+  ClusterDraft properties;
+  assign_all(cluster_table(), cluster->properties, *this, source, properties);
+  const ast::Property* catalog = properties.catalog;
   if (!catalog) {
     report(Code::missing_property, {source, cluster->name.span},
            fmt::format("cluster `{}` has no `catalog`", cluster->name.text), "which catalog?")
@@ -285,7 +270,7 @@ void Checker::check_cluster() {
   }
   Cluster out{cluster->name.text, static_cast<size_t>(it - policy_.catalogs.begin()), {}, {source, cluster->span}};
   policy_.cluster = std::move(out);
-  if (const ast::Property* capacity = find_property(cluster->properties, "capacity")) {
+  if (const ast::Property* capacity = properties.capacity) {
     for (const ast::MapEntry& entry : capacity->value->map) {
       auto type = resolve_type(entry.key.text, {source, entry.key.span});
       auto n = count_in_range(*entry.value, source, fmt::format("the capacity of `{}`", entry.key.text), 0, kMaxAmount);
@@ -316,29 +301,17 @@ void Checker::check_policy_settings() {
     return;
   }
   const auto& [policy, source] = policies_[0];
-  Settings settings;
+  SettingsDraft settings;
   settings.where = {source, policy->span};
   std::map<std::string, Location> seen;
-  std::optional<std::pair<std::string, Location>> default_class;
   for (const auto& item : policy->items) {
     if (const auto* c = std::get_if<ast::PriorityClass>(&item)) {
       priority_class(*c, source, seen);
       continue;
     }
-    const auto& p = std::get<ast::Property>(item);
-    const ast::Value& v = *p.value;
-    if (p.key.text == "task-prioritization" && v.kind == ast::Value::Kind::name) {
-      settings.prioritization = v.name.text == "fcfs" ? Prioritization::fcfs : Prioritization::task_ranking;
-    } else if (p.key.text == "idle-compute" && v.kind == ast::Value::Kind::name) {
-      settings.idle_compute = v.name.text == "fcfs" ? IdleCompute::fcfs : IdleCompute::fair_share;
-    } else if (p.key.text == "idle-resource-sharing" && v.kind == ast::Value::Kind::boolean) {
-      settings.idle_resource_sharing = v.boolean;
-    } else if (p.key.text == "default-priority" && v.kind == ast::Value::Kind::name) {
-      default_class = {{v.name.text, Location{source, v.span}}};
-    } else if (p.key.text == "fair-share-preemption" && v.kind == ast::Value::Kind::list) {
-      fair_share_preemption(v, source, settings);
-    }
+    assign(policy_table(), std::get<ast::Property>(item), *this, source, settings);
   }
+  const std::optional<std::pair<std::string, Location>>& default_class = settings.default_class_name;
   if (policy_.classes.size() > kMaxClasses) {
     Diagnostic& d = report(Code::too_many_priority_classes, policy_.classes[kMaxClasses].where,
                            fmt::format("the policy has {} priority classes; HyperPod allows at most {}",
@@ -355,23 +328,21 @@ void Checker::check_policy_settings() {
       settings.default_class = static_cast<int32_t>(it - policy_.classes.begin());
     }
   }
-  policy_.settings = settings;
+  policy_.settings = static_cast<const Settings&>(settings);
 }
 
 /// Kueue accepts three lists of fair-sharing preemption strategies: S2-a alone, S2-b alone, or
 /// S2-a then S2-b (docs/kueue-reference.md §1, `parseStrategies`).
-void Checker::fair_share_preemption(const ast::Value& v, SourceId source, Settings& settings) {
+void Checker::fair_share_preemption(const Assignment& a, Settings& settings) {
   using S = ir::FairShareStrategy;
+  const ast::Value& v = a.value();
+  const SourceId source = a.source;
   std::vector<S> strategies;
   for (const ast::Value& item : v.list) {
     if (item.kind != ast::Value::Kind::name) return;  // already reported
-    if (item.name.text == ir::fair_share_strategy_name(S::less_than_or_equal_to_final_share)) {
-      strategies.push_back(S::less_than_or_equal_to_final_share);
-    } else if (item.name.text == ir::fair_share_strategy_name(S::less_than_initial_share)) {
-      strategies.push_back(S::less_than_initial_share);
-    } else {
-      return;  // an unknown choice, already reported
-    }
+    const std::optional<int> strategy = a.spec.value_of(item.name.text);
+    if (!strategy) return;  // an unknown choice, already reported
+    strategies.push_back(static_cast<S>(*strategy));
   }
   const bool valid = strategies == std::vector<S>{S::less_than_or_equal_to_final_share} ||
                      strategies == std::vector<S>{S::less_than_initial_share} ||

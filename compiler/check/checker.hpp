@@ -12,6 +12,7 @@
 #include "compiler/check/check.hpp"
 #include "compiler/check/expressions.hpp"
 #include "compiler/check/name_index.hpp"
+#include "compiler/check/surface.hpp"
 
 namespace gov::check {
 
@@ -31,8 +32,6 @@ const ast::Property* find_property(const std::vector<ast::Property>& properties,
 
 /// The span of a string's first `{...}` interpolation (the whole string when none).
 Span interpolation_span(const ast::StringLit& s);
-
-std::optional<ir::Resource> resource_of(std::string_view key);
 
 /// Checks one program into one CheckResult; run() once.
 class Checker {
@@ -83,7 +82,7 @@ class Checker {
   void check_policy_settings();
   /// Kueue accepts three lists of fair-sharing preemption strategies: S2-a alone, S2-b alone, or
   /// S2-a then S2-b (docs/kueue-reference.md §1, `parseStrategies`).
-  void fair_share_preemption(const ast::Value& v, SourceId source, Settings& settings);
+  void fair_share_preemption(const Assignment& a, Settings& settings);
   void priority_class(const ast::PriorityClass& c, SourceId source, std::map<std::string, Location>& seen);
 
   // ------------------------------------------------------------------ teams and quotas (teams.cpp)
@@ -92,7 +91,7 @@ class Checker {
   Team resolve_team(const ast::Team& team, SourceId source);
   /// `borrow-within-cohort = lower-priority`, or the block form with an optional
   /// `max-priority-threshold` (a class: victims of other teams above its weight are spared).
-  void borrow_within_cohort(const ast::Value& v, SourceId source, Team& out);
+  void borrow_within_cohort(const Assignment& a, Team& out);
   /// Kueue's validation of preemption: borrowWithinCohort needs reclaimWithinCohort other than
   /// Never (a team that never reclaims cannot reclaim while borrowing either).
   void check_preemption_controls(const Team& team, const std::optional<Location>& reclaim_at);
@@ -118,6 +117,11 @@ class Checker {
                                     int64_t& clock);
   bool known_task(const ast::Name& task, SourceId source, const std::map<std::string, Location>& submitted);
   void submit(const ast::Step& step, SourceId source, TestStep& out);
+  /// Reports a submitted task's team or class when the policy has no such team or class.
+  void known_team(const std::string& team, Location where);
+  void known_class(const std::string& name, Location where);
+  /// A task's `labels = { ... }`.
+  void labels(const Assignment& a, TestStep& out);
   std::vector<std::pair<ir::Resource, ir::Amount>> resources(const std::vector<ast::Property>& block, SourceId source);
   void expect(const ast::Step& step, SourceId source, const std::map<std::string, Location>& submitted, TestStep& out);
   void known_rule(const ast::Name& name, SourceId source);

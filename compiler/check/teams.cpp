@@ -25,48 +25,8 @@ Team Checker::resolve_team(const ast::Team& team, SourceId source) {
   Team out;
   out.name = team.name.text;
   out.where = {source, team.name.span};
-  std::optional<Location> reclaim_at, preference_at;
   for (const auto& item : team.items) {
-    const auto* p = std::get_if<ast::Property>(&item);
-    if (!p) continue;
-    const ast::Value& v = *p->value;
-    if (p->key.text == "sharing" && v.kind == ast::Value::Kind::name) {
-      out.sharing = v.name.text == "lend" ? ir::Sharing::lend
-                    : v.name.text == "dont-lend" ? ir::Sharing::dont_lend
-                                                 : ir::Sharing::lend_and_borrow;
-    } else if (p->key.text == "borrow-limit") {
-      out.borrow_limit_given = true;
-      out.borrow_limit_percent = static_cast<int32_t>(count_in_range(v, source, "the borrow limit", 0, 10000, "%").value_or(50));
-    } else if (p->key.text == "preempt-team-tasks" && v.kind == ast::Value::Kind::name) {
-      out.preempt_team_tasks = v.name.text == "never"                           ? ir::WithinTeam::never
-                               : v.name.text == "lower-or-newer-equal-priority" ? ir::WithinTeam::lower_or_newer_equal_priority
-                                                                                : ir::WithinTeam::lower_priority;
-    } else if (p->key.text == "reclaim-within-cohort" && v.kind == ast::Value::Kind::name) {
-      out.reclaim_within_cohort = v.name.text == "never"            ? ir::ReclaimWithinCohort::never
-                                  : v.name.text == "lower-priority" ? ir::ReclaimWithinCohort::lower_priority
-                                                                    : ir::ReclaimWithinCohort::any;
-      reclaim_at = Location{source, v.span};
-    } else if (p->key.text == "borrow-within-cohort") {
-      borrow_within_cohort(v, source, out);
-    } else if (p->key.text == "queueing" && v.kind == ast::Value::Kind::name) {
-      out.queueing = v.name.text == "strict-fifo" ? ir::Queueing::strict_fifo : ir::Queueing::best_effort_fifo;
-    } else if (p->key.text == "when-can-borrow" && v.kind == ast::Value::Kind::name) {
-      out.when_can_borrow = v.name.text == "try-next-flavor" ? ir::WhenCanBorrow::try_next_flavor : ir::WhenCanBorrow::borrow;
-      if (!out.fungibility_at) out.fungibility_at = Location{source, p->span};
-    } else if (p->key.text == "when-can-preempt" && v.kind == ast::Value::Kind::name) {
-      out.when_can_preempt = v.name.text == "preempt" ? ir::WhenCanPreempt::preempt : ir::WhenCanPreempt::try_next_flavor;
-      if (!out.fungibility_at) out.fungibility_at = Location{source, p->span};
-    } else if (p->key.text == "flavor-preference" && v.kind == ast::Value::Kind::name) {
-      out.flavor_preference = v.name.text == "preemption-over-borrowing" ? ir::FlavorPreference::preemption_over_borrowing
-                                                                         : ir::FlavorPreference::borrowing_over_preemption;
-      preference_at = Location{source, p->span};
-      if (!out.fungibility_at) out.fungibility_at = Location{source, p->span};
-    } else if (p->key.text == "fair-share-weight") {
-      out.fair_share_weight_given = true;
-      out.fair_share_weight = static_cast<int32_t>(count_in_range(v, source, "the fair-share weight", 0, 100).value_or(0));
-    } else if (p->key.text == "active" && v.kind == ast::Value::Kind::boolean) {
-      out.active = v.boolean;
-    }
+    if (const auto* p = std::get_if<ast::Property>(&item)) assign(team_table(), *p, *this, source, out);
   }
   std::map<std::string, Location> types_seen;
   size_t quota_count = 0;
@@ -89,32 +49,39 @@ Team Checker::resolve_team(const ast::Team& team, SourceId source) {
     }
     if (auto quota = resolve_quota(*q, source, out)) out.quotas.push_back(std::move(*quota));
   }
-  check_preemption_controls(out, reclaim_at);
-  check_fungibility(out, preference_at);
+  check_preemption_controls(out, out.reclaim_within_cohort_at);
+  check_fungibility(out, out.flavor_preference_at);
   return out;
 }
 
 /// `borrow-within-cohort = lower-priority`, or the block form with an optional
 /// `max-priority-threshold` (a class: victims of other teams above its weight are spared).
-void Checker::borrow_within_cohort(const ast::Value& v, SourceId source, Team& out) {
-  const auto policy_of = [](const std::string& text) {
-    return text == "lower-priority" ? ir::BorrowWithinCohort::lower_priority : ir::BorrowWithinCohort::never;
+void Checker::borrow_within_cohort(const Assignment& a, Team& out) {
+  const ast::Value& v = a.value();
+  const SourceId source = a.source;
+  // An unknown word (reported by the schema check) is `never`, the default.
+  const auto policy_of = [](const PropertySpec& spec, const std::string& text) {
+    const std::optional<int> value = spec.value_of(text);
+    return value ? static_cast<ir::BorrowWithinCohort>(*value) : ir::BorrowWithinCohort::never;
   };
   if (v.kind == ast::Value::Kind::name) {
-    out.borrow_within_cohort = policy_of(v.name.text);
+    out.borrow_within_cohort = policy_of(a.spec, v.name.text);
     out.borrow_within_cohort_at = Location{source, v.span};
     return;
   }
   if (v.kind != ast::Value::Kind::block) return;  // the schema reported it
   out.borrow_within_cohort_at = Location{source, v.span};
-  const ast::Property* policy = find_property(v.block, "policy");
+  BorrowWithinCohortDraft block;
+  assign_all(borrow_within_cohort_table(), v.block, *this, source, block);
+  const ast::Property* policy = block.policy;
   if (!policy) {
     report(Code::missing_property, {source, v.span}, "`borrow-within-cohort` has no `policy`", "which policy?").help =
         "add `policy = lower-priority` (or write `borrow-within-cohort = never`)";
   } else if (policy->value->kind == ast::Value::Kind::name) {
-    out.borrow_within_cohort = policy_of(policy->value->name.text);
+    out.borrow_within_cohort = policy_of(find_row(borrow_within_cohort_table(), policy->key.text)->spec,
+                                         policy->value->name.text);
   }
-  const ast::Property* threshold = find_property(v.block, "max-priority-threshold");
+  const ast::Property* threshold = block.threshold;
   if (!threshold || threshold->value->kind != ast::Value::Kind::name) return;
   const std::string& name = threshold->value->name.text;
   auto it = std::find_if(policy_.classes.begin(), policy_.classes.end(),
@@ -165,29 +132,22 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
   out.type = *type_index;
   out.type_name = type.name;
   out.where = {source, q.span};
-  GivenAmounts given{}, absolute{};
-  std::map<ir::Resource, Span> given_spans;
-  const ast::Property* lending = nullptr;
-  for (const ast::Property& p : q.properties) {
-    if (p.key.text == "instances") {
-      out.instances = count_in_range(*p.value, source, "the instance count", 0, kMaxAmount);
-    } else if (p.key.text == "borrow-limit") {
-      for (const ast::Property& limit : p.value->block) {
-        if (auto r = resource_of(limit.key.text)) absolute[ir::index(*r)] = amount(limit, *r, source);
-      }
-    } else if (p.key.text == "lending-limit") {
-      lending = &p;
-    } else if (auto r = resource_of(p.key.text)) {
-      if (!accelerator_fits(type, *r, p, source)) continue;
-      given[ir::index(*r)] = amount(p, *r, source);
-      given_spans[*r] = p.span;
-    }
-  }
+  QuotaDraft draft;
+  draft.type = &type;
+  draft.out = &out;
+  assign_all(quota_table(), q.properties, *this, source, draft);
+  const GivenAmounts& given = draft.given;
+  const GivenAmounts& absolute = draft.absolute;
+  const std::map<ir::Resource, Span>& given_spans = draft.given_spans;
+  const ast::Property* lending = draft.lending;
   const bool any_given = std::any_of(given.begin(), given.end(), [](const auto& a) { return a.has_value(); });
   if (!out.instances && !any_given) {
-    if (!q.properties.empty() && std::all_of(q.properties.begin(), q.properties.end(), [](const ast::Property& p) {
-          return p.key.text == "borrow-limit" || p.key.text == "lending-limit";
-        }) == false) {
+    // The limits (`borrow-limit`, `lending-limit`) are the quota's block-valued properties.
+    const auto is_limit = [](const ast::Property& p) {
+      const Property<QuotaDraft>* row = find_row(quota_table(), p.key.text);
+      return row && row->spec.kind == ValueKind::resources;
+    };
+    if (!q.properties.empty() && std::all_of(q.properties.begin(), q.properties.end(), is_limit) == false) {
       return std::nullopt;  // the amounts were invalid and already reported
     }
     Diagnostic& d = report(Code::empty_quota, {source, q.instance_type.span},
@@ -230,19 +190,12 @@ void Checker::lending_limit(const ast::Property& p, const InstanceType& type, So
     d.help = "remove `lending-limit`, or use `sharing = lend-and-borrow` to lend part of the quota";
     return;
   }
-  std::optional<int64_t> instances;
-  GivenAmounts given{};
-  std::map<ir::Resource, const ast::Property*> given_at;
-  const ast::Property* instances_at = nullptr;
-  for (const ast::Property& item : p.value->block) {
-    if (item.key.text == "instances") {
-      instances = count_in_range(*item.value, source, "the instance count", 0, kMaxAmount);
-      instances_at = &item;
-    } else if (auto r = resource_of(item.key.text)) {
-      given[ir::index(*r)] = amount(item, *r, source);
-      given_at[*r] = &item;
-    }
-  }
+  LendingDraft draft;
+  assign_all(amounts_table(), p.value->block, *this, source, draft);
+  const std::optional<int64_t>& instances = draft.instances;
+  const GivenAmounts& given = draft.given;
+  std::map<ir::Resource, const ast::Property*>& given_at = draft.given_at;
+  const ast::Property* instances_at = draft.instances_at;
   const ir::Resources limit = resolve_lending_limit(type, instances, given);
   // One error per property that lends more than the quota holds.
   std::vector<std::pair<const ast::Property*, ir::Resource>> above;

@@ -58,6 +58,32 @@ std::optional<TestStep> Checker::test_step(const ast::Step& step, SourceId sourc
   return out;
 }
 
+void Checker::known_team(const std::string& team, Location where) {
+  if (team_lookup().index.contains(team)) return;
+  const std::vector<std::string>& names = team_lookup().list;
+  Diagnostic& d = report(Code::unknown_team, where, fmt::format("unknown team `{}`", team), "not a team");
+  d.help = did_you_mean(team, names).value_or(names.empty() ? "the policy defines no teams" : names_help("teams", names));
+}
+
+void Checker::known_class(const std::string& name, Location where) {
+  if (std::any_of(policy_.classes.begin(), policy_.classes.end(), [&](const PriorityClass& c) { return c.name == name; })) {
+    return;
+  }
+  unknown_class(name, where);
+}
+
+void Checker::labels(const Assignment& a, TestStep& out) {
+  for (const ast::MapEntry& e : a.value().map) {
+    if (e.value->kind != ast::Value::Kind::string) continue;
+    if (e.value->string.has_interpolation()) {
+      report(Code::interpolation_not_allowed, a.at(interpolation_span(e.value->string)),
+             "`{...}` is only allowed in a rule's message", "interpolation")
+          .help = "escape literal braces as `\\{` and `\\}`";
+    }
+    out.labels.emplace_back(e.key.text, e.value->string.plain());
+  }
+}
+
 bool Checker::known_task(const ast::Name& task, SourceId source, const std::map<std::string, Location>& submitted) {
   if (submitted.count(task.text)) return true;
   std::vector<std::string> names;
@@ -69,53 +95,10 @@ bool Checker::known_task(const ast::Name& task, SourceId source, const std::map<
 }
 
 void Checker::submit(const ast::Step& step, SourceId source, TestStep& out) {
-  bool has_team = false;
-  for (const ast::Property& p : step.properties) {
-    const ast::Value& v = *p.value;
-    const std::string& key = p.key.text;
-    if (key == "team" && v.kind == ast::Value::Kind::name) {
-      has_team = true;
-      out.team = v.name.text;
-      if (!team_lookup().index.contains(out.team)) {
-        const std::vector<std::string>& names = team_lookup().list;
-        Diagnostic& d = report(Code::unknown_team, {source, v.span}, fmt::format("unknown team `{}`", out.team), "not a team");
-        d.help = did_you_mean(out.team, names)
-                     .value_or(names.empty() ? "the policy defines no teams"
-                                             : names_help("teams", names));
-      }
-    } else if (key == "priority" && v.kind == ast::Value::Kind::name) {
-      out.priority = v.name.text;
-      if (std::none_of(policy_.classes.begin(), policy_.classes.end(),
-                       [&](const PriorityClass& c) { return c.name == v.name.text; })) {
-        unknown_class(v.name.text, {source, v.span});
-      }
-    } else if (key == "instance-type" && v.kind == ast::Value::Kind::name) {
-      out.instance_type = v.name.text;
-      resolve_type(v.name.text, {source, v.span});
-    } else if (key == "instances") {
-      out.instances = count_in_range(v, source, "the instance count", 0, kMaxAmount);
-    } else if (key == "pods") {
-      out.pods = count_in_range(v, source, "the pod count", 1, kMaxAmount);
-    } else if (key == "duration") {
-      if (auto seconds = count_in_range(v, source, "the duration", 0, 100'000'000)) out.duration_ms = *seconds * 1000;
-    } else if (key == "labels") {
-      for (const ast::MapEntry& e : v.map) {
-        if (e.value->kind != ast::Value::Kind::string) continue;
-        if (e.value->string.has_interpolation()) {
-          report(Code::interpolation_not_allowed, {source, interpolation_span(e.value->string)},
-                 "`{...}` is only allowed in a rule's message", "interpolation")
-              .help = "escape literal braces as `\\{` and `\\}`";
-        }
-        out.labels.emplace_back(e.key.text, e.value->string.plain());
-      }
-    } else if (key == "per-pod") {
-      for (const ast::Property& r : v.block) {
-        if (auto res = resource_of(r.key.text)) out.amounts[ir::index(*res)] = amount(r, *res, source);
-      }
-    } else if (auto r = resource_of(key)) {
-      out.amounts[ir::index(*r)] = amount(p, *r, source);
-    }
-  }
+  SubmitDraft draft;
+  draft.step = &out;
+  assign_all(submit_table(), step.properties, *this, source, draft);
+  const bool has_team = draft.has_team;
   if (!has_team) {
     Diagnostic& d = report(Code::missing_property, {source, step.task.span},
                            fmt::format("task `{}` has no `team`", step.task.text), "which team?");
@@ -124,11 +107,11 @@ void Checker::submit(const ast::Step& step, SourceId source, TestStep& out) {
 }
 
 std::vector<std::pair<ir::Resource, ir::Amount>> Checker::resources(const std::vector<ast::Property>& block, SourceId source) {
+  ResourceAmounts amounts;
+  assign_all(resources_table(), block, *this, source, amounts);
   std::vector<std::pair<ir::Resource, ir::Amount>> out;
-  for (const ast::Property& p : block) {
-    if (auto r = resource_of(p.key.text)) {
-      if (auto a = amount(p, *r, source)) out.emplace_back(*r, *a);
-    }
+  for (const auto& [r, a] : amounts) {
+    if (a) out.emplace_back(r, *a);
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <sys/wait.h>
 
+#include "compiler/check/schema.hpp"
 #include "compiler/diagnostics/render.hpp"
 
 namespace gov::test {
@@ -59,7 +60,7 @@ CommandResult run_gov(const std::string& args) {
 Parsed parse_text(const std::string& text, const std::string& name) {
   Parsed parsed;
   const SourceId id = parsed.sources.add(name, text);
-  parsed.result = grammar::parse(parsed.sources, id);
+  parsed.result = check::parse_file(parsed.sources, id);
   return parsed;
 }
 
