@@ -65,7 +65,7 @@ void Checker::check_name_format(const ast::Name& name, SourceId source, std::str
 }
 
 std::optional<int64_t> Checker::count_in_range(const ast::Value& v, SourceId source, std::string_view what, int64_t low,
-                                      int64_t high, std::string_view unit) {
+                                               int64_t high, std::string_view unit) {
   std::optional<int64_t> n = v.kind == ast::Value::Kind::number ? whole_number(v.number) : std::nullopt;
   if (v.kind == ast::Value::Kind::number && v.number.unit == ast::Unit::percent) n = percentage(v.number);
   if (!n) return std::nullopt;  // the parser already reported the wrong kind

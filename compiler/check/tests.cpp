@@ -26,7 +26,7 @@ void Checker::check_tests() {
 }
 
 std::optional<TestStep> Checker::test_step(const ast::Step& step, SourceId source, std::map<std::string, Location>& submitted,
-                                  int64_t& clock) {
+                                           int64_t& clock) {
   TestStep out;
   out.kind = step.kind;
   out.task = step.task.text;
