@@ -3,6 +3,7 @@
 #include "grammar/syntax_errors.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <string_view>
 
@@ -126,6 +127,17 @@ const std::vector<std::string>& declaration_keywords() {
   return words;
 }
 
+/// "`a`, `b` or `c`".
+template <size_t N>
+std::string quoted_alternatives(const std::array<std::string_view, N>& words) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? " or " : ", ";
+    out += fmt::format("`{}`", words[i]);
+  }
+  return out;
+}
+
 bool is_reserved(std::string_view word) {
   const auto& words = r::reserved_word::words;
   return std::find(words.begin(), words.end(), word) != words.end();
@@ -152,105 +164,110 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
   const std::string found = describe_token(source, token);
   auto at = [&](Span span) { return Location{ctx.source, span}; };
 
-  if (kind == K::nesting) {
-    Diagnostic d = make_diagnostic(Code::nesting_too_deep, at(token),
-                                   fmt::format("nesting deeper than {} levels", r::kMaxNesting), "too deep");
-    d.help = fmt::format("gov allows at most {} levels of parentheses, lists, braces and prefix operators", r::kMaxNesting);
-    return d;
-  }
-  if (kind == K::unterminated_string) {
-    const LineColumn lc = ctx.file.line_column(offset);
-    const uint32_t start = string_start(source, ctx.file.line_start(lc.line), offset);
-    Diagnostic d = make_diagnostic(Code::unterminated_string, at({start, offset}), "unterminated string",
-                                   "this string is never closed");
-    d.help = "strings end with `\"` on the line they start";
-    return d;
-  }
-  if (kind == K::escape) {
-    Diagnostic d = make_diagnostic(Code::invalid_escape, at({offset > 0 ? offset - 1 : offset, token.end}),
-                                   fmt::format("unknown escape `\\{}`", source.substr(token.begin, token.end - token.begin)),
-                                   "not an escape");
-    d.help = "the escapes are \\\" \\\\ \\n \\t \\{ \\} and \\u{...} (a code point in hexadecimal, as in \\u{e9})";
-    return d;
-  }
-  if (kind == K::unicode_escape) {
-    // The error is inside `\u{...}`: underline from the backslash to the offending character.
-    const size_t backslash = source.rfind("\\u", offset);
-    const uint32_t begin = backslash == std::string_view::npos ? offset : static_cast<uint32_t>(backslash);
-    Diagnostic d = make_diagnostic(Code::invalid_escape, at({begin, std::max(token.end, offset + 1)}),
-                                   fmt::format("invalid unicode escape: expected {}, found {}", text, found),
-                                   "not a unicode escape");
-    d.help = "write a code point as 1 to 6 hexadecimal digits in braces, as in `\\u{202e}`";
-    return d;
-  }
-  if (kind == K::interpolation) {
-    Diagnostic d = make_diagnostic(Code::unterminated_interpolation, at(token),
-                                   fmt::format("expected `}}` to close the interpolation, found {}", found),
-                                   "expected `}`");
-    d.help = "write `\\{` for a literal brace";
-    return d;
-  }
-  if (kind == K::chained_comparison) {
-    Diagnostic d = make_diagnostic(Code::chained_comparison, at(token), "comparisons cannot be chained",
-                                   "second comparison");
-    d.help = "compare twice and join with `and`: `a < b and b < c`";
-    return d;
-  }
-  if (kind == K::single_equals) {
-    const uint32_t eq = skip_blank(source, offset);
-    Diagnostic d = make_diagnostic(Code::expected_token, at({eq, eq + 1}), "expected `==` to compare, found `=`",
-                                   "assignment is not a comparison");
-    d.help = "write `==`";
-    return d;
-  }
-  if (kind == K::expression) {
-    Diagnostic d = make_diagnostic(Code::expected_expression, at(token), fmt::format("{}, found {}", text, found),
-                                   "expected an expression");
-    return d;
-  }
-  if (kind == K::declaration) {
-    const std::string word(source.substr(token.begin, token.end - token.begin));
-    Diagnostic d = make_diagnostic(Code::expected_declaration, at(token),
-                                   fmt::format("expected a declaration, found {}", found), "not a declaration");
-    if (auto guess = did_you_mean(word, declaration_keywords())) {
-      d.help = *guess;
-    } else {
-      d.help = "declarations start with `import`, `catalog`, `cluster`, `policy`, `team`, `rule` or `test`";
-    }
-    return d;
-  }
-  if (kind == K::block_close && skip_blank(source, offset) >= source.size()) {
-    const uint32_t end = end_of_previous_token(source, static_cast<uint32_t>(source.size()));
-    Diagnostic d = make_diagnostic(Code::unclosed_block, at({end, end}), "missing `}` at the end of the file",
-                                   "expected `}` after this");
-    if (auto open = unclosed_brace(source)) {
-      d.notes.push_back({Location{ctx.source, {*open, *open + 1}}, "the block opened here is never closed"});
-    }
-    return d;
-  }
-  const std::string word(source.substr(token.begin, token.end - token.begin));
-  const bool bad_word = !word.empty() && is_word_char(word[0]) && suggest_name(word) != word;
-  if (kind == K::block_close && bad_word) {
-    Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
-                                   "not a valid property name");
-    d.help = fmt::format("names use lower-case letters, digits and hyphens: `{}`", suggest_name(word));
-    return d;
-  }
-  if (kind == K::name) {
-    if (is_reserved(word)) {
-      Diagnostic d = make_diagnostic(Code::reserved_word, at(token),
-                                     fmt::format("`{}` is a reserved word and cannot be used as a name", word),
-                                     "reserved word");
-      d.help = fmt::format("choose another name, such as `{}-1`", word);
+  switch (kind) {
+    case K::nesting: {
+      Diagnostic d = make_diagnostic(Code::nesting_too_deep, at(token),
+                                     fmt::format("nesting deeper than {} levels", r::kMaxNesting), "too deep");
+      d.help = fmt::format("gov allows at most {} levels of parentheses, lists, braces and prefix operators", r::kMaxNesting);
       return d;
     }
-    if (!word.empty() && is_word_char(word[0])) {
-      Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
-                                     "not a valid name");
-      d.help = fmt::format("names use lower-case letters, digits and hyphens and start with a letter, like `{}`",
-                           suggest_name(word));
+    case K::unterminated_string: {
+      const LineColumn lc = ctx.file.line_column(offset);
+      const uint32_t start = string_start(source, ctx.file.line_start(lc.line), offset);
+      Diagnostic d = make_diagnostic(Code::unterminated_string, at({start, offset}), "unterminated string",
+                                     "this string is never closed");
+      d.help = "strings end with `\"` on the line they start";
       return d;
     }
+    case K::escape: {
+      Diagnostic d = make_diagnostic(Code::invalid_escape, at({offset > 0 ? offset - 1 : offset, token.end}),
+                                     fmt::format("unknown escape `\\{}`", source.substr(token.begin, token.end - token.begin)),
+                                     "not an escape");
+      d.help = "the escapes are \\\" \\\\ \\n \\t \\{ \\} and \\u{...} (a code point in hexadecimal, as in \\u{e9})";
+      return d;
+    }
+    case K::unicode_escape: {
+      // The error is inside `\u{...}`: underline from the backslash to the offending character.
+      const size_t backslash = source.rfind("\\u", offset);
+      const uint32_t begin = backslash == std::string_view::npos ? offset : static_cast<uint32_t>(backslash);
+      Diagnostic d = make_diagnostic(Code::invalid_escape, at({begin, std::max(token.end, offset + 1)}),
+                                     fmt::format("invalid unicode escape: expected {}, found {}", text, found),
+                                     "not a unicode escape");
+      d.help = "write a code point as 1 to 6 hexadecimal digits in braces, as in `\\u{202e}`";
+      return d;
+    }
+    case K::interpolation: {
+      Diagnostic d = make_diagnostic(Code::unterminated_interpolation, at(token),
+                                     fmt::format("expected `}}` to close the interpolation, found {}", found),
+                                     "expected `}`");
+      d.help = "write `\\{` for a literal brace";
+      return d;
+    }
+    case K::chained_comparison: {
+      Diagnostic d = make_diagnostic(Code::chained_comparison, at(token), "comparisons cannot be chained",
+                                     "second comparison");
+      d.help = "compare twice and join with `and`: `a < b and b < c`";
+      return d;
+    }
+    case K::single_equals: {
+      const uint32_t eq = skip_blank(source, offset);
+      Diagnostic d = make_diagnostic(Code::expected_token, at({eq, eq + 1}), "expected `==` to compare, found `=`",
+                                     "assignment is not a comparison");
+      d.help = "write `==`";
+      return d;
+    }
+    case K::expression:
+      return make_diagnostic(Code::expected_expression, at(token), fmt::format("{}, found {}", text, found),
+                             "expected an expression");
+    case K::declaration: {
+      const std::string word(source.substr(token.begin, token.end - token.begin));
+      Diagnostic d = make_diagnostic(Code::expected_declaration, at(token),
+                                     fmt::format("expected a declaration, found {}", found), "not a declaration");
+      if (auto guess = did_you_mean(word, declaration_keywords())) {
+        d.help = *guess;
+      } else {
+        d.help = fmt::format("declarations start with {}", quoted_alternatives(r::declaration_keyword::words));
+      }
+      return d;
+    }
+    case K::block_close: {
+      if (skip_blank(source, offset) >= source.size()) {
+        const uint32_t end = end_of_previous_token(source, static_cast<uint32_t>(source.size()));
+        Diagnostic d = make_diagnostic(Code::unclosed_block, at({end, end}), "missing `}` at the end of the file",
+                                       "expected `}` after this");
+        if (auto open = unclosed_brace(source)) {
+          d.notes.push_back({Location{ctx.source, {*open, *open + 1}}, "the block opened here is never closed"});
+        }
+        return d;
+      }
+      const std::string word(source.substr(token.begin, token.end - token.begin));
+      if (!word.empty() && is_word_char(word[0]) && suggest_name(word) != word) {
+        Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
+                                       "not a valid property name");
+        d.help = fmt::format("names use lower-case letters, digits and hyphens: `{}`", suggest_name(word));
+        return d;
+      }
+      break;  // "expected a property or `}`, found ..."
+    }
+    case K::name: {
+      const std::string word(source.substr(token.begin, token.end - token.begin));
+      if (is_reserved(word)) {
+        Diagnostic d = make_diagnostic(Code::reserved_word, at(token),
+                                       fmt::format("`{}` is a reserved word and cannot be used as a name", word),
+                                       "reserved word");
+        d.help = fmt::format("choose another name, such as `{}-1`", word);
+        return d;
+      }
+      if (!word.empty() && is_word_char(word[0])) {
+        Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
+                                       "not a valid name");
+        d.help = fmt::format("names use lower-case letters, digits and hyphens and start with a letter, like `{}`",
+                             suggest_name(word));
+        return d;
+      }
+      break;  // "expected a name, found ..."
+    }
+    case K::token: break;
   }
   // When the expected token is missing at the end of a line, point there, not at the
   // next line's first token.

@@ -212,6 +212,10 @@ TEST_CASE("reserved words and declaration keywords are one list each", "[grammar
   // A reserved word where a name goes: the message names it from the same list.
   const gov::test::Parsed parsed = gov::test::parse_text("team quota {\n}\n");
   CHECK(gov::test::rendered(parsed).find("`quota` is a reserved word and cannot be used as a name") != std::string::npos);
+  // What starts a declaration, spelled from rules::declaration_keyword.
+  const gov::test::Parsed stray = gov::test::parse_text("qqqqqqqq\n");
+  CHECK(gov::test::rendered(stray).find("help: declarations start with `import`, `catalog`, `cluster`, `policy`, "
+                                        "`team`, `rule` or `test`") != std::string::npos);
 }
 
 TEST_CASE("syntax errors are typed", "[grammar][surface]") {
