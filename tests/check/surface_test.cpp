@@ -3,6 +3,7 @@
 // reserved words and syntax errors come from one list each.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -209,6 +210,16 @@ TEST_CASE("reserved words and declaration keywords are one list each", "[grammar
           r::reserved_word::words.end());
   }
   CHECK(r::keyword_text<r::kw_team> == "team");
+  // docs/language.md lists them as the grammar does.
+  std::string doc = gov::test::read_text(gov::test::repo_path("docs/language.md"));
+  const std::string lead = "Reserved words cannot be used as names: `";
+  const size_t begin = doc.find(lead);
+  REQUIRE(begin != std::string::npos);
+  std::string listed = doc.substr(begin + lead.size(), doc.find('`', begin + lead.size()) - begin - lead.size());
+  std::replace(listed.begin(), listed.end(), '\n', ' ');
+  std::string expected;
+  for (std::string_view word : r::reserved_word::words) expected += (expected.empty() ? "" : " ") + std::string(word);
+  CHECK(listed == expected);
   // A reserved word where a name goes: the message names it from the same list.
   const gov::test::Parsed parsed = gov::test::parse_text("team quota {\n}\n");
   CHECK(gov::test::rendered(parsed).find("`quota` is a reserved word and cannot be used as a name") != std::string::npos);
