@@ -23,14 +23,14 @@ inline constexpr std::size_t kMaxNameBytes = 253;
 
 struct ParseResult {
   ast::File file;           // every declaration that parsed; broken ones are left out
-  Diagnostics diagnostics;  // syntax and shape errors, in source order
+  Diagnostics diagnostics;  // syntax errors, in source order
   bool ok() const { return !diagnostics.has_errors(); }
 };
 
 /// Parses `sources.get(source)`. Never throws for any input: syntax errors are
 /// diagnostics, reported once per broken declaration (the parser skips to the next line
-/// that starts a declaration). Also validates each block's properties against the
-/// language's schema (unknown or duplicate properties, values of the wrong kind).
+/// that starts a declaration). Syntax only: which properties a block has and what values
+/// they take is gov::check's (check::parse_file parses and validates both).
 ParseResult parse(const SourceMap& sources, SourceId source);
 
 }  // namespace gov::grammar

@@ -4,6 +4,9 @@
 // docs/language.md is the reference for what these rules accept.
 #pragma once
 
+#include <array>
+#include <string_view>
+
 #include <tao/pegtl.hpp>
 #include <tao/pegtl/contrib/analyze.hpp>
 
@@ -52,7 +55,26 @@ struct name_char : sor<lower, digit, seq<plus<one<'-'>>, at<sor<lower, digit>>>>
 struct word_end : not_at<sor<lower, digit, one<'-', '_', '.'>, range<'A', 'Z'>>> {};
 
 template <typename Text>
-struct keyword : seq<Text, word_end> {};
+struct keyword : seq<Text, word_end> {
+  using text_t = Text;
+};
+
+template <typename Text>
+struct keyword_chars;
+template <char... Cs>
+struct keyword_chars<ascii::string<Cs...>> {
+  static constexpr char value[] = {Cs..., '\0'};
+};
+/// A keyword rule's spelling, for messages: `keyword_text<kw_team>` is "team".
+template <typename Kw>
+inline constexpr std::string_view keyword_text = keyword_chars<typename Kw::text_t>::value;
+
+/// Matches any of the keywords; `words` spells them, in order. A list of keywords is written
+/// once, here, and both the grammar and the messages read it.
+template <typename... Kws>
+struct keyword_list : sor<Kws...> {
+  static constexpr std::array<std::string_view, sizeof...(Kws)> words = {keyword_text<Kws>...};
+};
 
 // clang-format off
 struct kw_import : keyword<TAO_PEGTL_STRING("import")> {};
@@ -87,10 +109,13 @@ struct kw_borrowing : keyword<TAO_PEGTL_STRING("borrowing")> {};
 struct kw_short : keyword<TAO_PEGTL_STRING("short")> {};
 struct kw_message : keyword<TAO_PEGTL_STRING("message")> {};
 
-struct reserved_word : sor<kw_import, kw_catalog, kw_instance, kw_cluster, kw_policy, kw_team,
+/// The reserved words: never a name (`name` below), though fine as a property key or a map key.
+struct reserved_word : keyword_list<kw_import, kw_catalog, kw_instance, kw_cluster, kw_policy, kw_team,
                            kw_quota, kw_rule, kw_test, kw_priority, kw_when, kw_deny, kw_warn,
                            kw_submit, kw_finish, kw_cancel, kw_expect, kw_at, kw_and, kw_or,
                            kw_not, kw_in, kw_true, kw_false> {};
+/// The keywords that start a declaration (parse recovery resumes at them; messages suggest them).
+struct declaration_keyword : keyword_list<kw_import, kw_catalog, kw_cluster, kw_policy, kw_team, kw_rule, kw_test> {};
 // clang-format on
 
 struct segment_first : seq<lower, star<name_char>> {};

@@ -6,6 +6,7 @@
 
 #include "compiler/ast/source_text.hpp"
 #include "compiler/check/quantities.hpp"
+#include "compiler/check/surface.hpp"
 #include "compiler/ir/evaluator.hpp"
 
 namespace gov::check {
@@ -26,10 +27,13 @@ ValueType resource_type(ir::Resource r) {
   return ValueType::integer;
 }
 
+/// `task.gpus`, `team.used.memory`: a resource is named in expressions as in properties.
 const std::vector<std::pair<std::string, ir::Resource>>& resource_words() {
-  static const std::vector<std::pair<std::string, ir::Resource>> words = {
-      {"gpus", ir::Resource::gpu},       {"neuron", ir::Resource::neuron}, {"vcpus", ir::Resource::vcpu},
-      {"memory", ir::Resource::memory}, {"efa", ir::Resource::efa}};
+  static const std::vector<std::pair<std::string, ir::Resource>> words = [] {
+    std::vector<std::pair<std::string, ir::Resource>> out;
+    for (ir::Resource r : ir::kAllResources) out.emplace_back(resource_word(r), r);
+    return out;
+  }();
   return words;
 }
 

@@ -95,6 +95,8 @@ struct Team {
   ir::FlavorPreference flavor_preference = ir::FlavorPreference::borrowing_over_preemption;
   // Where some of them were written, for lint warnings about settings without effect.
   std::optional<Location> borrow_within_cohort_at;
+  std::optional<Location> reclaim_within_cohort_at;  // its value
+  std::optional<Location> flavor_preference_at;      // the property
   std::optional<Location> borrow_priority_threshold_at;
   std::optional<Location> fungibility_at;  // the first of when-can-borrow, when-can-preempt, flavor-preference
   Location where;

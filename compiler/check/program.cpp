@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "compiler/check/limits.hpp"
-#include "grammar/parse.hpp"
+#include "compiler/check/schema.hpp"
 
 namespace gov::check {
 namespace {
@@ -58,7 +58,7 @@ class Loader {
     }
     total_bytes_ += file.text.size();
     const SourceId id = program_.sources.add(display, std::move(file.text));
-    grammar::ParseResult parsed = grammar::parse(program_.sources, id);
+    grammar::ParseResult parsed = parse_file(program_.sources, id);
     program_.diagnostics.append(parsed.diagnostics);
     const size_t index = program_.files.size();
     declarations_.add(parsed.file, program_.diagnostics);
@@ -225,7 +225,7 @@ Program load_program(const std::string& entry_path, const LoadOptions& options) 
 Program program_from_text(const std::string& path, std::string text) {
   Program program;
   const SourceId id = program.sources.add(path, std::move(text));
-  grammar::ParseResult parsed = grammar::parse(program.sources, id);
+  grammar::ParseResult parsed = parse_file(program.sources, id);
   program.diagnostics.append(parsed.diagnostics);
   DeclarationCounter().add(parsed.file, program.diagnostics);
   program.files.push_back({id, std::move(parsed.file), normalise_logical_path(path).value_or(path), std::nullopt,

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/check/surface.hpp"
+
 namespace gov::diff {
 namespace {
 
@@ -90,10 +92,8 @@ class Comparer {
 
   void settings() {
     const check::Settings b = before_.settings.value_or(check::Settings{}), a = after_.settings.value_or(check::Settings{});
-    auto prioritization = [](const check::Settings& s) {
-      return s.prioritization == check::Prioritization::fcfs ? "fcfs" : "task-ranking";
-    };
-    auto idle = [](const check::Settings& s) { return s.idle_compute == check::IdleCompute::fcfs ? "fcfs" : "fair-share"; };
+    auto prioritization = [](const check::Settings& s) { return std::string(check::word_of(s.prioritization)); };
+    auto idle = [](const check::Settings& s) { return std::string(check::word_of(s.idle_compute)); };
     change("policy", "task prioritization", prioritization(b), prioritization(a));
     change("policy", "idle compute", idle(b), idle(a));
     change("policy", "idle-resource sharing", b.idle_resource_sharing ? "on" : "off", a.idle_resource_sharing ? "on" : "off");
@@ -103,7 +103,7 @@ class Comparer {
     change("policy", "default priority", default_class(before_, b), default_class(after_, a));
     auto strategies = [](const check::Settings& s) {
       std::vector<std::string_view> names;
-      for (ir::FairShareStrategy strategy : s.fair_share_strategies) names.push_back(ir::fair_share_strategy_name(strategy));
+      for (ir::FairShareStrategy strategy : s.fair_share_strategies) names.push_back(check::word_of(strategy));
       return fmt::format("[{}]", fmt::join(names, ", "));
     };
     change("policy", "fair-share preemption", strategies(b), strategies(a));
@@ -164,10 +164,10 @@ class Comparer {
     if (!b) change(subject, "team", "", "added");
     if (!a) change(subject, "team", "present", "removed");
     if (a && b) {
-      change(subject, "sharing", std::string(ir::sharing_name(b->sharing)), std::string(ir::sharing_name(a->sharing)));
+      change(subject, "sharing", std::string(check::word_of(b->sharing)), std::string(check::word_of(a->sharing)));
       numeric(subject, "borrow limit", b->borrow_limit_percent, a->borrow_limit_percent, "%");
-      change(subject, "preempt team tasks", std::string(ir::within_team_name(b->preempt_team_tasks)),
-             std::string(ir::within_team_name(a->preempt_team_tasks)));
+      change(subject, "preempt team tasks", std::string(check::word_of(b->preempt_team_tasks)),
+             std::string(check::word_of(a->preempt_team_tasks)));
       numeric(subject, "fair-share weight", b->fair_share_weight, a->fair_share_weight);
       change(subject, "active", b->active ? "yes" : "no", a->active ? "yes" : "no");
       controls(subject, *b, *a);
@@ -187,22 +187,22 @@ class Comparer {
 
   /// Kueue's controls (docs/language.md), compared by their effective values.
   void controls(const std::string& subject, const check::Team& b, const check::Team& a) {
-    change(subject, "reclaim within cohort", std::string(ir::reclaim_name(b.reclaim_within_cohort)),
-           std::string(ir::reclaim_name(a.reclaim_within_cohort)));
-    change(subject, "borrow within cohort", std::string(ir::borrow_within_cohort_name(b.borrow_within_cohort)),
-           std::string(ir::borrow_within_cohort_name(a.borrow_within_cohort)));
+    change(subject, "reclaim within cohort", std::string(check::word_of(b.reclaim_within_cohort)),
+           std::string(check::word_of(a.reclaim_within_cohort)));
+    change(subject, "borrow within cohort", std::string(check::word_of(b.borrow_within_cohort)),
+           std::string(check::word_of(a.borrow_within_cohort)));
     auto threshold = [](const Policy& p, const check::Team& t) {
       return t.borrow_priority_threshold >= 0 ? p.classes[static_cast<size_t>(t.borrow_priority_threshold)].name
                                               : std::string("(none)");
     };
     change(subject, "max priority threshold", threshold(before_, b), threshold(after_, a));
-    change(subject, "queueing", std::string(ir::queueing_name(b.queueing)), std::string(ir::queueing_name(a.queueing)));
-    change(subject, "when can borrow", std::string(ir::when_can_borrow_name(b.when_can_borrow)),
-           std::string(ir::when_can_borrow_name(a.when_can_borrow)));
-    change(subject, "when can preempt", std::string(ir::when_can_preempt_name(b.when_can_preempt)),
-           std::string(ir::when_can_preempt_name(a.when_can_preempt)));
-    change(subject, "flavor preference", std::string(ir::flavor_preference_name(b.flavor_preference)),
-           std::string(ir::flavor_preference_name(a.flavor_preference)));
+    change(subject, "queueing", std::string(check::word_of(b.queueing)), std::string(check::word_of(a.queueing)));
+    change(subject, "when can borrow", std::string(check::word_of(b.when_can_borrow)),
+           std::string(check::word_of(a.when_can_borrow)));
+    change(subject, "when can preempt", std::string(check::word_of(b.when_can_preempt)),
+           std::string(check::word_of(a.when_can_preempt)));
+    change(subject, "flavor preference", std::string(check::word_of(b.flavor_preference)),
+           std::string(check::word_of(a.flavor_preference)));
   }
 
   void quota(const std::string& subject, const std::string& team, const std::string& type, const check::Quota* b,

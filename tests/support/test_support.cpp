@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "compiler/check/schema.hpp"
 #include "compiler/diagnostics/render.hpp"
 
 namespace gov::test {
@@ -96,7 +97,7 @@ CommandResult run_gov(const std::string& args) {
 Parsed parse_text(const std::string& text, const std::string& name) {
   Parsed parsed;
   const SourceId id = parsed.sources.add(name, text);
-  parsed.result = grammar::parse(parsed.sources, id);
+  parsed.result = check::parse_file(parsed.sources, id);
   return parsed;
 }
 

@@ -1,6 +1,7 @@
 // `gov inspect`: the resolved policy — quotas after defaults, classes, capacity.
 #include <fmt/format.h>
 
+#include "compiler/check/surface.hpp"
 #include "compiler/diagnostics/terminal_text.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
@@ -53,16 +54,16 @@ std::string controls_json(const Policy& p, const check::Team& team) {
   return fmt::format(
       ",\"reclaim_within_cohort\":\"{}\",\"borrow_within_cohort\":{{\"policy\":\"{}\",\"max_priority_threshold\":{}}}"
       ",\"queueing\":\"{}\",\"when_can_borrow\":\"{}\",\"when_can_preempt\":\"{}\",\"flavor_preference\":\"{}\"",
-      ir::reclaim_name(team.reclaim_within_cohort), ir::borrow_within_cohort_name(team.borrow_within_cohort),
+      check::word_of(team.reclaim_within_cohort), check::word_of(team.borrow_within_cohort),
       team.borrow_priority_threshold >= 0 ? fmt::format("\"{}\"", threshold_name(p, team)) : std::string("null"),
-      ir::queueing_name(team.queueing), ir::when_can_borrow_name(team.when_can_borrow),
-      ir::when_can_preempt_name(team.when_can_preempt), ir::flavor_preference_name(team.flavor_preference));
+      check::word_of(team.queueing), check::word_of(team.when_can_borrow),
+      check::word_of(team.when_can_preempt), check::word_of(team.flavor_preference));
 }
 
 std::string strategies_text(const check::Settings& settings, std::string_view quote) {
   std::vector<std::string> names;
   for (ir::FairShareStrategy s : settings.fair_share_strategies) {
-    names.push_back(fmt::format("{}{}{}", quote, ir::fair_share_strategy_name(s), quote));
+    names.push_back(fmt::format("{}{}{}", quote, check::word_of(s), quote));
   }
   return fmt::format("{}", fmt::join(names, ", "));
 }
@@ -72,8 +73,8 @@ std::string json(const Policy& p) {
   out += fmt::format("\"cluster\":\"{}\"", p.cluster ? p.cluster->name : "");
   const check::Settings settings = p.settings.value_or(check::Settings{});
   out += fmt::format(",\"prioritization\":\"{}\"",
-                     settings.prioritization == check::Prioritization::fcfs ? "fcfs" : "task-ranking");
-  out += fmt::format(",\"idle_compute\":\"{}\"", settings.idle_compute == check::IdleCompute::fcfs ? "fcfs" : "fair-share");
+                     check::word_of(settings.prioritization));
+  out += fmt::format(",\"idle_compute\":\"{}\"", check::word_of(settings.idle_compute));
   out += fmt::format(",\"idle_resource_sharing\":{}", settings.idle_resource_sharing);
   if (settings.default_class >= 0) out += fmt::format(",\"default_priority\":\"{}\"", p.classes[settings.default_class].name);
   out += fmt::format(",\"fair_share_preemption\":[{}]", strategies_text(settings, "\""));
@@ -87,8 +88,8 @@ std::string json(const Policy& p) {
     out += fmt::format(
         "{}\"{}\":{{\"sharing\":\"{}\",\"borrow_limit_percent\":{},\"fair_share_weight\":{},\"preempt_team_tasks\":\"{}\","
         "\"active\":{}{},\"quotas\":{{",
-        t ? "," : "", team.name, ir::sharing_name(team.sharing), team.borrow_limit_percent, team.fair_share_weight,
-        ir::within_team_name(team.preempt_team_tasks), team.active, controls_json(p, team));
+        t ? "," : "", team.name, check::word_of(team.sharing), team.borrow_limit_percent, team.fair_share_weight,
+        check::word_of(team.preempt_team_tasks), team.active, controls_json(p, team));
     for (size_t q = 0; q < team.quotas.size(); ++q) {
       const check::Quota& quota = team.quotas[q];
       out += fmt::format("{}\"{}\":{{", q ? "," : "", quota.type_name);
@@ -140,8 +141,8 @@ std::string inspection_text(const check::Policy& p) {
     }
   }
   out += fmt::format("policy: task prioritization {}, idle compute {}, idle-resource sharing {}\n",
-                     settings.prioritization == check::Prioritization::fcfs ? "fcfs" : "task-ranking",
-                     settings.idle_compute == check::IdleCompute::fcfs ? "fcfs" : "fair-share",
+                     check::word_of(settings.prioritization),
+                     check::word_of(settings.idle_compute),
                      settings.idle_resource_sharing ? "on" : "off");
   if (settings.idle_compute == check::IdleCompute::fair_share) {
     out += fmt::format("fair-share preemption: {}\n", strategies_text(settings, ""));
@@ -151,17 +152,17 @@ std::string inspection_text(const check::Policy& p) {
   out += fmt::format("priority classes: {}\n", classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", ")));
   for (const check::Team& team : p.teams) {
     out += fmt::format("\nteam {}: {}, borrow limit {}%, preempt team tasks {}, fair-share weight {}{}\n", team.name,
-                       ir::sharing_name(team.sharing), team.borrow_limit_percent, ir::within_team_name(team.preempt_team_tasks),
+                       check::word_of(team.sharing), team.borrow_limit_percent, check::word_of(team.preempt_team_tasks),
                        team.fair_share_weight, team.active ? "" : ", inactive");
     const std::string threshold =
         team.borrow_priority_threshold >= 0 ? fmt::format(" up to {}", threshold_name(p, team)) : std::string();
     out += fmt::format("  preemption: reclaim within cohort {}, borrow within cohort {}{}\n",
-                       ir::reclaim_name(team.reclaim_within_cohort),
-                       ir::borrow_within_cohort_name(team.borrow_within_cohort), threshold);
+                       check::word_of(team.reclaim_within_cohort),
+                       check::word_of(team.borrow_within_cohort), threshold);
     out += fmt::format("  queueing {}; flavors: when can borrow {}, when can preempt {}, preference {}\n",
-                       ir::queueing_name(team.queueing), ir::when_can_borrow_name(team.when_can_borrow),
-                       ir::when_can_preempt_name(team.when_can_preempt),
-                       ir::flavor_preference_name(team.flavor_preference));
+                       check::word_of(team.queueing), check::word_of(team.when_can_borrow),
+                       check::word_of(team.when_can_preempt),
+                       check::word_of(team.flavor_preference));
     for (const check::Quota& quota : team.quotas) {
       out += fmt::format("  {:<24} {:>10} {:>16} {:>14}\n", quota.type_name, "nominal", "borrowing limit", "lending limit");
       for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {

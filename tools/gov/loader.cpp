@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/check/schema.hpp"
 #include "compiler/diagnostics/terminal_text.hpp"
 #include "tools/gov/cli.hpp"
 
@@ -15,7 +16,7 @@ std::optional<LoadedFile> load_and_parse(SourceMap& sources, const std::string& 
     return std::nullopt;
   }
   const SourceId id = sources.add(path, std::move(*text));
-  return LoadedFile{id, grammar::parse(sources, id)};
+  return LoadedFile{id, check::parse_file(sources, id)};
 }
 
 }  // namespace gov::cli

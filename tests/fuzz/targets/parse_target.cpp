@@ -8,7 +8,7 @@
 
 #include "compiler/ast/printer.hpp"
 #include "compiler/diagnostics/render.hpp"
-#include "grammar/parse.hpp"
+#include "compiler/check/schema.hpp"
 #include "tests/fuzz/targets/fuzz_support.hpp"
 
 namespace {
@@ -28,7 +28,7 @@ void check_locations(const gov::Diagnostics& diagnostics, const gov::SourceFile&
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gov::SourceMap sources;
   const gov::SourceId id = sources.add("fuzz.gov", gov::fuzz::text_of(data, size));
-  const gov::grammar::ParseResult result = gov::grammar::parse(sources, id);
+  const gov::grammar::ParseResult result = gov::check::parse_file(sources, id);
   check_locations(result.diagnostics, sources.get(id));
   const std::string rendered = gov::render_all(result.diagnostics, sources);
   gov::fuzz::require(result.ok() || !rendered.empty(), "errors were reported but render to nothing");

@@ -1,4 +1,6 @@
-#include "grammar/schema.hpp"
+// The schema check: every block's properties against its table (surface.hpp), and `expect`
+// steps' outcomes and clauses.
+#include "compiler/check/schema.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,60 +9,12 @@
 #include <fmt/format.h>
 
 #include "compiler/ast/source_text.hpp"
+#include "compiler/check/surface.hpp"
 
-namespace gov::grammar {
+namespace gov::check {
 namespace {
 
 using K = ValueKind;
-
-const std::vector<PropertySpec> kInstance = {
-    {"accelerator", K::name},        {"gpus", K::integer},   {"neuron", K::integer},
-    {"accelerator-memory", K::size}, {"vcpus", K::vcpu_count}, {"memory", K::size},
-    {"efa", K::integer},             {"hyperpod", K::boolean},
-};
-const std::vector<PropertySpec> kCluster = {{"catalog", K::name}, {"capacity", K::capacity_map}};
-const std::vector<PropertySpec> kPolicy = {
-    {"task-prioritization", K::choice, {"fcfs", "task-ranking"}},
-    {"idle-compute", K::choice, {"fcfs", "fair-share"}},
-    {"idle-resource-sharing", K::boolean},
-    {"default-priority", K::name},
-    {"fair-share-preemption", K::choice_list, {"less-than-or-equal-to-final-share", "less-than-initial-share"}},
-};
-const std::vector<PropertySpec> kTeam = {
-    {"sharing", K::choice, {"lend-and-borrow", "lend", "dont-lend"}},
-    {"borrow-limit", K::percentage},
-    {"preempt-team-tasks", K::choice, {"lower-priority", "lower-or-newer-equal-priority", "never"}},
-    {"reclaim-within-cohort", K::choice, {"any", "lower-priority", "never"}},
-    {"borrow-within-cohort", K::choice_or_block, {"never", "lower-priority"}, BlockKind::borrow_within_cohort},
-    {"queueing", K::choice, {"best-effort-fifo", "strict-fifo"}},
-    {"when-can-borrow", K::choice, {"borrow", "try-next-flavor"}},
-    {"when-can-preempt", K::choice, {"preempt", "try-next-flavor"}},
-    {"flavor-preference", K::choice, {"borrowing-over-preemption", "preemption-over-borrowing"}},
-    {"fair-share-weight", K::integer},
-    {"active", K::boolean},
-};
-const std::vector<PropertySpec> kResources = {
-    {"gpus", K::integer}, {"neuron", K::integer}, {"vcpus", K::vcpu_count}, {"memory", K::size}, {"efa", K::integer},
-};
-const std::vector<PropertySpec> kAmounts = {
-    {"instances", K::integer}, {"gpus", K::integer}, {"neuron", K::integer},
-    {"vcpus", K::vcpu_count},  {"memory", K::size},  {"efa", K::integer},
-};
-const std::vector<PropertySpec> kQuota = {
-    {"instances", K::integer}, {"gpus", K::integer}, {"neuron", K::integer},          {"vcpus", K::vcpu_count},
-    {"memory", K::size},       {"efa", K::integer},  {"borrow-limit", K::resources},
-    {"lending-limit", K::resources, {}, BlockKind::amounts},
-};
-const std::vector<PropertySpec> kBorrowWithinCohort = {
-    {"policy", K::choice, {"never", "lower-priority"}},
-    {"max-priority-threshold", K::name},
-};
-const std::vector<PropertySpec> kSubmit = {
-    {"team", K::name},       {"instance-type", K::name}, {"priority", K::name},     {"instances", K::integer},
-    {"gpus", K::integer},    {"neuron", K::integer},     {"vcpus", K::vcpu_count},  {"memory", K::size},
-    {"efa", K::integer},     {"pods", K::integer},       {"per-pod", K::resources}, {"labels", K::labels_map},
-    {"duration", K::integer},
-};
 
 std::string_view kind_description(ValueKind kind) {
   switch (kind) {
@@ -109,11 +63,11 @@ class Validator {
   }
 
   void block(const std::vector<const ast::Property*>& properties, BlockKind kind, std::string_view where) {
-    const auto& schema = block_schema(kind);
+    const std::vector<const PropertySpec*>& schema = block_schema(kind);
     std::map<std::string, Span> seen;
     for (const ast::Property* property : properties) {
       const ast::Property& p = *property;
-      auto spec = std::find_if(schema.begin(), schema.end(), [&](const PropertySpec& s) { return s.key == p.key.text; });
+      auto spec = std::find_if(schema.begin(), schema.end(), [&](const PropertySpec* s) { return s->key == p.key.text; });
       if (spec == schema.end()) {
         unknown_property(p, schema, where);
         continue;
@@ -126,7 +80,7 @@ class Validator {
         diagnostics_.report(std::move(d));
         continue;
       }
-      value(*p.value, *spec, p.key.text);
+      value(*p.value, **spec, p.key.text);
     }
   }
 
@@ -189,9 +143,9 @@ class Validator {
 
   Location at(Span span) const { return {source_, span}; }
 
-  void unknown_property(const ast::Property& p, const std::vector<PropertySpec>& schema, std::string_view where) {
+  void unknown_property(const ast::Property& p, const std::vector<const PropertySpec*>& schema, std::string_view where) {
     std::vector<std::string> keys;
-    for (const PropertySpec& s : schema) keys.emplace_back(s.key);
+    for (const PropertySpec* s : schema) keys.emplace_back(s->key);
     Diagnostic d = make_diagnostic(Code::unknown_property, at(p.key.span),
                                    fmt::format("unknown property `{}` in {}", p.key.text, where), "unknown property");
     std::vector<std::string> quoted;
@@ -261,7 +215,7 @@ class Validator {
           choice(v, spec, key);
         } else {
           wrong_kind(v, spec, key, fmt::format("`{}` is one of {}, or a block such as `{{ policy = {} }}`", key,
-                                               quoted_choices(spec), spec.choices.back()));
+                                               quoted_choices(spec), spec.choices.back().word));
         }
         return;
     }
@@ -269,18 +223,17 @@ class Validator {
 
   static std::string quoted_choices(const PropertySpec& spec) {
     std::vector<std::string> out;
-    for (auto c : spec.choices) out.push_back(fmt::format("`{}`", c));
+    for (const Choice& c : spec.choices) out.push_back(fmt::format("`{}`", c.word));
     return fmt::format("{}", fmt::join(out, ", "));
   }
 
   // A list whose items are each one of the choices (duplicates and order are the checker's).
   void choice_list(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
     if (v.kind != ast::Value::Kind::list) {
-      const bool one_choice = v.kind == ast::Value::Kind::name &&
-                              std::find(spec.choices.begin(), spec.choices.end(), v.name.text) != spec.choices.end();
+      const bool one_choice = v.kind == ast::Value::Kind::name && spec.has_choice(v.name.text);
       wrong_kind(v, spec, key,
                  one_choice ? fmt::format("a list of one is written in brackets: `{} = [{}]`", key, v.name.text)
-                            : fmt::format("write `{} = [{}]`", key, fmt::join(spec.choices, ", ")));
+                            : fmt::format("write `{} = [{}]`", key, fmt::join(spec.words(), ", ")));
       return;
     }
     for (const ast::Value& item : v.list) choice(item, spec, key);
@@ -292,8 +245,9 @@ class Validator {
       wrong_kind(v, spec, key, fmt::format("`{}` is one of {}", key, quoted()));
       return;
     }
-    if (std::find(spec.choices.begin(), spec.choices.end(), v.name.text) != spec.choices.end()) return;
-    std::vector<std::string> names(spec.choices.begin(), spec.choices.end());
+    if (spec.has_choice(v.name.text)) return;
+    const std::vector<std::string_view> words = spec.words();
+    std::vector<std::string> names(words.begin(), words.end());
     Diagnostic d = make_diagnostic(Code::unknown_enum_value, at(v.span),
                                    fmt::format("`{}` is not a choice for `{}`", v.name.text, key), "unknown choice");
     d.help = did_you_mean(v.name.text, names).value_or(fmt::format("`{}` is one of {}", key, quoted()));
@@ -327,25 +281,20 @@ class Validator {
 
 }  // namespace
 
-const std::vector<PropertySpec>& block_schema(BlockKind kind) {
-  switch (kind) {
-    case BlockKind::instance: return kInstance;
-    case BlockKind::cluster: return kCluster;
-    case BlockKind::policy: return kPolicy;
-    case BlockKind::team: return kTeam;
-    case BlockKind::quota: return kQuota;
-    case BlockKind::submit: return kSubmit;
-    case BlockKind::resources: return kResources;
-    case BlockKind::amounts: return kAmounts;
-    case BlockKind::borrow_within_cohort: return kBorrowWithinCohort;
-  }
-  return kResources;
-}
-
 const std::vector<std::string_view>& expect_outcomes() {
   static const std::vector<std::string_view> outcomes = {"admitted",  "pending",   "preempted", "rejected",
                                                          "finished", "cancelled", "invalid"};
   return outcomes;
+}
+
+grammar::ParseResult parse_file(const SourceMap& sources, SourceId source) {
+  grammar::ParseResult result = grammar::parse(sources, source);
+  const size_t syntax = result.diagnostics.items().size();
+  validate_schema(result.file, result.diagnostics);
+  // grammar::parse sorted its own; sorting again when shapes were reported keeps the order
+  // of one sort of both (the sort is stable).
+  if (result.diagnostics.items().size() != syntax) result.diagnostics.sort();
+  return result;
 }
 
 void validate_schema(const ast::File& file, Diagnostics& diagnostics) {
@@ -380,4 +329,4 @@ void validate_schema(const ast::File& file, Diagnostics& diagnostics) {
   }
 }
 
-}  // namespace gov::grammar
+}  // namespace gov::check

@@ -1,0 +1,146 @@
+// The checker's state and its parts (internal to gov::check): helpers and declarations
+// (checker.cpp), teams and quotas (teams.cpp), rules (rules.cpp) and tests (tests.cpp).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "compiler/check/check.hpp"
+#include "compiler/check/expressions.hpp"
+#include "compiler/check/name_index.hpp"
+#include "compiler/check/surface.hpp"
+
+namespace gov::check {
+
+inline constexpr int64_t kMaxAmount = 10'000'000;  // HyperPod's range for counts and amounts
+inline constexpr size_t kMaxClasses = 10;
+inline constexpr size_t kMaxQuotasPerTeam = 15;
+inline constexpr size_t kMaxNameLength = 41;
+
+/// A declaration together with the file it came from.
+template <typename T>
+struct Located {
+  const T* decl;
+  SourceId source;
+};
+
+const ast::Property* find_property(const std::vector<ast::Property>& properties, std::string_view key);
+
+/// The span of a string's first `{...}` interpolation (the whole string when none).
+Span interpolation_span(const ast::StringLit& s);
+
+/// Checks one program into one CheckResult; run() once.
+class Checker {
+ public:
+  Checker(const Program& program, const CheckOptions& options, CheckResult& result)
+      : program_(program), options_(options), policy_(result.policy), diagnostics_(result.diagnostics) {}
+
+  void run();
+
+  // ------------------------------------------------------------------ helpers (checker.cpp)
+
+  /// A list of names and its index, made once: resolve_type runs for every quota and test step,
+  /// the team and rule lookups for every step (docs/limits.md).
+  struct Names {
+    std::vector<std::string> list;
+    NameIndex index;
+    explicit Names(std::vector<std::string> names) : list(std::move(names)), index(list) {}
+  };
+
+  Diagnostic& report(Code code, Location where, std::string message, std::string label = {});
+  /// Reports a name defined twice; returns true when `name` was already in `seen`.
+  bool duplicate(std::map<std::string, Location>& seen, const std::string& name, Location where, std::string_view what);
+  /// HyperPod's name rule for teams and classes: a DNS label of at most 41 characters.
+  void check_name_format(const ast::Name& name, SourceId source, std::string_view what);
+  std::optional<int64_t> count_in_range(const ast::Value& v, SourceId source, std::string_view what, int64_t low,
+                                        int64_t high, std::string_view unit = "");
+  /// The amount of a resource property in base units, range-checked.
+  std::optional<ir::Amount> amount(const ast::Property& p, ir::Resource r, SourceId source);
+  /// The instance types names resolve against: the cluster's catalog, or every catalog
+  /// when the file has no cluster.
+  std::vector<std::string> type_names() const;
+  /// type_names() and its index; made again when the cluster or the catalogs change.
+  const Names& type_lookup();
+  const Names& team_lookup();
+  const Names& rule_lookup();
+  /// Index of an instance type in the cluster's catalog; reports E0203 when unknown.
+  /// Without a cluster, returns nullopt silently unless no catalog knows the name.
+  std::optional<size_t> resolve_type(const std::string& name, Location where);
+  void unknown_class(const std::string& name, Location where);
+
+  // ------------------------------------------------------------------ catalogs, cluster, policy (checker.cpp)
+
+  void collect();
+  void check_catalogs();
+  InstanceType instance_type(const ast::Instance& instance, SourceId source);
+  void check_cluster();
+  void missing_declaration(std::string_view what);
+  void check_policy_settings();
+  /// Kueue accepts three lists of fair-sharing preemption strategies: S2-a alone, S2-b alone, or
+  /// S2-a then S2-b (docs/kueue-reference.md §1, `parseStrategies`).
+  void fair_share_preemption(const Assignment& a, Settings& settings);
+  void priority_class(const ast::PriorityClass& c, SourceId source, std::map<std::string, Location>& seen);
+
+  // ------------------------------------------------------------------ teams and quotas (teams.cpp)
+
+  void check_teams();
+  Team resolve_team(const ast::Team& team, SourceId source);
+  /// `borrow-within-cohort = lower-priority`, or the block form with an optional
+  /// `max-priority-threshold` (a class: victims of other teams above its weight are spared).
+  void borrow_within_cohort(const Assignment& a, Team& out);
+  /// Kueue's validation of preemption: borrowWithinCohort needs reclaimWithinCohort other than
+  /// Never (a team that never reclaims cannot reclaim while borrowing either).
+  void check_preemption_controls(const Team& team, const std::optional<Location>& reclaim_at);
+  /// Kueue's validation of flavorFungibility: a preference only chooses among flavors when the
+  /// search tries them all, i.e. when both policies are TryNextFlavor.
+  void check_fungibility(const Team& team, const std::optional<Location>& preference_at);
+  std::optional<Quota> resolve_quota(const ast::Quota& q, SourceId source, const Team& team);
+  /// `lending-limit = { ... }` inside a quota: Kueue's lendingLimit, at most the nominal quota.
+  void lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out);
+  static std::string_view display_name(ir::Resource r);
+  static std::string display_amount(ir::Resource r, ir::Amount a);
+  bool accelerator_fits(const InstanceType& type, ir::Resource r, const ast::Property& p, SourceId source);
+
+  // ------------------------------------------------------------------ rules (rules.cpp)
+
+  ExprScope scope() const;
+  void check_rules();
+
+  // ------------------------------------------------------------------ tests (tests.cpp)
+
+  void check_tests();
+  std::optional<TestStep> test_step(const ast::Step& step, SourceId source, std::map<std::string, Location>& submitted,
+                                    int64_t& clock);
+  bool known_task(const ast::Name& task, SourceId source, const std::map<std::string, Location>& submitted);
+  void submit(const ast::Step& step, SourceId source, TestStep& out);
+  /// Reports a submitted task's team or class when the policy has no such team or class.
+  void known_team(const std::string& team, Location where);
+  void known_class(const std::string& name, Location where);
+  /// A task's `labels = { ... }`.
+  void labels(const Assignment& a, TestStep& out);
+  std::vector<std::pair<ir::Resource, ir::Amount>> resources(const std::vector<ast::Property>& block, SourceId source);
+  void expect(const ast::Step& step, SourceId source, const std::map<std::string, Location>& submitted, TestStep& out);
+  void known_rule(const ast::Name& name, SourceId source);
+
+ private:
+  const Program& program_;
+  const CheckOptions& options_;
+  Policy& policy_;
+  Diagnostics& diagnostics_;
+  std::vector<Located<ast::Catalog>> catalogs_;
+  std::vector<Located<ast::Cluster>> clusters_;
+  std::vector<Located<ast::Policy>> policies_;
+  std::vector<Located<ast::Team>> teams_;
+  std::vector<Located<ast::Rule>> rules_;
+  std::vector<Located<ast::Test>> tests_;
+  std::optional<Names> type_lookup_;
+  std::pair<size_t, size_t> type_lookup_key_{};
+  std::optional<Names> team_lookup_;
+  std::optional<Names> rule_lookup_;
+};
+
+}  // namespace gov::check

@@ -1,0 +1,412 @@
+// The language surface's tables: every block's properties, in documentation order (the order
+// "did you mean" and "X takes ..." list them in), with their setters.
+#include "compiler/check/surface.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "compiler/check/checker.hpp"
+#include "compiler/check/quantities.hpp"
+
+namespace gov::check {
+
+bool PropertySpec::has_choice(std::string_view word) const { return value_of(word).has_value(); }
+
+std::vector<std::string_view> PropertySpec::words() const {
+  std::vector<std::string_view> out;
+  for (const Choice& c : choices) out.push_back(c.word);
+  return out;
+}
+
+std::optional<int> PropertySpec::value_of(std::string_view word) const {
+  for (const Choice& c : choices) {
+    if (c.word == word) return c.value;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+using K = ValueKind;
+using V = ast::Value::Kind;
+
+constexpr std::array<std::pair<ir::Resource, std::string_view>, ir::kResourceCount> kResourceWords = {{
+    {ir::Resource::gpu, "gpus"},
+    {ir::Resource::neuron, "neuron"},
+    {ir::Resource::vcpu, "vcpus"},
+    {ir::Resource::memory, "memory"},
+    {ir::Resource::efa, "efa"},
+}};
+
+/// The choices of a setting whose words live with its enum (word_of), in documentation order.
+template <typename E>
+std::vector<Choice> choices_of(std::initializer_list<E> values) {
+  std::vector<Choice> out;
+  for (E v : values) out.push_back({word_of(v), static_cast<int>(v)});
+  return out;
+}
+
+/// The shape of a resource amount: `gpus = 2`, `vcpus = 0.5`, `memory = 64 GiB`.
+PropertySpec resource_spec(ir::Resource r) {
+  const ValueKind kind = r == ir::Resource::vcpu ? K::vcpu_count : r == ir::Resource::memory ? K::size : K::integer;
+  return {resource_word(r), kind, {}, BlockKind::resources, r};
+}
+
+template <typename Target>
+Property<Target> resource_row(ir::Resource r, void (*set)(const Assignment&, Target&)) {
+  return {resource_spec(r), set};
+}
+
+/// `Member = word`: a name among the row's choices. A word that is not a choice (reported
+/// by the schema check) stores the default, as a missing property would.
+template <typename Target, auto Member>
+void set_choice(const Assignment& a, Target& target) {
+  const ast::Value& v = a.value();
+  if (v.kind != V::name) return;
+  using E = std::remove_reference_t<decltype(target.*Member)>;
+  const std::optional<int> value = a.spec.value_of(v.name.text);
+  target.*Member = value ? static_cast<E>(*value) : Target{}.*Member;
+}
+
+template <typename Target, auto Member>
+void set_flag(const Assignment& a, Target& target) {
+  if (a.value().kind == V::boolean) target.*Member = a.value().boolean;
+}
+
+/// Keeps the first occurrence of a property whose block is read as a whole.
+template <typename Target, auto Member>
+void set_first(const Assignment& a, Target& target) {
+  if (!(target.*Member)) target.*Member = &a.property;
+}
+
+/// The first of `when-can-borrow`, `when-can-preempt` and `flavor-preference`, for lint.
+void note_fungibility(const Assignment& a, Team& team) {
+  if (a.value().kind == V::name && !team.fungibility_at) team.fungibility_at = a.at(a.property.span);
+}
+
+}  // namespace
+
+std::string_view resource_word(ir::Resource resource) {
+  for (const auto& [r, word] : kResourceWords) {
+    if (r == resource) return word;
+  }
+  return "?";
+}
+
+std::optional<ir::Resource> resource_of(std::string_view key) {
+  for (const auto& [r, word] : kResourceWords) {
+    if (word == key) return r;
+  }
+  return std::nullopt;
+}
+
+// ------------------------------------------------------------------ catalog and cluster
+
+const Table<InstanceType>& instance_table() {
+  static const auto per_instance = [](const Assignment& a, InstanceType& t) {
+    const ir::Resource r = *a.spec.resource;
+    t.per_instance[ir::index(r)] = a.checker.amount(a.property, r, a.source).value_or(0);
+  };
+  static const Table<InstanceType> table = {
+      {{"accelerator", K::name},
+       [](const Assignment& a, InstanceType& t) {
+         if (a.value().kind == V::name) t.accelerator = a.value().name.text;
+       }},
+      resource_row<InstanceType>(ir::Resource::gpu, per_instance),
+      resource_row<InstanceType>(ir::Resource::neuron, per_instance),
+      {{"accelerator-memory", K::size},
+       [](const Assignment& a, InstanceType& t) {
+         if (a.value().kind == V::number) t.accelerator_memory = mebibytes(a.value().number).value_or(0);
+       }},
+      resource_row<InstanceType>(ir::Resource::vcpu, per_instance),
+      resource_row<InstanceType>(ir::Resource::memory, per_instance),
+      resource_row<InstanceType>(ir::Resource::efa, per_instance),
+      {{"hyperpod", K::boolean}, set_flag<InstanceType, &InstanceType::hyperpod>},
+  };
+  return table;
+}
+
+const Table<ClusterDraft>& cluster_table() {
+  static const Table<ClusterDraft> table = {
+      {{"catalog", K::name}, set_first<ClusterDraft, &ClusterDraft::catalog>},
+      {{"capacity", K::capacity_map}, set_first<ClusterDraft, &ClusterDraft::capacity>},
+  };
+  return table;
+}
+
+// ------------------------------------------------------------------ cluster policy
+
+const Table<SettingsDraft>& policy_table() {
+  static const Table<SettingsDraft> table = {
+      {{"task-prioritization", K::choice,
+        {{"fcfs", static_cast<int>(Prioritization::fcfs)}, {"task-ranking", static_cast<int>(Prioritization::task_ranking)}}},
+       set_choice<SettingsDraft, &SettingsDraft::prioritization>},
+      {{"idle-compute", K::choice,
+        {{"fcfs", static_cast<int>(IdleCompute::fcfs)}, {"fair-share", static_cast<int>(IdleCompute::fair_share)}}},
+       set_choice<SettingsDraft, &SettingsDraft::idle_compute>},
+      {{"idle-resource-sharing", K::boolean}, set_flag<SettingsDraft, &SettingsDraft::idle_resource_sharing>},
+      {{"default-priority", K::name},
+       [](const Assignment& a, SettingsDraft& s) {
+         if (a.value().kind == V::name) s.default_class_name = {{a.value().name.text, a.at(a.value().span)}};
+       }},
+      {{"fair-share-preemption", K::choice_list,
+        choices_of({ir::FairShareStrategy::less_than_or_equal_to_final_share,
+                    ir::FairShareStrategy::less_than_initial_share})},
+       [](const Assignment& a, SettingsDraft& s) {
+         if (a.value().kind == V::list) a.checker.fair_share_preemption(a, s);
+       }},
+  };
+  return table;
+}
+
+// ------------------------------------------------------------------ teams and quotas
+
+const Table<Team>& team_table() {
+  static const Table<Team> table = {
+      {{"sharing", K::choice, choices_of({ir::Sharing::lend_and_borrow, ir::Sharing::lend, ir::Sharing::dont_lend})},
+       set_choice<Team, &Team::sharing>},
+      {{"borrow-limit", K::percentage},
+       [](const Assignment& a, Team& t) {
+         t.borrow_limit_given = true;
+         t.borrow_limit_percent =
+             static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the borrow limit", 0, 10000, "%").value_or(50));
+       }},
+      {{"preempt-team-tasks", K::choice,
+        choices_of({ir::WithinTeam::lower_priority, ir::WithinTeam::lower_or_newer_equal_priority, ir::WithinTeam::never})},
+       set_choice<Team, &Team::preempt_team_tasks>},
+      {{"reclaim-within-cohort", K::choice,
+        choices_of({ir::ReclaimWithinCohort::any, ir::ReclaimWithinCohort::lower_priority, ir::ReclaimWithinCohort::never})},
+       [](const Assignment& a, Team& t) {
+         set_choice<Team, &Team::reclaim_within_cohort>(a, t);
+         if (a.value().kind == V::name) t.reclaim_within_cohort_at = a.at(a.value().span);
+       }},
+      {{"borrow-within-cohort", K::choice_or_block,
+        choices_of({ir::BorrowWithinCohort::never, ir::BorrowWithinCohort::lower_priority}),
+        BlockKind::borrow_within_cohort},
+       [](const Assignment& a, Team& t) { a.checker.borrow_within_cohort(a, t); }},
+      {{"queueing", K::choice, choices_of({ir::Queueing::best_effort_fifo, ir::Queueing::strict_fifo})},
+       set_choice<Team, &Team::queueing>},
+      {{"when-can-borrow", K::choice, choices_of({ir::WhenCanBorrow::borrow, ir::WhenCanBorrow::try_next_flavor})},
+       [](const Assignment& a, Team& t) {
+         set_choice<Team, &Team::when_can_borrow>(a, t);
+         note_fungibility(a, t);
+       }},
+      {{"when-can-preempt", K::choice, choices_of({ir::WhenCanPreempt::preempt, ir::WhenCanPreempt::try_next_flavor})},
+       [](const Assignment& a, Team& t) {
+         set_choice<Team, &Team::when_can_preempt>(a, t);
+         note_fungibility(a, t);
+       }},
+      {{"flavor-preference", K::choice,
+        choices_of({ir::FlavorPreference::borrowing_over_preemption, ir::FlavorPreference::preemption_over_borrowing})},
+       [](const Assignment& a, Team& t) {
+         set_choice<Team, &Team::flavor_preference>(a, t);
+         if (a.value().kind == V::name) t.flavor_preference_at = a.at(a.property.span);
+         note_fungibility(a, t);
+       }},
+      {{"fair-share-weight", K::integer},
+       [](const Assignment& a, Team& t) {
+         t.fair_share_weight_given = true;
+         t.fair_share_weight =
+             static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the fair-share weight", 0, 100).value_or(0));
+       }},
+      {{"active", K::boolean}, set_flag<Team, &Team::active>},
+  };
+  return table;
+}
+
+const Table<BorrowWithinCohortDraft>& borrow_within_cohort_table() {
+  static const Table<BorrowWithinCohortDraft> table = {
+      {{"policy", K::choice, choices_of({ir::BorrowWithinCohort::never, ir::BorrowWithinCohort::lower_priority})},
+       set_first<BorrowWithinCohortDraft, &BorrowWithinCohortDraft::policy>},
+      {{"max-priority-threshold", K::name}, set_first<BorrowWithinCohortDraft, &BorrowWithinCohortDraft::threshold>},
+  };
+  return table;
+}
+
+const Table<QuotaDraft>& quota_table() {
+  static const auto given = [](const Assignment& a, QuotaDraft& q) {
+    const ir::Resource r = *a.spec.resource;
+    if (!a.checker.accelerator_fits(*q.type, r, a.property, a.source)) return;
+    q.given[ir::index(r)] = a.checker.amount(a.property, r, a.source);
+    q.given_spans[r] = a.property.span;
+  };
+  static const Table<QuotaDraft> table = {
+      {{"instances", K::integer},
+       [](const Assignment& a, QuotaDraft& q) {
+         q.out->instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
+       }},
+      resource_row<QuotaDraft>(ir::Resource::gpu, given),
+      resource_row<QuotaDraft>(ir::Resource::neuron, given),
+      resource_row<QuotaDraft>(ir::Resource::vcpu, given),
+      resource_row<QuotaDraft>(ir::Resource::memory, given),
+      resource_row<QuotaDraft>(ir::Resource::efa, given),
+      {{"borrow-limit", K::resources},
+       [](const Assignment& a, QuotaDraft& q) {
+         ResourceAmounts limits;
+         assign_all(resources_table(), a.value().block, a.checker, a.source, limits);
+         for (const auto& [r, amount] : limits) q.absolute[ir::index(r)] = amount;
+       }},
+      {{"lending-limit", K::resources, {}, BlockKind::amounts},
+       [](const Assignment& a, QuotaDraft& q) { q.lending = &a.property; }},
+  };
+  return table;
+}
+
+const Table<LendingDraft>& amounts_table() {
+  static const auto given = [](const Assignment& a, LendingDraft& l) {
+    const ir::Resource r = *a.spec.resource;
+    l.given[ir::index(r)] = a.checker.amount(a.property, r, a.source);
+    l.given_at[r] = &a.property;
+  };
+  static const Table<LendingDraft> table = {
+      {{"instances", K::integer},
+       [](const Assignment& a, LendingDraft& l) {
+         l.instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
+         l.instances_at = &a.property;
+       }},
+      resource_row<LendingDraft>(ir::Resource::gpu, given),
+      resource_row<LendingDraft>(ir::Resource::neuron, given),
+      resource_row<LendingDraft>(ir::Resource::vcpu, given),
+      resource_row<LendingDraft>(ir::Resource::memory, given),
+      resource_row<LendingDraft>(ir::Resource::efa, given),
+  };
+  return table;
+}
+
+const Table<ResourceAmounts>& resources_table() {
+  static const auto set_amount = [](const Assignment& a, ResourceAmounts& out) {
+    const ir::Resource r = *a.spec.resource;
+    out.emplace_back(r, a.checker.amount(a.property, r, a.source));
+  };
+  static const Table<ResourceAmounts> table = {
+      resource_row<ResourceAmounts>(ir::Resource::gpu, set_amount),
+      resource_row<ResourceAmounts>(ir::Resource::neuron, set_amount),
+      resource_row<ResourceAmounts>(ir::Resource::vcpu, set_amount),
+      resource_row<ResourceAmounts>(ir::Resource::memory, set_amount),
+      resource_row<ResourceAmounts>(ir::Resource::efa, set_amount),
+  };
+  return table;
+}
+
+// ------------------------------------------------------------------ tests
+
+const Table<SubmitDraft>& submit_table() {
+  static const auto set_amount = [](const Assignment& a, SubmitDraft& s) {
+    const ir::Resource r = *a.spec.resource;
+    s.step->amounts[ir::index(r)] = a.checker.amount(a.property, r, a.source);
+  };
+  static const Table<SubmitDraft> table = {
+      {{"team", K::name},
+       [](const Assignment& a, SubmitDraft& s) {
+         if (a.value().kind != V::name) return;
+         s.has_team = true;
+         s.step->team = a.value().name.text;
+         a.checker.known_team(a.value().name.text, a.at(a.value().span));
+       }},
+      {{"instance-type", K::name},
+       [](const Assignment& a, SubmitDraft& s) {
+         if (a.value().kind != V::name) return;
+         s.step->instance_type = a.value().name.text;
+         a.checker.resolve_type(a.value().name.text, a.at(a.value().span));
+       }},
+      {{"priority", K::name},
+       [](const Assignment& a, SubmitDraft& s) {
+         if (a.value().kind != V::name) return;
+         s.step->priority = a.value().name.text;
+         a.checker.known_class(a.value().name.text, a.at(a.value().span));
+       }},
+      {{"instances", K::integer},
+       [](const Assignment& a, SubmitDraft& s) {
+         s.step->instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
+       }},
+      resource_row<SubmitDraft>(ir::Resource::gpu, set_amount),
+      resource_row<SubmitDraft>(ir::Resource::neuron, set_amount),
+      resource_row<SubmitDraft>(ir::Resource::vcpu, set_amount),
+      resource_row<SubmitDraft>(ir::Resource::memory, set_amount),
+      resource_row<SubmitDraft>(ir::Resource::efa, set_amount),
+      {{"pods", K::integer},
+       [](const Assignment& a, SubmitDraft& s) {
+         s.step->pods = a.checker.count_in_range(a.value(), a.source, "the pod count", 1, kMaxAmount);
+       }},
+      {{"per-pod", K::resources},
+       [](const Assignment& a, SubmitDraft& s) {
+         ResourceAmounts per_pod;
+         assign_all(resources_table(), a.value().block, a.checker, a.source, per_pod);
+         for (const auto& [r, amount] : per_pod) s.step->amounts[ir::index(r)] = amount;
+       }},
+      {{"labels", K::labels_map}, [](const Assignment& a, SubmitDraft& s) { a.checker.labels(a, *s.step); }},
+      {{"duration", K::integer},
+       [](const Assignment& a, SubmitDraft& s) {
+         if (auto seconds = a.checker.count_in_range(a.value(), a.source, "the duration", 0, 100'000'000)) {
+           s.step->duration_ms = *seconds * 1000;
+         }
+       }},
+  };
+  return table;
+}
+
+// ------------------------------------------------------------------ the schema check's view
+
+namespace {
+
+template <typename Target>
+std::vector<const PropertySpec*> specs_of(const Table<Target>& table) {
+  std::vector<const PropertySpec*> out;
+  for (const Property<Target>& row : table) out.push_back(&row.spec);
+  return out;
+}
+
+}  // namespace
+
+const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
+  static const std::vector<const PropertySpec*> instance = specs_of(instance_table());
+  static const std::vector<const PropertySpec*> cluster = specs_of(cluster_table());
+  static const std::vector<const PropertySpec*> policy = specs_of(policy_table());
+  static const std::vector<const PropertySpec*> team = specs_of(team_table());
+  static const std::vector<const PropertySpec*> quota = specs_of(quota_table());
+  static const std::vector<const PropertySpec*> submit = specs_of(submit_table());
+  static const std::vector<const PropertySpec*> resources = specs_of(resources_table());
+  static const std::vector<const PropertySpec*> amounts = specs_of(amounts_table());
+  static const std::vector<const PropertySpec*> borrow_within_cohort = specs_of(borrow_within_cohort_table());
+  switch (kind) {
+    case BlockKind::instance: return instance;
+    case BlockKind::cluster: return cluster;
+    case BlockKind::policy: return policy;
+    case BlockKind::team: return team;
+    case BlockKind::quota: return quota;
+    case BlockKind::submit: return submit;
+    case BlockKind::resources: return resources;
+    case BlockKind::amounts: return amounts;
+    case BlockKind::borrow_within_cohort: return borrow_within_cohort;
+  }
+  return resources;
+}
+
+// ------------------------------------------------------------------ words
+
+namespace {
+
+template <typename E>
+std::string_view policy_word(std::string_view key, E value) {
+  const PropertySpec& spec = find_row(policy_table(), key)->spec;
+  for (const Choice& c : spec.choices) {
+    if (c.value == static_cast<int>(value)) return c.word;
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string_view word_of(Prioritization value) { return policy_word("task-prioritization", value); }
+std::string_view word_of(IdleCompute value) { return policy_word("idle-compute", value); }
+std::string_view word_of(ir::Sharing value) { return ir::sharing_name(value); }
+std::string_view word_of(ir::WithinTeam value) { return ir::within_team_name(value); }
+std::string_view word_of(ir::ReclaimWithinCohort value) { return ir::reclaim_name(value); }
+std::string_view word_of(ir::BorrowWithinCohort value) { return ir::borrow_within_cohort_name(value); }
+std::string_view word_of(ir::Queueing value) { return ir::queueing_name(value); }
+std::string_view word_of(ir::WhenCanBorrow value) { return ir::when_can_borrow_name(value); }
+std::string_view word_of(ir::WhenCanPreempt value) { return ir::when_can_preempt_name(value); }
+std::string_view word_of(ir::FlavorPreference value) { return ir::flavor_preference_name(value); }
+std::string_view word_of(ir::FairShareStrategy value) { return ir::fair_share_strategy_name(value); }
+
+}  // namespace gov::check

@@ -1,0 +1,255 @@
+// The checker: teams and quotas (sharing, borrowing and lending limits, Kueue's controls).
+#include "compiler/check/checker.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "compiler/ast/source_text.hpp"
+#include "compiler/check/quantities.hpp"
+#include "compiler/check/quotas.hpp"
+
+namespace gov::check {
+
+void Checker::check_teams() {
+  std::map<std::string, Location> seen;
+  for (const auto& [team, source] : teams_) {
+    if (duplicate(seen, team->name.text, {source, team->name.span}, "team")) continue;
+    check_name_format(team->name, source, "a team");
+    policy_.teams.push_back(resolve_team(*team, source));
+  }
+}
+
+Team Checker::resolve_team(const ast::Team& team, SourceId source) {
+  Team out;
+  out.name = team.name.text;
+  out.where = {source, team.name.span};
+  for (const auto& item : team.items) {
+    if (const auto* p = std::get_if<ast::Property>(&item)) assign(team_table(), *p, *this, source, out);
+  }
+  std::map<std::string, Location> types_seen;
+  size_t quota_count = 0;
+  for (const auto& item : team.items) {
+    const auto* q = std::get_if<ast::Quota>(&item);
+    if (!q) continue;
+    if (++quota_count == kMaxQuotasPerTeam + 1) {
+      report(Code::too_many_quotas, {source, q->instance_type.span},
+             fmt::format("team `{}` has more than {} quotas (HyperPod's limit)", out.name, kMaxQuotasPerTeam),
+             "the 16th quota");
+    }
+    auto [it, inserted] = types_seen.emplace(q->instance_type.text, Location{source, q->instance_type.span});
+    if (!inserted) {
+      Diagnostic& d = report(Code::duplicate_quota, {source, q->instance_type.span},
+                             fmt::format("team `{}` has two quotas for `{}`", out.name, q->instance_type.text),
+                             "second quota");
+      d.notes.push_back({it->second, "the first quota is here"});
+      d.help = "merge them into one `quota` block";
+      continue;
+    }
+    if (auto quota = resolve_quota(*q, source, out)) out.quotas.push_back(std::move(*quota));
+  }
+  check_preemption_controls(out, out.reclaim_within_cohort_at);
+  check_fungibility(out, out.flavor_preference_at);
+  return out;
+}
+
+/// `borrow-within-cohort = lower-priority`, or the block form with an optional
+/// `max-priority-threshold` (a class: victims of other teams above its weight are spared).
+void Checker::borrow_within_cohort(const Assignment& a, Team& out) {
+  const ast::Value& v = a.value();
+  const SourceId source = a.source;
+  // An unknown word (reported by the schema check) is `never`, the default.
+  const auto policy_of = [](const PropertySpec& spec, const std::string& text) {
+    const std::optional<int> value = spec.value_of(text);
+    return value ? static_cast<ir::BorrowWithinCohort>(*value) : ir::BorrowWithinCohort::never;
+  };
+  if (v.kind == ast::Value::Kind::name) {
+    out.borrow_within_cohort = policy_of(a.spec, v.name.text);
+    out.borrow_within_cohort_at = Location{source, v.span};
+    return;
+  }
+  if (v.kind != ast::Value::Kind::block) return;  // the schema reported it
+  out.borrow_within_cohort_at = Location{source, v.span};
+  BorrowWithinCohortDraft block;
+  assign_all(borrow_within_cohort_table(), v.block, *this, source, block);
+  const ast::Property* policy = block.policy;
+  if (!policy) {
+    report(Code::missing_property, {source, v.span}, "`borrow-within-cohort` has no `policy`", "which policy?").help =
+        "add `policy = lower-priority` (or write `borrow-within-cohort = never`)";
+  } else if (policy->value->kind == ast::Value::Kind::name) {
+    out.borrow_within_cohort = policy_of(find_row(borrow_within_cohort_table(), policy->key.text)->spec,
+                                         policy->value->name.text);
+  }
+  const ast::Property* threshold = block.threshold;
+  if (!threshold || threshold->value->kind != ast::Value::Kind::name) return;
+  const std::string& name = threshold->value->name.text;
+  auto it = std::find_if(policy_.classes.begin(), policy_.classes.end(),
+                         [&](const PriorityClass& c) { return c.name == name; });
+  if (it == policy_.classes.end()) {
+    unknown_class(name, {source, threshold->value->span});
+    return;
+  }
+  out.borrow_priority_threshold = static_cast<int32_t>(it - policy_.classes.begin());
+  out.borrow_priority_threshold_at = Location{source, threshold->span};
+}
+
+/// Kueue's validation of preemption: borrowWithinCohort needs reclaimWithinCohort other than
+/// Never (a team that never reclaims cannot reclaim while borrowing either).
+void Checker::check_preemption_controls(const Team& team, const std::optional<Location>& reclaim_at) {
+  if (team.borrow_within_cohort == ir::BorrowWithinCohort::never ||
+      team.reclaim_within_cohort != ir::ReclaimWithinCohort::never || !team.borrow_within_cohort_at) {
+    return;
+  }
+  Diagnostic& d = report(Code::borrow_without_reclaim, *team.borrow_within_cohort_at,
+                         fmt::format("team `{}` may preempt while borrowing, but never reclaims", team.name),
+                         "needs reclaim");
+  if (reclaim_at) d.notes.push_back({*reclaim_at, "`reclaim-within-cohort` is `never` here"});
+  d.help = "set `reclaim-within-cohort` to `lower-priority` or `any`, or remove `borrow-within-cohort`";
+}
+
+/// Kueue's validation of flavorFungibility: a preference only chooses among flavors when the
+/// search tries them all, i.e. when both policies are TryNextFlavor.
+void Checker::check_fungibility(const Team& team, const std::optional<Location>& preference_at) {
+  if (!preference_at || (team.when_can_borrow == ir::WhenCanBorrow::try_next_flavor &&
+                         team.when_can_preempt == ir::WhenCanPreempt::try_next_flavor)) {
+    return;
+  }
+  const bool borrow_stops = team.when_can_borrow != ir::WhenCanBorrow::try_next_flavor;
+  Diagnostic& d = report(Code::preference_without_try_next_flavor, *preference_at,
+                         fmt::format("team `{}` sets `flavor-preference`, but `{}` stops the search at the first "
+                                     "instance type that can take the task",
+                                     team.name, borrow_stops ? "when-can-borrow = borrow" : "when-can-preempt = preempt"),
+                         "has no effect");
+  d.help = "set `when-can-borrow = try-next-flavor` and `when-can-preempt = try-next-flavor`, or remove `flavor-preference`";
+}
+
+std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source, const Team& team) {
+  const std::optional<size_t> type_index = resolve_type(q.instance_type.text, {source, q.instance_type.span});
+  if (!type_index) return std::nullopt;
+  const InstanceType& type = policy_.types()[*type_index];
+  Quota out;
+  out.type = *type_index;
+  out.type_name = type.name;
+  out.where = {source, q.span};
+  QuotaDraft draft;
+  draft.type = &type;
+  draft.out = &out;
+  assign_all(quota_table(), q.properties, *this, source, draft);
+  const GivenAmounts& given = draft.given;
+  const GivenAmounts& absolute = draft.absolute;
+  const std::map<ir::Resource, Span>& given_spans = draft.given_spans;
+  const ast::Property* lending = draft.lending;
+  const bool any_given = std::any_of(given.begin(), given.end(), [](const auto& a) { return a.has_value(); });
+  if (!out.instances && !any_given) {
+    // The limits (`borrow-limit`, `lending-limit`) are the quota's block-valued properties.
+    const auto is_limit = [](const ast::Property& p) {
+      const Property<QuotaDraft>* row = find_row(quota_table(), p.key.text);
+      return row && row->spec.kind == ValueKind::resources;
+    };
+    if (!q.properties.empty() && std::all_of(q.properties.begin(), q.properties.end(), is_limit) == false) {
+      return std::nullopt;  // the amounts were invalid and already reported
+    }
+    Diagnostic& d = report(Code::empty_quota, {source, q.instance_type.span},
+                           fmt::format("the quota for `{}` gives no resources", type.name), "empty quota");
+    d.help = "give `instances = N`, or amounts such as `gpus = 2`";
+    return std::nullopt;
+  }
+  if (out.instances) {
+    for (const auto& [r, span] : given_spans) {
+      const ir::Amount holds = *out.instances * type.per_instance[ir::index(r)];
+      if (given[ir::index(r)] && *given[ir::index(r)] > holds) {
+        auto shown = [&](ir::Amount a) {
+          if (r == ir::Resource::vcpu) return fmt::format("{} vCPUs", static_cast<double>(a) / 1000.0);
+          if (r == ir::Resource::memory) return fmt::format("{} GiB of memory", static_cast<double>(a) / 1024.0);
+          return fmt::format("{} {}", a, r == ir::Resource::gpu ? "GPUs" : r == ir::Resource::neuron ? "Neuron devices" : "EFA interfaces");
+        };
+        report(Code::quota_exceeds_instances, {source, span},
+               fmt::format("the quota asks for {}, but {} {} of `{}` {} {}", shown(*given[ir::index(r)]), *out.instances,
+                           *out.instances == 1 ? "instance" : "instances", type.name,
+                           *out.instances == 1 ? "holds" : "hold", shown(holds)),
+               "more than the instances hold");
+      }
+    }
+  }
+  for (size_t r = 0; r < ir::kResourceCount; ++r) out.absolute_borrow_limit[r] = absolute[r].has_value();
+  out.nominal = resolve_nominal(type, out.instances, given);
+  out.borrowing_limit = resolve_borrowing_limit(out.nominal, team.borrow_limit_percent, absolute, team.sharing);
+  out.lending_limit = resolve_lending_limit(team.sharing);
+  if (lending) lending_limit(*lending, type, source, team, out);
+  return out;
+}
+
+/// `lending-limit = { ... }` inside a quota: Kueue's lendingLimit, at most the nominal quota.
+void Checker::lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out) {
+  if (team.sharing == ir::Sharing::dont_lend) {
+    Diagnostic& d = report(Code::lending_limit_without_lending, {source, p.key.span},
+                           fmt::format("team `{}` lends nothing (`sharing = dont-lend`), so it cannot have a lending limit",
+                                       team.name),
+                           "contradicts `dont-lend`");
+    d.help = "remove `lending-limit`, or use `sharing = lend-and-borrow` to lend part of the quota";
+    return;
+  }
+  LendingDraft draft;
+  assign_all(amounts_table(), p.value->block, *this, source, draft);
+  const std::optional<int64_t>& instances = draft.instances;
+  const GivenAmounts& given = draft.given;
+  std::map<ir::Resource, const ast::Property*>& given_at = draft.given_at;
+  const ast::Property* instances_at = draft.instances_at;
+  const ir::Resources limit = resolve_lending_limit(type, instances, given);
+  // One error per property that lends more than the quota holds.
+  std::vector<std::pair<const ast::Property*, ir::Resource>> above;
+  for (ir::Resource r : ir::kAllResources) {
+    const size_t i = ir::index(r);
+    if (limit[i] == ir::kUnlimited || limit[i] <= out.nominal[i]) continue;
+    const ast::Property* at = given[i] ? given_at[r] : instances_at;
+    if (at && std::none_of(above.begin(), above.end(), [&](const auto& a) { return a.first == at; })) {
+      above.emplace_back(at, r);
+    }
+  }
+  for (const auto& [at, r] : above) {
+    const size_t i = ir::index(r);
+    Diagnostic& d = report(Code::lending_limit_above_nominal, {source, at->span},
+                           fmt::format("the lending limit of {} is {}, above the quota's nominal {} of `{}`",
+                                       display_name(r), display_amount(r, limit[i]), display_amount(r, out.nominal[i]),
+                                       type.name),
+                           "more than the team holds");
+    d.help = "a team can lend at most its own quota: lower the lending limit or raise the quota";
+  }
+  if (!above.empty()) return;
+  out.lending_limit = limit;
+  for (size_t r = 0; r < ir::kResourceCount; ++r) out.lending_limit_given[r] = limit[r] != ir::kUnlimited;
+}
+
+std::string_view Checker::display_name(ir::Resource r) {
+  switch (r) {
+    case ir::Resource::gpu: return "GPUs";
+    case ir::Resource::neuron: return "Neuron devices";
+    case ir::Resource::vcpu: return "vCPUs";
+    case ir::Resource::memory: return "memory";
+    case ir::Resource::efa: return "EFA interfaces";
+  }
+  return "?";
+}
+
+std::string Checker::display_amount(ir::Resource r, ir::Amount a) {
+  if (r == ir::Resource::vcpu) return a % 1000 == 0 ? fmt::format("{}", a / 1000) : fmt::format("{}m", a);
+  if (r == ir::Resource::memory) return a % 1024 == 0 ? fmt::format("{} GiB", a / 1024) : fmt::format("{} MiB", a);
+  return fmt::format("{}", a);
+}
+
+bool Checker::accelerator_fits(const InstanceType& type, ir::Resource r, const ast::Property& p, SourceId source) {
+  if (r != ir::Resource::gpu && r != ir::Resource::neuron) return true;
+  if (type.per_instance[ir::index(r)] > 0) return true;
+  const bool gpu = r == ir::Resource::gpu;
+  Diagnostic& d = report(Code::accelerator_mismatch, {source, p.key.span},
+                         fmt::format("`{}` has no {}", type.name, gpu ? "NVIDIA GPUs" : "Neuron devices"),
+                         fmt::format("no {} on this type", gpu ? "GPUs" : "Neuron devices"));
+  if (type.per_instance[ir::index(ir::Resource::neuron)] > 0) d.help = "this is a Neuron type: use `neuron = N`";
+  else if (type.per_instance[ir::index(ir::Resource::gpu)] > 0) d.help = "this is a GPU type: use `gpus = N`";
+  else d.help = "this type has CPUs only: give `vcpus` and `memory`";
+  d.notes.push_back({type.where, fmt::format("`{}` is defined here", type.name)});
+  return false;
+}
+
+}  // namespace gov::check

@@ -1,0 +1,308 @@
+// Syntax errors: the diagnostic of each kind of syntax error (code, span, message, help) and
+// where parsing resumes after one.
+#include "grammar/syntax_errors.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "compiler/diagnostics/terminal_text.hpp"
+
+namespace gov::grammar {
+
+namespace r = rules;
+
+bool is_word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+}
+
+namespace {
+
+/// The span of the token at `offset`: a word, or one UTF-8 character.
+Span token_at(std::string_view text, uint32_t offset) {
+  if (offset >= text.size()) return {offset, offset};
+  uint32_t end = offset;
+  if (is_word_char(text[offset])) {
+    while (end < text.size() && is_word_char(text[end]) && end - offset < 64) ++end;
+  } else {
+    end = offset + std::max(1, utf8_sequence_length(static_cast<unsigned char>(text[offset])));
+    end = std::min<uint32_t>(end, static_cast<uint32_t>(text.size()));
+  }
+  return {offset, end};
+}
+
+/// The combining diacritical marks and variation selectors: drawn on the character before.
+bool is_combining_mark(uint32_t c) {
+  return (c >= 0x0300 && c <= 0x036F) || (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) ||
+         (c >= 0x20D0 && c <= 0x20FF) || (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xFE20 && c <= 0xFE2F);
+}
+
+/// What the parser found at `token`, for "expected X, found Y". Blank, control and invisible
+/// characters are named, never printed as they are ("found ``" helps nobody).
+std::string describe_token(std::string_view text, Span token) {
+  if (token.begin >= text.size()) return "the end of the file";
+  if (text[token.begin] == '\n' || text[token.begin] == '\r') return "the end of the line";
+  if (text[token.begin] == ' ') return "a space";
+  if (text[token.begin] == '\t') return "a tab";
+  const CodePoint cp = decode_code_point(text, token.begin);
+  if (cp.valid && is_unsafe_for_terminal(cp.value)) {
+    return fmt::format("`{}` ({})", escape_code_point(cp.value), describe_code_point(cp.value));
+  }
+  // A combining mark on its own would draw over the quote before it.
+  if (cp.valid && is_combining_mark(cp.value)) {
+    return fmt::format("`{}` ({}, a combining mark)", escape_code_point(cp.value), describe_code_point(cp.value));
+  }
+  return fmt::format("`{}`", escape_for_terminal(text.substr(token.begin, token.end - token.begin)));
+}
+
+/// Offset of the first character at or after `offset` that is not white space or a comment.
+uint32_t skip_blank(std::string_view text, uint32_t offset) {
+  while (offset < text.size()) {
+    const char c = text[offset];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+      ++offset;
+    } else if (c == '#' || (c == '/' && offset + 1 < text.size() && text[offset + 1] == '/')) {
+      while (offset < text.size() && text[offset] != '\n') ++offset;
+    } else {
+      break;
+    }
+  }
+  return offset;
+}
+
+/// The innermost `{` left open at the end of the text, skipping strings and comments.
+std::optional<uint32_t> unclosed_brace(std::string_view text) {
+  std::vector<uint32_t> open;
+  for (uint32_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '#' || (c == '/' && i + 1 < text.size() && text[i + 1] == '/')) {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+    } else if (c == '{') {
+      open.push_back(i);
+    } else if (c == '}' && !open.empty()) {
+      open.pop_back();
+    }
+  }
+  if (open.empty()) return std::nullopt;
+  return open.back();
+}
+
+/// The offset just after the last token before `offset` (skipping white space; comments
+/// count as tokens, which is where a reader's eye is anyway).
+uint32_t end_of_previous_token(std::string_view text, uint32_t offset) {
+  offset = std::min<uint32_t>(offset, static_cast<uint32_t>(text.size()));
+  while (offset > 0 && (text[offset - 1] == ' ' || text[offset - 1] == '\t' || text[offset - 1] == '\n' ||
+                        text[offset - 1] == '\r')) {
+    --offset;
+  }
+  return offset;
+}
+
+/// The opening quote of the unterminated string that the error at `offset` is in.
+uint32_t string_start(std::string_view text, uint32_t line_begin, uint32_t offset) {
+  uint32_t start = offset;
+  bool inside = false;
+  for (uint32_t i = line_begin; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\\' && inside) {
+      ++i;
+    } else if (text[i] == '"') {
+      inside = !inside;
+      if (inside) start = i;
+    }
+  }
+  return start;
+}
+
+/// The words that start a declaration (rules::declaration_keyword).
+const std::vector<std::string>& declaration_keywords() {
+  static const std::vector<std::string> words(r::declaration_keyword::words.begin(),
+                                              r::declaration_keyword::words.end());
+  return words;
+}
+
+/// "`a`, `b` or `c`".
+template <size_t N>
+std::string quoted_alternatives(const std::array<std::string_view, N>& words) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? " or " : ", ";
+    out += fmt::format("`{}`", words[i]);
+  }
+  return out;
+}
+
+bool is_reserved(std::string_view word) {
+  const auto& words = r::reserved_word::words;
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+/// `Team_A` -> `team-a`: the nearest valid name, for help text.
+std::string suggest_name(std::string_view word) {
+  std::string out;
+  for (char c : word) {
+    if (c == '_') c = '-';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace
+
+Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_t offset) {
+  using K = SyntaxErrorKind;
+  const K kind = error.kind;
+  const std::string_view text = error.text;
+  const std::string_view source = ctx.file.text();
+  const Span token = token_at(source, offset);
+  const std::string found = describe_token(source, token);
+  auto at = [&](Span span) { return Location{ctx.source, span}; };
+
+  switch (kind) {
+    case K::nesting: {
+      Diagnostic d = make_diagnostic(Code::nesting_too_deep, at(token),
+                                     fmt::format("nesting deeper than {} levels", r::kMaxNesting), "too deep");
+      d.help = fmt::format("gov allows at most {} levels of parentheses, lists, braces and prefix operators", r::kMaxNesting);
+      return d;
+    }
+    case K::unterminated_string: {
+      const LineColumn lc = ctx.file.line_column(offset);
+      const uint32_t start = string_start(source, ctx.file.line_start(lc.line), offset);
+      Diagnostic d = make_diagnostic(Code::unterminated_string, at({start, offset}), "unterminated string",
+                                     "this string is never closed");
+      d.help = "strings end with `\"` on the line they start";
+      return d;
+    }
+    case K::escape: {
+      Diagnostic d = make_diagnostic(Code::invalid_escape, at({offset > 0 ? offset - 1 : offset, token.end}),
+                                     fmt::format("unknown escape `\\{}`", source.substr(token.begin, token.end - token.begin)),
+                                     "not an escape");
+      d.help = "the escapes are \\\" \\\\ \\n \\t \\{ \\} and \\u{...} (a code point in hexadecimal, as in \\u{e9})";
+      return d;
+    }
+    case K::unicode_escape: {
+      // The error is inside `\u{...}`: underline from the backslash to the offending character.
+      const size_t backslash = source.rfind("\\u", offset);
+      const uint32_t begin = backslash == std::string_view::npos ? offset : static_cast<uint32_t>(backslash);
+      Diagnostic d = make_diagnostic(Code::invalid_escape, at({begin, std::max(token.end, offset + 1)}),
+                                     fmt::format("invalid unicode escape: expected {}, found {}", text, found),
+                                     "not a unicode escape");
+      d.help = "write a code point as 1 to 6 hexadecimal digits in braces, as in `\\u{202e}`";
+      return d;
+    }
+    case K::interpolation: {
+      Diagnostic d = make_diagnostic(Code::unterminated_interpolation, at(token),
+                                     fmt::format("expected `}}` to close the interpolation, found {}", found),
+                                     "expected `}`");
+      d.help = "write `\\{` for a literal brace";
+      return d;
+    }
+    case K::chained_comparison: {
+      Diagnostic d = make_diagnostic(Code::chained_comparison, at(token), "comparisons cannot be chained",
+                                     "second comparison");
+      d.help = "compare twice and join with `and`: `a < b and b < c`";
+      return d;
+    }
+    case K::single_equals: {
+      const uint32_t eq = skip_blank(source, offset);
+      Diagnostic d = make_diagnostic(Code::expected_token, at({eq, eq + 1}), "expected `==` to compare, found `=`",
+                                     "assignment is not a comparison");
+      d.help = "write `==`";
+      return d;
+    }
+    case K::expression:
+      return make_diagnostic(Code::expected_expression, at(token), fmt::format("{}, found {}", text, found),
+                             "expected an expression");
+    case K::declaration: {
+      const std::string word(source.substr(token.begin, token.end - token.begin));
+      Diagnostic d = make_diagnostic(Code::expected_declaration, at(token),
+                                     fmt::format("expected a declaration, found {}", found), "not a declaration");
+      if (auto guess = did_you_mean(word, declaration_keywords())) {
+        d.help = *guess;
+      } else {
+        d.help = fmt::format("declarations start with {}", quoted_alternatives(r::declaration_keyword::words));
+      }
+      return d;
+    }
+    case K::block_close: {
+      if (skip_blank(source, offset) >= source.size()) {
+        const uint32_t end = end_of_previous_token(source, static_cast<uint32_t>(source.size()));
+        Diagnostic d = make_diagnostic(Code::unclosed_block, at({end, end}), "missing `}` at the end of the file",
+                                       "expected `}` after this");
+        if (auto open = unclosed_brace(source)) {
+          d.notes.push_back({Location{ctx.source, {*open, *open + 1}}, "the block opened here is never closed"});
+        }
+        return d;
+      }
+      const std::string word(source.substr(token.begin, token.end - token.begin));
+      if (!word.empty() && is_word_char(word[0]) && suggest_name(word) != word) {
+        Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
+                                       "not a valid property name");
+        d.help = fmt::format("names use lower-case letters, digits and hyphens: `{}`", suggest_name(word));
+        return d;
+      }
+      break;  // "expected a property or `}`, found ..."
+    }
+    case K::name: {
+      const std::string word(source.substr(token.begin, token.end - token.begin));
+      if (is_reserved(word)) {
+        Diagnostic d = make_diagnostic(Code::reserved_word, at(token),
+                                       fmt::format("`{}` is a reserved word and cannot be used as a name", word),
+                                       "reserved word");
+        d.help = fmt::format("choose another name, such as `{}-1`", word);
+        return d;
+      }
+      if (!word.empty() && is_word_char(word[0])) {
+        Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
+                                       "not a valid name");
+        d.help = fmt::format("names use lower-case letters, digits and hyphens and start with a letter, like `{}`",
+                             suggest_name(word));
+        return d;
+      }
+      break;  // "expected a name, found ..."
+    }
+    case K::token: break;
+  }
+  // When the expected token is missing at the end of a line, point there, not at the
+  // next line's first token.
+  const uint32_t previous_end = end_of_previous_token(source, offset);
+  const bool line_break_before = source.substr(previous_end, offset - previous_end).find('\n') != std::string_view::npos;
+  const Span primary = kind == K::token && line_break_before ? Span{previous_end, previous_end} : token;
+  std::string label(text);
+  if (kind == K::block_close) label = "unexpected " + (found.front() == '`' ? std::string("token") : found);
+  return make_diagnostic(Code::expected_token, at(primary), fmt::format("{}, found {}", text, found), label);
+}
+
+/// Where parsing resumes after an error in a declaration that started at `start`: the
+/// next line that begins (in column 1) with a declaration keyword, or the end of input.
+std::size_t resume_offset(std::string_view text, std::size_t start, std::size_t error_offset) {
+  // Start at the beginning of the error's line: the error may sit just after a keyword
+  // that begins the next declaration (`team` read as a property key, say).
+  std::size_t from = error_offset;
+  while (from > 0 && text[from - 1] != '\n') --from;
+  from = std::max(start + 1, from);
+  for (std::size_t i = from; i < text.size(); ++i) {
+    if (i != 0 && text[i - 1] != '\n') continue;
+    std::size_t word_start = i;
+    while (word_start < text.size() && (text[word_start] == ' ' || text[word_start] == '\t')) ++word_start;
+    for (const std::string& word : declaration_keywords()) {
+      const std::size_t after = word_start + word.size();
+      if (text.compare(word_start, word.size(), word) != 0) continue;
+      if (after < text.size() && is_word_char(text[after])) continue;
+      // `catalog = aws-ml` inside a cluster is a property, not a declaration.
+      std::size_t next = after;
+      while (next < text.size() && (text[next] == ' ' || text[next] == '\t')) ++next;
+      if (next < text.size() && (text[next] == '=' || text[next] == ':')) continue;
+      return std::max(word_start, start + 1);
+    }
+  }
+  return text.size();
+}
+
+}  // namespace gov::grammar
