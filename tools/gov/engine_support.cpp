@@ -48,57 +48,6 @@ bool signature_accepted(const std::string& policy, const store::Version& version
   return false;
 }
 
-std::optional<engine::EngineOptions> engine_options_from(const Args& args) {
-  engine::EngineOptions options;
-  const std::string dialect = args.value("dialect").value_or("head");
-  if (dialect == "head") {
-    options.dialect = engine::MessageDialect::head;
-  } else if (dialect == "kueue-v0.9") {
-    options.dialect = engine::MessageDialect::kueue_v0_9;
-  } else {
-    fmt::print(stderr, "error: unknown dialect `{}` (expected `head` or `kueue-v0.9`)\n", escape_for_terminal(dialect));
-    return std::nullopt;
-  }
-  return options;
-}
-
-namespace {
-
-/// The back end named by --engine; nullopt (after printing why) for an unknown one.
-std::optional<embed::BackEnd> back_end_from(const Args& args) {
-  const std::string name = args.value("engine").value_or("jit");
-  if (name == "jit") return embed::BackEnd::jit;
-  if (name == "interp") return embed::BackEnd::interpreter;
-  fmt::print(stderr, "error: unknown engine `{}` (expected `jit` or `interp`)\n", escape_for_terminal(name));
-  return std::nullopt;
-}
-
-void print_load_error(const embed::LoadError& error) {
-  if (error.kind == embed::LoadError::Kind::policy && error.message.find('\n') != std::string::npos) {
-    fmt::print(stderr, "{}", error.message);  // rendered diagnostics
-    return;
-  }
-  fmt::print(stderr, "error: {}\n", escape_for_terminal(error.message));
-}
-
-}  // namespace
-
-std::unique_ptr<RunnablePolicy> load_runnable(const std::string& path, const Args& args, int& status) {
-  std::optional<embed::BackEnd> back_end = back_end_from(args);
-  if (!back_end) {
-    status = kUsage;
-    return nullptr;
-  }
-  embed::LoadResult loaded = embed::load_file(path, *back_end);
-  if (!loaded.ok()) {
-    print_load_error(*loaded.error);
-    status = loaded.error->kind == embed::LoadError::Kind::io ? kUsage : kFailed;
-    return nullptr;
-  }
-  if (!loaded.policy->warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(loaded.policy->warning));
-  return std::move(loaded.policy);
-}
-
 namespace {
 
 /// The API's options from the command line; nullopt after printing why one is wrong.
@@ -169,56 +118,6 @@ std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std
   }
   status = kOk;
   return engine;
-}
-
-
-}  // namespace gov::cli
-
-namespace gov::cli {
-
-std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& status) {
-  status = kFailed;
-  std::optional<embed::BackEnd> back_end = back_end_from(args);
-  if (!back_end) {
-    status = kUsage;
-    return nullptr;
-  }
-  std::optional<embed::VerifyOptions> verify = verify_options_from(args);
-  if (!verify) {
-    status = kUsage;
-    return nullptr;
-  }
-  store::OpenOptions open_options;
-  open_options.create = false;
-  open_options.read_only = true;
-  const std::string path = args.value("db").value_or(store::default_path());
-  auto db = store::Store::open(path, open_options);
-  if (!db.ok()) {
-    fmt::print(stderr, "error: store `{}`: {}\n", display_path(path), escape_for_terminal(db.error().message));
-    return nullptr;
-  }
-  embed::LoadError error;
-  std::optional<std::string> policy_name = embed::resolve_policy_name(db.value(), args.value("policy").value_or(""), error);
-  if (!policy_name) {
-    const bool choice = error.kind == embed::LoadError::Kind::not_found;
-    fmt::print(stderr, "error: {}{}\n", escape_for_terminal(error.message), choice ? "; choose the policy with --policy NAME" : "");
-    return nullptr;
-  }
-  embed::LoadResult loaded = embed::load_store_version(db.value(), *policy_name, std::nullopt, *back_end, *verify);
-  if (!loaded.ok()) {
-    print_load_error(*loaded.error);
-    return nullptr;
-  }
-  RunnablePolicy& policy = *loaded.policy;
-  if (!policy.warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(policy.warning));
-  if (*back_end == embed::BackEnd::jit && policy.code != embed::CodeOrigin::interpreter) {
-    fmt::print(stderr, "gov: `{}` version {}: {}\n", escape_for_terminal(policy.name), policy.version,
-               policy.code == embed::CodeOrigin::cached
-                   ? std::string("loaded cached native code (no codegen)")
-                   : fmt::format("compiled native code ({})", policy.code_note));
-  }
-  status = kOk;
-  return std::move(loaded.policy);
 }
 
 }  // namespace gov::cli

@@ -1,5 +1,5 @@
-// What the engine commands (simulate, eval, test) share: a checked policy lowered to IR
-// with an evaluator.
+// What the engine commands (simulate, eval, test) share: opening a gov::Engine from the command
+// line, and the options that say how.
 #pragma once
 
 #include <memory>
@@ -8,8 +8,6 @@
 
 #include "gov/engine.hpp"
 #include "runtime/embed/policy_loader.hpp"
-#include "runtime/engine/decision.hpp"
-#include "runtime/engine/engine_options.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/cli.hpp"
 
@@ -22,15 +20,6 @@ using embed::RunnablePolicy;
 /// The --engine, --dialect options every engine command takes.
 std::vector<OptionSpec> engine_options();
 
-/// Loads, checks and lowers `path` and builds the evaluator named by --engine. On failure
-/// prints diagnostics or the error and sets `status` (1 for policy errors, 2 for usage/IO).
-std::unique_ptr<RunnablePolicy> load_runnable(const std::string& path, const Args& args, int& status);
-
-/// The active version of the store named by --db (and --policy), rebuilt from its stored
-/// sources, with the native code cached by `gov apply` when it matches this machine (no
-/// codegen; a line on stderr says which happened).
-std::unique_ptr<RunnablePolicy> load_runnable_from_store(const Args& args, int& status);
-
 /// --verify-key FILE and --require-signature: how the signatures of stored versions are checked.
 std::vector<OptionSpec> verify_options();
 
@@ -41,9 +30,6 @@ std::optional<embed::VerifyOptions> verify_options_from(const Args& args);
 /// For commands that read a stored version's sources without running it (show --inspect, diff):
 /// false after printing the refusal when its signature does not verify, or is required and missing.
 bool signature_accepted(const std::string& policy, const store::Version& version, const embed::VerifyOptions& verify);
-
-/// The engine options from --dialect; nullopt (after printing why) for an unknown dialect.
-std::optional<engine::EngineOptions> engine_options_from(const Args& args);
 
 /// The engine a command runs, opened through the embedding API as a controller would: FILE
 /// compiled (gov::Engine::compile_file), or without FILE the active version of the store named
