@@ -11,6 +11,7 @@
 #include "compiler/check/name_index.hpp"
 #include "compiler/check/quantities.hpp"
 #include "compiler/check/quotas.hpp"
+#include "compiler/model/quantities.hpp"
 
 namespace gov::check {
 namespace {
@@ -42,12 +43,12 @@ Span interpolation_span(const ast::StringLit& s) {
   return s.span;
 }
 
-std::optional<ir::Resource> resource_of(std::string_view key) {
-  if (key == "gpus") return ir::Resource::gpu;
-  if (key == "neuron") return ir::Resource::neuron;
-  if (key == "vcpus") return ir::Resource::vcpu;
-  if (key == "memory") return ir::Resource::memory;
-  if (key == "efa") return ir::Resource::efa;
+std::optional<model::Resource> resource_of(std::string_view key) {
+  if (key == "gpus") return model::Resource::gpu;
+  if (key == "neuron") return model::Resource::neuron;
+  if (key == "vcpus") return model::Resource::vcpu;
+  if (key == "memory") return model::Resource::memory;
+  if (key == "efa") return model::Resource::efa;
   return std::nullopt;
 }
 
@@ -112,13 +113,13 @@ class Checker {
   }
 
   /// The amount of a resource property in base units, range-checked.
-  std::optional<ir::Amount> amount(const ast::Property& p, ir::Resource r, SourceId source) {
+  std::optional<model::Amount> amount(const ast::Property& p, model::Resource r, SourceId source) {
     const ast::Value& v = *p.value;
     if (v.kind != ast::Value::Kind::number) return std::nullopt;
-    std::optional<ir::Amount> a;
-    ir::Amount limit = kMaxAmount;
+    std::optional<model::Amount> a;
+    model::Amount limit = kMaxAmount;
     switch (r) {
-      case ir::Resource::vcpu:
+      case model::Resource::vcpu:
         a = millicores(v.number);
         limit = kMaxAmount * 1000;
         if (!a && (v.number.unit == ast::Unit::none || v.number.unit == ast::Unit::milli)) {
@@ -126,7 +127,7 @@ class Checker {
                  fmt::format("`{}` is not a whole number of millicores", ast::number_text(v.number)));
         }
         break;
-      case ir::Resource::memory:
+      case model::Resource::memory:
         a = mebibytes(v.number);
         limit = kMaxAmount * 1024;
         if (!a && (v.number.unit == ast::Unit::mib || v.number.unit == ast::Unit::gib || v.number.unit == ast::Unit::tib)) {
@@ -138,7 +139,7 @@ class Checker {
     if (a && (*a < 0 || *a > limit)) {
       report(Code::out_of_range, {source, v.span},
              fmt::format("`{}` is {}; HyperPod accepts at most {}", p.key.text, ast::number_text(v.number),
-                         r == ir::Resource::memory ? "10,000,000 GiB" : "10,000,000"),
+                         r == model::Resource::memory ? "10,000,000 GiB" : "10,000,000"),
              "out of range");
       return std::nullopt;
     }
@@ -187,7 +188,7 @@ class Checker {
       if (p.key.text == "accelerator-memory" && v.kind == ast::Value::Kind::number) {
         t.accelerator_memory = mebibytes(v.number).value_or(0);
       }
-      if (auto r = resource_of(p.key.text)) t.per_instance[ir::index(*r)] = amount(p, *r, source).value_or(0);
+      if (auto r = resource_of(p.key.text)) t.per_instance[model::index(*r)] = amount(p, *r, source).value_or(0);
     }
     for (std::string_view required : {"vcpus", "memory"}) {
       if (find_property(instance.properties, required)) continue;
@@ -388,13 +389,13 @@ class Checker {
   /// Kueue accepts three lists of fair-sharing preemption strategies: S2-a alone, S2-b alone, or
   /// S2-a then S2-b (docs/kueue-reference.md §1, `parseStrategies`).
   void fair_share_preemption(const ast::Value& v, SourceId source, Settings& settings) {
-    using S = ir::FairShareStrategy;
+    using S = model::FairShareStrategy;
     std::vector<S> strategies;
     for (const ast::Value& item : v.list) {
       if (item.kind != ast::Value::Kind::name) return;  // already reported
-      if (item.name.text == ir::fair_share_strategy_name(S::less_than_or_equal_to_final_share)) {
+      if (item.name.text == model::fair_share_strategy_name(S::less_than_or_equal_to_final_share)) {
         strategies.push_back(S::less_than_or_equal_to_final_share);
-      } else if (item.name.text == ir::fair_share_strategy_name(S::less_than_initial_share)) {
+      } else if (item.name.text == model::fair_share_strategy_name(S::less_than_initial_share)) {
         strategies.push_back(S::less_than_initial_share);
       } else {
         return;  // an unknown choice, already reported
@@ -463,34 +464,34 @@ class Checker {
       if (!p) continue;
       const ast::Value& v = *p->value;
       if (p->key.text == "sharing" && v.kind == ast::Value::Kind::name) {
-        out.sharing = v.name.text == "lend" ? ir::Sharing::lend
-                      : v.name.text == "dont-lend" ? ir::Sharing::dont_lend
-                                                   : ir::Sharing::lend_and_borrow;
+        out.sharing = v.name.text == "lend" ? model::Sharing::lend
+                      : v.name.text == "dont-lend" ? model::Sharing::dont_lend
+                                                   : model::Sharing::lend_and_borrow;
       } else if (p->key.text == "borrow-limit") {
         out.borrow_limit_given = true;
         out.borrow_limit_percent = static_cast<int32_t>(count_in_range(v, source, "the borrow limit", 0, 10000, "%").value_or(50));
       } else if (p->key.text == "preempt-team-tasks" && v.kind == ast::Value::Kind::name) {
-        out.preempt_team_tasks = v.name.text == "never"                           ? ir::WithinTeam::never
-                                 : v.name.text == "lower-or-newer-equal-priority" ? ir::WithinTeam::lower_or_newer_equal_priority
-                                                                                  : ir::WithinTeam::lower_priority;
+        out.preempt_team_tasks = v.name.text == "never"                           ? model::WithinTeam::never
+                                 : v.name.text == "lower-or-newer-equal-priority" ? model::WithinTeam::lower_or_newer_equal_priority
+                                                                                  : model::WithinTeam::lower_priority;
       } else if (p->key.text == "reclaim-within-cohort" && v.kind == ast::Value::Kind::name) {
-        out.reclaim_within_cohort = v.name.text == "never"            ? ir::ReclaimWithinCohort::never
-                                    : v.name.text == "lower-priority" ? ir::ReclaimWithinCohort::lower_priority
-                                                                      : ir::ReclaimWithinCohort::any;
+        out.reclaim_within_cohort = v.name.text == "never"            ? model::ReclaimWithinCohort::never
+                                    : v.name.text == "lower-priority" ? model::ReclaimWithinCohort::lower_priority
+                                                                      : model::ReclaimWithinCohort::any;
         reclaim_at = Location{source, v.span};
       } else if (p->key.text == "borrow-within-cohort") {
         borrow_within_cohort(v, source, out);
       } else if (p->key.text == "queueing" && v.kind == ast::Value::Kind::name) {
-        out.queueing = v.name.text == "strict-fifo" ? ir::Queueing::strict_fifo : ir::Queueing::best_effort_fifo;
+        out.queueing = v.name.text == "strict-fifo" ? model::Queueing::strict_fifo : model::Queueing::best_effort_fifo;
       } else if (p->key.text == "when-can-borrow" && v.kind == ast::Value::Kind::name) {
-        out.when_can_borrow = v.name.text == "try-next-flavor" ? ir::WhenCanBorrow::try_next_flavor : ir::WhenCanBorrow::borrow;
+        out.when_can_borrow = v.name.text == "try-next-flavor" ? model::WhenCanBorrow::try_next_flavor : model::WhenCanBorrow::borrow;
         if (!out.fungibility_at) out.fungibility_at = Location{source, p->span};
       } else if (p->key.text == "when-can-preempt" && v.kind == ast::Value::Kind::name) {
-        out.when_can_preempt = v.name.text == "preempt" ? ir::WhenCanPreempt::preempt : ir::WhenCanPreempt::try_next_flavor;
+        out.when_can_preempt = v.name.text == "preempt" ? model::WhenCanPreempt::preempt : model::WhenCanPreempt::try_next_flavor;
         if (!out.fungibility_at) out.fungibility_at = Location{source, p->span};
       } else if (p->key.text == "flavor-preference" && v.kind == ast::Value::Kind::name) {
-        out.flavor_preference = v.name.text == "preemption-over-borrowing" ? ir::FlavorPreference::preemption_over_borrowing
-                                                                           : ir::FlavorPreference::borrowing_over_preemption;
+        out.flavor_preference = v.name.text == "preemption-over-borrowing" ? model::FlavorPreference::preemption_over_borrowing
+                                                                           : model::FlavorPreference::borrowing_over_preemption;
         preference_at = Location{source, p->span};
         if (!out.fungibility_at) out.fungibility_at = Location{source, p->span};
       } else if (p->key.text == "fair-share-weight") {
@@ -530,7 +531,7 @@ class Checker {
   /// `max-priority-threshold` (a class: victims of other teams above its weight are spared).
   void borrow_within_cohort(const ast::Value& v, SourceId source, Team& out) {
     const auto policy_of = [](const std::string& text) {
-      return text == "lower-priority" ? ir::BorrowWithinCohort::lower_priority : ir::BorrowWithinCohort::never;
+      return text == "lower-priority" ? model::BorrowWithinCohort::lower_priority : model::BorrowWithinCohort::never;
     };
     if (v.kind == ast::Value::Kind::name) {
       out.borrow_within_cohort = policy_of(v.name.text);
@@ -562,8 +563,8 @@ class Checker {
   /// Kueue's validation of preemption: borrowWithinCohort needs reclaimWithinCohort other than
   /// Never (a team that never reclaims cannot reclaim while borrowing either).
   void check_preemption_controls(const Team& team, const std::optional<Location>& reclaim_at) {
-    if (team.borrow_within_cohort == ir::BorrowWithinCohort::never ||
-        team.reclaim_within_cohort != ir::ReclaimWithinCohort::never || !team.borrow_within_cohort_at) {
+    if (team.borrow_within_cohort == model::BorrowWithinCohort::never ||
+        team.reclaim_within_cohort != model::ReclaimWithinCohort::never || !team.borrow_within_cohort_at) {
       return;
     }
     Diagnostic& d = report(Code::borrow_without_reclaim, *team.borrow_within_cohort_at,
@@ -576,11 +577,11 @@ class Checker {
   /// Kueue's validation of flavorFungibility: a preference only chooses among flavors when the
   /// search tries them all, i.e. when both policies are TryNextFlavor.
   void check_fungibility(const Team& team, const std::optional<Location>& preference_at) {
-    if (!preference_at || (team.when_can_borrow == ir::WhenCanBorrow::try_next_flavor &&
-                           team.when_can_preempt == ir::WhenCanPreempt::try_next_flavor)) {
+    if (!preference_at || (team.when_can_borrow == model::WhenCanBorrow::try_next_flavor &&
+                           team.when_can_preempt == model::WhenCanPreempt::try_next_flavor)) {
       return;
     }
-    const bool borrow_stops = team.when_can_borrow != ir::WhenCanBorrow::try_next_flavor;
+    const bool borrow_stops = team.when_can_borrow != model::WhenCanBorrow::try_next_flavor;
     Diagnostic& d = report(Code::preference_without_try_next_flavor, *preference_at,
                            fmt::format("team `{}` sets `flavor-preference`, but `{}` stops the search at the first "
                                        "instance type that can take the task",
@@ -598,20 +599,20 @@ class Checker {
     out.type_name = type.name;
     out.where = {source, q.span};
     GivenAmounts given{}, absolute{};
-    std::map<ir::Resource, Span> given_spans;
+    std::map<model::Resource, Span> given_spans;
     const ast::Property* lending = nullptr;
     for (const ast::Property& p : q.properties) {
       if (p.key.text == "instances") {
         out.instances = count_in_range(*p.value, source, "the instance count", 0, kMaxAmount);
       } else if (p.key.text == "borrow-limit") {
         for (const ast::Property& limit : p.value->block) {
-          if (auto r = resource_of(limit.key.text)) absolute[ir::index(*r)] = amount(limit, *r, source);
+          if (auto r = resource_of(limit.key.text)) absolute[model::index(*r)] = amount(limit, *r, source);
         }
       } else if (p.key.text == "lending-limit") {
         lending = &p;
       } else if (auto r = resource_of(p.key.text)) {
         if (!accelerator_fits(type, *r, p, source)) continue;
-        given[ir::index(*r)] = amount(p, *r, source);
+        given[model::index(*r)] = amount(p, *r, source);
         given_spans[*r] = p.span;
       }
     }
@@ -629,22 +630,23 @@ class Checker {
     }
     if (out.instances) {
       for (const auto& [r, span] : given_spans) {
-        const ir::Amount holds = *out.instances * type.per_instance[ir::index(r)];
-        if (given[ir::index(r)] && *given[ir::index(r)] > holds) {
-          auto shown = [&](ir::Amount a) {
-            if (r == ir::Resource::vcpu) return fmt::format("{} vCPUs", static_cast<double>(a) / 1000.0);
-            if (r == ir::Resource::memory) return fmt::format("{} GiB of memory", static_cast<double>(a) / 1024.0);
-            return fmt::format("{} {}", a, r == ir::Resource::gpu ? "GPUs" : r == ir::Resource::neuron ? "Neuron devices" : "EFA interfaces");
+        const model::Amount holds = *out.instances * type.per_instance[model::index(r)];
+        if (given[model::index(r)] && *given[model::index(r)] > holds) {
+          auto shown = [&](model::Amount a) {
+            const std::string amount = model::format_amount(r, a, model::decimal_notation());
+            if (r == model::Resource::vcpu) return fmt::format("{} vCPUs", amount);
+            if (r == model::Resource::memory) return fmt::format("{} GiB of memory", amount);
+            return fmt::format("{} {}", a, r == model::Resource::gpu ? "GPUs" : r == model::Resource::neuron ? "Neuron devices" : "EFA interfaces");
           };
           report(Code::quota_exceeds_instances, {source, span},
-                 fmt::format("the quota asks for {}, but {} {} of `{}` {} {}", shown(*given[ir::index(r)]), *out.instances,
+                 fmt::format("the quota asks for {}, but {} {} of `{}` {} {}", shown(*given[model::index(r)]), *out.instances,
                              *out.instances == 1 ? "instance" : "instances", type.name,
                              *out.instances == 1 ? "holds" : "hold", shown(holds)),
                  "more than the instances hold");
         }
       }
     }
-    for (size_t r = 0; r < ir::kResourceCount; ++r) out.absolute_borrow_limit[r] = absolute[r].has_value();
+    for (size_t r = 0; r < model::kResourceCount; ++r) out.absolute_borrow_limit[r] = absolute[r].has_value();
     out.nominal = resolve_nominal(type, out.instances, given);
     out.borrowing_limit = resolve_borrowing_limit(out.nominal, team.borrow_limit_percent, absolute, team.sharing);
     out.lending_limit = resolve_lending_limit(team.sharing);
@@ -654,7 +656,7 @@ class Checker {
 
   /// `lending-limit = { ... }` inside a quota: Kueue's lendingLimit, at most the nominal quota.
   void lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out) {
-    if (team.sharing == ir::Sharing::dont_lend) {
+    if (team.sharing == model::Sharing::dont_lend) {
       Diagnostic& d = report(Code::lending_limit_without_lending, {source, p.key.span},
                              fmt::format("team `{}` lends nothing (`sharing = dont-lend`), so it cannot have a lending limit",
                                          team.name),
@@ -664,30 +666,30 @@ class Checker {
     }
     std::optional<int64_t> instances;
     GivenAmounts given{};
-    std::map<ir::Resource, const ast::Property*> given_at;
+    std::map<model::Resource, const ast::Property*> given_at;
     const ast::Property* instances_at = nullptr;
     for (const ast::Property& item : p.value->block) {
       if (item.key.text == "instances") {
         instances = count_in_range(*item.value, source, "the instance count", 0, kMaxAmount);
         instances_at = &item;
       } else if (auto r = resource_of(item.key.text)) {
-        given[ir::index(*r)] = amount(item, *r, source);
+        given[model::index(*r)] = amount(item, *r, source);
         given_at[*r] = &item;
       }
     }
-    const ir::Resources limit = resolve_lending_limit(type, instances, given);
+    const model::Resources limit = resolve_lending_limit(type, instances, given);
     // One error per property that lends more than the quota holds.
-    std::vector<std::pair<const ast::Property*, ir::Resource>> above;
-    for (ir::Resource r : ir::kAllResources) {
-      const size_t i = ir::index(r);
-      if (limit[i] == ir::kUnlimited || limit[i] <= out.nominal[i]) continue;
+    std::vector<std::pair<const ast::Property*, model::Resource>> above;
+    for (model::Resource r : model::kAllResources) {
+      const size_t i = model::index(r);
+      if (limit[i] == model::kUnlimited || limit[i] <= out.nominal[i]) continue;
       const ast::Property* at = given[i] ? given_at[r] : instances_at;
       if (at && std::none_of(above.begin(), above.end(), [&](const auto& a) { return a.first == at; })) {
         above.emplace_back(at, r);
       }
     }
     for (const auto& [at, r] : above) {
-      const size_t i = ir::index(r);
+      const size_t i = model::index(r);
       Diagnostic& d = report(Code::lending_limit_above_nominal, {source, at->span},
                              fmt::format("the lending limit of {} is {}, above the quota's nominal {} of `{}`",
                                          display_name(r), display_amount(r, limit[i]), display_amount(r, out.nominal[i]),
@@ -697,35 +699,33 @@ class Checker {
     }
     if (!above.empty()) return;
     out.lending_limit = limit;
-    for (size_t r = 0; r < ir::kResourceCount; ++r) out.lending_limit_given[r] = limit[r] != ir::kUnlimited;
+    for (size_t r = 0; r < model::kResourceCount; ++r) out.lending_limit_given[r] = limit[r] != model::kUnlimited;
   }
 
-  static std::string_view display_name(ir::Resource r) {
+  static std::string_view display_name(model::Resource r) {
     switch (r) {
-      case ir::Resource::gpu: return "GPUs";
-      case ir::Resource::neuron: return "Neuron devices";
-      case ir::Resource::vcpu: return "vCPUs";
-      case ir::Resource::memory: return "memory";
-      case ir::Resource::efa: return "EFA interfaces";
+      case model::Resource::gpu: return "GPUs";
+      case model::Resource::neuron: return "Neuron devices";
+      case model::Resource::vcpu: return "vCPUs";
+      case model::Resource::memory: return "memory";
+      case model::Resource::efa: return "EFA interfaces";
     }
     return "?";
   }
 
-  static std::string display_amount(ir::Resource r, ir::Amount a) {
-    if (r == ir::Resource::vcpu) return a % 1000 == 0 ? fmt::format("{}", a / 1000) : fmt::format("{}m", a);
-    if (r == ir::Resource::memory) return a % 1024 == 0 ? fmt::format("{} GiB", a / 1024) : fmt::format("{} MiB", a);
-    return fmt::format("{}", a);
+  static std::string display_amount(model::Resource r, model::Amount a) {
+    return model::format_amount(r, a, model::language_notation(model::kMebibytesPerGibibyte));
   }
 
-  bool accelerator_fits(const InstanceType& type, ir::Resource r, const ast::Property& p, SourceId source) {
-    if (r != ir::Resource::gpu && r != ir::Resource::neuron) return true;
-    if (type.per_instance[ir::index(r)] > 0) return true;
-    const bool gpu = r == ir::Resource::gpu;
+  bool accelerator_fits(const InstanceType& type, model::Resource r, const ast::Property& p, SourceId source) {
+    if (r != model::Resource::gpu && r != model::Resource::neuron) return true;
+    if (type.per_instance[model::index(r)] > 0) return true;
+    const bool gpu = r == model::Resource::gpu;
     Diagnostic& d = report(Code::accelerator_mismatch, {source, p.key.span},
                            fmt::format("`{}` has no {}", type.name, gpu ? "NVIDIA GPUs" : "Neuron devices"),
                            fmt::format("no {} on this type", gpu ? "GPUs" : "Neuron devices"));
-    if (type.per_instance[ir::index(ir::Resource::neuron)] > 0) d.help = "this is a Neuron type: use `neuron = N`";
-    else if (type.per_instance[ir::index(ir::Resource::gpu)] > 0) d.help = "this is a GPU type: use `gpus = N`";
+    if (type.per_instance[model::index(model::Resource::neuron)] > 0) d.help = "this is a Neuron type: use `neuron = N`";
+    else if (type.per_instance[model::index(model::Resource::gpu)] > 0) d.help = "this is a GPU type: use `gpus = N`";
     else d.help = "this type has CPUs only: give `vcpus` and `memory`";
     d.notes.push_back({type.where, fmt::format("`{}` is defined here", type.name)});
     return false;
@@ -756,7 +756,7 @@ class Checker {
       out.message_text = ast::string_text(rule->message);
       std::optional<TypedExpr> when = type_expression(*rule->when, names, source, diagnostics_);
       bool ok = when.has_value();
-      if (when && when->type != ir::ValueType::boolean) {
+      if (when && when->type != model::ValueType::boolean) {
         Diagnostic& d = report(Code::condition_not_boolean, {source, when->span},
                                fmt::format("a rule's condition must be true or false, found {}", type_description(when->type)),
                                "not a condition");
@@ -886,10 +886,10 @@ class Checker {
         }
       } else if (key == "per-pod") {
         for (const ast::Property& r : v.block) {
-          if (auto res = resource_of(r.key.text)) out.amounts[ir::index(*res)] = amount(r, *res, source);
+          if (auto res = resource_of(r.key.text)) out.amounts[model::index(*res)] = amount(r, *res, source);
         }
       } else if (auto r = resource_of(key)) {
-        out.amounts[ir::index(*r)] = amount(p, *r, source);
+        out.amounts[model::index(*r)] = amount(p, *r, source);
       }
     }
     if (!has_team) {
@@ -899,8 +899,8 @@ class Checker {
     }
   }
 
-  std::vector<std::pair<ir::Resource, ir::Amount>> resources(const std::vector<ast::Property>& block, SourceId source) {
-    std::vector<std::pair<ir::Resource, ir::Amount>> out;
+  std::vector<std::pair<model::Resource, model::Amount>> resources(const std::vector<ast::Property>& block, SourceId source) {
+    std::vector<std::pair<model::Resource, model::Amount>> out;
     for (const ast::Property& p : block) {
       if (auto r = resource_of(p.key.text)) {
         if (auto a = amount(p, *r, source)) out.emplace_back(*r, *a);

@@ -5,17 +5,19 @@
 
 #include <fmt/format.h>
 
+#include "compiler/model/quantities.hpp"
+
 namespace gov::diff {
 namespace {
 
 using check::Policy;
 
-constexpr std::array<std::string_view, ir::kResourceCount> kResourceNames = {"gpu", "neuron", "vcpu", "memory", "efa"};
+constexpr std::array<std::string_view, model::kResourceCount> kResourceNames = {"gpu", "neuron", "vcpu", "memory", "efa"};
 
 /// An amount in display units: devices, vCPUs, GiB.
-double display(ir::Resource r, ir::Amount a) {
-  if (r == ir::Resource::vcpu) return static_cast<double>(a) / 1000.0;
-  if (r == ir::Resource::memory) return static_cast<double>(a) / 1024.0;
+double display(model::Resource r, model::Amount a) {
+  if (r == model::Resource::vcpu) return static_cast<double>(a) / 1000.0;
+  if (r == model::Resource::memory) return static_cast<double>(a) / 1024.0;
   return static_cast<double>(a);
 }
 
@@ -26,9 +28,11 @@ std::string number_text(double v) {
   return text;
 }
 
-std::string amount_text(ir::Resource r, ir::Amount a) {
-  if (a == ir::kUnlimited) return "unlimited";
-  return number_text(display(r, a)) + (r == ir::Resource::memory ? " GiB" : "");
+std::string amount_text(model::Resource r, model::Amount a) {
+  model::AmountFormat format = model::decimal_notation(/*fraction_digits=*/3);
+  format.memory_unit = true;
+  format.unlimited_word = true;
+  return model::format_amount(r, a, format);
 }
 
 class Comparer {
@@ -103,7 +107,7 @@ class Comparer {
     change("policy", "default priority", default_class(before_, b), default_class(after_, a));
     auto strategies = [](const check::Settings& s) {
       std::vector<std::string_view> names;
-      for (ir::FairShareStrategy strategy : s.fair_share_strategies) names.push_back(ir::fair_share_strategy_name(strategy));
+      for (model::FairShareStrategy strategy : s.fair_share_strategies) names.push_back(model::fair_share_strategy_name(strategy));
       return fmt::format("[{}]", fmt::join(names, ", "));
     };
     change("policy", "fair-share preemption", strategies(b), strategies(a));
@@ -164,10 +168,10 @@ class Comparer {
     if (!b) change(subject, "team", "", "added");
     if (!a) change(subject, "team", "present", "removed");
     if (a && b) {
-      change(subject, "sharing", std::string(ir::sharing_name(b->sharing)), std::string(ir::sharing_name(a->sharing)));
+      change(subject, "sharing", std::string(model::sharing_name(b->sharing)), std::string(model::sharing_name(a->sharing)));
       numeric(subject, "borrow limit", b->borrow_limit_percent, a->borrow_limit_percent, "%");
-      change(subject, "preempt team tasks", std::string(ir::within_team_name(b->preempt_team_tasks)),
-             std::string(ir::within_team_name(a->preempt_team_tasks)));
+      change(subject, "preempt team tasks", std::string(model::within_team_name(b->preempt_team_tasks)),
+             std::string(model::within_team_name(a->preempt_team_tasks)));
       numeric(subject, "fair-share weight", b->fair_share_weight, a->fair_share_weight);
       change(subject, "active", b->active ? "yes" : "no", a->active ? "yes" : "no");
       controls(subject, *b, *a);
@@ -187,33 +191,33 @@ class Comparer {
 
   /// Kueue's controls (docs/language.md), compared by their effective values.
   void controls(const std::string& subject, const check::Team& b, const check::Team& a) {
-    change(subject, "reclaim within cohort", std::string(ir::reclaim_name(b.reclaim_within_cohort)),
-           std::string(ir::reclaim_name(a.reclaim_within_cohort)));
-    change(subject, "borrow within cohort", std::string(ir::borrow_within_cohort_name(b.borrow_within_cohort)),
-           std::string(ir::borrow_within_cohort_name(a.borrow_within_cohort)));
+    change(subject, "reclaim within cohort", std::string(model::reclaim_name(b.reclaim_within_cohort)),
+           std::string(model::reclaim_name(a.reclaim_within_cohort)));
+    change(subject, "borrow within cohort", std::string(model::borrow_within_cohort_name(b.borrow_within_cohort)),
+           std::string(model::borrow_within_cohort_name(a.borrow_within_cohort)));
     auto threshold = [](const Policy& p, const check::Team& t) {
       return t.borrow_priority_threshold >= 0 ? p.classes[static_cast<size_t>(t.borrow_priority_threshold)].name
                                               : std::string("(none)");
     };
     change(subject, "max priority threshold", threshold(before_, b), threshold(after_, a));
-    change(subject, "queueing", std::string(ir::queueing_name(b.queueing)), std::string(ir::queueing_name(a.queueing)));
-    change(subject, "when can borrow", std::string(ir::when_can_borrow_name(b.when_can_borrow)),
-           std::string(ir::when_can_borrow_name(a.when_can_borrow)));
-    change(subject, "when can preempt", std::string(ir::when_can_preempt_name(b.when_can_preempt)),
-           std::string(ir::when_can_preempt_name(a.when_can_preempt)));
-    change(subject, "flavor preference", std::string(ir::flavor_preference_name(b.flavor_preference)),
-           std::string(ir::flavor_preference_name(a.flavor_preference)));
+    change(subject, "queueing", std::string(model::queueing_name(b.queueing)), std::string(model::queueing_name(a.queueing)));
+    change(subject, "when can borrow", std::string(model::when_can_borrow_name(b.when_can_borrow)),
+           std::string(model::when_can_borrow_name(a.when_can_borrow)));
+    change(subject, "when can preempt", std::string(model::when_can_preempt_name(b.when_can_preempt)),
+           std::string(model::when_can_preempt_name(a.when_can_preempt)));
+    change(subject, "flavor preference", std::string(model::flavor_preference_name(b.flavor_preference)),
+           std::string(model::flavor_preference_name(a.flavor_preference)));
   }
 
   void quota(const std::string& subject, const std::string& team, const std::string& type, const check::Quota* b,
              const check::Quota* a) {
-    for (ir::Resource r : ir::kAllResources) {
-      const size_t i = ir::index(r);
-      auto value = [&](const check::Quota* q, const ir::Resources check::Quota::*field) -> std::optional<double> {
-        if (!q || (q->*field)[i] == ir::kUnlimited) return q ? std::optional<double>() : std::nullopt;
+    for (model::Resource r : model::kAllResources) {
+      const size_t i = model::index(r);
+      auto value = [&](const check::Quota* q, const model::Resources check::Quota::*field) -> std::optional<double> {
+        if (!q || (q->*field)[i] == model::kUnlimited) return q ? std::optional<double>() : std::nullopt;
         return display(r, (q->*field)[i]);
       };
-      const std::string unit = r == ir::Resource::memory ? " GiB" : "";
+      const std::string unit = r == model::Resource::memory ? " GiB" : "";
       const std::string name = fmt::format("{} {}", type, kResourceNames[i]);
       numeric(subject, name + " nominal", value(b, &check::Quota::nominal), value(a, &check::Quota::nominal), unit);
       numeric(subject, name + " borrowing limit", value(b, &check::Quota::borrowing_limit),
@@ -222,16 +226,16 @@ class Comparer {
       change(subject, name + " lending limit", lending(b), lending(a));
     }
     // Consequence: fewer guaranteed accelerators.
-    for (ir::Resource r : {ir::Resource::gpu, ir::Resource::neuron}) {
-      const ir::Amount before = b ? b->nominal[ir::index(r)] : 0;
-      const ir::Amount after = a ? a->nominal[ir::index(r)] : 0;
+    for (model::Resource r : {model::Resource::gpu, model::Resource::neuron}) {
+      const model::Amount before = b ? b->nominal[model::index(r)] : 0;
+      const model::Amount after = a ? a->nominal[model::index(r)] : 0;
       if (after >= before) continue;
       const check::InstanceType* t = type_named(after_, type);
       if (!t) t = type_named(before_, type);
       const std::string accelerator = t && !t->accelerator.empty() ? fmt::format(" ({})", t->accelerator) : "";
       diff_.warnings.push_back({"guaranteed-gpus-fall",
                                 fmt::format("team `{}` loses {} guaranteed {}{} on {}", team, before - after,
-                                            r == ir::Resource::gpu ? "GPUs" : "Neuron devices", accelerator, type)});
+                                            r == model::Resource::gpu ? "GPUs" : "Neuron devices", accelerator, type)});
     }
   }
 
@@ -266,15 +270,15 @@ class Comparer {
   /// Guaranteed instances of a type, as the largest share of any resource.
   static double guaranteed(const Policy& p, size_t type) {
     const check::InstanceType& t = p.types()[type];
-    ir::Resources total{};
+    model::Resources total{};
     for (const check::Team& team : p.teams) {
       for (const check::Quota& q : team.quotas) {
         if (q.type != type) continue;
-        for (size_t r = 0; r < ir::kResourceCount; ++r) total[r] += q.nominal[r];
+        for (size_t r = 0; r < model::kResourceCount; ++r) total[r] += q.nominal[r];
       }
     }
     double most = 0;
-    for (size_t r = 0; r < ir::kResourceCount; ++r) {
+    for (size_t r = 0; r < model::kResourceCount; ++r) {
       if (t.per_instance[r] > 0) most = std::max(most, static_cast<double>(total[r]) / static_cast<double>(t.per_instance[r]));
     }
     return most;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/model/quantities.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/json.hpp"
@@ -127,10 +128,9 @@ std::optional<engine::ClusterState> read_state(const trace::JsonValue& json, con
 }
 
 std::string amount_text(ir::Resource r, ir::Amount a) {
-  if (a == ir::kUnlimited) return "unlimited";
-  if (r == ir::Resource::vcpu) return a % 1000 == 0 ? fmt::format("{}", a / 1000) : fmt::format("{}m", a);
-  if (r == ir::Resource::memory) return a % 1024 == 0 ? fmt::format("{} GiB", a / 1024) : fmt::format("{} MiB", a);
-  return fmt::format("{}", a);
+  model::AmountFormat format = model::language_notation(model::kMebibytesPerGibibyte);
+  format.unlimited_word = true;
+  return model::format_amount(r, a, format);
 }
 
 std::string explanation_text(const engine::Explanation& e) {
