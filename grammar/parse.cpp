@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <tao/pegtl/contrib/parse_tree.hpp>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "grammar/errors.hpp"
 #include "grammar/rules.hpp"
 #include "grammar/schema.hpp"

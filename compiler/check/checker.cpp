@@ -8,7 +8,7 @@
 
 #include "compiler/ast/source_text.hpp"
 #include "compiler/check/expressions.hpp"
-#include "compiler/check/name_index.hpp"
+#include "compiler/support/name_index.hpp"
 #include "compiler/check/quantities.hpp"
 #include "compiler/check/quotas.hpp"
 #include "compiler/model/quantities.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/check/name_index.hpp"
+#include "compiler/support/name_index.hpp"
 #include "compiler/check/policy.hpp"
 #include "compiler/diagnostics/diagnostic.hpp"
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "compiler/model/quantities.hpp"
+#include "compiler/support/json_writer.hpp"
 
 namespace gov::diff {
 namespace {
@@ -312,24 +313,8 @@ class Comparer {
   PolicyDiff diff_;
 };
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+// Unsafe characters escaped too: diff documents end up in CI logs.
+std::string json_string(std::string_view s) { return json_quote(s, JsonEscapes::unsafe); }
 
 std::string arrow(const Change& c) {
   if (c.before.empty()) return fmt::format("(none) → {}", c.after);

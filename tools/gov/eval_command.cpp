@@ -1,7 +1,7 @@
 // `gov eval`: one decision for one task against a cluster state, with its explanation.
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "compiler/model/quantities.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
@@ -21,7 +21,7 @@ std::string to_json(const trace::JsonValue& v) {
     case trace::JsonKind::null: return "null";
     case trace::JsonKind::boolean: return v.boolean ? "true" : "false";
     case trace::JsonKind::number: return v.text;
-    case trace::JsonKind::string: return trace::json_quote(v.text);
+    case trace::JsonKind::string: return json_quote(v.text);
     case trace::JsonKind::array: {
       std::string out = "[";
       for (size_t i = 0; i < v.items.size(); ++i) out += (i ? "," : "") + to_json(v.items[i]);
@@ -30,7 +30,7 @@ std::string to_json(const trace::JsonValue& v) {
     case trace::JsonKind::object: {
       std::string out = "{";
       for (size_t i = 0; i < v.items.size(); ++i) {
-        out += (i ? "," : "") + trace::json_quote(v.keys[i].text) + ":" + to_json(v.items[i]);
+        out += (i ? "," : "") + json_quote(v.keys[i].text) + ":" + to_json(v.items[i]);
       }
       return out + "}";
     }

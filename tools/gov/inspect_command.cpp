@@ -1,7 +1,7 @@
 // `gov inspect`: the resolved policy — quotas after defaults, classes, capacity.
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "compiler/ir/module.hpp"
 #include "compiler/model/quantities.hpp"
 #include "tools/gov/checked.hpp"

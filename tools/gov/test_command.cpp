@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/render.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "compiler/model/quantities.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/trace/decision_writer.hpp"
