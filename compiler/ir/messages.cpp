@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "compiler/model/quantities.hpp"
+#include "compiler/support/utf8.hpp"
 
 namespace gov::ir {
 
@@ -50,9 +51,7 @@ class BoundedMessage {
     // Up to 4 bytes past the cut, to see whether it falls inside a UTF-8 sequence; the piece
     // has them (it passes kMaxMessageBytes, which is more than the marker past the cut).
     out_.append(piece.substr(0, room + 4 > out_.size() ? room + 4 - out_.size() : 0));
-    size_t cut = std::min(out_.size(), room);
-    while (cut > 0 && (static_cast<unsigned char>(out_[cut]) & 0xC0) == 0x80) --cut;  // not inside a sequence
-    out_.resize(cut);
+    out_.resize(utf8_boundary_at_or_before(out_, room));  // not inside a sequence
     out_ += kTruncatedMarker;
     full_ = true;
     return false;
