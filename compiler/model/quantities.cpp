@@ -2,6 +2,7 @@
 #include "compiler/model/quantities.hpp"
 
 #include <array>
+#include <span>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -10,29 +11,20 @@
 namespace gov::model {
 namespace {
 
-// Kubernetes canonical DecimalSI: the largest power of 1000 that keeps the mantissa whole.
-std::string decimal_si(Amount whole) {
-  static constexpr std::array<std::string_view, 7> kSuffixes = {"", "k", "M", "G", "T", "P", "E"};
-  if (whole == 0) return "0";
+// Kubernetes canonical quantities: the largest power of `base` (1000 for DecimalSI, 1024 for
+// BinarySI) that divides the amount, as a suffix.
+std::string canonical_quantity(Amount amount, Amount base, std::span<const std::string_view> suffixes) {
+  if (amount == 0) return "0";
   size_t exponent = 0;
-  while (whole % 1000 == 0 && exponent + 1 < kSuffixes.size()) {
-    whole /= 1000;
+  while (amount % base == 0 && exponent + 1 < suffixes.size()) {
+    amount /= base;
     ++exponent;
   }
-  return fmt::format("{}{}", whole, kSuffixes[exponent]);
+  return fmt::format("{}{}", amount, suffixes[exponent]);
 }
 
-// Kubernetes canonical BinarySI for an amount of MiB: the largest power of 1024 that divides it.
-std::string binary_si(Amount mebibytes) {
-  static constexpr std::array<std::string_view, 5> kSuffixes = {"Mi", "Gi", "Ti", "Pi", "Ei"};
-  if (mebibytes == 0) return "0";
-  size_t exponent = 0;
-  while (mebibytes % 1024 == 0 && exponent + 1 < kSuffixes.size()) {
-    mebibytes /= 1024;
-    ++exponent;
-  }
-  return fmt::format("{}{}", mebibytes, kSuffixes[exponent]);
-}
+constexpr std::array<std::string_view, 7> kDecimalSuffixes = {"", "k", "M", "G", "T", "P", "E"};
+constexpr std::array<std::string_view, 5> kBinarySuffixes = {"Mi", "Gi", "Ti", "Pi", "Ei"};  // of MiB
 
 std::string language_text(Resource resource, Amount amount, Amount largest_memory_unit) {
   if (resource == Resource::vcpu) {
@@ -89,10 +81,10 @@ std::string format_decimal(int64_t value, int64_t divisor, int fraction_digits) 
 std::string format_amount(Resource resource, Amount amount, const AmountFormat& format) {
   switch (format.notation) {
     case AmountFormat::Notation::kubernetes:
-      if (resource == Resource::memory) return binary_si(amount);
-      if (resource != Resource::vcpu) return decimal_si(amount);
+      if (resource == Resource::memory) return canonical_quantity(amount, 1024, kBinarySuffixes);
+      if (resource != Resource::vcpu) return canonical_quantity(amount, 1000, kDecimalSuffixes);
       if (amount % kMillicoresPerVcpu != 0) return fmt::format("{}m", amount);
-      return decimal_si(amount / kMillicoresPerVcpu);
+      return canonical_quantity(amount / kMillicoresPerVcpu, 1000, kDecimalSuffixes);
     case AmountFormat::Notation::language:
       if (format.unlimited_word && amount == kUnlimited) return "unlimited";
       return language_text(resource, amount, format.largest_memory_unit);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gov::test {
@@ -48,6 +49,7 @@ struct Json {
     if (kind != Kind::number) throw std::runtime_error("not a number");
     return number;
   }
+  long integer() const { return static_cast<long>(num()); }
   /// A number exactly as written (`2.4`, `48`), for comparisons without floating point.
   const std::string& literal() const {
     if (kind != Kind::number) throw std::runtime_error("not a number");
@@ -103,7 +105,9 @@ class JsonReader {
       }
       for (;;) {
         if (peek() != '"') fail("expected a key");
-        value.keys.push_back(parse_string());
+        std::string key = parse_string();
+        if (value.has(key)) fail("duplicate key `" + key + "`");
+        value.keys.push_back(std::move(key));
         expect(':');
         value.items.push_back(parse_value(depth + 1));
         if (peek() == ',') {

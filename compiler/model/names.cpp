@@ -1,7 +1,31 @@
-// The language's words for team settings.
+// The words of the vocabulary: resource keys and Kubernetes names, and the language's words for
+// team settings.
+#include "compiler/model/resources.hpp"
 #include "compiler/model/team.hpp"
 
 namespace gov::model {
+
+std::string_view resource_key(Resource resource) {
+  switch (resource) {
+    case Resource::gpu: return "gpu";
+    case Resource::neuron: return "neuron";
+    case Resource::vcpu: return "vcpu";
+    case Resource::memory: return "memory_gib";
+    case Resource::efa: return "efa";
+  }
+  return "?";
+}
+
+std::string_view kubernetes_name(Resource resource) {
+  switch (resource) {
+    case Resource::gpu: return "nvidia.com/gpu";
+    case Resource::neuron: return "aws.amazon.com/neurondevice";
+    case Resource::vcpu: return "cpu";
+    case Resource::memory: return "memory";
+    case Resource::efa: return "vpc.amazonaws.com/efa";
+  }
+  return "?";
+}
 
 std::string_view sharing_name(Sharing sharing) {
   switch (sharing) {
