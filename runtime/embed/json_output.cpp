@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include "gov/types.hpp"
-#include "runtime/embed/convert.hpp"
-#include "runtime/engine/decision.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/json.hpp"
 #include "runtime/trace/units.hpp"
@@ -33,7 +31,7 @@ class ObjectWriter {
   void boolean(std::string_view name, bool value) { key(name) += value ? "true" : "false"; }
   void seconds(std::string_view name, Time value) { key(name) += trace::format_seconds(value); }
   void amount(std::string_view name, Resource resource, int64_t value) {
-    key(name) += value == kUnlimited ? "null" : trace::format_amount(embed::to_engine(resource), value);
+    key(name) += value == kUnlimited ? "null" : trace::format_amount(resource, value);
   }
   void amounts(std::string_view name, const ResourceAmounts& values) {
     std::string& out = key(name);
@@ -68,30 +66,14 @@ void append_array(std::string& out, const std::vector<T>& items, Write write) {
 
 }  // namespace
 
-std::string_view outcome_name(Outcome outcome) {
-  return engine::outcome_name(static_cast<engine::Outcome>(outcome));
-}
-std::string_view reason_name(PendingReason reason) {
-  return engine::reason_name(static_cast<engine::PendingReason>(reason));
-}
-std::string_view preemption_kind_name(PreemptionKind kind) {
-  return engine::preemption_kind_name(static_cast<engine::PreemptionKind>(kind));
-}
-std::string_view task_state_name(TaskState state) {
-  return engine::task_state_name(static_cast<engine::TaskState>(state));
-}
-std::string_view resource_name(Resource resource) {
-  return ir::resource_key(embed::to_engine(resource));
-}
-
 std::string to_json(const Decision& decision) {
-  return trace::decision_json(embed::to_engine(decision));
+  return trace::decision_json(decision);
 }
 
 std::string to_json(const Step& step) {
   std::string out;
   for (const Decision& d : step.decisions) {
-    trace::append_decision_json(out, embed::to_engine(d));
+    trace::append_decision_json(out, d);
     out += '\n';
   }
   return out;

@@ -31,7 +31,7 @@ ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::De
   return evaluate_decide(core, input, scratch(core.rule_count, 0).verdicts.data());
 }
 
-AdmissionCheck check_admission(const EngineCore& core, const TaskSpec& spec) {
+AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
   TaskRequest request;
   if (resolve_request(core.resolver(), spec, request)) {
     AdmissionCheck out;
@@ -47,7 +47,7 @@ AdmissionCheck check_admission(const EngineCore& core, const TaskSpec& spec) {
   return decide(core, request.team, request.priority, fields.data(), label_ids.data());
 }
 
-PreparedTask prepare(const EngineCore& core, const TaskSpec& spec) {
+PreparedTask prepare(const EngineCore& core, const gov::Task& spec) {
   PreparedTask out;
   TaskRequest request;
   if (!resolve_request(core.resolver(), spec, request)) out.policy = &core.module;

@@ -11,11 +11,6 @@
 
 namespace gov::engine {
 
-size_t Snapshot::count(TaskState state) const {
-  return static_cast<size_t>(std::count_if(tasks.begin(), tasks.end(),
-                                           [state](const TaskRow& t) { return t.state == state; }));
-}
-
 struct Engine::Impl {
   Impl(const ir::Module& module, const ir::Evaluator& evaluator, EngineOptions options)
       : core(module, evaluator, options), scheduler(core) {}
@@ -24,7 +19,7 @@ struct Engine::Impl {
   void run_due_finishes(Time before, std::vector<Decision>& out);
   bool release_due(Time instant, std::vector<Decision>& out);
   void apply(const Event& event, std::vector<Decision>& out);
-  void submit(const TaskSpec& spec, std::vector<Decision>& out);
+  void submit(const gov::Task& spec, std::vector<Decision>& out);
   void finish(std::string_view id, std::vector<Decision>& out);
   void cancel(std::string_view id, std::vector<Decision>& out);
   bool id_in_use(std::string_view id) const;
@@ -107,7 +102,7 @@ bool Engine::Impl::id_in_use(std::string_view id) const {
   return state == TaskState::pending || state == TaskState::admitted;
 }
 
-void Engine::Impl::submit(const TaskSpec& spec, std::vector<Decision>& out) {
+void Engine::Impl::submit(const gov::Task& spec, std::vector<Decision>& out) {
   Task task;
   task.submitted_at = core.now;
   std::optional<std::string> error = resolve_task(core.resolver(), spec, task);
@@ -138,6 +133,7 @@ void Engine::Impl::submit(const TaskSpec& spec, std::vector<Decision>& out) {
   }
   task.warnings = std::move(verdict.others);
   task.state = TaskState::pending;
+  task.submitted = std::make_unique<const gov::Task>(spec);
   const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
   const ir::Team& team = core.module.teams[static_cast<size_t>(core.tasks[index].team)];
   if (!team.active) {  // an inactive team admits nothing; its tasks wait, unqueued
@@ -190,6 +186,7 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
   }
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
+  task.submitted = std::make_unique<const gov::Task>(entry.task);
   const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
   const Time now = core.now;
   core.now = entry.admitted_at;  // admissions are stamped with their own time
@@ -206,6 +203,7 @@ std::optional<std::string> Engine::Impl::load_pending(const PendingTask& entry) 
   if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
+  task.submitted = std::make_unique<const gov::Task>(entry.task);
   const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
   if (core.module.teams[static_cast<size_t>(core.tasks[index].team)].active)
     core.tasks.enqueue(index);
@@ -228,29 +226,51 @@ void Engine::step(Time at, std::span<const Event> events, std::vector<Decision>&
   impl_->step(at, events, out);
 }
 
-std::vector<std::string> Engine::load_state(const ClusterState& state) {
-  std::vector<std::string> errors;
-  if (impl_->core.tasks.size() > 0) {
-    errors.emplace_back("a state can only be loaded into a fresh engine");
-    return errors;
-  }
+std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
+  std::vector<LoadFailure> failures;
+  const bool fresh = impl_->core.tasks.size() == 0;
+  const auto load = [&](LoadFailure::List list, size_t index, std::optional<std::string> error) {
+    if (error) failures.push_back({list, index, std::move(*error)});
+  };
+  constexpr std::string_view kNotFresh = "a state can only be loaded into a fresh engine";
   for (size_t i = 0; i < state.admitted.size(); ++i) {
-    if (auto error = impl_->load_admitted(state.admitted[i]))
-      errors.push_back(fmt::format("admitted[{}]: {}", i, *error));
+    load(LoadFailure::List::admitted, i,
+         fresh ? impl_->load_admitted(state.admitted[i]) : std::optional<std::string>(kNotFresh));
   }
   for (size_t i = 0; i < state.pending.size(); ++i) {
-    if (auto error = impl_->load_pending(state.pending[i]))
-      errors.push_back(fmt::format("pending[{}]: {}", i, *error));
+    load(LoadFailure::List::pending, i,
+         fresh ? impl_->load_pending(state.pending[i]) : std::optional<std::string>(kNotFresh));
   }
-  impl_->core.now = std::max(impl_->core.now, state.at);
-  return errors;
+  if (fresh) impl_->core.now = std::max(impl_->core.now, state.at);
+  return failures;
 }
 
-AdmissionCheck Engine::check_admission(const TaskSpec& task) const {
+ClusterState Engine::export_state() const {
+  const EngineCore& core = impl_->core;
+  ClusterState state;
+  state.at = core.now;
+  std::vector<uint32_t> admitted;
+  for (uint32_t index = 0; index < core.tasks.size(); ++index) {
+    const Task& task = core.tasks[index];
+    if (task.state == TaskState::admitted) admitted.push_back(index);
+    if (task.state == TaskState::pending) state.pending.push_back({*task.submitted, task.submitted_at});
+  }
+  // Admission order: by admission time, ties in submission order.
+  std::stable_sort(admitted.begin(), admitted.end(),
+                   [&](uint32_t a, uint32_t b) { return core.tasks[a].admitted_at < core.tasks[b].admitted_at; });
+  for (uint32_t index : admitted) {
+    const Task& task = core.tasks[index];
+    state.admitted.push_back({*task.submitted, task.submitted_at, task.admitted_at,
+                              core.module.flavors[static_cast<size_t>(task.flavor)].name});
+  }
+  return state;
+}
+
+AdmissionCheck Engine::check_admission(const gov::Task& task) const {
   return engine::check_admission(impl_->core, task);
 }
 
-PreparedTask Engine::prepare(const TaskSpec& task) const {
+PreparedTask Engine::prepare(const gov::Task& task) const {
   return engine::prepare(impl_->core, task);
 }
 
@@ -264,7 +284,7 @@ std::optional<Explanation> Engine::explain(std::string_view task_id) const {
   return explain_task(impl_->core, static_cast<uint32_t>(index));
 }
 
-Snapshot Engine::snapshot() const {
+Snapshot Engine::snapshot(bool with_ended_tasks) const {
   const EngineCore& core = impl_->core;
   Snapshot snapshot;
   snapshot.at = core.now;
@@ -287,6 +307,7 @@ Snapshot Engine::snapshot() const {
   }
   for (uint32_t index = 0; index < core.tasks.size(); ++index) {
     const Task& task = core.tasks[index];
+    if (!with_ended_tasks && task.state != TaskState::pending && task.state != TaskState::admitted) continue;
     TaskRow row{task.id,      core.team_name(task),          task.state, {}, task.submitted_at,
                 std::nullopt, core.tasks.is_parked(index)};
     if (task.state == TaskState::admitted) {

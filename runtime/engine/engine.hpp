@@ -19,74 +19,6 @@
 
 namespace gov::engine {
 
-/// Something that happens to a task.
-struct Event {
-  enum class Kind : uint8_t { submit, finish, cancel };
-  Kind kind = Kind::submit;
-  TaskSpec task;   // submit
-  std::string id;  // finish, cancel
-
-  static Event submit(TaskSpec task) { return Event{Kind::submit, std::move(task), {}}; }
-  static Event finish(std::string id) { return Event{Kind::finish, {}, std::move(id)}; }
-  static Event cancel(std::string id) { return Event{Kind::cancel, {}, std::move(id)}; }
-};
-
-/// One team's quota and usage of one resource in one flavor (base units).
-struct UsageRow {
-  std::string team;
-  std::string flavor;
-  ir::Resource resource = ir::Resource::gpu;
-  ir::Amount nominal = 0;
-  ir::Amount borrowing_limit = 0;  // ir::kUnlimited when unlimited
-  ir::Amount used = 0;
-  ir::Amount borrowed = 0;  // max(0, used − nominal)
-};
-
-/// The cohort's quota and usage of one resource in one flavor (docs/kueue-reference.md §2).
-struct CohortRow {
-  std::string flavor;
-  ir::Resource resource = ir::Resource::gpu;
-  ir::Amount quota = 0;  // Σ what teams lend (+ unreserved capacity with idle-resource sharing)
-  ir::Amount used = 0;   // Σ max(0, team usage − what the team keeps private)
-};
-
-struct TaskRow {
-  std::string id;
-  std::string team;
-  TaskState state = TaskState::pending;
-  std::string flavor;  // while admitted
-  Time submitted_at = 0;
-  std::optional<Time> admitted_at;  // while admitted
-  bool parked = false;              // pending and waiting for a change in the cohort
-};
-
-/// The engine's state at one time. Rows are in declaration order (teams, flavors, resources),
-/// tasks in submission order; a task id submitted twice appears once per submission.
-struct Snapshot {
-  Time at = 0;
-  std::vector<UsageRow> usage;    // every team × flavor it holds a quota for × charged resource
-  std::vector<CohortRow> cohort;  // every flavor × charged resource
-  std::vector<TaskRow> tasks;
-  size_t count(TaskState state) const;
-};
-
-/// A cluster's state to start from (`gov eval --state`).
-struct AdmittedTask {
-  TaskSpec task;
-  Time submitted_at = 0;
-  Time admitted_at = 0;
-  std::optional<std::string> flavor;  // default: the task's instance type, else its team's first
-};
-struct PendingTask {
-  TaskSpec task;
-  Time submitted_at = 0;
-};
-struct ClusterState {
-  Time at = 0;  // the engine's time after loading
-  std::vector<AdmittedTask> admitted;
-  std::vector<PendingTask> pending;
-};
-
 /// The answer of Engine::check_admission: what submitting a task now would lead to, computed
 /// without changing the engine. Plain data.
 struct AdmissionCheck {
@@ -149,9 +81,14 @@ class Engine {
 
   /// Loads a cluster's state into a fresh engine: admitted tasks hold their quota as given (no
   /// quota check, no rules: a real cluster may be over quota), pending tasks queue with their
-  /// submission times and compete at the next step; no decisions are emitted. Returns one line
-  /// per entry that could not be loaded (it is skipped), e.g. `admitted[2]: unknown team `x``.
-  std::vector<std::string> load_state(const ClusterState& state);
+  /// submission times and compete at the next step; no decisions are emitted. Returns one
+  /// failure per entry that could not be loaded (it is skipped), e.g. {admitted, 2, "unknown
+  /// team `x`"}.
+  std::vector<LoadFailure> load_state(const ClusterState& state);
+  /// The live tasks as a ClusterState that load_state() of an engine under any policy version
+  /// takes back: admitted tasks in the order they were admitted (with their flavors), pending
+  /// ones in the order they came, each as it was submitted. What a reload carries over.
+  ClusterState export_state() const;
 
   /// Why the latest task with this id is where it is, computed against the current state; nullopt
   /// for an unknown id. Does not change the engine.
@@ -163,12 +100,14 @@ class Engine {
   /// take the room first (step() decides that). Allocates nothing in steady state for a
   /// valid task (per-thread scratch buffers); safe to call from several threads at once as
   /// long as nobody calls step() or load_state() meanwhile.
-  AdmissionCheck check_admission(const TaskSpec& task) const;
+  AdmissionCheck check_admission(const gov::Task& task) const;
   /// Resolves a task for the prepared form of check_admission (allocates; const, like it).
-  PreparedTask prepare(const TaskSpec& task) const;
+  PreparedTask prepare(const gov::Task& task) const;
   /// check_admission of a prepared task: no name lookups, no allocation.
   AdmissionCheck check_admission(const PreparedTask& task) const;
-  Snapshot snapshot() const;
+  /// The state now. `with_ended_tasks`: Snapshot::tasks also lists ended tasks (every task
+  /// ever submitted, in submission order); otherwise pending and admitted ones only.
+  Snapshot snapshot(bool with_ended_tasks = true) const;
   /// Pending and admitted tasks (O(1)).
   size_t live_tasks() const;
   /// The work of queue operations so far: queue comparisons plus admission cycles. For tests

@@ -91,8 +91,8 @@ void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
 
 /// Engine::check_admission and prepare (admission_check.cpp; the prepared form is inline in
 /// admission_check.hpp).
-AdmissionCheck check_admission(const EngineCore& core, const TaskSpec& spec);
-PreparedTask prepare(const EngineCore& core, const TaskSpec& spec);
+AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec);
+PreparedTask prepare(const EngineCore& core, const gov::Task& spec);
 
 /// The explanation of a task against the current state (explain.cpp); simulates on a copy of
 /// the quota state, so the engine is unchanged.

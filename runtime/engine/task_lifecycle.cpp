@@ -54,7 +54,7 @@ void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<D
   Resources borrowed_before{};
   for (ir::Resource r : kChargedResources) {
     const Amount amount = task.request[ir::index(r)];
-    if (amount > 0) decision.usage.emplace_back(r, amount);
+    if (amount > 0) decision.usage.push_back({r, amount});
     borrowed_before[ir::index(r)] = std::max<Amount>(
         0, core.quota.usage(team, flavor, r) - core.quota.nominal(team, flavor, r));
   }
@@ -64,7 +64,7 @@ void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<D
     const Amount after = std::max<Amount>(
         0, core.quota.usage(team, flavor, r) - core.quota.nominal(team, flavor, r));
     if (after != borrowed_before[ir::index(r)])
-      decision.borrowed.emplace_back(r, after - borrowed_before[ir::index(r)]);
+      decision.borrowed.push_back({r, after - borrowed_before[ir::index(r)]});
   }
   decision.warnings = task.warnings;
   decision.message = admitted_message(core.team_name(task));
@@ -111,6 +111,7 @@ void release(EngineCore& core, uint32_t task_index, Outcome outcome, std::vector
   }
   task.state = outcome == Outcome::finished ? TaskState::finished : TaskState::cancelled;
   task.slot = QueueSlot::none;
+  task.submitted.reset();
   core.tasks.ended();
   out.push_back(base_decision(core, task, outcome));
   task.has_decision = true;
@@ -133,10 +134,10 @@ void emit_pending(EngineCore& core, uint32_t task_index, const PendingUpdate& up
     const Assignment& a = *update.assignment;
     for (ir::Resource r : kChargedResources) {
       if (update.reason == PendingReason::waiting_for_quota && contains(a.short_mask, r)) {
-        decision.short_of.emplace_back(r, a.short_of[ir::index(r)]);
+        decision.short_of.push_back({r, a.short_of[ir::index(r)]});
       }
       if (update.reason == PendingReason::exceeds_max_quota && contains(a.maximum_mask, r)) {
-        decision.maximum.emplace_back(r, a.maximum[ir::index(r)]);
+        decision.maximum.push_back({r, a.maximum[ir::index(r)]});
       }
     }
   }

@@ -5,7 +5,7 @@
 namespace gov::engine {
 namespace {
 
-std::optional<std::string> check_amounts(const TaskSpec& spec) {
+std::optional<std::string> check_amounts(const gov::Task& spec) {
   bool any_amount = false;
   for (ir::Resource r : ir::kAllResources) {
     const auto& amount = spec.amounts[ir::index(r)];
@@ -60,7 +60,7 @@ NameIndex::NameIndex(const ir::Module& module) {
   index(classes_, module.classes);
 }
 
-std::optional<std::string> resolve_request(const Resolver& resolver, const TaskSpec& spec,
+std::optional<std::string> resolve_request(const Resolver& resolver, const gov::Task& spec,
                                            TaskRequest& out) {
   const ir::Module& module = resolver.module;
   out.team = resolver.names.team(spec.team);
@@ -96,7 +96,7 @@ std::optional<std::string> resolve_request(const Resolver& resolver, const TaskS
   return std::nullopt;
 }
 
-std::optional<std::string> resolve_task(const Resolver& resolver, const TaskSpec& spec, Task& out) {
+std::optional<std::string> resolve_task(const Resolver& resolver, const gov::Task& spec, Task& out) {
   out.id = spec.id;
   out.duration = spec.duration;
   TaskRequest request;

@@ -1,4 +1,4 @@
-// From a TaskSpec (names, as the user wrote it) to a Task (indices and exact amounts), or a
+// From a gov::Task (names, as the user wrote it) to a Task (indices and exact amounts), or a
 // one-line reason why the task is invalid (docs/semantics.md §1, docs/interfaces.md "Trace file").
 #pragma once
 
@@ -58,12 +58,12 @@ struct Resolver {
 /// invalid: unknown team, class or instance type; `instances` together with per-resource
 /// amounts; negative amounts; `pods` < 1; `instances` without an instance type for a team with
 /// other than one type; overflow. `out.team` is set (or -1) even then.
-std::optional<std::string> resolve_request(const Resolver& resolver, const TaskSpec& spec,
+std::optional<std::string> resolve_request(const Resolver& resolver, const gov::Task& spec,
                                            TaskRequest& out);
 
 /// resolve_request, then the rest of a Task (id, duration); an unknown team's name is kept in
 /// `unknown_team`.
-std::optional<std::string> resolve_task(const Resolver& resolver, const TaskSpec& spec, Task& out);
+std::optional<std::string> resolve_task(const Resolver& resolver, const gov::Task& spec, Task& out);
 
 /// The TaskRequest part of a resolved task.
 TaskRequest request_of(const Task& task);

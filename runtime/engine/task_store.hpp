@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -65,6 +66,9 @@ struct Task {
   std::string last_message;
 
   std::vector<RuleWarning> warnings;  // matching `warn` rules, carried by its admissions
+  /// The task as it was submitted, while it is live (pending or admitted): what
+  /// Engine::export_state hands another policy version. Released when the task ends.
+  std::unique_ptr<const gov::Task> submitted;
 
   // While queued: the set holding it (QueueSet::id). The hash of its queue class, kept up to
   // date by TaskStore::add and TaskStore::reclassify.

@@ -30,19 +30,19 @@ void append_string_member(std::string& out, std::string_view key, std::string_vi
 }
 
 void append_resources(std::string& out, std::string_view key,
-                      const engine::ResourceAmounts& amounts) {
+                      const gov::ResourceAmounts& amounts) {
   append_key(out, key);
   out += '{';
   for (size_t i = 0; i < amounts.size(); ++i) {
     if (i > 0) out += ',';
-    append_json_string(out, ir::resource_key(amounts[i].first));
+    append_json_string(out, ir::resource_key(amounts[i].resource));
     out += ':';
-    out += format_amount(amounts[i].first, amounts[i].second);
+    out += format_amount(amounts[i].resource, amounts[i].amount);
   }
   out += '}';
 }
 
-void append_warnings(std::string& out, const std::vector<engine::RuleWarning>& warnings) {
+void append_warnings(std::string& out, const std::vector<gov::RuleWarning>& warnings) {
   append_key(out, "warnings");
   out += '[';
   for (size_t i = 0; i < warnings.size(); ++i) {
@@ -66,31 +66,31 @@ void append_victims(std::string& out, const std::vector<std::string>& victims) {
   out += ']';
 }
 
-void append_outcome_members(std::string& out, const engine::Decision& d) {
+void append_outcome_members(std::string& out, const gov::Decision& d) {
   switch (d.outcome) {
-    case engine::Outcome::admitted:
+    case gov::Outcome::admitted:
       append_string_member(out, "flavor", d.flavor);
       append_resources(out, "usage", d.usage);
       append_resources(out, "borrowed", d.borrowed);
       if (!d.warnings.empty()) append_warnings(out, d.warnings);
       break;
-    case engine::Outcome::pending:
-      if (d.reason) append_string_member(out, "reason", engine::reason_name(*d.reason));
+    case gov::Outcome::pending:
+      if (d.reason) append_string_member(out, "reason", gov::reason_name(*d.reason));
       if (!d.short_of.empty()) append_resources(out, "short", d.short_of);
       if (!d.maximum.empty()) append_resources(out, "max", d.maximum);
       if (!d.victims.empty()) append_victims(out, d.victims);
       break;
-    case engine::Outcome::preempted:
+    case gov::Outcome::preempted:
       append_string_member(out, "by", d.by);
-      append_string_member(out, "kind", engine::preemption_kind_name(d.kind));
+      append_string_member(out, "kind", gov::preemption_kind_name(d.kind.value_or(PreemptionKind::in_team)));
       break;
-    case engine::Outcome::rejected:
+    case gov::Outcome::rejected:
       append_string_member(out, "rule", d.rule);
       break;
-    case engine::Outcome::finished:
-    case engine::Outcome::cancelled:
+    case gov::Outcome::finished:
+    case gov::Outcome::cancelled:
       return;  // no message either
-    case engine::Outcome::invalid:
+    case gov::Outcome::invalid:
       break;
   }
   append_string_member(out, "message", d.message);
@@ -120,7 +120,7 @@ std::string one_line(std::string_view text) {
 }
 
 // "gpu 2, vcpu 64, memory 256 GiB".
-std::string resources_text(const engine::ResourceAmounts& amounts) {
+std::string resources_text(const gov::ResourceAmounts& amounts) {
   std::string out;
   for (const auto& [resource, amount] : amounts) {
     if (!out.empty()) out += ", ";
@@ -134,18 +134,18 @@ std::string resources_text(const engine::ResourceAmounts& amounts) {
   return out;
 }
 
-std::string admitted_text(const engine::Decision& d) {
+std::string admitted_text(const gov::Decision& d) {
   std::string out = fmt::format("admitted on {}", one_line(d.flavor));
   if (!d.usage.empty()) out += "  " + resources_text(d.usage);
   if (!d.borrowed.empty()) out += "  borrowing " + resources_text(d.borrowed);
-  for (const engine::RuleWarning& warning : d.warnings) {
+  for (const gov::RuleWarning& warning : d.warnings) {
     out += fmt::format("  warning {}: {}", one_line(warning.rule), one_line(warning.message));
   }
   return out;
 }
 
-std::string pending_text(const engine::Decision& d) {
-  std::string details = d.reason ? std::string(engine::reason_name(*d.reason)) : "no reason";
+std::string pending_text(const gov::Decision& d) {
+  std::string details = d.reason ? std::string(gov::reason_name(*d.reason)) : "no reason";
   if (!d.short_of.empty()) details += "; short " + resources_text(d.short_of);
   if (!d.maximum.empty()) details += "; max " + resources_text(d.maximum);
   if (!d.victims.empty()) {
@@ -156,22 +156,22 @@ std::string pending_text(const engine::Decision& d) {
   return fmt::format("pending ({})  {}", details, one_line(d.message));
 }
 
-std::string outcome_text(const engine::Decision& d) {
+std::string outcome_text(const gov::Decision& d) {
   switch (d.outcome) {
-    case engine::Outcome::admitted:
+    case gov::Outcome::admitted:
       return admitted_text(d);
-    case engine::Outcome::pending:
+    case gov::Outcome::pending:
       return pending_text(d);
-    case engine::Outcome::preempted:
+    case gov::Outcome::preempted:
       return fmt::format("preempted by {} ({})  {}", one_line(d.by),
-                         engine::preemption_kind_name(d.kind), one_line(d.message));
-    case engine::Outcome::rejected:
+                         gov::preemption_kind_name(d.kind.value_or(PreemptionKind::in_team)), one_line(d.message));
+    case gov::Outcome::rejected:
       return fmt::format("rejected by rule {}  {}", one_line(d.rule), one_line(d.message));
-    case engine::Outcome::finished:
+    case gov::Outcome::finished:
       return "finished";
-    case engine::Outcome::cancelled:
+    case gov::Outcome::cancelled:
       return "cancelled";
-    case engine::Outcome::invalid:
+    case gov::Outcome::invalid:
       return fmt::format("invalid  {}", one_line(d.message));
   }
   return "?";
@@ -179,7 +179,7 @@ std::string outcome_text(const engine::Decision& d) {
 
 // ------------------------------------------------------------------ summary table
 
-std::string wait_text(const std::optional<engine::Time>& wait) {
+std::string wait_text(const std::optional<gov::Time>& wait) {
   return wait ? format_seconds(*wait) + "s" : "-";
 }
 
@@ -229,23 +229,23 @@ std::string table_line(const SummaryRow& row,
 
 // ------------------------------------------------------------------ public writers
 
-void append_decision_json(std::string& out, const engine::Decision& decision) {
+void append_decision_json(std::string& out, const gov::Decision& decision) {
   out += "{\"at\":";
   out += format_seconds(decision.at);
   append_string_member(out, "task", decision.task);
-  append_string_member(out, "outcome", engine::outcome_name(decision.outcome));
+  append_string_member(out, "outcome", gov::outcome_name(decision.outcome));
   append_string_member(out, "team", decision.team);
   append_outcome_members(out, decision);
   out += '}';
 }
 
-std::string decision_json(const engine::Decision& decision) {
+std::string decision_json(const gov::Decision& decision) {
   std::string out;
   append_decision_json(out, decision);
   return out;
 }
 
-std::string decision_text(const engine::Decision& decision) {
+std::string decision_text(const gov::Decision& decision) {
   return fmt::format("{:>5}  {}  {}  {}", format_seconds(decision.at) + "s",
                      one_line(decision.task), one_line(decision.team), outcome_text(decision));
 }
@@ -272,7 +272,7 @@ std::string summary_text(const std::vector<TeamSummary>& teams) {
 
 namespace {
 
-ir::Amount gpu_of(const engine::ResourceAmounts& amounts) {
+ir::Amount gpu_of(const gov::ResourceAmounts& amounts) {
   for (const auto& [resource, amount] : amounts) {
     if (resource == ir::Resource::gpu) return amount;
   }
@@ -287,16 +287,16 @@ size_t SummaryBuilder::team_slot(const std::string& name) {
   return it->second;
 }
 
-void SummaryBuilder::release(LiveTask& task, engine::Time at) {
+void SummaryBuilder::release(LiveTask& task, gov::Time at) {
   if (!task.held_since) return;
-  engine::Time held = std::max<engine::Time>(at - *task.held_since, 0);
+  gov::Time held = std::max<gov::Time>(at - *task.held_since, 0);
   TeamSummary& team = teams_[task.team].summary;
   team.gpu_millis += task.gpu * held;
   team.borrowed_gpu_millis += task.borrowed_gpu * held;
   task.held_since.reset();
 }
 
-void SummaryBuilder::admit(LiveTask& task, const engine::Decision& decision) {
+void SummaryBuilder::admit(LiveTask& task, const gov::Decision& decision) {
   release(task, decision.at);  // an admission while admitted (not expected) restarts the interval
   if (!task.admitted_once) {
     task.admitted_once = true;
@@ -308,7 +308,7 @@ void SummaryBuilder::admit(LiveTask& task, const engine::Decision& decision) {
   task.borrowed_gpu = gpu_of(decision.borrowed);
 }
 
-void SummaryBuilder::add(const engine::Decision& decision) {
+void SummaryBuilder::add(const gov::Decision& decision) {
   last_ = std::max(last_, decision.at);
   size_t slot = team_slot(decision.team);
   auto [it, inserted] = live_.try_emplace(decision.task);
@@ -318,30 +318,30 @@ void SummaryBuilder::add(const engine::Decision& decision) {
     task.submitted = decision.at;
   }
   switch (decision.outcome) {
-    case engine::Outcome::admitted:
+    case gov::Outcome::admitted:
       admit(task, decision);
       return;
-    case engine::Outcome::pending:
+    case gov::Outcome::pending:
       return;
-    case engine::Outcome::preempted: {
+    case gov::Outcome::preempted: {
       release(task, decision.at);
       ++teams_[task.team].summary.preempted;
       auto by = live_.find(decision.by);
       if (by != live_.end()) ++teams_[by->second.team].summary.preemptions_caused;
       return;
     }
-    case engine::Outcome::rejected:
-    case engine::Outcome::finished:
-    case engine::Outcome::cancelled:
-    case engine::Outcome::invalid:
+    case gov::Outcome::rejected:
+    case gov::Outcome::finished:
+    case gov::Outcome::cancelled:
+    case gov::Outcome::invalid:
       release(task, decision.at);
       live_.erase(it);
       return;
   }
 }
 
-std::vector<TeamSummary> SummaryBuilder::summarize(std::optional<engine::Time> end) const {
-  engine::Time until = end.value_or(last_);
+std::vector<TeamSummary> SummaryBuilder::summarize(std::optional<gov::Time> end) const {
+  gov::Time until = end.value_or(last_);
   std::vector<TeamSummary> out;
   out.reserve(teams_.size());
   for (const TeamTotals& totals : teams_) {
@@ -351,7 +351,7 @@ std::vector<TeamSummary> SummaryBuilder::summarize(std::optional<engine::Time> e
   }
   for (const auto& [id, task] : live_) {
     if (!task.held_since || until <= *task.held_since) continue;
-    engine::Time held = until - *task.held_since;
+    gov::Time held = until - *task.held_since;
     out[task.team].gpu_millis += task.gpu * held;
     out[task.team].borrowed_gpu_millis += task.borrowed_gpu * held;
   }

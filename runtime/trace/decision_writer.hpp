@@ -9,7 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/engine/decision.hpp"
+#include "compiler/ir/module.hpp"
+#include "gov/types.hpp"
 #include "runtime/trace/wait_stats.hpp"
 
 namespace gov::trace {
@@ -23,21 +24,21 @@ namespace gov::trace {
 /// (gpu/neuron/efa devices, vcpu vCPUs, memory_gib GiB), integers when whole, else the
 /// exact decimal. Strings are escaped; the output is valid UTF-8 whatever the input.
 /// Only allocation can fail (std::bad_alloc).
-void append_decision_json(std::string& out, const engine::Decision& decision);
+void append_decision_json(std::string& out, const gov::Decision& decision);
 /// The same, as a new string.
-std::string decision_json(const engine::Decision& decision);
+std::string decision_json(const gov::Decision& decision);
 
 /// One decision as one readable line, without a newline:
 /// `   5s  b1  team-b  admitted on ml.g5.8xlarge  gpu 2, vcpu 64, memory 256 GiB`.
 /// Control characters in names and messages are escaped so that it stays one line.
-std::string decision_text(const engine::Decision& decision);
+std::string decision_text(const gov::Decision& decision);
 
 /// What one team's tasks did over a decision stream.
 struct TeamSummary {
   std::string team;
   int64_t admitted = 0;                   // tasks admitted at least once
-  std::optional<engine::Time> mean_wait;  // submission → first admission, over admitted tasks
-  std::optional<engine::Time> p95_wait;   // nullopt when no task was admitted
+  std::optional<gov::Time> mean_wait;  // submission → first admission, over admitted tasks
+  std::optional<gov::Time> p95_wait;   // nullopt when no task was admitted
   int64_t gpu_millis = 0;                 // usage.gpu × time held, GPU-milliseconds
   int64_t borrowed_gpu_millis = 0;        // borrowed.gpu × time held
   int64_t preempted = 0;                  // preemptions its tasks suffered
@@ -52,21 +53,21 @@ struct TeamSummary {
 class SummaryBuilder {
  public:
   /// Feeds the next decision.
-  void add(const engine::Decision& decision);
+  void add(const gov::Decision& decision);
   /// One summary per team, in order of first appearance. Tasks still holding resources
   /// count until `end` (default: the time of the last decision). Does not change the builder.
-  std::vector<TeamSummary> summarize(std::optional<engine::Time> end = std::nullopt) const;
+  std::vector<TeamSummary> summarize(std::optional<gov::Time> end = std::nullopt) const;
   /// Tasks seen and not yet finished, cancelled, rejected or invalid.
   size_t live_tasks() const { return live_.size(); }
   /// The time of the last decision fed (0 before any).
-  engine::Time last_time() const { return last_; }
+  gov::Time last_time() const { return last_; }
 
  private:
   struct LiveTask {
     size_t team = 0;
-    engine::Time submitted = 0;
+    gov::Time submitted = 0;
     bool admitted_once = false;
-    std::optional<engine::Time> held_since;  // while admitted
+    std::optional<gov::Time> held_since;  // while admitted
     ir::Amount gpu = 0;
     ir::Amount borrowed_gpu = 0;
   };
@@ -76,13 +77,13 @@ class SummaryBuilder {
   };
 
   size_t team_slot(const std::string& name);
-  void release(LiveTask& task, engine::Time at);
-  void admit(LiveTask& task, const engine::Decision& decision);
+  void release(LiveTask& task, gov::Time at);
+  void admit(LiveTask& task, const gov::Decision& decision);
 
   std::vector<TeamTotals> teams_;
   std::unordered_map<std::string, size_t> team_slots_;
   std::unordered_map<std::string, LiveTask> live_;
-  engine::Time last_ = 0;
+  gov::Time last_ = 0;
 };
 
 /// The summary as a table, one row per team, with a header line; waits in seconds,

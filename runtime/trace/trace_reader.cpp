@@ -178,7 +178,7 @@ struct TraceReader::State {
   const ir::Module& module;
   Phase phase = Phase::start;
   size_t index = 0;  // of the next event
-  engine::Time last_at = 0;
+  gov::Time last_at = 0;
   size_t last_at_index = 0;
   std::unordered_map<std::string, TaskRecord> tasks;
   size_t text_bytes = 0;  // task ids and labels of the submits so far
@@ -196,6 +196,13 @@ class EventDecoder {
       : state_(state), module_(state.module), index_(index) {}
 
   bool decode(const JsonValue& value, TraceEvent& out);
+  /// A submit object on its own (no event around it).
+  bool decode_task(const JsonValue& value, gov::Task& out) {
+    TraceEvent event;
+    if (!decode_submit(value, event)) return false;
+    out = std::move(event.task);
+    return true;
+  }
   std::optional<TraceError>& error() { return error_; }
 
  private:
@@ -208,7 +215,7 @@ class EventDecoder {
 
   // Values.
   bool read_at(const JsonValue& at);
-  bool read_seconds(std::string_view field, const JsonValue& value, engine::Time& out);
+  bool read_seconds(std::string_view field, const JsonValue& value, gov::Time& out);
   bool read_string(std::string_view field, const JsonValue& value, std::string& out);
   /// Fails when `text` holds a NUL: the C ABI hands ids, names and labels on as C strings,
   /// where "x\u0000A" and "x\u0000B" would both read as "x".
@@ -216,22 +223,22 @@ class EventDecoder {
   bool read_count(std::string_view field, const JsonValue& value, int64_t minimum, int64_t& out);
   bool read_amount(std::string_view field, ir::Resource resource, const JsonValue& value,
                    ir::Amount& out);
-  bool read_amounts(const JsonValue& object, std::string_view path, engine::TaskSpec& task);
-  bool read_labels(const JsonValue& value, engine::Labels& out);
+  bool read_amounts(const JsonValue& object, std::string_view path, gov::Task& task);
+  bool read_labels(const JsonValue& value, std::vector<std::pair<std::string, std::string>>& out);
 
   // Events.
   bool decode_end(EventKind kind, const JsonValue& value, TraceEvent& out);
   bool decode_submit(const JsonValue& value, TraceEvent& out);
-  bool read_identity(const JsonValue& submit, engine::TaskSpec& task);
-  bool read_names(const JsonValue& submit, engine::TaskSpec& task);
-  bool read_request(const JsonValue& submit, engine::TaskSpec& task);
-  bool check_request_forms(const JsonValue& submit, const engine::TaskSpec& task);
-  bool check_instances_type(const JsonValue& submit, const engine::TaskSpec& task);
+  bool read_identity(const JsonValue& submit, gov::Task& task);
+  bool read_names(const JsonValue& submit, gov::Task& task);
+  bool read_request(const JsonValue& submit, gov::Task& task);
+  bool check_request_forms(const JsonValue& submit, const gov::Task& task);
+  bool check_instances_type(const JsonValue& submit, const gov::Task& task);
 
   TraceReader::State& state_;
   const ir::Module& module_;
   size_t index_;
-  std::optional<engine::Time> at_;
+  std::optional<gov::Time> at_;
   std::optional<TraceError> error_;
 };
 
@@ -266,7 +273,7 @@ bool EventDecoder::check_keys(const JsonValue& object, const std::array<std::str
 
 // ------------------------------------------------------------------ values
 
-bool EventDecoder::read_seconds(std::string_view field, const JsonValue& value, engine::Time& out) {
+bool EventDecoder::read_seconds(std::string_view field, const JsonValue& value, gov::Time& out) {
   if (value.kind != JsonKind::number) {
     return field_fail(field, value.position,
                       fmt::format("expected a number of seconds, found {}", found(value)));
@@ -349,7 +356,7 @@ bool EventDecoder::read_amount(std::string_view field, ir::Resource resource,
 }
 
 bool EventDecoder::read_amounts(const JsonValue& object, std::string_view path,
-                                engine::TaskSpec& task) {
+                                gov::Task& task) {
   for (ir::Resource resource : ir::kAllResources) {
     const JsonValue* value = object.find(trace_key(resource));
     if (value == nullptr) continue;
@@ -362,7 +369,7 @@ bool EventDecoder::read_amounts(const JsonValue& object, std::string_view path,
   return true;
 }
 
-bool EventDecoder::read_labels(const JsonValue& value, engine::Labels& out) {
+bool EventDecoder::read_labels(const JsonValue& value, std::vector<std::pair<std::string, std::string>>& out) {
   if (value.kind != JsonKind::object) {
     return field_fail("labels", value.position,
                       fmt::format("expected an object of string labels, found {}", found(value)));
@@ -416,7 +423,7 @@ bool EventDecoder::decode(const JsonValue& value, TraceEvent& out) {
 }
 
 bool EventDecoder::read_at(const JsonValue& at) {
-  engine::Time millis = 0;
+  gov::Time millis = 0;
   if (!read_seconds("at", at, millis)) return false;
   at_ = millis;
   if (index_ > 0 && millis < state_.last_at) {
@@ -461,7 +468,7 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
         "submit", value.position,
         fmt::format("expected an object describing the task, found {}", found(value)));
   }
-  engine::TaskSpec task;
+  gov::Task task;
   if (!check_keys(value, kSubmitKeys, "", "a submit")) return false;
   if (!read_identity(value, task) || !read_names(value, task) || !read_request(value, task))
     return false;
@@ -489,7 +496,7 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
   return true;
 }
 
-bool EventDecoder::read_identity(const JsonValue& submit, engine::TaskSpec& task) {
+bool EventDecoder::read_identity(const JsonValue& submit, gov::Task& task) {
   const JsonValue* id = submit.find("id");
   if (id == nullptr)
     return field_fail("id", submit.position, "missing; a submit needs \"id\" and \"team\"");
@@ -512,7 +519,7 @@ bool EventDecoder::read_identity(const JsonValue& submit, engine::TaskSpec& task
   return true;
 }
 
-bool EventDecoder::read_names(const JsonValue& submit, engine::TaskSpec& task) {
+bool EventDecoder::read_names(const JsonValue& submit, gov::Task& task) {
   const JsonValue* team = submit.find("team");
   if (team == nullptr)
     return field_fail("team", submit.position, "missing; a submit needs \"id\" and \"team\"");
@@ -543,7 +550,7 @@ bool EventDecoder::read_names(const JsonValue& submit, engine::TaskSpec& task) {
   return true;
 }
 
-bool EventDecoder::read_request(const JsonValue& submit, engine::TaskSpec& task) {
+bool EventDecoder::read_request(const JsonValue& submit, gov::Task& task) {
   if (const JsonValue* instances = submit.find("instances"); instances != nullptr) {
     if (!read_count("instances", *instances, /*minimum=*/0, task.instances.emplace())) return false;
   }
@@ -568,7 +575,7 @@ bool EventDecoder::read_request(const JsonValue& submit, engine::TaskSpec& task)
 }
 
 // A task requests whole `instances`, or per-resource amounts, or `pods` × `per_pod`.
-bool EventDecoder::check_request_forms(const JsonValue& submit, const engine::TaskSpec& task) {
+bool EventDecoder::check_request_forms(const JsonValue& submit, const gov::Task& task) {
   const JsonValue* per_pod = submit.find("per_pod");
   const JsonValue* pods = submit.find("pods");
   const JsonValue* instances = submit.find("instances");
@@ -612,7 +619,7 @@ bool EventDecoder::check_request_forms(const JsonValue& submit, const engine::Ta
 }
 
 // `instances` without `instance_type` means the team's one instance type.
-bool EventDecoder::check_instances_type(const JsonValue& submit, const engine::TaskSpec& task) {
+bool EventDecoder::check_instances_type(const JsonValue& submit, const gov::Task& task) {
   if (!task.instances || task.instance_type) return true;
   const ir::Team& team = module_.teams[static_cast<size_t>(module_.team_index(task.team))];
   if (team.quotas.size() == 1) return true;
@@ -782,6 +789,128 @@ TraceResult read_trace(std::string_view text, const ir::Module& module, const Js
   if (reader.error()) result.error = reader.error();
   if (result.error) result.events.clear();
   return result;
+}
+
+// ------------------------------------------------------------------ tasks and states outside traces
+
+TaskDecoder::TaskDecoder(const ir::Module& module)
+    : state_(std::make_unique<TraceReader::State>(std::string_view(), module, JsonLimits{})) {}
+TaskDecoder::~TaskDecoder() = default;
+
+std::optional<gov::Task> TaskDecoder::decode(const JsonValue& value, std::string& error) {
+  EventDecoder decoder(*state_, state_->index++);
+  gov::Task task;
+  if (decoder.decode_task(value, task)) return task;
+  // The decoder's messages start with "event N: "; a lone task is not an event.
+  const std::string& message = decoder.error()->message;
+  const size_t field = message.find("field ");
+  error = field == std::string::npos ? message : message.substr(field);
+  return std::nullopt;
+}
+
+namespace {
+
+/// Reads one state document; keeps the first error.
+class StateDecoder {
+ public:
+  explicit StateDecoder(const ir::Module& module) : tasks_(module) {}
+
+  std::optional<gov::ClusterState> read(const JsonValue& value, std::string& error) {
+    gov::ClusterState state;
+    if (!expect_object(value, "", "the state") || !known_keys(value, kStateKeys, "", "the state") ||
+        !seconds(value, "at", "", state.at) || !read_list(value, "admitted", state) ||
+        !read_list(value, "pending", state)) {
+      error = std::move(error_);
+      return std::nullopt;
+    }
+    return state;
+  }
+
+ private:
+  static constexpr std::array<std::string_view, 3> kStateKeys = {"at", "admitted", "pending"};
+  static constexpr std::array<std::string_view, 4> kAdmittedKeys = {"task", "submitted_at", "admitted_at", "flavor"};
+  static constexpr std::array<std::string_view, 2> kPendingKeys = {"task", "submitted_at"};
+
+  bool fail(std::string_view where, std::string what) {
+    error_ = where.empty() ? std::move(what) : fmt::format("{}: {}", where, what);
+    return false;
+  }
+
+  bool expect_object(const JsonValue& value, std::string_view where, std::string_view what) {
+    if (value.kind == JsonKind::object) return true;
+    return fail(where, fmt::format("{} must be an object, found {}", what, found(value)));
+  }
+
+  template <size_t N>
+  bool known_keys(const JsonValue& object, const std::array<std::string_view, N>& known, std::string_view where,
+                  std::string_view owner) {
+    for (const JsonKey& key : object.keys) {
+      if (std::find(known.begin(), known.end(), key.text) != known.end()) continue;
+      if (std::optional<std::string_view> near = near_match(key.text, known))
+        return fail(where, fmt::format("unknown key {}; did you mean {}?", quoted(key.text), quoted(*near)));
+      return fail(where, fmt::format("unknown key {}; {} has keys {}", quoted(key.text), owner, joined_keys(known)));
+    }
+    return true;
+  }
+
+  bool seconds(const JsonValue& object, std::string_view key, std::string_view where, gov::Time& out) {
+    const JsonValue* v = object.find(key);
+    if (v == nullptr) return true;
+    const ExactNumber ms = v->kind == JsonKind::number ? v->to_units(kMillisPerSecond) : ExactNumber{};
+    if (v->kind != JsonKind::number || is_negative(*v) || ms.status != NumberStatus::ok) {
+      return fail(where, fmt::format("field {}: expected a non-negative number of seconds (at most 3 decimals), found {}",
+                                     quoted(key), found(*v)));
+    }
+    out = ms.value;
+    return true;
+  }
+
+  bool read_list(const JsonValue& state_value, std::string_view list, gov::ClusterState& state) {
+    const JsonValue* entries = state_value.find(list);
+    if (entries == nullptr) return true;
+    if (entries->kind != JsonKind::array)
+      return fail("", fmt::format("field {}: expected an array of entries, found {}", quoted(list), found(*entries)));
+    const bool admitted = list == "admitted";
+    for (size_t i = 0; i < entries->items.size(); ++i) {
+      const JsonValue& entry = entries->items[i];
+      const std::string where = fmt::format("{}[{}]", list, i);
+      if (!expect_object(entry, where, "an entry")) return false;
+      if (admitted ? !known_keys(entry, kAdmittedKeys, where, "an admitted entry")
+                   : !known_keys(entry, kPendingKeys, where, "a pending entry")) {
+        return false;
+      }
+      const JsonValue* task_value = entry.find("task");
+      if (task_value == nullptr) return fail(where, "field \"task\": missing; every entry needs a `task`");
+      std::string problem;
+      std::optional<gov::Task> task = tasks_.decode(*task_value, problem);
+      if (!task) return fail(where, problem);
+      gov::Time submitted_at = 0;
+      if (!seconds(entry, "submitted_at", where, submitted_at)) return false;
+      if (!admitted) {
+        state.pending.push_back({std::move(*task), submitted_at});
+        continue;
+      }
+      gov::AdmittedTask out{std::move(*task), submitted_at, 0, std::nullopt};
+      if (!seconds(entry, "admitted_at", where, out.admitted_at)) return false;
+      if (const JsonValue* flavor = entry.find("flavor")) {
+        if (flavor->kind != JsonKind::string)
+          return fail(where, fmt::format("field \"flavor\": expected an instance type name, found {}", found(*flavor)));
+        out.flavor = flavor->text;
+      }
+      state.admitted.push_back(std::move(out));
+    }
+    return true;
+  }
+
+  TaskDecoder tasks_;
+  std::string error_;
+};
+
+}  // namespace
+
+std::optional<gov::ClusterState> read_cluster_state(const JsonValue& value, const ir::Module& module,
+                                                    std::string& error) {
+  return StateDecoder(module).read(value, error);
 }
 
 }  // namespace gov::trace

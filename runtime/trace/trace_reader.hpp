@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compiler/ir/module.hpp"
-#include "runtime/engine/decision.hpp"
+#include "gov/types.hpp"
 #include "runtime/trace/json.hpp"
 #include "runtime/trace/trace_file.hpp"
 
@@ -37,10 +37,10 @@ std::string_view event_kind_name(EventKind kind);
 /// One event of a trace, checked against the policy: names are known, amounts are in base
 /// units (devices, millicores, MiB), times are milliseconds.
 struct TraceEvent {
-  engine::Time at = 0;
+  gov::Time at = 0;
   EventKind kind = EventKind::submit;
   std::string id;         // the task submitted, finished or cancelled
-  engine::TaskSpec task;  // submit only (task.id == id)
+  gov::Task task;  // submit only (task.id == id)
 };
 
 /// The one error of a trace that cannot be simulated.
@@ -107,5 +107,32 @@ class TraceReader {
  private:
   std::unique_ptr<State> state_;
 };
+
+/// Task objects (the `submit` objects of a trace) read from parsed JSON values and checked
+/// exactly as a trace's submits are (known team, class and instance type; the request forms;
+/// an id not used by an earlier task of the same decoder). For documents that hold tasks
+/// outside a trace: `gov eval`'s task and cluster state.
+class TaskDecoder {
+ public:
+  explicit TaskDecoder(const ir::Module& module);
+  ~TaskDecoder();
+  TaskDecoder(const TaskDecoder&) = delete;
+  TaskDecoder& operator=(const TaskDecoder&) = delete;
+
+  /// The task, or nullopt with `error` set to the problem ("field \"gpu\": ...").
+  std::optional<gov::Task> decode(const JsonValue& value, std::string& error);
+
+ private:
+  std::unique_ptr<TraceReader::State> state_;
+};
+
+/// A cluster state document, strict at every level (an unknown key is an error with a
+/// did-you-mean, as in traces):
+///   {"at": s, "admitted": [{"task": {...}, "submitted_at": s, "admitted_at": s, "flavor": "..."}],
+///    "pending": [{"task": {...}, "submitted_at": s}]}
+/// Times are seconds; `at` defaults to 0, `submitted_at` and `admitted_at` too. Errors name the
+/// entry: "admitted[1]: field \"gpu\": ...". Ids are unique across both lists.
+std::optional<gov::ClusterState> read_cluster_state(const JsonValue& value, const ir::Module& module,
+                                                    std::string& error);
 
 }  // namespace gov::trace

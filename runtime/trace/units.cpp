@@ -21,7 +21,7 @@ int64_t base_units_per_file_unit(ir::Resource resource) {
   return 1;
 }
 
-std::string format_seconds(engine::Time millis) {
+std::string format_seconds(gov::Time millis) {
   return model::format_decimal(millis, kMillisPerSecond);
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "compiler/ir/module.hpp"
-#include "runtime/engine/decision.hpp"
+#include "gov/types.hpp"
 
 namespace gov::trace {
 
@@ -17,7 +17,7 @@ inline constexpr int64_t kMillisPerSecond = 1000;
 int64_t base_units_per_file_unit(ir::Resource resource);
 
 /// Milliseconds as seconds: "5", "90.5", "0.001".
-std::string format_seconds(engine::Time millis);
+std::string format_seconds(gov::Time millis);
 /// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5" (exact; the
 /// decimal notation of model::format_amount).
 std::string format_amount(ir::Resource resource, ir::Amount amount);

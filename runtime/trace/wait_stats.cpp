@@ -18,11 +18,11 @@ uint32_t bucket_of(uint64_t value) {
 }
 
 // The middle of a bucket's range of values.
-engine::Time bucket_value(uint32_t bucket) {
+gov::Time bucket_value(uint32_t bucket) {
   uint32_t shift = bucket >> kMantissaBits;
   uint64_t low = static_cast<uint64_t>(bucket & ((1u << kMantissaBits) - 1)) << shift;
   uint64_t width = uint64_t{1} << shift;
-  return static_cast<engine::Time>(low + (width - 1) / 2);
+  return static_cast<gov::Time>(low + (width - 1) / 2);
 }
 
 // The 1-based nearest rank of the 95th percentile of n values: ⌈0.95·n⌉.
@@ -32,8 +32,8 @@ size_t p95_rank(size_t n) {
 
 }  // namespace
 
-void WaitStats::add(engine::Time wait) {
-  wait = std::max<engine::Time>(wait, 0);
+void WaitStats::add(gov::Time wait) {
+  wait = std::max<gov::Time>(wait, 0);
   ++count_;
   sum_ += static_cast<uint64_t>(wait);
   if (histogram_.empty() && exact_.size() < kExactLimit) {
@@ -41,28 +41,28 @@ void WaitStats::add(engine::Time wait) {
     return;
   }
   if (!exact_.empty()) {  // the limit is reached: fold what is kept into the histogram
-    for (engine::Time kept : exact_) add_to_histogram(kept);
+    for (gov::Time kept : exact_) add_to_histogram(kept);
     exact_.clear();
     exact_.shrink_to_fit();
   }
   add_to_histogram(wait);
 }
 
-void WaitStats::add_to_histogram(engine::Time wait) {
+void WaitStats::add_to_histogram(gov::Time wait) {
   ++histogram_[bucket_of(static_cast<uint64_t>(wait))];
 }
 
-std::optional<engine::Time> WaitStats::mean() const {
+std::optional<gov::Time> WaitStats::mean() const {
   if (count_ == 0) return std::nullopt;
   uint64_t n = count_;
-  return static_cast<engine::Time>(sum_ / n + (sum_ % n * 2 >= n ? 1 : 0));
+  return static_cast<gov::Time>(sum_ / n + (sum_ % n * 2 >= n ? 1 : 0));
 }
 
-std::optional<engine::Time> WaitStats::p95() const {
+std::optional<gov::Time> WaitStats::p95() const {
   if (count_ == 0) return std::nullopt;
   size_t rank = p95_rank(count_);
   if (histogram_.empty()) {
-    std::vector<engine::Time> sorted = exact_;
+    std::vector<gov::Time> sorted = exact_;
     std::nth_element(sorted.begin(), sorted.begin() + static_cast<ptrdiff_t>(rank - 1),
                      sorted.end());
     return sorted[rank - 1];

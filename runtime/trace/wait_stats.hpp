@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "runtime/engine/decision.hpp"
+#include "gov/types.hpp"
 
 namespace gov::trace {
 
@@ -20,19 +20,19 @@ class WaitStats {
   static constexpr size_t kExactLimit = 16384;
 
   /// Adds one wait; negative waits count as 0.
-  void add(engine::Time wait);
+  void add(gov::Time wait);
   size_t count() const { return count_; }
   /// The mean, rounded half up to a millisecond; nullopt when empty.
-  std::optional<engine::Time> mean() const;
+  std::optional<gov::Time> mean() const;
   /// The 95th percentile by nearest rank (the ⌈0.95·n⌉-th smallest); nullopt when empty.
-  std::optional<engine::Time> p95() const;
+  std::optional<gov::Time> p95() const;
 
  private:
-  void add_to_histogram(engine::Time wait);
+  void add_to_histogram(gov::Time wait);
 
   size_t count_ = 0;
   uint64_t sum_ = 0;                        // waits are non-negative milliseconds
-  std::vector<engine::Time> exact_;         // while count_ ≤ kExactLimit
+  std::vector<gov::Time> exact_;         // while count_ ≤ kExactLimit
   std::map<uint32_t, uint64_t> histogram_;  // afterwards: bucket → count
 };
 

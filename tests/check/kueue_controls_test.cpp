@@ -68,15 +68,16 @@ team platform {
 }
 )";
 
-/// A policy file inside the repository (imports must stay under the root), removed on exit.
+/// A policy file in a scratch directory of the build tree, next to a copy of the catalog at the
+/// path kHeader imports (imports must stay under the policy root); removed on exit.
 struct TempPolicy {
-  explicit TempPolicy(const std::string& name, const std::string& text)
-      : relative("tests/check/tmp-" + std::to_string(::getpid()) + "-" + name + ".gov") {
-    gov::test::write_text(gov::test::repo_path(relative), text);
+  explicit TempPolicy(const std::string& name, const std::string& text) : dir("controls-" + name) {
+    dir.copy_catalog();
+    path = dir.write("tests/check/" + name + ".gov", text);
   }
-  ~TempPolicy() { std::remove(gov::test::repo_path(relative).c_str()); }
-  std::string text() const { return gov::test::read_text(gov::test::repo_path(relative)); }
-  std::string relative;
+  std::string text() const { return gov::test::read_text(path); }
+  gov::test::TempDir dir;
+  std::string path;  // absolute (`gov` runs in the repository's root)
 };
 
 std::string line_starting(const std::string& text, const std::string& prefix) {
@@ -103,7 +104,7 @@ TEST_CASE("a policy without Kueue controls lowers to HyperPod's settings", "[che
 
 TEST_CASE("every Kueue control reaches the IR", "[check][controls]") {
   const TempPolicy policy("all", std::string(kHeader) + kAllControls);
-  const auto result = run_gov("check --emit=ir " + policy.relative);
+  const auto result = run_gov("check --emit=ir " + policy.path);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   CHECK(result.out.find("fair_share_strategies=[less-than-initial-share]") != std::string::npos);
@@ -135,9 +136,9 @@ team research { quota ml.g5.8xlarge { instances = 4, lending-limit = {gpus=1,vcp
   queueing=strict-fifo }
 )";
   const TempPolicy policy("fmt", messy);
-  const auto before = run_gov("check --emit=ir " + policy.relative);
+  const auto before = run_gov("check --emit=ir " + policy.path);
   REQUIRE(before.exit_code == 0);
-  REQUIRE(run_gov("fmt " + policy.relative).exit_code == 0);
+  REQUIRE(run_gov("fmt " + policy.path).exit_code == 0);
   const std::string formatted = policy.text();
   CHECK(formatted.find("  fair-share-preemption = [less-than-or-equal-to-final-share, less-than-initial-share]\n") !=
         std::string::npos);
@@ -145,14 +146,14 @@ team research { quota ml.g5.8xlarge { instances = 4, lending-limit = {gpus=1,vcp
         std::string::npos);
   CHECK(formatted.find("  borrow-within-cohort = { policy = lower-priority }\n") != std::string::npos);
   CHECK(formatted.find("  when-can-preempt     = preempt\n") != std::string::npos);
-  CHECK(run_gov("fmt --check " + policy.relative).exit_code == 0);  // idempotent
-  const auto after = run_gov("check --emit=ir " + policy.relative);
+  CHECK(run_gov("fmt --check " + policy.path).exit_code == 0);  // idempotent
+  const auto after = run_gov("check --emit=ir " + policy.path);
   CHECK(after.out == before.out);  // meaning unchanged
 }
 
 TEST_CASE("gov inspect shows the effective value of every control", "[check][controls][cli]") {
   const TempPolicy policy("inspect", std::string(kHeader) + kAllControls);
-  const auto result = run_gov("inspect --format json " + policy.relative);
+  const auto result = run_gov("inspect --format json " + policy.path);
   INFO(result.err);
   REQUIRE(result.exit_code == 0);
   const auto doc = parse_json(result.out);
@@ -180,7 +181,7 @@ TEST_CASE("gov inspect shows the effective value of every control", "[check][con
   CHECK(platform["when_can_preempt"].str() == "try-next-flavor");
   CHECK(platform["flavor_preference"].str() == "borrowing-over-preemption");
 
-  const auto text = run_gov("inspect " + policy.relative);
+  const auto text = run_gov("inspect " + policy.path);
   CHECK(text.out.find("  preemption: reclaim within cohort lower-priority, borrow within cohort lower-priority up to "
                       "training\n") != std::string::npos);
   CHECK(text.out.find("  queueing strict-fifo; flavors: when can borrow try-next-flavor, when can preempt "
@@ -190,7 +191,7 @@ TEST_CASE("gov inspect shows the effective value of every control", "[check][con
 TEST_CASE("gov diff reports changes to the controls", "[check][controls][diff]") {
   const TempPolicy before("diff-before", std::string(kHeader) + kDefaults);
   const TempPolicy after("diff-after", std::string(kHeader) + kAllControls);
-  const auto result = run_gov("diff --files " + before.relative + " " + after.relative);
+  const auto result = run_gov("diff --files " + before.path + " " + after.path);
   INFO(result.out << result.err);
   REQUIRE(result.exit_code == 0);
   for (const char* line : {
@@ -233,7 +234,7 @@ TEST_CASE("the language reference's examples of Kueue's controls check and lint 
     const size_t close = doc.find("```", open + 7);
     const std::string example = doc.substr(open + 7, close - open - 7);
     const TempPolicy policy("docs-" + std::to_string(examples++), std::string(kHeader) + example);
-    const auto result = run_gov("lint --deny-warnings " + policy.relative);
+    const auto result = run_gov("lint --deny-warnings " + policy.path);
     INFO(example << result.err);
     CHECK(result.exit_code == 0);
   }

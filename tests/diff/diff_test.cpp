@@ -39,8 +39,10 @@ TEST_CASE("gov diff of a policy with itself says so and exits 0", "[diff]") {
 }
 
 TEST_CASE("gov diff flags lost accelerators and reordered classes", "[diff]") {
-  // Inside the repository, so that the catalog import stays under the root directory.
-  const std::string stem = "tests/diff/tmp-" + std::to_string(::getpid());
+  // Next to a copy of the catalog, so that the catalog import stays under the policy root.
+  const gov::test::TempDir dir("diff-controls");
+  dir.copy_catalog();
+  const std::string stem = dir / "policies/examples/rules";
   const std::string before = gov::test::read_text(gov::test::repo_path("policies/examples/rules.gov"));
   std::string after = before;
   auto replace = [&](const std::string& from, const std::string& to) {
@@ -49,18 +51,11 @@ TEST_CASE("gov diff flags lost accelerators and reordered classes", "[diff]") {
     after.replace(at, from.size(), to);
   };
   replace("priority training        = 70", "priority training        = 85");
-  auto fix_import = [&](std::string text) {
-    const std::string from = "\"../catalog/aws-ml.gov\"";
-    text.replace(text.find(from), from.size(), "\"../../policies/catalog/aws-ml.gov\"");
-    return text;
-  };
-  gov::test::write_text(gov::test::repo_path(stem + "-before.gov"), fix_import(before));
-  gov::test::write_text(gov::test::repo_path(stem + "-after.gov"), fix_import(after));
+  dir.write("policies/examples/rules-before.gov", before);
+  dir.write("policies/examples/rules-after.gov", after);
   auto result = run_gov("diff --files " + stem + "-before.gov " + stem + "-after.gov --format json");
   INFO(result.out << result.err);
   CHECK(result.exit_code == 0);
   CHECK(result.out.find("\"kind\":\"class-order\"") != std::string::npos);
   CHECK(result.out.find("\"field\":\"training weight\",\"before\":70,\"after\":85,\"delta\":15") != std::string::npos);
-  std::remove(gov::test::repo_path(stem + "-before.gov").c_str());
-  std::remove(gov::test::repo_path(stem + "-after.gov").c_str());
 }

@@ -41,9 +41,8 @@ std::vector<std::string> exported_symbols(const std::string& library) {
 
 bool is_api_symbol(const std::string& name) {
   if (starts_with(name, "gov_")) return true;  // the C ABI
-  for (const char* prefix : {"gov::Engine::", "gov::Error::", "gov::PreparedTask::", "gov::to_json", "gov::read_trace(", "gov::outcome_name(",
-                             "gov::reason_name(", "gov::preemption_kind_name(", "gov::task_state_name(",
-                             "gov::resource_name(", "typeinfo for gov::Error", "typeinfo name for gov::Error",
+  for (const char* prefix : {"gov::Engine::", "gov::Error::", "gov::PreparedTask::", "gov::to_json", "gov::read_trace(",
+                             "typeinfo for gov::Error", "typeinfo name for gov::Error",
                              "vtable for gov::Error"}) {
     if (starts_with(name, prefix)) return true;
   }

@@ -33,7 +33,7 @@ ir::Module benchmark_module() {
 }
 
 /// Tasks that hit every rule of the benchmark policy now and then, and every way to fit.
-TaskSpec random_task(std::mt19937_64& rng, int serial) {
+gov::Task random_task(std::mt19937_64& rng, int serial) {
   const auto pick = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); };
   static const char* const kClasses[] = {"inference", "experimentation", "training", "fine-tuning"};
   TaskBuilder task(fmt::format("t{}", serial), pick(2) == 0 ? "team-a" : "team-b");
@@ -74,7 +74,7 @@ void check_agreement(const ir::Module& module, const ir::Evaluator& evaluator) {
       engine.step(at, std::span<const Event>(&finish, 1));
       admitted.erase(admitted.begin() + static_cast<std::ptrdiff_t>(victim));
     }
-    const TaskSpec spec = random_task(rng, serial);
+    const gov::Task spec = random_task(rng, serial);
     const bool nothing_pending = engine.snapshot().count(TaskState::pending) == 0;
     const AdmissionCheck check = engine.check_admission(spec);
     const AdmissionCheck prepared = engine.check_admission(engine.prepare(spec));
@@ -213,7 +213,7 @@ TEST_CASE("a prepared task answers for engines of its own policy only", "[engine
   const Engine engine(module, interpreter);
   const Engine same_policy(module, interpreter);
   const Engine other_policy(other, other_interpreter);
-  const TaskSpec task = TaskBuilder("t1", "team-a").type("ml.g5.8xlarge").gpus(1)
+  const gov::Task task = TaskBuilder("t1", "team-a").type("ml.g5.8xlarge").gpus(1)
                             .vcpu_millis(1000).memory_mib(1024)
                             .label("project", "p").label("cost-center", "cc");
   const PreparedTask prepared = engine.prepare(task);
@@ -253,7 +253,7 @@ void check_many_rules(const ir::Module& small, const ir::Evaluator& small_evalua
   std::mt19937_64 rng(11);
   size_t rejects = 0;
   for (int serial = 0; serial < 500; ++serial) {
-    const TaskSpec spec = random_task(rng, serial);
+    const gov::Task spec = random_task(rng, serial);
     const AdmissionCheck a = few.check_admission(few.prepare(spec));
     const AdmissionCheck b = many.check_admission(many.prepare(spec));
     INFO("task " << serial);

@@ -241,7 +241,7 @@ TEST_CASE("invalid tasks get one clear line and are never queued", "[engine]") {
   m.flavors.push_back(make_flavor("ml.p5.48xlarge", amounts(8, 0, 192000, 2097152, 32), 1));
   m.teams[0].quotas.push_back(make_quota(1, gpus(8), gpus(0)));
   Harness h(std::move(m));
-  const auto message = [&h](TaskSpec spec) {
+  const auto message = [&h](gov::Task spec) {
     auto d = h.submit(0, std::move(spec));
     REQUIRE(d.size() == 1);
     CHECK(d[0].outcome == Outcome::invalid);

@@ -130,14 +130,14 @@ Harness::Harness(ir::Module m, EngineOptions options)
       interpreter(std::make_unique<interp::Interpreter>(*module)),
       engine(std::make_unique<Engine>(*module, *interpreter, options)) {}
 
-std::vector<Decision> Harness::submit(Time at, TaskSpec spec) {
+std::vector<Decision> Harness::submit(Time at, gov::Task spec) {
   const Event event = Event::submit(std::move(spec));
   return engine->step(at, std::span<const Event>(&event, 1));
 }
 
-std::vector<Decision> Harness::submit_all(Time at, std::vector<TaskSpec> specs) {
+std::vector<Decision> Harness::submit_all(Time at, std::vector<gov::Task> specs) {
   std::vector<Event> events;
-  for (TaskSpec& spec : specs) events.push_back(Event::submit(std::move(spec)));
+  for (gov::Task& spec : specs) events.push_back(Event::submit(std::move(spec)));
   return engine->step(at, events);
 }
 
@@ -180,8 +180,8 @@ std::string amounts_json(const ResourceAmounts& values) {
   std::string out = "{";
   for (size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out += ",";
-    out += fmt::format("\"{}\":{}", ir::resource_key(values[i].first),
-                       amount_json(values[i].first, values[i].second));
+    out += fmt::format("\"{}\":{}", ir::resource_key(values[i].resource),
+                       amount_json(values[i].resource, values[i].amount));
   }
   return out + "}";
 }
@@ -227,7 +227,7 @@ std::string json_line(const Decision& d) {
       }
       break;
     case Outcome::preempted:
-      out += fmt::format(",\"by\":{},\"kind\":\"{}\"", quoted(d.by), preemption_kind_name(d.kind));
+      out += fmt::format(",\"by\":{},\"kind\":\"{}\"", quoted(d.by), preemption_kind_name(d.kind.value_or(PreemptionKind::in_team)));
       break;
     case Outcome::rejected:
       out += fmt::format(",\"rule\":{}", quoted(d.rule));

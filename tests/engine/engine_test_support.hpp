@@ -54,7 +54,7 @@ ir::Module gpu_module(const std::vector<GpuTeam>& teams, bool fair_sharing = fal
 
 /// A task specification, fluently.
 struct TaskBuilder {
-  TaskSpec spec;
+  gov::Task spec;
   TaskBuilder(std::string id, std::string team);
   TaskBuilder& gpus(ir::Amount n);
   TaskBuilder& vcpu_millis(ir::Amount n);
@@ -66,14 +66,14 @@ struct TaskBuilder {
   TaskBuilder& priority(std::string name);
   TaskBuilder& duration(Time ms);
   TaskBuilder& label(std::string key, std::string value);
-  operator TaskSpec() const { return spec; }  // NOLINT: builder
+  operator gov::Task() const { return spec; }  // NOLINT: builder
 };
 
 /// An engine together with the module and interpreter it refers to.
 struct Harness {
   explicit Harness(ir::Module m, EngineOptions options = {});
-  std::vector<Decision> submit(Time at, TaskSpec spec);
-  std::vector<Decision> submit_all(Time at, std::vector<TaskSpec> specs);
+  std::vector<Decision> submit(Time at, gov::Task spec);
+  std::vector<Decision> submit_all(Time at, std::vector<gov::Task> specs);
   std::vector<Decision> finish(Time at, std::string id);
   std::vector<Decision> cancel(Time at, std::string id);
   std::vector<Decision> advance(Time at);

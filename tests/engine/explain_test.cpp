@@ -116,8 +116,8 @@ TEST_CASE("load_state: start from admitted and pending tasks, then decide one mo
       {TaskBuilder("a1", "team-a").gpus(3), 10 * kSecond, 20 * kSecond, std::nullopt});
   state.admitted.push_back({TaskBuilder("bad", "team-q").gpus(1), 0, 0, std::nullopt});
   state.pending.push_back({TaskBuilder("a2", "team-a").gpus(1), 30 * kSecond});
-  const std::vector<std::string> errors = h.engine->load_state(state);
-  CHECK(errors == std::vector<std::string>{"admitted[1]: unknown team `team-q`"});
+  const std::vector<LoadFailure> errors = h.engine->load_state(state);
+  CHECK(errors == std::vector<LoadFailure>{{LoadFailure::List::admitted, 1, "unknown team `team-q`"}});
   CHECK(h.engine->now() == 100 * kSecond);
   CHECK(used(*h.engine, "team-a", "ml.g5.8xlarge", ir::Resource::gpu) == 3);
 
@@ -126,8 +126,39 @@ TEST_CASE("load_state: start from admitted and pending tasks, then decide one mo
   CHECK(last_for(d, "b1")->outcome == Outcome::admitted);
   // The loaded pending task competed too: once a1 is back in the queue and parked, a2 fits.
   CHECK(last_for(d, "a2")->outcome == Outcome::admitted);
-  CHECK(h.engine->load_state(state) ==
-        std::vector<std::string>{"a state can only be loaded into a fresh engine"});
+  // Into an engine that has tasks, every entry fails and nothing changes.
+  const std::vector<LoadFailure> again = h.engine->load_state(state);
+  REQUIRE(again.size() == 3);
+  CHECK(again[2] == LoadFailure{LoadFailure::List::pending, 0, "a state can only be loaded into a fresh engine"});
+}
+
+TEST_CASE("export_state: a fresh engine loaded with it holds the same tasks and usage", "[engine]") {
+  Harness h(workshop_module());
+  h.submit(0, TaskBuilder("a1", "team-a").gpus(2).priority("training"));
+  h.submit(5, TaskBuilder("b1", "team-b").gpus(2).priority("inference").label("project", "llm"));
+  h.submit(6, TaskBuilder("a2", "team-a").gpus(2).duration(50));
+  h.submit(7, TaskBuilder("bad", "team-q").gpus(1));  // invalid: never exported
+  const ClusterState state = h.engine->export_state();
+  CHECK(state.at == 7);
+  std::vector<std::string> admitted, pending;
+  for (const AdmittedTask& t : state.admitted) admitted.push_back(t.task.id);
+  for (const PendingTask& t : state.pending) pending.push_back(t.task.id);
+  CHECK(admitted == std::vector<std::string>{"a1", "b1"});
+  CHECK(pending == std::vector<std::string>{"a2"});
+  // Each task as it was submitted: its labels and duration, not the engine's resolved form.
+  CHECK(state.admitted[1].task.labels == std::vector<std::pair<std::string, std::string>>{{"project", "llm"}});
+  CHECK(state.admitted[1].task.priority == "inference");
+  CHECK(state.pending[0].task.duration == Time{50});
+
+  Harness next(workshop_module());
+  CHECK(next.engine->load_state(state).empty());
+  Snapshot before = h.engine->snapshot(/*with_ended_tasks=*/false);
+  // Loaded pending tasks compete at the next step: none is parked yet.
+  for (TaskRow& row : before.tasks) row.parked = false;
+  const Snapshot after = next.engine->snapshot();
+  CHECK(after.usage == before.usage);
+  CHECK(after.cohort == before.cohort);
+  CHECK(after.tasks == before.tasks);
 }
 
 }  // namespace gov::engine::test

@@ -98,7 +98,7 @@ ir::Module random_module(Rng& rng) {
 // fall on instants that carry events.
 constexpr Time kGrid = 5 * kSecond;
 
-TaskSpec random_task(Rng& rng, const ir::Module& m, int serial, bool same_instant) {
+gov::Task random_task(Rng& rng, const ir::Module& m, int serial, bool same_instant) {
   const auto& team =
       m.teams[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(m.teams.size()) - 1))];
   TaskBuilder task(fmt::format("t{}", serial), chance(rng, 2) ? "nobody" : team.name);

@@ -1,11 +1,13 @@
 #include "tests/support/test_support.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "compiler/diagnostics/render.hpp"
 
@@ -38,9 +40,44 @@ void write_text(const std::string& path, const std::string& text) {
   out << text;
 }
 
+std::string scratch_root() {
+  static const std::string root = [] {
+    const std::filesystem::path path = GOV_TEST_SCRATCH_DIR;
+    std::filesystem::create_directories(path);
+    if (!std::filesystem::exists(path / "gov.toml")) write_text((path / "gov.toml").string(), "");
+    return path.string();
+  }();
+  return root;
+}
+
+TempDir::TempDir(const std::string& name) {
+  static std::atomic<int> count{0};
+  path_ = std::filesystem::path(scratch_root()) / (name + "-" + std::to_string(::getpid()) + "-" + std::to_string(count++));
+  std::filesystem::remove_all(path_);
+  std::filesystem::create_directories(path_);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::string TempDir::write(const std::string& relative, const std::string& text) const {
+  const std::filesystem::path file = path_ / relative;
+  std::filesystem::create_directories(file.parent_path());
+  write_text(file.string(), text);
+  return file.string();
+}
+
+void TempDir::copy_catalog() const {
+  const std::string catalog = "policies/catalog/aws-ml.gov";
+  write(catalog, read_text(repo_path(catalog)));
+}
+
 CommandResult run_gov(const std::string& args) {
-  const std::string err_path = std::filesystem::temp_directory_path() /
-                               ("gov-test-stderr-" + std::to_string(::getpid()) + ".txt");
+  static std::atomic<int> count{0};
+  const std::string err_path = std::filesystem::path(scratch_root()) /
+                               ("gov-stderr-" + std::to_string(::getpid()) + "-" + std::to_string(count++) + ".txt");
   const std::string command =
       "cd '" + std::string(GOV_SOURCE_DIR) + "' && '" + GOV_BINARY + "' " + args + " 2>'" + err_path + "'";
   CommandResult result;

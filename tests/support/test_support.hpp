@@ -1,6 +1,7 @@
 // Helpers shared by the tests: repository paths, running `gov`, parsing text.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,35 @@ std::string repo_path(const std::string& relative);
 std::vector<std::string> files_under(const std::string& directory, const std::string& suffix);
 std::string read_text(const std::string& path);
 void write_text(const std::string& path, const std::string& text);
+
+/// The root of the tests' temporary files: a directory of the build tree (GOV_TEST_SCRATCH_DIR),
+/// made on first use, holding a `gov.toml` so that a policy written under it has its policy
+/// root there (its imports must stay under it) wherever the build tree lies. Tests never write
+/// into the source tree.
+std::string scratch_root();
+
+/// A fresh empty directory under scratch_root() (`NAME-PID-N`), removed with everything in it
+/// on destruction. Not for tests that need a directory with no `.git` or `gov.toml` above it
+/// (the security tests' Scratch, under /tmp).
+class TempDir {
+ public:
+  explicit TempDir(const std::string& name);
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  /// The path of `relative` under the directory.
+  std::string operator/(const std::string& relative) const { return (path_ / relative).string(); }
+  /// Writes `text` to `relative` (creating directories); returns its path.
+  std::string write(const std::string& relative, const std::string& text) const;
+  /// Copies policies/catalog/aws-ml.gov to the same relative path here, so that a policy
+  /// written at `tests/<dir>/x.gov` (or `policies/<dir>/x.gov`) keeps the repository's
+  /// `import "../../policies/catalog/aws-ml.gov"`.
+  void copy_catalog() const;
+
+ private:
+  std::filesystem::path path_;
+};
 
 struct CommandResult {
   int exit_code = -1;

@@ -10,10 +10,10 @@
 #include "runtime/engine/decision.hpp"
 #include "runtime/trace/units.hpp"
 
-using gov::engine::Decision;
-using gov::engine::Outcome;
-using gov::engine::PendingReason;
-using gov::engine::PreemptionKind;
+using gov::Decision;
+using gov::Outcome;
+using gov::PendingReason;
+using gov::PreemptionKind;
 using gov::ir::Resource;
 
 namespace {
@@ -31,7 +31,7 @@ const char* const kInterfacesStream =
 {"at":95,"task":"a1","outcome":"cancelled","team":"team-a"}
 )STREAM";
 
-Decision make(gov::engine::Time at, const char* task, Outcome outcome, const char* team) {
+Decision make(gov::Time at, const char* task, Outcome outcome, const char* team) {
   Decision d;
   d.at = at;
   d.task = task;
@@ -40,8 +40,8 @@ Decision make(gov::engine::Time at, const char* task, Outcome outcome, const cha
   return d;
 }
 
-Decision admitted(gov::engine::Time at, const char* task, const char* team,
-                  gov::engine::ResourceAmounts usage, gov::engine::ResourceAmounts borrowed) {
+Decision admitted(gov::Time at, const char* task, const char* team,
+                  gov::ResourceAmounts usage, gov::ResourceAmounts borrowed) {
   Decision d = make(at, task, Outcome::admitted, team);
   d.flavor = "ml.g5.8xlarge";
   d.usage = std::move(usage);
@@ -50,7 +50,7 @@ Decision admitted(gov::engine::Time at, const char* task, const char* team,
   return d;
 }
 
-Decision pending(gov::engine::Time at, const char* task, const char* team, PendingReason reason,
+Decision pending(gov::Time at, const char* task, const char* team, PendingReason reason,
                  std::string message) {
   Decision d = make(at, task, Outcome::pending, team);
   d.reason = reason;
@@ -58,7 +58,7 @@ Decision pending(gov::engine::Time at, const char* task, const char* team, Pendi
   return d;
 }
 
-Decision preempted(gov::engine::Time at, const char* task, const char* team, const char* by,
+Decision preempted(gov::Time at, const char* task, const char* team, const char* by,
                    PreemptionKind kind) {
   Decision d = make(at, task, Outcome::preempted, team);
   d.by = by;
@@ -222,7 +222,7 @@ TEST_CASE("decisions: the summary of the docs/interfaces.md walkthrough", "[trac
 
 TEST_CASE("decisions: summary arithmetic on a small stream", "[trace]") {
   gov::trace::SummaryBuilder builder;
-  auto waiting = [](gov::engine::Time at, const char* task, const char* team) {
+  auto waiting = [](gov::Time at, const char* task, const char* team) {
     return pending(at, task, team, PendingReason::waiting_for_quota, "waiting");
   };
   builder.add(waiting(0, "x1", "team-x"));

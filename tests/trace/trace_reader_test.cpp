@@ -94,7 +94,7 @@ std::vector<TraceEvent> events_of(const std::string& text,
   return result.events;
 }
 
-gov::engine::TaskSpec submitted(const std::string& members) {
+gov::Task submitted(const std::string& members) {
   std::vector<TraceEvent> events = events_of(submit(members));
   REQUIRE(events.size() == 1);
   return events[0].task;
@@ -124,7 +124,7 @@ TEST_CASE("trace: the docs/interfaces.md example reads against the workshop poli
   CHECK(b1.at == 5000);
   CHECK(b1.task.priority == "experimentation");
   CHECK(b1.task.instances == 2);
-  CHECK(b1.task.labels == gov::engine::Labels{{"project", "llm"}});
+  CHECK(b1.task.labels == std::vector<std::pair<std::string, std::string>>{{"project", "llm"}});
   CHECK_FALSE(b1.task.duration);
 
   CHECK(events[2].at == 90'000);
@@ -428,4 +428,60 @@ TEST_CASE("trace: random edits of a good trace never crash and give one-line err
     REQUIRE(result.error->position.offset <= text.size());
   }
   CHECK(errors > 1000);  // most edits break the trace
+}
+
+// ------------------------------------------------------------------ cluster states (gov eval --state)
+
+namespace {
+
+std::optional<gov::ClusterState> state_of(std::string_view text, std::string& error) {
+  static const gov::ir::Module module = workshop_module();
+  gov::trace::JsonParseResult parsed = gov::trace::parse_json(text);
+  REQUIRE(parsed.ok());
+  return gov::trace::read_cluster_state(parsed.value, module, error);
+}
+
+}  // namespace
+
+TEST_CASE("a cluster state reads admitted and pending tasks with their times", "[trace][state]") {
+  std::string error;
+  const auto state = state_of(R"({"at": 100, "admitted": [{"task": {"id": "a1", "team": "team-a", "gpus": 3},
+      "submitted_at": 10, "admitted_at": 20.5, "flavor": "ml.g5.8xlarge"}],
+      "pending": [{"task": {"id": "a2", "team": "team-a", "gpus": 1}, "submitted_at": 30}]})",
+                              error);
+  INFO(error);
+  REQUIRE(state);
+  CHECK(state->at == 100'000);
+  REQUIRE(state->admitted.size() == 1);
+  CHECK(state->admitted[0].task.id == "a1");
+  CHECK(state->admitted[0].submitted_at == 10'000);
+  CHECK(state->admitted[0].admitted_at == 20'500);
+  CHECK(state->admitted[0].flavor == "ml.g5.8xlarge");
+  REQUIRE(state->pending.size() == 1);
+  CHECK(state->pending[0].task.id == "a2");
+  CHECK(state->pending[0].submitted_at == 30'000);
+}
+
+// Issue 23, point 2: a typo used to read as an empty state, and the answer was wrong.
+TEST_CASE("a cluster state is strict at every level, with a did-you-mean", "[trace][state]") {
+  std::string error;
+  CHECK_FALSE(state_of(R"({"admited": []})", error));
+  CHECK(error == R"(unknown key "admited"; did you mean "admitted"?)");
+  CHECK_FALSE(state_of(R"({"pending": [{"task": {"id": "p", "team": "team-a", "gpus": 1}, "submited_at": 3}]})", error));
+  CHECK(error == R"(pending[0]: unknown key "submited_at"; did you mean "submitted_at"?)");
+  CHECK_FALSE(state_of(R"({"admitted": [{"task": {"id": "a", "team": "team-a", "gpu": 1}}]})", error));
+  CHECK(error == R"(admitted[0]: field "gpu": unknown key; did you mean "gpus"?)");
+  CHECK_FALSE(state_of(R"({"pending": [{"submitted_at": 3}]})", error));
+  CHECK(error == "pending[0]: field \"task\": missing; every entry needs a `task`");
+  CHECK_FALSE(state_of(R"({"at": -1})", error));
+  CHECK(error.find("field \"at\": expected a non-negative number of seconds") != std::string::npos);
+  CHECK_FALSE(state_of(R"({"admitted": {}})", error));
+  CHECK(error == R"(field "admitted": expected an array of entries, found an object)");
+  CHECK_FALSE(state_of(R"([])", error));
+  CHECK(error.rfind("the state must be an object", 0) == 0);
+  // Ids are unique across both lists, as in a trace.
+  CHECK_FALSE(state_of(R"({"admitted": [{"task": {"id": "x", "team": "team-a", "gpus": 1}}],
+                           "pending": [{"task": {"id": "x", "team": "team-b", "gpus": 1}}]})",
+                       error));
+  CHECK(error.rfind("pending[0]: field \"id\": duplicate task id \"x\"", 0) == 0);
 }

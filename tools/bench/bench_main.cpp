@@ -83,7 +83,7 @@ void decide(benchmark::State& state, const gov::engine::Engine& engine,
 std::vector<gov::engine::PreparedTask> prepare_all(const gov::engine::Engine& engine,
                                                    const Workload& workload) {
   std::vector<gov::engine::PreparedTask> prepared;
-  for (const gov::engine::TaskSpec& task : workload.tasks) prepared.push_back(engine.prepare(task));
+  for (const gov::Task& task : workload.tasks) prepared.push_back(engine.prepare(task));
   return prepared;
 }
 
@@ -91,14 +91,14 @@ std::vector<gov::engine::PreparedTask> prepare_all(const gov::engine::Engine& en
 std::unique_ptr<gov::engine::Engine> busy_engine(const Workload& workload,
                                                  const gov::ir::Evaluator& evaluator) {
   auto engine = std::make_unique<gov::engine::Engine>(workload.module, evaluator);
-  std::vector<gov::engine::Event> events;
+  std::vector<gov::Event> events;
   for (const gov::ir::Team& team : workload.module.teams) {
-    gov::engine::TaskSpec spec;
+    gov::Task spec;
     spec.id = "running-" + team.name;
     spec.team = team.name;
     spec.amounts[gov::ir::index(gov::ir::Resource::gpu)] = 1;
     spec.labels = {{"project", "llm"}, {"cost-center", "cc-1"}};
-    events.push_back(gov::engine::Event::submit(spec));
+    events.push_back(gov::Event::submit(spec));
   }
   engine->step(0, events);
   return engine;
@@ -108,7 +108,7 @@ std::unique_ptr<gov::engine::Engine> busy_engine(const Workload& workload,
 bool decisions_agree(const gov::engine::Engine& jit, const gov::engine::Engine& interp,
                      const Workload& workload) {
   std::array<size_t, 4> mix{};
-  for (const gov::engine::TaskSpec& task : workload.tasks) {
+  for (const gov::Task& task : workload.tasks) {
     const gov::engine::AdmissionCheck a = jit.check_admission(task);
     const gov::engine::AdmissionCheck b = interp.check_admission(task);
     if (a.verdict != b.verdict || a.flavor != b.flavor || a.rule != b.rule ||
@@ -200,7 +200,7 @@ int run(Reporter& reporter) {
               "hot-path decision, prepared task (rules + quota fit; targets: jit <= 50 ns, >= 10x "
               "interp)");
   print_ratio(out, reporter, "decision-from-spec",
-              "hot-path decision from a TaskSpec (+ name and label lookups)");
+              "hot-path decision from a gov::Task (+ name and label lookups)");
   print_ratio(out, reporter, "rules", "rules only (prepared input)");
   return 0;
 }

@@ -74,16 +74,16 @@ const Policy* cached_policy(const std::string& path, std::string& error) {
 
 namespace {
 
-engine::Event to_event(trace::TraceEvent& e) {
+gov::Event to_event(trace::TraceEvent& e) {
   switch (e.kind) {
     case trace::EventKind::submit:
-      return engine::Event::submit(std::move(e.task));
+      return gov::Event::submit(std::move(e.task));
     case trace::EventKind::finish:
-      return engine::Event::finish(std::move(e.id));
+      return gov::Event::finish(std::move(e.id));
     case trace::EventKind::cancel:
-      return engine::Event::cancel(std::move(e.id));
+      return gov::Event::cancel(std::move(e.id));
   }
-  return engine::Event::finish(std::move(e.id));
+  return gov::Event::finish(std::move(e.id));
 }
 
 }  // namespace

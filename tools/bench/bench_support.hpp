@@ -44,8 +44,8 @@ const Policy* cached_policy(const std::string& path, std::string& error);
 /// A trace's events grouped by time, as `gov simulate` applies them: all events of one
 /// instant go to Engine::step together.
 struct Instant {
-  engine::Time at = 0;
-  std::vector<engine::Event> events;
+  gov::Time at = 0;
+  std::vector<gov::Event> events;
 };
 struct Trace {
   std::vector<Instant> instants;

@@ -7,7 +7,7 @@ namespace {
 
 /// The resolved form of one of gen-bench's admitted tasks (a team, a class, one instance type,
 /// whole devices only); anything else is refused rather than half-resolved.
-bool to_task(const ir::Module& module, const engine::TaskSpec& spec, engine::Task& task,
+bool to_task(const ir::Module& module, const gov::Task& spec, engine::Task& task,
              std::string& error) {
   task.id = spec.id;
   task.team = module.team_index(spec.team);
@@ -40,13 +40,13 @@ std::unique_ptr<Cohort> make_cohort(size_t count, bool use_jit, std::string& err
   cohort->core = std::make_unique<engine::EngineCore>(policy->module, policy->evaluator(use_jit),
                                                       engine::EngineOptions{});
   engine::EngineCore& core = *cohort->core;
-  std::vector<engine::Decision> ignored;
+  std::vector<gov::Decision> ignored;
   for (const Instant& instant : trace.instants) {
-    for (const engine::Event& event : instant.events) {
+    for (const gov::Event& event : instant.events) {
       engine::Task task;
-      if (event.kind != engine::Event::Kind::submit || !to_task(policy->module, event.task, task, error))
+      if (event.kind != gov::Event::Kind::submit || !to_task(policy->module, event.task, task, error))
         return nullptr;
-      task.state = engine::TaskState::pending;
+      task.state = gov::TaskState::pending;
       const auto flavor = static_cast<uint32_t>(task.requested_flavor);
       const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
       engine::admit(core, index, flavor, ignored);
@@ -70,7 +70,7 @@ std::unique_ptr<Cohort> make_cohort(size_t count, bool use_jit, std::string& err
   const ir::Amount nominal =
       core.quota.nominal(static_cast<uint32_t>(team), static_cast<uint32_t>(flavor), ir::Resource::gpu);
   preemptor.request[ir::index(ir::Resource::gpu)] = std::min<ir::Amount>(8, nominal);
-  preemptor.state = engine::TaskState::pending;
+  preemptor.state = gov::TaskState::pending;
   preemptor.submitted_at = 1;
   cohort->preemptor = core.tasks.add(std::move(preemptor), /*claim_id=*/true);
   cohort->flavor = static_cast<uint32_t>(flavor);

@@ -79,7 +79,7 @@ void check_engine(benchmark::State& state) {
     return;
   }
   engine::Engine engine(loaded.policy->module, *loaded.policy->evaluator);
-  engine::TaskSpec task;
+  gov::Task task;
   task.id = "probe";
   task.team = "team-a";
   task.instance_type = "ml.g5.8xlarge";

@@ -1,6 +1,6 @@
 // The allocation-free proof of the hot path (issue: "the decision for the hot path is
 // allocation-free in steady state"): Engine::check_admission on the workshop policy, for 1,024
-// different tasks of workshop-tasks.json, from a TaskSpec and from a PreparedTask, after one
+// different tasks of workshop-tasks.json, from a gov::Task and from a PreparedTask, after one
 // warm-up call each, with every operator new of the process counted (alloc_counter.cpp). The
 // benchmark reports the allocations it saw (counters allocations_from_spec, allocations_prepared)
 // and fails (SkipWithError) when there is any; it also times the prepared call, both back ends.
@@ -18,9 +18,9 @@ namespace {
 
 constexpr size_t kTasks = 1024;
 
-/// workshop-tasks.json as the TaskSpecs a controller would pass (names, amounts in base units,
+/// workshop-tasks.json as the Tasks a controller would pass (names, amounts in base units,
 /// labels), the first kTasks of them.
-std::vector<engine::TaskSpec> task_specs(std::string& error) {
+std::vector<gov::Task> task_specs(std::string& error) {
   std::ifstream file(input_path("workshop-tasks.json"));
   if (!file) {
     error = "cannot read workshop-tasks.json (run tools/gen-bench first)";
@@ -34,7 +34,7 @@ std::vector<engine::TaskSpec> task_specs(std::string& error) {
     error = "workshop-tasks.json is not {\"tasks\": [...]}";
     return {};
   }
-  std::vector<engine::TaskSpec> specs;
+  std::vector<gov::Task> specs;
   for (const trace::JsonValue& t : tasks->items) {
     if (specs.size() == kTasks) break;
     const auto text_of = [&t](std::string_view key) {
@@ -45,7 +45,7 @@ std::vector<engine::TaskSpec> task_specs(std::string& error) {
       const trace::JsonValue* v = t.find(key);
       return v != nullptr ? v->as_int64().value_or(0) : 0;
     };
-    engine::TaskSpec spec;
+    gov::Task spec;
     spec.id = text_of("id");
     spec.team = text_of("team");
     spec.priority = text_of("priority");
@@ -64,23 +64,23 @@ std::vector<engine::TaskSpec> task_specs(std::string& error) {
 void check_admission(benchmark::State& state, bool use_jit) {
   std::string error;
   const Policy* policy = cached_policy(GOV_SOURCE_DIR "/tools/bench/workshop-rules.gov", error);
-  static const std::vector<engine::TaskSpec> specs = task_specs(error);
+  static const std::vector<gov::Task> specs = task_specs(error);
   if (policy == nullptr || specs.empty() || (use_jit && !policy->jit)) {
     state.SkipWithError(error.empty() ? "JIT unavailable" : error.c_str());
     return;
   }
   engine::Engine engine(policy->module, policy->evaluator(use_jit));
   // Some usage, so that the quota fit has something to compare: team-a borrows one GPU.
-  engine::TaskSpec busy;
+  gov::Task busy;
   busy.id = "busy";
   busy.team = "team-a";
   busy.instance_type = "ml.g5.8xlarge";
   busy.amounts[ir::index(ir::Resource::gpu)] = 3;
   busy.labels = {{"project", "llm"}, {"cost-center", "cc-1"}};
-  const std::vector<engine::Event> events = {engine::Event::submit(busy)};
+  const std::vector<gov::Event> events = {gov::Event::submit(busy)};
   engine.step(0, events);
   std::vector<engine::PreparedTask> prepared;  // what a controller keeps per workload
-  for (const engine::TaskSpec& spec : specs) prepared.push_back(engine.prepare(spec));
+  for (const gov::Task& spec : specs) prepared.push_back(engine.prepare(spec));
   for (size_t i = 0; i < specs.size(); ++i) {  // warm-up: per-thread scratch buffers grow once
     benchmark::DoNotOptimize(engine.check_admission(specs[i]));
     benchmark::DoNotOptimize(engine.check_admission(prepared[i]));
@@ -88,7 +88,7 @@ void check_admission(benchmark::State& state, bool use_jit) {
 
   // Steady state: every task once more in both forms, counting every allocation.
   uint64_t before = allocation_count();
-  for (const engine::TaskSpec& spec : specs) benchmark::DoNotOptimize(engine.check_admission(spec));
+  for (const gov::Task& spec : specs) benchmark::DoNotOptimize(engine.check_admission(spec));
   const uint64_t from_spec = allocation_count() - before;
   before = allocation_count();
   for (const engine::PreparedTask& task : prepared) benchmark::DoNotOptimize(engine.check_admission(task));

@@ -66,17 +66,17 @@ void rules_only(benchmark::State& state, const std::string& file, bool use_jit) 
 
 /// One submit event per team: a one-GPU task in the team's first instance type, with the labels
 /// the generated rules ask for, so that no rule denies it.
-std::vector<engine::Event> submits_for(const ir::Module& module) {
-  std::vector<engine::Event> events;
+std::vector<gov::Event> submits_for(const ir::Module& module) {
+  std::vector<gov::Event> events;
   for (const ir::Team& team : module.teams) {
-    engine::TaskSpec spec;
+    gov::Task spec;
     spec.id = "x-" + team.name;
     spec.team = team.name;
     spec.priority = "training";
     spec.instance_type = module.flavors[team.quotas.front().flavor].name;
     spec.amounts[ir::index(ir::Resource::gpu)] = 1;
     spec.labels = {{"project", "llm"}, {"cost-center", "cc-1"}, {"tier", "interactive"}};
-    events.push_back(engine::Event::submit(std::move(spec)));
+    events.push_back(gov::Event::submit(std::move(spec)));
   }
   return events;
 }
@@ -88,19 +88,19 @@ void engine_events(benchmark::State& state, const std::string& file) {
     state.SkipWithError(policy == nullptr ? error.c_str() : "JIT unavailable");
     return;
   }
-  const std::vector<engine::Event> submits = submits_for(policy->module);
-  std::vector<engine::Event> finishes;
-  for (const engine::Event& submit : submits) finishes.push_back(engine::Event::finish(submit.task.id));
+  const std::vector<gov::Event> submits = submits_for(policy->module);
+  std::vector<gov::Event> finishes;
+  for (const gov::Event& submit : submits) finishes.push_back(gov::Event::finish(submit.task.id));
   engine::Engine engine(policy->module, *policy->jit);
-  std::vector<engine::Decision> decisions;
-  engine::Time now = 0;
+  std::vector<gov::Decision> decisions;
+  gov::Time now = 0;
   size_t team = 0;
   int64_t admitted = 0;
   const uint64_t allocations_before = allocation_count();
   for (auto _ : state) {
     engine.step(now, std::span(&submits[team], 1), decisions);
     engine.step(now, std::span(&finishes[team], 1), decisions);
-    admitted += decisions.size() == 2 && decisions[0].outcome == engine::Outcome::admitted;
+    admitted += decisions.size() == 2 && decisions[0].outcome == gov::Outcome::admitted;
     decisions.clear();
     ++now;
     team = team + 1 == submits.size() ? 0 : team + 1;
@@ -126,7 +126,7 @@ void hot_path(benchmark::State& state, const std::string& file, bool use_jit) {
     state.SkipWithError(policy == nullptr ? error.c_str() : "JIT unavailable");
     return;
   }
-  const std::vector<engine::Event> submits = submits_for(policy->module);
+  const std::vector<gov::Event> submits = submits_for(policy->module);
   engine::Engine engine(policy->module, policy->evaluator(use_jit));
   size_t team = 0;
   int64_t admits = 0;
@@ -158,14 +158,14 @@ void hot_path_admitted(benchmark::State& state, size_t count, bool use_jit) {
   }
   engine::Engine engine(policy->module, policy->evaluator(use_jit));
   for (const Instant& instant : trace.instants) engine.step(instant.at, instant.events);
-  const std::vector<engine::Event> submits = submits_for(policy->module);
+  const std::vector<gov::Event> submits = submits_for(policy->module);
   size_t team = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(engine.check_admission(submits[team].task));
     team = team + 1 == submits.size() ? 0 : team + 1;
   }
   state.SetItemsProcessed(state.iterations());
-  state.counters["admitted"] = static_cast<double>(engine.snapshot().count(engine::TaskState::admitted));
+  state.counters["admitted"] = static_cast<double>(engine.snapshot().count(gov::TaskState::admitted));
 }
 
 [[maybe_unused]] const bool registered = [] {

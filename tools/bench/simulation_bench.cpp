@@ -33,15 +33,15 @@ const Replay& replay_input(const std::string& policy_name, const std::string& tr
   return cache.emplace(trace_name, std::move(replay)).first->second;
 }
 
-/// Decisions per outcome of one replay (engine::Outcome order).
+/// Decisions per outcome of one replay (gov::Outcome order).
 using OutcomeCounts = std::array<uint64_t, 7>;
 
 OutcomeCounts replay_into(engine::Engine& engine, const Replay& replay) {
   OutcomeCounts counts{};
-  std::vector<engine::Decision> decisions;
+  std::vector<gov::Decision> decisions;
   for (const Instant& instant : replay.trace.instants) {
     engine.step(instant.at, instant.events, decisions);
-    for (const engine::Decision& d : decisions) ++counts[static_cast<size_t>(d.outcome)];
+    for (const gov::Decision& d : decisions) ++counts[static_cast<size_t>(d.outcome)];
     decisions.clear();
   }
   return counts;
@@ -63,11 +63,11 @@ void simulate(benchmark::State& state, bool use_jit) {
   uint64_t decisions = 0;
   for (uint64_t c : counts) decisions += c;
   state.counters["decisions"] = static_cast<double>(decisions);
-  state.counters["admitted"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::admitted)]);
-  state.counters["preempted"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::preempted)]);
-  state.counters["rejected"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::rejected)]);
-  state.counters["finished"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::finished)]);
-  state.counters["cancelled"] = static_cast<double>(counts[static_cast<size_t>(engine::Outcome::cancelled)]);
+  state.counters["admitted"] = static_cast<double>(counts[static_cast<size_t>(gov::Outcome::admitted)]);
+  state.counters["preempted"] = static_cast<double>(counts[static_cast<size_t>(gov::Outcome::preempted)]);
+  state.counters["rejected"] = static_cast<double>(counts[static_cast<size_t>(gov::Outcome::rejected)]);
+  state.counters["finished"] = static_cast<double>(counts[static_cast<size_t>(gov::Outcome::finished)]);
+  state.counters["cancelled"] = static_cast<double>(counts[static_cast<size_t>(gov::Outcome::cancelled)]);
 }
 
 /// An engine holding 100,000 tasks (all admitted, from admitted-100000): resident memory of the
@@ -91,9 +91,9 @@ void memory(benchmark::State& state) {
     replay_into(engine, replay);
     rss_engine = resident_bytes();
     heap_engine = heap_bytes_in_use();
-    const engine::Snapshot snapshot = engine.snapshot();
+    const gov::Snapshot snapshot = engine.snapshot();
     tasks = snapshot.tasks.size();
-    admitted = snapshot.count(engine::TaskState::admitted);
+    admitted = snapshot.count(gov::TaskState::admitted);
   }
   constexpr double kMiB = 1024.0 * 1024.0;
   state.counters["tasks"] = static_cast<double>(tasks);

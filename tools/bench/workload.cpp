@@ -70,8 +70,8 @@ int64_t make_label(Rng& rng) {
 
 /// A task as a controller would submit it: a team and class of the module, whole instances
 /// or a GPU / vCPU / memory request, usually the labels the rules ask for.
-engine::TaskSpec make_spec(Rng& rng, const ir::Module& module, size_t serial) {
-  engine::TaskSpec spec;
+gov::Task make_spec(Rng& rng, const ir::Module& module, size_t serial) {
+  gov::Task spec;
   spec.id = "task-" + std::to_string(serial);
   spec.team = module.teams[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(module.teams.size()) - 1))].name;
   if (!module.classes.empty() && uniform(rng, 0, 4) != 0) {

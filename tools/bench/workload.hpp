@@ -19,7 +19,7 @@ struct Workload {
   std::vector<int64_t> label_ids;     // label_keys.size() ids per input
   /// The hot-path decision: tasks as a controller submits them (names, labels), mostly
   /// valid and passing the rules, some denied, in the workshop's sizes.
-  std::vector<engine::TaskSpec> tasks;
+  std::vector<gov::Task> tasks;
 };
 
 /// Loads, checks and lowers the policy at `path` (imports may reach `root`), then makes

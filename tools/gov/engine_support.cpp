@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <limits>
 
 #include "compiler/support/terminal_text.hpp"
 #include "runtime/store/store.hpp"
@@ -98,19 +99,78 @@ std::unique_ptr<RunnablePolicy> load_runnable(const std::string& path, const Arg
   return std::move(loaded.policy);
 }
 
-engine::TaskSpec task_from_step(const check::TestStep& step) {
-  engine::TaskSpec task;
-  task.id = step.task;
-  task.team = step.team;
-  task.priority = step.priority;
-  task.instance_type = step.instance_type;
-  task.instances = step.instances;
-  task.amounts = step.amounts;
-  task.pods = step.pods;
-  task.labels = step.labels;
-  task.duration = step.duration_ms;
-  return task;
+namespace {
+
+/// The API's options from the command line; nullopt after printing why one is wrong.
+std::optional<gov::Options> api_options_from(const Args& args) {
+  gov::Options options;
+  const std::string back_end = args.value("engine").value_or("jit");
+  if (back_end == "interp") {
+    options.back_end = gov::Options::BackEnd::interpreter;
+  } else if (back_end != "jit") {
+    fmt::print(stderr, "error: unknown engine `{}` (expected `jit` or `interp`)\n", escape_for_terminal(back_end));
+    return std::nullopt;
+  }
+  const std::string dialect = args.value("dialect").value_or("head");
+  if (dialect == "kueue-v0.9") {
+    options.dialect = gov::Options::Dialect::kueue_v0_9;
+  } else if (dialect != "head") {
+    fmt::print(stderr, "error: unknown dialect `{}` (expected `head` or `kueue-v0.9`)\n", escape_for_terminal(dialect));
+    return std::nullopt;
+  }
+  if (std::optional<std::string> key = args.value("verify-key")) {
+    options.verify_key_path = *key;
+  } else if (const char* env = std::getenv("GOV_VERIFY_KEY"); env && *env) {
+    options.verify_key_path = env;
+  }
+  options.require_signature = args.has("require-signature");
+  options.policy = args.value("policy").value_or("");
+  // A command replays whole traces: the trace reader's bound is the one that applies.
+  options.max_tasks = std::numeric_limits<std::size_t>::max();
+  // Commands never ask decision() about an ended task: keep no history of them.
+  options.remembered_ended_tasks = 0;
+  return options;
 }
+
+void print_api_error(const gov::Error& error) {
+  const std::string message = error.what();
+  if (error.code() == gov::ErrorCode::policy && message.find('\n') != std::string::npos) {
+    fmt::print(stderr, "{}", message);  // rendered diagnostics
+    return;
+  }
+  const bool choose = message.find("several policies") != std::string::npos;
+  fmt::print(stderr, "error: {}{}\n", escape_for_terminal(message), choose ? " with --policy NAME" : "");
+}
+
+}  // namespace
+
+std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status) {
+  std::optional<gov::Options> options = api_options_from(args);
+  if (!options) {
+    status = kUsage;
+    return std::nullopt;
+  }
+  std::optional<gov::Engine> engine;
+  try {
+    engine.emplace(file ? gov::Engine::compile_file(*file, std::move(*options))
+                        : gov::Engine::open_store(args.value("db").value_or(store::default_path()), std::move(*options)));
+  } catch (const gov::Error& error) {
+    print_api_error(error);
+    const bool usage = error.code() == gov::ErrorCode::io || error.code() == gov::ErrorCode::invalid_argument;
+    status = usage ? kUsage : kFailed;
+    return std::nullopt;
+  }
+  const gov::PolicyInfo policy = engine->policy();
+  if (!policy.warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(policy.warning));
+  if (!file && policy.back_end == "jit") {
+    fmt::print(stderr, "gov: `{}` version {}: {}\n", escape_for_terminal(policy.name), policy.version,
+               policy.cached_code ? std::string("loaded cached native code (no codegen)")
+                                  : fmt::format("compiled native code ({})", policy.code_note));
+  }
+  status = kOk;
+  return engine;
+}
+
 
 }  // namespace gov::cli
 

@@ -1,11 +1,12 @@
 // What the engine commands (simulate, eval, test) share: a checked policy lowered to IR
-// with an evaluator, and conversions from the language's test steps to engine tasks.
+// with an evaluator.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "gov/engine.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/engine/decision.hpp"
 #include "runtime/engine/engine_options.hpp"
@@ -44,7 +45,12 @@ bool signature_accepted(const std::string& policy, const store::Version& version
 /// The engine options from --dialect; nullopt (after printing why) for an unknown dialect.
 std::optional<engine::EngineOptions> engine_options_from(const Args& args);
 
-/// A test's `submit` step as an engine task.
-engine::TaskSpec task_from_step(const check::TestStep& step);
+/// The engine a command runs, opened through the embedding API as a controller would: FILE
+/// compiled (gov::Engine::compile_file), or without FILE the active version of the store named
+/// by --db (and --policy), with its cached native code when --verify-key verifies it. Reads
+/// --engine, --dialect, --verify-key (else $GOV_VERIFY_KEY) and --require-signature. On failure
+/// prints the diagnostics or the error and sets `status` (1 for policy and store errors, 2 for
+/// usage and unreadable files); prints the JIT fallback warning and, for a store, which code runs.
+std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status);
 
 }  // namespace gov::cli

@@ -1,4 +1,5 @@
-// `gov simulate`: replay a trace through the engine and print every decision.
+// `gov simulate`: replay a trace through the engine (gov::Engine, as a controller runs it) and print
+// every decision.
 #include <cstdio>
 #include <limits>
 #include <new>
@@ -6,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "compiler/support/terminal_text.hpp"
-#include "runtime/engine/engine.hpp"
+#include "runtime/embed/engine_internals.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/trace_file.hpp"
 #include "runtime/trace/trace_reader.hpp"
@@ -32,13 +33,13 @@ std::optional<trace::TraceError> first_error(trace::TraceFile& file, const ir::M
   return reader.error();
 }
 
-engine::Event to_event(trace::TraceEvent& e) {
+gov::Event to_event(trace::TraceEvent& e) {
   switch (e.kind) {
-    case trace::EventKind::submit: return engine::Event::submit(std::move(e.task));
-    case trace::EventKind::finish: return engine::Event::finish(std::move(e.id));
-    case trace::EventKind::cancel: return engine::Event::cancel(std::move(e.id));
+    case trace::EventKind::submit: return gov::Event::submit(std::move(e.task));
+    case trace::EventKind::finish: return gov::Event::finish(std::move(e.id));
+    case trace::EventKind::cancel: return gov::Event::cancel(std::move(e.id));
   }
-  return engine::Event::finish(std::move(e.id));
+  return gov::Event::finish(std::move(e.id));
 }
 
 int run_simulate(const Args& args) {
@@ -51,17 +52,17 @@ int run_simulate(const Args& args) {
     fmt::print(stderr, "error: unknown format `{}` (expected jsonl or text)\n", escape_for_terminal(format));
     return kUsage;
   }
-  std::optional<engine::EngineOptions> options = engine_options_from(args);
-  if (!options) return kUsage;
   int status = kOk;
-  std::unique_ptr<RunnablePolicy> policy =
-      args.positional.empty() ? load_runnable_from_store(args, status) : load_runnable(args.positional[0], args, status);
-  if (!policy) return status;
+  const std::optional<std::string> file =
+      args.positional.empty() ? std::nullopt : std::optional<std::string>(args.positional[0]);
+  std::optional<gov::Engine> engine = open_engine(args, file, status);
+  if (!engine) return status;
+  const std::shared_ptr<const ir::Module> module = EngineInternals::module(*engine);
 
   const std::string trace_path = *args.value("trace");
   std::string error;
-  std::optional<trace::TraceFile> file = trace::TraceFile::open(trace_path, kMaxTraceBytes, error);
-  if (!file) {
+  std::optional<trace::TraceFile> trace_file = trace::TraceFile::open(trace_path, kMaxTraceBytes, error);
+  if (!trace_file) {
     fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path), escape_for_terminal(error));
     return kUsage;
   }
@@ -69,7 +70,7 @@ int run_simulate(const Args& args) {
   limits.max_bytes = kMaxTraceBytes;
   // Nothing of a bad trace is simulated: every event is checked first, then read again.
   bool io_error = false;
-  if (std::optional<trace::TraceError> problem = first_error(*file, policy->module, limits, io_error)) {
+  if (std::optional<trace::TraceError> problem = first_error(*trace_file, *module, limits, io_error)) {
     if (io_error) {
       fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path), escape_for_terminal(problem->message));
       return kUsage;
@@ -77,14 +78,12 @@ int run_simulate(const Args& args) {
     fmt::print(stderr, "error: {}: {}\n", display_path(trace_path), escape_for_terminal(problem->message));
     return kFailed;
   }
-  file->rewind();
+  trace_file->rewind();
 
-  engine::Engine engine(policy->module, *policy->evaluator, *options);
   trace::SummaryBuilder summary;
-  std::vector<engine::Decision> decisions;
   std::string out;
-  auto emit = [&] {
-    for (const engine::Decision& d : decisions) {
+  auto emit = [&](const gov::Step& step) {
+    for (const gov::Decision& d : step.decisions) {
       if (format == "jsonl") {
         trace::append_decision_json(out, d);
         out += '\n';
@@ -94,29 +93,27 @@ int run_simulate(const Args& args) {
         summary.add(d);
       }
     }
-    decisions.clear();
     if (out.size() > (1 << 16)) {
       fmt::print("{}", out);
       out.clear();
     }
   };
   // Events at the same time apply together, then the engine runs to a fixed point.
-  trace::TraceReader reader(*file, policy->module, limits);
+  trace::TraceReader reader(*trace_file, *module, limits);
   trace::TraceEvent event;
-  std::vector<engine::Event> batch;
+  std::vector<gov::Event> batch;
   // Running out of memory is reported with where the replay was (a bare std::bad_alloc says
   // nothing); decisions printed before it stay printed.
   size_t events_read = 0;  // events handed to the engine so far (1-based index of the last)
   try {
     for (bool more = reader.next(event); more;) {
-      const engine::Time at = event.at;
+      const gov::Time at = event.at;
       batch.clear();
       for (; more && event.at == at; more = reader.next(event)) {
         batch.push_back(to_event(event));
         ++events_read;
       }
-      engine.step(at, batch, decisions);
-      emit();
+      emit(engine->step(at, batch));
     }
     if (reader.error()) {
       // The first pass read the whole trace, so this is a read failing the second time (or the
@@ -128,10 +125,8 @@ int run_simulate(const Args& args) {
       return kUsage;
     }
     // Tasks with a duration finish after the last event too.
-    engine.step(std::numeric_limits<engine::Time>::max() / 4, {}, decisions);
-    emit();
+    emit(engine->tick(gov::kForever));
   } catch (const std::bad_alloc&) {
-    decisions = {};
     fmt::print("{}", out);
     out = {};
     fmt::print(stderr, "error: out of memory while replaying the trace `{}` (at event {})\n", display_path(trace_path),

@@ -141,6 +141,18 @@ class GOV_API Engine {
   /// applies the finishes due at `at` together with its events, before admission.)
   Step tick(Time at);
 
+  /// Loads a cluster's state into an engine that has no tasks yet (right after opening it): what
+  /// a controller that restarts does. Admitted tasks hold their quota as given (no quota check,
+  /// no rules: a real cluster may be over quota), pending tasks queue with their submission
+  /// times and compete at the next step (nothing is decided until then; decision() knows none
+  /// of them). Returns one LoadFailure per entry that could not be loaded (unknown team, class or
+  /// instance type, a reused id, ...); the others load. Throws Error invalid_argument when the
+  /// engine already has tasks.
+  std::vector<LoadFailure> load_state(const ClusterState& state);
+  /// The live tasks as they were submitted, with their admission times and flavors: a state
+  /// that load_state() of another engine (under this policy or another) takes back.
+  ClusterState export_state() const;
+
   /// The latest decision about the task with this id (also after reloads), or nullopt for an id
   /// never submitted or an ended task forgotten (Options::remembered_ended_tasks).
   std::optional<Decision> decision(std::string_view id) const;
@@ -191,6 +203,7 @@ class GOV_API Engine {
 
  private:
   friend std::vector<TimedEvent> read_trace(const Engine& engine, std::string_view json);
+  friend class EngineInternals;  // gov's own tools (not part of the API)
   explicit Engine(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -187,7 +187,8 @@ struct CohortRow {
   }
 };
 
-/// A task that holds or waits for quota.
+/// A task the engine holds: pending or admitted (and, in Snapshot::tasks of a snapshot that
+/// includes them, ended).
 struct TaskRow {
   std::string id;
   std::string team;
@@ -195,9 +196,10 @@ struct TaskRow {
   std::string flavor;                    // while admitted
   Time submitted_at = 0;
   std::optional<Time> admitted_at;  // while admitted
+  bool parked = false;              // pending and waiting for a change in the cohort
   friend bool operator==(const TaskRow& a, const TaskRow& b) {
     return a.id == b.id && a.team == b.team && a.state == b.state && a.flavor == b.flavor &&
-           a.submitted_at == b.submitted_at && a.admitted_at == b.admitted_at;
+           a.submitted_at == b.submitted_at && a.admitted_at == b.admitted_at && a.parked == b.parked;
   }
 };
 
@@ -209,10 +211,52 @@ struct Snapshot {
   Time at = 0;
   std::vector<UsageRow> usage;    // every team × flavor it has a quota for × charged resource
   std::vector<CohortRow> cohort;  // every flavor × charged resource
-  std::vector<TaskRow> tasks;     // pending and admitted tasks
+  std::vector<TaskRow> tasks;     // pending and admitted tasks, in submission order
   friend bool operator==(const Snapshot& a, const Snapshot& b) {
     return a.version == b.version && a.sequence == b.sequence && a.at == b.at && a.usage == b.usage &&
            a.cohort == b.cohort && a.tasks == b.tasks;
+  }
+  /// How many of `tasks` are in `state`.
+  std::size_t count(TaskState state) const {
+    std::size_t n = 0;
+    for (const TaskRow& row : tasks) n += row.state == state ? 1 : 0;
+    return n;
+  }
+};
+
+/// A task that holds quota in a cluster's state (ClusterState).
+struct AdmittedTask {
+  Task task;
+  Time submitted_at = 0;
+  Time admitted_at = 0;
+  /// The instance type it runs on; absent: the task's instance type, else its team's first.
+  std::optional<std::string> flavor;
+};
+
+/// A task that waits in a cluster's state: it competes at the next step, in queue order by its
+/// submission time.
+struct PendingTask {
+  Task task;
+  Time submitted_at = 0;
+};
+
+/// The tasks a cluster runs and queues at one time: what a controller that restarts hands a
+/// fresh engine (Engine::load_state), what a reload carries from one policy version to the next
+/// (Engine::export_state), and `gov eval --state`.
+struct ClusterState {
+  Time at = 0;  // the engine's time after loading
+  std::vector<AdmittedTask> admitted;  // in admission order
+  std::vector<PendingTask> pending;    // in submission order
+};
+
+/// One entry of a ClusterState that could not be loaded (it is skipped; the others load).
+struct LoadFailure {
+  enum class List : std::uint8_t { admitted, pending };
+  List list = List::admitted;
+  std::size_t index = 0;  // into ClusterState::admitted or ::pending
+  std::string message;    // e.g. "unknown team `x`"
+  friend bool operator==(const LoadFailure& a, const LoadFailure& b) {
+    return a.list == b.list && a.index == b.index && a.message == b.message;
   }
 };
 
@@ -294,6 +338,8 @@ struct PolicyInfo {
   std::string back_end;        // "jit" or "interp"
   bool cached_code = false;    // native code loaded from the store's cache (no codegen)
   std::string source;          // the store or file path it came from
+  std::string warning;         // why the JIT was asked for and not used (else empty)
+  std::string code_note;       // store engines: why native code was compiled, not loaded from the cache
 };
 
 /// The error codes of the C++ API; the C ABI returns the same numbers (gov_status).
@@ -322,16 +368,68 @@ class GOV_API Error : public std::runtime_error {
   ErrorCode code_;
 };
 
-// The functions below are pure: thread-safe, they keep nothing, and they throw nothing but
-// std::bad_alloc. The names are static strings.
+// The names below are those of the decision stream: "admitted", "waiting-for-quota",
+// "reclaim", "pending", "gpu" / "neuron" / "vcpu" / "memory_gib" / "efa". Pure and inline;
+// the strings are static.
 
-/// Names as in the decision stream: "admitted", "waiting-for-quota", "reclaim", "pending",
-/// "gpu" / "neuron" / "vcpu" / "memory_gib" / "efa".
-GOV_API std::string_view outcome_name(Outcome outcome);
-GOV_API std::string_view reason_name(PendingReason reason);
-GOV_API std::string_view preemption_kind_name(PreemptionKind kind);
-GOV_API std::string_view task_state_name(TaskState state);
-GOV_API std::string_view resource_name(Resource resource);
+inline std::string_view outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::admitted: return "admitted";
+    case Outcome::pending: return "pending";
+    case Outcome::preempted: return "preempted";
+    case Outcome::rejected: return "rejected";
+    case Outcome::finished: return "finished";
+    case Outcome::cancelled: return "cancelled";
+    case Outcome::invalid: return "invalid";
+  }
+  return "?";
+}
+
+inline std::string_view reason_name(PendingReason reason) {
+  switch (reason) {
+    case PendingReason::waiting_for_quota: return "waiting-for-quota";
+    case PendingReason::exceeds_max_quota: return "exceeds-max-quota";
+    case PendingReason::waiting_for_preemption: return "waiting-for-preemption";
+    case PendingReason::no_matching_flavor: return "no-matching-flavor";
+    case PendingReason::team_inactive: return "team-inactive";
+  }
+  return "?";
+}
+
+inline std::string_view preemption_kind_name(PreemptionKind kind) {
+  switch (kind) {
+    case PreemptionKind::in_team: return "in-team";
+    case PreemptionKind::reclaim: return "reclaim";
+    case PreemptionKind::fair_sharing: return "fair-sharing";
+  }
+  return "?";
+}
+
+inline std::string_view task_state_name(TaskState state) {
+  switch (state) {
+    case TaskState::pending: return "pending";
+    case TaskState::admitted: return "admitted";
+    case TaskState::finished: return "finished";
+    case TaskState::cancelled: return "cancelled";
+    case TaskState::rejected: return "rejected";
+    case TaskState::invalid: return "invalid";
+  }
+  return "?";
+}
+
+inline std::string_view resource_name(Resource resource) {
+  switch (resource) {
+    case Resource::gpu: return "gpu";
+    case Resource::neuron: return "neuron";
+    case Resource::vcpu: return "vcpu";
+    case Resource::memory: return "memory_gib";
+    case Resource::efa: return "efa";
+  }
+  return "?";
+}
+
+// The functions below are pure: thread-safe, they keep nothing, and they throw nothing but
+// std::bad_alloc.
 
 /// One decision as one line of docs/interfaces.md's decision stream (no newline): exactly what
 /// `gov simulate --format jsonl` prints, so streams can be compared byte for byte. The version

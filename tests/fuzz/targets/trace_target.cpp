@@ -134,13 +134,13 @@ const std::vector<Policy>& policies() {
   return all;
 }
 
-gov::engine::Event to_event(const gov::trace::TraceEvent& e) {
+gov::Event to_event(const gov::trace::TraceEvent& e) {
   switch (e.kind) {
-    case gov::trace::EventKind::submit: return gov::engine::Event::submit(e.task);
-    case gov::trace::EventKind::finish: return gov::engine::Event::finish(e.id);
-    case gov::trace::EventKind::cancel: return gov::engine::Event::cancel(e.id);
+    case gov::trace::EventKind::submit: return gov::Event::submit(e.task);
+    case gov::trace::EventKind::finish: return gov::Event::finish(e.id);
+    case gov::trace::EventKind::cancel: return gov::Event::cancel(e.id);
   }
-  return gov::engine::Event::finish(e.id);
+  return gov::Event::finish(e.id);
 }
 
 /// `gov simulate`'s loop: events at one time apply together, then tasks with a duration
@@ -151,17 +151,17 @@ std::string simulate(const Policy& policy, const std::vector<gov::trace::TraceEv
   gov::engine::EngineOptions options;
   options.self_check = self_check;
   gov::engine::Engine engine(policy.module, interpreter, options);
-  std::vector<gov::engine::Decision> decisions;
-  std::vector<gov::engine::Event> batch;
+  std::vector<gov::Decision> decisions;
+  std::vector<gov::Event> batch;
   for (size_t i = 0; i < events.size();) {
-    const gov::engine::Time at = events[i].at;
+    const gov::Time at = events[i].at;
     batch.clear();
     for (; i < events.size() && events[i].at == at; ++i) batch.push_back(to_event(events[i]));
     engine.step(at, batch, decisions);
   }
-  engine.step(std::numeric_limits<gov::engine::Time>::max() / 4, {}, decisions);
+  engine.step(std::numeric_limits<gov::Time>::max() / 4, {}, decisions);
   std::string out;
-  for (const gov::engine::Decision& d : decisions) {
+  for (const gov::Decision& d : decisions) {
     gov::trace::append_decision_json(out, d);
     out += '\n';
     out += gov::trace::decision_text(d);

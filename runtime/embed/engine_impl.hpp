@@ -1,0 +1,170 @@
+// gov::Engine's insides, shared by its translation units: engine.cpp (opening, state changes,
+// queries), engine_steps.cpp (numbering and publishing steps), engine_reload.cpp (reloads and
+// the watcher). Internal; not installed.
+//
+// The shape: one gov::engine::Engine (single-threaded, bound to one compiled policy) behind a
+// reader-writer lock (state_lock.hpp), swapped for a new one bound to a new policy at a reload.
+// A state change needs the state exclusively and a query needs it not to change under it; the
+// compiled policy is immutable and shared (std::shared_ptr<const LoadedPolicy>); a reload
+// compiles the new one with no lock on the state, then, holding the state exclusively, moves
+// the live tasks into a new core (`next.load_state(current.export_state())`) and runs one
+// admission pass: every call runs entirely on the version it started with.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "gov/engine.hpp"
+#include "runtime/embed/policy_loader.hpp"
+#include "runtime/embed/state_lock.hpp"
+#include "runtime/engine/engine.hpp"
+#include "runtime/store/store.hpp"
+
+namespace gov::embed {
+
+/// One compiled policy version as the engine runs it. Immutable.
+struct LoadedPolicy {
+  std::unique_ptr<embed::RunnablePolicy> runnable;
+  PolicyInfo info;
+  // The module's flavor and rule names, interned in the engine's name table: Admission hands
+  // them out as string_views that outlive this version.
+  std::vector<std::string_view> flavor_names;
+  std::vector<std::string_view> rule_names;
+};
+
+ErrorCode error_code(embed::LoadError::Kind kind);
+
+[[noreturn]] void throw_load_error(const embed::LoadError& error);
+
+/// Names handed out by Engine::check, kept for the engine's life (a reload may free the module
+/// they came from). Only grows, by the distinct names of the versions loaded; nodes never move.
+class NameTable {
+ public:
+  std::string_view intern(const std::string& name) {
+    std::lock_guard lock(mutex_);
+    return *names_.insert(name).first;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_set<std::string> names_;
+};
+
+std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy> runnable, int64_t version,
+                                           const std::string& source, NameTable& names);
+
+
+/// unordered_map<std::string, T> looked up by std::string_view without a copy.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+template <typename T>
+using StringMap = std::unordered_map<std::string, T, StringHash, std::equal_to<>>;
+
+bool is_live(Outcome outcome);
+
+}  // namespace gov::embed
+
+namespace gov {
+
+struct Engine::Impl {
+  explicit Impl(Options opts) : options(std::move(opts)) {
+    back_end = options.back_end == Options::BackEnd::jit ? embed::BackEnd::jit : embed::BackEnd::interpreter;
+    engine_options.dialect =
+        options.dialect == Options::Dialect::head ? engine::MessageDialect::head : engine::MessageDialect::kueue_v0_9;
+  }
+  ~Impl() { stop_watching(); }
+
+  embed::NameTable names;  // first: it outlives every policy
+
+  // ---------------------------------------------------------------- configuration (immutable)
+  Options options;
+  embed::BackEnd back_end = embed::BackEnd::jit;
+  engine::EngineOptions engine_options;
+  bool from_store = false;
+  embed::VerifyOptions verify;  // from options.verify_key_path and require_signature
+  std::string path;         // the store or the policy file
+  std::string policy_name;  // in the store
+
+  // ---------------------------------------------------------------- state (state_mutex)
+  mutable embed::StateLock state_mutex;
+  std::shared_ptr<const embed::LoadedPolicy> policy;
+  std::unique_ptr<engine::Engine> core;  // bound to *policy
+  embed::StringMap<Decision> latest;            // the latest decision about each id
+  std::deque<std::pair<std::string, uint64_t>> ended;  // ended ids, oldest first, with the step
+  uint64_t sequence = 0;
+  std::vector<Decision> buffer;  // reused by every step
+  std::atomic<int64_t> version{0};
+
+  // ---------------------------------------------------------------- reloads (reload_mutex)
+  std::mutex reload_mutex;
+  std::optional<store::Store> db;  // store::Store is single-threaded: only under reload_mutex
+
+  // ---------------------------------------------------------------- watcher (watch_mutex)
+  std::mutex watch_mutex;
+  std::condition_variable watch_wakeup;
+  std::thread watcher;
+  std::chrono::milliseconds watch_interval{1000};
+  bool watch_stop = false;
+
+  void install(std::shared_ptr<const embed::LoadedPolicy> first) {
+    std::unique_lock lock(state_mutex);
+    core = std::make_unique<engine::Engine>(first->runnable->module, *first->runnable->evaluator, engine_options);
+    version.store(first->info.version);
+    policy = std::move(first);
+  }
+
+  // ---------------------------------------------------------------- steps
+
+  Step run_step(Time at, std::span<const Event> events);
+
+  /// Throws Error limit, before anything changes, when the step's submits would take the live
+  /// tasks past Options::max_tasks. Caller holds state_mutex exclusively.
+  void refuse_past_max_tasks(std::span<const Event> events) const;
+
+  /// Turns `buffer` into the next step: numbers it, remembers each task's latest decision and
+  /// hands it to on_step. The first `forced` decisions replace the latest decision of a live
+  /// task (a reload's `invalid`s); otherwise an `invalid` about a live id is a duplicate
+  /// submission and leaves the live task's record alone. Caller holds state_mutex exclusively.
+  Step publish(size_t forced);
+
+  void remember(const Decision& d, bool forced);
+
+  // ---------------------------------------------------------------- reloads
+
+  /// The next policy to run, or nullptr when `number` (absent: the active version, or the
+  /// file's current content) is what runs already. Caller holds reload_mutex.
+  std::shared_ptr<const embed::LoadedPolicy> load_next(std::optional<int64_t> number);
+
+  Step reload(std::optional<int64_t> number);
+
+  /// Loads the live tasks of `core` into `next` (Engine::export_state: admitted ones in the
+  /// order they were admitted, holding their quota as they are; pending ones in the order they
+  /// came) and puts an `invalid` decision into `buffer` for each task the new version cannot
+  /// hold. Caller holds state_mutex exclusively.
+  void carry_tasks(engine::Engine& next, int64_t next_version);
+
+  // ---------------------------------------------------------------- watcher
+
+  void watch_loop();
+
+  void report_reload_error(const Error& error, std::string& last_failure);
+
+  void stop_watching();
+};
+
+}  // namespace gov

@@ -1,0 +1,19 @@
+// What gov's own tools (the `gov` command) need of a gov::Engine beyond the API: the compiled
+// policy it runs, to read traces and tasks against it. Not installed; not part of the API.
+#pragma once
+
+#include <memory>
+
+#include "compiler/ir/module.hpp"
+#include "gov/engine.hpp"
+
+namespace gov {
+
+class EngineInternals {
+ public:
+  /// The IR module of the version the engine runs now; it stays valid while the pointer is
+  /// held, also across reloads.
+  static std::shared_ptr<const ir::Module> module(const Engine& engine);
+};
+
+}  // namespace gov

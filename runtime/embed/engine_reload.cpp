@@ -1,0 +1,154 @@
+// gov::Engine: reloads (a new version swapped in, the live tasks carried over) and the
+// watcher thread that polls for them (engine_impl.hpp).
+#include <fmt/format.h>
+#include <system_error>
+
+#include "runtime/embed/engine_impl.hpp"
+
+namespace gov {
+
+std::shared_ptr<const embed::LoadedPolicy> Engine::Impl::load_next(std::optional<int64_t> number) {
+  if (from_store) {
+    if (!number) {
+      auto active = db->active(policy_name);
+      if (!active.ok()) {
+        throw Error(active.error().kind == store::ErrorKind::not_found ? ErrorCode::not_found : ErrorCode::store,
+                    active.error().message);
+      }
+      number = active.value().number;
+    }
+    if (*number == version.load()) return nullptr;
+    embed::LoadResult next = embed::load_store_version(*db, policy_name, number, back_end, verify);
+    if (!next.ok()) embed::throw_load_error(*next.error);
+    return embed::loaded(std::move(next.policy), *number, path, names);
+  }
+  if (number) throw Error(ErrorCode::invalid_argument, "an engine compiled from a file has no stored versions to reload");
+  embed::CheckedPolicy checked = embed::check_file(path, /*require_cluster=*/true);
+  std::string sha;
+  {
+    std::shared_lock lock(state_mutex);
+    sha = policy->info.content_sha256;
+  }
+  if (!checked.program.read_failed && checked.ok() && embed::content_sha256(checked) == sha) return nullptr;
+  embed::LoadResult next = embed::runnable_from(std::move(checked), path, back_end);
+  if (!next.ok()) embed::throw_load_error(*next.error);
+  return embed::loaded(std::move(next.policy), version.load() + 1, path, names);
+}
+
+Step Engine::Impl::reload(std::optional<int64_t> number) {
+  state_mutex.refuse_reentry();  // before reload_mutex: a watcher's on_step holds both
+  std::lock_guard reload_lock(reload_mutex);
+  std::shared_ptr<const embed::LoadedPolicy> next = load_next(number);
+  if (!next) {
+    Step nothing;
+    nothing.version = version.load();
+    return nothing;
+  }
+  auto next_core = std::make_unique<engine::Engine>(next->runnable->module, *next->runnable->evaluator, engine_options);
+  std::unique_ptr<engine::Engine> old_core;
+  std::shared_ptr<const embed::LoadedPolicy> old_policy;
+  Step step;
+  {
+    std::unique_lock lock(state_mutex);
+    carry_tasks(*next_core, next->info.version);
+    const size_t dropped = buffer.size();
+    next_core->step(core->now(), {}, buffer);  // the new quotas and rules, at once
+    old_core = std::exchange(core, std::move(next_core));
+    old_policy = std::exchange(policy, std::move(next));
+    version.store(policy->info.version);
+    step = publish(dropped);
+  }
+  old_core.reset();  // before its policy, outside the lock: unloading native code takes time
+  old_policy.reset();
+  return step;
+}
+
+void Engine::Impl::carry_tasks(engine::Engine& next, int64_t next_version) {
+  const ClusterState state = core->export_state();
+  buffer.clear();
+  for (LoadFailure& failure : next.load_state(state)) {
+    const bool admitted = failure.list == LoadFailure::List::admitted;
+    const Task& task = admitted ? state.admitted.at(failure.index).task : state.pending.at(failure.index).task;
+    Decision decision;
+    decision.at = core->now();
+    decision.task = task.id;
+    decision.team = task.team;
+    decision.outcome = Outcome::invalid;
+    decision.message =
+        fmt::format("the task cannot continue under policy version {}: {}", next_version, failure.message);
+    buffer.push_back(std::move(decision));
+  }
+}
+
+void Engine::Impl::watch_loop() {
+  std::unique_lock lock(watch_mutex);
+  std::string last_failure;  // a failing version is reported once, not at every poll
+  while (!watch_stop) {
+    watch_wakeup.wait_for(lock, watch_interval, [this] { return watch_stop; });
+    if (watch_stop) break;
+    lock.unlock();
+    try {
+      reload(std::nullopt);
+      last_failure.clear();
+    } catch (const Error& error) {
+      report_reload_error(error, last_failure);
+    } catch (const std::bad_alloc&) {
+      report_reload_error(Error(ErrorCode::out_of_memory, "out of memory while reloading"), last_failure);
+    } catch (const std::exception& e) {
+      report_reload_error(Error(ErrorCode::internal, e.what()), last_failure);
+    }
+    lock.lock();
+  }
+}
+
+void Engine::Impl::report_reload_error(const Error& error, std::string& last_failure) {
+  if (error.what() == last_failure) return;
+  last_failure = error.what();
+  if (!options.on_reload_error) return;
+  try {
+    options.on_reload_error(error);
+  } catch (...) {  // documented as ignored
+  }
+}
+
+void Engine::Impl::stop_watching() {
+  {
+    std::lock_guard lock(watch_mutex);
+    watch_stop = true;
+  }
+  watch_wakeup.notify_all();
+  if (watcher.joinable()) watcher.join();
+}
+
+// ------------------------------------------------------------------ reloads
+
+Step Engine::reload() {
+  return impl_->reload(std::nullopt);
+}
+
+Step Engine::reload(int64_t version) {
+  return impl_->reload(version);
+}
+
+void Engine::watch(std::chrono::milliseconds interval) {
+  impl_->state_mutex.refuse_reentry();
+  std::lock_guard lock(impl_->watch_mutex);
+  impl_->watch_interval = std::max(interval, std::chrono::milliseconds(1));
+  if (impl_->watcher.joinable()) {
+    impl_->watch_wakeup.notify_all();
+    return;
+  }
+  impl_->watch_stop = false;
+  try {
+    impl_->watcher = std::thread([impl = impl_.get()] { impl->watch_loop(); });
+  } catch (const std::system_error& e) {  // the API throws gov::Error only
+    throw Error(ErrorCode::internal, std::string("cannot start the watcher thread: ") + e.what());
+  }
+}
+
+void Engine::stop_watching() {
+  impl_->state_mutex.refuse_reentry();  // joining a watcher that waits for this lock would hang
+  impl_->stop_watching();
+}
+
+}  // namespace gov

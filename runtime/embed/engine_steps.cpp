@@ -1,0 +1,75 @@
+// gov::Engine: running a step on the core, numbering it, remembering each task's latest
+// decision and handing the step to on_step (engine_impl.hpp).
+#include <fmt/format.h>
+
+#include "runtime/embed/engine_impl.hpp"
+
+namespace gov {
+
+Step Engine::Impl::run_step(Time at, std::span<const Event> events) {
+  std::unique_lock lock(state_mutex);
+  refuse_past_max_tasks(events);
+  buffer.clear();
+  core->step(at, events, buffer);
+  return publish(/*forced=*/0);
+}
+
+void Engine::Impl::refuse_past_max_tasks(std::span<const Event> events) const {
+  const size_t bound = options.max_tasks == 0 ? Options::kDefaultMaxTasks : options.max_tasks;
+  size_t submits = 0;
+  const Task* first = nullptr;
+  for (const Event& event : events) {
+    if (event.kind != Event::Kind::submit) continue;
+    if (first == nullptr) first = &event.task;
+    ++submits;
+  }
+  const size_t live = core->live_tasks();
+  if (submits == 0 || (live <= bound && submits <= bound - live)) return;
+  throw Error(ErrorCode::limit,
+              fmt::format("submit of task `{}` refused: the engine holds {} live tasks (pending or admitted) and "
+                          "`max_tasks` is {}{}",
+                          first->id, live, bound,
+                          submits > 1 ? fmt::format(" (the step submits {} tasks)", submits) : std::string()));
+}
+
+Step Engine::Impl::publish(size_t forced) {
+  Step step;
+  step.sequence = ++sequence;
+  step.version = policy->info.version;
+  step.at = core->now();
+  step.decisions.reserve(buffer.size());
+  for (size_t i = 0; i < buffer.size(); ++i) {
+    Decision& decision = step.decisions.emplace_back(std::move(buffer[i]));
+    decision.version = step.version;
+    decision.sequence = step.sequence;
+    remember(decision, i < forced);
+  }
+  buffer.clear();
+  if (options.on_step) {
+    try {
+      options.on_step(step);
+    } catch (...) {  // a listener's failure is not the engine's: documented as ignored
+    }
+  }
+  return step;
+}
+
+void Engine::Impl::remember(const Decision& d, bool forced) {
+  auto it = latest.find(d.task);
+  if (it == latest.end()) {
+    it = latest.emplace(d.task, d).first;
+  } else {
+    if (d.outcome == Outcome::invalid && !forced && embed::is_live(it->second.outcome)) return;
+    it->second = d;
+  }
+  if (embed::is_live(d.outcome)) return;
+  ended.emplace_back(d.task, d.sequence);
+  while (ended.size() > options.remembered_ended_tasks) {
+    auto& [id, seq] = ended.front();
+    auto old = latest.find(id);
+    if (old != latest.end() && !embed::is_live(old->second.outcome) && old->second.sequence == seq) latest.erase(old);
+    ended.pop_front();
+  }
+}
+
+}  // namespace gov

@@ -1,0 +1,191 @@
+// Runs `test` blocks through the engine and matches their `expect` steps. This is the one file
+// of the library that names engine types (tasks, events, decisions).
+#include "runtime/policy_test/policy_test.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "compiler/model/quantities.hpp"
+#include "runtime/engine/engine.hpp"
+#include "runtime/trace/decision_writer.hpp"
+
+namespace gov::policy_test {
+namespace {
+
+using check::TestStep;
+using Amounts = std::vector<std::pair<ir::Resource, ir::Amount>>;
+
+/// Amounts as the language writes them: `{ gpus = 2, memory = 64 GiB }` (zero entries left out).
+std::string resources_text(const Amounts& amounts) {
+  std::vector<std::string> parts;
+  for (const auto& [r, a] : amounts) {
+    if (a == 0) continue;
+    switch (r) {
+      case ir::Resource::gpu: parts.push_back(fmt::format("gpus = {}", a)); break;
+      case ir::Resource::neuron: parts.push_back(fmt::format("neuron = {}", a)); break;
+      case ir::Resource::efa: parts.push_back(fmt::format("efa = {}", a)); break;
+      case ir::Resource::vcpu:
+        parts.push_back("vcpus = " + model::format_amount(r, a, model::language_notation(model::kMebibytesPerGibibyte)));
+        break;
+      case ir::Resource::memory:
+        parts.push_back("memory = " + model::format_amount(r, a, model::language_notation(model::kMebibytesPerGibibyte)));
+        break;
+    }
+  }
+  return fmt::format("{{ {} }}", fmt::join(parts, ", "));
+}
+
+Amounts as_pairs(const gov::ResourceAmounts& amounts) {
+  Amounts out;
+  for (const gov::ResourceAmount& a : amounts) out.emplace_back(a.resource, a.amount);
+  return out;
+}
+
+/// Equal as sets of nonzero amounts (the engine lists only charged resources, in its order).
+bool same_amounts(const gov::ResourceAmounts& actual, const Amounts& expected) {
+  Amounts a = as_pairs(actual);
+  Amounts e = expected;
+  std::erase_if(a, [](const auto& x) { return x.second == 0; });
+  std::erase_if(e, [](const auto& x) { return x.second == 0; });
+  std::sort(a.begin(), a.end());
+  std::sort(e.begin(), e.end());
+  return a == e;
+}
+
+/// Why `d` does not satisfy `s`, or nullopt when it does.
+std::optional<std::string> mismatch(const TestStep& s, const gov::Decision& d) {
+  if (gov::outcome_name(d.outcome) != s.outcome) return fmt::format("outcome is {}", gov::outcome_name(d.outcome));
+  if (s.flavor && d.flavor != *s.flavor) return fmt::format("it is on {}", d.flavor);
+  if (s.by) {
+    const std::string& by = d.outcome == gov::Outcome::rejected ? d.rule : d.by;
+    if (by != *s.by) return fmt::format("it is by {}", by);
+  }
+  if (s.word) {
+    const std::string actual = d.outcome == gov::Outcome::preempted
+                                   ? std::string(gov::preemption_kind_name(d.kind.value_or(gov::PreemptionKind::in_team)))
+                                   : d.reason ? std::string(gov::reason_name(*d.reason)) : std::string("(no reason)");
+    if (actual != *s.word) return fmt::format("it is {}", actual);
+  }
+  if (s.borrowing && !same_amounts(d.borrowed, *s.borrowing)) {
+    return fmt::format("it borrows {}", resources_text(as_pairs(d.borrowed)));
+  }
+  if (s.short_of && !same_amounts(d.short_of, *s.short_of)) {
+    return fmt::format("it is short {}", resources_text(as_pairs(d.short_of)));
+  }
+  for (const std::string& rule : s.warned_by) {
+    if (std::none_of(d.warnings.begin(), d.warnings.end(), [&](const gov::RuleWarning& w) { return w.rule == rule; })) {
+      return fmt::format("rule {} did not warn", rule);
+    }
+  }
+  if (s.message && d.message != *s.message) return fmt::format("the message is \"{}\"", d.message);
+  return std::nullopt;
+}
+
+/// A `submit` step as an engine task.
+gov::Task task_from_step(const TestStep& step) {
+  gov::Task task;
+  task.id = step.task;
+  task.team = step.team;
+  task.priority = step.priority;
+  task.instance_type = step.instance_type;
+  task.instances = step.instances;
+  task.amounts = step.amounts;
+  task.pods = step.pods;
+  task.labels = step.labels;
+  task.duration = step.duration_ms;
+  return task;
+}
+
+}  // namespace
+
+std::string expectation_text(const TestStep& s) {
+  std::string text = fmt::format("{} {}", s.task, s.outcome);
+  if (s.flavor) text += " on " + *s.flavor;
+  if (s.by) text += " by " + *s.by;
+  if (s.word) text += " " + *s.word;
+  if (s.borrowing) text += " borrowing " + resources_text(*s.borrowing);
+  if (s.short_of) text += " short " + resources_text(*s.short_of);
+  for (const std::string& rule : s.warned_by) text += " warned by " + rule;
+  if (s.message) text += fmt::format(" message \"{}\"", *s.message);
+  return text;
+}
+
+CaseResult run_case(const ir::Module& module, const ir::Evaluator& evaluator, const check::Test& test,
+                    const engine::EngineOptions& options) {
+  CaseResult result;
+  result.name = test.name;
+  result.where = test.where;
+  engine::Engine engine(module, evaluator, options);
+  // Each `expect` takes the next decision of its task that no earlier `expect` took.
+  std::map<std::string, std::deque<gov::Decision>> unread;
+  gov::Time clock = 0;
+  auto apply = [&](std::vector<gov::Decision> decisions) {
+    for (gov::Decision& d : decisions) {
+      result.decisions.push_back(trace::decision_json(d));
+      unread[d.task].push_back(std::move(d));
+    }
+  };
+  // `at` defers the clock move: the finishes due at the new time belong to the same instant as
+  // the event that follows (the engine applies them together, then runs the cycles once); an
+  // `expect` or another `at` first settles the instant on its own.
+  bool moved = false;
+  auto settle = [&] {
+    if (moved) apply(engine.advance(clock));
+    moved = false;
+  };
+  for (size_t i = 0; i < test.steps.size(); ++i) {
+    const TestStep& step = test.steps[i];
+    switch (step.kind) {
+      case ast::Step::Kind::submit: {
+        const gov::Event event = gov::Event::submit(task_from_step(step));
+        apply(engine.step(clock, std::span(&event, 1)));
+        moved = false;
+        break;
+      }
+      case ast::Step::Kind::finish:
+      case ast::Step::Kind::cancel: {
+        const gov::Event event = step.kind == ast::Step::Kind::finish ? gov::Event::finish(step.task)
+                                                                         : gov::Event::cancel(step.task);
+        apply(engine.step(clock, std::span(&event, 1)));
+        moved = false;
+        break;
+      }
+      case ast::Step::Kind::at:
+        settle();
+        clock = step.time_ms;
+        moved = true;
+        break;
+      case ast::Step::Kind::expect: {
+        settle();
+        auto& queue = unread[step.task];
+        if (queue.empty()) {
+          result.failure = Failure{i, step.where, expectation_text(step),
+                                   fmt::format("{} has no further decision", step.task), std::nullopt};
+          return result;
+        }
+        const gov::Decision d = std::move(queue.front());
+        queue.pop_front();
+        if (std::optional<std::string> why = mismatch(step, d)) {
+          result.failure = Failure{i, step.where, expectation_text(step), std::move(*why), trace::decision_text(d)};
+          return result;
+        }
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+std::vector<CaseResult> run(const ir::Module& module, const ir::Evaluator& evaluator,
+                            const std::vector<check::Test>& tests, const engine::EngineOptions& options) {
+  std::vector<CaseResult> results;
+  results.reserve(tests.size());
+  for (const check::Test& test : tests) results.push_back(run_case(module, evaluator, test, options));
+  return results;
+}
+
+}  // namespace gov::policy_test
