@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "grammar/parse.hpp"
 
 namespace gov::grammar {

@@ -10,7 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
+#include "grammar/errors.hpp"
 #include "grammar/builder.hpp"
 #include "grammar/rules.hpp"
 #include "grammar/syntax_errors.hpp"

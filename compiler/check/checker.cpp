@@ -9,7 +9,11 @@
 #include <fmt/format.h>
 
 #include "compiler/ast/source_text.hpp"
+#include "compiler/check/expressions.hpp"
+#include "compiler/support/name_index.hpp"
 #include "compiler/check/quantities.hpp"
+#include "compiler/check/quotas.hpp"
+#include "compiler/model/quantities.hpp"
 
 namespace gov::check {
 
@@ -80,13 +84,13 @@ std::optional<int64_t> Checker::count_in_range(const ast::Value& v, SourceId sou
 }
 
 /// The amount of a resource property in base units, range-checked.
-std::optional<ir::Amount> Checker::amount(const ast::Property& p, ir::Resource r, SourceId source) {
+std::optional<model::Amount> Checker::amount(const ast::Property& p, model::Resource r, SourceId source) {
   const ast::Value& v = *p.value;
   if (v.kind != ast::Value::Kind::number) return std::nullopt;
-  std::optional<ir::Amount> a;
-  ir::Amount limit = kMaxAmount;
+  std::optional<model::Amount> a;
+  model::Amount limit = kMaxAmount;
   switch (r) {
-    case ir::Resource::vcpu:
+    case model::Resource::vcpu:
       a = millicores(v.number);
       limit = kMaxAmount * 1000;
       if (!a && (v.number.unit == ast::Unit::none || v.number.unit == ast::Unit::milli)) {
@@ -94,7 +98,7 @@ std::optional<ir::Amount> Checker::amount(const ast::Property& p, ir::Resource r
                fmt::format("`{}` is not a whole number of millicores", ast::number_text(v.number)));
       }
       break;
-    case ir::Resource::memory:
+    case model::Resource::memory:
       a = mebibytes(v.number);
       limit = kMaxAmount * 1024;
       if (!a && (v.number.unit == ast::Unit::mib || v.number.unit == ast::Unit::gib || v.number.unit == ast::Unit::tib)) {
@@ -106,7 +110,7 @@ std::optional<ir::Amount> Checker::amount(const ast::Property& p, ir::Resource r
   if (a && (*a < 0 || *a > limit)) {
     report(Code::out_of_range, {source, v.span},
            fmt::format("`{}` is {}; HyperPod accepts at most {}", p.key.text, ast::number_text(v.number),
-                       r == ir::Resource::memory ? "10,000,000 GiB" : "10,000,000"),
+                       r == model::Resource::memory ? "10,000,000 GiB" : "10,000,000"),
            "out of range");
     return std::nullopt;
   }
@@ -216,14 +220,14 @@ InstanceType Checker::instance_type(const ast::Instance& instance, SourceId sour
   t.name = instance.type.text;
   t.where = {source, instance.type.span};
   assign_all(instance_table(), instance.properties, *this, source, t);
-  for (std::string_view required : {resource_word(ir::Resource::vcpu), resource_word(ir::Resource::memory)}) {
+  for (std::string_view required : {resource_word(model::Resource::vcpu), resource_word(model::Resource::memory)}) {
     if (find_property(instance.properties, required)) continue;
     Diagnostic& d = report(Code::missing_property, {source, instance.type.span},
                            fmt::format("instance type `{}` has no `{}`", t.name, required), "incomplete");
     d.help = fmt::format("add `{} = ...` (the shipped catalog, policies/catalog/aws-ml.gov, has the figures)", required);
   }
-  const ast::Property* gpus = find_property(instance.properties, resource_word(ir::Resource::gpu));
-  const ast::Property* neuron = find_property(instance.properties, resource_word(ir::Resource::neuron));
+  const ast::Property* gpus = find_property(instance.properties, resource_word(model::Resource::gpu));
+  const ast::Property* neuron = find_property(instance.properties, resource_word(model::Resource::neuron));
   if (gpus && neuron) {
     Diagnostic& d = report(Code::conflicting_accelerators, {source, neuron->key.span},
                            fmt::format("instance type `{}` has both `gpus` and `neuron`", t.name), "second kind");
@@ -334,7 +338,7 @@ void Checker::check_policy_settings() {
 /// Kueue accepts three lists of fair-sharing preemption strategies: S2-a alone, S2-b alone, or
 /// S2-a then S2-b (docs/kueue-reference.md §1, `parseStrategies`).
 void Checker::fair_share_preemption(const Assignment& a, Settings& settings) {
-  using S = ir::FairShareStrategy;
+  using S = model::FairShareStrategy;
   const ast::Value& v = a.value();
   const SourceId source = a.source;
   std::vector<S> strategies;

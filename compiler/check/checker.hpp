@@ -11,7 +11,7 @@
 
 #include "compiler/check/check.hpp"
 #include "compiler/check/expressions.hpp"
-#include "compiler/check/name_index.hpp"
+#include "compiler/support/name_index.hpp"
 #include "compiler/check/surface.hpp"
 
 namespace gov::check {
@@ -59,7 +59,7 @@ class Checker {
   std::optional<int64_t> count_in_range(const ast::Value& v, SourceId source, std::string_view what, int64_t low,
                                         int64_t high, std::string_view unit = "");
   /// The amount of a resource property in base units, range-checked.
-  std::optional<ir::Amount> amount(const ast::Property& p, ir::Resource r, SourceId source);
+  std::optional<model::Amount> amount(const ast::Property& p, model::Resource r, SourceId source);
   /// The instance types names resolve against: the cluster's catalog, or every catalog
   /// when the file has no cluster.
   std::vector<std::string> type_names() const;
@@ -101,9 +101,9 @@ class Checker {
   std::optional<Quota> resolve_quota(const ast::Quota& q, SourceId source, const Team& team);
   /// `lending-limit = { ... }` inside a quota: Kueue's lendingLimit, at most the nominal quota.
   void lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out);
-  static std::string_view display_name(ir::Resource r);
-  static std::string display_amount(ir::Resource r, ir::Amount a);
-  bool accelerator_fits(const InstanceType& type, ir::Resource r, const ast::Property& p, SourceId source);
+  static std::string_view display_name(model::Resource r);
+  static std::string display_amount(model::Resource r, model::Amount a);
+  bool accelerator_fits(const InstanceType& type, model::Resource r, const ast::Property& p, SourceId source);
 
   // ------------------------------------------------------------------ rules (rules.cpp)
 
@@ -122,7 +122,7 @@ class Checker {
   void known_class(const std::string& name, Location where);
   /// A task's `labels = { ... }`.
   void labels(const Assignment& a, TestStep& out);
-  std::vector<std::pair<ir::Resource, ir::Amount>> resources(const std::vector<ast::Property>& block, SourceId source);
+  std::vector<std::pair<model::Resource, model::Amount>> resources(const std::vector<ast::Property>& block, SourceId source);
   void expect(const ast::Step& step, SourceId source, const std::map<std::string, Location>& submitted, TestStep& out);
   void known_rule(const ast::Name& name, SourceId source);
 

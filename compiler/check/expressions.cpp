@@ -7,12 +7,12 @@
 #include "compiler/ast/source_text.hpp"
 #include "compiler/check/quantities.hpp"
 #include "compiler/check/surface.hpp"
-#include "compiler/ir/evaluator.hpp"
+#include "compiler/model/arithmetic.hpp"
 
 namespace gov::check {
 namespace {
 
-using ir::ValueType;
+using model::ValueType;
 using Kind = TypedExpr::Kind;
 
 struct PathInfo {
@@ -21,17 +21,17 @@ struct PathInfo {
   ValueType type;
 };
 
-ValueType resource_type(ir::Resource r) {
-  if (r == ir::Resource::vcpu) return ValueType::millicores;
-  if (r == ir::Resource::memory) return ValueType::mebibytes;
+ValueType resource_type(model::Resource r) {
+  if (r == model::Resource::vcpu) return ValueType::millicores;
+  if (r == model::Resource::memory) return ValueType::mebibytes;
   return ValueType::integer;
 }
 
 /// `task.gpus`, `team.used.memory`: a resource is named in expressions as in properties.
-const std::vector<std::pair<std::string, ir::Resource>>& resource_words() {
-  static const std::vector<std::pair<std::string, ir::Resource>> words = [] {
-    std::vector<std::pair<std::string, ir::Resource>> out;
-    for (ir::Resource r : ir::kAllResources) out.emplace_back(resource_word(r), r);
+const std::vector<std::pair<std::string, model::Resource>>& resource_words() {
+  static const std::vector<std::pair<std::string, model::Resource>> words = [] {
+    std::vector<std::pair<std::string, model::Resource>> out;
+    for (model::Resource r : model::kAllResources) out.emplace_back(resource_word(r), r);
     return out;
   }();
   return words;
@@ -39,7 +39,7 @@ const std::vector<std::pair<std::string, ir::Resource>>& resource_words() {
 
 const std::vector<std::pair<std::string, PathInfo>>& path_table() {
   static const std::vector<std::pair<std::string, PathInfo>> table = [] {
-    using F = ir::TaskField;
+    using F = model::TaskField;
     auto field = [](F f, ValueType t) { return PathInfo{Kind::task_field, static_cast<int64_t>(f), t}; };
     std::vector<std::pair<std::string, PathInfo>> t = {
         {"task.team", field(F::team, ValueType::team)},
@@ -59,13 +59,13 @@ const std::vector<std::pair<std::string, PathInfo>>& path_table() {
     for (size_t s = 0; s < team_stats.size(); ++s) {
       for (const auto& [word, r] : resource_words()) {
         t.push_back({"team." + team_stats[s] + "." + word,
-                     {Kind::team_stat, static_cast<int64_t>(s * ir::kResourceCount + ir::index(r)), resource_type(r)}});
+                     {Kind::team_stat, static_cast<int64_t>(s * model::kResourceCount + model::index(r)), resource_type(r)}});
       }
     }
     for (size_t s = 0; s < cluster_stats.size(); ++s) {
       for (const auto& [word, r] : resource_words()) {
         t.push_back({"cluster." + cluster_stats[s] + "." + word,
-                     {Kind::cluster_stat, static_cast<int64_t>(s * ir::kResourceCount + ir::index(r)), resource_type(r)}});
+                     {Kind::cluster_stat, static_cast<int64_t>(s * model::kResourceCount + model::index(r)), resource_type(r)}});
       }
     }
     return t;
@@ -342,12 +342,12 @@ class Typer {
   static void unify_literals(TypedExpr& a, TypedExpr& b) {
     if (is_count_literal(a) && b.type == ValueType::millicores) {
       a.type = ValueType::millicores;
-      a.value = ir::checked_mul(a.value, 1000);
+      a.value = model::checked_mul(a.value, 1000);
       a.text.clear();
     }
     if (is_count_literal(b) && a.type == ValueType::millicores) {
       b.type = ValueType::millicores;
-      b.value = ir::checked_mul(b.value, 1000);
+      b.value = model::checked_mul(b.value, 1000);
       b.text.clear();
     }
   }
@@ -504,7 +504,7 @@ std::optional<int64_t> constant_value(const TypedExpr& e) {
     case Kind::unary: {
       auto v = constant_value(e.operands[0]);
       if (!v) return std::nullopt;
-      return e.unary_op == ast::UnaryOp::logical_not ? int64_t{*v == 0} : ir::checked_neg(*v);
+      return e.unary_op == ast::UnaryOp::logical_not ? int64_t{*v == 0} : model::checked_neg(*v);
     }
     case Kind::in_set: {
       auto v = constant_value(e.operands[0]);
@@ -527,10 +527,10 @@ std::optional<int64_t> constant_value(const TypedExpr& e) {
         case O::le: return int64_t{*a <= *b};
         case O::gt: return int64_t{*a > *b};
         case O::ge: return int64_t{*a >= *b};
-        case O::add: return ir::checked_add(*a, *b);
-        case O::sub: return ir::checked_sub(*a, *b);
-        case O::mul: return ir::checked_mul(*a, *b);
-        case O::div: return ir::checked_div(*a, *b);
+        case O::add: return model::checked_add(*a, *b);
+        case O::sub: return model::checked_sub(*a, *b);
+        case O::mul: return model::checked_mul(*a, *b);
+        case O::div: return model::checked_div(*a, *b);
         case O::in:
         case O::not_in: return std::nullopt;
       }
@@ -539,7 +539,7 @@ std::optional<int64_t> constant_value(const TypedExpr& e) {
   return std::nullopt;
 }
 
-std::string_view type_description(ir::ValueType type) {
+std::string_view type_description(model::ValueType type) {
   switch (type) {
     case ValueType::boolean: return "a condition";
     case ValueType::integer: return "a count";

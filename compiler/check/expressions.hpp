@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/check/name_index.hpp"
+#include "compiler/support/name_index.hpp"
 #include "compiler/check/policy.hpp"
 #include "compiler/diagnostics/diagnostic.hpp"
 
@@ -33,7 +33,7 @@ std::optional<TypedExpr> type_expression(const ast::Expr& expr, const ExprScope&
 std::optional<int64_t> constant_value(const TypedExpr& expr);
 
 /// "a count", "a size", ...: how a type is named in messages.
-std::string_view type_description(ir::ValueType type);
+std::string_view type_description(model::ValueType type);
 
 /// Every path a condition may read (`task.gpus`, `team.used.memory`, ...), for help text.
 const std::vector<std::string>& known_paths();

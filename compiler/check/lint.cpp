@@ -54,13 +54,13 @@ class Linter {
     const auto& types = policy_.types();
     for (size_t t = 0; t < types.size(); ++t) {
       const InstanceType& type = types[t];
-      ir::Resources total{};
+      model::Resources total{};
       std::vector<std::pair<const Team*, const Quota*>> holders;
       for (const Team& team : policy_.teams) {
         for (const Quota& q : team.quotas) {
           if (q.type != t) continue;
           holders.emplace_back(&team, &q);
-          for (size_t r = 0; r < ir::kResourceCount; ++r) total[r] += q.nominal[r];
+          for (size_t r = 0; r < model::kResourceCount; ++r) total[r] += q.nominal[r];
         }
       }
       const int64_t capacity = policy_.capacity_of(t);
@@ -91,7 +91,7 @@ class Linter {
       }
       // Guaranteed instances: the largest share of any resource, in instances.
       double guaranteed = 0;
-      for (size_t r = 0; r < ir::kResourceCount; ++r) {
+      for (size_t r = 0; r < model::kResourceCount; ++r) {
         if (type.per_instance[r] > 0) {
           guaranteed = std::max(guaranteed, static_cast<double>(total[r]) / static_cast<double>(type.per_instance[r]));
         }
@@ -107,7 +107,7 @@ class Linter {
                            "capacity");
       for (const auto& [team, quota] : holders) {
         double share = 0;
-        for (size_t r = 0; r < ir::kResourceCount; ++r) {
+        for (size_t r = 0; r < model::kResourceCount; ++r) {
           if (type.per_instance[r] > 0) {
             share = std::max(share, static_cast<double>(quota->nominal[r]) / static_cast<double>(type.per_instance[r]));
           }
@@ -126,12 +126,12 @@ class Linter {
              fmt::format("team `{}` sets a fair-share weight, but idle compute is `fcfs`", team.name), "no effect")
             .help = "set `idle-compute = fair-share` in the policy, or remove the weight";
       }
-      if (team.sharing == ir::Sharing::lend && team.borrow_limit_given) {
+      if (team.sharing == model::Sharing::lend && team.borrow_limit_given) {
         warn(Code::borrow_limit_on_lend_team, team.where,
              fmt::format("team `{}` only lends, so its borrow limit has no effect", team.name), "a `lend` team")
             .help = "use `sharing = lend-and-borrow` to let it borrow, or remove `borrow-limit`";
       }
-      if (team.sharing == ir::Sharing::lend || (policy_.settings && policy_.settings->idle_resource_sharing)) continue;
+      if (team.sharing == model::Sharing::lend || (policy_.settings && policy_.settings->idle_resource_sharing)) continue;
       for (const Quota& q : team.quotas) {
         const bool may_borrow = std::any_of(q.borrowing_limit.begin(), q.borrowing_limit.end(), [](auto a) { return a > 0; });
         // Without capacity the quota-without-capacity warning already says it all.
@@ -153,13 +153,13 @@ class Linter {
           .help = "set `idle-compute = fair-share`, or remove `fair-share-preemption`";
     }
     for (const Team& team : policy_.teams) {
-      if (fair_share && team.borrow_within_cohort_at && team.borrow_within_cohort != ir::BorrowWithinCohort::never) {
+      if (fair_share && team.borrow_within_cohort_at && team.borrow_within_cohort != model::BorrowWithinCohort::never) {
         warn(Code::borrow_within_cohort_with_fair_share, *team.borrow_within_cohort_at,
              fmt::format("team `{}` sets `borrow-within-cohort`, which fair sharing ignores", team.name), "no effect")
             .help = "with `idle-compute = fair-share` a team that reclaims may always preempt while borrowing, within "
                     "the fair-share rules; remove `borrow-within-cohort` or set `idle-compute = fcfs`";
       }
-      if (team.borrow_priority_threshold_at && team.borrow_within_cohort == ir::BorrowWithinCohort::never) {
+      if (team.borrow_priority_threshold_at && team.borrow_within_cohort == model::BorrowWithinCohort::never) {
         warn(Code::threshold_without_borrowing, *team.borrow_priority_threshold_at,
              fmt::format("team `{}` never preempts while borrowing, so its threshold has no effect", team.name),
              "no effect")
@@ -176,7 +176,7 @@ class Linter {
 
   bool has_lender(const Team& borrower, size_t type) const {
     for (const Team& team : policy_.teams) {
-      if (&team == &borrower || team.sharing == ir::Sharing::dont_lend) continue;
+      if (&team == &borrower || team.sharing == model::Sharing::dont_lend) continue;
       for (const Quota& q : team.quotas) {
         const bool lends = std::any_of(q.lending_limit.begin(), q.lending_limit.end(), [](auto a) { return a > 0; });
         if (q.type == type && lends) return true;

@@ -9,15 +9,17 @@
 
 #include "compiler/ast/ast.hpp"
 #include "compiler/diagnostics/source_file.hpp"
-#include "compiler/ir/module.hpp"
+#include "compiler/model/resources.hpp"
+#include "compiler/model/rule_inputs.hpp"
+#include "compiler/model/team.hpp"
 
 namespace gov::check {
 
 struct InstanceType {
   std::string name;
   std::string accelerator;        // empty for CPU-only types
-  ir::Resources per_instance{};   // base units
-  ir::Amount accelerator_memory = 0;  // MiB per device
+  model::Resources per_instance{};   // base units
+  model::Amount accelerator_memory = 0;  // MiB per device
   bool hyperpod = true;
   Location where;
 };
@@ -50,8 +52,8 @@ struct Settings {
   bool idle_resource_sharing = false;
   int32_t default_class = -1;
   /// Kueue's fairSharing.preemptionStrategies (`fair-share-preemption`), in order.
-  std::vector<ir::FairShareStrategy> fair_share_strategies = {ir::FairShareStrategy::less_than_or_equal_to_final_share,
-                                                              ir::FairShareStrategy::less_than_initial_share};
+  std::vector<model::FairShareStrategy> fair_share_strategies = {model::FairShareStrategy::less_than_or_equal_to_final_share,
+                                                              model::FairShareStrategy::less_than_initial_share};
   std::optional<Location> fair_share_strategies_at;  // where they were set, if they were
   Location where;
 };
@@ -67,32 +69,32 @@ struct Quota {
   size_t type = 0;  // index into the cluster's catalog types
   std::string type_name;
   std::optional<int64_t> instances;  // when given as whole instances
-  ir::Resources nominal{};
-  ir::Resources borrowing_limit{};
-  ir::Resources lending_limit{ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited};
-  std::array<bool, ir::kResourceCount> absolute_borrow_limit{};  // set by `borrow-limit = { ... }`
-  std::array<bool, ir::kResourceCount> lending_limit_given{};    // set by `lending-limit = { ... }`
+  model::Resources nominal{};
+  model::Resources borrowing_limit{};
+  model::Resources lending_limit{model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited};
+  std::array<bool, model::kResourceCount> absolute_borrow_limit{};  // set by `borrow-limit = { ... }`
+  std::array<bool, model::kResourceCount> lending_limit_given{};    // set by `lending-limit = { ... }`
   Location where;
 };
 
 struct Team {
   std::string name;
   std::vector<Quota> quotas;  // declared order
-  ir::Sharing sharing = ir::Sharing::lend_and_borrow;
+  model::Sharing sharing = model::Sharing::lend_and_borrow;
   int32_t borrow_limit_percent = 50;
   bool borrow_limit_given = false;
-  ir::WithinTeam preempt_team_tasks = ir::WithinTeam::lower_priority;
+  model::WithinTeam preempt_team_tasks = model::WithinTeam::lower_priority;
   int32_t fair_share_weight = 0;
   bool fair_share_weight_given = false;
   bool active = true;
   // Kueue's controls beyond HyperPod's (docs/language.md); the defaults are HyperPod's.
-  ir::ReclaimWithinCohort reclaim_within_cohort = ir::ReclaimWithinCohort::any;
-  ir::BorrowWithinCohort borrow_within_cohort = ir::BorrowWithinCohort::never;
+  model::ReclaimWithinCohort reclaim_within_cohort = model::ReclaimWithinCohort::any;
+  model::BorrowWithinCohort borrow_within_cohort = model::BorrowWithinCohort::never;
   int32_t borrow_priority_threshold = -1;  // index into Policy::classes; -1: none
-  ir::Queueing queueing = ir::Queueing::best_effort_fifo;
-  ir::WhenCanBorrow when_can_borrow = ir::WhenCanBorrow::borrow;
-  ir::WhenCanPreempt when_can_preempt = ir::WhenCanPreempt::try_next_flavor;
-  ir::FlavorPreference flavor_preference = ir::FlavorPreference::borrowing_over_preemption;
+  model::Queueing queueing = model::Queueing::best_effort_fifo;
+  model::WhenCanBorrow when_can_borrow = model::WhenCanBorrow::borrow;
+  model::WhenCanPreempt when_can_preempt = model::WhenCanPreempt::try_next_flavor;
+  model::FlavorPreference flavor_preference = model::FlavorPreference::borrowing_over_preemption;
   // Where some of them were written, for lint warnings about settings without effect.
   std::optional<Location> borrow_within_cohort_at;
   std::optional<Location> reclaim_within_cohort_at;  // its value
@@ -107,9 +109,9 @@ struct TypedExpr {
   enum class Kind { constant, string_constant, task_field, team_stat, cluster_stat, label_value, label_present,
                     unary, binary, in_set };
   Kind kind = Kind::constant;
-  ir::ValueType type = ir::ValueType::boolean;
+  model::ValueType type = model::ValueType::boolean;
   Span span;
-  int64_t value = 0;         // constant; task_field (ir::TaskField); team/cluster stat index
+  int64_t value = 0;         // constant; task_field (model::TaskField); team/cluster stat index
   std::string text;          // string_constant; label key for label_value / label_present
   ast::UnaryOp unary_op{};
   ast::BinaryOp binary_op{};
@@ -144,7 +146,7 @@ struct TestStep {
   std::optional<std::string> priority;
   std::optional<std::string> instance_type;
   std::optional<int64_t> instances;
-  std::array<std::optional<ir::Amount>, ir::kResourceCount> amounts{};
+  std::array<std::optional<model::Amount>, model::kResourceCount> amounts{};
   std::optional<int64_t> pods;
   std::vector<std::pair<std::string, std::string>> labels;
   std::optional<int64_t> duration_ms;
@@ -156,8 +158,8 @@ struct TestStep {
   std::optional<std::string> by;         // by (task or rule)
   std::vector<std::string> warned_by;    // warned by
   std::optional<std::string> word;       // reason or kind
-  std::optional<std::vector<std::pair<ir::Resource, ir::Amount>>> borrowing;
-  std::optional<std::vector<std::pair<ir::Resource, ir::Amount>>> short_of;
+  std::optional<std::vector<std::pair<model::Resource, model::Amount>>> borrowing;
+  std::optional<std::vector<std::pair<model::Resource, model::Amount>>> short_of;
   std::optional<std::string> message;
 };
 

@@ -17,13 +17,13 @@ std::optional<int64_t> whole_number(const ast::Number& number) {
   return number.micros / kMicro;
 }
 
-std::optional<ir::Amount> millicores(const ast::Number& number) {
+std::optional<model::Amount> millicores(const ast::Number& number) {
   if (number.unit == ast::Unit::none) return exact(number.micros, 1000);
   if (number.unit == ast::Unit::milli) return exact(number.micros, kMicro);
   return std::nullopt;
 }
 
-std::optional<ir::Amount> mebibytes(const ast::Number& number) {
+std::optional<model::Amount> mebibytes(const ast::Number& number) {
   switch (number.unit) {
     case ast::Unit::mib: return exact(number.micros, kMicro);
     case ast::Unit::gib: return exact(static_cast<Int128>(number.micros) * 1024, kMicro);
@@ -35,10 +35,6 @@ std::optional<ir::Amount> mebibytes(const ast::Number& number) {
 std::optional<int64_t> percentage(const ast::Number& number) {
   if (number.unit != ast::Unit::percent || number.micros % kMicro != 0) return std::nullopt;
   return number.micros / kMicro;
-}
-
-ir::Amount mul_div_floor(ir::Amount a, ir::Amount b, ir::Amount c) {
-  return static_cast<ir::Amount>(static_cast<Int128>(a) * b / c);
 }
 
 }  // namespace gov::check

@@ -9,27 +9,27 @@
 
 namespace gov::check {
 
-using GivenAmounts = std::array<std::optional<ir::Amount>, ir::kResourceCount>;
+using GivenAmounts = std::array<std::optional<model::Amount>, model::kResourceCount>;
 
 /// Nominal quota per resource. Whole instances give n × each resource; fine-grained
 /// amounts keep what is given and fill unspecified vCPU, memory and EFA with the largest
 /// ratio among the given resources (rounded down to the base unit); unspecified
 /// accelerators are 0. Given amounts also override the instance-derived ones.
-ir::Resources resolve_nominal(const InstanceType& type, std::optional<int64_t> instances, const GivenAmounts& given);
+model::Resources resolve_nominal(const InstanceType& type, std::optional<int64_t> instances, const GivenAmounts& given);
 
 /// Borrowing limit per resource: floor(nominal × percent / 100), replaced by absolute
 /// limits where given; 0 for a `lend` team.
-ir::Resources resolve_borrowing_limit(const ir::Resources& nominal, int32_t percent, const GivenAmounts& absolute,
-                                      ir::Sharing sharing);
+model::Resources resolve_borrowing_limit(const model::Resources& nominal, int32_t percent, const GivenAmounts& absolute,
+                                      model::Sharing sharing);
 
 /// Lending limit per resource: 0 for `dont-lend` (nothing is visible to others), else
 /// unlimited.
-ir::Resources resolve_lending_limit(ir::Sharing sharing);
+model::Resources resolve_lending_limit(model::Sharing sharing);
 
 /// An explicit `lending-limit = { ... }` (Kueue's lendingLimit, absolute): `instances` lends
 /// that many instances' worth of every resource, given amounts set (or override) single
 /// resources, and resources given neither way stay unlimited (the team lends all of them).
-ir::Resources resolve_lending_limit(const InstanceType& type, std::optional<int64_t> instances,
+model::Resources resolve_lending_limit(const InstanceType& type, std::optional<int64_t> instances,
                                     const GivenAmounts& given);
 
 }  // namespace gov::check

@@ -32,7 +32,7 @@ void Checker::check_rules() {
     out.message_text = ast::string_text(rule->message);
     std::optional<TypedExpr> when = type_expression(*rule->when, names, source, diagnostics_);
     bool ok = when.has_value();
-    if (when && when->type != ir::ValueType::boolean) {
+    if (when && when->type != model::ValueType::boolean) {
       Diagnostic& d = report(Code::condition_not_boolean, {source, when->span},
                              fmt::format("a rule's condition must be true or false, found {}", type_description(when->type)),
                              "not a condition");

@@ -30,12 +30,12 @@ namespace {
 using K = ValueKind;
 using V = ast::Value::Kind;
 
-constexpr std::array<std::pair<ir::Resource, std::string_view>, ir::kResourceCount> kResourceWords = {{
-    {ir::Resource::gpu, "gpus"},
-    {ir::Resource::neuron, "neuron"},
-    {ir::Resource::vcpu, "vcpus"},
-    {ir::Resource::memory, "memory"},
-    {ir::Resource::efa, "efa"},
+constexpr std::array<std::pair<model::Resource, std::string_view>, model::kResourceCount> kResourceWords = {{
+    {model::Resource::gpu, "gpus"},
+    {model::Resource::neuron, "neuron"},
+    {model::Resource::vcpu, "vcpus"},
+    {model::Resource::memory, "memory"},
+    {model::Resource::efa, "efa"},
 }};
 
 /// The choices of a setting whose words live with its enum (word_of), in documentation order.
@@ -47,13 +47,13 @@ std::vector<Choice> choices_of(std::initializer_list<E> values) {
 }
 
 /// The shape of a resource amount: `gpus = 2`, `vcpus = 0.5`, `memory = 64 GiB`.
-PropertySpec resource_spec(ir::Resource r) {
-  const ValueKind kind = r == ir::Resource::vcpu ? K::vcpu_count : r == ir::Resource::memory ? K::size : K::integer;
+PropertySpec resource_spec(model::Resource r) {
+  const ValueKind kind = r == model::Resource::vcpu ? K::vcpu_count : r == model::Resource::memory ? K::size : K::integer;
   return {resource_word(r), kind, {}, BlockKind::resources, r};
 }
 
 template <typename Target>
-Property<Target> resource_row(ir::Resource r, void (*set)(const Assignment&, Target&)) {
+Property<Target> resource_row(model::Resource r, void (*set)(const Assignment&, Target&)) {
   return {resource_spec(r), set};
 }
 
@@ -86,14 +86,14 @@ void note_fungibility(const Assignment& a, Team& team) {
 
 }  // namespace
 
-std::string_view resource_word(ir::Resource resource) {
+std::string_view resource_word(model::Resource resource) {
   for (const auto& [r, word] : kResourceWords) {
     if (r == resource) return word;
   }
   return "?";
 }
 
-std::optional<ir::Resource> resource_of(std::string_view key) {
+std::optional<model::Resource> resource_of(std::string_view key) {
   for (const auto& [r, word] : kResourceWords) {
     if (word == key) return r;
   }
@@ -104,23 +104,23 @@ std::optional<ir::Resource> resource_of(std::string_view key) {
 
 const Table<InstanceType>& instance_table() {
   static const auto per_instance = [](const Assignment& a, InstanceType& t) {
-    const ir::Resource r = *a.spec.resource;
-    t.per_instance[ir::index(r)] = a.checker.amount(a.property, r, a.source).value_or(0);
+    const model::Resource r = *a.spec.resource;
+    t.per_instance[model::index(r)] = a.checker.amount(a.property, r, a.source).value_or(0);
   };
   static const Table<InstanceType> table = {
       {{"accelerator", K::name},
        [](const Assignment& a, InstanceType& t) {
          if (a.value().kind == V::name) t.accelerator = a.value().name.text;
        }},
-      resource_row<InstanceType>(ir::Resource::gpu, per_instance),
-      resource_row<InstanceType>(ir::Resource::neuron, per_instance),
+      resource_row<InstanceType>(model::Resource::gpu, per_instance),
+      resource_row<InstanceType>(model::Resource::neuron, per_instance),
       {{"accelerator-memory", K::size},
        [](const Assignment& a, InstanceType& t) {
          if (a.value().kind == V::number) t.accelerator_memory = mebibytes(a.value().number).value_or(0);
        }},
-      resource_row<InstanceType>(ir::Resource::vcpu, per_instance),
-      resource_row<InstanceType>(ir::Resource::memory, per_instance),
-      resource_row<InstanceType>(ir::Resource::efa, per_instance),
+      resource_row<InstanceType>(model::Resource::vcpu, per_instance),
+      resource_row<InstanceType>(model::Resource::memory, per_instance),
+      resource_row<InstanceType>(model::Resource::efa, per_instance),
       {{"hyperpod", K::boolean}, set_flag<InstanceType, &InstanceType::hyperpod>},
   };
   return table;
@@ -150,8 +150,8 @@ const Table<SettingsDraft>& policy_table() {
          if (a.value().kind == V::name) s.default_class_name = {{a.value().name.text, a.at(a.value().span)}};
        }},
       {{"fair-share-preemption", K::choice_list,
-        choices_of({ir::FairShareStrategy::less_than_or_equal_to_final_share,
-                    ir::FairShareStrategy::less_than_initial_share})},
+        choices_of({model::FairShareStrategy::less_than_or_equal_to_final_share,
+                    model::FairShareStrategy::less_than_initial_share})},
        [](const Assignment& a, SettingsDraft& s) {
          if (a.value().kind == V::list) a.checker.fair_share_preemption(a, s);
        }},
@@ -163,7 +163,7 @@ const Table<SettingsDraft>& policy_table() {
 
 const Table<Team>& team_table() {
   static const Table<Team> table = {
-      {{"sharing", K::choice, choices_of({ir::Sharing::lend_and_borrow, ir::Sharing::lend, ir::Sharing::dont_lend})},
+      {{"sharing", K::choice, choices_of({model::Sharing::lend_and_borrow, model::Sharing::lend, model::Sharing::dont_lend})},
        set_choice<Team, &Team::sharing>},
       {{"borrow-limit", K::percentage},
        [](const Assignment& a, Team& t) {
@@ -172,32 +172,32 @@ const Table<Team>& team_table() {
              static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the borrow limit", 0, 10000, "%").value_or(50));
        }},
       {{"preempt-team-tasks", K::choice,
-        choices_of({ir::WithinTeam::lower_priority, ir::WithinTeam::lower_or_newer_equal_priority, ir::WithinTeam::never})},
+        choices_of({model::WithinTeam::lower_priority, model::WithinTeam::lower_or_newer_equal_priority, model::WithinTeam::never})},
        set_choice<Team, &Team::preempt_team_tasks>},
       {{"reclaim-within-cohort", K::choice,
-        choices_of({ir::ReclaimWithinCohort::any, ir::ReclaimWithinCohort::lower_priority, ir::ReclaimWithinCohort::never})},
+        choices_of({model::ReclaimWithinCohort::any, model::ReclaimWithinCohort::lower_priority, model::ReclaimWithinCohort::never})},
        [](const Assignment& a, Team& t) {
          set_choice<Team, &Team::reclaim_within_cohort>(a, t);
          if (a.value().kind == V::name) t.reclaim_within_cohort_at = a.at(a.value().span);
        }},
       {{"borrow-within-cohort", K::choice_or_block,
-        choices_of({ir::BorrowWithinCohort::never, ir::BorrowWithinCohort::lower_priority}),
+        choices_of({model::BorrowWithinCohort::never, model::BorrowWithinCohort::lower_priority}),
         BlockKind::borrow_within_cohort},
        [](const Assignment& a, Team& t) { a.checker.borrow_within_cohort(a, t); }},
-      {{"queueing", K::choice, choices_of({ir::Queueing::best_effort_fifo, ir::Queueing::strict_fifo})},
+      {{"queueing", K::choice, choices_of({model::Queueing::best_effort_fifo, model::Queueing::strict_fifo})},
        set_choice<Team, &Team::queueing>},
-      {{"when-can-borrow", K::choice, choices_of({ir::WhenCanBorrow::borrow, ir::WhenCanBorrow::try_next_flavor})},
+      {{"when-can-borrow", K::choice, choices_of({model::WhenCanBorrow::borrow, model::WhenCanBorrow::try_next_flavor})},
        [](const Assignment& a, Team& t) {
          set_choice<Team, &Team::when_can_borrow>(a, t);
          note_fungibility(a, t);
        }},
-      {{"when-can-preempt", K::choice, choices_of({ir::WhenCanPreempt::preempt, ir::WhenCanPreempt::try_next_flavor})},
+      {{"when-can-preempt", K::choice, choices_of({model::WhenCanPreempt::preempt, model::WhenCanPreempt::try_next_flavor})},
        [](const Assignment& a, Team& t) {
          set_choice<Team, &Team::when_can_preempt>(a, t);
          note_fungibility(a, t);
        }},
       {{"flavor-preference", K::choice,
-        choices_of({ir::FlavorPreference::borrowing_over_preemption, ir::FlavorPreference::preemption_over_borrowing})},
+        choices_of({model::FlavorPreference::borrowing_over_preemption, model::FlavorPreference::preemption_over_borrowing})},
        [](const Assignment& a, Team& t) {
          set_choice<Team, &Team::flavor_preference>(a, t);
          if (a.value().kind == V::name) t.flavor_preference_at = a.at(a.property.span);
@@ -216,7 +216,7 @@ const Table<Team>& team_table() {
 
 const Table<BorrowWithinCohortDraft>& borrow_within_cohort_table() {
   static const Table<BorrowWithinCohortDraft> table = {
-      {{"policy", K::choice, choices_of({ir::BorrowWithinCohort::never, ir::BorrowWithinCohort::lower_priority})},
+      {{"policy", K::choice, choices_of({model::BorrowWithinCohort::never, model::BorrowWithinCohort::lower_priority})},
        set_first<BorrowWithinCohortDraft, &BorrowWithinCohortDraft::policy>},
       {{"max-priority-threshold", K::name}, set_first<BorrowWithinCohortDraft, &BorrowWithinCohortDraft::threshold>},
   };
@@ -225,9 +225,9 @@ const Table<BorrowWithinCohortDraft>& borrow_within_cohort_table() {
 
 const Table<QuotaDraft>& quota_table() {
   static const auto given = [](const Assignment& a, QuotaDraft& q) {
-    const ir::Resource r = *a.spec.resource;
+    const model::Resource r = *a.spec.resource;
     if (!a.checker.accelerator_fits(*q.type, r, a.property, a.source)) return;
-    q.given[ir::index(r)] = a.checker.amount(a.property, r, a.source);
+    q.given[model::index(r)] = a.checker.amount(a.property, r, a.source);
     q.given_spans[r] = a.property.span;
   };
   static const Table<QuotaDraft> table = {
@@ -235,16 +235,16 @@ const Table<QuotaDraft>& quota_table() {
        [](const Assignment& a, QuotaDraft& q) {
          q.out->instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
        }},
-      resource_row<QuotaDraft>(ir::Resource::gpu, given),
-      resource_row<QuotaDraft>(ir::Resource::neuron, given),
-      resource_row<QuotaDraft>(ir::Resource::vcpu, given),
-      resource_row<QuotaDraft>(ir::Resource::memory, given),
-      resource_row<QuotaDraft>(ir::Resource::efa, given),
+      resource_row<QuotaDraft>(model::Resource::gpu, given),
+      resource_row<QuotaDraft>(model::Resource::neuron, given),
+      resource_row<QuotaDraft>(model::Resource::vcpu, given),
+      resource_row<QuotaDraft>(model::Resource::memory, given),
+      resource_row<QuotaDraft>(model::Resource::efa, given),
       {{"borrow-limit", K::resources},
        [](const Assignment& a, QuotaDraft& q) {
          ResourceAmounts limits;
          assign_all(resources_table(), a.value().block, a.checker, a.source, limits);
-         for (const auto& [r, amount] : limits) q.absolute[ir::index(r)] = amount;
+         for (const auto& [r, amount] : limits) q.absolute[model::index(r)] = amount;
        }},
       {{"lending-limit", K::resources, {}, BlockKind::amounts},
        [](const Assignment& a, QuotaDraft& q) { q.lending = &a.property; }},
@@ -254,8 +254,8 @@ const Table<QuotaDraft>& quota_table() {
 
 const Table<LendingDraft>& amounts_table() {
   static const auto given = [](const Assignment& a, LendingDraft& l) {
-    const ir::Resource r = *a.spec.resource;
-    l.given[ir::index(r)] = a.checker.amount(a.property, r, a.source);
+    const model::Resource r = *a.spec.resource;
+    l.given[model::index(r)] = a.checker.amount(a.property, r, a.source);
     l.given_at[r] = &a.property;
   };
   static const Table<LendingDraft> table = {
@@ -264,26 +264,26 @@ const Table<LendingDraft>& amounts_table() {
          l.instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
          l.instances_at = &a.property;
        }},
-      resource_row<LendingDraft>(ir::Resource::gpu, given),
-      resource_row<LendingDraft>(ir::Resource::neuron, given),
-      resource_row<LendingDraft>(ir::Resource::vcpu, given),
-      resource_row<LendingDraft>(ir::Resource::memory, given),
-      resource_row<LendingDraft>(ir::Resource::efa, given),
+      resource_row<LendingDraft>(model::Resource::gpu, given),
+      resource_row<LendingDraft>(model::Resource::neuron, given),
+      resource_row<LendingDraft>(model::Resource::vcpu, given),
+      resource_row<LendingDraft>(model::Resource::memory, given),
+      resource_row<LendingDraft>(model::Resource::efa, given),
   };
   return table;
 }
 
 const Table<ResourceAmounts>& resources_table() {
   static const auto set_amount = [](const Assignment& a, ResourceAmounts& out) {
-    const ir::Resource r = *a.spec.resource;
+    const model::Resource r = *a.spec.resource;
     out.emplace_back(r, a.checker.amount(a.property, r, a.source));
   };
   static const Table<ResourceAmounts> table = {
-      resource_row<ResourceAmounts>(ir::Resource::gpu, set_amount),
-      resource_row<ResourceAmounts>(ir::Resource::neuron, set_amount),
-      resource_row<ResourceAmounts>(ir::Resource::vcpu, set_amount),
-      resource_row<ResourceAmounts>(ir::Resource::memory, set_amount),
-      resource_row<ResourceAmounts>(ir::Resource::efa, set_amount),
+      resource_row<ResourceAmounts>(model::Resource::gpu, set_amount),
+      resource_row<ResourceAmounts>(model::Resource::neuron, set_amount),
+      resource_row<ResourceAmounts>(model::Resource::vcpu, set_amount),
+      resource_row<ResourceAmounts>(model::Resource::memory, set_amount),
+      resource_row<ResourceAmounts>(model::Resource::efa, set_amount),
   };
   return table;
 }
@@ -292,8 +292,8 @@ const Table<ResourceAmounts>& resources_table() {
 
 const Table<SubmitDraft>& submit_table() {
   static const auto set_amount = [](const Assignment& a, SubmitDraft& s) {
-    const ir::Resource r = *a.spec.resource;
-    s.step->amounts[ir::index(r)] = a.checker.amount(a.property, r, a.source);
+    const model::Resource r = *a.spec.resource;
+    s.step->amounts[model::index(r)] = a.checker.amount(a.property, r, a.source);
   };
   static const Table<SubmitDraft> table = {
       {{"team", K::name},
@@ -319,11 +319,11 @@ const Table<SubmitDraft>& submit_table() {
        [](const Assignment& a, SubmitDraft& s) {
          s.step->instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
        }},
-      resource_row<SubmitDraft>(ir::Resource::gpu, set_amount),
-      resource_row<SubmitDraft>(ir::Resource::neuron, set_amount),
-      resource_row<SubmitDraft>(ir::Resource::vcpu, set_amount),
-      resource_row<SubmitDraft>(ir::Resource::memory, set_amount),
-      resource_row<SubmitDraft>(ir::Resource::efa, set_amount),
+      resource_row<SubmitDraft>(model::Resource::gpu, set_amount),
+      resource_row<SubmitDraft>(model::Resource::neuron, set_amount),
+      resource_row<SubmitDraft>(model::Resource::vcpu, set_amount),
+      resource_row<SubmitDraft>(model::Resource::memory, set_amount),
+      resource_row<SubmitDraft>(model::Resource::efa, set_amount),
       {{"pods", K::integer},
        [](const Assignment& a, SubmitDraft& s) {
          s.step->pods = a.checker.count_in_range(a.value(), a.source, "the pod count", 1, kMaxAmount);
@@ -332,7 +332,7 @@ const Table<SubmitDraft>& submit_table() {
        [](const Assignment& a, SubmitDraft& s) {
          ResourceAmounts per_pod;
          assign_all(resources_table(), a.value().block, a.checker, a.source, per_pod);
-         for (const auto& [r, amount] : per_pod) s.step->amounts[ir::index(r)] = amount;
+         for (const auto& [r, amount] : per_pod) s.step->amounts[model::index(r)] = amount;
        }},
       {{"labels", K::labels_map}, [](const Assignment& a, SubmitDraft& s) { a.checker.labels(a, *s.step); }},
       {{"duration", K::integer},
@@ -399,14 +399,14 @@ std::string_view policy_word(std::string_view key, E value) {
 
 std::string_view word_of(Prioritization value) { return policy_word("task-prioritization", value); }
 std::string_view word_of(IdleCompute value) { return policy_word("idle-compute", value); }
-std::string_view word_of(ir::Sharing value) { return ir::sharing_name(value); }
-std::string_view word_of(ir::WithinTeam value) { return ir::within_team_name(value); }
-std::string_view word_of(ir::ReclaimWithinCohort value) { return ir::reclaim_name(value); }
-std::string_view word_of(ir::BorrowWithinCohort value) { return ir::borrow_within_cohort_name(value); }
-std::string_view word_of(ir::Queueing value) { return ir::queueing_name(value); }
-std::string_view word_of(ir::WhenCanBorrow value) { return ir::when_can_borrow_name(value); }
-std::string_view word_of(ir::WhenCanPreempt value) { return ir::when_can_preempt_name(value); }
-std::string_view word_of(ir::FlavorPreference value) { return ir::flavor_preference_name(value); }
-std::string_view word_of(ir::FairShareStrategy value) { return ir::fair_share_strategy_name(value); }
+std::string_view word_of(model::Sharing value) { return model::sharing_name(value); }
+std::string_view word_of(model::WithinTeam value) { return model::within_team_name(value); }
+std::string_view word_of(model::ReclaimWithinCohort value) { return model::reclaim_name(value); }
+std::string_view word_of(model::BorrowWithinCohort value) { return model::borrow_within_cohort_name(value); }
+std::string_view word_of(model::Queueing value) { return model::queueing_name(value); }
+std::string_view word_of(model::WhenCanBorrow value) { return model::when_can_borrow_name(value); }
+std::string_view word_of(model::WhenCanPreempt value) { return model::when_can_preempt_name(value); }
+std::string_view word_of(model::FlavorPreference value) { return model::flavor_preference_name(value); }
+std::string_view word_of(model::FairShareStrategy value) { return model::fair_share_strategy_name(value); }
 
 }  // namespace gov::check

@@ -53,7 +53,7 @@ struct PropertySpec {
   ValueKind kind;
   std::vector<Choice> choices = {};                      // in documentation order
   BlockKind block = BlockKind::resources;                // the shape of a block value (resources, choice_or_block)
-  std::optional<ir::Resource> resource = std::nullopt;  // the resource an amount property gives
+  std::optional<model::Resource> resource = std::nullopt;  // the resource an amount property gives
 
   bool has_choice(std::string_view word) const;
   std::vector<std::string_view> words() const;
@@ -111,7 +111,7 @@ struct QuotaDraft {
   Quota* out = nullptr;
   GivenAmounts given{};
   GivenAmounts absolute{};  // `borrow-limit = { ... }`
-  std::map<ir::Resource, Span> given_spans;
+  std::map<model::Resource, Span> given_spans;
   const ast::Property* lending = nullptr;  // `lending-limit = { ... }`
 };
 
@@ -120,7 +120,7 @@ struct LendingDraft {
   std::optional<int64_t> instances;
   const ast::Property* instances_at = nullptr;
   GivenAmounts given{};
-  std::map<ir::Resource, const ast::Property*> given_at;
+  std::map<model::Resource, const ast::Property*> given_at;
 };
 
 /// A task of a `submit` step while its properties are read.
@@ -131,7 +131,7 @@ struct SubmitDraft {
 
 /// The amounts of a resources block (`borrowing { ... }`, `per-pod`, a quota's
 /// `borrow-limit`), in source order; nullopt where the amount was invalid (reported).
-using ResourceAmounts = std::vector<std::pair<ir::Resource, std::optional<ir::Amount>>>;
+using ResourceAmounts = std::vector<std::pair<model::Resource, std::optional<model::Amount>>>;
 
 // ------------------------------------------------------------------ the tables (surface.cpp)
 
@@ -176,23 +176,23 @@ void assign_all(const Table<Target>& table, const std::vector<ast::Property>& pr
 // ------------------------------------------------------------------ words
 
 /// The property key of a resource amount: `gpus`, `neuron`, `vcpus`, `memory`, `efa`.
-std::string_view resource_word(ir::Resource resource);
+std::string_view resource_word(model::Resource resource);
 /// The resource a property key gives, or nullopt.
-std::optional<ir::Resource> resource_of(std::string_view key);
+std::optional<model::Resource> resource_of(std::string_view key);
 
 /// The word a setting's value is written as (and printed as by inspect and diff). The
 /// settings in ir are spelled by ir's names (the vocabulary's words, which the tables' choices
 /// are made of); the cluster policy's own by the policy table.
 std::string_view word_of(Prioritization value);
 std::string_view word_of(IdleCompute value);
-std::string_view word_of(ir::Sharing value);
-std::string_view word_of(ir::WithinTeam value);
-std::string_view word_of(ir::ReclaimWithinCohort value);
-std::string_view word_of(ir::BorrowWithinCohort value);
-std::string_view word_of(ir::Queueing value);
-std::string_view word_of(ir::WhenCanBorrow value);
-std::string_view word_of(ir::WhenCanPreempt value);
-std::string_view word_of(ir::FlavorPreference value);
-std::string_view word_of(ir::FairShareStrategy value);
+std::string_view word_of(model::Sharing value);
+std::string_view word_of(model::WithinTeam value);
+std::string_view word_of(model::ReclaimWithinCohort value);
+std::string_view word_of(model::BorrowWithinCohort value);
+std::string_view word_of(model::Queueing value);
+std::string_view word_of(model::WhenCanBorrow value);
+std::string_view word_of(model::WhenCanPreempt value);
+std::string_view word_of(model::FlavorPreference value);
+std::string_view word_of(model::FairShareStrategy value);
 
 }  // namespace gov::check

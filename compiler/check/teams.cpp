@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/model/quantities.hpp"
+
 #include "compiler/ast/source_text.hpp"
 #include "compiler/check/quantities.hpp"
 #include "compiler/check/quotas.hpp"
@@ -62,7 +64,7 @@ void Checker::borrow_within_cohort(const Assignment& a, Team& out) {
   // An unknown word (reported by the schema check) is `never`, the default.
   const auto policy_of = [](const PropertySpec& spec, const std::string& text) {
     const std::optional<int> value = spec.value_of(text);
-    return value ? static_cast<ir::BorrowWithinCohort>(*value) : ir::BorrowWithinCohort::never;
+    return value ? static_cast<model::BorrowWithinCohort>(*value) : model::BorrowWithinCohort::never;
   };
   if (v.kind == ast::Value::Kind::name) {
     out.borrow_within_cohort = policy_of(a.spec, v.name.text);
@@ -97,8 +99,8 @@ void Checker::borrow_within_cohort(const Assignment& a, Team& out) {
 /// Kueue's validation of preemption: borrowWithinCohort needs reclaimWithinCohort other than
 /// Never (a team that never reclaims cannot reclaim while borrowing either).
 void Checker::check_preemption_controls(const Team& team, const std::optional<Location>& reclaim_at) {
-  if (team.borrow_within_cohort == ir::BorrowWithinCohort::never ||
-      team.reclaim_within_cohort != ir::ReclaimWithinCohort::never || !team.borrow_within_cohort_at) {
+  if (team.borrow_within_cohort == model::BorrowWithinCohort::never ||
+      team.reclaim_within_cohort != model::ReclaimWithinCohort::never || !team.borrow_within_cohort_at) {
     return;
   }
   Diagnostic& d = report(Code::borrow_without_reclaim, *team.borrow_within_cohort_at,
@@ -111,11 +113,11 @@ void Checker::check_preemption_controls(const Team& team, const std::optional<Lo
 /// Kueue's validation of flavorFungibility: a preference only chooses among flavors when the
 /// search tries them all, i.e. when both policies are TryNextFlavor.
 void Checker::check_fungibility(const Team& team, const std::optional<Location>& preference_at) {
-  if (!preference_at || (team.when_can_borrow == ir::WhenCanBorrow::try_next_flavor &&
-                         team.when_can_preempt == ir::WhenCanPreempt::try_next_flavor)) {
+  if (!preference_at || (team.when_can_borrow == model::WhenCanBorrow::try_next_flavor &&
+                         team.when_can_preempt == model::WhenCanPreempt::try_next_flavor)) {
     return;
   }
-  const bool borrow_stops = team.when_can_borrow != ir::WhenCanBorrow::try_next_flavor;
+  const bool borrow_stops = team.when_can_borrow != model::WhenCanBorrow::try_next_flavor;
   Diagnostic& d = report(Code::preference_without_try_next_flavor, *preference_at,
                          fmt::format("team `{}` sets `flavor-preference`, but `{}` stops the search at the first "
                                      "instance type that can take the task",
@@ -138,7 +140,7 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
   assign_all(quota_table(), q.properties, *this, source, draft);
   const GivenAmounts& given = draft.given;
   const GivenAmounts& absolute = draft.absolute;
-  const std::map<ir::Resource, Span>& given_spans = draft.given_spans;
+  const std::map<model::Resource, Span>& given_spans = draft.given_spans;
   const ast::Property* lending = draft.lending;
   const bool any_given = std::any_of(given.begin(), given.end(), [](const auto& a) { return a.has_value(); });
   if (!out.instances && !any_given) {
@@ -157,22 +159,23 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
   }
   if (out.instances) {
     for (const auto& [r, span] : given_spans) {
-      const ir::Amount holds = *out.instances * type.per_instance[ir::index(r)];
-      if (given[ir::index(r)] && *given[ir::index(r)] > holds) {
-        auto shown = [&](ir::Amount a) {
-          if (r == ir::Resource::vcpu) return fmt::format("{} vCPUs", static_cast<double>(a) / 1000.0);
-          if (r == ir::Resource::memory) return fmt::format("{} GiB of memory", static_cast<double>(a) / 1024.0);
-          return fmt::format("{} {}", a, r == ir::Resource::gpu ? "GPUs" : r == ir::Resource::neuron ? "Neuron devices" : "EFA interfaces");
+      const model::Amount holds = *out.instances * type.per_instance[model::index(r)];
+      if (given[model::index(r)] && *given[model::index(r)] > holds) {
+        auto shown = [&](model::Amount a) {
+          const std::string amount = model::format_amount(r, a, model::decimal_notation());
+          if (r == model::Resource::vcpu) return fmt::format("{} vCPUs", amount);
+          if (r == model::Resource::memory) return fmt::format("{} GiB of memory", amount);
+          return fmt::format("{} {}", a, r == model::Resource::gpu ? "GPUs" : r == model::Resource::neuron ? "Neuron devices" : "EFA interfaces");
         };
         report(Code::quota_exceeds_instances, {source, span},
-               fmt::format("the quota asks for {}, but {} {} of `{}` {} {}", shown(*given[ir::index(r)]), *out.instances,
+               fmt::format("the quota asks for {}, but {} {} of `{}` {} {}", shown(*given[model::index(r)]), *out.instances,
                            *out.instances == 1 ? "instance" : "instances", type.name,
                            *out.instances == 1 ? "holds" : "hold", shown(holds)),
                "more than the instances hold");
       }
     }
   }
-  for (size_t r = 0; r < ir::kResourceCount; ++r) out.absolute_borrow_limit[r] = absolute[r].has_value();
+  for (size_t r = 0; r < model::kResourceCount; ++r) out.absolute_borrow_limit[r] = absolute[r].has_value();
   out.nominal = resolve_nominal(type, out.instances, given);
   out.borrowing_limit = resolve_borrowing_limit(out.nominal, team.borrow_limit_percent, absolute, team.sharing);
   out.lending_limit = resolve_lending_limit(team.sharing);
@@ -182,7 +185,7 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
 
 /// `lending-limit = { ... }` inside a quota: Kueue's lendingLimit, at most the nominal quota.
 void Checker::lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out) {
-  if (team.sharing == ir::Sharing::dont_lend) {
+  if (team.sharing == model::Sharing::dont_lend) {
     Diagnostic& d = report(Code::lending_limit_without_lending, {source, p.key.span},
                            fmt::format("team `{}` lends nothing (`sharing = dont-lend`), so it cannot have a lending limit",
                                        team.name),
@@ -194,21 +197,21 @@ void Checker::lending_limit(const ast::Property& p, const InstanceType& type, So
   assign_all(amounts_table(), p.value->block, *this, source, draft);
   const std::optional<int64_t>& instances = draft.instances;
   const GivenAmounts& given = draft.given;
-  std::map<ir::Resource, const ast::Property*>& given_at = draft.given_at;
+  std::map<model::Resource, const ast::Property*>& given_at = draft.given_at;
   const ast::Property* instances_at = draft.instances_at;
-  const ir::Resources limit = resolve_lending_limit(type, instances, given);
+  const model::Resources limit = resolve_lending_limit(type, instances, given);
   // One error per property that lends more than the quota holds.
-  std::vector<std::pair<const ast::Property*, ir::Resource>> above;
-  for (ir::Resource r : ir::kAllResources) {
-    const size_t i = ir::index(r);
-    if (limit[i] == ir::kUnlimited || limit[i] <= out.nominal[i]) continue;
+  std::vector<std::pair<const ast::Property*, model::Resource>> above;
+  for (model::Resource r : model::kAllResources) {
+    const size_t i = model::index(r);
+    if (limit[i] == model::kUnlimited || limit[i] <= out.nominal[i]) continue;
     const ast::Property* at = given[i] ? given_at[r] : instances_at;
     if (at && std::none_of(above.begin(), above.end(), [&](const auto& a) { return a.first == at; })) {
       above.emplace_back(at, r);
     }
   }
   for (const auto& [at, r] : above) {
-    const size_t i = ir::index(r);
+    const size_t i = model::index(r);
     Diagnostic& d = report(Code::lending_limit_above_nominal, {source, at->span},
                            fmt::format("the lending limit of {} is {}, above the quota's nominal {} of `{}`",
                                        display_name(r), display_amount(r, limit[i]), display_amount(r, out.nominal[i]),
@@ -218,35 +221,33 @@ void Checker::lending_limit(const ast::Property& p, const InstanceType& type, So
   }
   if (!above.empty()) return;
   out.lending_limit = limit;
-  for (size_t r = 0; r < ir::kResourceCount; ++r) out.lending_limit_given[r] = limit[r] != ir::kUnlimited;
+  for (size_t r = 0; r < model::kResourceCount; ++r) out.lending_limit_given[r] = limit[r] != model::kUnlimited;
 }
 
-std::string_view Checker::display_name(ir::Resource r) {
+std::string_view Checker::display_name(model::Resource r) {
   switch (r) {
-    case ir::Resource::gpu: return "GPUs";
-    case ir::Resource::neuron: return "Neuron devices";
-    case ir::Resource::vcpu: return "vCPUs";
-    case ir::Resource::memory: return "memory";
-    case ir::Resource::efa: return "EFA interfaces";
+    case model::Resource::gpu: return "GPUs";
+    case model::Resource::neuron: return "Neuron devices";
+    case model::Resource::vcpu: return "vCPUs";
+    case model::Resource::memory: return "memory";
+    case model::Resource::efa: return "EFA interfaces";
   }
   return "?";
 }
 
-std::string Checker::display_amount(ir::Resource r, ir::Amount a) {
-  if (r == ir::Resource::vcpu) return a % 1000 == 0 ? fmt::format("{}", a / 1000) : fmt::format("{}m", a);
-  if (r == ir::Resource::memory) return a % 1024 == 0 ? fmt::format("{} GiB", a / 1024) : fmt::format("{} MiB", a);
-  return fmt::format("{}", a);
+std::string Checker::display_amount(model::Resource r, model::Amount a) {
+  return model::format_amount(r, a, model::language_notation(model::kMebibytesPerGibibyte));
 }
 
-bool Checker::accelerator_fits(const InstanceType& type, ir::Resource r, const ast::Property& p, SourceId source) {
-  if (r != ir::Resource::gpu && r != ir::Resource::neuron) return true;
-  if (type.per_instance[ir::index(r)] > 0) return true;
-  const bool gpu = r == ir::Resource::gpu;
+bool Checker::accelerator_fits(const InstanceType& type, model::Resource r, const ast::Property& p, SourceId source) {
+  if (r != model::Resource::gpu && r != model::Resource::neuron) return true;
+  if (type.per_instance[model::index(r)] > 0) return true;
+  const bool gpu = r == model::Resource::gpu;
   Diagnostic& d = report(Code::accelerator_mismatch, {source, p.key.span},
                          fmt::format("`{}` has no {}", type.name, gpu ? "NVIDIA GPUs" : "Neuron devices"),
                          fmt::format("no {} on this type", gpu ? "GPUs" : "Neuron devices"));
-  if (type.per_instance[ir::index(ir::Resource::neuron)] > 0) d.help = "this is a Neuron type: use `neuron = N`";
-  else if (type.per_instance[ir::index(ir::Resource::gpu)] > 0) d.help = "this is a GPU type: use `gpus = N`";
+  if (type.per_instance[model::index(model::Resource::neuron)] > 0) d.help = "this is a Neuron type: use `neuron = N`";
+  else if (type.per_instance[model::index(model::Resource::gpu)] > 0) d.help = "this is a GPU type: use `gpus = N`";
   else d.help = "this type has CPUs only: give `vcpus` and `memory`";
   d.notes.push_back({type.where, fmt::format("`{}` is defined here", type.name)});
   return false;

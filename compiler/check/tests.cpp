@@ -106,10 +106,10 @@ void Checker::submit(const ast::Step& step, SourceId source, TestStep& out) {
   }
 }
 
-std::vector<std::pair<ir::Resource, ir::Amount>> Checker::resources(const std::vector<ast::Property>& block, SourceId source) {
+std::vector<std::pair<model::Resource, model::Amount>> Checker::resources(const std::vector<ast::Property>& block, SourceId source) {
   ResourceAmounts amounts;
   assign_all(resources_table(), block, *this, source, amounts);
-  std::vector<std::pair<ir::Resource, ir::Amount>> out;
+  std::vector<std::pair<model::Resource, model::Amount>> out;
   for (const auto& [r, a] : amounts) {
     if (a) out.emplace_back(r, *a);
   }

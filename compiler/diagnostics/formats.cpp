@@ -9,12 +9,13 @@
 
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/json_writer.hpp"
+#include "compiler/support/terminal_text.hpp"
+#include "compiler/support/utf8.hpp"
 
 namespace gov {
 namespace {
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 constexpr std::string_view kSarifSchema = "https://json.schemastore.org/sarif-2.1.0.json";
 constexpr std::string_view kInformationUri = "https://github.com/gov-policy/gov";
 constexpr std::string_view kHelpUriBase = "https://github.com/gov-policy/gov/blob/main/docs/diagnostics.md#";
@@ -27,148 +28,6 @@ std::string_view github_command(Severity severity) {
   }
   return "error";
 }
-
-uint32_t decode(std::string_view sequence) {
-  const auto lead = static_cast<unsigned char>(sequence[0]);
-  if (sequence.size() == 1) return lead;
-  uint32_t c = lead & (0xFF >> (sequence.size() + 1));
-  for (size_t k = 1; k < sequence.size(); ++k) c = (c << 6) | (static_cast<unsigned char>(sequence[k]) & 0x3F);
-  return c;
-}
-
-// Calls visit(sequence, code_point) for every code point of `text`. Each byte that does
-// not start a valid UTF-8 sequence is visited as U+FFFD, so every output built from the
-// visited sequences is valid UTF-8 whatever the input.
-template <typename Visit>
-void for_each_code_point(std::string_view text, Visit visit) {
-  for (size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    if (lead < 0x80) {
-      visit(text.substr(i, 1), uint32_t{lead});
-      ++i;
-      continue;
-    }
-    const auto length = static_cast<size_t>(utf8_sequence_length(lead));
-    const std::string_view sequence = text.substr(i, length);
-    if (sequence.size() != length || find_invalid_utf8(sequence) != std::string_view::npos) {
-      visit(kReplacement, uint32_t{0xFFFD});
-      ++i;
-      continue;
-    }
-    visit(sequence, decode(sequence));
-    i += length;
-  }
-}
-
-// --- JSON -------------------------------------------------------------------------------
-
-void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  for_each_code_point(text, [&](std::string_view sequence, uint32_t c) {
-    switch (c) {
-      case '"': out += "\\\""; return;
-      case '\\': out += "\\\\"; return;
-      case '\b': out += "\\b"; return;
-      case '\f': out += "\\f"; return;
-      case '\n': out += "\\n"; return;
-      case '\r': out += "\\r"; return;
-      case '\t': out += "\\t"; return;
-      default: break;
-    }
-    // Other C0 controls must be escaped. DEL, C1 controls, bidi controls and invisible
-    // characters (the JavaScript line terminators U+2028/U+2029 among them) are escaped
-    // too: the decoded value is the same, and the document can be pasted anywhere or shown
-    // on a terminal without being reordered or acted on.
-    if (c < 0x20 || is_unsafe_for_terminal(c)) {
-      if (c > 0xFFFF) {
-        const uint32_t v = c - 0x10000;
-        out += fmt::format("\\u{:04x}\\u{:04x}", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
-      } else {
-        out += fmt::format("\\u{:04x}", c);
-      }
-      return;
-    }
-    out += sequence;
-  });
-  out += '"';
-}
-
-// A minimal streaming JSON writer: compact, or indented by two spaces. Keys and values
-// are written in call order; the caller keeps the nesting balanced.
-class JsonWriter {
- public:
-  explicit JsonWriter(bool indented) : indented_(indented) {}
-
-  void begin_object() { open('{'); }
-  void end_object() { close('}'); }
-  void begin_array() { open('['); }
-  void end_array() { close(']'); }
-
-  void key(std::string_view name) {
-    separate();
-    append_json_string(out_, name);
-    out_ += indented_ ? ": " : ":";
-    after_key_ = true;
-  }
-  void string(std::string_view text) {
-    separate();
-    append_json_string(out_, text);
-  }
-  void number(uint64_t value) {
-    separate();
-    out_ += fmt::format("{}", value);
-  }
-  void field(std::string_view name, std::string_view text) {
-    key(name);
-    string(text);
-  }
-  void field(std::string_view name, uint64_t value) {
-    key(name);
-    number(value);
-  }
-
-  std::string finish() {
-    assert(nonempty_.empty() && "unbalanced JSON nesting");
-    out_ += '\n';
-    return std::move(out_);
-  }
-
- private:
-  // Writes what comes before a value: nothing after a key, else a comma between items
-  // and, when indented, a line break.
-  void separate() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (nonempty_.empty()) return;  // the top-level value
-    if (nonempty_.back()) out_ += ',';
-    nonempty_.back() = true;
-    newline();
-  }
-  void open(char bracket) {
-    separate();
-    out_ += bracket;
-    nonempty_.push_back(false);
-  }
-  void close(char bracket) {
-    assert(!nonempty_.empty() && "closing a JSON container that is not open");
-    const bool had_items = nonempty_.back();
-    nonempty_.pop_back();
-    if (had_items) newline();
-    out_ += bracket;
-  }
-  void newline() {
-    if (!indented_) return;
-    out_ += '\n';
-    out_.append(2 * nonempty_.size(), ' ');
-  }
-
-  std::string out_;
-  bool indented_;
-  bool after_key_ = false;
-  std::vector<bool> nonempty_;  // one entry per open container: has it an item yet?
-};
 
 // --- Positions --------------------------------------------------------------------------
 

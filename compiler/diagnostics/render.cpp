@@ -4,7 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
+#include "compiler/support/utf8.hpp"
 
 namespace gov {
 namespace {
@@ -81,8 +82,8 @@ void render_snippet(std::string& out, const SourceFile& file, Span span, std::st
   // Only a window of bytes around the caret is ever shown, so only that window is split into
   // cells: a 10 MB line costs no more than a short one.
   constexpr uint32_t kWindowBytes = 4 * kMaxShownColumns;
-  uint32_t window_start = caret_begin > kWindowBytes ? caret_begin - kWindowBytes : 0;
-  while (window_start > 0 && (static_cast<unsigned char>(line[window_start]) & 0xC0) == 0x80) --window_start;
+  const auto window_start = static_cast<uint32_t>(
+      utf8_boundary_at_or_before(line, caret_begin > kWindowBytes ? caret_begin - kWindowBytes : 0));
   const uint32_t window_stop = std::min<uint32_t>(static_cast<uint32_t>(line.size()), caret_end + kWindowBytes);
   std::vector<Cell> cells = display_cells(line.substr(window_start, window_stop - window_start));
   for (Cell& cell : cells) cell.offset += window_start;

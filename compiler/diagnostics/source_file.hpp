@@ -8,6 +8,9 @@
 #include <string_view>
 #include <vector>
 
+// The UTF-8 helpers (append_utf8, utf8_sequence_length, find_invalid_utf8) are gov::support's.
+#include "compiler/support/utf8.hpp"
+
 namespace gov {
 
 /// A half-open byte range [begin, end) into one SourceFile's text.
@@ -83,17 +86,9 @@ std::optional<std::string> read_text_fd(int fd, size_t limit, std::string& error
 /// link", "an unknown kind of file": the kind of a file's `st_mode`, for messages.
 const char* file_kind_name(unsigned mode);
 
-/// Appends `code_point` (at most U+10FFFF, not a surrogate: the caller checks) as UTF-8.
-void append_utf8(std::string& out, uint32_t code_point);
-
 /// The size of the regular file open as `fd`, or nullopt with `error` set: "is a directory",
 /// "not a regular file (a FIFO)" (anything that could block or never end is refused before a
 /// byte is read), "file is N bytes; gov reads at most M bytes", or why fstat failed.
 std::optional<size_t> regular_file_size(int fd, size_t limit, std::string& error);
-
-/// Byte length of the UTF-8 sequence starting with lead byte `c` (1 for invalid leads).
-int utf8_sequence_length(unsigned char c);
-/// Offset of the first byte that is not valid UTF-8, or npos when the text is valid.
-size_t find_invalid_utf8(std::string_view text);
 
 }  // namespace gov

@@ -6,18 +6,20 @@
 #include <fmt/format.h>
 
 #include "compiler/check/surface.hpp"
+#include "compiler/model/quantities.hpp"
+#include "compiler/support/json_writer.hpp"
 
 namespace gov::diff {
 namespace {
 
 using check::Policy;
 
-constexpr std::array<std::string_view, ir::kResourceCount> kResourceNames = {"gpu", "neuron", "vcpu", "memory", "efa"};
+constexpr std::array<std::string_view, model::kResourceCount> kResourceNames = {"gpu", "neuron", "vcpu", "memory", "efa"};
 
 /// An amount in display units: devices, vCPUs, GiB.
-double display(ir::Resource r, ir::Amount a) {
-  if (r == ir::Resource::vcpu) return static_cast<double>(a) / 1000.0;
-  if (r == ir::Resource::memory) return static_cast<double>(a) / 1024.0;
+double display(model::Resource r, model::Amount a) {
+  if (r == model::Resource::vcpu) return static_cast<double>(a) / 1000.0;
+  if (r == model::Resource::memory) return static_cast<double>(a) / 1024.0;
   return static_cast<double>(a);
 }
 
@@ -28,9 +30,11 @@ std::string number_text(double v) {
   return text;
 }
 
-std::string amount_text(ir::Resource r, ir::Amount a) {
-  if (a == ir::kUnlimited) return "unlimited";
-  return number_text(display(r, a)) + (r == ir::Resource::memory ? " GiB" : "");
+std::string amount_text(model::Resource r, model::Amount a) {
+  model::AmountFormat format = model::decimal_notation(/*fraction_digits=*/3);
+  format.memory_unit = true;
+  format.unlimited_word = true;
+  return model::format_amount(r, a, format);
 }
 
 class Comparer {
@@ -103,7 +107,7 @@ class Comparer {
     change("policy", "default priority", default_class(before_, b), default_class(after_, a));
     auto strategies = [](const check::Settings& s) {
       std::vector<std::string_view> names;
-      for (ir::FairShareStrategy strategy : s.fair_share_strategies) names.push_back(check::word_of(strategy));
+      for (model::FairShareStrategy strategy : s.fair_share_strategies) names.push_back(check::word_of(strategy));
       return fmt::format("[{}]", fmt::join(names, ", "));
     };
     change("policy", "fair-share preemption", strategies(b), strategies(a));
@@ -207,13 +211,13 @@ class Comparer {
 
   void quota(const std::string& subject, const std::string& team, const std::string& type, const check::Quota* b,
              const check::Quota* a) {
-    for (ir::Resource r : ir::kAllResources) {
-      const size_t i = ir::index(r);
-      auto value = [&](const check::Quota* q, const ir::Resources check::Quota::*field) -> std::optional<double> {
-        if (!q || (q->*field)[i] == ir::kUnlimited) return q ? std::optional<double>() : std::nullopt;
+    for (model::Resource r : model::kAllResources) {
+      const size_t i = model::index(r);
+      auto value = [&](const check::Quota* q, const model::Resources check::Quota::*field) -> std::optional<double> {
+        if (!q || (q->*field)[i] == model::kUnlimited) return q ? std::optional<double>() : std::nullopt;
         return display(r, (q->*field)[i]);
       };
-      const std::string unit = r == ir::Resource::memory ? " GiB" : "";
+      const std::string unit = r == model::Resource::memory ? " GiB" : "";
       const std::string name = fmt::format("{} {}", type, kResourceNames[i]);
       numeric(subject, name + " nominal", value(b, &check::Quota::nominal), value(a, &check::Quota::nominal), unit);
       numeric(subject, name + " borrowing limit", value(b, &check::Quota::borrowing_limit),
@@ -222,16 +226,16 @@ class Comparer {
       change(subject, name + " lending limit", lending(b), lending(a));
     }
     // Consequence: fewer guaranteed accelerators.
-    for (ir::Resource r : {ir::Resource::gpu, ir::Resource::neuron}) {
-      const ir::Amount before = b ? b->nominal[ir::index(r)] : 0;
-      const ir::Amount after = a ? a->nominal[ir::index(r)] : 0;
+    for (model::Resource r : {model::Resource::gpu, model::Resource::neuron}) {
+      const model::Amount before = b ? b->nominal[model::index(r)] : 0;
+      const model::Amount after = a ? a->nominal[model::index(r)] : 0;
       if (after >= before) continue;
       const check::InstanceType* t = type_named(after_, type);
       if (!t) t = type_named(before_, type);
       const std::string accelerator = t && !t->accelerator.empty() ? fmt::format(" ({})", t->accelerator) : "";
       diff_.warnings.push_back({"guaranteed-gpus-fall",
                                 fmt::format("team `{}` loses {} guaranteed {}{} on {}", team, before - after,
-                                            r == ir::Resource::gpu ? "GPUs" : "Neuron devices", accelerator, type)});
+                                            r == model::Resource::gpu ? "GPUs" : "Neuron devices", accelerator, type)});
     }
   }
 
@@ -266,15 +270,15 @@ class Comparer {
   /// Guaranteed instances of a type, as the largest share of any resource.
   static double guaranteed(const Policy& p, size_t type) {
     const check::InstanceType& t = p.types()[type];
-    ir::Resources total{};
+    model::Resources total{};
     for (const check::Team& team : p.teams) {
       for (const check::Quota& q : team.quotas) {
         if (q.type != type) continue;
-        for (size_t r = 0; r < ir::kResourceCount; ++r) total[r] += q.nominal[r];
+        for (size_t r = 0; r < model::kResourceCount; ++r) total[r] += q.nominal[r];
       }
     }
     double most = 0;
-    for (size_t r = 0; r < ir::kResourceCount; ++r) {
+    for (size_t r = 0; r < model::kResourceCount; ++r) {
       if (t.per_instance[r] > 0) most = std::max(most, static_cast<double>(total[r]) / static_cast<double>(t.per_instance[r]));
     }
     return most;
@@ -308,24 +312,8 @@ class Comparer {
   PolicyDiff diff_;
 };
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+// Unsafe characters escaped too: diff documents end up in CI logs.
+std::string json_string(std::string_view s) { return json_quote(s, JsonEscapes::unsafe); }
 
 std::string arrow(const Change& c) {
   if (c.before.empty()) return fmt::format("(none) → {}", c.after);

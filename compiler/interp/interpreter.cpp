@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 namespace gov::interp {
 namespace {
 
@@ -114,94 +112,6 @@ bool Interpreter::matches(size_t rule, const ir::RuleInput& input) const {
   const ir::Rule& r_rule = module_.rules[rule];
   std::vector<int64_t> r(r_rule.condition_length);
   return run(module_, r_rule, input, r.data(), r_rule.condition_length) != 0;
-}
-
-std::string value_text(const ir::Module& module, ir::ValueType type, int64_t value) {
-  switch (type) {
-    case ir::ValueType::boolean: return value ? "true" : "false";
-    case ir::ValueType::integer: return fmt::format("{}", value);
-    case ir::ValueType::millicores:
-      if (value % 1000 == 0) return fmt::format("{}", value / 1000);
-      return fmt::format("{}m", value);
-    case ir::ValueType::mebibytes:
-      if (value % (1024 * 1024) == 0) return fmt::format("{} TiB", value / (1024 * 1024));
-      if (value % 1024 == 0) return fmt::format("{} GiB", value / 1024);
-      return fmt::format("{} MiB", value);
-    case ir::ValueType::string:
-      if (value >= 0 && static_cast<size_t>(value) < module.strings.size()) return module.strings[value];
-      return "";
-    case ir::ValueType::priority:
-      for (const ir::PriorityClass& c : module.classes) {
-        if (c.weight == value) return c.name;
-      }
-      return fmt::format("{}", value);
-    case ir::ValueType::team:
-      if (value >= 0 && static_cast<size_t>(value) < module.teams.size()) return module.teams[value].name;
-      return "";
-    case ir::ValueType::flavor:
-      if (value >= 0 && static_cast<size_t>(value) < module.flavors.size()) return module.flavors[value].name;
-      return "(any)";
-  }
-  return "";
-}
-
-namespace {
-
-/// Appends pieces up to kMaxMessageBytes; the piece that would pass it is cut so that the text
-/// and kTruncatedMarker fit, at a UTF-8 boundary, and everything after it is dropped.
-class BoundedMessage {
- public:
-  /// False once the message is full (the caller may stop rendering).
-  bool append(std::string_view piece) {
-    if (full_) return false;
-    if (out_.size() + piece.size() <= kMaxMessageBytes) {
-      out_ += piece;
-      return true;
-    }
-    const size_t room = kMaxMessageBytes - kTruncatedMarker.size();
-    // Up to 4 bytes past the cut, to see whether it falls inside a UTF-8 sequence; the piece
-    // has them (it passes kMaxMessageBytes, which is more than the marker past the cut).
-    out_.append(piece.substr(0, room + 4 > out_.size() ? room + 4 - out_.size() : 0));
-    size_t cut = std::min(out_.size(), room);
-    while (cut > 0 && (static_cast<unsigned char>(out_[cut]) & 0xC0) == 0x80) --cut;  // not inside a sequence
-    out_.resize(cut);
-    out_ += kTruncatedMarker;
-    full_ = true;
-    return false;
-  }
-  std::string take() { return std::move(out_); }
-
- private:
-  std::string out_;
-  bool full_ = false;
-};
-
-}  // namespace
-
-std::string render_message(const ir::Module& module, size_t rule, std::span<const int64_t> values,
-                           const std::vector<std::pair<std::string, std::string>>& labels, std::string_view task_id) {
-  BoundedMessage out;
-  const std::vector<ir::MessagePart>& message = module.rules[rule].message;
-  for (size_t p = 0; p < message.size(); ++p) {
-    const ir::MessagePart& part = message[p];
-    bool more = true;
-    switch (part.kind) {
-      case ir::MessagePart::Kind::text: more = out.append(part.text); break;
-      case ir::MessagePart::Kind::value:
-        more = out.append(value_text(module, part.type, p < values.size() ? values[p] : 0));
-        break;
-      case ir::MessagePart::Kind::label: {
-        const std::string& key = module.label_keys[static_cast<size_t>(part.label)];
-        for (const auto& [k, v] : labels) {
-          if (k == key) more = more && out.append(v);
-        }
-        break;
-      }
-      case ir::MessagePart::Kind::task_id: more = out.append(task_id); break;
-    }
-    if (!more) break;
-  }
-  return out.take();
 }
 
 }  // namespace gov::interp

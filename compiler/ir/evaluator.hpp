@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "compiler/ir/decisions.hpp"
+#include "compiler/model/arithmetic.hpp"
 #include "compiler/ir/module.hpp"
 
 namespace gov::ir {
@@ -49,12 +50,12 @@ class Evaluator {
   DecideFunction decide_function_ = nullptr;
 };
 
-/// Checked arithmetic shared by every back end, so that they agree on every input:
+/// Checked arithmetic shared by every back end (gov::model), so that they agree on every input:
 /// results saturate at the int64 bounds and division by zero gives 0.
-int64_t checked_add(int64_t a, int64_t b);
-int64_t checked_sub(int64_t a, int64_t b);
-int64_t checked_mul(int64_t a, int64_t b);
-int64_t checked_div(int64_t a, int64_t b);
-int64_t checked_neg(int64_t a);
+using model::checked_add;
+using model::checked_div;
+using model::checked_mul;
+using model::checked_neg;
+using model::checked_sub;
 
 }  // namespace gov::ir

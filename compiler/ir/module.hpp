@@ -8,37 +8,55 @@
 #include <limits>
 #include <string>
 #include <string_view>
-#include <type_traits>
 #include <vector>
 
-#include "gov/types.hpp"
+#include "compiler/model/resources.hpp"
+#include "compiler/model/rule_inputs.hpp"
+#include "compiler/model/team.hpp"
 
 namespace gov::ir {
 
-// ------------------------------------------------------------------ resources
+// ------------------------------------------------------------------ the domain vocabulary
 
-// The resource vocabulary is the public API's (gov/types.hpp): one enum from the trace to the
-// embedding API, so no layer converts between two copies of it.
-using Resource = ::gov::Resource;
-using ::gov::kResourceCount;
-inline constexpr std::array<Resource, kResourceCount> kAllResources = {Resource::gpu, Resource::neuron, Resource::vcpu,
-                                                                        Resource::memory, Resource::efa};
+// Resources, amounts, team settings and what rules read are gov::model's (compiler/model/): the
+// checker speaks them without depending on the IR. The IR names them as its own.
+using model::Amount;
+using model::index;
+using model::is_charged;
+using model::kAllResources;
+using model::kResourceCount;
+using model::kubernetes_name;
+using model::kUnlimited;
+using model::Resource;
+using model::resource_key;
+using model::Resources;
 
-/// Amounts are exact integers in each resource's base unit: whole devices for gpu, neuron
-/// and efa; millicores for vcpu; MiB for memory.
-using Amount = int64_t;
-using Resources = std::array<Amount, kResourceCount>;
-/// A lending limit that is not set: the team lends all of its idle quota.
-inline constexpr Amount kUnlimited = ::gov::kUnlimited;
-static_assert(std::is_same_v<Amount, decltype(::gov::ResourceAmount::amount)>);
+using model::BorrowWithinCohort;
+using model::FairShareStrategy;
+using model::FlavorPreference;
+using model::Queueing;
+using model::ReclaimWithinCohort;
+using model::Sharing;
+using model::WhenCanBorrow;
+using model::WhenCanPreempt;
+using model::WithinTeam;
+using model::borrow_within_cohort_name;
+using model::fair_share_strategy_name;
+using model::flavor_preference_name;
+using model::queueing_name;
+using model::reclaim_name;
+using model::sharing_name;
+using model::when_can_borrow_name;
+using model::when_can_preempt_name;
+using model::within_team_name;
 
-/// `gpu`, `neuron`, `vcpu`, `memory_gib`, `efa`: keys of the decision stream and JSON.
-std::string_view resource_key(Resource resource);
-/// `nvidia.com/gpu`, `aws.amazon.com/neurondevice`, `cpu`, `memory`, `vpc.amazonaws.com/efa`.
-std::string_view kubernetes_name(Resource resource);
-/// EFA is in the quotas but never charged at admission (docs/semantics.md §2).
-inline constexpr bool is_charged(Resource resource) { return resource != Resource::efa; }
-inline constexpr size_t index(Resource resource) { return static_cast<size_t>(resource); }
+using model::ClusterStat;
+using model::kClusterStatCount;
+using model::kTaskFieldCount;
+using model::kTeamStatCount;
+using model::TaskField;
+using model::TeamStat;
+using model::ValueType;
 
 // ------------------------------------------------------------------ quotas and teams
 
@@ -57,30 +75,6 @@ struct FlavorQuota {
   Resources lending_limit{kUnlimited, kUnlimited, kUnlimited, kUnlimited, kUnlimited};
 };
 
-enum class Sharing : uint8_t { lend_and_borrow, lend, dont_lend };
-/// Kueue's preemption.withinClusterQueue.
-enum class WithinTeam : uint8_t { never, lower_priority, lower_or_newer_equal_priority };
-/// Kueue's preemption.reclaimWithinCohort (HyperPod: always `any`).
-enum class ReclaimWithinCohort : uint8_t { never, lower_priority, any };
-/// Kueue's preemption.borrowWithinCohort.policy (HyperPod: always `never`).
-enum class BorrowWithinCohort : uint8_t { never, lower_priority };
-/// Kueue's queueingStrategy.
-enum class Queueing : uint8_t { best_effort_fifo, strict_fifo };
-/// Kueue's flavorFungibility.whenCanBorrow (v1beta1 names): `borrow` takes the first instance
-/// type that fits even by borrowing (MayStopSearch); `try_next_flavor` looks further for one
-/// that fits without borrowing.
-enum class WhenCanBorrow : uint8_t { borrow, try_next_flavor };
-/// flavorFungibility.whenCanPreempt: `preempt` takes the first instance type where preemption
-/// can make room (MayStopSearch); `try_next_flavor` (Kueue's default) looks further for one that
-/// fits without preempting.
-enum class WhenCanPreempt : uint8_t { preempt, try_next_flavor };
-/// flavorFungibility.preference: which of two tried instance types wins when neither stopped the
-/// search (isPreferred, docs/kueue-reference.md §4.4).
-enum class FlavorPreference : uint8_t { borrowing_over_preemption, preemption_over_borrowing };
-/// One entry of Kueue's fairSharing.preemptionStrategies (docs/kueue-reference.md §6.3): S2-a and
-/// S2-b.
-enum class FairShareStrategy : uint8_t { less_than_or_equal_to_final_share, less_than_initial_share };
-
 /// One team: a Kueue ClusterQueue in the cluster's single cohort.
 struct Team {
   std::string name;
@@ -97,17 +91,6 @@ struct Team {
   int32_t fair_share_weight = 0;
   bool active = true;
 };
-
-/// The language's words for these settings: `lend-and-borrow`, `lower-priority`, `any`.
-std::string_view sharing_name(Sharing sharing);
-std::string_view within_team_name(WithinTeam within);
-std::string_view reclaim_name(ReclaimWithinCohort reclaim);
-std::string_view borrow_within_cohort_name(BorrowWithinCohort borrow);
-std::string_view queueing_name(Queueing queueing);
-std::string_view when_can_borrow_name(WhenCanBorrow when);
-std::string_view when_can_preempt_name(WhenCanPreempt when);
-std::string_view flavor_preference_name(FlavorPreference preference);
-std::string_view fair_share_strategy_name(FairShareStrategy strategy);
 
 struct PriorityClass {
   std::string name;
@@ -126,31 +109,6 @@ struct Settings {
 };
 
 // ------------------------------------------------------------------ rules
-
-/// The type of a rule register. Priority classes are their weights; teams and flavors
-/// are indices; strings are ids into Module::strings (see RuleInput).
-enum class ValueType : uint8_t { boolean, integer, millicores, mebibytes, string, priority, team, flavor };
-
-/// What a rule can read about the task (RuleInput::task).
-enum class TaskField : uint8_t {
-  team,           // team index
-  priority,       // effective priority (class weight, default class, or 0; 0 under fcfs)
-  flavor,         // requested instance type index, or -1 when the task names none
-  gpus, neuron, vcpus, memory, efa,  // requested totals in base units
-  instances,      // whole instances requested (0 when given per resource)
-  pods,           // pods (1 unless given)
-  id,             // string id of the task id when it equals a constant, else kOtherString
-};
-inline constexpr size_t kTaskFieldCount = 11;
-
-/// Per-resource figures of the task's team: in the task's flavor when it names one,
-/// otherwise summed over the team's flavors.
-enum class TeamStat : uint8_t { nominal, used, borrowed, borrowing_limit, available };
-inline constexpr size_t kTeamStatCount = 5;
-/// Per-resource figures of the cluster, same scope rule: capacity (instances × per
-/// instance), used (by admitted tasks) and available (capacity − used, at least 0).
-enum class ClusterStat : uint8_t { capacity, used, available };
-inline constexpr size_t kClusterStatCount = 3;
 
 /// String ids: Module::strings[id]; a label that is absent reads as the empty string
 /// (id 0, always interned); any other value that is not a constant reads as kOtherString.

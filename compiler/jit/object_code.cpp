@@ -1,13 +1,12 @@
 // Keys and the serialised form of ObjectCode: canonical bytes, SHA-256, bounds-checked parsing.
-#include <llvm/ADT/ArrayRef.h>
 #include <llvm/Config/llvm-config.h>
-#include <llvm/Support/SHA256.h>
 
 #include <cstddef>
 #include <cstring>
 #include <string_view>
 
 #include "compiler/jit/object_key.hpp"
+#include "compiler/support/sha256.hpp"
 
 namespace gov::jit {
 namespace {
@@ -64,9 +63,9 @@ class ByteReader {
 };
 
 Key sha256(std::span<const uint8_t> data) {
-  llvm::SHA256 hash;
-  hash.update(llvm::ArrayRef<uint8_t>(data.data(), data.size()));
-  return hash.final();
+  Sha256 hash;
+  hash.update({reinterpret_cast<const char*>(data.data()), data.size()});
+  return hash.finish();
 }
 
 void write_rules(ByteWriter& out, const ir::Module& module) {

@@ -22,11 +22,11 @@ class ObjectWriter {
   std::string& key(std::string_view key) {
     if (!first_) out_ += ',';
     first_ = false;
-    trace::append_json_string(out_, key);
+    append_json_string(out_, key);
     out_ += ':';
     return out_;
   }
-  void string(std::string_view name, std::string_view value) { trace::append_json_string(key(name), value); }
+  void string(std::string_view name, std::string_view value) { append_json_string(key(name), value); }
   void integer(std::string_view name, int64_t value) { key(name) += std::to_string(value); }
   void boolean(std::string_view name, bool value) { key(name) += value ? "true" : "false"; }
   void seconds(std::string_view name, Time value) { key(name) += trace::format_seconds(value); }
@@ -43,7 +43,7 @@ class ObjectWriter {
     out += '[';
     for (size_t i = 0; i < values.size(); ++i) {
       if (i) out += ',';
-      trace::append_json_string(out, values[i]);
+      append_json_string(out, values[i]);
     }
     out += ']';
   }

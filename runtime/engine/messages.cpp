@@ -6,32 +6,10 @@
 #include <array>
 #include <vector>
 
+#include "compiler/model/quantities.hpp"
+
 namespace gov::engine {
 namespace {
-
-// Kubernetes canonical DecimalSI: the largest power of 1000 that keeps the mantissa whole.
-std::string decimal_text(Amount whole) {
-  static constexpr std::array<std::string_view, 7> kSuffixes = {"", "k", "M", "G", "T", "P", "E"};
-  if (whole == 0) return "0";
-  size_t exponent = 0;
-  while (whole % 1000 == 0 && exponent + 1 < kSuffixes.size()) {
-    whole /= 1000;
-    ++exponent;
-  }
-  return fmt::format("{}{}", whole, kSuffixes[exponent]);
-}
-
-// Kubernetes canonical BinarySI for an amount of MiB: the largest power of 1024 that divides it.
-std::string binary_text(Amount mebibytes) {
-  static constexpr std::array<std::string_view, 5> kSuffixes = {"Mi", "Gi", "Ti", "Pi", "Ei"};
-  if (mebibytes == 0) return "0";
-  size_t exponent = 0;
-  while (mebibytes % 1024 == 0 && exponent + 1 < kSuffixes.size()) {
-    mebibytes /= 1024;
-    ++exponent;
-  }
-  return fmt::format("{}{}", mebibytes, kSuffixes[exponent]);
-}
 
 std::string_view flavor_name(const ir::Module& module, uint32_t flavor) {
   return module.flavors[flavor].name;
@@ -81,18 +59,7 @@ std::string v0_9_reason(const ir::Module& module, const FlavorReason& reason) {
 }  // namespace
 
 std::string quantity_text(ir::Resource resource, Amount amount) {
-  switch (resource) {
-    case ir::Resource::vcpu:
-      if (amount % 1000 != 0) return fmt::format("{}m", amount);
-      return decimal_text(amount / 1000);
-    case ir::Resource::memory:
-      return binary_text(amount);
-    case ir::Resource::gpu:
-    case ir::Resource::neuron:
-    case ir::Resource::efa:
-      return decimal_text(amount);
-  }
-  return {};
+  return model::format_amount(resource, amount, model::kubernetes_notation());
 }
 
 std::string reason_text(const ir::Module& module, MessageDialect dialect,

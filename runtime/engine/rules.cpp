@@ -88,7 +88,7 @@ std::string AdmissionRules::render(size_t rule, const ir::RuleInput& input, cons
   // The slow path: only a matched rule's message is rendered.
   std::vector<int64_t> values(module_.rules[rule].message.size());
   evaluator_.message_values(rule, input, values);
-  return interp::render_message(module_, rule, values, labels, task.id);
+  return ir::render_message(module_, rule, values, labels, task.id);
 }
 
 RuleVerdict AdmissionRules::evaluate(const Task& task, const Labels& labels,

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/interp/interpreter.hpp"
+#include "compiler/ir/messages.hpp"
 #include "compiler/ir/evaluator.hpp"
 #include "runtime/engine/quota_state.hpp"
 #include "runtime/engine/task_request.hpp"

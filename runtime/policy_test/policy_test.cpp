@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/model/quantities.hpp"
 #include "runtime/trace/decision_writer.hpp"
 
 namespace gov::policy_test {
@@ -27,10 +28,10 @@ std::string resources_text(const Amounts& amounts) {
       case ir::Resource::neuron: parts.push_back(fmt::format("neuron = {}", a)); break;
       case ir::Resource::efa: parts.push_back(fmt::format("efa = {}", a)); break;
       case ir::Resource::vcpu:
-        parts.push_back(a % 1000 == 0 ? fmt::format("vcpus = {}", a / 1000) : fmt::format("vcpus = {}m", a));
+        parts.push_back("vcpus = " + model::format_amount(r, a, model::language_notation(model::kMebibytesPerGibibyte)));
         break;
       case ir::Resource::memory:
-        parts.push_back(a % 1024 == 0 ? fmt::format("memory = {} GiB", a / 1024) : fmt::format("memory = {} MiB", a));
+        parts.push_back("memory = " + model::format_amount(r, a, model::language_notation(model::kMebibytesPerGibibyte)));
         break;
     }
   }

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "runtime/store/sha256.hpp"
+#include "compiler/support/sha256.hpp"
 
 namespace gov::signing {
 namespace {
@@ -128,7 +128,7 @@ Result<void> write_new_file(const std::string& path, std::string_view text, mode
   return Error{ErrorKind::io, fmt::format("cannot write key file `{}`: {}", path, std::strerror(error))};
 }
 
-std::string hex_digest(std::string_view bytes) { return store::sha256_hex(bytes); }
+std::string hex_digest(std::string_view bytes) { return sha256_hex(bytes); }
 
 std::string_view as_text(const store::Bytes& bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};

@@ -18,7 +18,7 @@
 #include <utility>
 
 #include "runtime/store/schema.hpp"
-#include "runtime/store/sha256.hpp"
+#include "compiler/support/sha256.hpp"
 #include "runtime/store/sqlite.hpp"
 
 namespace gov::store {

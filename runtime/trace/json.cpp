@@ -2,6 +2,7 @@
 #include "runtime/trace/json.hpp"
 
 #include "compiler/diagnostics/source_file.hpp"
+#include "compiler/support/utf8.hpp"
 
 #include <fmt/format.h>
 
@@ -25,9 +26,6 @@ bool is_digit(unsigned char c) {
 bool is_letter(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
-bool is_continuation(unsigned char c) {
-  return (c & 0xC0) == 0x80;
-}
 
 int hex_value(unsigned char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -40,7 +38,7 @@ int hex_value(unsigned char c) {
 std::string quote_for_message(std::string_view text) {
   if (text.size() <= kMessageQuoteLimit) return json_quote(text);
   size_t cut = kMessageQuoteLimit;
-  while (cut > 0 && is_continuation(static_cast<unsigned char>(text[cut]))) --cut;
+  while (cut > 0 && is_utf8_continuation(static_cast<unsigned char>(text[cut]))) --cut;
   return json_quote(text.substr(0, cut)) + "...";
 }
 
@@ -144,78 +142,6 @@ std::string_view json_kind_name(JsonKind kind) {
   return "?";
 }
 
-size_t utf8_prefix_length(std::string_view text) {
-  if (text.empty()) return 0;
-  auto c0 = static_cast<unsigned char>(text[0]);
-  if (c0 < 0x80) return 1;
-  size_t length = c0 < 0xC2 ? 0 : c0 < 0xE0 ? 2 : c0 < 0xF0 ? 3 : c0 < 0xF5 ? 4 : 0;
-  if (length == 0 || text.size() < length) return 0;
-  // The second byte's range excludes overlong forms, surrogates and code points above U+10FFFF.
-  unsigned char low = c0 == 0xE0 ? 0xA0 : c0 == 0xF0 ? 0x90 : 0x80;
-  unsigned char high = c0 == 0xED ? 0x9F : c0 == 0xF4 ? 0x8F : 0xBF;
-  auto c1 = static_cast<unsigned char>(text[1]);
-  if (c1 < low || c1 > high) return 0;
-  for (size_t i = 2; i < length; ++i) {
-    if (!is_continuation(static_cast<unsigned char>(text[i]))) return 0;
-  }
-  return length;
-}
-
-void append_json_string(std::string& out, std::string_view text) {
-  out += '"';
-  size_t i = 0;
-  while (i < text.size()) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x80) {
-      size_t length = utf8_prefix_length(text.substr(i));
-      if (length == 0) {
-        out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not UTF-8
-        ++i;
-      } else {
-        out.append(text.substr(i, length));
-        i += length;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-    ++i;
-  }
-  out += '"';
-}
-
-std::string json_quote(std::string_view text) {
-  std::string out;
-  append_json_string(out, text);
-  return out;
-}
 
 // ------------------------------------------------------------------ JsonValue
 
@@ -334,7 +260,7 @@ JsonPosition JsonReader::position_at(size_t offset) {
     if (c == '\n') {
       ++p.line;
       p.column = 1;
-    } else if (!is_continuation(c)) {
+    } else if (!is_utf8_continuation(c)) {
       ++p.column;
     }
   }

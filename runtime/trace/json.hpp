@@ -1,4 +1,5 @@
-// A small, strict JSON reader (RFC 8259) with positions on every value, and a string escaper.
+// A small, strict JSON reader (RFC 8259) with positions on every value (the escaper is
+// gov::support's, compiler/support/json_writer.hpp).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,9 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "compiler/support/json_writer.hpp"
+#include "compiler/support/utf8.hpp"
 
 namespace gov::trace {
 
@@ -218,16 +222,5 @@ class JsonReader {
   std::vector<Frame> frames_;
   std::optional<JsonError> error_;
 };
-
-/// Appends `text` to `out` as a quoted JSON string: '"', '\\' and control characters are
-/// escaped (\n, \t, ... or \u00XX); bytes that are not valid UTF-8 become U+FFFD, so the
-/// output is always valid UTF-8 and valid JSON.
-void append_json_string(std::string& out, std::string_view text);
-/// `text` as a quoted JSON string (see append_json_string).
-std::string json_quote(std::string_view text);
-
-/// Length of the valid UTF-8 sequence at the start of `text`, or 0 when it is not valid
-/// (truncated, overlong, a surrogate, above U+10FFFF, a stray continuation byte).
-size_t utf8_prefix_length(std::string_view text);
 
 }  // namespace gov::trace

@@ -16,13 +16,10 @@ inline constexpr int64_t kMillisPerSecond = 1000;
 /// vcpu (file: vCPUs, base: millicores), 1024 for memory (file: GiB, base: MiB).
 int64_t base_units_per_file_unit(ir::Resource resource);
 
-/// `value / divisor` as the shortest exact decimal: "5", "0.5", "-2.25", "0.0009765625".
-/// `divisor` must be in 1..10^18 and have no prime factors but 2 and 5 (1000 and 1024 do),
-/// so the decimal always ends.
-std::string format_exact_decimal(int64_t value, int64_t divisor);
 /// Milliseconds as seconds: "5", "90.5", "0.001".
 std::string format_seconds(gov::Time millis);
-/// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5".
+/// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5" (exact; the
+/// decimal notation of model::format_amount).
 std::string format_amount(ir::Resource resource, ir::Amount amount);
 
 }  // namespace gov::trace

@@ -8,7 +8,10 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include "compiler/support/utf8.hpp"
 
 namespace gov::test {
 
@@ -48,6 +51,7 @@ struct Json {
     if (kind != Kind::number) throw std::runtime_error("not a number");
     return number;
   }
+  long integer() const { return static_cast<long>(num()); }
   /// A number exactly as written (`2.4`, `48`), for comparisons without floating point.
   const std::string& literal() const {
     if (kind != Kind::number) throw std::runtime_error("not a number");
@@ -103,7 +107,9 @@ class JsonReader {
       }
       for (;;) {
         if (peek() != '"') fail("expected a key");
-        value.keys.push_back(parse_string());
+        std::string key = parse_string();
+        if (value.has(key)) fail("duplicate key `" + key + "`");
+        value.keys.push_back(std::move(key));
         expect(':');
         value.items.push_back(parse_value(depth + 1));
         if (peek() == ',') {
@@ -229,24 +235,6 @@ class JsonReader {
       else fail("bad hex digit");
     }
     return v;
-  }
-
-  static void append_utf8(std::string& out, uint32_t c) {
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
   }
 
   std::string_view text_;

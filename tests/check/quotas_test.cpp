@@ -20,10 +20,10 @@ using gov::check::CheckResult;
 using gov::check::Program;
 using gov::check::Quota;
 using gov::check::Team;
-namespace ir = gov::ir;
+namespace model = gov::model;
 
-constexpr ir::Amount GiB = 1024;     // MiB
-constexpr ir::Amount vCPU = 1000;    // millicores
+constexpr model::Amount GiB = 1024;     // MiB
+constexpr model::Amount vCPU = 1000;    // millicores
 
 const std::string& catalog_text() {
   static const std::string text = gov::test::read_text(gov::test::repo_path("policies/catalog/aws-ml.gov"));
@@ -81,9 +81,9 @@ std::unique_ptr<Checked> check_clean(const std::string& body) {
   return checked;
 }
 
-ir::Amount at(const ir::Resources& r, ir::Resource which) { return r[ir::index(which)]; }
+model::Amount at(const model::Resources& r, model::Resource which) { return r[model::index(which)]; }
 
-using R = ir::Resource;
+using R = model::Resource;
 
 /// A fresh directory under the system's temporary directory, removed at the end of the test.
 struct TempDir {
@@ -156,7 +156,7 @@ TEST_CASE("fine-grained.gov: onlygputeam on ml.g6.12xlarge", "[check]") {
   CHECK(at(q.borrowing_limit, R::memory) == 96 * GiB);
   CHECK(at(q.nominal, R::efa) == 1);
   CHECK(at(q.borrowing_limit, R::efa) == 0);
-  for (R r : ir::kAllResources) CHECK(at(q.lending_limit, r) == ir::kUnlimited);
+  for (R r : model::kAllResources) CHECK(at(q.lending_limit, r) == model::kUnlimited);
 }
 
 TEST_CASE("whole instances give every resource of that many instances", "[check]") {
@@ -186,7 +186,7 @@ TEST_CASE("whole instances give every resource of that many instances", "[check]
   CHECK(at(cpu.nominal, R::vcpu) == 32 * vCPU);
   CHECK(at(cpu.nominal, R::memory) == 64 * GiB);
   for (const Quota* q : {&g5, &trn, &cpu}) {
-    for (R r : ir::kAllResources) CHECK(at(q->borrowing_limit, r) == 0);  // 0%
+    for (R r : model::kAllResources) CHECK(at(q->borrowing_limit, r) == 0);  // 0%
   }
 }
 
@@ -249,10 +249,10 @@ TEST_CASE("absolute borrow limits replace the percentage for their resources onl
   CHECK(at(q.borrowing_limit, R::memory) == 100 * GiB);        // absolute
   CHECK(at(q.borrowing_limit, R::vcpu) == 48 * vCPU);          // 25% of 192
   CHECK(at(q.borrowing_limit, R::efa) == 8);                   // 25% of 32
-  CHECK(q.absolute_borrow_limit[ir::index(R::gpu)]);
-  CHECK(q.absolute_borrow_limit[ir::index(R::memory)]);
-  CHECK_FALSE(q.absolute_borrow_limit[ir::index(R::vcpu)]);
-  CHECK_FALSE(q.absolute_borrow_limit[ir::index(R::efa)]);
+  CHECK(q.absolute_borrow_limit[model::index(R::gpu)]);
+  CHECK(q.absolute_borrow_limit[model::index(R::memory)]);
+  CHECK_FALSE(q.absolute_borrow_limit[model::index(R::vcpu)]);
+  CHECK_FALSE(q.absolute_borrow_limit[model::index(R::efa)]);
 }
 
 TEST_CASE("sharing: lend borrows nothing, dont-lend lends nothing", "[check]") {
@@ -262,20 +262,20 @@ TEST_CASE("sharing: lend borrows nothing, dont-lend lends nothing", "[check]") {
       "team keeper { quota ml.g5.12xlarge { instances = 1 }\n  sharing = dont-lend\n  borrow-limit = 100% }\n"
       "team both { quota ml.g5.12xlarge { instances = 1 }\n  sharing = lend-and-borrow }\n");
   const Quota& lender = c->quota("lender", "ml.g5.12xlarge");
-  for (R r : ir::kAllResources) {
-    INFO("resource " << ir::resource_key(r));
+  for (R r : model::kAllResources) {
+    INFO("resource " << model::resource_key(r));
     CHECK(at(lender.borrowing_limit, r) == 0);  // even the absolute limit
-    CHECK(at(lender.lending_limit, r) == ir::kUnlimited);
+    CHECK(at(lender.lending_limit, r) == model::kUnlimited);
   }
   const Quota& keeper = c->quota("keeper", "ml.g5.12xlarge");
-  for (R r : ir::kAllResources) {
-    INFO("resource " << ir::resource_key(r));
+  for (R r : model::kAllResources) {
+    INFO("resource " << model::resource_key(r));
     CHECK(at(keeper.lending_limit, r) == 0);
     CHECK(at(keeper.borrowing_limit, r) == at(keeper.nominal, r));  // dont-lend still borrows, 100%
   }
   const Quota& both = c->quota("both", "ml.g5.12xlarge");
   CHECK(at(both.borrowing_limit, R::gpu) == 2);
-  for (R r : ir::kAllResources) CHECK(at(both.lending_limit, r) == ir::kUnlimited);
+  for (R r : model::kAllResources) CHECK(at(both.lending_limit, r) == model::kUnlimited);
 }
 
 TEST_CASE("independent errors are each reported once", "[check]") {

@@ -16,7 +16,7 @@
 #include "tests/support/test_support.hpp"
 
 namespace check = gov::check;
-namespace ir = gov::ir;
+namespace model = gov::model;
 namespace r = gov::grammar::rules;
 using check::BlockKind;
 
@@ -94,27 +94,27 @@ TEST_CASE("the settings' choices are the enums' words, every value once", "[chec
   check_enum(policy_row("task-prioritization"), {check::Prioritization::fcfs, check::Prioritization::task_ranking});
   check_enum(policy_row("idle-compute"), {check::IdleCompute::fcfs, check::IdleCompute::fair_share});
   check_enum(policy_row("fair-share-preemption"),
-             {ir::FairShareStrategy::less_than_or_equal_to_final_share, ir::FairShareStrategy::less_than_initial_share});
-  check_enum(team_row("sharing"), {ir::Sharing::lend_and_borrow, ir::Sharing::lend, ir::Sharing::dont_lend});
-  check_enum(team_row("preempt-team-tasks"), {ir::WithinTeam::never, ir::WithinTeam::lower_priority,
-                                              ir::WithinTeam::lower_or_newer_equal_priority});
-  check_enum(team_row("reclaim-within-cohort"), {ir::ReclaimWithinCohort::never, ir::ReclaimWithinCohort::lower_priority,
-                                                 ir::ReclaimWithinCohort::any});
-  check_enum(team_row("borrow-within-cohort"), {ir::BorrowWithinCohort::never, ir::BorrowWithinCohort::lower_priority});
+             {model::FairShareStrategy::less_than_or_equal_to_final_share, model::FairShareStrategy::less_than_initial_share});
+  check_enum(team_row("sharing"), {model::Sharing::lend_and_borrow, model::Sharing::lend, model::Sharing::dont_lend});
+  check_enum(team_row("preempt-team-tasks"), {model::WithinTeam::never, model::WithinTeam::lower_priority,
+                                              model::WithinTeam::lower_or_newer_equal_priority});
+  check_enum(team_row("reclaim-within-cohort"), {model::ReclaimWithinCohort::never, model::ReclaimWithinCohort::lower_priority,
+                                                 model::ReclaimWithinCohort::any});
+  check_enum(team_row("borrow-within-cohort"), {model::BorrowWithinCohort::never, model::BorrowWithinCohort::lower_priority});
   check_enum(check::find_row(check::borrow_within_cohort_table(), "policy")->spec,
-             {ir::BorrowWithinCohort::never, ir::BorrowWithinCohort::lower_priority});
-  check_enum(team_row("queueing"), {ir::Queueing::best_effort_fifo, ir::Queueing::strict_fifo});
-  check_enum(team_row("when-can-borrow"), {ir::WhenCanBorrow::borrow, ir::WhenCanBorrow::try_next_flavor});
-  check_enum(team_row("when-can-preempt"), {ir::WhenCanPreempt::preempt, ir::WhenCanPreempt::try_next_flavor});
-  check_enum(team_row("flavor-preference"), {ir::FlavorPreference::borrowing_over_preemption,
-                                             ir::FlavorPreference::preemption_over_borrowing});
+             {model::BorrowWithinCohort::never, model::BorrowWithinCohort::lower_priority});
+  check_enum(team_row("queueing"), {model::Queueing::best_effort_fifo, model::Queueing::strict_fifo});
+  check_enum(team_row("when-can-borrow"), {model::WhenCanBorrow::borrow, model::WhenCanBorrow::try_next_flavor});
+  check_enum(team_row("when-can-preempt"), {model::WhenCanPreempt::preempt, model::WhenCanPreempt::try_next_flavor});
+  check_enum(team_row("flavor-preference"), {model::FlavorPreference::borrowing_over_preemption,
+                                             model::FlavorPreference::preemption_over_borrowing});
   CHECK(check::word_of(check::Prioritization::task_ranking) == "task-ranking");
   CHECK(check::word_of(check::IdleCompute::fair_share) == "fair-share");
 }
 
 TEST_CASE("resource words name each resource once", "[check][surface]") {
   std::set<std::string_view> words;
-  for (ir::Resource resource : ir::kAllResources) {
+  for (model::Resource resource : model::kAllResources) {
     const std::string_view word = check::resource_word(resource);
     CHECK(words.insert(word).second);
     CHECK(check::resource_of(word) == resource);
@@ -154,17 +154,17 @@ team a {
   CHECK(p.settings->default_class == 0);
   REQUIRE(p.teams.size() == 1);
   const check::Team& t = p.teams[0];
-  CHECK(t.sharing == ir::Sharing::lend);
+  CHECK(t.sharing == model::Sharing::lend);
   CHECK(t.borrow_limit_percent == 20);
-  CHECK(t.preempt_team_tasks == ir::WithinTeam::never);
-  CHECK(t.reclaim_within_cohort == ir::ReclaimWithinCohort::lower_priority);
+  CHECK(t.preempt_team_tasks == model::WithinTeam::never);
+  CHECK(t.reclaim_within_cohort == model::ReclaimWithinCohort::lower_priority);
   CHECK(t.reclaim_within_cohort_at.has_value());
-  CHECK(t.borrow_within_cohort == ir::BorrowWithinCohort::lower_priority);
+  CHECK(t.borrow_within_cohort == model::BorrowWithinCohort::lower_priority);
   CHECK(t.borrow_priority_threshold == 0);
-  CHECK(t.queueing == ir::Queueing::strict_fifo);
-  CHECK(t.when_can_borrow == ir::WhenCanBorrow::try_next_flavor);
-  CHECK(t.when_can_preempt == ir::WhenCanPreempt::try_next_flavor);
-  CHECK(t.flavor_preference == ir::FlavorPreference::preemption_over_borrowing);
+  CHECK(t.queueing == model::Queueing::strict_fifo);
+  CHECK(t.when_can_borrow == model::WhenCanBorrow::try_next_flavor);
+  CHECK(t.when_can_preempt == model::WhenCanPreempt::try_next_flavor);
+  CHECK(t.flavor_preference == model::FlavorPreference::preemption_over_borrowing);
   CHECK(t.flavor_preference_at.has_value());
   CHECK(t.fungibility_at.has_value());
   CHECK(t.fair_share_weight == 3);
@@ -183,7 +183,7 @@ TEST_CASE("an unknown choice is reported and stores the default", "[check][surfa
   CHECK_FALSE(program.diagnostics.items().empty());  // the schema check ran while parsing
   const check::CheckResult after = check::check(program);
   REQUIRE(after.policy.teams.size() == 1);
-  CHECK(after.policy.teams[0].sharing == ir::Sharing::lend_and_borrow);
+  CHECK(after.policy.teams[0].sharing == model::Sharing::lend_and_borrow);
   CHECK(after.policy.teams[0].borrow_limit_percent == 10);
 }
 

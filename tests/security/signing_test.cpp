@@ -16,7 +16,7 @@
 #include "runtime/embed/checked_policy.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/signing/signing.hpp"
-#include "runtime/store/sha256.hpp"
+#include "compiler/support/sha256.hpp"
 #include "runtime/store/store.hpp"
 #include "tests/security/security_support.hpp"
 #include "tests/support/test_support.hpp"
@@ -144,7 +144,7 @@ TEST_CASE("key pairs round-trip through their key files and are never overwritte
   CHECK(pair.secret.public_key() == pair.public_key);
   CHECK(pair.public_key.key_id().size() == 16);
   CHECK(pair.public_key.key_id() ==
-        store::sha256_hex(std::string_view(reinterpret_cast<const char*>(pair.public_key.bytes().data()), 32))
+        gov::sha256_hex(std::string_view(reinterpret_cast<const char*>(pair.public_key.bytes().data()), 32))
             .substr(0, 16));
   REQUIRE(signing::write_key_pair(pair, dir / "k").ok());
   CHECK(file_mode(dir / "k.key") == 0600);

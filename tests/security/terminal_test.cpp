@@ -9,7 +9,7 @@
 
 #include "compiler/diagnostics/formats.hpp"
 #include "compiler/diagnostics/render.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "runtime/trace/json.hpp"
 #include "tests/security/security_support.hpp"
 #include "tests/support/test_support.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <variant>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "compiler/format/format.hpp"
 #include "tests/support/test_support.hpp"
 

@@ -1,10 +1,10 @@
 // SHA-256 against the FIPS 180-4 example vectors (NIST CSRC "SHA256.pdf", "SHA2_Additional.pdf").
-#include "runtime/store/sha256.hpp"
+#include "compiler/support/sha256.hpp"
 
 #include <catch2/catch.hpp>
 #include <string>
 
-namespace gov::store {
+namespace gov {
 namespace {
 
 TEST_CASE("sha256: FIPS 180-4 test vectors", "[store][sha256]") {
@@ -39,4 +39,4 @@ TEST_CASE("sha256: feeding in pieces gives the one-shot digest", "[store][sha256
 }
 
 }  // namespace
-}  // namespace gov::store
+}  // namespace gov

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/model/quantities.hpp"
 #include "runtime/engine/decision.hpp"
 #include "runtime/trace/units.hpp"
 
@@ -114,7 +115,7 @@ TEST_CASE("decisions: times and amounts print exactly, integers when whole", "[t
   CHECK(gov::trace::format_amount(Resource::memory, 1) == "0.0009765625");
   CHECK(gov::trace::format_amount(Resource::memory, 1536) == "1.5");
   CHECK(gov::trace::format_amount(Resource::gpu, 8) == "8");
-  CHECK(gov::trace::format_exact_decimal(-1500, 1000) == "-1.5");
+  CHECK(gov::model::format_decimal(-1500, 1000) == "-1.5");
 
   Decision d = admitted(90500, "t", "team-a",
                         {{Resource::gpu, 1}, {Resource::vcpu, 500}, {Resource::memory, 512}}, {});

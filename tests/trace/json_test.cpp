@@ -120,8 +120,8 @@ TEST_CASE("json: invalid UTF-8 is rejected wherever it is", "[trace][json]") {
   CHECK(error_of("[\xFF]") ==
         "line 1, column 2: expected a value, found byte 0xFF, which is not UTF-8");
   CHECK(error_of("[é]") == "line 1, column 2: expected a value, found 'é'");
-  CHECK(gov::trace::utf8_prefix_length("\xF0\x9F\x9A\x80") == 4);
-  CHECK(gov::trace::utf8_prefix_length("\xE0\x80\x80") == 0);
+  CHECK(gov::utf8_prefix_length("\xF0\x9F\x9A\x80") == 4);
+  CHECK(gov::utf8_prefix_length("\xE0\x80\x80") == 0);
 }
 
 TEST_CASE("json: nesting deeper than the limit is an error, not a crash", "[trace][json]") {
@@ -241,13 +241,13 @@ TEST_CASE("json: exact integer and decimal reading, no floating point", "[trace]
 }
 
 TEST_CASE("json: the escaper writes valid JSON and valid UTF-8", "[trace][json]") {
-  CHECK(gov::trace::json_quote("a\"b\\c\n\t\x01\x7F") == "\"a\\\"b\\\\c\\n\\t\\u0001\x7F\"");
-  CHECK(gov::trace::json_quote("日本 🚀") == "\"日本 🚀\"");
-  CHECK(gov::trace::json_quote("ok\xFF\xC3") ==
+  CHECK(gov::json_quote("a\"b\\c\n\t\x01\x7F") == "\"a\\\"b\\\\c\\n\\t\\u0001\x7F\"");
+  CHECK(gov::json_quote("日本 🚀") == "\"日本 🚀\"");
+  CHECK(gov::json_quote("ok\xFF\xC3") ==
         "\"ok\xEF\xBF\xBD\xEF\xBF\xBD\"");  // U+FFFD per bad byte
   const char raw[] = "x\0y\b\f\r/\"\\\x1F é";
   std::string tricky(raw, sizeof(raw) - 1);
-  CHECK(string_value(gov::trace::json_quote(tricky)) == tricky);
+  CHECK(string_value(gov::json_quote(tricky)) == tricky);
 }
 
 TEST_CASE("json: the pull reader steps into containers and reads one element at a time",

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "compiler/ast/printer.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "compiler/ir/printer.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"

@@ -1,5 +1,5 @@
 #include "tools/gov/checked.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 
 #include <fmt/format.h>
 

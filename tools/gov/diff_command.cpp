@@ -1,7 +1,7 @@
 // `gov diff`: what changes between two policies, in cluster terms.
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "compiler/diff/diff.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"

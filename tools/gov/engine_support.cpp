@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/commands.hpp"
 

@@ -1,7 +1,8 @@
 // `gov eval`: one decision for one task against a cluster state, with its explanation.
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/model/quantities.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "runtime/embed/engine_internals.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/json.hpp"
@@ -30,10 +31,9 @@ std::optional<trace::JsonValue> read_json_file(const std::string& path) {
 }
 
 std::string amount_text(ir::Resource r, ir::Amount a) {
-  if (a == ir::kUnlimited) return "unlimited";
-  if (r == ir::Resource::vcpu) return a % 1000 == 0 ? fmt::format("{}", a / 1000) : fmt::format("{}m", a);
-  if (r == ir::Resource::memory) return a % 1024 == 0 ? fmt::format("{} GiB", a / 1024) : fmt::format("{} MiB", a);
-  return fmt::format("{}", a);
+  model::AmountFormat format = model::language_notation(model::kMebibytesPerGibibyte);
+  format.unlimited_word = true;
+  return model::format_amount(r, a, format);
 }
 
 std::string explanation_text(const gov::Explanation& e) {

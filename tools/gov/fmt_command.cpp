@@ -3,7 +3,7 @@
 
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/diagnostics/render.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "compiler/format/format.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/loader.hpp"

@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include "compiler/check/surface.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
+#include "compiler/ir/module.hpp"
+#include "compiler/model/quantities.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -11,27 +13,11 @@ namespace {
 
 using check::Policy;
 
-/// `value / per` as an exact decimal: per is 1000 (millicores) or 1024 (MiB), whose
-/// quotients have finite decimal expansions (at most 3 and 10 digits).
-std::string exact_decimal(ir::Amount value, ir::Amount per) {
-  const ir::Amount whole = value / per;
-  ir::Amount rest = value % per;
-  if (rest == 0) return fmt::format("{}", whole);
-  std::string digits;
-  while (rest != 0 && digits.size() < 12) {
-    rest *= 10;
-    digits += static_cast<char>('0' + rest / per);
-    rest %= per;
-  }
-  return fmt::format("{}.{}", whole, digits);
-}
-
 /// An amount in the unit people read: devices, vCPUs, GiB (exact, decimals only when needed).
 std::string human(ir::Resource r, ir::Amount a) {
-  if (a == ir::kUnlimited) return "unlimited";
-  if (r == ir::Resource::vcpu) return exact_decimal(a, 1000);
-  if (r == ir::Resource::memory) return exact_decimal(a, 1024);
-  return fmt::format("{}", a);
+  model::AmountFormat format = model::decimal_notation();
+  format.unlimited_word = true;
+  return model::format_amount(r, a, format);
 }
 
 /// Resources shown for a type: those an instance has (GPU or Neuron, vCPU, memory, EFA).

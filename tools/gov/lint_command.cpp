@@ -5,7 +5,7 @@
 
 #include "compiler/diagnostics/formats.hpp"
 #include "compiler/diagnostics/render.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "compiler/check/schema.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "tools/gov/cli.hpp"
 
 namespace gov::cli {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "tools/gov/commands.hpp"
 
 namespace gov::cli {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "runtime/embed/engine_internals.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/trace_file.hpp"

@@ -9,14 +9,14 @@
 
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/terminal_text.hpp"
 #include "compiler/diff/diff.hpp"
+#include "compiler/support/json_writer.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/signing/signing.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/checked.hpp"
 #include "tools/gov/engine_support.hpp"
-#include "runtime/trace/json.hpp"
 #include "tools/gov/commands.hpp"
 
 namespace gov::cli {
@@ -168,6 +168,30 @@ int run_apply(const Args& args) {
 
 // ------------------------------------------------------------------ log, show, rollback
 
+
+/// `gov log --format json`: one array on one line. Author and message are anyone's text: JSON
+/// strings with every unsafe character escaped (support::JsonWriter).
+std::string log_json(const std::vector<store::VersionInfo>& versions) {
+  JsonWriter json(/*indented=*/false);
+  json.begin_array();
+  for (const store::VersionInfo& v : versions) {
+    json.begin_object();
+    json.field("version", v.number);
+    json.key("parent");
+    v.parent ? json.number(*v.parent) : json.null();
+    json.key("restored_from");
+    v.restored_from ? json.number(*v.restored_from) : json.null();
+    json.field("sha256", v.content_sha256);
+    json.field("author", v.author);
+    json.field("message", v.message);
+    json.field("created", time_text(v.created_ms));
+    json.field("active", v.active);
+    json.end_object();
+  }
+  json.end_array();
+  return json.finish();
+}
+
 int run_log(const Args& args) {
   std::optional<store::Store> db = open_store(args, Access::read);
   if (!db) return kFailed;
@@ -180,24 +204,16 @@ int run_log(const Args& args) {
     fmt::print(stderr, "error: {}\n", escape_for_terminal(versions.error().message));
     return kFailed;
   }
-  const bool json = args.value("format").value_or("text") == "json";
-  std::string out = json ? "[" : "";
-  for (size_t i = 0; i < versions.value().size(); ++i) {
-    const store::VersionInfo& v = versions.value()[i];
-    if (json) {
-      // Author and message are anyone's text: quoted and escaped as JSON strings.
-      out += fmt::format("{}{{\"version\":{},\"parent\":{},\"restored_from\":{},\"sha256\":{},\"author\":{},\"message\":{},"
-                         "\"created\":\"{}\",\"active\":{}}}",
-                         i ? "," : "", v.number, v.parent ? std::to_string(*v.parent) : "null",
-                         v.restored_from ? std::to_string(*v.restored_from) : "null", trace::json_quote(v.content_sha256),
-                         trace::json_quote(v.author), trace::json_quote(v.message), time_text(v.created_ms), v.active);
-    } else {
-      out += fmt::format("v{:<4} {}  {}  {:<12} {}{}{}\n", v.number, time_text(v.created_ms), v.content_sha256.substr(0, 12),
-                         escape_for_terminal(v.author), v.message.empty() ? "(no message)" : escape_for_terminal(v.message),
-                         v.restored_from ? fmt::format(" (rollback to v{})", *v.restored_from) : "", v.active ? "  [active]" : "");
-    }
+  if (args.value("format").value_or("text") == "json") {
+    fmt::print("{}", log_json(versions.value()));
+    return kOk;
   }
-  if (json) out += "]\n";
+  std::string out;
+  for (const store::VersionInfo& v : versions.value()) {
+    out += fmt::format("v{:<4} {}  {}  {:<12} {}{}{}\n", v.number, time_text(v.created_ms), v.content_sha256.substr(0, 12),
+                       escape_for_terminal(v.author), v.message.empty() ? "(no message)" : escape_for_terminal(v.message),
+                       v.restored_from ? fmt::format(" (rollback to v{})", *v.restored_from) : "", v.active ? "  [active]" : "");
+  }
   fmt::print("{}", out);
   return kOk;
 }

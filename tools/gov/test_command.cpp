@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/render.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "runtime/embed/engine_internals.hpp"
 #include "runtime/policy_test/policy_test.hpp"
 #include "tools/gov/commands.hpp"

@@ -5,18 +5,9 @@
 #include <string>
 #include <string_view>
 
+#include "compiler/support/utf8.hpp"
+
 namespace gov {
-
-/// One code point decoded from UTF-8. A byte that does not start a valid sequence decodes
-/// as itself with `length` 1 and `valid` false.
-struct CodePoint {
-  uint32_t value = 0;
-  uint32_t length = 1;
-  bool valid = true;
-};
-
-/// Decodes the code point at `offset` of `text` (`offset < text.size()`).
-CodePoint decode_code_point(std::string_view text, size_t offset);
 
 /// Whether `c` changes the direction in which text is displayed (Trojan Source,
 /// CVE-2021-42574): the embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069,

@@ -1,6 +1,7 @@
-// Finding a name among a policy's teams, rules or instance types in constant time: a policy may
-// have 10,000 of each and name them a million times (docs/limits.md), which a linear search
-// per reference turns into minutes.
+// Finding a name in a list in constant time: a policy may have 10,000 teams, rules or instance
+// types and name them a million times (docs/limits.md), which a linear search per reference turns
+// into minutes; the engine resolves a task's team, class and instance type by name on every
+// submission.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace gov::check {
+namespace gov {
 
 /// The positions of a list of names. Holds copies: the list may move or grow afterwards (the
 /// index then describes the list as it was). The first of two equal names wins.
@@ -22,6 +23,12 @@ class NameIndex {
     positions_.reserve(names.size());
     for (size_t i = 0; i < names.size(); ++i) positions_.emplace(names[i], i);
     size_ = names.size();
+  }
+
+  /// Appends `name` to the list (a name already there keeps its first position).
+  void add(std::string_view name) {
+    positions_.emplace(std::string(name), size_);
+    ++size_;
   }
 
   /// Position of `name` in the list, or nullopt.
@@ -43,4 +50,4 @@ class NameIndex {
   size_t size_ = 0;
 };
 
-}  // namespace gov::check
+}  // namespace gov

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace gov::store {
+namespace gov {
 
 using Digest = std::array<uint8_t, 32>;
 
@@ -34,4 +34,4 @@ std::string to_hex(const Digest& digest);
 /// SHA-256 of `bytes` as 64 lower-case hex digits.
 std::string sha256_hex(std::string_view bytes);
 
-}  // namespace gov::store
+}  // namespace gov

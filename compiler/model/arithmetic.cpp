@@ -1,8 +1,9 @@
-#include "compiler/ir/evaluator.hpp"
+// Saturating integer arithmetic.
+#include "compiler/model/arithmetic.hpp"
 
 #include <limits>
 
-namespace gov::ir {
+namespace gov::model {
 namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
@@ -34,4 +35,8 @@ int64_t checked_div(int64_t a, int64_t b) {
 
 int64_t checked_neg(int64_t a) { return a == kMin ? kMax : -a; }
 
-}  // namespace gov::ir
+int64_t mul_div_floor(int64_t a, int64_t b, int64_t c) {
+  return static_cast<int64_t>(static_cast<Int128>(a) * b / c);
+}
+
+}  // namespace gov::model

@@ -1,11 +1,11 @@
-#include "compiler/diagnostics/terminal_text.hpp"
+// Classification and readable escapes of characters a terminal would act on or hide.
+#include "compiler/support/terminal_text.hpp"
 
 #include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
 
-#include "compiler/diagnostics/source_file.hpp"
 
 namespace gov {
 namespace {
@@ -110,19 +110,6 @@ std::string escape(std::string_view text, bool path) {
 }
 
 }  // namespace
-
-CodePoint decode_code_point(std::string_view text, size_t offset) {
-  const auto lead = static_cast<unsigned char>(text[offset]);
-  if (lead < 0x80) return {lead, 1, true};
-  const auto length = static_cast<size_t>(utf8_sequence_length(lead));
-  const std::string_view sequence = text.substr(offset, length);
-  if (length == 1 || sequence.size() != length || find_invalid_utf8(sequence) != std::string_view::npos) {
-    return {lead, 1, false};
-  }
-  uint32_t value = lead & (0xFFu >> (length + 1));
-  for (size_t k = 1; k < length; ++k) value = (value << 6) | (static_cast<unsigned char>(sequence[k]) & 0x3F);
-  return {value, static_cast<uint32_t>(length), true};
-}
 
 bool is_bidi_control(uint32_t c) {
   return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);

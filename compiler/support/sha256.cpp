@@ -1,10 +1,10 @@
 // SHA-256 after FIPS 180-4 §6.2, written out so the store needs no crypto dependency.
-#include "runtime/store/sha256.hpp"
+#include "compiler/support/sha256.hpp"
 
 #include <algorithm>
 #include <cstring>
 
-namespace gov::store {
+namespace gov {
 namespace {
 
 constexpr std::array<uint32_t, 64> kRoundConstants = {
@@ -116,4 +116,4 @@ std::string sha256_hex(std::string_view bytes) {
   return to_hex(hash.finish());
 }
 
-}  // namespace gov::store
+}  // namespace gov

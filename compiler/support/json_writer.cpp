@@ -1,0 +1,143 @@
+// JSON strings and documents.
+#include "compiler/support/json_writer.hpp"
+
+#include <cassert>
+
+#include <fmt/format.h>
+
+#include "compiler/support/terminal_text.hpp"
+#include "compiler/support/utf8.hpp"
+
+namespace gov {
+namespace {
+
+void append_unicode_escape(std::string& out, uint32_t c) {
+  if (c > 0xFFFF) {
+    const uint32_t v = c - 0x10000;
+    out += fmt::format("\\u{:04x}\\u{:04x}", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
+  } else {
+    out += fmt::format("\\u{:04x}", c);
+  }
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view text, JsonEscapes escapes) {
+  out += '"';
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      const size_t length = utf8_prefix_length(text.substr(i));
+      if (length == 0) {
+        out += kReplacementCharacter;
+        ++i;
+        continue;
+      }
+      const uint32_t c_point = escapes == JsonEscapes::unsafe ? decode_code_point(text, i).value : 0;
+      if (escapes == JsonEscapes::unsafe && is_unsafe_for_terminal(c_point)) {
+        append_unicode_escape(out, c_point);
+      } else {
+        out.append(text.substr(i, length));
+      }
+      i += length;
+      continue;
+    }
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20 || (c == 0x7F && escapes == JsonEscapes::unsafe)) {
+          append_unicode_escape(out, c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+    ++i;
+  }
+  out += '"';
+}
+
+std::string json_quote(std::string_view text, JsonEscapes escapes) {
+  std::string out;
+  append_json_string(out, text, escapes);
+  return out;
+}
+
+void JsonWriter::key(std::string_view name) {
+  separate();
+  append_json_string(out_, name, JsonEscapes::unsafe);
+  out_ += indented_ ? ": " : ":";
+  after_key_ = true;
+}
+
+void JsonWriter::string(std::string_view text) {
+  separate();
+  append_json_string(out_, text, JsonEscapes::unsafe);
+}
+
+void JsonWriter::number(int64_t value) {
+  separate();
+  out_ += fmt::format("{}", value);
+}
+
+void JsonWriter::number(uint64_t value) {
+  separate();
+  out_ += fmt::format("{}", value);
+}
+
+void JsonWriter::boolean(bool value) {
+  separate();
+  out_ += value ? "true" : "false";
+}
+
+void JsonWriter::null() {
+  separate();
+  out_ += "null";
+}
+
+std::string JsonWriter::finish() {
+  assert(nonempty_.empty() && "unbalanced JSON nesting");
+  out_ += '\n';
+  return std::move(out_);
+}
+
+// Writes what comes before a value: nothing after a key, else a comma between items and, when
+// indented, a line break.
+void JsonWriter::separate() {
+  if (after_key_) {
+    after_key_ = false;
+    return;
+  }
+  if (nonempty_.empty()) return;  // the top-level value
+  if (nonempty_.back()) out_ += ',';
+  nonempty_.back() = true;
+  newline();
+}
+
+void JsonWriter::open(char bracket) {
+  separate();
+  out_ += bracket;
+  nonempty_.push_back(false);
+}
+
+void JsonWriter::close(char bracket) {
+  assert(!nonempty_.empty() && "closing a JSON container that is not open");
+  const bool had_items = nonempty_.back();
+  nonempty_.pop_back();
+  if (had_items) newline();
+  out_ += bracket;
+}
+
+void JsonWriter::newline() {
+  if (!indented_) return;
+  out_ += '\n';
+  out_.append(2 * nonempty_.size(), ' ');
+}
+
+}  // namespace gov
