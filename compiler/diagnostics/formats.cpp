@@ -2,13 +2,13 @@
 #include "compiler/diagnostics/formats.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/assert.hpp"
 #include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov {
@@ -128,7 +128,7 @@ class JsonWriter {
   }
 
   std::string finish() {
-    assert(nonempty_.empty() && "unbalanced JSON nesting");
+    GOV_ASSERT(nonempty_.empty(), "unbalanced JSON nesting");
     out_ += '\n';
     return std::move(out_);
   }
@@ -152,7 +152,7 @@ class JsonWriter {
     nonempty_.push_back(false);
   }
   void close(char bracket) {
-    assert(!nonempty_.empty() && "closing a JSON container that is not open");
+    GOV_ASSERT(!nonempty_.empty(), "closing a JSON container that is not open");
     const bool had_items = nonempty_.back();
     nonempty_.pop_back();
     if (had_items) newline();
@@ -194,7 +194,7 @@ Range resolve(const SourceFile& file, Span span) {
 }
 
 const SourceFile& file_of(const Location& where, const SourceMap& sources) {
-  assert(where.source < sources.size() && "a diagnostic points into a file the SourceMap does not have");
+  GOV_ASSERT(where.source < sources.size(), "a diagnostic points into a file the SourceMap does not have");
   return sources.get(where.source);
 }
 

@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cassert>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -32,6 +31,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/assert.hpp"
 #include "runtime/embed/convert.hpp"
 #include "runtime/embed/policy_loader.hpp"
 #include "runtime/engine/engine.hpp"
@@ -177,12 +177,12 @@ class StateLock {
   void release() {
     std::vector<const StateLock*>& locks = held();
     const auto it = std::find(locks.rbegin(), locks.rend(), this);
-    assert(it != locks.rend() && "state lock released by a thread that does not hold it");
+    GOV_ASSERT(it != locks.rend(), "state lock released by a thread that does not hold it");
     if (it != locks.rend()) locks.erase(std::next(it).base());
     // Unlocking a lock this thread holds fails only on a broken invariant; the callers are
     // destructors (no exception may leave them), so it is asserted, not thrown.
     [[maybe_unused]] const int result = pthread_rwlock_unlock(&lock_);
-    assert(result == 0 && "pthread_rwlock_unlock failed on a held state lock");
+    GOV_ASSERT(result == 0, "pthread_rwlock_unlock failed on a held state lock");
   }
   static void check(int result, const char* what) {
     if (result == 0) return;

@@ -1,7 +1,7 @@
 // Exact decimal formatting: integer arithmetic only, so what is printed reads back exactly.
 #include "runtime/trace/units.hpp"
 
-#include <cassert>
+#include "compiler/diagnostics/assert.hpp"
 
 namespace gov::trace {
 
@@ -22,7 +22,7 @@ int64_t base_units_per_file_unit(ir::Resource resource) {
 }
 
 std::string format_exact_decimal(int64_t value, int64_t divisor) {
-  assert(divisor > 0 && divisor <= 1'000'000'000'000'000'000 && "divisor out of range");
+  GOV_ASSERT(divisor > 0 && divisor <= 1'000'000'000'000'000'000, "divisor out of range");
   // The magnitude as unsigned, so that INT64_MIN has one too.
   uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
   auto d = static_cast<uint64_t>(divisor);
@@ -37,7 +37,7 @@ std::string format_exact_decimal(int64_t value, int64_t divisor) {
     out += static_cast<char>('0' + rest / d);
     rest %= d;
   }
-  assert(rest == 0 && "divisor must be made of the primes 2 and 5");
+  GOV_ASSERT(rest == 0, "divisor must be made of the primes 2 and 5");
   return out;
 }
 
