@@ -14,6 +14,13 @@ target_include_directories(gov_options INTERFACE ${PROJECT_SOURCE_DIR})
 # embedding API: resources, tasks, decisions.
 target_include_directories(gov_options INTERFACE ${PROJECT_SOURCE_DIR}/runtime/include)
 
+# GOV_ASSERTIONS=1 turns GOV_ASSERT on in every gov target; _GLIBCXX_ASSERTIONS adds
+# libstdc++'s cheap precondition checks (operator[] bounds, front() of an empty container),
+# which do not change the library's ABI.
+if(GOV_ASSERTIONS)
+  target_compile_definitions(gov_options INTERFACE GOV_ASSERTIONS=1 _GLIBCXX_ASSERTIONS)
+endif()
+
 if(GOV_SANITIZE)
   add_compile_options(-fsanitize=${GOV_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${GOV_SANITIZE})

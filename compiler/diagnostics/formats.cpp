@@ -2,7 +2,6 @@
 #include "compiler/diagnostics/formats.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "compiler/support/json_writer.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "compiler/support/utf8.hpp"
+#include "compiler/support/assert.hpp"
 
 namespace gov {
 namespace {
@@ -53,7 +53,7 @@ Range resolve(const SourceFile& file, Span span) {
 }
 
 const SourceFile& file_of(const Location& where, const SourceMap& sources) {
-  assert(where.source < sources.size() && "a diagnostic points into a file the SourceMap does not have");
+  GOV_ASSERT(where.source < sources.size(), "a diagnostic points into a file the SourceMap does not have");
   return sources.get(where.source);
 }
 

@@ -1,10 +1,10 @@
 #include "compiler/ir/decisions.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <array>
 #include <limits>
 
+#include "compiler/support/assert.hpp"
 #include "compiler/ir/evaluator.hpp"
 
 namespace gov::ir {
@@ -22,7 +22,7 @@ QuotaTable quota_table(const Module& module) {
   for (size_t t = 0; t < table.team_count; ++t) {
     const Team& team = module.teams[t];
     for (const FlavorQuota& quota : team.quotas) {
-      assert(quota.flavor < table.flavor_count && "flavor index out of range");
+      GOV_ASSERT(quota.flavor < table.flavor_count, "flavor index out of range");
       QuotaCell& cell = table.cells[t * table.flavor_count + quota.flavor];
       cell.present = true;
       cell.nominal = quota.nominal;

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <array>
-#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -12,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "compiler/support/assert.hpp"
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
 
@@ -51,7 +51,7 @@ class Result {
   template <typename U, typename State>
   static auto* held(State& state) {
     auto* alternative = std::get_if<U>(&state);
-    assert(alternative != nullptr && "Result: value() of an error, or error() of a value");
+    GOV_ASSERT(alternative != nullptr, "Result: value() of an error, or error() of a value");
     return alternative;
   }
 

@@ -6,11 +6,11 @@
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <cassert>
 #include <mutex>
 #include <optional>
 #include <type_traits>
 
+#include "compiler/support/assert.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/jit/lower_decisions.hpp"
 #include "compiler/jit/lower_rules.hpp"
@@ -138,7 +138,7 @@ JitEvaluator::JitEvaluator(std::unique_ptr<Loaded> loaded)
 JitEvaluator::~JitEvaluator() = default;
 
 void JitEvaluator::evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const {
-  assert(verdicts.size() >= rule_count_ && "one verdict per rule");
+  GOV_ASSERT(verdicts.size() >= rule_count_, "one verdict per rule");
   native_.rules(&input, verdicts.data());
 }
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/support/assert.hpp"
 
 namespace gov::model {
 namespace {
@@ -47,6 +48,7 @@ Amount display_unit(Resource resource) {
 }  // namespace
 
 std::string format_decimal(int64_t value, int64_t divisor, int fraction_digits) {
+  GOV_ASSERT(divisor > 0 && divisor <= 1'000'000'000'000'000'000, "divisor out of range");
   // The magnitude as unsigned, so that INT64_MIN has one too; every product below stays under
   // 2^64 because rest < divisor <= 10^18.
   const uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);

@@ -1,10 +1,9 @@
 // JSON strings and documents.
 #include "compiler/support/json_writer.hpp"
 
-#include <cassert>
-
 #include <fmt/format.h>
 
+#include "compiler/support/assert.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "compiler/support/utf8.hpp"
 
@@ -102,7 +101,7 @@ void JsonWriter::null() {
 }
 
 std::string JsonWriter::finish() {
-  assert(nonempty_.empty() && "unbalanced JSON nesting");
+  GOV_ASSERT(nonempty_.empty(), "unbalanced JSON nesting");
   out_ += '\n';
   return std::move(out_);
 }
@@ -127,7 +126,7 @@ void JsonWriter::open(char bracket) {
 }
 
 void JsonWriter::close(char bracket) {
-  assert(!nonempty_.empty() && "closing a JSON container that is not open");
+  GOV_ASSERT(!nonempty_.empty(), "closing a JSON container that is not open");
   const bool had_items = nonempty_.back();
   nonempty_.pop_back();
   if (had_items) newline();

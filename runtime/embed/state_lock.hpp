@@ -4,7 +4,6 @@
 #include <pthread.h>
 
 #include <algorithm>
-#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -13,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/support/assert.hpp"
 #include "gov/types.hpp"
 
 namespace gov::embed {
@@ -95,12 +95,12 @@ class StateLock {
   void release() {
     std::vector<const StateLock*>& locks = held();
     const auto it = std::find(locks.rbegin(), locks.rend(), this);
-    assert(it != locks.rend() && "state lock released by a thread that does not hold it");
+    GOV_ASSERT(it != locks.rend(), "state lock released by a thread that does not hold it");
     if (it != locks.rend()) locks.erase(std::next(it).base());
     // Unlocking a lock this thread holds fails only on a broken invariant; the callers are
     // destructors (no exception may leave them), so it is asserted, not thrown.
     [[maybe_unused]] const int result = pthread_rwlock_unlock(&lock_);
-    assert(result == 0 && "pthread_rwlock_unlock failed on a held state lock");
+    GOV_ASSERT(result == 0, "pthread_rwlock_unlock failed on a held state lock");
   }
   static void check(int result, const char* what) {
     if (result == 0) return;

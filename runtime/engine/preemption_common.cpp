@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <cassert>
 
+#include "compiler/support/assert.hpp"
 #include "runtime/engine/preemption_internal.hpp"
 
 namespace gov::engine {
@@ -102,7 +102,7 @@ bool fits_without_all(const SearchContext& context, const PreemptionRequest& req
   held.clear();
   for (uint32_t task : candidates) {
     const Task& t = context.tasks[task];
-    assert(t.state == TaskState::admitted && "only admitted tasks hold quota");
+    GOV_ASSERT(t.state == TaskState::admitted, "only admitted tasks hold quota");
     const auto team = static_cast<uint32_t>(t.team);
     const auto flavor = static_cast<uint32_t>(t.flavor);
     auto it = std::find_if(held.rbegin(), held.rend(), [&](const Held& h) {
@@ -147,7 +147,7 @@ void teams_with_candidates(const SearchContext& context, const PreemptionRequest
 
 void remove_from_quota(const SearchContext& context, uint32_t task) {
   const Task& t = context.tasks[task];
-  assert(t.state == TaskState::admitted && "only admitted tasks hold quota");
+  GOV_ASSERT(t.state == TaskState::admitted, "only admitted tasks hold quota");
   context.quota.subtract(static_cast<uint32_t>(t.team), static_cast<uint32_t>(t.flavor), t.request);
 }
 

@@ -4,9 +4,9 @@
 // default S2-a LessThanOrEqualToFinalShare, then S2-b LessThanInitialShare on what S2-a kept; or
 // either alone); all or nothing; fill-back.
 #include <algorithm>
-#include <cassert>
 #include <optional>
 
+#include "compiler/support/assert.hpp"
 #include "runtime/engine/fair_share.hpp"
 #include "runtime/engine/preemption_internal.hpp"
 
@@ -59,7 +59,7 @@ class FairSearch {
         buffers_(search_buffers()),
         teams_(buffers_.teams),
         retry_(buffers_.retry) {
-    assert(!buffers_.in_use && "fair-sharing searches do not nest");
+    GOV_ASSERT(!buffers_.in_use, "fair-sharing searches do not nest");
     buffers_.in_use = true;
     teams_.clear();
     retry_.clear();

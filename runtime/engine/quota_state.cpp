@@ -1,7 +1,6 @@
 #include "runtime/engine/quota_state.hpp"
 
 #include <algorithm>
-#include <cassert>
 #include <limits>
 
 namespace gov::engine {

@@ -118,10 +118,6 @@ class QuotaState {
   }
   Amount cohort_usage(uint32_t flavor, ir::Resource r) const { return at(pool_used_[flavor], r); }
   Amount cohort_idle(uint32_t flavor, ir::Resource r) const;
-  /// The cohort's own quota: capacity no team's nominal reserves (0 without idle-resource sharing).
-  Amount cohort_own_quota(uint32_t flavor, ir::Resource r) const {
-    return at(table_.cohort_own[flavor], r);
-  }
   /// Σ over teams of usage: what admitted tasks hold of a flavor in the whole cluster.
   Amount flavor_usage(uint32_t flavor, ir::Resource r) const {
     return at(flavor_usage_[flavor], r);

@@ -1,8 +1,8 @@
 // The transitions of a task's life and the decisions they emit (docs/interfaces.md "Decision
 // stream").
 #include <algorithm>
-#include <cassert>
 
+#include "compiler/support/assert.hpp"
 #include "runtime/engine/engine_core.hpp"
 
 namespace gov::engine {
@@ -88,7 +88,7 @@ void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<D
 
 void evict(EngineCore& core, uint32_t task_index) {
   Task& task = core.tasks[task_index];
-  assert(task.state == TaskState::admitted && "only admitted tasks are evicted");
+  GOV_ASSERT(task.state == TaskState::admitted, "only admitted tasks are evicted");
   core.tasks.erase_admitted(task_index);  // before admitted_at changes: it keys the list
   core.quota.subtract(static_cast<uint32_t>(task.team), static_cast<uint32_t>(task.flavor),
                       task.request);

@@ -1,7 +1,8 @@
 #include "runtime/engine/task_store.hpp"
 
 #include <algorithm>
-#include <cassert>
+
+#include "compiler/support/assert.hpp"
 
 namespace gov::engine {
 
@@ -24,7 +25,7 @@ TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> s
       in_parked_teams_(team_count, 0),
       admitted_(team_count * flavor_count),
       team_versions_(team_count, 0) {
-  assert(submission_matters_.size() == team_count && "one flag per team");
+  GOV_ASSERT(submission_matters_.size() == team_count, "one flag per team");
   queues_.reserve(team_count);
   for (size_t team = 0; team < team_count; ++team) {
     TeamQueue& q = queues_.emplace_back(QueueLess{&tasks_, &comparisons_});
@@ -102,7 +103,7 @@ void TaskStore::add_class(QueueSet& set, const Task& task) {
 
 void TaskStore::remove_class(QueueSet& set, const Task& task) {
   const auto it = set.classes.find(task.class_hash);
-  assert(it != set.classes.end() && it->second.count > 0 && "queued task missing from its class count");
+  GOV_ASSERT(it != set.classes.end() && it->second.count > 0, "queued task missing from its class count");
   if (--it->second.count == 0) set.classes.erase(it);
 }
 
@@ -116,7 +117,7 @@ void TaskStore::insert(QueueSet& set, uint32_t task) {
 
 void TaskStore::erase(QueueSet& set, uint32_t task) {
   [[maybe_unused]] const size_t erased = set.tasks.erase(task);
-  assert(erased == 1 && "queued task missing from its set");
+  GOV_ASSERT(erased == 1, "queued task missing from its set");
   remove_class(set, tasks_[task]);
   if (set.tasks.empty()) {
     set.classes.clear();
@@ -129,7 +130,7 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   if (into.tasks.size() < from.tasks.size()) std::swap(from, into);  // ids travel with the sets
   for (uint32_t task : from.tasks) tasks_[task].queue_set = into.id;
   into.tasks.merge(from.tasks);
-  assert(from.tasks.empty() && "queue orders are total: no task is in two sets");
+  GOV_ASSERT(from.tasks.empty(), "queue orders are total: no task is in two sets");
   for (auto& [hash, entry] : from.classes) {
     auto [it, inserted] = into.classes.try_emplace(hash);
     if (inserted) {
@@ -160,7 +161,7 @@ void TaskStore::note_parked(uint32_t team) {
 
 void TaskStore::enqueue(uint32_t task) {
   Task& t = tasks_[task];
-  assert(t.state == TaskState::pending && t.team >= 0 && "only pending tasks of known teams queue");
+  GOV_ASSERT(t.state == TaskState::pending && t.team >= 0, "only pending tasks of known teams queue");
   const auto team = static_cast<uint32_t>(t.team);
   insert(queues_[team].active, task);
   mark_work(team);
@@ -288,7 +289,7 @@ void TaskStore::erase_admitted(uint32_t task) {
   const auto pos = std::lower_bound(list.begin(), list.end(), task, [this](uint32_t a, uint32_t b) {
     return candidate_order_less(tasks_[a], tasks_[b]);
   });
-  assert(pos != list.end() && *pos == task && "admitted task missing from its candidate list");
+  GOV_ASSERT(pos != list.end() && *pos == task, "admitted task missing from its candidate list");
   list.erase(pos);
   ++team_versions_[static_cast<size_t>(t.team)];
 }

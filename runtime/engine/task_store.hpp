@@ -8,7 +8,6 @@
 // them one by one made every finish O(n) (issue 26, point 11).
 #pragma once
 
-#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -20,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/support/assert.hpp"
 #include "compiler/ir/module.hpp"
 #include "runtime/engine/decision.hpp"
 
@@ -161,7 +161,7 @@ class TaskStore {
   size_t live() const { return live_; }
   /// Records that a live task ended (finished or cancelled).
   void ended() {
-    assert(live_ > 0 && "a task ended that was never live");
+    GOV_ASSERT(live_ > 0, "a task ended that was never live");
     --live_;
   }
 

@@ -1,13 +1,14 @@
 // The error type of the policy store and Result<T>: a value or an error, never an exception.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <variant>
+
+#include "compiler/support/assert.hpp"
 
 namespace gov::store {
 
@@ -56,19 +57,19 @@ class [[nodiscard]] Result {
 
   const Error& error() const {
     const Error* error = std::get_if<1>(&state_);
-    assert(error != nullptr && "Result::error() on a value");
+    GOV_ASSERT(error != nullptr, "Result::error() on a value");
     return *error;
   }
 
  private:
   T* checked_value() {
     T* value = std::get_if<0>(&state_);
-    assert(value != nullptr && "Result::value() on an error");
+    GOV_ASSERT(value != nullptr, "Result::value() on an error");
     return value;
   }
   const T* checked_value() const {
     const T* value = std::get_if<0>(&state_);
-    assert(value != nullptr && "Result::value() on an error");
+    GOV_ASSERT(value != nullptr, "Result::value() on an error");
     return value;
   }
 
@@ -85,7 +86,7 @@ class [[nodiscard]] Result<void> {
   bool ok() const { return !error_.has_value(); }
   explicit operator bool() const { return ok(); }
   const Error& error() const {
-    assert(error_.has_value() && "Result::error() on a success");
+    GOV_ASSERT(error_.has_value(), "Result::error() on a success");
     return *error_;
   }
 

@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cassert>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +16,7 @@
 #include <system_error>
 #include <utility>
 
+#include "compiler/support/assert.hpp"
 #include "runtime/store/schema.hpp"
 #include "compiler/support/sha256.hpp"
 #include "runtime/store/sqlite.hpp"
@@ -245,7 +245,7 @@ Result<int64_t> store_source(Connection& db, std::string_view text) {
   select->bind(1, sha256);
   auto row = select->step();
   if (!row) return row.error();
-  assert(*row && "the source row was just inserted");
+  GOV_ASSERT(*row, "the source row was just inserted");
   return select->int64(0);
 }
 
@@ -526,7 +526,7 @@ Result<VersionInfo> info_by_id(Connection& db, int64_t version_id) {
   query->bind(1, version_id);
   auto row = query->step();
   if (!row) return row.error();
-  assert(*row && "the version id was just read");
+  GOV_ASSERT(*row, "the version id was just read");
   return version_info(*query);
 }
 

@@ -1,0 +1,559 @@
+// gov_decide: the rules' verdicts, the first deny, the warnings and the fit of the task's
+// team, unrolled per team for small policies and walking constant tables for large ones.
+#include "compiler/jit/decision_lowering.hpp"
+
+#include <llvm/IR/MDBuilder.h>
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace gov::jit::detail {
+
+// The generated code reads DecideInput, DecideResult and RuleInput at these offsets.
+static_assert(offsetof(ir::DecideInput, labels) == 8 && offsetof(ir::DecideInput, usage) == 16 &&
+              offsetof(ir::UsageView, cohort_usage) == 8 && offsetof(ir::UsageView, flavor_usage) == 16);
+static_assert(offsetof(ir::DecideResult, warnings) == 4 && offsetof(ir::DecideResult, flavor) == 8 &&
+              offsetof(ir::DecideResult, borrows) == 12);
+static_assert(offsetof(ir::RuleInput, labels) == (ir::kTaskFieldCount + 40) * 8);
+
+llvm::Value* DecisionLowering::add_figure(llvm::Value* a, llvm::Value* b) {
+  llvm::Value* pair = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_with_overflow, a, b);
+  return builder_.CreateSelect(builder_.CreateExtractValue(pair, 1),
+                               i64(std::numeric_limits<int64_t>::max()),
+                               builder_.CreateExtractValue(pair, 0));
+}
+
+/// One figure of ir::fill_figures (team or cluster slot) of `team` in `flavor` (both in range;
+/// constants when the caller knows them, and then the loads from constant tables fold away).
+llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, llvm::Value* team,
+                                      llvm::Value* flavor, llvm::Value* usage_base,
+                                      llvm::Value* cohort_base, llvm::Value* flavor_base) {
+  const unsigned r = slot % ir::kResourceCount;
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  const int64_t flavors = static_cast<int64_t>(table_.flavor_count);
+  const auto element = [&](llvm::Value* base, llvm::Value* row) {
+    llvm::Value* at = builder_.CreateAdd(builder_.CreateMul(row, i64(ir::kResourceCount)), i64(r));
+    return builder_.CreateLoad(i64_type, builder_.CreateInBoundsGEP(i64_type, base, at));
+  };
+  if (!team_stat) {
+    llvm::Value* capacity = builder_.CreateLoad(
+        i64_type, builder_.CreateInBoundsGEP(capacity_type_, capacity_table_, {i64(0), flavor, i64(r)}));
+    llvm::Value* used = element(flavor_base, flavor);
+    switch (static_cast<ir::ClusterStat>(slot / ir::kResourceCount)) {
+      case ir::ClusterStat::capacity:
+        return capacity;
+      case ir::ClusterStat::used:
+        return used;
+      case ir::ClusterStat::available:
+        return smax(i64(0), sub_sat(capacity, used));
+    }
+    return i64(0);
+  }
+  llvm::Value* cell_index = builder_.CreateAdd(builder_.CreateMul(team, i64(flavors)), flavor);
+  llvm::Value* cell = cell_at(cell_index);
+  llvm::Value* used = element(usage_base, cell_index);
+  llvm::Value* nominal = load_i64(cell, cell_type(), {kNominal, r});
+  switch (static_cast<ir::TeamStat>(slot / ir::kResourceCount)) {
+    case ir::TeamStat::nominal:
+      return nominal;
+    case ir::TeamStat::used:
+      return used;
+    case ir::TeamStat::borrowed:
+      return smax(i64(0), sub_sat(used, nominal));
+    case ir::TeamStat::borrowing_limit:
+      return load_i64(cell, cell_type(), {kBorrowingLimit, r});
+    case ir::TeamStat::available: {
+      llvm::Value* present = builder_.CreateICmpNE(load_i64(cell, cell_type(), {kPresent}), i64(0));
+      CellRef ref;
+      ref.cell = cell;
+      ref.pool = pool_at(flavor);
+      const Bounded value = available_of(ref, r, {used}, {element(cohort_base, flavor)});
+      return builder_.CreateSelect(present, value.value, i64(0));
+    }
+  }
+  return i64(0);
+}
+
+/// The fit of one known team and instance type, twice: a fast path for the usual inputs (every
+/// request and usage in [0, kGuardedBound], so that no sum or difference with the cell's
+/// constants can saturate and the arithmetic is plain) and the saturating path for the rest.
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t cell_index, int64_t flavor,
+                                                                    llvm::Value* request,
+                                                                    llvm::Value* usage_base,
+                                                                    llvm::Value* cohort_base) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  CellRef ref;
+  ref.known = &table_.cells[static_cast<size_t>(cell_index)];
+  ref.known_pool = &table_.cohort_quota[static_cast<size_t>(flavor)];
+  const auto at = [&](llvm::Value* base, uint64_t index) {
+    return builder_.CreateLoad(i64_type, builder_.CreateConstInBoundsGEP1_64(i64_type, base, index));
+  };
+  std::array<Bounded, ir::kResourceCount> amounts{}, used{}, cohort_used{};
+  llvm::Value* any_bits = i64(0);
+  for (ir::Resource resource : ir::kAllResources) {
+    if (!ir::is_charged(resource)) continue;
+    const size_t r = ir::index(resource);
+    amounts[r] = {at(request, r)};
+    used[r] = {at(usage_base, static_cast<uint64_t>(cell_index) * ir::kResourceCount + r)};
+    cohort_used[r] = {at(cohort_base, static_cast<uint64_t>(flavor) * ir::kResourceCount + r)};
+    any_bits = builder_.CreateOr(any_bits, builder_.CreateOr(amounts[r].value,
+                                                             builder_.CreateOr(used[r].value, cohort_used[r].value)));
+  }
+  // Unsigned: a negative value is above the bound too.
+  llvm::Value* usual = builder_.CreateICmpULE(any_bits, i64(kGuardedBound));
+  llvm::BasicBlock* fast = llvm::BasicBlock::Create(context, "fit.fast", function);
+  llvm::BasicBlock* general = llvm::BasicBlock::Create(context, "fit.general", function);
+  llvm::BasicBlock* joined = llvm::BasicBlock::Create(context, "fit.done", function);
+  builder_.CreateCondBr(usual, fast, general,
+                        llvm::MDBuilder(context).createBranchWeights(/*TrueWeight=*/1000, /*FalseWeight=*/1));
+
+  builder_.SetInsertPoint(fast);
+  std::array<Bounded, ir::kResourceCount> amounts_fast = amounts, used_fast = used, cohort_fast = cohort_used;
+  for (auto* values : {&amounts_fast, &used_fast, &cohort_fast}) {
+    for (Bounded& value : *values) value.lo = 0, value.hi = kGuardedBound;
+  }
+  const auto fast_answer = fits_and_borrows(ref, amounts_fast.data(), used_fast.data(), cohort_fast.data());
+  llvm::BasicBlock* fast_end = builder_.GetInsertBlock();
+  builder_.CreateBr(joined);
+
+  // The rest: gov_fit, out of line (inlining it into every team and instance type would
+  // multiply the code, and the time to compile it, for inputs no cluster has).
+  builder_.SetInsertPoint(general);
+  const auto general_answer = fit_call(cell_index, flavor, request, usage_base, cohort_base);
+  llvm::BasicBlock* general_end = builder_.GetInsertBlock();
+  builder_.CreateBr(joined);
+
+  builder_.SetInsertPoint(joined);
+  const auto merge = [&](llvm::Value* fast_value, llvm::Value* general_value, const char* name) {
+    llvm::PHINode* phi = builder_.CreatePHI(builder_.getInt1Ty(), 2, name);
+    phi->addIncoming(fast_value, fast_end);
+    phi->addIncoming(general_value, general_end);
+    return phi;
+  };
+  return {merge(fast_answer.first, general_answer.first, "fit.fits"),
+          merge(fast_answer.second, general_answer.second, "fit.borrows")};
+}
+
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(int64_t cell_index, int64_t flavor,
+                                                                 llvm::Value* request,
+                                                                 llvm::Value* usage_base,
+                                                                 llvm::Value* cohort_base) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  llvm::Type* ptr = builder_.getPtrTy();
+  auto* input_type = llvm::StructType::get(context, {i32_type, i32_type, ptr, ptr, ptr});
+  llvm::BasicBlock& entry = builder_.GetInsertBlock()->getParent()->getEntryBlock();
+  llvm::IRBuilder<> at_entry(&entry, entry.begin());
+  llvm::Value* input = at_entry.CreateAlloca(input_type);
+  const auto set = [&](unsigned field, llvm::Value* value) {
+    builder_.CreateStore(value, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, field));
+  };
+  const int64_t team = cell_index / static_cast<int64_t>(table_.flavor_count);
+  set(0, i32(team));
+  set(1, i32(flavor));
+  set(2, request);
+  set(3, builder_.CreateConstInBoundsGEP1_64(i64_type, usage_base, static_cast<uint64_t>(cell_index) * ir::kResourceCount));
+  set(4, builder_.CreateConstInBoundsGEP1_64(i64_type, cohort_base, static_cast<uint64_t>(flavor) * ir::kResourceCount));
+  llvm::CallInst* bits = builder_.CreateCall(out_.getFunction(kFitSymbol), {input});
+  bits->addFnAttr(llvm::Attribute::NoInline);
+  bits->addFnAttr(llvm::Attribute::Cold);
+  // ir::FitResult::packed(): fits in bits 0-7, borrows in 8-15, has_quota at bit 24.
+  llvm::Value* fits = builder_.CreateICmpEQ(builder_.CreateAnd(bits, i32(0xff | 1 << 24)),
+                                            i32(ir::kChargedMask | 1 << 24));
+  llvm::Value* borrows = builder_.CreateICmpNE(builder_.CreateAnd(bits, i32(0xff00)), i32(0));
+  return {fits, borrows};
+}
+
+
+void DecisionLowering::held_figures_by_table(const ir::FigureSlots& slots, llvm::Value* team,
+                                             llvm::Value* usage_base, llvm::Value* cohort_base,
+                                             llvm::Value* flavor_base,
+                                             const std::function<llvm::Value*(bool, uint8_t)>& slot_address) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  const auto load_i32 = [&](llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
+    return builder_.CreateZExt(
+        builder_.CreateLoad(i32_type, builder_.CreateInBoundsGEP(type, table, {i64(0), index})), i64_type);
+  };
+  llvm::Value* first = load_i32(team_first_type_, team_first_, team);
+  llvm::Value* end = load_i32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1)));
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "figures.walk", function);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "figures.walk.body", function);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "figures.walk.done", function);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* i = builder_.CreatePHI(i64_type, 2, "i");
+  i->addIncoming(first, before);
+  std::vector<std::pair<bool, uint8_t>> all;
+  for (uint8_t slot : slots.team) all.emplace_back(true, slot);
+  for (uint8_t slot : slots.cluster) all.emplace_back(false, slot);
+  std::vector<llvm::PHINode*> sums;
+  for (size_t k = 0; k < all.size(); ++k) {
+    sums.push_back(builder_.CreatePHI(i64_type, 2, "sum"));
+    sums.back()->addIncoming(i64(0), before);
+  }
+  builder_.CreateCondBr(builder_.CreateICmpULT(i, end), body, exit);
+
+  builder_.SetInsertPoint(body);
+  llvm::Value* flavor = load_i32(team_flavors_type_, team_flavors_, i);
+  std::vector<llvm::Value*> next;
+  for (size_t k = 0; k < all.size(); ++k) {
+    next.push_back(add_figure(sums[k], figure(all[k].first, all[k].second, team, flavor, usage_base,
+                                              cohort_base, flavor_base)));
+  }
+  llvm::BasicBlock* latch = builder_.GetInsertBlock();
+  i->addIncoming(builder_.CreateAdd(i, i64(1)), latch);
+  for (size_t k = 0; k < all.size(); ++k) sums[k]->addIncoming(next[k], latch);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(exit);
+  for (size_t k = 0; k < all.size(); ++k) builder_.CreateStore(sums[k], slot_address(all[k].first, all[k].second));
+}
+
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value* team,
+                                                                     llvm::Value* requested,
+                                                                     llvm::Value* request,
+                                                                     llvm::Value* usage_base,
+                                                                     llvm::Value* cohort_base) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::Type* i8_type = builder_.getInt8Ty();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  llvm::Type* ptr = builder_.getPtrTy();
+  const auto load_i32 = [&](llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
+    return builder_.CreateZExt(
+        builder_.CreateLoad(i32_type, builder_.CreateInBoundsGEP(type, table, {i64(0), index})), i64_type);
+  };
+  llvm::Value* flags = builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(team_flags_type_, team_flags_, {i64(0), team}));
+  const auto flag = [&](uint8_t bit) { return builder_.CreateICmpNE(builder_.CreateAnd(flags, bit), builder_.getInt8(0)); };
+  llvm::Value* first = load_i32(team_first_type_, team_first_, team);
+  // An inactive team has no fit: its walk is empty.
+  llvm::Value* end = builder_.CreateSelect(
+      flag(1), load_i32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1))), first);
+  llvm::Value* try_on = flag(2);
+  llvm::Value* prefer_preemption = flag(4);
+
+  auto* input_type = llvm::StructType::get(context, {i32_type, i32_type, ptr, ptr, ptr});
+  llvm::BasicBlock& entry = function->getEntryBlock();
+  llvm::Value* input = llvm::IRBuilder<>(&entry, entry.begin()).CreateAlloca(input_type);
+
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "fit.walk", function);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "fit.walk.body", function);
+  llvm::BasicBlock* call = llvm::BasicBlock::Create(context, "fit.walk.call", function);
+  llvm::BasicBlock* latch = llvm::BasicBlock::Create(context, "fit.walk.next", function);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "fit.walk.end", function);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "fit.walk.done", function);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(done);
+  llvm::PHINode* fitted = builder_.CreatePHI(i32_type, 2, "flavor");
+  llvm::PHINode* borrowed = builder_.CreatePHI(i8_type, 2, "borrows");
+
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* i = builder_.CreatePHI(i64_type, 2, "i");
+  llvm::PHINode* borrowing_fit = builder_.CreatePHI(i32_type, 2, "borrowing_fit");
+  i->addIncoming(first, before);
+  borrowing_fit->addIncoming(i32(-1), before);
+  builder_.CreateCondBr(builder_.CreateICmpULT(i, end), body, exit);
+
+  builder_.SetInsertPoint(body);
+  llvm::Value* flavor = load_i32(team_flavors_type_, team_flavors_, i);
+  llvm::Value* wanted = builder_.CreateOr(builder_.CreateICmpSLT(requested, i64(0)),
+                                          builder_.CreateICmpEQ(requested, flavor));
+  builder_.CreateCondBr(wanted, call, latch);
+
+  builder_.SetInsertPoint(call);
+  const auto set = [&](unsigned field, llvm::Value* value) {
+    builder_.CreateStore(value, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, field));
+  };
+  llvm::Value* cell_index = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(table_.flavor_count))), flavor);
+  set(0, builder_.CreateTrunc(team, i32_type));
+  set(1, builder_.CreateTrunc(flavor, i32_type));
+  set(2, request);
+  set(3, builder_.CreateInBoundsGEP(i64_type, usage_base, builder_.CreateMul(cell_index, i64(ir::kResourceCount))));
+  set(4, builder_.CreateInBoundsGEP(i64_type, cohort_base, builder_.CreateMul(flavor, i64(ir::kResourceCount))));
+  llvm::Value* bits = builder_.CreateCall(out_.getFunction(kFitSymbol), {input});
+  llvm::Value* fits = builder_.CreateICmpEQ(builder_.CreateAnd(bits, i32(0xff | 1 << 24)), i32(ir::kChargedMask | 1 << 24));
+  llvm::Value* borrows = builder_.CreateICmpNE(builder_.CreateAnd(bits, i32(0xff00)), i32(0));
+  // when-can-borrow = try-next-flavor: a borrowing fit is remembered, not taken.
+  llvm::Value* take = builder_.CreateAnd(fits, builder_.CreateOr(builder_.CreateNot(try_on), builder_.CreateNot(borrows)));
+  llvm::Value* flavor32 = builder_.CreateTrunc(flavor, i32_type);
+  fitted->addIncoming(flavor32, call);
+  borrowed->addIncoming(builder_.CreateZExt(borrows, i8_type), call);
+  llvm::Value* first_borrowing = builder_.CreateAnd(builder_.CreateAnd(fits, borrows),
+                                                    builder_.CreateICmpSLT(borrowing_fit, i32(0)));
+  llvm::Value* remembered = builder_.CreateSelect(first_borrowing, flavor32, borrowing_fit);
+  builder_.CreateCondBr(take, done, latch);
+
+  builder_.SetInsertPoint(latch);
+  llvm::PHINode* carried = builder_.CreatePHI(i32_type, 2, "borrowing_fit.next");
+  carried->addIncoming(borrowing_fit, body);
+  carried->addIncoming(remembered, call);
+  i->addIncoming(builder_.CreateAdd(i, i64(1)), latch);
+  borrowing_fit->addIncoming(carried, latch);
+  builder_.CreateBr(header);
+
+  // No fit without borrowing: the borrowing fit, unless the team prefers preemption.
+  builder_.SetInsertPoint(exit);
+  llvm::Value* chosen = builder_.CreateSelect(prefer_preemption, i32(-1), borrowing_fit);
+  fitted->addIncoming(chosen, exit);
+  borrowed->addIncoming(builder_.CreateZExt(builder_.CreateICmpSGE(chosen, i32(0)), i8_type), exit);
+  builder_.CreateBr(done);
+
+  builder_.SetInsertPoint(done);
+  return {fitted, borrowed};
+}
+
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::deny_and_matches_by_table(llvm::Value* verdicts) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::Type* i8_type = builder_.getInt8Ty();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  std::vector<llvm::Constant*> flags;
+  for (const ir::Rule& rule : module_.rules)
+    flags.push_back(builder_.getInt8(rule.action == ir::RuleAction::deny ? 1 : 0));
+  auto* flags_type = llvm::ArrayType::get(i8_type, flags.size());
+  llvm::GlobalVariable* table = constant_table(llvm::ConstantArray::get(flags_type, flags), "gov.rule_denies");
+
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "conclude.walk", function);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "conclude.walk.body", function);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "conclude.walk.done", function);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* i = builder_.CreatePHI(i64_type, 2, "i");
+  llvm::PHINode* deny = builder_.CreatePHI(i32_type, 2, "deny");
+  llvm::PHINode* matches = builder_.CreatePHI(i32_type, 2, "matches");
+  i->addIncoming(i64(0), before);
+  deny->addIncoming(i32(-1), before);
+  matches->addIncoming(i32(0), before);
+  builder_.CreateCondBr(builder_.CreateICmpULT(i, i64(static_cast<int64_t>(module_.rules.size()))), body, exit);
+
+  builder_.SetInsertPoint(body);
+  llvm::Value* matched = builder_.CreateICmpNE(
+      builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(i8_type, verdicts, i)), builder_.getInt8(0));
+  llvm::Value* denies = builder_.CreateICmpNE(
+      builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(flags_type, table, {i64(0), i})), builder_.getInt8(0));
+  llvm::Value* first = builder_.CreateAnd(builder_.CreateAnd(matched, denies), builder_.CreateICmpSLT(deny, i32(0)));
+  deny->addIncoming(builder_.CreateSelect(first, builder_.CreateTrunc(i, i32_type), deny), body);
+  matches->addIncoming(builder_.CreateAdd(matches, builder_.CreateZExt(matched, i32_type)), body);
+  i->addIncoming(builder_.CreateAdd(i, i64(1)), body);
+  builder_.CreateBr(header);
+
+  builder_.SetInsertPoint(exit);
+  return {deny, matches};
+}
+
+void DecisionLowering::decide() {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Type* ptr = builder_.getPtrTy();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Function* function = declare(kDecideSymbol, builder_.getVoidTy(), {ptr, ptr, ptr});
+  for (unsigned written : {1u, 2u}) function->removeParamAttr(written, llvm::Attribute::ReadOnly);
+  llvm::Value* in = function->getArg(0);
+  llvm::Value* verdicts = function->getArg(1);
+  llvm::Value* result = function->getArg(2);
+  const size_t rules = module_.rules.size();
+  const int64_t teams = static_cast<int64_t>(module_.teams.size());
+  const int64_t flavors = static_cast<int64_t>(module_.flavors.size());
+  llvm::BasicBlock* entry = builder_.GetInsertBlock();
+  const auto store_result = [&](llvm::Value* deny, llvm::Value* warnings, llvm::Value* flavor,
+                                llvm::Value* borrows) {
+    builder_.CreateStore(deny, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), result, 0));
+    builder_.CreateStore(warnings, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), result, 4));
+    builder_.CreateStore(flavor, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), result, 8));
+    builder_.CreateStore(borrows, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), result, 12));
+  };
+  const auto load_ptr = [&](unsigned offset) {
+    return builder_.CreateLoad(ptr, builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), in, offset));
+  };
+  llvm::Value* task = load_ptr(0);
+  llvm::Value* labels = load_ptr(8);
+  llvm::Value* usage_base = load_ptr(16);
+  llvm::Value* cohort_base = load_ptr(24);
+  llvm::Value* flavor_base = load_ptr(32);
+  const auto task_field = [&](ir::TaskField f) {
+    return builder_.CreateLoad(i64_type, builder_.CreateConstInBoundsGEP1_64(i64_type, task, static_cast<uint64_t>(f)));
+  };
+  llvm::Value* team = task_field(ir::TaskField::team);
+  llvm::Value* requested = task_field(ir::TaskField::flavor);
+
+  // Out of range (ir::decide_input_in_range): all verdicts 0, the empty result.
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "in_range", function);
+  llvm::BasicBlock* outside = llvm::BasicBlock::Create(context, "out_of_range", function);
+  llvm::Value* in_range = builder_.CreateAnd(
+      builder_.CreateAnd(builder_.CreateICmpSGE(team, i64(0)), builder_.CreateICmpSLT(team, i64(teams))),
+      builder_.CreateAnd(builder_.CreateICmpSGE(requested, i64(-1)), builder_.CreateICmpSLT(requested, i64(flavors))));
+  builder_.CreateCondBr(in_range, body, outside);
+  builder_.SetInsertPoint(outside);
+  if (rules > 0) builder_.CreateMemSet(verdicts, builder_.getInt8(0), rules, llvm::MaybeAlign(1));
+  store_result(i32(-1), i32(0), i32(-1), builder_.getInt8(0));
+  builder_.CreateRetVoid();
+  builder_.SetInsertPoint(body);
+
+  // The rules' input on the stack: the task's fields, the figures rules read, the labels.
+  llvm::StructType* input_type = llvm::StructType::getTypeByName(context, "gov.RuleInput");
+  if (input_type == nullptr) {  // no rule reads its input: the same layout, named here
+    input_type = llvm::StructType::create(
+        context,
+        {llvm::ArrayType::get(i64_type, ir::kTaskFieldCount),
+         llvm::ArrayType::get(i64_type, ir::kTeamStatCount * ir::kResourceCount),
+         llvm::ArrayType::get(i64_type, ir::kClusterStatCount * ir::kResourceCount), ptr},
+        "gov.RuleInput");
+  }
+  llvm::Function* rules_function = out_.getFunction("gov_rules");
+  if (rules > 0 && rules_function != nullptr) {
+    // In the entry block, so that SROA splits it into registers (an alloca elsewhere is a
+    // dynamic stack allocation, and its copy of the task's fields would stay a memcpy).
+    llvm::IRBuilder<> at_entry(entry, entry->begin());
+    llvm::Value* input = at_entry.CreateAlloca(input_type);
+    builder_.CreateMemCpy(input, llvm::MaybeAlign(8), task, llvm::MaybeAlign(8), ir::kTaskFieldCount * 8);
+    builder_.CreateStore(labels, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, 3));
+    const ir::FigureSlots slots = ir::figure_slots(module_);
+    const auto slot_address = [&](bool team_stat, uint8_t slot) {
+      return builder_.CreateInBoundsGEP(input_type, input,
+                                        {builder_.getInt32(0), builder_.getInt32(team_stat ? 1 : 2),
+                                         builder_.getInt32(slot)});
+    };
+    for (uint8_t slot : slots.team) builder_.CreateStore(i64(0), slot_address(true, slot));
+    for (uint8_t slot : slots.cluster) builder_.CreateStore(i64(0), slot_address(false, slot));
+    if ((!slots.team.empty() || !slots.cluster.empty()) && !table_.cells.empty()) {
+      // The instance type the task names (one, dynamic), or its team's (a switch per team,
+      // each summing over the team's types with their constants folded in).
+      llvm::BasicBlock* named = llvm::BasicBlock::Create(context, "figures.named", function);
+      llvm::BasicBlock* held = llvm::BasicBlock::Create(context, "figures.held", function);
+      llvm::BasicBlock* joined = llvm::BasicBlock::Create(context, "figures.done", function);
+      builder_.CreateCondBr(builder_.CreateICmpSGE(requested, i64(0)), named, held);
+      builder_.SetInsertPoint(named);
+      for (bool team_stat : {true, false}) {
+        for (uint8_t slot : team_stat ? slots.team : slots.cluster) {
+          builder_.CreateStore(figure(team_stat, slot, team, requested, usage_base, cohort_base, flavor_base),
+                               slot_address(team_stat, slot));
+        }
+      }
+      builder_.CreateBr(joined);
+      builder_.SetInsertPoint(held);
+      if (!unrolled()) {
+        held_figures_by_table(slots, team, usage_base, cohort_base, flavor_base, slot_address);
+        builder_.CreateBr(joined);
+      }
+      llvm::SwitchInst* by_team = unrolled() ? builder_.CreateSwitch(team, joined, static_cast<unsigned>(teams)) : nullptr;
+      for (int64_t t = 0; by_team != nullptr && t < teams; ++t) {
+        llvm::BasicBlock* block = llvm::BasicBlock::Create(context, "figures.team" + std::to_string(t), function, joined);
+        by_team->addCase(builder_.getInt64(static_cast<uint64_t>(t)), block);
+        builder_.SetInsertPoint(block);
+        for (bool team_stat : {true, false}) {
+          for (uint8_t slot : team_stat ? slots.team : slots.cluster) {
+            llvm::Value* sum = i64(0);
+            for (const ir::FlavorQuota& quota : module_.teams[static_cast<size_t>(t)].quotas) {
+              sum = add_figure(sum, figure(team_stat, slot, i64(t), i64(quota.flavor), usage_base,
+                                           cohort_base, flavor_base));
+            }
+            builder_.CreateStore(sum, slot_address(team_stat, slot));
+          }
+        }
+        builder_.CreateBr(joined);
+      }
+      builder_.SetInsertPoint(joined);
+    }
+    builder_.CreateCall(rules_function, {input, verdicts});
+  }
+
+  // The first deny rule and the warnings: unrolled for a few rules, a loop over a constant
+  // table of deny flags for many (one block of thousands of selects compiles slowly).
+  llvm::Value* deny = i32(-1);
+  llvm::Value* matches = i32(0);
+  if (rules > kUnrolledRules) std::tie(deny, matches) = deny_and_matches_by_table(verdicts);
+  for (size_t i = rules > kUnrolledRules ? 0 : rules; i-- > 0;) {
+    llvm::Value* matched = builder_.CreateICmpNE(
+        builder_.CreateLoad(builder_.getInt8Ty(), builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), verdicts, i)),
+        builder_.getInt8(0));
+    matches = builder_.CreateAdd(matches, builder_.CreateZExt(matched, i32_type));
+    if (module_.rules[i].action == ir::RuleAction::deny)
+      deny = builder_.CreateSelect(matched, i32(static_cast<int64_t>(i)), deny);
+  }
+  llvm::Value* warnings =
+      builder_.CreateSub(matches, builder_.CreateZExt(builder_.CreateICmpSGE(deny, i32(0)), i32_type));
+
+  // The fit: per team, its instance types in declared order, constants folded.
+  llvm::Value* request = builder_.CreateConstInBoundsGEP1_64(i64_type, task, static_cast<uint64_t>(ir::TaskField::gpus));
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "done", function);
+  llvm::BasicBlock* none = llvm::BasicBlock::Create(context, "no_fit", function);
+  llvm::BasicBlock* fitting = llvm::BasicBlock::Create(context, "fit", function);
+  builder_.CreateCondBr(builder_.CreateICmpSGE(deny, i32(0)), none, fitting);  // rejected: not fitted
+  builder_.SetInsertPoint(fitting);
+  llvm::SwitchInst* dispatch = builder_.CreateSwitch(team, none, static_cast<unsigned>(teams));
+  builder_.SetInsertPoint(done);
+  llvm::PHINode* fitted = builder_.CreatePHI(i32_type, 4, "flavor");
+  llvm::PHINode* borrowed = builder_.CreatePHI(builder_.getInt8Ty(), 4, "borrows");
+  builder_.SetInsertPoint(none);
+  fitted->addIncoming(i32(-1), none);
+  borrowed->addIncoming(builder_.getInt8(0), none);
+  builder_.CreateBr(done);
+  if (!unrolled()) {
+    llvm::BasicBlock* walk = llvm::BasicBlock::Create(context, "fit.table", function, done);
+    dispatch->setDefaultDest(walk);
+    builder_.SetInsertPoint(walk);
+    const auto [flavor, borrows] = fit_by_table(team, requested, request, usage_base, cohort_base);
+    fitted->addIncoming(flavor, builder_.GetInsertBlock());
+    borrowed->addIncoming(borrows, builder_.GetInsertBlock());
+    builder_.CreateBr(done);
+  }
+  for (int64_t t = 0; unrolled() && t < teams; ++t) {
+    const ir::Team& team_def = module_.teams[static_cast<size_t>(t)];
+    if (!team_def.active || team_def.quotas.empty()) continue;  // the default: no fit
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(context, "team" + std::to_string(t), function, done);
+    dispatch->addCase(builder_.getInt64(static_cast<uint64_t>(t)), next);
+    // when-can-borrow = try-next-flavor: a borrowing fit is remembered, not taken.
+    const bool try_on = team_def.when_can_borrow == ir::WhenCanBorrow::try_next_flavor;
+    llvm::Value* borrowing_fit = i32(-1);
+    for (const ir::FlavorQuota& quota : team_def.quotas) {
+      builder_.SetInsertPoint(next);
+      next = llvm::BasicBlock::Create(context, "", function, done);
+      const int64_t cell_index = t * flavors + quota.flavor;
+      const auto [fits, borrows] = guarded_fit(cell_index, quota.flavor, request, usage_base, cohort_base);
+      llvm::Value* wanted = builder_.CreateOr(builder_.CreateICmpSLT(requested, i64(0)),
+                                              builder_.CreateICmpEQ(requested, i64(quota.flavor)));
+      llvm::Value* take = builder_.CreateAnd(fits, wanted);
+      if (try_on) {
+        llvm::Value* first_borrowing = builder_.CreateAnd(
+            builder_.CreateAnd(take, borrows), builder_.CreateICmpEQ(borrowing_fit, i32(-1)));
+        borrowing_fit = builder_.CreateSelect(first_borrowing, i32(quota.flavor), borrowing_fit);
+        take = builder_.CreateAnd(take, builder_.CreateNot(borrows));
+      }
+      llvm::BasicBlock* here = builder_.GetInsertBlock();
+      fitted->addIncoming(i32(quota.flavor), here);
+      borrowed->addIncoming(builder_.CreateZExt(borrows, builder_.getInt8Ty()), here);
+      builder_.CreateCondBr(take, done, next);
+    }
+    builder_.SetInsertPoint(next);
+    if (team_def.flavor_preference == ir::FlavorPreference::preemption_over_borrowing)
+      borrowing_fit = i32(-1);
+    fitted->addIncoming(borrowing_fit, next);
+    borrowed->addIncoming(
+        builder_.CreateZExt(builder_.CreateICmpSGE(borrowing_fit, i32(0)), builder_.getInt8Ty()), next);
+    builder_.CreateBr(done);
+  }
+  builder_.SetInsertPoint(done);
+  store_result(deny, warnings, fitted, borrowed);
+  builder_.CreateRetVoid();
+}
+
+}  // namespace gov::jit::detail
