@@ -1,8 +1,13 @@
 #include "tools/gov/cli.hpp"
-#include "compiler/diagnostics/terminal_text.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <fmt/format.h>
+
+#include "compiler/diagnostics/terminal_text.hpp"
 
 namespace gov::cli {
 
@@ -79,6 +84,61 @@ std::string help_text(const CommandSpec& spec) {
 
 std::optional<std::string> read_file(const std::string& path, size_t limit, std::string& error) {
   return read_text_file(path, limit, error);
+}
+
+void print_error(const driver::Error& error) {
+  if (error.kind == driver::Error::Kind::policy && error.message.find('\n') != std::string::npos) {
+    fmt::print(stderr, "{}", error.message);  // rendered diagnostics
+    return;
+  }
+  fmt::print(stderr, "error: {}\n", escape_for_terminal(error.message));
+}
+
+std::unique_ptr<driver::Policy> load_policy(const driver::Source& source, const driver::Request& request, int& status) {
+  driver::Result loaded = driver::load(source, request);
+  if (!loaded.ok()) {
+    print_error(*loaded.error);
+    status = loaded.error->kind == driver::Error::Kind::io ? kUsage : kFailed;
+    return nullptr;
+  }
+  if (!loaded.policy->warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(loaded.policy->warning));
+  return std::move(loaded.policy);
+}
+
+namespace {
+
+/// Standard input to its end, at most `limit` bytes (a pipe, a terminal or a file alike).
+std::optional<std::string> read_stdin(size_t limit, std::string& error) {
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t got = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      error = fmt::format("read failed after {} bytes: {}", text.size(), std::strerror(errno));
+      return std::nullopt;
+    }
+    if (got == 0) return text;
+    if (text.size() + static_cast<size_t>(got) > limit) {
+      error = fmt::format("more than {} bytes; gov reads at most {} bytes", limit, limit);
+      return std::nullopt;
+    }
+    text.append(buffer, static_cast<size_t>(got));
+  }
+}
+
+}  // namespace
+
+std::optional<driver::Source> source_argument(const std::string& argument, int& status) {
+  if (argument != "-") return driver::Source::file(argument);
+  std::string error;
+  std::optional<std::string> text = read_stdin(driver::kMaxEntryReadBytes, error);
+  if (!text) {
+    fmt::print(stderr, "error: cannot read standard input: {}\n", escape_for_terminal(error));
+    status = kUsage;
+    return std::nullopt;
+  }
+  return driver::Source::text("<stdin>", std::move(*text));
 }
 
 }  // namespace gov::cli
