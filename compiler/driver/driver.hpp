@@ -81,8 +81,8 @@ class Source {
   /// Files in memory (tests, fuzzing, stdin): the entry is `entry` (a logical path, see
   /// check::normalise_logical_path), shown in diagnostics as `display` (empty: `entry`).
   static Source memory(check::MemorySources files, std::string entry, std::string display = {});
-  /// One file's text in memory, shown as `display` ("fuzz.gov", "<stdin>"); its imports are
-  /// looked up among no other file, so each is an E0030 error.
+  /// One file's text in memory, shown as `display` ("fuzz.gov", "<stdin>"). There is no other
+  /// file: each import is an error (E0201 "no such file in memory", or E0208 for `../x`).
   static Source text(std::string display, std::string text);
   /// A version read from a store already (`gov show --inspect`, `gov diff`): checked from its
   /// stored files in memory (nothing is written, nothing else is read). Its signature is the
@@ -117,7 +117,8 @@ struct Request {
   /// are always checked as complete policies.
   bool require_cluster = true;
   /// false: only the entry file, read as named (at most kMaxEntryReadBytes, no root), parsed,
-  /// its imports not followed and no declaration limits counted (`gov fmt`). Stage::parse only.
+  /// its imports not followed and no declaration limits counted: what `gov fmt` formats. Meant
+  /// for Stage::parse (checking a file without its imports reports what they declare as unknown).
   bool follow_imports = true;
   BackEnd back_end = BackEnd::jit;  // Stage::run
   /// A reload's question "did it change?": when the checked policy's content hash equals this,
