@@ -165,6 +165,10 @@ TEST_CASE("gov check - checks standard input", "[driver]") {
   const auto fine = test::run_gov("check - < '" + dir.write("fine.gov", "team t {}\n") + "'");
   CHECK(fine.exit_code == 0);
   CHECK(fine.err.empty());
+  // Standard input is read to its end, up to 64 MiB: an endless stream is refused.
+  const auto endless = test::run_gov("check - < /dev/zero");
+  CHECK(endless.exit_code == 2);
+  CHECK(endless.err == "error: cannot read standard input: file is larger than 67108864 bytes\n");
   // A file named `-` is still reachable as `./-`.
   const auto dashed = test::run_gov("check ./- < '" + dir.write("fine2.gov", "team t {}\n") + "'");
   CHECK(dashed.exit_code == 2);

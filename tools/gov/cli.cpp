@@ -2,9 +2,6 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/terminal_text.hpp"
@@ -105,34 +102,11 @@ std::unique_ptr<driver::Policy> load_policy(const driver::Source& source, const 
   return std::move(loaded.policy);
 }
 
-namespace {
-
-/// Standard input to its end, at most `limit` bytes (a pipe, a terminal or a file alike).
-std::optional<std::string> read_stdin(size_t limit, std::string& error) {
-  std::string text;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t got = ::read(STDIN_FILENO, buffer, sizeof buffer);
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) {
-      error = fmt::format("read failed after {} bytes: {}", text.size(), std::strerror(errno));
-      return std::nullopt;
-    }
-    if (got == 0) return text;
-    if (text.size() + static_cast<size_t>(got) > limit) {
-      error = fmt::format("more than {} bytes; gov reads at most {} bytes", limit, limit);
-      return std::nullopt;
-    }
-    text.append(buffer, static_cast<size_t>(got));
-  }
-}
-
-}  // namespace
-
 std::optional<driver::Source> source_argument(const std::string& argument, int& status) {
   if (argument != "-") return driver::Source::file(argument);
   std::string error;
-  std::optional<std::string> text = read_stdin(driver::kMaxEntryReadBytes, error);
+  // A pipe or a terminal as well as a file: read to its end.
+  std::optional<std::string> text = read_to_end(STDIN_FILENO, driver::kMaxEntryReadBytes, /*expected=*/0, error);
   if (!text) {
     fmt::print(stderr, "error: cannot read standard input: {}\n", escape_for_terminal(error));
     status = kUsage;
