@@ -5,12 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "compiler/check/schema.hpp"
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/diagnostics/source_file.hpp"
 #include "compiler/interp/interpreter.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"
-#include "compiler/check/schema.hpp"
 #include "grammar/parse.hpp"
 
 namespace gov::driver {
