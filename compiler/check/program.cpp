@@ -186,50 +186,11 @@ class Loader {
 
 }  // namespace
 
-Program load_program(const SourceProvider& sources, const std::string& entry_logical_path,
+Program read_program(const SourceProvider& sources, const std::string& entry_logical_path,
                      const std::string& entry_display_path) {
   Program program;
   program.root = sources.root_description();
   Loader(program, sources).load_entry(entry_logical_path, entry_display_path);
-  return program;
-}
-
-Program load_program(const std::string& entry_path, const LoadOptions& options) {
-  Program program;
-  const auto fail = [&](std::string message) {
-    program.read_failed = true;
-    program.read_error = std::move(message);
-    return std::move(program);
-  };
-  std::string error;
-  const std::optional<std::string> root =
-      options.root.empty() ? find_policy_root(entry_path, error) : real_path(options.root, error);
-  if (!root) {
-    if (!options.root.empty()) return fail(fmt::format("cannot use `{}` as the policy root: {}", options.root, error));
-    return fail(fmt::format("cannot read `{}`: {}", entry_path, error));
-  }
-  const std::unique_ptr<DiskSources> sources = DiskSources::open(*root, error);
-  if (!sources) return fail(error);
-  // The entry is named by the user; only its imports are confined. Its real path places it
-  // under the root.
-  const std::optional<std::string> entry = real_path(entry_path, error);
-  if (!entry) return fail(fmt::format("cannot read `{}`: {}", entry_path, error));
-  const fs::path relative = fs::path(*entry).lexically_relative(sources->real_root());
-  const std::optional<std::string> logical = normalise_logical_path(relative.string());
-  if (relative.empty() || !logical) {
-    return fail(fmt::format("cannot read `{}`: it is outside the policy root `{}`", entry_path, sources->real_root()));
-  }
-  return load_program(*sources, *logical, entry_path);
-}
-
-Program program_from_text(const std::string& path, std::string text) {
-  Program program;
-  const SourceId id = program.sources.add(path, std::move(text));
-  grammar::ParseResult parsed = parse_file(program.sources, id);
-  program.diagnostics.append(parsed.diagnostics);
-  DeclarationCounter().add(parsed.file, program.diagnostics);
-  program.files.push_back({id, std::move(parsed.file), normalise_logical_path(path).value_or(path), std::nullopt,
-                           std::nullopt});
   return program;
 }
 

@@ -1,4 +1,4 @@
-// Loading a policy: the entry file and everything it imports, parsed, with import errors
+// A policy's files: the entry file and everything it imports, parsed, with import errors
 // (missing file, cycle, escaping the root) reported at the `import` that caused them.
 #pragma once
 
@@ -43,23 +43,11 @@ struct Program {
   void add_import_chains(Diagnostics& out) const;
 };
 
-struct LoadOptions {
-  /// No file outside this directory is read. Empty: find_policy_root (the nearest ancestor
-  /// with a `gov.toml`, else the git work tree's top, else the entry file's directory).
-  std::string root;
-};
-
-/// Reads, parses and follows the imports of `entry_path` on disk (imports resolve relative to
-/// the importing file; no file outside the root is ever opened: see DiskSources). Never throws.
-Program load_program(const std::string& entry_path, const LoadOptions& options = {});
-
-/// The same from any provider: the entry is `entry_logical_path` (normalised, relative to the
-/// provider's root), shown in diagnostics as `entry_display_path`, imports displayed relative
-/// to it. Stored versions are checked this way, from memory.
-Program load_program(const SourceProvider& sources, const std::string& entry_logical_path,
+/// Reads the entry `entry_logical_path` (normalised, relative to the provider's root) and
+/// follows its imports, parsing each file: the import walk of driver::load, which is how a
+/// policy is loaded (from disk, memory or a store). The entry is shown in diagnostics as
+/// `entry_display_path`, imports displayed relative to it. Never throws.
+Program read_program(const SourceProvider& sources, const std::string& entry_logical_path,
                      const std::string& entry_display_path);
-
-/// Parses text that is already in memory as a one-file program (tests, fuzzing, stdin).
-Program program_from_text(const std::string& path, std::string text);
 
 }  // namespace gov::check

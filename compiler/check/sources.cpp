@@ -94,7 +94,7 @@ SourceRead MemorySources::read(const std::string& logical_path, size_t limit) co
   SourceRead result;
   const auto found = files_.find(logical_path);
   if (found == files_.end()) {
-    result.error.reason = "no such file in the stored version";
+    result.error.reason = fmt::format("no such file in {}", description_);
   } else if (found->second.size() > limit) {
     result.error.reason = fmt::format("file is {} bytes; gov reads at most {} bytes", found->second.size(), limit);
   } else {

@@ -59,16 +59,18 @@ std::optional<std::string> normalise_logical_path(std::string_view path);
 /// The directory part of a logical path ("a/b.gov" -> "a", "b.gov" -> "").
 std::string logical_directory(std::string_view logical_path);
 
-/// Files in memory, keyed by logical path (a stored version's files, tests, fuzzing).
+/// Files in memory, keyed by logical path (a stored version's files, tests, fuzzing, stdin).
 class MemorySources final : public SourceProvider {
  public:
-  MemorySources() = default;
+  /// `description` names the set in messages ("no such file in the stored version").
+  explicit MemorySources(std::string description = "the stored version") : description_(std::move(description)) {}
   /// Adds or replaces a file. `logical_path` must be normalised.
   void add(std::string logical_path, std::string text);
   SourceRead read(const std::string& logical_path, size_t limit) const override;
-  std::string root_description() const override { return "the stored version"; }
+  std::string root_description() const override { return description_; }
 
  private:
+  std::string description_;
   std::map<std::string, std::string, std::less<>> files_;
 };
 

@@ -87,8 +87,12 @@ std::optional<size_t> regular_file_size(int fd, size_t limit, std::string& error
 std::optional<std::string> read_text_fd(int fd, size_t limit, std::string& error) {
   const std::optional<size_t> size = regular_file_size(fd, limit, error);
   if (!size) return std::nullopt;
+  return read_to_end(fd, limit, *size, error);
+}
+
+std::optional<std::string> read_to_end(int fd, size_t limit, size_t expected, std::string& error) {
   std::string text;
-  text.reserve(*size);
+  text.reserve(std::min(expected, limit));
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -99,7 +103,7 @@ std::optional<std::string> read_text_fd(int fd, size_t limit, std::string& error
     }
     if (n == 0) return text;
     text.append(buffer, static_cast<size_t>(n));
-    if (text.size() > limit) {  // the file grew while it was read
+    if (text.size() > limit) {  // a pipe, or a file that grew while it was read
       error = fmt::format("file is larger than {} bytes", limit);
       return std::nullopt;
     }

@@ -82,6 +82,11 @@ std::optional<std::string> read_text_file(const std::string& path, size_t limit,
 /// failed read). Does not close `fd`; the caller keeps owning it.
 std::optional<std::string> read_text_fd(int fd, size_t limit, std::string& error);
 
+/// Reads `fd` (any kind: a pipe, a terminal, standard input) to its end, at most `limit` bytes
+/// (more is the error "file is larger than N bytes"); `expected` sizes the buffer. Every read is
+/// checked (EINTR is retried). Does not close `fd`.
+std::optional<std::string> read_to_end(int fd, size_t limit, size_t expected, std::string& error);
+
 /// "a FIFO", "a socket", "a character device", "a block device", "a directory", "a symbolic
 /// link", "an unknown kind of file": the kind of a file's `st_mode`, for messages.
 const char* file_kind_name(unsigned mode);

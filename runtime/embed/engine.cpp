@@ -21,22 +21,22 @@ Error::~Error() = default;
 
 namespace gov::embed {
 
-ErrorCode error_code(embed::LoadError::Kind kind) {
+ErrorCode error_code(driver::Error::Kind kind) {
   switch (kind) {
-    case embed::LoadError::Kind::io: return ErrorCode::io;
-    case embed::LoadError::Kind::policy: return ErrorCode::policy;
-    case embed::LoadError::Kind::not_found: return ErrorCode::not_found;
-    case embed::LoadError::Kind::store: return ErrorCode::store;
-    case embed::LoadError::Kind::signature: return ErrorCode::store;  // a tampered or unsigned store
+    case driver::Error::Kind::io: return ErrorCode::io;
+    case driver::Error::Kind::policy: return ErrorCode::policy;
+    case driver::Error::Kind::not_found: return ErrorCode::not_found;
+    case driver::Error::Kind::store: return ErrorCode::store;
+    case driver::Error::Kind::signature: return ErrorCode::store;  // a tampered or unsigned store
   }
   return ErrorCode::internal;
 }
 
-[[noreturn]] void throw_load_error(const embed::LoadError& error) {
+[[noreturn]] void throw_load_error(const driver::Error& error) {
   throw Error(error_code(error.kind), error.message);
 }
 
-std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy> runnable, int64_t version,
+std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<driver::Policy> runnable, int64_t version,
                                            const std::string& source, const std::shared_ptr<NameTable>& names) {
   auto policy = std::make_shared<LoadedPolicy>();
   for (const ir::Flavor& flavor : runnable->module.flavors) policy->flavor_names.push_back(names->intern(flavor.name));
@@ -46,7 +46,7 @@ std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy
   policy->info.version = version;
   policy->info.content_sha256 = runnable->content_sha256;
   policy->info.back_end = std::string(runnable->evaluator->name());
-  policy->info.cached_code = runnable->code == embed::CodeOrigin::cached;
+  policy->info.cached_code = runnable->code == driver::CodeOrigin::cached;
   policy->info.source = source;
   policy->info.warning = runnable->warning;
   policy->info.code_note = runnable->code_note;
@@ -91,12 +91,12 @@ Engine Engine::open_store(const std::string& db_path, Options options) {
                 fmt::format("store `{}`: {}", db_path, db.error().message));
   }
   impl->db = std::move(db.value());
-  embed::LoadError error;
-  std::optional<std::string> name = embed::resolve_policy_name(*impl->db, impl->options.policy, error);
+  driver::Error error;
+  std::optional<std::string> name = driver::resolve_policy_name(*impl->db, impl->options.policy, error);
   if (!name) embed::throw_load_error(error);
   impl->policy_name = *name;
-  embed::LoadResult first =
-      embed::load_store_version(*impl->db, impl->policy_name, std::nullopt, impl->back_end, impl->verify);
+  driver::Result first = driver::load(driver::Source::stored(*impl->db, impl->policy_name, std::nullopt, impl->verify),
+                                      driver::Request::running(impl->back_end));
   if (!first.ok()) embed::throw_load_error(*first.error);
   const int64_t number = first.policy->version;
   impl->install(embed::loaded(std::move(first.policy), number, db_path, impl->names));
@@ -112,7 +112,7 @@ Engine Engine::compile_file(const std::string& path, Options options) {
   }
   auto impl = std::make_unique<Impl>(std::move(options));
   impl->path = path;
-  embed::LoadResult first = embed::load_file(path, impl->back_end);
+  driver::Result first = driver::load(driver::Source::file(path), driver::Request::running(impl->back_end));
   if (!first.ok()) embed::throw_load_error(*first.error);
   impl->install(embed::loaded(std::move(first.policy), /*version=*/1, path, impl->names));
   return Engine(std::move(impl));
@@ -337,14 +337,14 @@ Time Engine::now() const {
 
 // ------------------------------------------------------------------ traces
 
-std::shared_ptr<const embed::RunnablePolicy> EngineInternals::runnable(const Engine& engine) {
+std::shared_ptr<const driver::Policy> EngineInternals::runnable(const Engine& engine) {
   std::shared_ptr<const embed::LoadedPolicy> policy;
   {
     std::shared_lock lock(engine.impl_->state_mutex);
     policy = engine.impl_->policy;
   }
-  const embed::RunnablePolicy* runnable = policy->runnable.get();
-  return std::shared_ptr<const embed::RunnablePolicy>(std::move(policy), runnable);
+  const driver::Policy* runnable = policy->runnable.get();
+  return std::shared_ptr<const driver::Policy>(std::move(policy), runnable);
 }
 
 std::shared_ptr<const ir::Module> EngineInternals::module(const Engine& engine) {

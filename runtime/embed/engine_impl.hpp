@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "gov/engine.hpp"
-#include "runtime/embed/policy_loader.hpp"
+#include "compiler/driver/driver.hpp"
 #include "runtime/embed/state_lock.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/store/store.hpp"
@@ -36,9 +36,9 @@
 namespace gov::embed {
 
 
-ErrorCode error_code(embed::LoadError::Kind kind);
+ErrorCode error_code(driver::Error::Kind kind);
 
-[[noreturn]] void throw_load_error(const embed::LoadError& error);
+[[noreturn]] void throw_load_error(const driver::Error& error);
 
 /// Names handed out by Engine::check, kept for the engine's life (a reload may free the module
 /// they came from). Only grows, by the distinct names of the versions loaded; nodes never move.
@@ -56,7 +56,7 @@ class NameTable {
 
 /// One compiled policy version as the engine runs it. Immutable.
 struct LoadedPolicy {
-  std::unique_ptr<embed::RunnablePolicy> runnable;
+  std::unique_ptr<driver::Policy> runnable;
   PolicyInfo info;
   // The module's flavor and rule names, interned in the engine's name table: Admission hands
   // them out as string_views that outlive this version.
@@ -65,7 +65,7 @@ struct LoadedPolicy {
   std::shared_ptr<const NameTable> names;  // what those views point into
 };
 
-std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<embed::RunnablePolicy> runnable, int64_t version,
+std::shared_ptr<const LoadedPolicy> loaded(std::unique_ptr<driver::Policy> runnable, int64_t version,
                                            const std::string& source, const std::shared_ptr<NameTable>& names);
 
 
@@ -85,7 +85,7 @@ namespace gov {
 
 struct Engine::Impl {
   explicit Impl(Options opts) : options(std::move(opts)) {
-    back_end = options.back_end == Options::BackEnd::jit ? embed::BackEnd::jit : embed::BackEnd::interpreter;
+    back_end = options.back_end == Options::BackEnd::jit ? driver::BackEnd::jit : driver::BackEnd::interpreter;
     engine_options.dialect =
         options.dialect == Options::Dialect::head ? engine::MessageDialect::head : engine::MessageDialect::kueue_v0_9;
   }
@@ -96,10 +96,10 @@ struct Engine::Impl {
 
   // ---------------------------------------------------------------- configuration (immutable)
   Options options;
-  embed::BackEnd back_end = embed::BackEnd::jit;
+  driver::BackEnd back_end = driver::BackEnd::jit;
   engine::EngineOptions engine_options;
   bool from_store = false;
-  embed::VerifyOptions verify;  // from options.verify_key_path and require_signature
+  driver::VerifyOptions verify;  // from options.verify_key_path and require_signature
   std::string path;         // the store or the policy file
   std::string policy_name;  // in the store
 

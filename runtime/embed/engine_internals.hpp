@@ -7,7 +7,7 @@
 
 #include "compiler/ir/module.hpp"
 #include "gov/engine.hpp"
-#include "runtime/embed/policy_loader.hpp"
+#include "compiler/driver/driver.hpp"
 
 namespace gov {
 
@@ -17,7 +17,7 @@ class EngineInternals {
   /// held, also across reloads.
   static std::shared_ptr<const ir::Module> module(const Engine& engine);
   /// The whole compiled policy the engine runs now (its checked program: test blocks, sources).
-  static std::shared_ptr<const embed::RunnablePolicy> runnable(const Engine& engine);
+  static std::shared_ptr<const driver::Policy> runnable(const Engine& engine);
 };
 
 }  // namespace gov

@@ -18,20 +18,20 @@ std::shared_ptr<const embed::LoadedPolicy> Engine::Impl::load_next(std::optional
       number = active.value().number;
     }
     if (*number == version.load()) return nullptr;
-    embed::LoadResult next = embed::load_store_version(*db, policy_name, number, back_end, verify);
+    driver::Result next = driver::load(driver::Source::stored(*db, policy_name, number, verify),
+                                       driver::Request::running(back_end));
     if (!next.ok()) embed::throw_load_error(*next.error);
     return embed::loaded(std::move(next.policy), *number, path, names);
   }
   if (number) throw Error(ErrorCode::invalid_argument, "an engine compiled from a file has no stored versions to reload");
-  embed::CheckedPolicy checked = embed::check_file(path, /*require_cluster=*/true);
-  std::string sha;
+  driver::Request request = driver::Request::running(back_end);
   {
     std::shared_lock lock(state_mutex);
-    sha = policy->info.content_sha256;
+    request.unless_content_sha256 = policy->info.content_sha256;
   }
-  if (!checked.program.read_failed && checked.ok() && embed::content_sha256(checked) == sha) return nullptr;
-  embed::LoadResult next = embed::runnable_from(std::move(checked), path, back_end);
+  driver::Result next = driver::load(driver::Source::file(path), request);
   if (!next.ok()) embed::throw_load_error(*next.error);
+  if (next.policy->unchanged) return nullptr;
   return embed::loaded(std::move(next.policy), version.load() + 1, path, names);
 }
 

@@ -1,7 +1,7 @@
 // The type checker's resolved quotas (docs/semantics.md §2) against the shipped catalog: what a
 // team writes becomes nominal, borrowing and lending limits in base units (millicores of
 // vCPU, MiB of memory), exactly as HyperPod's ClusterQueues show them. Also imports through
-// load_program, and independent errors reported once each.
+// the driver, and independent errors reported once each.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -68,7 +68,7 @@ std::unique_ptr<Checked> check_text(const std::string& body) {
                            "  capacity = { ml.p5.48xlarge: 4, ml.g5.2xlarge: 4, ml.g5.12xlarge: 4, ml.g6.12xlarge: 4,"
                            " ml.trn1.32xlarge: 2, ml.c5.2xlarge: 4 }\n}\n" +
                            body;
-  checked->program = gov::check::program_from_text("test.gov", text);
+  checked->program = gov::test::program_from_text("test.gov", text);
   checked->result = gov::check::check(checked->program);
   return checked;
 }
@@ -130,9 +130,8 @@ TEST_CASE("2 GPUs of the one-GPU ml.g5.2xlarge resolve to two instances' worth",
 }
 
 TEST_CASE("fine-grained.gov: onlygputeam on ml.g6.12xlarge", "[check]") {
-  gov::check::LoadOptions options;
-  options.root = gov::test::repo_path("");
-  const Program program = gov::check::load_program(gov::test::repo_path("policies/examples/fine-grained.gov"), options);
+  const Program program =
+      gov::test::program_from_file(gov::test::repo_path("policies/examples/fine-grained.gov"), gov::test::repo_path(""));
   REQUIRE_FALSE(program.read_failed);
   REQUIRE_FALSE(program.diagnostics.has_errors());
   REQUIRE(program.files.size() == 2);  // the example and the catalog it imports
@@ -309,9 +308,7 @@ TEST_CASE("an error in an imported file is located there, with the import chain 
   const std::string entry = dir.write("policy.gov",
                                       "import \"catalog/aws-ml.gov\"\nimport \"teams/all.gov\"\n"
                                       "cluster c { catalog = aws-ml\n capacity = { ml.g5.12xlarge: 1 } }\n");
-  gov::check::LoadOptions options;
-  options.root = dir.path.string();
-  const Program program = gov::check::load_program(entry, options);
+  const Program program = gov::test::program_from_file(entry, dir.path.string());
   REQUIRE_FALSE(program.read_failed);
   REQUIRE(program.files.size() == 4);
   REQUIRE_FALSE(program.diagnostics.has_errors());
@@ -340,9 +337,7 @@ TEST_CASE("import cycles, missing imports and imports outside the root", "[check
   dir.write("c.gov", "import \"a.gov\"\n");
   const std::string entry = dir.write("policy/main.gov",
                                       "import \"../a.gov\"\nimport \"../missing.gov\"\nimport \"../../outside.gov\"\n");
-  gov::check::LoadOptions options;
-  options.root = dir.path.string();
-  const Program program = gov::check::load_program(entry, options);
+  const Program program = gov::test::program_from_file(entry, dir.path.string());
   INFO(gov::render_all(program.diagnostics, program.sources));
   std::vector<std::string> codes;
   for (const gov::Diagnostic& d : program.diagnostics.items()) codes.emplace_back(gov::code_info(d.code).id);

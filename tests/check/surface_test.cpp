@@ -70,7 +70,7 @@ catalog c {
 }
 cluster k { catalog = c, capacity = { ml.g5.8xlarge: 4 } }
 )" + body;
-  return check::check(check::program_from_text("surface.gov", text));
+  return check::check(gov::test::program_from_text("surface.gov", text));
 }
 
 }  // namespace
@@ -178,7 +178,7 @@ team a {
 TEST_CASE("an unknown choice is reported and stores the default", "[check][surface]") {
   const gov::test::Parsed parsed = gov::test::parse_text("team a {\n  sharing = lendd\n}\n");
   CHECK(gov::test::rendered(parsed).find("error[E0043]: `lendd` is not a choice for `sharing`") != std::string::npos);
-  const check::Program program = check::program_from_text(
+  const check::Program program = gov::test::program_from_text(
       "surface.gov", "team a {\n  sharing = lend\n  sharing = lendd\n  borrow-limit = 10%\n}\n");
   CHECK_FALSE(program.diagnostics.items().empty());  // the schema check ran while parsing
   const check::CheckResult after = check::check(program);

@@ -24,12 +24,12 @@ using gov::test::run_gov;
 
 namespace {
 
-using gov::embed::BackEnd;
+using gov::driver::BackEnd;
 
 /// A corpus file compiled into an engine (the embedding API), with its checked program.
 struct Opened {
   gov::Engine engine;
-  std::shared_ptr<const gov::embed::RunnablePolicy> policy;
+  std::shared_ptr<const gov::driver::Policy> policy;
 };
 
 /// The corpus file at `path` ready to run (the one place these tests load a policy).
@@ -48,7 +48,7 @@ Opened load_policy(const std::string& path, BackEnd back_end) {
     INFO(engine->policy().warning);
     REQUIRE(engine->policy().back_end == "jit");
   }
-  std::shared_ptr<const gov::embed::RunnablePolicy> policy = gov::EngineInternals::runnable(*engine);
+  std::shared_ptr<const gov::driver::Policy> policy = gov::EngineInternals::runnable(*engine);
   return Opened{std::move(*engine), std::move(policy)};
 }
 

@@ -4,7 +4,7 @@
 
 #include "compiler/diagnostics/render.hpp"
 #include "runtime/embed/engine_internals.hpp"
-#include "runtime/embed/policy_loader.hpp"
+#include "compiler/driver/driver.hpp"
 #include "runtime/policy_test/policy_test.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -56,12 +56,12 @@ test "no further decision" {
 struct Loaded {
   gov::test::TempDir dir{"policy-test"};
   std::optional<gov::Engine> engine;
-  std::shared_ptr<const gov::embed::RunnablePolicy> policy;
-  explicit Loaded(gov::embed::BackEnd back_end) {
+  std::shared_ptr<const gov::driver::Policy> policy;
+  explicit Loaded(gov::driver::BackEnd back_end) {
     dir.copy_catalog();
     gov::Options options;
     options.back_end =
-        back_end == gov::embed::BackEnd::jit ? gov::Options::BackEnd::jit : gov::Options::BackEnd::interpreter;
+        back_end == gov::driver::BackEnd::jit ? gov::Options::BackEnd::jit : gov::Options::BackEnd::interpreter;
     try {
       engine.emplace(gov::Engine::compile_file(dir.write("tests/corpus/small.gov", kPolicy), options));
     } catch (const gov::Error& error) {
@@ -78,7 +78,7 @@ struct Loaded {
 }  // namespace
 
 TEST_CASE("policy_test runs every block and returns one result each, in order", "[policy_test]") {
-  const Loaded loaded(gov::embed::BackEnd::interpreter);
+  const Loaded loaded(gov::driver::BackEnd::interpreter);
   const auto results =
       gov::policy_test::run(*loaded.engine, loaded.policy->checked.result.policy.tests);
   REQUIRE(results.size() == 3);
@@ -92,7 +92,7 @@ TEST_CASE("policy_test runs every block and returns one result each, in order", 
 }
 
 TEST_CASE("policy_test's decisions are the block's decision stream in JSON lines", "[policy_test]") {
-  const Loaded loaded(gov::embed::BackEnd::interpreter);
+  const Loaded loaded(gov::driver::BackEnd::interpreter);
   const auto result = gov::policy_test::run_case(*loaded.engine, loaded.block(0));
   REQUIRE(result.decisions.size() == 2);
   CHECK(result.decisions[0].starts_with(R"({"at":0,"task":"a","outcome":"admitted","team":"ta","flavor":"ml.g5.8xlarge")"));
@@ -101,7 +101,7 @@ TEST_CASE("policy_test's decisions are the block's decision stream in JSON lines
 
 TEST_CASE("policy_test reports the first failing expect: step, span, expectation, difference, decision",
           "[policy_test]") {
-  for (const auto back_end : {gov::embed::BackEnd::interpreter, gov::embed::BackEnd::jit}) {
+  for (const auto back_end : {gov::driver::BackEnd::interpreter, gov::driver::BackEnd::jit}) {
     const Loaded loaded(back_end);
     const auto result = gov::policy_test::run_case(*loaded.engine, loaded.block(1));
     REQUIRE(result.failure);
@@ -118,7 +118,7 @@ TEST_CASE("policy_test reports the first failing expect: step, span, expectation
 }
 
 TEST_CASE("policy_test reports an expect with no decision left to match", "[policy_test]") {
-  const Loaded loaded(gov::embed::BackEnd::interpreter);
+  const Loaded loaded(gov::driver::BackEnd::interpreter);
   const auto result = gov::policy_test::run_case(*loaded.engine, loaded.block(2));
   REQUIRE(result.failure);
   CHECK(result.failure->step == 2);

@@ -12,8 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/embed/checked_policy.hpp"
-#include "runtime/embed/policy_loader.hpp"
+#include "compiler/driver/driver.hpp"
 #include "runtime/store/store.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -57,17 +56,13 @@ ProgramResult run_program(const std::string& command) {
 
 std::optional<int64_t> try_apply_policy_file(const std::string& db, const std::string& path, const std::string& policy,
                                              std::string& error, const signing::SecretKey* sign_key) {
-  embed::CheckedPolicy checked = embed::check_file(path, /*require_cluster=*/true);
-  if (checked.program.read_failed) {
-    error = checked.program.read_error;
+  // Lowered: a policy with errors is an error (the rendered diagnostics).
+  driver::Result loaded = driver::load(driver::Source::file(path), driver::Request::up_to(driver::Stage::lower));
+  if (!loaded.ok()) {
+    error = loaded.error->message;
     return std::nullopt;
   }
-  if (!checked.ok()) {
-    embed::DiagnosticPrinter printer;
-    printer.add(checked.diagnostics(), checked.program.sources);
-    error = printer.text();
-    return std::nullopt;
-  }
+  const driver::CheckedPolicy& checked = loaded.policy->checked;
   auto opened = store::Store::open(db);
   if (!opened.ok()) {
     error = opened.error().message;
@@ -77,7 +72,7 @@ std::optional<int64_t> try_apply_policy_file(const std::string& db, const std::s
   request.policy = policy;
   request.author = "test";
   std::string warning;
-  auto applied = embed::apply_policy(opened.value(), checked, request, warning, sign_key);
+  auto applied = driver::apply_policy(opened.value(), checked, request, warning, sign_key);
   if (!applied.ok()) {
     error = applied.error().message;
     return std::nullopt;

@@ -11,6 +11,7 @@
 
 #include "compiler/check/check.hpp"
 #include "compiler/check/program.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/interp/interpreter.hpp"
 #include "compiler/ir/decisions.hpp"
 #include "compiler/jit/jit.hpp"
@@ -25,11 +26,11 @@ namespace {
 using Verdict = AdmissionCheck::Verdict;
 
 ir::Module benchmark_module() {
-  const check::Program program =
-      check::load_program(gov::test::repo_path("tools/bench/workshop-rules.gov"), {GOV_SOURCE_DIR});
-  const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
-  REQUIRE(checked.ok());
-  return lower::lower(checked.policy);
+  const std::string path = gov::test::repo_path("tools/bench/workshop-rules.gov");
+  driver::Result loaded =
+      driver::load(driver::Source::file(path, GOV_SOURCE_DIR), driver::Request::up_to(driver::Stage::lower));
+  REQUIRE(loaded.ok());
+  return std::move(loaded.policy->module);
 }
 
 /// Tasks that hit every rule of the benchmark policy now and then, and every way to fit.

@@ -7,6 +7,7 @@
 
 #include "compiler/check/check.hpp"
 #include "compiler/check/program.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/interp/interpreter.hpp"
 #include "compiler/jit/fuzz/differential.hpp"
 #include "compiler/jit/jit.hpp"
@@ -178,10 +179,10 @@ TEST_CASE("jit agrees with the interpreter on the example and benchmark policies
   paths.push_back(repo_path("tools/bench/workshop-rules.gov"));
   size_t rules = 0;
   for (const std::string& path : paths) {
-    const check::Program program = check::load_program(path, {GOV_SOURCE_DIR});
-    const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
-    if (!checked.ok()) continue;  // catalog-only or rules-only files
-    const ir::Module module = lower::lower(checked.policy);
+    driver::Result loaded =
+        driver::load(driver::Source::file(path, GOV_SOURCE_DIR), driver::Request::up_to(driver::Stage::lower));
+    if (!loaded.ok()) continue;  // catalog-only or rules-only files
+    const ir::Module& module = loaded.policy->module;
     auto jit = gov::jit::compile_and_load(module);
     INFO(path);
     REQUIRE(jit.ok());

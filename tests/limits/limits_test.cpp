@@ -97,11 +97,11 @@ TEST_CASE("a rule with 10,000 `and` terms is refused, one at the operator budget
     for (size_t i = 1; i < terms; ++i) condition += " and task.gpus > 0";
     return "rule r {\n  when " + condition + "\n  deny \"x\"\n}\n";
   };
-  auto refused = check::program_from_text("r.gov", rule(10'000));
+  auto refused = test::program_from_text("r.gov", rule(10'000));
   CHECK(count_code(refused.diagnostics, Code::nesting_too_deep) == 1);
   // 1,365 terms: 1,364 `and` and 1,365 `>`, 2,729 operators, within the budget of 4,096. The
   // checker, the lowering and the printers walk its 1,365-deep tree.
-  auto accepted = check::program_from_text("r.gov", rule(1'365));
+  auto accepted = test::program_from_text("r.gov", rule(1'365));
   REQUIRE_FALSE(accepted.diagnostics.has_errors());
   const check::CheckResult checked = check::check(accepted);
   INFO(render_all(checked.diagnostics, accepted.sources));
@@ -148,9 +148,9 @@ TEST_CASE("strings and names longer than their limits are refused with E0005", "
 // ------------------------------------------------------------------ declarations
 
 TEST_CASE("10,000 teams load, team 10,001 is refused with E0006 where it stands", "[limits]") {
-  auto at_limit = check::program_from_text("t.gov", teams(check::kMaxTeams));
+  auto at_limit = test::program_from_text("t.gov", teams(check::kMaxTeams));
   CHECK_FALSE(at_limit.diagnostics.has_errors());
-  auto over = check::program_from_text("t.gov", teams(check::kMaxTeams + 1));
+  auto over = test::program_from_text("t.gov", teams(check::kMaxTeams + 1));
   REQUIRE(count_code(over.diagnostics, Code::too_many) == 1);
   const Diagnostic& d = *first_with(over.diagnostics, Code::too_many);
   CHECK(d.message == "more than 10000 teams in one policy");
@@ -160,19 +160,19 @@ TEST_CASE("10,000 teams load, team 10,001 is refused with E0006 where it stands"
 TEST_CASE("rules, tests and instance types have limits of their own", "[limits]") {
   std::string rules;
   for (size_t i = 0; i <= check::kMaxRules; ++i) rules += fmt::format("rule r{} {{ when task.gpus > 1 deny \"x\" }}\n", i);
-  auto many_rules = check::program_from_text("r.gov", rules);
+  auto many_rules = test::program_from_text("r.gov", rules);
   REQUIRE(count_code(many_rules.diagnostics, Code::too_many) == 1);
   CHECK(first_with(many_rules.diagnostics, Code::too_many)->message == "more than 10000 rules in one policy");
 
   std::string tests;
   for (size_t i = 0; i <= check::kMaxTests; ++i) tests += fmt::format("test \"t{}\" {{ submit a {{ team = x }} }}\n", i);
-  auto many_tests = check::program_from_text("t.gov", tests);
+  auto many_tests = test::program_from_text("t.gov", tests);
   REQUIRE(count_code(many_tests.diagnostics, Code::too_many) == 1);
   CHECK(first_with(many_tests.diagnostics, Code::too_many)->message == "more than 10000 tests in one policy");
 
   std::string catalog = "catalog c {\n";
   for (size_t i = 0; i <= check::kMaxInstanceTypes; ++i) catalog += fmt::format("  instance ml.x{} {{ vcpus = 1, memory = 1 GiB }}\n", i);
-  auto many_types = check::program_from_text("c.gov", catalog + "}\n");
+  auto many_types = test::program_from_text("c.gov", catalog + "}\n");
   REQUIRE(count_code(many_types.diagnostics, Code::too_many) == 1);
   CHECK(first_with(many_types.diagnostics, Code::too_many)->message ==
         "more than 10000 instance types in one policy");
@@ -183,9 +183,7 @@ TEST_CASE("declaration limits count over imports, and no import is read past the
   dir.write("c.gov", "team never-read {}\n");
   dir.write("b.gov", "import \"c.gov\"\n" + teams(5'000, "b"));
   const std::string entry = dir.write("a.gov", "import \"b.gov\"\n" + teams(5'001, "a"));
-  check::LoadOptions options;
-  options.root = dir.root.string();
-  const check::Program program = check::load_program(entry, options);
+  const check::Program program = test::program_from_file(entry, dir.root.string());
   REQUIRE(count_code(program.diagnostics, Code::too_many) == 1);
   const Diagnostic& d = *first_with(program.diagnostics, Code::too_many);
   CHECK(program.sources.get(d.primary.source).path().ends_with("b.gov"));
@@ -195,9 +193,7 @@ TEST_CASE("declaration limits count over imports, and no import is read past the
 TEST_CASE("an import cycle through 50 files is one clear error", "[limits]") {
   ScratchDir dir;
   for (int i = 0; i < 50; ++i) dir.write(fmt::format("f{}.gov", i), fmt::format("import \"f{}.gov\"\nteam t{} {{}}\n", (i + 1) % 50, i));
-  check::LoadOptions options;
-  options.root = dir.root.string();
-  const check::Program program = check::load_program((dir.root / "f0.gov").string(), options);
+  const check::Program program = test::program_from_file((dir.root / "f0.gov").string(), dir.root.string());
   // The chain reaches the import depth limit (32) before it closes the cycle.
   REQUIRE(program.diagnostics.items().size() == 1);
   CHECK(program.diagnostics.items()[0].code == Code::import_too_deep);
@@ -205,8 +201,8 @@ TEST_CASE("an import cycle through 50 files is one clear error", "[limits]") {
 
   ScratchDir short_cycle;  // within the depth limit the cycle itself is reported
   for (int i = 0; i < 20; ++i) short_cycle.write(fmt::format("f{}.gov", i), fmt::format("import \"f{}.gov\"\n", (i + 1) % 20));
-  options.root = short_cycle.root.string();
-  const check::Program cycle = check::load_program((short_cycle.root / "f0.gov").string(), options);
+  const check::Program cycle =
+      test::program_from_file((short_cycle.root / "f0.gov").string(), short_cycle.root.string());
   REQUIRE(cycle.diagnostics.items().size() == 1);
   CHECK(cycle.diagnostics.items()[0].code == Code::import_cycle);
 }
@@ -273,7 +269,7 @@ TEST_CASE("lowering a set of 100,000 distinct strings interns each once", "[limi
                            "policy { idle-compute = fcfs }\n"
                            "team t { quota ml.x { instances = 1 } }\n"
                            "rule r { when task.id in [" + items + ", \"s7\"] deny \"x\" }\n";
-  const check::Program program = check::program_from_text("p.gov", text);
+  const check::Program program = test::program_from_text("p.gov", text);
   REQUIRE_FALSE(program.diagnostics.has_errors());
   const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
   INFO(render_all(checked.diagnostics, program.sources));
@@ -292,7 +288,7 @@ TEST_CASE("did-you-mean work is bounded: later unknown names come without a sugg
   // it was 100,000 of each); with the budget, the first errors have suggestions, the last not.
   std::string text = teams(3'000, "team-");
   for (int i = 0; i < 3'000; ++i) text += fmt::format("rule r{} {{ when task.team == taem-{} deny \"x\" }}\n", i, i);
-  const check::Program program = check::program_from_text("p.gov", text);
+  const check::Program program = test::program_from_text("p.gov", text);
   REQUIRE_FALSE(program.diagnostics.has_errors());
   const check::CheckResult checked = check::check(program);
   REQUIRE(count_code(checked.diagnostics, Code::unknown_team) == 3'000);

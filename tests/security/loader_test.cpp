@@ -18,14 +18,12 @@
 #include "compiler/check/sources.hpp"
 #include "compiler/diagnostics/codes.hpp"
 #include "compiler/diagnostics/render.hpp"
-#include "runtime/embed/checked_policy.hpp"
-#include "runtime/embed/policy_loader.hpp"
+#include "compiler/driver/driver.hpp"
 #include "runtime/store/store.hpp"
 #include "tests/security/security_support.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace fs = std::filesystem;
-using gov::check::LoadOptions;
 using gov::check::Program;
 using gov::test::exec_sql;
 using gov::test::Scratch;
@@ -123,7 +121,7 @@ TEST_CASE("imports resolve from the importing file whatever the working director
   fs::create_directories(dir.path / "elsewhere");
   const int status = in_child([&] {
     if (::chdir((dir.path / "elsewhere").c_str()) != 0) return 10;
-    const Program program = gov::check::load_program(entry);
+    const Program program = gov::test::program_from_file(entry);
     if (program.read_failed || program.diagnostics.has_errors()) return 11;
     return program.files.size() == 2 && program.files[1].logical_path == "catalog/small.gov" ? 0 : 12;
   });
@@ -136,7 +134,7 @@ TEST_CASE("a deleted working directory or / as working directory lets no import 
                                       "import \"../../../../../../../../etc/hostname\"\nimport \"/etc/hostname\"\n");
   fs::create_directories(dir.path / "gone");
   const auto both_refused = [&] {
-    const Program program = gov::check::load_program(entry);
+    const Program program = gov::test::program_from_file(entry);
     if (program.read_failed) return 20;
     const auto codes = codes_of(program);
     return codes == std::vector<std::string>{"E0208", "E0208"} && program.files.size() == 1 ? 0 : 21;
@@ -155,14 +153,14 @@ TEST_CASE("a symbolic link under the root that leads out of it is refused", "[se
   const std::string entry = dir.write("policy.gov", "import \"lib/link.gov\"\n");
   fs::create_directories(dir.path / "lib");
   fs::create_symlink(outside.path / "secret.gov", dir.path / "lib/link.gov");
-  const Program program = gov::check::load_program(entry);
+  const Program program = gov::test::program_from_file(entry);
   CHECK(codes_of(program) == std::vector<std::string>{"E0208"});
   CHECK(program.files.size() == 1);
   // A link that stays under the root is followed, and the file is known by its real path.
   dir.write("real/ok.gov", "");
   fs::create_symlink(dir.path / "real/ok.gov", dir.path / "lib/inside.gov");
   const std::string inside = dir.write("inside.gov", "import \"lib/inside.gov\"\nimport \"real/ok.gov\"\n");
-  const Program followed = gov::check::load_program(inside);
+  const Program followed = gov::test::program_from_file(inside);
   CHECK_FALSE(followed.diagnostics.has_errors());
   REQUIRE(followed.files.size() == 2);
   CHECK(followed.files[1].logical_path == "real/ok.gov");
@@ -173,7 +171,7 @@ TEST_CASE("a symbolic link loop is reported as a loop", "[security][loader]") {
   const std::string entry = dir.write("policy.gov", "import \"a.gov\"\n");
   fs::create_symlink(dir.path / "b.gov", dir.path / "a.gov");
   fs::create_symlink(dir.path / "a.gov", dir.path / "b.gov");
-  const Program program = gov::check::load_program(entry);
+  const Program program = gov::test::program_from_file(entry);
   REQUIRE(program.diagnostics.items().size() == 1);
   CHECK(program.diagnostics.items()[0].message.find("symbolic link loop") != std::string::npos);
   CHECK(codes_of(program) == std::vector<std::string>{"E0201"});
@@ -201,7 +199,7 @@ TEST_CASE("a link swapped between inside and outside the root never lets the out
   });
   int escaped = 0, inside = 0, refused = 0;
   for (int i = 0; i < 2000; ++i) {
-    const Program program = gov::check::load_program(entry);
+    const Program program = gov::test::program_from_file(entry);
     if (program.files.size() == 2 && program.sources.get(program.files[1].source).text().find("stolen") !=
                                          std::string::npos) {
       ++escaped;
@@ -224,14 +222,14 @@ TEST_CASE("a FIFO as entry file or import is refused without waiting for a write
   const std::string entry = dir.write("policy.gov", "import \"pipe.gov\"\n");
   // In a child with an alarm: before the fix, opening the FIFO blocked forever.
   CHECK(in_child([&] {
-          const Program program = gov::check::load_program(entry);
+          const Program program = gov::test::program_from_file(entry);
           if (program.diagnostics.items().size() != 1) return 20;
           return program.diagnostics.items()[0].message.find("not a regular file (a FIFO)") != std::string::npos ? 0
                                                                                                                 : 21;
         },
                  20) == 0);
   CHECK(in_child([&] {
-          const Program program = gov::check::load_program((dir.path / "pipe.gov").string());
+          const Program program = gov::test::program_from_file((dir.path / "pipe.gov").string());
           return program.read_failed && program.read_error.find("a FIFO") != std::string::npos ? 0 : 20;
         },
                  20) == 0);
@@ -250,7 +248,7 @@ TEST_CASE("imports are bounded in number, with one diagnostic", "[security][load
   // The same file imported many times is read once and costs a hash lookup per import.
   for (int i = 0; i < 50'000; ++i) entry_text += "import \"f/0.gov\"\n";
   const std::string entry = dir.write("policy.gov", entry_text);
-  const Program program = gov::check::load_program(entry);
+  const Program program = gov::test::program_from_file(entry);
   CHECK(program.files.size() == gov::check::kMaxProgramFiles);
   CHECK(codes_of(program) == std::vector<std::string>{"E0006"});
   CHECK(program.diagnostics.items()[0].message == "a policy reads at most 1000 files");
@@ -295,7 +293,8 @@ TEST_CASE("a stored path leading out of the store's directory writes nothing and
   }
   auto store = gov::store::Store::open(db);
   REQUIRE(store.ok());
-  auto loaded = gov::embed::load_store_version(store.value(), "policy", std::nullopt, gov::embed::BackEnd::interpreter);
+  auto loaded = gov::driver::load(gov::driver::Source::stored(store.value(), "policy"),
+                                  gov::driver::Request::running(gov::driver::BackEnd::interpreter));
   REQUIRE(loaded.error);
   CHECK(loaded.error->message.find("\"../../x/owned.sh\"") != std::string::npos);
   CHECK_FALSE(fs::exists(planted));
@@ -304,8 +303,9 @@ TEST_CASE("a stored path leading out of the store's directory writes nothing and
   gov::store::Version version;
   version.files = {{"policy.gov", kPolicy}, {"../../x/owned.sh", kCatalog}};
   version.info.content_sha256 = gov::store::content_hash(version.files);
-  std::string why;
-  CHECK_FALSE(gov::embed::check_stored_version(version, why));
+  const gov::driver::Result checked = gov::driver::load(gov::driver::Source::version(version));
+  REQUIRE(checked.error);
+  const std::string& why = checked.error->message;
   CHECK(why.find("not a plain relative path: \"../../x/owned.sh\"") != std::string::npos);
   CHECK_FALSE(fs::exists(planted));
 }

@@ -13,8 +13,7 @@
 #include <fmt/format.h>
 
 #include "compiler/jit/jit.hpp"
-#include "runtime/embed/checked_policy.hpp"
-#include "runtime/embed/policy_loader.hpp"
+#include "compiler/driver/driver.hpp"
 #include "runtime/signing/signing.hpp"
 #include "compiler/support/sha256.hpp"
 #include "runtime/store/store.hpp"
@@ -24,7 +23,7 @@
 namespace fs = std::filesystem;
 namespace signing = gov::signing;
 namespace store = gov::store;
-using gov::embed::CodeOrigin;
+using gov::driver::CodeOrigin;
 using gov::test::exec_sql;
 using gov::test::Scratch;
 
@@ -69,15 +68,17 @@ void write_object(const std::string& db_path, const std::string& key, const std:
 
 /// Applies the workshop policy as policy `p` into a new store at `db`, signed with `key` when given.
 void apply_workshop(const std::string& db, const signing::SecretKey* key) {
-  gov::embed::CheckedPolicy checked = gov::embed::check_file(gov::test::repo_path(kWorkshop), /*require_cluster=*/true);
-  REQUIRE(checked.ok());
+  gov::driver::Result loaded = gov::driver::load(gov::driver::Source::file(gov::test::repo_path(kWorkshop)));
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded.policy->checked.ok());
+  const gov::driver::CheckedPolicy& checked = loaded.policy->checked;
   auto opened = store::Store::open(db);
   REQUIRE(opened.ok());
   store::ApplyRequest request;
   request.policy = "p";
   request.author = "test";
   std::string warning;
-  auto applied = gov::embed::apply_policy(opened.value(), checked, request, warning, key);
+  auto applied = gov::driver::apply_policy(opened.value(), checked, request, warning, key);
   INFO(warning);
   REQUIRE(applied.ok());
   REQUIRE(warning.empty());  // the JIT works here: the version has an object
@@ -106,14 +107,15 @@ store::RollbackRequest rollback_to(int64_t version) {
   return request;
 }
 
-gov::embed::LoadResult load(const std::string& db, const gov::embed::VerifyOptions& verify) {
+gov::driver::Result load(const std::string& db, const gov::driver::VerifyOptions& verify) {
   auto opened = store::Store::open(db, read_only_options());
   REQUIRE(opened.ok());
-  return gov::embed::load_store_version(opened.value(), "p", std::nullopt, gov::embed::BackEnd::jit, verify);
+  return gov::driver::load(gov::driver::Source::stored(opened.value(), "p", std::nullopt, verify),
+                           gov::driver::Request::running(gov::driver::BackEnd::jit));
 }
 
-gov::embed::VerifyOptions with_key(const signing::PublicKey& key, bool require = false) {
-  gov::embed::VerifyOptions verify;
+gov::driver::VerifyOptions with_key(const signing::PublicKey& key, bool require = false) {
+  gov::driver::VerifyOptions verify;
   verify.key = key;
   verify.require_signature = require;
   return verify;
@@ -423,7 +425,7 @@ TEST_CASE("a wrapped native object with a recomputed digest runs only without si
   REQUIRE(reread.ok());
   CodeOrigin origin = CodeOrigin::interpreter;
   std::string warning;
-  auto evaluator = gov::embed::make_evaluator(signed_load.policy->module, gov::embed::BackEnd::jit, &reread.value(),
+  auto evaluator = gov::driver::make_evaluator(signed_load.policy->module, gov::driver::BackEnd::jit, &reread.value(),
                                               origin, warning);
   REQUIRE(evaluator);
   CHECK(origin == CodeOrigin::cached);
@@ -432,7 +434,7 @@ TEST_CASE("a wrapped native object with a recomputed digest runs only without si
   // (b) With the verify key the load is refused, naming the object and the key.
   const auto refused = load(db, with_key(keys.public_key));
   REQUIRE(refused.error);
-  CHECK(refused.error->kind == gov::embed::LoadError::Kind::signature);
+  CHECK(refused.error->kind == gov::driver::Error::Kind::signature);
   CHECK(refused.error->message ==
         fmt::format("version 1 of policy `p`: cached object `{}`: the signature by key `{}` does not verify (the "
                     "signed content or the signature was changed)",
@@ -462,14 +464,16 @@ TEST_CASE("a version signature that does not verify refuses the load", "[securit
   // Signed by another key: refused with both ids, even without require_signature.
   const auto wrong_key = load(db, with_key(other.public_key));
   REQUIRE(wrong_key.error);
-  CHECK(wrong_key.error->kind == gov::embed::LoadError::Kind::signature);
+  CHECK(wrong_key.error->kind == gov::driver::Error::Kind::signature);
   CHECK(wrong_key.error->message == fmt::format("version 1 of policy `p`: signed by another key `{}`, not by the verify "
                                                 "key `{}`",
                                                 keys.public_key.key_id(), other.public_key.key_id()));
-  for (auto back_end : {gov::embed::BackEnd::jit, gov::embed::BackEnd::interpreter}) {
+  for (auto back_end : {gov::driver::BackEnd::jit, gov::driver::BackEnd::interpreter}) {
     auto opened = store::Store::open(db, read_only_options());
     REQUIRE(opened.ok());
-    CHECK_FALSE(gov::embed::load_store_version(opened.value(), "p", std::nullopt, back_end, with_key(other.public_key)).ok());
+    CHECK_FALSE(gov::driver::load(gov::driver::Source::stored(opened.value(), "p", std::nullopt, with_key(other.public_key)),
+                                  gov::driver::Request::running(back_end))
+                    .ok());
   }
   const std::string does_not_verify =
       fmt::format("version 1 of policy `p`: the signature by key `{}` does not verify (the signed content or the "
@@ -508,7 +512,7 @@ TEST_CASE("without a verified signature cached native code never runs", "[securi
   CHECK(required.error->message ==
         fmt::format("version 1 of policy `p` is not signed and a signature by key `{}` is required",
                     keys.public_key.key_id()));
-  gov::embed::VerifyOptions no_key;
+  gov::driver::VerifyOptions no_key;
   no_key.require_signature = true;
   CHECK(load(db, no_key).error->message ==
         "version 1 of policy `p`: a signature is required but no verify key is configured");

@@ -11,6 +11,7 @@
 
 #include "compiler/check/schema.hpp"
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/driver/driver.hpp"
 
 namespace gov::test {
 
@@ -102,5 +103,27 @@ Parsed parse_text(const std::string& text, const std::string& name) {
 }
 
 std::string rendered(const Parsed& parsed) { return render_all(parsed.result.diagnostics, parsed.sources); }
+
+namespace {
+
+check::Program program_of(driver::Result loaded) {
+  if (!loaded.policy) {
+    check::Program failed;
+    failed.read_failed = true;
+    failed.read_error = loaded.error ? loaded.error->message : std::string("no program");
+    return failed;
+  }
+  return std::move(loaded.policy->checked.program);
+}
+
+}  // namespace
+
+check::Program program_from_text(const std::string& name, std::string text) {
+  return program_of(driver::load(driver::Source::text(name, std::move(text)), driver::Request::up_to(driver::Stage::parse)));
+}
+
+check::Program program_from_file(const std::string& path, const std::string& root) {
+  return program_of(driver::load(driver::Source::file(path, root), driver::Request::up_to(driver::Stage::parse)));
+}
 
 }  // namespace gov::test

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/check/program.hpp"
 #include "compiler/diagnostics/source_file.hpp"
 #include "grammar/parse.hpp"
 
@@ -63,5 +64,13 @@ Parsed parse_text(const std::string& text, const std::string& name = "test.gov")
 
 /// Rendered diagnostics of a parse, for assertions with a readable failure message.
 std::string rendered(const Parsed& parsed);
+
+/// `text` as a policy named `name`, read and parsed by driver::load (Stage::parse; its imports
+/// are looked up in memory, where there is no other file).
+check::Program program_from_text(const std::string& name, std::string text);
+/// The file at `path` and its imports, read and parsed by driver::load (Stage::parse), confined
+/// to `root` (empty: check::find_policy_root). When the entry cannot be read, `read_failed`
+/// and `read_error` say so.
+check::Program program_from_file(const std::string& path, const std::string& root = {});
 
 }  // namespace gov::test

@@ -11,6 +11,7 @@
 
 #include "compiler/check/check.hpp"
 #include "compiler/check/program.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"
 #include "runtime/trace/trace_reader.hpp"
@@ -30,22 +31,15 @@ std::string input_path(const std::string& name) {
 }
 
 std::unique_ptr<Policy> load_policy(const std::string& path, std::string& error) {
-  const check::Program program = check::load_program(path, {"/"});
-  if (program.read_failed) {
-    error = "cannot read " + path + ": " + program.read_error + " (run tools/gen-bench first)";
-    return nullptr;
-  }
-  if (program.diagnostics.has_errors()) {
-    error = path + " does not parse";
-    return nullptr;
-  }
-  const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
-  if (!checked.ok()) {
-    error = path + " does not check";
+  driver::Result loaded = driver::load(driver::Source::file(path, "/"), driver::Request::up_to(driver::Stage::lower));
+  if (!loaded.ok()) {
+    error = loaded.error->kind == driver::Error::Kind::io
+                ? loaded.error->message + " (run tools/gen-bench first)"
+                : path + " does not check:\n" + loaded.error->message;
     return nullptr;
   }
   auto policy = std::make_unique<Policy>();
-  policy->module = lower::lower(checked.policy);
+  policy->module = std::move(loaded.policy->module);
   policy->interp = std::make_unique<interp::Interpreter>(policy->module);
   auto jit = jit::compile_and_load(policy->module);
   if (jit.ok()) {

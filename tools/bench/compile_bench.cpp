@@ -12,6 +12,7 @@
 
 #include "compiler/check/check.hpp"
 #include "compiler/check/program.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"
 #include "runtime/store/store.hpp"
@@ -29,17 +30,17 @@ const std::string& compile_policy_path() {
 void parse_and_check(benchmark::State& state) {
   size_t rules = 0;
   for (auto _ : state) {
-    const check::Program program = check::load_program(compile_policy_path(), {"/"});
-    if (program.read_failed || program.diagnostics.has_errors()) {
+    const driver::Result loaded =
+        driver::load(driver::Source::file(compile_policy_path(), "/"), driver::Request::up_to(driver::Stage::check));
+    if (!loaded.ok() || loaded.policy->checked.program.diagnostics.has_errors()) {
       state.SkipWithError("compile.gov does not load (run tools/gen-bench first)");
       return;
     }
-    const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
-    if (!checked.ok()) {
+    if (!loaded.policy->checked.ok()) {
       state.SkipWithError("compile.gov does not check");
       return;
     }
-    rules = checked.policy.rules.size();
+    rules = loaded.policy->checked.result.policy.rules.size();
     benchmark::DoNotOptimize(rules);
   }
   state.counters["rules"] = static_cast<double>(rules);
@@ -54,13 +55,14 @@ const Policy* compile_policy(benchmark::State& state) {
 
 void lower_module(benchmark::State& state) {
   // Lowering needs the checked policy; check once, lower many times.
-  const check::Program program = check::load_program(compile_policy_path(), {"/"});
-  const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
-  if (program.read_failed || !checked.ok()) {
+  const driver::Result loaded =
+      driver::load(driver::Source::file(compile_policy_path(), "/"), driver::Request::up_to(driver::Stage::check));
+  if (!loaded.ok() || !loaded.policy->checked.ok()) {
     state.SkipWithError("compile.gov does not check (run tools/gen-bench first)");
     return;
   }
-  for (auto _ : state) benchmark::DoNotOptimize(lower::lower(checked.policy).rules.size());
+  const check::Policy& checked = loaded.policy->checked.result.policy;
+  for (auto _ : state) benchmark::DoNotOptimize(lower::lower(checked).rules.size());
 }
 
 void jit_compile(benchmark::State& state) {

@@ -27,7 +27,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/embed/policy_loader.hpp"
+#include "compiler/driver/driver.hpp"
 #include "runtime/engine/engine.hpp"
 
 namespace gov::bench {
@@ -73,7 +73,8 @@ gov_engine* c_engine() {
 }
 
 void check_engine(benchmark::State& state) {
-  embed::LoadResult loaded = embed::load_file(policy_path(), embed::BackEnd::jit);
+  driver::Result loaded =
+      driver::load(driver::Source::file(policy_path()), driver::Request::running(driver::BackEnd::jit));
   if (!loaded.ok()) {
     state.SkipWithError(loaded.error->message.c_str());
     return;

@@ -5,6 +5,7 @@
 
 #include "compiler/check/check.hpp"
 #include "compiler/check/program.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/lower/lower.hpp"
 
 namespace gov::bench {
@@ -94,18 +95,14 @@ gov::Task make_spec(Rng& rng, const ir::Module& module, size_t serial) {
 
 std::unique_ptr<Workload> make_workload(const std::string& path, const std::string& root,
                                         uint64_t seed, size_t count, std::string* error) {
-  const check::Program program = check::load_program(path, {root});
-  if (program.read_failed || program.diagnostics.has_errors()) {
-    *error = "cannot load " + path + (program.read_error.empty() ? "" : ": " + program.read_error);
-    return nullptr;
-  }
-  const check::CheckResult checked = check::check(program, {/*require_cluster=*/true});
-  if (!checked.ok()) {
-    *error = path + " does not check";
+  driver::Result loaded = driver::load(driver::Source::file(path, root), driver::Request::up_to(driver::Stage::lower));
+  if (!loaded.ok()) {
+    *error = loaded.error->kind == driver::Error::Kind::io ? "cannot load " + path + ": " + loaded.error->message
+                                                           : path + " does not check";
     return nullptr;
   }
   auto workload = std::make_unique<Workload>();
-  workload->module = lower::lower(checked.policy);
+  workload->module = std::move(loaded.policy->module);
   const size_t keys = workload->module.label_keys.size();
   Rng rng(seed);
   workload->label_ids.resize(count * keys);

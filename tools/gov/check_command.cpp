@@ -6,7 +6,6 @@
 #include "compiler/ir/printer.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"
-#include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
 
 namespace gov::cli {
@@ -23,17 +22,20 @@ int run_check(const Args& args) {
     return kUsage;
   }
   DiagnosticPrinter printer;
-  bool io_error = false;
+  int io_status = kOk;
+  const bool lowered = emit == "ir" || emit == "llvm" || emit == "asm";
   for (const std::string& path : args.positional) {
-    std::optional<CheckedPolicy> checked = load_checked(path, /*require_cluster=*/emit == "ir" || emit == "llvm" || emit == "asm");
-    if (!checked) {
-      io_error = true;
-      continue;
-    }
-    if (emit == "ast") fmt::print("{}", ast::print(checked->program.files.front().ast));
-    if (emit == "ir" && checked->ok()) fmt::print("{}", ir::print(lower::lower(checked->result.policy)));
-    if ((emit == "llvm" || emit == "asm") && checked->ok()) {
-      const ir::Module module = lower::lower(checked->result.policy);
+    std::optional<driver::Source> source = source_argument(path, io_status);
+    if (!source) continue;
+    // Up to Stage::check: the diagnostics are printed below, with every file's.
+    std::unique_ptr<driver::Policy> policy =
+        load_policy(*source, driver::Request::up_to(driver::Stage::check, /*require_cluster=*/lowered), io_status);
+    if (!policy) continue;
+    const CheckedPolicy& checked = policy->checked;
+    if (emit == "ast") fmt::print("{}", ast::print(checked.program.files.front().ast));
+    if (emit == "ir" && checked.ok()) fmt::print("{}", ir::print(lower::lower(checked.result.policy)));
+    if ((emit == "llvm" || emit == "asm") && checked.ok()) {
+      const ir::Module module = lower::lower(checked.result.policy);
       auto text = emit == "llvm" ? jit::emit_llvm(module) : jit::emit_asm(module);
       if (!text.ok()) {
         fmt::print(stderr, "error: {}\n", escape_for_terminal(text.error().message));
@@ -41,10 +43,10 @@ int run_check(const Args& args) {
       }
       fmt::print("{}", text.value());
     }
-    printer.add(checked->diagnostics(), checked->program.sources);
+    printer.add(checked.diagnostics(), checked.program.sources);
   }
   fmt::print(stderr, "{}", printer.text());
-  if (io_error) return kUsage;
+  if (io_status != kOk) return kUsage;
   return printer.errors() ? kFailed : kOk;
 }
 
@@ -53,6 +55,7 @@ int run_check(const Args& args) {
 Command check_command() {
   return {{"check", "gov check FILE... [--emit=ast|ir|llvm|asm]",
            "Parse and check policy files (with their imports); print every problem found.",
+           "FILE `-` is standard input (shown as `<stdin>`; it imports nothing).\n"
            "Exit status: 0 when clean or only warnings, 1 when there are errors, 2 when a file cannot be read.\n"
            "Lint warnings are printed by `gov lint`.",
            {{"emit", "STAGE", "also print a stage: `ast` (syntax tree with byte spans), `ir` (the lowered module), `llvm` (optimised LLVM IR of the rules) or `asm`"}}},

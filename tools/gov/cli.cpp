@@ -1,8 +1,10 @@
 #include "tools/gov/cli.hpp"
-#include "compiler/support/terminal_text.hpp"
 
+#include <unistd.h>
 
 #include <fmt/format.h>
+
+#include "compiler/support/terminal_text.hpp"
 
 namespace gov::cli {
 
@@ -79,6 +81,38 @@ std::string help_text(const CommandSpec& spec) {
 
 std::optional<std::string> read_file(const std::string& path, size_t limit, std::string& error) {
   return read_text_file(path, limit, error);
+}
+
+void print_error(const driver::Error& error) {
+  if (error.kind == driver::Error::Kind::policy && error.message.find('\n') != std::string::npos) {
+    fmt::print(stderr, "{}", error.message);  // rendered diagnostics
+    return;
+  }
+  fmt::print(stderr, "error: {}\n", escape_for_terminal(error.message));
+}
+
+std::unique_ptr<driver::Policy> load_policy(const driver::Source& source, const driver::Request& request, int& status) {
+  driver::Result loaded = driver::load(source, request);
+  if (!loaded.ok()) {
+    print_error(*loaded.error);
+    status = loaded.error->kind == driver::Error::Kind::io ? kUsage : kFailed;
+    return nullptr;
+  }
+  if (!loaded.policy->warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(loaded.policy->warning));
+  return std::move(loaded.policy);
+}
+
+std::optional<driver::Source> source_argument(const std::string& argument, int& status) {
+  if (argument != "-") return driver::Source::file(argument);
+  std::string error;
+  // A pipe or a terminal as well as a file: read to its end.
+  std::optional<std::string> text = read_to_end(STDIN_FILENO, driver::kMaxEntryReadBytes, /*expected=*/0, error);
+  if (!text) {
+    fmt::print(stderr, "error: cannot read standard input: {}\n", escape_for_terminal(error));
+    status = kUsage;
+    return std::nullopt;
+  }
+  return driver::Source::text("<stdin>", std::move(*text));
 }
 
 }  // namespace gov::cli

@@ -1,13 +1,18 @@
-// Shared pieces of the `gov` command: argument parsing, file loading, exit codes.
+// Shared pieces of the `gov` command: argument parsing, loading a policy, exit codes.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/diagnostics/source_file.hpp"
+#include "compiler/driver/driver.hpp"
 
 namespace gov::cli {
+
+using driver::CheckedPolicy;
+using driver::DiagnosticPrinter;
 
 /// Exit codes of every command (docs/interfaces.md).
 enum Exit : int { kOk = 0, kFailed = 1, kUsage = 2 };
@@ -44,5 +49,20 @@ std::string help_text(const CommandSpec& spec);
 /// Reads a whole file; on failure returns nullopt and sets `error` to a readable reason.
 /// Refuses files larger than `limit` bytes without reading them.
 std::optional<std::string> read_file(const std::string& path, size_t limit, std::string& error);
+
+/// Prints a load error on stderr: rendered diagnostics as they are, anything else as
+/// `error: MESSAGE` escaped for the terminal.
+void print_error(const driver::Error& error);
+
+/// driver::load for the command line: on failure prints the error (print_error), sets `status`
+/// (kUsage when the entry file cannot be read, else kFailed) and returns nullptr; prints the
+/// JIT's fallback warning. Up to Stage::check a policy with errors is returned, not printed:
+/// its diagnostics are the caller's to show.
+std::unique_ptr<driver::Policy> load_policy(const driver::Source& source, const driver::Request& request, int& status);
+
+/// The source a FILE argument names: `-` is standard input (read whole, at most
+/// driver::kMaxEntryReadBytes, shown as `<stdin>`), anything else a file on disk. nullopt after
+/// printing why standard input cannot be read (status kUsage).
+std::optional<driver::Source> source_argument(const std::string& argument, int& status);
 
 }  // namespace gov::cli

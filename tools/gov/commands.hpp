@@ -6,7 +6,6 @@
 
 #include "compiler/check/policy.hpp"
 #include "runtime/store/store.hpp"
-#include "tools/gov/checked.hpp"
 #include "tools/gov/cli.hpp"
 
 namespace gov::cli {
@@ -35,8 +34,6 @@ Command keygen_command();
 
 /// `gov diff` between stored versions (store_commands.cpp).
 int run_store_diff(const Args& args);
-/// Rebuilds a stored version's checked policy from its stored sources (runtime/embed).
-using embed::check_stored_version;
 /// The text of `gov inspect` (inspect_command.cpp).
 std::string inspection_text(const check::Policy& policy);
 Command fmt_command();

@@ -3,7 +3,6 @@
 
 #include "compiler/support/terminal_text.hpp"
 #include "compiler/diff/diff.hpp"
-#include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
 
 namespace gov::cli {
@@ -11,11 +10,10 @@ namespace {
 
 /// Loads and checks a complete policy, printing its problems; nullopt when it has errors.
 std::optional<CheckedPolicy> load_for_diff(const std::string& path, int& status) {
-  std::optional<CheckedPolicy> checked = load_checked(path, /*require_cluster=*/true);
-  if (!checked) {
-    status = kUsage;
-    return std::nullopt;
-  }
+  std::unique_ptr<driver::Policy> policy =
+      load_policy(driver::Source::file(path), driver::Request::up_to(driver::Stage::check), status);
+  if (!policy) return std::nullopt;
+  std::optional<CheckedPolicy> checked = std::move(policy->checked);
   if (!checked->ok()) {
     DiagnosticPrinter printer;
     printer.add(checked->diagnostics(), checked->program.sources);

@@ -23,8 +23,8 @@ std::vector<OptionSpec> verify_options() {
           {"require-signature", "", "refuse a stored version that is not signed by the verify key"}};
 }
 
-std::optional<embed::VerifyOptions> verify_options_from(const Args& args) {
-  embed::VerifyOptions verify;
+std::optional<driver::VerifyOptions> verify_options_from(const Args& args) {
+  driver::VerifyOptions verify;
   verify.require_signature = args.has("require-signature");
   std::optional<std::string> path = args.value("verify-key");
   if (!path) {
@@ -40,9 +40,9 @@ std::optional<embed::VerifyOptions> verify_options_from(const Args& args) {
   return verify;
 }
 
-bool signature_accepted(const std::string& policy, const store::Version& version, const embed::VerifyOptions& verify) {
+bool signature_accepted(const std::string& policy, const store::Version& version, const driver::VerifyOptions& verify) {
   std::optional<std::string> native_refused;
-  std::optional<embed::LoadError> refused = embed::check_version_signature(policy, version, verify, native_refused);
+  std::optional<driver::Error> refused = driver::check_version_signature(policy, version, verify, native_refused);
   if (!refused) return true;
   fmt::print(stderr, "error: {}\n", refused->message);
   return false;

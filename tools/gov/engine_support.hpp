@@ -7,15 +7,13 @@
 #include <string>
 
 #include "gov/engine.hpp"
-#include "runtime/embed/policy_loader.hpp"
-#include "tools/gov/checked.hpp"
 #include "tools/gov/cli.hpp"
 
 namespace gov::cli {
 
-/// A policy ready for the engine (runtime/embed/policy_loader.hpp, shared with embedding
+/// A policy loaded to driver::Stage::run (compiler/driver/driver.hpp, shared with embedding
 /// controllers). Not movable: the evaluator refers to `module`.
-using embed::RunnablePolicy;
+using RunnablePolicy = driver::Policy;
 
 /// The --engine, --dialect options every engine command takes.
 std::vector<OptionSpec> engine_options();
@@ -25,11 +23,11 @@ std::vector<OptionSpec> verify_options();
 
 /// The verify options from --verify-key (else $GOV_VERIFY_KEY when set and not empty) and
 /// --require-signature; nullopt after printing why the key cannot be read.
-std::optional<embed::VerifyOptions> verify_options_from(const Args& args);
+std::optional<driver::VerifyOptions> verify_options_from(const Args& args);
 
 /// For commands that read a stored version's sources without running it (show --inspect, diff):
 /// false after printing the refusal when its signature does not verify, or is required and missing.
-bool signature_accepted(const std::string& policy, const store::Version& version, const embed::VerifyOptions& verify);
+bool signature_accepted(const std::string& policy, const store::Version& version, const driver::VerifyOptions& verify);
 
 /// The engine a command runs, opened through the embedding API as a controller would: FILE
 /// compiled (gov::Engine::compile_file), or without FILE the active version of the store named

@@ -6,7 +6,6 @@
 #include "compiler/support/terminal_text.hpp"
 #include "compiler/format/format.hpp"
 #include "tools/gov/commands.hpp"
-#include "tools/gov/loader.hpp"
 
 namespace gov::cli {
 namespace {
@@ -17,22 +16,37 @@ int run_fmt(const Args& args) {
     return kUsage;
   }
   const bool check_only = args.has("check");
-  SourceMap sources;
+  // The entry file alone, parsed: formatting reads no import.
+  driver::Request request = driver::Request::up_to(driver::Stage::parse);
+  request.follow_imports = false;
   int status = kOk;
   for (const std::string& path : args.positional) {
-    std::optional<LoadedFile> loaded = load_and_parse(sources, path);
-    if (!loaded) {
-      status = kUsage;
+    int load_status = kOk;
+    std::optional<driver::Source> source = source_argument(path, load_status);
+    std::unique_ptr<driver::Policy> policy = source ? load_policy(*source, request, load_status) : nullptr;
+    if (!policy) {
+      status = load_status;
       continue;
     }
-    if (!loaded->parsed.ok()) {
-      fmt::print(stderr, "{}", render_all(loaded->parsed.diagnostics, sources));
-      fmt::print(stderr, "error: `{}` has syntax errors; not formatted\n", display_path(path));
+    const check::Program& program = policy->checked.program;
+    const std::string shown = path == "-" ? "<stdin>" : path;
+    if (program.diagnostics.has_errors()) {
+      fmt::print(stderr, "{}", render_all(program.diagnostics, program.sources));
+      fmt::print(stderr, "error: `{}` has syntax errors; not formatted\n", display_path(shown));
       status = std::max(status, int{kFailed});
       continue;
     }
-    const SourceFile& file = sources.get(loaded->source);
-    const std::string formatted = format::format(loaded->parsed.file, file);
+    const SourceFile& file = program.sources.get(program.files.front().source);
+    const std::string formatted = format::format(program.files.front().ast, file);
+    if (path == "-") {  // standard input: the formatted text on standard output
+      if (check_only && formatted != file.text()) {
+        fmt::print("{}\n", shown);
+        status = std::max(status, int{kFailed});
+      } else if (!check_only) {
+        fmt::print("{}", formatted);
+      }
+      continue;
+    }
     if (formatted == file.text()) continue;
     if (check_only) {
       fmt::print("{}\n", display_path(path));
@@ -52,6 +66,7 @@ int run_fmt(const Args& args) {
 Command fmt_command() {
   return {{"fmt", "gov fmt [--check] FILE...", "Format policy files in the canonical layout, in place.",
            "With --check nothing is written: the files that are not formatted are listed and the exit status is 1.\n"
+           "FILE `-` formats standard input to standard output.\n"
            "Files with syntax errors are never rewritten.",
            {{"check", "", "only check; list the files that would change and exit 1 if any"}}},
           run_fmt};

@@ -5,7 +5,6 @@
 #include "compiler/support/terminal_text.hpp"
 #include "compiler/ir/module.hpp"
 #include "compiler/model/quantities.hpp"
-#include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
 
 namespace gov::cli {
@@ -173,8 +172,11 @@ int run_inspect(const Args& args) {
     fmt::print(stderr, "error: unknown format `{}` (expected text or json)\n", escape_for_terminal(format));
     return kUsage;
   }
-  std::optional<CheckedPolicy> checked = load_checked(args.positional[0], /*require_cluster=*/true);
-  if (!checked) return kUsage;
+  int status = kOk;
+  std::unique_ptr<driver::Policy> policy =
+      load_policy(driver::Source::file(args.positional[0]), driver::Request::up_to(driver::Stage::check), status);
+  if (!policy) return status;
+  const CheckedPolicy* checked = &policy->checked;
   if (!checked->ok()) {
     DiagnosticPrinter printer;
     printer.add(checked->diagnostics(), checked->program.sources);

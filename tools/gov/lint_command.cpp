@@ -6,7 +6,6 @@
 #include "compiler/diagnostics/formats.hpp"
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/support/terminal_text.hpp"
-#include "tools/gov/checked.hpp"
 #include "tools/gov/commands.hpp"
 
 namespace gov::cli {
@@ -65,13 +64,12 @@ int run_lint(const Args& args) {
   SourceMap merged_sources;
   Diagnostics merged;
   size_t errors = 0, warnings = 0;
-  bool io_error = false;
+  int io_status = kOk;
   for (const std::string& path : args.positional) {
-    std::optional<CheckedPolicy> checked = load_checked(path, /*require_cluster=*/false);
-    if (!checked) {
-      io_error = true;
-      continue;
-    }
+    std::unique_ptr<driver::Policy> policy = load_policy(
+        driver::Source::file(path), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false), io_status);
+    if (!policy) continue;
+    const CheckedPolicy* checked = &policy->checked;
     Diagnostics all = checked->diagnostics();
     if (checked->ok()) all.append(check::lint(checked->result.policy, checked->program, allowed));
     all.sort();
@@ -87,7 +85,7 @@ int run_lint(const Args& args) {
   if (format == "github") fmt::print("{}", render_github(merged, merged_sources));
   if (format == "json") fmt::print("{}", render_json(merged, merged_sources));
   if (format == "sarif") fmt::print("{}", render_sarif(merged, merged_sources, GOV_VERSION_STRING));
-  if (io_error) return kUsage;
+  if (io_status != kOk) return kUsage;
   if (errors) return kFailed;
   return warnings && args.has("deny-warnings") ? kFailed : kOk;
 }

@@ -10,12 +10,11 @@
 #include <fmt/format.h>
 
 #include "compiler/diff/diff.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/support/json_writer.hpp"
 #include "compiler/support/terminal_text.hpp"
-#include "runtime/embed/policy_loader.hpp"
 #include "runtime/signing/signing.hpp"
 #include "runtime/store/store.hpp"
-#include "tools/gov/checked.hpp"
 #include "tools/gov/engine_support.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -110,8 +109,11 @@ int run_apply(const Args& args) {
       return kUsage;
     }
   }
-  std::optional<CheckedPolicy> checked = load_checked(args.positional[0], /*require_cluster=*/true);
-  if (!checked) return kUsage;
+  int status = kOk;
+  std::unique_ptr<driver::Policy> loaded =
+      load_policy(driver::Source::file(args.positional[0]), driver::Request::up_to(driver::Stage::check), status);
+  if (!loaded) return status;
+  const CheckedPolicy* checked = &loaded->checked;
   if (!checked->ok()) {
     DiagnosticPrinter printer;
     printer.add(checked->diagnostics(), checked->program.sources);
@@ -142,7 +144,7 @@ int run_apply(const Args& args) {
   std::optional<store::Store> db = open_store(args, Access::create);
   if (!db) return kFailed;
   std::string warning;
-  auto result = embed::apply_policy(*db, *checked, std::move(request), warning, sign_key ? &*sign_key : nullptr);
+  auto result = driver::apply_policy(*db, *checked, std::move(request), warning, sign_key ? &*sign_key : nullptr);
   if (!warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(warning));
   if (!result.ok()) {
     fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind),
@@ -238,7 +240,7 @@ int run_show(const Args& args) {
   }
   const store::Version& v = version.value();
   if (args.has("inspect")) {  // checked before anything is printed
-    std::optional<embed::VerifyOptions> verify = verify_options_from(args);
+    std::optional<driver::VerifyOptions> verify = verify_options_from(args);
     if (!verify) return kUsage;
     if (!signature_accepted(*policy, v, *verify)) return kFailed;
   }
@@ -252,13 +254,12 @@ int run_show(const Args& args) {
   for (const store::PolicyFile& f : v.files) fmt::print(" {}", display_path(f.path));
   fmt::print("\n");
   if (args.has("inspect")) {
-    std::string why;
-    std::optional<CheckedPolicy> checked = check_stored_version(v, why);
-    if (!checked) {
-      fmt::print(stderr, "error: {}\n", escape_for_terminal(why));
+    driver::Result checked = driver::load(driver::Source::version(v), driver::Request::up_to(driver::Stage::check));
+    if (!checked.ok()) {
+      fmt::print(stderr, "error: {}\n", escape_for_terminal(checked.error->message));
       return kFailed;
     }
-    fmt::print("\n{}", inspection_text(checked->result.policy));
+    fmt::print("\n{}", inspection_text(checked.policy->checked.result.policy));
   }
   return kOk;
 }
@@ -319,19 +320,20 @@ int run_store_diff(const Args& args) {
     fmt::print(stderr, "error: {}\n", escape_for_terminal((!before.ok() ? before.error() : after.error()).message));
     return kFailed;
   }
-  std::optional<embed::VerifyOptions> verify = verify_options_from(args);
+  std::optional<driver::VerifyOptions> verify = verify_options_from(args);
   if (!verify) return kUsage;
   if (!signature_accepted(*policy, before.value(), *verify) || !signature_accepted(*policy, after.value(), *verify)) {
     return kFailed;
   }
-  std::string why;
-  std::optional<CheckedPolicy> old_policy = check_stored_version(before.value(), why);
-  std::optional<CheckedPolicy> new_policy = old_policy ? check_stored_version(after.value(), why) : std::nullopt;
-  if (!old_policy || !new_policy) {
-    fmt::print(stderr, "error: {}\n", escape_for_terminal(why));
+  const driver::Request request = driver::Request::up_to(driver::Stage::check);
+  driver::Result old_policy = driver::load(driver::Source::version(before.value()), request);
+  driver::Result new_policy = old_policy.ok() ? driver::load(driver::Source::version(after.value()), request) : driver::Result{};
+  if (!old_policy.ok() || !new_policy.ok()) {
+    fmt::print(stderr, "error: {}\n", escape_for_terminal((!old_policy.ok() ? old_policy : new_policy).error->message));
     return kFailed;
   }
-  const diff::PolicyDiff d = diff::compare(old_policy->result.policy, new_policy->result.policy);
+  const diff::PolicyDiff d =
+      diff::compare(old_policy.policy->checked.result.policy, new_policy.policy->checked.result.policy);
   const std::string a_name = fmt::format("{} v{}", *policy, *a), b_name = fmt::format("{} v{}", *policy, *b);
   const std::string format = args.value("format").value_or("text");
   if (format == "json") fmt::print("{}", diff::render_json(d, a_name, b_name));

@@ -10,6 +10,7 @@
 #include "compiler/check/check.hpp"
 #include "compiler/check/program.hpp"
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/interp/interpreter.hpp"
 #include "compiler/ir/printer.hpp"
 #include "compiler/lower/lower.hpp"
@@ -48,10 +49,15 @@ void evaluate(const gov::ir::Module& module) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const gov::check::Program program = gov::check::program_from_text("fuzz.gov", gov::fuzz::text_of(data, size));
+  // As `gov check`: through the driver, a file that does not parse is not checked.
+  const gov::driver::Result loaded =
+      gov::driver::load(gov::driver::Source::text("fuzz.gov", gov::fuzz::text_of(data, size)),
+                        gov::driver::Request::up_to(gov::driver::Stage::check, /*require_cluster=*/false));
+  gov::fuzz::require(loaded.ok(), "a text in memory was not read", loaded.ok() ? "" : loaded.error->message);
+  const gov::check::Program& program = loaded.policy->checked.program;
   check_locations(program.diagnostics, program.sources);
-  if (program.diagnostics.has_errors()) return 0;  // as gov check: no checking of a file that does not parse
-  const gov::check::CheckResult checked = gov::check::check(program);
+  if (program.diagnostics.has_errors()) return 0;
+  const gov::check::CheckResult& checked = loaded.policy->checked.result;
   check_locations(checked.diagnostics, program.sources);
   (void)gov::render_all(checked.diagnostics, program.sources);
   if (!checked.ok()) return 0;

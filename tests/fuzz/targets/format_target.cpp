@@ -12,6 +12,7 @@
 #include "compiler/check/check.hpp"
 #include "compiler/check/program.hpp"
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/format/format.hpp"
 #include "compiler/ir/printer.hpp"
 #include "compiler/lower/lower.hpp"
@@ -33,6 +34,15 @@ std::string meaning(const gov::check::Program& program) {
   return out;
 }
 
+/// `text` as `gov fmt` reads it: the file alone, parsed.
+gov::check::Program parsed(std::string text) {
+  gov::driver::Request request = gov::driver::Request::up_to(gov::driver::Stage::parse);
+  request.follow_imports = false;
+  gov::driver::Result loaded = gov::driver::load(gov::driver::Source::text("fuzz.gov", std::move(text)), request);
+  gov::fuzz::require(loaded.ok(), "a text in memory was not read", loaded.ok() ? "" : loaded.error->message);
+  return std::move(loaded.policy->checked.program);
+}
+
 std::string formatted(const gov::check::Program& program) {
   return gov::format::format(program.files[0].ast, program.sources.get(program.files[0].source));
 }
@@ -40,10 +50,10 @@ std::string formatted(const gov::check::Program& program) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const gov::check::Program original = gov::check::program_from_text("fuzz.gov", gov::fuzz::text_of(data, size));
+  const gov::check::Program original = parsed(gov::fuzz::text_of(data, size));
   if (original.diagnostics.has_errors()) return 0;
   const std::string once = formatted(original);
-  const gov::check::Program reparsed = gov::check::program_from_text("fuzz.gov", once);
+  const gov::check::Program reparsed = parsed(once);
   gov::fuzz::require(!reparsed.diagnostics.has_errors(), "the formatted text does not parse",
                      once + "\n---\n" + gov::render_all(reparsed.diagnostics, reparsed.sources));
   const gov::ast::PrintOptions no_spans{/*spans=*/false};

@@ -16,6 +16,7 @@
 #include "compiler/check/check.hpp"
 #include "compiler/check/program.hpp"
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/interp/interpreter.hpp"
 #include "compiler/lower/lower.hpp"
 #include "runtime/engine/engine.hpp"
@@ -111,15 +112,12 @@ Policy make_policy(std::string_view idle, bool controls) {
                 : "");
   fill(text, "{lending-b}", controls ? ", lending-limit = { gpus = 1 }" : "");
   fill(text, "{controls-b}", controls ? "queueing = strict-fifo\n  when-can-preempt = preempt" : "");
+  gov::driver::Result loaded = gov::driver::load(gov::driver::Source::text("fuzz.gov", std::move(text)),
+                                                 gov::driver::Request::up_to(gov::driver::Stage::lower));
+  if (!loaded.ok()) gov::fuzz::fail("the trace target's policy does not check", loaded.error->message);
   Policy policy;
-  policy.program = std::make_unique<gov::check::Program>(gov::check::program_from_text("fuzz.gov", text));
-  const gov::check::CheckResult checked = gov::check::check(*policy.program, {/*require_cluster=*/true});
-  if (policy.program->diagnostics.has_errors() || !checked.ok()) {
-    gov::fuzz::fail("the trace target's policy does not check",
-                    gov::render_all(policy.program->diagnostics, policy.program->sources) +
-                        gov::render_all(checked.diagnostics, policy.program->sources));
-  }
-  policy.module = gov::lower::lower(checked.policy);
+  policy.program = std::make_unique<gov::check::Program>(std::move(loaded.policy->checked.program));
+  policy.module = std::move(loaded.policy->module);
   return policy;
 }
 

@@ -22,8 +22,7 @@
 #include <fmt/format.h>
 
 #include "compiler/check/sources.hpp"
-#include "runtime/embed/checked_policy.hpp"
-#include "runtime/embed/policy_loader.hpp"
+#include "compiler/driver/driver.hpp"
 #include "runtime/signing/signing.hpp"
 #include "runtime/store/store.hpp"
 #include "tests/fuzz/targets/fuzz_support.hpp"
@@ -79,9 +78,8 @@ const std::string& template_bytes() {
     gov::store::Version version;
     version.files = {{"policy.gov", kPolicy}, {"lib/catalog.gov", kCatalog}};
     version.info.content_sha256 = gov::store::content_hash(version.files);
-    std::string why;
-    std::optional<gov::embed::CheckedPolicy> checked = gov::embed::check_stored_version(version, why);
-    if (!checked) gov::fuzz::fail("the template policy does not check", why);
+    gov::driver::Result checked = gov::driver::load(gov::driver::Source::version(version));
+    if (!checked.ok()) gov::fuzz::fail("the template policy does not check", checked.error->message);
     gov::store::ApplyRequest request;
     request.policy = "p";
     request.author = "fuzzer";
@@ -90,7 +88,8 @@ const std::string& template_bytes() {
       if (!store) gov::fuzz::fail("cannot create the template store", store.error().message);
       // With this machine's native code cached, as `gov apply` leaves it.
       std::string warning;
-      auto applied = gov::embed::apply_policy(store.value(), *checked, request, warning, &key_pair().secret);
+      auto applied =
+          gov::driver::apply_policy(store.value(), checked.policy->checked, request, warning, &key_pair().secret);
       if (!applied) gov::fuzz::fail("cannot apply the template policy", applied.error().message);
     }  // closed: the WAL is checkpointed into the file
     std::ifstream in(database_path(), std::ios::binary);
@@ -232,19 +231,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto shown = store->show("p");
   if (shown) {
-    std::string why;
-    if (gov::embed::check_stored_version(shown.value(), why)) check_loaded(shown.value());
-    else require(!why.empty(), "a refused version without a reason");
+    const gov::driver::Result checked = gov::driver::load(gov::driver::Source::version(shown.value()));
+    if (checked.ok()) check_loaded(shown.value());
+    else require(!checked.error->message.empty(), "a refused version without a reason");
   } else {
     require(!shown.error().message.empty(), "a show error without a message");
   }
-  const auto back_end = use_jit ? gov::embed::BackEnd::jit : gov::embed::BackEnd::interpreter;
+  const auto back_end = use_jit ? gov::driver::BackEnd::jit : gov::driver::BackEnd::interpreter;
   // As a controller loads it: with the verify key (the edits cannot forge a signature).
-  gov::embed::VerifyOptions verify;
+  gov::driver::VerifyOptions verify;
   verify.key = key_pair().public_key;
-  gov::embed::LoadResult loaded = gov::embed::load_store_version(store.value(), "p", std::nullopt, back_end, verify);
+  gov::driver::Result loaded = gov::driver::load(gov::driver::Source::stored(store.value(), "p", std::nullopt, verify),
+                                                 gov::driver::Request::running(back_end));
   if (std::getenv("GOV_FUZZ_VERBOSE")) {  // what happened to one input, when reproducing
-    std::fprintf(stderr, "%s\n", loaded.ok() ? fmt::format("loaded ({}{})", loaded.policy->code == gov::embed::CodeOrigin::cached ? "cached" : "not cached: ", loaded.policy->code_note).c_str()
+    std::fprintf(stderr, "%s\n", loaded.ok() ? fmt::format("loaded ({}{})", loaded.policy->code == gov::driver::CodeOrigin::cached ? "cached" : "not cached: ", loaded.policy->code_note).c_str()
                                               : loaded.error->message.c_str());
   }
   if (!loaded.ok()) {
@@ -255,7 +255,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   require(shown.ok(), "a version loads that show() refused");
   check_loaded(shown.value());
   // An edited object fails its digest or its signature: it never runs.
-  require(!(edits.object_changed && loaded.policy->code == gov::embed::CodeOrigin::cached),
+  require(!(edits.object_changed && loaded.policy->code == gov::driver::CodeOrigin::cached),
           "an edited object was used as native code");
   return 0;
 }
