@@ -141,15 +141,8 @@ struct TestStep {
   ast::Step::Kind kind = ast::Step::Kind::submit;
   std::string task;
   Location where;
-  // submit
-  std::string team;
-  std::optional<std::string> priority;
-  std::optional<std::string> instance_type;
-  std::optional<int64_t> instances;
-  std::array<std::optional<model::Amount>, model::kResourceCount> amounts{};
-  std::optional<int64_t> pods;
-  std::vector<std::pair<std::string, std::string>> labels;
-  std::optional<int64_t> duration_ms;
+  // submit: the task exactly as the engine receives it (its `id` is `task`)
+  gov::Task submitted;
   // at
   int64_t time_ms = 0;
   // expect

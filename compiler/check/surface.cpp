@@ -293,31 +293,31 @@ const Table<ResourceAmounts>& resources_table() {
 const Table<SubmitDraft>& submit_table() {
   static const auto set_amount = [](const Assignment& a, SubmitDraft& s) {
     const model::Resource r = *a.spec.resource;
-    s.step->amounts[model::index(r)] = a.checker.amount(a.property, r, a.source);
+    s.step->submitted.amounts[model::index(r)] = a.checker.amount(a.property, r, a.source);
   };
   static const Table<SubmitDraft> table = {
       {{"team", K::name},
        [](const Assignment& a, SubmitDraft& s) {
          if (a.value().kind != V::name) return;
          s.has_team = true;
-         s.step->team = a.value().name.text;
+         s.step->submitted.team = a.value().name.text;
          a.checker.known_team(a.value().name.text, a.at(a.value().span));
        }},
       {{"instance-type", K::name},
        [](const Assignment& a, SubmitDraft& s) {
          if (a.value().kind != V::name) return;
-         s.step->instance_type = a.value().name.text;
+         s.step->submitted.instance_type = a.value().name.text;
          a.checker.resolve_type(a.value().name.text, a.at(a.value().span));
        }},
       {{"priority", K::name},
        [](const Assignment& a, SubmitDraft& s) {
          if (a.value().kind != V::name) return;
-         s.step->priority = a.value().name.text;
+         s.step->submitted.priority = a.value().name.text;
          a.checker.known_class(a.value().name.text, a.at(a.value().span));
        }},
       {{"instances", K::integer},
        [](const Assignment& a, SubmitDraft& s) {
-         s.step->instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
+         s.step->submitted.instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
        }},
       resource_row<SubmitDraft>(model::Resource::gpu, set_amount),
       resource_row<SubmitDraft>(model::Resource::neuron, set_amount),
@@ -326,19 +326,19 @@ const Table<SubmitDraft>& submit_table() {
       resource_row<SubmitDraft>(model::Resource::efa, set_amount),
       {{"pods", K::integer},
        [](const Assignment& a, SubmitDraft& s) {
-         s.step->pods = a.checker.count_in_range(a.value(), a.source, "the pod count", 1, kMaxAmount);
+         s.step->submitted.pods = a.checker.count_in_range(a.value(), a.source, "the pod count", 1, kMaxAmount);
        }},
       {{"per-pod", K::resources},
        [](const Assignment& a, SubmitDraft& s) {
          ResourceAmounts per_pod;
          assign_all(resources_table(), a.value().block, a.checker, a.source, per_pod);
-         for (const auto& [r, amount] : per_pod) s.step->amounts[model::index(r)] = amount;
+         for (const auto& [r, amount] : per_pod) s.step->submitted.amounts[model::index(r)] = amount;
        }},
       {{"labels", K::labels_map}, [](const Assignment& a, SubmitDraft& s) { a.checker.labels(a, *s.step); }},
       {{"duration", K::integer},
        [](const Assignment& a, SubmitDraft& s) {
          if (auto seconds = a.checker.count_in_range(a.value(), a.source, "the duration", 0, 100'000'000)) {
-           s.step->duration_ms = *seconds * 1000;
+           s.step->submitted.duration = *seconds * 1000;
          }
        }},
   };

@@ -34,6 +34,7 @@ std::optional<TestStep> Checker::test_step(const ast::Step& step, SourceId sourc
   switch (step.kind) {
     case ast::Step::Kind::submit:
       if (duplicate(submitted, step.task.text, {source, step.task.span}, "task")) return std::nullopt;
+      out.submitted.id = out.task;
       submit(step, source, out);
       return out;
     case ast::Step::Kind::at: {
@@ -80,7 +81,7 @@ void Checker::labels(const Assignment& a, TestStep& out) {
              "`{...}` is only allowed in a rule's message", "interpolation")
           .help = "escape literal braces as `\\{` and `\\}`";
     }
-    out.labels.emplace_back(e.key.text, e.value->string.plain());
+    out.submitted.labels.emplace_back(e.key.text, e.value->string.plain());
   }
 }
 

@@ -6,14 +6,7 @@
 namespace gov::model {
 
 std::string_view resource_key(Resource resource) {
-  switch (resource) {
-    case Resource::gpu: return "gpu";
-    case Resource::neuron: return "neuron";
-    case Resource::vcpu: return "vcpu";
-    case Resource::memory: return "memory_gib";
-    case Resource::efa: return "efa";
-  }
-  return "?";
+  return ::gov::resource_name(resource);
 }
 
 std::string_view kubernetes_name(Resource resource) {

@@ -84,20 +84,6 @@ std::optional<std::string> mismatch(const TestStep& s, const gov::Decision& d) {
   return std::nullopt;
 }
 
-/// A `submit` step as an engine task.
-gov::Task task_from_step(const TestStep& step) {
-  gov::Task task;
-  task.id = step.task;
-  task.team = step.team;
-  task.priority = step.priority;
-  task.instance_type = step.instance_type;
-  task.instances = step.instances;
-  task.amounts = step.amounts;
-  task.pods = step.pods;
-  task.labels = step.labels;
-  task.duration = step.duration_ms;
-  return task;
-}
 
 }  // namespace
 
@@ -139,7 +125,7 @@ CaseResult run_case(const gov::Engine& policy, const check::Test& test) {
     const TestStep& step = test.steps[i];
     switch (step.kind) {
       case ast::Step::Kind::submit: {
-        apply(engine.step(clock, {gov::Event::submit(task_from_step(step))}));
+        apply(engine.step(clock, {gov::Event::submit(step.submitted)}));
         moved = false;
         break;
       }
