@@ -1,5 +1,7 @@
 #include "runtime/engine/nomination_cache.hpp"
 
+#include "runtime/engine/hash_mix.hpp"
+
 namespace gov::engine {
 
 FlavorStamps::FlavorStamps(const ir::Module& module)
@@ -38,20 +40,13 @@ NominationCache::Key NominationCache::key_of(const ir::Module& module, const Tas
 }
 
 uint64_t NominationCache::hash_of(const Key& key) {
-  // splitmix64 over the fields: a hash, so collisions are checked against the stored key.
-  uint64_t h = 0x9e3779b97f4a7c15ULL;
-  const auto mix = [&h](uint64_t value) {
-    h ^= value + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-  };
+  HashMix mix;  // collisions are checked, never trusted
   mix(static_cast<uint32_t>(key.team));
   mix(static_cast<uint32_t>(key.requested_flavor));
   mix(static_cast<uint32_t>(key.priority));
   mix(static_cast<uint64_t>(key.submitted_at));
   for (Amount amount : key.request) mix(static_cast<uint64_t>(amount));
-  return h;
+  return mix.value();
 }
 
 void NominationCache::stamps_of(const ir::Module& module, const Key& key,

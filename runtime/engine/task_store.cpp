@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/support/assert.hpp"
+#include "runtime/engine/hash_mix.hpp"
 
 namespace gov::engine {
 
@@ -74,21 +75,14 @@ bool TaskStore::same_class(const QueueClass& value, const Task& task) const {
 
 uint64_t TaskStore::hash_class(const Task& task) const {
   if (task.team < 0) return 0;  // an invalid task never queues
-  // splitmix64-style mixing; collisions are detected (QueueSet::collided), never trusted.
-  uint64_t h = 0x9e3779b97f4a7c15ULL;
-  const auto mix = [&h](uint64_t value) {
-    h ^= value + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
-    h ^= h >> 31;
-  };
+  HashMix mix;  // collisions are checked, never trusted
   mix(static_cast<uint32_t>(task.requested_flavor));
   mix(static_cast<uint32_t>(task.priority));
   mix(submission_matters_[static_cast<size_t>(task.team)] ? static_cast<uint64_t>(task.submitted_at) : 0);
   for (Amount amount : task.request) mix(static_cast<uint64_t>(amount));
   mix(task.last_reason ? static_cast<uint64_t>(*task.last_reason) + 1 : 0);
   mix(std::hash<std::string_view>{}(task.last_message));
-  return h;
+  return mix.value();
 }
 
 void TaskStore::add_class(QueueSet& set, const Task& task) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "gov/types.hpp"
 #include "runtime/signing/signing.hpp"
 
 namespace gov::test {
@@ -33,6 +34,16 @@ struct ProgramResult {
 };
 /// Runs a shell command line (in the repository's root) and captures both streams.
 ProgramResult run_program(const std::string& command);
+
+/// A task asking for `gpus` GPUs on ml.g5.8xlarge (the workshop example's instance type).
+inline gov::Task g5_gpu_task(const std::string& id, const std::string& team, int64_t gpus) {
+  gov::Task t;
+  t.id = id;
+  t.team = team;
+  t.instance_type = "ml.g5.8xlarge";
+  t.set(gov::Resource::gpu, gpus);
+  return t;
+}
 
 /// Quotes a path for the shell.
 std::string quoted(const std::string& text);

@@ -18,14 +18,7 @@ using gov::test::repo_path;
 const std::string kWorkshop = "policies/examples/workshop-g5.gov";
 const std::string kWalkthroughTrace = "policies/examples/workshop-g5.trace.json";
 
-gov::Task task(const std::string& id, const std::string& team, int64_t gpus) {
-  gov::Task t;
-  t.id = id;
-  t.team = team;
-  t.instance_type = "ml.g5.8xlarge";
-  t.set(gov::Resource::gpu, gpus);
-  return t;
-}
+constexpr auto task = &gov::test::g5_gpu_task;
 
 gov::Task instances(const std::string& id, const std::string& team, int64_t count) {
   gov::Task t;

@@ -31,14 +31,7 @@ using gov::test::repo_path;
 
 const std::string kWorkshop = "policies/examples/workshop-g5.gov";
 
-gov::Task gpu_task(const std::string& id, const std::string& team, int64_t gpus) {
-  gov::Task t;
-  t.id = id;
-  t.team = team;
-  t.instance_type = "ml.g5.8xlarge";
-  t.set(gov::Resource::gpu, gpus);
-  return t;
-}
+constexpr auto gpu_task = &gov::test::g5_gpu_task;
 
 gov_task c_gpu_task(const char* id, const char* team, int64_t gpus) {
   gov_task task;
