@@ -52,8 +52,9 @@ std::optional<std::string> scale(Resources& request, int64_t factor) {
 }  // namespace
 
 NameIndex::NameIndex(const ir::Module& module) {
-  const auto index = [](gov::NameIndex& names, const auto& named) {
-    for (const auto& item : named) names.add(item.name);  // the first of duplicates wins, as in the IR
+  const auto index = [](Map& map, const auto& named) {
+    for (size_t i = 0; i < named.size(); ++i)
+      map.emplace(named[i].name, static_cast<int32_t>(i));  // the first of duplicates wins, as in the IR
   };
   index(teams_, module.teams);
   index(flavors_, module.flavors);

@@ -9,14 +9,15 @@
 
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
-#include "compiler/support/name_index.hpp"
 #include "runtime/engine/decision.hpp"
 #include "runtime/engine/task_store.hpp"
 
 namespace gov::engine {
 
 /// The module's team, instance type and class names for O(1) lookups (ir::Module's own
-/// lookups scan). Holds copies of the names.
+/// lookups scan). Holds views of the module's names: the module must outlive it. Not
+/// gov::NameIndex, which owns copies: on the hot path (a check from a task's names) the views'
+/// smaller nodes measured 7 ns faster per check (decision-from-spec/jit, 60 ns against 67 ns).
 class NameIndex {
  public:
   explicit NameIndex(const ir::Module& module);
@@ -26,13 +27,14 @@ class NameIndex {
   int32_t priority_class(std::string_view name) const { return find(classes_, name); }
 
  private:
-  static int32_t find(const gov::NameIndex& index, std::string_view name) {
-    const std::optional<size_t> position = index.find(name);
-    return position ? static_cast<int32_t>(*position) : -1;
+  using Map = std::unordered_map<std::string_view, int32_t>;
+  static int32_t find(const Map& map, std::string_view name) {
+    const auto it = map.find(name);
+    return it == map.end() ? -1 : it->second;
   }
-  gov::NameIndex teams_;
-  gov::NameIndex flavors_;
-  gov::NameIndex classes_;
+  Map teams_;
+  Map flavors_;
+  Map classes_;
 };
 
 /// What admission needs of a task, resolved to indices and exact amounts: no strings, so
