@@ -23,7 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Result failure(Error::Kind kind, std::string message, std::unique_ptr<Policy> policy = nullptr) {
+Result failure(ErrorKind kind, std::string message, std::unique_ptr<Policy> policy = nullptr) {
   Result result;
   result.policy = std::move(policy);
   result.error = Error{kind, std::move(message)};
@@ -31,7 +31,7 @@ Result failure(Error::Kind kind, std::string message, std::unique_ptr<Policy> po
 }
 
 Error store_error(const store::Error& error) {
-  const auto kind = error.kind == store::ErrorKind::not_found ? Error::Kind::not_found : Error::Kind::store;
+  const auto kind = error.kind == store::ErrorKind::not_found ? ErrorKind::not_found : ErrorKind::store;
   return {kind, error.message};
 }
 
@@ -177,7 +177,7 @@ std::optional<Error> signed_object(store::Store& db, const store::Version& store
     return std::nullopt;
   }
   if (!verdict.ok()) {
-    return Error{Error::Kind::signature, fmt::format("version {} of policy `{}`: cached object `{}`: {}",
+    return Error{ErrorKind::signature, fmt::format("version {} of policy `{}`: cached object `{}`: {}",
                                                      stored.info.number, policy_name, key_hex, verdict.message)};
   }
   auto code = jit::ObjectCode::deserialize(signed_bytes.bytes);
@@ -276,7 +276,7 @@ Result load(const Source& source, const Request& request) {
     policy = checked_version(*version, why);
     if (!policy) {
       if (source.kind_ == Source::Kind::stored) why = fmt::format("policy `{}`: {}", source.path_, why);
-      return failure(Error::Kind::policy, std::move(why));
+      return failure(ErrorKind::policy, std::move(why));
     }
     if (source.kind_ == Source::Kind::stored) policy->name = source.path_;
   } else {
@@ -302,7 +302,7 @@ Result load(const Source& source, const Request& request) {
     } else {
       program = from_disk(source.path_, source.root_);
     }
-    if (program.read_failed) return failure(Error::Kind::io, program.read_error);
+    if (program.read_failed) return failure(ErrorKind::io, program.read_error);
     policy->name = fs::path(source.path_).stem().string();
     if (request.stage == Stage::parse) return Result{std::move(policy), std::nullopt};
     // Syntax errors drop declarations; checking what is left would report their absence as
@@ -322,7 +322,7 @@ Result load(const Source& source, const Request& request) {
   if (request.stage <= Stage::check) return Result{std::move(policy), std::nullopt};
   if (!checked.ok()) {
     std::string message = rendered(checked);
-    return failure(Error::Kind::policy, std::move(message), std::move(policy));
+    return failure(ErrorKind::policy, std::move(message), std::move(policy));
   }
   if (policy->content_sha256.empty()) policy->content_sha256 = store::content_hash(store_files(checked));
   policy->module = lower::lower(checked.result.policy);

@@ -47,18 +47,12 @@ enum class CodeOrigin : uint8_t {
   cached,       // native code loaded from the store's cache (no codegen)
 };
 
-/// Why a policy could not be loaded (to the requested stage).
-struct Error {
-  enum class Kind : uint8_t {
-    io,         // the entry file cannot be read
-    policy,     // the policy has errors; `message` is the rendered diagnostics
-    not_found,  // no such store, policy or version
-    store,      // the store failed (corrupt, busy, I/O, ...)
-    signature,  // a signature does not verify, or one is required and missing
-  };
-  Kind kind = Kind::io;
-  std::string message;  // one line (lower-case, no final period), or rendered diagnostics
-};
+/// Why a policy could not be loaded (to the requested stage): the one error shape below the
+/// API (compiler/support/expected.hpp). Its kinds here: io (the entry file cannot be read), policy (errors; the message is the rendered
+/// diagnostics), not_found (no such store, policy or version), store (the store failed
+/// underneath), signature (a signature does not verify, or one is required and missing).
+using Error = support::Error;
+using ErrorKind = support::ErrorKind;
 
 /// How stored versions are checked against signatures (docs/store.md, "Signed versions").
 struct VerifyOptions {

@@ -13,17 +13,17 @@ std::optional<std::string> resolve_policy_name(store::Store& db, std::string_vie
   auto policies = db.policies();
   if (!policies.ok()) {
     const auto& failed = policies.error();
-    error = {failed.kind == store::ErrorKind::not_found ? Error::Kind::not_found : Error::Kind::store, failed.message};
+    error = {failed.kind == store::ErrorKind::not_found ? ErrorKind::not_found : ErrorKind::store, failed.message};
     return std::nullopt;
   }
   if (policies.value().size() == 1) return policies.value().front().name;
   if (policies.value().empty()) {
-    error = {Error::Kind::not_found, fmt::format("the store `{}` has no policy yet; run `gov apply FILE` first", db.path())};
+    error = {ErrorKind::not_found, fmt::format("the store `{}` has no policy yet; run `gov apply FILE` first", db.path())};
     return std::nullopt;
   }
   std::vector<std::string> names;
   for (const store::PolicyInfo& p : policies.value()) names.push_back(p.name);
-  error = {Error::Kind::not_found,
+  error = {ErrorKind::not_found,
            fmt::format("the store has several policies ({}); choose one by name", fmt::join(names, ", "))};
   return std::nullopt;
 }
@@ -33,7 +33,7 @@ std::optional<Error> check_version_signature(const std::string& policy_name, con
   const std::string which = fmt::format("version {} of policy `{}`", stored.info.number, policy_name);
   if (!verify.key) {
     if (verify.require_signature) {
-      return Error{Error::Kind::signature,
+      return Error{ErrorKind::signature,
                    fmt::format("{}: a signature is required but no verify key is configured", which)};
     }
     native_refused = "no verify key configured";
@@ -43,10 +43,10 @@ std::optional<Error> check_version_signature(const std::string& policy_name, con
       signing::verify_version(*verify.key, policy_name, stored.info.content_sha256, stored.files, stored.signature);
   if (verdict.ok()) return std::nullopt;
   if (verdict.verdict != signing::Verdict::not_signed) {
-    return Error{Error::Kind::signature, fmt::format("{}: {}", which, verdict.message)};
+    return Error{ErrorKind::signature, fmt::format("{}: {}", which, verdict.message)};
   }
   if (verify.require_signature) {
-    return Error{Error::Kind::signature, fmt::format("{} is not signed and a signature by key `{}` is required", which,
+    return Error{ErrorKind::signature, fmt::format("{} is not signed and a signature by key `{}` is required", which,
                                                      verify.key->key_id())};
   }
   native_refused = fmt::format("version {} is not signed", stored.info.number);

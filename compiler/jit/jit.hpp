@@ -8,56 +8,23 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
-#include "compiler/support/assert.hpp"
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
+#include "compiler/support/expected.hpp"
 
 namespace gov::jit {
 
 // ------------------------------------------------------------------ errors
 
-enum class ErrorKind : uint8_t {
-  invalid_module,  // the rule code is malformed (an operand or index out of range)
-  stale_object,    // the object was built for another module, LLVM, CPU or options: recompile
-  corrupt_object,  // serialised bytes that do not parse or fail their checksum: recompile
-  llvm,            // LLVM could not initialise, generate or link code: use the interpreter
-};
-
-struct Error {
-  ErrorKind kind = ErrorKind::llvm;
-  std::string message;  // lower-case, no final period
-};
-
-/// A value or an Error. Never throws; value() on an error (or error() on a value) is a bug
-/// caught by an assertion.
+// Errors are the one shape below the public API (compiler/support/expected.hpp); the JIT's
+// kinds: invalid_module, stale_object, corrupt_object (recompile) and llvm (use the
+// interpreter). Result<T> is a value or an Error; it never throws.
+using support::Error;
+using support::ErrorKind;
 template <typename T>
-class Result {
- public:
-  // Implicit both ways, so that functions can `return value;` and `return error;`.
-  Result(T value) : state_(std::move(value)) {}
-  Result(Error error) : state_(std::move(error)) {}
-
-  bool ok() const { return state_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  T& value() & { return *held<T>(state_); }
-  const T& value() const& { return *held<T>(state_); }
-  T&& value() && { return std::move(*held<T>(state_)); }
-  const Error& error() const { return *held<Error>(state_); }
-
- private:
-  template <typename U, typename State>
-  static auto* held(State& state) {
-    auto* alternative = std::get_if<U>(&state);
-    GOV_ASSERT(alternative != nullptr, "Result: value() of an error, or error() of a value");
-    return alternative;
-  }
-
- private:
-  std::variant<T, Error> state_;
-};
+using Result = support::Expected<T>;
 
 // ------------------------------------------------------------------ object code
 

@@ -21,13 +21,26 @@ Error::~Error() = default;
 
 namespace gov::embed {
 
-ErrorCode error_code(driver::Error::Kind kind) {
+ErrorCode error_code(support::ErrorKind kind) {
   switch (kind) {
-    case driver::Error::Kind::io: return ErrorCode::io;
-    case driver::Error::Kind::policy: return ErrorCode::policy;
-    case driver::Error::Kind::not_found: return ErrorCode::not_found;
-    case driver::Error::Kind::store: return ErrorCode::store;
-    case driver::Error::Kind::signature: return ErrorCode::store;  // a tampered or unsigned store
+    case support::ErrorKind::io: return ErrorCode::io;
+    case support::ErrorKind::policy: return ErrorCode::policy;
+    case support::ErrorKind::not_found: return ErrorCode::not_found;
+    case support::ErrorKind::invalid: return ErrorCode::invalid_argument;
+    case support::ErrorKind::store:
+    case support::ErrorKind::busy:
+    case support::ErrorKind::conflict:
+    case support::ErrorKind::corrupt:
+    case support::ErrorKind::newer_schema:
+    case support::ErrorKind::read_only:
+    case support::ErrorKind::full:
+    case support::ErrorKind::signature:  // a tampered or unsigned store
+      return ErrorCode::store;
+    case support::ErrorKind::invalid_module:  // the JIT's: a load falls back or recompiles first
+    case support::ErrorKind::stale_object:
+    case support::ErrorKind::corrupt_object:
+    case support::ErrorKind::llvm:
+      return ErrorCode::internal;
   }
   return ErrorCode::internal;
 }

@@ -36,7 +36,7 @@
 namespace gov::embed {
 
 
-ErrorCode error_code(driver::Error::Kind kind);
+ErrorCode error_code(support::ErrorKind kind);
 
 [[noreturn]] void throw_load_error(const driver::Error& error);
 

@@ -68,6 +68,13 @@ Error in_context(const Store::Impl& /*store*/, std::string_view doing, Error err
     case ErrorKind::conflict:
     case ErrorKind::not_found:
     case ErrorKind::invalid:
+    case ErrorKind::policy:  // not the store's kinds: complete as they are
+    case ErrorKind::store:
+    case ErrorKind::signature:
+    case ErrorKind::invalid_module:
+    case ErrorKind::stale_object:
+    case ErrorKind::corrupt_object:
+    case ErrorKind::llvm:
       return error;
     case ErrorKind::busy:  // the connection stated the wait (sqlite::Connection::error)
     case ErrorKind::io:
@@ -840,21 +847,6 @@ std::string file_uri(const std::string& path) {
 }  // namespace
 
 // ---- public API ---------------------------------------------------------------------------
-
-std::string_view error_kind_name(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::io: return "io";
-    case ErrorKind::busy: return "busy";
-    case ErrorKind::conflict: return "conflict";
-    case ErrorKind::corrupt: return "corrupt";
-    case ErrorKind::newer_schema: return "newer_schema";
-    case ErrorKind::read_only: return "read_only";
-    case ErrorKind::full: return "full";
-    case ErrorKind::not_found: return "not_found";
-    case ErrorKind::invalid: return "invalid";
-  }
-  return "unknown";
-}
 
 std::string_view audit_action_name(AuditAction action) {
   switch (action) {

@@ -80,7 +80,7 @@ TEST_CASE("up to checking a policy's errors are diagnostics and beyond it one er
 
   const Result refused = load(Source::text("unit.gov", kUnknownUnit), Request::up_to(Stage::lower, false));
   REQUIRE(refused.error);
-  CHECK(refused.error->kind == Error::Kind::policy);
+  CHECK(refused.error->kind == ErrorKind::policy);
   CHECK(refused.error->message.find("unit.gov:2:26: error[E0020]: unknown unit `GB`") != std::string::npos);
   CHECK(refused.error->message.ends_with("1 error\n"));
   REQUIRE(refused.policy);  // its diagnostics, for callers that show them their own way
@@ -91,7 +91,7 @@ TEST_CASE("up to checking a policy's errors are diagnostics and beyond it one er
 TEST_CASE("an unreadable entry is an io error and a missing stored policy is not_found", "[driver]") {
   const Result missing = load(Source::file("/nonexistent/dir/x.gov"));
   REQUIRE(missing.error);
-  CHECK(missing.error->kind == Error::Kind::io);
+  CHECK(missing.error->kind == ErrorKind::io);
   CHECK(missing.error->message == "cannot read `/nonexistent/dir/x.gov`: No such file or directory");
   CHECK_FALSE(missing.policy);
 
@@ -100,10 +100,10 @@ TEST_CASE("an unreadable entry is an io error and a missing stored policy is not
   REQUIRE(db.ok());
   const Result absent = load(Source::stored(db.value(), "nothing"), Request::running(BackEnd::interpreter));
   REQUIRE(absent.error);
-  CHECK(absent.error->kind == Error::Kind::not_found);
+  CHECK(absent.error->kind == ErrorKind::not_found);
   Error error;
   CHECK_FALSE(resolve_policy_name(db.value(), "", error));
-  CHECK(error.kind == Error::Kind::not_found);
+  CHECK(error.kind == ErrorKind::not_found);
   CHECK(error.message.find("has no policy yet") != std::string::npos);
 }
 

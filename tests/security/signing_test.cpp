@@ -434,7 +434,7 @@ TEST_CASE("a wrapped native object with a recomputed digest runs only without si
   // (b) With the verify key the load is refused, naming the object and the key.
   const auto refused = load(db, with_key(keys.public_key));
   REQUIRE(refused.error);
-  CHECK(refused.error->kind == gov::driver::Error::Kind::signature);
+  CHECK(refused.error->kind == gov::driver::ErrorKind::signature);
   CHECK(refused.error->message ==
         fmt::format("version 1 of policy `p`: cached object `{}`: the signature by key `{}` does not verify (the "
                     "signed content or the signature was changed)",
@@ -464,7 +464,7 @@ TEST_CASE("a version signature that does not verify refuses the load", "[securit
   // Signed by another key: refused with both ids, even without require_signature.
   const auto wrong_key = load(db, with_key(other.public_key));
   REQUIRE(wrong_key.error);
-  CHECK(wrong_key.error->kind == gov::driver::Error::Kind::signature);
+  CHECK(wrong_key.error->kind == gov::driver::ErrorKind::signature);
   CHECK(wrong_key.error->message == fmt::format("version 1 of policy `p`: signed by another key `{}`, not by the verify "
                                                 "key `{}`",
                                                 keys.public_key.key_id(), other.public_key.key_id()));

@@ -33,7 +33,7 @@ std::string input_path(const std::string& name) {
 std::unique_ptr<Policy> load_policy(const std::string& path, std::string& error) {
   driver::Result loaded = driver::load(driver::Source::file(path, "/"), driver::Request::up_to(driver::Stage::lower));
   if (!loaded.ok()) {
-    error = loaded.error->kind == driver::Error::Kind::io
+    error = loaded.error->kind == driver::ErrorKind::io
                 ? loaded.error->message + " (run tools/gen-bench first)"
                 : path + " does not check:\n" + loaded.error->message;
     return nullptr;

@@ -97,7 +97,7 @@ std::unique_ptr<Workload> make_workload(const std::string& path, const std::stri
                                         uint64_t seed, size_t count, std::string* error) {
   driver::Result loaded = driver::load(driver::Source::file(path, root), driver::Request::up_to(driver::Stage::lower));
   if (!loaded.ok()) {
-    *error = loaded.error->kind == driver::Error::Kind::io ? "cannot load " + path + ": " + loaded.error->message
+    *error = loaded.error->kind == driver::ErrorKind::io ? "cannot load " + path + ": " + loaded.error->message
                                                            : path + " does not check";
     return nullptr;
   }

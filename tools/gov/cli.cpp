@@ -84,7 +84,7 @@ std::optional<std::string> read_file(const std::string& path, size_t limit, std:
 }
 
 void print_error(const driver::Error& error) {
-  if (error.kind == driver::Error::Kind::policy && error.message.find('\n') != std::string::npos) {
+  if (error.kind == driver::ErrorKind::policy && error.message.find('\n') != std::string::npos) {
     fmt::print(stderr, "{}", error.message);  // rendered diagnostics
     return;
   }
@@ -95,7 +95,7 @@ std::unique_ptr<driver::Policy> load_policy(const driver::Source& source, const 
   driver::Result loaded = driver::load(source, request);
   if (!loaded.ok()) {
     print_error(*loaded.error);
-    status = loaded.error->kind == driver::Error::Kind::io ? kUsage : kFailed;
+    status = loaded.error->kind == driver::ErrorKind::io ? kUsage : kFailed;
     return nullptr;
   }
   if (!loaded.policy->warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(loaded.policy->warning));
