@@ -122,7 +122,7 @@ class Checker {
   void known_class(const std::string& name, Location where);
   /// A task's `labels = { ... }`.
   void labels(const Assignment& a, TestStep& out);
-  std::vector<std::pair<model::Resource, model::Amount>> resources(const std::vector<ast::Property>& block, SourceId source);
+  gov::ResourceAmounts resources(const std::vector<ast::Property>& block, SourceId source);
   void expect(const ast::Step& step, SourceId source, const std::map<std::string, Location>& submitted, TestStep& out);
   void known_rule(const ast::Name& name, SourceId source);
 

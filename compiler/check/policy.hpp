@@ -151,8 +151,9 @@ struct TestStep {
   std::optional<std::string> by;         // by (task or rule)
   std::vector<std::string> warned_by;    // warned by
   std::optional<std::string> word;       // reason or kind
-  std::optional<std::vector<std::pair<model::Resource, model::Amount>>> borrowing;
-  std::optional<std::vector<std::pair<model::Resource, model::Amount>>> short_of;
+  // borrowing / short: the amounts written, nonzero ones in resource order (as decisions list them)
+  std::optional<gov::ResourceAmounts> borrowing;
+  std::optional<gov::ResourceAmounts> short_of;
   std::optional<std::string> message;
 };
 

@@ -107,14 +107,16 @@ void Checker::submit(const ast::Step& step, SourceId source, TestStep& out) {
   }
 }
 
-std::vector<std::pair<model::Resource, model::Amount>> Checker::resources(const std::vector<ast::Property>& block, SourceId source) {
+gov::ResourceAmounts Checker::resources(const std::vector<ast::Property>& block, SourceId source) {
   ResourceAmounts amounts;
   assign_all(resources_table(), block, *this, source, amounts);
-  std::vector<std::pair<model::Resource, model::Amount>> out;
+  gov::ResourceAmounts out;
   for (const auto& [r, a] : amounts) {
-    if (a) out.emplace_back(r, *a);
+    if (a && *a != 0) out.push_back({r, *a});
   }
-  std::sort(out.begin(), out.end());
+  std::sort(out.begin(), out.end(), [](const gov::ResourceAmount& x, const gov::ResourceAmount& y) {
+    return model::index(x.resource) < model::index(y.resource);
+  });
   return out;
 }
 

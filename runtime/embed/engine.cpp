@@ -77,6 +77,23 @@ namespace gov {
 
 // ------------------------------------------------------------------ opening
 
+namespace {
+
+/// The store an engine reads its versions from: opened read-only, never created.
+store::Store open_store_read_only(const std::string& path) {
+  store::OpenOptions options;
+  options.create = false;
+  options.read_only = true;
+  auto db = store::Store::open(path, options);
+  if (!db.ok()) {
+    throw Error(db.error().kind == store::ErrorKind::not_found ? ErrorCode::not_found : ErrorCode::store,
+                fmt::format("store `{}`: {}", path, db.error().message));
+  }
+  return std::move(db.value());
+}
+
+}  // namespace
+
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::Engine(Engine&&) noexcept = default;
 Engine& Engine::operator=(Engine&&) noexcept = default;
@@ -95,15 +112,7 @@ Engine Engine::open_store(const std::string& db_path, Options options) {
     }
     impl->verify.key = key.value();
   }
-  store::OpenOptions open_options;
-  open_options.create = false;
-  open_options.read_only = true;
-  auto db = store::Store::open(db_path, open_options);
-  if (!db.ok()) {
-    throw Error(db.error().kind == store::ErrorKind::not_found ? ErrorCode::not_found : ErrorCode::store,
-                fmt::format("store `{}`: {}", db_path, db.error().message));
-  }
-  impl->db = std::move(db.value());
+  impl->db = open_store_read_only(db_path);
   driver::Error error;
   std::optional<std::string> name = driver::resolve_policy_name(*impl->db, impl->options.policy, error);
   if (!name) embed::throw_load_error(error);
@@ -144,15 +153,7 @@ Engine Engine::fresh() const {
   impl->path = impl_->path;
   impl->policy_name = impl_->policy_name;
   if (impl->from_store) {  // its own handle: store::Store is single-threaded, reloads use it
-    store::OpenOptions open_options;
-    open_options.create = false;
-    open_options.read_only = true;
-    auto db = store::Store::open(impl->path, open_options);
-    if (!db.ok()) {
-      throw Error(db.error().kind == store::ErrorKind::not_found ? ErrorCode::not_found : ErrorCode::store,
-                  fmt::format("store `{}`: {}", impl->path, db.error().message));
-    }
-    impl->db = std::move(db.value());
+    impl->db = open_store_read_only(impl->path);
   }
   impl->install(std::move(running));
   return Engine(std::move(impl));
@@ -207,7 +208,7 @@ Step Engine::tick(Time at) {
 
 std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
   std::unique_lock lock(impl_->state_mutex);
-  if (impl_->core->snapshot(/*with_ended_tasks=*/true).tasks.size() > 0) {
+  if (impl_->core->task_count() > 0) {
     throw Error(ErrorCode::invalid_argument,
                 "a cluster state can only be loaded into an engine that has no tasks yet (load it right after opening)");
   }

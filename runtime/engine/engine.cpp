@@ -228,7 +228,7 @@ void Engine::step(Time at, std::span<const Event> events, std::vector<Decision>&
 
 std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
   std::vector<LoadFailure> failures;
-  const bool fresh = impl_->core.tasks.size() == 0;
+  const bool fresh = task_count() == 0;
   const auto load = [&](LoadFailure::List list, size_t index, std::optional<std::string> error) {
     if (error) failures.push_back({list, index, std::move(*error)});
   };
@@ -321,6 +321,9 @@ Snapshot Engine::snapshot(bool with_ended_tasks) const {
 
 uint64_t Engine::queue_work() const {
   return impl_->core.tasks.queue_comparisons() + impl_->scheduler.cycles();
+}
+size_t Engine::task_count() const {
+  return impl_->core.tasks.size();
 }
 size_t Engine::live_tasks() const {
   return impl_->core.tasks.live();

@@ -108,6 +108,8 @@ class Engine {
   /// The state now. `with_ended_tasks`: Snapshot::tasks also lists ended tasks (every task
   /// ever submitted, in submission order); otherwise pending and admitted ones only.
   Snapshot snapshot(bool with_ended_tasks = true) const;
+  /// Every task submitted or loaded so far, ended ones included (O(1)).
+  size_t task_count() const;
   /// Pending and admitted tasks (O(1)).
   size_t live_tasks() const;
   /// The work of queue operations so far: queue comparisons plus admission cycles. For tests

@@ -16,10 +16,9 @@ namespace gov::policy_test {
 namespace {
 
 using check::TestStep;
-using Amounts = std::vector<std::pair<ir::Resource, ir::Amount>>;
 
 /// Amounts as the language writes them: `{ gpus = 2, memory = 64 GiB }` (zero entries left out).
-std::string resources_text(const Amounts& amounts) {
+std::string resources_text(const gov::ResourceAmounts& amounts) {
   std::vector<std::string> parts;
   for (const auto& [r, a] : amounts) {
     if (a == 0) continue;
@@ -38,21 +37,15 @@ std::string resources_text(const Amounts& amounts) {
   return fmt::format("{{ {} }}", fmt::join(parts, ", "));
 }
 
-Amounts as_pairs(const gov::ResourceAmounts& amounts) {
-  Amounts out;
-  for (const gov::ResourceAmount& a : amounts) out.emplace_back(a.resource, a.amount);
-  return out;
-}
-
-/// Equal as sets of nonzero amounts (the engine lists only charged resources, in its order).
-bool same_amounts(const gov::ResourceAmounts& actual, const Amounts& expected) {
-  Amounts a = as_pairs(actual);
-  Amounts e = expected;
-  std::erase_if(a, [](const auto& x) { return x.second == 0; });
-  std::erase_if(e, [](const auto& x) { return x.second == 0; });
-  std::sort(a.begin(), a.end());
-  std::sort(e.begin(), e.end());
-  return a == e;
+/// Equal as sets of nonzero amounts (an expectation lists the nonzero amounts written, in
+/// resource order; the engine lists the charged resources it touched).
+bool same_amounts(const gov::ResourceAmounts& actual, const gov::ResourceAmounts& expected) {
+  gov::ResourceAmounts nonzero = actual;
+  std::erase_if(nonzero, [](const gov::ResourceAmount& x) { return x.amount == 0; });
+  std::sort(nonzero.begin(), nonzero.end(), [](const gov::ResourceAmount& x, const gov::ResourceAmount& y) {
+    return model::index(x.resource) < model::index(y.resource);
+  });
+  return nonzero == expected;
 }
 
 /// Why `d` does not satisfy `s`, or nullopt when it does.
@@ -70,10 +63,10 @@ std::optional<std::string> mismatch(const TestStep& s, const gov::Decision& d) {
     if (actual != *s.word) return fmt::format("it is {}", actual);
   }
   if (s.borrowing && !same_amounts(d.borrowed, *s.borrowing)) {
-    return fmt::format("it borrows {}", resources_text(as_pairs(d.borrowed)));
+    return fmt::format("it borrows {}", resources_text(d.borrowed));
   }
   if (s.short_of && !same_amounts(d.short_of, *s.short_of)) {
-    return fmt::format("it is short {}", resources_text(as_pairs(d.short_of)));
+    return fmt::format("it is short {}", resources_text(d.short_of));
   }
   for (const std::string& rule : s.warned_by) {
     if (std::none_of(d.warnings.begin(), d.warnings.end(), [&](const gov::RuleWarning& w) { return w.rule == rule; })) {
@@ -83,7 +76,6 @@ std::optional<std::string> mismatch(const TestStep& s, const gov::Decision& d) {
   if (s.message && d.message != *s.message) return fmt::format("the message is \"{}\"", d.message);
   return std::nullopt;
 }
-
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 
+#include "compiler/support/utf8.hpp"
 #include "runtime/trace/json.hpp"
 #include "runtime/trace/units.hpp"
 
@@ -209,7 +210,7 @@ SummaryRow summary_row(const TeamSummary& t) {
 // Display width, counted in code points (as columns are everywhere in gov).
 size_t text_width(std::string_view text) {
   return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return !is_utf8_continuation(static_cast<unsigned char>(c));
   }));
 }
 

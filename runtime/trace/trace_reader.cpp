@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "compiler/support/utf8.hpp"
 #include "runtime/trace/units.hpp"
 
 namespace gov::trace {
@@ -45,9 +46,7 @@ std::string_view trace_key(ir::Resource resource) {
 // A user string for a message: JSON-quoted (so one line, valid UTF-8), cut when long.
 std::string quoted(std::string_view text) {
   if (text.size() <= kQuoteLimit) return json_quote(text);
-  size_t cut = kQuoteLimit;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  return json_quote(text.substr(0, cut)) + "...";
+  return json_quote(text.substr(0, utf8_boundary_at_or_before(text, kQuoteLimit))) + "...";
 }
 
 // What a value is, for "expected X, found Y".

@@ -27,15 +27,7 @@ struct Engine {
   gov_engine* handle = nullptr;
 };
 
-gov_task gpu_task(const char* id, const char* team, int64_t gpus) {
-  gov_task task;
-  gov_task_init(&task);
-  task.id = id;
-  task.team = team;
-  task.instance_type = "ml.g5.8xlarge";
-  task.amounts[GOV_GPU] = gpus;
-  return task;
-}
+constexpr auto gpu_task = &gov::test::g5_gpu_c_task;
 
 }  // namespace
 

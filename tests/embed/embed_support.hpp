@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "gov/gov.h"
 #include "gov/types.hpp"
 #include "runtime/signing/signing.hpp"
 
@@ -43,6 +44,17 @@ inline gov::Task g5_gpu_task(const std::string& id, const std::string& team, int
   t.instance_type = "ml.g5.8xlarge";
   t.set(gov::Resource::gpu, gpus);
   return t;
+}
+
+/// The same task for the C ABI (the strings are the caller's and must outlive the task).
+inline gov_task g5_gpu_c_task(const char* id, const char* team, int64_t gpus) {
+  gov_task task;
+  gov_task_init(&task);
+  task.id = id;
+  task.team = team;
+  task.instance_type = "ml.g5.8xlarge";
+  task.amounts[GOV_GPU] = gpus;
+  return task;
 }
 
 /// Quotes a path for the shell.

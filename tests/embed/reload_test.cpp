@@ -16,14 +16,7 @@
 
 namespace {
 
-gov::Task gpus(const std::string& id, const std::string& team, int64_t count) {
-  gov::Task t;
-  t.id = id;
-  t.team = team;
-  t.instance_type = "ml.g5.8xlarge";
-  t.set(gov::Resource::gpu, count);
-  return t;
-}
+constexpr auto gpus = &gov::test::g5_gpu_task;
 
 int64_t team_gpu(const gov::Snapshot& snapshot, const std::string& team, int64_t gov::UsageRow::*field) {
   for (const gov::UsageRow& row : snapshot.usage)

@@ -33,15 +33,7 @@ const std::string kWorkshop = "policies/examples/workshop-g5.gov";
 
 constexpr auto gpu_task = &gov::test::g5_gpu_task;
 
-gov_task c_gpu_task(const char* id, const char* team, int64_t gpus) {
-  gov_task task;
-  gov_task_init(&task);
-  task.id = id;
-  task.team = team;
-  task.instance_type = "ml.g5.8xlarge";
-  task.amounts[GOV_GPU] = gpus;
-  return task;
-}
+constexpr auto c_gpu_task = &gov::test::g5_gpu_c_task;
 
 /// Fails the process (and so the test) when `done` is not called within `limit`: a test that
 /// used to hang ends with a message instead. No assertion on time: the bound is only a guard.
