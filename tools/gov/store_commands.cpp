@@ -57,20 +57,9 @@ std::string author(const Args& args) {
 
 /// The policy named by --policy, or the store's only policy.
 std::optional<std::string> policy_name(store::Store& db, const Args& args) {
-  if (auto name = args.value("policy")) return *name;
-  auto policies = db.policies();
-  if (!policies.ok()) {
-    fmt::print(stderr, "error: {}\n", escape_for_terminal(policies.error().message));
-    return std::nullopt;
-  }
-  if (policies.value().size() == 1) return policies.value().front().name;
-  if (policies.value().empty()) {
-    fmt::print(stderr, "error: the store `{}` has no policy yet; run `gov apply FILE` first\n", display_path(db.path()));
-    return std::nullopt;
-  }
-  std::vector<std::string> names;
-  for (const auto& p : policies.value()) names.push_back(escape_for_terminal(p.name));
-  fmt::print(stderr, "error: the store has several policies ({}); choose one with --policy NAME\n", fmt::join(names, ", "));
+  support::Expected<std::string> name = driver::resolve_policy_name(db, args.value("policy").value_or(""));
+  if (name) return std::move(name).value();
+  fmt::print(stderr, "error: {}\n", escape_for_terminal(name.error().message));
   return std::nullopt;
 }
 
