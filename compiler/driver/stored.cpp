@@ -23,7 +23,7 @@ support::Expected<std::string> resolve_policy_name(store::Store& db, std::string
   std::vector<std::string> names;
   for (const store::PolicyInfo& p : policies.value()) names.push_back(p.name);
   return Error{ErrorKind::not_found,
-               fmt::format("the store has several policies ({}); choose one by name (gov: `--policy NAME`)", fmt::join(names, ", "))};
+               fmt::format("the store has several policies ({}); choose one by name", fmt::join(names, ", "))};
 }
 
 std::optional<Error> check_version_signature(const std::string& policy_name, const store::Version& stored,
