@@ -165,7 +165,18 @@ std::optional<size_t> Checker::resolve_type(const std::string& name, Location wh
   const Names& types = type_lookup();
   const std::vector<std::string>& names = types.list;
   if (const std::optional<size_t> i = types.index.find(name)) return policy_.cluster ? i : std::nullopt;
-  if (!policy_.cluster && policy_.catalogs.empty()) return std::nullopt;  // nothing to resolve against
+  if (!policy_.cluster && policy_.catalogs.empty()) {  // nothing to resolve against: say so once
+    // Once, and not beside a cluster whose catalog is unknown (E0206 says that already).
+    if (!warned_unchecked_types_ && clusters_.empty()) {
+      warned_unchecked_types_ = true;
+      Diagnostic& d = report(Code::instance_types_not_checked, where,
+                             fmt::format("no catalog is visible, so instance type `{}` is not checked", name),
+                             "not checked");
+      d.help = "import the catalog of the cluster's instance types (the shipped one: `import \"aws-ml\"` or "
+               "`import \"../catalog/aws-ml.gov\"`)";
+    }
+    return std::nullopt;
+  }
   Diagnostic& d = report(Code::unknown_instance_type, where, fmt::format("unknown instance type `{}`", name),
                          "not in the catalog");
   if (auto guess = did_you_mean(name, names)) {

@@ -141,6 +141,7 @@ class Checker {
   std::pair<size_t, size_t> type_lookup_key_{};
   std::optional<Names> team_lookup_;
   std::optional<Names> rule_lookup_;
+  bool warned_unchecked_types_ = false;  // W0118 is said once per policy
 };
 
 }  // namespace gov::check

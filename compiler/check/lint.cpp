@@ -37,6 +37,7 @@ class Linter {
 
   void run() {
     capacity();
+    idle_teams();
     sharing();
     controls();
     classes();
@@ -115,6 +116,33 @@ class Linter {
         d.notes.push_back({quota->where, fmt::format("team `{}` is guaranteed {} of them here", team->name, instances_text(share))});
       }
       d.help = "HyperPod allows planned capacity, but guaranteed quota that does not exist cannot be reclaimed";
+    }
+  }
+
+  /// Teams that can never run a task (issue 23, point 7): no quota at all, or quotas that
+  /// guarantee nothing and let it borrow nothing (a percentage borrow limit of a zero quota is
+  /// zero). Inactive teams admit nothing by design and are left alone.
+  void idle_teams() {
+    for (const Team& team : policy_.teams) {
+      if (!team.active) continue;
+      const bool can_use_something = std::any_of(team.quotas.begin(), team.quotas.end(), [](const Quota& q) {
+        for (model::Resource r : model::kAllResources) {
+          if (q.nominal[model::index(r)] > 0 || q.borrowing_limit[model::index(r)] > 0) return true;
+        }
+        return false;
+      });
+      if (can_use_something) continue;
+      if (team.quotas.empty()) {
+        warn(Code::team_never_runs, team.where, fmt::format("team `{}` has no quota, so it can never run a task", team.name),
+             "no quota")
+            .help = "give it a quota (`quota ml.g5.8xlarge { instances = 1 }`), or remove the team";
+        continue;
+      }
+      warn(Code::team_never_runs, team.where,
+           fmt::format("team `{}` is guaranteed nothing and may borrow nothing, so it can never run a task", team.name),
+           "every quota is zero")
+          .help = "a percentage `borrow-limit` of a zero quota is zero: give the team a nominal quota, or an "
+                  "absolute limit (`borrow-limit = { gpus = 2 }`)";
     }
   }
 
@@ -239,8 +267,23 @@ class Linter {
   Diagnostics& out_;
 };
 
-/// Names allowed per (source, line) by `# gov:allow(a, b)` comments.
-std::map<std::pair<SourceId, uint32_t>, std::set<std::string>> allow_comments(const Program& program) {
+/// Reports W0117 for a name in an allow comment that is no lint warning (`# gov:allow(typo)`
+/// would otherwise silence nothing, silently), with a did-you-mean among the warnings' names.
+void check_allow_name(std::string_view name, Location where, Diagnostics& out) {
+  if (const std::optional<CodeInfo> code = find_code(name); code && code->severity == Severity::warning) return;
+  std::vector<std::string> names;
+  for (const CodeInfo& code : all_codes()) {
+    if (code.severity == Severity::warning) names.emplace_back(code.name);
+  }
+  Diagnostic& d = out.report(make_diagnostic(Code::unknown_allow, where,
+                                             fmt::format("`gov:allow({})` names no lint warning", name), "silences nothing"));
+  d.help = did_you_mean(name, names).value_or("run `gov explain` for the warnings' names and codes");
+}
+
+/// Names allowed per (source, line) by `# gov:allow(a, b)` comments; names that are no warning
+/// are reported into `unknown`.
+std::map<std::pair<SourceId, uint32_t>, std::set<std::string>> allow_comments(const Program& program,
+                                                                              Diagnostics& unknown) {
   std::map<std::pair<SourceId, uint32_t>, std::set<std::string>> allowed;
   for (const ProgramFile& file : program.files) {
     const SourceFile& source = program.sources.get(file.source);
@@ -256,7 +299,11 @@ std::map<std::pair<SourceId, uint32_t>, std::set<std::string>> allow_comments(co
         std::string_view name = names.substr(0, comma);
         while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
         while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
-        if (!name.empty()) allowed[{file.source, line}].insert(std::string(name));
+        if (!name.empty()) {
+          allowed[{file.source, line}].insert(std::string(name));
+          const auto begin = static_cast<uint32_t>(c.span.begin + (name.data() - text.data()));
+          check_allow_name(name, {file.source, {begin, static_cast<uint32_t>(begin + name.size())}}, unknown);
+        }
         if (comma == std::string_view::npos) break;
         names.remove_prefix(comma + 1);
       }
@@ -282,7 +329,7 @@ std::optional<uint32_t> declaration_start(const Program& program, const Location
 Diagnostics lint(const Policy& policy, const Program& program, const std::vector<std::string>& allowed) {
   Diagnostics found;
   Linter(policy, found).run();
-  const auto comments = allow_comments(program);
+  const auto comments = allow_comments(program, found);
   Diagnostics kept;
   for (const Diagnostic& d : found.items()) {
     const CodeInfo& info = code_info(d.code);

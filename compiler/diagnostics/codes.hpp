@@ -86,7 +86,10 @@ enum class Severity { error, warning, note };
   X(borrow_within_cohort_with_fair_share, "W0112", "borrow-within-cohort-with-fair-share", warning, "`borrow-within-cohort` is set while idle compute is `fair-share`, where Kueue ignores it") \
   X(fair_share_preemption_without_fair_share, "W0113", "fair-share-preemption-without-fair-share", warning, "`fair-share-preemption` is set while idle compute is `fcfs`, where it has no effect") \
   X(fungibility_with_one_instance_type, "W0114", "fungibility-with-one-instance-type", warning, "flavor fungibility is set on a team with one instance type, where there is no other to try") \
-  X(threshold_without_borrowing, "W0115", "threshold-without-borrowing", warning, "`max-priority-threshold` is set while the `borrow-within-cohort` policy is `never`, where it has no effect")
+  X(threshold_without_borrowing, "W0115", "threshold-without-borrowing", warning, "`max-priority-threshold` is set while the `borrow-within-cohort` policy is `never`, where it has no effect") \
+  X(team_never_runs, "W0116", "team-never-runs", warning, "a team has no quota, or only zero quotas with nothing to borrow: it can never run a task") \
+  X(unknown_allow, "W0117", "unknown-allow", warning, "a `# gov:allow(...)` comment names no lint warning, so it silences nothing") \
+  X(instance_types_not_checked, "W0118", "instance-types-not-checked", warning, "no catalog is visible, so the instance types a file names are not checked")
 
 enum class Code {
 #define GOV_X(id, code, name, severity, summary) id,

@@ -770,6 +770,10 @@ Result<void> prepare_location(const std::string& path, const OpenOptions& option
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (parent.empty()) return {};
   std::error_code error;
+  if (!options.create_directories && !std::filesystem::is_directory(parent, error)) {
+    return Error{ErrorKind::not_found,
+                 fmt::format("directory `{}` does not exist; create it first, or choose another path", parent.string())};
+  }
   std::filesystem::create_directories(parent, error);
   if (!error) return {};
   return Error{ErrorKind::io, fmt::format("cannot create directory `{}` for the policy store: {}",
@@ -860,7 +864,7 @@ std::string_view audit_action_name(AuditAction action) {
 std::string default_path() {
   const char* from_environment = std::getenv("GOV_DB");
   if (from_environment != nullptr && *from_environment != '\0') return from_environment;
-  return ".gov/policies.db";
+  return std::string(kBuiltInPath);
 }
 
 std::optional<std::string> file_path_problem(std::string_view path) {

@@ -22,6 +22,8 @@ inline constexpr int64_t kSchemaVersion = 2;
 /// Where the store lives when no `--db` is given: `$GOV_DB` if set and not empty, else
 /// `.gov/policies.db` (relative to the current directory).
 std::string default_path();
+/// The store's place when neither --db nor $GOV_DB names one (default_path() without them).
+inline constexpr std::string_view kBuiltInPath = ".gov/policies.db";
 
 using Bytes = std::vector<uint8_t>;
 
@@ -157,7 +159,11 @@ struct WorkCounters {
 };
 
 struct OpenOptions {
-  bool create = true;      // create the file (and its directory) when missing
+  bool create = true;      // create the file when missing
+  /// With `create`: also create the file's missing directories. The CLI sets it for its default
+  /// location (`.gov/policies.db`) only, so that a mistyped `--db /nonexistent/dir/x.db` is an
+  /// error instead of a new directory tree.
+  bool create_directories = true;
   bool read_only = false;  // never write; every write fails with ErrorKind::read_only
   /// How long a write waits for another process's write lock before ErrorKind::busy.
   std::chrono::milliseconds busy_timeout{5000};

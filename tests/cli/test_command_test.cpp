@@ -1,7 +1,10 @@
-// `gov test` as a test author meets it (issue 23, point 8) and directories as arguments (point
-// 10): `expect eventually`, the decisions around a failure, -v, --run, --format json|junit, a file
-// that does not check, `gov check|lint|fmt|test DIR`.
+// Issue 23 as a test author and a reviewer meet it: `gov test` (point 8: `expect eventually`, the
+// decisions around a failure, -v, --run, --format json|junit, a file that does not check),
+// directories as arguments (point 10), `gov apply` running the policy's tests (point 3) and
+// `--db` paths that do not exist (point 7).
 #include <catch2/catch.hpp>
+
+#include <filesystem>
 
 #include "runtime/embed/engine_internals.hpp"
 #include "runtime/policy_test/policy_test.hpp"
@@ -207,4 +210,17 @@ test "after a finish, eventually admitted" {
   INFO(applied.out << applied.err);
   CHECK(applied.exit_code == 0);
   CHECK(applied.out.find("applied `passing` version 1") != std::string::npos);
+}
+
+// Issue 23, point 7: a mistyped --db used to create the directories on the way silently.
+TEST_CASE("gov apply --db in a directory that does not exist is an error, not a new directory tree", "[cli][store]") {
+  const Written file("passing.gov", std::string(kHeader));
+  const std::string missing = file.dir / "no/such/dir";
+  const auto result = run_gov("apply " + quoted(file.path) + " --db " + quoted(missing + "/x.db"));
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 1);
+  CHECK(result.err.find("directory `" + missing + "` does not exist; create it first") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(file.dir / "no"));
+  // An existing directory is fine.
+  CHECK(run_gov("apply " + quoted(file.path) + " --db " + quoted(file.dir / "x.db")).exit_code == 0);
 }

@@ -34,6 +34,8 @@ enum class Access : uint8_t { read, write, create };
 std::optional<store::Store> open_store(const Args& args, Access access) {
   store::OpenOptions options;
   options.create = access == Access::create;
+  // Only the built-in location's directory is made: a mistyped --db or $GOV_DB path is an error.
+  options.create_directories = db_path(args) == store::kBuiltInPath;
   options.read_only = access == Access::read;
   auto opened = store::Store::open(db_path(args), options);
   if (!opened.ok() && access == Access::read && opened.error().kind == store::ErrorKind::read_only) {
