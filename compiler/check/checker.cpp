@@ -255,7 +255,7 @@ void Checker::check_cluster() {
   if (!catalog) {
     report(Code::missing_property, {source, cluster->name.span},
            fmt::format("cluster `{}` has no `catalog`", cluster->name.text), "which catalog?")
-        .help = "add `catalog = aws-ml` (the shipped catalog, imported from policies/catalog/aws-ml.gov)";
+        .help = "add `catalog = aws-ml` (the shipped catalog, imported with `import \"aws-ml\"`)";
     return;
   }
   if (catalog->value->kind != ast::Value::Kind::name) return;
@@ -268,7 +268,7 @@ void Checker::check_cluster() {
     Diagnostic& d = report(Code::unknown_catalog, {source, catalog->value->span},
                            fmt::format("unknown catalog `{}`", wanted), "not defined");
     d.help = did_you_mean(wanted, names).value_or(
-        names.empty() ? "import a catalog first: `import \"../catalog/aws-ml.gov\"`"
+        names.empty() ? "import a catalog first: `import \"aws-ml\"` (the shipped catalog)"
                       : names_help("catalogs", names));
     return;
   }
