@@ -43,7 +43,7 @@ enum class Severity { error, warning, note };
   X(unknown_instance_type, "E0203", "unknown-instance-type", error, "an instance type is not in the cluster's catalog") \
   X(unknown_team, "E0204", "unknown-team", error, "a team name does not match any team") \
   X(unknown_priority_class, "E0205", "unknown-priority-class", error, "a priority class name does not match any class of the policy") \
-  X(unknown_catalog, "E0206", "unknown-catalog", error, "a cluster names a catalog that is not defined") \
+  X(unknown_catalog, "E0206", "unknown-catalog", error, "a cluster, or a catalog's `extends`, names a catalog that is not defined") \
   X(duplicate_definition, "E0207", "duplicate-definition", error, "two teams, classes, rules, catalogs, instance types or tasks have the same name") \
   X(import_outside_root, "E0208", "import-outside-root", error, "an import leaves the policy's root directory") \
   X(unknown_field, "E0209", "unknown-field", error, "a path such as `task.gpus` names a field that does not exist") \
@@ -59,6 +59,7 @@ enum class Severity { error, warning, note };
   X(import_too_deep, "E0220", "import-too-deep", error, "imports are nested deeper than gov follows") \
   X(empty_quota, "E0221", "empty-quota", error, "a quota gives neither `instances` nor any resource") \
   X(invalid_time, "E0222", "invalid-time", error, "a test's `at` goes back in time or has more than millisecond precision") \
+  X(catalog_cycle, "E0223", "catalog-cycle", error, "catalogs extend each other in a cycle") \
   X(too_many_priority_classes, "E0301", "too-many-priority-classes", error, "a policy has more than 10 priority classes (HyperPod's limit)") \
   X(out_of_range, "E0302", "out-of-range", error, "a number is outside the range HyperPod accepts for it") \
   X(invalid_name_format, "E0303", "invalid-name-format", error, "a team or class name is longer than 41 characters or is not a DNS label") \

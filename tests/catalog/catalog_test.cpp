@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "compiler/check/limits.hpp"
 #include "compiler/check/program.hpp"
 #include "compiler/driver/driver.hpp"
 #include "tests/support/test_support.hpp"
@@ -198,4 +199,91 @@ TEST_CASE("an installed gov checks a policy outside the repository that imports 
   out.clear();
   CHECK(run_shell("cd " + quoted((dir / "policy").string()) + " && " + gov + " check probe.gov", out) == 0);
   INFO(out);
+}
+
+TEST_CASE("a catalog that extends another adds and overrides instance types without copying them", "[catalog][extends]") {
+  gov::check::MemorySources files;
+  files.add("team.gov", R"(import "base.gov"
+
+catalog my-cluster extends base {
+  instance ml.g5.8xlarge    { accelerator = nvidia-a10g, gpus = 1, vcpus = 30, memory = 120 GiB }
+  instance ml.custom.xlarge { vcpus = 4, memory = 16 GiB }
+}
+
+cluster c {
+  catalog  = my-cluster
+  capacity = { ml.g5.8xlarge: 1, ml.custom.xlarge: 2, ml.c5.2xlarge: 1 }
+}
+
+policy {
+  task-prioritization = fcfs
+  idle-compute        = fcfs
+}
+
+team team-a {
+  quota ml.custom.xlarge { instances = 1 }
+}
+)");
+  // The base is declared after its extension, in another file.
+  files.add("base.gov", R"(catalog base {
+  instance ml.c5.2xlarge { vcpus = 8, memory = 16 GiB }
+  instance ml.g5.8xlarge { accelerator = nvidia-a10g, gpus = 1, vcpus = 32, memory = 128 GiB, efa = 1 }
+}
+)");
+  const auto loaded = gov::driver::load(gov::driver::Source::memory(std::move(files), "team.gov"),
+                                        gov::driver::Request::up_to(gov::driver::Stage::check));
+  REQUIRE(loaded.policy);
+  REQUIRE(loaded.policy->checked.ok());
+  const gov::check::Policy& policy = loaded.policy->checked.result.policy;
+  const gov::check::Catalog* extension = find_catalog(policy, "my-cluster");
+  const gov::check::Catalog* base = find_catalog(policy, "base");
+  REQUIRE(extension);
+  REQUIRE(base);
+  REQUIRE(extension->types.size() == 3);
+  // The base's order, the override in place, the new type last.
+  CHECK(extension->types[0].name == "ml.c5.2xlarge");
+  CHECK(extension->types[1].name == "ml.g5.8xlarge");
+  CHECK(extension->types[2].name == "ml.custom.xlarge");
+  CHECK(extension->types[1].per_instance[gov::model::index(gov::model::Resource::vcpu)] == 30'000);
+  CHECK(extension->types[1].per_instance[gov::model::index(gov::model::Resource::efa)] == 0);  // replaced, not merged
+  // The inherited type keeps where it is declared: the base's file.
+  CHECK(loaded.policy->checked.program.sources.get(extension->types[0].where.source).path() == "base.gov");
+  // The base itself is unchanged.
+  REQUIRE(base->types.size() == 2);
+  CHECK(base->types[1].per_instance[gov::model::index(gov::model::Resource::vcpu)] == 32'000);
+}
+
+TEST_CASE("gov fmt keeps a catalog's extends", "[catalog][extends]") {
+  gov::test::TempDir dir("catalog-extends-fmt");
+  const std::string path = dir.write("x.gov", "catalog my-cluster   extends   aws-ml {\ninstance ml.x.y { vcpus = 1, memory = 1 GiB }\n}\n");
+  const auto formatted = gov::test::run_gov("fmt " + path);
+  INFO(formatted.err);
+  REQUIRE(formatted.exit_code == 0);
+  CHECK(gov::test::read_text(path) ==
+        "catalog my-cluster extends aws-ml {\n  instance ml.x.y { vcpus = 1, memory = 1 GiB }\n}\n");
+}
+
+TEST_CASE("catalogs extending a large catalog again and again stop at the resolved instance type limit", "[catalog][extends][limits]") {
+  std::string text = "catalog base {\n";
+  for (int i = 0; i < 9'000; ++i) text += "  instance ml.t" + std::to_string(i) + ".xlarge { vcpus = 1, memory = 1 GiB }\n";
+  text += "}\n";
+  for (int i = 0; i < 12; ++i) text += "catalog copy-" + std::to_string(i) + " extends base {}\n";
+  gov::check::MemorySources files;
+  files.add("big.gov", std::move(text));
+  const auto loaded = gov::driver::load(gov::driver::Source::memory(std::move(files), "big.gov"),
+                                        gov::driver::Request::up_to(gov::driver::Stage::check, false));
+  REQUIRE(loaded.policy);
+  const gov::Diagnostics diagnostics = loaded.policy->checked.diagnostics();
+  size_t too_many = 0;
+  for (const gov::Diagnostic& d : diagnostics.items()) {
+    INFO(d.message);
+    CHECK(d.code == gov::Code::too_many);
+    CHECK(d.message.find("more than 100000 instance types") != std::string::npos);
+    ++too_many;
+  }
+  // 9,000 + 10 × 9,000 fit; the 11th and 12th copies do not.
+  CHECK(too_many == 2);
+  size_t total = 0;
+  for (const gov::check::Catalog& catalog : loaded.policy->checked.result.policy.catalogs) total += catalog.types.size();
+  CHECK(total <= gov::check::kMaxResolvedInstanceTypes);
 }
