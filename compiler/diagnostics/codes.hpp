@@ -65,7 +65,7 @@ enum class Severity { error, warning, note };
   X(invalid_name_format, "E0303", "invalid-name-format", error, "a team or class name is longer than 41 characters or is not a DNS label") \
   X(too_many_quotas, "E0304", "too-many-quotas", error, "a team has more than 15 quota entries (HyperPod's limit)") \
   X(accelerator_mismatch, "E0305", "accelerator-mismatch", error, "`gpus` on an instance type without GPUs, or `neuron` on one without Neuron devices") \
-  X(quota_exceeds_instances, "E0306", "quota-exceeds-instances", error, "a quota asks for more of a resource than its instance count holds") \
+  X(quota_exceeds_instances, "E0306", "quota-exceeds-instances", error, "a quota asks for more of a resource than its instance count holds (no longer reported: a quota cannot give both, E0314)") \
   X(conflicting_accelerators, "E0307", "conflicting-accelerators", error, "an instance type has both `gpus` and `neuron`") \
   X(duplicate_quota, "E0308", "duplicate-quota", error, "a team has two quotas for the same instance type") \
   X(lending_limit_above_nominal, "E0309", "lending-limit-above-nominal", error, "a quota's lending limit is above its nominal quota (Kueue rejects it)") \
@@ -73,6 +73,7 @@ enum class Severity { error, warning, note };
   X(borrow_without_reclaim, "E0311", "borrow-without-reclaim", error, "`borrow-within-cohort` is set while `reclaim-within-cohort` is `never` (Kueue rejects it)") \
   X(invalid_fair_share_preemption, "E0312", "invalid-fair-share-preemption", error, "`fair-share-preemption` is not one of the three lists Kueue accepts") \
   X(preference_without_try_next_flavor, "E0313", "preference-without-try-next-flavor", error, "`flavor-preference` is set while `when-can-borrow` or `when-can-preempt` stops the search (Kueue rejects it)") \
+  X(quota_mixes_instances_and_amounts, "E0314", "quota-mixes-instances-and-amounts", error, "a quota gives both `instances` and resource amounts (HyperPod takes a count of instances or amounts, not both)") \
   X(quota_exceeds_capacity, "W0101", "quota-exceeds-capacity", warning, "the teams' guaranteed quotas for an instance type add up to more than the cluster has") \
   X(quota_without_capacity, "W0102", "quota-without-capacity", warning, "a team has a quota for an instance type the cluster has none of") \
   X(weight_without_fair_share, "W0103", "weight-without-fair-share", warning, "fair-share weights are set while idle compute is `fcfs`, where they have no effect") \
