@@ -78,8 +78,10 @@ class Builder {
     if (n.is_type<r::import_decl>()) return ast::Import{string(*parts(n)[0]), span(n)};
     if (n.is_type<r::catalog_decl>()) {
       auto p = parts(n);
-      ast::Catalog c{name(*p[0]), {}, span(n)};
-      for (size_t i = 1; i < p.size(); ++i) {
+      ast::Catalog c{name(*p[0]), std::nullopt, {}, span(n)};
+      size_t first = 1;
+      if (p.size() > 1 && p[1]->is_type<r::base_catalog>()) c.base = name(*p[first++]);
+      for (size_t i = first; i < p.size(); ++i) {
         auto q = parts(*p[i]);
         c.instances.push_back({name(*q[0]), properties(q, 1), span(*p[i])});
       }

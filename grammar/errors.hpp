@@ -92,6 +92,8 @@ template <> inline constexpr std::optional<SyntaxError> syntax_error<r::decl_nam
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::block_open> = detail::token("expected `{`");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::import_path> = detail::token("expected the imported file's path in quotes");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::instance_close> = detail::close("expected a property (`name = value`) or `}`");
+template <> inline constexpr std::optional<SyntaxError> syntax_error<r::base_catalog> = detail::name("expected the name of the catalog to extend");
+template <> inline constexpr std::optional<SyntaxError> syntax_error<r::catalog_open> = detail::token("expected `extends NAME` or `{`");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::catalog_close> = detail::close("expected `instance` or `}`");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::cluster_close> = detail::close("expected a property (`name = value`) or `}`");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::priority_weight> = detail::token("expected the class's weight, a number from 0 to 100");

@@ -248,7 +248,12 @@ struct import_decl : if_must<kw_import, sp, import_path> {};
 struct instance_close : one<'}'> {};
 struct instance_decl : if_must<kw_instance, sp, decl_name, sp, block_open, braced_items<property, instance_close>> {};
 struct catalog_close : one<'}'> {};
-struct catalog_decl : if_must<kw_catalog, sp, decl_name, sp, block_open, braced_items<instance_decl, catalog_close>> {};
+/// `extends` is a word only here, after a catalog's name; it is not reserved.
+struct kw_extends : keyword<TAO_PEGTL_STRING("extends")> {};
+struct base_catalog : name {};
+struct extends_clause : if_must<kw_extends, sp, base_catalog, sp> {};
+struct catalog_open : one<'{'> {};
+struct catalog_decl : if_must<kw_catalog, sp, decl_name, sp, opt<extends_clause>, catalog_open, braced_items<instance_decl, catalog_close>> {};
 
 struct cluster_close : one<'}'> {};
 struct cluster_decl : if_must<kw_cluster, sp, decl_name, sp, block_open, braced_items<property, cluster_close>> {};

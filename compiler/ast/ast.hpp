@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -109,6 +110,7 @@ struct Instance {
 
 struct Catalog {
   Name name;
+  std::optional<Name> base;  // `catalog NAME extends BASE { ... }`
   std::vector<Instance> instances;
   Span span;
 };

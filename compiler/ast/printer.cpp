@@ -81,7 +81,7 @@ class Printer {
   void decl(const Import& d) { line(1, "(import " + string_text(d.path) + ")", d.span); }
 
   void decl(const Catalog& d) {
-    line(1, "(catalog " + d.name.text, d.span);
+    line(1, "(catalog " + d.name.text + (d.base ? " (extends " + d.base->text + ")" : ""), d.span);
     for (const Instance& instance : d.instances) {
       line(2, "(instance " + instance.type.text, instance.span);
       properties(3, instance.properties);

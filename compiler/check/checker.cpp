@@ -10,6 +10,7 @@
 
 #include "compiler/ast/source_text.hpp"
 #include "compiler/check/expressions.hpp"
+#include "compiler/check/limits.hpp"
 #include "compiler/support/name_index.hpp"
 #include "compiler/check/quantities.hpp"
 #include "compiler/check/quotas.hpp"
@@ -212,18 +213,112 @@ void Checker::collect() {
   }
 }
 
+namespace {
+
+/// Resolves `catalog NAME extends BASE { ... }`: the base's types (resolved first, wherever it
+/// is declared), each overridden in place by an own type of the same name, then the own types
+/// that are new. Inherited types keep the location of their own declaration, so a diagnostic
+/// about one names the base's file. Unknown bases and cycles are reported at the `extends`.
+class CatalogResolver {
+ public:
+  CatalogResolver(Checker& checker, const std::vector<const ast::Catalog*>& decls, const std::vector<SourceId>& sources,
+                  std::vector<Catalog>& out)
+      : checker_(checker), decls_(decls), sources_(sources), out_(out), state_(decls.size(), State::unvisited) {
+    for (size_t i = 0; i < decls_.size(); ++i) by_name_.emplace(decls_[i]->name.text, i);
+  }
+
+  void resolve(size_t i) {
+    if (state_[i] != State::unvisited) return;
+    state_[i] = State::in_progress;
+    const ast::Catalog& decl = *decls_[i];
+    const SourceId source = sources_[i];
+    Catalog& catalog = out_[i];
+    if (decl.base) {
+      if (const std::optional<size_t> base = base_of(decl, source)) {
+        resolve(*base);
+        if (resolved_types_ + out_[*base].types.size() > kMaxResolvedInstanceTypes) {
+          Diagnostic& d = checker_.report(Code::too_many, {source, decl.base->span},
+                                          fmt::format("the catalogs hold more than {} instance types with the "
+                                                      "types they extend", kMaxResolvedInstanceTypes),
+                                          "one extension too many");
+          d.help = "extend a catalog once and let the cluster use it, rather than extending it again and again";
+        } else {
+          catalog.types = out_[*base].types;
+        }
+      }
+    }
+    std::map<std::string, Location> own;
+    for (const ast::Instance& instance : decl.instances) {
+      if (checker_.duplicate(own, instance.type.text, {source, instance.type.span}, "instance type")) continue;
+      InstanceType type = checker_.instance_type(instance, source);
+      auto inherited = std::find_if(catalog.types.begin(), catalog.types.end(),
+                                    [&](const InstanceType& t) { return t.name == type.name; });
+      if (inherited != catalog.types.end()) *inherited = std::move(type);
+      else catalog.types.push_back(std::move(type));
+    }
+    resolved_types_ += catalog.types.size();
+    state_[i] = State::done;
+  }
+
+ private:
+  enum class State : uint8_t { unvisited, in_progress, done };
+
+  /// The index of `decl`'s base, or nullopt (reported) when it is unknown or closes a cycle.
+  std::optional<size_t> base_of(const ast::Catalog& decl, SourceId source) {
+    const ast::Name& base = *decl.base;
+    const auto found = by_name_.find(base.text);
+    if (found == by_name_.end()) {
+      std::vector<std::string> names;
+      for (const ast::Catalog* c : decls_) {
+        if (c != &decl) names.push_back(c->name.text);
+      }
+      Diagnostic& d = checker_.report(Code::unknown_catalog, {source, base.span},
+                                      fmt::format("catalog `{}` extends `{}`, which is not defined", decl.name.text,
+                                                  base.text),
+                                      "not defined");
+      d.help = did_you_mean(base.text, names).value_or(
+          names.empty() ? "import the catalog it extends: `import \"aws-ml\"` (the shipped catalog)"
+                        : names_help("catalogs", names));
+      return std::nullopt;
+    }
+    if (state_[found->second] == State::in_progress) {
+      Diagnostic& d = checker_.report(Code::catalog_cycle, {source, base.span},
+                                      fmt::format("catalog `{}` extends `{}`, which extends `{}` again", decl.name.text,
+                                                  base.text, decl.name.text),
+                                      "closes the cycle");
+      d.notes.push_back({Location{sources_[found->second], decls_[found->second]->name.span},
+                         fmt::format("`{}` is defined here", base.text)});
+      d.help = "a catalog extends one that does not extend it back; copy the shared types into a third catalog";
+      return std::nullopt;
+    }
+    return found->second;
+  }
+
+  Checker& checker_;
+  const std::vector<const ast::Catalog*>& decls_;
+  const std::vector<SourceId>& sources_;
+  std::vector<Catalog>& out_;
+  std::vector<State> state_;
+  std::map<std::string, size_t> by_name_;
+  size_t resolved_types_ = 0;
+};
+
+}  // namespace
+
 void Checker::check_catalogs() {
   std::map<std::string, Location> seen;
+  std::vector<const ast::Catalog*> decls;
+  std::vector<SourceId> sources;
   for (const auto& [catalog, source] : catalogs_) {
     if (duplicate(seen, catalog->name.text, {source, catalog->name.span}, "catalog")) continue;
-    Catalog out{catalog->name.text, {}, {source, catalog->span}};
-    std::map<std::string, Location> types_seen;
-    for (const ast::Instance& instance : catalog->instances) {
-      if (duplicate(types_seen, instance.type.text, {source, instance.type.span}, "instance type")) continue;
-      out.types.push_back(instance_type(instance, source));
-    }
-    policy_.catalogs.push_back(std::move(out));
+    decls.push_back(catalog);
+    sources.push_back(source);
   }
+  std::vector<Catalog> resolved;
+  for (size_t i = 0; i < decls.size(); ++i) resolved.push_back({decls[i]->name.text, {}, {sources[i], decls[i]->span}});
+  CatalogResolver resolver(*this, decls, sources, resolved);
+  for (size_t i = 0; i < decls.size(); ++i) resolver.resolve(i);
+  for (Catalog& catalog : resolved) policy_.catalogs.push_back(std::move(catalog));
 }
 
 InstanceType Checker::instance_type(const ast::Instance& instance, SourceId source) {
@@ -266,7 +361,7 @@ void Checker::check_cluster() {
   if (!catalog) {
     report(Code::missing_property, {source, cluster->name.span},
            fmt::format("cluster `{}` has no `catalog`", cluster->name.text), "which catalog?")
-        .help = "add `catalog = aws-ml` (the shipped catalog, imported from policies/catalog/aws-ml.gov)";
+        .help = "add `catalog = aws-ml` (the shipped catalog, imported with `import \"aws-ml\"`)";
     return;
   }
   if (catalog->value->kind != ast::Value::Kind::name) return;
@@ -279,7 +374,7 @@ void Checker::check_cluster() {
     Diagnostic& d = report(Code::unknown_catalog, {source, catalog->value->span},
                            fmt::format("unknown catalog `{}`", wanted), "not defined");
     d.help = did_you_mean(wanted, names).value_or(
-        names.empty() ? "import a catalog first: `import \"../catalog/aws-ml.gov\"`"
+        names.empty() ? "import a catalog first: `import \"aws-ml\"` (the shipped catalog)"
                       : names_help("catalogs", names));
     return;
   }

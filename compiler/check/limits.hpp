@@ -18,6 +18,8 @@ inline constexpr size_t kMaxRules = 10'000;
 inline constexpr size_t kMaxTests = 10'000;
 /// Most instance types over all of a policy's catalogs.
 inline constexpr size_t kMaxInstanceTypes = 10'000;
+/// Most instance types all catalogs hold together once `extends` copied their bases' types.
+inline constexpr size_t kMaxResolvedInstanceTypes = 100'000;
 
 /// Counts declarations file by file and reports E0006 `too-many` once per kind, at the first
 /// declaration past its limit.

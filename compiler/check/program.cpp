@@ -30,7 +30,8 @@ std::string shown_root(const std::string& root) {
 /// costs linear time, and at most kMaxProgramFiles files are read.
 class Loader {
  public:
-  Loader(Program& program, const SourceProvider& sources) : program_(program), sources_(sources) {}
+  Loader(Program& program, const SourceProvider& sources, const SourceProvider* catalogs)
+      : program_(program), sources_(sources), catalogs_(catalogs) {}
 
   void load_entry(const std::string& logical, const std::string& display) {
     SourceRead read = read_file(logical);
@@ -45,6 +46,16 @@ class Loader {
   SourceRead read_file(const std::string& logical) {
     ++files_read_;
     return sources_.read(logical, kMaxProgramBytes - total_bytes_);
+  }
+
+  /// A catalog imported by name: from the catalog directories when there are any, else from
+  /// the policy's own files under kCatalogLogicalDir.
+  SourceRead read_catalog(const std::string& name, const std::string& logical) {
+    if (!catalogs_) return read_file(logical);
+    ++files_read_;
+    SourceRead read = catalogs_->read(name + ".gov", kMaxProgramBytes - total_bytes_);
+    if (read.ok()) read.file->logical_path = logical;
+    return read;
   }
 
   /// Adds a file that was read as `requested` (shown as `display`) and follows its imports,
@@ -80,7 +91,9 @@ class Loader {
     }
     Diagnostic d = make_diagnostic(Code::import_not_found, *imported_at,
                                    fmt::format("cannot import `{}`: {}", display, error.reason), "imported here");
-    d.help = "import paths are relative to the importing file";
+    d.help = is_catalog_name(display) ? "a bare name imports a shipped catalog (`aws-ml`); import a file by its path "
+                                        "relative to the importing file (`\"./my-catalog.gov\"`)"
+                                      : "import paths are relative to the importing file";
     program_.diagnostics.report(std::move(d));
   }
 
@@ -111,13 +124,16 @@ class Loader {
     const fs::path display_dir = fs::path(program_.sources.get(program_.files[index].source).path()).parent_path();
     for (const Request& request : imports) {
       if (files_exhausted_) return;
-      const std::string display = (display_dir / request.raw).lexically_normal().string();
+      const bool catalog = is_catalog_name(request.raw);
+      const std::string display =
+          catalog ? request.raw : (display_dir / request.raw).lexically_normal().string();
       if (!request.raw.empty() && request.raw.front() == '/') {
         report_outside_root(display, request.where, "an import path is relative to the importing file, never absolute");
         continue;
       }
       const std::optional<std::string> logical =
-          normalise_logical_path(logical_dir.empty() ? request.raw : logical_dir + "/" + request.raw);
+          catalog ? std::optional<std::string>(fmt::format("{}/{}.gov", kCatalogLogicalDir, request.raw))
+                  : normalise_logical_path(logical_dir.empty() ? request.raw : logical_dir + "/" + request.raw);
       if (!logical) {
         report_outside_root(display, request.where, "");
         continue;
@@ -143,13 +159,15 @@ class Loader {
         files_exhausted_ = true;  // one error, not one per remaining import
         return;
       }
-      SourceRead read = read_file(*logical);
+      SourceRead read = catalog ? read_catalog(request.raw, *logical) : read_file(*logical);
       if (!read.ok()) {
         report_unreadable(display, read.error, request.where);
         failed_.emplace(*logical, std::move(read.error));
         continue;
       }
-      add(std::move(*read.file), *logical, display, request.where, index, depth + 1);
+      // A catalog read from its directory is shown by where it is on disk.
+      const std::string shown = read.file->origin.empty() ? display : shown_root(read.file->origin);
+      add(std::move(*read.file), *logical, shown, request.where, index, depth + 1);
     }
   }
 
@@ -176,6 +194,7 @@ class Loader {
 
   Program& program_;
   const SourceProvider& sources_;
+  const SourceProvider* catalogs_;
   std::unordered_map<std::string, size_t> by_logical_;   // requested and resolved paths
   std::unordered_map<std::string, SourceError> failed_;  // paths that could not be read
   size_t total_bytes_ = 0;
@@ -186,11 +205,17 @@ class Loader {
 
 }  // namespace
 
+bool is_catalog_name(std::string_view path) {
+  if (path.empty() || path.front() < 'a' || path.front() > 'z') return false;
+  return std::all_of(path.begin(), path.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
 Program read_program(const SourceProvider& sources, const std::string& entry_logical_path,
-                     const std::string& entry_display_path) {
+                     const std::string& entry_display_path, const SourceProvider* catalogs) {
   Program program;
   program.root = sources.root_description();
-  Loader(program, sources).load_entry(entry_logical_path, entry_display_path);
+  Loader(program, sources, catalogs).load_entry(entry_logical_path, entry_display_path);
   return program;
 }
 

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/ast/ast.hpp"
@@ -16,6 +17,15 @@ namespace gov::check {
 inline constexpr size_t kMaxImportDepth = 32;
 /// Most bytes a policy may read in total, its imports included.
 inline constexpr size_t kMaxProgramBytes = 32u << 20;
+
+/// Where a shipped catalog imported by name is recorded among a policy's files (and in a stored
+/// version): `@catalog/<name>.gov`, so a stored version carries the catalog it was checked with.
+inline constexpr std::string_view kCatalogLogicalDir = "@catalog";
+
+/// Whether an import path names a shipped catalog (`import "aws-ml"`) rather than a file: a
+/// name of lower-case letters, digits and hyphens starting with a letter, with no `/` and no
+/// `.` (docs/language.md, "import").
+bool is_catalog_name(std::string_view path);
 
 struct ProgramFile {
   SourceId source = 0;
@@ -46,8 +56,10 @@ struct Program {
 /// Reads the entry `entry_logical_path` (normalised, relative to the provider's root) and
 /// follows its imports, parsing each file: the import walk of driver::load, which is how a
 /// policy is loaded (from disk, memory or a store). The entry is shown in diagnostics as
-/// `entry_display_path`, imports displayed relative to it. Never throws.
+/// `entry_display_path`, imports displayed relative to it. An import of a catalog by name reads
+/// `<name>.gov` from `catalogs` when given (a policy on disk), else `@catalog/<name>.gov` from
+/// `sources` (a stored version, files in memory). Never throws.
 Program read_program(const SourceProvider& sources, const std::string& entry_logical_path,
-                     const std::string& entry_display_path);
+                     const std::string& entry_display_path, const SourceProvider* catalogs = nullptr);
 
 }  // namespace gov::check

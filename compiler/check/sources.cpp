@@ -98,7 +98,7 @@ SourceRead MemorySources::read(const std::string& logical_path, size_t limit) co
   } else if (found->second.size() > limit) {
     result.error.reason = fmt::format("file is {} bytes; gov reads at most {} bytes", found->second.size(), limit);
   } else {
-    result.file = SourceText{logical_path, found->second};
+    result.file = SourceText{logical_path, found->second, {}};
   }
   return result;
 }
@@ -151,8 +151,42 @@ SourceRead DiskSources::read(const std::string& logical_path, size_t limit) cons
   // regular file ignore O_NONBLOCK.
   std::optional<std::string> text = read_text_fd(fd, limit, result.error.reason);
   if (!text) return result;
-  result.file = SourceText{std::move(*logical), std::move(*text)};
+  result.file = SourceText{std::move(*logical), std::move(*text), {}};
   return result;
+}
+
+CatalogSources::CatalogSources(std::vector<std::string> directories) : directories_(std::move(directories)) {
+  for (const std::string& directory : directories_) {
+    std::string error;
+    if (std::unique_ptr<DiskSources> opened = DiskSources::open(directory, error)) opened_.push_back(std::move(opened));
+  }
+}
+
+CatalogSources::~CatalogSources() = default;
+
+SourceRead CatalogSources::read(const std::string& logical_path, size_t limit) const {
+  for (const std::unique_ptr<DiskSources>& directory : opened_) {
+    SourceRead read = directory->read(logical_path, limit);
+    if (read.ok()) {
+      read.file->origin = directory->real_root() + "/" + read.file->logical_path;
+      return read;
+    }
+    // A file that exists but cannot be read is an error, not a reason to look further.
+    if (read.error.reason != errno_text(ENOENT)) return read;
+  }
+  SourceRead missing;
+  missing.error.reason = fmt::format("no such catalog in {}", root_description());
+  return missing;
+}
+
+std::string CatalogSources::root_description() const {
+  if (directories_.empty()) return "the catalog directories (none is known)";
+  std::string out;
+  for (size_t i = 0; i < directories_.size(); ++i) {
+    if (i) out += i + 1 == directories_.size() ? " or " : ", ";
+    out += "`" + directories_[i] + "`";
+  }
+  return out;
 }
 
 std::optional<std::string> real_path(const std::string& path, std::string& error) {

@@ -22,6 +22,9 @@ struct SourceText {
   /// ("catalog/g5.gov"): what identifies the file and what the store records.
   std::string logical_path;
   std::string text;
+  /// Where the file was found, when that is not under the policy root (a shipped catalog read
+  /// from its directory: its real path); empty otherwise.
+  std::string origin;
 };
 
 /// Why a file was not read.
@@ -96,6 +99,24 @@ class DiskSources final : public SourceProvider {
   DiskSources(int root_fd, std::string real_root) : root_fd_(root_fd), real_root_(std::move(real_root)) {}
   int root_fd_ = -1;
   std::string real_root_;
+};
+
+/// Shipped catalogs (`import "aws-ml"`): `<name>.gov` in the first of a list of directories that
+/// holds it. Each directory is a root of its own: a catalog file is read like a policy file
+/// under it (regular files only, no symbolic link out of the directory). Directories that do
+/// not exist are skipped. SourceText::origin is the file's real path.
+class CatalogSources final : public SourceProvider {
+ public:
+  explicit CatalogSources(std::vector<std::string> directories);
+  ~CatalogSources() override;
+  /// `logical_path` is `<name>.gov`.
+  SourceRead read(const std::string& logical_path, size_t limit) const override;
+  std::string root_description() const override;
+  const std::vector<std::string>& directories() const { return directories_; }
+
+ private:
+  std::vector<std::string> directories_;
+  std::vector<std::unique_ptr<DiskSources>> opened_;  // the directories that exist, in order
 };
 
 /// Where a policy entered at `entry_path` has its root, when no root is given: the nearest

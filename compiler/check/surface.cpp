@@ -7,6 +7,7 @@
 
 #include "compiler/check/checker.hpp"
 #include "compiler/check/quantities.hpp"
+#include "compiler/model/arithmetic.hpp"
 
 namespace gov::check {
 
@@ -240,11 +241,17 @@ const Table<QuotaDraft>& quota_table() {
       resource_row<QuotaDraft>(model::Resource::vcpu, given),
       resource_row<QuotaDraft>(model::Resource::memory, given),
       resource_row<QuotaDraft>(model::Resource::efa, given),
-      {{"borrow-limit", K::resources},
+      // HyperPod's AbsoluteBorrowLimits take the forms of a quota entry (Count, or amounts), and so
+      // does `lending-limit`: `instances = N` is N instances' worth of every resource, amounts
+      // set single resources (and override `instances`); the rest keep the team's percentage.
+      {{"borrow-limit", K::resources, {}, BlockKind::amounts},
        [](const Assignment& a, QuotaDraft& q) {
-         ResourceAmounts limits;
-         assign_all(resources_table(), a.value().block, a.checker, a.source, limits);
-         for (const auto& [r, amount] : limits) q.absolute[model::index(r)] = amount;
+         LendingDraft limits;
+         assign_all(amounts_table(), a.value().block, a.checker, a.source, limits);
+         for (size_t r = 0; r < model::kResourceCount; ++r) {
+           if (limits.given[r]) q.absolute[r] = limits.given[r];
+           else if (limits.instances) q.absolute[r] = model::checked_mul(*limits.instances, q.type->per_instance[r]);
+         }
        }},
       {{"lending-limit", K::resources, {}, BlockKind::amounts},
        [](const Assignment& a, QuotaDraft& q) { q.lending = &a.property; }},

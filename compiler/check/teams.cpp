@@ -157,23 +157,30 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
     d.help = "give `instances = N`, or amounts such as `gpus = 2`";
     return std::nullopt;
   }
-  if (out.instances) {
-    for (const auto& [r, span] : given_spans) {
-      const model::Amount holds = *out.instances * type.per_instance[model::index(r)];
-      if (given[model::index(r)] && *given[model::index(r)] > holds) {
-        auto shown = [&](model::Amount a) {
-          const std::string amount = model::format_amount(r, a, model::decimal_notation());
-          if (r == model::Resource::vcpu) return fmt::format("{} vCPUs", amount);
-          if (r == model::Resource::memory) return fmt::format("{} GiB of memory", amount);
-          return fmt::format("{} {}", a, r == model::Resource::gpu ? "GPUs" : r == model::Resource::neuron ? "Neuron devices" : "EFA interfaces");
-        };
-        report(Code::quota_exceeds_instances, {source, span},
-               fmt::format("the quota asks for {}, but {} {} of `{}` {} {}", shown(*given[model::index(r)]), *out.instances,
-                           *out.instances == 1 ? "instance" : "instances", type.name,
-                           *out.instances == 1 ? "holds" : "hold", shown(holds)),
-               "more than the instances hold");
+  if (out.instances && any_given) {
+    // HyperPod's quota entry takes Count or the amounts (Accelerators, VCpu, MemoryInGiB), not both.
+    std::vector<std::string> amounts;
+    for (model::Resource r : model::kAllResources) {
+      if (given[model::index(r)]) {
+        amounts.push_back(fmt::format("{} = {}", resource_word(r), display_amount(r, *given[model::index(r)])));
       }
     }
+    const auto first_amount = std::min_element(given_spans.begin(), given_spans.end(), [](const auto& a, const auto& b) {
+      return a.second.begin < b.second.begin;
+    });
+    Diagnostic& d = report(Code::quota_mixes_instances_and_amounts, {source, first_amount->second},
+                           fmt::format("the quota for `{}` gives both `instances` and amounts; HyperPod takes a "
+                                       "count of instances or amounts, not both",
+                                       type.name),
+                           "an amount beside `instances`");
+    if (const ast::Property* instances = find_property(q.properties, "instances")) {
+      d.notes.push_back({Location{source, instances->span}, "`instances` is given here"});
+    }
+    d.help = fmt::format("write `quota {} {{ instances = {} }}` (every resource of {} {}) or `quota {} {{ {} }}` (the "
+                         "amounts alone; unspecified vCPU and memory follow the accelerators' share)",
+                         type.name, *out.instances, *out.instances, *out.instances == 1 ? "instance" : "instances",
+                         type.name, fmt::join(amounts, ", "));
+    return std::nullopt;
   }
   for (size_t r = 0; r < model::kResourceCount; ++r) out.absolute_borrow_limit[r] = absolute[r].has_value();
   out.nominal = resolve_nominal(type, out.instances, given);

@@ -43,7 +43,7 @@ enum class Severity { error, warning, note };
   X(unknown_instance_type, "E0203", "unknown-instance-type", error, "an instance type is not in the cluster's catalog") \
   X(unknown_team, "E0204", "unknown-team", error, "a team name does not match any team") \
   X(unknown_priority_class, "E0205", "unknown-priority-class", error, "a priority class name does not match any class of the policy") \
-  X(unknown_catalog, "E0206", "unknown-catalog", error, "a cluster names a catalog that is not defined") \
+  X(unknown_catalog, "E0206", "unknown-catalog", error, "a cluster, or a catalog's `extends`, names a catalog that is not defined") \
   X(duplicate_definition, "E0207", "duplicate-definition", error, "two teams, classes, rules, catalogs, instance types or tasks have the same name") \
   X(import_outside_root, "E0208", "import-outside-root", error, "an import leaves the policy's root directory") \
   X(unknown_field, "E0209", "unknown-field", error, "a path such as `task.gpus` names a field that does not exist") \
@@ -59,12 +59,13 @@ enum class Severity { error, warning, note };
   X(import_too_deep, "E0220", "import-too-deep", error, "imports are nested deeper than gov follows") \
   X(empty_quota, "E0221", "empty-quota", error, "a quota gives neither `instances` nor any resource") \
   X(invalid_time, "E0222", "invalid-time", error, "a test's `at` goes back in time or has more than millisecond precision") \
+  X(catalog_cycle, "E0223", "catalog-cycle", error, "catalogs extend each other in a cycle") \
   X(too_many_priority_classes, "E0301", "too-many-priority-classes", error, "a policy has more than 10 priority classes (HyperPod's limit)") \
   X(out_of_range, "E0302", "out-of-range", error, "a number is outside the range HyperPod accepts for it") \
   X(invalid_name_format, "E0303", "invalid-name-format", error, "a team or class name is longer than 41 characters or is not a DNS label") \
   X(too_many_quotas, "E0304", "too-many-quotas", error, "a team has more than 15 quota entries (HyperPod's limit)") \
   X(accelerator_mismatch, "E0305", "accelerator-mismatch", error, "`gpus` on an instance type without GPUs, or `neuron` on one without Neuron devices") \
-  X(quota_exceeds_instances, "E0306", "quota-exceeds-instances", error, "a quota asks for more of a resource than its instance count holds") \
+  X(quota_exceeds_instances, "E0306", "quota-exceeds-instances", error, "a quota asks for more of a resource than its instance count holds (no longer reported: a quota cannot give both, E0314)") \
   X(conflicting_accelerators, "E0307", "conflicting-accelerators", error, "an instance type has both `gpus` and `neuron`") \
   X(duplicate_quota, "E0308", "duplicate-quota", error, "a team has two quotas for the same instance type") \
   X(lending_limit_above_nominal, "E0309", "lending-limit-above-nominal", error, "a quota's lending limit is above its nominal quota (Kueue rejects it)") \
@@ -72,6 +73,7 @@ enum class Severity { error, warning, note };
   X(borrow_without_reclaim, "E0311", "borrow-without-reclaim", error, "`borrow-within-cohort` is set while `reclaim-within-cohort` is `never` (Kueue rejects it)") \
   X(invalid_fair_share_preemption, "E0312", "invalid-fair-share-preemption", error, "`fair-share-preemption` is not one of the three lists Kueue accepts") \
   X(preference_without_try_next_flavor, "E0313", "preference-without-try-next-flavor", error, "`flavor-preference` is set while `when-can-borrow` or `when-can-preempt` stops the search (Kueue rejects it)") \
+  X(quota_mixes_instances_and_amounts, "E0314", "quota-mixes-instances-and-amounts", error, "a quota gives both `instances` and resource amounts (HyperPod takes a count of instances or amounts, not both)") \
   X(quota_exceeds_capacity, "W0101", "quota-exceeds-capacity", warning, "the teams' guaranteed quotas for an instance type add up to more than the cluster has") \
   X(quota_without_capacity, "W0102", "quota-without-capacity", warning, "a team has a quota for an instance type the cluster has none of") \
   X(weight_without_fair_share, "W0103", "weight-without-fair-share", warning, "fair-share weights are set while idle compute is `fcfs`, where they have no effect") \

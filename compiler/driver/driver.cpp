@@ -1,5 +1,7 @@
 #include "compiler/driver/driver.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -60,6 +62,16 @@ check::Program entry_only(const std::string& display, const std::string* text_in
   return program;
 }
 
+/// Where this code is: the gov command or the shared library linking the driver.
+std::optional<fs::path> this_binary() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<const void*>(&catalog_directories), &info) == 0 || !info.dli_fname) return std::nullopt;
+  std::error_code ec;
+  fs::path binary = fs::canonical(info.dli_fname, ec);
+  if (ec) return std::nullopt;
+  return binary;
+}
+
 /// The file at `entry_path` and its imports, none read from outside the root (`root`, else
 /// check::find_policy_root). The entry is named by the user; only its imports are confined.
 check::Program from_disk(const std::string& entry_path, const std::string& given_root) {
@@ -86,7 +98,8 @@ check::Program from_disk(const std::string& entry_path, const std::string& given
   if (relative.empty() || !logical) {
     return fail(fmt::format("cannot read `{}`: it is outside the policy root `{}`", entry_path, sources->real_root()));
   }
-  return check::read_program(*sources, *logical, entry_path);
+  const check::CatalogSources catalogs(catalog_directories());
+  return check::read_program(*sources, *logical, entry_path, &catalogs);
 }
 
 /// A stored version's files in memory, refused (nullopt, `error` in one line) when they do not
@@ -207,6 +220,17 @@ std::optional<Error> stored_evaluator(store::Store& db, const store::Version& st
 }
 
 }  // namespace
+
+std::vector<std::string> catalog_directories() {
+  std::vector<std::string> out;
+  if (const std::optional<fs::path> binary = this_binary()) {
+    out.push_back((binary->parent_path().parent_path() / "share" / "gov" / "catalog").string());
+  }
+#ifdef GOV_SOURCE_CATALOG_DIR
+  if (std::find(out.begin(), out.end(), GOV_SOURCE_CATALOG_DIR) == out.end()) out.push_back(GOV_SOURCE_CATALOG_DIR);
+#endif
+  return out;
+}
 
 Source Source::file(std::string path, std::string root) {
   Source source;

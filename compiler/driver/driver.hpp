@@ -196,6 +196,12 @@ support::Expected<std::string> resolve_policy_name(store::Store& db, std::string
 std::optional<Error> check_version_signature(const std::string& policy, const store::Version& version,
                                              const VerifyOptions& verify, std::optional<std::string>& native_refused);
 
+/// Where `import "NAME"` looks for the shipped catalog `NAME.gov` (docs/language.md, "import"), in
+/// order: `share/gov/catalog` of the installation that holds this code (`<dir>/../share/gov/catalog`
+/// beside the `bin/` or `lib/` directory of the gov command or libgov.so), then the source tree's
+/// `policies/catalog` (so a build tree finds the repository's catalog). Absolute paths.
+std::vector<std::string> catalog_directories();
+
 /// A checked policy's source files as the store records them: paths relative to the policy
 /// root (so a version loads again wherever gov runs), entry first.
 std::vector<store::PolicyFile> store_files(const CheckedPolicy& checked);

@@ -171,7 +171,8 @@ class Formatter {
   }
 
   void declaration(const ast::Catalog& d) {
-    open(0, fmt::format("catalog {} {{", d.name.text), d.name.span.end);
+    if (d.base) open(0, fmt::format("catalog {} extends {} {{", d.name.text, d.base->text), d.base->span.end);
+    else open(0, fmt::format("catalog {} {{", d.name.text), d.name.span.end);
     std::vector<Row> items;
     for (const ast::Instance& i : d.instances) {
       items.push_back({i.span, "instance " + i.type.text, " ", inline_properties(i.properties), kInstance});

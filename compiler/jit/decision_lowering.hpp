@@ -101,8 +101,11 @@ class DecisionLowering {
   llvm::Value* sub_sat(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::ssub_sat, a, b); }
   llvm::Value* smax(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::smax, a, b); }
   llvm::Value* smin(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::smin, a, b); }
+  /// The cell at grid position `index` (team × flavor_count + flavor): through its slot.
   llvm::Value* cell_at(llvm::Value* index) {
-    return builder_.CreateInBoundsGEP(cells_type_, cell_table_, {i64(0), index});
+    llvm::Value* slot = builder_.CreateLoad(builder_.getInt32Ty(),
+                                            builder_.CreateInBoundsGEP(slots_type_, slot_table_, {i64(0), index}));
+    return builder_.CreateInBoundsGEP(cells_type_, cell_table_, {i64(0), builder_.CreateZExt(slot, builder_.getInt64Ty())});
   }
   llvm::Value* pool_at(llvm::Value* flavor) {
     return builder_.CreateInBoundsGEP(pools_type_, pool_table_, {i64(0), flavor});
@@ -154,9 +157,11 @@ class DecisionLowering {
   const llvm::TargetMachine& machine_;
   llvm::IRBuilder<> builder_;
   ir::QuotaTable table_;
-  llvm::ArrayType* cells_type_ = nullptr;
+  llvm::ArrayType* cells_type_ = nullptr;  // the distinct cells; 0 is the absent cell
+  llvm::ArrayType* slots_type_ = nullptr;  // per grid position: its cell's index in cells_type_
   llvm::ArrayType* pools_type_ = nullptr;
   llvm::GlobalVariable* cell_table_ = nullptr;
+  llvm::GlobalVariable* slot_table_ = nullptr;
   llvm::GlobalVariable* pool_table_ = nullptr;
   llvm::ArrayType* capacity_type_ = nullptr;  // per flavor: capacity × per instance
   llvm::GlobalVariable* capacity_table_ = nullptr;

@@ -156,17 +156,33 @@ void DecisionLowering::build_tables() {
         constant_table(llvm::ConstantArray::get(capacity_type_, capacities), "gov.capacity");
   }
   if (table_.cells.empty()) return;
-  std::vector<llvm::Constant*> cells;
+  // The team × flavor grid is mostly empty (a team has quotas in a few of the catalog's types):
+  // it holds a slot per cell, and the cells themselves are stored once each, slot 0 being the
+  // absent cell every empty position shares. So the object grows with the quotas, not with
+  // teams × catalog types (201 types × 64 teams would be 2 MB of constant cells).
+  const auto cell_constant = [&](const ir::QuotaCell& cell) {
+    return llvm::ConstantStruct::get(cell_type(), {i64(cell.present ? 1 : 0), resources(cell.nominal),
+                                                   resources(cell.borrowing_limit), resources(cell.lendable),
+                                                   resources(cell.local)});
+  };
+  std::vector<llvm::Constant*> cells{cell_constant(ir::QuotaCell{})};
+  std::vector<llvm::Constant*> slots;
+  slots.reserve(table_.cells.size());
   for (const ir::QuotaCell& cell : table_.cells) {
-    cells.push_back(llvm::ConstantStruct::get(
-        cell_type(), {i64(cell.present ? 1 : 0), resources(cell.nominal), resources(cell.borrowing_limit),
-                      resources(cell.lendable), resources(cell.local)}));
+    if (!cell.present) {
+      slots.push_back(builder_.getInt32(0));
+      continue;
+    }
+    slots.push_back(builder_.getInt32(static_cast<uint32_t>(cells.size())));
+    cells.push_back(cell_constant(cell));
   }
   std::vector<llvm::Constant*> pools;
   for (const ir::Resources& quota : table_.cohort_quota) pools.push_back(resources(quota));
   cells_type_ = llvm::ArrayType::get(cell_type(), cells.size());
+  slots_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), slots.size());
   pools_type_ = llvm::ArrayType::get(resources_type(), pools.size());
   cell_table_ = constant_table(llvm::ConstantArray::get(cells_type_, cells), "gov.quota_cells");
+  slot_table_ = constant_table(llvm::ConstantArray::get(slots_type_, slots), "gov.quota_cell_slots");
   pool_table_ = constant_table(llvm::ConstantArray::get(pools_type_, pools), "gov.cohort_quota");
 }
 
