@@ -29,6 +29,7 @@
 
 #include "gov/engine.hpp"
 #include "compiler/driver/driver.hpp"
+#include "runtime/embed/metrics.hpp"
 #include "runtime/embed/state_lock.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/store/store.hpp"
@@ -112,6 +113,12 @@ struct Engine::Impl {
   uint64_t sequence = 0;
   std::vector<Decision> buffer;  // reused by every step
   std::atomic<int64_t> version{0};
+
+  // ---------------------------------------------------------------- metrics (metrics.hpp)
+  embed::CheckCounters checks;        // no lock: counted on the hot path
+  embed::StepCounters step_counters;  // state_mutex, like the steps it counts
+  std::atomic<uint64_t> reloads{0};
+  std::atomic<uint64_t> reload_failures{0};
 
   // ---------------------------------------------------------------- reloads (reload_mutex)
   std::mutex reload_mutex;

@@ -134,6 +134,9 @@ int run_simulate(const Args& args) {
     return kFailed;
   }
   if (format == "text") out += "\n" + trace::summary_text(summary.summarize());
+  // After the decisions (JSON objects or text lines), so the exposition starts at the first
+  // `# HELP` line and a reader can split the two.
+  if (args.has("metrics")) out += engine->metrics();
   fmt::print("{}", out);
   return kOk;
 }
@@ -144,10 +147,11 @@ Command simulate_command() {
   std::vector<OptionSpec> options = {{"trace", "TRACE", "the trace to replay (JSON, docs/interfaces.md \"Trace file\")"},
                                      {"db", "PATH", "without FILE: the store whose active version (and cached native code) to use"},
                                      {"policy", "NAME", "with --db: the policy (default: the only one)"},
-                                     {"format", "FORMAT", "jsonl (one decision per line, default) or text (with a per-team summary)"}};
+                                     {"format", "FORMAT", "jsonl (one decision per line, default) or text (with a per-team summary)"},
+                                     {"metrics", "", "after the decisions, print the engine's Prometheus metrics (text exposition format, docs/observability.md)"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
   for (OptionSpec& o : verify_options()) options.push_back(std::move(o));
-  return {{"simulate", "gov simulate FILE|--db PATH --trace TRACE.json [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--verify-key FILE] [--require-signature]",
+  return {{"simulate", "gov simulate FILE|--db PATH --trace TRACE.json [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--metrics] [--verify-key FILE] [--require-signature]",
            "Replay a trace of task events through the engine and print every decision.",
            "Events at the same time apply in file order, then admission cycles run until nothing changes; tasks\n"
            "with a duration finish that long after they were last admitted (also after the last event). A bad\n"
