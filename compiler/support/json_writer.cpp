@@ -85,6 +85,24 @@ void JsonWriter::number(int64_t value) {
   out_ += fmt::format("{}", value);
 }
 
+void JsonWriter::decimal(std::string_view text) {
+  size_t i = !text.empty() && text[0] == '-' ? 1 : 0;
+  bool digits = false;
+  bool point = false;
+  for (; i < text.size(); ++i) {
+    if (text[i] >= '0' && text[i] <= '9') {
+      digits = true;
+    } else {
+      GOV_ASSERT(text[i] == '.' && !point && digits, "a JSON decimal is digits with one point");
+      point = true;
+      digits = false;
+    }
+  }
+  GOV_ASSERT(digits, "a JSON decimal ends with a digit");
+  separate();
+  out_ += text;
+}
+
 void JsonWriter::number(uint64_t value) {
   separate();
   out_ += fmt::format("{}", value);

@@ -45,6 +45,10 @@ class JsonWriter {
   void number(int64_t value);
   void number(uint64_t value);
   void number(uint32_t value) { number(uint64_t{value}); }
+  /// A number already written as decimal text (`12.5`, `-3`, `0.000125`): digits with an
+  /// optional sign and fraction, as model::format_decimal writes them; anything else is a
+  /// broken invariant.
+  void decimal(std::string_view text);
   void boolean(bool value);
   void null();
   void field(std::string_view name, std::string_view text) {

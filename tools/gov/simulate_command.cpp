@@ -6,7 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/support/terminal_text.hpp"
+#include "runtime/report/recorder.hpp"
+#include "runtime/report/usage_report.hpp"
 #include "runtime/embed/engine_internals.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/trace_file.hpp"
@@ -52,6 +55,12 @@ int run_simulate(const Args& args) {
     fmt::print(stderr, "error: unknown format `{}` (expected jsonl or text)\n", escape_for_terminal(format));
     return kUsage;
   }
+  const std::optional<std::string> usage_path = args.value("usage-report");
+  if (usage_path && report::usage_format_of(*usage_path).empty()) {
+    fmt::print(stderr, "error: usage report `{}`: the file name must end in .csv or .json\n",
+               display_path(*usage_path));
+    return kUsage;
+  }
   int status = kOk;
   const std::optional<std::string> file =
       args.positional.empty() ? std::nullopt : std::optional<std::string>(args.positional[0]);
@@ -81,9 +90,11 @@ int run_simulate(const Args& args) {
   trace_file->rewind();
 
   trace::SummaryBuilder summary;
+  report::Recorder recorder;  // only fed with --usage-report
   std::string out;
   auto emit = [&](const gov::Step& step) {
     for (const gov::Decision& d : step.decisions) {
+      if (usage_path) recorder.add(d);
       if (format == "jsonl") {
         trace::append_decision_json(out, d);
         out += '\n';
@@ -138,6 +149,18 @@ int run_simulate(const Args& args) {
   // `# HELP` line and a reader can split the two.
   if (args.has("metrics")) out += engine->metrics();
   fmt::print("{}", out);
+  if (usage_path) {
+    const std::vector<report::UsageRow> rows = recorder.usage();
+    const std::string text =
+        report::usage_format_of(*usage_path) == "csv" ? report::usage_csv(rows) : report::usage_json(rows);
+    std::string write_error;
+    if (!write_file_atomically(*usage_path, text, write_error)) {
+      std::fflush(stdout);
+      fmt::print(stderr, "error: cannot write the usage report `{}`: {}\n", display_path(*usage_path),
+                 escape_for_terminal(write_error));
+      return kUsage;
+    }
+  }
   return kOk;
 }
 
@@ -148,10 +171,11 @@ Command simulate_command() {
                                      {"db", "PATH", "without FILE: the store whose active version (and cached native code) to use"},
                                      {"policy", "NAME", "with --db: the policy (default: the only one)"},
                                      {"format", "FORMAT", "jsonl (one decision per line, default) or text (with a per-team summary)"},
+                                     {"usage-report", "FILE", "also write the usage report per day, team and instance type (FILE.csv or FILE.json, docs/observability.md)"},
                                      {"metrics", "", "after the decisions, print the engine's Prometheus metrics (text exposition format, docs/observability.md)"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
   for (OptionSpec& o : verify_options()) options.push_back(std::move(o));
-  return {{"simulate", "gov simulate FILE|--db PATH --trace TRACE.json [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--metrics] [--verify-key FILE] [--require-signature]",
+  return {{"simulate", "gov simulate FILE|--db PATH --trace TRACE.json [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--metrics] [--usage-report FILE.csv|FILE.json] [--verify-key FILE] [--require-signature]",
            "Replay a trace of task events through the engine and print every decision.",
            "Events at the same time apply in file order, then admission cycles run until nothing changes; tasks\n"
            "with a duration finish that long after they were last admitted (also after the last event). A bad\n"
