@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "compiler/model/arithmetic.hpp"
+#include "compiler/support/assert.hpp"
 
 namespace gov::report {
 
@@ -59,7 +60,20 @@ void Recorder::release(Live& task, Time at) {
   task.held_since.reset();
 }
 
+Recorder::Recorder(ReportSetup setup, bool timeline)
+    : timeline_(timeline ? std::make_unique<Timeline>(std::move(setup)) : nullptr) {}
+Recorder::~Recorder() = default;
+Recorder::Recorder(Recorder&&) noexcept = default;
+Recorder& Recorder::operator=(Recorder&&) noexcept = default;
+
+ReportData Recorder::report(std::optional<Time> end) {
+  GOV_ASSERT(timeline_ != nullptr, "report() of a recorder made without a timeline");
+  if (timeline_ == nullptr) return {};
+  return timeline_->finish(end.value_or(last_));
+}
+
 void Recorder::add(const Decision& decision) {
+  if (timeline_) timeline_->add(decision);
   last_ = std::max(last_, decision.at);
   auto [it, inserted] = live_.try_emplace(decision.task);
   Live& task = it->second;

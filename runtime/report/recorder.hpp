@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "gov/types.hpp"
+#include "runtime/report/timeline.hpp"
 
 namespace gov::report {
 
@@ -39,12 +41,23 @@ struct UsageRow {
 /// `gov simulate` run, steps in sequence). A task holds Decision::usage from each `admitted`
 /// decision until its next `preempted`, `finished`, `cancelled`, `rejected` or `invalid`, or the
 /// end: the same accounting as the simulation summary (trace::SummaryBuilder), so the hours add
-/// up to its GPU-hours. Memory: one record per live task plus one per row. A value type; not
-/// thread-safe.
+/// up to its GPU-hours. Memory: one record per live task plus one per row; with the timeline,
+/// also the report's series (at most Buckets::kMaxBuckets values per team and instance type)
+/// and one wait per admission (for exact percentiles). Move-only; not thread-safe.
 class Recorder {
  public:
+  /// `timeline`: also collect the HTML report's data (report()), with `setup` (the policy's
+  /// teams, quotas and capacity).
+  explicit Recorder(ReportSetup setup = {}, bool timeline = false);
+  ~Recorder();
+  Recorder(Recorder&&) noexcept;
+  Recorder& operator=(Recorder&&) noexcept;
+
   /// Feeds the next decision.
   void add(const Decision& decision);
+  /// The HTML report's data until `end` (default: the last decision's time). Call once, at the
+  /// end, and only on a recorder made with `timeline`.
+  ReportData report(std::optional<Time> end = std::nullopt);
   /// The usage report: rows ordered by day, team and instance type. Tasks still admitted count
   /// until `end` (default: the time of the last decision, as the summary). Does not change the
   /// recorder.
@@ -71,6 +84,7 @@ class Recorder {
   std::unordered_map<std::string, Live> live_;
   std::map<Key, UsageRow> rows_;
   Time last_ = 0;
+  std::unique_ptr<Timeline> timeline_;  // with `timeline` only
 };
 
 }  // namespace gov::report
