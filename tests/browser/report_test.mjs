@@ -40,7 +40,10 @@ try {
         return { id: c.id || c.getAttribute("data-chart"), width: box.width, height: box.height, marks: c.childElementCount };
       }));
   const all = await sizes();
-  const expected = ["pending", "waits", "preemptions", "utilization", "usage"];
+  // A simulation report, or a what-if comparison (gov simulate A.gov B.gov --report).
+  const comparison = (await page.$("#pending")) === null;
+  const expected = comparison ? ["d-wait", "d-gpu", "d-borrowed", "d-preempted"]
+                              : ["pending", "waits", "preemptions", "utilization", "usage"];
   for (const name of expected) {
     if (!all.some((c) => c.id === name)) problems.push(`no chart \`${name}\``);
   }
@@ -48,19 +51,28 @@ try {
     if (!(c.width > 0 && c.height > 0)) problems.push(`chart \`${c.id}\` has no size (${c.width}x${c.height})`);
     if (c.marks === 0) problems.push(`chart \`${c.id}\` is empty`);
   }
-  const rowsAll = await page.$$eval("#worst tbody tr", (rows) => rows.length);
+  const table = comparison ? "#changed" : "#worst";
+  const rowsAll = await page.$$eval(`${table} tbody tr`, (rows) => rows.length);
 
+  const pendingBefore = comparison ? "" : await page.$eval("#pending", (svg) => svg.innerHTML);
   if (team) {
-    const pendingBefore = await page.$eval("#pending", (svg) => svg.innerHTML);
     const options = await page.$$eval("#team option", (os) => os.map((o) => o.textContent));
     if (!options.includes(team)) problems.push(`the team filter has no \`${team}\` (${options.join(", ")})`);
     await page.selectOption("#team", { label: team });
     const chosen = await page.evaluate(() => document.body.getAttribute("data-team"));
     if (chosen !== team) problems.push(`the filter chose \`${chosen}\`, not \`${team}\``);
+    const teams = await page.$$eval(`${table} tbody tr td:nth-child(2)`, (tds) => tds.map((td) => td.textContent));
+    if (teams.some((t) => t !== team)) problems.push(`the ${table} table lists other teams: ${teams.join(", ")}`);
+    if (comparison) {
+      const rows = await page.$$eval("#teams tbody tr td:first-child", (tds) => tds.map((td) => td.textContent));
+      if (rows.length !== 1 || rows[0] !== team) problems.push(`the teams table shows ${rows.join(", ")}, not \`${team}\``);
+      const bars = await page.$$eval("#d-gpu rect", (rs) => rs.length);
+      if (bars !== 1) problems.push(`the GPU-hours chart has ${bars} bars for one team`);
+    }
+  }
+  if (team && !comparison) {
     const titles = await page.$$eval("#usage h3", (hs) => hs.map((h) => h.textContent));
     if (!titles.length || !titles.every((t) => t.endsWith(team))) problems.push(`usage charts are not \`${team}\`'s: ${titles.join(" | ")}`);
-    const teams = await page.$$eval("#worst tbody tr td:nth-child(2)", (tds) => tds.map((td) => td.textContent));
-    if (teams.some((t) => t !== team)) problems.push(`the worst waits list other teams: ${teams.join(", ")}`);
     // The pending chart is redrawn with the team's own series: when it differs from all teams'
     // sum, the drawing must differ too.
     const differs = await page.evaluate((name) => {
@@ -72,12 +84,14 @@ try {
     if (differs && pendingAfter === pendingBefore) problems.push("the pending chart did not change with the filter");
     const series = await page.evaluate((name) => D.usage.filter((s) => s.team === D.teams.indexOf(name)).length, team);
     if (titles.length !== series) problems.push(`${titles.length} usage charts for \`${team}\`, expected ${series}`);
+  }
+  if (team) {
     for (const c of await sizes()) {
       if (!(c.width > 0 && c.height > 0)) problems.push(`after the filter, chart \`${c.id}\` has no size`);
     }
   }
   await page.screenshot({ path: screenshot, fullPage: true });
-  console.log(`${all.length} charts, ${rowsAll} worst-wait rows; screenshot ${screenshot}`);
+  console.log(`${all.length} charts, ${rowsAll} rows in ${table}; screenshot ${screenshot}`);
 } finally {
   await browser.close();
 }

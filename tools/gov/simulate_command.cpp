@@ -80,9 +80,17 @@ gov::Event to_event(trace::TraceEvent& e) {
   return gov::Event::finish(std::move(e.id));
 }
 
+}  // namespace
+
+/// `gov simulate A.gov B.gov --trace T`: tools/gov/simulate_compare.cpp.
+int run_simulate_comparison(const Args& args);
+
+namespace {
+
 int run_simulate(const Args& args) {
+  if (args.positional.size() == 2 && args.value("trace")) return run_simulate_comparison(args);
   if (args.positional.size() > 1 || !args.value("trace") || (args.positional.empty() && !args.has("db"))) {
-    fmt::print(stderr, "error: usage: gov simulate FILE --trace TRACE.json (or --db PATH for the store's active version)\n");
+    fmt::print(stderr, "error: usage: gov simulate FILE --trace TRACE.json (or --db PATH for the store's active version; or A.gov B.gov to compare two policies)\n");
     return kUsage;
   }
   const std::string format = args.value("format").value_or("jsonl");
@@ -213,11 +221,14 @@ Command simulate_command() {
                                      {"metrics", "", "after the decisions, print the engine's Prometheus metrics (text exposition format, docs/observability.md)"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
   for (OptionSpec& o : verify_options()) options.push_back(std::move(o));
-  return {{"simulate", "gov simulate FILE|--db PATH --trace TRACE.json [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--metrics] [--report FILE.html] [--usage-report FILE.csv|FILE.json] [--verify-key FILE] [--require-signature]",
+  return {{"simulate", "gov simulate FILE|--db PATH|A.gov B.gov --trace TRACE.json [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--metrics] [--report FILE.html] [--usage-report FILE.csv|FILE.json] [--verify-key FILE] [--require-signature]",
            "Replay a trace of task events through the engine and print every decision.",
            "Events at the same time apply in file order, then admission cycles run until nothing changes; tasks\n"
            "with a duration finish that long after they were last admitted (also after the last event). A bad\n"
-           "trace gives one error naming the event and field, and nothing is simulated.",
+           "trace gives one error naming the event and field, and nothing is simulated.\n"
+           "With two policy files A.gov B.gov, the trace is replayed against each and the difference is printed\n"
+           "(what-if): per team the waits, GPU-hours, borrowed GPU-hours and preemptions, and the tasks whose\n"
+           "outcome changed (--format text, the default, or json; --report FILE.html for a page).",
            options},
           run_simulate};
 }
