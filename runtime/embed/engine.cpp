@@ -213,6 +213,8 @@ std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
                 "a cluster state can only be loaded into an engine that has no tasks yet (load it right after opening)");
   }
   std::vector<LoadFailure> failures = impl_->core->load_state(state);
+  for (const AdmittedTask& task : state.admitted) impl_->decision_log.remember(task.task);
+  for (const PendingTask& task : state.pending) impl_->decision_log.remember(task.task);
   // The pending tasks that loaded have waited since their submission (kueue_admission_wait_time_seconds).
   std::vector<bool> failed(state.pending.size(), false);
   for (const LoadFailure& failure : failures) {
@@ -357,6 +359,7 @@ std::string Engine::metrics() const {
   inputs.reloads = impl_->reloads.load(std::memory_order_relaxed);
   inputs.reload_failures = impl_->reload_failures.load(std::memory_order_relaxed);
   std::shared_lock lock(impl_->state_mutex);
+  inputs.decision_log_write_failures = impl_->decision_log.write_failures();
   inputs.policy = &impl_->policy->info;
   inputs.steps = &impl_->step_counters;
   return embed::write_metrics(*impl_->core, inputs);

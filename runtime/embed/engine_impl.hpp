@@ -29,6 +29,7 @@
 
 #include "gov/engine.hpp"
 #include "compiler/driver/driver.hpp"
+#include "runtime/embed/decision_log.hpp"
 #include "runtime/embed/metrics.hpp"
 #include "runtime/embed/state_lock.hpp"
 #include "runtime/engine/engine.hpp"
@@ -85,7 +86,7 @@ bool is_live(Outcome outcome);
 namespace gov {
 
 struct Engine::Impl {
-  explicit Impl(Options opts) : options(std::move(opts)) {
+  explicit Impl(Options opts) : options(std::move(opts)), decision_log(options) {
     back_end = options.back_end == Options::BackEnd::jit ? driver::BackEnd::jit : driver::BackEnd::interpreter;
     engine_options.dialect =
         options.dialect == Options::Dialect::head ? engine::MessageDialect::head : engine::MessageDialect::kueue_v0_9;
@@ -119,6 +120,7 @@ struct Engine::Impl {
   embed::StepCounters step_counters;  // state_mutex, like the steps it counts
   std::atomic<uint64_t> reloads{0};
   std::atomic<uint64_t> reload_failures{0};
+  embed::DecisionLog decision_log;  // state_mutex; after `options`, which it is made from
 
   // ---------------------------------------------------------------- reloads (reload_mutex)
   std::mutex reload_mutex;

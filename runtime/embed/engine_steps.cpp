@@ -11,6 +11,11 @@ namespace gov {
 Step Engine::Impl::run_step(Time at, std::span<const Event> events) {
   std::unique_lock lock(state_mutex);
   refuse_past_max_tasks(events);
+  if (decision_log.enabled()) {
+    for (const Event& event : events) {
+      if (event.kind == Event::Kind::submit) decision_log.remember(event.task);
+    }
+  }
   buffer.clear();
   const auto started = std::chrono::steady_clock::now();
   core->step(at, events, buffer);
@@ -59,6 +64,7 @@ Step Engine::Impl::publish(size_t forced) {
         auto it = latest.find(id);
         return it != latest.end() && embed::is_live(it->second.outcome);
       });
+  decision_log.write(step, policy->info);
   if (options.on_step) {
     try {
       options.on_step(step);

@@ -365,6 +365,9 @@ std::string write_metrics(const engine::Engine& core, const MetricsInputs& input
              "How long one engine step (submit, finish, cancel, step, tick) took to decide, under the state lock");
     w.histogram("gov_decision_latency_seconds", "", inputs.steps->latency());
   }
+  w.family("gov_decision_log_write_failures_total", "counter",
+           "Steps whose decision-log lines could not be written to Options::decision_log_path");
+  w.sample("gov_decision_log_write_failures_total", "", fmt::format("{}", inputs.decision_log_write_failures));
   w.family("gov_live_tasks", "gauge", "Tasks the engine holds (pending or admitted)");
   w.sample("gov_live_tasks", "", fmt::format("{}", core.live_tasks()));
   return w.take();

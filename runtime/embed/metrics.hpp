@@ -124,6 +124,7 @@ struct MetricsInputs {
   std::array<uint64_t, CheckCounters::kVerdicts> checks{};
   uint64_t reloads = 0;
   uint64_t reload_failures = 0;
+  uint64_t decision_log_write_failures = 0;
 };
 
 /// The text exposition format (version 0.0.4) of every metric, from `core`'s state now and

@@ -66,6 +66,21 @@ struct Options {
   /// the same step are not counted as making room. 0: the default.
   static constexpr std::size_t kDefaultMaxTasks = 1'000'000;
   std::size_t max_tasks = kDefaultMaxTasks;
+
+  /// The decision log (docs/observability.md): every decision as one JSON line (no newline) —
+  /// the decision stream's object with `policy`, `policy_version`, `policy_sha256`, `sequence`
+  /// and the task's `labels` appended — in sequence order, while the state lock is held (the
+  /// rules of on_step apply: quick, no call back into the engine; exceptions are ignored).
+  std::function<void(std::string_view line)> on_decision_log;
+  /// The same lines appended to this file (created with mode 0600 when missing), one write and
+  /// flush per step. Opening fails with Error io; a failed write is counted
+  /// (gov_decision_log_write_failures_total) and the engine goes on.
+  std::string decision_log_path;
+  /// Label values the log must not show: the values of these keys are written as "***"; the
+  /// key "*" masks every value. Keys stay visible.
+  std::vector<std::string> decision_log_masked_labels;
+  /// Whether log lines carry the task's labels at all.
+  bool decision_log_labels = true;
 };
 
 class Engine;
