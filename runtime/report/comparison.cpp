@@ -346,8 +346,8 @@ std::string comparison_text(const Comparison& c) {
                        arrow(hours_text(t.a.gpu_millis), hours_text(t.b.gpu_millis)),
                        arrow(hours_text(t.a.borrowed_gpu_millis), hours_text(t.b.borrowed_gpu_millis)),
                        arrow(fmt::format("{}", t.a.preempted), fmt::format("{}", t.b.preempted)));
-    const double dw = t.a.mean_wait && t.b.mean_wait ? *t.b.mean_wait - *t.a.mean_wait : 0;
-    out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14}\n", "  (B − A)", signed_text(dw, 1),
+    out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14}\n", "  (B − A)",
+                       t.a.mean_wait && t.b.mean_wait ? signed_text(*t.b.mean_wait - *t.a.mean_wait, 1) : std::string("-"),
                        t.a.p95_wait && t.b.p95_wait ? signed_text(*t.b.p95_wait - *t.a.p95_wait, 1) : std::string("-"),
                        signed_text(static_cast<double>(t.b.gpu_millis - t.a.gpu_millis) / kMillisPerHour, 3),
                        signed_text(static_cast<double>(t.b.borrowed_gpu_millis - t.a.borrowed_gpu_millis) / kMillisPerHour, 3),

@@ -3,6 +3,8 @@
 // tasks whose outcome changed, as text, JSON and an HTML page (tests/browser/ opens it).
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include "tests/embed/embed_support.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -32,6 +34,13 @@ TEST_CASE("comparison: the walkthrough against a smaller cluster, as JSON and te
   const gov::test::ProgramResult text = gov_run(kCompare);
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("1 of 2 tasks changed outcome\n") != std::string::npos);
+  // team-a runs nothing under B: its wait has no difference to show, not 0.
+  const size_t delta = text.out.find("  (B − A)");
+  REQUIRE(delta != std::string::npos);
+  std::istringstream columns(text.out.substr(delta + std::string("  (B − A)").size()));
+  std::string mean_wait_delta;
+  columns >> mean_wait_delta;
+  CHECK(mean_wait_delta == "-");
   CHECK(text.out.find("  a1  team-a  A: cancelled after running, waited 0.0 s, preempted 1×  B: cancelled while pending\n") !=
         std::string::npos);
 }
