@@ -47,21 +47,24 @@ std::span<const double> admission_wait_buckets();
 std::span<const double> decision_latency_buckets();
 
 /// Engine::check's answers by verdict. count() is the hot path: no lock, no allocation, no
-/// thread_local, one relaxed atomic add on the cache line of the calling thread's shard (chosen
-/// by its stack address, so concurrent checkers rarely share a line). Thread-safe.
+/// atomic read-modify-write. Each thread has a process-wide number, taken at its first check;
+/// the first kSlots threads each own a slot (one writer per slot: a relaxed load and store, no
+/// lock prefix), later threads share an overflow slot with atomic adds. Thread-safe; totals()
+/// sums the slots.
 class CheckCounters {
  public:
   static constexpr size_t kVerdicts = 4;  // Admission::Verdict
-  static constexpr size_t kShards = 16;
+  static constexpr size_t kSlots = 64;
   void count(Admission::Verdict verdict) noexcept;
-  /// The sums over the shards, by verdict (each exact; together not one atomic instant).
+  /// The sums over the slots, by verdict (each exact; together not one atomic instant).
   std::array<uint64_t, kVerdicts> totals() const noexcept;
 
  private:
-  struct alignas(64) Shard {
+  struct alignas(64) Slot {
     std::array<std::atomic<uint64_t>, kVerdicts> counts{};
   };
-  std::array<Shard, kShards> shards_{};
+  std::array<Slot, kSlots> slots_{};
+  Slot overflow_{};
 };
 
 /// What one team's tasks did, counted from the published steps.

@@ -242,6 +242,18 @@ TEST_CASE("metrics: checks are counted by verdict, from several threads", "[embe
   CHECK(e.value(R"(gov_decisions_total{outcome="admitted"})") == 0);
 }
 
+TEST_CASE("metrics: threads past the owned slots are counted too", "[embed][metrics]") {
+  // CheckCounters gives the first 64 threads of the process a slot each; later ones share one.
+  gov::Engine engine = walkthrough_engine();
+  for (int round = 0; round < 3; ++round) {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 40; ++t) threads.emplace_back([&engine] { engine.check(gov::test::g5_gpu_task("c", "team-a", 1)); });
+    for (std::thread& t : threads) t.join();
+  }
+  const Exposition e = parse_exposition(engine.metrics());
+  CHECK(e.value(R"(gov_checks_total{verdict="admit"})") == 120);
+}
+
 TEST_CASE("metrics: reloads and failed reloads are counted", "[embed][metrics]") {
   gov::test::ScratchDir dir("metrics-reload");
   const std::string path = gov::test::write_workshop_variant(dir, "policy.gov", 2);

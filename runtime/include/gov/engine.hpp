@@ -196,9 +196,9 @@ class GOV_API Engine {
   /// The engine's metrics in Prometheus' text exposition format (version 0.0.4), for the host
   /// to serve on its own `/metrics` (the library opens no port): Kueue's ClusterQueue metrics
   /// with Kueue's names and labels (teams are `cluster_queue`s) and gov's own, listed in
-  /// docs/observability.md. Counting costs check() one relaxed atomic add and no lock or
-  /// allocation. A scrape holds the state lock shared (it runs in parallel with queries) and
-  /// costs O(live tasks + teams × flavors × resources).
+  /// docs/observability.md. Counting costs check() one increment of the calling thread's own
+  /// counter slot: no lock, no allocation. A scrape holds the state lock shared (it runs in
+  /// parallel with queries) and costs O(live tasks + teams × flavors × resources).
   std::string metrics() const;
   /// The policy the engine runs now.
   PolicyInfo policy() const;
