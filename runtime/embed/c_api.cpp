@@ -611,6 +611,14 @@ int64_t gov_engine_version(const gov_engine* engine) {
   return engine ? engine->engine.version() : -1;
 }
 
+gov_status gov_engine_metrics(const gov_engine* engine, char** out) {
+  clear(out);
+  return guarded("gov_engine_metrics", [&] {
+    require(out, "the out-parameter is NULL");
+    *out = copy_string(engine_of(engine)->engine.metrics());
+  });
+}
+
 gov_status gov_engine_snapshot(const gov_engine* engine, gov_snapshot** out) {
   clear(out);
   return guarded("gov_engine_snapshot", [&] {

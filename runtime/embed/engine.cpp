@@ -211,7 +211,18 @@ std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
     throw Error(ErrorCode::invalid_argument,
                 "a cluster state can only be loaded into an engine that has no tasks yet (load it right after opening)");
   }
-  return impl_->core->load_state(state);
+  std::vector<LoadFailure> failures = impl_->core->load_state(state);
+  for (const AdmittedTask& task : state.admitted) impl_->decision_log.remember(task.task);
+  for (const PendingTask& task : state.pending) impl_->decision_log.remember(task.task);
+  // The pending tasks that loaded have waited since their submission (kueue_admission_wait_time_seconds).
+  std::vector<bool> failed(state.pending.size(), false);
+  for (const LoadFailure& failure : failures) {
+    if (failure.list == LoadFailure::List::pending && failure.index < failed.size()) failed[failure.index] = true;
+  }
+  for (size_t i = 0; i < state.pending.size(); ++i) {
+    if (!failed[i]) impl_->step_counters.loaded_pending(state.pending[i].task.id, state.pending[i].submitted_at);
+  }
+  return failures;
 }
 
 ClusterState Engine::export_state() const {
@@ -265,7 +276,9 @@ Admission admission_of(const engine::AdmissionCheck& result, const embed::Loaded
 
 Admission Engine::check(const Task& task) const {
   std::shared_lock lock(impl_->state_mutex);
-  return admission_of(impl_->core->check_admission(task), *impl_->policy, impl_->sequence);
+  Admission admission = admission_of(impl_->core->check_admission(task), *impl_->policy, impl_->sequence);
+  impl_->checks.count(admission.verdict);
+  return admission;
 }
 
 // ------------------------------------------------------------------ prepared tasks
@@ -314,6 +327,7 @@ Admission Engine::check(const PreparedTask& task) const {
     Admission invalid;
     invalid.version = impl_->policy->info.version;
     invalid.sequence = impl_->sequence;
+    impl_->checks.count(invalid.verdict);
     return invalid;
   }
   const PreparedTask::State& state = *task.state_;
@@ -321,7 +335,11 @@ Admission Engine::check(const PreparedTask& task) const {
     std::shared_lock lock(impl_->state_mutex);
     const std::shared_ptr<const embed::LoadedPolicy>& running = impl_->policy;
     const bool same_policy = !state.policy.owner_before(running) && !running.owner_before(state.policy);
-    if (same_policy) return admission_of(impl_->core->check_admission(state.prepared), *running, impl_->sequence);
+    if (same_policy) {
+      const Admission admission = admission_of(impl_->core->check_admission(state.prepared), *running, impl_->sequence);
+      impl_->checks.count(admission.verdict);
+      return admission;
+    }
   }
   return check(state.task);  // prepared under another version: resolve again
 }
@@ -332,6 +350,18 @@ Snapshot Engine::snapshot() const {
   out.version = impl_->policy->info.version;
   out.sequence = impl_->sequence;
   return out;
+}
+
+std::string Engine::metrics() const {
+  embed::MetricsInputs inputs;
+  inputs.checks = impl_->checks.totals();
+  inputs.reloads = impl_->reloads.load(std::memory_order_relaxed);
+  inputs.reload_failures = impl_->reload_failures.load(std::memory_order_relaxed);
+  std::shared_lock lock(impl_->state_mutex);
+  inputs.decision_log_write_failures = impl_->decision_log.write_failures();
+  inputs.policy = &impl_->policy->info;
+  inputs.steps = &impl_->step_counters;
+  return embed::write_metrics(*impl_->core, inputs);
 }
 
 PolicyInfo Engine::policy() const {

@@ -29,6 +29,8 @@
 
 #include "gov/engine.hpp"
 #include "compiler/driver/driver.hpp"
+#include "runtime/embed/decision_log.hpp"
+#include "runtime/embed/metrics.hpp"
 #include "runtime/embed/state_lock.hpp"
 #include "runtime/engine/engine.hpp"
 #include "runtime/store/store.hpp"
@@ -84,7 +86,7 @@ bool is_live(Outcome outcome);
 namespace gov {
 
 struct Engine::Impl {
-  explicit Impl(Options opts) : options(std::move(opts)) {
+  explicit Impl(Options opts) : options(std::move(opts)), decision_log(options) {
     back_end = options.back_end == Options::BackEnd::jit ? driver::BackEnd::jit : driver::BackEnd::interpreter;
     engine_options.dialect =
         options.dialect == Options::Dialect::head ? engine::MessageDialect::head : engine::MessageDialect::kueue_v0_9;
@@ -112,6 +114,13 @@ struct Engine::Impl {
   uint64_t sequence = 0;
   std::vector<Decision> buffer;  // reused by every step
   std::atomic<int64_t> version{0};
+
+  // ---------------------------------------------------------------- metrics (metrics.hpp)
+  embed::CheckCounters checks;        // no lock: counted on the hot path
+  embed::StepCounters step_counters;  // state_mutex, like the steps it counts
+  std::atomic<uint64_t> reloads{0};
+  std::atomic<uint64_t> reload_failures{0};
+  embed::DecisionLog decision_log;  // state_mutex; after `options`, which it is made from
 
   // ---------------------------------------------------------------- reloads (reload_mutex)
   std::mutex reload_mutex;

@@ -38,7 +38,13 @@ std::shared_ptr<const embed::LoadedPolicy> Engine::Impl::load_next(std::optional
 Step Engine::Impl::reload(std::optional<int64_t> number) {
   state_mutex.refuse_reentry();  // before reload_mutex: a watcher's on_step holds both
   std::lock_guard reload_lock(reload_mutex);
-  std::shared_ptr<const embed::LoadedPolicy> next = load_next(number);
+  std::shared_ptr<const embed::LoadedPolicy> next;
+  try {
+    next = load_next(number);
+  } catch (...) {  // counted for gov_policy_reload_failures_total, then the caller's as before
+    reload_failures.fetch_add(1, std::memory_order_relaxed);
+    throw;
+  }
   if (!next) {
     Step nothing;
     nothing.version = version.load();
@@ -58,6 +64,7 @@ Step Engine::Impl::reload(std::optional<int64_t> number) {
     version.store(policy->info.version);
     step = publish(dropped);
   }
+  reloads.fetch_add(1, std::memory_order_relaxed);
   old_core.reset();  // before its policy, outside the lock: unloading native code takes time
   old_policy.reset();
   return step;

@@ -1,5 +1,7 @@
 // gov::Engine: running a step on the core, numbering it, remembering each task's latest
 // decision and handing the step to on_step (engine_impl.hpp).
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "runtime/embed/engine_impl.hpp"
@@ -9,8 +11,15 @@ namespace gov {
 Step Engine::Impl::run_step(Time at, std::span<const Event> events) {
   std::unique_lock lock(state_mutex);
   refuse_past_max_tasks(events);
+  if (decision_log.enabled()) {
+    for (const Event& event : events) {
+      if (event.kind == Event::Kind::submit) decision_log.remember(event.task);
+    }
+  }
   buffer.clear();
+  const auto started = std::chrono::steady_clock::now();
   core->step(at, events, buffer);
+  step_counters.observe_latency(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   return publish(/*forced=*/0);
 }
 
@@ -45,6 +54,17 @@ Step Engine::Impl::publish(size_t forced) {
     remember(decision, i < forced);
   }
   buffer.clear();
+  step_counters.record(
+      step,
+      [this](std::string_view id) -> std::string_view {
+        auto it = latest.find(id);
+        return it == latest.end() ? std::string_view() : std::string_view(it->second.team);
+      },
+      [this](std::string_view id) {
+        auto it = latest.find(id);
+        return it != latest.end() && embed::is_live(it->second.outcome);
+      });
+  decision_log.write(step, policy->info);
   if (options.on_step) {
     try {
       options.on_step(step);

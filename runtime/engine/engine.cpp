@@ -7,6 +7,7 @@
 #include "runtime/engine/admission_check.hpp"
 #include "runtime/engine/cycle.hpp"
 #include "runtime/engine/engine_core.hpp"
+#include "runtime/engine/fair_share.hpp"
 #include "runtime/engine/task_request.hpp"
 
 namespace gov::engine {
@@ -330,6 +331,10 @@ size_t Engine::live_tasks() const {
 }
 Time Engine::now() const {
   return impl_->core.now;
+}
+double Engine::weighted_share(uint32_t team) const {
+  const int32_t weight = impl_->core.module.teams.at(team).fair_share_weight;
+  return dominant_resource_share(impl_->core.quota, team, weight).weighted();
 }
 const ir::Module& Engine::module() const {
   return impl_->core.module;

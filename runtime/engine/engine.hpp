@@ -116,6 +116,10 @@ class Engine {
   /// that check how it grows with the length of a queue (never part of a decision).
   uint64_t queue_work() const;
   Time now() const;
+  /// A team's weighted dominant resource share now (docs/kueue-reference.md §6.1): what Kueue
+  /// reports as kueue_cluster_queue_weighted_share. +inf for a borrowing team of weight 0, 0
+  /// when it borrows nothing. `team` indexes module().teams.
+  double weighted_share(uint32_t team) const;
   const ir::Module& module() const;
   /// Invariant violations found with EngineOptions::self_check (empty when none, or when off).
   const std::vector<std::string>& self_check_failures() const;

@@ -66,6 +66,21 @@ struct Options {
   /// the same step are not counted as making room. 0: the default.
   static constexpr std::size_t kDefaultMaxTasks = 1'000'000;
   std::size_t max_tasks = kDefaultMaxTasks;
+
+  /// The decision log (docs/observability.md): every decision as one JSON line (no newline) —
+  /// the decision stream's object with `policy`, `policy_version`, `policy_sha256`, `sequence`
+  /// and the task's `labels` appended — in sequence order, while the state lock is held (the
+  /// rules of on_step apply: quick, no call back into the engine; exceptions are ignored).
+  std::function<void(std::string_view line)> on_decision_log;
+  /// The same lines appended to this file (created with mode 0600 when missing), one write and
+  /// flush per step. Opening fails with Error io; a failed write is counted
+  /// (gov_decision_log_write_failures_total) and the engine goes on.
+  std::string decision_log_path;
+  /// Label values the log must not show: the values of these keys are written as "***"; the
+  /// key "*" masks every value. Keys stay visible.
+  std::vector<std::string> decision_log_masked_labels;
+  /// Whether log lines carry the task's labels at all.
+  bool decision_log_labels = true;
 };
 
 class Engine;
@@ -178,6 +193,13 @@ class GOV_API Engine {
   Admission check(const PreparedTask& task) const;
   /// Usage per team, flavor and resource, the cohort's, and the live tasks, all from one step.
   Snapshot snapshot() const;
+  /// The engine's metrics in Prometheus' text exposition format (version 0.0.4), for the host
+  /// to serve on its own `/metrics` (the library opens no port): Kueue's ClusterQueue metrics
+  /// with Kueue's names and labels (teams are `cluster_queue`s) and gov's own, listed in
+  /// docs/observability.md. Counting costs check() one increment of the calling thread's own
+  /// counter slot: no lock, no allocation. A scrape holds the state lock shared (it runs in
+  /// parallel with queries) and costs O(live tasks + teams × flavors × resources).
+  std::string metrics() const;
   /// The policy the engine runs now.
   PolicyInfo policy() const;
   /// PolicyInfo::version, without a lock.

@@ -302,6 +302,12 @@ GOV_API void gov_prepared_task_free(gov_prepared_task* task);
 /* The running policy version, or -1 for a NULL engine. Lock-free. */
 GOV_API int64_t gov_engine_version(const gov_engine* engine);
 
+/* The engine's metrics in Prometheus' text exposition format (version 0.0.4), NUL-terminated
+ * (free with gov_string_free): Kueue's ClusterQueue metrics and gov's own
+ * (docs/observability.md). The host serves it on its own /metrics; the library opens no port.
+ * Runs in parallel with other queries. */
+GOV_API gov_status gov_engine_metrics(const gov_engine* engine, char** out);
+
 /* A snapshot: usage per team, flavor and resource, from one step. */
 typedef struct gov_usage_row {
   const char* team;

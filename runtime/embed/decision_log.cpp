@@ -1,0 +1,101 @@
+// The decision log: JSON lines stamped with the policy, to a callback and/or a file.
+#include "runtime/embed/decision_log.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "compiler/support/json_writer.hpp"
+
+namespace gov::embed {
+
+DecisionLog::DecisionLog(const Options& options)
+    : callback_(options.on_decision_log),
+      path_(options.decision_log_path),
+      with_labels_(options.decision_log_labels),
+      masked_(options.decision_log_masked_labels) {
+  mask_all_ = std::find(masked_.begin(), masked_.end(), "*") != masked_.end();
+  enabled_ = callback_ != nullptr || !path_.empty();
+  if (path_.empty()) return;
+  // Append-only, created private: the log names tasks, teams and labels.
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0 || (file_ = ::fdopen(fd, "a")) == nullptr) {
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    throw Error(ErrorCode::io, fmt::format("decision log `{}`: cannot open it: {}", path_, std::strerror(error)));
+  }
+}
+
+DecisionLog::~DecisionLog() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void DecisionLog::remember(const Task& task) {
+  if (!enabled_ || !with_labels_ || task.labels.empty()) return;
+  Labels labels = task.labels;
+  for (auto& [key, value] : labels) {
+    if (mask_all_ || std::find(masked_.begin(), masked_.end(), key) != masked_.end()) value = "***";
+  }
+  labels_.insert_or_assign(task.id, std::move(labels));
+}
+
+std::string DecisionLog::line(const Decision& decision, const PolicyInfo& policy, uint64_t sequence) const {
+  std::string out = to_json(decision);  // the stream's object, exactly: `{...}`
+  out.pop_back();
+  out += ",\"policy\":";
+  append_json_string(out, policy.name);
+  out += fmt::format(",\"policy_version\":{},\"policy_sha256\":", policy.version);
+  append_json_string(out, policy.content_sha256);
+  out += fmt::format(",\"sequence\":{}", sequence);
+  if (with_labels_) {
+    out += ",\"labels\":{";
+    if (auto it = labels_.find(decision.task); it != labels_.end()) {
+      bool first = true;
+      for (const auto& [key, value] : it->second) {
+        if (!first) out += ',';
+        first = false;
+        append_json_string(out, key);
+        out += ':';
+        append_json_string(out, value);
+      }
+    }
+    out += '}';
+  }
+  out += '}';
+  return out;
+}
+
+void DecisionLog::write(const Step& step, const PolicyInfo& policy) {
+  if (!enabled_) return;
+  std::string block;
+  for (const Decision& d : step.decisions) {
+    std::string text = line(d, policy, step.sequence);
+    if (callback_) {
+      try {
+        callback_(text);
+      } catch (...) {  // a listener's failure is not the engine's (as on_step)
+      }
+    }
+    if (file_ != nullptr) {
+      block += text;
+      block += '\n';
+    }
+    const bool ended = d.outcome == Outcome::finished || d.outcome == Outcome::cancelled ||
+                       d.outcome == Outcome::rejected || d.outcome == Outcome::invalid;
+    if (ended) labels_.erase(d.task);
+  }
+  if (file_ != nullptr && !block.empty()) {
+    const bool ok = std::fwrite(block.data(), 1, block.size(), file_) == block.size() && std::fflush(file_) == 0;
+    if (!ok) {
+      ++write_failures_;
+      std::clearerr(file_);
+    }
+  }
+}
+
+}  // namespace gov::embed

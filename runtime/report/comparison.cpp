@@ -1,0 +1,420 @@
+// What-if comparison of two replays of one trace: per-team figures, changed tasks, and their
+// text, JSON and HTML forms.
+#include "runtime/report/comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "compiler/model/quantities.hpp"
+#include "compiler/support/json_writer.hpp"
+
+namespace gov::report {
+
+namespace {
+
+constexpr int64_t kMillisPerHour = 3'600'000;
+
+std::string hours_text(int64_t gpu_millis) {
+  return model::format_decimal(gpu_millis, kMillisPerHour, 3);
+}
+
+std::string seconds_text(std::optional<double> seconds) {
+  if (!seconds) return "-";
+  return fmt::format("{:.1f}", *seconds);
+}
+
+std::string signed_text(double delta, int digits) {
+  if (std::fabs(delta) < 0.5 * std::pow(10.0, -digits)) return "0";
+  return fmt::format("{:+.{}f}", delta, digits);
+}
+
+/// A finite number as JSON decimal text, at most 3 decimals.
+std::string decimal_text(double value) {
+  if (!std::isfinite(value)) return "0";
+  const double rounded = std::round(value * 1000.0) / 1000.0;
+  if (rounded == std::trunc(rounded) && std::fabs(rounded) < 9.0e15) return fmt::format("{}", static_cast<int64_t>(rounded));
+  std::string text = fmt::format("{:.3f}", rounded);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
+bool changed(const TaskOutcome& a, const TaskOutcome& b) {
+  return a.last != b.last || a.rule != b.rule || a.first_admitted.has_value() != b.first_admitted.has_value() ||
+         a.preemptions != b.preemptions;
+}
+
+/// Per-team figures of one replay, by team name.
+std::unordered_map<std::string, TeamFigures> figures_of(const RunOutcomes& run) {
+  std::unordered_map<std::string, TeamFigures> out;
+  std::unordered_map<std::string, std::vector<Time>> waits;
+  for (const auto& [id, task] : run.tasks()) {
+    TeamFigures& team = out[task.team];
+    if (!task.first_admitted) continue;
+    ++team.admitted;
+    waits[task.team].push_back(std::max<Time>(0, *task.first_admitted - task.submitted));
+  }
+  for (const UsageRow& row : run.recorder().usage(run.end())) {
+    TeamFigures& team = out[row.team];
+    team.gpu_millis += row.used[0];
+    team.borrowed_gpu_millis += row.borrowed[0];
+    team.preempted += static_cast<uint64_t>(row.preempted);
+  }
+  for (auto& [name, list] : waits) {
+    TeamFigures& team = out[name];
+    double sum = 0;
+    for (Time w : list) sum += static_cast<double>(w);
+    team.mean_wait = sum / static_cast<double>(list.size()) / 1000.0;
+    const size_t rank = (list.size() * 95 + 99) / 100;
+    std::nth_element(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(rank - 1), list.end());
+    team.p95_wait = static_cast<double>(list[rank - 1]) / 1000.0;
+  }
+  return out;
+}
+
+void figures_json(JsonWriter& w, const TeamFigures& f) {
+  w.begin_object();
+  w.field("admitted", f.admitted);
+  w.key("mean_wait_s");
+  if (f.mean_wait) {
+    w.decimal(decimal_text(*f.mean_wait));
+  } else {
+    w.null();
+  }
+  w.key("p95_wait_s");
+  if (f.p95_wait) {
+    w.decimal(decimal_text(*f.p95_wait));
+  } else {
+    w.null();
+  }
+  w.key("gpu_hours");
+  w.decimal(model::format_decimal(f.gpu_millis, kMillisPerHour, 6));
+  w.key("borrowed_gpu_hours");
+  w.decimal(model::format_decimal(f.borrowed_gpu_millis, kMillisPerHour, 6));
+  w.field("preempted", f.preempted);
+  w.end_object();
+}
+
+void outcome_json(JsonWriter& w, const TaskOutcome& o) {
+  w.begin_object();
+  w.field("outcome", outcome_name(o.last));
+  w.field("describe", o.describe());
+  w.key("first_admitted");
+  if (o.first_admitted) {
+    w.number(*o.first_admitted);
+  } else {
+    w.null();
+  }
+  w.field("preemptions", uint64_t{o.preemptions});
+  if (!o.rule.empty()) w.field("rule", o.rule);
+  w.end_object();
+}
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+constexpr std::string_view kPage = R"page(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<title>@TITLE@</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 0 24px 40px; color: #1d2430; background: #fafbfc; }
+h1 { font-size: 20px; margin: 18px 0 4px; }
+h2 { font-size: 16px; margin: 24px 0 6px; }
+.note { color: #5b6472; font-size: 12px; }
+.controls { position: sticky; top: 0; background: #fafbfc; padding: 8px 0; border-bottom: 1px solid #dde1e6; }
+.grid { display: flex; flex-wrap: wrap; gap: 12px; }
+.panel { background: #fff; border: 1px solid #dde1e6; border-radius: 6px; padding: 8px; }
+.panel h3 { font-size: 13px; margin: 0 0 4px; }
+svg.chart { display: block; width: 420px; }
+table { border-collapse: collapse; font-size: 12px; background: #fff; }
+th, td { border: 1px solid #dde1e6; padding: 3px 6px; text-align: left; }
+td.num { text-align: right; white-space: nowrap; }
+.axis { font-size: 10px; fill: #5b6472; }
+</style>
+</head>
+<body>
+<h1>@TITLE@</h1>
+<div class="note" id="summary"></div>
+<div class="controls"><label>Team <select id="team"><option value="-1">all teams</option></select></label></div>
+<h2>Per team: B &minus; A</h2>
+<div class="grid">
+<div class="panel"><h3>mean wait (s)</h3><svg class="chart" id="d-wait" data-chart="wait"></svg></div>
+<div class="panel"><h3>GPU-hours</h3><svg class="chart" id="d-gpu" data-chart="gpu"></svg></div>
+<div class="panel"><h3>borrowed GPU-hours</h3><svg class="chart" id="d-borrowed" data-chart="borrowed"></svg></div>
+<div class="panel"><h3>preemptions suffered</h3><svg class="chart" id="d-preempted" data-chart="preempted"></svg></div>
+</div>
+<h2>Teams</h2>
+<table id="teams"><thead><tr><th>team</th><th>admitted A</th><th>B</th><th>mean wait A (s)</th><th>B</th><th>p95 wait A (s)</th><th>B</th><th>GPU-h A</th><th>B</th><th>borrowed GPU-h A</th><th>B</th><th>preempted A</th><th>B</th></tr></thead><tbody></tbody></table>
+<h2>Tasks whose outcome changed</h2>
+<div class="note" id="changed-note"></div>
+<table id="changed"><thead><tr><th>task</th><th>team</th><th>with A</th><th>with B</th></tr></thead><tbody></tbody></table>
+<script type="application/json" id="data">@DATA@</script>
+<script>
+"use strict";
+const D = JSON.parse(document.getElementById("data").textContent);
+const NS = document.getElementById("d-wait").namespaceURI;
+function el(tag, attrs, parent) {
+  const e = document.createElementNS(NS, tag);
+  for (const k in attrs) e.setAttribute(k, attrs[k]);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+function team() { return Number(document.getElementById("team").value); }
+function bars(svg, values) {
+  svg.replaceChildren();
+  const t = team();
+  const rows = D.teams.map((x, i) => ({name: x.team, v: values(x), i})).filter((r) => t < 0 || r.i === t);
+  const rowH = 16, W = 420, L = 110, R = 50, H = Math.max(1, rows.length) * rowH + 20;
+  svg.setAttribute("viewBox", "0 0 " + W + " " + H);
+  svg.setAttribute("height", H);
+  const top = Math.max(1e-9, ...rows.map((r) => Math.abs(r.v)));
+  const mid = L + (W - L - R) / 2, half = (W - L - R) / 2;
+  el("line", {x1: mid, x2: mid, y1: 0, y2: H - 16, stroke: "#9aa3ad"}, svg);
+  rows.forEach((r, k) => {
+    const y = k * rowH + 2, w = half * Math.abs(r.v) / top;
+    const label = el("text", {x: L - 4, y: y + 11, "text-anchor": "end", class: "axis"}, svg);
+    label.textContent = r.name;
+    el("rect", {x: r.v < 0 ? mid - w : mid, y, width: Math.max(1, w), height: rowH - 4, fill: r.v > 0 ? "#c43b3b" : r.v < 0 ? "#2f9e6e" : "#9aa3ad"}, svg);
+    const value = el("text", {x: W - 2, y: y + 11, "text-anchor": "end", class: "axis"}, svg);
+    value.textContent = (r.v > 0 ? "+" : "") + Math.round(r.v * 1000) / 1000;
+  });
+  const axis = el("text", {x: mid, y: H - 4, "text-anchor": "middle", class: "axis"}, svg);
+  axis.textContent = "B \u2212 A (red: more with B)";
+}
+function cell(tr, text, num) {
+  const td = document.createElement("td");
+  td.textContent = text === null ? "-" : text;
+  if (num) td.className = "num";
+  tr.appendChild(td);
+}
+function draw() {
+  const t = team();
+  bars(document.getElementById("d-wait"), (x) => (x.b.mean_wait_s || 0) - (x.a.mean_wait_s || 0));
+  bars(document.getElementById("d-gpu"), (x) => x.b.gpu_hours - x.a.gpu_hours);
+  bars(document.getElementById("d-borrowed"), (x) => x.b.borrowed_gpu_hours - x.a.borrowed_gpu_hours);
+  bars(document.getElementById("d-preempted"), (x) => x.b.preempted - x.a.preempted);
+  const body = document.querySelector("#teams tbody");
+  body.replaceChildren();
+  D.teams.forEach((x, i) => {
+    if (t >= 0 && i !== t) return;
+    const tr = document.createElement("tr");
+    cell(tr, x.team);
+    for (const k of ["admitted", "mean_wait_s", "p95_wait_s", "gpu_hours", "borrowed_gpu_hours", "preempted"]) {
+      cell(tr, x.a[k], true);
+      cell(tr, x.b[k], true);
+    }
+    body.appendChild(tr);
+  });
+  const changed = document.querySelector("#changed tbody");
+  changed.replaceChildren();
+  const name = t >= 0 ? D.teams[t].team : null;
+  for (const c of D.changed) {
+    if (name !== null && c.team !== name) continue;
+    const tr = document.createElement("tr");
+    cell(tr, c.task);
+    cell(tr, c.team);
+    cell(tr, c.a.describe);
+    cell(tr, c.b.describe);
+    changed.appendChild(tr);
+  }
+  document.body.setAttribute("data-team", name === null ? "" : name);
+}
+const select = document.getElementById("team");
+D.teams.forEach((x, i) => {
+  const o = document.createElement("option");
+  o.value = i;
+  o.textContent = x.team;
+  select.appendChild(o);
+});
+select.addEventListener("change", draw);
+document.getElementById("summary").textContent = "A: " + D.policy_a + " \u2014 B: " + D.policy_b + " \u2014 " + D.tasks + " tasks, " + D.changed_total + " changed outcome";
+document.getElementById("changed-note").textContent = D.changed.length < D.changed_total ? "the first " + D.changed.length + " of " + D.changed_total : "";
+draw();
+</script>
+</body>
+</html>
+)page";
+
+}  // namespace
+
+std::string TaskOutcome::describe() const {
+  std::string text;
+  switch (last) {
+    case Outcome::admitted: text = "admitted at the end"; break;
+    case Outcome::pending: text = "pending at the end"; break;
+    case Outcome::preempted: text = "preempted at the end"; break;
+    case Outcome::rejected: text = "rejected by `" + rule + "`"; break;
+    case Outcome::finished: text = "finished"; break;
+    case Outcome::cancelled: text = first_admitted ? "cancelled after running" : "cancelled while pending"; break;
+    case Outcome::invalid: text = "invalid"; break;
+  }
+  if (first_admitted) text += fmt::format(", waited {:.1f} s", static_cast<double>(*first_admitted - submitted) / 1000.0);
+  if (preemptions > 0) text += fmt::format(", preempted {}×", preemptions);
+  return text;
+}
+
+void RunOutcomes::add(const Decision& d) {
+  recorder_.add(d);
+  end_ = std::max(end_, d.at);
+  auto [it, inserted] = tasks_.try_emplace(d.task);
+  TaskOutcome& task = it->second;
+  if (inserted) {
+    task.team = d.team;
+    task.submitted = d.at;
+    order_.push_back(d.task);
+  }
+  task.last = d.outcome;
+  switch (d.outcome) {
+    case Outcome::admitted:
+      if (!task.first_admitted) task.first_admitted = d.at;
+      task.flavor = d.flavor;
+      return;
+    case Outcome::preempted: ++task.preemptions; return;
+    case Outcome::rejected: task.rule = d.rule; return;
+    case Outcome::pending:
+    case Outcome::finished:
+    case Outcome::cancelled:
+    case Outcome::invalid: return;
+  }
+}
+
+void RunOutcomes::finish(std::optional<Time> end) {
+  if (end) end_ = *end;
+}
+
+Comparison compare(const RunOutcomes& a, const RunOutcomes& b, std::string policy_a, std::string policy_b) {
+  Comparison out;
+  out.policy_a = std::move(policy_a);
+  out.policy_b = std::move(policy_b);
+  std::unordered_map<std::string, TeamFigures> fa = figures_of(a);
+  std::unordered_map<std::string, TeamFigures> fb = figures_of(b);
+  std::unordered_set<std::string> seen;
+  const auto add_team = [&](const std::string& team) {
+    if (!seen.insert(team).second) return;
+    out.teams.push_back({team, fa[team], fb[team]});
+  };
+  for (const std::string& id : a.order()) add_team(a.tasks().at(id).team);
+  for (const std::string& id : b.order()) add_team(b.tasks().at(id).team);
+  std::unordered_set<std::string> listed;
+  const auto consider = [&](const std::string& id) {
+    if (!listed.insert(id).second) return;
+    ++out.tasks;
+    auto ia = a.tasks().find(id);
+    auto ib = b.tasks().find(id);
+    TaskOutcome none;
+    none.last = Outcome::invalid;
+    const TaskOutcome& oa = ia == a.tasks().end() ? none : ia->second;
+    const TaskOutcome& ob = ib == b.tasks().end() ? none : ib->second;
+    if (!changed(oa, ob)) return;
+    ++out.changed_total;
+    if (out.changed.size() < Comparison::kMaxChangedListed) {
+      out.changed.push_back({id, oa.team.empty() ? ob.team : oa.team, oa, ob});
+    }
+  };
+  for (const std::string& id : a.order()) consider(id);
+  for (const std::string& id : b.order()) consider(id);
+  return out;
+}
+
+std::string comparison_text(const Comparison& c) {
+  std::string out = fmt::format("A: {}\nB: {}\n\n", c.policy_a, c.policy_b);
+  out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14}\n", "team", "mean wait s A→B", "p95 wait s A→B",
+                     "GPU-hours A→B", "borrowed GPU-h A→B", "preempted A→B");
+  for (const TeamComparison& t : c.teams) {
+    const auto arrow = [](const std::string& a, const std::string& b) { return a + " → " + b; };
+    out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14}\n", t.team,
+                       arrow(seconds_text(t.a.mean_wait), seconds_text(t.b.mean_wait)),
+                       arrow(seconds_text(t.a.p95_wait), seconds_text(t.b.p95_wait)),
+                       arrow(hours_text(t.a.gpu_millis), hours_text(t.b.gpu_millis)),
+                       arrow(hours_text(t.a.borrowed_gpu_millis), hours_text(t.b.borrowed_gpu_millis)),
+                       arrow(fmt::format("{}", t.a.preempted), fmt::format("{}", t.b.preempted)));
+    out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14}\n", "  (B − A)",
+                       t.a.mean_wait && t.b.mean_wait ? signed_text(*t.b.mean_wait - *t.a.mean_wait, 1) : std::string("-"),
+                       t.a.p95_wait && t.b.p95_wait ? signed_text(*t.b.p95_wait - *t.a.p95_wait, 1) : std::string("-"),
+                       signed_text(static_cast<double>(t.b.gpu_millis - t.a.gpu_millis) / kMillisPerHour, 3),
+                       signed_text(static_cast<double>(t.b.borrowed_gpu_millis - t.a.borrowed_gpu_millis) / kMillisPerHour, 3),
+                       signed_text(static_cast<double>(t.b.preempted) - static_cast<double>(t.a.preempted), 0));
+  }
+  out += fmt::format("\n{} of {} tasks changed outcome{}\n", c.changed_total, c.tasks,
+                     c.changed.size() < c.changed_total ? fmt::format(" (the first {} listed)", c.changed.size()) : "");
+  for (const ChangedTask& t : c.changed) {
+    out += fmt::format("  {}  {}  A: {}  B: {}\n", t.task, t.team, t.a.describe(), t.b.describe());
+  }
+  return out;
+}
+
+std::string comparison_json(const Comparison& c) {
+  JsonWriter w(/*indented=*/false);
+  w.begin_object();
+  w.field("policy_a", c.policy_a);
+  w.field("policy_b", c.policy_b);
+  w.field("tasks", static_cast<uint64_t>(c.tasks));
+  w.field("changed_total", static_cast<uint64_t>(c.changed_total));
+  w.key("teams");
+  w.begin_array();
+  for (const TeamComparison& t : c.teams) {
+    w.begin_object();
+    w.field("team", t.team);
+    w.key("a");
+    figures_json(w, t.a);
+    w.key("b");
+    figures_json(w, t.b);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("changed");
+  w.begin_array();
+  for (const ChangedTask& t : c.changed) {
+    w.begin_object();
+    w.field("task", t.task);
+    w.field("team", t.team);
+    w.key("a");
+    outcome_json(w, t.a);
+    w.key("b");
+    outcome_json(w, t.b);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return w.finish();
+}
+
+std::string comparison_html(const Comparison& c) {
+  std::string json = comparison_json(c);
+  std::string data;
+  data.reserve(json.size());
+  for (char ch : json) {
+    if (ch == '<') {
+      data += "\\u003c";  // cannot close the script element
+    } else if (ch != '\n') {
+      data += ch;
+    }
+  }
+  std::string page(kPage);
+  const std::string title = html_escape("gov what-if: " + c.policy_a + " vs " + c.policy_b);
+  for (size_t at = page.find("@TITLE@"); at != std::string::npos; at = page.find("@TITLE@", at + title.size())) {
+    page.replace(at, 7, title);
+  }
+  page.replace(page.find("@DATA@"), 6, data);
+  return page;
+}
+
+}  // namespace gov::report

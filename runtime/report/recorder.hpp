@@ -1,0 +1,90 @@
+// The report library's one entry point: a Recorder fed a decision stream, one decision at a
+// time, that keeps what the reports need (usage intervals split by day, task counts) in memory
+// bounded by the live tasks and the rows, and hands the reports out at the end.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "gov/types.hpp"
+#include "runtime/report/timeline.hpp"
+
+namespace gov::report {
+
+/// The resources a usage report counts time of: accelerators (GPU, Neuron) and vCPUs.
+inline constexpr std::array<Resource, 3> kReportedResources = {Resource::gpu, Resource::neuron, Resource::vcpu};
+
+/// One day, team and instance type of a usage report. Resource-time is exact: base units ×
+/// milliseconds (device-ms for gpu and neuron, millicore-ms for vcpu), saturating at the int64
+/// bound; `borrowed` is the part above the team's own quota (Decision::borrowed × time held),
+/// own = used − borrowed.
+struct UsageRow {
+  int64_t day = 0;            // whole days since time 0 of the stream (time 0 = 1970-01-01, UTC)
+  std::string team;
+  std::string instance_type;  // empty: tasks pending at the end that never held an instance type
+  std::array<int64_t, kReportedResources.size()> used{};      // in kReportedResources order
+  std::array<int64_t, kReportedResources.size()> borrowed{};
+  int64_t admitted = 0;        // admissions that day (a re-admission after a preemption counts)
+  int64_t preempted = 0;       // preemptions of the team's tasks that day
+  int64_t finished = 0;        // tasks that finished that day
+  int64_t pending_at_end = 0;  // last day only: tasks still pending at the end
+};
+
+/// Collects a decision stream for the reports. Feed every decision in stream order (a whole
+/// `gov simulate` run, steps in sequence). A task holds Decision::usage from each `admitted`
+/// decision until its next `preempted`, `finished`, `cancelled`, `rejected` or `invalid`, or the
+/// end: the same accounting as the simulation summary (trace::SummaryBuilder), so the hours add
+/// up to its GPU-hours. Memory: one record per live task plus one per row; with the timeline,
+/// also the report's series (at most Buckets::kMaxBuckets values per team and instance type)
+/// and one wait per admission (for exact percentiles). Move-only; not thread-safe.
+class Recorder {
+ public:
+  /// `timeline`: also collect the HTML report's data (report()), with `setup` (the policy's
+  /// teams, quotas and capacity).
+  explicit Recorder(ReportSetup setup = {}, bool timeline = false);
+  ~Recorder();
+  Recorder(Recorder&&) noexcept;
+  Recorder& operator=(Recorder&&) noexcept;
+
+  /// Feeds the next decision.
+  void add(const Decision& decision);
+  /// The HTML report's data until `end` (default: the last decision's time). Call once, at the
+  /// end, and only on a recorder made with `timeline`.
+  ReportData report(std::optional<Time> end = std::nullopt);
+  /// The usage report: rows ordered by day, team and instance type. Tasks still admitted count
+  /// until `end` (default: the time of the last decision, as the summary). Does not change the
+  /// recorder.
+  std::vector<UsageRow> usage(std::optional<Time> end = std::nullopt) const;
+  /// The time of the last decision fed (0 before any).
+  Time last_time() const { return last_; }
+
+ private:
+  using Amounts = std::array<int64_t, kReportedResources.size()>;
+  struct Live {
+    std::string team;
+    std::string flavor;  // the instance type it holds, or last held; empty before any
+    std::optional<Time> held_since;
+    Amounts used{};
+    Amounts borrowed{};
+  };
+  using Key = std::tuple<int64_t, std::string, std::string>;  // day, team, instance type
+
+  static UsageRow& row(std::map<Key, UsageRow>& rows, int64_t day, const std::string& team, const std::string& flavor);
+  /// Adds the resource-time of [from, to) to the rows of the days it spans.
+  static void charge(std::map<Key, UsageRow>& rows, const Live& task, Time from, Time to);
+  void release(Live& task, Time at);
+
+  std::unordered_map<std::string, Live> live_;
+  std::map<Key, UsageRow> rows_;
+  Time last_ = 0;
+  std::unique_ptr<Timeline> timeline_;  // with `timeline` only
+};
+
+}  // namespace gov::report

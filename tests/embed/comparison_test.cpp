@@ -1,0 +1,89 @@
+// What-if comparison (issue 22, point 4; docs/observability.md): `gov simulate A.gov B.gov
+// --trace T` replays one trace against two policies and reports per team the difference and the
+// tasks whose outcome changed, as text, JSON and an HTML page (tests/browser/ opens it).
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "tests/embed/embed_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace {
+
+const std::string kCompare = " simulate policies/examples/workshop-g5.gov policies/examples/workshop-kr-g5-8xlarge.gov "
+                             "--trace policies/examples/workshop-g5.trace.json";
+
+gov::test::ProgramResult gov_run(const std::string& args) {
+  return gov::test::run_program(gov::test::quoted(GOV_BINARY) + args);
+}
+
+}  // namespace
+
+TEST_CASE("comparison: the walkthrough against a smaller cluster, as JSON and text", "[embed][comparison]") {
+  // workshop-kr-g5-8xlarge: 2 instances, one per team, no borrowing room for a1's 3 GPUs.
+  const gov::test::ProgramResult json = gov_run(kCompare + " --format json");
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find(R"("tasks":2,"changed_total":1,)") != std::string::npos);
+  CHECK(json.out.find(R"({"team":"team-a","a":{"admitted":1,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":0.008333,)"
+                      R"("borrowed_gpu_hours":0.002778,"preempted":1},"b":{"admitted":0,"mean_wait_s":null,)"
+                      R"("p95_wait_s":null,"gpu_hours":0,"borrowed_gpu_hours":0,"preempted":0}})") != std::string::npos);
+  CHECK(json.out.find(R"("changed":[{"task":"a1","team":"team-a","a":{"outcome":"cancelled",)"
+                      R"("describe":"cancelled after running, waited 0.0 s, preempted 1×","first_admitted":0,)"
+                      R"("preemptions":1},"b":{"outcome":"cancelled","describe":"cancelled while pending",)"
+                      R"("first_admitted":null,"preemptions":0}}])") != std::string::npos);
+  const gov::test::ProgramResult text = gov_run(kCompare);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("1 of 2 tasks changed outcome\n") != std::string::npos);
+  // team-a runs nothing under B: its wait has no difference to show, not 0.
+  const size_t delta = text.out.find("  (B − A)");
+  REQUIRE(delta != std::string::npos);
+  std::istringstream columns(text.out.substr(delta + std::string("  (B − A)").size()));
+  std::string mean_wait_delta;
+  columns >> mean_wait_delta;
+  CHECK(mean_wait_delta == "-");
+  CHECK(text.out.find("  a1  team-a  A: cancelled after running, waited 0.0 s, preempted 1×  B: cancelled while pending\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("comparison: a policy against itself changes nothing", "[embed][comparison]") {
+  const gov::test::ProgramResult same =
+      gov_run(" simulate policies/examples/workshop-g5.gov policies/examples/workshop-g5.gov "
+              "--trace policies/examples/workshop-g5.trace.json --format json");
+  REQUIRE(same.exit_code == 0);
+  CHECK(same.out.find(R"("changed_total":0,)") != std::string::npos);
+  CHECK(same.out.find(R"("changed":[])") != std::string::npos);
+}
+
+TEST_CASE("comparison: the HTML page and the errors", "[embed][comparison]") {
+  gov::test::ScratchDir dir("comparison");
+  const gov::test::ProgramResult page = gov_run(kCompare + " --report " + gov::test::quoted(dir / "cmp.html"));
+  REQUIRE(page.exit_code == 0);
+  const std::string html = gov::test::read_text(dir / "cmp.html");
+  CHECK(html.find("<title>gov what-if: policies/examples/workshop-g5.gov vs policies/examples/workshop-kr-g5-8xlarge.gov</title>") !=
+        std::string::npos);
+  for (const char* external : {"http:", "https:", "src=", "href=", "url(", "@import", "fetch("}) {
+    INFO(external);
+    CHECK(html.find(external) == std::string::npos);
+  }
+
+  const gov::test::ProgramResult jsonl = gov_run(kCompare + " --format jsonl");
+  CHECK(jsonl.exit_code == 2);
+  CHECK(jsonl.err.find("unknown format `jsonl` for a comparison") != std::string::npos);
+  const gov::test::ProgramResult metrics = gov_run(kCompare + " --metrics");
+  CHECK(metrics.exit_code == 2);
+  CHECK(metrics.err.find("not --db, --metrics or --usage-report") != std::string::npos);
+  const gov::test::ProgramResult bad_name = gov_run(kCompare + " --report " + gov::test::quoted(dir / "cmp.txt"));
+  CHECK(bad_name.exit_code == 2);
+  CHECK(bad_name.out.empty());
+  // A trace that B cannot read (a team only A has) is refused, naming B.
+  const std::string trace = dir / "t.json";
+  const std::string b = gov::test::write_workshop_variant(dir, "b.gov", 2, /*with_team_b=*/false);
+  const std::string a = gov::test::write_workshop_variant(dir, "a.gov", 2);
+  gov::test::write_text(trace, R"({"events":[{"at":0,"submit":{"id":"x","team":"team-b","gpus":1}}]})");
+  const gov::test::ProgramResult unknown = gov::test::run_program(
+      gov::test::quoted(GOV_BINARY) + " simulate " + gov::test::quoted(a) + " " + gov::test::quoted(b) + " --trace " +
+      gov::test::quoted(trace));
+  CHECK(unknown.exit_code == 1);
+  CHECK(unknown.err.find("b.gov") != std::string::npos);
+  CHECK(unknown.err.find("team-b") != std::string::npos);
+}

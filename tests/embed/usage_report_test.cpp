@@ -1,0 +1,145 @@
+// Usage reports (issue 22; docs/observability.md): per day, team and instance type, the hours
+// add up to the simulation summary's, intervals split at midnight, and `gov simulate
+// --usage-report` writes the CSV and JSON forms.
+#include <catch2/catch.hpp>
+
+#include <gov/engine.hpp>
+
+#include <map>
+
+#include "compiler/support/json_writer.hpp"
+#include "runtime/report/recorder.hpp"
+#include "runtime/report/usage_report.hpp"
+#include "runtime/trace/decision_writer.hpp"
+#include "tests/embed/embed_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace {
+
+/// Replays `events` as `gov simulate` does (one step per instant, then every remaining finish),
+/// handing every decision to `sink`.
+template <typename Sink>
+void replay(gov::Engine& engine, const std::vector<gov::TimedEvent>& events, Sink sink) {
+  for (size_t i = 0; i < events.size();) {
+    const gov::Time at = events[i].at;
+    std::vector<gov::Event> batch;
+    for (; i < events.size() && events[i].at == at; ++i) batch.push_back(events[i].event);
+    for (const gov::Decision& d : engine.step(at, batch).decisions) sink(d);
+  }
+  for (const gov::Decision& d : engine.tick(gov::kForever).decisions) sink(d);
+}
+
+}  // namespace
+
+TEST_CASE("usage report: the hours add up to the simulation summary's", "[embed][usage-report]") {
+  gov::Engine engine = gov::Engine::compile_file(gov::test::repo_path("policies/examples/rules.gov"));
+  const std::vector<gov::TimedEvent> events = gov::read_trace(engine, gov::test::generate_rules_trace(20'000, 22));
+  gov::report::Recorder recorder;
+  gov::trace::SummaryBuilder summary;
+  replay(engine, events, [&](const gov::Decision& d) {
+    recorder.add(d);
+    summary.add(d);
+  });
+  std::map<std::string, int64_t> gpu, borrowed, preempted, admitted_rows;
+  int64_t pending = 0;
+  const std::vector<gov::report::UsageRow> rows = recorder.usage();
+  for (const gov::report::UsageRow& row : rows) {
+    gpu[row.team] += row.used[0];
+    borrowed[row.team] += row.borrowed[0];
+    preempted[row.team] += row.preempted;
+    admitted_rows[row.team] += row.admitted;
+    pending += row.pending_at_end;
+    CHECK(row.borrowed[0] <= row.used[0]);
+  }
+  const std::vector<gov::trace::TeamSummary> teams = summary.summarize();
+  REQUIRE(teams.size() >= 2);
+  int64_t total_gpu = 0;
+  for (const gov::trace::TeamSummary& team : teams) {
+    INFO(team.team);
+    CHECK(gpu[team.team] == team.gpu_millis);
+    CHECK(borrowed[team.team] == team.borrowed_gpu_millis);
+    CHECK(preempted[team.team] == team.preempted);
+    CHECK(admitted_rows[team.team] >= team.admitted);  // rows count re-admissions too
+    total_gpu += team.gpu_millis;
+  }
+  CHECK(total_gpu > 0);
+  CHECK(pending == static_cast<int64_t>(engine.snapshot().count(gov::TaskState::pending)));
+  // The trace spans more than a day: some rows are on later days.
+  CHECK(rows.back().day >= rows.front().day);
+}
+
+TEST_CASE("usage report: an interval across midnight is split between the two days", "[embed][usage-report]") {
+  gov::Engine engine = gov::Engine::compile_file(gov::test::repo_path("policies/examples/workshop-g5.gov"));
+  gov::report::Recorder recorder;
+  gov::Task task = gov::test::g5_gpu_task("night", "team-a", 2);
+  task.duration = 2 * 3'600'000;  // 23:00 to 01:00
+  gov::Step step;
+  engine.submit(task, 23 * 3'600'000, &step);
+  for (const gov::Decision& d : step.decisions) recorder.add(d);
+  gov::Task waiting = gov::test::g5_gpu_task("waiting", "team-a", 4);  // over the maximum: pending
+  engine.submit(waiting, 23 * 3'600'000, &step);
+  for (const gov::Decision& d : step.decisions) recorder.add(d);
+  for (const gov::Decision& d : engine.tick(gov::kForever).decisions) recorder.add(d);
+  const std::vector<gov::report::UsageRow> rows = recorder.usage();
+  // Ordered by day, team, instance type; a task pending at the end that never held an
+  // instance type is in the last day's row without one.
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].day == 0);
+  CHECK(rows[0].used[0] == 2 * 3'600'000);  // 2 GPUs × 1 hour
+  CHECK(rows[0].admitted == 1);
+  CHECK(rows[1].day == 1);
+  CHECK(rows[1].instance_type.empty());
+  CHECK(rows[1].pending_at_end == 1);
+  CHECK(rows[2].day == 1);
+  CHECK(rows[2].used[0] == 2 * 3'600'000);
+  CHECK(rows[2].finished == 1);
+  CHECK(rows[2].pending_at_end == 0);
+  const std::string csv = gov::report::usage_csv(rows);
+  CHECK(csv.find("\n1970-01-01,team-a,ml.g5.8xlarge,2,2,0,0,0,0,0,0,0,1,0,0,0\n") != std::string::npos);
+  CHECK(csv.find("\n1970-01-02,team-a,,0,0,0,0,0,0,0,0,0,0,0,0,1\n") != std::string::npos);
+  CHECK(csv.find("\n1970-01-02,team-a,ml.g5.8xlarge,2,2,0,0,0,0,0,0,0,0,0,1,0\n") != std::string::npos);
+  CHECK(gov::report::date_of(20'418) == "2025-11-26");
+  CHECK(gov::report::date_of(-1) == "1969-12-31");
+}
+
+TEST_CASE("usage report: gov simulate writes the walkthrough's as CSV and JSON", "[embed][usage-report]") {
+  gov::test::ScratchDir dir("usage-report");
+  const std::string base = gov::test::quoted(GOV_BINARY) +
+                           " simulate policies/examples/workshop-g5.gov --trace policies/examples/workshop-g5.trace.json";
+  const gov::test::ProgramResult csv_run = gov::test::run_program(base + " --usage-report " + gov::test::quoted(dir / "u.csv"));
+  REQUIRE(csv_run.exit_code == 0);
+  // The stream is unchanged by the report.
+  CHECK(csv_run.out == gov::test::read_text(gov::test::repo_path("tests/walkthrough/expected.jsonl")));
+  // a1: 3 GPUs (1 borrowed) for 5 s and again for 5 s; b1: 2 GPUs, 64 vCPUs for 85 s.
+  CHECK(gov::test::read_text(dir / "u.csv") ==
+        "date,team,instance_type,gpu_hours,gpu_hours_own,gpu_hours_borrowed,neuron_hours,neuron_hours_own,"
+        "neuron_hours_borrowed,vcpu_hours,vcpu_hours_own,vcpu_hours_borrowed,tasks_admitted,tasks_preempted,"
+        "tasks_finished,tasks_pending_at_end\n"
+        "1970-01-01,team-a,ml.g5.8xlarge,0.008333,0.005556,0.002778,0,0,0,0,0,0,2,1,0,0\n"
+        "1970-01-01,team-b,ml.g5.8xlarge,0.047222,0.047222,0,0,0,0,1.511111,1.511111,0,1,0,1,0\n");
+  const gov::test::ProgramResult json_run =
+      gov::test::run_program(base + " --usage-report " + gov::test::quoted(dir / "u.json"));
+  REQUIRE(json_run.exit_code == 0);
+  const std::string json = gov::test::read_text(dir / "u.json");
+  CHECK(json.rfind(R"({"rows":[{"date":"1970-01-01","day":0,"team":"team-a","instance_type":"ml.g5.8xlarge","gpu_hours":0.008333,)", 0) == 0);
+  CHECK(json.find(R"("vcpu_hours":1.511111,"vcpu_hours_own":1.511111,"vcpu_hours_borrowed":0,"tasks_admitted":1,"tasks_preempted":0,"tasks_finished":1,"tasks_pending_at_end":0}]})") != std::string::npos);
+
+  const gov::test::ProgramResult bad = gov::test::run_program(base + " --usage-report " + gov::test::quoted(dir / "u.txt"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("must end in .csv or .json") != std::string::npos);
+  CHECK(bad.out.empty());
+  const gov::test::ProgramResult unwritable =
+      gov::test::run_program(base + " --usage-report " + gov::test::quoted(dir / "missing-dir/u.csv"));
+  CHECK(unwritable.exit_code == 2);
+  CHECK(unwritable.err.find("cannot write the usage report") != std::string::npos);
+}
+
+TEST_CASE("usage report: JsonWriter writes decimals as numbers", "[embed][usage-report]") {
+  gov::JsonWriter w(/*indented=*/false);
+  w.begin_array();
+  w.decimal("0.008333");
+  w.decimal("-2");
+  w.decimal("12.5");
+  w.end_array();
+  CHECK(w.finish() == "[0.008333,-2,12.5]\n");
+}
