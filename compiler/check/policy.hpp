@@ -51,6 +51,7 @@ struct Settings {
   IdleCompute idle_compute = IdleCompute::fair_share;
   bool idle_resource_sharing = false;
   int32_t default_class = -1;
+  std::optional<Location> default_class_at;  // the class name of `default-priority`, when set
   /// Kueue's fairSharing.preemptionStrategies (`fair-share-preemption`), in order.
   std::vector<model::FairShareStrategy> fair_share_strategies = {model::FairShareStrategy::less_than_or_equal_to_final_share,
                                                               model::FairShareStrategy::less_than_initial_share};
