@@ -88,12 +88,15 @@ struct Team {
   int32_t fair_share_weight = 0;
   bool fair_share_weight_given = false;
   bool active = true;
-  // Kueue's controls beyond HyperPod's (docs/language.md); the defaults are HyperPod's.
+  // Kueue's controls beyond HyperPod's (docs/language.md); the defaults are what HyperPod writes
+  // into its ClusterQueues (seed 004): borrowWithinCohort LowerPriority (never for a team that
+  // never reclaims, see resolve_team) and whenCanBorrow TryNextFlavor. The IR keeps Kueue's own
+  // API defaults (Never, MayStopSearch) for modules built without the checker.
   model::ReclaimWithinCohort reclaim_within_cohort = model::ReclaimWithinCohort::any;
-  model::BorrowWithinCohort borrow_within_cohort = model::BorrowWithinCohort::never;
+  model::BorrowWithinCohort borrow_within_cohort = model::BorrowWithinCohort::lower_priority;
   int32_t borrow_priority_threshold = -1;  // index into Policy::classes; -1: none
   model::Queueing queueing = model::Queueing::best_effort_fifo;
-  model::WhenCanBorrow when_can_borrow = model::WhenCanBorrow::borrow;
+  model::WhenCanBorrow when_can_borrow = model::WhenCanBorrow::try_next_flavor;
   model::WhenCanPreempt when_can_preempt = model::WhenCanPreempt::try_next_flavor;
   model::FlavorPreference flavor_preference = model::FlavorPreference::borrowing_over_preemption;
   // Where some of them were written, for lint warnings about settings without effect.

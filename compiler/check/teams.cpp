@@ -51,6 +51,11 @@ Team Checker::resolve_team(const ast::Team& team, SourceId source) {
     }
     if (auto quota = resolve_quota(*q, source, out)) out.quotas.push_back(std::move(*quota));
   }
+  // HyperPod's default `borrowWithinCohort: LowerPriority` needs reclaiming (Kueue's CEL rule,
+  // E0311 when written): a team that never reclaims defaults to never preempting while borrowing.
+  if (!out.borrow_within_cohort_at && out.reclaim_within_cohort == model::ReclaimWithinCohort::never) {
+    out.borrow_within_cohort = model::BorrowWithinCohort::never;
+  }
   check_preemption_controls(out, out.reclaim_within_cohort_at);
   check_fungibility(out, out.flavor_preference_at);
   return out;

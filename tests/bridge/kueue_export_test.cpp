@@ -63,6 +63,20 @@ TEST_CASE("gov export kueue writes the ClusterQueue HyperPod writes for seed 004
   }
 }
 
+TEST_CASE("gov export kueue of the fine-grained example writes seed 004's ClusterQueue", "[bridge][export]") {
+  // policies/examples/fine-grained.gov sets none of Kueue's controls: HyperPod's ClusterQueue
+  // settings are the language's defaults (borrowWithinCohort LowerPriority, whenCanBorrow
+  // TryNextFlavor), so the example's queue is the seed's as it stands.
+  for (const std::string api : {"v1beta1", "v1beta2"}) {
+    const gov::test::CommandResult r = run_gov("export kueue policies/examples/fine-grained.gov --api " + api);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(document(r.out, "ClusterQueue", "hyperpod-ns-onlygputeam-clusterqueue") ==
+          read_text(repo_path("tests/bridge/golden/hyperpod-ns-onlygputeam-clusterqueue." + api + ".yaml")));
+    check_golden("fine-grained." + api + ".yaml", r.out);
+  }
+}
+
 TEST_CASE("gov export kueue golden files of every control and naming", "[bridge][export]") {
   for (const std::string api : {"v1beta2", "v1beta1"}) {
     for (const std::string naming : {"hyperpod", "plain"}) {
