@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/bridge/hyperpod_export.hpp"
 #include "compiler/bridge/kueue_export.hpp"
 
 namespace gov::bridge {
@@ -44,7 +45,10 @@ std::vector<Dropped> not_expressible(const check::Policy& policy, Target target)
 
 ExportResult export_policy(const check::Policy& policy, const ExportOptions& options) {
   ExportResult result;
-  const std::vector<Dropped> dropped = not_expressible(policy, options.target);
+  std::vector<Dropped> dropped = not_expressible(policy, options.target);
+  if (options.target == Target::hyperpod) {
+    for (Dropped& construct : hyperpod_not_expressible(policy)) dropped.push_back(std::move(construct));
+  }
   for (const Dropped& construct : dropped) {
     Diagnostic& d = result.problems.report(make_diagnostic(
         Code::not_expressible, construct.where,
@@ -68,6 +72,13 @@ ExportResult export_policy(const check::Policy& policy, const ExportOptions& opt
       result.files.push_back({"kueue.yaml", comment + export_kueue(policy, options)});
       break;
     case Target::hyperpod:
+      result.files = export_hyperpod(policy, options);
+      // JSON has no comments: what was dropped is listed in the script.
+      if (!comment.empty()) {
+        ExportedFile& script = result.files.back();
+        const size_t after_shebang = script.text.find('\n') + 1;
+        script.text.insert(after_shebang, comment);
+      }
       break;
   }
   return result;

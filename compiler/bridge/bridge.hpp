@@ -28,6 +28,9 @@ struct ExportOptions {
   /// Export what the target can express and drop the rest: each dropped construct is a warning
   /// (not an error) and a comment in the output.
   bool allow_lossy = false;
+  /// hyperpod: the cluster's ARN, written into every document; empty: the script takes it from
+  /// `$CLUSTER_ARN` (`--cluster-arn` on each command line).
+  std::string cluster_arn;
 };
 
 /// One file of an export: `name` is a file name without directories ("kueue.yaml").

@@ -70,6 +70,7 @@ struct Quota {
   size_t type = 0;  // index into the cluster's catalog types
   std::string type_name;
   std::optional<int64_t> instances;  // when given as whole instances
+  std::array<bool, model::kResourceCount> given{};  // amounts written (`gpus = 2`), as against derived
   model::Resources nominal{};
   model::Resources borrowing_limit{};
   model::Resources lending_limit{model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited};

@@ -182,6 +182,7 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
   }
   for (size_t r = 0; r < model::kResourceCount; ++r) out.absolute_borrow_limit[r] = absolute[r].has_value();
   out.nominal = resolve_nominal(type, out.instances, given);
+  for (size_t r = 0; r < model::kResourceCount; ++r) out.given[r] = given[r].has_value();
   out.borrowing_limit = resolve_borrowing_limit(out.nominal, team.borrow_limit_percent, absolute, team.sharing);
   out.lending_limit = resolve_lending_limit(team.sharing);
   if (lending) lending_limit(*lending, type, source, team, out);

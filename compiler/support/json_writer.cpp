@@ -90,6 +90,11 @@ void JsonWriter::number(uint64_t value) {
   out_ += fmt::format("{}", value);
 }
 
+void JsonWriter::decimal(std::string_view literal) {
+  separate();
+  out_ += literal;
+}
+
 void JsonWriter::boolean(bool value) {
   separate();
   out_ += value ? "true" : "false";

@@ -1,7 +1,13 @@
 // `gov export`: a checked policy as the objects that govern a cluster (gov::bridge).
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <regex>
+
 #include <fmt/format.h>
 
 #include "compiler/bridge/bridge.hpp"
+#include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -28,8 +34,25 @@ int run_export(const Args& args) {
   }
   bridge::ExportOptions options;
   options.target = args.positional[0] == "kueue" ? bridge::Target::kueue : bridge::Target::hyperpod;
-  if (options.target == bridge::Target::hyperpod) {
-    fmt::print(stderr, "error: `gov export hyperpod` is not built yet; `gov export kueue` is\n");
+  const bool hyperpod = options.target == bridge::Target::hyperpod;
+  for (const char* option : {"api", "naming"}) {
+    if (hyperpod && args.has(option)) {
+      fmt::print(stderr, "error: `--{}` applies to `gov export kueue` only\n", option);
+      return kUsage;
+    }
+  }
+  for (const char* option : {"cluster-arn", "out"}) {
+    if (!hyperpod && args.has(option)) {
+      fmt::print(stderr, "error: `--{}` applies to `gov export hyperpod` only\n", option);
+      return kUsage;
+    }
+  }
+  options.cluster_arn = args.value("cluster-arn").value_or("");
+  // The API's pattern for ClusterArn (sagemaker-task-governance-api.json).
+  static const std::regex kArn("arn:aws[a-z\\-]*:sagemaker:[a-z0-9\\-]*:[0-9]{12}:cluster/[a-z0-9]{12}");
+  if (args.has("cluster-arn") && !std::regex_match(options.cluster_arn, kArn)) {
+    fmt::print(stderr, "error: `{}` is not a HyperPod cluster ARN (arn:aws:sagemaker:REGION:ACCOUNT:cluster/ID)\n",
+               escape_for_terminal(options.cluster_arn));
     return kUsage;
   }
   const std::optional<std::string> api = choice(args, "api", {"v1beta2", "v1beta1"});
@@ -57,15 +80,41 @@ int run_export(const Args& args) {
     fmt::print(stderr, "{}", printer.text());
   }
   if (!result.ok()) return kFailed;
-  for (const bridge::ExportedFile& file : result.files) fmt::print("{}", file.text);
+  if (!hyperpod) {
+    fmt::print("{}", result.files.front().text);
+    return kOk;
+  }
+  const std::optional<std::string> out = args.value("out");
+  if (!out) {
+    for (const bridge::ExportedFile& file : result.files) fmt::print("==> {} <==\n{}", file.name, file.text);
+    return kOk;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(*out, ec);
+  if (ec) {
+    fmt::print(stderr, "error: cannot create `{}`: {}\n", escape_for_terminal(*out), ec.message());
+    return kUsage;
+  }
+  for (const bridge::ExportedFile& file : result.files) {
+    const std::string path = (std::filesystem::path(*out) / file.name).string();
+    std::string error;
+    if (!write_file_atomically(path, file.text, error)) {
+      fmt::print(stderr, "error: cannot write `{}`: {}\n", escape_for_terminal(path), error);
+      return kFailed;
+    }
+    if (file.name.ends_with(".sh")) ::chmod(path.c_str(), 0755);
+  }
+  fmt::print("wrote {} files to {}; run {}/create.sh\n", result.files.size(), escape_for_terminal(*out), escape_for_terminal(*out));
   return kOk;
 }
 
 }  // namespace
 
 Command export_command() {
-  return {{"export", "gov export kueue POLICY [--api v1beta2|v1beta1] [--naming hyperpod|plain] [--allow-lossy]",
-           "Write a checked policy as the objects that govern a cluster: Kueue's custom resources.",
+  return {{"export",
+           "gov export kueue POLICY [--api v1beta2|v1beta1] [--naming hyperpod|plain] [--allow-lossy]\n"
+           "       gov export hyperpod POLICY [--cluster-arn ARN] [--out DIR] [--allow-lossy]",
+           "Write a checked policy as the objects that govern a cluster: Kueue's resources or HyperPod API input.",
            "`gov export kueue` prints one multi-document YAML that `kubectl apply -f` accepts: a Namespace,\n"
            "ClusterQueue and LocalQueue per team, a ResourceFlavor per instance type (node label\n"
            "`node.kubernetes.io/instance-type`), the Cohort, a WorkloadPriorityClass per class. Every Kueue\n"
@@ -75,11 +124,18 @@ Command export_command() {
            "v0.19.2). `--naming hyperpod` (default) names objects as HyperPod does (`hyperpod-ns-TEAM`,\n"
            "`hyperpod-ns-TEAM-clusterqueue`, cohort `shared-pool`, classes `CLASS-priority`, sagemaker labels);\n"
            "`plain` after the teams, classes and cluster.\n"
-           "What the target has no field for (admission rules, `default-priority`) is an error (E0401) for each\n"
+           "`gov export hyperpod` writes the input of `aws sagemaker create-cluster-scheduler-config` (priority\n"
+           "classes, fair share, idle-resource sharing) and of `create-compute-quota` per team (`--cli-input-json`\n"
+           "documents) and `create.sh`, which runs them in order: into `--out DIR`, or on standard output, each\n"
+           "file after a `==> NAME <==` line. Without `--cluster-arn` the script takes `$CLUSTER_ARN`.\n"
+           "What the target has no field for (admission rules, `default-priority`; for HyperPod also Kueue's\n"
+           "controls, lending limits, EFA amounts) is an error (E0401) for each\n"
            "construct; `--allow-lossy` exports the rest, lists what was dropped in a comment and warns. See\n"
            "docs/deploy.md.",
            {{"api", "VERSION", "v1beta2 (default) or v1beta1"},
             {"naming", "NAMING", "hyperpod (default) or plain"},
+            {"cluster-arn", "ARN", "hyperpod: the cluster's ARN, written into every document"},
+            {"out", "DIR", "hyperpod: write the files into DIR (created if missing)"},
             {"allow-lossy", "", "export what the target can express; drop the rest with a comment"}}},
           run_export};
 }
