@@ -8,6 +8,7 @@
 
 #include "compiler/check/policy.hpp"
 #include "compiler/diagnostics/diagnostic.hpp"
+#include "compiler/support/expected.hpp"
 
 namespace gov::bridge {
 
@@ -59,6 +60,31 @@ struct Dropped {
   Location where;
 };
 std::vector<Dropped> not_expressible(const check::Policy& policy, Target target);
+
+// ------------------------------------------------------------------ import (hyperpod_import.cpp)
+
+/// One file given to `gov import`: its name (for messages) and its text.
+struct ImportInput {
+  std::string name;
+  std::string text;
+};
+
+struct ImportOptions {
+  std::string catalog_import;  // the path the policy's `import` names
+  std::vector<std::pair<std::string, int64_t>> capacity;  // `--capacity TYPE=N,...`; empty: a comment asks for it
+};
+
+/// The largest input file `gov import` reads (bytes).
+inline constexpr size_t kMaxImportBytes = size_t{1} << 20;
+
+/// describe-cluster-scheduler-config and describe-compute-quota outputs (one JSON object per
+/// input, at most one scheduler config) as the text of a `.gov` policy whose instance types come
+/// from `catalog`. The text is not formatted (`gov fmt`'s printer does that) and not checked. An
+/// input gov cannot represent fully is an Error (kind invalid) naming the file, the object and the
+/// member: an unknown member, a wrong kind, a value out of range, an amount that is not a whole
+/// number of base units, an instance type outside the catalog. Pure; never throws.
+support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
+                                               const ImportOptions& options);
 
 // ------------------------------------------------------------------ names (bridge.cpp)
 

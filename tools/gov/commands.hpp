@@ -39,5 +39,6 @@ std::string inspection_text(const check::Policy& policy);
 Command fmt_command();
 Command explain_command();
 Command export_command();
+Command import_command();
 
 }  // namespace gov::cli
