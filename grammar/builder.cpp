@@ -143,6 +143,10 @@ class Builder {
       s.time = number(*p[0]);
       return s;
     }
+    if (n.is_type<r::expect_step>() && p[0]->is_type<r::eventually>()) {
+      s.eventually = true;
+      p.erase(p.begin());
+    }
     s.task = name(*p[0]);
     if (n.is_type<r::submit_step>()) {
       s.kind = ast::Step::Kind::submit;

@@ -26,7 +26,7 @@ using selector = tao::pegtl::parse_tree::selector<
         r::kw_or, r::condition, r::property, r::map_entry, r::block_value, r::map_value, r::list_value,
         r::import_decl, r::catalog_decl, r::instance_decl, r::cluster_decl, r::policy_decl, r::priority_decl,
         r::team_decl, r::quota_decl, r::rule_decl, r::deny_action, r::warn_action, r::test_decl, r::submit_step,
-        r::finish_step, r::cancel_step, r::at_step, r::expect_step, r::on_clause, r::by_clause, r::warned_clause,
+        r::finish_step, r::cancel_step, r::at_step, r::expect_step, r::eventually, r::on_clause, r::by_clause, r::warned_clause,
         r::borrowing_clause, r::short_clause, r::message_clause>>;
 
 

@@ -108,6 +108,7 @@ struct kw_warned : keyword<TAO_PEGTL_STRING("warned")> {};
 struct kw_borrowing : keyword<TAO_PEGTL_STRING("borrowing")> {};
 struct kw_short : keyword<TAO_PEGTL_STRING("short")> {};
 struct kw_message : keyword<TAO_PEGTL_STRING("message")> {};
+struct kw_eventually : keyword<TAO_PEGTL_STRING("eventually")> {};
 
 /// The reserved words: never a name (`name` below), though fine as a property key or a map key.
 struct reserved_word : keyword_list<kw_import, kw_catalog, kw_instance, kw_cluster, kw_policy, kw_team,
@@ -292,7 +293,10 @@ struct word_clause : name {};
 struct expect_clause : sor<on_clause, by_clause, warned_clause, borrowing_clause, short_clause, message_clause,
                            word_clause> {};
 struct outcome : name {};
-struct expect_step : if_must<kw_expect, sp, decl_name, sp, outcome, star<sp, expect_clause>> {};
+/// `expect eventually T ...`: the word whenever a task and an outcome follow it (so in an
+/// `expect`, a task cannot be called `eventually`, docs/language.md).
+struct eventually : seq<kw_eventually, at<sp, decl_name, sp, outcome>> {};
+struct expect_step : if_must<kw_expect, sp, opt<eventually, sp>, decl_name, sp, outcome, star<sp, expect_clause>> {};
 struct step : sor<submit_step, finish_step, cancel_step, at_step, expect_step> {};
 struct test_close : one<'}'> {};
 struct test_name : string_literal {};

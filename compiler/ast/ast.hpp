@@ -172,6 +172,7 @@ struct Step {
   std::vector<Property> properties;  // submit
   Number time;                       // at
   Name outcome;                      // expect
+  bool eventually = false;           // expect eventually: the task's latest decision so far
   std::vector<ExpectClause> clauses;  // expect
   Span span;
 };

@@ -152,7 +152,7 @@ class Printer {
       case Step::Kind::at: line(2, "(at " + number_text(s.time) + ")", s.span); return;
       case Step::Kind::expect: break;
     }
-    line(2, fmt::format("(expect {} {}", s.task.text, s.outcome.text), s.span);
+    line(2, fmt::format("(expect {}{} {}", s.eventually ? "eventually " : "", s.task.text, s.outcome.text), s.span);
     for (const ExpectClause& c : s.clauses) {
       switch (c.kind) {
         case ExpectClause::Kind::on: line(3, "(on " + c.name.text + ")", c.span); break;

@@ -243,9 +243,9 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
     for (const ImportInput& input : inputs) {
       trace::JsonLimits limits;
       limits.max_bytes = kMaxImportBytes;
-      const trace::JsonParseResult parsed = trace::parse_json(input.text, limits);
-      if (!parsed.ok()) throw Failure{fmt::format("`{}`: {}", input.name, parsed.error->describe())};
-      const trace::JsonValue& doc = parsed.value;
+      const support::Expected<trace::JsonValue> parsed = trace::parse_json(input.text, limits);
+      if (!parsed) throw Failure{fmt::format("`{}`: {}", input.name, parsed.error().message)};
+      const trace::JsonValue& doc = parsed.value();
       if (doc.kind != trace::JsonKind::object) throw Failure{fmt::format("`{}`: expected a JSON object", input.name)};
       if (doc.find("SchedulerConfig")) {
         const trace::JsonValue* object_name = doc.find("Name");

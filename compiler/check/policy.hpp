@@ -152,6 +152,9 @@ struct TestStep {
   int64_t time_ms = 0;
   // expect
   std::string outcome;
+  /// `expect eventually`: matched against the task's latest decision so far, skipping (and
+  /// consuming) the ones before it that no `expect` took.
+  bool eventually = false;
   std::optional<std::string> flavor;     // on
   std::optional<std::string> by;         // by (task or rule)
   std::vector<std::string> warned_by;    // warned by

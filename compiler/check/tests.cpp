@@ -123,6 +123,7 @@ gov::ResourceAmounts Checker::resources(const std::vector<ast::Property>& block,
 void Checker::expect(const ast::Step& step, SourceId source, const std::map<std::string, Location>& submitted, TestStep& out) {
   using K = ast::ExpectClause::Kind;
   out.outcome = step.outcome.text;
+  out.eventually = step.eventually;
   for (const ast::ExpectClause& c : step.clauses) {
     switch (c.kind) {
       case K::on:

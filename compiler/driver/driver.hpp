@@ -187,7 +187,7 @@ std::unique_ptr<ir::Evaluator> make_evaluator(const ir::Module& module, BackEnd 
 
 /// The store's only policy when `policy` is empty, else `policy` itself; not_found errors say
 /// what the store has.
-std::optional<std::string> resolve_policy_name(store::Store& db, std::string_view policy, Error& error);
+support::Expected<std::string> resolve_policy_name(store::Store& db, std::string_view policy);
 
 /// The signature check of a stored version (`policy` is its policy's name): an Error when it
 /// must not load (a signature that does not verify with `verify.key`; with require_signature,

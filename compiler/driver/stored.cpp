@@ -8,24 +8,22 @@
 
 namespace gov::driver {
 
-std::optional<std::string> resolve_policy_name(store::Store& db, std::string_view policy, Error& error) {
+support::Expected<std::string> resolve_policy_name(store::Store& db, std::string_view policy) {
   if (!policy.empty()) return std::string(policy);
   auto policies = db.policies();
   if (!policies.ok()) {
     const auto& failed = policies.error();
-    error = {failed.kind == store::ErrorKind::not_found ? ErrorKind::not_found : ErrorKind::store, failed.message};
-    return std::nullopt;
+    return Error{failed.kind == store::ErrorKind::not_found ? ErrorKind::not_found : ErrorKind::store, failed.message};
   }
   if (policies.value().size() == 1) return policies.value().front().name;
   if (policies.value().empty()) {
-    error = {ErrorKind::not_found, fmt::format("the store `{}` has no policy yet; run `gov apply FILE` first", db.path())};
-    return std::nullopt;
+    return Error{ErrorKind::not_found,
+                 fmt::format("the store `{}` has no policy yet; run `gov apply FILE` first", db.path())};
   }
   std::vector<std::string> names;
   for (const store::PolicyInfo& p : policies.value()) names.push_back(p.name);
-  error = {ErrorKind::not_found,
-           fmt::format("the store has several policies ({}); choose one by name", fmt::join(names, ", "))};
-  return std::nullopt;
+  return Error{ErrorKind::not_found,
+               fmt::format("the store has several policies ({}); choose one by name", fmt::join(names, ", "))};
 }
 
 std::optional<Error> check_version_signature(const std::string& policy_name, const store::Version& stored,

@@ -245,7 +245,7 @@ class Formatter {
       case ast::Step::Kind::at: return "at " + ast::number_text(s.time);
       case ast::Step::Kind::expect: break;
     }
-    std::string text = fmt::format("expect {} {}", s.task.text, s.outcome.text);
+    std::string text = fmt::format("expect {}{} {}", s.eventually ? "eventually " : "", s.task.text, s.outcome.text);
     for (const ast::ExpectClause& c : s.clauses) {
       using K = ast::ExpectClause::Kind;
       switch (c.kind) {

@@ -1,9 +1,10 @@
 // One error shape for every fallible operation below the public API (the store, the driver,
-// the JIT): Error{kind, message}, and Expected<T> — a value or an Error — with Expected<void> for
-// success without a value. The public API turns them into gov::Error exceptions or gov_status
+// the JIT, the JSON and trace readers): Error{kind, message, position}, and Expected<T> — a value
+// or an Error — with Expected<void> for success without a value. The public API turns them into gov::Error exceptions or gov_status
 // codes at its edge.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,8 +16,8 @@
 
 namespace gov::support {
 
-/// Why a store operation failed. Callers branch on the kind (retry on `busy`, re-read on
-/// `conflict`); the message is for people.
+/// Why an operation failed. Callers branch on the kind (retry on `busy`, re-read on
+/// `conflict`, exit 2 on `io` of an input file); the message is for people.
 enum class ErrorKind : uint8_t {
   io,            // a file cannot be opened, read or written (permissions, missing directory, I/O)
   busy,          // another process held the store's write lock longer than the busy timeout
@@ -26,7 +27,8 @@ enum class ErrorKind : uint8_t {
   read_only,     // a write on a store opened read-only or whose file is not writable
   full,          // the disk or the store's page limit is full
   not_found,     // no such file, store, policy or version
-  invalid,       // the request itself is malformed (empty name, duplicate paths, bad hash)
+  invalid,       // the input is malformed: a request (empty name, bad hash), a JSON document, a
+                 // trace or state that does not match the policy
   policy,        // the policy has errors; `message` is the rendered diagnostics
   store,         // the store failed underneath a larger operation (corrupt, busy, I/O, ...)
   signature,     // a signature does not verify, or one is required and missing
@@ -60,9 +62,22 @@ inline std::string_view error_kind_name(ErrorKind kind) {
   return "unknown";
 }
 
+/// A place in a text document: the byte offset, the 1-based line (lines end at LF) and the
+/// 1-based column counted in UTF-8 code points, as editors count them.
+struct TextPosition {
+  size_t offset = 0;
+  size_t line = 1;
+  size_t column = 1;
+};
+
 struct Error {
   ErrorKind kind = ErrorKind::io;
-  std::string message;  // one line (lower-case, no final period), or rendered diagnostics
+  /// One line (lower-case, no final period) that says where when the input has places ("line 3,
+  /// column 14: ...", "event 1 (at 5): field \"team\": ..."), or rendered diagnostics.
+  std::string message = {};
+  /// Where in the input document the problem is, for errors about a text (JSON, a trace, a
+  /// state): what an editor or a tool jumps to. Unset for errors about no particular place.
+  std::optional<TextPosition> position = std::nullopt;
 };
 
 /// A value of type T or an Error. Accessing the wrong alternative is a programming error

@@ -90,9 +90,37 @@ void JsonWriter::number(uint64_t value) {
   out_ += fmt::format("{}", value);
 }
 
-void JsonWriter::decimal(std::string_view literal) {
+namespace {
+
+/// RFC 8259's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_json_number(std::string_view text) {
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < text.size() && text[i] == '-') ++i;
+  if (i < text.size() && text[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < text.size() && text[i] == '.' && (++i, !digits())) return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == text.size();
+}
+
+}  // namespace
+
+void JsonWriter::decimal(std::string_view text) {
+  GOV_ASSERT(is_json_number(text), "JsonWriter::decimal given text that is not a JSON number");
   separate();
-  out_ += literal;
+  out_ += text;
 }
 
 void JsonWriter::boolean(bool value) {

@@ -44,10 +44,10 @@ class JsonWriter {
   void string(std::string_view text);
   void number(int64_t value);
   void number(uint64_t value);
-  /// A number given as its decimal text (`0.5`, `48`): the caller passes JSON number syntax
-  /// (model::format_decimal writes it), for amounts that are not integers.
-  void decimal(std::string_view literal);
   void number(uint32_t value) { number(uint64_t{value}); }
+  /// A number given as exact decimal text ("12", "0.5", "-3.25"), written as it is: amounts
+  /// formatted by gov::model keep their exact digits. `text` must be a JSON number (assert).
+  void decimal(std::string_view text);
   void boolean(bool value);
   void null();
   void field(std::string_view name, std::string_view text) {

@@ -113,9 +113,8 @@ Engine Engine::open_store(const std::string& db_path, Options options) {
     impl->verify.key = key.value();
   }
   impl->db = open_store_read_only(db_path);
-  driver::Error error;
-  std::optional<std::string> name = driver::resolve_policy_name(*impl->db, impl->options.policy, error);
-  if (!name) embed::throw_load_error(error);
+  support::Expected<std::string> name = driver::resolve_policy_name(*impl->db, impl->options.policy);
+  if (!name) embed::throw_load_error(name.error());
   impl->policy_name = *name;
   driver::Result first = driver::load(driver::Source::stored(*impl->db, impl->policy_name, std::nullopt, impl->verify),
                                       driver::Request::running(impl->back_end));
@@ -380,10 +379,10 @@ std::vector<TimedEvent> read_trace(const Engine& engine, std::string_view json) 
   trace::JsonLimits limits;
   limits.max_bytes = size_t{1} << 30;
   trace::TraceResult result = trace::read_trace(json, policy->runnable->module, limits);
-  if (!result.ok()) throw Error(ErrorCode::invalid_argument, result.error->message);
+  if (!result.ok()) throw Error(ErrorCode::invalid_argument, result.error().message);
   std::vector<TimedEvent> events;
-  events.reserve(result.events.size());
-  for (trace::TraceEvent& e : result.events) {
+  events.reserve(result->size());
+  for (trace::TraceEvent& e : *result) {
     switch (e.kind) {
       case trace::EventKind::submit: events.push_back({e.at, Event::submit(std::move(e.task))}); break;
       case trace::EventKind::finish: events.push_back({e.at, Event::finish(std::move(e.id))}); break;

@@ -80,7 +80,7 @@ std::optional<std::string> mismatch(const TestStep& s, const gov::Decision& d) {
 }  // namespace
 
 std::string expectation_text(const TestStep& s) {
-  std::string text = fmt::format("{} {}", s.task, s.outcome);
+  std::string text = fmt::format("{}{} {}", s.eventually ? "eventually " : "", s.task, s.outcome);
   if (s.flavor) text += " on " + *s.flavor;
   if (s.by) text += " by " + *s.by;
   if (s.word) text += " " + *s.word;
@@ -98,10 +98,13 @@ CaseResult run_case(const gov::Engine& policy, const check::Test& test) {
   gov::Engine engine = policy.fresh();
   // Each `expect` takes the next decision of its task that no earlier `expect` took.
   std::map<std::string, std::deque<gov::Decision>> unread;
+  std::vector<std::string> recent;  // Failure::recent
   gov::Time clock = 0;
   auto apply = [&](gov::Step step) {
     for (gov::Decision& d : step.decisions) {
       result.decisions.push_back(trace::decision_json(d));
+      result.decision_lines.push_back(trace::decision_text(d));
+      recent.push_back(result.decision_lines.back());
       unread[d.task].push_back(std::move(d));
     }
   };
@@ -138,15 +141,18 @@ CaseResult run_case(const gov::Engine& policy, const check::Test& test) {
         auto& queue = unread[step.task];
         if (queue.empty()) {
           result.failure = Failure{i, step.where, expectation_text(step),
-                                   fmt::format("{} has no further decision", step.task), std::nullopt};
+                                   fmt::format("{} has no further decision", step.task), std::nullopt, std::move(recent)};
           return result;
         }
+        if (step.eventually) queue.erase(queue.begin(), queue.end() - 1);
         const gov::Decision d = std::move(queue.front());
         queue.pop_front();
         if (std::optional<std::string> why = mismatch(step, d)) {
-          result.failure = Failure{i, step.where, expectation_text(step), std::move(*why), trace::decision_text(d)};
+          result.failure =
+              Failure{i, step.where, expectation_text(step), std::move(*why), trace::decision_text(d), std::move(recent)};
           return result;
         }
+        recent.clear();
         break;
       }
     }

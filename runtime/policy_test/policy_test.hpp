@@ -25,6 +25,9 @@ struct Failure {
   /// The decision the expectation was matched against, as one line (trace::decision_text);
   /// nullopt when the task had no further decision.
   std::optional<std::string> decision;
+  /// Every decision of every task since the previous `expect` (or the start), one line each
+  /// (trace::decision_text): the stream the expectation was read against, for the report.
+  std::vector<std::string> recent;
 };
 
 /// The result of one `test` block.
@@ -36,6 +39,9 @@ struct CaseResult {
   /// in engine order, each as one JSON line of the decision stream (trace::decision_json, no
   /// newline): what the two back ends must agree on byte for byte.
   std::vector<std::string> decisions;
+  /// The same decisions as people read them (trace::decision_text, as `gov simulate --format
+  /// text` prints them): what `gov test -v` shows.
+  std::vector<std::string> decision_lines;
 
   bool passed() const { return !failure; }
 };
@@ -44,8 +50,9 @@ struct CaseResult {
 /// (gov::Engine::fresh(): the embedding API, as a controller runs it; `policy` itself is not
 /// changed, and its options, such as the message dialect, apply). `submit`, `finish` and `cancel` happen at the current time,
 /// `at` moves it (the finishes due at the new time join the instant of the next event), and
-/// each `expect` takes the next decision of its task that no earlier `expect` took. Stops at the
-/// first `expect` that does not hold. Pure apart from the engine it creates; thread-safe.
+/// each `expect` takes the next decision of its task that no earlier `expect` took; `expect
+/// eventually` takes the task's latest decision so far and drops the ones before it. Stops at
+/// the first `expect` that does not hold. Pure apart from the engine it creates; thread-safe.
 CaseResult run_case(const gov::Engine& policy, const check::Test& test);
 
 /// run_case for every block of `tests`, in order (a checked policy's `policy.tests`).

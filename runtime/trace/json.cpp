@@ -120,10 +120,6 @@ ExactNumber signed_result(bool negative, Uint128 magnitude) {
 
 // ------------------------------------------------------------------ small public helpers
 
-std::string JsonError::describe() const {
-  return fmt::format("line {}, column {}: {}", position.line, position.column, message);
-}
-
 std::string_view json_kind_name(JsonKind kind) {
   switch (kind) {
     case JsonKind::null:
@@ -284,7 +280,9 @@ bool JsonReader::fail(size_t offset, std::string message) {
     offset = value_start_;
     message = fmt::format("this value is longer than {} bytes", limits_.max_value_bytes);
   }
-  error_ = JsonError{position_at(offset), std::move(message)};
+  const JsonPosition at = position_at(offset);
+  error_ = support::Error{support::ErrorKind::invalid,
+                          fmt::format("line {}, column {}: {}", at.line, at.column, message), at};
   return false;
 }
 
@@ -776,13 +774,12 @@ bool JsonReader::finish() {
               fmt::format("expected end of input after the JSON value, found {}", found_text()));
 }
 
-JsonParseResult parse_json(std::string_view text, const JsonLimits& limits) {
-  JsonParseResult result;
+support::Expected<JsonValue> parse_json(std::string_view text, const JsonLimits& limits) {
+  JsonValue value;
   JsonReader reader(text, limits);
-  if (reader.read_value(result.value) && reader.finish()) return result;
-  result.value = JsonValue{};
-  result.error = reader.error();
-  return result;
+  if (reader.read_value(value) && reader.finish()) return value;
+  if (reader.error()) return *reader.error();
+  return support::Error{support::ErrorKind::invalid, "malformed JSON", reader.position()};
 }
 
 }  // namespace gov::trace

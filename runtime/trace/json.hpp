@@ -11,26 +11,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/support/expected.hpp"
 #include "compiler/support/json_writer.hpp"
 #include "compiler/support/utf8.hpp"
 
 namespace gov::trace {
 
-/// Where a value starts: byte offset into the text, 1-based line (lines end at LF) and
-/// 1-based column counted in UTF-8 code points, as editors count them.
-struct JsonPosition {
-  size_t offset = 0;
-  size_t line = 1;
-  size_t column = 1;
-};
-
-/// One syntax or limit error. `message` has no position: "expected ':' after an object key".
-struct JsonError {
-  JsonPosition position;
-  std::string message;
-  /// "line 3, column 14: expected ',' or '}' after an object member".
-  std::string describe() const;
-};
+/// Where a value starts (offset, 1-based line, column in code points).
+using JsonPosition = support::TextPosition;
 
 /// Bounds on the input; going past one is an error, never a crash or unbounded memory.
 struct JsonLimits {
@@ -85,17 +73,13 @@ struct JsonValue {
   ExactNumber to_units(int64_t factor) const;
 };
 
-struct JsonParseResult {
-  JsonValue value;                 // meaningful only when ok()
-  std::optional<JsonError> error;  // the first error; parsing stops there
-  bool ok() const { return !error.has_value(); }
-};
-
-/// Parses one complete JSON document: exactly one value, surrounded by whitespace only.
+/// Parses one complete JSON document: exactly one value, surrounded by whitespace only. An
+/// error (the first; parsing stops there) is of kind `invalid`, its message "line 3, column 14:
+/// expected ',' or '}' after an object member" and its position the offending character.
 /// A leading UTF-8 byte order mark is skipped. Strings must be valid UTF-8 (\u escapes
 /// included: surrogates must pair); duplicate keys in an object are an error. Never
 /// throws (running out of memory is reported as an error).
-JsonParseResult parse_json(std::string_view text, const JsonLimits& limits = {});
+support::Expected<JsonValue> parse_json(std::string_view text, const JsonLimits& limits = {});
 
 /// Where a JsonReader's text comes from when the input is not in memory all at once (a trace
 /// file read in chunks, runtime/trace/trace_file.hpp). The text has fixed addresses for the
@@ -153,7 +137,8 @@ class JsonReader {
   /// Checks that only whitespace remains after the outermost value; false on error.
   bool finish();
 
-  const std::optional<JsonError>& error() const { return error_; }
+  /// The first error (kind `invalid`, message with its line and column, position set).
+  const std::optional<support::Error>& error() const { return error_; }
 
  private:
   /// The keys of one object so far, for finding duplicates: a linear scan while the
@@ -220,7 +205,7 @@ class JsonReader {
   size_t string_start_ = 0;
   size_t value_start_ = 0;  // where the value read_value() is reading starts
   std::vector<Frame> frames_;
-  std::optional<JsonError> error_;
+  std::optional<support::Error> error_;
 };
 
 }  // namespace gov::trace

@@ -16,23 +16,20 @@
 
 namespace gov::trace {
 
-std::optional<TraceFile> TraceFile::open(const std::string& path, size_t limit, std::string& error) {
+support::Expected<TraceFile> TraceFile::open(const std::string& path, size_t limit) {
   TraceFile file;
   file.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (file.fd_ < 0) {
-    error = std::strerror(errno);
-    return std::nullopt;
-  }
+  if (file.fd_ < 0) return support::Error{support::ErrorKind::io, std::strerror(errno)};
   // A pipe, a FIFO or a device could block or never end, and cannot be read twice.
+  std::string error;
   const std::optional<size_t> size = regular_file_size(file.fd_, limit, error);
-  if (!size) return std::nullopt;
+  if (!size) return support::Error{support::ErrorKind::io, std::move(error)};
   file.size_ = *size;
   if (file.size_ == 0) return file;
   // Address space only: MAP_NORESERVE commits nothing, pages exist once written.
   void* base = ::mmap(nullptr, file.size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) {
-    error = fmt::format("cannot reserve memory: {}", std::strerror(errno));
-    return std::nullopt;
+    return support::Error{support::ErrorKind::io, fmt::format("cannot reserve memory: {}", std::strerror(errno))};
   }
   file.base_ = base;
   return file;

@@ -27,10 +27,11 @@ class TraceFile final : public JsonSource {
   /// Bytes read ahead at a time.
   static constexpr size_t kChunkBytes = size_t{1} << 20;
 
-  /// Opens `path` (O_NONBLOCK: a FIFO cannot block the open); nullopt with a readable `error`
-  /// ("No such file or directory", "is a directory", "not a regular file (a FIFO)", "file is N
-  /// bytes; gov reads at most M bytes", "cannot reserve memory: ...").
-  static std::optional<TraceFile> open(const std::string& path, size_t limit, std::string& error);
+  /// Opens `path` (O_NONBLOCK: a FIFO cannot block the open), or an error of kind `io` whose
+  /// message reads after "cannot read `path`: " ("No such file or directory", "is a directory",
+  /// "not a regular file (a FIFO)", "file is N bytes; gov reads at most M bytes", "cannot
+  /// reserve memory: ...").
+  static support::Expected<TraceFile> open(const std::string& path, size_t limit);
 
   TraceFile(TraceFile&& other) noexcept;
   TraceFile& operator=(TraceFile&& other) noexcept;

@@ -181,9 +181,8 @@ struct TraceReader::State {
   size_t last_at_index = 0;
   std::unordered_map<std::string, TaskRecord> tasks;
   size_t text_bytes = 0;  // task ids and labels of the submits so far
-  std::optional<TraceError> error;
+  std::optional<support::Error> error;
   TraceFile* file = nullptr;  // the source of `json`, if it reads a file
-  bool io_failed = false;     // `error` is file's read error
 };
 
 namespace {
@@ -202,7 +201,7 @@ class EventDecoder {
     out = std::move(event.task);
     return true;
   }
-  std::optional<TraceError>& error() { return error_; }
+  std::optional<support::Error>& error() { return error_; }
 
  private:
   // Errors.
@@ -238,14 +237,14 @@ class EventDecoder {
   const ir::Module& module_;
   size_t index_;
   std::optional<gov::Time> at_;
-  std::optional<TraceError> error_;
+  std::optional<support::Error> error_;
 };
 
 bool EventDecoder::fail(const JsonPosition& position, std::string what) {
   if (error_) return false;
   std::string prefix = at_ ? fmt::format("event {} (at {}): ", index_, format_seconds(*at_))
                            : fmt::format("event {}: ", index_);
-  error_ = TraceError{prefix + what, position, index_};
+  error_ = support::Error{support::ErrorKind::invalid, prefix + what, position};
   return false;
 }
 
@@ -644,17 +643,19 @@ bool EventDecoder::check_instances_type(const JsonValue& submit, const gov::Task
 // ------------------------------------------------------------------ TraceReader
 
 bool TraceReader::State::top_error(const JsonPosition& position, std::string message) {
-  if (!error) error = TraceError{std::move(message), position, std::nullopt};
+  if (!error) error = support::Error{support::ErrorKind::invalid, std::move(message), position};
   return false;
 }
 
 bool TraceReader::State::json_failed() {
-  const std::optional<JsonError>& failure = json.error();
-  JsonError fallback{json.position(), "malformed JSON"};
-  const JsonError& e = failure ? *failure : fallback;
-  std::optional<size_t> event =
-      phase == Phase::events ? std::optional<size_t>(index) : std::nullopt;
-  if (!error) error = TraceError{e.describe(), e.position, event};
+  if (error) return false;
+  if (json.error()) {
+    error = json.error();
+  } else {
+    const JsonPosition at = json.position();
+    error = support::Error{support::ErrorKind::invalid,
+                           fmt::format("line {}, column {}: malformed JSON", at.line, at.column), at};
+  }
   return false;
 }
 
@@ -752,19 +753,13 @@ bool TraceReader::next(TraceEvent& event) {
   // A read error ends the file's text early; whatever the JSON reader made of that (end of
   // input, a cut value), the real error is the read's.
   if (state_->file != nullptr && state_->file->error()) {
-    const size_t at = state_->json.offset();
-    state_->error = TraceError{*state_->file->error(), JsonPosition{at, 0, 0}, std::nullopt};
-    state_->io_failed = true;
+    state_->error = support::Error{support::ErrorKind::io, *state_->file->error()};
     return false;
   }
   return more;
 }
 
-bool TraceReader::io_failed() const {
-  return state_->io_failed;
-}
-
-const std::optional<TraceError>& TraceReader::error() const {
+const std::optional<support::Error>& TraceReader::error() const {
   return state_->error;
 }
 
@@ -777,17 +772,16 @@ size_t TraceReader::bytes_read() const {
 }
 
 TraceResult read_trace(std::string_view text, const ir::Module& module, const JsonLimits& limits) {
-  TraceResult result;
+  std::vector<TraceEvent> events;
   TraceReader reader(text, module, limits);
   try {
     TraceEvent event;
-    while (reader.next(event)) result.events.push_back(std::move(event));
+    while (reader.next(event)) events.push_back(std::move(event));
   } catch (const std::bad_alloc&) {
-    result.error = TraceError{"out of memory reading the trace", {}, std::nullopt};
+    return support::Error{support::ErrorKind::invalid, "out of memory reading the trace"};
   }
-  if (reader.error()) result.error = reader.error();
-  if (result.error) result.events.clear();
-  return result;
+  if (reader.error()) return *reader.error();
+  return events;
 }
 
 // ------------------------------------------------------------------ tasks and states outside traces
@@ -796,15 +790,15 @@ TaskDecoder::TaskDecoder(const ir::Module& module)
     : state_(std::make_unique<TraceReader::State>(std::string_view(), module, JsonLimits{})) {}
 TaskDecoder::~TaskDecoder() = default;
 
-std::optional<gov::Task> TaskDecoder::decode(const JsonValue& value, std::string& error) {
+support::Expected<gov::Task> TaskDecoder::decode(const JsonValue& value) {
   EventDecoder decoder(*state_, state_->index++);
   gov::Task task;
   if (decoder.decode_task(value, task)) return task;
   // The decoder's messages start with "event N: "; a lone task is not an event.
-  const std::string& message = decoder.error()->message;
-  const size_t field = message.find("field ");
-  error = field == std::string::npos ? message : message.substr(field);
-  return std::nullopt;
+  support::Error error = std::move(*decoder.error());
+  const size_t field = error.message.find("field ");
+  if (field != std::string::npos) error.message.erase(0, field);
+  return error;
 }
 
 namespace {
@@ -814,13 +808,12 @@ class StateDecoder {
  public:
   explicit StateDecoder(const ir::Module& module) : tasks_(module) {}
 
-  std::optional<gov::ClusterState> read(const JsonValue& value, std::string& error) {
+  support::Expected<gov::ClusterState> read(const JsonValue& value) {
     gov::ClusterState state;
     if (!expect_object(value, "", "the state") || !known_keys(value, kStateKeys, "", "the state") ||
         !seconds(value, "at", "", state.at) || !read_list(value, "admitted", state) ||
         !read_list(value, "pending", state)) {
-      error = std::move(error_);
-      return std::nullopt;
+      return std::move(error_);
     }
     return state;
   }
@@ -830,14 +823,15 @@ class StateDecoder {
   static constexpr std::array<std::string_view, 4> kAdmittedKeys = {"task", "submitted_at", "admitted_at", "flavor"};
   static constexpr std::array<std::string_view, 2> kPendingKeys = {"task", "submitted_at"};
 
-  bool fail(std::string_view where, std::string what) {
-    error_ = where.empty() ? std::move(what) : fmt::format("{}: {}", where, what);
+  bool fail(std::string_view where, const JsonPosition& position, std::string what) {
+    error_ = support::Error{support::ErrorKind::invalid,
+                            where.empty() ? std::move(what) : fmt::format("{}: {}", where, what), position};
     return false;
   }
 
   bool expect_object(const JsonValue& value, std::string_view where, std::string_view what) {
     if (value.kind == JsonKind::object) return true;
-    return fail(where, fmt::format("{} must be an object, found {}", what, found(value)));
+    return fail(where, value.position, fmt::format("{} must be an object, found {}", what, found(value)));
   }
 
   template <size_t N>
@@ -846,8 +840,9 @@ class StateDecoder {
     for (const JsonKey& key : object.keys) {
       if (std::find(known.begin(), known.end(), key.text) != known.end()) continue;
       if (std::optional<std::string_view> near = near_match(key.text, known))
-        return fail(where, fmt::format("unknown key {}; did you mean {}?", quoted(key.text), quoted(*near)));
-      return fail(where, fmt::format("unknown key {}; {} has keys {}", quoted(key.text), owner, joined_keys(known)));
+        return fail(where, key.position, fmt::format("unknown key {}; did you mean {}?", quoted(key.text), quoted(*near)));
+      return fail(where, key.position,
+                  fmt::format("unknown key {}; {} has keys {}", quoted(key.text), owner, joined_keys(known)));
     }
     return true;
   }
@@ -857,8 +852,9 @@ class StateDecoder {
     if (v == nullptr) return true;
     const ExactNumber ms = v->kind == JsonKind::number ? v->to_units(kMillisPerSecond) : ExactNumber{};
     if (v->kind != JsonKind::number || is_negative(*v) || ms.status != NumberStatus::ok) {
-      return fail(where, fmt::format("field {}: expected a non-negative number of seconds (at most 3 decimals), found {}",
-                                     quoted(key), found(*v)));
+      return fail(where, v->position,
+                  fmt::format("field {}: expected a non-negative number of seconds (at most 3 decimals), found {}",
+                              quoted(key), found(*v)));
     }
     out = ms.value;
     return true;
@@ -868,7 +864,8 @@ class StateDecoder {
     const JsonValue* entries = state_value.find(list);
     if (entries == nullptr) return true;
     if (entries->kind != JsonKind::array)
-      return fail("", fmt::format("field {}: expected an array of entries, found {}", quoted(list), found(*entries)));
+      return fail("", entries->position,
+                  fmt::format("field {}: expected an array of entries, found {}", quoted(list), found(*entries)));
     const bool admitted = list == "admitted";
     for (size_t i = 0; i < entries->items.size(); ++i) {
       const JsonValue& entry = entries->items[i];
@@ -879,10 +876,9 @@ class StateDecoder {
         return false;
       }
       const JsonValue* task_value = entry.find("task");
-      if (task_value == nullptr) return fail(where, "field \"task\": missing; every entry needs a `task`");
-      std::string problem;
-      std::optional<gov::Task> task = tasks_.decode(*task_value, problem);
-      if (!task) return fail(where, problem);
+      if (task_value == nullptr) return fail(where, entry.position, "field \"task\": missing; every entry needs a `task`");
+      support::Expected<gov::Task> task = tasks_.decode(*task_value);
+      if (!task) return fail(where, task.error().position.value_or(task_value->position), task.error().message);
       gov::Time submitted_at = 0;
       if (!seconds(entry, "submitted_at", where, submitted_at)) return false;
       if (!admitted) {
@@ -893,7 +889,8 @@ class StateDecoder {
       if (!seconds(entry, "admitted_at", where, out.admitted_at)) return false;
       if (const JsonValue* flavor = entry.find("flavor")) {
         if (flavor->kind != JsonKind::string)
-          return fail(where, fmt::format("field \"flavor\": expected an instance type name, found {}", found(*flavor)));
+          return fail(where, flavor->position,
+                      fmt::format("field \"flavor\": expected an instance type name, found {}", found(*flavor)));
         out.flavor = flavor->text;
       }
       state.admitted.push_back(std::move(out));
@@ -902,14 +899,13 @@ class StateDecoder {
   }
 
   TaskDecoder tasks_;
-  std::string error_;
+  support::Error error_;
 };
 
 }  // namespace
 
-std::optional<gov::ClusterState> read_cluster_state(const JsonValue& value, const ir::Module& module,
-                                                    std::string& error) {
-  return StateDecoder(module).read(value, error);
+support::Expected<gov::ClusterState> read_cluster_state(const JsonValue& value, const ir::Module& module) {
+  return StateDecoder(module).read(value);
 }
 
 }  // namespace gov::trace

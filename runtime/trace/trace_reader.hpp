@@ -43,24 +43,14 @@ struct TraceEvent {
   gov::Task task;  // submit only (task.id == id)
 };
 
-/// The one error of a trace that cannot be simulated.
-struct TraceError {
-  /// One line. In an event: `event 1 (at 5): field "team": unknown team "team-z"; teams
-  /// are team-a, team-b` (events are counted from 0, as in `.events[1]`; field names are
-  /// relative to the event's `submit` object: "team", "per_pod.gpus", "labels.project").
-  /// Malformed JSON: `line 3, column 14: expected ',' or '}' after an object member`.
-  std::string message;
-  /// Where: the offending value, key or character.
-  JsonPosition position;
-  /// The 0-based index of the event the error is in, if any.
-  std::optional<size_t> event;
-};
-
-struct TraceResult {
-  std::vector<TraceEvent> events;  // every event in file order; empty when there is an error
-  std::optional<TraceError> error;
-  bool ok() const { return !error.has_value(); }
-};
+/// The events of a trace, or the one error that stops it from being simulated. The error is of
+/// kind `invalid` (kind `io` when the file could not be read); its message is one line:
+///   in an event: `event 1 (at 5): field "team": unknown team "team-z"; teams are team-a,
+///   team-b` (events are counted from 0, as in `.events[1]`; field names are relative to the
+///   event's `submit` object: "team", "per_pod.gpus", "labels.project");
+///   malformed JSON: `line 3, column 14: expected ',' or '}' after an object member`;
+/// and its position is the offending value, key or character.
+using TraceResult = support::Expected<std::vector<TraceEvent>>;
 
 /// Reads a whole trace document and checks every event against `module` (teams, priority
 /// classes, instance types) and against the events before it (time never goes backwards,
@@ -81,9 +71,9 @@ class TraceReader {
  public:
   TraceReader(std::string_view text, const ir::Module& module, const JsonLimits& limits = {});
   /// Reads `file` as it goes (TraceFile::fill): memory holds the event being read and what the
-  /// file reads ahead, the rest is dropped behind. A read error stops the reader with error()
-  /// holding the file's message ("read failed after N bytes: ...") and io_failed() true. `file`
-  /// must outlive the reader and not be used by another reader meanwhile.
+  /// file reads ahead, the rest is dropped behind. A read error stops the reader with an error()
+  /// of kind `io` holding the file's message ("read failed after N bytes: ..."). `file` must
+  /// outlive the reader and not be used by another reader meanwhile.
   TraceReader(TraceFile& file, const ir::Module& module, const JsonLimits& limits = {});
   ~TraceReader();
   TraceReader(TraceReader&&) noexcept;
@@ -92,11 +82,9 @@ class TraceReader {
   /// Reads the next event into `event` and returns true; returns false at the end of the
   /// trace (the rest of the document has then been checked) or on an error (see error()).
   bool next(TraceEvent& event);
-  /// The error that stopped the reader, if any.
-  const std::optional<TraceError>& error() const;
-  /// True when the reader stopped because its file could not be read (an I/O error, not a
-  /// problem of the trace).
-  bool io_failed() const;
+  /// The error that stopped the reader, if any (see TraceResult): kind `io` when its file could
+  /// not be read, `invalid` for a problem of the trace.
+  const std::optional<support::Error>& error() const;
   /// How many events were read successfully so far.
   size_t events_read() const;
   /// Offset in the text before which everything has been read.
@@ -119,20 +107,19 @@ class TaskDecoder {
   TaskDecoder(const TaskDecoder&) = delete;
   TaskDecoder& operator=(const TaskDecoder&) = delete;
 
-  /// The task, or nullopt with `error` set to the problem ("field \"gpu\": ...").
-  std::optional<gov::Task> decode(const JsonValue& value, std::string& error);
+  /// The task, or an error of kind `invalid` ("field \"gpu\": ...", positioned at the value).
+  support::Expected<gov::Task> decode(const JsonValue& value);
 
  private:
   std::unique_ptr<TraceReader::State> state_;
 };
 
 /// A cluster state document, strict at every level (an unknown key is an error with a
-/// did-you-mean, as in traces):
+/// did-you-mean, as in traces), or an error of kind `invalid` positioned at the offending value:
 ///   {"at": s, "admitted": [{"task": {...}, "submitted_at": s, "admitted_at": s, "flavor": "..."}],
 ///    "pending": [{"task": {...}, "submitted_at": s}]}
 /// Times are seconds; `at` defaults to 0, `submitted_at` and `admitted_at` too. Errors name the
 /// entry: "admitted[1]: field \"gpu\": ...". Ids are unique across both lists.
-std::optional<gov::ClusterState> read_cluster_state(const JsonValue& value, const ir::Module& module,
-                                                    std::string& error);
+support::Expected<gov::ClusterState> read_cluster_state(const JsonValue& value, const ir::Module& module);
 
 }  // namespace gov::trace

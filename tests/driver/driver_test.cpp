@@ -101,10 +101,10 @@ TEST_CASE("an unreadable entry is an io error and a missing stored policy is not
   const Result absent = load(Source::stored(db.value(), "nothing"), Request::running(BackEnd::interpreter));
   REQUIRE(absent.error);
   CHECK(absent.error->kind == ErrorKind::not_found);
-  Error error;
-  CHECK_FALSE(resolve_policy_name(db.value(), "", error));
-  CHECK(error.kind == ErrorKind::not_found);
-  CHECK(error.message.find("has no policy yet") != std::string::npos);
+  const gov::support::Expected<std::string> name = resolve_policy_name(db.value(), "");
+  REQUIRE_FALSE(name);
+  CHECK(name.error().kind == ErrorKind::not_found);
+  CHECK(name.error().message.find("has no policy yet") != std::string::npos);
 }
 
 TEST_CASE("a reload that finds the same content stops after checking", "[driver]") {

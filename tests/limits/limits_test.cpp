@@ -329,8 +329,9 @@ TEST_CASE("a JSON value longer than max_value_bytes is an error, not a big alloc
   trace::JsonValue value;
   CHECK_FALSE(reader.read_value(value));
   REQUIRE(reader.error());
-  CHECK(reader.error()->message == "this value is longer than 64 bytes");
-  CHECK(reader.error()->position.column == 2);
+  CHECK(reader.error()->message == "line 1, column 2: this value is longer than 64 bytes");
+  CHECK(reader.error()->kind == support::ErrorKind::invalid);
+  CHECK(reader.error()->position->column == 2);
 
   trace::JsonReader fits(text, {});
   REQUIRE(fits.enter_array());
@@ -344,8 +345,7 @@ TEST_CASE("a trace file reads the same in chunks after its pages are dropped and
   std::string text;
   for (int i = 0; i < 300'000; ++i) text += fmt::format("line {}\n", i);
   const std::string path = dir.write("big.txt", text);
-  std::string error;
-  std::optional<trace::TraceFile> file = trace::TraceFile::open(path, text.size(), error);
+  support::Expected<trace::TraceFile> file = trace::TraceFile::open(path, text.size());
   REQUIRE(file);
   REQUIRE(file->text().size() == text.size());
   size_t largest_window = 0;
@@ -361,13 +361,17 @@ TEST_CASE("a trace file reads the same in chunks after its pages are dropped and
   CHECK(file->text() == text);  // read from the file again
   CHECK_FALSE(file->error());
 
-  CHECK_FALSE(trace::TraceFile::open(path, text.size() - 1, error));
-  CHECK(error == fmt::format("file is {} bytes; gov reads at most {} bytes", text.size(), text.size() - 1));
-  CHECK_FALSE(trace::TraceFile::open(dir.root.string(), 100, error));
-  CHECK(error == "is a directory");
-  CHECK_FALSE(trace::TraceFile::open((dir.root / "missing").string(), 100, error));
-  CHECK(error == "No such file or directory");
-  std::optional<trace::TraceFile> empty = trace::TraceFile::open(dir.write("empty.txt", ""), 100, error);
+  const auto open_error = [](const std::string& file_path, size_t limit) {
+    support::Expected<trace::TraceFile> opened = trace::TraceFile::open(file_path, limit);
+    REQUIRE_FALSE(opened);
+    CHECK(opened.error().kind == support::ErrorKind::io);
+    return opened.error().message;
+  };
+  CHECK(open_error(path, text.size() - 1) ==
+        fmt::format("file is {} bytes; gov reads at most {} bytes", text.size(), text.size() - 1));
+  CHECK(open_error(dir.root.string(), 100) == "is a directory");
+  CHECK(open_error((dir.root / "missing").string(), 100) == "No such file or directory");
+  support::Expected<trace::TraceFile> empty = trace::TraceFile::open(dir.write("empty.txt", ""), 100);
   REQUIRE(empty);
   CHECK(empty->text().empty());
   CHECK(empty->fill(1, 0) == 0);

@@ -388,8 +388,7 @@ TEST_CASE("reading a 256 MiB whitespace trace keeps resident memory far below th
 TEST_CASE("a trace file truncated while it is read is an error not a SIGBUS", "[security][io]") {
   Scratch scratch;
   const std::string path = scratch.write("t.json", std::string(3 << 20, ' '));
-  std::string error;
-  std::optional<gov::trace::TraceFile> file = gov::trace::TraceFile::open(path, size_t{1} << 30, error);
+  gov::support::Expected<gov::trace::TraceFile> file = gov::trace::TraceFile::open(path, size_t{1} << 30);
   REQUIRE(file);
   CHECK(file->fill(1, 0) >= 1);
   // Another process truncates the file: a mapping of it would raise SIGBUS on the next page.

@@ -56,21 +56,21 @@ void describe(const JsonValue& v, std::string& out) {
 /// A trace-shaped walk: the outer object and array stepped into, each element read alone.
 std::string walk(JsonReader& reader) {
   std::string out;
-  if (!reader.enter_object()) return "error " + reader.error()->describe();
+  if (!reader.enter_object()) return "error " + reader.error()->message;
   gov::trace::JsonKey key;
   while (reader.next_member(key) == gov::trace::JsonStep::item) {
     out += fmt::format("member {}@{}:{}; ", key.text, key.position.line, key.position.column);
-    if (!reader.enter_array()) return out + "error " + reader.error()->describe();
+    if (!reader.enter_array()) return out + "error " + reader.error()->message;
     while (reader.next_element() == gov::trace::JsonStep::item) {
       JsonValue value;
-      if (!reader.read_value(value)) return out + "error " + reader.error()->describe();
+      if (!reader.read_value(value)) return out + "error " + reader.error()->message;
       describe(value, out);
       out += "; ";
     }
-    if (reader.error()) return out + "error " + reader.error()->describe();
+    if (reader.error()) return out + "error " + reader.error()->message;
   }
-  if (reader.error()) return out + "error " + reader.error()->describe();
-  return out + (reader.finish() ? "end" : "error " + reader.error()->describe());
+  if (reader.error()) return out + "error " + reader.error()->message;
+  return out + (reader.finish() ? "end" : "error " + reader.error()->message);
 }
 
 }  // namespace

@@ -129,11 +129,11 @@ TEST_CASE("ESC in a file name never reaches text json sarif or github output raw
     INFO(format << ": " << result.out << result.err);
     CHECK(result.exit_code == 1);
     CHECK_FALSE(has_raw_control(result.out + result.err));
-    const gov::trace::JsonParseResult parsed = gov::trace::parse_json(result.out);
+    const gov::support::Expected<gov::trace::JsonValue> parsed = gov::trace::parse_json(result.out);
     REQUIRE(parsed.ok());
     if (std::string(format) == "json") {
       // The escaping is JSON's: the decoded file name is the real one.
-      const gov::trace::JsonValue* diagnostics = parsed.value.find("diagnostics");
+      const gov::trace::JsonValue* diagnostics = parsed->find("diagnostics");
       REQUIRE(diagnostics != nullptr);
       REQUIRE(diagnostics->items.size() == 1);
       const gov::trace::JsonValue* file = diagnostics->items[0].find("file");

@@ -2,6 +2,7 @@
 #include "runtime/trace/json.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <string>
 
 using gov::trace::JsonKey;
@@ -16,16 +17,21 @@ namespace {
 
 JsonValue parsed(const std::string& text) {
   auto result = gov::trace::parse_json(text);
-  INFO(text << " -> " << (result.error ? result.error->describe() : "ok"));
+  INFO(text << " -> " << (result.ok() ? "ok" : result.error().message));
   REQUIRE(result.ok());
-  return result.value;
+  return std::move(result).value();
 }
 
 std::string error_of(const std::string& text, const JsonLimits& limits = {}) {
   auto result = gov::trace::parse_json(text, limits);
   INFO(text);
   REQUIRE_FALSE(result.ok());
-  return result.error->describe();
+  // Every JSON error is `invalid` and carries its position, which the message spells.
+  const gov::support::Error& error = result.error();
+  CHECK(error.kind == gov::support::ErrorKind::invalid);
+  REQUIRE(error.position);
+  CHECK(error.message.starts_with(fmt::format("line {}, column {}: ", error.position->line, error.position->column)));
+  return error.message;
 }
 
 std::string string_value(const std::string& text) {
@@ -285,7 +291,7 @@ TEST_CASE("json: the pull reader reports duplicates, bad separators and trailing
   REQUIRE(duplicate.next_member(key) == JsonStep::item);
   REQUIRE(duplicate.skip_value());
   CHECK(duplicate.next_member(key) == JsonStep::error);
-  CHECK(duplicate.error()->describe() ==
+  CHECK(duplicate.error()->message ==
         "line 1, column 10: duplicate key \"a\" (first at line 1, column 2)");
 
   JsonReader separator("[1 2]");
@@ -293,7 +299,7 @@ TEST_CASE("json: the pull reader reports duplicates, bad separators and trailing
   REQUIRE(separator.next_element() == JsonStep::item);
   REQUIRE(separator.skip_value());
   CHECK(separator.next_element() == JsonStep::error);
-  CHECK(separator.error()->describe() ==
+  CHECK(separator.error()->message ==
         "line 1, column 4: expected ',' or ']' after an array element");
   CHECK_FALSE(separator.skip_value());  // stays failed
 
@@ -301,6 +307,6 @@ TEST_CASE("json: the pull reader reports duplicates, bad separators and trailing
   REQUIRE(trailing.enter_array());
   REQUIRE(trailing.next_element() == JsonStep::end);
   CHECK_FALSE(trailing.finish());
-  CHECK(trailing.error()->describe() ==
+  CHECK(trailing.error()->message ==
         "line 1, column 4: expected end of input after the JSON value, found '['");
 }

@@ -81,17 +81,17 @@ std::string submit(const std::string& members) {
 std::string error_of(const std::string& text, const gov::ir::Module& module = workshop_module()) {
   gov::trace::TraceResult result = gov::trace::read_trace(text, module);
   INFO(text);
-  REQUIRE_FALSE(result.ok());
-  CHECK(result.events.empty());  // nothing of a bad trace is handed on
-  return result.error->message;
+  REQUIRE_FALSE(result.ok());  // nothing of a bad trace is handed on: an error has no events
+  CHECK(result.error().kind == gov::support::ErrorKind::invalid);
+  return result.error().message;
 }
 
 std::vector<TraceEvent> events_of(const std::string& text,
                                   const gov::ir::Module& module = workshop_module()) {
   gov::trace::TraceResult result = gov::trace::read_trace(text, module);
-  INFO(text << "\n-> " << (result.error ? result.error->message : "ok"));
+  INFO(text << "\n-> " << (result.ok() ? "ok" : result.error().message));
   REQUIRE(result.ok());
-  return result.events;
+  return std::move(result).value();
 }
 
 gov::Task submitted(const std::string& members) {
@@ -182,7 +182,7 @@ TEST_CASE("trace: the reader hands out one event at a time", "[trace]") {
   CHECK(streaming.next(event));
   CHECK_FALSE(streaming.next(event));
   REQUIRE(streaming.error());
-  CHECK(streaming.error()->event == 1);
+  CHECK(streaming.error()->message.starts_with("event 1 (at 1): "));
 }
 
 TEST_CASE("trace error: unknown keys anywhere", "[trace]") {
@@ -210,13 +210,12 @@ TEST_CASE("trace error: unknown team", "[trace]") {
   std::string text = trace(R"({"at": 0, "submit": {"id": "a1", "team": "team-a", "gpus": 1}},
                               {"at": 5, "submit": {"id": "z1", "team": "team-z", "gpus": 1}})");
   gov::trace::TraceResult result = gov::trace::read_trace(text, workshop_module());
-  REQUIRE(result.error);
-  CHECK(result.error->message ==
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().message ==
         R"(event 1 (at 5): field "team": unknown team "team-z"; teams are team-a, team-b)");
-  CHECK(result.error->event == 1);
-  CHECK(result.error->position.line == 2);
-  CHECK(result.error->position.column == 72);  // the value "team-z"
-  CHECK(result.events.empty());
+  REQUIRE(result.error().position);
+  CHECK(result.error().position->line == 2);
+  CHECK(result.error().position->column == 72);  // the value "team-z"
 }
 
 TEST_CASE("trace error: unknown priority class", "[trace]") {
@@ -350,9 +349,10 @@ TEST_CASE("trace error: labels that are not string to string", "[trace]") {
 TEST_CASE("trace error: malformed JSON", "[trace]") {
   std::string text = "{\n  \"events\": [\n    {\"at\": 0 \"submit\": {}}\n  ]\n}";
   gov::trace::TraceResult result = gov::trace::read_trace(text, workshop_module());
-  REQUIRE(result.error);
-  CHECK(result.error->message == "line 3, column 14: expected ',' or '}' after an object member");
-  CHECK(result.error->event == 0);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().message == "line 3, column 14: expected ',' or '}' after an object member");
+  REQUIRE(result.error().position);
+  CHECK(result.error().position->offset == text.find("\"submit\""));
   CHECK(error_of(kInterfacesTrace + std::string("x")) ==
         "line 11, column 1: expected end of input after the JSON value, found 'x'");
   CHECK(error_of(trace(R"({"at": 0, "at": 1, "finish": "a"})")) ==
@@ -420,12 +420,12 @@ TEST_CASE("trace: random edits of a good trace never crash and give one-line err
     gov::trace::TraceResult result = gov::trace::read_trace(text, module);
     if (result.ok()) continue;
     ++errors;
-    const std::string& message = result.error->message;
+    const std::string& message = result.error().message;
     INFO(text << "\n-> " << message);
     REQUIRE_FALSE(message.empty());
     REQUIRE(message.find('\n') == std::string::npos);
-    REQUIRE(result.events.empty());
-    REQUIRE(result.error->position.offset <= text.size());
+    REQUIRE(result.error().position);
+    REQUIRE(result.error().position->offset <= text.size());
   }
   CHECK(errors > 1000);  // most edits break the trace
 }
@@ -434,11 +434,19 @@ TEST_CASE("trace: random edits of a good trace never crash and give one-line err
 
 namespace {
 
-std::optional<gov::ClusterState> state_of(std::string_view text, std::string& error) {
+/// The state, or nullopt with `error` set to the message and `where` to the error's position.
+std::optional<gov::ClusterState> state_of(std::string_view text, std::string& error,
+                                          gov::support::TextPosition* where = nullptr) {
   static const gov::ir::Module module = workshop_module();
-  gov::trace::JsonParseResult parsed = gov::trace::parse_json(text);
+  gov::support::Expected<gov::trace::JsonValue> parsed = gov::trace::parse_json(text);
   REQUIRE(parsed.ok());
-  return gov::trace::read_cluster_state(parsed.value, module, error);
+  gov::support::Expected<gov::ClusterState> state = gov::trace::read_cluster_state(*parsed, module);
+  if (state) return std::move(state).value();
+  CHECK(state.error().kind == gov::support::ErrorKind::invalid);
+  error = state.error().message;
+  REQUIRE(state.error().position);  // every state error points into the document
+  if (where != nullptr) *where = *state.error().position;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -469,8 +477,10 @@ TEST_CASE("a cluster state is strict at every level, with a did-you-mean", "[tra
   CHECK(error == R"(unknown key "admited"; did you mean "admitted"?)");
   CHECK_FALSE(state_of(R"({"pending": [{"task": {"id": "p", "team": "team-a", "gpus": 1}, "submited_at": 3}]})", error));
   CHECK(error == R"(pending[0]: unknown key "submited_at"; did you mean "submitted_at"?)");
-  CHECK_FALSE(state_of(R"({"admitted": [{"task": {"id": "a", "team": "team-a", "gpu": 1}}]})", error));
+  gov::support::TextPosition where;
+  CHECK_FALSE(state_of(R"({"admitted": [{"task": {"id": "a", "team": "team-a", "gpu": 1}}]})", error, &where));
   CHECK(error == R"(admitted[0]: field "gpu": unknown key; did you mean "gpus"?)");
+  CHECK(where.column == 54);  // the key "gpu" inside the task
   CHECK_FALSE(state_of(R"({"pending": [{"submitted_at": 3}]})", error));
   CHECK(error == "pending[0]: field \"task\": missing; every entry needs a `task`");
   CHECK_FALSE(state_of(R"({"at": -1})", error));

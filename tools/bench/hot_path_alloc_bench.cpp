@@ -28,8 +28,8 @@ std::vector<gov::Task> task_specs(std::string& error) {
   }
   std::ostringstream text;
   text << file.rdbuf();
-  const trace::JsonParseResult json = trace::parse_json(text.str());
-  const trace::JsonValue* tasks = json.ok() ? json.value.find("tasks") : nullptr;
+  const support::Expected<trace::JsonValue> json = trace::parse_json(text.str());
+  const trace::JsonValue* tasks = json.ok() ? json->find("tasks") : nullptr;
   if (tasks == nullptr) {
     error = "workshop-tasks.json is not {\"tasks\": [...]}";
     return {};

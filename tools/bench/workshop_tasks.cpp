@@ -111,12 +111,12 @@ std::unique_ptr<RuleTasks> read_rule_tasks(const std::string& path, const ir::Mo
   }
   std::ostringstream text;
   text << file.rdbuf();
-  const trace::JsonParseResult json = trace::parse_json(text.str());
+  const support::Expected<trace::JsonValue> json = trace::parse_json(text.str());
   if (!json.ok()) {
-    error = path + ": " + json.error->describe();
+    error = path + ": " + json.error().message;
     return nullptr;
   }
-  const trace::JsonValue* tasks = json.value.find("tasks");
+  const trace::JsonValue* tasks = json->find("tasks");
   if (tasks == nullptr || tasks->kind != trace::JsonKind::array) {
     error = path + ": expected {\"tasks\": [...]}";
     return nullptr;

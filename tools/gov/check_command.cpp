@@ -23,8 +23,10 @@ int run_check(const Args& args) {
   }
   DiagnosticPrinter printer;
   int io_status = kOk;
+  const std::optional<std::vector<std::string>> files = policy_files(args.positional, io_status);
+  if (!files) return io_status;
   const bool lowered = emit == "ir" || emit == "llvm" || emit == "asm";
-  for (const std::string& path : args.positional) {
+  for (const std::string& path : *files) {
     std::optional<driver::Source> source = source_argument(path, io_status);
     if (!source) continue;
     // Up to Stage::check: the diagnostics are printed below, with every file's.
@@ -53,7 +55,7 @@ int run_check(const Args& args) {
 }  // namespace
 
 Command check_command() {
-  return {{"check", "gov check FILE... [--emit=ast|ir|llvm|asm]",
+  return {{"check", "gov check FILE|DIR... [--emit=ast|ir|llvm|asm]",
            "Parse and check policy files (with their imports); print every problem found.",
            "FILE `-` is standard input (shown as `<stdin>`; it imports nothing).\n"
            "Exit status: 0 when clean or only warnings, 1 when there are errors, 2 when a file cannot be read.\n"

@@ -2,11 +2,69 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
 #include <fmt/format.h>
 
 #include "compiler/support/terminal_text.hpp"
 
 namespace gov::cli {
+
+namespace {
+
+/// Appends every `*.gov` file below `dir` (hidden directories skipped) to `out`; false with
+/// `error` set when the walk fails.
+bool gov_files_below(const std::filesystem::path& dir, std::vector<std::string>& out, std::string& error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec);
+  std::vector<std::string> found;
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::path& path = it->path();
+    const std::string name = path.filename().string();
+    const bool directory = it->is_directory(ec);
+    if (directory && name.starts_with(".")) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!directory && path.extension() == ".gov" && it->is_regular_file(ec)) found.push_back(path.string());
+  }
+  if (ec) {
+    error = ec.message();
+    return false;
+  }
+  std::sort(found.begin(), found.end());
+  out.insert(out.end(), found.begin(), found.end());
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> policy_files(const std::vector<std::string>& arguments, int& status) {
+  std::vector<std::string> files;
+  for (const std::string& argument : arguments) {
+    std::error_code ec;
+    if (argument == "-" || !std::filesystem::is_directory(argument, ec)) {
+      files.push_back(argument);  // a file: reading it reports what is wrong with it
+      continue;
+    }
+    const size_t before = files.size();
+    std::string error;
+    if (!gov_files_below(argument, files, error)) {
+      fmt::print(stderr, "error: cannot list `{}`: {}\n", display_path(argument), escape_for_terminal(error));
+      status = kUsage;
+      return std::nullopt;
+    }
+    if (files.size() == before) {
+      fmt::print(stderr, "error: `{}` holds no policy file (`*.gov`)\n", display_path(argument));
+      status = kUsage;
+      return std::nullopt;
+    }
+  }
+  return files;
+}
 
 bool Args::has(std::string_view name) const {
   for (const auto& [key, value] : options) {

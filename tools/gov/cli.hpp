@@ -60,6 +60,12 @@ void print_error(const driver::Error& error);
 /// its diagnostics are the caller's to show.
 std::unique_ptr<driver::Policy> load_policy(const driver::Source& source, const driver::Request& request, int& status);
 
+/// The policy files FILE arguments name, as `opa check .` and `regal lint .` read them: a file
+/// (or `-`) as given, a directory as every `*.gov` file below it in path order, skipping hidden
+/// directories (`.git`, `.gov`). nullopt after printing why (a missing path, a directory with no
+/// policy file, one that cannot be listed); `status` kUsage.
+std::optional<std::vector<std::string>> policy_files(const std::vector<std::string>& arguments, int& status);
+
 /// The source a FILE argument names: `-` is standard input (read whole, at most
 /// driver::kMaxEntryReadBytes, shown as `<stdin>`), anything else a file on disk. nullopt after
 /// printing why standard input cannot be read (status kUsage).

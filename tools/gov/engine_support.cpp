@@ -87,11 +87,15 @@ void print_api_error(const gov::Error& error) {
     fmt::print(stderr, "{}", message);  // rendered diagnostics
     return;
   }
-  const bool choose = message.find("several policies") != std::string::npos;
-  fmt::print(stderr, "error: {}{}\n", escape_for_terminal(message), choose ? " with --policy NAME" : "");
+  fmt::print(stderr, "error: {}\n", escape_for_terminal(with_option_hint(message)));
 }
 
 }  // namespace
+
+std::string with_option_hint(std::string message) {
+  if (message.find("several policies") != std::string::npos) message += " with --policy NAME";
+  return message;
+}
 
 std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status) {
   std::optional<gov::Options> options = api_options_from(args);

@@ -29,6 +29,10 @@ std::optional<driver::VerifyOptions> verify_options_from(const Args& args);
 /// false after printing the refusal when its signature does not verify, or is required and missing.
 bool signature_accepted(const std::string& policy, const store::Version& version, const driver::VerifyOptions& verify);
 
+/// A library error's message with the command-line option that answers it ("... choose one by
+/// name with --policy NAME").
+std::string with_option_hint(std::string message);
+
 /// The engine a command runs, opened through the embedding API as a controller would: FILE
 /// compiled (gov::Engine::compile_file), or without FILE the active version of the store named
 /// by --db (and --policy), with its cached native code when --verify-key verifies it. Reads

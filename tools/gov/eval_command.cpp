@@ -22,12 +22,18 @@ std::optional<trace::JsonValue> read_json_file(const std::string& path) {
     fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(path), escape_for_terminal(error));
     return std::nullopt;
   }
-  trace::JsonParseResult parsed = trace::parse_json(*text);
-  if (!parsed.ok()) {
-    fmt::print(stderr, "error: {}: {}\n", display_path(path), escape_for_terminal(parsed.error->describe()));
+  support::Expected<trace::JsonValue> parsed = trace::parse_json(*text);
+  if (!parsed) {
+    fmt::print(stderr, "error: {}: {}\n", display_path(path), escape_for_terminal(parsed.error().message));
     return std::nullopt;
   }
-  return std::move(parsed.value);
+  return std::move(parsed).value();
+}
+
+/// "task.json:3:14", or the path alone when the error has no position: where an editor jumps.
+std::string located(const std::string& path, const support::Error& error) {
+  if (!error.position) return display_path(path);
+  return fmt::format("{}:{}:{}", display_path(path), error.position->line, error.position->column);
 }
 
 std::string amount_text(ir::Resource r, ir::Amount a) {
@@ -77,19 +83,19 @@ int run_eval(const Args& args) {
 
   std::optional<trace::JsonValue> task_json = read_json_file(*args.value("task"));
   if (!task_json) return kUsage;
-  std::string error;
-  std::optional<gov::Task> task = trace::TaskDecoder(*module).decode(*task_json, error);
+  support::Expected<gov::Task> task = trace::TaskDecoder(*module).decode(*task_json);
   if (!task) {
-    fmt::print(stderr, "error: {}: task: {}\n", display_path(*args.value("task")), escape_for_terminal(error));
+    fmt::print(stderr, "error: {}: task: {}\n", located(*args.value("task"), task.error()),
+               escape_for_terminal(task.error().message));
     return kFailed;
   }
   gov::Time at = 0;
   if (const auto state_path = args.value("state")) {
     std::optional<trace::JsonValue> state_json = read_json_file(*state_path);
     if (!state_json) return kUsage;
-    std::optional<gov::ClusterState> state = trace::read_cluster_state(*state_json, *module, error);
+    support::Expected<gov::ClusterState> state = trace::read_cluster_state(*state_json, *module);
     if (!state) {
-      fmt::print(stderr, "error: {}: {}\n", display_path(*state_path), escape_for_terminal(error));
+      fmt::print(stderr, "error: {}: {}\n", located(*state_path, state.error()), escape_for_terminal(state.error().message));
       return kFailed;
     }
     for (const gov::LoadFailure& failure : engine->load_state(*state)) {

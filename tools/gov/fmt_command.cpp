@@ -20,7 +20,9 @@ int run_fmt(const Args& args) {
   driver::Request request = driver::Request::up_to(driver::Stage::parse);
   request.follow_imports = false;
   int status = kOk;
-  for (const std::string& path : args.positional) {
+  const std::optional<std::vector<std::string>> files = policy_files(args.positional, status);
+  if (!files) return status;
+  for (const std::string& path : *files) {
     int load_status = kOk;
     std::optional<driver::Source> source = source_argument(path, load_status);
     std::unique_ptr<driver::Policy> policy = source ? load_policy(*source, request, load_status) : nullptr;
@@ -64,7 +66,7 @@ int run_fmt(const Args& args) {
 }  // namespace
 
 Command fmt_command() {
-  return {{"fmt", "gov fmt [--check] FILE...", "Format policy files in the canonical layout, in place.",
+  return {{"fmt", "gov fmt [--check] FILE|DIR...", "Format policy files in the canonical layout, in place.",
            "With --check nothing is written: the files that are not formatted are listed and the exit status is 1.\n"
            "FILE `-` formats standard input to standard output.\n"
            "Files with syntax errors are never rewritten.",

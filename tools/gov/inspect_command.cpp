@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "compiler/check/surface.hpp"
+#include "compiler/support/json_writer.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "compiler/ir/module.hpp"
 #include "compiler/model/quantities.hpp"
@@ -34,78 +35,113 @@ std::string threshold_name(const Policy& p, const check::Team& team) {
                                              : std::string("none");
 }
 
-/// Kueue's controls of a team (docs/language.md), effective values, as JSON members.
-std::string controls_json(const Policy& p, const check::Team& team) {
-  return fmt::format(
-      ",\"reclaim_within_cohort\":\"{}\",\"borrow_within_cohort\":{{\"policy\":\"{}\",\"max_priority_threshold\":{}}}"
-      ",\"queueing\":\"{}\",\"when_can_borrow\":\"{}\",\"when_can_preempt\":\"{}\",\"flavor_preference\":\"{}\"",
-      check::word_of(team.reclaim_within_cohort), check::word_of(team.borrow_within_cohort),
-      team.borrow_priority_threshold >= 0 ? fmt::format("\"{}\"", threshold_name(p, team)) : std::string("null"),
-      check::word_of(team.queueing), check::word_of(team.when_can_borrow),
-      check::word_of(team.when_can_preempt), check::word_of(team.flavor_preference));
+/// An amount as a JSON number in the unit people read (devices, vCPUs, GiB; exact), or null
+/// for no limit.
+void amount_json(JsonWriter& out, ir::Resource r, ir::Amount a) {
+  if (a == ir::kUnlimited) return out.null();
+  out.decimal(model::format_amount(r, a, model::decimal_notation()));
 }
 
-std::string strategies_text(const check::Settings& settings, std::string_view quote) {
-  std::vector<std::string> names;
-  for (ir::FairShareStrategy s : settings.fair_share_strategies) {
-    names.push_back(fmt::format("{}{}{}", quote, check::word_of(s), quote));
+/// Kueue's controls of a team (docs/language.md), effective values, as JSON members.
+void controls_json(JsonWriter& out, const Policy& p, const check::Team& team) {
+  out.field("reclaim_within_cohort", check::word_of(team.reclaim_within_cohort));
+  out.key("borrow_within_cohort");
+  out.begin_object();
+  out.field("policy", check::word_of(team.borrow_within_cohort));
+  out.key("max_priority_threshold");
+  if (team.borrow_priority_threshold >= 0) {
+    out.string(threshold_name(p, team));
+  } else {
+    out.null();
   }
+  out.end_object();
+  out.field("queueing", check::word_of(team.queueing));
+  out.field("when_can_borrow", check::word_of(team.when_can_borrow));
+  out.field("when_can_preempt", check::word_of(team.when_can_preempt));
+  out.field("flavor_preference", check::word_of(team.flavor_preference));
+}
+
+std::string strategies_text(const check::Settings& settings) {
+  std::vector<std::string_view> names;
+  for (ir::FairShareStrategy s : settings.fair_share_strategies) names.push_back(check::word_of(s));
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+void quota_json(JsonWriter& out, const Policy& p, const check::Quota& quota) {
+  out.key(quota.type_name);
+  out.begin_object();
+  for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
+    const size_t i = ir::index(r);
+    out.key(ir::resource_key(r));
+    out.begin_object();
+    out.key("nominal");
+    amount_json(out, r, quota.nominal[i]);
+    out.key("borrowing_limit");
+    amount_json(out, r, quota.borrowing_limit[i]);
+    if (quota.lending_limit[i] != ir::kUnlimited) {
+      out.key("lending_limit");
+      amount_json(out, r, quota.lending_limit[i]);
+    }
+    out.end_object();
+  }
+  out.end_object();
+}
+
+void team_json(JsonWriter& out, const Policy& p, const check::Team& team) {
+  out.key(team.name);
+  out.begin_object();
+  out.field("sharing", check::word_of(team.sharing));
+  out.field("borrow_limit_percent", int64_t{team.borrow_limit_percent});
+  out.field("fair_share_weight", int64_t{team.fair_share_weight});
+  out.field("preempt_team_tasks", check::word_of(team.preempt_team_tasks));
+  out.field("active", team.active);
+  controls_json(out, p, team);
+  out.key("quotas");
+  out.begin_object();
+  for (const check::Quota& quota : team.quotas) quota_json(out, p, quota);
+  out.end_object();
+  out.end_object();
+}
+
 std::string json(const Policy& p) {
-  std::string out = "{";
-  out += fmt::format("\"cluster\":\"{}\"", p.cluster ? p.cluster->name : "");
+  JsonWriter out(/*indented=*/false);
+  out.begin_object();
+  out.field("cluster", p.cluster ? std::string_view(p.cluster->name) : std::string_view());
   const check::Settings settings = p.settings.value_or(check::Settings{});
-  out += fmt::format(",\"prioritization\":\"{}\"",
-                     check::word_of(settings.prioritization));
-  out += fmt::format(",\"idle_compute\":\"{}\"", check::word_of(settings.idle_compute));
-  out += fmt::format(",\"idle_resource_sharing\":{}", settings.idle_resource_sharing);
-  if (settings.default_class >= 0) out += fmt::format(",\"default_priority\":\"{}\"", p.classes[settings.default_class].name);
-  out += fmt::format(",\"fair_share_preemption\":[{}]", strategies_text(settings, "\""));
-  out += ",\"priorities\":{";
-  for (size_t i = 0; i < p.classes.size(); ++i) {
-    out += fmt::format("{}\"{}\":{}", i ? "," : "", p.classes[i].name, p.classes[i].weight);
-  }
-  out += "},\"teams\":{";
-  for (size_t t = 0; t < p.teams.size(); ++t) {
-    const check::Team& team = p.teams[t];
-    out += fmt::format(
-        "{}\"{}\":{{\"sharing\":\"{}\",\"borrow_limit_percent\":{},\"fair_share_weight\":{},\"preempt_team_tasks\":\"{}\","
-        "\"active\":{}{},\"quotas\":{{",
-        t ? "," : "", team.name, check::word_of(team.sharing), team.borrow_limit_percent, team.fair_share_weight,
-        check::word_of(team.preempt_team_tasks), team.active, controls_json(p, team));
-    for (size_t q = 0; q < team.quotas.size(); ++q) {
-      const check::Quota& quota = team.quotas[q];
-      out += fmt::format("{}\"{}\":{{", q ? "," : "", quota.type_name);
-      const auto resources = shown_resources(p.types()[quota.type], &quota);
-      for (size_t k = 0; k < resources.size(); ++k) {
-        const size_t r = ir::index(resources[k]);
-        out += fmt::format("{}\"{}\":{{\"nominal\":{},\"borrowing_limit\":{}", k ? "," : "", ir::resource_key(resources[k]),
-                           human(resources[k], quota.nominal[r]), human(resources[k], quota.borrowing_limit[r]));
-        if (quota.lending_limit[r] != ir::kUnlimited) {
-          out += fmt::format(",\"lending_limit\":{}", human(resources[k], quota.lending_limit[r]));
-        }
-        out += "}";
-      }
-      out += "}";
-    }
-    out += "}}";
-  }
-  out += "},\"capacity\":{";
+  out.field("prioritization", check::word_of(settings.prioritization));
+  out.field("idle_compute", check::word_of(settings.idle_compute));
+  out.field("idle_resource_sharing", settings.idle_resource_sharing);
+  if (settings.default_class >= 0) out.field("default_priority", p.classes[settings.default_class].name);
+  out.key("fair_share_preemption");
+  out.begin_array();
+  for (ir::FairShareStrategy s : settings.fair_share_strategies) out.string(check::word_of(s));
+  out.end_array();
+  out.key("priorities");
+  out.begin_object();
+  for (const check::PriorityClass& c : p.classes) out.field(c.name, int64_t{c.weight});
+  out.end_object();
+  out.key("teams");
+  out.begin_object();
+  for (const check::Team& team : p.teams) team_json(out, p, team);
+  out.end_object();
+  out.key("capacity");
+  out.begin_object();
   if (p.cluster) {
-    for (size_t c = 0; c < p.cluster->capacity.size(); ++c) {
-      const check::Capacity& cap = p.cluster->capacity[c];
+    for (const check::Capacity& cap : p.cluster->capacity) {
       const check::InstanceType& type = p.types()[cap.type];
-      out += fmt::format("{}\"{}\":{{\"instances\":{}", c ? "," : "", type.name, cap.instances);
+      out.key(type.name);
+      out.begin_object();
+      out.field("instances", int64_t{cap.instances});
       for (ir::Resource r : shown_resources(type)) {
-        out += fmt::format(",\"{}\":{}", ir::resource_key(r), human(r, cap.instances * type.per_instance[ir::index(r)]));
+        out.key(ir::resource_key(r));
+        amount_json(out, r, cap.instances * type.per_instance[ir::index(r)]);
       }
-      out += "}";
+      out.end_object();
     }
   }
-  out += "}}\n";
-  return out;
+  out.end_object();
+  out.end_object();
+  return out.finish();
 }
 
 }  // namespace
@@ -130,7 +166,7 @@ std::string inspection_text(const check::Policy& p) {
                      check::word_of(settings.idle_compute),
                      settings.idle_resource_sharing ? "on" : "off");
   if (settings.idle_compute == check::IdleCompute::fair_share) {
-    out += fmt::format("fair-share preemption: {}\n", strategies_text(settings, ""));
+    out += fmt::format("fair-share preemption: {}\n", strategies_text(settings));
   }
   std::vector<std::string> classes;
   for (const check::PriorityClass& c : p.classes) classes.push_back(fmt::format("{} {}", c.name, c.weight));

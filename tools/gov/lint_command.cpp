@@ -65,7 +65,9 @@ int run_lint(const Args& args) {
   Diagnostics merged;
   size_t errors = 0, warnings = 0;
   int io_status = kOk;
-  for (const std::string& path : args.positional) {
+  const std::optional<std::vector<std::string>> files = policy_files(args.positional, io_status);
+  if (!files) return io_status;
+  for (const std::string& path : *files) {
     std::unique_ptr<driver::Policy> policy = load_policy(
         driver::Source::file(path), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false), io_status);
     if (!policy) continue;
@@ -93,7 +95,7 @@ int run_lint(const Args& args) {
 }  // namespace
 
 Command lint_command() {
-  return {{"lint", "gov lint FILE... [--format text|json|sarif|github] [--deny-warnings] [--allow NAME]...",
+  return {{"lint", "gov lint FILE|DIR... [--format text|json|sarif|github] [--deny-warnings] [--allow NAME]...",
            "Check policy files and report lint warnings, for people and for pull-request tools.",
            "Formats: `text` (stderr, like `gov check`), `json`, `sarif` (SARIF 2.1.0 for code scanning; one document\n"
            "for all files), "

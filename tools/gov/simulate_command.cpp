@@ -21,15 +21,13 @@ namespace {
 constexpr size_t kMaxTraceBytes = size_t{1} << 30;
 
 /// The trace's first error, read as a stream: memory holds one event at a time (plus one
-/// record per task id), and the file's text is dropped as the reader moves on. Sets `io_error`
-/// when the file could not be read.
-std::optional<trace::TraceError> first_error(trace::TraceFile& file, const ir::Module& module,
-                                             const trace::JsonLimits& limits, bool& io_error) {
+/// record per task id), and the file's text is dropped as the reader moves on.
+std::optional<support::Error> first_error(trace::TraceFile& file, const ir::Module& module,
+                                          const trace::JsonLimits& limits) {
   trace::TraceReader reader(file, module, limits);
   trace::TraceEvent event;
   while (reader.next(event)) {
   }
-  io_error = reader.io_failed();
   return reader.error();
 }
 
@@ -60,18 +58,17 @@ int run_simulate(const Args& args) {
   const std::shared_ptr<const ir::Module> module = EngineInternals::module(*engine);
 
   const std::string trace_path = *args.value("trace");
-  std::string error;
-  std::optional<trace::TraceFile> trace_file = trace::TraceFile::open(trace_path, kMaxTraceBytes, error);
+  support::Expected<trace::TraceFile> trace_file = trace::TraceFile::open(trace_path, kMaxTraceBytes);
   if (!trace_file) {
-    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path), escape_for_terminal(error));
+    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path),
+               escape_for_terminal(trace_file.error().message));
     return kUsage;
   }
   trace::JsonLimits limits;
   limits.max_bytes = kMaxTraceBytes;
   // Nothing of a bad trace is simulated: every event is checked first, then read again.
-  bool io_error = false;
-  if (std::optional<trace::TraceError> problem = first_error(*trace_file, *module, limits, io_error)) {
-    if (io_error) {
+  if (std::optional<support::Error> problem = first_error(*trace_file, *module, limits)) {
+    if (problem->kind == support::ErrorKind::io) {
       fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path), escape_for_terminal(problem->message));
       return kUsage;
     }

@@ -9,10 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/render.hpp"
 #include "compiler/diff/diff.hpp"
 #include "compiler/driver/driver.hpp"
 #include "compiler/support/json_writer.hpp"
 #include "compiler/support/terminal_text.hpp"
+#include "runtime/policy_test/policy_test.hpp"
 #include "runtime/signing/signing.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/engine_support.hpp"
@@ -57,20 +59,9 @@ std::string author(const Args& args) {
 
 /// The policy named by --policy, or the store's only policy.
 std::optional<std::string> policy_name(store::Store& db, const Args& args) {
-  if (auto name = args.value("policy")) return *name;
-  auto policies = db.policies();
-  if (!policies.ok()) {
-    fmt::print(stderr, "error: {}\n", escape_for_terminal(policies.error().message));
-    return std::nullopt;
-  }
-  if (policies.value().size() == 1) return policies.value().front().name;
-  if (policies.value().empty()) {
-    fmt::print(stderr, "error: the store `{}` has no policy yet; run `gov apply FILE` first\n", display_path(db.path()));
-    return std::nullopt;
-  }
-  std::vector<std::string> names;
-  for (const auto& p : policies.value()) names.push_back(escape_for_terminal(p.name));
-  fmt::print(stderr, "error: the store has several policies ({}); choose one with --policy NAME\n", fmt::join(names, ", "));
+  support::Expected<std::string> name = driver::resolve_policy_name(db, args.value("policy").value_or(""));
+  if (name) return std::move(name).value();
+  fmt::print(stderr, "error: {}\n", escape_for_terminal(with_option_hint(name.error().message)));
   return std::nullopt;
 }
 
@@ -96,6 +87,37 @@ std::vector<OptionSpec> store_options() {
 
 // ------------------------------------------------------------------ apply
 
+/// Runs the policy's own `test` blocks (with the reference interpreter) before it is stored:
+/// true when all pass. Prints each failure and why nothing was applied. The engine reads the file
+/// again, so its content hash must be the one about to be stored (else the file changed meanwhile).
+bool own_tests_pass(const Args& args, const CheckedPolicy& checked) {
+  const std::vector<check::Test>& tests = checked.result.policy.tests;
+  if (tests.empty()) return true;
+  const std::string& path = args.positional[0];
+  Args interpreter = args;
+  interpreter.options.push_back({"engine", "interp"});
+  int status = kOk;
+  std::optional<gov::Engine> engine = open_engine(interpreter, path, status);
+  if (!engine) return false;
+  if (engine->policy().content_sha256 != store::content_hash(driver::store_files(checked))) {
+    fmt::print(stderr, "error: `{}` changed while it was applied; nothing applied\n", display_path(path));
+    return false;
+  }
+  size_t failed = 0;
+  for (const check::Test& test : tests) {
+    const policy_test::CaseResult result = policy_test::run_case(*engine, test);
+    if (result.passed()) continue;
+    ++failed;
+    fmt::print(stderr, "FAIL  {}: {}\n  {}: expected {}\n    but {}\n", display_path(path),
+               escape_for_terminal(result.name), format_location(result.failure->where, checked.program.sources),
+               escape_for_terminal(result.failure->expected), escape_for_terminal(result.failure->actual));
+  }
+  if (failed == 0) return true;
+  fmt::print(stderr, "error: {} of the policy's {} tests failed; nothing applied (`gov test {}` for details, "
+             "--skip-tests to apply anyway)\n", failed, tests.size(), display_path(path));
+  return false;
+}
+
 int run_apply(const Args& args) {
   if (args.positional.size() != 1) {
     fmt::print(stderr, "error: `gov apply` takes exactly one FILE\n");
@@ -120,12 +142,18 @@ int run_apply(const Args& args) {
     fmt::print(stderr, "{}error: `{}` has errors; nothing applied\n", printer.text(), display_path(args.positional[0]));
     return kFailed;
   }
+  const bool skip_tests = args.has("skip-tests");
+  if (!skip_tests && !own_tests_pass(args, *checked)) return kFailed;
   store::ApplyRequest request;
   // A policy is named after its entry file (`workshop-g5` for policies/examples/workshop-g5.gov).
   const std::string policy = args.value("policy").value_or(fs::path(args.positional[0]).stem().string());
   request.policy = policy;
   request.author = author(args);
   request.message = args.value("message").value_or("");
+  // Whoever reads the log sees that this version's own tests were not run.
+  if (skip_tests && !checked->result.policy.tests.empty()) {
+    request.message += request.message.empty() ? "[tests skipped: --skip-tests]" : " [tests skipped: --skip-tests]";
+  }
   request.expect_version = expect;
   // The signing key: --sign-key, else $GOV_SIGNING_KEY. Read before the store is touched.
   std::optional<std::string> key_path = args.value("sign-key");
@@ -349,8 +377,11 @@ Command apply_command() {
   options.push_back({"expect-version", "N", "fail with a conflict unless N is the active version (0: none yet)"});
   options.push_back({"sign-key", "FILE", "sign the version and its native code with this Ed25519 secret key "
                                          "(`gov keygen`; default $GOV_SIGNING_KEY)"});
-  return {{"apply", "gov apply FILE [-m MESSAGE] [--expect-version N] [--sign-key FILE] [--db PATH]",
+  options.push_back({"skip-tests", "", "apply although the policy's own `test` blocks fail (said in the version's message)"});
+  return {{"apply", "gov apply FILE [-m MESSAGE] [--expect-version N] [--sign-key FILE] [--skip-tests] [--db PATH]",
            "Check and compile a policy and store it as the new active version.",
+           "The policy's own `test` blocks run first (with the reference interpreter); a failing one stops the\n"
+           "apply unless --skip-tests is given, which the version's message then records.\n"
            "Every file that goes into the policy (imports included) is stored, so a version can be rebuilt byte for\n"
            "byte; the compiled native code is cached with it. Nothing new is stored when the content is unchanged.\n"
            "With a signing key the version and its native code are signed: controllers run cached native code\n"

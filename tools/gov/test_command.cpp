@@ -1,10 +1,13 @@
 // `gov test`: run the `test` blocks of policy files through the engine.
-// The running and matching live in runtime/policy_test/; this prints their results.
+// The running and matching live in runtime/policy_test/; this selects, prints and reports them
+// (text for people, JSON for tools, JUnit XML for CI test reports).
 #include <algorithm>
+#include <regex>
 
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/render.hpp"
+#include "compiler/support/json_writer.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "runtime/embed/engine_internals.hpp"
 #include "runtime/policy_test/policy_test.hpp"
@@ -28,58 +31,254 @@ std::string escape_lines(std::string_view text) {
   return out;
 }
 
+/// One block's result with where it was written, for the reports.
+struct RanCase {
+  policy_test::CaseResult result;
+  std::string where;          // "file.gov:12:1"
+  std::string failure_where;  // the failing `expect`, "file.gov:15:5"
+  std::vector<std::string> stream;  // -v: the block's decisions, one text line each
+};
+
+/// A file's blocks, or why it has none to run.
+struct RanFile {
+  std::string path;
+  bool loaded = false;  // false: the file did not check (its diagnostics went to stderr)
+  std::vector<RanCase> cases;
+};
+
 /// The failure report of a block as `gov test` prints it (before escaping): where, the
-/// expectation, what differs and the decision it was matched against.
-std::string failure_report(const policy_test::Failure& failure, const SourceMap& sources) {
-  const std::string where = format_location(failure.where, sources);
-  if (!failure.decision) return fmt::format("  {}: expected {}\n    but {}\n", where, failure.expected, failure.actual);
-  return fmt::format("  {}: expected {}\n    but {}:\n      {}\n", where, failure.expected, failure.actual,
-                     *failure.decision);
+/// expectation, what differs, the decision it was matched against, and the decisions since the
+/// previous `expect` (the stream the expectation was read against).
+std::string failure_report(const RanCase& ran) {
+  const policy_test::Failure& failure = *ran.result.failure;
+  std::string out = fmt::format("  {}: expected {}\n    but {}", ran.failure_where, failure.expected, failure.actual);
+  out += failure.decision ? fmt::format(":\n      {}\n", *failure.decision) : "\n";
+  if (!failure.recent.empty()) {
+    out += "    decisions since the previous expect:\n";
+    for (const std::string& line : failure.recent) out += fmt::format("      {}\n", line);
+  }
+  return out;
 }
 
-int run_test_command(const Args& args) {
-  if (args.positional.empty()) {
-    fmt::print(stderr, "error: `gov test` needs at least one FILE\n");
-    return kUsage;
-  }
-  size_t passed = 0, failed = 0;
-  int status = kOk;
-  for (const std::string& path : args.positional) {
+RanCase run_one(const gov::Engine& engine, const check::Test& test, const SourceMap& sources, bool verbose) {
+  RanCase ran{policy_test::run_case(engine, test), format_location(test.where, sources), {}, {}};
+  if (ran.result.failure) ran.failure_where = format_location(ran.result.failure->where, sources);
+  if (verbose) ran.stream = ran.result.decision_lines;
+  return ran;
+}
+
+/// The blocks of every file whose name `filter` matches (all without a filter).
+std::vector<RanFile> run_files(const Args& args, const std::vector<std::string>& files,
+                               const std::optional<std::regex>& filter, int& status) {
+  std::vector<RanFile> out;
+  const bool verbose = args.has("verbose");
+  for (const std::string& path : files) {
+    RanFile& file = out.emplace_back();
+    file.path = path;
     int load_status = kOk;
     std::optional<gov::Engine> engine = open_engine(args, path, load_status);
     if (!engine) {
       status = std::max(status, load_status);
       continue;
     }
+    file.loaded = true;
     const std::shared_ptr<const RunnablePolicy> policy = EngineInternals::runnable(*engine);
     const SourceMap& sources = policy->checked.program.sources;
     for (const check::Test& test : policy->checked.result.policy.tests) {
-      const policy_test::CaseResult result = policy_test::run_case(*engine, test);
-      if (result.passed()) {
-        ++passed;
-        fmt::print("ok    {}: {}\n", display_path(path), escape_for_terminal(result.name));
-      } else {
-        ++failed;
-        fmt::print("FAIL  {}: {}\n{}", display_path(path), escape_for_terminal(result.name),
-                   escape_lines(failure_report(*result.failure, sources)));
-      }
+      if (filter && !std::regex_search(test.name, *filter)) continue;
+      file.cases.push_back(run_one(*engine, test, sources, verbose));
     }
   }
-  fmt::print("{} passed, {} failed\n", passed, failed);
+  return out;
+}
+
+struct Totals {
+  size_t passed = 0, failed = 0, not_loaded = 0;
+};
+
+Totals totals_of(const std::vector<RanFile>& files) {
+  Totals t;
+  for (const RanFile& file : files) {
+    if (!file.loaded) ++t.not_loaded;
+    for (const RanCase& c : file.cases) ++(c.result.passed() ? t.passed : t.failed);
+  }
+  return t;
+}
+
+std::string text_report(const std::vector<RanFile>& files, const Totals& totals) {
+  std::string out;
+  for (const RanFile& file : files) {
+    for (const RanCase& c : file.cases) {
+      out += fmt::format("{}  {}: {}\n", c.result.passed() ? "ok  " : "FAIL", display_path(file.path),
+                         escape_for_terminal(c.result.name));
+      if (!c.result.passed()) out += escape_lines(failure_report(c));
+      for (const std::string& line : c.stream) out += fmt::format("      {}\n", escape_for_terminal(line));
+    }
+  }
+  out += fmt::format("{} passed, {} failed", totals.passed, totals.failed);
+  if (totals.not_loaded > 0) {
+    out += fmt::format(", {} {} did not check", totals.not_loaded, totals.not_loaded == 1 ? "file" : "files");
+  }
+  return out + "\n";
+}
+
+std::string json_report(const std::vector<RanFile>& files, const Totals& totals) {
+  JsonWriter out(/*indented=*/true);
+  out.begin_object();
+  out.field("passed", uint64_t{totals.passed});
+  out.field("failed", uint64_t{totals.failed});
+  out.field("files_not_checked", uint64_t{totals.not_loaded});
+  out.key("files");
+  out.begin_array();
+  for (const RanFile& file : files) {
+    out.begin_object();
+    out.field("file", file.path);
+    out.field("checked", file.loaded);
+    out.key("tests");
+    out.begin_array();
+    for (const RanCase& c : file.cases) {
+      out.begin_object();
+      out.field("name", c.result.name);
+      out.field("where", c.where);
+      out.field("passed", c.result.passed());
+      if (const auto& failure = c.result.failure) {
+        out.key("failure");
+        out.begin_object();
+        out.field("where", c.failure_where);
+        out.field("expected", failure->expected);
+        out.field("actual", failure->actual);
+        out.key("decision");
+        if (failure->decision) {
+          out.string(*failure->decision);
+        } else {
+          out.null();
+        }
+        out.key("recent");
+        out.begin_array();
+        for (const std::string& line : failure->recent) out.string(line);
+        out.end_array();
+        out.end_object();
+      }
+      out.key("decisions");  // the block's stream, as decision-stream JSON lines
+      out.begin_array();
+      for (const std::string& line : c.result.decisions) out.string(line);
+      out.end_array();
+      out.end_object();
+    }
+    out.end_array();
+    out.end_object();
+  }
+  out.end_array();
+  out.end_object();
+  return out.finish();
+}
+
+/// `text` escaped for an XML attribute or text node. Characters XML 1.0 cannot hold at all (C0
+/// controls other than tab and newline) become U+FFFD.
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
+          out += "\xEF\xBF\xBD";
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+/// JUnit XML as CI systems read it (GitHub, GitLab, Jenkins): one <testsuite> per file, one
+/// <testcase> per block; a file that did not check is one <testcase> with an <error>.
+std::string junit_report(const std::vector<RanFile>& files, const Totals& totals) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"gov test\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
+                     totals.passed + totals.failed + totals.not_loaded, totals.failed, totals.not_loaded);
+  for (const RanFile& file : files) {
+    const std::string name = xml_escape(file.path);
+    const size_t failures = static_cast<size_t>(
+        std::count_if(file.cases.begin(), file.cases.end(), [](const RanCase& c) { return !c.result.passed(); }));
+    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", name,
+                       file.loaded ? file.cases.size() : 1, failures, file.loaded ? 0 : 1);
+    if (!file.loaded) {
+      out += fmt::format("    <testcase classname=\"{}\" name=\"(check)\">\n", name);
+      out += "      <error message=\"the policy does not check; see gov check\"/>\n    </testcase>\n";
+    }
+    for (const RanCase& c : file.cases) {
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", name, xml_escape(c.result.name));
+      if (c.result.passed()) {
+        out += "/>\n";
+        continue;
+      }
+      const policy_test::Failure& failure = *c.result.failure;
+      out += fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
+                         xml_escape(fmt::format("expected {}, but {}", failure.expected, failure.actual)),
+                         xml_escape(failure_report(c)));
+    }
+    out += "  </testsuite>\n";
+  }
+  return out + "</testsuites>\n";
+}
+
+int run_test_command(const Args& args) {
+  if (args.positional.empty()) {
+    fmt::print(stderr, "error: `gov test` needs at least one FILE or directory\n");
+    return kUsage;
+  }
+  const std::string format = args.value("format").value_or("text");
+  if (format != "text" && format != "json" && format != "junit") {
+    fmt::print(stderr, "error: unknown format `{}` (expected text, json or junit)\n", escape_for_terminal(format));
+    return kUsage;
+  }
+  std::optional<std::regex> filter;
+  if (std::optional<std::string> pattern = args.value("run")) {
+    try {
+      filter.emplace(*pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& error) {
+      fmt::print(stderr, "error: `--run {}`: not a regular expression ({})\n", escape_for_terminal(*pattern), error.what());
+      return kUsage;
+    }
+  }
+  int status = kOk;
+  const std::optional<std::vector<std::string>> files = policy_files(args.positional, status);
+  if (!files) return status;
+  const std::vector<RanFile> ran = run_files(args, *files, filter, status);
+  const Totals totals = totals_of(ran);
+  if (format == "json") {
+    fmt::print("{}", json_report(ran, totals));
+  } else if (format == "junit") {
+    fmt::print("{}", junit_report(ran, totals));
+  } else {
+    fmt::print("{}", text_report(ran, totals));
+  }
   if (status != kOk) return status;
-  return failed ? kFailed : kOk;
+  return totals.failed ? kFailed : kOk;
 }
 
 }  // namespace
 
 Command test_command() {
-  return {{"test", "gov test FILE... [--engine interp] [--dialect head|kueue-v0.9]",
+  std::vector<OptionSpec> options = engine_options();
+  options.push_back({"verbose", "", "print every block's decision stream (also -v)"});
+  options.push_back({"run", "REGEX", "run only the blocks whose name matches (ECMAScript syntax, a substring match)"});
+  options.push_back({"format", "FORMAT", "text (default), json or junit (JUnit XML for CI test reports)"});
+  return {{"test", "gov test FILE|DIR... [--run REGEX] [-v] [--format text|json|junit] [--engine interp] [--dialect head|kueue-v0.9]",
            "Run the `test` blocks of policy files through the engine.",
            "Each test starts from an empty cluster. `submit`, `finish` and `cancel` happen at the current time\n"
            "(`at` moves it); each `expect` checks the next decision of its task that no earlier `expect` checked,\n"
-           "so a test reads like the decision stream. Prints each failure with the expected and the actual\n"
-           "decision and a final `N passed, N failed` line; exit status 1 when a test fails.",
-           engine_options()},
+           "so a test reads like the decision stream; `expect eventually` checks the task's latest decision so far\n"
+           "(the ones before it need not be spelled out). A directory stands for every `*.gov` file below it.\n"
+           "Prints each failure with the expected and the actual decision and the decisions since the previous\n"
+           "`expect`, and a final `N passed, N failed` line (with the files that did not check, if any); exit\n"
+           "status 1 when a test fails or a file does not check.",
+           options},
           run_test_command};
 }
 

@@ -177,10 +177,10 @@ void check_streaming(std::string_view text, const Policy& policy, const gov::tra
   size_t count = 0;
   while (reader.next(event)) ++count;
   gov::fuzz::require(reader.error().has_value() == !whole.ok(), "TraceReader and read_trace disagree on an error");
-  if (whole.ok()) gov::fuzz::require(count == whole.events.size(), "TraceReader and read_trace read different counts");
+  if (whole.ok()) gov::fuzz::require(count == whole->size(), "TraceReader and read_trace read different counts");
   if (!whole.ok()) {
-    gov::fuzz::require(reader.error()->message == whole.error->message, "TraceReader and read_trace report different errors",
-                       reader.error()->message + "\n" + whole.error->message);
+    gov::fuzz::require(reader.error()->message == whole.error().message, "TraceReader and read_trace report different errors",
+                       reader.error()->message + "\n" + whole.error().message);
   }
 }
 
@@ -192,12 +192,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const gov::trace::TraceResult read = gov::trace::read_trace(text, policy.module);
     check_streaming(text, policy, read);
     if (!read.ok()) {
-      gov::fuzz::require(!read.error->message.empty(), "a trace error without a message");
+      gov::fuzz::require(!read.error().message.empty(), "a trace error without a message");
       continue;
     }
     std::vector<std::string> failures;
-    const std::string plain = simulate(policy, read.events, /*self_check=*/false, failures);
-    const std::string checked = simulate(policy, read.events, /*self_check=*/true, failures);
+    const std::string plain = simulate(policy, *read, /*self_check=*/false, failures);
+    const std::string checked = simulate(policy, *read, /*self_check=*/true, failures);
     if (!failures.empty()) gov::fuzz::fail("the engine's self-check found a broken invariant", fmt::format("{}", fmt::join(failures, "\n")));
     gov::fuzz::require(plain == checked, "the self-checking engine decides differently",
                        "plain:\n" + plain + "--- self-checked:\n" + checked);
