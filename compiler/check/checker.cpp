@@ -436,6 +436,7 @@ void Checker::check_policy_settings() {
       unknown_class(default_class->first, default_class->second);
     } else {
       settings.default_class = static_cast<int32_t>(it - policy_.classes.begin());
+      settings.default_class_at = default_class->second;
     }
   }
   policy_.settings = static_cast<const Settings&>(settings);

@@ -51,6 +51,7 @@ struct Settings {
   IdleCompute idle_compute = IdleCompute::fair_share;
   bool idle_resource_sharing = false;
   int32_t default_class = -1;
+  std::optional<Location> default_class_at;  // the class name of `default-priority`, when set
   /// Kueue's fairSharing.preemptionStrategies (`fair-share-preemption`), in order.
   std::vector<model::FairShareStrategy> fair_share_strategies = {model::FairShareStrategy::less_than_or_equal_to_final_share,
                                                               model::FairShareStrategy::less_than_initial_share};
@@ -69,6 +70,7 @@ struct Quota {
   size_t type = 0;  // index into the cluster's catalog types
   std::string type_name;
   std::optional<int64_t> instances;  // when given as whole instances
+  std::array<bool, model::kResourceCount> given{};  // amounts written (`gpus = 2`), as against derived
   model::Resources nominal{};
   model::Resources borrowing_limit{};
   model::Resources lending_limit{model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited};
@@ -87,12 +89,15 @@ struct Team {
   int32_t fair_share_weight = 0;
   bool fair_share_weight_given = false;
   bool active = true;
-  // Kueue's controls beyond HyperPod's (docs/language.md); the defaults are HyperPod's.
+  // Kueue's controls beyond HyperPod's (docs/language.md); the defaults are what HyperPod writes
+  // into its ClusterQueues (seed 004): borrowWithinCohort LowerPriority (never for a team that
+  // never reclaims, see resolve_team) and whenCanBorrow TryNextFlavor. The IR keeps Kueue's own
+  // API defaults (Never, MayStopSearch) for modules built without the checker.
   model::ReclaimWithinCohort reclaim_within_cohort = model::ReclaimWithinCohort::any;
-  model::BorrowWithinCohort borrow_within_cohort = model::BorrowWithinCohort::never;
+  model::BorrowWithinCohort borrow_within_cohort = model::BorrowWithinCohort::lower_priority;
   int32_t borrow_priority_threshold = -1;  // index into Policy::classes; -1: none
   model::Queueing queueing = model::Queueing::best_effort_fifo;
-  model::WhenCanBorrow when_can_borrow = model::WhenCanBorrow::borrow;
+  model::WhenCanBorrow when_can_borrow = model::WhenCanBorrow::try_next_flavor;
   model::WhenCanPreempt when_can_preempt = model::WhenCanPreempt::try_next_flavor;
   model::FlavorPreference flavor_preference = model::FlavorPreference::borrowing_over_preemption;
   // Where some of them were written, for lint warnings about settings without effect.

@@ -51,6 +51,11 @@ Team Checker::resolve_team(const ast::Team& team, SourceId source) {
     }
     if (auto quota = resolve_quota(*q, source, out)) out.quotas.push_back(std::move(*quota));
   }
+  // HyperPod's default `borrowWithinCohort: LowerPriority` needs reclaiming (Kueue's CEL rule,
+  // E0311 when written): a team that never reclaims defaults to never preempting while borrowing.
+  if (!out.borrow_within_cohort_at && out.reclaim_within_cohort == model::ReclaimWithinCohort::never) {
+    out.borrow_within_cohort = model::BorrowWithinCohort::never;
+  }
   check_preemption_controls(out, out.reclaim_within_cohort_at);
   check_fungibility(out, out.flavor_preference_at);
   return out;
@@ -184,6 +189,7 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
   }
   for (size_t r = 0; r < model::kResourceCount; ++r) out.absolute_borrow_limit[r] = absolute[r].has_value();
   out.nominal = resolve_nominal(type, out.instances, given);
+  for (size_t r = 0; r < model::kResourceCount; ++r) out.given[r] = given[r].has_value();
   out.borrowing_limit = resolve_borrowing_limit(out.nominal, team.borrow_limit_percent, absolute, team.sharing);
   out.lending_limit = resolve_lending_limit(team.sharing);
   if (lending) lending_limit(*lending, type, source, team, out);

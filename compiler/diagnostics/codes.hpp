@@ -74,6 +74,7 @@ enum class Severity { error, warning, note };
   X(invalid_fair_share_preemption, "E0312", "invalid-fair-share-preemption", error, "`fair-share-preemption` is not one of the three lists Kueue accepts") \
   X(preference_without_try_next_flavor, "E0313", "preference-without-try-next-flavor", error, "`flavor-preference` is set while `when-can-borrow` or `when-can-preempt` stops the search (Kueue rejects it)") \
   X(quota_mixes_instances_and_amounts, "E0314", "quota-mixes-instances-and-amounts", error, "a quota gives both `instances` and resource amounts (HyperPod takes a count of instances or amounts, not both)") \
+  X(not_expressible, "E0401", "not-expressible", error, "`gov export`: the target (Kueue or SageMaker HyperPod) has no field for a construct of the policy; `--allow-lossy` drops it with a comment") \
   X(quota_exceeds_capacity, "W0101", "quota-exceeds-capacity", warning, "the teams' guaranteed quotas for an instance type add up to more than the cluster has") \
   X(quota_without_capacity, "W0102", "quota-without-capacity", warning, "a team has a quota for an instance type the cluster has none of") \
   X(weight_without_fair_share, "W0103", "weight-without-fair-share", warning, "fair-share weights are set while idle compute is `fcfs`, where they have no effect") \

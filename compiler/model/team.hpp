@@ -12,7 +12,7 @@ enum class Sharing : uint8_t { lend_and_borrow, lend, dont_lend };
 enum class WithinTeam : uint8_t { never, lower_priority, lower_or_newer_equal_priority };
 /// Kueue's preemption.reclaimWithinCohort (HyperPod: always `any`).
 enum class ReclaimWithinCohort : uint8_t { never, lower_priority, any };
-/// Kueue's preemption.borrowWithinCohort.policy (HyperPod: always `never`).
+/// Kueue's preemption.borrowWithinCohort.policy (HyperPod writes `LowerPriority`).
 enum class BorrowWithinCohort : uint8_t { never, lower_priority };
 /// Kueue's queueingStrategy.
 enum class Queueing : uint8_t { best_effort_fifo, strict_fifo };

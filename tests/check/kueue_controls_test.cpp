@@ -96,8 +96,9 @@ TEST_CASE("a policy without Kueue controls lowers to HyperPod's settings", "[che
   for (const std::string team : {"team-a", "team-b"}) {
     const std::string line = line_starting(result.out, "team " + std::to_string(team == "team-a" ? 0 : 1) + " " + team);
     INFO(line);
-    CHECK(line.find("within_team=lower-priority reclaim=any borrow_within_cohort=never borrow_threshold=none "
-                    "queueing=best-effort-fifo when_can_borrow=borrow when_can_preempt=try-next-flavor "
+    // HyperPod's ClusterQueues (seed 004): borrowWithinCohort LowerPriority, whenCanBorrow TryNextFlavor.
+    CHECK(line.find("within_team=lower-priority reclaim=any borrow_within_cohort=lower-priority borrow_threshold=none "
+                    "queueing=best-effort-fifo when_can_borrow=try-next-flavor when_can_preempt=try-next-flavor "
                     "preference=borrowing-over-preemption") != std::string::npos);
   }
 }
@@ -122,7 +123,7 @@ TEST_CASE("every Kueue control reaches the IR", "[check][controls]") {
   CHECK(result.out.substr(second, result.out.find('\n', second) - second) ==
         "lending_limit   gpu=2 neuron=0 vcpu_m=48000 memory_mib=196608 efa=1");
   const std::string platform = line_starting(result.out, "team 1 platform");
-  CHECK(platform.find("reclaim=any borrow_within_cohort=never") != std::string::npos);
+  CHECK(platform.find("reclaim=any borrow_within_cohort=lower-priority") != std::string::npos);
 }
 
 TEST_CASE("gov fmt round-trips Kueue's controls", "[check][controls][fmt]") {
@@ -174,10 +175,10 @@ TEST_CASE("gov inspect shows the effective value of every control", "[check][con
   // Defaults are shown too.
   const auto& platform = doc["teams"]["platform"];
   CHECK(platform["reclaim_within_cohort"].str() == "any");
-  CHECK(platform["borrow_within_cohort"]["policy"].str() == "never");
+  CHECK(platform["borrow_within_cohort"]["policy"].str() == "lower-priority");
   CHECK(platform["borrow_within_cohort"]["max_priority_threshold"].kind == gov::test::Json::Kind::null);
   CHECK(platform["queueing"].str() == "best-effort-fifo");
-  CHECK(platform["when_can_borrow"].str() == "borrow");
+  CHECK(platform["when_can_borrow"].str() == "try-next-flavor");
   CHECK(platform["when_can_preempt"].str() == "try-next-flavor");
   CHECK(platform["flavor_preference"].str() == "borrowing-over-preemption");
 
@@ -199,17 +200,18 @@ TEST_CASE("gov diff reports changes to the controls", "[check][controls][diff]")
            "[less-than-initial-share]",
            "preempt team tasks: lower-priority → lower-or-newer-equal-priority",
            "reclaim within cohort: any → lower-priority",
-           "borrow within cohort: never → lower-priority",
            "max priority threshold: (none) → training",
            "queueing: best-effort-fifo → strict-fifo",
-           "when can borrow: borrow → try-next-flavor",
            "flavor preference: borrowing-over-preemption → preemption-over-borrowing",
            "ml.g5.8xlarge gpu lending limit: unlimited → 1",
        }) {
     INFO(line);
     CHECK(result.out.find(line) != std::string::npos);
   }
-  CHECK(result.out.find("when can preempt") == std::string::npos);  // set to its default: no change
+  // Set to their defaults: no change.
+  CHECK(result.out.find("when can preempt") == std::string::npos);
+  CHECK(result.out.find("when can borrow") == std::string::npos);
+  CHECK(result.out.find("borrow within cohort:") == std::string::npos);
   CHECK(result.out.find("team platform") == std::string::npos);    // nothing of platform changed
 }
 
@@ -239,4 +241,24 @@ TEST_CASE("the language reference's examples of Kueue's controls check and lint 
     CHECK(result.exit_code == 0);
   }
   CHECK(examples >= 2);
+}
+
+TEST_CASE("a team that never reclaims does not default to preempting while borrowing", "[check][controls]") {
+  // HyperPod's default borrowWithinCohort LowerPriority would break Kueue's CEL rule (E0311)
+  // next to reclaimWithinCohort Never, so such a team defaults to never.
+  const TempPolicy policy("never-reclaims", std::string(kHeader) + R"(
+policy {
+  idle-compute = fcfs
+}
+
+team keeper {
+  quota ml.g5.8xlarge { instances = 4 }
+
+  reclaim-within-cohort = never
+}
+)");
+  const auto result = run_gov("check --emit=ir " + policy.path);
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(line_starting(result.out, "team 0 keeper").find("reclaim=never borrow_within_cohort=never ") != std::string::npos);
 }

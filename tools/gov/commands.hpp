@@ -38,5 +38,7 @@ int run_store_diff(const Args& args);
 std::string inspection_text(const check::Policy& policy);
 Command fmt_command();
 Command explain_command();
+Command export_command();
+Command import_command();
 
 }  // namespace gov::cli

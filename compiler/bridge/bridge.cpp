@@ -1,0 +1,87 @@
+// gov::bridge's entry point and the names of the objects it writes.
+#include "compiler/bridge/bridge.hpp"
+
+#include <fmt/format.h>
+
+#include "compiler/bridge/hyperpod_export.hpp"
+#include "compiler/bridge/kueue_export.hpp"
+
+namespace gov::bridge {
+
+std::string namespace_name(Naming naming, std::string_view team) {
+  return naming == Naming::hyperpod ? "hyperpod-ns-" + std::string(team) : std::string(team);
+}
+
+std::string cluster_queue_name(Naming naming, std::string_view team) {
+  return naming == Naming::hyperpod ? namespace_name(naming, team) + "-clusterqueue" : std::string(team);
+}
+
+std::string local_queue_name(Naming naming, std::string_view team) {
+  return naming == Naming::hyperpod ? namespace_name(naming, team) + "-localqueue" : std::string(team);
+}
+
+std::string cohort_name(Naming naming, const check::Policy& policy) {
+  if (naming == Naming::plain && policy.cluster) return policy.cluster->name;
+  return "shared-pool";
+}
+
+std::string priority_class_name(Naming naming, std::string_view priority_class) {
+  return naming == Naming::hyperpod ? std::string(priority_class) + "-priority" : std::string(priority_class);
+}
+
+std::vector<Dropped> not_expressible(const check::Policy& policy, Target target) {
+  const std::string_view name = target == Target::kueue ? "Kueue" : "SageMaker HyperPod";
+  std::vector<Dropped> out;
+  for (const check::Rule& rule : policy.rules) {
+    out.push_back({fmt::format("rule `{}`: {} has no admission rules", rule.name, name), rule.where});
+  }
+  if (policy.settings && policy.settings->default_class_at) {
+    out.push_back({fmt::format("`default-priority = {}`: {} gives a task without a priority class the lowest priority",
+                               policy.classes[static_cast<size_t>(policy.settings->default_class)].name, name),
+                   *policy.settings->default_class_at});
+  }
+  return out;
+}
+
+ExportResult export_policy(const check::Policy& policy, const ExportOptions& options) {
+  ExportResult result;
+  std::vector<Dropped> dropped = not_expressible(policy, options.target);
+  if (options.target == Target::hyperpod) {
+    for (Dropped& construct : hyperpod_not_expressible(policy)) dropped.push_back(std::move(construct));
+  }
+  for (const Dropped& construct : dropped) {
+    Diagnostic& d = result.problems.report(make_diagnostic(
+        Code::not_expressible, construct.where,
+        fmt::format("cannot export {}", construct.what), "not exported"));
+    if (options.allow_lossy) {
+      d.severity = Severity::warning;
+      d.label = "dropped";
+    } else {
+      d.help = "remove it, or pass `--allow-lossy` to export the rest with a comment of what was dropped";
+    }
+  }
+  result.problems.sort();
+  if (!result.ok()) return result;
+  std::string comment;
+  if (!dropped.empty()) {
+    comment = "# Dropped (--allow-lossy): the policy says more than the target can express.\n";
+    for (const Dropped& construct : dropped) comment += fmt::format("#   {}\n", construct.what);
+  }
+  switch (options.target) {
+    case Target::kueue:
+      result.files.push_back({"kueue.yaml", comment + export_kueue(policy, options)});
+      break;
+    case Target::hyperpod:
+      result.files = export_hyperpod(policy, options);
+      // JSON has no comments: what was dropped is listed in the script.
+      if (!comment.empty()) {
+        ExportedFile& script = result.files.back();
+        const size_t after_shebang = script.text.find('\n') + 1;
+        script.text.insert(after_shebang, comment);
+      }
+      break;
+  }
+  return result;
+}
+
+}  // namespace gov::bridge

@@ -1,0 +1,98 @@
+// Entry point of gov::bridge: a checked policy as the objects that govern a real cluster
+// (Kueue's custom resources, SageMaker HyperPod's task-governance API input), and back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/check/policy.hpp"
+#include "compiler/diagnostics/diagnostic.hpp"
+#include "compiler/support/expected.hpp"
+
+namespace gov::bridge {
+
+/// What `gov export` writes.
+enum class Target : uint8_t { kueue, hyperpod };
+/// Kueue's served API version: v1beta2 (Kueue v0.20 serves only it), or v1beta1 (what
+/// HyperPod's add-on, Kueue v0.19.2, and its CLI read).
+enum class KueueApi : uint8_t { v1beta2, v1beta1 };
+/// Object names: `hyperpod` reproduces what HyperPod creates (`hyperpod-ns-<team>`,
+/// `…-clusterqueue`, cohort `shared-pool`, classes `<class>-priority`, sagemaker labels);
+/// `plain` names every object after its team or class, the cohort after the cluster.
+enum class Naming : uint8_t { hyperpod, plain };
+
+struct ExportOptions {
+  Target target = Target::kueue;
+  KueueApi api = KueueApi::v1beta2;
+  Naming naming = Naming::hyperpod;
+  /// Export what the target can express and drop the rest: each dropped construct is a warning
+  /// (not an error) and a comment in the output.
+  bool allow_lossy = false;
+  /// hyperpod: the cluster's ARN, written into every document; empty: the script takes it from
+  /// `$CLUSTER_ARN` (`--cluster-arn` on each command line).
+  std::string cluster_arn;
+};
+
+/// One file of an export: `name` is a file name without directories ("kueue.yaml").
+struct ExportedFile {
+  std::string name;
+  std::string text;
+};
+
+/// The files of an export, and the policy's constructs the target cannot express (E0401, one
+/// per construct with its span, in source order: errors, or warnings under allow_lossy).
+/// `files` is empty when `problems` holds errors.
+struct ExportResult {
+  std::vector<ExportedFile> files;
+  Diagnostics problems;
+  bool ok() const { return !problems.has_errors(); }
+};
+
+/// `policy` (checked without errors, with a cluster and a cluster policy) in `options.target`'s
+/// terms. Pure and deterministic: the same policy and options give the same bytes.
+ExportResult export_policy(const check::Policy& policy, const ExportOptions& options);
+
+/// What `policy` says that `target` cannot express, one construct each: a description for a
+/// comment ("rule `cap-gpus`: Kueue has no admission rules") and where it is written.
+struct Dropped {
+  std::string what;
+  Location where;
+};
+std::vector<Dropped> not_expressible(const check::Policy& policy, Target target);
+
+// ------------------------------------------------------------------ import (hyperpod_import.cpp)
+
+/// One file given to `gov import`: its name (for messages) and its text.
+struct ImportInput {
+  std::string name;
+  std::string text;
+};
+
+struct ImportOptions {
+  std::string catalog_import;  // the path the policy's `import` names
+  std::vector<std::pair<std::string, int64_t>> capacity;  // `--capacity TYPE=N,...`; empty: a comment asks for it
+};
+
+/// The largest input file `gov import` reads (bytes).
+inline constexpr size_t kMaxImportBytes = size_t{1} << 20;
+
+/// describe-cluster-scheduler-config and describe-compute-quota outputs (one JSON object per
+/// input, at most one scheduler config) as the text of a `.gov` policy whose instance types come
+/// from `catalog`. The text is not formatted (`gov fmt`'s printer does that) and not checked. An
+/// input gov cannot represent fully is an Error (kind invalid) naming the file, the object and the
+/// member: an unknown member, a wrong kind, a value out of range, an amount that is not a whole
+/// number of base units, an instance type outside the catalog. Pure; never throws.
+support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
+                                               const ImportOptions& options);
+
+// ------------------------------------------------------------------ names (bridge.cpp)
+
+/// The names of a team's and a class's Kueue objects under a naming.
+std::string namespace_name(Naming naming, std::string_view team);
+std::string cluster_queue_name(Naming naming, std::string_view team);
+std::string local_queue_name(Naming naming, std::string_view team);
+std::string cohort_name(Naming naming, const check::Policy& policy);
+std::string priority_class_name(Naming naming, std::string_view priority_class);
+
+}  // namespace gov::bridge

@@ -1,0 +1,139 @@
+// `gov export hyperpod` (issue 17, point 2): seed 004's compute quota as create-compute-quota
+// input, the cluster policy, the script, lossy constructs. The service model validates every
+// document in tests/bridge/validate_hyperpod.py (CTest).
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <string>
+
+#include "tests/support/test_support.hpp"
+
+using gov::test::run_gov;
+
+namespace {
+
+const char* const kArn = "arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456";
+
+/// The file NAME of an export printed on standard output (after its `==> NAME <==` line).
+std::string file(const std::string& out, const std::string& name) {
+  const std::string marker = "==> " + name + " <==\n";
+  const size_t at = out.find(marker);
+  if (at == std::string::npos) return {};
+  const size_t begin = at + marker.size();
+  const size_t end = out.find("==> ", begin);
+  return out.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+}  // namespace
+
+TEST_CASE("gov export hyperpod writes seed 004's compute quota", "[bridge][export]") {
+  const gov::test::CommandResult r =
+      run_gov(std::string("export hyperpod policies/examples/fine-grained.gov --cluster-arn ") + kArn);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // The ComputeQuotaConfig and ComputeQuotaTarget of the seed's describe-compute-quota output.
+  CHECK(file(r.out, "compute-quota-onlygputeam.json") ==
+        std::string("{\n  \"ClusterArn\": \"") + kArn +
+            "\",\n"
+            "  \"Name\": \"onlygputeam\",\n"
+            "  \"Description\": \"team onlygputeam of a gov policy (gov export hyperpod)\",\n"
+            "  \"ComputeQuotaConfig\": {\n"
+            "    \"ComputeQuotaResources\": [\n"
+            "      {\n"
+            "        \"InstanceType\": \"ml.g6.12xlarge\",\n"
+            "        \"Accelerators\": 2,\n"
+            "        \"VCpu\": 48\n"
+            "      }\n"
+            "    ],\n"
+            "    \"ResourceSharingConfig\": {\n"
+            "      \"Strategy\": \"LendAndBorrow\",\n"
+            "      \"BorrowLimit\": 50\n"
+            "    },\n"
+            "    \"PreemptTeamTasks\": \"LowerPriority\"\n"
+            "  },\n"
+            "  \"ComputeQuotaTarget\": {\n"
+            "    \"TeamName\": \"onlygputeam\",\n"
+            "    \"FairShareWeight\": 10\n"
+            "  },\n"
+            "  \"ActivationState\": \"Enabled\"\n"
+            "}\n");
+  // Whole instances are a Count; the cluster policy has the classes and fair share.
+  CHECK(file(r.out, "compute-quota-mixquotatype.json").find("\"InstanceType\": \"ml.p5.48xlarge\",\n        \"Count\": 3\n") !=
+        std::string::npos);
+  const std::string config = file(r.out, "cluster-scheduler-config.json");
+  CHECK(config.find("\"PriorityClasses\": [\n      {\n        \"Name\": \"high-priority\",\n        \"Weight\": 100\n") !=
+        std::string::npos);
+  CHECK(config.find("\"FairShare\": \"Enabled\"") != std::string::npos);
+  const std::string script = file(r.out, "create.sh");
+  CHECK(script.find("aws sagemaker create-cluster-scheduler-config --cli-input-json \"file://$dir/cluster-scheduler-config.json\"\n"
+                    "aws sagemaker create-compute-quota --cli-input-json \"file://$dir/compute-quota-onlygputeam.json\"\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("gov export hyperpod without an ARN takes it from the environment", "[bridge][export]") {
+  const gov::test::CommandResult r = run_gov("export hyperpod policies/examples/workshop-g5.gov");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("ClusterArn") == std::string::npos);
+  CHECK(file(r.out, "create.sh").find("aws sagemaker create-compute-quota --cluster-arn \"$CLUSTER_ARN\" --cli-input-json") !=
+        std::string::npos);
+  const gov::test::CommandResult bad = run_gov("export hyperpod policies/examples/workshop-g5.gov --cluster-arn arn:x");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("is not a HyperPod cluster ARN") != std::string::npos);
+  CHECK(run_gov("export hyperpod policies/examples/workshop-g5.gov --api v1beta1").exit_code == 2);
+  CHECK(run_gov("export kueue policies/examples/workshop-g5.gov --out x").exit_code == 2);
+}
+
+TEST_CASE("gov export hyperpod --out writes the files and an executable script", "[bridge][export]") {
+  gov::test::TempDir dir("hyperpod-out");
+  const gov::test::CommandResult r = run_gov("export hyperpod policies/examples/workshop-g5.gov --out " + (dir / "out"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(gov::test::read_text(dir / "out/compute-quota-team-a.json").find("\"TeamName\": \"team-a\"") != std::string::npos);
+  struct stat st {};
+  REQUIRE(::stat((dir / "out/create.sh").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0111) != 0);
+}
+
+TEST_CASE("gov export hyperpod lists every construct HyperPod cannot express", "[bridge][export]") {
+  const gov::test::CommandResult r = run_gov("export hyperpod tests/bridge/policies/controls.gov");
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  for (const char* expected : {
+           "controls.gov:20:6: error[E0401]: cannot export team `research`: `preempt-team-tasks = lower-or-newer-equal-priority`",
+           "controls.gov:20:6: error[E0401]: cannot export team `research`: `queueing = strict-fifo`",
+           "controls.gov:21:3: error[E0401]: cannot export team `research`: the lending limit of `ml.g5.8xlarge`",
+           "controls.gov:22:3: error[E0401]: cannot export team `research`: the lending limit of `ml.g5.12xlarge`",
+           "controls.gov:25:27: error[E0401]: cannot export team `research`: `reclaim-within-cohort`",
+           "controls.gov:26:54: error[E0401]: cannot export team `research`: `max-priority-threshold`",
+           "controls.gov:28:3: error[E0401]: cannot export team `research`: flavor fungibility",
+           "controls.gov:40:27: error[E0401]: cannot export team `platform`: `reclaim-within-cohort`",
+           "controls.gov:41:3: error[E0401]: cannot export team `platform`: flavor fungibility",
+           "9 errors",
+       }) {
+    INFO(expected);
+    CHECK(r.err.find(expected) != std::string::npos);
+  }
+  const gov::test::CommandResult lossy = run_gov("export hyperpod tests/bridge/policies/controls.gov --allow-lossy");
+  CHECK(lossy.exit_code == 0);
+  CHECK(file(lossy.out, "create.sh").find("#!/bin/sh\n# Dropped (--allow-lossy): the policy says more than the target can express.\n"
+                                          "#   team `research`: `preempt-team-tasks = lower-or-newer-equal-priority`") == 0);
+  // EFA amounts have no member in HyperPod's quotas.
+  gov::test::TempDir dir("hyperpod-efa");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/efa.gov", R"(import "../../policies/catalog/aws-ml.gov"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.p5.48xlarge: 1 }
+}
+policy {
+  idle-compute = fcfs
+}
+team a {
+  quota ml.p5.48xlarge { gpus = 4, efa = 16 }
+}
+)");
+  const gov::test::CommandResult efa = run_gov("export hyperpod " + path);
+  CHECK(efa.exit_code == 1);
+  CHECK(efa.err.find("error[E0401]: cannot export team `a`: the EFA amount of `ml.p5.48xlarge`") != std::string::npos);
+}

@@ -1,0 +1,132 @@
+// `gov import hyperpod` (issue 17, point 4, HyperPod half): describe outputs as a formatted policy
+// that checks; seed 004's compute quota; round trips through `gov export hyperpod` with `gov diff`
+// reporting nothing; bad input is an error naming the file, the object and the member.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/support/test_support.hpp"
+
+using gov::test::run_gov;
+
+namespace {
+
+/// `gov import hyperpod ARGS`, its output written to `imported.gov` in `dir` (beside a copy of
+/// the catalog at the path the import names); returns the result.
+gov::test::CommandResult import_into(const gov::test::TempDir& dir, const std::string& args) {
+  gov::test::CommandResult r = run_gov("import hyperpod " + args);
+  dir.write("imported.gov", r.out);
+  return r;
+}
+
+/// A describe-compute-quota output with `member` replacing the team's ComputeQuotaConfig members.
+std::string quota(const std::string& config, const std::string& target = R"({"TeamName": "team-a", "FairShareWeight": 10})") {
+  return R"({"Name": "q", "ComputeQuotaConfig": )" + config + R"(, "ComputeQuotaTarget": )" + target + "}";
+}
+
+const char* const kGood = R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.8xlarge", "Count": 1}],
+  "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "BorrowLimit": 50}, "PreemptTeamTasks": "LowerPriority"})";
+
+}  // namespace
+
+TEST_CASE("gov import hyperpod reads seed 004's describe-compute-quota output", "[bridge][import]") {
+  gov::test::TempDir dir("import-seed");
+  dir.copy_catalog();
+  // tests/bridge/import/only-gpu-quota.json is the seed's output, its placeholders filled in.
+  const gov::test::CommandResult r = import_into(dir, "tests/bridge/import/only-gpu-quota.json --capacity ml.g6.12xlarge=2");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("team onlygputeam {\n  quota ml.g6.12xlarge { gpus = 2, vcpus = 48 }\n\n  sharing            = lend-and-borrow\n"
+                   "  borrow-limit       = 50%\n  preempt-team-tasks = lower-priority\n  fair-share-weight  = 10\n}\n") !=
+        std::string::npos);
+  CHECK(run_gov("fmt --check " + (dir / "imported.gov")).exit_code == 0);
+  const gov::test::CommandResult inspect = run_gov("inspect " + (dir / "imported.gov"));
+  REQUIRE(inspect.exit_code == 0);
+  CHECK(inspect.out.find("    gpu                             2                1      unlimited\n"
+                         "    vcpu                           48               24      unlimited\n"
+                         "    memory (GiB)                  192               96      unlimited\n"
+                         "    efa                             1                0      unlimited\n") != std::string::npos);
+  // Without --capacity the cluster asks for it in a comment, and the policy still checks.
+  const gov::test::CommandResult bare = import_into(dir, "tests/bridge/import/only-gpu-quota.json");
+  REQUIRE(bare.exit_code == 0);
+  CHECK(bare.out.find("  # capacity: HyperPod's API does not say; give it") != std::string::npos);
+}
+
+TEST_CASE("gov import hyperpod of gov export hyperpod gives the policy back", "[bridge][import]") {
+  // Every example HyperPod can express (rules.gov has admission rules).
+  for (const std::string name : {"fine-grained", "workshop-g5", "workshop-kr-g5-8xlarge", "workshop-kr-g5-12xlarge",
+                                  "cli-walkthrough-g5-12xlarge"}) {
+    INFO(name);
+    gov::test::TempDir dir("import-round-trip");
+    dir.copy_catalog();
+    const std::string policy = "policies/examples/" + name + ".gov";
+    REQUIRE(run_gov("export hyperpod " + policy + " --out " + (dir / "out")).exit_code == 0);
+    // The capacity, which HyperPod does not keep, from `gov inspect`.
+    const std::string inspect = run_gov("inspect " + policy).out;
+    std::string capacity;
+    for (size_t at = inspect.find("\n  "); at != std::string::npos && at < inspect.find("\npolicy:"); at = inspect.find("\n  ", at + 1)) {
+      const std::string line = inspect.substr(at + 3, inspect.find('\n', at + 1) - at - 3);  // "2 × ml.g6.12xlarge: ..."
+      const size_t times = line.find(" × ");
+      capacity += (capacity.empty() ? "" : ",") + line.substr(times + 4, line.find(':') - times - 4) + "=" + line.substr(0, times);
+    }
+    std::vector<std::string> json;
+    for (const auto& entry : std::filesystem::directory_iterator(dir / "out")) {
+      if (entry.path().extension() == ".json") json.push_back(entry.path().string());
+    }
+    std::sort(json.begin(), json.end());
+    std::string files;
+    for (const std::string& f : json) files += " " + f;
+    const gov::test::CommandResult imported = import_into(dir, files.substr(1) + " --capacity " + capacity);
+    INFO(imported.err);
+    REQUIRE(imported.exit_code == 0);
+    const gov::test::CommandResult diff = run_gov("diff --files " + policy + " " + (dir / "imported.gov"));
+    CHECK(diff.exit_code == 0);
+    CHECK(diff.out.find("no changes between") == 0);
+  }
+}
+
+TEST_CASE("gov import hyperpod names the file object and member of bad input", "[bridge][import]") {
+  gov::test::TempDir dir("import-bad");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"Name": "x", "Status": "Created"})", "`bad.json`: not a describe-cluster-scheduler-config or describe-compute-quota output"},
+      {R"([1, 2])", "`bad.json`: expected a JSON object"},
+      {R"({"Name": )", "`bad.json`: line 1, column 10:"},
+      {std::string(100000, '[') + std::string(100000, ']'), "`bad.json`: line 1, column 65: "},
+      {quota(kGood, R"({"FairShareWeight": 10})"), "`bad.json`: compute quota `q`: `ComputeQuotaTarget.TeamName`: missing"},
+      {quota(kGood, R"({"TeamName": "Team_A"})"), "`ComputeQuotaTarget.TeamName`: \"Team_A\" is not a name gov can write"},
+      {quota(kGood, R"({"TeamName": "a", "FairShareWeight": 101})"), "`ComputeQuotaTarget.FairShareWeight`: 101 is not a whole number in 0..100"},
+      {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.8xlarge", "MemoryInGiB": 1.00001}]})"),
+       "`ComputeQuotaConfig.ComputeQuotaResources[0].MemoryInGiB`: 1.00001 GiB is not a whole number of MiB"},
+      {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.8xlarge", "VCpu": 0.0005}]})"),
+       "`ComputeQuotaConfig.ComputeQuotaResources[0].VCpu`: 0.0005 is not a whole number of millicores"},
+      {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.8xlarge", "Accelerators": "2"}]})"),
+       "`ComputeQuotaConfig.ComputeQuotaResources[0].Accelerators`: expected a number, found a string"},
+      {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.p4d.24xlarge", "AcceleratorPartition": {"Type": "mig-1g.5gb", "Count": 2}}]})"),
+       "`ComputeQuotaConfig.ComputeQuotaResources[0].AcceleratorPartition`: gov cannot represent it"},
+      {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.z9.huge", "Count": 1}]})"),
+       "`ComputeQuotaConfig.ComputeQuotaResources[0].InstanceType`: \"ml.z9.huge\" is not in the catalog"},
+      {quota(R"({"ResourceSharingConfig": {"Strategy": "Share"}})"),
+       "`ComputeQuotaConfig.ResourceSharingConfig.Strategy`: `Share` is not one of `LendAndBorrow`, `Lend`, `DontLend`"},
+      {quota(R"({"ComputeQuotaResources": [], "Priority": 1})"), "`ComputeQuotaConfig.Priority`: gov cannot represent it"},
+      {R"({"Name": "c", "SchedulerConfig": {"PriorityClasses": [{"Name": "a", "Weight": 1.5}]}})",
+       "`bad.json`: cluster scheduler config `c`: `SchedulerConfig.PriorityClasses[0].Weight`: 1.5 is not a whole number in 0..100"},
+  };
+  for (const auto& [text, expected] : cases) {
+    INFO(text.substr(0, 200));
+    dir.write("bad.json", text);
+    const gov::test::CommandResult r = run_gov("import hyperpod " + (dir / "bad.json"));
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    INFO(r.err);
+    CHECK(r.err.find(expected) != std::string::npos);
+  }
+  // Larger than gov reads, and unreadable: usage errors (exit 2).
+  dir.write("big.json", std::string(size_t{1} << 21, ' '));
+  CHECK(run_gov("import hyperpod " + (dir / "big.json")).exit_code == 2);
+  CHECK(run_gov("import hyperpod " + (dir / "missing.json")).exit_code == 2);
+  CHECK(run_gov("import kueue x.yaml").exit_code == 2);
+  CHECK(run_gov("import hyperpod x.json --capacity ml.g5.8xlarge").exit_code == 2);
+}

@@ -1,0 +1,143 @@
+// `gov export`: a checked policy as the objects that govern a cluster (gov::bridge).
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "compiler/bridge/bridge.hpp"
+#include "compiler/diagnostics/atomic_write.hpp"
+#include "compiler/support/terminal_text.hpp"
+#include "tools/gov/commands.hpp"
+
+namespace gov::cli {
+namespace {
+
+/// The value of option `name` among `choices` (the first is the default); nullopt after
+/// printing a usage error.
+std::optional<std::string> choice(const Args& args, std::string_view name, std::initializer_list<std::string_view> choices) {
+  const std::optional<std::string> given = args.value(name);
+  if (!given) return std::string(*choices.begin());
+  for (std::string_view word : choices) {
+    if (*given == word) return *given;
+  }
+  fmt::print(stderr, "error: unknown value `{}` for `--{}` (expected {})\n", escape_for_terminal(*given), name,
+             fmt::join(choices, " or "));
+  return std::nullopt;
+}
+
+int run_export(const Args& args) {
+  if (args.positional.size() != 2 || (args.positional[0] != "kueue" && args.positional[0] != "hyperpod")) {
+    fmt::print(stderr, "error: `gov export` takes a target (`kueue` or `hyperpod`) and one POLICY file\n");
+    return kUsage;
+  }
+  bridge::ExportOptions options;
+  options.target = args.positional[0] == "kueue" ? bridge::Target::kueue : bridge::Target::hyperpod;
+  const bool hyperpod = options.target == bridge::Target::hyperpod;
+  for (const char* option : {"api", "naming"}) {
+    if (hyperpod && args.has(option)) {
+      fmt::print(stderr, "error: `--{}` applies to `gov export kueue` only\n", option);
+      return kUsage;
+    }
+  }
+  for (const char* option : {"cluster-arn", "out"}) {
+    if (!hyperpod && args.has(option)) {
+      fmt::print(stderr, "error: `--{}` applies to `gov export hyperpod` only\n", option);
+      return kUsage;
+    }
+  }
+  options.cluster_arn = args.value("cluster-arn").value_or("");
+  // The API's pattern for ClusterArn (sagemaker-task-governance-api.json).
+  static const std::regex kArn("arn:aws[a-z\\-]*:sagemaker:[a-z0-9\\-]*:[0-9]{12}:cluster/[a-z0-9]{12}");
+  if (args.has("cluster-arn") && !std::regex_match(options.cluster_arn, kArn)) {
+    fmt::print(stderr, "error: `{}` is not a HyperPod cluster ARN (arn:aws:sagemaker:REGION:ACCOUNT:cluster/ID)\n",
+               escape_for_terminal(options.cluster_arn));
+    return kUsage;
+  }
+  const std::optional<std::string> api = choice(args, "api", {"v1beta2", "v1beta1"});
+  const std::optional<std::string> naming = choice(args, "naming", {"hyperpod", "plain"});
+  if (!api || !naming) return kUsage;
+  options.api = *api == "v1beta2" ? bridge::KueueApi::v1beta2 : bridge::KueueApi::v1beta1;
+  options.naming = *naming == "hyperpod" ? bridge::Naming::hyperpod : bridge::Naming::plain;
+  options.allow_lossy = args.has("allow-lossy");
+
+  int status = kOk;
+  std::optional<driver::Source> source = source_argument(args.positional[1], status);
+  if (!source) return status;
+  std::unique_ptr<driver::Policy> policy = load_policy(*source, driver::Request::up_to(driver::Stage::check), status);
+  if (!policy) return status;
+  const CheckedPolicy& checked = policy->checked;
+  DiagnosticPrinter printer;
+  if (!checked.ok()) {
+    printer.add(checked.diagnostics(), checked.program.sources);
+    fmt::print(stderr, "{}", printer.text());
+    return kFailed;
+  }
+  const bridge::ExportResult result = bridge::export_policy(checked.result.policy, options);
+  if (!result.problems.items().empty()) {
+    printer.add(result.problems, checked.program.sources);
+    fmt::print(stderr, "{}", printer.text());
+  }
+  if (!result.ok()) return kFailed;
+  if (!hyperpod) {
+    fmt::print("{}", result.files.front().text);
+    return kOk;
+  }
+  const std::optional<std::string> out = args.value("out");
+  if (!out) {
+    for (const bridge::ExportedFile& file : result.files) fmt::print("==> {} <==\n{}", file.name, file.text);
+    return kOk;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(*out, ec);
+  if (ec) {
+    fmt::print(stderr, "error: cannot create `{}`: {}\n", escape_for_terminal(*out), ec.message());
+    return kUsage;
+  }
+  for (const bridge::ExportedFile& file : result.files) {
+    const std::string path = (std::filesystem::path(*out) / file.name).string();
+    std::string error;
+    if (!write_file_atomically(path, file.text, error)) {
+      fmt::print(stderr, "error: cannot write `{}`: {}\n", escape_for_terminal(path), error);
+      return kFailed;
+    }
+    if (file.name.ends_with(".sh")) ::chmod(path.c_str(), 0755);
+  }
+  fmt::print("wrote {} files to {}; run {}/create.sh\n", result.files.size(), escape_for_terminal(*out), escape_for_terminal(*out));
+  return kOk;
+}
+
+}  // namespace
+
+Command export_command() {
+  return {{"export",
+           "gov export kueue POLICY [--api v1beta2|v1beta1] [--naming hyperpod|plain] [--allow-lossy]\n"
+           "       gov export hyperpod POLICY [--cluster-arn ARN] [--out DIR] [--allow-lossy]",
+           "Write a checked policy as the objects that govern a cluster: Kueue's resources or HyperPod API input.",
+           "`gov export kueue` prints one multi-document YAML that `kubectl apply -f` accepts: a Namespace,\n"
+           "ClusterQueue and LocalQueue per team, a ResourceFlavor per instance type (node label\n"
+           "`node.kubernetes.io/instance-type`), the Cohort, a WorkloadPriorityClass per class. Every Kueue\n"
+           "control of the language maps to its field; the cluster policy's settings that live in Kueue's\n"
+           "manager configuration are printed as a comment and kept as annotations of the Cohort.\n"
+           "`--api v1beta2` (default; Kueue v0.20 serves only it) or `v1beta1` (HyperPod's add-on, Kueue\n"
+           "v0.19.2). `--naming hyperpod` (default) names objects as HyperPod does (`hyperpod-ns-TEAM`,\n"
+           "`hyperpod-ns-TEAM-clusterqueue`, cohort `shared-pool`, classes `CLASS-priority`, sagemaker labels);\n"
+           "`plain` after the teams, classes and cluster.\n"
+           "`gov export hyperpod` writes the input of `aws sagemaker create-cluster-scheduler-config` (priority\n"
+           "classes, fair share, idle-resource sharing) and of `create-compute-quota` per team (`--cli-input-json`\n"
+           "documents) and `create.sh`, which runs them in order: into `--out DIR`, or on standard output, each\n"
+           "file after a `==> NAME <==` line. Without `--cluster-arn` the script takes `$CLUSTER_ARN`.\n"
+           "What the target has no field for (admission rules, `default-priority`; for HyperPod also Kueue's\n"
+           "controls, lending limits, EFA amounts) is an error (E0401) for each\n"
+           "construct; `--allow-lossy` exports the rest, lists what was dropped in a comment and warns. See\n"
+           "docs/deploy.md.",
+           {{"api", "VERSION", "v1beta2 (default) or v1beta1"},
+            {"naming", "NAMING", "hyperpod (default) or plain"},
+            {"cluster-arn", "ARN", "hyperpod: the cluster's ARN, written into every document"},
+            {"out", "DIR", "hyperpod: write the files into DIR (created if missing)"},
+            {"allow-lossy", "", "export what the target can express; drop the rest with a comment"}}},
+          run_export};
+}
+
+}  // namespace gov::cli

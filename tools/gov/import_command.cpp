@@ -1,0 +1,122 @@
+// `gov import`: an existing SageMaker HyperPod setup as a formatted `.gov` policy that checks.
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "compiler/bridge/bridge.hpp"
+#include "compiler/format/format.hpp"
+#include "compiler/support/terminal_text.hpp"
+#include "tools/gov/commands.hpp"
+
+namespace gov::cli {
+namespace {
+
+/// `ml.g5.8xlarge=2,ml.p5.48xlarge=1`; nullopt after printing a usage error.
+std::optional<std::vector<std::pair<std::string, int64_t>>> capacity_argument(const std::string& text) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string entry = text.substr(at, comma - at);
+    const size_t eq = entry.find('=');
+    int64_t count = -1;
+    if (eq != std::string::npos && eq > 0 && eq + 1 < entry.size() && entry.size() - eq - 1 <= 9) {
+      count = 0;
+      for (char c : entry.substr(eq + 1)) count = (c >= '0' && c <= '9' && count >= 0) ? count * 10 + (c - '0') : -1;
+    }
+    if (count < 0) {
+      fmt::print(stderr, "error: `--capacity` entry `{}` is not TYPE=N\n", escape_for_terminal(entry));
+      return std::nullopt;
+    }
+    out.emplace_back(entry.substr(0, eq), count);
+    at = comma + 1;
+  }
+  return out;
+}
+
+int run_import(const Args& args) {
+  if (args.positional.size() < 2 || args.positional[0] != "hyperpod") {
+    fmt::print(stderr, "error: `gov import` takes `hyperpod` and one or more FILEs (describe-* outputs)\n");
+    return kUsage;
+  }
+  bridge::ImportOptions options;
+  options.catalog_import = args.value("catalog").value_or("policies/catalog/aws-ml.gov");
+  if (const std::optional<std::string> capacity = args.value("capacity")) {
+    std::optional<std::vector<std::pair<std::string, int64_t>>> parsed = capacity_argument(*capacity);
+    if (!parsed) return kUsage;
+    options.capacity = std::move(*parsed);
+  }
+
+  // The catalog the instance types come from, checked on its own.
+  int status = kOk;
+  std::unique_ptr<driver::Policy> catalog =
+      load_policy(driver::Source::file(options.catalog_import), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false), status);
+  if (!catalog) return status;
+  if (!catalog->checked.ok() || catalog->checked.result.policy.catalogs.size() != 1) {
+    fmt::print(stderr, "error: `{}` must be one catalog that checks\n", escape_for_terminal(options.catalog_import));
+    return kUsage;
+  }
+  std::string error;
+  std::string catalog_text;
+  if (std::optional<std::string> text = read_file(options.catalog_import, bridge::kMaxImportBytes * 16, error)) catalog_text = std::move(*text);
+
+  std::vector<bridge::ImportInput> inputs;
+  for (size_t i = 1; i < args.positional.size(); ++i) {
+    const std::string& path = args.positional[i];
+    std::optional<std::string> text = read_file(path, bridge::kMaxImportBytes, error);
+    if (!text) {
+      fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(path), escape_for_terminal(error));
+      return kUsage;
+    }
+    inputs.push_back({std::filesystem::path(path).filename().string(), std::move(*text)});
+  }
+  support::Expected<std::string> imported = bridge::import_hyperpod(inputs, catalog->checked.result.policy.catalogs[0], options);
+  if (!imported) {
+    fmt::print(stderr, "error: {}\n", escape_for_terminal(imported.error().message));
+    return kFailed;
+  }
+
+  // Checked and formatted in memory, the catalog beside it, then printed with the import the
+  // user named.
+  const std::string import_line = fmt::format("import \"{}\"\n", options.catalog_import);
+  std::string text = imported.value();
+  const size_t line = text.find(import_line);
+  text.replace(line, import_line.size(), "import \"catalog.gov\"\n");
+  check::MemorySources files("gov import");
+  files.add("imported.gov", text);
+  files.add("catalog.gov", catalog_text);
+  std::unique_ptr<driver::Policy> policy =
+      load_policy(driver::Source::memory(std::move(files), "imported.gov", "<imported>"), driver::Request::up_to(driver::Stage::check), status);
+  if (!policy) return status;
+  if (!policy->checked.ok()) {
+    DiagnosticPrinter printer;
+    printer.add(policy->checked.diagnostics(), policy->checked.program.sources);
+    fmt::print(stderr, "error: the imported policy does not check:\n{}", printer.text());
+    return kFailed;
+  }
+  const check::ProgramFile& entry = policy->checked.program.files.front();
+  std::string formatted = format::format(entry.ast, policy->checked.program.sources.get(entry.source));
+  const size_t at = formatted.find("import \"catalog.gov\"\n");
+  if (at != std::string::npos) formatted.replace(at, std::string_view("import \"catalog.gov\"\n").size(), import_line);
+  fmt::print("{}", formatted);
+  return kOk;
+}
+
+}  // namespace
+
+Command import_command() {
+  return {{"import", "gov import hyperpod FILE... [--catalog PATH] [--capacity TYPE=N,...]",
+           "Read an existing SageMaker HyperPod setup and print it as a formatted `.gov` policy.",
+           "FILEs are `aws sagemaker describe-cluster-scheduler-config` and `describe-compute-quota` outputs (one JSON\n"
+           "object each, at most one scheduler config). The policy imports the catalog `--catalog` names (default\n"
+           "policies/catalog/aws-ml.gov, written as given: run from the directory the policy will live in, or edit\n"
+           "the import); HyperPod's API has no capacity, so give it with `--capacity ml.g5.8xlarge=4,...` or fill in the\n"
+           "comment. The output checks. What gov cannot represent (an unknown member, a partition, an amount that\n"
+           "is not a whole number of MiB or millicores) is an error naming the file, the object and the member.\n"
+           "See docs/deploy.md.",
+           {{"catalog", "PATH", "the catalog file (default policies/catalog/aws-ml.gov)"},
+            {"capacity", "TYPE=N,...", "instances of each type in the cluster"}}},
+          run_import};
+}
+
+}  // namespace gov::cli
