@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/model/hyperpod_names.hpp"
 #include "compiler/support/terminal_text.hpp"
 
 namespace gov::grammar {
@@ -143,14 +144,13 @@ bool is_reserved(std::string_view word) {
   return std::find(words.begin(), words.end(), word) != words.end();
 }
 
-/// `Team_A` -> `team-a`: the nearest valid name, for help text.
-std::string suggest_name(std::string_view word) {
-  std::string out;
-  for (char c : word) {
-    if (c == '_') c = '-';
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+/// The help for an invalid name: the gov spelling, and for a HyperPod API member gov names
+/// otherwise (`Count`), which one it is.
+std::string name_help(std::string_view word, std::string_view rule) {
+  if (const std::optional<std::string_view> gov = model::gov_word_for_hyperpod_name(word)) {
+    return fmt::format("HyperPod's `{}` is `{}` in gov", word, *gov);
   }
-  return out;
+  return fmt::format("{} `{}`", rule, model::kebab_case(word));
 }
 
 }  // namespace
@@ -241,10 +241,10 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
         return d;
       }
       const std::string word(source.substr(token.begin, token.end - token.begin));
-      if (!word.empty() && is_word_char(word[0]) && suggest_name(word) != word) {
+      if (!word.empty() && is_word_char(word[0]) && model::kebab_case(word) != word) {
         Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
                                        "not a valid property name");
-        d.help = fmt::format("names use lower-case letters, digits and hyphens: `{}`", suggest_name(word));
+        d.help = name_help(word, "names use lower-case letters, digits and hyphens:");
         return d;
       }
       break;  // "expected a property or `}`, found ..."
@@ -261,8 +261,7 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
       if (!word.empty() && is_word_char(word[0])) {
         Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
                                        "not a valid name");
-        d.help = fmt::format("names use lower-case letters, digits and hyphens and start with a letter, like `{}`",
-                             suggest_name(word));
+        d.help = name_help(word, "names use lower-case letters, digits and hyphens and start with a letter, like");
         return d;
       }
       break;  // "expected a name, found ..."
@@ -276,7 +275,13 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
   const Span primary = kind == K::token && line_break_before ? Span{previous_end, previous_end} : token;
   std::string label(text);
   if (kind == K::block_close) label = "unexpected " + (found.front() == '`' ? std::string("token") : found);
-  return make_diagnostic(Code::expected_token, at(primary), fmt::format("{}, found {}", text, found), label);
+  Diagnostic d = make_diagnostic(Code::expected_token, at(primary), fmt::format("{}, found {}", text, found), label);
+  // A value written the AWS API's way (`sharing = LendAndBorrow`): say how gov writes it.
+  const std::string word(source.substr(token.begin, token.end - token.begin));
+  if (!word.empty() && is_word_char(word[0]) && model::kebab_case(word) != word) {
+    d.help = fmt::format("`{}` is written `{}` in gov", word, model::kebab_case(word));
+  }
+  return d;
 }
 
 /// Where parsing resumes after an error in a declaration that started at `start`: the

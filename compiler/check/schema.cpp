@@ -10,6 +10,7 @@
 
 #include "compiler/ast/source_text.hpp"
 #include "compiler/check/surface.hpp"
+#include "compiler/model/hyperpod_names.hpp"
 
 namespace gov::check {
 namespace {
@@ -32,6 +33,21 @@ std::string_view kind_description(ValueKind kind) {
     case K::choice_or_block: return "one of the choices or a block such as `{ policy = lower-priority }`";
   }
   return "a value";
+}
+
+/// The help for `word` where one of `candidates` was expected, when `word` is a HyperPod API or
+/// console name (or a candidate in another case convention): "HyperPod's `LendAndBorrow` is
+/// `lend-and-borrow` in gov". nullopt when it is not one (then did-you-mean applies).
+std::optional<std::string> foreign_spelling_help(std::string_view word, const std::vector<std::string>& candidates) {
+  const auto offered = [&](std::string_view name) {
+    return std::find(candidates.begin(), candidates.end(), name) != candidates.end();
+  };
+  if (const std::optional<std::string_view> gov = model::gov_word_for_hyperpod_name(word); gov && offered(*gov)) {
+    return fmt::format("HyperPod's `{}` is `{}` in gov", word, *gov);
+  }
+  const std::string kebab = model::kebab_case(word);
+  if (kebab != word && offered(kebab)) return fmt::format("`{}` is written `{}` in gov", word, kebab);
+  return std::nullopt;
 }
 
 std::string describe_value(const ast::Value& v) {
@@ -151,7 +167,8 @@ class Validator {
     std::vector<std::string> quoted;
     for (const std::string& k : keys) quoted.push_back(fmt::format("`{}`", k));
     if (where == "a team") quoted.insert(quoted.begin(), "`quota`");
-    d.help = did_you_mean(p.key.text, keys).value_or(fmt::format("{} takes {}", where, fmt::join(quoted, ", ")));
+    d.help = foreign_spelling_help(p.key.text, keys)
+                 .value_or(did_you_mean(p.key.text, keys).value_or(fmt::format("{} takes {}", where, fmt::join(quoted, ", "))));
     diagnostics_.report(std::move(d));
   }
 
@@ -250,7 +267,8 @@ class Validator {
     std::vector<std::string> names(words.begin(), words.end());
     Diagnostic d = make_diagnostic(Code::unknown_enum_value, at(v.span),
                                    fmt::format("`{}` is not a choice for `{}`", v.name.text, key), "unknown choice");
-    d.help = did_you_mean(v.name.text, names).value_or(fmt::format("`{}` is one of {}", key, quoted()));
+    d.help = foreign_spelling_help(v.name.text, names)
+                 .value_or(did_you_mean(v.name.text, names).value_or(fmt::format("`{}` is one of {}", key, quoted())));
     diagnostics_.report(std::move(d));
   }
 
