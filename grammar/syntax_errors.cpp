@@ -276,6 +276,19 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
   std::string label(text);
   if (kind == K::block_close) label = "unexpected " + (found.front() == '`' ? std::string("token") : found);
   Diagnostic d = make_diagnostic(Code::expected_token, at(primary), fmt::format("{}, found {}", text, found), label);
+  // C's and Python's logical operators where gov has words.
+  const std::string_view rest = source.substr(token.begin);
+  for (const auto& [op, word] : {std::pair<std::string_view, std::string_view>{"&&", "and"}, {"||", "or"}}) {
+    if (rest.starts_with(op)) {
+      d.primary.span = {token.begin, token.begin + static_cast<uint32_t>(op.size())};
+      d.help = fmt::format("gov writes `{}` as `{}`: `task.gpus > 1 {} task.gpus < 4`", op, word, word);
+      return d;
+    }
+  }
+  if (rest.starts_with("!") && !rest.starts_with("!=")) {
+    d.help = "gov writes `!` as `not`: `not (task.gpus > 4)`";
+    return d;
+  }
   // A value written the AWS API's way (`sharing = LendAndBorrow`): say how gov writes it.
   const std::string word(source.substr(token.begin, token.end - token.begin));
   if (!word.empty() && is_word_char(word[0]) && model::kebab_case(word) != word) {

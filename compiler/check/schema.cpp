@@ -205,7 +205,14 @@ class Validator {
         return;
       case K::percentage:
         if (!is_number || unit != U::percent) {
-          wrong_kind(v, spec, key, is_number ? std::optional<std::string>(fmt::format("write `{}%`", plain)) : std::nullopt);
+          std::optional<std::string> help;
+          if (is_number) help = fmt::format("write `{}%`", plain);
+          // `0.5` is a fraction, as HyperPod's console shows a ratio: it means 50%, not 0.5%.
+          if (is_number && unit == U::none && v.number.has_decimals && v.number.micros > 0 && v.number.micros < 1'000'000) {
+            const std::string percent = ast::number_text(ast::Number{v.number.micros * 100, U::none, false, {}});
+            help = fmt::format("a fraction is written as a percentage: `{}%` (or `{}%` if you meant that)", percent, plain);
+          }
+          wrong_kind(v, spec, key, help);
         }
         return;
       case K::name:
