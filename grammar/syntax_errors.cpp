@@ -241,7 +241,7 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
         return d;
       }
       const std::string word(source.substr(token.begin, token.end - token.begin));
-      if (!word.empty() && is_word_char(word[0]) && model::kebab_case(word) != word) {
+      if (!word.empty() && std::isalpha(static_cast<unsigned char>(word[0])) && model::kebab_case(word) != word) {
         Diagnostic d = make_diagnostic(Code::invalid_name, at(token), fmt::format("invalid name `{}`", word),
                                        "not a valid property name");
         d.help = name_help(word, "names use lower-case letters, digits and hyphens:");
@@ -291,8 +291,11 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
   }
   // A value written the AWS API's way (`sharing = LendAndBorrow`): say how gov writes it.
   const std::string word(source.substr(token.begin, token.end - token.begin));
-  if (!word.empty() && is_word_char(word[0]) && model::kebab_case(word) != word) {
+  const bool letter = !word.empty() && std::isalpha(static_cast<unsigned char>(word[0]));
+  if (letter && model::kebab_case(word) != word) {
     d.help = fmt::format("`{}` is written `{}` in gov", word, model::kebab_case(word));
+  } else if (word.size() > 1 && word[0] == '-' && std::isdigit(static_cast<unsigned char>(word[1]))) {
+    d.help = "amounts and counts are never negative; `0` is the least";
   }
   return d;
 }

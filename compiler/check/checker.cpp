@@ -3,6 +3,7 @@
 #include "compiler/check/checker.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <regex>
 
@@ -103,7 +104,14 @@ std::optional<model::Amount> Checker::amount(const ast::Property& p, model::Reso
       a = mebibytes(v.number);
       limit = kMaxAmount * 1024;
       if (!a && (v.number.unit == ast::Unit::mib || v.number.unit == ast::Unit::gib || v.number.unit == ast::Unit::tib)) {
-        report(Code::out_of_range, {source, v.span}, fmt::format("`{}` is not a whole number of MiB", ast::number_text(v.number)));
+        Diagnostic& d = report(Code::out_of_range, {source, v.span},
+                               fmt::format("`{}` is not a whole number of MiB", ast::number_text(v.number)));
+        // The nearest whole MiB below, exact: micros × MiB per unit / 10^6.
+        const int64_t per_unit = v.number.unit == ast::Unit::tib ? 1024 * 1024 : v.number.unit == ast::Unit::gib ? 1024 : 1;
+        if (v.number.micros >= 0 && v.number.micros <= std::numeric_limits<int64_t>::max() / per_unit) {
+          d.help = fmt::format("memory is counted in whole MiB: write `{} MiB` (the nearest below)",
+                               v.number.micros * per_unit / 1'000'000);
+        }
       }
       break;
     default: a = whole_number(v.number); break;

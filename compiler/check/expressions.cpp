@@ -172,6 +172,12 @@ class Typer {
       d.help = "read one label with `task.labels[\"key\"]`, or test for it with `\"key\" in task.labels`";
       return std::nullopt;
     }
+    if (text.starts_with("task.labels.")) {  // a label read as a field: `task.labels.team`
+      const std::string key = text.substr(std::string_view("task.labels.").size());
+      Diagnostic& d = error(Code::unknown_field, e.span, fmt::format("unknown field `{}`", text), "unknown field");
+      d.help = fmt::format("a label is read by its key: `task.labels[\"{}\"]`", key);
+      return std::nullopt;
+    }
     if ((root == "task" || root == "team" || root == "cluster") && text.find('.') != std::string::npos) {
       Diagnostic& d = error(Code::unknown_field, e.span, fmt::format("unknown field `{}`", text), "unknown field");
       std::vector<std::string> paths = known_paths();
