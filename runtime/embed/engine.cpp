@@ -133,7 +133,8 @@ Engine Engine::compile_file(const std::string& path, Options options) {
   }
   auto impl = std::make_unique<Impl>(std::move(options));
   impl->path = path;
-  driver::Result first = driver::load(driver::Source::file(path), driver::Request::running(impl->back_end));
+  driver::Result first =
+      driver::load(driver::Source::file(path, impl->options.policy_root), driver::Request::running(impl->back_end));
   if (!first.ok()) embed::throw_load_error(*first.error);
   impl->install(embed::loaded(std::move(first.policy), /*version=*/1, path, impl->names));
   return Engine(std::move(impl));

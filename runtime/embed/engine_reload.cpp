@@ -29,7 +29,7 @@ std::shared_ptr<const embed::LoadedPolicy> Engine::Impl::load_next(std::optional
     std::shared_lock lock(state_mutex);
     request.unless_content_sha256 = policy->info.content_sha256;
   }
-  driver::Result next = driver::load(driver::Source::file(path), request);
+  driver::Result next = driver::load(driver::Source::file(path, options.policy_root), request);
   if (!next.ok()) embed::throw_load_error(*next.error);
   if (next.policy->unchanged) return nullptr;
   return embed::loaded(std::move(next.policy), version.load() + 1, path, names);

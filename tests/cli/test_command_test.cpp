@@ -224,3 +224,39 @@ TEST_CASE("gov apply --db in a directory that does not exist is an error, not a 
   // An existing directory is fine.
   CHECK(run_gov("apply " + quoted(file.path) + " --db " + quoted(file.dir / "x.db")).exit_code == 0);
 }
+
+// Issue 23, point 1: --root names the directory imports must stay under, for every command that
+// loads a file, and gov::Options::policy_root does the same for Engine::compile_file.
+TEST_CASE("the root option lets a policy import from above its gov.toml project only when given", "[cli]") {
+  gov::test::TempDir dir("root-option");
+  dir.copy_catalog();
+  dir.write("shared/teams.gov", "team team-a {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n");
+  dir.write("project/gov.toml", "");
+  const std::string policy = dir.write("project/policy.gov", R"(import "../policies/catalog/aws-ml.gov"
+import "../shared/teams.gov"
+
+cluster small {
+  catalog  = aws-ml
+  capacity = { ml.g5.8xlarge: 2 }
+}
+
+policy {
+  priority training = 50
+}
+)");
+  // The default root is project/ (its gov.toml): both imports leave it.
+  const auto confined = run_gov("check " + quoted(policy));
+  CHECK(confined.exit_code == 1);
+  CHECK(confined.err.find("E0208") != std::string::npos);
+  const std::string root = " --root " + quoted(dir.path().string());
+  for (const char* command : {"check ", "lint ", "inspect ", "test "}) {
+    const auto result = run_gov(command + quoted(policy) + root);
+    INFO(command << result.out << result.err);
+    CHECK(result.exit_code == 0);
+  }
+  gov::Options options;
+  options.back_end = gov::Options::BackEnd::interpreter;
+  CHECK_THROWS_AS(gov::Engine::compile_file(policy, options), gov::Error);
+  options.policy_root = dir.path().string();
+  CHECK(gov::Engine::compile_file(policy, options).policy().name == "policy");
+}

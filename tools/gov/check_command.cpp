@@ -27,7 +27,7 @@ int run_check(const Args& args) {
   if (!files) return io_status;
   const bool lowered = emit == "ir" || emit == "llvm" || emit == "asm";
   for (const std::string& path : *files) {
-    std::optional<driver::Source> source = source_argument(path, io_status);
+    std::optional<driver::Source> source = source_argument(path, io_status, root_option(args));
     if (!source) continue;
     // Up to Stage::check: the diagnostics are printed below, with every file's.
     std::unique_ptr<driver::Policy> policy =
@@ -60,7 +60,8 @@ Command check_command() {
            "FILE `-` is standard input (shown as `<stdin>`; it imports nothing).\n"
            "Exit status: 0 when clean or only warnings, 1 when there are errors, 2 when a file cannot be read.\n"
            "Lint warnings are printed by `gov lint`.",
-           {{"emit", "STAGE", "also print a stage: `ast` (syntax tree with byte spans), `ir` (the lowered module), `llvm` (optimised LLVM IR of the rules) or `asm`"}}},
+           {{"emit", "STAGE", "also print a stage: `ast` (syntax tree with byte spans), `ir` (the lowered module), `llvm` (optimised LLVM IR of the rules) or `asm`"},
+            root_option_spec()}},
           run_check};
 }
 

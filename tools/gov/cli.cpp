@@ -160,8 +160,16 @@ std::unique_ptr<driver::Policy> load_policy(const driver::Source& source, const 
   return std::move(loaded.policy);
 }
 
-std::optional<driver::Source> source_argument(const std::string& argument, int& status) {
-  if (argument != "-") return driver::Source::file(argument);
+std::string root_option(const Args& args) { return args.value("root").value_or(""); }
+
+OptionSpec root_option_spec() {
+  return {"root", "DIR",
+          "the directory imports must stay under (default: the nearest directory with a gov.toml, else the "
+          "repository top, else the file's directory)"};
+}
+
+std::optional<driver::Source> source_argument(const std::string& argument, int& status, const std::string& root) {
+  if (argument != "-") return driver::Source::file(argument, root);
   std::string error;
   // A pipe or a terminal as well as a file: read to its end.
   std::optional<std::string> text = read_to_end(STDIN_FILENO, driver::kMaxEntryReadBytes, /*expected=*/0, error);

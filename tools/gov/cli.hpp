@@ -69,6 +69,12 @@ std::optional<std::vector<std::string>> policy_files(const std::vector<std::stri
 /// The source a FILE argument names: `-` is standard input (read whole, at most
 /// driver::kMaxEntryReadBytes, shown as `<stdin>`), anything else a file on disk. nullopt after
 /// printing why standard input cannot be read (status kUsage).
-std::optional<driver::Source> source_argument(const std::string& argument, int& status);
+std::optional<driver::Source> source_argument(const std::string& argument, int& status, const std::string& root = {});
+
+/// --root DIR: the directory a policy's imports must stay under (empty: driver's rule, the
+/// nearest `gov.toml`, else the repository top, else the file's directory).
+std::string root_option(const Args& args);
+/// The --root option's spec, for every command that loads a policy from a file.
+OptionSpec root_option_spec();
 
 }  // namespace gov::cli

@@ -9,9 +9,9 @@ namespace gov::cli {
 namespace {
 
 /// Loads and checks a complete policy, printing its problems; nullopt when it has errors.
-std::optional<CheckedPolicy> load_for_diff(const std::string& path, int& status) {
+std::optional<CheckedPolicy> load_for_diff(const std::string& path, const std::string& root, int& status) {
   std::unique_ptr<driver::Policy> policy =
-      load_policy(driver::Source::file(path), driver::Request::up_to(driver::Stage::check), status);
+      load_policy(driver::Source::file(path, root), driver::Request::up_to(driver::Stage::check), status);
   if (!policy) return std::nullopt;
   std::optional<CheckedPolicy> checked = std::move(policy->checked);
   if (!checked->ok()) {
@@ -36,8 +36,8 @@ int run_diff(const Args& args) {
     return kUsage;
   }
   int status = kOk;
-  std::optional<CheckedPolicy> before = load_for_diff(args.positional[0], status);
-  std::optional<CheckedPolicy> after = load_for_diff(args.positional[1], status);
+  std::optional<CheckedPolicy> before = load_for_diff(args.positional[0], root_option(args), status);
+  std::optional<CheckedPolicy> after = load_for_diff(args.positional[1], root_option(args), status);
   if (!before || !after) return status;
   const diff::PolicyDiff d = diff::compare(before->result.policy, after->result.policy);
   const std::string& a = args.positional[0];
@@ -59,6 +59,7 @@ Command diff_command() {
            "outranks another). `markdown` is ready to paste as a pull-request comment. No changes: says so, exit 0.\n"
            "Without --files it compares stored versions A and B (default: the active version and its parent).",
            {{"files", "", "compare two policy files (OLD NEW)"},
+            root_option_spec(),
             {"db", "PATH", "the store (default $GOV_DB, else .gov/policies.db)"},
             {"policy", "NAME", "the policy in the store (default: the only one)"},
             {"format", "FORMAT", "text (default), json or markdown"},

@@ -13,7 +13,8 @@ namespace gov::cli {
 
 std::vector<OptionSpec> engine_options() {
   return {{"engine", "NAME", "evaluator back end: `jit` (native code, the default) or `interp` (the reference interpreter)"},
-          {"dialect", "NAME", "message wording: `head` (Kueue HEAD, default) or `kueue-v0.9` (early HyperPod clusters)"}};
+          {"dialect", "NAME", "message wording: `head` (Kueue HEAD, default) or `kueue-v0.9` (early HyperPod clusters)"},
+          root_option_spec()};
 }
 
 std::vector<OptionSpec> verify_options() {
@@ -53,6 +54,7 @@ namespace {
 /// The API's options from the command line; nullopt after printing why one is wrong.
 std::optional<gov::Options> api_options_from(const Args& args) {
   gov::Options options;
+  options.policy_root = root_option(args);
   const std::string back_end = args.value("engine").value_or("jit");
   if (back_end == "interp") {
     options.back_end = gov::Options::BackEnd::interpreter;

@@ -210,7 +210,7 @@ int run_inspect(const Args& args) {
   }
   int status = kOk;
   std::unique_ptr<driver::Policy> policy =
-      load_policy(driver::Source::file(args.positional[0]), driver::Request::up_to(driver::Stage::check), status);
+      load_policy(driver::Source::file(args.positional[0], root_option(args)), driver::Request::up_to(driver::Stage::check), status);
   if (!policy) return status;
   const CheckedPolicy* checked = &policy->checked;
   if (!checked->ok()) {
@@ -233,7 +233,7 @@ Command inspect_command() {
            "or `lending-limit`; each team's Kueue controls (preemption, queueing, flavor fungibility) and the\n"
            "fair-share preemption strategies with their defaults filled in.\n"
            "vCPU in vCPUs, memory in GiB. The policy must have one `cluster` and one `policy`.",
-           {{"format", "FORMAT", "text (default) or json"}}},
+           {{"format", "FORMAT", "text (default) or json"}, root_option_spec()}},
           run_inspect};
 }
 

@@ -69,7 +69,7 @@ int run_lint(const Args& args) {
   if (!files) return io_status;
   for (const std::string& path : *files) {
     std::unique_ptr<driver::Policy> policy = load_policy(
-        driver::Source::file(path), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false), io_status);
+        driver::Source::file(path, root_option(args)), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false), io_status);
     if (!policy) continue;
     const CheckedPolicy* checked = &policy->checked;
     Diagnostics all = checked->diagnostics();
@@ -103,6 +103,7 @@ Command lint_command() {
            "`# gov:allow(NAME)` on the line above it or at its end, or by `--allow NAME`.\n"
            "Exit status: 0 clean or warnings only, 1 errors (or warnings with --deny-warnings), 2 usage or I/O.",
            {{"format", "FORMAT", "text (default), json, sarif or github"},
+            root_option_spec(),
             {"deny-warnings", "", "exit 1 when there are warnings"},
             {"allow", "NAME", "silence a warning by name or code (repeatable)"}}},
           run_lint};

@@ -135,7 +135,7 @@ int run_apply(const Args& args) {
   }
   int status = kOk;
   std::unique_ptr<driver::Policy> loaded =
-      load_policy(driver::Source::file(args.positional[0]), driver::Request::up_to(driver::Stage::check), status);
+      load_policy(driver::Source::file(args.positional[0], root_option(args)), driver::Request::up_to(driver::Stage::check), status);
   if (!loaded) return status;
   const CheckedPolicy* checked = &loaded->checked;
   if (!checked->ok()) {
@@ -379,6 +379,7 @@ Command apply_command() {
   options.push_back({"expect-version", "N", "fail with a conflict unless N is the active version (0: none yet)"});
   options.push_back({"sign-key", "FILE", "sign the version and its native code with this Ed25519 secret key "
                                          "(`gov keygen`; default $GOV_SIGNING_KEY)"});
+  options.push_back(root_option_spec());
   options.push_back({"skip-tests", "", "apply although the policy's own `test` blocks fail (said in the version's message)"});
   return {{"apply", "gov apply FILE [-m MESSAGE] [--expect-version N] [--sign-key FILE] [--skip-tests] [--db PATH]",
            "Check and compile a policy and store it as the new active version.",

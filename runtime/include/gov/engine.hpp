@@ -33,6 +33,10 @@ namespace gov {
 struct Options {
   /// In a store with several policies, which one (empty: the store's only policy).
   std::string policy;
+  /// compile_file: the directory the policy's imports must stay under (docs/language.md,
+  /// `import`). Empty: the nearest ancestor of the file holding a `gov.toml`, else the
+  /// repository top (`.git`), else the file's own directory.
+  std::string policy_root;
   /// `jit`: native code (the store's cached object when it matches this machine, else compiled
   /// once); falls back to the interpreter, with PolicyInfo::back_end saying so, where LLVM
   /// cannot be used. `interpreter`: the reference interpreter.
