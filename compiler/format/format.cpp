@@ -272,6 +272,20 @@ class Formatter {
 
 }  // namespace
 
-std::string format(const ast::File& file, const SourceFile& source) { return Formatter(file, source).run(); }
+std::string format(const ast::File& file, const SourceFile& source) {
+  std::string text = Formatter(file, source).run();
+  // A file written with CRLF line ends (Windows editors) keeps them: its first line end decides.
+  const std::string_view input = source.text();
+  const size_t first_break = input.find('\n');
+  if (first_break == std::string_view::npos || first_break == 0 || input[first_break - 1] != '\r') return text;
+  std::string crlf;
+  crlf.reserve(text.size() + text.size() / 16);
+  for (char c : text) {
+    if (c == '\r') continue;  // a comment's own CR, if the parser kept it: one CRLF per line
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  return crlf;
+}
 
 }  // namespace gov::format

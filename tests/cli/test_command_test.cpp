@@ -260,3 +260,15 @@ policy {
   options.policy_root = dir.path().string();
   CHECK(gov::Engine::compile_file(policy, options).policy().name == "policy");
 }
+
+// Issue 23, point 9: a CRLF file used to come out of gov fmt with LF line ends.
+TEST_CASE("gov fmt keeps a CRLF file CRLF and an LF file LF", "[cli]") {
+  gov::test::TempDir dir("fmt-crlf");
+  const std::string crlf = dir.write("crlf.gov", "# a comment\r\npolicy {\r\n  priority   training = 50 # trailing\r\n}\r\n");
+  CHECK(run_gov("fmt " + quoted(crlf)).exit_code == 0);
+  CHECK(gov::test::read_text(crlf) == "# a comment\r\npolicy {\r\n  priority training = 50  # trailing\r\n}\r\n");
+  CHECK(run_gov("fmt --check " + quoted(crlf)).exit_code == 0);  // idempotent
+  const std::string lf = dir.write("lf.gov", "policy {\n  priority   training = 50\n}\n");
+  CHECK(run_gov("fmt " + quoted(lf)).exit_code == 0);
+  CHECK(gov::test::read_text(lf) == "policy {\n  priority training = 50\n}\n");
+}
