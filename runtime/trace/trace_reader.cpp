@@ -131,6 +131,28 @@ std::string known_names(const std::vector<T>& items, std::string_view singular,
   return out;
 }
 
+/// "did you mean \"ml.g5.8xlarge\"?" for a name one edit away from one of `items`, else the list
+/// known_names gives: a catalog has 205 instance types, of which a list shows ten.
+template <typename T>
+std::string names_help(const std::vector<T>& items, std::string_view name, std::string_view singular,
+                       std::string_view plural) {
+  if (name.size() <= kQuoteLimit) {
+    // One edit away only: instance type names differ from each other by one or two characters
+    // (`ml.p5.48xlarge`, `ml.g5.8xlarge`), so a wider net suggests another real type.
+    std::optional<std::string_view> best;
+    size_t best_distance = 2;
+    for (const T& item : items) {
+      const size_t distance = edit_distance(name, item.name);
+      if (distance < best_distance) {
+        best = item.name;
+        best_distance = distance;
+      }
+    }
+    if (best) return fmt::format("did you mean {}?", quoted(*best));
+  }
+  return known_names(items, singular, plural);
+}
+
 }  // namespace
 
 std::string_view event_kind_name(EventKind kind) {
@@ -542,7 +564,7 @@ bool EventDecoder::read_names(const JsonValue& submit, gov::Task& task) {
       return field_fail(
           "instance_type", type->position,
           fmt::format("unknown instance type {}; {}", quoted(*task.instance_type),
-                      known_names(module_.flavors, "instance type", "instance types")));
+                      names_help(module_.flavors, *task.instance_type, "instance type", "instance types")));
     }
   }
   return true;

@@ -230,6 +230,9 @@ TEST_CASE("trace error: unknown instance type", "[trace]") {
       error_of(submit(R"("instance_type": "ml.p5.48xlarge", "gpus": 1)")) ==
       R"(event 0 (at 0): field "instance_type": unknown instance type "ml.p5.48xlarge"; the only instance type )"
       R"(is ml.g5.8xlarge)");
+  // Issue 23, point 12: a typo gets a did-you-mean rather than the list (a catalog has 205 types).
+  CHECK(error_of(submit(R"("instance_type": "ml.g5.8xlarg", "gpus": 1)")) ==
+        R"(event 0 (at 0): field "instance_type": unknown instance type "ml.g5.8xlarg"; did you mean "ml.g5.8xlarge"?)");
 }
 
 TEST_CASE("trace error: negative or non-integer amounts", "[trace]") {
