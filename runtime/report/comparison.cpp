@@ -10,6 +10,8 @@
 
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/json_writer.hpp"
+#include "compiler/support/markup.hpp"
+#include "runtime/report/page.hpp"
 
 namespace gov::report {
 
@@ -111,21 +113,6 @@ void outcome_json(JsonWriter& w, const TaskOutcome& o) {
   w.field("preemptions", uint64_t{o.preemptions});
   if (!o.rule.empty()) w.field("rule", o.rule);
   w.end_object();
-}
-
-std::string html_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 constexpr std::string_view kPage = R"page(<!DOCTYPE html>
@@ -398,23 +385,8 @@ std::string comparison_json(const Comparison& c) {
 }
 
 std::string comparison_html(const Comparison& c) {
-  std::string json = comparison_json(c);
-  std::string data;
-  data.reserve(json.size());
-  for (char ch : json) {
-    if (ch == '<') {
-      data += "\\u003c";  // cannot close the script element
-    } else if (ch != '\n') {
-      data += ch;
-    }
-  }
-  std::string page(kPage);
-  const std::string title = html_escape("gov what-if: " + c.policy_a + " vs " + c.policy_b);
-  for (size_t at = page.find("@TITLE@"); at != std::string::npos; at = page.find("@TITLE@", at + title.size())) {
-    page.replace(at, 7, title);
-  }
-  page.replace(page.find("@DATA@"), 6, data);
-  return page;
+  return fill_page(kPage, "gov what-if: " + c.policy_a + " vs " + c.policy_b,
+                   support::json_for_script(comparison_json(c)));
 }
 
 }  // namespace gov::report

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "compiler/support/json_writer.hpp"
+#include "compiler/support/markup.hpp"
+#include "runtime/report/page.hpp"
 
 namespace gov::report {
 
@@ -45,23 +47,6 @@ void percentiles(JsonWriter& w, const std::array<double, 3>& values) {
     }
   }
   w.end_array();
-}
-
-/// `text` escaped for HTML text and attribute values.
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 // The page. `@TITLE@` and `@DATA@` are replaced; nothing in it refers to anything outside the
@@ -449,32 +434,12 @@ std::string report_json(const ReportData& data) {
   }
   w.end_array();
   w.end_object();
-  std::string json = w.finish();
-  // '<' only occurs inside strings: as \u003c it cannot end the script element ("</script>").
-  std::string out;
-  out.reserve(json.size());
-  for (char c : json) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else if (c != '\n') {
-      out += c;
-    }
-  }
-  return out;
+  return support::json_for_script(w.finish());
 }
 
 std::string html_report(const ReportData& data) {
-  const std::string title = html_escape(
-      data.policy.empty() ? std::string("gov simulation report") : "gov simulation report: " + data.policy);
-  std::string page(kPage);
-  const auto replace_all = [&page](std::string_view marker, const std::string& with) {
-    for (size_t at = page.find(marker); at != std::string::npos; at = page.find(marker, at + with.size())) {
-      page.replace(at, marker.size(), with);
-    }
-  };
-  replace_all("@TITLE@", title);
-  replace_all("@DATA@", report_json(data));
-  return page;
+  return fill_page(kPage, data.policy.empty() ? std::string("gov simulation report") : "gov simulation report: " + data.policy,
+                   report_json(data));
 }
 
 }  // namespace gov::report

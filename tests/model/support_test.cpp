@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "compiler/support/json_writer.hpp"
+#include "compiler/support/markup.hpp"
 #include "compiler/support/name_index.hpp"
 #include "compiler/support/sha256.hpp"
 #include "compiler/support/utf8.hpp"
@@ -132,4 +133,20 @@ TEST_CASE("gov log --format json escapes bidi controls and DEL in messages", "[s
   CHECK(versions[0]["version"].num() == 1);
   CHECK(versions[0]["parent"].kind == gov::test::Json::Kind::null);
   for (const char* suffix : {"", ".message", ".author"}) std::filesystem::remove(db + suffix);
+}
+
+// One escaper for the report pages and JUnit XML (three copies before, one of which let C0
+// controls through into XML, where they make the document ill-formed).
+TEST_CASE("support: markup escapes entities and replaces what XML cannot hold", "[support]") {
+  CHECK(gov::support::escape_markup(R"(<a href="x">Tom & Jerry's</a>)") ==
+        "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;");
+  CHECK(gov::support::escape_markup("tab\tline\nbell\x07 esc\x1b") == "tab\tline\nbell\xEF\xBF\xBD esc\xEF\xBF\xBD");
+  CHECK(gov::support::escape_markup("caf\xC3\xA9") == "caf\xC3\xA9");  // UTF-8 passes through
+}
+
+TEST_CASE("support: JSON embedded in a script element cannot close it", "[support]") {
+  const std::string json = "{\"name\": \"</script><script>alert(1)</script>\",\n \"n\": 1}";
+  const std::string safe = gov::support::json_for_script(json);
+  CHECK(safe.find('<') == std::string::npos);
+  CHECK(safe == "{\"name\": \"\\u003c/script>\\u003cscript>alert(1)\\u003c/script>\", \"n\": 1}");
 }

@@ -8,6 +8,7 @@
 
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/support/json_writer.hpp"
+#include "compiler/support/markup.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "runtime/embed/engine_internals.hpp"
 #include "runtime/policy_test/policy_test.hpp"
@@ -173,28 +174,6 @@ std::string json_report(const std::vector<RanFile>& files, const Totals& totals)
   return out.finish();
 }
 
-/// `text` escaped for an XML attribute or text node. Characters XML 1.0 cannot hold at all (C0
-/// controls other than tab and newline) become U+FFFD.
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
-          out += "\xEF\xBF\xBD";
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
 /// JUnit XML as CI systems read it (GitHub, GitLab, Jenkins): one <testsuite> per file, one
 /// <testcase> per block; a file that did not check is one <testcase> with an <error>.
 std::string junit_report(const std::vector<RanFile>& files, const Totals& totals) {
@@ -202,7 +181,7 @@ std::string junit_report(const std::vector<RanFile>& files, const Totals& totals
   out += fmt::format("<testsuites name=\"gov test\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n",
                      totals.passed + totals.failed + totals.not_loaded, totals.failed, totals.not_loaded);
   for (const RanFile& file : files) {
-    const std::string name = xml_escape(file.path);
+    const std::string name = support::escape_markup(file.path);
     const size_t failures = static_cast<size_t>(
         std::count_if(file.cases.begin(), file.cases.end(), [](const RanCase& c) { return !c.result.passed(); }));
     out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n", name,
@@ -212,15 +191,15 @@ std::string junit_report(const std::vector<RanFile>& files, const Totals& totals
       out += "      <error message=\"the policy does not check; see gov check\"/>\n    </testcase>\n";
     }
     for (const RanCase& c : file.cases) {
-      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", name, xml_escape(c.result.name));
+      out += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", name, support::escape_markup(c.result.name));
       if (c.result.passed()) {
         out += "/>\n";
         continue;
       }
       const policy_test::Failure& failure = *c.result.failure;
       out += fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
-                         xml_escape(fmt::format("expected {}, but {}", failure.expected, failure.actual)),
-                         xml_escape(failure_report(c)));
+                         support::escape_markup(fmt::format("expected {}, but {}", failure.expected, failure.actual)),
+                         support::escape_markup(failure_report(c)));
     }
     out += "  </testsuite>\n";
   }
