@@ -1,7 +1,6 @@
 #include "compiler/diff/diff.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -13,33 +12,82 @@ namespace gov::diff {
 namespace {
 
 using check::Policy;
+using model::Amount;
+using model::Resource;
 
 constexpr std::array<std::string_view, model::kResourceCount> kResourceNames = {"gpu", "neuron", "vcpu", "memory", "efa"};
 
-/// An amount in display units: devices, vCPUs, GiB.
-double display(model::Resource r, model::Amount a) {
-  if (r == model::Resource::vcpu) return static_cast<double>(a) / 1000.0;
-  if (r == model::Resource::memory) return static_cast<double>(a) / 1024.0;
-  return static_cast<double>(a);
-}
-
-std::string number_text(double v) {
-  std::string text = fmt::format("{:.3f}", v);
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return text;
-}
-
-std::string amount_text(model::Resource r, model::Amount a) {
+/// An amount as a reviewer reads it: devices, vCPUs, GiB, 3 digits at most after the point.
+std::string amount_text(Resource r, Amount a) {
   model::AmountFormat format = model::decimal_notation(/*fraction_digits=*/3);
   format.memory_unit = true;
   format.unlimited_word = true;
   return model::format_amount(r, a, format);
 }
 
+/// An amount with what it counts: `8 GPUs`, `96 vCPUs`, `1152 GiB memory`, `4 EFA`.
+std::string counted(Resource r, Amount a) {
+  const std::string n = amount_text(r, a);
+  switch (r) {
+    case Resource::gpu: return n + (a == 1 ? " GPU" : " GPUs");
+    case Resource::neuron: return n + (a == 1 ? " Neuron device" : " Neuron devices");
+    case Resource::vcpu: return n + (a == model::kMillicoresPerVcpu ? " vCPU" : " vCPUs");
+    case Resource::memory: return n + " memory";
+    case Resource::efa: return n + " EFA";
+  }
+  return n;
+}
+
+/// The nonzero amounts of a quota row, `8 GPUs, 96 vCPUs, 1152 GiB memory`.
+std::string amounts_text(const model::Resources& amounts) {
+  std::vector<std::string> parts;
+  for (Resource r : model::kAllResources) {
+    const Amount a = amounts[model::index(r)];
+    if (a != 0 && a != model::kUnlimited) parts.push_back(counted(r, a));
+  }
+  return parts.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+/// How many whole instances of `type` the amounts are, when they are exactly that.
+std::optional<Amount> whole_instances(const check::InstanceType* type, const model::Resources& amounts) {
+  if (!type) return std::nullopt;
+  std::optional<Amount> instances;
+  for (Resource r : model::kAllResources) {
+    const Amount per = type->per_instance[model::index(r)], a = amounts[model::index(r)];
+    if (per == 0) {
+      if (a != 0) return std::nullopt;
+      continue;
+    }
+    if (a % per != 0 || (instances && *instances != a / per)) return std::nullopt;
+    instances = a / per;
+  }
+  return instances;
+}
+
+/// `1 × ml.p4d.24xlarge (8 GPUs, …)` when the amounts are whole instances of the type, else
+/// `ml.p4d.24xlarge: 4 GPUs, …`.
+std::string quota_text(const check::InstanceType* type, const std::string& type_name, const model::Resources& amounts) {
+  const std::optional<Amount> instances = whole_instances(type, amounts);
+  if (instances && *instances > 0) return fmt::format("{} × {} ({})", *instances, type_name, amounts_text(amounts));
+  return fmt::format("{}: {}", type_name, amounts_text(amounts));
+}
+
+std::string signed_text(Resource r, Amount d) { return (d > 0 ? "+" : "-") + amount_text(r, d > 0 ? d : -d); }
+
+/// `+1 GPU, +32 vCPUs, -128 GiB memory`: what changes between two quota rows.
+std::string deltas_text(const model::Resources& before, const model::Resources& after) {
+  std::vector<std::string> parts;
+  for (Resource r : model::kAllResources) {
+    const Amount d = after[model::index(r)] - before[model::index(r)];
+    if (d != 0) parts.push_back((d > 0 ? "+" : "-") + counted(r, d > 0 ? d : -d));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
 class Comparer {
  public:
-  Comparer(const Policy& before, const Policy& after) : before_(before), after_(after) {}
+  Comparer(const Policy& before, const Policy& after, const HeldAmounts* held)
+      : before_(before), after_(after), held_(held) {}
 
   PolicyDiff run() {
     cluster();
@@ -47,70 +95,119 @@ class Comparer {
     classes();
     teams();
     rules();
-    consequences();
+    capacity_consequences();
     return std::move(diff_);
   }
 
  private:
-  void change(std::string subject, std::string field, std::string before, std::string after) {
-    if (before == after) return;
-    diff_.changes.push_back({std::move(subject), std::move(field), std::move(before), std::move(after), std::nullopt,
-                             std::nullopt, std::nullopt});
+  /// A change of a named setting, with its summary line. False when nothing changed.
+  bool change(Change c) {
+    if (c.before == c.after) return false;
+    diff_.summary.push_back(summary_of(c));
+    diff_.changes.push_back(std::move(c));
+    return true;
   }
 
-  void numeric(std::string subject, std::string field, std::optional<double> before, std::optional<double> after,
-               std::string_view unit = "") {
-    if (before == after) return;
-    auto text = [&](std::optional<double> v) { return v ? number_text(*v) + std::string(unit) : std::string(); };
-    Change c{std::move(subject), std::move(field), text(before), text(after), std::nullopt, before, after};
-    if (before && after) {
-      const double d = *after - *before;
-      c.delta = (d > 0 ? "+" : "") + number_text(d) + std::string(unit);
+  static std::string summary_of(const Change& c) {
+    const std::string who = c.team.empty() ? c.subject : fmt::format("team `{}`", c.team);
+    if (c.before.empty()) return fmt::format("{}: {} {}", who, c.field, c.after);
+    if (c.after.empty()) return fmt::format("{}: {} removed (was {})", who, c.field, c.before);
+    return fmt::format("{}: {} {} → {}", who, c.field, c.before, c.after);
+  }
+
+  /// A numeric change; `unit` follows the number in display texts (`%`). No summary line: the
+  /// caller writes one for the group it belongs to.
+  bool numeric(Change c, std::optional<int64_t> before, std::optional<int64_t> after, std::string_view unit = "") {
+    if (before == after) return false;
+    auto text = [&](std::optional<int64_t> v) { return v ? fmt::format("{}{}", *v, unit) : std::string(); };
+    c.before = text(before);
+    c.after = text(after);
+    c.before_number = before;
+    c.after_number = after;
+    if (before && after) c.delta = fmt::format("{}{}{}", *after > *before ? "+" : "", *after - *before, unit);
+    diff_.changes.push_back(std::move(c));
+    return true;
+  }
+
+  /// A resource amount's change (base units; kUnlimited allowed).
+  bool amount(Change c, Resource r, std::optional<Amount> before, std::optional<Amount> after) {
+    if (before == after) return false;
+    auto text = [&](std::optional<Amount> v) { return v ? amount_text(r, *v) : std::string(); };
+    c.before = text(before);
+    c.after = text(after);
+    c.resource = r;
+    c.before_number = before;
+    c.after_number = after;
+    if (before && after && *before != model::kUnlimited && *after != model::kUnlimited) {
+      c.delta = signed_text(r, *after - *before);
     }
     diff_.changes.push_back(std::move(c));
+    return true;
+  }
+
+  void warn(std::string kind, std::string message, std::string team = "") {
+    diff_.warnings.push_back({std::move(kind), std::move(message), std::move(team)});
   }
 
   void cluster() {
     const std::string b = before_.cluster ? before_.cluster->name : "", a = after_.cluster ? after_.cluster->name : "";
-    change("cluster", "name", b, a);
-    std::map<std::string, int64_t> before_capacity, after_capacity;
+    change({.subject = "cluster", .field = "name", .before = b, .after = a, .property = "name"});
     std::vector<std::string> order;
-    auto collect = [&](const Policy& p, std::map<std::string, int64_t>& into) {
-      if (!p.cluster) return;
-      for (const check::Capacity& c : p.cluster->capacity) {
-        const std::string& name = p.types()[c.type].name;
-        into[name] += c.instances;
+    for (const Policy* p : {&after_, &before_}) {
+      if (!p->cluster) continue;
+      for (const check::Capacity& c : p->cluster->capacity) {
+        const std::string& name = p->types()[c.type].name;
         if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
       }
-    };
-    collect(after_, after_capacity);
-    collect(before_, before_capacity);
-    for (const std::string& type : order) {
-      auto get = [&](const std::map<std::string, int64_t>& m) -> std::optional<double> {
-        auto it = m.find(type);
-        return it == m.end() ? std::nullopt : std::optional<double>(static_cast<double>(it->second));
-      };
-      numeric("cluster", fmt::format("capacity of {} (instances)", type), get(before_capacity), get(after_capacity));
     }
+    for (const std::string& type : order) {
+      const std::optional<int64_t> b_count = capacity(before_, type), a_count = capacity(after_, type);
+      if (!numeric({.subject = "cluster", .field = fmt::format("capacity of {} (instances)", type), .instance_type = type,
+                    .property = "capacity"},
+                   b_count, a_count)) {
+        continue;
+      }
+      diff_.summary.push_back(fmt::format("cluster: capacity of {}: {} → {} instances", type,
+                                          b_count ? fmt::to_string(*b_count) : "none",
+                                          a_count ? fmt::to_string(*a_count) : "none"));
+    }
+  }
+
+  static std::optional<int64_t> capacity(const Policy& p, const std::string& type) {
+    if (!p.cluster) return std::nullopt;
+    std::optional<int64_t> total;
+    for (const check::Capacity& c : p.cluster->capacity) {
+      if (p.types()[c.type].name == type) total = total.value_or(0) + c.instances;
+    }
+    return total;
   }
 
   void settings() {
     const check::Settings b = before_.settings.value_or(check::Settings{}), a = after_.settings.value_or(check::Settings{});
-    auto prioritization = [](const check::Settings& s) { return std::string(check::word_of(s.prioritization)); };
-    auto idle = [](const check::Settings& s) { return std::string(check::word_of(s.idle_compute)); };
-    change("policy", "task prioritization", prioritization(b), prioritization(a));
-    change("policy", "idle compute", idle(b), idle(a));
-    change("policy", "idle-resource sharing", b.idle_resource_sharing ? "on" : "off", a.idle_resource_sharing ? "on" : "off");
+    auto setting = [&](std::string field, std::string property, std::string before, std::string after) {
+      return change({.subject = "policy", .field = std::move(field), .before = std::move(before),
+                     .after = std::move(after), .property = std::move(property)});
+    };
+    if (setting("task prioritization", "task-prioritization", std::string(check::word_of(b.prioritization)),
+                std::string(check::word_of(a.prioritization))) &&
+        a.prioritization == check::Prioritization::fcfs) {
+      warn("classes-ignored",
+           "task prioritization becomes `fcfs`: priority classes stop mattering; every task has priority 0, "
+           "queues are first come, first served, and no task preempts another for its priority");
+    }
+    setting("idle compute", "idle-compute", std::string(check::word_of(b.idle_compute)), std::string(check::word_of(a.idle_compute)));
+    setting("idle-resource sharing", "idle-resource-sharing", b.idle_resource_sharing ? "on" : "off",
+            a.idle_resource_sharing ? "on" : "off");
     auto default_class = [](const Policy& p, const check::Settings& s) {
       return s.default_class >= 0 ? p.classes[s.default_class].name : std::string("(none)");
     };
-    change("policy", "default priority", default_class(before_, b), default_class(after_, a));
+    setting("default priority", "default-priority", default_class(before_, b), default_class(after_, a));
     auto strategies = [](const check::Settings& s) {
       std::vector<std::string_view> names;
       for (model::FairShareStrategy strategy : s.fair_share_strategies) names.push_back(check::word_of(strategy));
       return fmt::format("[{}]", fmt::join(names, ", "));
     };
-    change("policy", "fair-share preemption", strategies(b), strategies(a));
+    setting("fair-share preemption", "fair-share-preemption", strategies(b), strategies(a));
   }
 
   static const check::PriorityClass* find_class(const Policy& p, const std::string& name) {
@@ -120,14 +217,25 @@ class Comparer {
     return nullptr;
   }
 
-  void classes() {
-    for (const check::PriorityClass& c : after_.classes) {
-      const check::PriorityClass* old = find_class(before_, c.name);
-      numeric("classes", fmt::format("{} weight", c.name),
-              old ? std::optional<double>(old->weight) : std::nullopt, static_cast<double>(c.weight));
+  void class_change(const std::string& name, const check::PriorityClass* b, const check::PriorityClass* a) {
+    const auto weight = [](const check::PriorityClass* c) { return c ? std::optional<int64_t>(c->weight) : std::nullopt; };
+    if (!numeric({.subject = "classes", .field = fmt::format("{} weight", name), .property = "weight"}, weight(b), weight(a))) {
+      return;
     }
+    if (!b) diff_.summary.push_back(fmt::format("class `{}` added (weight {})", name, a->weight));
+    if (!a) {
+      diff_.summary.push_back(fmt::format("class `{}` removed (was weight {})", name, b->weight));
+      warn("class-removed", fmt::format("class `{}` is removed: tasks of that class end as `invalid` when a controller "
+                                        "loads this version",
+                                        name));
+    }
+    if (a && b) diff_.summary.push_back(fmt::format("class `{}`: weight {} → {}", name, b->weight, a->weight));
+  }
+
+  void classes() {
+    for (const check::PriorityClass& c : after_.classes) class_change(c.name, find_class(before_, c.name), &c);
     for (const check::PriorityClass& c : before_.classes) {
-      if (!find_class(after_, c.name)) numeric("classes", fmt::format("{} weight", c.name), c.weight, std::nullopt);
+      if (!find_class(after_, c.name)) class_change(c.name, &c, nullptr);
     }
     // A class that now outranks another it did not outrank before.
     for (const check::PriorityClass& a : after_.classes) {
@@ -135,8 +243,8 @@ class Comparer {
         const check::PriorityClass* old_a = find_class(before_, a.name);
         const check::PriorityClass* old_b = find_class(before_, b.name);
         if (!old_a || !old_b || !(a.weight > b.weight) || old_a->weight > old_b->weight) continue;
-        diff_.warnings.push_back({"class-order", fmt::format("class `{}` ({}) now outranks `{}` ({}); before it did not ({} vs {})",
-                                                            a.name, a.weight, b.name, b.weight, old_a->weight, old_b->weight)});
+        warn("class-order", fmt::format("class `{}` ({}) now outranks `{}` ({}); before it did not ({} vs {})", a.name,
+                                        a.weight, b.name, b.weight, old_a->weight, old_b->weight));
       }
     }
   }
@@ -164,21 +272,21 @@ class Comparer {
   }
 
   void team(const check::Team* b, const check::Team* a) {
-    const std::string subject = fmt::format("team {}", (a ? a : b)->name);
-    if (!b) change(subject, "team", "", "added");
-    if (!a) change(subject, "team", "present", "removed");
-    if (a && b) {
-      change(subject, "sharing", std::string(check::word_of(b->sharing)), std::string(check::word_of(a->sharing)));
-      numeric(subject, "borrow limit", b->borrow_limit_percent, a->borrow_limit_percent, "%");
-      change(subject, "preempt team tasks", std::string(check::word_of(b->preempt_team_tasks)),
-             std::string(check::word_of(a->preempt_team_tasks)));
-      numeric(subject, "fair-share weight", b->fair_share_weight, a->fair_share_weight);
-      change(subject, "active", b->active ? "yes" : "no", a->active ? "yes" : "no");
-      controls(subject, *b, *a);
-      if (b->active && !a->active) {
-        diff_.warnings.push_back({"team-inactive", fmt::format("team `{}` becomes inactive: it will admit nothing", a->name)});
-      }
+    const std::string& name = (a ? a : b)->name;
+    const std::string subject = fmt::format("team {}", name);
+    if (!b || !a) {
+      diff_.changes.push_back({.subject = subject, .field = "team", .before = b ? "present" : "", .after = a ? "added" : "",
+                               .team = name, .property = "team"});
+      diff_.summary.push_back(fmt::format("team `{}` {}", name, a ? "added" : "removed"));
     }
+    if (!a) {
+      warn("team-removed",
+           fmt::format("team `{}` is removed: its pending and admitted tasks end as `invalid` when a controller "
+                       "loads this version",
+                       name),
+           name);
+    }
+    if (a && b) team_settings(subject, *b, *a);
     std::vector<std::string> types;
     for (const check::Team* t : {a, b}) {
       if (!t) continue;
@@ -186,56 +294,157 @@ class Comparer {
         if (std::find(types.begin(), types.end(), q.type_name) == types.end()) types.push_back(q.type_name);
       }
     }
-    for (const std::string& type : types) quota(subject, (a ? a : b)->name, type, find_quota(b, type), find_quota(a, type));
+    // A `dont-lend` team's lending limits are 0 by definition: its `sharing` row says it all.
+    const bool lending_rows = !(a && a->sharing == model::Sharing::dont_lend) && !(b && b->sharing == model::Sharing::dont_lend);
+    for (const std::string& type : types) {
+      quota(subject, name, type, find_quota(b, type), find_quota(a, type), a != nullptr, lending_rows);
+    }
   }
 
-  /// Kueue's controls (docs/language.md), compared by their effective values.
-  void controls(const std::string& subject, const check::Team& b, const check::Team& a) {
-    change(subject, "reclaim within cohort", std::string(check::word_of(b.reclaim_within_cohort)),
-           std::string(check::word_of(a.reclaim_within_cohort)));
-    change(subject, "borrow within cohort", std::string(check::word_of(b.borrow_within_cohort)),
-           std::string(check::word_of(a.borrow_within_cohort)));
+  void team_settings(const std::string& subject, const check::Team& b, const check::Team& a) {
+    auto text = [&](std::string field, std::string property, std::string_view before, std::string_view after) {
+      return change({.subject = subject, .field = std::move(field), .before = std::string(before),
+                     .after = std::string(after), .team = a.name, .property = std::move(property)});
+    };
+    if (text("sharing", "sharing", check::word_of(b.sharing), check::word_of(a.sharing))) sharing_consequences(b, a);
+    if (numeric({.subject = subject, .field = "borrow limit", .team = a.name, .property = "borrow-limit-percent"},
+                b.borrow_limit_percent, a.borrow_limit_percent, "%")) {
+      diff_.summary.push_back(
+          fmt::format("team `{}`: borrow limit {}% → {}%", a.name, b.borrow_limit_percent, a.borrow_limit_percent));
+    }
+    text("preempt team tasks", "preempt-team-tasks", check::word_of(b.preempt_team_tasks), check::word_of(a.preempt_team_tasks));
+    if (numeric({.subject = subject, .field = "fair-share weight", .team = a.name, .property = "fair-share-weight"},
+                b.fair_share_weight, a.fair_share_weight)) {
+      diff_.summary.push_back(
+          fmt::format("team `{}`: fair-share weight {} → {}", a.name, b.fair_share_weight, a.fair_share_weight));
+    }
+    text("active", "active", b.active ? "yes" : "no", a.active ? "yes" : "no");
+    if (b.active && !a.active) warn("team-inactive", fmt::format("team `{}` becomes inactive: it will admit nothing", a.name), a.name);
+    // Kueue's controls (docs/language.md), compared by their effective values.
+    text("reclaim within cohort", "reclaim-within-cohort", check::word_of(b.reclaim_within_cohort),
+         check::word_of(a.reclaim_within_cohort));
+    text("borrow within cohort", "borrow-within-cohort", check::word_of(b.borrow_within_cohort),
+         check::word_of(a.borrow_within_cohort));
     auto threshold = [](const Policy& p, const check::Team& t) {
       return t.borrow_priority_threshold >= 0 ? p.classes[static_cast<size_t>(t.borrow_priority_threshold)].name
                                               : std::string("(none)");
     };
-    change(subject, "max priority threshold", threshold(before_, b), threshold(after_, a));
-    change(subject, "queueing", std::string(check::word_of(b.queueing)), std::string(check::word_of(a.queueing)));
-    change(subject, "when can borrow", std::string(check::word_of(b.when_can_borrow)),
-           std::string(check::word_of(a.when_can_borrow)));
-    change(subject, "when can preempt", std::string(check::word_of(b.when_can_preempt)),
-           std::string(check::word_of(a.when_can_preempt)));
-    change(subject, "flavor preference", std::string(check::word_of(b.flavor_preference)),
-           std::string(check::word_of(a.flavor_preference)));
+    text("max priority threshold", "max-priority-threshold", threshold(before_, b), threshold(after_, a));
+    text("queueing", "queueing", check::word_of(b.queueing), check::word_of(a.queueing));
+    text("when can borrow", "when-can-borrow", check::word_of(b.when_can_borrow), check::word_of(a.when_can_borrow));
+    text("when can preempt", "when-can-preempt", check::word_of(b.when_can_preempt), check::word_of(a.when_can_preempt));
+    text("flavor preference", "flavor-preference", check::word_of(b.flavor_preference), check::word_of(a.flavor_preference));
+  }
+
+  /// What others can no longer borrow when a team stops lending; what it can no longer borrow.
+  void sharing_consequences(const check::Team& b, const check::Team& a) {
+    using model::Sharing;
+    if (b.sharing != Sharing::dont_lend && a.sharing == Sharing::dont_lend) {
+      std::vector<std::string> lent;
+      for (const check::Quota& q : b.quotas) {
+        for (Resource r : {Resource::gpu, Resource::neuron}) {
+          const Amount lendable = std::min(q.nominal[model::index(r)], q.lending_limit[model::index(r)]);
+          if (lendable > 0) lent.push_back(fmt::format("{} on {}", counted(r, lendable), q.type_name));
+        }
+      }
+      warn("stops-lending",
+           fmt::format("team `{}` stops lending (`dont-lend`): other teams can no longer borrow its idle quota{}", a.name,
+                       lent.empty() ? std::string() : fmt::format(" (up to {})", fmt::join(lent, ", "))),
+           a.name);
+    }
+    if (b.sharing == Sharing::lend_and_borrow && a.sharing != Sharing::lend_and_borrow) {
+      warn("stops-borrowing",
+           fmt::format("team `{}` can no longer borrow idle compute: it runs within its own quota only", a.name), a.name);
+    }
+  }
+
+  /// Whether row `r` of a quota on `type` means anything: the type has the resource, or a side
+  /// gives it a nominal amount (a type unknown to the catalog shows every row).
+  bool meaningful(const check::InstanceType* type, Resource r, const check::Quota* b, const check::Quota* a) const {
+    const size_t i = model::index(r);
+    if (!type || type->per_instance[i] > 0) return true;
+    return (b && b->nominal[i] != 0) || (a && a->nominal[i] != 0);
   }
 
   void quota(const std::string& subject, const std::string& team, const std::string& type, const check::Quota* b,
-             const check::Quota* a) {
-    for (model::Resource r : model::kAllResources) {
+             const check::Quota* a, bool team_remains, bool lending_rows) {
+    const check::InstanceType* t = type_named(after_, type);
+    if (!t) t = type_named(before_, type);
+    std::vector<std::string> nominal_parts, other_parts;
+    for (Resource r : model::kAllResources) {
+      if (!meaningful(t, r, b, a)) continue;
       const size_t i = model::index(r);
-      auto value = [&](const check::Quota* q, const model::Resources check::Quota::*field) -> std::optional<double> {
-        if (!q || (q->*field)[i] == model::kUnlimited) return q ? std::optional<double>() : std::nullopt;
-        return display(r, (q->*field)[i]);
+      auto value = [&](const check::Quota* q, const model::Resources check::Quota::*field) -> std::optional<Amount> {
+        return q ? std::optional<Amount>((q->*field)[i]) : std::nullopt;
       };
-      const std::string unit = r == model::Resource::memory ? " GiB" : "";
       const std::string name = fmt::format("{} {}", type, kResourceNames[i]);
-      numeric(subject, name + " nominal", value(b, &check::Quota::nominal), value(a, &check::Quota::nominal), unit);
-      numeric(subject, name + " borrowing limit", value(b, &check::Quota::borrowing_limit),
-              value(a, &check::Quota::borrowing_limit), unit);
-      auto lending = [&](const check::Quota* q) { return q ? amount_text(r, q->lending_limit[i]) : std::string(); };
-      change(subject, name + " lending limit", lending(b), lending(a));
+      const Change base{.subject = subject, .team = team, .instance_type = type};
+      auto row = [&](std::string suffix, std::string property, const model::Resources check::Quota::*field,
+                     std::vector<std::string>& parts) {
+        Change c = base;
+        c.field = name + " " + suffix;
+        c.property = std::move(property);
+        if (!amount(std::move(c), r, value(b, field), value(a, field)) || !a || !b) return;
+        parts.push_back(fmt::format("{} {} {} → {}", kResourceNames[i], suffix, amount_text(r, (b->*field)[i]),
+                                    amount_text(r, (a->*field)[i])));
+      };
+      row("nominal", "nominal", &check::Quota::nominal, nominal_parts);
+      row("borrowing limit", "borrowing-limit", &check::Quota::borrowing_limit, other_parts);
+      if (lending_rows) row("lending limit", "lending-limit", &check::Quota::lending_limit, other_parts);
     }
-    // Consequence: fewer guaranteed accelerators.
-    for (model::Resource r : {model::Resource::gpu, model::Resource::neuron}) {
-      const model::Amount before = b ? b->nominal[model::index(r)] : 0;
-      const model::Amount after = a ? a->nominal[model::index(r)] : 0;
+    const std::string who = fmt::format("team `{}`", team);
+    if (!b) diff_.summary.push_back(fmt::format("{}: quota added: {}", who, quota_text(t, type, a->nominal)));
+    if (!a) {
+      diff_.summary.push_back(fmt::format("{}: quota removed: {}", who, quota_text(t, type, b->nominal)));
+      if (team_remains) {
+        warn("quota-removed",
+             fmt::format("team `{}` no longer has a quota for {}: its tasks there end as `invalid` when a controller "
+                         "loads this version",
+                         team, type),
+             team);
+      }
+    }
+    if (a && b && !nominal_parts.empty()) {
+      const std::optional<Amount> was = whole_instances(t, b->nominal), now = whole_instances(t, a->nominal);
+      const std::string counts = was && now ? fmt::format(" {} → {} instances", *was, *now) : "";
+      diff_.summary.push_back(
+          fmt::format("{}: guaranteed on {}:{} ({})", who, type, counts, deltas_text(b->nominal, a->nominal)));
+    }
+    if (a && b && !other_parts.empty()) {
+      diff_.summary.push_back(fmt::format("{}: limits on {}: {}", who, type, fmt::join(other_parts, ", ")));
+    }
+    accelerator_consequences(team, type, t, b, a);
+    if (a && b && held_) held_consequences(team, type, *b, *a);
+  }
+
+  void accelerator_consequences(const std::string& team, const std::string& type, const check::InstanceType* t,
+                                const check::Quota* b, const check::Quota* a) {
+    for (Resource r : {Resource::gpu, Resource::neuron}) {
+      const Amount before = b ? b->nominal[model::index(r)] : 0;
+      const Amount after = a ? a->nominal[model::index(r)] : 0;
       if (after >= before) continue;
-      const check::InstanceType* t = type_named(after_, type);
-      if (!t) t = type_named(before_, type);
       const std::string accelerator = t && !t->accelerator.empty() ? fmt::format(" ({})", t->accelerator) : "";
-      diff_.warnings.push_back({"guaranteed-gpus-fall",
-                                fmt::format("team `{}` loses {} guaranteed {}{} on {}", team, before - after,
-                                            r == model::Resource::gpu ? "GPUs" : "Neuron devices", accelerator, type)});
+      warn("guaranteed-gpus-fall",
+           fmt::format("team `{}` loses {} guaranteed {}{} on {}", team, before - after,
+                       r == Resource::gpu ? "GPUs" : "Neuron devices", accelerator, type),
+           team);
+    }
+  }
+
+  /// kubernetes-sigs/kueue#5176: lowering a nominal quota below what is admitted evicts nothing;
+  /// the excess counts as borrowed from then on, and other teams may reclaim it.
+  void held_consequences(const std::string& team, const std::string& type, const check::Quota& b, const check::Quota& a) {
+    auto it = held_->find({team, type});
+    if (it == held_->end()) return;
+    for (Resource r : model::kAllResources) {
+      if (!model::is_charged(r)) continue;
+      const Amount holds = it->second[model::index(r)], nominal = a.nominal[model::index(r)];
+      if (holds <= nominal || nominal >= b.nominal[model::index(r)]) continue;
+      warn("quota-below-held",
+           fmt::format("team `{}` holds {} on {} in the given state, above its new nominal quota of {}: nothing is "
+                       "evicted, but {} count as borrowed and other teams may reclaim them",
+                       team, counted(r, holds), type, amount_text(r, nominal), counted(r, holds - nominal)),
+           team);
     }
   }
 
@@ -253,17 +462,33 @@ class Comparer {
     return nullptr;
   }
 
-  void rules() {
-    auto describe = [](const check::Rule* r) {
-      if (!r) return std::string();
-      return fmt::format("when {} {} {}", r->condition_text, r->action == ast::RuleAction::deny ? "deny" : "warn",
-                         r->message_text);
-    };
-    for (const check::Rule& r : after_.rules) {
-      change(fmt::format("rule {}", r.name), "rule", describe(find_rule(before_, r.name)), describe(&r));
+  static std::string describe(const check::Rule* r) {
+    if (!r) return std::string();
+    return fmt::format("when {} {} {}", r->condition_text, r->action == ast::RuleAction::deny ? "deny" : "warn",
+                       r->message_text);
+  }
+
+  void rule_change(const std::string& name, const check::Rule* b, const check::Rule* a) {
+    const std::string before = describe(b), after = describe(a);
+    if (before == after) return;
+    diff_.changes.push_back({.subject = fmt::format("rule {}", name), .field = "rule", .before = before, .after = after,
+                             .property = "rule"});
+    diff_.summary.push_back(fmt::format("rule `{}` {}", name, !b ? "added" : !a ? "removed" : "changed"));
+    const bool denied = b && b->action == ast::RuleAction::deny;
+    if (denied && !a) {
+      warn("deny-removed", fmt::format("rule `{}` is removed: tasks it denied (when {}) are admitted again", name,
+                                       b->condition_text));
     }
+    if (denied && a && a->action != ast::RuleAction::deny) {
+      warn("deny-removed", fmt::format("rule `{}` now only warns: tasks it denied (when {}) are admitted", name,
+                                       b->condition_text));
+    }
+  }
+
+  void rules() {
+    for (const check::Rule& r : after_.rules) rule_change(r.name, find_rule(before_, r.name), &r);
     for (const check::Rule& r : before_.rules) {
-      if (!find_rule(after_, r.name)) change(fmt::format("rule {}", r.name), "rule", describe(&r), "");
+      if (!find_rule(after_, r.name)) rule_change(r.name, &r, nullptr);
     }
   }
 
@@ -284,7 +509,14 @@ class Comparer {
     return most;
   }
 
-  void consequences() {
+  static std::string number_text(double v) {
+    std::string text = fmt::format("{:.3f}", v);
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+    return text;
+  }
+
+  void capacity_consequences() {
     if (!after_.cluster) return;
     const auto& types = after_.types();
     for (size_t t = 0; t < types.size(); ++t) {
@@ -301,19 +533,16 @@ class Comparer {
         }
       }
       if (exceeded_before) continue;
-      diff_.warnings.push_back({"quota-exceeds-capacity",
-                                fmt::format("guaranteed quotas for {} now exceed the cluster's {} instances ({} guaranteed)",
-                                            types[t].name, capacity, number_text(now))});
+      warn("quota-exceeds-capacity", fmt::format("guaranteed quotas for {} now exceed the cluster's {} instances ({} guaranteed)",
+                                                 types[t].name, capacity, number_text(now)));
     }
   }
 
   const Policy& before_;
   const Policy& after_;
+  const HeldAmounts* held_;
   PolicyDiff diff_;
 };
-
-// Unsafe characters escaped too: diff documents end up in CI logs.
-std::string json_string(std::string_view s) { return json_quote(s, JsonEscapes::unsafe); }
 
 std::string arrow(const Change& c) {
   if (c.before.empty()) return fmt::format("(none) → {}", c.after);
@@ -321,13 +550,57 @@ std::string arrow(const Change& c) {
   return fmt::format("{} → {}{}", c.before, c.after, c.delta ? fmt::format(" ({})", *c.delta) : "");
 }
 
+/// A change's number as JSON: resource amounts in display units, exactly (`0.5` vCPUs,
+/// `9.599609375` GiB); `null` for unlimited or absent.
+void number_value(JsonWriter& out, const Change& c, std::optional<int64_t> value) {
+  if (!value || *value == model::kUnlimited) return out.null();
+  if (c.resource) return out.decimal(model::format_amount(*c.resource, *value, model::decimal_notation()));
+  out.number(*value);
+}
+
+void change_json(JsonWriter& out, const Change& c) {
+  out.begin_object();
+  out.field("subject", c.subject);
+  out.field("field", c.field);
+  if (!c.team.empty()) out.field("team", c.team);
+  if (!c.instance_type.empty()) out.field("instance_type", c.instance_type);
+  if (c.resource) out.field("resource", model::resource_key(*c.resource));
+  out.field("property", c.property);
+  if (c.before_number || c.after_number) {
+    out.key("before");
+    number_value(out, c, c.before_number);
+    out.key("after");
+    number_value(out, c, c.after_number);
+    if (c.before_number && c.after_number && *c.before_number != model::kUnlimited && *c.after_number != model::kUnlimited) {
+      out.key("delta");
+      number_value(out, c, *c.after_number - *c.before_number);
+    }
+    if ((c.before_number == model::kUnlimited) || (c.after_number == model::kUnlimited)) {
+      out.field("unlimited", c.after_number == model::kUnlimited ? "after" : "before");
+    }
+  } else {
+    out.key("before");
+    c.before.empty() ? out.null() : out.string(c.before);
+    out.key("after");
+    c.after.empty() ? out.null() : out.string(c.after);
+  }
+  out.end_object();
+}
+
 }  // namespace
 
-PolicyDiff compare(const check::Policy& before, const check::Policy& after) { return Comparer(before, after).run(); }
+PolicyDiff compare(const check::Policy& before, const check::Policy& after, const HeldAmounts* held) {
+  return Comparer(before, after, held).run();
+}
 
 std::string render_text(const PolicyDiff& diff, std::string_view before_name, std::string_view after_name) {
-  if (diff.empty()) return fmt::format("no changes between {} and {}\n", before_name, after_name);
+  if (diff.empty() && diff.warnings.empty()) return fmt::format("no changes between {} and {}\n", before_name, after_name);
   std::string out = fmt::format("changes from {} to {}:\n", before_name, after_name);
+  for (const std::string& line : diff.summary) out += fmt::format("  {}\n", line);
+  if (!diff.warnings.empty()) {
+    out += "\nworth a reviewer's eye:\n";
+    for (const Warning& w : diff.warnings) out += fmt::format("  ! {}\n", w.message);
+  }
   std::string subject;
   for (const Change& c : diff.changes) {
     if (c.subject != subject) {
@@ -336,54 +609,73 @@ std::string render_text(const PolicyDiff& diff, std::string_view before_name, st
     }
     out += fmt::format("  {}: {}\n", c.field, arrow(c));
   }
-  if (!diff.warnings.empty()) {
-    out += "\nworth a reviewer's eye:\n";
-    for (const Warning& w : diff.warnings) out += fmt::format("  ! {}\n", w.message);
-  }
   return out;
 }
 
 std::string render_json(const PolicyDiff& diff, std::string_view before_name, std::string_view after_name) {
-  std::string out = fmt::format("{{\"before\":{},\"after\":{},\"changed\":{},\"changes\":[", json_string(before_name),
-                                json_string(after_name), !diff.empty());
-  for (size_t i = 0; i < diff.changes.size(); ++i) {
-    const Change& c = diff.changes[i];
-    out += fmt::format("{}{{\"subject\":{},\"field\":{}", i ? "," : "", json_string(c.subject), json_string(c.field));
-    if (c.before_number || c.after_number) {
-      out += fmt::format(",\"before\":{},\"after\":{}", c.before_number ? number_text(*c.before_number) : "null",
-                         c.after_number ? number_text(*c.after_number) : "null");
-      if (c.before_number && c.after_number) out += fmt::format(",\"delta\":{}", number_text(*c.after_number - *c.before_number));
-    } else {
-      out += fmt::format(",\"before\":{},\"after\":{}", c.before.empty() ? "null" : json_string(c.before),
-                         c.after.empty() ? "null" : json_string(c.after));
-    }
-    out += "}";
+  JsonWriter out(/*indented=*/false);
+  out.begin_object();
+  out.field("before", before_name);
+  out.field("after", after_name);
+  out.field("changed", !diff.empty());
+  out.key("summary");
+  out.begin_array();
+  for (const std::string& line : diff.summary) out.string(line);
+  out.end_array();
+  out.key("changes");
+  out.begin_array();
+  for (const Change& c : diff.changes) change_json(out, c);
+  out.end_array();
+  out.key("warnings");
+  out.begin_array();
+  for (const Warning& w : diff.warnings) {
+    out.begin_object();
+    out.field("kind", w.kind);
+    if (!w.team.empty()) out.field("team", w.team);
+    out.field("message", w.message);
+    out.end_object();
   }
-  out += "],\"warnings\":[";
-  for (size_t i = 0; i < diff.warnings.size(); ++i) {
-    out += fmt::format("{}{{\"kind\":{},\"message\":{}}}", i ? "," : "", json_string(diff.warnings[i].kind),
-                       json_string(diff.warnings[i].message));
-  }
-  return out + "]}\n";
+  out.end_array();
+  out.end_object();
+  return out.finish();
 }
 
+namespace {
+/// Table cells: a `|` would end the cell, a newline the row.
+std::string cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+}  // namespace
+
 std::string render_markdown(const PolicyDiff& diff, std::string_view before_name, std::string_view after_name) {
-  if (diff.empty()) return fmt::format("**gov diff**: no changes between `{}` and `{}`.\n", before_name, after_name);
+  if (diff.empty() && diff.warnings.empty()) {
+    return fmt::format("**gov diff**: no changes between `{}` and `{}`.\n", before_name, after_name);
+  }
   std::string out = fmt::format("### gov diff: `{}` → `{}`\n\n", before_name, after_name);
+  for (const std::string& line : diff.summary) out += fmt::format("- {}\n", line);
+  out += "\n";
   if (!diff.warnings.empty()) {
     out += "> [!WARNING]\n";
     for (const Warning& w : diff.warnings) out += fmt::format("> - {}\n", w.message);
     out += "\n";
   }
+  out += "<details><summary>Every changed field</summary>\n";
   std::string subject;
   for (const Change& c : diff.changes) {
     if (c.subject != subject) {
       subject = c.subject;
       out += fmt::format("\n**{}**\n\n| what | before | after | change |\n|---|---|---|---|\n", subject);
     }
-    out += fmt::format("| {} | {} | {} | {} |\n", c.field, c.before.empty() ? "—" : c.before,
-                       c.after.empty() ? "—" : c.after, c.delta.value_or(""));
+    out += fmt::format("| {} | {} | {} | {} |\n", cell(c.field), c.before.empty() ? "—" : cell(c.before),
+                       c.after.empty() ? "—" : cell(c.after), c.delta.value_or(""));
   }
+  out += "\n</details>\n";
   return out;
 }
 

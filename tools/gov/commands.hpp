@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compiler/check/policy.hpp"
+#include "compiler/diff/diff.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/cli.hpp"
 
@@ -32,8 +33,16 @@ Command show_command();
 Command rollback_command();
 Command keygen_command();
 
-/// `gov diff` between stored versions (store_commands.cpp).
+/// `gov diff` between stored versions, or the active one and a file (store_commands.cpp).
 int run_store_diff(const Args& args);
+/// Loads and checks a complete policy file, printing its problems; nullptr when it has errors.
+std::unique_ptr<driver::Policy> load_file_for_diff(const std::string& path, const std::string& root, int& status);
+/// What the admitted tasks of --state hold under the old policy (`before_file`, else the store's
+/// active version), per team and instance type; nullopt after printing why (diff_command.cpp).
+std::optional<diff::HeldAmounts> held_in_state(const Args& args, const std::optional<std::string>& before_file, int& status);
+/// Prints the diff in --format; the exit status (--exit-code: 1 when something changed).
+int print_diff(const Args& args, const check::Policy& before, const check::Policy& after, std::string_view before_name,
+               std::string_view after_name, const diff::HeldAmounts* held);
 /// The text of `gov inspect` (inspect_command.cpp).
 std::string inspection_text(const check::Policy& policy);
 Command fmt_command();

@@ -6,6 +6,8 @@
 #include <limits>
 
 #include "compiler/support/terminal_text.hpp"
+#include "runtime/embed/engine_internals.hpp"
+#include "runtime/trace/trace_reader.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -52,36 +54,6 @@ bool signature_accepted(const std::string& policy, const store::Version& version
 namespace {
 
 /// The API's options from the command line; nullopt after printing why one is wrong.
-std::optional<gov::Options> api_options_from(const Args& args) {
-  gov::Options options;
-  options.policy_root = root_option(args);
-  const std::string back_end = args.value("engine").value_or("jit");
-  if (back_end == "interp") {
-    options.back_end = gov::Options::BackEnd::interpreter;
-  } else if (back_end != "jit") {
-    fmt::print(stderr, "error: unknown engine `{}` (expected `jit` or `interp`)\n", escape_for_terminal(back_end));
-    return std::nullopt;
-  }
-  const std::string dialect = args.value("dialect").value_or("head");
-  if (dialect == "kueue-v0.9") {
-    options.dialect = gov::Options::Dialect::kueue_v0_9;
-  } else if (dialect != "head") {
-    fmt::print(stderr, "error: unknown dialect `{}` (expected `head` or `kueue-v0.9`)\n", escape_for_terminal(dialect));
-    return std::nullopt;
-  }
-  if (std::optional<std::string> key = args.value("verify-key")) {
-    options.verify_key_path = *key;
-  } else if (const char* env = std::getenv("GOV_VERIFY_KEY"); env && *env) {
-    options.verify_key_path = env;
-  }
-  options.require_signature = args.has("require-signature");
-  options.policy = args.value("policy").value_or("");
-  // A command replays whole traces: the trace reader's bound is the one that applies.
-  options.max_tasks = std::numeric_limits<std::size_t>::max();
-  // Commands never ask decision() about an ended task: keep no history of them.
-  options.remembered_ended_tasks = 0;
-  return options;
-}
 
 void print_api_error(const gov::Error& error) {
   const std::string message = error.what();
@@ -124,6 +96,81 @@ std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std
   }
   status = kOk;
   return engine;
+}
+
+std::optional<gov::Options> api_options_from(const Args& args) {
+  gov::Options options;
+  options.policy_root = root_option(args);
+  const std::string back_end = args.value("engine").value_or("jit");
+  if (back_end == "interp") {
+    options.back_end = gov::Options::BackEnd::interpreter;
+  } else if (back_end != "jit") {
+    fmt::print(stderr, "error: unknown engine `{}` (expected `jit` or `interp`)\n", escape_for_terminal(back_end));
+    return std::nullopt;
+  }
+  const std::string dialect = args.value("dialect").value_or("head");
+  if (dialect == "kueue-v0.9") {
+    options.dialect = gov::Options::Dialect::kueue_v0_9;
+  } else if (dialect != "head") {
+    fmt::print(stderr, "error: unknown dialect `{}` (expected `head` or `kueue-v0.9`)\n", escape_for_terminal(dialect));
+    return std::nullopt;
+  }
+  if (std::optional<std::string> key = args.value("verify-key")) {
+    options.verify_key_path = *key;
+  } else if (const char* env = std::getenv("GOV_VERIFY_KEY"); env && *env) {
+    options.verify_key_path = env;
+  }
+  options.require_signature = args.has("require-signature");
+  options.policy = args.value("policy").value_or("");
+  // A command replays whole traces: the trace reader's bound is the one that applies.
+  options.max_tasks = std::numeric_limits<std::size_t>::max();
+  // Commands never ask decision() about an ended task: keep no history of them.
+  options.remembered_ended_tasks = 0;
+  return options;
+}
+
+namespace {
+constexpr size_t kMaxInputBytes = 64u << 20;
+}  // namespace
+
+std::optional<trace::JsonValue> read_json_file(const std::string& path) {
+  std::string error;
+  std::optional<std::string> text = read_file(path, kMaxInputBytes, error);
+  if (!text) {
+    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(path), escape_for_terminal(error));
+    return std::nullopt;
+  }
+  support::Expected<trace::JsonValue> parsed = trace::parse_json(*text);
+  if (!parsed) {
+    fmt::print(stderr, "error: {}: {}\n", display_path(path), escape_for_terminal(parsed.error().message));
+    return std::nullopt;
+  }
+  return std::move(parsed).value();
+}
+
+std::string located(const std::string& path, const support::Error& error) {
+  if (!error.position) return display_path(path);
+  return fmt::format("{}:{}:{}", display_path(path), error.position->line, error.position->column);
+}
+
+std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status) {
+  std::optional<trace::JsonValue> json = read_json_file(path);
+  if (!json) {
+    status = kUsage;
+    return std::nullopt;
+  }
+  support::Expected<gov::ClusterState> state = trace::read_cluster_state(*json, *EngineInternals::module(engine));
+  if (!state) {
+    fmt::print(stderr, "error: {}: {}\n", located(path, state.error()), escape_for_terminal(state.error().message));
+    status = kFailed;
+    return std::nullopt;
+  }
+  for (const gov::LoadFailure& failure : engine.load_state(*state)) {
+    fmt::print(stderr, "warning: {}: {}[{}]: {}\n", display_path(path),
+               failure.list == gov::LoadFailure::List::admitted ? "admitted" : "pending", failure.index,
+               escape_for_terminal(failure.message));
+  }
+  return state->at;
 }
 
 }  // namespace gov::cli

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "gov/engine.hpp"
+#include "compiler/support/expected.hpp"
+#include "runtime/trace/json.hpp"
 #include "tools/gov/cli.hpp"
 
 namespace gov::cli {
@@ -40,5 +42,20 @@ std::string with_option_hint(std::string message);
 /// prints the diagnostics or the error and sets `status` (1 for policy and store errors, 2 for
 /// usage and unreadable files); prints the JIT fallback warning and, for a store, which code runs.
 std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status);
+
+/// The embedding options the engine options on the command line ask for (--engine, --dialect,
+/// --verify-key, --require-signature, --policy, --root); nullopt after printing why not.
+std::optional<gov::Options> api_options_from(const Args& args);
+
+/// A JSON document read from `path` (at most 64 MiB); nullopt after printing why not.
+std::optional<trace::JsonValue> read_json_file(const std::string& path);
+
+/// "task.json:3:14", or the path alone when the error has no position: where an editor jumps.
+std::string located(const std::string& path, const support::Error& error);
+
+/// Loads the cluster state document at `path` (trace::read_cluster_state: `gov eval --state`'s
+/// format) into `engine`, printing each entry it could not load as a warning. The state's time,
+/// or nullopt after printing why not (status: 2 unreadable, 1 invalid).
+std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status);
 
 }  // namespace gov::cli

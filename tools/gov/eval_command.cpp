@@ -13,29 +13,6 @@
 namespace gov::cli {
 namespace {
 
-constexpr size_t kMaxInputBytes = 64u << 20;
-
-std::optional<trace::JsonValue> read_json_file(const std::string& path) {
-  std::string error;
-  std::optional<std::string> text = read_file(path, kMaxInputBytes, error);
-  if (!text) {
-    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(path), escape_for_terminal(error));
-    return std::nullopt;
-  }
-  support::Expected<trace::JsonValue> parsed = trace::parse_json(*text);
-  if (!parsed) {
-    fmt::print(stderr, "error: {}: {}\n", display_path(path), escape_for_terminal(parsed.error().message));
-    return std::nullopt;
-  }
-  return std::move(parsed).value();
-}
-
-/// "task.json:3:14", or the path alone when the error has no position: where an editor jumps.
-std::string located(const std::string& path, const support::Error& error) {
-  if (!error.position) return display_path(path);
-  return fmt::format("{}:{}:{}", display_path(path), error.position->line, error.position->column);
-}
-
 std::string amount_text(ir::Resource r, ir::Amount a) {
   model::AmountFormat format = model::language_notation(model::kMebibytesPerGibibyte);
   format.unlimited_word = true;
@@ -91,19 +68,9 @@ int run_eval(const Args& args) {
   }
   gov::Time at = 0;
   if (const auto state_path = args.value("state")) {
-    std::optional<trace::JsonValue> state_json = read_json_file(*state_path);
-    if (!state_json) return kUsage;
-    support::Expected<gov::ClusterState> state = trace::read_cluster_state(*state_json, *module);
-    if (!state) {
-      fmt::print(stderr, "error: {}: {}\n", located(*state_path, state.error()), escape_for_terminal(state.error().message));
-      return kFailed;
-    }
-    for (const gov::LoadFailure& failure : engine->load_state(*state)) {
-      fmt::print(stderr, "warning: {}: {}[{}]: {}\n", display_path(*state_path),
-                 failure.list == gov::LoadFailure::List::admitted ? "admitted" : "pending", failure.index,
-                 escape_for_terminal(failure.message));
-    }
-    at = state->at;
+    std::optional<gov::Time> state_at = load_state_file(*engine, *state_path, status);
+    if (!state_at) return status;
+    at = *state_at;
   }
   const std::string id = task->id;
   const gov::Step step = engine->step(at, {gov::Event::submit(std::move(*task))});

@@ -335,41 +335,62 @@ int run_store_diff(const Args& args) {
     fmt::print(stderr, "error: {}\n", escape_for_terminal(active.error().message));
     return kFailed;
   }
+  // `gov diff FILE`: the active version against a working file (plan before apply).
+  const bool file = args.positional.size() == 1 && !version_argument(args.positional[0]);
   std::optional<int64_t> a, b;
-  if (args.positional.size() >= 1) a = version_argument(args.positional[0]);
+  if (!file && args.positional.size() >= 1) a = version_argument(args.positional[0]);
   if (args.positional.size() >= 2) b = version_argument(args.positional[1]);
-  if ((args.positional.size() >= 1 && !a) || (args.positional.size() >= 2 && !b) || args.positional.size() > 2) {
-    fmt::print(stderr, "error: usage: gov diff [A] [B] (version numbers; default: the active one and its parent)\n");
+  if ((!file && args.positional.size() >= 1 && !a) || (args.positional.size() >= 2 && !b) || args.positional.size() > 2) {
+    fmt::print(stderr,
+               "error: usage: gov diff [A] [B] (version numbers; default: the active one and its parent), "
+               "or gov diff FILE (the active version against FILE)\n");
     return kUsage;
   }
   if (!b) b = active.value().number;
+  if (file) a = active.value().number;
   if (!a) a = args.positional.empty() ? active.value().parent.value_or(*b) : active.value().number;
-  auto before = db->show(*policy, *a);
-  auto after = db->show(*policy, *b);
-  if (!before.ok() || !after.ok()) {
-    fmt::print(stderr, "error: {}\n", escape_for_terminal((!before.ok() ? before.error() : after.error()).message));
-    return kFailed;
+  if (args.has("state") && *a != active.value().number) {
+    fmt::print(stderr, "error: --state needs the old side to be the active version ({}), not version {}\n",
+               active.value().number, *a);
+    return kUsage;
   }
   std::optional<driver::VerifyOptions> verify = verify_options_from(args);
   if (!verify) return kUsage;
-  if (!signature_accepted(*policy, before.value(), *verify) || !signature_accepted(*policy, after.value(), *verify)) {
-    return kFailed;
-  }
   const driver::Request request = driver::Request::up_to(driver::Stage::check);
-  driver::Result old_policy = driver::load(driver::Source::version(before.value()), request);
-  driver::Result new_policy = old_policy.ok() ? driver::load(driver::Source::version(after.value()), request) : driver::Result{};
-  if (!old_policy.ok() || !new_policy.ok()) {
-    fmt::print(stderr, "error: {}\n", escape_for_terminal((!old_policy.ok() ? old_policy : new_policy).error->message));
-    return kFailed;
+  auto load_version = [&](int64_t number) -> std::unique_ptr<driver::Policy> {
+    auto version = db->show(*policy, number);
+    if (!version.ok()) {
+      fmt::print(stderr, "error: {}\n", escape_for_terminal(version.error().message));
+      return nullptr;
+    }
+    if (!signature_accepted(*policy, version.value(), *verify)) return nullptr;
+    driver::Result loaded = driver::load(driver::Source::version(version.value()), request);
+    if (!loaded.ok()) {
+      fmt::print(stderr, "error: {}\n", escape_for_terminal(loaded.error->message));
+      return nullptr;
+    }
+    return std::move(loaded.policy);
+  };
+  std::unique_ptr<driver::Policy> old_policy = load_version(*a);
+  if (!old_policy) return kFailed;
+  std::unique_ptr<driver::Policy> new_policy;
+  std::string b_name = fmt::format("{} v{}", *policy, *b);
+  int status = kOk;
+  if (file) {
+    new_policy = load_file_for_diff(args.positional[0], root_option(args), status);
+    if (!new_policy) return status;
+    b_name = args.positional[0];
+  } else {
+    new_policy = load_version(*b);
+    if (!new_policy) return kFailed;
   }
-  const diff::PolicyDiff d =
-      diff::compare(old_policy.policy->checked.result.policy, new_policy.policy->checked.result.policy);
-  const std::string a_name = fmt::format("{} v{}", *policy, *a), b_name = fmt::format("{} v{}", *policy, *b);
-  const std::string format = args.value("format").value_or("text");
-  if (format == "json") fmt::print("{}", diff::render_json(d, a_name, b_name));
-  else if (format == "markdown") fmt::print("{}", diff::render_markdown(d, a_name, b_name));
-  else fmt::print("{}", diff::render_text(d, a_name, b_name));
-  return kOk;
+  std::optional<diff::HeldAmounts> held;
+  if (args.has("state")) {
+    held = held_in_state(args, std::nullopt, status);
+    if (!held) return status;
+  }
+  return print_diff(args, old_policy->checked.result.policy, new_policy->checked.result.policy,
+                    fmt::format("{} v{}", *policy, *a), b_name, held ? &*held : nullptr);
 }
 
 Command apply_command() {

@@ -1,0 +1,208 @@
+// `gov diff` as a reviewer reads it (issue 23, point 5): a summary line per change before the
+// detail, no rows for resources an instance type does not have, the consequences of removals,
+// `dont-lend`, `fcfs` and removed deny rules, a quota lowered below what a cluster state holds,
+// typed JSON, `--exit-code`, and `gov diff FILE` against the active stored version.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "compiler/support/utf8.hpp"
+#include "tests/check/json_reader.hpp"
+#include "tests/support/test_support.hpp"
+
+using gov::test::Json;
+using gov::test::run_gov;
+
+namespace {
+
+// Two p5 teams and a third; the rule caps tasks. `after` shrinks team-a and makes it
+// `dont-lend`, gives it a p4d quota, sets team-b's lending limit to nothing, removes team-c and
+// the rule, and switches to fcfs.
+constexpr const char* kBefore = R"(import "aws-ml"
+
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.p5.48xlarge: 4, ml.p4d.24xlarge: 2 }
+}
+
+policy {
+  task-prioritization = task-ranking
+  priority high = 90
+  priority low  = 10
+}
+
+team team-a {
+  quota ml.p5.48xlarge { instances = 2 }
+}
+
+team team-b {
+  quota ml.p5.48xlarge { instances = 1 }
+}
+
+team team-c {
+  quota ml.p5.48xlarge { instances = 1 }
+}
+
+rule no-huge {
+  when task.gpus > 16
+  deny "at most 16 GPUs per task"
+}
+)";
+
+constexpr const char* kAfter = R"(import "aws-ml"
+
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.p5.48xlarge: 4, ml.p4d.24xlarge: 2 }
+}
+
+policy {
+  task-prioritization = fcfs
+  priority high = 90
+  priority low  = 10
+}
+
+team team-a {
+  quota ml.p5.48xlarge { instances = 1 }
+  quota ml.p4d.24xlarge { instances = 1 }
+  sharing = dont-lend
+}
+
+team team-b {
+  quota ml.p5.48xlarge { instances = 1, lending-limit = { instances = 0 } }
+}
+)";
+
+// team-a holds both of its p5 instances' GPUs.
+constexpr const char* kState = R"({"at": 100, "admitted": [
+  {"task": {"id": "a1", "team": "team-a", "gpus": 16, "instance_type": "ml.p5.48xlarge"},
+   "submitted_at": 10, "admitted_at": 20, "flavor": "ml.p5.48xlarge"}]})";
+
+struct Files {
+  gov::test::TempDir dir{"diff-review"};
+  std::string before = dir.write("before.gov", kBefore);
+  std::string after = dir.write("after.gov", kAfter);
+  std::string state = dir.write("state.json", kState);
+  std::string args() const { return "diff --files '" + before + "' '" + after + "'"; }
+};
+
+Json parse(const std::string& text) { return gov::test::JsonReader(text).document(); }
+
+bool has_warning(const Json& doc, const std::string& kind, const std::string& team = "") {
+  const Json& warnings = doc["warnings"];
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (warnings[i]["kind"].str() != kind) continue;
+    if (team.empty() || warnings[i]["team"].str() == team) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("gov diff shows no rows for resources the instance type does not have", "[diff]") {
+  const Files f;
+  auto result = run_gov(f.args());
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  // ml.p5.48xlarge has no Neuron devices: its lending limit of `instances = 0` is no news there.
+  CHECK(result.out.find("ml.p5.48xlarge gpu lending limit: unlimited → 0") != std::string::npos);
+  CHECK(result.out.find("neuron") == std::string::npos);
+  // A `dont-lend` team's lending limits are its `sharing` row, not one row per resource.
+  CHECK(result.out.find("ml.p4d.24xlarge gpu lending limit") == std::string::npos);
+}
+
+TEST_CASE("gov diff opens with one summary line per change before the detail", "[diff]") {
+  const Files f;
+  auto result = run_gov(f.args());
+  INFO(result.out << result.err);
+  const std::string& out = result.out;
+  const size_t added = out.find("  team `team-a`: quota added: 1 × ml.p4d.24xlarge (8 GPUs, 96 vCPUs, 1152 GiB memory, 4 EFA)\n");
+  const size_t shrunk = out.find("  team `team-a`: guaranteed on ml.p5.48xlarge: 2 → 1 instances (-8 GPUs, -192 vCPUs, "
+                                 "-2048 GiB memory, -32 EFA)\n");
+  const size_t detail = out.find("\nteam team-a\n");
+  REQUIRE(added != std::string::npos);
+  REQUIRE(shrunk != std::string::npos);
+  REQUIRE(detail != std::string::npos);
+  CHECK(added < detail);
+  CHECK(shrunk < detail);
+  CHECK(out.find("  team `team-c` removed\n") < detail);
+  CHECK(out.find("  rule `no-huge` removed\n") < detail);
+  CHECK(out.find("  policy: task prioritization task-ranking → fcfs\n") < detail);
+}
+
+TEST_CASE("gov diff names the consequences a reviewer must see", "[diff]") {
+  const Files f;
+  auto result = run_gov(f.args() + " --format json");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  const Json doc = parse(result.out);
+  CHECK(has_warning(doc, "team-removed", "team-c"));
+  CHECK(has_warning(doc, "stops-lending", "team-a"));
+  CHECK(has_warning(doc, "stops-borrowing", "team-a"));
+  CHECK(has_warning(doc, "classes-ignored"));
+  CHECK(has_warning(doc, "deny-removed"));
+  CHECK_FALSE(has_warning(doc, "quota-below-held"));  // no state given
+  auto text = run_gov(f.args());
+  CHECK(text.out.find("team `team-c` is removed: its pending and admitted tasks end as `invalid`") != std::string::npos);
+  CHECK(text.out.find("other teams can no longer borrow its idle quota (up to 16 GPUs on ml.p5.48xlarge)") !=
+        std::string::npos);
+  CHECK(text.out.find("rule `no-huge` is removed: tasks it denied (when task.gpus > 16) are admitted again") !=
+        std::string::npos);
+}
+
+TEST_CASE("gov diff --state warns where a lowered quota falls below what is admitted", "[diff]") {
+  const Files f;
+  auto result = run_gov(f.args() + " --state '" + f.state + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("team `team-a` holds 16 GPUs on ml.p5.48xlarge in the given state, above its new nominal "
+                        "quota of 8: nothing is evicted, but 8 GPUs count as borrowed") != std::string::npos);
+  // team-b's nominal quota did not move: no warning about it.
+  CHECK(result.out.find("team `team-b` holds") == std::string::npos);
+  auto bad = run_gov(f.args() + " --state '" + f.dir.write("bad.json", R"({"admited": []})") + "'");
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("did you mean \"admitted\"") != std::string::npos);
+}
+
+TEST_CASE("gov diff --format json has typed fields and exact numbers", "[diff]") {
+  const Files f;
+  auto result = run_gov(f.args() + " --format json");
+  INFO(result.out << result.err);
+  const Json doc = parse(result.out);
+  CHECK(doc["changed"].kind == Json::Kind::boolean);
+  CHECK(doc["summary"].size() >= 5);
+  bool memory_row = false;
+  const Json& changes = doc["changes"];
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const Json& c = changes[i];
+    if (c["property"].str() != "nominal" || c["resource"].str() != "memory_gib") continue;
+    if (c["team"].str() != "team-a" || c["instance_type"].str() != "ml.p5.48xlarge") continue;
+    memory_row = true;
+    CHECK(c["before"].num() == 4096);  // GiB, as a number
+    CHECK(c["after"].num() == 2048);
+    CHECK(c["delta"].num() == -2048);
+  }
+  CHECK(memory_row);
+}
+
+TEST_CASE("gov diff --exit-code exits 1 when the policies differ and 0 when not", "[diff]") {
+  const Files f;
+  CHECK(run_gov(f.args() + " --exit-code").exit_code == 1);
+  CHECK(run_gov(f.args()).exit_code == 0);
+  CHECK(run_gov("diff --files '" + f.before + "' '" + f.before + "' --exit-code").exit_code == 0);
+}
+
+TEST_CASE("gov diff FILE compares the active stored version with a working file", "[diff][store]") {
+  const Files f;
+  const std::string db = " --db '" + (f.dir / "store.db") + "'";
+  REQUIRE(run_gov("apply '" + f.before + "'" + db + " -m first").exit_code == 0);
+  auto plan = run_gov("diff '" + f.after + "'" + db + " --exit-code --state '" + f.state + "'");
+  INFO(plan.out << plan.err);
+  CHECK(plan.exit_code == 1);
+  CHECK(plan.out.find("changes from before v1 to ") != std::string::npos);
+  CHECK(plan.out.find("team `team-c` removed") != std::string::npos);
+  CHECK(plan.out.find("team `team-a` holds 16 GPUs") != std::string::npos);
+  auto same = run_gov("diff '" + f.before + "'" + db + " --exit-code");
+  CHECK(same.exit_code == 0);
+  CHECK(same.out.find("no changes") != std::string::npos);
+}
