@@ -91,32 +91,50 @@ class Linter {
         continue;
       }
       // Guaranteed instances: the largest share of any resource, in instances.
-      double guaranteed = 0;
-      for (size_t r = 0; r < model::kResourceCount; ++r) {
-        if (type.per_instance[r] > 0) {
-          guaranteed = std::max(guaranteed, static_cast<double>(total[r]) / static_cast<double>(type.per_instance[r]));
-        }
-      }
-      if (guaranteed <= static_cast<double>(capacity) + 1e-9) continue;
-      Location where = holders.back().second->where;
-      for (const Capacity& c : policy_.cluster->capacity) {
-        if (c.type == t) where = c.where;
-      }
-      Diagnostic& d = warn(Code::quota_exceeds_capacity, where,
-                           fmt::format("the teams' guaranteed `{}` ({} instances) exceed the cluster's {}", type.name,
-                                       instances_text(guaranteed), capacity),
-                           "capacity");
-      for (const auto& [team, quota] : holders) {
-        double share = 0;
+      auto instances_of = [&](const model::Resources& amounts) {
+        double most = 0;
         for (size_t r = 0; r < model::kResourceCount; ++r) {
           if (type.per_instance[r] > 0) {
-            share = std::max(share, static_cast<double>(quota->nominal[r]) / static_cast<double>(type.per_instance[r]));
+            most = std::max(most, static_cast<double>(amounts[r]) / static_cast<double>(type.per_instance[r]));
           }
         }
-        d.notes.push_back({quota->where, fmt::format("team `{}` is guaranteed {} of them here", team->name, instances_text(share))});
-      }
-      d.help = "HyperPod allows planned capacity, but guaranteed quota that does not exist cannot be reclaimed";
+        return most;
+      };
+      const double guaranteed = instances_of(total);
+      if (guaranteed <= static_cast<double>(capacity) + 1e-9) continue;
+      quota_over_capacity(type, t, capacity, guaranteed, holders, instances_of);
     }
+  }
+
+  /// W0101 lands on the quota that pushes the sum over capacity (in declaration order): the
+  /// line a pull request changes, more often than the cluster's capacity. The capacity and
+  /// every other holder are notes, so each format can show them.
+  template <typename InstancesOf>
+  void quota_over_capacity(const check::InstanceType& type, size_t t, int64_t capacity, double guaranteed,
+                           const std::vector<std::pair<const Team*, const Quota*>>& holders, InstancesOf instances_of) {
+    model::Resources running{};
+    size_t culprit = holders.size() - 1;
+    for (size_t i = 0; i < holders.size(); ++i) {
+      for (size_t r = 0; r < model::kResourceCount; ++r) running[r] += holders[i].second->nominal[r];
+      if (instances_of(running) > static_cast<double>(capacity) + 1e-9) {
+        culprit = i;
+        break;
+      }
+    }
+    const auto& [team, quota] = holders[culprit];
+    Diagnostic& d = warn(Code::quota_exceeds_capacity, quota->where,
+                         fmt::format("team `{}`'s quota takes the guaranteed `{}` to {} instances, more than the cluster's {}",
+                                     team->name, type.name, instances_text(guaranteed), capacity),
+                         fmt::format("guaranteed {} of them here", instances_text(instances_of(quota->nominal))));
+    for (const Capacity& c : policy_.cluster->capacity) {
+      if (c.type == t) d.notes.push_back({c.where, fmt::format("the cluster has {} `{}`", capacity, type.name)});
+    }
+    for (size_t i = 0; i < holders.size(); ++i) {
+      if (i == culprit) continue;
+      d.notes.push_back({holders[i].second->where, fmt::format("team `{}` is guaranteed {} of them here", holders[i].first->name,
+                                                               instances_text(instances_of(holders[i].second->nominal)))});
+    }
+    d.help = "HyperPod allows planned capacity, but guaranteed quota that does not exist cannot be reclaimed";
   }
 
   /// Teams that can never run a task (issue 23, point 7): no quota at all, or quotas that
@@ -155,8 +173,8 @@ class Linter {
             .help = "set `idle-compute = fair-share` in the policy, or remove the weight";
       }
       if (team.sharing == model::Sharing::lend && team.borrow_limit_given) {
-        warn(Code::borrow_limit_on_lend_team, team.where,
-             fmt::format("team `{}` only lends, so its borrow limit has no effect", team.name), "a `lend` team")
+        warn(Code::borrow_limit_on_lend_team, team.borrow_limit_at.value_or(team.where),
+             fmt::format("team `{}` only lends, so its borrow limit has no effect", team.name), "no effect")
             .help = "use `sharing = lend-and-borrow` to let it borrow, or remove `borrow-limit`";
       }
       if (team.sharing == model::Sharing::lend || (policy_.settings && policy_.settings->idle_resource_sharing)) continue;
@@ -338,17 +356,25 @@ Diagnostics lint(const Policy& policy, const Program& program, const std::vector
     };
     if (is_allowed({allowed.begin(), allowed.end()})) continue;
     // An allow comment counts on the reported line, the line above it, or the line above
-    // the declaration the warning is in (so one comment above a rule covers the rule).
-    const SourceFile& file = program.sources.get(d.primary.source);
-    std::vector<uint32_t> lines = {file.line_column(d.primary.span.begin).line};
-    lines.push_back(lines.front() - 1);
-    if (auto start = declaration_start(program, d.primary)) {
-      lines.push_back(file.line_column(*start).line);
-      lines.push_back(file.line_column(*start).line - 1);
+    // the declaration the warning is in (so one comment above a rule covers the rule); and
+    // the same for each location a note points at (a finding with several causes, such as
+    // W0101 on a quota with the cluster's capacity as a note, is silenced at any of them).
+    std::vector<Location> places = {d.primary};
+    for (const Note& note : d.notes) {
+      if (note.where) places.push_back(*note.where);
     }
-    const bool silenced = std::any_of(lines.begin(), lines.end(), [&](uint32_t line) {
-      auto it = comments.find({d.primary.source, line});
-      return it != comments.end() && is_allowed(it->second);
+    const bool silenced = std::any_of(places.begin(), places.end(), [&](const Location& where) {
+      const SourceFile& file = program.sources.get(where.source);
+      std::vector<uint32_t> lines = {file.line_column(where.span.begin).line};
+      lines.push_back(lines.front() - 1);
+      if (auto start = declaration_start(program, where)) {
+        lines.push_back(file.line_column(*start).line);
+        lines.push_back(file.line_column(*start).line - 1);
+      }
+      return std::any_of(lines.begin(), lines.end(), [&](uint32_t line) {
+        auto it = comments.find({where.source, line});
+        return it != comments.end() && is_allowed(it->second);
+      });
     });
     if (silenced) continue;
     kept.report(d);

@@ -101,6 +101,7 @@ struct Team {
   model::WhenCanPreempt when_can_preempt = model::WhenCanPreempt::try_next_flavor;
   model::FlavorPreference flavor_preference = model::FlavorPreference::borrowing_over_preemption;
   // Where some of them were written, for lint warnings about settings without effect.
+  std::optional<Location> borrow_limit_at;  // the `borrow-limit = N%` property
   std::optional<Location> borrow_within_cohort_at;
   std::optional<Location> reclaim_within_cohort_at;  // its value
   std::optional<Location> flavor_preference_at;      // the property

@@ -321,6 +321,16 @@ std::string render_github(const Diagnostics& diagnostics, const SourceMap& sourc
       position = fmt::format("line={},endLine={}", range.start.line, range.end.line);
     }
     std::string message = escape_github(d.message, /*property=*/false);
+    // Notes stay in the annotation (one annotation per diagnostic), each with where it points.
+    for (const Note& note : d.notes) {
+      std::string where;
+      if (note.where) {
+        const SourceFile& note_file = file_of(*note.where, sources);
+        const Range note_range = resolve(note_file, note.where->span);
+        where = fmt::format(" ({}:{}:{})", note_file.path(), note_range.start.line, note_range.start.column);
+      }
+      message += "%0Anote: " + escape_github(note.message + where, /*property=*/false);
+    }
     if (d.help) message += "%0Ahelp: " + escape_github(*d.help, /*property=*/false);
     out += fmt::format("::{} file={},{},title={}::{}\n", github_command(d.severity),
                        escape_github(file.path(), /*property=*/true), position,

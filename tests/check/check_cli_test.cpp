@@ -92,10 +92,12 @@ TEST_CASE("gov lint warns that workshop-kr-g5-8xlarge guarantees more than the c
   const auto plain = run_gov("lint " + file);
   INFO(plain.err);
   CHECK(plain.exit_code == 0);  // warnings only
-  CHECK(plain.err.find("warning[W0101]: the teams' guaranteed `ml.g5.8xlarge` (3 instances) exceed the cluster's 2") !=
-        std::string::npos);
-  CHECK(plain.err.find("team `team-a` is guaranteed 1 of them here") != std::string::npos);
-  CHECK(plain.err.find("team `team-b` is guaranteed 2 of them here") != std::string::npos);
+  // On the quota that takes the total over capacity (the line a pull request changes), with the
+  // capacity and the other team as notes (issue 23, point 11).
+  CHECK(plain.err.find("workshop-kr-g5-8xlarge.gov:40:3: warning[W0101]: team `team-b`'s quota takes the guaranteed "
+                       "`ml.g5.8xlarge` to 3 instances, more than the cluster's 2") != std::string::npos);
+  CHECK(plain.err.find("note: the cluster has 2 `ml.g5.8xlarge`") != std::string::npos);
+  CHECK(plain.err.find("note: team `team-a` is guaranteed 1 of them here") != std::string::npos);
   CHECK(plain.err.find("\n1 warning\n") != std::string::npos);
 
   CHECK(run_gov("lint --deny-warnings " + file).exit_code == 1);
@@ -212,9 +214,13 @@ TEST_CASE("gov lint --format github prints workflow annotations with real positi
   const auto warning = run_gov("lint --format github policies/examples/workshop-kr-g5-8xlarge.gov");
   CHECK(warning.exit_code == 0);
   CHECK(warning.out ==
-        "::warning file=policies/examples/workshop-kr-g5-8xlarge.gov,line=13,col=16,endLine=13,endColumn=32,"
-        "title=W0101 quota-exceeds-capacity::the teams' guaranteed `ml.g5.8xlarge` (3 instances) exceed the "
-        "cluster's 2%0Ahelp: HyperPod allows planned capacity, but guaranteed quota that does not exist cannot be "
+        "::warning file=policies/examples/workshop-kr-g5-8xlarge.gov,line=40,col=3,endLine=40,endColumn=40,"
+        "title=W0101 quota-exceeds-capacity::team `team-b`'s quota takes the guaranteed `ml.g5.8xlarge` to 3 "
+        "instances, more than the cluster's 2"
+        // The notes, with where they point, stay in the one annotation.
+        "%0Anote: the cluster has 2 `ml.g5.8xlarge` (policies/examples/workshop-kr-g5-8xlarge.gov:13:16)"
+        "%0Anote: team `team-a` is guaranteed 1 of them here (policies/examples/workshop-kr-g5-8xlarge.gov:29:3)"
+        "%0Ahelp: HyperPod allows planned capacity, but guaranteed quota that does not exist cannot be "
         "reclaimed\n");
 }
 
