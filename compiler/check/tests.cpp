@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/model/quantities.hpp"
+
 namespace gov::check {
 
 void Checker::check_tests() {
@@ -40,10 +42,14 @@ std::optional<TestStep> Checker::test_step(const ast::Step& step, SourceId sourc
     case ast::Step::Kind::at: {
       const int64_t ms = step.time.micros / 1000;
       if (step.time.unit != ast::Unit::none || step.time.micros % 1000 != 0 || ms < clock) {
+        const bool backwards = ms < clock && step.time.unit == ast::Unit::none && step.time.micros % 1000 == 0;
         report(Code::invalid_time, {source, step.time.span},
-               ms < clock ? "time moves backwards: `at` must not be earlier than the previous `at`"
-                          : "`at` takes seconds, with at most three decimals",
-               "bad time");
+               backwards ? fmt::format("time moves backwards: `at {}` is earlier than the previous `at {}`",
+                                       model::format_decimal(ms, 1000), model::format_decimal(clock, 1000))
+                         : "`at` takes seconds, with at most three decimals",
+               backwards ? "earlier than the previous `at`" : "bad time")
+            .help = backwards ? "a test's steps run in order: put the steps for earlier times first"
+                              : "write the time in seconds, such as `at 90` or `at 1.5`";
         return std::nullopt;
       }
       clock = ms;

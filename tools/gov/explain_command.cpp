@@ -1,4 +1,6 @@
 // `gov explain`: what a diagnostic code means.
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "compiler/diagnostics/codes.hpp"
@@ -21,9 +23,11 @@ int run_explain(const Args& args) {
       status = kUsage;
       continue;
     }
-    fmt::print("{} ({}, {}): {}\nSee docs/diagnostics.md#{} for examples.\n", info->id, info->name,
-               severity_name(info->severity), info->summary,
-               std::string(info->id));
+    // The section's anchor is the code in lower case, as GitHub writes heading anchors.
+    std::string anchor(info->id);
+    for (char& c : anchor) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    fmt::print("{} ({}, {}): {}\nSee docs/diagnostics.md#{} for an example.\n", info->id, info->name,
+               severity_name(info->severity), info->summary, anchor);
   }
   return status;
 }
