@@ -153,6 +153,35 @@ std::string name_help(std::string_view word, std::string_view rule) {
   return fmt::format("{} `{}`", rule, model::kebab_case(word));
 }
 
+
+/// A declaration keyword read as a property key (`team`, `rule`, … at the start of a line,
+/// then a name or `{` where `=` was expected): the block before it lacks its `}`. Reported
+/// as E0031 where the `}` belongs, with a note at the `{` left open.
+std::optional<Diagnostic> declaration_inside_block(const ParseContext& ctx, std::string_view expected, uint32_t offset) {
+  if (expected != "expected `=`") return std::nullopt;
+  const std::string_view source = ctx.file.text();
+  const uint32_t key_end = end_of_previous_token(source, offset);
+  uint32_t key_begin = key_end;
+  while (key_begin > 0 && is_word_char(source[key_begin - 1])) --key_begin;
+  const std::string_view key = source.substr(key_begin, key_end - key_begin);
+  const auto& keywords = declaration_keywords();
+  if (std::find(keywords.begin(), keywords.end(), key) == keywords.end()) return std::nullopt;
+  uint32_t line_begin = key_begin;
+  while (line_begin > 0 && (source[line_begin - 1] == ' ' || source[line_begin - 1] == '\t')) --line_begin;
+  if (line_begin > 0 && source[line_begin - 1] != '\n') return std::nullopt;  // not first on its line
+  const std::optional<uint32_t> open = unclosed_brace(source.substr(0, key_begin));
+  if (!open) return std::nullopt;
+  const uint32_t end = end_of_previous_token(source, line_begin);
+  const auto at = [&](Span span) { return Location{ctx.source, span}; };
+  Diagnostic d = make_diagnostic(Code::unclosed_block, at({end, end}),
+                                 fmt::format("missing `}}` before `{}`: the block above is not closed", key),
+                                 "expected `}` after this");
+  d.notes.push_back({at({*open, *open + 1}), "the block opened here is never closed"});
+  d.notes.push_back({at({key_begin, key_end}), fmt::format("`{}` starts a new declaration here", key)});
+  d.help = "add `}` at the end of the block";
+  return d;
+}
+
 }  // namespace
 
 Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_t offset) {
@@ -266,7 +295,15 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
       }
       break;  // "expected a name, found ..."
     }
-    case K::token: break;
+    case K::token:
+      if (auto d = declaration_inside_block(ctx, text, offset)) return *d;
+      if (text == "expected `{`" && source.substr(token.begin, 1) == ":") {
+        Diagnostic d = make_diagnostic(Code::expected_token, at(token), fmt::format("{}, found {}", text, found),
+                                       "expected `{`");
+        d.help = "gov blocks are braces, not indentation (as in YAML): `team a { quota ... }`";
+        return d;
+      }
+      break;
   }
   // When the expected token is missing at the end of a line, point there, not at the
   // next line's first token.

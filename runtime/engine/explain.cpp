@@ -20,7 +20,7 @@ std::string_view verdict_text(GranularMode mode) {
     case FitMode::preempt:
       return "needs preemption in the team";
     case FitMode::no_candidates:
-      return "no preemption candidates";
+      return "needs preemption, but no task may be preempted for it";
     case FitMode::no_fit:
       return "does not fit";
   }

@@ -23,7 +23,7 @@ TEST_CASE(
   CHECK(e->reason == PendingReason::waiting_for_quota);
   REQUIRE(e->flavors.size() == 1);
   CHECK(e->flavors[0].flavor == "ml.g5.8xlarge");
-  CHECK(e->flavors[0].verdict == "no preemption candidates");
+  CHECK(e->flavors[0].verdict == "needs preemption, but no task may be preempted for it");
   REQUIRE(e->flavors[0].resources.size() == 1);
   const ResourceFigures& gpu = e->flavors[0].resources[0];
   CHECK(gpu.requested == 3);
@@ -58,7 +58,7 @@ TEST_CASE("explain: the victims a pending preemptor would choose, and why others
   CHECK(low->preempted_by == "peer");
   CHECK(low->preempted_kind == PreemptionKind::in_team);
   REQUIRE(low->flavors.size() == 1);
-  CHECK(low->flavors[0].verdict == "no preemption candidates");
+  CHECK(low->flavors[0].verdict == "needs preemption, but no task may be preempted for it");
   std::vector<std::string> why;
   for (const CandidateExplanation& c : low->candidates) why.push_back(c.task + ": " + c.why);
   // Candidate order: lower priority first, then the most recently admitted.

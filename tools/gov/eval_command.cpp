@@ -1,4 +1,6 @@
 // `gov eval`: one decision for one task against a cluster state, with its explanation.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "compiler/model/quantities.hpp"
@@ -38,7 +40,9 @@ std::string explanation_text(const gov::Explanation& e) {
     }
   }
   if (!e.candidates.empty()) {
-    out += "  preemption candidates:\n";
+    // Every task considered, chosen (`*`) or spared (`-`) and why.
+    const bool any_chosen = std::any_of(e.candidates.begin(), e.candidates.end(), [](const auto& c) { return c.chosen; });
+    out += any_chosen ? "  preemption candidates (* chosen):\n" : "  tasks considered for preemption (none may be preempted):\n";
     for (const gov::CandidateExplanation& c : e.candidates) {
       out += fmt::format("    {} {} (team {}, priority {}): {}\n", c.chosen ? "*" : "-", c.task, c.team, c.priority, c.why);
     }

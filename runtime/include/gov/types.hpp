@@ -276,7 +276,7 @@ struct ResourceFigures {
 struct FlavorExplanation {
   std::string flavor;
   /// `fits`, `fits by borrowing`, `needs preemption in the team`, `needs reclaim from other
-  /// teams`, `no preemption candidates`, `does not fit`, or `admitted`.
+  /// teams`, `needs preemption, but no task may be preempted for it`, `does not fit`, or `admitted`.
   std::string verdict;
   std::vector<ResourceFigures> resources;
 };
