@@ -180,31 +180,38 @@ std::string outcome_text(const gov::Decision& d) {
 
 // ------------------------------------------------------------------ summary table
 
-std::string wait_text(const std::optional<gov::Time>& wait) {
-  return wait ? format_seconds(*wait) + "s" : "-";
-}
+std::string wait_text(const std::optional<gov::Time>& wait) { return wait ? duration_text(*wait) : "-"; }
 
-// GPU-milliseconds as GPU-hours with three decimals, rounded half up.
-std::string gpu_hours_text(int64_t gpu_millis) {
+// Device-milliseconds as device-hours with three decimals, rounded half up.
+std::string device_hours_text(int64_t device_millis) {
   int64_t milli_hours =
-      (std::max<int64_t>(gpu_millis, 0) + kMillisPerHour / 2000) / (kMillisPerHour / 1000);
+      (std::max<int64_t>(device_millis, 0) + kMillisPerHour / 2000) / (kMillisPerHour / 1000);
   return fmt::format("{}.{:03}", milli_hours / 1000, milli_hours % 1000);
 }
 
-constexpr std::array<std::string_view, 8> kSummaryHeader = {
-    "team",      "admitted",           "mean wait", "p95 wait",
-    "GPU-hours", "borrowed GPU-hours", "preempted", "preemptions caused"};
-using SummaryRow = std::array<std::string, kSummaryHeader.size()>;
+using SummaryRow = std::vector<std::string>;
 
-SummaryRow summary_row(const TeamSummary& t) {
-  return {one_line(t.team),
-          std::to_string(t.admitted),
-          wait_text(t.mean_wait),
-          wait_text(t.p95_wait),
-          gpu_hours_text(t.gpu_millis),
-          gpu_hours_text(t.borrowed_gpu_millis),
-          std::to_string(t.preempted),
-          std::to_string(t.preemptions_caused)};
+SummaryRow summary_header(bool neuron) {
+  SummaryRow header = {"team",      "submitted", "admitted",  "rejected",           "pending",
+                       "mean wait", "p95 wait",  "GPU-hours", "borrowed GPU-hours"};
+  if (neuron) header.insert(header.end(), {"Neuron-hours", "borrowed Neuron-hours"});
+  header.insert(header.end(), {"preempted", "preemptions caused"});
+  return header;
+}
+
+SummaryRow summary_row(const TeamSummary& t, bool neuron) {
+  SummaryRow row = {one_line(t.team),
+                    std::to_string(t.submitted),
+                    std::to_string(t.admitted),
+                    std::to_string(t.rejected),
+                    std::to_string(t.pending),
+                    wait_text(t.mean_wait),
+                    wait_text(t.p95_wait),
+                    device_hours_text(t.gpu_millis),
+                    device_hours_text(t.borrowed_gpu_millis)};
+  if (neuron) row.insert(row.end(), {device_hours_text(t.neuron_millis), device_hours_text(t.borrowed_neuron_millis)});
+  row.insert(row.end(), {std::to_string(t.preempted), std::to_string(t.preemptions_caused)});
+  return row;
 }
 
 // Display width, counted in code points (as columns are everywhere in gov).
@@ -219,8 +226,7 @@ std::string padding(std::string_view text, size_t width) {
 }
 
 // The team column is left-aligned, the figures right-aligned, columns two spaces apart.
-std::string table_line(const SummaryRow& row,
-                       const std::array<size_t, kSummaryHeader.size()>& widths) {
+std::string table_line(const SummaryRow& row, const std::vector<size_t>& widths) {
   std::string out = row[0] + padding(row[0], widths[0]);
   for (size_t i = 1; i < row.size(); ++i) out += "  " + padding(row[i], widths[i]) + row[i];
   return out + "\n";
@@ -252,30 +258,36 @@ std::string decision_text(const gov::Decision& decision) {
 }
 
 std::string summary_text(const std::vector<TeamSummary>& teams) {
+  const bool neuron = std::any_of(teams.begin(), teams.end(), [](const TeamSummary& t) { return t.neuron_millis > 0; });
+  const SummaryRow header = summary_header(neuron);
+  std::vector<size_t> widths;
+  for (const std::string& title : header) widths.push_back(text_width(title));
   std::vector<SummaryRow> rows;
-  SummaryRow header;
-  std::array<size_t, kSummaryHeader.size()> widths{};
-  for (size_t i = 0; i < header.size(); ++i) {
-    header[i] = std::string(kSummaryHeader[i]);
-    widths[i] = text_width(header[i]);
-  }
   for (const TeamSummary& team : teams) {
-    rows.push_back(summary_row(team));
-    for (size_t i = 0; i < widths.size(); ++i)
-      widths[i] = std::max(widths[i], text_width(rows.back()[i]));
+    rows.push_back(summary_row(team, neuron));
+    for (size_t i = 0; i < widths.size(); ++i) widths[i] = std::max(widths[i], text_width(rows.back()[i]));
   }
   std::string out = table_line(header, widths);
   for (const SummaryRow& row : rows) out += table_line(row, widths);
   return out;
 }
 
+std::string duration_text(gov::Time millis) {
+  if (millis < 0) return "-" + duration_text(-millis);
+  constexpr gov::Time kMinute = 60'000, kHour = 60 * kMinute, kDay = 24 * kHour;
+  if (millis < kMinute) return format_seconds(millis) + "s";
+  if (millis < kHour) return fmt::format("{}m {:02}s", millis / kMinute, millis % kMinute / 1000);
+  if (millis < kDay) return fmt::format("{}h {:02}m", millis / kHour, millis % kHour / kMinute);
+  return fmt::format("{}d {}h", millis / kDay, millis % kDay / kHour);
+}
+
 // ------------------------------------------------------------------ SummaryBuilder
 
 namespace {
 
-ir::Amount gpu_of(const gov::ResourceAmounts& amounts) {
+ir::Amount amount_of(const gov::ResourceAmounts& amounts, ir::Resource wanted) {
   for (const auto& [resource, amount] : amounts) {
-    if (resource == ir::Resource::gpu) return amount;
+    if (resource == wanted) return amount;
   }
   return 0;
 }
@@ -294,6 +306,8 @@ void SummaryBuilder::release(LiveTask& task, gov::Time at) {
   TeamSummary& team = teams_[task.team].summary;
   team.gpu_millis += task.gpu * held;
   team.borrowed_gpu_millis += task.borrowed_gpu * held;
+  team.neuron_millis += task.neuron * held;
+  team.borrowed_neuron_millis += task.borrowed_neuron * held;
   task.held_since.reset();
 }
 
@@ -305,8 +319,10 @@ void SummaryBuilder::admit(LiveTask& task, const gov::Decision& decision) {
     teams_[task.team].waits.add(decision.at - task.submitted);
   }
   task.held_since = decision.at;
-  task.gpu = gpu_of(decision.usage);
-  task.borrowed_gpu = gpu_of(decision.borrowed);
+  task.gpu = amount_of(decision.usage, ir::Resource::gpu);
+  task.borrowed_gpu = amount_of(decision.borrowed, ir::Resource::gpu);
+  task.neuron = amount_of(decision.usage, ir::Resource::neuron);
+  task.borrowed_neuron = amount_of(decision.borrowed, ir::Resource::neuron);
 }
 
 void SummaryBuilder::add(const gov::Decision& decision) {
@@ -317,6 +333,7 @@ void SummaryBuilder::add(const gov::Decision& decision) {
   if (inserted) {
     task.team = slot;
     task.submitted = decision.at;
+    ++teams_[slot].summary.submitted;
   }
   switch (decision.outcome) {
     case gov::Outcome::admitted:
@@ -332,9 +349,13 @@ void SummaryBuilder::add(const gov::Decision& decision) {
       return;
     }
     case gov::Outcome::rejected:
+      ++teams_[task.team].summary.rejected;
+      release(task, decision.at);
+      live_.erase(it);
+      return;
+    case gov::Outcome::invalid:
     case gov::Outcome::finished:
     case gov::Outcome::cancelled:
-    case gov::Outcome::invalid:
       release(task, decision.at);
       live_.erase(it);
       return;
@@ -351,10 +372,13 @@ std::vector<TeamSummary> SummaryBuilder::summarize(std::optional<gov::Time> end)
     out.back().p95_wait = totals.waits.p95();
   }
   for (const auto& [id, task] : live_) {
+    if (!task.held_since) ++out[task.team].pending;
     if (!task.held_since || until <= *task.held_since) continue;
     gov::Time held = until - *task.held_since;
     out[task.team].gpu_millis += task.gpu * held;
     out[task.team].borrowed_gpu_millis += task.borrowed_gpu * held;
+    out[task.team].neuron_millis += task.neuron * held;
+    out[task.team].borrowed_neuron_millis += task.borrowed_neuron * held;
   }
   return out;
 }

@@ -36,11 +36,16 @@ std::string decision_text(const gov::Decision& decision);
 /// What one team's tasks did over a decision stream.
 struct TeamSummary {
   std::string team;
+  int64_t submitted = 0;                  // tasks seen
   int64_t admitted = 0;                   // tasks admitted at least once
+  int64_t rejected = 0;                   // tasks a rule rejected
+  int64_t pending = 0;                    // tasks still waiting at the end
   std::optional<gov::Time> mean_wait;  // submission → first admission, over admitted tasks
   std::optional<gov::Time> p95_wait;   // nullopt when no task was admitted
   int64_t gpu_millis = 0;                 // usage.gpu × time held, GPU-milliseconds
   int64_t borrowed_gpu_millis = 0;        // borrowed.gpu × time held
+  int64_t neuron_millis = 0;              // usage.neuron × time held (Trainium, Inferentia)
+  int64_t borrowed_neuron_millis = 0;     // borrowed.neuron × time held
   int64_t preempted = 0;                  // preemptions its tasks suffered
   int64_t preemptions_caused = 0;         // preemptions of any team's tasks by its tasks
 };
@@ -70,6 +75,8 @@ class SummaryBuilder {
     std::optional<gov::Time> held_since;  // while admitted
     ir::Amount gpu = 0;
     ir::Amount borrowed_gpu = 0;
+    ir::Amount neuron = 0;
+    ir::Amount borrowed_neuron = 0;
   };
   struct TeamTotals {
     TeamSummary summary;
@@ -86,8 +93,14 @@ class SummaryBuilder {
   gov::Time last_ = 0;
 };
 
-/// The summary as a table, one row per team, with a header line; waits in seconds,
-/// GPU-hours with three decimals. Ends with a newline.
+/// The summary as a table, one row per team, with a header line: task counts (submitted,
+/// admitted, rejected, still pending), waits in human units (`45s`, `2m 05s`, `9h 20m`,
+/// `3d 4h`), GPU-hours with three decimals, and Neuron-device-hours when any team used Neuron
+/// devices. Ends with a newline.
 std::string summary_text(const std::vector<TeamSummary>& teams);
+
+/// A duration as people read it: `0s`, `45s`, `2m 05s`, `9h 20m`, `3d 4h` (two units at most,
+/// rounded down; below a minute, seconds with up to three decimals, as `1.5s`).
+std::string duration_text(gov::Time millis);
 
 }  // namespace gov::trace

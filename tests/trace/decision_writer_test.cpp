@@ -212,12 +212,12 @@ TEST_CASE("decisions: the summary of the docs/interfaces.md walkthrough", "[trac
   CHECK(b.preempted == 0);
   CHECK(b.preemptions_caused == 1);
   CHECK(gov::trace::summary_text(teams) ==
-        "team    admitted  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  preempted  "
-        "preemptions caused\n"
-        "team-a         1         0s        0s      0.008               0.003          1           "
-        "        0\n"
-        "team-b         1         0s        0s      0.047               0.000          0           "
-        "        1\n");
+        "team    submitted  admitted  rejected  pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
+        "preempted  preemptions caused\n"
+        "team-a          1         1         0        0         0s        0s      0.008               0.003  "
+        "        1                   0\n"
+        "team-b          1         1         0        0         0s        0s      0.047               0.000  "
+        "        0                   1\n");
 }
 
 TEST_CASE("decisions: summary arithmetic on a small stream", "[trace]") {
@@ -255,7 +255,13 @@ TEST_CASE("decisions: summary arithmetic on a small stream", "[trace]") {
   CHECK(x.borrowed_gpu_millis == 1 * 30000);
   CHECK(x.preempted == 0);
   CHECK(x.preemptions_caused == 1);
+  CHECK(x.submitted == 3);
+  CHECK(x.rejected == 0);
+  CHECK(x.pending == 0);
   const auto& y = teams[1];
+  CHECK(y.submitted == 3);  // x3, x4 (rejected) and x5 (invalid)
+  CHECK(y.rejected == 1);
+  CHECK(y.pending == 1);  // x3, preempted and waiting again
   CHECK(y.admitted == 1);
   CHECK(y.mean_wait == 0);
   CHECK(y.gpu_millis == 4 * 25000);  // x3 [5, 30)
@@ -266,20 +272,48 @@ TEST_CASE("decisions: summary arithmetic on a small stream", "[trace]") {
   CHECK(builder.summarize()[0].gpu_millis ==
         2 * 30000 + 1 * 10000);  // default end: the last decision, 40 s
   CHECK(gov::trace::summary_text(teams) ==
-        "team    admitted  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  preempted  "
-        "preemptions caused\n"
-        "team-x         3        15s       30s      0.025               0.008          0           "
-        "        1\n"
-        "team-y         1         0s        0s      0.028               0.014          1           "
-        "        0\n");
+        "team    submitted  admitted  rejected  pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
+        "preempted  preemptions caused\n"
+        "team-x          3         3         0        0        15s       30s      0.025               0.008  "
+        "        0                   1\n"
+        "team-y          3         1         1        1         0s        0s      0.028               0.014  "
+        "        1                   0\n");
   CHECK(gov::trace::summary_text({}) ==
-        "team  admitted  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  preempted  "
-        "preemptions caused\n");
+        "team  submitted  admitted  rejected  pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
+        "preempted  preemptions caused\n");
   gov::trace::TeamSummary idle;
   idle.team = "team-z";
   CHECK(gov::trace::summary_text({idle}).ends_with(
-      "\nteam-z         0          -         -      0.000               0.000          0           "
-      "        0\n"));
+      "\nteam-z          0         0         0        0          -         -      0.000               0.000  "
+      "        0                   0\n"));
+}
+
+TEST_CASE("decisions: the summary counts Neuron-device-hours when a team uses Trainium", "[trace]") {
+  gov::trace::SummaryBuilder builder;
+  builder.add(admitted(0, "t1", "team-trn", {{Resource::neuron, 16}}, {{Resource::neuron, 4}}));
+  builder.add(make(1800000, "t1", Outcome::finished, "team-trn"));  // half an hour
+  builder.add(admitted(0, "g1", "team-gpu", {{Resource::gpu, 8}}, {}));
+  const std::vector<gov::trace::TeamSummary> teams = builder.summarize(/*end=*/3600000);
+  REQUIRE(teams.size() == 2);
+  CHECK(teams[0].neuron_millis == 16 * 1800000);
+  CHECK(teams[0].borrowed_neuron_millis == 4 * 1800000);
+  CHECK(teams[0].gpu_millis == 0);
+  CHECK(teams[1].gpu_millis == 8 * 3600000);
+  const std::string text = gov::trace::summary_text(teams);
+  CHECK(text.find("GPU-hours  borrowed GPU-hours  Neuron-hours  borrowed Neuron-hours  preempted") != std::string::npos);
+  CHECK(text.find("      8.000                  2.000") != std::string::npos);  // team-trn's Neuron columns
+  // Without Neuron use, no Neuron columns.
+  CHECK(gov::trace::summary_text({teams[1]}).find("Neuron") == std::string::npos);
+}
+
+TEST_CASE("decisions: waits in human units", "[trace]") {
+  using gov::trace::duration_text;
+  CHECK(duration_text(0) == "0s");
+  CHECK(duration_text(1500) == "1.5s");
+  CHECK(duration_text(45000) == "45s");
+  CHECK(duration_text(125000) == "2m 05s");
+  CHECK(duration_text((9 * 60 + 20) * 60000) == "9h 20m");
+  CHECK(duration_text(((3 * 24 + 4) * 60 + 59) * 60000) == "3d 4h");
 }
 
 TEST_CASE("decisions: wait statistics, exact and then bounded", "[trace]") {
