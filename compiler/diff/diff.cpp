@@ -352,7 +352,8 @@ class Comparer {
                        lent.empty() ? std::string() : fmt::format(" (up to {})", fmt::join(lent, ", "))),
            a.name);
     }
-    if (b.sharing == Sharing::lend_and_borrow && a.sharing != Sharing::lend_and_borrow) {
+    // `dont-lend` still borrows (docs/language.md); only `lend` gives borrowing up.
+    if (b.sharing != Sharing::lend && a.sharing == Sharing::lend) {
       warn("stops-borrowing",
            fmt::format("team `{}` can no longer borrow idle compute: it runs within its own quota only", a.name), a.name);
     }

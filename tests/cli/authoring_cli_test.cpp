@@ -1,6 +1,6 @@
 // The CLI as a new user reads it (issue 23): `gov eval`'s verdict and candidate list agree
 // (point 12); `gov simulate --format text` counts tasks per team and gives waits in human units
-// (point 14).
+// (point 14); `idle-resource-sharing` changes a decision (point 15).
 #include <catch2/catch.hpp>
 
 #include "tests/support/test_support.hpp"
@@ -37,4 +37,45 @@ TEST_CASE("gov simulate --format text counts tasks per team and gives waits in h
   CHECK(result.out.find("team    submitted  admitted  rejected  pending  mean wait  p95 wait") != std::string::npos);
   // Waits: b0 0 s, b1 8,999 s: the mean is 1h 14m, the p95 2h 29m.
   CHECK(result.out.find("team-b          3         2         0        1     1h 14m    2h 29m") != std::string::npos);
+}
+
+TEST_CASE("idle-resource-sharing lets teams borrow the capacity no team reserves", "[cli][simulate]") {
+  const gov::test::TempDir dir("idle-resource-sharing");
+  // Four instances, two reserved (one per team): two nobody guarantees.
+  std::string policy = R"(import "aws-ml"
+
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.g5.8xlarge: 4 }
+}
+
+policy {
+  idle-resource-sharing = SETTING
+}
+
+team team-a {
+  quota ml.g5.8xlarge { instances = 1 }
+  borrow-limit = 200%
+}
+
+team team-b {
+  quota ml.g5.8xlarge { instances = 1 }
+}
+)";
+  auto with = [&](const std::string& setting) {
+    std::string text = policy;
+    text.replace(text.find("SETTING"), 7, setting);
+    return dir.write(setting + ".gov", text);
+  };
+  const std::string trace = dir.write("trace.json", R"({"events": [{"at": 0, "submit": {"id": "a1", "team": "team-a", "gpus": 3}}]})");
+  // Off: team-a can use its own GPU and team-b's idle one, 2 at most.
+  auto off = run_gov("simulate '" + with("false") + "' --trace '" + trace + "'");
+  INFO(off.out << off.err);
+  CHECK(off.out.find(R"("outcome":"pending","team":"team-a","reason":"exceeds-max-quota","max":{"gpu":2})") !=
+        std::string::npos);
+  // On: the two unreserved GPUs join the cohort; team-a borrows 2 of them (its limit is 200%).
+  auto on = run_gov("simulate '" + with("true") + "' --trace '" + trace + "'");
+  INFO(on.out << on.err);
+  CHECK(on.out.find(R"("outcome":"admitted","team":"team-a","flavor":"ml.g5.8xlarge","usage":{"gpu":3},"borrowed":{"gpu":2})") !=
+        std::string::npos);
 }

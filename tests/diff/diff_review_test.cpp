@@ -138,7 +138,7 @@ TEST_CASE("gov diff names the consequences a reviewer must see", "[diff]") {
   const Json doc = parse(result.out);
   CHECK(has_warning(doc, "team-removed", "team-c"));
   CHECK(has_warning(doc, "stops-lending", "team-a"));
-  CHECK(has_warning(doc, "stops-borrowing", "team-a"));
+  CHECK_FALSE(has_warning(doc, "stops-borrowing", "team-a"));  // a `dont-lend` team still borrows
   CHECK(has_warning(doc, "classes-ignored"));
   CHECK(has_warning(doc, "deny-removed"));
   CHECK_FALSE(has_warning(doc, "quota-below-held"));  // no state given
