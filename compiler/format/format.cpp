@@ -12,11 +12,15 @@ namespace {
 /// One printable line inside a block. `left` and `right` are joined by `separator`, with
 /// `left` padded so that the separators of a run of rows in the same group line up.
 struct Row {
-  Span span;
-  std::string left;
-  std::string separator;
-  std::string right;
+  Span span{};
+  std::string left{};
+  std::string separator{};
+  std::string right{};
   int group = 0;  // rows align only with neighbours of the same group; 0 = never aligned
+  /// A map or block value the author wrote over several lines stays so: `left separator {`,
+  /// one row per entry (each keeping its comments), then `}` (`closing` is the value's span).
+  std::vector<Row> children{};
+  Span closing{};
 };
 
 std::string inline_properties(const std::vector<ast::Property>& properties) {
@@ -26,10 +30,41 @@ std::string inline_properties(const std::vector<ast::Property>& properties) {
   return fmt::format("{{ {} }}", fmt::join(items, ", "));
 }
 
-enum Group { kNone = 0, kProperty = 1, kQuota = 2, kPriority = 3, kInstance = 4 };
+enum Group { kNone = 0, kProperty = 1, kQuota = 2, kPriority = 3, kInstance = 4, kMapEntry = 5 };
 
-Row property_row(const ast::Property& p) {
-  return {p.span, p.key.text, " = ", ast::value_text(*p.value), kProperty};
+/// Whether the source breaks the line between a `{` value's opening brace and its first entry.
+bool written_multiline(const ast::Value& value, std::string_view source) {
+  if (value.kind != ast::Value::Kind::map && value.kind != ast::Value::Kind::block) return false;
+  const uint32_t first = value.kind == ast::Value::Kind::map ? (value.map.empty() ? value.span.end : value.map.front().span.begin)
+                                                             : (value.block.empty() ? value.span.end : value.block.front().span.begin);
+  if (first <= value.span.begin || first > source.size()) return false;
+  return source.substr(value.span.begin, first - value.span.begin).find('\n') != std::string_view::npos;
+}
+
+Row property_row(const ast::Property& p, std::string_view source);
+
+/// The rows of a multi-line map or block value.
+std::vector<Row> value_rows(const ast::Value& value, std::string_view source) {
+  std::vector<Row> out;
+  if (value.kind == ast::Value::Kind::map) {
+    for (const ast::MapEntry& e : value.map) {
+      const std::string key = e.key_is_string ? ast::quoted_text(e.key.text) : e.key.text;
+      out.push_back({e.span, key + ":", " ", ast::value_text(*e.value), kMapEntry, {}, {}});
+    }
+  } else {
+    for (const ast::Property& p : value.block) out.push_back(property_row(p, source));
+  }
+  return out;
+}
+
+Row property_row(const ast::Property& p, std::string_view source) {
+  Row row{p.span, p.key.text, " = ", ast::value_text(*p.value), kProperty, {}, {}};
+  if (written_multiline(*p.value, source)) {
+    row.right = "{";
+    row.children = value_rows(*p.value, source);
+    row.closing = p.value->span;
+  }
+  return row;
 }
 
 class Formatter {
@@ -142,10 +177,17 @@ class Formatter {
       if (i > 0 && !had_comment && blank_line_before(row.span.begin)) out_ += '\n';
       leading_comments(row.span.begin, indent, false);
       if (had_comment && blank_line_before(row.span.begin)) out_ += '\n';
-      // Comments inside a row that prints on one line move above it.
-      leading_comments(row.span.end, indent, false);
       std::string left = row.left;
       if (width[i] > left.size()) left.append(width[i] - left.size(), ' ');
+      if (!row.children.empty()) {
+        open(indent, left + row.separator + row.right, row.closing.begin);
+        rows(row.children, indent + 1);
+        close(indent, row.closing);
+        opened_block_ = false;
+        continue;
+      }
+      // Comments inside a row that prints on one line move above it.
+      leading_comments(row.span.end, indent, false);
       line(indent, left + row.separator + row.right);
       trailing_comment(line_of(row.span.end > row.span.begin ? row.span.end - 1 : row.span.end));
       opened_block_ = false;
@@ -184,7 +226,7 @@ class Formatter {
   void declaration(const ast::Cluster& d) {
     open(0, fmt::format("cluster {} {{", d.name.text), d.name.span.end);
     std::vector<Row> items;
-    for (const ast::Property& p : d.properties) items.push_back(property_row(p));
+    for (const ast::Property& p : d.properties) items.push_back(property_row(p, source_.text()));
     rows(items, 1);
     close(0, d.span);
   }
@@ -194,7 +236,7 @@ class Formatter {
     std::vector<Row> items;
     for (const auto& item : d.items) {
       if (const auto* p = std::get_if<ast::Property>(&item)) {
-        items.push_back(property_row(*p));
+        items.push_back(property_row(*p, source_.text()));
       } else {
         const auto& c = std::get<ast::PriorityClass>(item);
         items.push_back({c.span, "priority " + c.name.text, " = ", ast::number_text(c.weight), kPriority});
@@ -209,7 +251,7 @@ class Formatter {
     std::vector<Row> items;
     for (const auto& item : d.items) {
       if (const auto* p = std::get_if<ast::Property>(&item)) {
-        items.push_back(property_row(*p));
+        items.push_back(property_row(*p, source_.text()));
       } else {
         const auto& q = std::get<ast::Quota>(item);
         items.push_back({q.span, "quota " + q.instance_type.text, " ", inline_properties(q.properties), kQuota});

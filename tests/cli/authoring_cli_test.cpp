@@ -79,3 +79,19 @@ team team-b {
   CHECK(on.out.find(R"("outcome":"admitted","team":"team-a","flavor":"ml.g5.8xlarge","usage":{"gpu":3},"borrowed":{"gpu":2})") !=
         std::string::npos);
 }
+
+TEST_CASE("gov fmt --diff prints what would change and writes nothing", "[cli][fmt]") {
+  const gov::test::TempDir dir("fmt-diff");
+  const std::string messy = "team a {\n  quota ml.g5.8xlarge {instances=2}\n}\n";
+  const std::string path = dir.write("messy.gov", messy);
+  auto result = run_gov("fmt --diff '" + path + "'");
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.find("@@ -1,3 +1,3 @@\n team a {\n-  quota ml.g5.8xlarge {instances=2}\n"
+                        "+  quota ml.g5.8xlarge { instances = 2 }\n }\n") != std::string::npos);
+  CHECK(gov::test::read_text(path) == messy);  // untouched
+  REQUIRE(run_gov("fmt '" + path + "'").exit_code == 0);
+  auto clean = run_gov("fmt --diff '" + path + "'");
+  CHECK(clean.exit_code == 0);
+  CHECK(clean.out.empty());
+}

@@ -97,3 +97,34 @@ TEST_CASE("formatting randomly mutated policies is stable wherever they parse", 
   }
   CHECK(parsed > 100);
 }
+
+TEST_CASE("a map written over several lines stays so, each entry with its comment", "[format]") {
+  const std::string messy =
+      "cluster c {\n"
+      "  catalog = aws-ml\n"
+      "  capacity = {   # what we run\n"
+      "    # GPUs\n"
+      "    ml.g5.8xlarge: 4,   # the workshop pool\n"
+      "    ml.p5.48xlarge: 2,  # on order\n"
+      "  }\n"
+      "  # the end\n"
+      "}\n";
+  const std::string canonical =
+      "cluster c {\n"
+      "  catalog  = aws-ml\n"
+      "  capacity = {  # what we run\n"
+      "    # GPUs\n"
+      "    ml.g5.8xlarge:  4  # the workshop pool\n"
+      "    ml.p5.48xlarge: 2  # on order\n"
+      "  }\n"
+      "  # the end\n"
+      "}\n";
+  auto parsed = parse_text(messy, "maps.gov");
+  REQUIRE(parsed.result.ok());
+  CHECK(formatted(parsed) == canonical);
+  check_format_properties(messy, "maps.gov");
+  // Written on one line, a map stays on one line.
+  auto one_line = parse_text("cluster c {\n  capacity = { ml.g5.8xlarge: 4, ml.p5.48xlarge: 2 }\n}\n", "one.gov");
+  REQUIRE(one_line.result.ok());
+  CHECK(formatted(one_line) == "cluster c {\n  capacity = { ml.g5.8xlarge: 4, ml.p5.48xlarge: 2 }\n}\n");
+}

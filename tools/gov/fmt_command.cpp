@@ -4,6 +4,7 @@
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/support/terminal_text.hpp"
+#include "compiler/support/text_diff.hpp"
 #include "compiler/format/format.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -15,7 +16,8 @@ int run_fmt(const Args& args) {
     fmt::print(stderr, "error: `gov fmt` needs at least one FILE\n");
     return kUsage;
   }
-  const bool check_only = args.has("check");
+  const bool show_diff = args.has("diff");
+  const bool check_only = args.has("check") || show_diff;
   // The entry file alone, parsed: formatting reads no import.
   driver::Request request = driver::Request::up_to(driver::Stage::parse);
   request.follow_imports = false;
@@ -40,6 +42,12 @@ int run_fmt(const Args& args) {
     }
     const SourceFile& file = program.sources.get(program.files.front().source);
     const std::string formatted = format::format(program.files.front().ast, file);
+    if (show_diff && formatted != file.text()) {  // what would change, as `diff -u` prints it
+      const std::string name = escape_for_terminal(display_path(shown));
+      fmt::print("{}", support::unified_diff(name, name + " (formatted)", file.text(), formatted));
+      status = std::max(status, int{kFailed});
+      continue;
+    }
     if (path == "-") {  // standard input: the formatted text on standard output
       if (check_only && formatted != file.text()) {
         fmt::print("{}\n", shown);
@@ -66,11 +74,13 @@ int run_fmt(const Args& args) {
 }  // namespace
 
 Command fmt_command() {
-  return {{"fmt", "gov fmt [--check] FILE|DIR...", "Format policy files in the canonical layout, in place.",
+  return {{"fmt", "gov fmt [--check|--diff] FILE|DIR...", "Format policy files in the canonical layout, in place.",
            "With --check nothing is written: the files that are not formatted are listed and the exit status is 1.\n"
+           "With --diff nothing is written either: what would change is printed as a unified diff, exit status 1.\n"
            "FILE `-` formats standard input to standard output.\n"
            "Files with syntax errors are never rewritten.",
-           {{"check", "", "only check; list the files that would change and exit 1 if any"}}},
+           {{"check", "", "only check; list the files that would change and exit 1 if any"},
+            {"diff", "", "only check; print what would change as a unified diff and exit 1 if anything would"}}},
           run_fmt};
 }
 
