@@ -431,11 +431,15 @@ void Checker::check_policy_settings() {
   }
   const std::optional<std::pair<std::string, Location>>& default_class = settings.default_class_name;
   if (policy_.classes.size() > kMaxClasses) {
+    const size_t extra = policy_.classes.size() - kMaxClasses;
     Diagnostic& d = report(Code::too_many_priority_classes, policy_.classes[kMaxClasses].where,
                            fmt::format("the policy has {} priority classes; HyperPod allows at most {}",
                                        policy_.classes.size(), kMaxClasses),
-                           "one too many");
-    (void)d;
+                           extra == 1 ? std::string("one too many") : fmt::format("the first of {} too many", extra));
+    for (size_t i = kMaxClasses + 1; i < policy_.classes.size(); ++i) {
+      d.notes.push_back({policy_.classes[i].where, fmt::format("class {} of {}", i + 1, policy_.classes.size())});
+    }
+    d.help = "merge classes, or remove the ones no team submits to";
   }
   if (default_class) {
     auto it = std::find_if(policy_.classes.begin(), policy_.classes.end(),
