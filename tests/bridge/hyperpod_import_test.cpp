@@ -3,6 +3,8 @@
 // reporting nothing; bad input is an error naming the file, the object and the member.
 #include <catch2/catch.hpp>
 
+#include <sstream>
+
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -47,7 +49,7 @@ TEST_CASE("gov import hyperpod reads seed 004's describe-compute-quota output", 
   REQUIRE(inspect.exit_code == 0);
   CHECK(inspect.out.find("    gpu                             2                1      unlimited\n"
                          "    vcpu                           48               24      unlimited\n"
-                         "    memory (GiB)                  192               96      unlimited\n"
+                         "    memory                    192 GiB           96 GiB      unlimited\n"
                          "    efa                             1                0      unlimited\n") != std::string::npos);
   // Without --capacity the cluster asks for it in a comment, and the policy still checks.
   const gov::test::CommandResult bare = import_into(dir, "tests/bridge/import/only-gpu-quota.json");
@@ -64,13 +66,15 @@ TEST_CASE("gov import hyperpod of gov export hyperpod gives the policy back", "[
     dir.copy_catalog();
     const std::string policy = "policies/examples/" + name + ".gov";
     REQUIRE(run_gov("export hyperpod " + policy + " --out " + (dir / "out")).exit_code == 0);
-    // The capacity, which HyperPod does not keep, from `gov inspect`.
+    // The capacity, which HyperPod does not keep, from `gov inspect`'s table: the rows under
+    // the header up to the blank line, "TYPE  CAPACITY  GUARANTEED ...".
     const std::string inspect = run_gov("inspect " + policy).out;
     std::string capacity;
-    for (size_t at = inspect.find("\n  "); at != std::string::npos && at < inspect.find("\npolicy:"); at = inspect.find("\n  ", at + 1)) {
-      const std::string line = inspect.substr(at + 3, inspect.find('\n', at + 1) - at - 3);  // "2 × ml.g6.12xlarge: ..."
-      const size_t times = line.find(" × ");
-      capacity += (capacity.empty() ? "" : ",") + line.substr(times + 4, line.find(':') - times - 4) + "=" + line.substr(0, times);
+    const size_t header = inspect.find("  instance type");
+    REQUIRE(header != std::string::npos);
+    std::istringstream rows(inspect.substr(inspect.find('\n', header) + 1, inspect.find("\n\n") - inspect.find('\n', header)));
+    for (std::string type, count, rest; rows >> type >> count && std::getline(rows, rest);) {
+      capacity += (capacity.empty() ? "" : ",") + type + "=" + count;
     }
     std::vector<std::string> json;
     for (const auto& entry : std::filesystem::directory_iterator(dir / "out")) {

@@ -75,7 +75,7 @@ TEST_CASE("gov inspect text shows the same numbers", "[check][cli]") {
   };
   CHECK(row("gpu") == std::vector<std::string>{"2", "1", "unlimited"});
   CHECK(row("vcpu") == std::vector<std::string>{"48", "24", "unlimited"});
-  CHECK(row("memory") == std::vector<std::string>{"(GiB)", "192", "96", "unlimited"});
+  CHECK(row("memory") == std::vector<std::string>{"192", "GiB", "96", "GiB", "unlimited"});
   CHECK(row("efa") == std::vector<std::string>{"1", "0", "unlimited"});
 }
 

@@ -95,3 +95,48 @@ TEST_CASE("gov fmt --diff prints what would change and writes nothing", "[cli][f
   CHECK(clean.exit_code == 0);
   CHECK(clean.out.empty());
 }
+
+TEST_CASE("gov inspect leads with capacity against guarantees and reads easily", "[cli][inspect]") {
+  const gov::test::TempDir dir("inspect-readable");
+  const std::string policy = dir.write("p.gov", R"(import "aws-ml"
+
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.g5.8xlarge: 4 }
+}
+
+policy {
+  priority low  = 10
+  priority high = 90
+  default-priority = low
+}
+
+team team-a {
+  quota ml.g5.8xlarge { gpus = 1, memory = 9830 MiB }
+}
+
+team team-b {
+  quota ml.g5.8xlarge { instances = 2 }
+}
+
+rule small {
+  when task.gpus > 2
+  deny "at most 2 GPUs"
+}
+)");
+  auto result = run_gov("inspect '" + policy + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  const std::string& out = result.out;
+  // First: per instance type, capacity, guaranteed and unreserved instances, and to whom.
+  CHECK(out.rfind("cluster c (catalog aws-ml), capacity and guaranteed quota in instances\n"
+                  "  instance type  capacity  guaranteed  unreserved  guaranteed to\n"
+                  "  ml.g5.8xlarge         4           3           1  team-a 1, team-b 2\n",
+                  0) == 0);
+  CHECK(out.find("priority classes, highest first: high 90, low 10\n") != std::string::npos);
+  CHECK(out.find("default priority: low\n") != std::string::npos);
+  CHECK(out.find("rules:\n  small: when task.gpus > 2 deny \"at most 2 GPUs\"\n") != std::string::npos);
+  // 9830 MiB, not 9.599609375 GiB.
+  CHECK(out.find("9830 MiB") != std::string::npos);
+  CHECK(out.find("9.599609375") == std::string::npos);
+}

@@ -1,4 +1,7 @@
 // `gov inspect`: the resolved policy — quotas after defaults, classes, capacity.
+#include <algorithm>
+#include <array>
+
 #include <fmt/format.h>
 
 #include "compiler/check/surface.hpp"
@@ -103,6 +106,24 @@ void team_json(JsonWriter& out, const Policy& p, const check::Team& team) {
   out.end_object();
 }
 
+/// Instances of `type` that `amounts` add up to: the largest share of any resource it has.
+double instances_of(const check::InstanceType& type, const model::Resources& amounts) {
+  double most = 0;
+  for (size_t r = 0; r < model::kResourceCount; ++r) {
+    if (type.per_instance[r] > 0) {
+      most = std::max(most, static_cast<double>(amounts[r]) / static_cast<double>(type.per_instance[r]));
+    }
+  }
+  return most;
+}
+
+std::string instances_text(double instances) {
+  std::string text = fmt::format("{:.3f}", instances);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 std::string json(const Policy& p) {
   JsonWriter out(/*indented=*/false);
   out.begin_object();
@@ -132,6 +153,15 @@ std::string json(const Policy& p) {
       out.key(type.name);
       out.begin_object();
       out.field("instances", int64_t{cap.instances});
+      model::Resources total{};
+      for (const check::Team& team : p.teams) {
+        for (const check::Quota& q : team.quotas) {
+          if (q.type != cap.type) continue;
+          for (size_t r = 0; r < model::kResourceCount; ++r) total[r] += q.nominal[r];
+        }
+      }
+      out.key("guaranteed_instances");  // Σ nominal quotas, in instances (the largest share of any resource)
+      out.decimal(instances_text(instances_of(type, total)));
       for (ir::Resource r : shown_resources(type)) {
         out.key(ir::resource_key(r));
         amount_json(out, r, cap.instances * type.per_instance[ir::index(r)]);
@@ -146,20 +176,59 @@ std::string json(const Policy& p) {
 
 }  // namespace
 
+namespace {
+
+/// A quota cell: devices and vCPUs as numbers, memory in the largest unit that divides it
+/// (`192 GiB`, `2 TiB`, `9830 MiB`), never a long GiB fraction.
+std::string cell(ir::Resource r, ir::Amount a) {
+  if (r != ir::Resource::memory || a == ir::kUnlimited) return human(r, a);
+  return model::format_amount(r, a, model::language_notation());
+}
+
+/// Per instance type of the cluster: capacity, what the teams are guaranteed (in instances),
+/// what no team is guaranteed, and who holds the guarantees. The first thing an
+/// administrator checks.
+std::string capacity_table(const Policy& p) {
+  std::vector<std::array<std::string, 5>> rows = {{"instance type", "capacity", "guaranteed", "unreserved", "guaranteed to"}};
+  for (const check::Capacity& cap : p.cluster->capacity) {
+    const check::InstanceType& type = p.types()[cap.type];
+    model::Resources total{};
+    std::vector<std::string> holders;
+    for (const check::Team& team : p.teams) {
+      for (const check::Quota& q : team.quotas) {
+        if (q.type != cap.type) continue;
+        for (size_t r = 0; r < model::kResourceCount; ++r) total[r] += q.nominal[r];
+        holders.push_back(fmt::format("{} {}", team.name, instances_text(instances_of(type, q.nominal))));
+      }
+    }
+    const double guaranteed = instances_of(type, total);
+    const double unreserved = static_cast<double>(cap.instances) - guaranteed;
+    rows.push_back({type.name, std::to_string(cap.instances), instances_text(guaranteed),
+                    unreserved < -1e-9 ? fmt::format("over by {}", instances_text(-unreserved)) : instances_text(std::max(unreserved, 0.0)),
+                    holders.empty() ? "-" : fmt::format("{}", fmt::join(holders, ", "))});
+  }
+  std::array<size_t, 5> width{};
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    out += fmt::format("  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", row[0], width[0], row[1], width[1], row[2], width[2], row[3],
+                       width[3], row[4]);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string inspection_text(const check::Policy& p) {
   std::string out;
   const check::Settings settings = p.settings.value_or(check::Settings{});
   if (p.cluster) {
-    out += fmt::format("cluster {} (catalog {})\n", p.cluster->name, p.catalogs[p.cluster->catalog].name);
-    for (const check::Capacity& cap : p.cluster->capacity) {
-      const check::InstanceType& type = p.types()[cap.type];
-      std::vector<std::string> parts;
-      for (ir::Resource r : shown_resources(type)) {
-        parts.push_back(fmt::format("{} {}", human(r, cap.instances * type.per_instance[ir::index(r)]),
-                                    r == ir::Resource::memory ? "GiB memory" : ir::resource_key(r)));
-      }
-      out += fmt::format("  {} × {}: {}\n", cap.instances, type.name, fmt::join(parts, ", "));
-    }
+    out += fmt::format("cluster {} (catalog {}), capacity and guaranteed quota in instances\n", p.cluster->name,
+                       p.catalogs[p.cluster->catalog].name);
+    out += capacity_table(p);
+    out += "\n";
   }
   out += fmt::format("policy: task prioritization {}, idle compute {}, idle-resource sharing {}\n",
                      check::word_of(settings.prioritization),
@@ -168,9 +237,23 @@ std::string inspection_text(const check::Policy& p) {
   if (settings.idle_compute == check::IdleCompute::fair_share) {
     out += fmt::format("fair-share preemption: {}\n", strategies_text(settings));
   }
+  // Classes as the engine ranks them: highest weight first.
+  std::vector<const check::PriorityClass*> ranked;
+  for (const check::PriorityClass& c : p.classes) ranked.push_back(&c);
+  std::stable_sort(ranked.begin(), ranked.end(), [](auto* a, auto* b) { return a->weight > b->weight; });
   std::vector<std::string> classes;
-  for (const check::PriorityClass& c : p.classes) classes.push_back(fmt::format("{} {}", c.name, c.weight));
-  out += fmt::format("priority classes: {}\n", classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", ")));
+  for (const check::PriorityClass* c : ranked) classes.push_back(fmt::format("{} {}", c->name, c->weight));
+  out += fmt::format("priority classes, highest first: {}\n", classes.empty() ? "none" : fmt::format("{}", fmt::join(classes, ", ")));
+  out += fmt::format("default priority: {}\n", settings.default_class >= 0
+                                                    ? p.classes[static_cast<size_t>(settings.default_class)].name
+                                                    : std::string("none (a task without a class has priority 0)"));
+  if (!p.rules.empty()) {
+    out += "rules:\n";
+    for (const check::Rule& r : p.rules) {
+      out += fmt::format("  {}: when {} {} {}\n", r.name, r.condition_text, r.action == ast::RuleAction::deny ? "deny" : "warn",
+                         r.message_text);
+    }
+  }
   for (const check::Team& team : p.teams) {
     out += fmt::format("\nteam {}: {}, borrow limit {}%, preempt team tasks {}, fair-share weight {}{}\n", team.name,
                        check::word_of(team.sharing), team.borrow_limit_percent, check::word_of(team.preempt_team_tasks),
@@ -188,8 +271,8 @@ std::string inspection_text(const check::Policy& p) {
       out += fmt::format("  {:<24} {:>10} {:>16} {:>14}\n", quota.type_name, "nominal", "borrowing limit", "lending limit");
       for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
         const size_t i = ir::index(r);
-        out += fmt::format("    {:<22} {:>10} {:>16} {:>14}\n", r == ir::Resource::memory ? "memory (GiB)" : ir::resource_key(r), human(r, quota.nominal[i]),
-                           human(r, quota.borrowing_limit[i]), human(r, quota.lending_limit[i]));
+        out += fmt::format("    {:<22} {:>10} {:>16} {:>14}\n", ir::resource_key(r) == std::string_view("memory_gib") ? "memory" : ir::resource_key(r),
+                           cell(r, quota.nominal[i]), cell(r, quota.borrowing_limit[i]), cell(r, quota.lending_limit[i]));
       }
     }
   }
@@ -227,12 +310,15 @@ int run_inspect(const Args& args) {
 
 Command inspect_command() {
   return {{"inspect", "gov inspect FILE [--format text|json]",
-           "Print the resolved policy: per team and instance type the nominal, borrowing and lending limits.",
+           "Print the resolved policy: capacity against guarantees, classes, rules, and per team the limits.",
            "Quotas are shown after defaults (docs/semantics.md §2): fine-grained quotas filled by the largest ratio,\n"
            "borrowing limits from the percentage or absolute limits, lending limits from the sharing strategy\n"
            "or `lending-limit`; each team's Kueue controls (preemption, queueing, flavor fungibility) and the\n"
            "fair-share preemption strategies with their defaults filled in.\n"
-           "vCPU in vCPUs, memory in GiB. The policy must have one `cluster` and one `policy`.",
+           "First, per instance type of the cluster: its capacity, the instances the teams are guaranteed\n"
+           "(the largest share of any resource), what no team is guaranteed, and the teams' shares. vCPU in\n"
+           "vCPUs, memory in the largest of TiB, GiB and MiB that divides it (JSON: exact GiB).\n"
+           "The policy must have one `cluster` and one `policy`.",
            {{"format", "FORMAT", "text (default) or json"}, root_option_spec()}},
           run_inspect};
 }
