@@ -81,7 +81,8 @@ struct Quota {
 
 struct Team {
   std::string name;
-  std::vector<Quota> quotas;  // declared order
+  std::vector<Quota> quotas;  // declared order; resolved ones only (needs a cluster and a known type)
+  size_t declared_quotas = 0;  // `quota` blocks written, resolved or not
   model::Sharing sharing = model::Sharing::lend_and_borrow;
   int32_t borrow_limit_percent = 50;
   bool borrow_limit_given = false;

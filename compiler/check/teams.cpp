@@ -35,6 +35,7 @@ Team Checker::resolve_team(const ast::Team& team, SourceId source) {
   for (const auto& item : team.items) {
     const auto* q = std::get_if<ast::Quota>(&item);
     if (!q) continue;
+    ++out.declared_quotas;
     if (++quota_count == kMaxQuotasPerTeam + 1) {
       report(Code::too_many_quotas, {source, q->instance_type.span},
              fmt::format("team `{}` has more than {} quotas (HyperPod's limit)", out.name, kMaxQuotasPerTeam),
