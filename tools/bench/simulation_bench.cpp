@@ -6,8 +6,12 @@
 #include <benchmark/benchmark.h>
 
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <map>
+
+#include "runtime/report/html_report.hpp"
+#include "runtime/report/recorder.hpp"
 
 #include "tools/bench/bench_support.hpp"
 #include "tools/bench/registration.hpp"
@@ -70,6 +74,67 @@ void simulate(benchmark::State& state, bool use_jit) {
   state.counters["cancelled"] = static_cast<double>(counts[static_cast<size_t>(gov::Outcome::cancelled)]);
 }
 
+/// What `gov simulate --report` knows besides the stream, from the engine before the replay
+/// (as tools/gov/simulate_command.cpp builds it from the public API).
+report::ReportSetup report_setup(const engine::Engine& engine, const ir::Module& module) {
+  report::ReportSetup setup;
+  setup.policy = "sim";
+  for (const ir::Team& team : module.teams) setup.teams.push_back(team.name);
+  for (const gov::UsageRow& row : engine.snapshot(/*with_ended_tasks=*/false).usage) {
+    setup.quotas.push_back({row.team, row.flavor, row.resource, row.nominal, row.borrowing_limit});
+  }
+  for (const ir::Flavor& flavor : module.flavors) {
+    for (gov::Resource r : report::kReportedResources) {
+      const int64_t per_instance = flavor.per_instance[static_cast<size_t>(r)];
+      if (flavor.capacity > 0 && per_instance > 0) setup.capacity.push_back({flavor.name, r, flavor.capacity * per_instance});
+    }
+  }
+  return setup;
+}
+
+/// The HTML report's cost against the replay's (issue 22: under 10 %): one replay of the trace
+/// feeding a report::Recorder with every step's decisions, then the page. The recorder's and the
+/// page's time are measured apart from the engine's (a clock read per instant, not per
+/// decision), so `report_share` is report time / replay time of the same run.
+void report(benchmark::State& state) {
+  const Replay& replay = replay_input("sim.gov", "sim.trace.json");
+  if (!replay.error.empty()) {
+    state.SkipWithError(replay.error.c_str());
+    return;
+  }
+  using Clock = std::chrono::steady_clock;
+  double replay_seconds = 0, record_seconds = 0, render_seconds = 0;
+  size_t page_bytes = 0;
+  for (auto _ : state) {
+    engine::Engine engine(replay.policy->module, replay.policy->evaluator(/*use_jit=*/true));
+    report::Recorder recorder(report_setup(engine, replay.policy->module), /*timeline=*/true);
+    std::vector<gov::Decision> decisions;
+    Clock::duration in_engine{}, in_recorder{};
+    for (const Instant& instant : replay.trace.instants) {
+      const Clock::time_point start = Clock::now();
+      engine.step(instant.at, instant.events, decisions);
+      const Clock::time_point stepped = Clock::now();
+      for (const gov::Decision& d : decisions) recorder.add(d);
+      in_recorder += Clock::now() - stepped;
+      in_engine += stepped - start;
+      decisions.clear();
+    }
+    const Clock::time_point render_start = Clock::now();
+    const std::string page = report::html_report(recorder.report());
+    render_seconds = std::chrono::duration<double>(Clock::now() - render_start).count();
+    replay_seconds = std::chrono::duration<double>(in_engine).count();
+    record_seconds = std::chrono::duration<double>(in_recorder).count();
+    page_bytes = page.size();
+    benchmark::DoNotOptimize(page.data());
+  }
+  state.counters["events"] = static_cast<double>(replay.trace.events);
+  state.counters["replay_s"] = replay_seconds;
+  state.counters["record_s"] = record_seconds;
+  state.counters["render_s"] = render_seconds;
+  state.counters["report_share"] = replay_seconds > 0 ? (record_seconds + render_seconds) / replay_seconds : 0;
+  state.counters["page_MiB"] = static_cast<double>(page_bytes) / (1024.0 * 1024.0);
+}
+
 /// An engine holding 100,000 tasks (all admitted, from admitted-100000): resident memory of the
 /// process and the heap growth the engine caused. Run it in a process of its own (the bench
 /// command does) so that nothing else has grown the heap before.
@@ -118,6 +183,7 @@ int sim_repetitions() {
                ->Unit(benchmark::kMillisecond)
                ->Iterations(1),
            sim_repetitions());
+  benchmark::RegisterBenchmark("simulation/report/jit", report)->Unit(benchmark::kMillisecond)->Iterations(1);
   benchmark::RegisterBenchmark("memory/100k-tasks", memory)
       ->Unit(benchmark::kMillisecond)
       ->Iterations(1);
