@@ -103,6 +103,18 @@ SourceRead MemorySources::read(const std::string& logical_path, size_t limit) co
   return result;
 }
 
+SourceRead OverlaySources::read(const std::string& logical_path, size_t limit) const {
+  const auto found = buffers_.find(logical_path);
+  if (found == buffers_.end()) return base_.read(logical_path, limit);
+  SourceRead result;
+  if (found->second.size() > limit) {
+    result.error.reason = fmt::format("file is {} bytes; gov reads at most {} bytes", found->second.size(), limit);
+  } else {
+    result.file = SourceText{logical_path, found->second, {}};
+  }
+  return result;
+}
+
 std::unique_ptr<DiskSources> DiskSources::open(const std::string& root, std::string& error) {
   const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {

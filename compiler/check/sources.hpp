@@ -101,6 +101,20 @@ class DiskSources final : public SourceProvider {
   std::string real_root_;
 };
 
+/// Files on disk with some of them replaced by texts in memory: an editor's open, unsaved
+/// buffers (`gov lsp`). `base` must outlive it; `buffers` are keyed by logical path.
+class OverlaySources final : public SourceProvider {
+ public:
+  OverlaySources(const SourceProvider& base, std::map<std::string, std::string, std::less<>> buffers)
+      : base_(base), buffers_(std::move(buffers)) {}
+  SourceRead read(const std::string& logical_path, size_t limit) const override;
+  std::string root_description() const override { return base_.root_description(); }
+
+ private:
+  const SourceProvider& base_;
+  std::map<std::string, std::string, std::less<>> buffers_;
+};
+
 /// Shipped catalogs (`import "aws-ml"`): `<name>.gov` in the first of a list of directories that
 /// holds it. Each directory is a root of its own: a catalog file is read like a policy file
 /// under it (regular files only, no symbolic link out of the directory). Directories that do

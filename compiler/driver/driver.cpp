@@ -74,7 +74,8 @@ std::optional<fs::path> this_binary() {
 
 /// The file at `entry_path` and its imports, none read from outside the root (`root`, else
 /// check::find_policy_root). The entry is named by the user; only its imports are confined.
-check::Program from_disk(const std::string& entry_path, const std::string& given_root) {
+check::Program from_disk(const std::string& entry_path, const std::string& given_root,
+                         const Source::Buffers* buffers = nullptr) {
   check::Program program;
   const auto fail = [&](std::string message) {
     program.read_failed = true;
@@ -99,7 +100,16 @@ check::Program from_disk(const std::string& entry_path, const std::string& given
     return fail(fmt::format("cannot read `{}`: it is outside the policy root `{}`", entry_path, sources->real_root()));
   }
   const check::CatalogSources catalogs(catalog_directories());
-  return check::read_program(*sources, *logical, entry_path, &catalogs);
+  if (buffers == nullptr || buffers->empty()) return check::read_program(*sources, *logical, entry_path, &catalogs);
+  // Editor buffers under the root replace the files they stand for.
+  std::map<std::string, std::string, std::less<>> overlay;
+  for (const auto& [path, text] : *buffers) {
+    const std::optional<std::string> under =
+        check::normalise_logical_path(fs::path(path).lexically_relative(sources->real_root()).string());
+    if (under) overlay.emplace(*under, text);
+  }
+  const check::OverlaySources overlaid(*sources, std::move(overlay));
+  return check::read_program(overlaid, *logical, entry_path, &catalogs);
 }
 
 /// A stored version's files in memory, refused (nullopt, `error` in one line) when they do not
@@ -324,7 +334,7 @@ Result load(const Source& source, const Request& request) {
     } else if (in_memory) {
       program = check::read_program(*source.files_, source.root_, source.path_);
     } else {
-      program = from_disk(source.path_, source.root_);
+      program = from_disk(source.path_, source.root_, source.buffers_.get());
     }
     if (program.read_failed) return failure(ErrorKind::io, program.read_error);
     policy->name = fs::path(source.path_).stem().string();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -91,6 +92,14 @@ class Source {
 
   Kind kind() const { return kind_; }
 
+  /// Texts that replace files on disk, keyed by absolute real path: an editor's unsaved
+  /// buffers (`gov lsp`). Only for Kind::file; a buffer outside the policy root is not read.
+  using Buffers = std::map<std::string, std::string, std::less<>>;
+  Source& with_buffers(std::shared_ptr<const Buffers> buffers) {
+    buffers_ = std::move(buffers);
+    return *this;
+  }
+
  private:
   friend Result load(const Source& source, const Request& request);
   Kind kind_ = Kind::file;
@@ -101,6 +110,7 @@ class Source {
   store::Store* db_ = nullptr;                         // stored
   std::optional<int64_t> number_;                      // stored
   VerifyOptions verify_;                               // stored
+  std::shared_ptr<const Buffers> buffers_;             // file: unsaved editor buffers
 };
 
 /// What load() should do.
