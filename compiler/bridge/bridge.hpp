@@ -86,6 +86,19 @@ inline constexpr size_t kMaxImportBytes = size_t{1} << 20;
 support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
                                                const ImportOptions& options);
 
+// ------------------------------------------------------------------ import (kueue_import.cpp)
+
+/// Kueue's objects (ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses,
+/// v1beta1 or v1beta2, multi-document YAML and `kind: List` as `kubectl get -o yaml` writes them;
+/// Namespaces are skipped) as the text of a `.gov` policy whose instance types come from
+/// `catalog`, read through gov::kube's YAML loader and its limits. Not formatted, not checked.
+/// An object gov cannot represent fully is an Error (kind invalid) naming the file, line and
+/// column, the object and the field: an unknown kind or field, a second resource group or cohort,
+/// unlimited borrowing, a quantity that is not a whole number of base units, a flavor whose
+/// instance type is outside the catalog. Pure; never throws.
+support::Expected<std::string> import_kueue(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
+                                            const ImportOptions& options);
+
 // ------------------------------------------------------------------ names (bridge.cpp)
 
 /// The names of a team's and a class's Kueue objects under a naming.
