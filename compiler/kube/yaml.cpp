@@ -7,10 +7,12 @@
 #include <yaml-cpp/mark.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
+#include <istream>
+#include <streambuf>
 
 #include <fmt/format.h>
 
@@ -41,6 +43,23 @@ support::Error error_at(const Node& node, std::string_view why) {
 
 namespace {
 
+support::TextPosition position(const YAML::Mark& mark);
+
+/// The position of byte `offset` of `text` (columns in code points, as elsewhere).
+support::TextPosition position_at(std::string_view text, size_t offset) {
+  support::TextPosition at;
+  at.offset = offset;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++at.column;
+    }
+  }
+  return at;
+}
+
 support::TextPosition position(const YAML::Mark& mark) {
   support::TextPosition at;
   at.offset = mark.pos < 0 ? 0 : static_cast<size_t>(mark.pos);
@@ -63,6 +82,9 @@ class Builder final : public YAML::EventHandler {
   explicit Builder(const YamlLimits& limits) : limits_(limits) {}
 
   std::vector<Node> documents;
+  /// The offset of the last node yaml-cpp reported: how far the parser has come (the scanner
+  /// reads ahead of it).
+  size_t parsed_to = 0;
 
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {
@@ -71,12 +93,14 @@ class Builder final : public YAML::EventHandler {
   }
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    seen(mark);
     Node node;
     node.at = position(mark);
     complete(std::move(node), 1, anchor);
   }
 
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    seen(mark);
     const auto it = anchors_.find(anchor);
     if (it == anchors_.end()) stop(position(mark), "an alias to an anchor that is not complete here");
     // The copy is real memory: it counts against the node budget like the nodes it copies.
@@ -86,6 +110,7 @@ class Builder final : public YAML::EventHandler {
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string& value) override {
+    seen(mark);
     Node node;
     node.at = position(mark);
     // yaml-cpp tags a plain scalar `?` and a quoted one `!`; an explicit tag (`!!str`) marks a string.
@@ -135,7 +160,12 @@ class Builder final : public YAML::EventHandler {
     nodes_ += nodes;
   }
 
+  void seen(const YAML::Mark& mark) {
+    if (mark.pos > 0) parsed_to = std::max(parsed_to, static_cast<size_t>(mark.pos));
+  }
+
   void open(Node::Kind kind, const YAML::Mark& mark, YAML::anchor_t anchor) {
+    seen(mark);
     const support::TextPosition at = position(mark);
     if (stack_.size() >= limits_.max_depth) {
       stop(at, fmt::format("nesting deeper than {} levels of maps and lists", limits_.max_depth));
@@ -189,6 +219,39 @@ class Builder final : public YAML::EventHandler {
   size_t nodes_ = 0;
 };
 
+/// The input as yaml-cpp reads it, in chunks, refusing to hand out bytes further than
+/// `max_lookahead` past the last node the parser reported. yaml-cpp's scanner queues every token
+/// of a flow collection that might turn out to be a key (`[[[[…`, `{a: …`) before the parser sees
+/// the first one, about 250 bytes of memory per byte of input; this keeps that queue bounded.
+class LookaheadBuffer final : public std::streambuf {
+ public:
+  LookaheadBuffer(std::string_view text, const size_t& parsed_to, size_t max_lookahead)
+      : text_(text), parsed_to_(parsed_to), max_lookahead_(max_lookahead) {}
+
+ protected:
+  int_type underflow() override {
+    if (next_ >= text_.size()) return traits_type::eof();
+    if (next_ > parsed_to_ && next_ - parsed_to_ > max_lookahead_) {
+      stop(position_at(text_, next_),
+           fmt::format("the YAML parser read more than {} bytes past the last node it finished (a scalar that long, or a "
+                       "flow collection `[...]` or `{{...}}` that long or nested that deep); write it in block style",
+                       max_lookahead_));
+    }
+    const size_t n = std::min(kChunk, text_.size() - next_);
+    char* begin = const_cast<char*>(text_.data() + next_);  // the get area is only read
+    setg(begin, begin, begin + n);
+    next_ += n;
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  static constexpr size_t kChunk = 4096;
+  std::string_view text_;
+  const size_t& parsed_to_;
+  size_t max_lookahead_;
+  size_t next_ = 0;
+};
+
 }  // namespace
 
 support::Expected<std::vector<Node>> load_yaml(std::string_view text, const YamlLimits& limits) {
@@ -196,8 +259,9 @@ support::Expected<std::vector<Node>> load_yaml(std::string_view text, const Yaml
     return support::Error{support::ErrorKind::invalid,
                           fmt::format("the input is {} bytes, more than the {} bytes gov reads", text.size(), limits.max_bytes)};
   }
-  std::istringstream in{std::string(text)};
   Builder builder(limits);
+  LookaheadBuffer buffer(text, builder.parsed_to, limits.max_lookahead);
+  std::istream in(&buffer);
   try {
     YAML::Parser parser(in);
     while (parser.HandleNextDocument(builder)) {
@@ -209,6 +273,8 @@ support::Expected<std::vector<Node>> load_yaml(std::string_view text, const Yaml
     return support::Error{support::ErrorKind::invalid, fmt::format("line {}, column {}: {}", at.line, at.column, e.msg), at};
   } catch (const std::bad_alloc&) {
     return support::Error{support::ErrorKind::invalid, "out of memory reading the YAML"};
+  } catch (const std::exception& e) {
+    return support::Error{support::ErrorKind::invalid, fmt::format("cannot read the YAML: {}", e.what())};
   }
   return std::move(builder.documents);
 }

@@ -43,6 +43,12 @@ struct YamlLimits {
   /// The deepest nesting of maps and lists. yaml-cpp's parser recurses once per level; reading
   /// stops at the first node deeper than this, so the stack stays bounded whatever the input.
   size_t max_depth = 64;
+  /// How far yaml-cpp's scanner may read past the last node its parser finished (bytes). It
+  /// reads a whole scalar before reporting it, and queues every token of a flow collection that
+  /// might be a key, at about 250 bytes of memory per byte, before reporting any: this bounds that
+  /// memory (a 16 MiB `[[[[…` would take 4 GB). A scalar or a flow collection longer than this is
+  /// an error; Kubernetes caps an object's annotations at 256 KiB.
+  size_t max_lookahead = size_t{1} << 20;
   /// The most nodes in all documents together, counting every node an alias copies: an alias
   /// bomb ("billion laughs") stops here instead of exhausting memory.
   size_t max_nodes = 1'000'000;

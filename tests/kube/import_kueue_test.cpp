@@ -114,7 +114,8 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
       {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: p}\nvalue: 1000\n",
        "WorkloadPriorityClass `p`: `value`: `1000` is not a whole number in 0..100"},
       {bomb, "`bad.yaml`: line 6, column 4: more than 1000000 YAML nodes"},  // the alias bomb stops at the node budget
-      {std::string(size_t{10} << 20, '['), "nesting deeper than 64 levels of maps and lists"},
+      {std::string(size_t{10} << 20, '['), "`bad.yaml`: line 1, column 1052673: the YAML parser read more than 1048576 bytes past the last node"},
+      {std::string(100, '['), "nesting deeper than 64 levels of maps and lists"},
       {"a: [1\n", "`bad.yaml`: line 2, column 1: "},
   };
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -66,16 +66,36 @@ TEST_CASE("kube yaml refuses input larger than its limit before parsing", "[kube
 }
 
 TEST_CASE("kube yaml stops deep nesting without overflowing the stack", "[kube]") {
-  // 10 MB of nesting, in flow and block form: an error at the 65th level, not a crash.
-  const std::string flow = std::string(size_t{5} << 20, '[') + std::string(size_t{5} << 20, ']');
-  CHECK(load_error(flow) == "line 1, column 65: nesting deeper than 64 levels of maps and lists");
-  const std::string braces = std::string(size_t{10} << 20, '{');
-  CHECK(load_error(braces).find("nesting deeper than 64 levels") != std::string::npos);
+  // Nesting past 64 levels, in flow and in block form: an error at the 65th level.
+  CHECK(load_error(std::string(70, '[') + std::string(70, ']')) == "line 1, column 65: nesting deeper than 64 levels of maps and lists");
+  CHECK(load_error(std::string(70, '{')).find("nesting deeper than 64 levels") != std::string::npos);
   std::string block;
   for (int depth = 0; depth < 3000 && block.size() < (size_t{10} << 20); ++depth) block += std::string(depth, ' ') + "- \n";
-  CHECK(load_error(block).find("nesting deeper than 64 levels") != std::string::npos);
+  CHECK(block.size() > (size_t{4} << 20));
+  CHECK(load_error(block) == "line 65, column 65: nesting deeper than 64 levels of maps and lists");
   // 64 levels are fine.
   CHECK(load_error(std::string(64, '[') + std::string(64, ']')) == "(loaded)");
+}
+
+TEST_CASE("kube yaml bounds how far the scanner reads ahead", "[kube]") {
+  // 10 MB of nesting: yaml-cpp's scanner would queue a token per `[` (2.5 GB) before its parser
+  // reports the first; gov stops it 1 MiB ahead of the last node.
+  const std::string expected = "more than 1048576 bytes past the last node it finished";
+  const std::string flow = std::string(size_t{5} << 20, '[') + std::string(size_t{5} << 20, ']');
+  CHECK(load_error(flow).find("line 1, column 1052673: the YAML parser read " + expected) == 0);
+  CHECK(load_error(std::string(size_t{10} << 20, '{')).find(expected) != std::string::npos);
+  // A scalar longer than the lookahead, likewise; long flow lists and block lists read.
+  CHECK(load_error("a: " + std::string(size_t{3} << 19, 'x') + "\n").find(expected) != std::string::npos);
+  CHECK(load_error("a: " + std::string(size_t{1} << 19, 'x') + "\n") == "(loaded)");
+  gov::kube::YamlLimits wide;
+  wide.max_lookahead = size_t{4} << 20;
+  CHECK(load_error("a: " + std::string(size_t{3} << 19, 'x') + "\n", wide) == "(loaded)");
+  std::string flat = "a: [";
+  while (flat.size() < (size_t{2} << 20)) flat += "x, ";
+  CHECK(load_error(flat + "x]\n") == "(loaded)");
+  std::string list = "a:\n";
+  while (list.size() < (size_t{2} << 20)) list += "- x\n";
+  CHECK(load_error(list) == "(loaded)");
 }
 
 TEST_CASE("kube yaml stops an alias bomb at its node budget", "[kube]") {
