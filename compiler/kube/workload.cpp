@@ -26,6 +26,8 @@ struct Failure {
 /// "line 12, column 9: PyTorchJob `train`: `spec.pytorchReplicaSpecs.Worker.replicas`: ...".
 struct Reader {
   std::string object;
+  /// The object names a class by label (or is a Workload): pod templates' priorityClassName is moot.
+  bool priority_labelled = false;
   [[noreturn]] void fail(const Node& at, std::string_view path, std::string_view why) const {
     throw Failure{error_at(at, fmt::format("{}: `{}`: {}", object, path, why))};
   }
@@ -130,6 +132,10 @@ int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_
 /// Kubernetes' effective request of a pod (KEP 753): max(sum of containers + sum of sidecars,
 /// each init container + the sidecars started before it, each sidecar's start), plus overhead.
 model::Resources pod_requests(const Reader& in, const Node& spec, const std::string& path) {
+  // Pod-level resources (Kubernetes 1.32+) replace the containers' sum in the pod's requests.
+  if (const Node* resources = spec.find("resources"); resources && !resources->is_null()) {
+    in.fail(*resources, path + ".resources", "pod-level resources are not read yet; give the requests per container");
+  }
   model::Resources containers{}, sidecars{}, init_peak{};
   const Node& list = in.need(spec, "containers", path + ".containers", Node::Kind::sequence);
   for (size_t i = 0; i < list.items.size(); ++i) {
@@ -214,10 +220,22 @@ std::optional<std::string> instance_type(const Reader& in, const Node& spec, con
   return types[0];
 }
 
+/// A pod template's `priorityClassName` (a Kubernetes PriorityClass), which Kueue takes as the
+/// workload's priority when no `kueue.x-k8s.io/priority-class` label names one; gov reads only the
+/// label, so such a template is an error rather than a silently different priority.
+void no_pod_priority(const Reader& in, const Node& spec, const std::string& path, bool labelled) {
+  const Node* priority = spec.find("priorityClassName");
+  if (labelled || !priority || priority->is_null()) return;
+  in.fail(*priority, path + ".priorityClassName",
+          "Kueue takes this Kubernetes PriorityClass as the priority when no `kueue.x-k8s.io/priority-class` label names a "
+          "class; gov reads only the label: add it");
+}
+
 PodSet pod_set(const Reader& in, std::string name, int64_t count, const Node& holder, const std::string& path) {
   if (count == 0) in.fail(holder, path, fmt::format("pod set `{}` has zero pods; Kueue admits no empty pod set", name));
   const Node& template_node = in.need(holder, "template", path + ".template", Node::Kind::map);
   const Node& spec = in.need(template_node, "spec", path + ".template.spec", Node::Kind::map);
+  no_pod_priority(in, spec, path + ".template.spec", in.priority_labelled);
   PodSet out;
   out.name = std::move(name);
   out.count = count;
@@ -286,6 +304,7 @@ support::Expected<Workload> read_workload(const Node& object) {
     const std::string& v = api.text;
     const bool workload = k == "Workload" && (v == "kueue.x-k8s.io/v1beta1" || v == "kueue.x-k8s.io/v1beta2");
     if (workload) {
+      in.priority_labelled = true;  // the Workload's own priority fields decide
       const Node& spec = in.need(object, "spec", "spec", Node::Kind::map);
       if (const Node* queue = in.optional(spec, "queueName", "spec.queueName", Node::Kind::scalar)) out.queue_name = queue->text;
       if (const Node* priority = in.optional(spec, "priorityClassName", "spec.priorityClassName", Node::Kind::scalar)) {
@@ -306,8 +325,10 @@ support::Expected<Workload> read_workload(const Node& object) {
     } else {
       if (const std::optional<std::string> queue = label(object, "kueue.x-k8s.io/queue-name")) out.queue_name = *queue;
       out.priority_class = label(object, "kueue.x-k8s.io/priority-class");
+      in.priority_labelled = out.priority_class.has_value();
       if (k == "Pod" && v == "v1") {
         const Node& spec = in.need(object, "spec", "spec", Node::Kind::map);
+        no_pod_priority(in, spec, "spec", in.priority_labelled);
         PodSet set;
         set.name = "main";
         set.per_pod = pod_requests(in, spec, "spec");

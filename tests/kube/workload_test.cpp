@@ -156,6 +156,19 @@ TEST_CASE("kube reports bad objects with the object and the field", "[kube]") {
   std::string many = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec:\n  queueName: q\n  podSets:\n";
   for (int i = 0; i < 10000; ++i) many += "  - {name: s" + std::to_string(i) + ", count: 1, template: {spec: {containers: []}}}\n";
   CHECK(error_of(many) == "line 7, column 3: Workload `w`: `spec.podSets`: 10000 pod sets; Kueue allows at most 8");
+  CHECK(error_of(std::string(kJobHead) + "      resources: {requests: {cpu: 1}}\n      containers: []\n") ==
+        "line 9, column 18: Job `j`: `spec.template.spec.resources`: pod-level resources are not read yet; give the requests "
+        "per container");
+  CHECK(error_of(std::string(kJobHead) + "      priorityClassName: system-critical\n      containers: []\n")
+            .find("`spec.template.spec.priorityClassName`: Kueue takes this Kubernetes PriorityClass as the priority") !=
+        std::string::npos);
+  CHECK(error_of(std::string(kJobHead) + container + "cpu: 1}}\n      resources: {requests: {cpu: 1}}\n").find("pod-level") !=
+        std::string::npos);
+  // With the class label, the template's PriorityClass does not matter to Kueue.
+  std::string labelled = std::string(kJobHead) + "      priorityClassName: system-critical\n      containers: []\n";
+  labelled.replace(labelled.find("queue-name: hyperpod-ns-team-a-localqueue"), 41,
+                   "queue-name: hyperpod-ns-team-a-localqueue, kueue.x-k8s.io/priority-class: training");
+  CHECK(error_of(labelled) == "(read)");
   CHECK(error_of(std::string(kJobHead) + "      nodeSelector: {node.kubernetes.io/instance-type: a}\n"
                  "      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
                  "[{matchExpressions: [{key: node.kubernetes.io/instance-type, operator: In, values: [b, c]}]}]}}}\n"
