@@ -4,6 +4,7 @@
 // error naming the file, line, object and field.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,40 @@ TEST_CASE("gov import kueue of gov export kueue gives the policy back", "[kube][
         CHECK(diff.out.find("no changes between") == 0);
       }
     }
+  }
+}
+
+TEST_CASE("gov import kueue infers sharing and borrow limits without gov's annotations", "[kube][import]") {
+  // A cluster HyperPod set up has no LocalQueue annotations: the team's sharing and percentage
+  // come from the resolved limits, and give every example back.
+  for (const std::string policy : {"policies/examples/fine-grained.gov", "policies/examples/workshop-g5.gov",
+                                   "policies/examples/cli-walkthrough-g5-12xlarge.gov", "tests/bridge/policies/controls.gov"}) {
+    INFO(policy);
+    gov::test::TempDir dir("import-kueue-infer");
+    dir.copy_catalog();
+    const gov::test::CommandResult exported = run_gov("export kueue " + policy);
+    REQUIRE(exported.exit_code == 0);
+    std::string yaml;
+    size_t stripped = 0;
+    for (size_t at = 0; at < exported.out.size();) {
+      const size_t end = std::min(exported.out.find('\n', at), exported.out.size());
+      const std::string line = exported.out.substr(at, end - at);
+      if (line.find("gov/sharing:") != std::string::npos || line.find("gov/borrow-limit:") != std::string::npos) {
+        ++stripped;
+      } else if (line != "  annotations:" || exported.out.compare(end + 1, 21, "    gov/borrow-limit:") != 0) {
+        yaml += line + "\n";
+      }
+      at = end + 1;
+    }
+    CHECK(stripped > 0);
+    dir.write("kueue.yaml", yaml);
+    const gov::test::CommandResult imported = run_gov("import kueue " + (dir / "kueue.yaml"));
+    INFO(imported.err);
+    REQUIRE(imported.exit_code == 0);
+    dir.write("imported.gov", imported.out);
+    const gov::test::CommandResult diff = run_gov("diff --files " + policy + " " + (dir / "imported.gov"));
+    INFO(diff.out);
+    CHECK(diff.out.find("no changes between") == 0);
   }
 }
 
