@@ -152,23 +152,35 @@ model::Amount quantity(const At& at, const Node& value, const std::string& field
 }
 
 /// The borrow-limit percentage that reproduces the most borrowing limits (floor(nominal × p /
-/// 100), as the checker resolves them), 50 (the default) among equals, else the smallest.
+/// 100), as the checker resolves them), 50 (the default) among equals, else the smallest. Each
+/// cell allows an interval of percentages; a sweep over their ends finds the best in
+/// O(cells log cells), whatever the input.
 int32_t infer_percent(const std::vector<QuotaIn>& quotas) {
-  int32_t best = 50;
-  size_t best_matches = 0;
-  auto matches = [&](int32_t p) {
-    size_t n = 0;
-    for (const QuotaIn& q : quotas) {
-      for (const Cell& c : q.cells) n += c.nominal > 0 && (static_cast<model::Int128>(c.nominal) * p / 100) == c.borrowing;
+  constexpr int64_t kMax = 10000;
+  std::vector<std::pair<int64_t, int>> ends;  // (percentage, +1 opens an interval, -1 closes one after it)
+  size_t at_default = 0;
+  for (const QuotaIn& q : quotas) {
+    for (const Cell& c : q.cells) {
+      if (c.nominal <= 0 || c.borrowing < 0) continue;
+      // floor(n p / 100) == b  ⇔  100 b ≤ n p < 100 (b + 1)  ⇔  ceil(100 b / n) ≤ p ≤ ceil(100 (b + 1) / n) − 1
+      const model::Int128 n = c.nominal, b = c.borrowing;
+      const model::Int128 low = (100 * b + n - 1) / n;
+      const model::Int128 high = (100 * (b + 1) + n - 1) / n - 1;
+      if (low > kMax || high < low) continue;
+      ends.emplace_back(static_cast<int64_t>(low), +1);
+      ends.emplace_back(static_cast<int64_t>(std::min<model::Int128>(high, kMax)) + 1, -1);
+      at_default += low <= 50 && 50 <= high;
     }
-    return n;
-  };
-  best_matches = matches(50);
-  for (int32_t p = 0; p <= 10000; ++p) {
-    const size_t n = matches(p);
-    if (n > best_matches) {
-      best = p;
-      best_matches = n;
+  }
+  std::sort(ends.begin(), ends.end());
+  int32_t best = 50;
+  int64_t best_count = static_cast<int64_t>(at_default), open = 0;
+  for (size_t i = 0; i < ends.size();) {
+    const int64_t p = ends[i].first;
+    for (; i < ends.size() && ends[i].first == p; ++i) open += ends[i].second;  // every change at p first
+    if (p <= kMax && open > best_count) {
+      best = static_cast<int32_t>(p);
+      best_count = open;
     }
   }
   return best;

@@ -1,11 +1,14 @@
 // Fuzz target `kube`: gov::kube on arbitrary bytes — the YAML loader (with small limits, so that
-// depth and the alias budget are reached), Kubernetes objects as workloads, quantities.
+// depth and the alias budget are reached), Kubernetes objects as workloads, quantities — and
+// `gov import kueue`'s reader (bridge::import_kueue) on the same bytes.
 // Properties: no crash, hang or exhausted memory; every error has a message and, when it names a
-// line, a position; every workload has between 1 and kMaxPodSets pod sets of at least one pod.
+// line, a position; every workload has between 1 and kMaxPodSets pod sets of at least one pod; an
+// import either fails with a message or gives policy text that imports the catalog.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "compiler/bridge/bridge.hpp"
 #include "compiler/kube/quantity.hpp"
 #include "compiler/kube/workload.hpp"
 #include "compiler/kube/yaml.hpp"
@@ -18,10 +21,41 @@ void check_error(const gov::support::Error& error) {
   if (error.message.rfind("line ", 0) == 0) gov::fuzz::require(error.position.has_value(), "a line without a position", error.message);
 }
 
+/// Two instance types, as the shipped catalog describes them (only names and amounts are read).
+const gov::check::Catalog& catalog() {
+  static const gov::check::Catalog c = [] {
+    gov::check::Catalog out;
+    out.name = "fuzz";
+    gov::check::InstanceType g5;
+    g5.name = "ml.g5.8xlarge";
+    g5.accelerator = "nvidia-a10g";
+    g5.per_instance = {1, 0, 32'000, 128 * 1024, 1};
+    gov::check::InstanceType c5;
+    c5.name = "ml.c5.2xlarge";
+    c5.per_instance = {0, 0, 8'000, 16 * 1024, 0};
+    out.types = {g5, c5};
+    return out;
+  }();
+  return c;
+}
+
+void check_import(const std::string& text) {
+  gov::bridge::ImportOptions options;
+  options.catalog_import = "catalog.gov";
+  const auto imported = gov::bridge::import_kueue({{"fuzz.yaml", text}}, catalog(), options);
+  if (!imported) {
+    gov::fuzz::require(!imported.error().message.empty(), "an import error without a message");
+    return;
+  }
+  gov::fuzz::require(imported.value().find("import \"catalog.gov\"") != std::string::npos, "an import without the catalog",
+                     imported.value());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = gov::fuzz::text_of(data, size);
+  check_import(text);
   // Quantities: the whole input as one, then each line.
   if (const auto q = gov::kube::parse_quantity(text)) {
     for (gov::Resource r : gov::model::kAllResources) {
