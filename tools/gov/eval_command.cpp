@@ -142,7 +142,7 @@ std::optional<gov::Task> kubernetes_task(const std::string& path, const ir::Modu
 
 int run_eval(const Args& args) {
   if (args.positional.size() != 1 || !args.value("task")) {
-    fmt::print(stderr, "error: usage: gov eval FILE --task TASK.json [--state STATE.json]\n");
+    fmt::print(stderr, "error: usage: gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json]\n");
     return kUsage;
   }
   int status = kOk;
@@ -196,13 +196,13 @@ Command eval_command() {
   std::vector<OptionSpec> options = {{"task", "TASK.json|JOB.yaml", "the task, as a trace's `submit` object, or a Kubernetes object of one pod set"},
                                      {"state", "STATE.json", "the cluster state: {\"at\", \"admitted\": [...], \"pending\": [...]}"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
-  return {{"eval", "gov eval FILE --task TASK.json [--state STATE.json] [--engine interp]",
+  return {{"eval", "gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json] [--engine interp]",
            "Decide one task against a cluster state and explain the decision.",
            "Prints the task's decision (a decision-stream line) and an explanation: what it needs, what its team\n"
            "has guaranteed, in use and borrowable in each instance type tried, what the cohort has idle, and which\n"
            "preemption candidates were considered and why. STATE.json lists admitted tasks ({\"task\": {...},\n"
            "\"submitted_at\": s, \"admitted_at\": s, \"flavor\": \"...\"}) and pending ones ({\"task\": {...},\n"
-           "\"submitted_at\": s}); task objects are the `submit` objects of a trace. A `--task` ending in .yaml or\n"
+           "\"submitted_at\": s}); task objects are the `submit` objects of a trace. A `--task` ending in `.yaml` or\n"
            "`.yml` is a Kubernetes object (Job, PyTorchJob, HyperPodPyTorchJob, RayJob, RayCluster, Workload, Pod; see\n"
            "docs/kubernetes.md): team from its `kueue.x-k8s.io/queue-name` label, class from `kueue.x-k8s.io/priority-class`;\n"
            "objects of several pod sets are an error until the engine has pod sets.",
