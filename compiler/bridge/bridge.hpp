@@ -8,6 +8,7 @@
 
 #include "compiler/check/policy.hpp"
 #include "compiler/diagnostics/diagnostic.hpp"
+#include "compiler/kube/yaml.hpp"
 #include "compiler/support/expected.hpp"
 
 namespace gov::bridge {
@@ -72,6 +73,7 @@ struct ImportInput {
 struct ImportOptions {
   std::string catalog_import;  // the path the policy's `import` names
   std::vector<std::pair<std::string, int64_t>> capacity;  // `--capacity TYPE=N,...`; empty: a comment asks for it
+  kube::YamlLimits yaml;  // import_kueue: the YAML loader's limits (docs/kubernetes.md)
 };
 
 /// The largest input file `gov import` reads (bytes).

@@ -191,7 +191,7 @@ class Importer {
   Importer(const check::Catalog& catalog, const ImportOptions& options) : catalog_(catalog), options_(options) {}
 
   void add(const ImportInput& input) {
-    support::Expected<std::vector<Node>> loaded = kube::load_yaml(input.text);
+    support::Expected<std::vector<Node>> loaded = kube::load_yaml(input.text, options_.yaml);
     if (!loaded) throw Failure{fmt::format("`{}`: {}", input.name, loaded.error().message)};
     support::Expected<std::vector<Node>> objects = kube::kubernetes_objects(std::move(loaded).value());
     if (!objects) throw Failure{fmt::format("`{}`: {}", input.name, objects.error().message)};

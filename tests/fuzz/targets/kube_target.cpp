@@ -39,9 +39,10 @@ const gov::check::Catalog& catalog() {
   return c;
 }
 
-void check_import(const std::string& text) {
+void check_import(const std::string& text, const gov::kube::YamlLimits& limits) {
   gov::bridge::ImportOptions options;
   options.catalog_import = "catalog.gov";
+  options.yaml = limits;
   const auto imported = gov::bridge::import_kueue({{"fuzz.yaml", text}}, catalog(), options);
   if (!imported) {
     gov::fuzz::require(!imported.error().message.empty(), "an import error without a message");
@@ -55,7 +56,6 @@ void check_import(const std::string& text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = gov::fuzz::text_of(data, size);
-  check_import(text);
   // Quantities: the whole input as one, then each line.
   if (const auto q = gov::kube::parse_quantity(text)) {
     for (gov::Resource r : gov::model::kAllResources) {
@@ -66,6 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gov::kube::YamlLimits limits;
   limits.max_depth = 16;
   limits.max_nodes = 20'000;
+  check_import(text, limits);
   const auto documents = gov::kube::load_yaml(text, limits);
   if (!documents) {
     check_error(documents.error());
