@@ -8,6 +8,7 @@
 
 #include "compiler/check/policy.hpp"
 #include "compiler/diagnostics/diagnostic.hpp"
+#include "compiler/kube/yaml.hpp"
 #include "compiler/support/expected.hpp"
 
 namespace gov::bridge {
@@ -72,6 +73,7 @@ struct ImportInput {
 struct ImportOptions {
   std::string catalog_import;  // the path the policy's `import` names
   std::vector<std::pair<std::string, int64_t>> capacity;  // `--capacity TYPE=N,...`; empty: a comment asks for it
+  kube::YamlLimits yaml;  // import_kueue: the YAML loader's limits (docs/kubernetes.md)
 };
 
 /// The largest input file `gov import` reads (bytes).
@@ -85,6 +87,19 @@ inline constexpr size_t kMaxImportBytes = size_t{1} << 20;
 /// number of base units, an instance type outside the catalog. Pure; never throws.
 support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
                                                const ImportOptions& options);
+
+// ------------------------------------------------------------------ import (kueue_import.cpp)
+
+/// Kueue's objects (ClusterQueues, Cohorts, ResourceFlavors, LocalQueues, WorkloadPriorityClasses,
+/// v1beta1 or v1beta2, multi-document YAML and `kind: List` as `kubectl get -o yaml` writes them;
+/// Namespaces are skipped) as the text of a `.gov` policy whose instance types come from
+/// `catalog`, read through gov::kube's YAML loader and its limits. Not formatted, not checked.
+/// An object gov cannot represent fully is an Error (kind invalid) naming the file, line and
+/// column, the object and the field: an unknown kind or field, a second resource group or cohort,
+/// unlimited borrowing, a quantity that is not a whole number of base units, a flavor whose
+/// instance type is outside the catalog. Pure; never throws.
+support::Expected<std::string> import_kueue(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
+                                            const ImportOptions& options);
 
 // ------------------------------------------------------------------ names (bridge.cpp)
 

@@ -169,6 +169,7 @@ void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportO
   const check::Settings settings = policy.settings.value_or(check::Settings{});
   begin_object(out, api_version(options.api), "Cohort");
   out << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+  if (policy.cluster) field(out, "gov/cluster", policy.cluster->name);
   if (settings.default_class >= 0) {
     field(out, "gov/default-priority", policy.classes[static_cast<size_t>(settings.default_class)].name);
   }
@@ -257,6 +258,12 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
 
 void write_local_queue(YAML::Emitter& out, const ExportOptions& options, const check::Team& team) {
   begin_object(out, api_version(options.api), "LocalQueue");
+  // The team's sharing and percentage borrow limit, which the ClusterQueue holds only resolved,
+  // for `gov import kueue`.
+  out << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+  field(out, "gov/borrow-limit", fmt::format("{}%", team.borrow_limit_percent));
+  field(out, "gov/sharing", check::word_of(team.sharing));
+  out << YAML::EndMap;
   queue_labels(out, options, team.name);
   field(out, "name", local_queue_name(options.naming, team.name));
   field(out, "namespace", namespace_name(options.naming, team.name));

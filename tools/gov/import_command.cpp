@@ -5,6 +5,7 @@
 
 #include "compiler/bridge/bridge.hpp"
 #include "compiler/format/format.hpp"
+#include "compiler/kube/yaml.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "tools/gov/commands.hpp"
 
@@ -35,8 +36,9 @@ std::optional<std::vector<std::pair<std::string, int64_t>>> capacity_argument(co
 }
 
 int run_import(const Args& args) {
-  if (args.positional.size() < 2 || args.positional[0] != "hyperpod") {
-    fmt::print(stderr, "error: `gov import` takes `hyperpod` and one or more FILEs (describe-* outputs)\n");
+  const bool kueue = !args.positional.empty() && args.positional[0] == "kueue";
+  if (args.positional.size() < 2 || (args.positional[0] != "hyperpod" && !kueue)) {
+    fmt::print(stderr, "error: `gov import` takes `hyperpod` or `kueue` and one or more FILEs (describe-* outputs, Kueue YAML)\n");
     return kUsage;
   }
   bridge::ImportOptions options;
@@ -63,14 +65,16 @@ int run_import(const Args& args) {
   std::vector<bridge::ImportInput> inputs;
   for (size_t i = 1; i < args.positional.size(); ++i) {
     const std::string& path = args.positional[i];
-    std::optional<std::string> text = read_file(path, bridge::kMaxImportBytes, error);
+    std::optional<std::string> text = read_file(path, kueue ? kube::YamlLimits{}.max_bytes : bridge::kMaxImportBytes, error);
     if (!text) {
       fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(path), escape_for_terminal(error));
       return kUsage;
     }
     inputs.push_back({std::filesystem::path(path).filename().string(), std::move(*text)});
   }
-  support::Expected<std::string> imported = bridge::import_hyperpod(inputs, catalog->checked.result.policy.catalogs[0], options);
+  const check::Catalog& types = catalog->checked.result.policy.catalogs[0];
+  support::Expected<std::string> imported =
+      kueue ? bridge::import_kueue(inputs, types, options) : bridge::import_hyperpod(inputs, types, options);
   if (!imported) {
     fmt::print(stderr, "error: {}\n", escape_for_terminal(imported.error().message));
     return kFailed;
@@ -105,15 +109,17 @@ int run_import(const Args& args) {
 }  // namespace
 
 Command import_command() {
-  return {{"import", "gov import hyperpod FILE... [--catalog PATH] [--capacity TYPE=N,...]",
-           "Read an existing SageMaker HyperPod setup and print it as a formatted `.gov` policy.",
+  return {{"import", "gov import hyperpod|kueue FILE... [--catalog PATH] [--capacity TYPE=N,...]",
+           "Read an existing SageMaker HyperPod or Kueue setup and print it as a formatted `.gov` policy.",
            "FILEs are `aws sagemaker describe-cluster-scheduler-config` and `describe-compute-quota` outputs (one JSON\n"
            "object each, at most one scheduler config). The policy imports the catalog `--catalog` names (default\n"
            "policies/catalog/aws-ml.gov, written as given: run from the directory the policy will live in, or edit\n"
            "the import); HyperPod's API has no capacity, so give it with `--capacity ml.g5.8xlarge=4,...` or fill in the\n"
            "comment. The output checks. What gov cannot represent (an unknown member, a partition, an amount that\n"
            "is not a whole number of MiB or millicores) is an error naming the file, the object and the member.\n"
-           "See docs/deploy.md.",
+           "`gov import kueue` reads Kueue's objects instead (`kubectl get clusterqueues,cohorts,resourceflavors,\n"
+           "localqueues,workloadpriorityclasses -A -o yaml`, v1beta1 or v1beta2, Lists included); its errors name the\n"
+           "file, line and column, the object and the field. See docs/deploy.md and docs/kubernetes.md.",
            {{"catalog", "PATH", "the catalog file (default policies/catalog/aws-ml.gov)"},
             {"capacity", "TYPE=N,...", "instances of each type in the cluster"}}},
           run_import};

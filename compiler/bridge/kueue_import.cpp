@@ -1,0 +1,628 @@
+// `gov import kueue`: Kueue's objects (ClusterQueues, Cohorts, ResourceFlavors, LocalQueues,
+// WorkloadPriorityClasses; v1beta1 or v1beta2; `kubectl get -o yaml` Lists) as a `.gov` policy.
+// Read through gov::kube's YAML loader; every field gov reads is checked; what gov cannot
+// represent is an error naming the file, the line, the object and the field, never dropped.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "compiler/bridge/bridge.hpp"
+#include "compiler/check/surface.hpp"
+#include "compiler/kube/quantity.hpp"
+#include "compiler/kube/yaml.hpp"
+#include "compiler/model/arithmetic.hpp"
+#include "compiler/model/quantities.hpp"
+
+namespace gov::bridge {
+
+namespace {
+
+using kube::Node;
+
+/// An import error: thrown inside this file only, caught by import_kueue.
+struct Failure {
+  std::string message;
+};
+
+/// The object being read, for messages: "`queues.yaml`:12:7: ClusterQueue `a`: `spec.cohort`: why".
+struct At {
+  std::string file;
+  std::string object;
+  [[noreturn]] void fail(const Node& node, std::string_view field, std::string_view why) const {
+    throw Failure{fmt::format("`{}`:{}:{}: {}: `{}`: {}", file, node.at.line, node.at.column, object, field, why)};
+  }
+  const Node& need(const Node& map, std::string_view key, const std::string& field, Node::Kind kind) const {
+    const Node* value = map.find(key);
+    if (!value || value->is_null()) fail(map, field, "missing");
+    check_kind(*value, field, kind);
+    return *value;
+  }
+  const Node* optional(const Node& map, std::string_view key, const std::string& field, Node::Kind kind) const {
+    const Node* value = map.find(key);
+    if (!value || value->is_null()) return nullptr;
+    check_kind(*value, field, kind);
+    return value;
+  }
+  void check_kind(const Node& value, const std::string& field, Node::Kind kind) const {
+    if (value.kind == kind) return;
+    const std::string_view expected = kind == Node::Kind::map ? "a map" : kind == Node::Kind::sequence ? "a list" : "a scalar";
+    fail(value, field, fmt::format("expected {}, found {}", expected, kube::kind_name(value)));
+  }
+  /// Members of `map` other than `known` are an error: gov would otherwise drop them.
+  void only(const Node& map, const std::string& path, std::initializer_list<std::string_view> known) const {
+    for (const Node& key : map.keys) {
+      if (std::find(known.begin(), known.end(), key.text) == known.end()) {
+        fail(key, path.empty() ? key.text : path + "." + key.text, "gov cannot represent it");
+      }
+    }
+  }
+  template <typename Enum>
+  Enum choice(const Node& value, const std::string& field, std::initializer_list<std::pair<std::string_view, Enum>> words) const {
+    for (const auto& [word, e] : words) {
+      if (value.text == word) return e;
+    }
+    std::vector<std::string> expected;
+    for (const auto& [word, e] : words) expected.push_back(fmt::format("`{}`", word));
+    fail(value, field, fmt::format("`{}` is not one of {}", value.text, fmt::join(expected, ", ")));
+  }
+  int64_t integer(const Node& value, const std::string& field, int64_t low, int64_t high) const {
+    const std::optional<kube::Quantity> q = value.is_scalar() ? kube::parse_quantity(value.text) : std::nullopt;
+    const kube::Converted n = q ? kube::scaled(*q, 0, 0) : kube::Converted{kube::Conversion::not_whole, 0};
+    if (n.status != kube::Conversion::ok || n.value < low || n.value > high) {
+      fail(value, field, fmt::format("`{}` is not a whole number in {}..{}", value.text, low, high));
+    }
+    return n.value;
+  }
+  /// A gov name (`team-a`): lower-case letters, digits and hyphens, starting with a letter.
+  std::string name(const Node& value, std::string_view text, const std::string& field) const {
+    bool ok = !text.empty() && text.size() <= 63 && text[0] >= 'a' && text[0] <= 'z';
+    for (char c : text) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+    if (!ok) fail(value, field, fmt::format("`{}` is not a name gov can write (lower-case letters, digits and hyphens)", text));
+    return std::string(text);
+  }
+};
+
+constexpr std::string_view kInstanceTypeLabel = "node.kubernetes.io/instance-type";
+
+bool has_prefix(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+bool has_suffix(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+/// `text` without HyperPod's `prefix` and `suffix` when it has both, else nullopt.
+std::optional<std::string> strip(std::string_view text, std::string_view prefix, std::string_view suffix) {
+  if (text.size() <= prefix.size() + suffix.size() || !has_prefix(text, prefix) || !has_suffix(text, suffix)) return std::nullopt;
+  return std::string(text.substr(prefix.size(), text.size() - prefix.size() - suffix.size()));
+}
+
+const Node* annotation(const Node& object, std::string_view key) {
+  const Node* metadata = object.find("metadata");
+  const Node* annotations = metadata ? metadata->find("annotations") : nullptr;
+  const Node* value = annotations ? annotations->find(key) : nullptr;
+  return value && value->is_scalar() ? value : nullptr;
+}
+
+/// One object of the input, with the file it came from.
+struct Object {
+  const Node* node = nullptr;
+  At at;
+  std::string name;  // metadata.name
+};
+
+struct Cell {
+  model::Amount nominal = 0;
+  model::Amount borrowing = 0;
+  std::optional<model::Amount> lending;
+};
+
+struct QuotaIn {
+  const check::InstanceType* type = nullptr;
+  std::array<Cell, model::kResourceCount> cells{};
+};
+
+std::optional<model::Resource> resource_named(std::string_view name) {
+  for (model::Resource r : model::kAllResources) {
+    if (model::kubernetes_name(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
+std::string_view amount_word(model::Resource r) {
+  switch (r) {
+    case model::Resource::gpu: return "gpus";
+    case model::Resource::neuron: return "neuron";
+    case model::Resource::vcpu: return "vcpus";
+    case model::Resource::memory: return "memory";
+    case model::Resource::efa: return "efa";
+  }
+  return "gpus";
+}
+
+std::string amount_text(model::Resource r, model::Amount a) { return fmt::format("{} = {}", amount_word(r), model::format_amount(r, a)); }
+
+model::Amount quantity(const At& at, const Node& value, const std::string& field, model::Resource r) {
+  if (!value.is_scalar()) at.fail(value, field, fmt::format("expected a quantity, found {}", kube::kind_name(value)));
+  const std::optional<kube::Quantity> q = kube::parse_quantity(value.text);
+  if (!q) at.fail(value, field, fmt::format("`{}` is not a Kubernetes quantity", value.text));
+  const kube::Converted c = kube::to_base_units(*q, r);
+  if (c.status != kube::Conversion::ok) at.fail(value, field, fmt::format("`{}` {}", value.text, kube::conversion_problem(c.status, r)));
+  return c.value;
+}
+
+/// The borrow-limit percentage that reproduces the most borrowing limits (floor(nominal × p /
+/// 100), as the checker resolves them), 50 (the default) among equals, else the smallest. Each
+/// cell allows an interval of percentages; a sweep over their ends finds the best in
+/// O(cells log cells), whatever the input.
+int32_t infer_percent(const std::vector<QuotaIn>& quotas) {
+  constexpr int64_t kMax = 10000;
+  std::vector<std::pair<int64_t, int>> ends;  // (percentage, +1 opens an interval, -1 closes one after it)
+  size_t at_default = 0;
+  for (const QuotaIn& q : quotas) {
+    for (const Cell& c : q.cells) {
+      if (c.nominal <= 0 || c.borrowing < 0) continue;
+      // floor(n p / 100) == b  ⇔  100 b ≤ n p < 100 (b + 1)  ⇔  ceil(100 b / n) ≤ p ≤ ceil(100 (b + 1) / n) − 1
+      const model::Int128 n = c.nominal, b = c.borrowing;
+      const model::Int128 low = (100 * b + n - 1) / n;
+      const model::Int128 high = (100 * (b + 1) + n - 1) / n - 1;
+      if (low > kMax || high < low) continue;
+      ends.emplace_back(static_cast<int64_t>(low), +1);
+      ends.emplace_back(static_cast<int64_t>(std::min<model::Int128>(high, kMax)) + 1, -1);
+      at_default += low <= 50 && 50 <= high;
+    }
+  }
+  std::sort(ends.begin(), ends.end());
+  int32_t best = 50;
+  int64_t best_count = static_cast<int64_t>(at_default), open = 0;
+  for (size_t i = 0; i < ends.size();) {
+    const int64_t p = ends[i].first;
+    for (; i < ends.size() && ends[i].first == p; ++i) open += ends[i].second;  // every change at p first
+    if (p <= kMax && open > best_count) {
+      best = static_cast<int32_t>(p);
+      best_count = open;
+    }
+  }
+  return best;
+}
+
+class Importer {
+ public:
+  Importer(const check::Catalog& catalog, const ImportOptions& options) : catalog_(catalog), options_(options) {}
+
+  void add(const ImportInput& input) {
+    support::Expected<std::vector<Node>> loaded = kube::load_yaml(input.text, options_.yaml);
+    if (!loaded) throw Failure{fmt::format("`{}`: {}", input.name, loaded.error().message)};
+    support::Expected<std::vector<Node>> objects = kube::kubernetes_objects(std::move(loaded).value());
+    if (!objects) throw Failure{fmt::format("`{}`: {}", input.name, objects.error().message)};
+    documents_.push_back(std::move(objects).value());
+    for (const Node& node : documents_.back()) classify(input.name, node);
+  }
+
+  std::string policy() {
+    for (const Object& o : flavors_) read_flavor(o);
+    hyperpod_naming_ = std::any_of(queues_.begin(), queues_.end(),
+                                   [](const Object& q) { return strip(q.name, "hyperpod-ns-", "-clusterqueue").has_value(); });
+    for (const Object& o : classes_) read_class(o);
+    for (const Object& o : locals_) read_local_queue(o);
+    std::string teams;
+    for (const Object& o : queues_) teams += "\n" + read_cluster_queue(o);
+    return header() + settings() + teams;
+  }
+
+ private:
+  void classify(const std::string& file, const Node& node) {
+    At at{file, "object"};
+    const Node& kind = at.need(node, "kind", "kind", Node::Kind::scalar);
+    const Node& api = at.need(node, "apiVersion", "apiVersion", Node::Kind::scalar);
+    const Node& metadata = at.need(node, "metadata", "metadata", Node::Kind::map);
+    const Node& name = at.need(metadata, "name", "metadata.name", Node::Kind::scalar);
+    at.object = fmt::format("{} `{}`", kind.text, name.text);
+    at.only(node, "", {"apiVersion", "kind", "metadata", "spec", "status", "value", "description"});
+    Object object{&node, at, name.text};
+    if (kind.text == "Namespace" && api.text == "v1") return;  // HyperPod's namespaces follow from the teams
+    std::vector<Object>* into = nullptr;
+    if (kind.text == "ResourceFlavor") into = &flavors_;
+    if (kind.text == "Cohort") into = &cohorts_;
+    if (kind.text == "ClusterQueue") into = &queues_;
+    if (kind.text == "LocalQueue") into = &locals_;
+    if (kind.text == "WorkloadPriorityClass") into = &classes_;
+    if (!into) {
+      at.fail(kind, "kind", fmt::format("`{}` is not a Kueue object gov imports (ClusterQueue, Cohort, ResourceFlavor, "
+                                        "LocalQueue, WorkloadPriorityClass, and Namespaces, which are skipped)",
+                                        kind.text));
+    }
+    if (api.text != "kueue.x-k8s.io/v1beta1" && api.text != "kueue.x-k8s.io/v1beta2") {
+      at.fail(api, "apiVersion", fmt::format("`{}` is not `kueue.x-k8s.io/v1beta1` or `kueue.x-k8s.io/v1beta2`", api.text));
+    }
+    if (kind.text != "WorkloadPriorityClass") at.only(node, "", {"apiVersion", "kind", "metadata", "spec", "status"});
+    into->push_back(std::move(object));
+  }
+
+  const check::InstanceType* type_named(std::string_view name) const {
+    for (const check::InstanceType& t : catalog_.types) {
+      if (t.name == name) return &t;
+    }
+    return nullptr;
+  }
+
+  void read_flavor(const Object& o) {
+    const Node& node = *o.node;
+    const Node& spec = o.at.need(node, "spec", "spec", Node::Kind::map);
+    o.at.only(spec, "spec", {"nodeLabels"});
+    const Node& labels = o.at.need(spec, "nodeLabels", "spec.nodeLabels", Node::Kind::map);
+    o.at.only(labels, "spec.nodeLabels", {kInstanceTypeLabel});
+    const Node& type_node = o.at.need(labels, kInstanceTypeLabel, fmt::format("spec.nodeLabels.{}", kInstanceTypeLabel), Node::Kind::scalar);
+    const check::InstanceType* type = type_named(type_node.text);
+    if (!type) o.at.fail(type_node, fmt::format("spec.nodeLabels.{}", kInstanceTypeLabel), fmt::format("`{}` is not in the catalog", type_node.text));
+    flavor_types_[o.name] = type;
+    if (const Node* capacity = annotation(node, "gov/capacity")) {
+      capacity_[type->name] = o.at.integer(*capacity, "metadata.annotations.gov/capacity", 0, 10'000'000);
+    }
+  }
+
+  void read_class(const Object& o) {
+    const int64_t value = o.at.integer(o.at.need(*o.node, "value", "value", Node::Kind::scalar), "value", 0, 100);
+    std::string name = o.name;
+    if (hyperpod_naming_) {
+      if (std::optional<std::string> stem = strip(name, "", "-priority")) name = *stem;
+    }
+    const Node& name_node = *o.node->find("metadata")->find("name");
+    classes_out_.emplace_back(o.at.name(name_node, name, "metadata.name"), value);
+  }
+
+  struct TeamHints {
+    std::optional<model::Sharing> sharing;
+    std::optional<int32_t> borrow_limit;
+  };
+
+  void read_local_queue(const Object& o) {
+    const Node& spec = o.at.need(*o.node, "spec", "spec", Node::Kind::map);
+    o.at.only(spec, "spec", {"clusterQueue"});
+    const Node& queue = o.at.need(spec, "clusterQueue", "spec.clusterQueue", Node::Kind::scalar);
+    TeamHints& hints = hints_[queue.text];
+    if (const Node* sharing = annotation(*o.node, "gov/sharing")) {
+      hints.sharing = o.at.choice<model::Sharing>(*sharing, "metadata.annotations.gov/sharing",
+                                                  {{"lend-and-borrow", model::Sharing::lend_and_borrow},
+                                                   {"lend", model::Sharing::lend},
+                                                   {"dont-lend", model::Sharing::dont_lend}});
+    }
+    if (const Node* limit = annotation(*o.node, "gov/borrow-limit")) {
+      Node number = *limit;
+      if (has_suffix(number.text, "%")) number.text.pop_back();
+      hints.borrow_limit = static_cast<int32_t>(o.at.integer(number, "metadata.annotations.gov/borrow-limit", 0, 10000));
+    }
+  }
+
+  const check::InstanceType* flavor_type(const At& at, const Node& name, const std::string& field) const {
+    if (auto it = flavor_types_.find(name.text); it != flavor_types_.end()) return it->second;
+    if (const check::InstanceType* type = type_named(name.text)) return type;  // a flavor named after its type
+    at.fail(name, field, fmt::format("no ResourceFlavor `{}` in the input, and it is not an instance type of the catalog", name.text));
+  }
+
+  std::string read_cluster_queue(const Object& o) {
+    const At& at = o.at;
+    const Node& node = *o.node;
+    const Node& name_node = *node.find("metadata")->find("name");
+    std::optional<std::string> stem = strip(o.name, "hyperpod-ns-", "-clusterqueue");
+    const std::string team = at.name(name_node, stem ? *stem : o.name, "metadata.name");
+    const Node& spec = at.need(node, "spec", "spec", Node::Kind::map);
+    at.only(spec, "spec", {"cohort", "cohortName", "fairSharing", "flavorFungibility", "namespaceSelector", "preemption",
+                           "queueingStrategy", "resourceGroups", "stopPolicy"});
+    // Every team is in the one cohort.
+    const Node* cohort = at.optional(spec, "cohortName", "spec.cohortName", Node::Kind::scalar);
+    if (!cohort) cohort = at.optional(spec, "cohort", "spec.cohort", Node::Kind::scalar);
+    if (!cohort) at.fail(spec, "spec.cohort", "missing: gov puts every team in one cohort");
+    if (cohort_.empty()) cohort_ = cohort->text;
+    if (cohort->text != cohort_) {
+      at.fail(*cohort, "spec.cohort", fmt::format("`{}`, where another ClusterQueue is in `{}`: gov has one cohort", cohort->text, cohort_));
+    }
+
+    std::string out;
+    // The quotas: one resource group covering gov's resources.
+    std::vector<QuotaIn> quotas;
+    if (const Node* groups = at.optional(spec, "resourceGroups", "spec.resourceGroups", Node::Kind::sequence)) {
+      if (groups->items.size() > 1) {
+        at.fail(groups->items[1], "spec.resourceGroups[1]", "a second resource group: gov gives each instance type all its resources in one group");
+      }
+      for (const Node& group : groups->items) {
+        const std::string path = "spec.resourceGroups[0]";
+        at.check_kind(group, path, Node::Kind::map);
+        at.only(group, path, {"coveredResources", "flavors"});
+        const Node& covered = at.need(group, "coveredResources", path + ".coveredResources", Node::Kind::sequence);
+        for (const Node& r : covered.items) {
+          if (!r.is_scalar() || !resource_named(r.text)) {
+            at.fail(r, path + ".coveredResources", fmt::format("`{}` is not a resource gov knows", r.text));
+          }
+        }
+        const Node& flavors = at.need(group, "flavors", path + ".flavors", Node::Kind::sequence);
+        for (size_t f = 0; f < flavors.items.size(); ++f) {
+          const std::string fpath = fmt::format("{}.flavors[{}]", path, f);
+          const Node& flavor = flavors.items[f];
+          at.check_kind(flavor, fpath, Node::Kind::map);
+          at.only(flavor, fpath, {"name", "resources"});
+          QuotaIn quota;
+          quota.type = flavor_type(at, at.need(flavor, "name", fpath + ".name", Node::Kind::scalar), fpath + ".name");
+          for (const QuotaIn& earlier : quotas) {
+            if (earlier.type == quota.type) at.fail(flavor, fpath + ".name", fmt::format("a second quota for `{}`", quota.type->name));
+          }
+          const Node& resources = at.need(flavor, "resources", fpath + ".resources", Node::Kind::sequence);
+          for (size_t i = 0; i < resources.items.size(); ++i) {
+            const std::string rpath = fmt::format("{}.resources[{}]", fpath, i);
+            const Node& entry = resources.items[i];
+            at.check_kind(entry, rpath, Node::Kind::map);
+            at.only(entry, rpath, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"});
+            const Node& rname = at.need(entry, "name", rpath + ".name", Node::Kind::scalar);
+            const std::optional<model::Resource> r = resource_named(rname.text);
+            if (!r) at.fail(rname, rpath + ".name", fmt::format("`{}` is not a resource gov knows", rname.text));
+            Cell& cell = quota.cells[model::index(*r)];
+            cell.nominal = quantity(at, at.need(entry, "nominalQuota", rpath + ".nominalQuota", Node::Kind::scalar), rpath + ".nominalQuota", *r);
+            const Node* borrowing = entry.find("borrowingLimit");
+            if (!borrowing || borrowing->is_null()) {
+              at.fail(entry, rpath + ".borrowingLimit", "missing: unlimited borrowing has no gov form (a borrow limit is a percentage or an amount)");
+            }
+            cell.borrowing = quantity(at, *borrowing, rpath + ".borrowingLimit", *r);
+            if (const Node* lending = entry.find("lendingLimit"); lending && !lending->is_null()) {
+              cell.lending = quantity(at, *lending, rpath + ".lendingLimit", *r);
+            }
+          }
+          quotas.push_back(quota);
+        }
+      }
+    }
+
+    // sharing and borrow-limit: the LocalQueue's annotations (gov export writes them), else what
+    // the limits show.
+    const TeamHints hints = hints_.count(o.name) ? hints_.at(o.name) : TeamHints{};
+    bool all_lending_zero = !quotas.empty(), all_borrowing_zero = !quotas.empty(), any_lending = false;
+    for (const QuotaIn& q : quotas) {
+      for (const Cell& c : q.cells) {
+        all_lending_zero = all_lending_zero && c.lending && *c.lending == 0;
+        all_borrowing_zero = all_borrowing_zero && c.borrowing == 0;
+        any_lending = any_lending || c.lending;
+      }
+    }
+    model::Sharing sharing = hints.sharing ? *hints.sharing
+                             : all_lending_zero ? model::Sharing::dont_lend
+                             : all_borrowing_zero && !any_lending ? model::Sharing::lend
+                                                                  : model::Sharing::lend_and_borrow;
+    const int32_t percent = hints.borrow_limit ? *hints.borrow_limit : infer_percent(quotas);
+    for (const QuotaIn& q : quotas) {
+      std::vector<std::string> amounts, absolute, lending;
+      for (model::Resource r : model::kAllResources) {
+        const Cell& c = q.cells[model::index(r)];
+        // Written when not zero, and always for resources the type has, so nothing is derived.
+        if (c.nominal != 0 || q.type->per_instance[model::index(r)] > 0) amounts.push_back(amount_text(r, c.nominal));
+        if (sharing == model::Sharing::lend) {
+          if (c.borrowing != 0) {
+            at.fail(node, "spec.resourceGroups", fmt::format("`{}` borrows {} of `{}`, but the team only lends", q.type->name,
+                                                             model::format_amount(r, c.borrowing), model::kubernetes_name(r)));
+          }
+        } else if (static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing) {
+          absolute.push_back(amount_text(r, c.borrowing));
+        }
+        if (sharing == model::Sharing::dont_lend) {
+          if (!c.lending || *c.lending != 0) {
+            at.fail(node, "spec.resourceGroups", fmt::format("`{}` lends `{}` while the team lends nothing", q.type->name, model::kubernetes_name(r)));
+          }
+        } else if (c.lending) {
+          lending.push_back(amount_text(r, *c.lending));
+        }
+      }
+      std::string body = fmt::format("{}", fmt::join(amounts, ", "));
+      if (!absolute.empty()) body += fmt::format(", borrow-limit = {{ {} }}", fmt::join(absolute, ", "));
+      if (!lending.empty()) body += fmt::format(", lending-limit = {{ {} }}", fmt::join(lending, ", "));
+      out += fmt::format("  quota {} {{ {} }}\n", q.type->name, body);
+    }
+    out += "\n";
+    out += fmt::format("  sharing = {}\n", check::word_of(sharing));
+    if (sharing != model::Sharing::lend) out += fmt::format("  borrow-limit = {}%\n", percent);
+
+    // Preemption and the rest, written out: Kueue's API defaults differ from gov's (HyperPod's).
+    auto within = model::WithinTeam::never;
+    auto reclaim = model::ReclaimWithinCohort::never;
+    auto borrow = model::BorrowWithinCohort::never;
+    std::string threshold;
+    if (const Node* preemption = at.optional(spec, "preemption", "spec.preemption", Node::Kind::map)) {
+      at.only(*preemption, "spec.preemption", {"withinClusterQueue", "reclaimWithinCohort", "borrowWithinCohort"});
+      if (const Node* w = at.optional(*preemption, "withinClusterQueue", "spec.preemption.withinClusterQueue", Node::Kind::scalar)) {
+        within = at.choice<model::WithinTeam>(*w, "spec.preemption.withinClusterQueue",
+                                              {{"Never", model::WithinTeam::never},
+                                               {"LowerPriority", model::WithinTeam::lower_priority},
+                                               {"LowerOrNewerEqualPriority", model::WithinTeam::lower_or_newer_equal_priority}});
+      }
+      if (const Node* r = at.optional(*preemption, "reclaimWithinCohort", "spec.preemption.reclaimWithinCohort", Node::Kind::scalar)) {
+        reclaim = at.choice<model::ReclaimWithinCohort>(*r, "spec.preemption.reclaimWithinCohort",
+                                                        {{"Never", model::ReclaimWithinCohort::never},
+                                                         {"LowerPriority", model::ReclaimWithinCohort::lower_priority},
+                                                         {"Any", model::ReclaimWithinCohort::any}});
+      }
+      if (const Node* b = at.optional(*preemption, "borrowWithinCohort", "spec.preemption.borrowWithinCohort", Node::Kind::map)) {
+        const std::string path = "spec.preemption.borrowWithinCohort";
+        at.only(*b, path, {"policy", "maxPriorityThreshold"});
+        if (const Node* policy = at.optional(*b, "policy", path + ".policy", Node::Kind::scalar)) {
+          borrow = at.choice<model::BorrowWithinCohort>(*policy, path + ".policy",
+                                                        {{"Never", model::BorrowWithinCohort::never},
+                                                         {"LowerPriority", model::BorrowWithinCohort::lower_priority}});
+        }
+        if (const Node* t = at.optional(*b, "maxPriorityThreshold", path + ".maxPriorityThreshold", Node::Kind::scalar)) {
+          const int64_t value = at.integer(*t, path + ".maxPriorityThreshold", INT32_MIN, INT32_MAX);
+          const auto it = std::find_if(classes_out_.begin(), classes_out_.end(), [&](const auto& c) { return c.second == value; });
+          if (it == classes_out_.end()) {
+            at.fail(*t, path + ".maxPriorityThreshold", fmt::format("no WorkloadPriorityClass in the input has the value {}; gov names the class", value));
+          }
+          threshold = it->first;
+        }
+      }
+    }
+    out += fmt::format("  preempt-team-tasks = {}\n", check::word_of(within));
+    out += fmt::format("  reclaim-within-cohort = {}\n", check::word_of(reclaim));
+    if (threshold.empty()) {
+      out += fmt::format("  borrow-within-cohort = {}\n", check::word_of(borrow));
+    } else {
+      out += fmt::format("  borrow-within-cohort = {{ policy = {}, max-priority-threshold = {} }}\n", check::word_of(borrow), threshold);
+    }
+    auto queueing = model::Queueing::best_effort_fifo;
+    if (const Node* q = at.optional(spec, "queueingStrategy", "spec.queueingStrategy", Node::Kind::scalar)) {
+      queueing = at.choice<model::Queueing>(*q, "spec.queueingStrategy",
+                                            {{"BestEffortFIFO", model::Queueing::best_effort_fifo}, {"StrictFIFO", model::Queueing::strict_fifo}});
+    }
+    out += fmt::format("  queueing = {}\n", check::word_of(queueing));
+    auto when_borrow = model::WhenCanBorrow::borrow;  // Kueue's defaults
+    auto when_preempt = model::WhenCanPreempt::try_next_flavor;
+    std::optional<model::FlavorPreference> preference;
+    if (const Node* f = at.optional(spec, "flavorFungibility", "spec.flavorFungibility", Node::Kind::map)) {
+      const std::string path = "spec.flavorFungibility";
+      at.only(*f, path, {"whenCanBorrow", "whenCanPreempt", "preference"});
+      if (const Node* b = at.optional(*f, "whenCanBorrow", path + ".whenCanBorrow", Node::Kind::scalar)) {
+        when_borrow = at.choice<model::WhenCanBorrow>(*b, path + ".whenCanBorrow",
+                                                      {{"Borrow", model::WhenCanBorrow::borrow},
+                                                       {"MayStopSearch", model::WhenCanBorrow::borrow},
+                                                       {"TryNextFlavor", model::WhenCanBorrow::try_next_flavor}});
+      }
+      if (const Node* p = at.optional(*f, "whenCanPreempt", path + ".whenCanPreempt", Node::Kind::scalar)) {
+        when_preempt = at.choice<model::WhenCanPreempt>(*p, path + ".whenCanPreempt",
+                                                        {{"Preempt", model::WhenCanPreempt::preempt},
+                                                         {"MayStopSearch", model::WhenCanPreempt::preempt},
+                                                         {"TryNextFlavor", model::WhenCanPreempt::try_next_flavor}});
+      }
+      if (const Node* p = at.optional(*f, "preference", path + ".preference", Node::Kind::scalar)) {
+        preference = at.choice<model::FlavorPreference>(*p, path + ".preference",
+                                                        {{"BorrowingOverPreemption", model::FlavorPreference::borrowing_over_preemption},
+                                                         {"PreemptionOverBorrowing", model::FlavorPreference::preemption_over_borrowing}});
+      }
+    }
+    out += fmt::format("  when-can-borrow = {}\n", check::word_of(when_borrow));
+    out += fmt::format("  when-can-preempt = {}\n", check::word_of(when_preempt));
+    if (preference) out += fmt::format("  flavor-preference = {}\n", check::word_of(*preference));
+    int64_t weight = 1;  // Kueue's default fair-sharing weight
+    if (const Node* fair = at.optional(spec, "fairSharing", "spec.fairSharing", Node::Kind::map)) {
+      at.only(*fair, "spec.fairSharing", {"weight"});
+      if (const Node* w = at.optional(*fair, "weight", "spec.fairSharing.weight", Node::Kind::scalar)) {
+        weight = at.integer(*w, "spec.fairSharing.weight", 0, 100);
+      }
+    }
+    out += fmt::format("  fair-share-weight = {}\n", weight);
+    if (const Node* stop = at.optional(spec, "stopPolicy", "spec.stopPolicy", Node::Kind::scalar)) {
+      const bool active = at.choice<bool>(*stop, "spec.stopPolicy", {{"None", true}, {"Hold", false}, {"HoldAndDrain", false}});
+      if (!active) out += "  active = false\n";
+    }
+    return fmt::format("team {} {{\n{}}}\n", team, out);
+  }
+
+  std::string header() {
+    // The cluster: its name from the cohort (gov export writes `gov/cluster`; plain naming names
+    // the cohort after the cluster), its capacity from --capacity or the flavors' annotations.
+    std::string cluster = "imported";
+    for (const Object& o : cohorts_) {
+      const Node& spec_holder = *o.node;
+      if (const Node* spec = o.at.optional(spec_holder, "spec", "spec", Node::Kind::map)) o.at.only(*spec, "spec", {});
+      if (!cohort_.empty() && o.name != cohort_) {
+        o.at.fail(*o.node, "metadata.name", fmt::format("a second cohort; the ClusterQueues are in `{}` and gov has one cohort", cohort_));
+      }
+      if (const Node* name = annotation(*o.node, "gov/cluster")) {
+        cluster = o.at.name(*name, name->text, "metadata.annotations.gov/cluster");
+      } else if (o.name != "shared-pool") {
+        cluster = o.at.name(*o.node->find("metadata")->find("name"), o.name, "metadata.name");
+      }
+    }
+    if (cohorts_.empty() && !cohort_.empty() && cohort_ != "shared-pool") {
+      bool ok = cohort_[0] >= 'a' && cohort_[0] <= 'z';
+      for (char c : cohort_) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+      if (ok && cohort_.size() <= 63) cluster = cohort_;
+    }
+    std::string out = fmt::format("# Imported by `gov import kueue`.\nimport \"{}\"\n\ncluster {} {{\n  catalog = {}\n",
+                                  options_.catalog_import, cluster, catalog_.name);
+    std::vector<std::string> entries;
+    if (!options_.capacity.empty()) {
+      for (const auto& [type, count] : options_.capacity) entries.push_back(fmt::format("{}: {}", type, count));
+    } else {
+      for (const check::InstanceType& type : catalog_.types) {
+        if (auto it = capacity_.find(type.name); it != capacity_.end()) entries.push_back(fmt::format("{}: {}", type.name, it->second));
+      }
+    }
+    if (entries.empty()) {
+      out += "  # capacity: Kueue's objects do not say; give it (gov import kueue --capacity TYPE=N,...)\n";
+    } else {
+      out += fmt::format("  capacity = {{ {} }}\n", fmt::join(entries, ", "));
+    }
+    return out + "}\n\n";
+  }
+
+  std::string settings() {
+    // What Kueue keeps in its manager configuration: gov export writes it as the cohort's
+    // annotations; without them, HyperPod's defaults.
+    const Object* cohort = cohorts_.empty() ? nullptr : &cohorts_.front();
+    auto read = [&](std::string_view key) { return cohort ? annotation(*cohort->node, key) : nullptr; };
+    std::string out = "policy {\n";
+    if (const Node* p = read("gov/task-prioritization")) {
+      out += fmt::format("  task-prioritization = {}\n",
+                         check::word_of(cohort->at.choice<check::Prioritization>(
+                             *p, "metadata.annotations.gov/task-prioritization",
+                             {{"fcfs", check::Prioritization::fcfs}, {"task-ranking", check::Prioritization::task_ranking}})));
+    } else {
+      out += fmt::format("  task-prioritization = {}\n", classes_out_.empty() ? "fcfs" : "task-ranking");
+    }
+    if (const Node* i = read("gov/idle-compute")) {
+      out += fmt::format("  idle-compute = {}\n",
+                         check::word_of(cohort->at.choice<check::IdleCompute>(
+                             *i, "metadata.annotations.gov/idle-compute",
+                             {{"fcfs", check::IdleCompute::fcfs}, {"fair-share", check::IdleCompute::fair_share}})));
+    } else {
+      out += "  # idle-compute: Kueue keeps fair sharing in its manager configuration (fairSharing.enable), not in objects\n";
+    }
+    if (const Node* s = read("gov/idle-resource-sharing")) {
+      out += fmt::format("  idle-resource-sharing = {}\n",
+                         cohort->at.choice<bool>(*s, "metadata.annotations.gov/idle-resource-sharing", {{"true", true}, {"false", false}})
+                             ? "true"
+                             : "false");
+    }
+    if (const Node* f = read("gov/fair-share-preemption")) {
+      std::vector<std::string> words;
+      std::string_view rest = f->text;
+      while (!rest.empty()) {
+        const size_t comma = std::min(rest.find(','), rest.size());
+        Node word = *f;
+        word.text = std::string(rest.substr(0, comma));
+        words.emplace_back(check::word_of(cohort->at.choice<model::FairShareStrategy>(
+            word, "metadata.annotations.gov/fair-share-preemption",
+            {{"less-than-or-equal-to-final-share", model::FairShareStrategy::less_than_or_equal_to_final_share},
+             {"less-than-initial-share", model::FairShareStrategy::less_than_initial_share}})));
+        rest = comma < rest.size() ? rest.substr(comma + 1) : std::string_view();
+      }
+      out += fmt::format("  fair-share-preemption = [{}]\n", fmt::join(words, ", "));
+    }
+    if (const Node* d = read("gov/default-priority")) {
+      out += fmt::format("  default-priority = {}\n", cohort->at.name(*d, d->text, "metadata.annotations.gov/default-priority"));
+    }
+    if (!classes_out_.empty()) out += "\n";
+    for (const auto& [name, weight] : classes_out_) out += fmt::format("  priority {} = {}\n", name, weight);
+    return out + "}\n";
+  }
+
+  const check::Catalog& catalog_;
+  const ImportOptions& options_;
+  std::vector<std::vector<Node>> documents_;  // owns the nodes the objects point to
+  std::vector<Object> flavors_, cohorts_, queues_, locals_, classes_;
+  std::map<std::string, const check::InstanceType*> flavor_types_;
+  std::map<std::string, int64_t> capacity_;
+  std::map<std::string, TeamHints> hints_;  // by ClusterQueue name
+  std::vector<std::pair<std::string, int64_t>> classes_out_;
+  std::string cohort_;
+  bool hyperpod_naming_ = false;
+};
+
+}  // namespace
+
+support::Expected<std::string> import_kueue(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
+                                            const ImportOptions& options) {
+  try {
+    Importer importer(catalog, options);
+    for (const ImportInput& input : inputs) importer.add(input);
+    return importer.policy();
+  } catch (const Failure& failure) {
+    return support::Error{support::ErrorKind::invalid, failure.message};
+  }
+}
+
+}  // namespace gov::bridge

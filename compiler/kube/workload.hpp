@@ -1,0 +1,69 @@
+// Kubernetes objects as workloads: Jobs, PyTorchJobs, HyperPodPyTorchJobs, RayJobs, RayClusters,
+// Kueue Workloads and Pods, each read as the named pod sets Kueue admits (docs/kubernetes.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/kube/yaml.hpp"
+#include "compiler/model/resources.hpp"
+#include "compiler/support/expected.hpp"
+
+namespace gov::kube {
+
+/// Kueue's limit on pod sets per workload (the Workload CRD's `maxItems` of `spec.podSets`).
+inline constexpr size_t kMaxPodSets = 8;
+
+/// One pod set: `count` pods, each requesting `per_pod` (base units, Kubernetes' effective
+/// request of the pod template: containers, init containers and sidecars, overhead).
+struct PodSet {
+  std::string name;  // Kueue's: `main`, `master`, `worker`, `head`, a replica spec's or group's name
+  int64_t count = 1;
+  model::Resources per_pod{};
+  /// From `nodeSelector` or required node affinity on `node.kubernetes.io/instance-type`.
+  std::optional<std::string> instance_type;
+  support::TextPosition at;  // the pod template
+};
+
+struct Workload {
+  std::string kind;  // `Job`, `PyTorchJob`, ...
+  std::string name;
+  std::string namespace_name;  // empty when the object has none
+  /// The LocalQueue: the `kueue.x-k8s.io/queue-name` label (`spec.queueName` of a Workload).
+  std::string queue_name;
+  /// The `kueue.x-k8s.io/priority-class` label (`spec.priorityClassName` of a Workload).
+  std::optional<std::string> priority_class;
+  std::vector<PodSet> pod_sets;  // Kueue's order
+  support::TextPosition at;
+
+  /// "PyTorchJob `train`", for messages.
+  std::string describe() const;
+};
+
+/// `object` (one Kubernetes object, see kubernetes_objects) as a workload. Errors (kind
+/// `invalid`, positioned) name the object and the field: an unknown kind, a missing queue label,
+/// a quantity that is not one or does not fit its unit, a resource gov does not know (it would
+/// affect admission), a pod set with zero pods, more than kMaxPodSets pod sets.
+support::Expected<Workload> read_workload(const Node& object);
+
+/// Every workload in a YAML text (multi-document, Lists included), in order.
+support::Expected<std::vector<Workload>> read_workloads(std::string_view text, const YamlLimits& limits = {});
+
+/// The team of a LocalQueue: `hyperpod-ns-<team>-localqueue` (HyperPod's naming) is `<team>`;
+/// any other name is taken as the team's name (gov export kueue --naming plain).
+std::string team_of_queue(std::string_view queue_name);
+
+/// The priority class a `kueue.x-k8s.io/priority-class` value names among `classes`: the class
+/// of that name, else `<class>-priority` (HyperPod's naming); nullopt when neither exists.
+std::optional<std::string> class_of_label(std::string_view value, const std::vector<std::string>& classes);
+
+/// One pod set of `workload` as a task object of a trace (docs/trace-format.md: `id`, `team`,
+/// `priority`, `instance_type`, `pods`, `per_pod`), for gov's task readers. Amounts are written
+/// exactly (vcpus with at most 3 decimals, memory_gib with at most 10).
+std::string task_json(const Workload& workload, const PodSet& pod_set, std::string_view team,
+                      const std::optional<std::string>& priority);
+
+}  // namespace gov::kube

@@ -1,0 +1,178 @@
+// `gov import kueue` (issue 17, point 4, Kueue half): Kueue's objects as a formatted policy that
+// checks; round trips through `gov export kueue` (both API versions) with `gov diff` reporting
+// nothing; HyperPod's own ClusterQueue (seed 004) read without gov's annotations; bad input is one
+// error naming the file, line, object and field.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "tests/support/test_support.hpp"
+
+using gov::test::run_gov;
+
+namespace {
+
+/// A ClusterQueue of team `a` on ml.g5.8xlarge with `resource` replacing its gpu entry.
+std::string queue(const std::string& gpu_entry = "{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}",
+                  const std::string& extra_spec = "") {
+  return "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: hyperpod-ns-a-clusterqueue}\nspec:\n"
+         "  cohortName: shared-pool\n" + extra_spec +
+         "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: ml.g5.8xlarge\n      resources:\n"
+         "      - " + gpu_entry + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("gov import kueue of gov export kueue gives the policy back", "[kube][import]") {
+  // Every example Kueue can express (rules.gov has admission rules), and every Kueue control.
+  const std::vector<std::string> policies = {
+      "policies/examples/fine-grained.gov", "policies/examples/workshop-g5.gov", "policies/examples/workshop-kr-g5-8xlarge.gov",
+      "policies/examples/workshop-kr-g5-12xlarge.gov", "policies/examples/cli-walkthrough-g5-12xlarge.gov",
+      "tests/bridge/policies/controls.gov", "tests/bridge/policies/onlygputeam.gov"};
+  for (const std::string& policy : policies) {
+    for (const std::string api : {"v1beta2", "v1beta1"}) {
+      for (const std::string naming : {"hyperpod", "plain"}) {
+        INFO(policy << " --api " << api << " --naming " << naming);
+        gov::test::TempDir dir("import-kueue-round-trip");
+        dir.copy_catalog();
+        const gov::test::CommandResult exported = run_gov("export kueue " + policy + " --api " + api + " --naming " + naming);
+        REQUIRE(exported.exit_code == 0);
+        dir.write("kueue.yaml", exported.out);
+        const gov::test::CommandResult imported = run_gov("import kueue " + (dir / "kueue.yaml"));
+        INFO(imported.err);
+        REQUIRE(imported.exit_code == 0);
+        dir.write("imported.gov", imported.out);
+        CHECK(run_gov("fmt --check " + (dir / "imported.gov")).exit_code == 0);
+        const gov::test::CommandResult diff = run_gov("diff --files " + policy + " " + (dir / "imported.gov"));
+        INFO(diff.out);
+        CHECK(diff.exit_code == 0);
+        CHECK(diff.out.find("no changes between") == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("gov import kueue infers sharing and borrow limits without gov's annotations", "[kube][import]") {
+  // A cluster HyperPod set up has no LocalQueue annotations: the team's sharing and percentage
+  // come from the resolved limits, and give every example back.
+  for (const std::string policy : {"policies/examples/fine-grained.gov", "policies/examples/workshop-g5.gov",
+                                   "policies/examples/cli-walkthrough-g5-12xlarge.gov", "tests/bridge/policies/controls.gov"}) {
+    INFO(policy);
+    gov::test::TempDir dir("import-kueue-infer");
+    dir.copy_catalog();
+    const gov::test::CommandResult exported = run_gov("export kueue " + policy);
+    REQUIRE(exported.exit_code == 0);
+    std::string yaml;
+    size_t stripped = 0;
+    for (size_t at = 0; at < exported.out.size();) {
+      const size_t end = std::min(exported.out.find('\n', at), exported.out.size());
+      const std::string line = exported.out.substr(at, end - at);
+      if (line.find("gov/sharing:") != std::string::npos || line.find("gov/borrow-limit:") != std::string::npos) {
+        ++stripped;
+      } else if (line != "  annotations:" || exported.out.compare(end + 1, 21, "    gov/borrow-limit:") != 0) {
+        yaml += line + "\n";
+      }
+      at = end + 1;
+    }
+    CHECK(stripped > 0);
+    dir.write("kueue.yaml", yaml);
+    const gov::test::CommandResult imported = run_gov("import kueue " + (dir / "kueue.yaml"));
+    INFO(imported.err);
+    REQUIRE(imported.exit_code == 0);
+    dir.write("imported.gov", imported.out);
+    const gov::test::CommandResult diff = run_gov("diff --files " + policy + " " + (dir / "imported.gov"));
+    INFO(diff.out);
+    CHECK(diff.out.find("no changes between") == 0);
+  }
+}
+
+TEST_CASE("gov import kueue reads HyperPod's own ClusterQueue of seed 004", "[kube][import]") {
+  // The ClusterQueue HyperPod writes (no gov annotations, no flavors): the team's sharing and
+  // borrow limit come from the limits themselves.
+  gov::test::TempDir dir("import-kueue-seed");
+  dir.copy_catalog();
+  const gov::test::CommandResult r =
+      run_gov("import kueue tests/bridge/golden/hyperpod-ns-onlygputeam-clusterqueue.v1beta1.yaml --capacity ml.g6.12xlarge=2");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("team onlygputeam {\n  quota ml.g6.12xlarge { gpus = 2, vcpus = 48, memory = 192 GiB, efa = 1 }\n\n"
+                   "  sharing               = lend-and-borrow\n  borrow-limit          = 50%\n"
+                   "  preempt-team-tasks    = lower-priority\n") != std::string::npos);
+  dir.write("imported.gov", r.out);
+  const gov::test::CommandResult inspect = run_gov("inspect " + (dir / "imported.gov"));
+  REQUIRE(inspect.exit_code == 0);
+  CHECK(inspect.out.find("    gpu                             2                1      unlimited\n"
+                         "    vcpu                           48               24      unlimited\n"
+                         "    memory (GiB)                  192               96      unlimited\n"
+                         "    efa                             1                0      unlimited\n") != std::string::npos);
+  // Without --capacity the cluster asks for it in a comment, and the policy still checks.
+  const gov::test::CommandResult bare = run_gov("import kueue tests/bridge/golden/hyperpod-ns-onlygputeam-clusterqueue.v1beta2.yaml");
+  REQUIRE(bare.exit_code == 0);
+  CHECK(bare.out.find("  # capacity: Kueue's objects do not say; give it") != std::string::npos);
+}
+
+TEST_CASE("gov import kueue names the file object and field of bad input", "[kube][import]") {
+  gov::test::TempDir dir("import-kueue-bad");
+  std::string bomb = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char level = 'b'; level <= 'i'; ++level) {
+    const std::string previous(1, static_cast<char>(level - 1));
+    bomb += std::string(1, level) + ": &" + std::string(1, level) + " [";
+    for (int i = 0; i < 9; ++i) bomb += (i ? ", *" : "*") + previous;
+    bomb += "]\n";
+  }
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n",
+       "`bad.yaml`:2:7: Deployment `d`: `kind`: `Deployment` is not a Kueue object gov imports"},
+      {"apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: q}\n",
+       "`bad.yaml`:1:13: ClusterQueue `q`: `apiVersion`: `kueue.x-k8s.io/v1alpha1` is not"},
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {}\n", "`bad.yaml`:3:11: object: `metadata.name`: missing"},
+      {queue("{name: nvidia.com/gpu, nominalQuota: 4}"),
+       "ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit`: missing: "
+       "unlimited borrowing has no gov form"},
+      {queue("{name: nvidia.com/gpu, nominalQuota: 1.5, borrowingLimit: 0}"),
+       "`spec.resourceGroups[0].flavors[0].resources[0].nominalQuota`: `1.5` is not a whole number of devices"},
+      {queue("{name: memory, nominalQuota: 1.5Ki, borrowingLimit: 0}"),
+       "`spec.resourceGroups[0].flavors[0].resources[0].nominalQuota`: `1.5Ki` is not a whole number of MiB"},
+      {queue("{name: nvidia.com/gpu, nominalQuota: 99999E, borrowingLimit: 0}"), "`99999E` is too large"},
+      {queue("{name: nvidia.com/mig-1g.5gb, nominalQuota: 1, borrowingLimit: 0}"),
+       "`spec.resourceGroups[0].flavors[0].resources[0].name`: `nvidia.com/mig-1g.5gb` is not a resource gov knows"},
+      {queue(), "`spec.cohortName`"},  // replaced below: a queue without a cohort
+      {queue("{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}", "  admissionChecks: [prov]\n"),
+       "`bad.yaml`:6:3: ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.admissionChecks`: gov cannot represent it"},
+      {queue("{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}", "  queueingStrategy: Random\n"),
+       "`spec.queueingStrategy`: `Random` is not one of `BestEffortFIFO`, `StrictFIFO`"},
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\nspec:\n  nodeLabels: "
+       "{node.kubernetes.io/instance-type: ml.z9.huge}\n",
+       "ResourceFlavor `f`: `spec.nodeLabels.node.kubernetes.io/instance-type`: `ml.z9.huge` is not in the catalog"},
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: p}\nvalue: 1000\n",
+       "WorkloadPriorityClass `p`: `value`: `1000` is not a whole number in 0..100"},
+      {bomb, "`bad.yaml`: line 6, column 4: more than 1000000 YAML nodes"},  // the alias bomb stops at the node budget
+      {std::string(size_t{10} << 20, '['), "`bad.yaml`: line 1, column 1052673: the YAML parser read more than 1048576 bytes past the last node"},
+      {std::string(100, '['), "nesting deeper than 64 levels of maps and lists"},
+      {"a: [1\n", "`bad.yaml`: line 2, column 1: "},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    std::string text = cases[i].first;
+    std::string expected = cases[i].second;
+    if (i == 8) {  // the queue without a cohort
+      text.replace(text.find("  cohortName: shared-pool\n"), std::string("  cohortName: shared-pool\n").size(), "");
+      expected = "`spec.cohort`: missing: gov puts every team in one cohort";
+    }
+    INFO(text.substr(0, 300));
+    dir.write("bad.yaml", text);
+    const gov::test::CommandResult r = run_gov("import kueue " + (dir / "bad.yaml"));
+    INFO(r.err.substr(0, 500));
+    CHECK(r.exit_code == 1);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(expected) != std::string::npos);
+  }
+  // Larger than gov reads (100 MB), and unreadable: usage errors (exit 2).
+  dir.write("big.yaml", std::string(size_t{100} << 20, '#'));
+  const gov::test::CommandResult big = run_gov("import kueue " + (dir / "big.yaml"));
+  CHECK(big.exit_code == 2);
+  CHECK(big.err.find("cannot read") != std::string::npos);
+  CHECK(run_gov("import kueue " + (dir / "missing.yaml")).exit_code == 2);
+  CHECK(run_gov("import kubernetes x.yaml").exit_code == 2);
+}
