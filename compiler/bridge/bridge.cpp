@@ -4,9 +4,14 @@
 #include <fmt/format.h>
 
 #include "compiler/bridge/hyperpod_export.hpp"
+#include "compiler/check/checker.hpp"
 #include "compiler/bridge/kueue_export.hpp"
 
 namespace gov::bridge {
+
+// A team's namespace is a Kubernetes DNS label (at most 63 characters). The checker's E0303 keeps
+// team names to 41 characters, so `hyperpod-ns-TEAM` always fits (HyperPod itself needs 51 or fewer).
+static_assert(std::string_view("hyperpod-ns-").size() + check::kMaxNameLength <= 63);
 
 std::string namespace_name(Naming naming, std::string_view team) {
   return naming == Naming::hyperpod ? "hyperpod-ns-" + std::string(team) : std::string(team);
@@ -60,6 +65,7 @@ ExportResult export_policy(const check::Policy& policy, const ExportOptions& opt
       d.help = "remove it, or pass `--allow-lossy` to export the rest with a comment of what was dropped";
     }
   }
+  if (options.target == Target::hyperpod) hyperpod_warnings(policy, result.problems);
   result.problems.sort();
   if (!result.ok()) return result;
   std::string comment;

@@ -82,6 +82,13 @@ void resource_config(JsonWriter& out, const check::Quota& quota, const model::Re
   out.end_object();
 }
 
+/// HyperPod's API takes the instance type (its ClusterInstanceType enum; `hyperpod = false` in the
+/// catalog marks the types outside it). The others are E0401, and dropped under --allow-lossy.
+bool accepted(const check::Policy& policy, const check::Quota& quota) {
+  const std::vector<check::InstanceType>& types = policy.types();
+  return quota.type >= types.size() || types[quota.type].hyperpod;
+}
+
 std::string_view strategy(model::Sharing sharing) {
   switch (sharing) {
     case model::Sharing::lend_and_borrow: return "LendAndBorrow";
@@ -91,7 +98,7 @@ std::string_view strategy(model::Sharing sharing) {
   return "LendAndBorrow";
 }
 
-void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions& options) {
+void compute_quota(JsonWriter& out, const check::Policy& policy, const check::Team& team, const ExportOptions& options) {
   out.begin_object();
   if (!options.cluster_arn.empty()) out.field("ClusterArn", options.cluster_arn);
   out.field("Name", compute_quota_name(team.name));
@@ -100,7 +107,9 @@ void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions
   out.begin_object();
   out.key("ComputeQuotaResources");
   out.begin_array();
-  for (const check::Quota& quota : team.quotas) resource_config(out, quota, quota.nominal, quota.given, /*count=*/true);
+  for (const check::Quota& quota : team.quotas) {
+    if (accepted(policy, quota)) resource_config(out, quota, quota.nominal, quota.given, /*count=*/true);
+  }
   out.end_array();
   out.key("ResourceSharingConfig");
   out.begin_object();
@@ -109,7 +118,7 @@ void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions
     out.field("BorrowLimit", int64_t{team.borrow_limit_percent});
     bool any_absolute = false;
     for (const check::Quota& quota : team.quotas) {
-      for (bool absolute : quota.absolute_borrow_limit) any_absolute = any_absolute || absolute;
+      for (bool absolute : quota.absolute_borrow_limit) any_absolute = any_absolute || (absolute && accepted(policy, quota));
     }
     if (any_absolute) {
       out.key("AbsoluteBorrowLimits");
@@ -117,7 +126,7 @@ void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions
       for (const check::Quota& quota : team.quotas) {
         bool any = false;
         for (bool absolute : quota.absolute_borrow_limit) any = any || absolute;
-        if (any) resource_config(out, quota, quota.borrowing_limit, quota.absolute_borrow_limit, /*count=*/false);
+        if (any && accepted(policy, quota)) resource_config(out, quota, quota.borrowing_limit, quota.absolute_borrow_limit, /*count=*/false);
       }
       out.end_array();
     }
@@ -172,7 +181,7 @@ std::vector<ExportedFile> export_hyperpod(const check::Policy& policy, const Exp
   files.push_back({std::string(kSchedulerConfigFile), config.finish()});
   for (const check::Team& team : policy.teams) {
     JsonWriter quota(/*indented=*/true);
-    compute_quota(quota, team, options);
+    compute_quota(quota, policy, team, options);
     files.push_back({compute_quota_file(team.name), quota.finish()});
   }
   files.push_back({std::string(kScriptFile), script(policy, options)});
@@ -213,6 +222,13 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
             "flavor fungibility (`when-can-borrow`, `when-can-preempt`, `flavor-preference`): HyperPod fixes them",
             team.fungibility_at);
     for (const check::Quota& quota : team.quotas) {
+      if (!accepted(policy, quota)) {
+        out.push_back({fmt::format("team `{}`: the quota for `{}`: HyperPod's API does not accept the instance type "
+                                   "(`hyperpod = false` in the catalog)",
+                                   team.name, quota.type_name),
+                       quota.where});
+        continue;
+      }
       bool lends_less = false;
       for (bool given : quota.lending_limit_given) lends_less = lends_less || given;
       if (lends_less && team.sharing != model::Sharing::dont_lend) {
@@ -230,6 +246,31 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
     }
   }
   return out;
+}
+
+void hyperpod_warnings(const check::Policy& policy, Diagnostics& out) {
+  for (const check::Team& team : policy.teams) {
+    // BorrowLimit is not written for lend teams, which never borrow; the default (50) is inside the range.
+    if (team.sharing == model::Sharing::lend || !team.borrow_limit_at) continue;
+    if (team.borrow_limit_percent >= kDocumentedBorrowLimit.first && team.borrow_limit_percent <= kDocumentedBorrowLimit.second) {
+      continue;
+    }
+    Diagnostic& d = out.report(make_diagnostic(
+        Code::borrow_limit_outside_documented_range, *team.borrow_limit_at,
+        fmt::format("the borrow limit of team `{}` is {}%; HyperPod's documentation gives {}% to {}%", team.name,
+                    team.borrow_limit_percent, kDocumentedBorrowLimit.first, kDocumentedBorrowLimit.second),
+        "outside the documented range"));
+    if (team.borrow_limit_percent > kDocumentedBorrowLimit.second) {
+      d.help = "the API model accepts 0 to 10000, so it is exported as written, but the service may refuse it: use at "
+               "most 500%, or absolute limits in the quotas (`borrow-limit = { gpus = 8 }`)";
+    } else if (team.sharing == model::Sharing::lend_and_borrow) {
+      d.help = "the API model accepts 0 to 10000, so it is exported as written; a team that lends and never borrows "
+               "is `sharing = lend`, which HyperPod documents";
+    } else {
+      d.help = "the API model accepts 0 to 10000, so it is exported as written; HyperPod has no other way to say "
+               "that a `dont-lend` team never borrows";
+    }
+  }
 }
 
 }  // namespace gov::bridge

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/bridge/bridge.hpp"
@@ -19,6 +20,13 @@ std::vector<ExportedFile> export_hyperpod(const check::Policy& policy, const Exp
 
 /// What HyperPod's API has no member for, besides what neither target has (not_expressible).
 std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy);
+
+/// The borrow limits (percent) HyperPod's documentation gives; the API model accepts 0–10000.
+inline constexpr std::pair<int32_t, int32_t> kDocumentedBorrowLimit = {1, 500};
+
+/// What HyperPod's API accepts but its documentation does not (W0401), as warnings into `out`:
+/// the export goes on.
+void hyperpod_warnings(const check::Policy& policy, Diagnostics& out);
 
 /// The API's names: the scheduler config after the cluster, a compute quota after its team
 /// (EntityName: letters, digits and hyphens, at most 63).

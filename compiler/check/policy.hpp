@@ -85,6 +85,7 @@ struct Team {
   model::Sharing sharing = model::Sharing::lend_and_borrow;
   int32_t borrow_limit_percent = 50;
   bool borrow_limit_given = false;
+  std::optional<Location> borrow_limit_at;  // the percentage, when written
   model::WithinTeam preempt_team_tasks = model::WithinTeam::lower_priority;
   int32_t fair_share_weight = 0;
   bool fair_share_weight_given = false;

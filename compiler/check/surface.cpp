@@ -169,6 +169,7 @@ const Table<Team>& team_table() {
       {{"borrow-limit", K::percentage},
        [](const Assignment& a, Team& t) {
          t.borrow_limit_given = true;
+         if (a.value().kind == V::number) t.borrow_limit_at = a.at(a.value().span);
          t.borrow_limit_percent =
              static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the borrow limit", 0, 10000, "%").value_or(50));
        }},

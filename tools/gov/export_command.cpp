@@ -129,9 +129,9 @@ Command export_command() {
            "documents) and `create.sh`, which runs them in order: into `--out DIR`, or on standard output, each\n"
            "file after a `==> NAME <==` line. Without `--cluster-arn` the script takes `$CLUSTER_ARN`.\n"
            "What the target has no field for (admission rules, `default-priority`; for HyperPod also Kueue's\n"
-           "controls, lending limits, EFA amounts) is an error (E0401) for each\n"
-           "construct; `--allow-lossy` exports the rest, lists what was dropped in a comment and warns. See\n"
-           "docs/deploy.md.",
+           "controls, lending limits, EFA amounts, instance types outside its API) is an error (E0401) for each\n"
+           "construct; `--allow-lossy` exports the rest, lists what was dropped in a comment and warns. A HyperPod\n"
+           "borrow limit outside the documented 1-500% is exported with a warning (W0401). See docs/deploy.md.",
            {{"api", "VERSION", "v1beta2 (default) or v1beta1"},
             {"naming", "NAMING", "hyperpod (default) or plain"},
             {"cluster-arn", "ARN", "hyperpod: the cluster's ARN, written into every document"},

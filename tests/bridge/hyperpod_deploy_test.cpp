@@ -1,0 +1,99 @@
+// `gov export hyperpod` beyond the create documents (issues 17 and 19): HyperPod's limits at export
+// (E0401 for instance types outside the API, W0401 for borrow limits outside the documented range),
+// the CloudFormation template, update documents against `--current` describe outputs, and round
+// trips of generated policies through `gov import hyperpod`.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tests/support/test_support.hpp"
+
+using gov::test::run_gov;
+
+namespace {
+
+/// The file NAME of an export printed on standard output (after its `==> NAME <==` line).
+std::string file(const std::string& out, const std::string& name) {
+  const std::string marker = "==> " + name + " <==\n";
+  const size_t at = out.find(marker);
+  if (at == std::string::npos) return {};
+  const size_t begin = at + marker.size();
+  const size_t end = out.find("==> ", begin);
+  return out.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+/// A policy importing the shipped catalog, with `teams` after a cluster of g5 and inf2 instances.
+std::string policy_with(const std::string& teams) {
+  return R"(import "../../policies/catalog/aws-ml.gov"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.g5.12xlarge: 4, ml.inf2.24xlarge: 2 }
+}
+policy {
+  idle-compute = fair-share
+  priority high = 90
+  priority low  = 10
+}
+)" + teams;
+}
+
+}  // namespace
+
+TEST_CASE("gov export hyperpod refuses an instance type the API does not accept", "[hyperpod][export]") {
+  gov::test::TempDir dir("hyperpod-inf2");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/inf2.gov", policy_with(R"(team a {
+  quota ml.g5.12xlarge   { gpus = 4 }
+  quota ml.inf2.24xlarge { instances = 1, borrow-limit = { neuron = 6 } }
+}
+)"));
+  // The checker accepts it and `gov lint` warns: the type is fine for Kueue.
+  CHECK(run_gov("check " + path).exit_code == 0);
+  CHECK(run_gov("lint " + path).err.find("warning[W0111]") != std::string::npos);
+  const gov::test::CommandResult r = run_gov("export hyperpod " + path);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("error[E0401]: cannot export team `a`: the quota for `ml.inf2.24xlarge`: HyperPod's API does not accept "
+                   "the instance type") != std::string::npos);
+  // The Kueue export has a flavor for it.
+  CHECK(run_gov("export kueue " + path).exit_code == 0);
+  // --allow-lossy drops the quota entry and its absolute borrow limit, and keeps the rest.
+  const gov::test::CommandResult lossy = run_gov("export hyperpod " + path + " --allow-lossy");
+  INFO(lossy.err);
+  REQUIRE(lossy.exit_code == 0);
+  CHECK(lossy.err.find("warning[E0401]") != std::string::npos);
+  const std::string quota = file(lossy.out, "compute-quota-a.json");
+  CHECK(quota.find("ml.g5.12xlarge") != std::string::npos);
+  CHECK(quota.find("inf2") == std::string::npos);
+  CHECK(quota.find("AbsoluteBorrowLimits") == std::string::npos);
+  CHECK(file(lossy.out, "create.sh").find("#   team `a`: the quota for `ml.inf2.24xlarge`") != std::string::npos);
+}
+
+TEST_CASE("gov export hyperpod warns of a borrow limit outside the documented range", "[hyperpod][export]") {
+  gov::test::TempDir dir("hyperpod-borrow-limit");
+  dir.copy_catalog();
+  const auto run = [&](const std::string& teams) {
+    return run_gov("export hyperpod " + dir.write("tests/bridge/limit.gov", policy_with(teams)));
+  };
+  // 1 and 500 are inside; 0 and 501 are outside, exported as written with a warning.
+  for (const char* inside : {"1%", "500%"}) {
+    const gov::test::CommandResult r = run(std::string("team a {\n  quota ml.g5.12xlarge { gpus = 4 }\n  borrow-limit = ") + inside + "\n}\n");
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.empty());
+  }
+  const gov::test::CommandResult above = run("team a {\n  quota ml.g5.12xlarge { gpus = 4 }\n  borrow-limit = 501%\n}\n");
+  CHECK(above.exit_code == 0);
+  CHECK(above.err.find("limit.gov:13:18: warning[W0401]: the borrow limit of team `a` is 501%; HyperPod's documentation "
+                       "gives 1% to 500%") != std::string::npos);
+  CHECK(file(above.out, "compute-quota-a.json").find("\"BorrowLimit\": 501") != std::string::npos);
+  const gov::test::CommandResult zero = run("team a {\n  quota ml.g5.12xlarge { gpus = 4 }\n  borrow-limit = 0%\n}\n");
+  CHECK(zero.exit_code == 0);
+  CHECK(zero.err.find("warning[W0401]") != std::string::npos);
+  CHECK(zero.err.find("`sharing = lend`") != std::string::npos);
+  // A lend team's limit is not exported (it never borrows): nothing to warn about.
+  const gov::test::CommandResult lend =
+      run("team a {\n  quota ml.g5.12xlarge { gpus = 4 }\n  sharing = lend\n  borrow-limit = 0%\n}\n");
+  CHECK(lend.exit_code == 0);
+  CHECK(lend.err.find("W0401") == std::string::npos);
+  // The Kueue export has no such range.
+  CHECK(run_gov("export kueue " + (dir / "tests/bridge/limit.gov")).err.find("W0401") == std::string::npos);
+}
