@@ -89,6 +89,20 @@ bool accepted(const check::Policy& policy, const check::Quota& quota) {
   return quota.type >= types.size() || types[quota.type].hyperpod;
 }
 
+/// A dont-lend team may still borrow (docs/semantics.md), so its limits are written like a
+/// lend-and-borrow team's; a lend team never borrows, and its limits are written only when the
+/// policy states them (they have no effect, W0104, but the import gives them back).
+bool writes_borrow_limits(const check::Team& team) {
+  if (team.sharing != model::Sharing::lend) return true;
+  if (team.borrow_limit_given) return true;
+  for (const check::Quota& quota : team.quotas) {
+    for (bool absolute : quota.absolute_borrow_limit) {
+      if (absolute) return true;
+    }
+  }
+  return false;
+}
+
 std::string_view strategy(model::Sharing sharing) {
   switch (sharing) {
     case model::Sharing::lend_and_borrow: return "LendAndBorrow";
@@ -114,7 +128,7 @@ void compute_quota(JsonWriter& out, const check::Policy& policy, const check::Te
   out.key("ResourceSharingConfig");
   out.begin_object();
   out.field("Strategy", strategy(team.sharing));
-  if (team.sharing == model::Sharing::lend_and_borrow) {
+  if (writes_borrow_limits(team)) {
     out.field("BorrowLimit", int64_t{team.borrow_limit_percent});
     bool any_absolute = false;
     for (const check::Quota& quota : team.quotas) {
@@ -250,8 +264,8 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
 
 void hyperpod_warnings(const check::Policy& policy, Diagnostics& out) {
   for (const check::Team& team : policy.teams) {
-    // BorrowLimit is not written for lend teams, which never borrow; the default (50) is inside the range.
-    if (team.sharing == model::Sharing::lend || !team.borrow_limit_at) continue;
+    // The default (50) is inside the range; only a written limit can be outside it.
+    if (!team.borrow_limit_at) continue;
     if (team.borrow_limit_percent >= kDocumentedBorrowLimit.first && team.borrow_limit_percent <= kDocumentedBorrowLimit.second) {
       continue;
     }
@@ -263,6 +277,9 @@ void hyperpod_warnings(const check::Policy& policy, Diagnostics& out) {
     if (team.borrow_limit_percent > kDocumentedBorrowLimit.second) {
       d.help = "the API model accepts 0 to 10000, so it is exported as written, but the service may refuse it: use at "
                "most 500%, or absolute limits in the quotas (`borrow-limit = { gpus = 8 }`)";
+    } else if (team.sharing == model::Sharing::lend) {
+      d.help = "the API model accepts 0 to 10000, so it is exported as written; a `lend` team never borrows: remove "
+               "`borrow-limit`";
     } else if (team.sharing == model::Sharing::lend_and_borrow) {
       d.help = "the API model accepts 0 to 10000, so it is exported as written; a team that lends and never borrows "
                "is `sharing = lend`, which HyperPod documents";

@@ -89,11 +89,45 @@ TEST_CASE("gov export hyperpod warns of a borrow limit outside the documented ra
   CHECK(zero.exit_code == 0);
   CHECK(zero.err.find("warning[W0401]") != std::string::npos);
   CHECK(zero.err.find("`sharing = lend`") != std::string::npos);
-  // A lend team's limit is not exported (it never borrows): nothing to warn about.
+  // A lend team's written limit is exported too (the import gives it back), with the warning.
   const gov::test::CommandResult lend =
       run("team a {\n  quota ml.g5.12xlarge { gpus = 4 }\n  sharing = lend\n  borrow-limit = 0%\n}\n");
   CHECK(lend.exit_code == 0);
-  CHECK(lend.err.find("W0401") == std::string::npos);
+  CHECK(lend.err.find("a `lend` team never borrows: remove `borrow-limit`") != std::string::npos);
+  CHECK(file(lend.out, "compute-quota-a.json").find("\"BorrowLimit\": 0") != std::string::npos);
   // The Kueue export has no such range.
   CHECK(run_gov("export kueue " + (dir / "tests/bridge/limit.gov")).err.find("W0401") == std::string::npos);
+}
+
+TEST_CASE("gov export hyperpod keeps the borrow limits of a dont-lend team", "[hyperpod][export]") {
+  // A dont-lend team lends nothing but may borrow up to its limit (docs/semantics.md): its
+  // BorrowLimit and AbsoluteBorrowLimits must reach HyperPod, and come back through the import.
+  gov::test::TempDir dir("hyperpod-dont-lend");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/dont-lend.gov", policy_with(R"(team a {
+  quota ml.g5.12xlarge { gpus = 4, borrow-limit = { gpus = 2 } }
+  sharing      = dont-lend
+  borrow-limit = 20%
+}
+team b {
+  quota ml.g5.12xlarge { gpus = 8 }
+  sharing = lend
+}
+)"));
+  const gov::test::CommandResult r = run_gov("export hyperpod " + path + " --out " + (dir / "out"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string quota = gov::test::read_text(dir / "out/compute-quota-a.json");
+  CHECK(quota.find("\"Strategy\": \"DontLend\",\n      \"BorrowLimit\": 20,\n      \"AbsoluteBorrowLimits\": [") != std::string::npos);
+  // b states no limit and never borrows: none written.
+  CHECK(gov::test::read_text(dir / "out/compute-quota-b.json").find("BorrowLimit") == std::string::npos);
+  const gov::test::CommandResult imported =
+      run_gov("import hyperpod " + (dir / "out/cluster-scheduler-config.json") + " " + (dir / "out/compute-quota-a.json") + " " +
+              (dir / "out/compute-quota-b.json") + " --capacity ml.g5.12xlarge=4,ml.inf2.24xlarge=2");
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+  dir.write("imported.gov", imported.out);
+  const gov::test::CommandResult diff = run_gov("diff --files " + path + " " + (dir / "imported.gov"));
+  INFO(diff.out);
+  CHECK(diff.out.find("no changes between") == 0);
 }
