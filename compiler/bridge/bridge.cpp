@@ -48,6 +48,13 @@ std::vector<Dropped> not_expressible(const check::Policy& policy, Target target)
   return out;
 }
 
+std::string dropped_comment(const std::vector<Dropped>& dropped) {
+  if (dropped.empty()) return {};
+  std::string out = "# Dropped (--allow-lossy): the policy says more than the target can express.\n";
+  for (const Dropped& construct : dropped) out += fmt::format("#   {}\n", construct.what);
+  return out;
+}
+
 ExportResult export_policy(const check::Policy& policy, const ExportOptions& options) {
   ExportResult result;
   std::vector<Dropped> dropped = not_expressible(policy, options.target);
@@ -68,23 +75,13 @@ ExportResult export_policy(const check::Policy& policy, const ExportOptions& opt
   if (options.target == Target::hyperpod) hyperpod_warnings(policy, result.problems);
   result.problems.sort();
   if (!result.ok()) return result;
-  std::string comment;
-  if (!dropped.empty()) {
-    comment = "# Dropped (--allow-lossy): the policy says more than the target can express.\n";
-    for (const Dropped& construct : dropped) comment += fmt::format("#   {}\n", construct.what);
-  }
   switch (options.target) {
     case Target::kueue:
-      result.files.push_back({"kueue.yaml", comment + export_kueue(policy, options)});
+      result.files.push_back({"kueue.yaml", dropped_comment(dropped) + export_kueue(policy, options)});
       break;
     case Target::hyperpod:
-      result.files = export_hyperpod(policy, options);
-      // JSON has no comments: what was dropped is listed in the script.
-      if (!comment.empty()) {
-        ExportedFile& script = result.files.back();
-        const size_t after_shebang = script.text.find('\n') + 1;
-        script.text.insert(after_shebang, comment);
-      }
+      // JSON has no comments: the script or the template's metadata lists what was dropped.
+      result.files = export_hyperpod(policy, options, dropped);
       break;
   }
   return result;

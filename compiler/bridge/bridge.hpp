@@ -21,16 +21,21 @@ enum class KueueApi : uint8_t { v1beta2, v1beta1 };
 /// `…-clusterqueue`, cohort `shared-pool`, classes `<class>-priority`, sagemaker labels);
 /// `plain` names every object after its team or class, the cohort after the cluster.
 enum class Naming : uint8_t { hyperpod, plain };
+/// What `gov export hyperpod` writes: `aws sagemaker … --cli-input-json` documents and a script,
+/// or one CloudFormation template (AWS::SageMaker::ClusterSchedulerConfig and ::ComputeQuota).
+enum class HyperpodFormat : uint8_t { cli_json, cloudformation };
 
 struct ExportOptions {
   Target target = Target::kueue;
   KueueApi api = KueueApi::v1beta2;
   Naming naming = Naming::hyperpod;
+  HyperpodFormat format = HyperpodFormat::cli_json;
   /// Export what the target can express and drop the rest: each dropped construct is a warning
   /// (not an error) and a comment in the output.
   bool allow_lossy = false;
   /// hyperpod: the cluster's ARN, written into every document; empty: the script takes it from
-  /// `$CLUSTER_ARN` (`--cluster-arn` on each command line).
+  /// `$CLUSTER_ARN` (`--cluster-arn` on each command line). A CloudFormation template takes it as
+  /// its parameter `ClusterArn`, with this as the default when given.
   std::string cluster_arn;
 };
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/json_writer.hpp"
 
@@ -42,11 +44,22 @@ std::string entity_name(std::string_view name) {
   return out.substr(0, 63);
 }
 
-void scheduler_config(JsonWriter& out, const check::Policy& policy, const ExportOptions& options) {
-  const check::Settings settings = policy.settings.value_or(check::Settings{});
-  out.begin_object();
+/// The ClusterArn member: the given ARN (none without one: the script passes `--cluster-arn`), or
+/// in a CloudFormation template a reference to the template's parameter.
+void cluster_arn(JsonWriter& out, const ExportOptions& options) {
+  if (options.format == HyperpodFormat::cloudformation) {
+    out.key("ClusterArn");
+    out.begin_object();
+    out.field("Ref", kArnParameter);
+    out.end_object();
+    return;
+  }
   if (!options.cluster_arn.empty()) out.field("ClusterArn", options.cluster_arn);
-  out.field("Name", scheduler_config_name(policy));
+}
+
+/// The members a create and an update of the cluster policy share (Description, SchedulerConfig).
+void scheduler_config_members(JsonWriter& out, const check::Policy& policy) {
+  const check::Settings settings = policy.settings.value_or(check::Settings{});
   out.field("Description", "cluster policy of a gov policy (gov export hyperpod)");
   out.key("SchedulerConfig");
   out.begin_object();
@@ -65,6 +78,13 @@ void scheduler_config(JsonWriter& out, const check::Policy& policy, const Export
   out.field("FairShare", settings.idle_compute == check::IdleCompute::fair_share ? "Enabled" : "Disabled");
   out.field("IdleResourceSharing", settings.idle_resource_sharing ? "Enabled" : "Disabled");
   out.end_object();
+}
+
+void scheduler_config(JsonWriter& out, const check::Policy& policy, const ExportOptions& options) {
+  out.begin_object();
+  cluster_arn(out, options);
+  out.field("Name", scheduler_config_name(policy));
+  scheduler_config_members(out, policy);
   out.end_object();
 }
 
@@ -112,10 +132,9 @@ std::string_view strategy(model::Sharing sharing) {
   return "LendAndBorrow";
 }
 
-void compute_quota(JsonWriter& out, const check::Policy& policy, const check::Team& team, const ExportOptions& options) {
-  out.begin_object();
-  if (!options.cluster_arn.empty()) out.field("ClusterArn", options.cluster_arn);
-  out.field("Name", compute_quota_name(team.name));
+/// The members a create and an update of a team's compute quota share (Description,
+/// ComputeQuotaConfig, ComputeQuotaTarget, ActivationState).
+void compute_quota_members(JsonWriter& out, const check::Policy& policy, const check::Team& team) {
   out.field("Description", fmt::format("team {} of a gov policy (gov export hyperpod)", team.name));
   out.key("ComputeQuotaConfig");
   out.begin_object();
@@ -154,12 +173,91 @@ void compute_quota(JsonWriter& out, const check::Policy& policy, const check::Te
   out.field("FairShareWeight", int64_t{team.fair_share_weight});
   out.end_object();
   out.field("ActivationState", team.active ? "Enabled" : "Disabled");
+}
+
+void compute_quota(JsonWriter& out, const check::Policy& policy, const check::Team& team, const ExportOptions& options) {
+  out.begin_object();
+  cluster_arn(out, options);
+  out.field("Name", compute_quota_name(team.name));
+  compute_quota_members(out, policy, team);
   out.end_object();
 }
 
-std::string script(const check::Policy& policy, const ExportOptions& options) {
+/// A CloudFormation logical id for a team's quota: `ComputeQuota` and the team's name in
+/// UpperCamelCase (letters and digits only), numbered when two teams would share one.
+std::string logical_id(std::string_view team, std::set<std::string>& taken) {
+  std::string id = "ComputeQuota";
+  bool upper = true;
+  for (char c : team) {
+    if (c == '-' || c == '.') {
+      upper = true;
+      continue;
+    }
+    id += upper && c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+    upper = false;
+  }
+  std::string unique = id;
+  for (int n = 2; !taken.insert(unique).second; ++n) unique = fmt::format("{}{}", id, n);
+  return unique;
+}
+
+/// One CloudFormation template: the cluster's ARN as a parameter, the cluster policy and one
+/// compute quota per team (each after the cluster policy, as the script runs them). The resources'
+/// properties are the create requests' members (CloudFormation mirrors the API).
+std::string cloudformation(const check::Policy& policy, const ExportOptions& options, const std::vector<Dropped>& dropped) {
+  JsonWriter out(/*indented=*/true);
+  out.begin_object();
+  out.field("AWSTemplateFormatVersion", "2010-09-09");
+  out.field("Description", "SageMaker HyperPod task governance of a gov policy (gov export hyperpod --format cloudformation)");
+  if (!dropped.empty()) {
+    // JSON has no comments: what --allow-lossy dropped is the template's metadata.
+    out.key("Metadata");
+    out.begin_object();
+    out.key("gov");
+    out.begin_object();
+    out.key("DroppedByAllowLossy");
+    out.begin_array();
+    for (const Dropped& construct : dropped) out.string(construct.what);
+    out.end_array();
+    out.end_object();
+    out.end_object();
+  }
+  out.key("Parameters");
+  out.begin_object();
+  out.key(kArnParameter);
+  out.begin_object();
+  out.field("Type", "String");
+  out.field("Description", "the ARN of the SageMaker HyperPod cluster the policy governs");
+  out.field("AllowedPattern", kClusterArnPattern);
+  if (!options.cluster_arn.empty()) out.field("Default", options.cluster_arn);
+  out.end_object();
+  out.end_object();
+  out.key("Resources");
+  out.begin_object();
+  out.key(kSchedulerConfigResource);
+  out.begin_object();
+  out.field("Type", "AWS::SageMaker::ClusterSchedulerConfig");
+  out.key("Properties");
+  scheduler_config(out, policy, options);
+  out.end_object();
+  std::set<std::string> taken = {std::string(kSchedulerConfigResource)};
+  for (const check::Team& team : policy.teams) {
+    out.key(logical_id(team.name, taken));
+    out.begin_object();
+    out.field("Type", "AWS::SageMaker::ComputeQuota");
+    out.field("DependsOn", kSchedulerConfigResource);
+    out.key("Properties");
+    compute_quota(out, policy, team, options);
+    out.end_object();
+  }
+  out.end_object();
+  out.end_object();
+  return out.finish();
+}
+
+std::string script(const check::Policy& policy, const ExportOptions& options, const std::vector<Dropped>& dropped) {
   std::string out =
-      "#!/bin/sh\n"
+      "#!/bin/sh\n" + dropped_comment(dropped) +
       "# Creates the cluster policy, then one compute quota per team, on a SageMaker HyperPod cluster\n"
       "# (gov export hyperpod). Needs the AWS CLI with credentials for the cluster's account.\n"
       "set -eu\n"
@@ -188,8 +286,13 @@ std::string compute_quota_name(std::string_view team) { return entity_name(team)
 
 std::string compute_quota_file(std::string_view team) { return fmt::format("compute-quota-{}.json", team); }
 
-std::vector<ExportedFile> export_hyperpod(const check::Policy& policy, const ExportOptions& options) {
+std::vector<ExportedFile> export_hyperpod(const check::Policy& policy, const ExportOptions& options,
+                                          const std::vector<Dropped>& dropped) {
   std::vector<ExportedFile> files;
+  if (options.format == HyperpodFormat::cloudformation) {
+    files.push_back({std::string(kCloudFormationFile), cloudformation(policy, options, dropped)});
+    return files;
+  }
   JsonWriter config(/*indented=*/true);
   scheduler_config(config, policy, options);
   files.push_back({std::string(kSchedulerConfigFile), config.finish()});
@@ -198,7 +301,7 @@ std::vector<ExportedFile> export_hyperpod(const check::Policy& policy, const Exp
     compute_quota(quota, policy, team, options);
     files.push_back({compute_quota_file(team.name), quota.finish()});
   }
-  files.push_back({std::string(kScriptFile), script(policy, options)});
+  files.push_back({std::string(kScriptFile), script(policy, options, dropped)});
   return files;
 }
 

@@ -4,6 +4,7 @@
 // trips of generated policies through `gov import hyperpod`.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <string>
 
 #include "tests/support/test_support.hpp"
@@ -130,4 +131,49 @@ team b {
   const gov::test::CommandResult diff = run_gov("diff --files " + path + " " + (dir / "imported.gov"));
   INFO(diff.out);
   CHECK(diff.out.find("no changes between") == 0);
+}
+
+TEST_CASE("gov export hyperpod --format cloudformation writes one template", "[hyperpod][export]") {
+  // Printed as it is without --out (for a redirection); the properties are the create documents'
+  // members (tests/bridge/validate_hyperpod.py checks them against the service model).
+  const gov::test::CommandResult r = run_gov("export hyperpod policies/examples/fine-grained.gov --format cloudformation");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("{\n  \"AWSTemplateFormatVersion\": \"2010-09-09\",\n") == 0);
+  CHECK(r.out.find("==>") == std::string::npos);
+  CHECK(r.out.find("\"ComputeQuotaOnlygputeam\": {\n      \"Type\": \"AWS::SageMaker::ComputeQuota\",\n"
+                   "      \"DependsOn\": \"ClusterSchedulerConfig\",\n      \"Properties\": {\n        \"ClusterArn\": {\n"
+                   "          \"Ref\": \"ClusterArn\"\n        },\n        \"Name\": \"onlygputeam\",\n") != std::string::npos);
+  CHECK(r.out.find("\"Type\": \"AWS::SageMaker::ClusterSchedulerConfig\"") != std::string::npos);
+  CHECK(r.out.find("\"Default\"") == std::string::npos);  // no ARN given: the stack's parameter
+
+  gov::test::TempDir dir("hyperpod-cfn");
+  dir.copy_catalog();
+  // Teams whose logical ids would collide (`a-1` and `a1` are both `A1`), an ARN, a lossy construct.
+  const std::string path = dir.write("tests/bridge/cfn.gov", policy_with(R"(team a-1 {
+  quota ml.g5.12xlarge { gpus = 2 }
+  queueing = strict-fifo
+}
+team a1 {
+  quota ml.g5.12xlarge { gpus = 2 }
+}
+)"));
+  const std::string arn = "arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdef123456";
+  const gov::test::CommandResult cfn =
+      run_gov("export hyperpod " + path + " --format cloudformation --allow-lossy --cluster-arn " + arn + " --out " + (dir / "out"));
+  INFO(cfn.err);
+  REQUIRE(cfn.exit_code == 0);
+  CHECK(cfn.out.find("deploy it with `aws cloudformation deploy --template-file") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "out/create.sh"));
+  const std::string text = gov::test::read_text(dir / "out/cloudformation.json");
+  CHECK(text.find("\"Default\": \"" + arn + "\"") != std::string::npos);
+  CHECK(text.find("\"ComputeQuotaA1\": {") != std::string::npos);
+  CHECK(text.find("\"ComputeQuotaA12\": {") != std::string::npos);
+  CHECK(text.find("\"Metadata\": {\n    \"gov\": {\n      \"DroppedByAllowLossy\": [\n        \"team `a-1`: `queueing = "
+                  "strict-fifo`") != std::string::npos);
+  // The format is HyperPod's: a usage error for Kueue, and an unknown format is one too.
+  CHECK(run_gov("export kueue " + path + " --format cloudformation").exit_code == 2);
+  const gov::test::CommandResult bad = run_gov("export hyperpod " + path + " --format yaml");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("unknown value `yaml` for `--format` (expected cli-json or cloudformation)") != std::string::npos);
 }

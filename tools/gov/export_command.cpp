@@ -41,7 +41,7 @@ int run_export(const Args& args) {
       return kUsage;
     }
   }
-  for (const char* option : {"cluster-arn", "out"}) {
+  for (const char* option : {"cluster-arn", "out", "format"}) {
     if (!hyperpod && args.has(option)) {
       fmt::print(stderr, "error: `--{}` applies to `gov export hyperpod` only\n", option);
       return kUsage;
@@ -57,7 +57,9 @@ int run_export(const Args& args) {
   }
   const std::optional<std::string> api = choice(args, "api", {"v1beta2", "v1beta1"});
   const std::optional<std::string> naming = choice(args, "naming", {"hyperpod", "plain"});
-  if (!api || !naming) return kUsage;
+  const std::optional<std::string> format = choice(args, "format", {"cli-json", "cloudformation"});
+  if (!api || !naming || !format) return kUsage;
+  options.format = *format == "cli-json" ? bridge::HyperpodFormat::cli_json : bridge::HyperpodFormat::cloudformation;
   options.api = *api == "v1beta2" ? bridge::KueueApi::v1beta2 : bridge::KueueApi::v1beta1;
   options.naming = *naming == "hyperpod" ? bridge::Naming::hyperpod : bridge::Naming::plain;
   options.allow_lossy = args.has("allow-lossy");
@@ -80,11 +82,12 @@ int run_export(const Args& args) {
     fmt::print(stderr, "{}", printer.text());
   }
   if (!result.ok()) return kFailed;
-  if (!hyperpod) {
+  const std::optional<std::string> out = args.value("out");
+  // One file (Kueue's YAML, a CloudFormation template) is printed as it is, for a redirection.
+  if (result.files.size() == 1 && !out) {
     fmt::print("{}", result.files.front().text);
     return kOk;
   }
-  const std::optional<std::string> out = args.value("out");
   if (!out) {
     for (const bridge::ExportedFile& file : result.files) fmt::print("==> {} <==\n{}", file.name, file.text);
     return kOk;
@@ -104,6 +107,13 @@ int run_export(const Args& args) {
     }
     if (file.name.ends_with(".sh")) ::chmod(path.c_str(), 0755);
   }
+  if (options.format == bridge::HyperpodFormat::cloudformation) {
+    fmt::print("wrote {}/cloudformation.json; deploy it with `aws cloudformation deploy --template-file {}/cloudformation.json "
+               "--stack-name NAME{}`\n",
+               escape_for_terminal(*out), escape_for_terminal(*out),
+               options.cluster_arn.empty() ? " --parameter-overrides ClusterArn=ARN" : "");
+    return kOk;
+  }
   fmt::print("wrote {} files to {}; run {}/create.sh\n", result.files.size(), escape_for_terminal(*out), escape_for_terminal(*out));
   return kOk;
 }
@@ -113,7 +123,7 @@ int run_export(const Args& args) {
 Command export_command() {
   return {{"export",
            "gov export kueue POLICY [--api v1beta2|v1beta1] [--naming hyperpod|plain] [--allow-lossy]\n"
-           "       gov export hyperpod POLICY [--cluster-arn ARN] [--out DIR] [--allow-lossy]",
+           "       gov export hyperpod POLICY [--cluster-arn ARN] [--out DIR] [--format cli-json|cloudformation] [--allow-lossy]",
            "Write a checked policy as the objects that govern a cluster: Kueue's resources or HyperPod API input.",
            "`gov export kueue` prints one multi-document YAML that `kubectl apply -f` accepts: a Namespace,\n"
            "ClusterQueue and LocalQueue per team, a ResourceFlavor per instance type (node label\n"
@@ -128,6 +138,9 @@ Command export_command() {
            "classes, fair share, idle-resource sharing) and of `create-compute-quota` per team (`--cli-input-json`\n"
            "documents) and `create.sh`, which runs them in order: into `--out DIR`, or on standard output, each\n"
            "file after a `==> NAME <==` line. Without `--cluster-arn` the script takes `$CLUSTER_ARN`.\n"
+           "`--format cloudformation` writes one template instead (`cloudformation.json` in `--out DIR`, or printed):\n"
+           "AWS::SageMaker::ClusterSchedulerConfig and one AWS::SageMaker::ComputeQuota per team, the cluster's ARN\n"
+           "its parameter `ClusterArn` (default `--cluster-arn`).\n"
            "What the target has no field for (admission rules, `default-priority`; for HyperPod also Kueue's\n"
            "controls, lending limits, EFA amounts, instance types outside its API) is an error (E0401) for each\n"
            "construct; `--allow-lossy` exports the rest, lists what was dropped in a comment and warns. A HyperPod\n"
@@ -136,6 +149,7 @@ Command export_command() {
             {"naming", "NAMING", "hyperpod (default) or plain"},
             {"cluster-arn", "ARN", "hyperpod: the cluster's ARN, written into every document"},
             {"out", "DIR", "hyperpod: write the files into DIR (created if missing)"},
+            {"format", "FORMAT", "hyperpod: cli-json (default) or cloudformation"},
             {"allow-lossy", "", "export what the target can express; drop the rest with a comment"}}},
           run_export};
 }
