@@ -5,10 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "compiler/model/quantities.hpp"
+#include "compiler/support/assert.hpp"
 #include "compiler/support/json_writer.hpp"
+#include "runtime/trace/json.hpp"
 
 namespace gov::bridge {
 
@@ -255,25 +258,100 @@ std::string cloudformation(const check::Policy& policy, const ExportOptions& opt
   return out.finish();
 }
 
-std::string script(const check::Policy& policy, const ExportOptions& options, const std::vector<Dropped>& dropped) {
-  std::string out =
-      "#!/bin/sh\n" + dropped_comment(dropped) +
-      "# Creates the cluster policy, then one compute quota per team, on a SageMaker HyperPod cluster\n"
-      "# (gov export hyperpod). Needs the AWS CLI with credentials for the cluster's account.\n"
-      "set -eu\n"
-      "dir=$(dirname \"$0\")\n";
+/// One command of the script: an `aws sagemaker` operation with its input document (a file of
+/// the export) or, for a delete, the id it takes.
+struct Step {
+  std::string operation;  // "create-compute-quota"
+  std::string file;       // the --cli-input-json document; empty for a delete
+  std::string id;         // delete: the --compute-quota-id
+  std::string comment;    // delete: which team it was
+};
+
+std::string script(const ExportOptions& options, const std::vector<Dropped>& dropped, const std::vector<Step>& steps) {
+  std::string out = "#!/bin/sh\n" + dropped_comment(dropped);
+  out += options.current
+             ? "# Brings a SageMaker HyperPod cluster's task governance to the policy (gov export hyperpod --current):\n"
+               "# the cluster policy, then deletes, updates and creates of compute quotas, only what changed.\n"
+             : "# Creates the cluster policy, then one compute quota per team, on a SageMaker HyperPod cluster\n"
+               "# (gov export hyperpod).\n";
+  out += "# Needs the AWS CLI with credentials for the cluster's account.\nset -eu\ndir=$(dirname \"$0\")\n";
+  // Only a create names the cluster; updates and deletes name the object.
+  const bool creates = std::any_of(steps.begin(), steps.end(), [](const Step& s) { return s.operation.starts_with("create-"); });
   std::string arn;
-  if (options.cluster_arn.empty()) {
+  if (options.cluster_arn.empty() && creates) {
     out += ": \"${CLUSTER_ARN:?set CLUSTER_ARN to the cluster's ARN, or export with --cluster-arn}\"\n";
     arn = " --cluster-arn \"$CLUSTER_ARN\"";
   }
-  out += fmt::format("aws sagemaker create-cluster-scheduler-config{} --cli-input-json \"file://$dir/{}\"\n", arn,
-                     kSchedulerConfigFile);
-  for (const check::Team& team : policy.teams) {
-    out += fmt::format("aws sagemaker create-compute-quota{} --cli-input-json \"file://$dir/{}\"\n", arn,
-                       compute_quota_file(team.name));
+  for (const Step& step : steps) {
+    if (step.file.empty()) {
+      out += fmt::format("aws sagemaker {} --compute-quota-id {}  # {}\n", step.operation, step.id, step.comment);
+      continue;
+    }
+    out += fmt::format("aws sagemaker {}{} --cli-input-json \"file://$dir/{}\"\n", step.operation,
+                       step.operation.starts_with("create-") ? arn : "", step.file);
   }
   return out;
+}
+
+/// A document gov wrote, in the canonical form the cluster's current objects are compared in.
+std::string canonical_text(const std::string& document, bool quota) {
+  const support::Expected<trace::JsonValue> parsed = trace::parse_json(document);
+  GOV_ASSERT(static_cast<bool>(parsed), "gov's own JSON parses");
+  return quota ? canonical_compute_quota(parsed.value()) : canonical_scheduler_config(parsed.value());
+}
+
+/// The documents and steps of an export against the cluster's current objects (`--current`):
+/// the cluster policy created or updated when it differs; compute quotas deleted (teams the policy
+/// no longer has), updated (teams whose quota differs) and created (new teams), in that order so
+/// that quota freed by a delete or a smaller update is there for what follows. Updates carry the
+/// described version as TargetVersion.
+void against_current(const check::Policy& policy, const ExportOptions& options, const HyperpodState& current,
+                     std::vector<ExportedFile>& files, std::vector<Step>& steps) {
+  JsonWriter config(/*indented=*/true);
+  scheduler_config(config, policy, options);
+  std::string config_text = config.finish();
+  if (!current.scheduler_config) {
+    files.push_back({std::string(kSchedulerConfigFile), std::move(config_text)});
+    steps.push_back({"create-cluster-scheduler-config", std::string(kSchedulerConfigFile), {}, {}});
+  } else if (canonical_text(config_text, /*quota=*/false) != current.scheduler_config->canonical) {
+    JsonWriter update(/*indented=*/true);
+    update.begin_object();
+    update.field("ClusterSchedulerConfigId", current.scheduler_config->id);
+    update.field("TargetVersion", current.scheduler_config->version);
+    scheduler_config_members(update, policy);
+    update.end_object();
+    const std::string name = "update-" + std::string(kSchedulerConfigFile);
+    files.push_back({name, update.finish()});
+    steps.push_back({"update-cluster-scheduler-config", name, {}, {}});
+  }
+  std::set<std::string_view> teams;
+  for (const check::Team& team : policy.teams) teams.insert(team.name);
+  for (const auto& [team, quota] : current.quotas) {
+    if (!teams.count(team)) steps.push_back({"delete-compute-quota", {}, quota.id, fmt::format("team {}", team)});
+  }
+  std::vector<Step> creates;
+  for (const check::Team& team : policy.teams) {
+    JsonWriter create(/*indented=*/true);
+    compute_quota(create, policy, team, options);
+    std::string create_text = create.finish();
+    const auto found = current.quotas.find(team.name);
+    if (found == current.quotas.end()) {
+      files.push_back({compute_quota_file(team.name), std::move(create_text)});
+      creates.push_back({"create-compute-quota", compute_quota_file(team.name), {}, {}});
+      continue;
+    }
+    if (canonical_text(create_text, /*quota=*/true) == found->second.canonical) continue;
+    JsonWriter update(/*indented=*/true);
+    update.begin_object();
+    update.field("ComputeQuotaId", found->second.id);
+    update.field("TargetVersion", found->second.version);
+    compute_quota_members(update, policy, team);
+    update.end_object();
+    const std::string name = "update-" + compute_quota_file(team.name);
+    files.push_back({name, update.finish()});
+    steps.push_back({"update-compute-quota", name, {}, {}});
+  }
+  for (Step& step : creates) steps.push_back(std::move(step));
 }
 
 }  // namespace
@@ -293,15 +371,23 @@ std::vector<ExportedFile> export_hyperpod(const check::Policy& policy, const Exp
     files.push_back({std::string(kCloudFormationFile), cloudformation(policy, options, dropped)});
     return files;
   }
-  JsonWriter config(/*indented=*/true);
-  scheduler_config(config, policy, options);
-  files.push_back({std::string(kSchedulerConfigFile), config.finish()});
-  for (const check::Team& team : policy.teams) {
-    JsonWriter quota(/*indented=*/true);
-    compute_quota(quota, policy, team, options);
-    files.push_back({compute_quota_file(team.name), quota.finish()});
+  std::vector<Step> steps;
+  if (options.current) {
+    against_current(policy, options, *options.current, files, steps);
+    if (steps.empty()) return files;  // the cluster has the policy already: nothing to run
+  } else {
+    JsonWriter config(/*indented=*/true);
+    scheduler_config(config, policy, options);
+    files.push_back({std::string(kSchedulerConfigFile), config.finish()});
+    steps.push_back({"create-cluster-scheduler-config", std::string(kSchedulerConfigFile), {}, {}});
+    for (const check::Team& team : policy.teams) {
+      JsonWriter quota(/*indented=*/true);
+      compute_quota(quota, policy, team, options);
+      files.push_back({compute_quota_file(team.name), quota.finish()});
+      steps.push_back({"create-compute-quota", compute_quota_file(team.name), {}, {}});
+    }
   }
-  files.push_back({std::string(kScriptFile), script(policy, options, dropped)});
+  files.push_back({std::string(kScriptFile), script(options, dropped, steps)});
   return files;
 }
 

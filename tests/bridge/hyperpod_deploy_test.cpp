@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/support/test_support.hpp"
 
@@ -66,7 +68,7 @@ TEST_CASE("gov export hyperpod refuses an instance type the API does not accept"
   CHECK(quota.find("ml.g5.12xlarge") != std::string::npos);
   CHECK(quota.find("inf2") == std::string::npos);
   CHECK(quota.find("AbsoluteBorrowLimits") == std::string::npos);
-  CHECK(file(lossy.out, "create.sh").find("#   team `a`: the quota for `ml.inf2.24xlarge`") != std::string::npos);
+  CHECK(file(lossy.out, "apply.sh").find("#   team `a`: the quota for `ml.inf2.24xlarge`") != std::string::npos);
 }
 
 TEST_CASE("gov export hyperpod warns of a borrow limit outside the documented range", "[hyperpod][export]") {
@@ -164,7 +166,7 @@ team a1 {
   INFO(cfn.err);
   REQUIRE(cfn.exit_code == 0);
   CHECK(cfn.out.find("deploy it with `aws cloudformation deploy --template-file") != std::string::npos);
-  CHECK(!std::filesystem::exists(dir / "out/create.sh"));
+  CHECK(!std::filesystem::exists(dir / "out/apply.sh"));
   const std::string text = gov::test::read_text(dir / "out/cloudformation.json");
   CHECK(text.find("\"Default\": \"" + arn + "\"") != std::string::npos);
   CHECK(text.find("\"ComputeQuotaA1\": {") != std::string::npos);
@@ -176,4 +178,126 @@ team a1 {
   const gov::test::CommandResult bad = run_gov("export hyperpod " + path + " --format yaml");
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("unknown value `yaml` for `--format` (expected cli-json or cloudformation)") != std::string::npos);
+}
+
+namespace {
+
+// A policy of two teams and the describe outputs of a cluster that holds it, written as the
+// service prints them: amounts as floats, defaults left out, members in another order.
+const char* const kTwoTeams = R"(team a {
+  quota ml.g5.12xlarge { gpus = 2, vcpus = 24 }
+  borrow-limit      = 100%
+  fair-share-weight = 10
+}
+team b {
+  quota ml.g5.12xlarge { instances = 1 }
+}
+)";
+
+const char* const kConfigDescribe = R"({"ClusterSchedulerConfigArn": "arn:aws:sagemaker:us-west-2:123456789012:cluster-scheduler-config/abcdefabcdef",
+  "ClusterSchedulerConfigId": "abcdefabcdef", "Name": "c", "ClusterSchedulerConfigVersion": 4, "Status": "Created",
+  "SchedulerConfig": {"PriorityClasses": [{"Name": "low", "Weight": 10}, {"Name": "high", "Weight": 90.0}]},
+  "CreationTime": "2026-07-24T11:12:12.021000-07:00"})";
+
+std::string quota_describe(const std::string& id, const std::string& team, const std::string& config, const std::string& weight) {
+  return R"({"ComputeQuotaArn": "arn:aws:sagemaker:us-west-2:123456789012:compute-quota/)" + id + R"(", "ComputeQuotaId": ")" + id +
+         R"(", "Name": "quota-)" + team + R"(", "ComputeQuotaVersion": 2, "Status": "Created", "ComputeQuotaConfig": )" + config +
+         R"(, "ComputeQuotaTarget": {"TeamName": ")" + team + R"(")" + weight + R"(}, "CreationTime": "2026-07-24T11:12:12Z"})";
+}
+
+const char* const kQuotaA = R"({"ResourceSharingConfig": {"BorrowLimit": 100}, "ComputeQuotaResources": [{"VCpu": 24.0, "InstanceType": "ml.g5.12xlarge", "Accelerators": 2}]})";
+const char* const kQuotaB = R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.12xlarge", "Count": 1}], "PreemptTeamTasks": "LowerPriority"})";
+
+}  // namespace
+
+TEST_CASE("gov export hyperpod --current of an unchanged policy writes nothing", "[hyperpod][export]") {
+  gov::test::TempDir dir("hyperpod-current-same");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/two.gov", policy_with(kTwoTeams));
+  dir.write("current/config.json", kConfigDescribe);
+  dir.write("current/a.json", quota_describe("aaaaaaaaaaaa", "a", kQuotaA, R"(, "FairShareWeight": 10)"));
+  dir.write("current/b.json", quota_describe("bbbbbbbbbbbb", "b", kQuotaB, ""));
+  dir.write("current/notes.txt", "not JSON: not read");
+  const gov::test::CommandResult r = run_gov("export hyperpod " + path + " --current " + (dir / "current") + " --out " + (dir / "out"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "no changes: the cluster's current objects already hold the policy\n");
+  CHECK(!std::filesystem::exists(dir / "out/apply.sh"));
+}
+
+TEST_CASE("gov export hyperpod --current of one changed team writes one update", "[hyperpod][export]") {
+  gov::test::TempDir dir("hyperpod-current-changed");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/two.gov", policy_with(kTwoTeams));
+  dir.write("current/config.json", kConfigDescribe);
+  // Team a borrows 50% on the cluster; the policy says 100%.
+  dir.write("current/a.json", quota_describe("aaaaaaaaaaaa", "a",
+                                             R"({"ResourceSharingConfig": {"BorrowLimit": 50}, "ComputeQuotaResources": [{"VCpu": 24.0, "InstanceType": "ml.g5.12xlarge", "Accelerators": 2}]})",
+                                             R"(, "FairShareWeight": 10)"));
+  dir.write("current/b.json", quota_describe("bbbbbbbbbbbb", "b", kQuotaB, ""));
+  const gov::test::CommandResult r = run_gov("export hyperpod " + path + " --current " + (dir / "current"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("==> update-compute-quota-a.json <==\n{\n  \"ComputeQuotaId\": \"aaaaaaaaaaaa\",\n  \"TargetVersion\": 2,\n"
+                   "  \"Description\": \"team a of a gov policy (gov export hyperpod)\",\n  \"ComputeQuotaConfig\": {\n") == 0);
+  CHECK(file(r.out, "update-compute-quota-a.json").find("\"BorrowLimit\": 100") != std::string::npos);
+  const std::string script = file(r.out, "apply.sh");
+  // One command, an update: no ARN needed.
+  CHECK(script.find("\naws sagemaker update-compute-quota --cli-input-json \"file://$dir/update-compute-quota-a.json\"\n") !=
+        std::string::npos);
+  CHECK(script.find("CLUSTER_ARN") == std::string::npos);
+  size_t commands = 0;
+  for (size_t at = script.find("\naws "); at != std::string::npos; at = script.find("\naws ", at + 1)) ++commands;
+  CHECK(commands == 1);
+  CHECK(r.out.find("==> ", 1) == r.out.find("==> apply.sh <=="));  // two files: the update and the script
+}
+
+TEST_CASE("gov export hyperpod --current creates new teams and deletes removed ones in order", "[hyperpod][export]") {
+  gov::test::TempDir dir("hyperpod-current-teams");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/two.gov", policy_with(kTwoTeams));
+  // No cluster policy yet; team b missing; team old no longer in the policy (a list-compute-quotas output).
+  dir.write("current/list.json", R"({"ComputeQuotaSummaries": [)" +
+                                     quota_describe("aaaaaaaaaaaa", "a", kQuotaA, R"(, "FairShareWeight": 10)") + ", " +
+                                     quota_describe("000000000old", "old", kQuotaB, "") + "]}");
+  const gov::test::CommandResult r = run_gov("export hyperpod " + path + " --current " + (dir / "current"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string script = file(r.out, "apply.sh");
+  CHECK(script.find("aws sagemaker create-cluster-scheduler-config --cluster-arn \"$CLUSTER_ARN\" --cli-input-json \"file://$dir/"
+                    "cluster-scheduler-config.json\"\n"
+                    "aws sagemaker delete-compute-quota --compute-quota-id 000000000old  # team old\n"
+                    "aws sagemaker create-compute-quota --cluster-arn \"$CLUSTER_ARN\" --cli-input-json \"file://$dir/"
+                    "compute-quota-b.json\"\n") != std::string::npos);
+  CHECK(file(r.out, "compute-quota-a.json").empty());
+}
+
+TEST_CASE("gov export hyperpod --current names the file of bad input", "[hyperpod][export]") {
+  gov::test::TempDir dir("hyperpod-current-bad");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/two.gov", policy_with(kTwoTeams));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"Name": "x"})", "`x.json`: not a describe-cluster-scheduler-config, describe-compute-quota or list-compute-quotas output"},
+      {"[1]", "`x.json`: expected a JSON object"},
+      {R"({"ComputeQuotaId": "SHORT", "ComputeQuotaVersion": 1, "ComputeQuotaTarget": {"TeamName": "a"}})",
+       "`x.json`: compute quota: `ComputeQuotaId`: \"SHORT\" is not an id of 12 lower-case letters and digits"},
+      {R"({"ComputeQuotaId": "aaaaaaaaaaaa", "ComputeQuotaTarget": {"TeamName": "a"}})", "`x.json`: compute quota: `ComputeQuotaVersion`: missing"},
+      {R"({"ComputeQuotaSummaries": [)" + quota_describe("aaaaaaaaaaaa", "a", kQuotaA, "") + ", " +
+           quota_describe("cccccccccccc", "a", kQuotaA, "") + "]}",
+       "`x.json`: `ComputeQuotaSummaries[1]`: a second compute quota for team \"a\" (`aaaaaaaaaaaa` is the first)"},
+      {R"({"ClusterSchedulerConfigId": "abcdefabcdef", "ClusterSchedulerConfigVersion": 1, "SchedulerConfig": []})",
+       "`x.json`: cluster scheduler config: `SchedulerConfig`: expected an object, found an array"},
+  };
+  for (const auto& [text, expected] : cases) {
+    INFO(text);
+    dir.write("current/x.json", text);
+    const gov::test::CommandResult r = run_gov("export hyperpod " + path + " --current " + (dir / "current"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    INFO(r.err);
+    CHECK(r.err.find(expected) != std::string::npos);
+  }
+  CHECK(run_gov("export hyperpod " + path + " --current " + (dir / "missing")).err.find("not a directory") != std::string::npos);
+  CHECK(run_gov("export hyperpod " + path + " --current " + (dir / "current") + " --format cloudformation").exit_code == 2);
+  CHECK(run_gov("export kueue " + path + " --current " + (dir / "current")).exit_code == 2);
 }

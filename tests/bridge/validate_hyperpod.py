@@ -12,6 +12,10 @@ script must name each document's command. Each policy is also exported with `--f
 cloudformation`: the template's sections, logical ids, parameter, `Ref`s and `DependsOn` are
 checked, each resource's properties against its create request's shape (CloudFormation's
 properties mirror the API's members: checked too), and they must equal the cli-json documents.
+Against `--current` describe outputs made from its own documents, each policy must give no
+change; with the cluster policy and one team changed, one team missing and one extra, exactly
+the two updates (TargetVersion the described version), the create and the delete, in that order
+in apply.sh, each document valid for its operation's input shape.
 Then feeds the validator deliberately broken documents and templates, which must be rejected.
 Exits 1 on any failure, printing each. (cfn-lint is not a Debian package, so it is not used.)
 """
@@ -173,6 +177,90 @@ def template_problems(model, template):
     return out
 
 
+def describes(out_dir):
+    """The describe-* outputs a cluster would give after apply.sh ran the create documents of
+    `out_dir`: ids, versions and status added, ClusterArn kept."""
+    out = {}
+    for n, name in enumerate(sorted(os.listdir(out_dir))):
+        if not name.endswith(".json"):
+            continue
+        doc = json.load(open(os.path.join(out_dir, name)))
+        ident = f"{n:012d}"
+        if name == "cluster-scheduler-config.json":
+            doc.update({"ClusterSchedulerConfigId": ident, "ClusterSchedulerConfigVersion": 3, "Status": "Created"})
+        else:
+            doc.update({"ComputeQuotaId": ident, "ComputeQuotaVersion": 2, "Status": "Created"})
+        out[name] = doc
+    return out
+
+
+DEFAULTS = {"PreemptTeamTasks": "LowerPriority", "ActivationState": "Enabled", "FairShareWeight": 0,
+            "FairShare": "Enabled", "IdleResourceSharing": "Disabled", "BorrowLimit": 50, "Strategy": "LendAndBorrow"}
+
+
+def restated(value):
+    """The same policy as the service may print it: defaults left out, whole amounts as floats
+    (`48.0`), lists and members in reverse order."""
+    if isinstance(value, dict):
+        return {k: restated(v) for k, v in reversed(list(value.items())) if DEFAULTS.get(k, object()) != v}
+    if isinstance(value, list):
+        return [restated(v) for v in reversed(value)]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def check_current(gov, policy, lossy, out_dir, scratch, n, model, failures):
+    """`--current` against the policy's own objects gives nothing; against changed ones, exactly
+    the updates, the create and the delete, each document valid for its operation."""
+    current = describes(out_dir)
+    same_dir = os.path.join(scratch, f"current-same-{n}")
+    os.makedirs(same_dir)
+    for name, doc in current.items():
+        json.dump(restated(doc), open(os.path.join(same_dir, name), "w"))
+    command = [gov, "export", "hyperpod", policy, "--current", same_dir] + (["--allow-lossy"] if lossy else [])
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0 or not result.stdout.startswith("no changes"):
+        failures.append(f"{policy}: --current of its own objects gives changes:\n{result.stdout[:400]}{result.stderr[:400]}")
+    quotas = sorted(name for name in current if name.startswith("compute-quota-"))
+    if len(quotas) < 2:
+        return 0
+    changed_dir = os.path.join(scratch, f"current-changed-{n}")
+    os.makedirs(changed_dir)
+    config = current["cluster-scheduler-config.json"]
+    sched = config["SchedulerConfig"]
+    sched["FairShare"] = "Disabled" if sched.get("FairShare", "Enabled") == "Enabled" else "Enabled"
+    target = current[quotas[0]]["ComputeQuotaTarget"]
+    target["FairShareWeight"] = (target.get("FairShareWeight", 0) + 1) % 101
+    created = quotas[-1]
+    del current[created]
+    current["removed.json"] = {"ComputeQuotaId": "removed00000", "ComputeQuotaVersion": 7, "Name": "removed",
+                               "ComputeQuotaTarget": {"TeamName": "zz-removed"}, "ComputeQuotaConfig": {}}
+    for name, doc in current.items():
+        json.dump(doc, open(os.path.join(changed_dir, name), "w"))
+    update_dir = os.path.join(scratch, f"update-{n}")
+    export(gov, policy, update_dir, lossy, ["--current", changed_dir])
+    expected = {"apply.sh", "update-cluster-scheduler-config.json", "update-" + quotas[0], created}
+    if set(os.listdir(update_dir)) != expected:
+        failures.append(f"{policy}: --current wrote {sorted(os.listdir(update_dir))}, expected {sorted(expected)}")
+        return 0
+    shapes = {"update-cluster-scheduler-config.json": "UpdateClusterSchedulerConfigRequest",
+              "update-" + quotas[0]: "UpdateComputeQuotaRequest", created: "CreateComputeQuotaRequest"}
+    for name, shape in shapes.items():
+        doc = json.load(open(os.path.join(update_dir, name)))
+        for problem in model.problems(doc, shape):
+            failures.append(f"{policy} {name}: {problem}")
+    update = json.load(open(os.path.join(update_dir, "update-" + quotas[0])))
+    if update.get("TargetVersion") != 2 or update.get("ComputeQuotaId") != current[quotas[0]]["ComputeQuotaId"]:
+        failures.append(f"{policy}: the update of {quotas[0]} does not target the described id and version")
+    lines = [l for l in open(os.path.join(update_dir, "apply.sh")).read().splitlines() if l.startswith("aws ")]
+    order = ["update-cluster-scheduler-config", "delete-compute-quota --compute-quota-id removed00000",
+             "update-compute-quota", "create-compute-quota"]
+    if len(lines) != len(order) or any(not line.startswith("aws sagemaker " + step) for line, step in zip(lines, order)):
+        failures.append(f"{policy}: apply.sh runs {lines}, expected {order}")
+    return len(shapes)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--gov", required=True)
@@ -200,6 +288,7 @@ def main():
             if set(model.shapes[shape]["members"]) != properties:
                 failures.append(f"{kind}'s properties {sorted(properties)} are not the members of {shape}")
         samples = {}
+        updates = 0
         templates = 0
         template_sample = None
         for n, (policy, lossy) in enumerate(policies):
@@ -209,7 +298,7 @@ def main():
             except RuntimeError as e:
                 failures.append(str(e))
                 continue
-            script = open(os.path.join(out_dir, "create.sh")).read()
+            script = open(os.path.join(out_dir, "apply.sh")).read()
             for name in sorted(os.listdir(out_dir)):
                 if not name.endswith(".json"):
                     continue
@@ -223,7 +312,8 @@ def main():
                 for problem in model.problems(doc, shape):
                     failures.append(f"{policy} {name}: {problem}")
                 if f"aws sagemaker {command} --cli-input-json \"file://$dir/{name}\"" not in script:
-                    failures.append(f"{policy}: create.sh does not run {command} with {name}")
+                    failures.append(f"{policy}: apply.sh does not run {command} with {name}")
+            updates += check_current(args.gov, policy, lossy, out_dir, scratch, n, model, failures)
             # The same policy as one CloudFormation template: valid, and the same requests.
             cfn_dir = os.path.join(scratch, f"cfn-{n}")
             try:
@@ -288,7 +378,8 @@ def main():
 
     for failure in failures:
         print(f"FAIL: {failure}")
-    print(f"{len(policies)} policies, {documents} documents, {templates} CloudFormation templates, "
+    print(f"{len(policies)} policies, {documents} documents, {updates} documents against --current, "
+          f"{templates} CloudFormation templates, "
           f"{len(broken) + len(broken_templates)} broken documents: "
           f"{'ok' if not failures else f'{len(failures)} failures'}")
     return 1 if failures else 0

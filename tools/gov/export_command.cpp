@@ -1,6 +1,7 @@
 // `gov export`: a checked policy as the objects that govern a cluster (gov::bridge).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -14,6 +15,9 @@
 namespace gov::cli {
 namespace {
 
+/// The most JSON files `--current DIR` reads (describe outputs: one per team and the cluster policy).
+constexpr size_t kMaxCurrentFiles = 10'000;
+
 /// The value of option `name` among `choices` (the first is the default); nullopt after
 /// printing a usage error.
 std::optional<std::string> choice(const Args& args, std::string_view name, std::initializer_list<std::string_view> choices) {
@@ -25,6 +29,45 @@ std::optional<std::string> choice(const Args& args, std::string_view name, std::
   fmt::print(stderr, "error: unknown value `{}` for `--{}` (expected {})\n", escape_for_terminal(*given), name,
              fmt::join(choices, " or "));
   return std::nullopt;
+}
+
+/// The cluster's current objects from the describe-* and list-compute-quotas outputs in `dir`
+/// (its `.json` files, in name order); nullopt after printing the error.
+std::optional<bridge::HyperpodState> current_state(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    fmt::print(stderr, "error: `--current {}`: not a directory\n", escape_for_terminal(dir));
+    return std::nullopt;
+  }
+  std::vector<std::string> paths;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".json" && it->is_regular_file(ec)) paths.push_back(it->path().string());
+    if (paths.size() > kMaxCurrentFiles) {
+      fmt::print(stderr, "error: `--current {}`: more than {} JSON files\n", escape_for_terminal(dir), kMaxCurrentFiles);
+      return std::nullopt;
+    }
+  }
+  if (ec) {
+    fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(dir), ec.message());
+    return std::nullopt;
+  }
+  std::sort(paths.begin(), paths.end());
+  std::vector<bridge::ImportInput> inputs;
+  for (const std::string& path : paths) {
+    std::string error;
+    std::optional<std::string> text = read_file(path, bridge::kMaxImportBytes, error);
+    if (!text) {
+      fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(path), escape_for_terminal(error));
+      return std::nullopt;
+    }
+    inputs.push_back({std::filesystem::path(path).filename().string(), std::move(*text)});
+  }
+  support::Expected<bridge::HyperpodState> state = bridge::read_hyperpod_state(inputs);
+  if (!state) {
+    fmt::print(stderr, "error: `--current {}`: {}\n", escape_for_terminal(dir), escape_for_terminal(state.error().message));
+    return std::nullopt;
+  }
+  return std::move(state.value());
 }
 
 int run_export(const Args& args) {
@@ -41,7 +84,7 @@ int run_export(const Args& args) {
       return kUsage;
     }
   }
-  for (const char* option : {"cluster-arn", "out", "format"}) {
+  for (const char* option : {"cluster-arn", "out", "format", "current"}) {
     if (!hyperpod && args.has(option)) {
       fmt::print(stderr, "error: `--{}` applies to `gov export hyperpod` only\n", option);
       return kUsage;
@@ -63,6 +106,15 @@ int run_export(const Args& args) {
   options.api = *api == "v1beta2" ? bridge::KueueApi::v1beta2 : bridge::KueueApi::v1beta1;
   options.naming = *naming == "hyperpod" ? bridge::Naming::hyperpod : bridge::Naming::plain;
   options.allow_lossy = args.has("allow-lossy");
+  if (const std::optional<std::string> current = args.value("current")) {
+    if (options.format == bridge::HyperpodFormat::cloudformation) {
+      fmt::print(stderr, "error: `--current` applies to `--format cli-json` only (a CloudFormation stack updates itself)\n");
+      return kUsage;
+    }
+    std::optional<bridge::HyperpodState> state = current_state(*current);
+    if (!state) return kUsage;
+    options.current = std::move(*state);
+  }
 
   int status = kOk;
   std::optional<driver::Source> source = source_argument(args.positional[1], status);
@@ -83,6 +135,10 @@ int run_export(const Args& args) {
   }
   if (!result.ok()) return kFailed;
   const std::optional<std::string> out = args.value("out");
+  if (result.files.empty()) {
+    fmt::print("no changes: the cluster's current objects already hold the policy\n");
+    return kOk;
+  }
   // One file (Kueue's YAML, a CloudFormation template) is printed as it is, for a redirection.
   if (result.files.size() == 1 && !out) {
     fmt::print("{}", result.files.front().text);
@@ -114,7 +170,7 @@ int run_export(const Args& args) {
                options.cluster_arn.empty() ? " --parameter-overrides ClusterArn=ARN" : "");
     return kOk;
   }
-  fmt::print("wrote {} files to {}; run {}/create.sh\n", result.files.size(), escape_for_terminal(*out), escape_for_terminal(*out));
+  fmt::print("wrote {} files to {}; run {}/apply.sh\n", result.files.size(), escape_for_terminal(*out), escape_for_terminal(*out));
   return kOk;
 }
 
@@ -123,7 +179,8 @@ int run_export(const Args& args) {
 Command export_command() {
   return {{"export",
            "gov export kueue POLICY [--api v1beta2|v1beta1] [--naming hyperpod|plain] [--allow-lossy]\n"
-           "       gov export hyperpod POLICY [--cluster-arn ARN] [--out DIR] [--format cli-json|cloudformation] [--allow-lossy]",
+           "       gov export hyperpod POLICY [--cluster-arn ARN] [--out DIR] [--format cli-json|cloudformation]\n"
+           "                           [--current DIR] [--allow-lossy]",
            "Write a checked policy as the objects that govern a cluster: Kueue's resources or HyperPod API input.",
            "`gov export kueue` prints one multi-document YAML that `kubectl apply -f` accepts: a Namespace,\n"
            "ClusterQueue and LocalQueue per team, a ResourceFlavor per instance type (node label\n"
@@ -136,11 +193,15 @@ Command export_command() {
            "`plain` after the teams, classes and cluster.\n"
            "`gov export hyperpod` writes the input of `aws sagemaker create-cluster-scheduler-config` (priority\n"
            "classes, fair share, idle-resource sharing) and of `create-compute-quota` per team (`--cli-input-json`\n"
-           "documents) and `create.sh`, which runs them in order: into `--out DIR`, or on standard output, each\n"
+           "documents) and `apply.sh`, which runs them in order: into `--out DIR`, or on standard output, each\n"
            "file after a `==> NAME <==` line. Without `--cluster-arn` the script takes `$CLUSTER_ARN`.\n"
            "`--format cloudformation` writes one template instead (`cloudformation.json` in `--out DIR`, or printed):\n"
            "AWS::SageMaker::ClusterSchedulerConfig and one AWS::SageMaker::ComputeQuota per team, the cluster's ARN\n"
            "its parameter `ClusterArn` (default `--cluster-arn`).\n"
+           "`--current DIR` compares with the cluster's objects (`describe-cluster-scheduler-config`,\n"
+           "`describe-compute-quota` and `list-compute-quotas` outputs, the `.json` files of DIR) and writes only\n"
+           "what changed: `update-…` documents (TargetVersion the described version), creates for new teams and\n"
+           "deletes for removed ones in `apply.sh`; nothing when the cluster already holds the policy.\n"
            "What the target has no field for (admission rules, `default-priority`; for HyperPod also Kueue's\n"
            "controls, lending limits, EFA amounts, instance types outside its API) is an error (E0401) for each\n"
            "construct; `--allow-lossy` exports the rest, lists what was dropped in a comment and warns. A HyperPod\n"
@@ -150,6 +211,7 @@ Command export_command() {
             {"cluster-arn", "ARN", "hyperpod: the cluster's ARN, written into every document"},
             {"out", "DIR", "hyperpod: write the files into DIR (created if missing)"},
             {"format", "FORMAT", "hyperpod: cli-json (default) or cloudformation"},
+            {"current", "DIR", "hyperpod: update the objects described in DIR's JSON files, only what changed"},
             {"allow-lossy", "", "export what the target can express; drop the rest with a comment"}}},
           run_export};
 }
