@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "compiler/bridge/bridge.hpp"
 #include "compiler/model/quantities.hpp"
@@ -240,6 +242,16 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
     std::string policy;
     std::string cluster_name = "imported";
     std::vector<std::string> teams;
+    std::set<std::string> quota_ids;                // a quota listed and described is read once
+    std::optional<std::string> listed_config;       // list-cluster-scheduler-configs: a config to describe
+    const auto add_team = [&](const std::string& file, const trace::JsonValue& doc, const std::string& where) {
+      const trace::JsonValue* object_name = doc.find("Name");
+      const trace::JsonValue* id = doc.find("ComputeQuotaId");
+      if (id && id->kind == trace::JsonKind::string && !quota_ids.insert(id->text).second) return;
+      const Context at{file, fmt::format("{}compute quota `{}`", where,
+                                         object_name && object_name->kind == trace::JsonKind::string ? object_name->text : "?")};
+      teams.push_back(team_block(at, doc, catalog.types));
+    };
     for (const ImportInput& input : inputs) {
       trace::JsonLimits limits;
       limits.max_bytes = kMaxImportBytes;
@@ -255,15 +267,36 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
         policy = policy_block(at, doc);
         if (object_name && object_name->kind == trace::JsonKind::string) cluster_name = name(at, *object_name, "Name");
       } else if (doc.find("ComputeQuotaConfig") || doc.find("ComputeQuotaTarget")) {
-        const trace::JsonValue* object_name = doc.find("Name");
-        const Context at{input.name, fmt::format("compute quota `{}`",
-                                                 object_name && object_name->kind == trace::JsonKind::string ? object_name->text : "?")};
-        teams.push_back(team_block(at, doc, catalog.types));
+        add_team(input.name, doc, "");
+      } else if (const trace::JsonValue* summaries = doc.find("ComputeQuotaSummaries")) {
+        // list-compute-quotas: each summary holds the quota's whole configuration.
+        const Context at{input.name, "list-compute-quotas output"};
+        only(at, doc, "", {"ComputeQuotaSummaries", "NextToken"});
+        if (summaries->kind != trace::JsonKind::array) at.fail("ComputeQuotaSummaries", "expected an array");
+        for (size_t i = 0; i < summaries->items.size(); ++i) {
+          if (summaries->items[i].kind != trace::JsonKind::object) at.fail(fmt::format("ComputeQuotaSummaries[{}]", i), "expected an object");
+          add_team(input.name, summaries->items[i], fmt::format("`ComputeQuotaSummaries[{}]`: ", i));
+        }
+      } else if (const trace::JsonValue* configs = doc.find("ClusterSchedulerConfigSummaries")) {
+        // list-cluster-scheduler-configs has no SchedulerConfig: the describe output must be given too.
+        const Context at{input.name, "list-cluster-scheduler-configs output"};
+        only(at, doc, "", {"ClusterSchedulerConfigSummaries", "NextToken"});
+        if (configs->kind != trace::JsonKind::array) at.fail("ClusterSchedulerConfigSummaries", "expected an array");
+        for (const trace::JsonValue& summary : configs->items) {
+          const trace::JsonValue* config_name = summary.kind == trace::JsonKind::object ? summary.find("Name") : nullptr;
+          if (!listed_config) listed_config = config_name && config_name->kind == trace::JsonKind::string ? config_name->text : "?";
+        }
       } else {
-        throw Failure{fmt::format("`{}`: not a describe-cluster-scheduler-config or describe-compute-quota output "
-                                  "(it has neither `SchedulerConfig` nor `ComputeQuotaConfig`)",
+        throw Failure{fmt::format("`{}`: not a describe-cluster-scheduler-config or describe-compute-quota output, nor a "
+                                  "list-compute-quotas or list-cluster-scheduler-configs one (it has neither "
+                                  "`SchedulerConfig`, `ComputeQuotaConfig` nor a list of summaries)",
                                   input.name)};
       }
+    }
+    if (policy.empty() && listed_config) {
+      throw Failure{fmt::format("cluster scheduler config {} is listed but not described: a list has no `SchedulerConfig`; "
+                                "add its describe-cluster-scheduler-config output",
+                                json_quote(*listed_config, JsonEscapes::unsafe))};
     }
     if (policy.empty()) policy = "policy {\n}\n";  // HyperPod's defaults when no scheduler config is given
     std::string out = fmt::format("# Imported by `gov import hyperpod`.\nimport \"{}\"\n\ncluster {} {{\n  catalog = {}\n",

@@ -205,7 +205,7 @@ std::string quota_describe(const std::string& id, const std::string& team, const
          R"(, "ComputeQuotaTarget": {"TeamName": ")" + team + R"(")" + weight + R"(}, "CreationTime": "2026-07-24T11:12:12Z"})";
 }
 
-const char* const kQuotaA = R"({"ResourceSharingConfig": {"BorrowLimit": 100}, "ComputeQuotaResources": [{"VCpu": 24.0, "InstanceType": "ml.g5.12xlarge", "Accelerators": 2}]})";
+const char* const kQuotaA = R"({"ResourceSharingConfig": {"BorrowLimit": 100, "Strategy": "LendAndBorrow"}, "ComputeQuotaResources": [{"VCpu": 24.0, "InstanceType": "ml.g5.12xlarge", "Accelerators": 2}]})";
 const char* const kQuotaB = R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.12xlarge", "Count": 1}], "PreemptTeamTasks": "LowerPriority"})";
 
 }  // namespace
@@ -300,4 +300,46 @@ TEST_CASE("gov export hyperpod --current names the file of bad input", "[hyperpo
   CHECK(run_gov("export hyperpod " + path + " --current " + (dir / "missing")).err.find("not a directory") != std::string::npos);
   CHECK(run_gov("export hyperpod " + path + " --current " + (dir / "current") + " --format cloudformation").exit_code == 2);
   CHECK(run_gov("export kueue " + path + " --current " + (dir / "current")).exit_code == 2);
+}
+
+TEST_CASE("gov import hyperpod reads list-compute-quotas outputs and directories", "[hyperpod][import]") {
+  gov::test::TempDir dir("hyperpod-import-list");
+  dir.copy_catalog();
+  dir.write("tests/bridge/two.gov", policy_with(kTwoTeams));
+  // A directory: the cluster policy's describe, and a list of both quotas beside a describe of one
+  // of them (read once); other files are not read.
+  dir.write("state/config.json", kConfigDescribe);
+  dir.write("state/list.json", R"({"ComputeQuotaSummaries": [)" +
+                                   quota_describe("aaaaaaaaaaaa", "a", kQuotaA, R"(, "FairShareWeight": 10)") + ", " +
+                                   quota_describe("bbbbbbbbbbbb", "b", kQuotaB, "") + R"(], "NextToken": "x"})");
+  dir.write("state/quota-b.json", quota_describe("bbbbbbbbbbbb", "b", kQuotaB, ""));
+  dir.write("state/README", "not read");
+  const gov::test::CommandResult r =
+      run_gov("import hyperpod " + (dir / "state") + " --capacity ml.g5.12xlarge=4,ml.inf2.24xlarge=2 --catalog " +
+              (dir / "policies/catalog/aws-ml.gov"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("team a {") != std::string::npos);
+  CHECK(r.out.find("team b {") == r.out.rfind("team b {"));
+  // The import names the catalog as given (here an absolute path): relative to the file instead.
+  std::string back = r.out;
+  const std::string given = "import \"" + (dir / "policies/catalog/aws-ml.gov") + "\"";
+  REQUIRE(back.find(given) != std::string::npos);
+  back.replace(back.find(given), given.size(), "import \"../../policies/catalog/aws-ml.gov\"");
+  dir.write("tests/bridge/back.gov", back);
+  const gov::test::CommandResult diff = run_gov("diff --files " + (dir / "tests/bridge/two.gov") + " " + (dir / "tests/bridge/back.gov"));
+  INFO(diff.out + diff.err);
+  CHECK(diff.out.find("no changes between") == 0);
+  // A listed cluster policy needs its describe: the list has no SchedulerConfig.
+  dir.write("list-only/configs.json",
+            R"({"ClusterSchedulerConfigSummaries": [{"ClusterSchedulerConfigId": "abcdefabcdef", "Name": "c", "Status": "Created"}]})");
+  const gov::test::CommandResult listed = run_gov("import hyperpod " + (dir / "list-only") + " --catalog " +
+                                                  (dir / "policies/catalog/aws-ml.gov"));
+  CHECK(listed.exit_code == 1);
+  CHECK(listed.err.find("error: cluster scheduler config \"c\" is listed but not described") != std::string::npos);
+  dir.write("list-bad/quotas.json", R"({"ComputeQuotaSummaries": [1]})");
+  const gov::test::CommandResult bad = run_gov("import hyperpod " + (dir / "list-bad") + " --catalog " +
+                                               (dir / "policies/catalog/aws-ml.gov"));
+  CHECK(bad.exit_code == 1);
+  CHECK(bad.err.find("`quotas.json`: list-compute-quotas output: `ComputeQuotaSummaries[0]`: expected an object") != std::string::npos);
 }

@@ -11,12 +11,11 @@
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "tools/gov/commands.hpp"
+#include "tools/gov/json_inputs.hpp"
 
 namespace gov::cli {
 namespace {
 
-/// The most JSON files `--current DIR` reads (describe outputs: one per team and the cluster policy).
-constexpr size_t kMaxCurrentFiles = 10'000;
 
 /// The value of option `name` among `choices` (the first is the default); nullopt after
 /// printing a usage error.
@@ -39,30 +38,9 @@ std::optional<bridge::HyperpodState> current_state(const std::string& dir) {
     fmt::print(stderr, "error: `--current {}`: not a directory\n", escape_for_terminal(dir));
     return std::nullopt;
   }
-  std::vector<std::string> paths;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".json" && it->is_regular_file(ec)) paths.push_back(it->path().string());
-    if (paths.size() > kMaxCurrentFiles) {
-      fmt::print(stderr, "error: `--current {}`: more than {} JSON files\n", escape_for_terminal(dir), kMaxCurrentFiles);
-      return std::nullopt;
-    }
-  }
-  if (ec) {
-    fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(dir), ec.message());
-    return std::nullopt;
-  }
-  std::sort(paths.begin(), paths.end());
-  std::vector<bridge::ImportInput> inputs;
-  for (const std::string& path : paths) {
-    std::string error;
-    std::optional<std::string> text = read_file(path, bridge::kMaxImportBytes, error);
-    if (!text) {
-      fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(path), escape_for_terminal(error));
-      return std::nullopt;
-    }
-    inputs.push_back({std::filesystem::path(path).filename().string(), std::move(*text)});
-  }
-  support::Expected<bridge::HyperpodState> state = bridge::read_hyperpod_state(inputs);
+  std::optional<std::vector<bridge::ImportInput>> inputs = read_json_inputs({dir});
+  if (!inputs) return std::nullopt;
+  support::Expected<bridge::HyperpodState> state = bridge::read_hyperpod_state(*inputs);
   if (!state) {
     fmt::print(stderr, "error: `--current {}`: {}\n", escape_for_terminal(dir), escape_for_terminal(state.error().message));
     return std::nullopt;

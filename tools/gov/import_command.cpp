@@ -7,6 +7,7 @@
 #include "compiler/format/format.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "tools/gov/commands.hpp"
+#include "tools/gov/json_inputs.hpp"
 
 namespace gov::cli {
 namespace {
@@ -60,17 +61,10 @@ int run_import(const Args& args) {
   std::string catalog_text;
   if (std::optional<std::string> text = read_file(options.catalog_import, bridge::kMaxImportBytes * 16, error)) catalog_text = std::move(*text);
 
-  std::vector<bridge::ImportInput> inputs;
-  for (size_t i = 1; i < args.positional.size(); ++i) {
-    const std::string& path = args.positional[i];
-    std::optional<std::string> text = read_file(path, bridge::kMaxImportBytes, error);
-    if (!text) {
-      fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(path), escape_for_terminal(error));
-      return kUsage;
-    }
-    inputs.push_back({std::filesystem::path(path).filename().string(), std::move(*text)});
-  }
-  support::Expected<std::string> imported = bridge::import_hyperpod(inputs, catalog->checked.result.policy.catalogs[0], options);
+  std::optional<std::vector<bridge::ImportInput>> inputs =
+      read_json_inputs(std::vector<std::string>(args.positional.begin() + 1, args.positional.end()));
+  if (!inputs) return kUsage;
+  support::Expected<std::string> imported = bridge::import_hyperpod(*inputs, catalog->checked.result.policy.catalogs[0], options);
   if (!imported) {
     fmt::print(stderr, "error: {}\n", escape_for_terminal(imported.error().message));
     return kFailed;
@@ -105,10 +99,12 @@ int run_import(const Args& args) {
 }  // namespace
 
 Command import_command() {
-  return {{"import", "gov import hyperpod FILE... [--catalog PATH] [--capacity TYPE=N,...]",
+  return {{"import", "gov import hyperpod FILE|DIR... [--catalog PATH] [--capacity TYPE=N,...]",
            "Read an existing SageMaker HyperPod setup and print it as a formatted `.gov` policy.",
            "FILEs are `aws sagemaker describe-cluster-scheduler-config` and `describe-compute-quota` outputs (one JSON\n"
-           "object each, at most one scheduler config). The policy imports the catalog `--catalog` names (default\n"
+           "object each, at most one scheduler config), or `list-compute-quotas` outputs (a quota listed and described\n"
+           "is read once; `list-cluster-scheduler-configs` needs the config's describe too); a DIR stands for its\n"
+           "`.json` files in name order. The policy imports the catalog `--catalog` names (default\n"
            "policies/catalog/aws-ml.gov, written as given: run from the directory the policy will live in, or edit\n"
            "the import); HyperPod's API has no capacity, so give it with `--capacity ml.g5.8xlarge=4,...` or fill in the\n"
            "comment. The output checks. What gov cannot represent (an unknown member, a partition, an amount that\n"
