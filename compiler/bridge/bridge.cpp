@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "compiler/bridge/hyperpod_export.hpp"
-#include "compiler/check/checker.hpp"
 #include "compiler/bridge/kueue_export.hpp"
+#include "compiler/check/checker.hpp"
 
 namespace gov::bridge {
 

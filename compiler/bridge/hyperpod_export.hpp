@@ -44,8 +44,9 @@ inline constexpr std::pair<int32_t, int32_t> kDocumentedBorrowLimit = {1, 500};
 
 /// The members gov writes of a compute quota (ComputeQuotaConfig, ComputeQuotaTarget,
 /// ActivationState) or of a cluster policy (SchedulerConfig) in a canonical compact form: keys
-/// sorted, the API's defaults filled in, numbers by value, lists sorted. Equal exactly when the
-/// two describe the same policy (hyperpod_update.cpp).
+/// sorted, the API's defaults filled in, numbers by value, lists sorted: two documents that differ
+/// only in how the service prints them (`48.0`, a default left out, list order) compare equal
+/// (hyperpod_update.cpp).
 std::string canonical_compute_quota(const trace::JsonValue& document);
 std::string canonical_scheduler_config(const trace::JsonValue& document);
 

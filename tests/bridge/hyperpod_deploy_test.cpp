@@ -285,6 +285,9 @@ TEST_CASE("gov export hyperpod --current names the file of bad input", "[hyperpo
       {R"({"ComputeQuotaSummaries": [)" + quota_describe("aaaaaaaaaaaa", "a", kQuotaA, "") + ", " +
            quota_describe("cccccccccccc", "a", kQuotaA, "") + "]}",
        "`x.json`: `ComputeQuotaSummaries[1]`: a second compute quota for team \"a\" (`aaaaaaaaaaaa` is the first)"},
+      // The team's name goes into apply.sh: a line break in it would be a command.
+      {R"({"ComputeQuotaId": "aaaaaaaaaaaa", "ComputeQuotaVersion": 1, "ComputeQuotaTarget": {"TeamName": "x\nrm -rf ~"}})",
+       "`x.json`: compute quota: `ComputeQuotaTarget.TeamName`: \"x\\nrm -rf ~\" is not a team name HyperPod accepts"},
       {R"({"ClusterSchedulerConfigId": "abcdefabcdef", "ClusterSchedulerConfigVersion": 1, "SchedulerConfig": []})",
        "`x.json`: cluster scheduler config: `SchedulerConfig`: expected an object, found an array"},
   };

@@ -14,6 +14,8 @@ with the seed that reproduces it.
 
 import argparse
 import copy
+import importlib.machinery
+import importlib.util
 import json
 import os
 import re
@@ -23,6 +25,16 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from validate_hyperpod import ARN, Model  # noqa: E402
+
+
+def load_generator(repo):
+    """tools/gen-policy as a module: one Python process instead of one per policy."""
+    path = os.path.join(repo, "tools", "gen-policy")
+    loader = importlib.machinery.SourceFileLoader("gen_policy", path)
+    spec = importlib.util.spec_from_loader("gen_policy", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
 
 
 def run(command, cwd=None):
@@ -46,6 +58,7 @@ def main():
     args = parser.parse_args()
     gov = os.path.abspath(args.gov)
     model = Model(args.model)
+    generator = load_generator(args.repo)
     failures = []
     documents = teams = 0
     sample = None
@@ -57,8 +70,8 @@ def main():
         for seed in range(args.first_seed, args.first_seed + args.policies):
             where = f"seed {seed} (tools/gen-policy {1 + seed % 8} --seed {seed} --hyperpod)"
             policy = os.path.join(scratch, f"gen-{seed}.gov")
-            subprocess.run([sys.executable, os.path.join(args.repo, "tools", "gen-policy"), str(1 + seed % 8), "--seed",
-                            str(seed), "--hyperpod", "--import", "aws-ml.gov", "-o", policy], check=True)
+            with open(policy, "w", encoding="utf-8") as f:
+                f.write(generator.generate_hyperpod(1 + seed % 8, seed, "aws-ml.gov"))
             out_dir = os.path.join(scratch, f"out-{seed}")
             exported = run([gov, "export", "hyperpod", policy, "--cluster-arn", ARN, "--out", out_dir])
             if exported.returncode != 0 or "error" in exported.stderr:
