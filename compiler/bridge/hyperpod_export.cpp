@@ -91,11 +91,13 @@ void scheduler_config(JsonWriter& out, const check::Policy& policy, const Export
   out.end_object();
 }
 
+/// One ComputeQuotaResourceConfig: the instance type, `count` instances (when given) and the
+/// `given` resources of `amounts` that the API has a member for.
 void resource_config(JsonWriter& out, const check::Quota& quota, const model::Resources& amounts,
-                     const std::array<bool, model::kResourceCount>& given, bool count) {
+                     const std::array<bool, model::kResourceCount>& given, std::optional<int64_t> count) {
   out.begin_object();
   out.field("InstanceType", quota.type_name);
-  if (count && quota.instances) out.field("Count", *quota.instances);
+  if (count) out.field("Count", *count);
   for (model::Resource resource : model::kAllResources) {
     const size_t r = model::index(resource);
     const char* member = member_of(resource);
@@ -144,7 +146,7 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
   out.key("ComputeQuotaResources");
   out.begin_array();
   for (const check::Quota& quota : team.quotas) {
-    if (accepted(policy, quota)) resource_config(out, quota, quota.nominal, quota.given, /*count=*/true);
+    if (accepted(policy, quota)) resource_config(out, quota, quota.nominal, quota.given, quota.instances);
   }
   out.end_array();
   out.key("ResourceSharingConfig");
@@ -162,7 +164,10 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
       for (const check::Quota& quota : team.quotas) {
         bool any = false;
         for (bool absolute : quota.absolute_borrow_limit) any = any || absolute;
-        if (any && accepted(policy, quota)) resource_config(out, quota, quota.borrowing_limit, quota.absolute_borrow_limit, /*count=*/false);
+        // As written: `instances = N` is the entry's Count, amounts its members.
+        if (any && accepted(policy, quota)) {
+          resource_config(out, quota, quota.borrowing_limit, quota.borrow_limit_given, quota.borrow_limit_instances);
+        }
       }
       out.end_array();
     }
@@ -440,8 +445,9 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
                                    team.name, quota.type_name),
                        quota.where});
       }
-      if (quota.given[model::index(model::Resource::efa)] ||
-          (quota.absolute_borrow_limit[model::index(model::Resource::efa)])) {
+      // An instance count (the quota's or its borrow limit's) covers EFA as HyperPod does; a written
+      // EFA amount has no member.
+      if (quota.given[model::index(model::Resource::efa)] || quota.borrow_limit_given[model::index(model::Resource::efa)]) {
         out.push_back({fmt::format("team `{}`: the EFA amount of `{}`: HyperPod's quotas have no EFA member", team.name,
                                    quota.type_name),
                        quota.where});

@@ -82,11 +82,10 @@ std::string name(const Context& at, const trace::JsonValue& value, std::string_v
 
 /// The amounts of one ComputeQuotaResourceConfig, as the language writes them.
 std::string amounts(const Context& at, const trace::JsonValue& config, const std::string& path,
-                    const check::InstanceType& type, bool count_allowed) {
+                    const check::InstanceType& type) {
   only(at, config, path, {"InstanceType", "Count", "Accelerators", "VCpu", "MemoryInGiB"});
   std::vector<std::string> parts;
   if (const trace::JsonValue* count = optional(at, config, "Count", path + ".Count", trace::JsonKind::number)) {
-    if (!count_allowed) at.fail(path + ".Count", "an absolute borrow limit in instances has no gov form");
     parts.push_back(fmt::format("instances = {}", integer(at, *count, path + ".Count", 0, 10'000'000)));
   }
   if (const trace::JsonValue* accelerators = optional(at, config, "Accelerators", path + ".Accelerators", trace::JsonKind::number)) {
@@ -164,7 +163,7 @@ std::string team_block(const Context& at, const trace::JsonValue& doc, const std
         const std::string item = fmt::format("{}.AbsoluteBorrowLimits[{}]", path, i);
         if (limits->items[i].kind != trace::JsonKind::object) at.fail(item, "expected an object");
         const check::InstanceType& type = instance_type(at, limits->items[i], item, types);
-        absolute[type.name] = amounts(at, limits->items[i], item, type, /*count_allowed=*/false);
+        absolute[type.name] = amounts(at, limits->items[i], item, type);
       }
     }
   }
@@ -175,7 +174,7 @@ std::string team_block(const Context& at, const trace::JsonValue& doc, const std
       const std::string item = fmt::format("ComputeQuotaConfig.ComputeQuotaResources[{}]", i);
       if (resources->items[i].kind != trace::JsonKind::object) at.fail(item, "expected an object");
       const check::InstanceType& type = instance_type(at, resources->items[i], item, types);
-      std::string body = amounts(at, resources->items[i], item, type, /*count_allowed=*/true);
+      std::string body = amounts(at, resources->items[i], item, type);
       if (auto it = absolute.find(type.name); it != absolute.end()) {
         body += fmt::format(", borrow-limit = {{ {} }}", it->second);
         absolute.erase(it);

@@ -75,6 +75,9 @@ struct Quota {
   model::Resources borrowing_limit{};
   model::Resources lending_limit{model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited};
   std::array<bool, model::kResourceCount> absolute_borrow_limit{};  // set by `borrow-limit = { ... }`
+  // How `borrow-limit = { ... }` was written (HyperPod's AbsoluteBorrowLimits entry: Count, amounts).
+  std::optional<int64_t> borrow_limit_instances;                   // `instances = N`
+  std::array<bool, model::kResourceCount> borrow_limit_given{};     // amounts written
   std::array<bool, model::kResourceCount> lending_limit_given{};    // set by `lending-limit = { ... }`
   Location where;
 };

@@ -249,7 +249,9 @@ const Table<QuotaDraft>& quota_table() {
        [](const Assignment& a, QuotaDraft& q) {
          LendingDraft limits;
          assign_all(amounts_table(), a.value().block, a.checker, a.source, limits);
+         q.out->borrow_limit_instances = limits.instances;
          for (size_t r = 0; r < model::kResourceCount; ++r) {
+           q.out->borrow_limit_given[r] = limits.given[r].has_value();
            if (limits.given[r]) q.absolute[r] = limits.given[r];
            else if (limits.instances) q.absolute[r] = model::checked_mul(*limits.instances, q.type->per_instance[r]);
          }

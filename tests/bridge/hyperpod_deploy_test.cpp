@@ -346,3 +346,34 @@ TEST_CASE("gov import hyperpod reads list-compute-quotas outputs and directories
   CHECK(bad.exit_code == 1);
   CHECK(bad.err.find("`quotas.json`: list-compute-quotas output: `ComputeQuotaSummaries[0]`: expected an object") != std::string::npos);
 }
+
+TEST_CASE("gov export hyperpod writes a borrow limit in instances as the entry's Count", "[hyperpod][export]") {
+  // `borrow-limit = { instances = N }` is HyperPod's AbsoluteBorrowLimits entry with Count N (its
+  // EFA share is no EFA amount); amounts beside it are the entry's members. Both come back.
+  gov::test::TempDir dir("hyperpod-borrow-count");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/count.gov", policy_with(R"(team a {
+  quota ml.g5.12xlarge { instances = 2, borrow-limit = { instances = 1 } }
+}
+team b {
+  quota ml.g5.12xlarge { gpus = 4, borrow-limit = { instances = 1, gpus = 2 } }
+}
+)"));
+  const gov::test::CommandResult r = run_gov("export hyperpod " + path + " --out " + (dir / "out"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(gov::test::read_text(dir / "out/compute-quota-a.json")
+            .find("\"AbsoluteBorrowLimits\": [\n        {\n          \"InstanceType\": \"ml.g5.12xlarge\",\n          \"Count\": 1\n"
+                  "        }\n      ]") != std::string::npos);
+  CHECK(gov::test::read_text(dir / "out/compute-quota-b.json")
+            .find("\"InstanceType\": \"ml.g5.12xlarge\",\n          \"Count\": 1,\n          \"Accelerators\": 2\n") != std::string::npos);
+  const gov::test::CommandResult imported =
+      run_gov("import hyperpod " + (dir / "out") + " --capacity ml.g5.12xlarge=4,ml.inf2.24xlarge=2");
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+  CHECK(imported.out.find("borrow-limit = { instances = 1, gpus = 2 }") != std::string::npos);
+  dir.write("imported.gov", imported.out);
+  const gov::test::CommandResult diff = run_gov("diff --files " + path + " " + (dir / "imported.gov"));
+  INFO(diff.out + diff.err);
+  CHECK(diff.out.find("no changes between") == 0);
+}
