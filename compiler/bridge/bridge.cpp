@@ -5,8 +5,13 @@
 
 #include "compiler/bridge/hyperpod_export.hpp"
 #include "compiler/bridge/kueue_export.hpp"
+#include "compiler/check/checker.hpp"
 
 namespace gov::bridge {
+
+// A team's namespace is a Kubernetes DNS label (at most 63 characters). The checker's E0303 keeps
+// team names to 41 characters, so `hyperpod-ns-TEAM` always fits (HyperPod itself needs 51 or fewer).
+static_assert(std::string_view("hyperpod-ns-").size() + check::kMaxNameLength <= 63);
 
 std::string namespace_name(Naming naming, std::string_view team) {
   return naming == Naming::hyperpod ? "hyperpod-ns-" + std::string(team) : std::string(team);
@@ -43,6 +48,13 @@ std::vector<Dropped> not_expressible(const check::Policy& policy, Target target)
   return out;
 }
 
+std::string dropped_comment(const std::vector<Dropped>& dropped) {
+  if (dropped.empty()) return {};
+  std::string out = "# Dropped (--allow-lossy): the policy says more than the target can express.\n";
+  for (const Dropped& construct : dropped) out += fmt::format("#   {}\n", construct.what);
+  return out;
+}
+
 ExportResult export_policy(const check::Policy& policy, const ExportOptions& options) {
   ExportResult result;
   std::vector<Dropped> dropped = not_expressible(policy, options.target);
@@ -60,25 +72,16 @@ ExportResult export_policy(const check::Policy& policy, const ExportOptions& opt
       d.help = "remove it, or pass `--allow-lossy` to export the rest with a comment of what was dropped";
     }
   }
+  if (options.target == Target::hyperpod) hyperpod_warnings(policy, result.problems);
   result.problems.sort();
   if (!result.ok()) return result;
-  std::string comment;
-  if (!dropped.empty()) {
-    comment = "# Dropped (--allow-lossy): the policy says more than the target can express.\n";
-    for (const Dropped& construct : dropped) comment += fmt::format("#   {}\n", construct.what);
-  }
   switch (options.target) {
     case Target::kueue:
-      result.files.push_back({"kueue.yaml", comment + export_kueue(policy, options)});
+      result.files.push_back({"kueue.yaml", dropped_comment(dropped) + export_kueue(policy, options)});
       break;
     case Target::hyperpod:
-      result.files = export_hyperpod(policy, options);
-      // JSON has no comments: what was dropped is listed in the script.
-      if (!comment.empty()) {
-        ExportedFile& script = result.files.back();
-        const size_t after_shebang = script.text.find('\n') + 1;
-        script.text.insert(after_shebang, comment);
-      }
+      // JSON has no comments: the script or the template's metadata lists what was dropped.
+      result.files = export_hyperpod(policy, options, dropped);
       break;
   }
   return result;

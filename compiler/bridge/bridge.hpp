@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,17 +24,50 @@ enum class KueueApi : uint8_t { v1beta2, v1beta1 };
 /// `…-clusterqueue`, cohort `shared-pool`, classes `<class>-priority`, sagemaker labels);
 /// `plain` names every object after its team or class, the cohort after the cluster.
 enum class Naming : uint8_t { hyperpod, plain };
+/// What `gov export hyperpod` writes: `aws sagemaker … --cli-input-json` documents and a script,
+/// or one CloudFormation template (AWS::SageMaker::ClusterSchedulerConfig and ::ComputeQuota).
+enum class HyperpodFormat : uint8_t { cli_json, cloudformation };
+
+/// One object of a HyperPod cluster's task governance, as a describe-* output gives it.
+struct CurrentObject {
+  std::string id;         // ClusterSchedulerConfigId or ComputeQuotaId
+  int64_t version = 0;    // ClusterSchedulerConfigVersion or ComputeQuotaVersion: an update's TargetVersion
+  std::string canonical;  // what it holds of the policy, canonical (hyperpod_export.hpp)
+};
+
+/// What a HyperPod cluster has now: its cluster policy (if any) and its compute quotas by team.
+struct HyperpodState {
+  std::optional<CurrentObject> scheduler_config;
+  std::map<std::string, CurrentObject> quotas;
+};
+
+/// One file given to `gov import` or `gov export --current`: its name (for messages) and its text.
+struct ImportInput {
+  std::string name;
+  std::string text;
+};
+
+/// describe-cluster-scheduler-config, describe-compute-quota and list-compute-quotas outputs (one
+/// JSON object per input) as a HyperpodState. An input that is none of them, lacks the id or
+/// version, or gives a second cluster policy or a second quota for one team is an Error (kind
+/// invalid) naming the file. Pure; never throws.
+support::Expected<HyperpodState> read_hyperpod_state(const std::vector<ImportInput>& inputs);
 
 struct ExportOptions {
   Target target = Target::kueue;
   KueueApi api = KueueApi::v1beta2;
   Naming naming = Naming::hyperpod;
+  HyperpodFormat format = HyperpodFormat::cli_json;
   /// Export what the target can express and drop the rest: each dropped construct is a warning
   /// (not an error) and a comment in the output.
   bool allow_lossy = false;
   /// hyperpod: the cluster's ARN, written into every document; empty: the script takes it from
-  /// `$CLUSTER_ARN` (`--cluster-arn` on each command line).
+  /// `$CLUSTER_ARN` (`--cluster-arn` on each command line). A CloudFormation template takes it as
+  /// its parameter `ClusterArn`, with this as the default when given.
   std::string cluster_arn;
+  /// hyperpod, cli-json: the cluster's current objects (`--current DIR`); the export then writes
+  /// update documents and deletes for what differs, and creates for what is missing.
+  std::optional<HyperpodState> current;
 };
 
 /// One file of an export: `name` is a file name without directories ("kueue.yaml").
@@ -64,11 +99,6 @@ std::vector<Dropped> not_expressible(const check::Policy& policy, Target target)
 
 // ------------------------------------------------------------------ import (hyperpod_import.cpp)
 
-/// One file given to `gov import`: its name (for messages) and its text.
-struct ImportInput {
-  std::string name;
-  std::string text;
-};
 
 struct ImportOptions {
   std::string catalog_import;  // the path the policy's `import` names

@@ -5,8 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
+
 #include "compiler/model/quantities.hpp"
+#include "compiler/support/assert.hpp"
 #include "compiler/support/json_writer.hpp"
+#include "runtime/trace/json.hpp"
 
 namespace gov::bridge {
 
@@ -42,11 +47,22 @@ std::string entity_name(std::string_view name) {
   return out.substr(0, 63);
 }
 
-void scheduler_config(JsonWriter& out, const check::Policy& policy, const ExportOptions& options) {
-  const check::Settings settings = policy.settings.value_or(check::Settings{});
-  out.begin_object();
+/// The ClusterArn member: the given ARN (none without one: the script passes `--cluster-arn`), or
+/// in a CloudFormation template a reference to the template's parameter.
+void cluster_arn(JsonWriter& out, const ExportOptions& options) {
+  if (options.format == HyperpodFormat::cloudformation) {
+    out.key("ClusterArn");
+    out.begin_object();
+    out.field("Ref", kArnParameter);
+    out.end_object();
+    return;
+  }
   if (!options.cluster_arn.empty()) out.field("ClusterArn", options.cluster_arn);
-  out.field("Name", scheduler_config_name(policy));
+}
+
+/// The members a create and an update of the cluster policy share (Description, SchedulerConfig).
+void scheduler_config_members(JsonWriter& out, const check::Policy& policy) {
+  const check::Settings settings = policy.settings.value_or(check::Settings{});
   out.field("Description", "cluster policy of a gov policy (gov export hyperpod)");
   out.key("SchedulerConfig");
   out.begin_object();
@@ -65,14 +81,23 @@ void scheduler_config(JsonWriter& out, const check::Policy& policy, const Export
   out.field("FairShare", settings.idle_compute == check::IdleCompute::fair_share ? "Enabled" : "Disabled");
   out.field("IdleResourceSharing", settings.idle_resource_sharing ? "Enabled" : "Disabled");
   out.end_object();
+}
+
+void scheduler_config(JsonWriter& out, const check::Policy& policy, const ExportOptions& options) {
+  out.begin_object();
+  cluster_arn(out, options);
+  out.field("Name", scheduler_config_name(policy));
+  scheduler_config_members(out, policy);
   out.end_object();
 }
 
+/// One ComputeQuotaResourceConfig: the instance type, `count` instances (when given) and the
+/// `given` resources of `amounts` that the API has a member for.
 void resource_config(JsonWriter& out, const check::Quota& quota, const model::Resources& amounts,
-                     const std::array<bool, model::kResourceCount>& given, bool count) {
+                     const std::array<bool, model::kResourceCount>& given, std::optional<int64_t> count) {
   out.begin_object();
   out.field("InstanceType", quota.type_name);
-  if (count && quota.instances) out.field("Count", *quota.instances);
+  if (count) out.field("Count", *count);
   for (model::Resource resource : model::kAllResources) {
     const size_t r = model::index(resource);
     const char* member = member_of(resource);
@@ -80,6 +105,27 @@ void resource_config(JsonWriter& out, const check::Quota& quota, const model::Re
     amount(out, member, resource, amounts[r]);
   }
   out.end_object();
+}
+
+/// HyperPod's API takes the instance type (its ClusterInstanceType enum; `hyperpod = false` in the
+/// catalog marks the types outside it). The others are E0401, and dropped under --allow-lossy.
+bool accepted(const check::Policy& policy, const check::Quota& quota) {
+  const std::vector<check::InstanceType>& types = policy.types();
+  return quota.type >= types.size() || types[quota.type].hyperpod;
+}
+
+/// A dont-lend team may still borrow (docs/semantics.md), so its limits are written like a
+/// lend-and-borrow team's; a lend team never borrows, and its limits are written only when the
+/// policy states them (they have no effect, W0104, but the import gives them back).
+bool writes_borrow_limits(const check::Team& team) {
+  if (team.sharing != model::Sharing::lend) return true;
+  if (team.borrow_limit_given) return true;
+  for (const check::Quota& quota : team.quotas) {
+    for (bool absolute : quota.absolute_borrow_limit) {
+      if (absolute) return true;
+    }
+  }
+  return false;
 }
 
 std::string_view strategy(model::Sharing sharing) {
@@ -91,25 +137,26 @@ std::string_view strategy(model::Sharing sharing) {
   return "LendAndBorrow";
 }
 
-void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions& options) {
-  out.begin_object();
-  if (!options.cluster_arn.empty()) out.field("ClusterArn", options.cluster_arn);
-  out.field("Name", compute_quota_name(team.name));
+/// The members a create and an update of a team's compute quota share (Description,
+/// ComputeQuotaConfig, ComputeQuotaTarget, ActivationState).
+void compute_quota_members(JsonWriter& out, const check::Policy& policy, const check::Team& team) {
   out.field("Description", fmt::format("team {} of a gov policy (gov export hyperpod)", team.name));
   out.key("ComputeQuotaConfig");
   out.begin_object();
   out.key("ComputeQuotaResources");
   out.begin_array();
-  for (const check::Quota& quota : team.quotas) resource_config(out, quota, quota.nominal, quota.given, /*count=*/true);
+  for (const check::Quota& quota : team.quotas) {
+    if (accepted(policy, quota)) resource_config(out, quota, quota.nominal, quota.given, quota.instances);
+  }
   out.end_array();
   out.key("ResourceSharingConfig");
   out.begin_object();
   out.field("Strategy", strategy(team.sharing));
-  if (team.sharing == model::Sharing::lend_and_borrow) {
+  if (writes_borrow_limits(team)) {
     out.field("BorrowLimit", int64_t{team.borrow_limit_percent});
     bool any_absolute = false;
     for (const check::Quota& quota : team.quotas) {
-      for (bool absolute : quota.absolute_borrow_limit) any_absolute = any_absolute || absolute;
+      for (bool absolute : quota.absolute_borrow_limit) any_absolute = any_absolute || (absolute && accepted(policy, quota));
     }
     if (any_absolute) {
       out.key("AbsoluteBorrowLimits");
@@ -117,7 +164,10 @@ void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions
       for (const check::Quota& quota : team.quotas) {
         bool any = false;
         for (bool absolute : quota.absolute_borrow_limit) any = any || absolute;
-        if (any) resource_config(out, quota, quota.borrowing_limit, quota.absolute_borrow_limit, /*count=*/false);
+        // As written: `instances = N` is the entry's Count, amounts its members.
+        if (any && accepted(policy, quota)) {
+          resource_config(out, quota, quota.borrowing_limit, quota.borrow_limit_given, quota.borrow_limit_instances);
+        }
       }
       out.end_array();
     }
@@ -131,28 +181,182 @@ void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions
   out.field("FairShareWeight", int64_t{team.fair_share_weight});
   out.end_object();
   out.field("ActivationState", team.active ? "Enabled" : "Disabled");
+}
+
+void compute_quota(JsonWriter& out, const check::Policy& policy, const check::Team& team, const ExportOptions& options) {
+  out.begin_object();
+  cluster_arn(out, options);
+  out.field("Name", compute_quota_name(team.name));
+  compute_quota_members(out, policy, team);
   out.end_object();
 }
 
-std::string script(const check::Policy& policy, const ExportOptions& options) {
-  std::string out =
-      "#!/bin/sh\n"
-      "# Creates the cluster policy, then one compute quota per team, on a SageMaker HyperPod cluster\n"
-      "# (gov export hyperpod). Needs the AWS CLI with credentials for the cluster's account.\n"
-      "set -eu\n"
-      "dir=$(dirname \"$0\")\n";
+/// A CloudFormation logical id for a team's quota: `ComputeQuota` and the team's name in
+/// UpperCamelCase (letters and digits only), numbered when two teams would share one.
+std::string logical_id(std::string_view team, std::set<std::string>& taken) {
+  std::string id = "ComputeQuota";
+  bool upper = true;
+  for (char c : team) {
+    if (c == '-' || c == '.') {
+      upper = true;
+      continue;
+    }
+    id += upper && c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+    upper = false;
+  }
+  std::string unique = id;
+  for (int n = 2; !taken.insert(unique).second; ++n) unique = fmt::format("{}{}", id, n);
+  return unique;
+}
+
+/// One CloudFormation template: the cluster's ARN as a parameter, the cluster policy and one
+/// compute quota per team (each after the cluster policy, as the script runs them). The resources'
+/// properties are the create requests' members (CloudFormation mirrors the API).
+std::string cloudformation(const check::Policy& policy, const ExportOptions& options, const std::vector<Dropped>& dropped) {
+  JsonWriter out(/*indented=*/true);
+  out.begin_object();
+  out.field("AWSTemplateFormatVersion", "2010-09-09");
+  out.field("Description", "SageMaker HyperPod task governance of a gov policy (gov export hyperpod --format cloudformation)");
+  if (!dropped.empty()) {
+    // JSON has no comments: what --allow-lossy dropped is the template's metadata.
+    out.key("Metadata");
+    out.begin_object();
+    out.key("gov");
+    out.begin_object();
+    out.key("DroppedByAllowLossy");
+    out.begin_array();
+    for (const Dropped& construct : dropped) out.string(construct.what);
+    out.end_array();
+    out.end_object();
+    out.end_object();
+  }
+  out.key("Parameters");
+  out.begin_object();
+  out.key(kArnParameter);
+  out.begin_object();
+  out.field("Type", "String");
+  out.field("Description", "the ARN of the SageMaker HyperPod cluster the policy governs");
+  out.field("AllowedPattern", kClusterArnPattern);
+  if (!options.cluster_arn.empty()) out.field("Default", options.cluster_arn);
+  out.end_object();
+  out.end_object();
+  out.key("Resources");
+  out.begin_object();
+  out.key(kSchedulerConfigResource);
+  out.begin_object();
+  out.field("Type", "AWS::SageMaker::ClusterSchedulerConfig");
+  out.key("Properties");
+  scheduler_config(out, policy, options);
+  out.end_object();
+  std::set<std::string> taken = {std::string(kSchedulerConfigResource)};
+  for (const check::Team& team : policy.teams) {
+    out.key(logical_id(team.name, taken));
+    out.begin_object();
+    out.field("Type", "AWS::SageMaker::ComputeQuota");
+    out.field("DependsOn", kSchedulerConfigResource);
+    out.key("Properties");
+    compute_quota(out, policy, team, options);
+    out.end_object();
+  }
+  out.end_object();
+  out.end_object();
+  return out.finish();
+}
+
+/// One command of the script: an `aws sagemaker` operation with its input document (a file of
+/// the export) or, for a delete, the id it takes.
+struct Step {
+  std::string operation;  // "create-compute-quota"
+  std::string file;       // the --cli-input-json document; empty for a delete
+  std::string id;         // delete: the --compute-quota-id
+  std::string comment;    // delete: which team it was
+};
+
+std::string script(const ExportOptions& options, const std::vector<Dropped>& dropped, const std::vector<Step>& steps) {
+  std::string out = "#!/bin/sh\n" + dropped_comment(dropped);
+  out += options.current
+             ? "# Brings a SageMaker HyperPod cluster's task governance to the policy (gov export hyperpod --current):\n"
+               "# the cluster policy, then deletes, updates and creates of compute quotas, only what changed.\n"
+             : "# Creates the cluster policy, then one compute quota per team, on a SageMaker HyperPod cluster\n"
+               "# (gov export hyperpod).\n";
+  out += "# Needs the AWS CLI with credentials for the cluster's account.\nset -eu\ndir=$(dirname \"$0\")\n";
+  // Only a create names the cluster; updates and deletes name the object.
+  const bool creates = std::any_of(steps.begin(), steps.end(), [](const Step& s) { return s.operation.starts_with("create-"); });
   std::string arn;
-  if (options.cluster_arn.empty()) {
+  if (options.cluster_arn.empty() && creates) {
     out += ": \"${CLUSTER_ARN:?set CLUSTER_ARN to the cluster's ARN, or export with --cluster-arn}\"\n";
     arn = " --cluster-arn \"$CLUSTER_ARN\"";
   }
-  out += fmt::format("aws sagemaker create-cluster-scheduler-config{} --cli-input-json \"file://$dir/{}\"\n", arn,
-                     kSchedulerConfigFile);
-  for (const check::Team& team : policy.teams) {
-    out += fmt::format("aws sagemaker create-compute-quota{} --cli-input-json \"file://$dir/{}\"\n", arn,
-                       compute_quota_file(team.name));
+  for (const Step& step : steps) {
+    if (step.file.empty()) {
+      out += fmt::format("aws sagemaker {} --compute-quota-id {}  # {}\n", step.operation, step.id, step.comment);
+      continue;
+    }
+    out += fmt::format("aws sagemaker {}{} --cli-input-json \"file://$dir/{}\"\n", step.operation,
+                       step.operation.starts_with("create-") ? arn : "", step.file);
   }
   return out;
+}
+
+/// A document gov wrote, in the canonical form the cluster's current objects are compared in.
+std::string canonical_text(const std::string& document, bool quota) {
+  const support::Expected<trace::JsonValue> parsed = trace::parse_json(document);
+  GOV_ASSERT(static_cast<bool>(parsed), "gov's own JSON parses");
+  return quota ? canonical_compute_quota(parsed.value()) : canonical_scheduler_config(parsed.value());
+}
+
+/// The documents and steps of an export against the cluster's current objects (`--current`):
+/// the cluster policy created or updated when it differs; compute quotas deleted (teams the policy
+/// no longer has), updated (teams whose quota differs) and created (new teams), in that order so
+/// that quota freed by a delete or a smaller update is there for what follows. Updates carry the
+/// described version as TargetVersion.
+void against_current(const check::Policy& policy, const ExportOptions& options, const HyperpodState& current,
+                     std::vector<ExportedFile>& files, std::vector<Step>& steps) {
+  JsonWriter config(/*indented=*/true);
+  scheduler_config(config, policy, options);
+  std::string config_text = config.finish();
+  if (!current.scheduler_config) {
+    files.push_back({std::string(kSchedulerConfigFile), std::move(config_text)});
+    steps.push_back({"create-cluster-scheduler-config", std::string(kSchedulerConfigFile), {}, {}});
+  } else if (canonical_text(config_text, /*quota=*/false) != current.scheduler_config->canonical) {
+    JsonWriter update(/*indented=*/true);
+    update.begin_object();
+    update.field("ClusterSchedulerConfigId", current.scheduler_config->id);
+    update.field("TargetVersion", current.scheduler_config->version);
+    scheduler_config_members(update, policy);
+    update.end_object();
+    const std::string name = "update-" + std::string(kSchedulerConfigFile);
+    files.push_back({name, update.finish()});
+    steps.push_back({"update-cluster-scheduler-config", name, {}, {}});
+  }
+  std::set<std::string_view> teams;
+  for (const check::Team& team : policy.teams) teams.insert(team.name);
+  for (const auto& [team, quota] : current.quotas) {
+    if (!teams.count(team)) steps.push_back({"delete-compute-quota", {}, quota.id, fmt::format("team {}", team)});
+  }
+  std::vector<Step> creates;
+  for (const check::Team& team : policy.teams) {
+    JsonWriter create(/*indented=*/true);
+    compute_quota(create, policy, team, options);
+    std::string create_text = create.finish();
+    const auto found = current.quotas.find(team.name);
+    if (found == current.quotas.end()) {
+      files.push_back({compute_quota_file(team.name), std::move(create_text)});
+      creates.push_back({"create-compute-quota", compute_quota_file(team.name), {}, {}});
+      continue;
+    }
+    if (canonical_text(create_text, /*quota=*/true) == found->second.canonical) continue;
+    JsonWriter update(/*indented=*/true);
+    update.begin_object();
+    update.field("ComputeQuotaId", found->second.id);
+    update.field("TargetVersion", found->second.version);
+    compute_quota_members(update, policy, team);
+    update.end_object();
+    const std::string name = "update-" + compute_quota_file(team.name);
+    files.push_back({name, update.finish()});
+    steps.push_back({"update-compute-quota", name, {}, {}});
+  }
+  for (Step& step : creates) steps.push_back(std::move(step));
 }
 
 }  // namespace
@@ -165,17 +369,30 @@ std::string compute_quota_name(std::string_view team) { return entity_name(team)
 
 std::string compute_quota_file(std::string_view team) { return fmt::format("compute-quota-{}.json", team); }
 
-std::vector<ExportedFile> export_hyperpod(const check::Policy& policy, const ExportOptions& options) {
+std::vector<ExportedFile> export_hyperpod(const check::Policy& policy, const ExportOptions& options,
+                                          const std::vector<Dropped>& dropped) {
   std::vector<ExportedFile> files;
-  JsonWriter config(/*indented=*/true);
-  scheduler_config(config, policy, options);
-  files.push_back({std::string(kSchedulerConfigFile), config.finish()});
-  for (const check::Team& team : policy.teams) {
-    JsonWriter quota(/*indented=*/true);
-    compute_quota(quota, team, options);
-    files.push_back({compute_quota_file(team.name), quota.finish()});
+  if (options.format == HyperpodFormat::cloudformation) {
+    files.push_back({std::string(kCloudFormationFile), cloudformation(policy, options, dropped)});
+    return files;
   }
-  files.push_back({std::string(kScriptFile), script(policy, options)});
+  std::vector<Step> steps;
+  if (options.current) {
+    against_current(policy, options, *options.current, files, steps);
+    if (steps.empty()) return files;  // the cluster has the policy already: nothing to run
+  } else {
+    JsonWriter config(/*indented=*/true);
+    scheduler_config(config, policy, options);
+    files.push_back({std::string(kSchedulerConfigFile), config.finish()});
+    steps.push_back({"create-cluster-scheduler-config", std::string(kSchedulerConfigFile), {}, {}});
+    for (const check::Team& team : policy.teams) {
+      JsonWriter quota(/*indented=*/true);
+      compute_quota(quota, policy, team, options);
+      files.push_back({compute_quota_file(team.name), quota.finish()});
+      steps.push_back({"create-compute-quota", compute_quota_file(team.name), {}, {}});
+    }
+  }
+  files.push_back({std::string(kScriptFile), script(options, dropped, steps)});
   return files;
 }
 
@@ -213,6 +430,13 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
             "flavor fungibility (`when-can-borrow`, `when-can-preempt`, `flavor-preference`): HyperPod fixes them",
             team.fungibility_at);
     for (const check::Quota& quota : team.quotas) {
+      if (!accepted(policy, quota)) {
+        out.push_back({fmt::format("team `{}`: the quota for `{}`: HyperPod's API does not accept the instance type "
+                                   "(`hyperpod = false` in the catalog)",
+                                   team.name, quota.type_name),
+                       quota.where});
+        continue;
+      }
       bool lends_less = false;
       for (bool given : quota.lending_limit_given) lends_less = lends_less || given;
       if (lends_less && team.sharing != model::Sharing::dont_lend) {
@@ -221,8 +445,9 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
                                    team.name, quota.type_name),
                        quota.where});
       }
-      if (quota.given[model::index(model::Resource::efa)] ||
-          (quota.absolute_borrow_limit[model::index(model::Resource::efa)])) {
+      // An instance count (the quota's or its borrow limit's) covers EFA as HyperPod does; a written
+      // EFA amount has no member.
+      if (quota.given[model::index(model::Resource::efa)] || quota.borrow_limit_given[model::index(model::Resource::efa)]) {
         out.push_back({fmt::format("team `{}`: the EFA amount of `{}`: HyperPod's quotas have no EFA member", team.name,
                                    quota.type_name),
                        quota.where});
@@ -230,6 +455,34 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
     }
   }
   return out;
+}
+
+void hyperpod_warnings(const check::Policy& policy, Diagnostics& out) {
+  for (const check::Team& team : policy.teams) {
+    // The default (50) is inside the range; only a written limit can be outside it.
+    if (!team.borrow_limit_at) continue;
+    if (team.borrow_limit_percent >= kDocumentedBorrowLimit.first && team.borrow_limit_percent <= kDocumentedBorrowLimit.second) {
+      continue;
+    }
+    Diagnostic& d = out.report(make_diagnostic(
+        Code::borrow_limit_outside_documented_range, *team.borrow_limit_at,
+        fmt::format("the borrow limit of team `{}` is {}%; HyperPod's documentation gives {}% to {}%", team.name,
+                    team.borrow_limit_percent, kDocumentedBorrowLimit.first, kDocumentedBorrowLimit.second),
+        "outside the documented range"));
+    if (team.borrow_limit_percent > kDocumentedBorrowLimit.second) {
+      d.help = "the API model accepts 0 to 10000, so it is exported as written, but the service may refuse it: use at "
+               "most 500%, or absolute limits in the quotas (`borrow-limit = { gpus = 8 }`)";
+    } else if (team.sharing == model::Sharing::lend) {
+      d.help = "the API model accepts 0 to 10000, so it is exported as written; a `lend` team never borrows: remove "
+               "`borrow-limit`";
+    } else if (team.sharing == model::Sharing::lend_and_borrow) {
+      d.help = "the API model accepts 0 to 10000, so it is exported as written; a team that lends and never borrows "
+               "is `sharing = lend`, which HyperPod documents";
+    } else {
+      d.help = "the API model accepts 0 to 10000, so it is exported as written; HyperPod has no other way to say "
+               "that a `dont-lend` team never borrows";
+    }
+  }
 }
 
 }  // namespace gov::bridge

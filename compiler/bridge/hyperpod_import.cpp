@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "compiler/bridge/bridge.hpp"
 #include "compiler/model/quantities.hpp"
@@ -80,11 +82,10 @@ std::string name(const Context& at, const trace::JsonValue& value, std::string_v
 
 /// The amounts of one ComputeQuotaResourceConfig, as the language writes them.
 std::string amounts(const Context& at, const trace::JsonValue& config, const std::string& path,
-                    const check::InstanceType& type, bool count_allowed) {
+                    const check::InstanceType& type) {
   only(at, config, path, {"InstanceType", "Count", "Accelerators", "VCpu", "MemoryInGiB"});
   std::vector<std::string> parts;
   if (const trace::JsonValue* count = optional(at, config, "Count", path + ".Count", trace::JsonKind::number)) {
-    if (!count_allowed) at.fail(path + ".Count", "an absolute borrow limit in instances has no gov form");
     parts.push_back(fmt::format("instances = {}", integer(at, *count, path + ".Count", 0, 10'000'000)));
   }
   if (const trace::JsonValue* accelerators = optional(at, config, "Accelerators", path + ".Accelerators", trace::JsonKind::number)) {
@@ -162,7 +163,7 @@ std::string team_block(const Context& at, const trace::JsonValue& doc, const std
         const std::string item = fmt::format("{}.AbsoluteBorrowLimits[{}]", path, i);
         if (limits->items[i].kind != trace::JsonKind::object) at.fail(item, "expected an object");
         const check::InstanceType& type = instance_type(at, limits->items[i], item, types);
-        absolute[type.name] = amounts(at, limits->items[i], item, type, /*count_allowed=*/false);
+        absolute[type.name] = amounts(at, limits->items[i], item, type);
       }
     }
   }
@@ -173,7 +174,7 @@ std::string team_block(const Context& at, const trace::JsonValue& doc, const std
       const std::string item = fmt::format("ComputeQuotaConfig.ComputeQuotaResources[{}]", i);
       if (resources->items[i].kind != trace::JsonKind::object) at.fail(item, "expected an object");
       const check::InstanceType& type = instance_type(at, resources->items[i], item, types);
-      std::string body = amounts(at, resources->items[i], item, type, /*count_allowed=*/true);
+      std::string body = amounts(at, resources->items[i], item, type);
       if (auto it = absolute.find(type.name); it != absolute.end()) {
         body += fmt::format(", borrow-limit = {{ {} }}", it->second);
         absolute.erase(it);
@@ -240,6 +241,16 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
     std::string policy;
     std::string cluster_name = "imported";
     std::vector<std::string> teams;
+    std::set<std::string> quota_ids;                // a quota listed and described is read once
+    std::optional<std::string> listed_config;       // list-cluster-scheduler-configs: a config to describe
+    const auto add_team = [&](const std::string& file, const trace::JsonValue& doc, const std::string& where) {
+      const trace::JsonValue* object_name = doc.find("Name");
+      const trace::JsonValue* id = doc.find("ComputeQuotaId");
+      if (id && id->kind == trace::JsonKind::string && !quota_ids.insert(id->text).second) return;
+      const Context at{file, fmt::format("{}compute quota `{}`", where,
+                                         object_name && object_name->kind == trace::JsonKind::string ? object_name->text : "?")};
+      teams.push_back(team_block(at, doc, catalog.types));
+    };
     for (const ImportInput& input : inputs) {
       trace::JsonLimits limits;
       limits.max_bytes = kMaxImportBytes;
@@ -255,15 +266,36 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
         policy = policy_block(at, doc);
         if (object_name && object_name->kind == trace::JsonKind::string) cluster_name = name(at, *object_name, "Name");
       } else if (doc.find("ComputeQuotaConfig") || doc.find("ComputeQuotaTarget")) {
-        const trace::JsonValue* object_name = doc.find("Name");
-        const Context at{input.name, fmt::format("compute quota `{}`",
-                                                 object_name && object_name->kind == trace::JsonKind::string ? object_name->text : "?")};
-        teams.push_back(team_block(at, doc, catalog.types));
+        add_team(input.name, doc, "");
+      } else if (const trace::JsonValue* summaries = doc.find("ComputeQuotaSummaries")) {
+        // list-compute-quotas: each summary holds the quota's whole configuration.
+        const Context at{input.name, "list-compute-quotas output"};
+        only(at, doc, "", {"ComputeQuotaSummaries", "NextToken"});
+        if (summaries->kind != trace::JsonKind::array) at.fail("ComputeQuotaSummaries", "expected an array");
+        for (size_t i = 0; i < summaries->items.size(); ++i) {
+          if (summaries->items[i].kind != trace::JsonKind::object) at.fail(fmt::format("ComputeQuotaSummaries[{}]", i), "expected an object");
+          add_team(input.name, summaries->items[i], fmt::format("`ComputeQuotaSummaries[{}]`: ", i));
+        }
+      } else if (const trace::JsonValue* configs = doc.find("ClusterSchedulerConfigSummaries")) {
+        // list-cluster-scheduler-configs has no SchedulerConfig: the describe output must be given too.
+        const Context at{input.name, "list-cluster-scheduler-configs output"};
+        only(at, doc, "", {"ClusterSchedulerConfigSummaries", "NextToken"});
+        if (configs->kind != trace::JsonKind::array) at.fail("ClusterSchedulerConfigSummaries", "expected an array");
+        for (const trace::JsonValue& summary : configs->items) {
+          const trace::JsonValue* config_name = summary.kind == trace::JsonKind::object ? summary.find("Name") : nullptr;
+          if (!listed_config) listed_config = config_name && config_name->kind == trace::JsonKind::string ? config_name->text : "?";
+        }
       } else {
-        throw Failure{fmt::format("`{}`: not a describe-cluster-scheduler-config or describe-compute-quota output "
-                                  "(it has neither `SchedulerConfig` nor `ComputeQuotaConfig`)",
+        throw Failure{fmt::format("`{}`: not a describe-cluster-scheduler-config or describe-compute-quota output, nor a "
+                                  "list-compute-quotas or list-cluster-scheduler-configs one (it has neither "
+                                  "`SchedulerConfig`, `ComputeQuotaConfig` nor a list of summaries)",
                                   input.name)};
       }
+    }
+    if (policy.empty() && listed_config) {
+      throw Failure{fmt::format("cluster scheduler config {} is listed but not described: a list has no `SchedulerConfig`; "
+                                "add its describe-cluster-scheduler-config output",
+                                json_quote(*listed_config, JsonEscapes::unsafe))};
     }
     if (policy.empty()) policy = "policy {\n}\n";  // HyperPod's defaults when no scheduler config is given
     std::string out = fmt::format("# Imported by `gov import hyperpod`.\nimport \"{}\"\n\ncluster {} {{\n  catalog = {}\n",

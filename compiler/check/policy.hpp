@@ -75,6 +75,9 @@ struct Quota {
   model::Resources borrowing_limit{};
   model::Resources lending_limit{model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited, model::kUnlimited};
   std::array<bool, model::kResourceCount> absolute_borrow_limit{};  // set by `borrow-limit = { ... }`
+  // How `borrow-limit = { ... }` was written (HyperPod's AbsoluteBorrowLimits entry: Count, amounts).
+  std::optional<int64_t> borrow_limit_instances;                   // `instances = N`
+  std::array<bool, model::kResourceCount> borrow_limit_given{};     // amounts written
   std::array<bool, model::kResourceCount> lending_limit_given{};    // set by `lending-limit = { ... }`
   Location where;
 };
@@ -102,7 +105,7 @@ struct Team {
   model::WhenCanPreempt when_can_preempt = model::WhenCanPreempt::try_next_flavor;
   model::FlavorPreference flavor_preference = model::FlavorPreference::borrowing_over_preemption;
   // Where some of them were written, for lint warnings about settings without effect.
-  std::optional<Location> borrow_limit_at;  // the `borrow-limit = N%` property
+  std::optional<Location> borrow_limit_at;  // the `borrow-limit = N%` property, when written
   std::optional<Location> borrow_within_cohort_at;
   std::optional<Location> reclaim_within_cohort_at;  // its value
   std::optional<Location> flavor_preference_at;      // the property

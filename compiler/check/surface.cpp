@@ -169,7 +169,7 @@ const Table<Team>& team_table() {
       {{"borrow-limit", K::percentage},
        [](const Assignment& a, Team& t) {
          t.borrow_limit_given = true;
-         t.borrow_limit_at = a.at(a.property.span);
+         if (a.value().kind == V::number) t.borrow_limit_at = a.at(a.property.span);
          t.borrow_limit_percent =
              static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the borrow limit", 0, 10000, "%").value_or(50));
        }},
@@ -249,7 +249,9 @@ const Table<QuotaDraft>& quota_table() {
        [](const Assignment& a, QuotaDraft& q) {
          LendingDraft limits;
          assign_all(amounts_table(), a.value().block, a.checker, a.source, limits);
+         q.out->borrow_limit_instances = limits.instances;
          for (size_t r = 0; r < model::kResourceCount; ++r) {
+           q.out->borrow_limit_given[r] = limits.given[r].has_value();
            if (limits.given[r]) q.absolute[r] = limits.given[r];
            else if (limits.instances) q.absolute[r] = model::checked_mul(*limits.instances, q.type->per_instance[r]);
          }

@@ -92,7 +92,8 @@ enum class Severity { error, warning, note };
   X(threshold_without_borrowing, "W0115", "threshold-without-borrowing", warning, "`max-priority-threshold` is set while the `borrow-within-cohort` policy is `never`, where it has no effect") \
   X(team_never_runs, "W0116", "team-never-runs", warning, "a team has no quota, or only zero quotas with nothing to borrow: it can never run a task") \
   X(unknown_allow, "W0117", "unknown-allow", warning, "a `# gov:allow(...)` comment names no lint warning, so it silences nothing") \
-  X(instance_types_not_checked, "W0118", "instance-types-not-checked", warning, "no catalog is visible, so the instance types a file names are not checked")
+  X(instance_types_not_checked, "W0118", "instance-types-not-checked", warning, "no catalog is visible, so the instance types a file names are not checked") \
+  X(borrow_limit_outside_documented_range, "W0401", "borrow-limit-outside-documented-range", warning, "`gov export hyperpod`: a team's borrow limit is outside 1–500 %, the range HyperPod's documentation gives (its API model accepts 0–10000)")
 
 enum class Code {
 #define GOV_X(id, code, name, severity, summary) id,

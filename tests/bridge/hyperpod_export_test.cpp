@@ -65,7 +65,7 @@ TEST_CASE("gov export hyperpod writes seed 004's compute quota", "[bridge][expor
   CHECK(config.find("\"PriorityClasses\": [\n      {\n        \"Name\": \"high-priority\",\n        \"Weight\": 100\n") !=
         std::string::npos);
   CHECK(config.find("\"FairShare\": \"Enabled\"") != std::string::npos);
-  const std::string script = file(r.out, "create.sh");
+  const std::string script = file(r.out, "apply.sh");
   CHECK(script.find("aws sagemaker create-cluster-scheduler-config --cli-input-json \"file://$dir/cluster-scheduler-config.json\"\n"
                     "aws sagemaker create-compute-quota --cli-input-json \"file://$dir/compute-quota-onlygputeam.json\"\n") !=
         std::string::npos);
@@ -75,7 +75,7 @@ TEST_CASE("gov export hyperpod without an ARN takes it from the environment", "[
   const gov::test::CommandResult r = run_gov("export hyperpod policies/examples/workshop-g5.gov");
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("ClusterArn") == std::string::npos);
-  CHECK(file(r.out, "create.sh").find("aws sagemaker create-compute-quota --cluster-arn \"$CLUSTER_ARN\" --cli-input-json") !=
+  CHECK(file(r.out, "apply.sh").find("aws sagemaker create-compute-quota --cluster-arn \"$CLUSTER_ARN\" --cli-input-json") !=
         std::string::npos);
   const gov::test::CommandResult bad = run_gov("export hyperpod policies/examples/workshop-g5.gov --cluster-arn arn:x");
   CHECK(bad.exit_code == 2);
@@ -91,7 +91,7 @@ TEST_CASE("gov export hyperpod --out writes the files and an executable script",
   REQUIRE(r.exit_code == 0);
   CHECK(gov::test::read_text(dir / "out/compute-quota-team-a.json").find("\"TeamName\": \"team-a\"") != std::string::npos);
   struct stat st {};
-  REQUIRE(::stat((dir / "out/create.sh").c_str(), &st) == 0);
+  REQUIRE(::stat((dir / "out/apply.sh").c_str(), &st) == 0);
   CHECK((st.st_mode & 0111) != 0);
 }
 
@@ -116,7 +116,7 @@ TEST_CASE("gov export hyperpod lists every construct HyperPod cannot express", "
   }
   const gov::test::CommandResult lossy = run_gov("export hyperpod tests/bridge/policies/controls.gov --allow-lossy");
   CHECK(lossy.exit_code == 0);
-  CHECK(file(lossy.out, "create.sh").find("#!/bin/sh\n# Dropped (--allow-lossy): the policy says more than the target can express.\n"
+  CHECK(file(lossy.out, "apply.sh").find("#!/bin/sh\n# Dropped (--allow-lossy): the policy says more than the target can express.\n"
                                           "#   team `research`: `preempt-team-tasks = lower-or-newer-equal-priority`") == 0);
   // EFA amounts have no member in HyperPod's quotas.
   gov::test::TempDir dir("hyperpod-efa");

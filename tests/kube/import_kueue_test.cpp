@@ -105,7 +105,7 @@ TEST_CASE("gov import kueue reads HyperPod's own ClusterQueue of seed 004", "[ku
   REQUIRE(inspect.exit_code == 0);
   CHECK(inspect.out.find("    gpu                             2                1      unlimited\n"
                          "    vcpu                           48               24      unlimited\n"
-                         "    memory (GiB)                  192               96      unlimited\n"
+                         "    memory                    192 GiB           96 GiB      unlimited\n"
                          "    efa                             1                0      unlimited\n") != std::string::npos);
   // Without --capacity the cluster asks for it in a comment, and the policy still checks.
   const gov::test::CommandResult bare = run_gov("import kueue tests/bridge/golden/hyperpod-ns-onlygputeam-clusterqueue.v1beta2.yaml");

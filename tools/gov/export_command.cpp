@@ -1,6 +1,7 @@
 // `gov export`: a checked policy as the objects that govern a cluster (gov::bridge).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <regex>
 
@@ -10,9 +11,11 @@
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "tools/gov/commands.hpp"
+#include "tools/gov/json_inputs.hpp"
 
 namespace gov::cli {
 namespace {
+
 
 /// The value of option `name` among `choices` (the first is the default); nullopt after
 /// printing a usage error.
@@ -25,6 +28,24 @@ std::optional<std::string> choice(const Args& args, std::string_view name, std::
   fmt::print(stderr, "error: unknown value `{}` for `--{}` (expected {})\n", escape_for_terminal(*given), name,
              fmt::join(choices, " or "));
   return std::nullopt;
+}
+
+/// The cluster's current objects from the describe-* and list-compute-quotas outputs in `dir`
+/// (its `.json` files, in name order); nullopt after printing the error.
+std::optional<bridge::HyperpodState> current_state(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    fmt::print(stderr, "error: `--current {}`: not a directory\n", escape_for_terminal(dir));
+    return std::nullopt;
+  }
+  std::optional<std::vector<bridge::ImportInput>> inputs = read_json_inputs({dir});
+  if (!inputs) return std::nullopt;
+  support::Expected<bridge::HyperpodState> state = bridge::read_hyperpod_state(*inputs);
+  if (!state) {
+    fmt::print(stderr, "error: `--current {}`: {}\n", escape_for_terminal(dir), escape_for_terminal(state.error().message));
+    return std::nullopt;
+  }
+  return std::move(state.value());
 }
 
 int run_export(const Args& args) {
@@ -41,7 +62,7 @@ int run_export(const Args& args) {
       return kUsage;
     }
   }
-  for (const char* option : {"cluster-arn", "out"}) {
+  for (const char* option : {"cluster-arn", "out", "format", "current"}) {
     if (!hyperpod && args.has(option)) {
       fmt::print(stderr, "error: `--{}` applies to `gov export hyperpod` only\n", option);
       return kUsage;
@@ -57,10 +78,21 @@ int run_export(const Args& args) {
   }
   const std::optional<std::string> api = choice(args, "api", {"v1beta2", "v1beta1"});
   const std::optional<std::string> naming = choice(args, "naming", {"hyperpod", "plain"});
-  if (!api || !naming) return kUsage;
+  const std::optional<std::string> format = choice(args, "format", {"cli-json", "cloudformation"});
+  if (!api || !naming || !format) return kUsage;
+  options.format = *format == "cli-json" ? bridge::HyperpodFormat::cli_json : bridge::HyperpodFormat::cloudformation;
   options.api = *api == "v1beta2" ? bridge::KueueApi::v1beta2 : bridge::KueueApi::v1beta1;
   options.naming = *naming == "hyperpod" ? bridge::Naming::hyperpod : bridge::Naming::plain;
   options.allow_lossy = args.has("allow-lossy");
+  if (const std::optional<std::string> current = args.value("current")) {
+    if (options.format == bridge::HyperpodFormat::cloudformation) {
+      fmt::print(stderr, "error: `--current` applies to `--format cli-json` only (a CloudFormation stack updates itself)\n");
+      return kUsage;
+    }
+    std::optional<bridge::HyperpodState> state = current_state(*current);
+    if (!state) return kUsage;
+    options.current = std::move(*state);
+  }
 
   int status = kOk;
   std::optional<driver::Source> source = source_argument(args.positional[1], status);
@@ -80,11 +112,16 @@ int run_export(const Args& args) {
     fmt::print(stderr, "{}", printer.text());
   }
   if (!result.ok()) return kFailed;
-  if (!hyperpod) {
+  const std::optional<std::string> out = args.value("out");
+  if (result.files.empty()) {
+    fmt::print("no changes: the cluster's current objects already hold the policy\n");
+    return kOk;
+  }
+  // One file (Kueue's YAML, a CloudFormation template) is printed as it is, for a redirection.
+  if (result.files.size() == 1 && !out) {
     fmt::print("{}", result.files.front().text);
     return kOk;
   }
-  const std::optional<std::string> out = args.value("out");
   if (!out) {
     for (const bridge::ExportedFile& file : result.files) fmt::print("==> {} <==\n{}", file.name, file.text);
     return kOk;
@@ -104,7 +141,14 @@ int run_export(const Args& args) {
     }
     if (file.name.ends_with(".sh")) ::chmod(path.c_str(), 0755);
   }
-  fmt::print("wrote {} files to {}; run {}/create.sh\n", result.files.size(), escape_for_terminal(*out), escape_for_terminal(*out));
+  if (options.format == bridge::HyperpodFormat::cloudformation) {
+    fmt::print("wrote {}/cloudformation.json; deploy it with `aws cloudformation deploy --template-file {}/cloudformation.json "
+               "--stack-name NAME{}`\n",
+               escape_for_terminal(*out), escape_for_terminal(*out),
+               options.cluster_arn.empty() ? " --parameter-overrides ClusterArn=ARN" : "");
+    return kOk;
+  }
+  fmt::print("wrote {} files to {}; run {}/apply.sh\n", result.files.size(), escape_for_terminal(*out), escape_for_terminal(*out));
   return kOk;
 }
 
@@ -113,7 +157,8 @@ int run_export(const Args& args) {
 Command export_command() {
   return {{"export",
            "gov export kueue POLICY [--api v1beta2|v1beta1] [--naming hyperpod|plain] [--allow-lossy]\n"
-           "       gov export hyperpod POLICY [--cluster-arn ARN] [--out DIR] [--allow-lossy]",
+           "       gov export hyperpod POLICY [--cluster-arn ARN] [--out DIR] [--format cli-json|cloudformation]\n"
+           "                           [--current DIR] [--allow-lossy]",
            "Write a checked policy as the objects that govern a cluster: Kueue's resources or HyperPod API input.",
            "`gov export kueue` prints one multi-document YAML that `kubectl apply -f` accepts: a Namespace,\n"
            "ClusterQueue and LocalQueue per team, a ResourceFlavor per instance type (node label\n"
@@ -126,16 +171,25 @@ Command export_command() {
            "`plain` after the teams, classes and cluster.\n"
            "`gov export hyperpod` writes the input of `aws sagemaker create-cluster-scheduler-config` (priority\n"
            "classes, fair share, idle-resource sharing) and of `create-compute-quota` per team (`--cli-input-json`\n"
-           "documents) and `create.sh`, which runs them in order: into `--out DIR`, or on standard output, each\n"
+           "documents) and `apply.sh`, which runs them in order: into `--out DIR`, or on standard output, each\n"
            "file after a `==> NAME <==` line. Without `--cluster-arn` the script takes `$CLUSTER_ARN`.\n"
+           "`--format cloudformation` writes one template instead (`cloudformation.json` in `--out DIR`, or printed):\n"
+           "AWS::SageMaker::ClusterSchedulerConfig and one AWS::SageMaker::ComputeQuota per team, the cluster's ARN\n"
+           "its parameter `ClusterArn` (default `--cluster-arn`).\n"
+           "`--current DIR` compares with the cluster's objects (`describe-cluster-scheduler-config`,\n"
+           "`describe-compute-quota` and `list-compute-quotas` outputs, the `.json` files of DIR) and writes only\n"
+           "what changed: `update-…` documents (TargetVersion the described version), creates for new teams and\n"
+           "deletes for removed ones in `apply.sh`; nothing when the cluster already holds the policy.\n"
            "What the target has no field for (admission rules, `default-priority`; for HyperPod also Kueue's\n"
-           "controls, lending limits, EFA amounts) is an error (E0401) for each\n"
-           "construct; `--allow-lossy` exports the rest, lists what was dropped in a comment and warns. See\n"
-           "docs/deploy.md.",
+           "controls, lending limits, EFA amounts, instance types outside its API) is an error (E0401) for each\n"
+           "construct; `--allow-lossy` exports the rest, lists what was dropped in a comment and warns. A HyperPod\n"
+           "borrow limit outside the documented 1-500% is exported with a warning (W0401). See docs/deploy.md.",
            {{"api", "VERSION", "v1beta2 (default) or v1beta1"},
             {"naming", "NAMING", "hyperpod (default) or plain"},
             {"cluster-arn", "ARN", "hyperpod: the cluster's ARN, written into every document"},
             {"out", "DIR", "hyperpod: write the files into DIR (created if missing)"},
+            {"format", "FORMAT", "hyperpod: cli-json (default) or cloudformation"},
+            {"current", "DIR", "hyperpod: update the objects described in DIR's JSON files, only what changed"},
             {"allow-lossy", "", "export what the target can express; drop the rest with a comment"}}},
           run_export};
 }

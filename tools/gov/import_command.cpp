@@ -8,6 +8,7 @@
 #include "compiler/kube/yaml.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "tools/gov/commands.hpp"
+#include "tools/gov/json_inputs.hpp"
 
 namespace gov::cli {
 namespace {
@@ -63,14 +64,20 @@ int run_import(const Args& args) {
   if (std::optional<std::string> text = read_file(options.catalog_import, bridge::kMaxImportBytes * 16, error)) catalog_text = std::move(*text);
 
   std::vector<bridge::ImportInput> inputs;
-  for (size_t i = 1; i < args.positional.size(); ++i) {
-    const std::string& path = args.positional[i];
-    std::optional<std::string> text = read_file(path, kueue ? kube::YamlLimits{}.max_bytes : bridge::kMaxImportBytes, error);
-    if (!text) {
-      fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(path), escape_for_terminal(error));
-      return kUsage;
+  const std::vector<std::string> paths(args.positional.begin() + 1, args.positional.end());
+  if (kueue) {
+    for (const std::string& path : paths) {
+      std::optional<std::string> text = read_file(path, kube::YamlLimits{}.max_bytes, error);
+      if (!text) {
+        fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(path), escape_for_terminal(error));
+        return kUsage;
+      }
+      inputs.push_back({std::filesystem::path(path).filename().string(), std::move(*text)});
     }
-    inputs.push_back({std::filesystem::path(path).filename().string(), std::move(*text)});
+  } else {  // HyperPod's JSON outputs: files, or the `.json` files of directories
+    std::optional<std::vector<bridge::ImportInput>> json = read_json_inputs(paths);
+    if (!json) return kUsage;
+    inputs = std::move(*json);
   }
   const check::Catalog& types = catalog->checked.result.policy.catalogs[0];
   support::Expected<std::string> imported =
@@ -109,10 +116,12 @@ int run_import(const Args& args) {
 }  // namespace
 
 Command import_command() {
-  return {{"import", "gov import hyperpod|kueue FILE... [--catalog PATH] [--capacity TYPE=N,...]",
+  return {{"import", "gov import hyperpod FILE|DIR... | gov import kueue FILE... [--catalog PATH] [--capacity TYPE=N,...]",
            "Read an existing SageMaker HyperPod or Kueue setup and print it as a formatted `.gov` policy.",
            "FILEs are `aws sagemaker describe-cluster-scheduler-config` and `describe-compute-quota` outputs (one JSON\n"
-           "object each, at most one scheduler config). The policy imports the catalog `--catalog` names (default\n"
+           "object each, at most one scheduler config), or `list-compute-quotas` outputs (a quota listed and described\n"
+           "is read once; `list-cluster-scheduler-configs` needs the config's describe too); a DIR stands for its\n"
+           "`.json` files in name order. The policy imports the catalog `--catalog` names (default\n"
            "policies/catalog/aws-ml.gov, written as given: run from the directory the policy will live in, or edit\n"
            "the import); HyperPod's API has no capacity, so give it with `--capacity ml.g5.8xlarge=4,...` or fill in the\n"
            "comment. The output checks. What gov cannot represent (an unknown member, a partition, an amount that\n"
