@@ -1,0 +1,368 @@
+// `gov lsp` end to end (issue 24): the real binary as an editor starts it, spoken to over pipes
+// with Content-Length framing. Diagnostics across imports, hover, completion, definition,
+// references, formatting, symbols, quick fixes, and hostile input answered with JSON-RPC errors.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
+#include <string>
+
+#include "tests/check/json_reader.hpp"
+#include "tests/support/test_support.hpp"
+
+using gov::test::Json;
+
+namespace {
+
+/// `gov lsp` as a child process with its standard input and output as pipes.
+class Client {
+ public:
+  Client() {
+    int to_child[2], from_child[2];
+    REQUIRE(::pipe(to_child) == 0);
+    REQUIRE(::pipe(from_child) == 0);
+    pid_ = ::fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      ::dup2(to_child[0], 0);
+      ::dup2(from_child[1], 1);
+      ::close(to_child[1]);
+      ::close(from_child[0]);
+      ::execl(GOV_BINARY, GOV_BINARY, "lsp", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    in_ = to_child[1];
+    out_ = from_child[0];
+    ::signal(SIGPIPE, SIG_IGN);
+  }
+  ~Client() {
+    if (in_ >= 0) ::close(in_);
+    if (out_ >= 0) ::close(out_);
+    if (pid_ > 0 && !reaped_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  void raw(const std::string& bytes) {
+    size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t n = ::write(in_, bytes.data() + done, bytes.size() - done);
+      REQUIRE(n > 0);
+      done += static_cast<size_t>(n);
+    }
+  }
+  void send(const std::string& json) { raw("Content-Length: " + std::to_string(json.size()) + "\r\n\r\n" + json); }
+  void request(int id, const std::string& method, const std::string& params) {
+    send(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method + R"(","params":)" + params + "}");
+  }
+  void notify(const std::string& method, const std::string& params) {
+    send(R"({"jsonrpc":"2.0","method":")" + method + R"(","params":)" + params + "}");
+  }
+
+  /// The next message from the server; fails the test rather than hang when none comes within a
+  /// minute (a bound against hanging, not a speed assertion).
+  Json next() {
+    for (;;) {
+      const size_t header_end = buffer_.find("\r\n\r\n");
+      if (header_end != std::string::npos) {
+        const size_t length = std::stoul(buffer_.substr(buffer_.find(':') + 1, header_end));
+        if (buffer_.size() >= header_end + 4 + length) {
+          const std::string body = buffer_.substr(header_end + 4, length);
+          buffer_.erase(0, header_end + 4 + length);
+          INFO(body);
+          return gov::test::JsonReader(body).document();
+        }
+      }
+      pollfd p{out_, POLLIN, 0};
+      REQUIRE(::poll(&p, 1, 60'000) == 1);
+      char chunk[65536];
+      const ssize_t n = ::read(out_, chunk, sizeof chunk);
+      REQUIRE(n > 0);
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+  /// The response to request `id` (notifications before it are skipped).
+  Json response(int id) {
+    for (;;) {
+      Json m = next();
+      if (has(m, "id") && m["id"].kind == Json::Kind::number && m["id"].integer() == id) return m;
+    }
+  }
+  /// The next diagnostics published for `uri`.
+  Json diagnostics(const std::string& uri) {
+    for (;;) {
+      Json m = next();
+      if (has(m, "method") && m["method"].str() == "textDocument/publishDiagnostics" && m["params"]["uri"].str() == uri) {
+        return m["params"]["diagnostics"];
+      }
+    }
+  }
+  int wait_exit() {
+    ::close(in_);
+    in_ = -1;
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    reaped_ = true;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  static bool has(const Json& object, const std::string& key) {
+    for (const std::string& k : object.keys) {
+      if (k == key) return true;
+    }
+    return false;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+  bool reaped_ = false;
+  std::string buffer_;
+};
+
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+constexpr const char* kCatalog = R"(catalog lab {
+  instance ml.g5.8xlarge { gpus = 1, vcpus = 32, memory = 128 GiB, efa = 1 }
+  instance ml.p5.48xlarge { gpus = 8, vcpus = 192, memory = 2 TiB, efa = 32 }
+}
+)";
+
+constexpr const char* kPolicy = R"(import "catalog.gov"
+
+cluster c {
+  catalog  = lab
+  capacity = { ml.g5.8xlarge: 4 }
+}
+
+policy {
+  priority high = 90
+}
+
+team team-a {
+  quota ml.g5.8xlarge { instances = 2 }
+}
+
+rule only-a {
+  when task.team != team-a
+  deny "team-a only"
+}
+)";
+
+/// A workspace with the catalog and the policy, the client initialised on it, both documents open.
+struct Session {
+  gov::test::TempDir dir{"lsp"};
+  std::string catalog = dir.write("catalog.gov", kCatalog);
+  std::string policy = dir.write("policy.gov", kPolicy);
+  std::string catalog_uri = "file://" + catalog;
+  std::string policy_uri = "file://" + policy;
+  Client client;
+
+  Session() {
+    client.request(1, "initialize", R"({"processId":null,"rootUri":")" + std::string("file://") + dir.path().string() +
+                                        R"(","capabilities":{}})");
+    Json init = client.response(1);
+    REQUIRE(Client::has(init, "result"));
+    client.notify("initialized", "{}");
+  }
+  void open(const std::string& uri, const std::string& text, int version = 1) {
+    client.notify("textDocument/didOpen", R"({"textDocument":{"uri":")" + uri + R"(","languageId":"gov","version":)" +
+                                              std::to_string(version) + R"(,"text":)" + quoted(text) + "}}");
+  }
+  void change(const std::string& uri, const std::string& text, int version) {
+    client.notify("textDocument/didChange", R"({"textDocument":{"uri":")" + uri + R"(","version":)" + std::to_string(version) +
+                                                R"(},"contentChanges":[{"text":)" + quoted(text) + "}]}");
+  }
+  std::string at(const std::string& uri, int line, int character) const {
+    return R"({"textDocument":{"uri":")" + uri + R"("},"position":{"line":)" + std::to_string(line) +
+           R"(,"character":)" + std::to_string(character) + "}}";
+  }
+};
+
+bool any_code(const Json& diagnostics, const std::string& code) {
+  for (const Json& d : diagnostics.items) {
+    if (d["code"].str() == code) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("gov lsp: initialize, shutdown and exit", "[lsp]") {
+  Client client;
+  client.request(1, "initialize", R"({"processId":null,"rootUri":null,"capabilities":{}})");
+  const Json init = client.response(1);
+  const Json& capabilities = init["result"]["capabilities"];
+  CHECK(capabilities["hoverProvider"].boolean);
+  CHECK(capabilities["documentFormattingProvider"].boolean);
+  CHECK(capabilities["textDocumentSync"]["change"].integer() == 1);
+  client.request(2, "shutdown", "null");
+  CHECK(client.response(2)["result"].kind == Json::Kind::null);
+  client.notify("exit", "null");
+  CHECK(client.wait_exit() == 0);
+
+  Client abrupt;  // exit without shutdown: status 1, as the protocol says
+  abrupt.notify("exit", "null");
+  CHECK(abrupt.wait_exit() == 1);
+}
+
+TEST_CASE("gov lsp: diagnostics on open and change, across imports", "[lsp]") {
+  Session s;
+  std::string typo = kPolicy;
+  typo.replace(typo.find("quota ml.g5.8xlarge"), std::string("quota ml.g5.8xlarge").size(), "quota ml.g5.8xlargee");
+  s.open(s.catalog_uri, kCatalog);
+  s.open(s.policy_uri, typo);
+  Json diagnostics = s.client.diagnostics(s.policy_uri);
+  REQUIRE(diagnostics.size() >= 1);
+  const Json& d = diagnostics[0];
+  CHECK(d["code"].str() == "E0203");
+  CHECK(d["source"].str() == "gov");
+  CHECK(d["severity"].integer() == 1);
+  CHECK(d["range"]["start"]["line"].integer() == 12);
+  CHECK(d["range"]["start"]["character"].integer() == 8);
+  CHECK(d["message"].str().find("did you mean `ml.g5.8xlarge`") != std::string::npos);
+  CHECK(d["codeDescription"]["href"].str().ends_with("docs/diagnostics.md#e0203"));
+
+  // Fixed in the buffer (not on disk): no diagnostics.
+  s.change(s.policy_uri, kPolicy, 2);
+  CHECK(s.client.diagnostics(s.policy_uri).size() == 0);
+
+  // The catalog's buffer loses ml.g5.8xlarge: the policy that imports it is re-checked.
+  std::string smaller = kCatalog;
+  smaller.erase(smaller.find("  instance ml.g5.8xlarge"), smaller.find("  instance ml.p5") - smaller.find("  instance ml.g5.8xlarge"));
+  s.change(s.catalog_uri, smaller, 2);
+  bool reported = false;
+  for (int i = 0; i < 4 && !reported; ++i) reported = any_code(s.client.diagnostics(s.policy_uri), "E0203");
+  CHECK(reported);
+}
+
+TEST_CASE("gov lsp: hover, completion, definition and references", "[lsp]") {
+  Session s;
+  s.open(s.catalog_uri, kCatalog);
+  s.open(s.policy_uri, kPolicy);
+  CHECK(s.client.diagnostics(s.policy_uri).size() == 0);
+  // Hover on `ml.g5.8xlarge` in the quota (line 12, `  quota ml.g5.8xlarge`).
+  s.client.request(10, "textDocument/hover", s.at(s.policy_uri, 12, 12));
+  const std::string type = s.client.response(10)["result"]["contents"]["value"].str();
+  CHECK(type.find("**ml.g5.8xlarge**: 1 gpus, 32 vcpus, 128 GiB memory, 1 efa") != std::string::npos);
+  // On the team's name: its resolved quota.
+  s.client.request(11, "textDocument/hover", s.at(s.policy_uri, 11, 7));
+  const std::string team = s.client.response(11)["result"]["contents"]["value"].str();
+  CHECK(team.find("**team team-a**") != std::string::npos);
+  CHECK(team.find("`ml.g5.8xlarge`: gpus 2 (+1)") != std::string::npos);
+  // On a class: its weight and rank.
+  s.client.request(12, "textDocument/hover", s.at(s.policy_uri, 8, 12));
+  CHECK(s.client.response(12)["result"]["contents"]["value"].str() == "**priority class high**: weight 90, rank 1 of 1");
+
+  // Completion: a choice property's values, instance types after `quota`, task fields.
+  std::string editing = kPolicy;
+  editing.replace(editing.find("  quota ml.g5.8xlarge { instances = 2 }\n"), 0, "  sharing = \n  quota \n");
+  s.change(s.policy_uri, editing, 2);
+  auto labels = [&](int id, int line, int character) {
+    s.client.request(id, "textDocument/completion", s.at(s.policy_uri, line, character));
+    std::vector<std::string> out;
+    const Json reply = s.client.response(id);
+    for (const Json& item : reply["result"]["items"].items) out.push_back(item["label"].str());
+    return out;
+  };
+  const std::vector<std::string> sharing = labels(20, 12, 12);
+  CHECK(sharing == std::vector<std::string>{"lend-and-borrow", "lend", "dont-lend"});
+  const std::vector<std::string> types = labels(21, 13, 8);
+  CHECK(std::find(types.begin(), types.end(), "ml.p5.48xlarge") != types.end());
+  const std::vector<std::string> fields = labels(22, 18, 12);  // `  when task.` (line 18 after the edit)
+  CHECK(std::find(fields.begin(), fields.end(), "task.gpus") != fields.end());
+  s.change(s.policy_uri, kPolicy, 3);
+
+  // Definition of `team-a` in the rule (line 16): the team's declaration, line 11.
+  s.client.request(30, "textDocument/definition", s.at(s.policy_uri, 16, 21));
+  const Json location = s.client.response(30)["result"];
+  CHECK(location["uri"].str() == s.policy_uri);
+  CHECK(location["range"]["start"]["line"].integer() == 11);
+  // Definition of an instance type: in the catalog file.
+  s.client.request(31, "textDocument/definition", s.at(s.policy_uri, 12, 12));
+  CHECK(s.client.response(31)["result"]["uri"].str() == s.catalog_uri);
+  // References of team-a: its declaration and its use in the rule.
+  s.client.request(32, "textDocument/references", s.at(s.policy_uri, 11, 7));
+  CHECK(s.client.response(32)["result"].size() == 2);
+}
+
+TEST_CASE("gov lsp: formatting, symbols and quick fixes", "[lsp]") {
+  Session s;
+  s.open(s.catalog_uri, kCatalog);
+  const std::string messy = "import \"catalog.gov\"\nteam team-a {\n  sharing=LendAndBorrow\n  quota ml.g5.8xlarge {instances=2}\n}\n";
+  s.open(s.policy_uri, messy);
+  s.client.diagnostics(s.policy_uri);
+  // A syntax error: no formatting edit (as `gov fmt` writes nothing).
+  s.client.request(40, "textDocument/formatting", R"({"textDocument":{"uri":")" + s.policy_uri + R"("},"options":{"tabSize":2,"insertSpaces":true}})");
+  CHECK(s.client.response(40)["result"].size() == 0);
+  // The quick fix for the AWS spelling.
+  s.client.request(41, "textDocument/codeAction", R"({"textDocument":{"uri":")" + s.policy_uri +
+                                                      R"("},"range":{"start":{"line":2,"character":10},"end":{"line":2,"character":10}},"context":{"diagnostics":[]}})");
+  const Json actions = s.client.response(41)["result"];
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0]["title"].str() == "replace with `lend-and-borrow`");
+  CHECK(actions[0]["edit"]["changes"][s.policy_uri][0]["newText"].str() == "lend-and-borrow");
+
+  const std::string fixed = "import \"catalog.gov\"\nteam team-a {\n  sharing=lend-and-borrow\n  quota ml.g5.8xlarge {instances=2}\n}\n";
+  s.change(s.policy_uri, fixed, 2);
+  s.client.request(42, "textDocument/formatting", R"({"textDocument":{"uri":")" + s.policy_uri + R"("},"options":{"tabSize":2,"insertSpaces":true}})");
+  const Json edits = s.client.response(42)["result"];
+  REQUIRE(edits.size() == 1);
+  CHECK(edits[0]["newText"].str() ==
+        "import \"catalog.gov\"\n\nteam team-a {\n  sharing = lend-and-borrow\n  quota ml.g5.8xlarge { instances = 2 }\n}\n");
+  s.client.request(43, "textDocument/documentSymbol", R"({"textDocument":{"uri":")" + s.policy_uri + R"("}})");
+  const Json symbols = s.client.response(43)["result"];
+  REQUIRE(symbols.size() == 1);
+  CHECK(symbols[0]["name"].str() == "team team-a");
+  CHECK(symbols[0]["children"][0]["name"].str() == "quota ml.g5.8xlarge");
+}
+
+TEST_CASE("gov lsp: hostile input is a JSON-RPC error, never a crash or a hang", "[lsp][security]") {
+  Session s;
+  // A header without Content-Length, then a valid request: both answered.
+  s.client.raw("Content-Type: application/vscode-jsonrpc\r\n\r\n");
+  Json bad = s.client.next();
+  CHECK(bad["error"]["code"].integer() == -32700);
+  CHECK(bad["id"].kind == Json::Kind::null);
+  // Malformed JSON.
+  s.client.send("{\"jsonrpc\":\"2.0\",\"id\":");
+  CHECK(s.client.next()["error"]["code"].integer() == -32700);
+  // An unknown method.
+  s.client.request(50, "textDocument/teleport", "{}");
+  CHECK(s.client.response(50)["error"]["code"].integer() == -32601);
+  // A file outside the workspace.
+  s.client.request(51, "textDocument/hover", s.at("file:///etc/passwd", 0, 0));
+  const Json outside = s.client.response(51);
+  CHECK(outside["error"]["code"].integer() == -32602);
+  CHECK(outside["error"]["message"].str().find("outside the workspace") != std::string::npos);
+  // A message over 64 MiB: skipped, reported, and the server goes on.
+  const size_t huge = (size_t{64} << 20) + 1;
+  s.client.raw("Content-Length: " + std::to_string(huge) + "\r\n\r\n");
+  const std::string chunk(1 << 20, ' ');
+  for (size_t sent = 0; sent < huge; sent += chunk.size()) s.client.raw(chunk.substr(0, std::min(chunk.size(), huge - sent)));
+  Json too_large = s.client.next();
+  CHECK(too_large["error"]["message"].str().find("larger than the 64 MiB") != std::string::npos);
+  s.client.request(52, "shutdown", "null");
+  CHECK(s.client.response(52)["result"].kind == Json::Kind::null);
+  s.client.notify("exit", "null");
+  CHECK(s.client.wait_exit() == 0);
+}
