@@ -186,7 +186,7 @@ TEST_CASE("gov inspect shows partitions and their derived vCPU and memory", "[mi
   INFO(text.err);
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("    vcpu                            6                3      unlimited\n") != std::string::npos);
-  CHECK(text.out.find("    memory (GiB)                   82               41      unlimited\n") != std::string::npos);
+  CHECK(text.out.find("    memory                     82 GiB           41 GiB      unlimited\n") != std::string::npos);
   CHECK(text.out.find("    mig-1g.5gb                      4                2      unlimited\n") != std::string::npos);
   const auto json = gov::test::run_gov("inspect --format json " + path);
   REQUIRE(json.exit_code == 0);
@@ -207,4 +207,31 @@ TEST_CASE("running a policy with partitions is refused until the engine charges 
   const auto result = gov::test::run_gov("test " + path);
   CHECK(result.exit_code == 1);
   CHECK((result.out + result.err).find("the engine does not run yet") != std::string::npos);
+}
+
+TEST_CASE("gov diff reports partition changes per profile and lost guaranteed partitions", "[mig]") {
+  gov::test::TempDir dir("mig-diff");
+  dir.copy_catalog();
+  const std::string head =
+      "import \"../../policies/catalog/aws-ml.gov\"\n"
+      "cluster c { catalog = aws-ml, capacity = { ml.p5.48xlarge: 1 } }\npolicy {}\n";
+  const std::string before = dir.write(
+      "tests/mig/before.gov",
+      head + "team a {\n  quota ml.p5.48xlarge { partitions = { mig-1g.10gb: 14, mig-3g.40gb: 2 } }\n}\n");
+  const std::string after = dir.write(
+      "tests/mig/after.gov",
+      head + "team a {\n  quota ml.p5.48xlarge { partitions = { mig-1g.10gb: 10, mig-7g.80gb: 1 }, "
+             "lending-limit = { partitions = { mig-1g.10gb: 4 } } }\n}\n");
+  const auto result = gov::test::run_gov("diff --files " + before + " " + after);
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("ml.p5.48xlarge mig-1g.10gb nominal: 14 → 10 (-4)") != std::string::npos);
+  CHECK(result.out.find("ml.p5.48xlarge mig-1g.10gb borrowing limit: 7 → 5 (-2)") != std::string::npos);
+  CHECK(result.out.find("ml.p5.48xlarge mig-1g.10gb lending limit: unlimited → 4") != std::string::npos);
+  CHECK(result.out.find("ml.p5.48xlarge mig-7g.80gb nominal: (none) → 1") != std::string::npos);
+  CHECK(result.out.find("ml.p5.48xlarge mig-3g.40gb nominal: 2 → (removed)") != std::string::npos);
+  CHECK(result.out.find("team `a` loses 4 guaranteed `mig-1g.10gb` GPU partitions on ml.p5.48xlarge") !=
+        std::string::npos);
+  CHECK(result.out.find("team `a` loses 2 guaranteed `mig-3g.40gb` GPU partitions on ml.p5.48xlarge") !=
+        std::string::npos);
 }
