@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/json_writer.hpp"
 
@@ -68,8 +69,11 @@ void scheduler_config(JsonWriter& out, const check::Policy& policy, const Export
   out.end_object();
 }
 
+/// `partition` is the quota's one GPU partition and its count, when it has one (HyperPod's entry
+/// holds one `AcceleratorPartition`; more is reported by hyperpod_not_expressible).
 void resource_config(JsonWriter& out, const check::Quota& quota, const model::Resources& amounts,
-                     const std::array<bool, model::kResourceCount>& given, bool count) {
+                     const std::array<bool, model::kResourceCount>& given, bool count,
+                     const check::PartitionQuota* partition = nullptr, int64_t partition_count = 0) {
   out.begin_object();
   out.field("InstanceType", quota.type_name);
   if (count && quota.instances) out.field("Count", *quota.instances);
@@ -79,7 +83,18 @@ void resource_config(JsonWriter& out, const check::Quota& quota, const model::Re
     if (!given[r] || !member) continue;
     amount(out, member, resource, amounts[r]);
   }
+  if (partition) {
+    out.key("AcceleratorPartition");
+    out.begin_object();
+    out.field("Type", partition->profile);
+    out.field("Count", partition_count);
+    out.end_object();
+  }
   out.end_object();
+}
+
+const check::PartitionQuota* first_partition(const check::Quota& quota) {
+  return quota.partitions.empty() ? nullptr : &quota.partitions.front();
 }
 
 std::string_view strategy(model::Sharing sharing) {
@@ -100,7 +115,10 @@ void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions
   out.begin_object();
   out.key("ComputeQuotaResources");
   out.begin_array();
-  for (const check::Quota& quota : team.quotas) resource_config(out, quota, quota.nominal, quota.given, /*count=*/true);
+  for (const check::Quota& quota : team.quotas) {
+    const check::PartitionQuota* partition = first_partition(quota);
+    resource_config(out, quota, quota.nominal, quota.given, /*count=*/true, partition, partition ? partition->nominal : 0);
+  }
   out.end_array();
   out.key("ResourceSharingConfig");
   out.begin_object();
@@ -108,8 +126,13 @@ void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions
   if (team.sharing == model::Sharing::lend_and_borrow) {
     out.field("BorrowLimit", int64_t{team.borrow_limit_percent});
     bool any_absolute = false;
+    const auto absolute_partition = [](const check::Quota& quota) {
+      const check::PartitionQuota* p = first_partition(quota);
+      return p && p->absolute_borrow_limit ? p : nullptr;
+    };
     for (const check::Quota& quota : team.quotas) {
       for (bool absolute : quota.absolute_borrow_limit) any_absolute = any_absolute || absolute;
+      any_absolute = any_absolute || absolute_partition(quota);
     }
     if (any_absolute) {
       out.key("AbsoluteBorrowLimits");
@@ -117,7 +140,11 @@ void compute_quota(JsonWriter& out, const check::Team& team, const ExportOptions
       for (const check::Quota& quota : team.quotas) {
         bool any = false;
         for (bool absolute : quota.absolute_borrow_limit) any = any || absolute;
-        if (any) resource_config(out, quota, quota.borrowing_limit, quota.absolute_borrow_limit, /*count=*/false);
+        const check::PartitionQuota* partition = absolute_partition(quota);
+        if (any || partition) {
+          resource_config(out, quota, quota.borrowing_limit, quota.absolute_borrow_limit, /*count=*/false, partition,
+                          partition ? partition->borrowing_limit : 0);
+        }
       }
       out.end_array();
     }
@@ -220,6 +247,26 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
                                    "(`sharing`)",
                                    team.name, quota.type_name),
                        quota.where});
+      }
+      if (quota.partitions.size() > 1) {
+        out.push_back({fmt::format("team `{}`: the partitions of `{}`: HyperPod's quota entry takes one "
+                                   "`AcceleratorPartition`, and this quota gives {} profiles",
+                                   team.name, quota.type_name, quota.partitions.size()),
+                       quota.partitions[1].where});
+      }
+      for (const check::PartitionQuota& p : quota.partitions) {
+        if (!model::in_hyperpod_partition_enum(p.profile)) {
+          out.push_back({fmt::format("team `{}`: `{}` partitions of `{}`: HyperPod's `AcceleratorPartition` type does "
+                                     "not accept the profile",
+                                     team.name, p.profile, quota.type_name),
+                         p.where});
+        }
+        if (p.lending_limit_given && team.sharing != model::Sharing::dont_lend) {
+          out.push_back({fmt::format("team `{}`: the lending limit of `{}` partitions of `{}`: HyperPod lends all of a "
+                                     "quota or none of it (`sharing`)",
+                                     team.name, p.profile, quota.type_name),
+                         p.where});
+        }
       }
       if (quota.given[model::index(model::Resource::efa)] ||
           (quota.absolute_borrow_limit[model::index(model::Resource::efa)])) {
