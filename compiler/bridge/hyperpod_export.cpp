@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/assert.hpp"
 #include "compiler/support/json_writer.hpp"
@@ -91,10 +92,13 @@ void scheduler_config(JsonWriter& out, const check::Policy& policy, const Export
   out.end_object();
 }
 
-/// One ComputeQuotaResourceConfig: the instance type, `count` instances (when given) and the
-/// `given` resources of `amounts` that the API has a member for.
+/// One ComputeQuotaResourceConfig: the instance type, `count` instances (when given), the
+/// `given` resources of `amounts` that the API has a member for, and `partition`, the quota's one
+/// GPU partition with its count, when it has one (HyperPod's entry holds one
+/// `AcceleratorPartition`; more is reported by hyperpod_not_expressible).
 void resource_config(JsonWriter& out, const check::Quota& quota, const model::Resources& amounts,
-                     const std::array<bool, model::kResourceCount>& given, std::optional<int64_t> count) {
+                     const std::array<bool, model::kResourceCount>& given, std::optional<int64_t> count,
+                     const check::PartitionQuota* partition = nullptr, int64_t partition_count = 0) {
   out.begin_object();
   out.field("InstanceType", quota.type_name);
   if (count) out.field("Count", *count);
@@ -103,6 +107,13 @@ void resource_config(JsonWriter& out, const check::Quota& quota, const model::Re
     const char* member = member_of(resource);
     if (!given[r] || !member) continue;
     amount(out, member, resource, amounts[r]);
+  }
+  if (partition) {
+    out.key("AcceleratorPartition");
+    out.begin_object();
+    out.field("Type", partition->profile);
+    out.field("Count", partition_count);
+    out.end_object();
   }
   out.end_object();
 }
@@ -128,6 +139,10 @@ bool writes_borrow_limits(const check::Team& team) {
   return false;
 }
 
+const check::PartitionQuota* first_partition(const check::Quota& quota) {
+  return quota.partitions.empty() ? nullptr : &quota.partitions.front();
+}
+
 std::string_view strategy(model::Sharing sharing) {
   switch (sharing) {
     case model::Sharing::lend_and_borrow: return "LendAndBorrow";
@@ -146,7 +161,9 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
   out.key("ComputeQuotaResources");
   out.begin_array();
   for (const check::Quota& quota : team.quotas) {
-    if (accepted(policy, quota)) resource_config(out, quota, quota.nominal, quota.given, quota.instances);
+    if (!accepted(policy, quota)) continue;
+    const check::PartitionQuota* partition = first_partition(quota);
+    resource_config(out, quota, quota.nominal, quota.given, quota.instances, partition, partition ? partition->nominal : 0);
   }
   out.end_array();
   out.key("ResourceSharingConfig");
@@ -155,8 +172,13 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
   if (writes_borrow_limits(team)) {
     out.field("BorrowLimit", int64_t{team.borrow_limit_percent});
     bool any_absolute = false;
+    const auto absolute_partition = [](const check::Quota& quota) {
+      const check::PartitionQuota* p = first_partition(quota);
+      return p && p->absolute_borrow_limit ? p : nullptr;
+    };
     for (const check::Quota& quota : team.quotas) {
       for (bool absolute : quota.absolute_borrow_limit) any_absolute = any_absolute || (absolute && accepted(policy, quota));
+      any_absolute = any_absolute || (absolute_partition(quota) && accepted(policy, quota));
     }
     if (any_absolute) {
       out.key("AbsoluteBorrowLimits");
@@ -165,8 +187,10 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
         bool any = false;
         for (bool absolute : quota.absolute_borrow_limit) any = any || absolute;
         // As written: `instances = N` is the entry's Count, amounts its members.
-        if (any && accepted(policy, quota)) {
-          resource_config(out, quota, quota.borrowing_limit, quota.borrow_limit_given, quota.borrow_limit_instances);
+        const check::PartitionQuota* partition = absolute_partition(quota);
+        if ((any || partition) && accepted(policy, quota)) {
+          resource_config(out, quota, quota.borrowing_limit, quota.borrow_limit_given, quota.borrow_limit_instances,
+                          partition, partition ? partition->borrowing_limit : 0);
         }
       }
       out.end_array();
@@ -444,6 +468,26 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
                                    "(`sharing`)",
                                    team.name, quota.type_name),
                        quota.where});
+      }
+      if (quota.partitions.size() > 1) {
+        out.push_back({fmt::format("team `{}`: the partitions of `{}`: HyperPod's quota entry takes one "
+                                   "`AcceleratorPartition`, and this quota gives {} profiles",
+                                   team.name, quota.type_name, quota.partitions.size()),
+                       quota.partitions[1].where});
+      }
+      for (const check::PartitionQuota& p : quota.partitions) {
+        if (!model::in_hyperpod_partition_enum(p.profile)) {
+          out.push_back({fmt::format("team `{}`: `{}` partitions of `{}`: HyperPod's `AcceleratorPartition` type does "
+                                     "not accept the profile",
+                                     team.name, p.profile, quota.type_name),
+                         p.where});
+        }
+        if (p.lending_limit_given && team.sharing != model::Sharing::dont_lend) {
+          out.push_back({fmt::format("team `{}`: the lending limit of `{}` partitions of `{}`: HyperPod lends all of a "
+                                     "quota or none of it (`sharing`)",
+                                     team.name, p.profile, quota.type_name),
+                         p.where});
+        }
       }
       // An instance count (the quota's or its borrow limit's) covers EFA as HyperPod does; a written
       // EFA amount has no member.

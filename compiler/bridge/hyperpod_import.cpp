@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compiler/bridge/bridge.hpp"
+#include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 #include "runtime/trace/json.hpp"
 
@@ -83,7 +84,7 @@ std::string name(const Context& at, const trace::JsonValue& value, std::string_v
 /// The amounts of one ComputeQuotaResourceConfig, as the language writes them.
 std::string amounts(const Context& at, const trace::JsonValue& config, const std::string& path,
                     const check::InstanceType& type) {
-  only(at, config, path, {"InstanceType", "Count", "Accelerators", "VCpu", "MemoryInGiB"});
+  only(at, config, path, {"InstanceType", "Count", "Accelerators", "VCpu", "MemoryInGiB", "AcceleratorPartition"});
   std::vector<std::string> parts;
   if (const trace::JsonValue* count = optional(at, config, "Count", path + ".Count", trace::JsonKind::number)) {
     parts.push_back(fmt::format("instances = {}", integer(at, *count, path + ".Count", 0, 10'000'000)));
@@ -109,6 +110,19 @@ std::string amounts(const Context& at, const trace::JsonValue& config, const std
       at.fail(path + ".MemoryInGiB", fmt::format("{} GiB is not a whole number of MiB", memory->text));
     }
     parts.push_back(fmt::format("memory = {}", model::format_amount(model::Resource::memory, mebibytes.value)));
+  }
+  if (const trace::JsonValue* partition =
+          optional(at, config, "AcceleratorPartition", path + ".AcceleratorPartition", trace::JsonKind::object)) {
+    const std::string member = path + ".AcceleratorPartition";
+    only(at, *partition, member, {"Type", "Count"});
+    const trace::JsonValue& profile = need(at, *partition, "Type", member + ".Type", trace::JsonKind::string);
+    if (!model::parse_mig_profile(profile.text)) {
+      at.fail(member + ".Type", fmt::format("{} is not a MIG profile (`mig-<slices>g.<memory>gb`)",
+                                            json_quote(profile.text, JsonEscapes::unsafe)));
+    }
+    const int64_t n = integer(at, need(at, *partition, "Count", member + ".Count", trace::JsonKind::number),
+                              member + ".Count", 0, 10'000'000);
+    parts.push_back(fmt::format("partitions = {{ {}: {} }}", profile.text, n));
   }
   if (parts.empty()) at.fail(path, "gives neither `Count` nor any amount");
   return fmt::format("{}", fmt::join(parts, ", "));

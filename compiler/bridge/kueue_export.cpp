@@ -9,6 +9,7 @@
 
 #include "compiler/bridge/bridge.hpp"
 #include "compiler/check/surface.hpp"
+#include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 
 namespace gov::bridge {
@@ -188,7 +189,20 @@ void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportO
   out << YAML::EndMap;
 }
 
-void write_resources(YAML::Emitter& out, const check::Quota& quota) {
+/// The GPU partitions a team's quotas give, in order of first use: resources of the team's
+/// resource group after the five base ones (Kueue wants every flavor to list every covered
+/// resource, so a flavor without a profile lists it with 0).
+std::vector<std::string> team_profiles(const check::Team& team) {
+  std::vector<std::string> out;
+  for (const check::Quota& quota : team.quotas) {
+    for (const check::PartitionQuota& p : quota.partitions) {
+      if (std::find(out.begin(), out.end(), p.profile) == out.end()) out.push_back(p.profile);
+    }
+  }
+  return out;
+}
+
+void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::vector<std::string>& profiles) {
   out << YAML::Key << "resources" << YAML::Value << YAML::BeginSeq;
   for (model::Resource resource : model::kAllResources) {
     const size_t r = model::index(resource);
@@ -197,6 +211,16 @@ void write_resources(YAML::Emitter& out, const check::Quota& quota) {
     if (quota.lending_limit[r] != model::kUnlimited) quantity(out, "lendingLimit", resource, quota.lending_limit[r]);
     field(out, "name", model::kubernetes_name(resource));
     quantity(out, "nominalQuota", resource, quota.nominal[r]);
+    out << YAML::EndMap;
+  }
+  // Partitions are counts, like GPUs (`nvidia.com/mig-1g.10gb: 14`).
+  for (const std::string& profile : profiles) {
+    const check::PartitionQuota* p = quota.partition(profile);
+    out << YAML::BeginMap;
+    quantity(out, "borrowingLimit", model::Resource::gpu, p ? p->borrowing_limit : 0);
+    if (p && p->lending_limit != model::kUnlimited) quantity(out, "lendingLimit", model::Resource::gpu, p->lending_limit);
+    field(out, "name", model::partition_resource_name(profile));
+    quantity(out, "nominalQuota", model::Resource::gpu, p ? p->nominal : 0);
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -241,12 +265,14 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
     out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
     out << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
     for (model::Resource resource : model::kAllResources) out << std::string(model::kubernetes_name(resource));
+    const std::vector<std::string> profiles = team_profiles(team);
+    for (const std::string& profile : profiles) out << model::partition_resource_name(profile);
     out << YAML::EndSeq;
     out << YAML::Key << "flavors" << YAML::Value << YAML::BeginSeq;
     for (const check::Quota& quota : team.quotas) {
       out << YAML::BeginMap;
       field(out, "name", quota.type_name);
-      write_resources(out, quota);
+      write_resources(out, quota, profiles);
       out << YAML::EndMap;
     }
     out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;

@@ -39,6 +39,7 @@ void Checker::run() {
   check_cluster();
   check_policy_settings();
   check_teams();
+  check_partition_profiles();
   check_rules();
   check_tests();
 }
@@ -347,6 +348,7 @@ InstanceType Checker::instance_type(const ast::Instance& instance, SourceId sour
                            fmt::format("instance type `{}` has both `gpus` and `neuron`", t.name), "second kind");
     d.notes.push_back({Location{source, gpus->key.span}, "`gpus` is set here"});
   }
+  mig_profiles_need_gpus(instance, source, t);
   return t;
 }
 
@@ -503,6 +505,32 @@ const std::vector<InstanceType>& Policy::types() const {
   static const std::vector<InstanceType> none;
   if (!cluster) return none;
   return catalogs[cluster->catalog].types;
+}
+
+const MigProfile* InstanceType::mig_profile(std::string_view profile) const {
+  for (const MigProfile& p : mig_profiles) {
+    if (p.name == profile) return &p;
+  }
+  return nullptr;
+}
+
+const PartitionQuota* Quota::partition(std::string_view profile) const {
+  for (const PartitionQuota& p : partitions) {
+    if (p.profile == profile) return &p;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Policy::partition_profiles() const {
+  std::vector<std::string> out;
+  for (const Team& team : teams) {
+    for (const Quota& quota : team.quotas) {
+      for (const PartitionQuota& p : quota.partitions) {
+        if (std::find(out.begin(), out.end(), p.profile) == out.end()) out.push_back(p.profile);
+      }
+    }
+  }
+  return out;
 }
 
 int64_t Policy::capacity_of(size_t type) const {

@@ -105,6 +105,25 @@ class Checker {
   static std::string display_amount(model::Resource r, model::Amount a);
   bool accelerator_fits(const InstanceType& type, model::Resource r, const ast::Property& p, SourceId source);
 
+  // ------------------------------------------------------------------ GPU partitions (partitions.cpp)
+
+  /// A catalog instance's `mig-profiles = { mig-1g.10gb: 7, ... }`: profile → instances per GPU.
+  void mig_profiles(const Assignment& a, InstanceType& t);
+  /// E0332 when an instance type has `mig-profiles` and no GPUs.
+  void mig_profiles_need_gpus(const ast::Instance& instance, SourceId source, const InstanceType& t);
+  /// A quota's `partitions = { ... }` with their borrowing and lending limits, checked against
+  /// the type's profiles and the cluster's GPUs; false when an error was reported.
+  bool quota_partitions(const QuotaDraft& draft, const InstanceType& type, SourceId source, const Team& team, Quota& out);
+  bool partition_limits(const QuotaDraft& draft, const InstanceType& type, SourceId source, const Team& team, Quota& out);
+  /// The `partitions = { ... }` of a `borrow-limit` or `lending-limit` (`limit`) into `counts`;
+  /// each profile must be one the quota gives.
+  bool limit_partitions(const ast::Property& p, std::string_view limit, const InstanceType& type, SourceId source,
+                        const Quota& out, std::map<std::string, int64_t>& counts);
+  /// E0331: necessary conditions for the quota's partitions and GPUs to fit the cluster's GPUs.
+  bool partitions_fit_cluster(const QuotaDraft& draft, const InstanceType& type, SourceId source, const Quota& out);
+  /// E0333: at most model::kPartitionColumns distinct profiles per policy.
+  void check_partition_profiles();
+
   // ------------------------------------------------------------------ rules (rules.cpp)
 
   ExprScope scope() const;

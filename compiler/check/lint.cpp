@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/model/partitions.hpp"
+
 #include "compiler/check/check.hpp"
 #include "compiler/check/expressions.hpp"
 
@@ -70,6 +72,16 @@ class Linter {
           warn(Code::not_hyperpod_type, quota->where, fmt::format("HyperPod does not support `{}`", type.name),
                "not a HyperPod type")
               .help = "the catalog marks it `hyperpod = false`: it is not in the SageMaker ClusterInstanceType enum";
+        }
+      }
+      for (const auto& [team, quota] : holders) {
+        for (const PartitionQuota& p : quota->partitions) {
+          if (model::in_hyperpod_partition_enum(p.profile)) continue;
+          warn(Code::partition_not_in_hyperpod_api, p.where,
+               fmt::format("HyperPod's API does not accept `{}` partitions", p.profile), "not in `MIGProfileType`")
+              .help = fmt::format("Kueue takes `{}` (`gov export kueue`), but HyperPod's `AcceleratorPartition` type "
+                                  "does not list it, so `gov export hyperpod` cannot write this quota",
+                                  model::partition_resource_name(p.profile));
         }
       }
       if (!type.hyperpod && holders.empty() && capacity > 0) {

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/ast/ast.hpp"
@@ -15,13 +16,24 @@
 
 namespace gov::check {
 
+/// A MIG profile an instance type's GPUs support (the catalog's `mig-profiles`).
+struct MigProfile {
+  std::string name;     // `mig-1g.10gb`
+  int32_t slices = 0;   // compute slices of the seven of a GPU (from the name)
+  int64_t per_gpu = 0;  // instances of this profile one GPU holds
+};
+
 struct InstanceType {
   std::string name;
   std::string accelerator;        // empty for CPU-only types
   model::Resources per_instance{};   // base units
   model::Amount accelerator_memory = 0;  // MiB per device
   bool hyperpod = true;
+  std::vector<MigProfile> mig_profiles;  // catalog order; empty: no MIG
   Location where;
+
+  /// The profile `name` of this type, or nullptr.
+  const MigProfile* mig_profile(std::string_view name) const;
 };
 
 struct Catalog {
@@ -65,6 +77,19 @@ struct PriorityClass {
   Location where;
 };
 
+/// A quota's partitions of one MIG profile (Kueue resource `nvidia.com/<profile>`), resolved:
+/// counts of partitions, like a resource's amounts.
+struct PartitionQuota {
+  std::string profile;  // `mig-1g.10gb`
+  int32_t slices = 0;
+  int64_t nominal = 0;
+  int64_t borrowing_limit = 0;  // model::kUnlimited: no limit
+  int64_t lending_limit = model::kUnlimited;
+  bool absolute_borrow_limit = false;  // set by `borrow-limit = { partitions = ... }` or `instances`
+  bool lending_limit_given = false;
+  Location where;  // the map entry
+};
+
 /// A team's quota for one instance type, resolved.
 struct Quota {
   size_t type = 0;  // index into the cluster's catalog types
@@ -79,7 +104,11 @@ struct Quota {
   std::optional<int64_t> borrow_limit_instances;                   // `instances = N`
   std::array<bool, model::kResourceCount> borrow_limit_given{};     // amounts written
   std::array<bool, model::kResourceCount> lending_limit_given{};    // set by `lending-limit = { ... }`
+  std::vector<PartitionQuota> partitions;  // `partitions = { ... }`, in written order
   Location where;
+
+  /// The partitions of `profile`, or nullptr.
+  const PartitionQuota* partition(std::string_view profile) const;
 };
 
 struct Team {
@@ -189,6 +218,9 @@ struct Policy {
   const std::vector<InstanceType>& types() const;
   /// Instances of a type in the cluster's capacity (0 when absent).
   int64_t capacity_of(size_t type) const;
+  /// The distinct MIG profiles the teams' quotas give, in order of first use (teams, then
+  /// quotas, then partitions in declared order): the engine's partition columns.
+  std::vector<std::string> partition_profiles() const;
 };
 
 }  // namespace gov::check

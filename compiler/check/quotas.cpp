@@ -1,6 +1,7 @@
 #include "compiler/check/quotas.hpp"
 
 #include "compiler/check/quantities.hpp"
+#include "compiler/model/partitions.hpp"
 
 namespace gov::check {
 
@@ -22,6 +23,37 @@ model::Resources resolve_nominal(const InstanceType& type, std::optional<int64_t
       nominal[model::index(r)] = mul_div_floor(type.per_instance[model::index(r)], ratio_num, ratio_den);
     }
   }
+  for (size_t r = 0; r < model::kResourceCount; ++r) {
+    if (given[r]) nominal[r] = *given[r];
+  }
+  return nominal;
+}
+
+model::Resources resolve_partition_nominal(const InstanceType& type, const GivenAmounts& given,
+                                           int64_t partition_slices) {
+  const model::Amount gpus = type.per_instance[model::index(model::Resource::gpu)];
+  model::Resources nominal{};
+  if (gpus <= 0) return nominal;  // the checker allows partitions on GPU types only
+  // The accelerator share as a fraction, then the largest given ratio of vCPU and memory.
+  const model::Amount given_gpus = given[model::index(model::Resource::gpu)].value_or(0);
+  model::Amount ratio_num = model::checked_add(model::checked_mul(given_gpus, model::kSlicesPerGpu), partition_slices);
+  model::Amount ratio_den = model::checked_mul(gpus, model::kSlicesPerGpu);
+  for (model::Resource r : {model::Resource::vcpu, model::Resource::memory}) {
+    const size_t i = model::index(r);
+    if (!given[i] || type.per_instance[i] <= 0) continue;
+    if (static_cast<Int128>(*given[i]) * ratio_den > static_cast<Int128>(ratio_num) * type.per_instance[i]) {
+      ratio_num = *given[i];
+      ratio_den = type.per_instance[i];
+    }
+  }
+  // Whole vCPUs, whole GiB, whole interfaces: the CLI's integers.
+  const auto share = [&](model::Resource r, model::Amount unit) {
+    const model::Amount exact = mul_div_floor(type.per_instance[model::index(r)], ratio_num, ratio_den);
+    return exact / unit * unit;
+  };
+  nominal[model::index(model::Resource::vcpu)] = share(model::Resource::vcpu, model::kMillicoresPerVcpu);
+  nominal[model::index(model::Resource::memory)] = share(model::Resource::memory, model::kMebibytesPerGibibyte);
+  nominal[model::index(model::Resource::efa)] = share(model::Resource::efa, 1);
   for (size_t r = 0; r < model::kResourceCount; ++r) {
     if (given[r]) nominal[r] = *given[r];
   }

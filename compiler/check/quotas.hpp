@@ -17,6 +17,14 @@ using GivenAmounts = std::array<std::optional<model::Amount>, model::kResourceCo
 /// accelerators are 0. Given amounts also override the instance-derived ones.
 model::Resources resolve_nominal(const InstanceType& type, std::optional<int64_t> instances, const GivenAmounts& given);
 
+/// Nominal quota per resource of a quota with GPU partitions (HyperPod CLI's rule,
+/// docs/semantics-decisions.md "GPU partitions (MIG)"): the accelerator share is `gpus / G +
+/// Σ count × slices / (G × 7)` for G GPUs per instance; unspecified vCPU, memory and EFA are the
+/// largest of that share and the ratios of the given vCPU and memory, rounded down to whole
+/// vCPUs, GiB and interfaces. `partition_slices` is Σ count × slices. Given amounts are kept.
+model::Resources resolve_partition_nominal(const InstanceType& type, const GivenAmounts& given,
+                                           int64_t partition_slices);
+
 /// Borrowing limit per resource: floor(nominal × percent / 100), replaced by absolute
 /// limits where given; 0 for a `lend` team.
 model::Resources resolve_borrowing_limit(const model::Resources& nominal, int32_t percent, const GivenAmounts& absolute,

@@ -27,6 +27,7 @@ std::string_view kind_description(ValueKind kind) {
     case K::boolean: return "`true` or `false`";
     case K::choice: return "one of the choices";
     case K::capacity_map: return "a map of instance types to counts, such as `{ ml.g5.8xlarge: 4 }`";
+    case K::profile_map: return "a map of MIG profiles to counts, such as `{ mig-1g.10gb: 2 }`";
     case K::labels_map: return "a map of label keys to strings, such as `{ project: \"llm\" }`";
     case K::resources: return "resources such as `{ gpus = 1, memory = 64 GiB }`";
     case K::choice_list: return "a list of choices such as `[a, b]`";
@@ -223,6 +224,7 @@ class Validator {
         return;
       case K::choice: choice(v, spec, key); return;
       case K::capacity_map: map(v, spec, key, /*string_values=*/false); return;
+      case K::profile_map: map(v, spec, key, /*string_values=*/false); return;
       case K::labels_map: map(v, spec, key, /*string_values=*/true); return;
       case K::resources:
         if (v.kind == ast::Value::Kind::block) {

@@ -123,6 +123,10 @@ const Table<InstanceType>& instance_table() {
       resource_row<InstanceType>(model::Resource::memory, per_instance),
       resource_row<InstanceType>(model::Resource::efa, per_instance),
       {{"hyperpod", K::boolean}, set_flag<InstanceType, &InstanceType::hyperpod>},
+      {{"mig-profiles", K::profile_map},
+       [](const Assignment& a, InstanceType& t) {
+         if (a.value().kind == V::map) a.checker.mig_profiles(a, t);
+       }},
   };
   return table;
 }
@@ -242,6 +246,7 @@ const Table<QuotaDraft>& quota_table() {
       resource_row<QuotaDraft>(model::Resource::vcpu, given),
       resource_row<QuotaDraft>(model::Resource::memory, given),
       resource_row<QuotaDraft>(model::Resource::efa, given),
+      {{"partitions", K::profile_map}, set_first<QuotaDraft, &QuotaDraft::partitions>},
       // HyperPod's AbsoluteBorrowLimits take the forms of a quota entry (Count, or amounts), and so
       // does `lending-limit`: `instances = N` is N instances' worth of every resource, amounts
       // set single resources (and override `instances`); the rest keep the team's percentage.
@@ -255,6 +260,8 @@ const Table<QuotaDraft>& quota_table() {
            if (limits.given[r]) q.absolute[r] = limits.given[r];
            else if (limits.instances) q.absolute[r] = model::checked_mul(*limits.instances, q.type->per_instance[r]);
          }
+         q.borrow_instances = limits.instances;
+         q.borrow_partitions = limits.partitions;
        }},
       {{"lending-limit", K::resources, {}, BlockKind::amounts},
        [](const Assignment& a, QuotaDraft& q) { q.lending = &a.property; }},
@@ -279,6 +286,7 @@ const Table<LendingDraft>& amounts_table() {
       resource_row<LendingDraft>(model::Resource::vcpu, given),
       resource_row<LendingDraft>(model::Resource::memory, given),
       resource_row<LendingDraft>(model::Resource::efa, given),
+      {{"partitions", K::profile_map}, set_first<LendingDraft, &LendingDraft::partitions>},
   };
   return table;
 }

@@ -29,6 +29,7 @@ enum class ValueKind {
   boolean,          // true
   choice,           // one of PropertySpec::choices
   capacity_map,     // { ml.g5.8xlarge: 4 }
+  profile_map,      // { mig-1g.10gb: 14 }: MIG profiles to counts
   labels_map,       // { project: "llm" }
   resources,        // a block of PropertySpec::block's shape: { gpus = 1, memory = 64 GiB }
   choice_list,      // [a, b]: each one of PropertySpec::choices
@@ -113,6 +114,10 @@ struct QuotaDraft {
   GivenAmounts absolute{};  // `borrow-limit = { ... }`
   std::map<model::Resource, Span> given_spans;
   const ast::Property* lending = nullptr;  // `lending-limit = { ... }`
+  const ast::Property* partitions = nullptr;  // `partitions = { ... }` (the first)
+  // `borrow-limit = { ... }`'s partitions, resolved once the quota's partitions are known.
+  std::optional<int64_t> borrow_instances;
+  const ast::Property* borrow_partitions = nullptr;
 };
 
 /// A quota's `lending-limit = { ... }` while its properties are read.
@@ -121,6 +126,7 @@ struct LendingDraft {
   const ast::Property* instances_at = nullptr;
   GivenAmounts given{};
   std::map<model::Resource, const ast::Property*> given_at;
+  const ast::Property* partitions = nullptr;  // `partitions = { ... }` (the first)
 };
 
 /// A task of a `submit` step while its properties are read.

@@ -149,7 +149,9 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
   const std::map<model::Resource, Span>& given_spans = draft.given_spans;
   const ast::Property* lending = draft.lending;
   const bool any_given = std::any_of(given.begin(), given.end(), [](const auto& a) { return a.has_value(); });
-  if (!out.instances && !any_given) {
+  const bool has_partitions = draft.partitions && draft.partitions->value->kind == ast::Value::Kind::map &&
+                              !draft.partitions->value->map.empty();
+  if (!out.instances && !any_given && !has_partitions) {
     // The limits (`borrow-limit`, `lending-limit`) are the quota's block-valued properties.
     const auto is_limit = [](const ast::Property& p) {
       const Property<QuotaDraft>* row = find_row(quota_table(), p.key.text);
@@ -163,18 +165,24 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
     d.help = "give `instances = N`, or amounts such as `gpus = 2`";
     return std::nullopt;
   }
-  if (out.instances && any_given) {
-    // HyperPod's quota entry takes Count or the amounts (Accelerators, VCpu, MemoryInGiB), not both.
+  if (out.instances && (any_given || has_partitions)) {
+    // HyperPod's quota entry takes Count or the amounts (Accelerators, VCpu, MemoryInGiB,
+    // AcceleratorPartition), not both.
     std::vector<std::string> amounts;
     for (model::Resource r : model::kAllResources) {
       if (given[model::index(r)]) {
         amounts.push_back(fmt::format("{} = {}", resource_word(r), display_amount(r, *given[model::index(r)])));
       }
     }
-    const auto first_amount = std::min_element(given_spans.begin(), given_spans.end(), [](const auto& a, const auto& b) {
-      return a.second.begin < b.second.begin;
-    });
-    Diagnostic& d = report(Code::quota_mixes_instances_and_amounts, {source, first_amount->second},
+    std::vector<Span> spans;
+    for (const auto& [r, span] : given_spans) spans.push_back(span);
+    if (has_partitions) {
+      spans.push_back(draft.partitions->span);
+      amounts.push_back(fmt::format("partitions = {}", ast::value_text(*draft.partitions->value)));
+    }
+    const auto first_amount =
+        std::min_element(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+    Diagnostic& d = report(Code::quota_mixes_instances_and_amounts, {source, *first_amount},
                            fmt::format("the quota for `{}` gives both `instances` and amounts; HyperPod takes a "
                                        "count of instances or amounts, not both",
                                        type.name),
@@ -191,6 +199,12 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
   for (size_t r = 0; r < model::kResourceCount; ++r) out.absolute_borrow_limit[r] = absolute[r].has_value();
   out.nominal = resolve_nominal(type, out.instances, given);
   for (size_t r = 0; r < model::kResourceCount; ++r) out.given[r] = given[r].has_value();
+  if (has_partitions) {
+    if (!quota_partitions(draft, type, source, team, out)) return std::nullopt;
+    int64_t slices = 0;
+    for (const PartitionQuota& p : out.partitions) slices = model::checked_add(slices, model::checked_mul(p.nominal, p.slices));
+    out.nominal = resolve_partition_nominal(type, given, slices);
+  }
   out.borrowing_limit = resolve_borrowing_limit(out.nominal, team.borrow_limit_percent, absolute, team.sharing);
   out.lending_limit = resolve_lending_limit(team.sharing);
   if (lending) lending_limit(*lending, type, source, team, out);

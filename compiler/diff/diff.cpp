@@ -414,6 +414,7 @@ class Comparer {
     if (a && b && !other_parts.empty()) {
       diff_.summary.push_back(fmt::format("{}: limits on {}: {}", who, type, fmt::join(other_parts, ", ")));
     }
+    partitions(subject, team, type, b, a);
     accelerator_consequences(team, type, t, b, a);
     if (a && b && held_) held_consequences(team, type, *b, *a);
   }
@@ -447,6 +448,68 @@ class Comparer {
                        team, counted(r, holds), type, amount_text(r, nominal), counted(r, holds - nominal)),
            team);
     }
+  }
+
+  /// A quota's GPU partitions, per profile (either side's, in order of first appearance): nominal
+  /// and limits as counts (`property` nominal, borrowing-limit, lending-limit; an unlimited
+  /// lending limit has no number), one summary line per quota, and fewer guaranteed partitions
+  /// as a consequence.
+  void partitions(const std::string& subject, const std::string& team, const std::string& type, const check::Quota* b,
+                  const check::Quota* a) {
+    std::vector<std::string> profiles;
+    for (const check::Quota* q : {b, a}) {
+      if (!q) continue;
+      for (const check::PartitionQuota& p : q->partitions) {
+        if (std::find(profiles.begin(), profiles.end(), p.profile) == profiles.end()) profiles.push_back(p.profile);
+      }
+    }
+    std::vector<std::string> parts;
+    for (const std::string& profile : profiles) {
+      const check::PartitionQuota* pb = b ? b->partition(profile) : nullptr;
+      const check::PartitionQuota* pa = a ? a->partition(profile) : nullptr;
+      const auto row = [&](std::string suffix, std::string property, int64_t check::PartitionQuota::*field) {
+        const auto value = [&](const check::PartitionQuota* p) -> std::optional<int64_t> {
+          if (!p || p->*field == model::kUnlimited) return std::nullopt;
+          return p->*field;
+        };
+        const auto text = [&](const check::PartitionQuota* p) {
+          if (!p) return std::string("(none)");
+          return p->*field == model::kUnlimited ? std::string("unlimited") : fmt::format("{}", p->*field);
+        };
+        if (text(pb) == text(pa)) return;
+        Change c{.subject = subject, .field = fmt::format("{} {} {}", type, profile, suffix), .team = team,
+                 .instance_type = type, .property = std::move(property)};
+        c.before = pb ? text(pb) : std::string();
+        c.after = pa ? text(pa) : std::string();
+        c.before_number = value(pb);
+        c.after_number = value(pa);
+        if (c.before_number && c.after_number) {
+          const int64_t d = *c.after_number - *c.before_number;
+          c.delta = fmt::format("{}{}", d > 0 ? "+" : "", d);
+        }
+        diff_.changes.push_back(std::move(c));
+        parts.push_back(fmt::format("{} {} {} → {}", profile, suffix, text(pb), text(pa)));
+      };
+      row("nominal", "nominal", &check::PartitionQuota::nominal);
+      row("borrowing limit", "borrowing-limit", &check::PartitionQuota::borrowing_limit);
+      row("lending limit", "lending-limit", &check::PartitionQuota::lending_limit);
+      const int64_t before = pb ? pb->nominal : 0;
+      const int64_t after = pa ? pa->nominal : 0;
+      if (after >= before) continue;
+      warn("guaranteed-gpus-fall",
+           fmt::format("team `{}` loses {} guaranteed `{}` GPU partitions on {}", team, before - after, profile, type),
+           team);
+    }
+    if (parts.empty()) return;
+    if (!a || !b) {
+      // A quota added or removed: its partitions in one line, as the quota's own line gives its amounts.
+      std::vector<std::string> counts;
+      for (const check::PartitionQuota& p : (a ? a : b)->partitions) counts.push_back(fmt::format("{} × {}", p.nominal, p.profile));
+      diff_.summary.push_back(fmt::format("team `{}`: GPU partitions on {} {}: {}", team, type, a ? "added" : "removed",
+                                          fmt::join(counts, ", ")));
+      return;
+    }
+    diff_.summary.push_back(fmt::format("team `{}`: GPU partitions on {}: {}", team, type, fmt::join(parts, ", ")));
   }
 
   static const check::InstanceType* type_named(const Policy& p, const std::string& name) {

@@ -70,6 +70,31 @@ std::string strategies_text(const check::Settings& settings) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+/// A count of partitions as JSON: the number, or null for no limit.
+void count_json(JsonWriter& out, int64_t count) {
+  if (count == ir::kUnlimited) return out.null();
+  out.number(count);
+}
+
+void partition_json(JsonWriter& out, const check::PartitionQuota& partition) {
+  out.key(partition.profile);
+  out.begin_object();
+  out.key("nominal");
+  count_json(out, partition.nominal);
+  out.key("borrowing_limit");
+  count_json(out, partition.borrowing_limit);
+  if (partition.lending_limit != ir::kUnlimited) {
+    out.key("lending_limit");
+    count_json(out, partition.lending_limit);
+  }
+  out.end_object();
+}
+
+/// A count of partitions as text: the number, or `unlimited`.
+std::string count_text(int64_t count) {
+  return count == ir::kUnlimited ? std::string("unlimited") : fmt::format("{}", count);
+}
+
 void quota_json(JsonWriter& out, const Policy& p, const check::Quota& quota) {
   out.key(quota.type_name);
   out.begin_object();
@@ -85,6 +110,12 @@ void quota_json(JsonWriter& out, const Policy& p, const check::Quota& quota) {
       out.key("lending_limit");
       amount_json(out, r, quota.lending_limit[i]);
     }
+    out.end_object();
+  }
+  if (!quota.partitions.empty()) {
+    out.key("partitions");
+    out.begin_object();
+    for (const check::PartitionQuota& partition : quota.partitions) partition_json(out, partition);
     out.end_object();
   }
   out.end_object();
@@ -274,6 +305,10 @@ std::string inspection_text(const check::Policy& p) {
         out += fmt::format("    {:<22} {:>10} {:>16} {:>14}\n", ir::resource_key(r) == std::string_view("memory_gib") ? "memory" : ir::resource_key(r),
                            cell(r, quota.nominal[i]), cell(r, quota.borrowing_limit[i]), cell(r, quota.lending_limit[i]));
       }
+      for (const check::PartitionQuota& partition : quota.partitions) {
+        out += fmt::format("    {:<22} {:>10} {:>16} {:>14}\n", partition.profile, count_text(partition.nominal),
+                           count_text(partition.borrowing_limit), count_text(partition.lending_limit));
+      }
     }
   }
   return out;
@@ -312,6 +347,7 @@ Command inspect_command() {
   return {{"inspect", "gov inspect FILE [--format text|json]",
            "Print the resolved policy: capacity against guarantees, classes, rules, and per team the limits.",
            "Quotas are shown after defaults (docs/semantics.md §2): fine-grained quotas filled by the largest ratio,\n"
+           "GPU partitions (MIG profiles) with the vCPU and memory their share of the instance gives,\n"
            "borrowing limits from the percentage or absolute limits, lending limits from the sharing strategy\n"
            "or `lending-limit`; each team's Kueue controls (preemption, queueing, flavor fungibility) and the\n"
            "fair-share preemption strategies with their defaults filled in.\n"
