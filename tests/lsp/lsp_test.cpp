@@ -366,3 +366,71 @@ TEST_CASE("gov lsp: hostile input is a JSON-RPC error, never a crash or a hang",
   s.client.notify("exit", "null");
   CHECK(s.client.wait_exit() == 0);
 }
+
+TEST_CASE("gov lsp: two errors across an import, one fixed, definition in another file", "[lsp]") {
+  Session s;
+  const std::string teams = s.dir.write("teams.gov", "team team-b {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n");
+  const std::string teams_uri = "file://" + teams;
+  const std::string broken = R"(import "catalog.gov"
+import "teams.gov"
+
+cluster c {
+  catalog  = lab
+  capacity = { ml.g5.8xlarge: 4 }
+}
+
+policy {
+  priority high = 90
+}
+
+team team-a {
+  quota ml.g5.8xlargee { instances = 2 }
+  sharing = lend-and-borrow
+}
+
+rule not-b {
+  when task.team == team-bb
+  deny "no"
+}
+)";
+  s.open(s.policy_uri, broken);
+  Json diagnostics = s.client.diagnostics(s.policy_uri);
+  REQUIRE(diagnostics.size() == 2);
+  CHECK(diagnostics[0]["code"].str() == "E0203");
+  CHECK(diagnostics[0]["range"]["start"]["line"].integer() == 13);
+  CHECK(diagnostics[0]["range"]["start"]["character"].integer() == 8);
+  CHECK(diagnostics[0]["range"]["end"]["character"].integer() == 22);
+  CHECK(diagnostics[1]["code"].str() == "E0204");
+  CHECK(diagnostics[1]["range"]["start"]["line"].integer() == 18);
+  CHECK(diagnostics[1]["range"]["start"]["character"].integer() == 20);
+  CHECK(diagnostics[1]["range"]["end"]["character"].integer() == 27);
+  CHECK(diagnostics[1]["message"].str().find("did you mean `team-b`") != std::string::npos);
+
+  std::string one_fixed = broken;
+  one_fixed.replace(one_fixed.find("team-bb"), 7, "team-b");
+  s.change(s.policy_uri, one_fixed, 2);
+  diagnostics = s.client.diagnostics(s.policy_uri);
+  REQUIRE(diagnostics.size() == 1);
+  CHECK(diagnostics[0]["code"].str() == "E0203");
+  one_fixed.replace(one_fixed.find("ml.g5.8xlargee"), 14, "ml.g5.8xlarge");
+  s.change(s.policy_uri, one_fixed, 3);
+  CHECK(s.client.diagnostics(s.policy_uri).size() == 0);
+
+  // Go to team-b's definition, in teams.gov.
+  s.client.request(60, "textDocument/definition", s.at(s.policy_uri, 18, 22));
+  const Json location = s.client.response(60)["result"];
+  CHECK(location["uri"].str() == teams_uri);
+  CHECK(location["range"]["start"]["line"].integer() == 0);
+  CHECK(location["range"]["start"]["character"].integer() == 5);
+
+  // Completion inside a quota block: the quota's properties.
+  std::string in_quota = one_fixed;
+  in_quota.replace(in_quota.find("{ instances = 2 }"), 17, "{ in }");
+  s.change(s.policy_uri, in_quota, 4);
+  s.client.request(61, "textDocument/completion", s.at(s.policy_uri, 13, 26));
+  const Json reply = s.client.response(61);
+  std::vector<std::string> labels;
+  for (const Json& item : reply["result"]["items"].items) labels.push_back(item["label"].str());
+  CHECK(std::find(labels.begin(), labels.end(), "instances") != labels.end());
+  CHECK(std::find(labels.begin(), labels.end(), "lending-limit") != labels.end());
+}

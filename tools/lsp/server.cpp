@@ -356,6 +356,12 @@ class Server {
     const std::set<std::string> uris = std::move(dirty_);
     dirty_.clear();
     for (const std::string& uri : uris) {
+      // Between two checks, messages that arrived go first (a `shutdown` waits for one check
+      // at most); what is left stays dirty for the next quiet moment.
+      if (reader_.input_waiting(0)) {
+        dirty_.insert(uri);
+        continue;
+      }
       Document* document = workspace_.find(uri);
       if (document == nullptr) continue;
       Checked checked = workspace_.check(*document);
@@ -797,6 +803,9 @@ class Server {
     uint32_t line_begin = offset;
     while (line_begin > 0 && text[line_begin - 1] != '\n') --line_begin;
     const std::string line(text.substr(line_begin, offset - line_begin));
+    // The item being written: after the last `{` or `,` of the line (`quota T { in|`).
+    const size_t cut = line.find_last_of("{,");
+    const std::string item = cut == std::string::npos ? line : line.substr(cut + 1);
     const std::string header = enclosing_block(text, offset);
     Checked now = workspace_.check(document);
     const Checked* checked = &now;
@@ -847,7 +856,7 @@ class Server {
       add_names(std::vector<std::string>{"GiB", "MiB", "TiB"}, 11, "memory unit");
       return items;
     }
-    if (std::regex_search(line, m, after_equals)) {
+    if (std::regex_search(item, m, after_equals)) {
       const std::string key = m[1];
       if (key == "team" && policy) {
         for (const check::Team& t : policy->teams) items.push_back({t.name, 12, "team"});
@@ -864,7 +873,7 @@ class Server {
       }
       return items;
     }
-    if (std::regex_search(line, m, line_start)) {
+    if (std::regex_search(item, m, line_start)) {
       if (header.empty()) {
         add_names(std::vector<std::string>{"import", "catalog", "cluster", "policy", "team", "rule", "test"}, 14, "declaration");
       } else if (const std::optional<check::BlockKind> kind = block_kind(header)) {
