@@ -143,7 +143,7 @@ std::string quoted(const std::string& text) {
 
 constexpr const char* kCatalog = R"(catalog lab {
   instance ml.g5.8xlarge { gpus = 1, vcpus = 32, memory = 128 GiB, efa = 1 }
-  instance ml.p5.48xlarge { gpus = 8, vcpus = 192, memory = 2 TiB, efa = 32 }
+  instance ml.p5.48xlarge { gpus = 8, vcpus = 192, memory = 2 TiB, efa = 32, mig-profiles = { mig-1g.10gb: 7, mig-7g.80gb: 1 } }
 }
 )";
 
@@ -269,6 +269,11 @@ TEST_CASE("gov lsp: hover, completion, definition and references", "[lsp]") {
   const std::string team = s.client.response(11)["result"]["contents"]["value"].str();
   CHECK(team.find("**team team-a**") != std::string::npos);
   CHECK(team.find("`ml.g5.8xlarge`: gpus 2 (+1)") != std::string::npos);
+  // On an instance type in the catalog: its resources and MIG profiles.
+  s.client.request(13, "textDocument/hover", s.at(s.catalog_uri, 2, 14));
+  const std::string p5 = s.client.response(13)["result"]["contents"]["value"].str();
+  CHECK(p5.find("**ml.p5.48xlarge**: 8 gpus, 192 vcpus, 2 TiB memory, 32 efa") != std::string::npos);
+  CHECK(p5.find("MIG profiles: mig-1g.10gb (7 per GPU), mig-7g.80gb (1 per GPU)") != std::string::npos);
   // On a class: its weight and rank.
   s.client.request(12, "textDocument/hover", s.at(s.policy_uri, 8, 12));
   CHECK(s.client.response(12)["result"]["contents"]["value"].str() == "**priority class high**: weight 90, rank 1 of 1");

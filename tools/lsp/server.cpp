@@ -519,6 +519,11 @@ class Server {
                            t->accelerator_memory > 0 ? fmt::format(", {} each", amount(model::Resource::memory, t->accelerator_memory))
                                                      : "");
       }
+      if (!t->mig_profiles.empty()) {
+        std::vector<std::string> profiles;
+        for (const check::MigProfile& m : t->mig_profiles) profiles.push_back(fmt::format("{} ({} per GPU)", m.name, m.per_gpu));
+        out += fmt::format("  \nMIG profiles: {}", fmt::join(profiles, ", "));
+      }
       if (!t->hyperpod) out += "  \nnot a HyperPod instance type (`hyperpod = false`)";
       return out;
     }
