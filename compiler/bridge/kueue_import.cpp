@@ -13,6 +13,7 @@
 #include "compiler/kube/quantity.hpp"
 #include "compiler/kube/yaml.hpp"
 #include "compiler/model/arithmetic.hpp"
+#include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 
 namespace gov::bridge {
@@ -120,7 +121,17 @@ struct Cell {
 struct QuotaIn {
   const check::InstanceType* type = nullptr;
   std::array<Cell, model::kResourceCount> cells{};
+  std::vector<std::pair<std::string, Cell>> partitions;  // `nvidia.com/mig-<profile>`, in input order
 };
+
+/// The MIG profile a resource name stands for (`nvidia.com/mig-1g.10gb` → `mig-1g.10gb`).
+std::optional<std::string> partition_named(std::string_view name) {
+  constexpr std::string_view kPrefix = "nvidia.com/";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  const std::string profile(name.substr(kPrefix.size()));
+  if (!model::parse_mig_profile(profile)) return std::nullopt;
+  return profile;
+}
 
 std::optional<model::Resource> resource_named(std::string_view name) {
   for (model::Resource r : model::kAllResources) {
@@ -331,7 +342,7 @@ class Importer {
         at.only(group, path, {"coveredResources", "flavors"});
         const Node& covered = at.need(group, "coveredResources", path + ".coveredResources", Node::Kind::sequence);
         for (const Node& r : covered.items) {
-          if (!r.is_scalar() || !resource_named(r.text)) {
+          if (!r.is_scalar() || (!resource_named(r.text) && !partition_named(r.text))) {
             at.fail(r, path + ".coveredResources", fmt::format("`{}` is not a resource gov knows", r.text));
           }
         }
@@ -353,9 +364,12 @@ class Importer {
             at.check_kind(entry, rpath, Node::Kind::map);
             at.only(entry, rpath, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"});
             const Node& rname = at.need(entry, "name", rpath + ".name", Node::Kind::scalar);
-            const std::optional<model::Resource> r = resource_named(rname.text);
-            if (!r) at.fail(rname, rpath + ".name", fmt::format("`{}` is not a resource gov knows", rname.text));
-            Cell& cell = quota.cells[model::index(*r)];
+            const std::optional<std::string> profile = partition_named(rname.text);
+            std::optional<model::Resource> r = resource_named(rname.text);
+            if (!r && !profile) at.fail(rname, rpath + ".name", fmt::format("`{}` is not a resource gov knows", rname.text));
+            // A partition is counted in whole partitions, as devices are.
+            if (profile) r = model::Resource::gpu;
+            Cell& cell = profile ? quota.partitions.emplace_back(*profile, Cell{}).second : quota.cells[model::index(*r)];
             cell.nominal = quantity(at, at.need(entry, "nominalQuota", rpath + ".nominalQuota", Node::Kind::scalar), rpath + ".nominalQuota", *r);
             const Node* borrowing = entry.find("borrowingLimit");
             if (!borrowing || borrowing->is_null()) {
@@ -409,6 +423,36 @@ class Importer {
           lending.push_back(amount_text(r, *c.lending));
         }
       }
+      // Partitions: the profiles the quota gives (Kueue lists every profile of the team, 0 where
+      // this instance type has none), their limits where the percentage does not give them.
+      std::vector<std::string> given, absolute_partitions, lent_partitions;
+      for (const auto& [profile, c] : q.partitions) {
+        if (c.nominal == 0) {
+          if (c.borrowing != 0 || (c.lending && *c.lending != 0)) {
+            at.fail(node, "spec.resourceGroups", fmt::format("`{}` gives no `nvidia.com/{}` but lets the team borrow or lend it",
+                                                             q.type->name, profile));
+          }
+          continue;
+        }
+        given.push_back(fmt::format("{}: {}", profile, c.nominal));
+        if (sharing == model::Sharing::lend) {
+          if (c.borrowing != 0) {
+            at.fail(node, "spec.resourceGroups", fmt::format("`{}` borrows `nvidia.com/{}`, but the team only lends", q.type->name, profile));
+          }
+        } else if (static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing) {
+          absolute_partitions.push_back(fmt::format("{}: {}", profile, c.borrowing));
+        }
+        if (sharing == model::Sharing::dont_lend) {
+          if (!c.lending || *c.lending != 0) {
+            at.fail(node, "spec.resourceGroups", fmt::format("`{}` lends `nvidia.com/{}` while the team lends nothing", q.type->name, profile));
+          }
+        } else if (c.lending) {
+          lent_partitions.push_back(fmt::format("{}: {}", profile, *c.lending));
+        }
+      }
+      if (!given.empty()) amounts.push_back(fmt::format("partitions = {{ {} }}", fmt::join(given, ", ")));
+      if (!absolute_partitions.empty()) absolute.push_back(fmt::format("partitions = {{ {} }}", fmt::join(absolute_partitions, ", ")));
+      if (!lent_partitions.empty()) lending.push_back(fmt::format("partitions = {{ {} }}", fmt::join(lent_partitions, ", ")));
       std::string body = fmt::format("{}", fmt::join(amounts, ", "));
       if (!absolute.empty()) body += fmt::format(", borrow-limit = {{ {} }}", fmt::join(absolute, ", "));
       if (!lending.empty()) body += fmt::format(", lending-limit = {{ {} }}", fmt::join(lending, ", "));

@@ -30,7 +30,9 @@ TEST_CASE("gov import kueue of gov export kueue gives the policy back", "[kube][
   const std::vector<std::string> policies = {
       "policies/examples/fine-grained.gov", "policies/examples/workshop-g5.gov", "policies/examples/workshop-kr-g5-8xlarge.gov",
       "policies/examples/workshop-kr-g5-12xlarge.gov", "policies/examples/cli-walkthrough-g5-12xlarge.gov",
-      "tests/bridge/policies/controls.gov", "tests/bridge/policies/onlygputeam.gov"};
+      "tests/bridge/policies/controls.gov", "tests/bridge/policies/onlygputeam.gov",
+      // GPU partitions: `nvidia.com/mig-<profile>` resources read back into `partitions`.
+      "tests/bridge/policies/partitions.gov"};
   for (const std::string& policy : policies) {
     for (const std::string api : {"v1beta2", "v1beta1"}) {
       for (const std::string naming : {"hyperpod", "plain"}) {
@@ -136,8 +138,11 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
       {queue("{name: memory, nominalQuota: 1.5Ki, borrowingLimit: 0}"),
        "`spec.resourceGroups[0].flavors[0].resources[0].nominalQuota`: `1.5Ki` is not a whole number of MiB"},
       {queue("{name: nvidia.com/gpu, nominalQuota: 99999E, borrowingLimit: 0}"), "`99999E` is too large"},
+      {queue("{name: example.com/fpga, nominalQuota: 1, borrowingLimit: 0}"),
+       "`spec.resourceGroups[0].flavors[0].resources[0].name`: `example.com/fpga` is not a resource gov knows"},
+      // A partition is read, and the checker refuses a profile the instance type does not have.
       {queue("{name: nvidia.com/mig-1g.5gb, nominalQuota: 1, borrowingLimit: 0}"),
-       "`spec.resourceGroups[0].flavors[0].resources[0].name`: `nvidia.com/mig-1g.5gb` is not a resource gov knows"},
+       "error[E0330]: `ml.g5.8xlarge` has no MIG profiles, so it has no `mig-1g.5gb` partitions"},
       {queue(), "`spec.cohortName`"},  // replaced below: a queue without a cohort
       {queue("{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}", "  admissionChecks: [prov]\n"),
        "`bad.yaml`:6:3: ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.admissionChecks`: gov cannot represent it"},
@@ -156,7 +161,7 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
   for (size_t i = 0; i < cases.size(); ++i) {
     std::string text = cases[i].first;
     std::string expected = cases[i].second;
-    if (i == 8) {  // the queue without a cohort
+    if (cases[i].second == "`spec.cohortName`") {  // the queue without a cohort
       text.replace(text.find("  cohortName: shared-pool\n"), std::string("  cohortName: shared-pool\n").size(), "");
       expected = "`spec.cohort`: missing: gov puts every team in one cohort";
     }
