@@ -110,6 +110,8 @@ void Engine::Impl::submit(const gov::Task& spec, std::vector<Decision>& out) {
   const bool duplicate = id_in_use(spec.id);
   if (duplicate)
     error = fmt::format("task id `{}` is already used by a task that has not ended", spec.id);
+  // As the trace reader refuses one: a task nobody could name again (finish, cancel, explain).
+  if (spec.id.empty()) error = std::string("the task has no id (an empty string)");
   if (error) {
     task.state = TaskState::invalid;
     const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/!duplicate);

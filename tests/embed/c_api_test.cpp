@@ -140,6 +140,15 @@ TEST_CASE("C: errors are codes with a thread-local message, NULLs are refused", 
   CHECK(gov_decisions_get(step, 0)->outcome == GOV_INVALID);
   gov_decisions_free(step);
 
+  // An empty id is refused as the trace reader refuses it (issue 25): the task is invalid, never
+  // admitted, since nothing could finish or cancel it.
+  gov_task nameless = gpu_task("", "team-a", 1);
+  REQUIRE(gov_engine_submit(e.handle, 0, &nameless, &step) == GOV_OK);
+  REQUIRE(gov_decisions_count(step) == 1);
+  CHECK(gov_decisions_get(step, 0)->outcome == GOV_INVALID);
+  CHECK(std::string(gov_decisions_get(step, 0)->message) == "the task has no id (an empty string)");
+  gov_decisions_free(step);
+
   gov_engine* broken = nullptr;
   gov::test::ScratchDir dir("c-errors");
   gov::test::write_text(dir / "broken.gov", "team t { quota x { memory = 128 GB } }\n");

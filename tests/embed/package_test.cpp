@@ -188,11 +188,11 @@ int main(int argc, char** argv) {
 )");
   const std::string pkg = "PKG_CONFIG_PATH=" + quoted(libdir + "/pkgconfig") + " pkg-config";
   const auto compiled = run_program("cc -std=c99 -Wall -Werror -o " + quoted(project + "/c_consumer") + " " +
-                                    quoted(project + "/main.c") + " $(" + pkg + " --cflags --libs gov) -Wl,-rpath,$(" + pkg +
-                                    " --variable=libdir gov)");
+                                    quoted(project + "/main.c") + " $(" + pkg + " --cflags --libs gov)");
   INFO(compiled.out << compiled.err);
   REQUIRE(compiled.exit_code == 0);
-  const auto c_run = run_program(quoted(project + "/c_consumer") + " " + policy);
+  // gov.pc carries the rpath (issue 25): the binary runs without LD_LIBRARY_PATH.
+  const auto c_run = run_program("env -u LD_LIBRARY_PATH " + quoted(project + "/c_consumer") + " " + policy);
   INFO(c_run.err);
   CHECK(c_run.exit_code == 0);
   CHECK(c_run.out + "jit\n" == expected);
