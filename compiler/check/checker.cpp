@@ -507,6 +507,14 @@ const std::vector<InstanceType>& Policy::types() const {
   return catalogs[cluster->catalog].types;
 }
 
+double InstanceType::instances_holding(const model::Resources& amounts) const {
+  double most = 0;
+  for (size_t r = 0; r < model::kResourceCount; ++r) {
+    if (per_instance[r] > 0) most = std::max(most, static_cast<double>(amounts[r]) / static_cast<double>(per_instance[r]));
+  }
+  return most;
+}
+
 const MigProfile* InstanceType::mig_profile(std::string_view profile) const {
   for (const MigProfile& p : mig_profiles) {
     if (p.name == profile) return &p;

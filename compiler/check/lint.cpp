@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "compiler/model/partitions.hpp"
+#include "compiler/model/quantities.hpp"
 
 #include "compiler/check/check.hpp"
 #include "compiler/check/expressions.hpp"
@@ -26,12 +27,7 @@ bool same_expression(const TypedExpr& a, const TypedExpr& b) {
 }
 
 /// "2", "2.5": instances with up to two decimals.
-std::string instances_text(double instances) {
-  std::string text = fmt::format("{:.2f}", instances);
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return text;
-}
+std::string instances_text(double instances) { return model::format_instances(instances, 2); }
 
 class Linter {
  public:
@@ -102,28 +98,18 @@ class Linter {
         }
         continue;
       }
-      // Guaranteed instances: the largest share of any resource, in instances.
-      auto instances_of = [&](const model::Resources& amounts) {
-        double most = 0;
-        for (size_t r = 0; r < model::kResourceCount; ++r) {
-          if (type.per_instance[r] > 0) {
-            most = std::max(most, static_cast<double>(amounts[r]) / static_cast<double>(type.per_instance[r]));
-          }
-        }
-        return most;
-      };
-      const double guaranteed = instances_of(total);
+      const double guaranteed = type.instances_holding(total);
       if (guaranteed <= static_cast<double>(capacity) + 1e-9) continue;
-      quota_over_capacity(type, t, capacity, guaranteed, holders, instances_of);
+      quota_over_capacity(type, t, capacity, guaranteed, holders);
     }
   }
 
   /// W0101 lands on the quota that pushes the sum over capacity (in declaration order): the
   /// line a pull request changes, more often than the cluster's capacity. The capacity and
   /// every other holder are notes, so each format can show them.
-  template <typename InstancesOf>
   void quota_over_capacity(const check::InstanceType& type, size_t t, int64_t capacity, double guaranteed,
-                           const std::vector<std::pair<const Team*, const Quota*>>& holders, InstancesOf instances_of) {
+                           const std::vector<std::pair<const Team*, const Quota*>>& holders) {
+    const auto instances_of = [&](const model::Resources& amounts) { return type.instances_holding(amounts); };
     model::Resources running{};
     size_t culprit = holders.size() - 1;
     for (size_t i = 0; i < holders.size(); ++i) {

@@ -34,6 +34,10 @@ struct InstanceType {
 
   /// The profile `name` of this type, or nullptr.
   const MigProfile* mig_profile(std::string_view name) const;
+  /// How many instances of this type `amounts` fill: the largest share of any resource an
+  /// instance has (0 when it has none). What "guaranteed instances" means in lint, diff and
+  /// inspect.
+  double instances_holding(const model::Resources& amounts) const;
 };
 
 struct Catalog {

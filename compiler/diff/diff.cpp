@@ -556,9 +556,8 @@ class Comparer {
     }
   }
 
-  /// Guaranteed instances of a type, as the largest share of any resource.
+  /// Guaranteed instances of a type (InstanceType::instances_holding of all teams' nominal quotas).
   static double guaranteed(const Policy& p, size_t type) {
-    const check::InstanceType& t = p.types()[type];
     model::Resources total{};
     for (const check::Team& team : p.teams) {
       for (const check::Quota& q : team.quotas) {
@@ -566,18 +565,7 @@ class Comparer {
         for (size_t r = 0; r < model::kResourceCount; ++r) total[r] += q.nominal[r];
       }
     }
-    double most = 0;
-    for (size_t r = 0; r < model::kResourceCount; ++r) {
-      if (t.per_instance[r] > 0) most = std::max(most, static_cast<double>(total[r]) / static_cast<double>(t.per_instance[r]));
-    }
-    return most;
-  }
-
-  static std::string number_text(double v) {
-    std::string text = fmt::format("{:.3f}", v);
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-    return text;
+    return p.types()[type].instances_holding(total);
   }
 
   void capacity_consequences() {
@@ -598,7 +586,7 @@ class Comparer {
       }
       if (exceeded_before) continue;
       warn("quota-exceeds-capacity", fmt::format("guaranteed quotas for {} now exceed the cluster's {} instances ({} guaranteed)",
-                                                 types[t].name, capacity, number_text(now)));
+                                                 types[t].name, capacity, model::format_instances(now, 3)));
     }
   }
 

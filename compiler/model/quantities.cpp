@@ -100,4 +100,12 @@ std::string format_amount(Resource resource, Amount amount, const AmountFormat& 
   return {};
 }
 
+std::string format_instances(double instances, int fraction_digits) {
+  std::string text = fmt::format("{:.{}f}", instances, fraction_digits);
+  if (text.find('.') == std::string::npos) return text;
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 }  // namespace gov::model

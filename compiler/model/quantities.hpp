@@ -61,4 +61,8 @@ inline AmountFormat decimal_notation(int fraction_digits = kExactDigits) {
   return {AmountFormat::Notation::decimal, kMebibytesPerTebibyte, fraction_digits, false, false};
 }
 
+/// A count of instances that may be fractional (`2`, `2.5`, `0.333`), rounded to at most
+/// `fraction_digits` decimals, trailing zeros dropped.
+std::string format_instances(double instances, int fraction_digits);
+
 }  // namespace gov::model

@@ -163,3 +163,11 @@ TEST_CASE("model: checked arithmetic saturates and divides by zero as 0", "[mode
   CHECK(gov::model::checked_neg(kMin) == kMax);
   CHECK(gov::model::mul_div_floor(kMax, 100, 100) == kMax);
 }
+
+TEST_CASE("model: instance counts print with at most the asked decimals, trailing zeros dropped", "[model]") {
+  CHECK(gov::model::format_instances(2.0, 2) == "2");
+  CHECK(gov::model::format_instances(2.5, 3) == "2.5");
+  CHECK(gov::model::format_instances(1.0 / 3.0, 3) == "0.333");
+  CHECK(gov::model::format_instances(2.999, 2) == "3");
+  CHECK(gov::model::format_instances(100.0, 0) == "100");  // no point: no zero is dropped
+}

@@ -137,23 +137,11 @@ void team_json(JsonWriter& out, const Policy& p, const check::Team& team) {
   out.end_object();
 }
 
-/// Instances of `type` that `amounts` add up to: the largest share of any resource it has.
+/// Instances of `type` that `amounts` add up to, and their text.
 double instances_of(const check::InstanceType& type, const model::Resources& amounts) {
-  double most = 0;
-  for (size_t r = 0; r < model::kResourceCount; ++r) {
-    if (type.per_instance[r] > 0) {
-      most = std::max(most, static_cast<double>(amounts[r]) / static_cast<double>(type.per_instance[r]));
-    }
-  }
-  return most;
+  return type.instances_holding(amounts);
 }
-
-std::string instances_text(double instances) {
-  std::string text = fmt::format("{:.3f}", instances);
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return text;
-}
+std::string instances_text(double instances) { return model::format_instances(instances, 3); }
 
 std::string json(const Policy& p) {
   JsonWriter out(/*indented=*/false);
