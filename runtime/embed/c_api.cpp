@@ -538,6 +538,15 @@ gov_status gov_engine_reload_version(gov_engine* engine, int64_t version, gov_de
   return guarded("gov_engine_reload_version", [&] { hand_out(engine_of(engine)->engine.reload(version), out); });
 }
 
+gov_status gov_engine_pin(gov_engine* engine, int64_t version, gov_decisions** out) {
+  clear(out);
+  return guarded("gov_engine_pin", [&] { hand_out(engine_of(engine)->engine.pin(version), out); });
+}
+
+gov_status gov_engine_unpin(gov_engine* engine) {
+  return guarded("gov_engine_unpin", [&] { engine_of(engine)->engine.unpin(); });
+}
+
 gov_status gov_engine_watch(gov_engine* engine, int64_t interval_ms) {
   return guarded("gov_engine_watch", [&] {
     gov::Engine& e = engine_of(engine)->engine;

@@ -132,6 +132,7 @@ struct Engine::Impl {
   std::thread watcher;
   std::chrono::milliseconds watch_interval{1000};
   bool watch_stop = false;
+  std::atomic<bool> pinned{false};  // Engine::pin: the watcher leaves the version alone
 
   void install(std::shared_ptr<const embed::LoadedPolicy> first) {
     std::unique_lock lock(state_mutex);

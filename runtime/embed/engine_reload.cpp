@@ -93,6 +93,7 @@ void Engine::Impl::watch_loop() {
   while (!watch_stop) {
     watch_wakeup.wait_for(lock, watch_interval, [this] { return watch_stop; });
     if (watch_stop) break;
+    if (pinned.load()) continue;  // Engine::pin: stay on the pinned version
     lock.unlock();
     try {
       reload(std::nullopt);
@@ -136,6 +137,21 @@ Step Engine::reload() {
 Step Engine::reload(int64_t version) {
   return impl_->reload(version);
 }
+
+Step Engine::pin(int64_t version) {
+  // Pinned first, so that a watcher's poll between the load and the flag cannot move off it.
+  const bool was_pinned = impl_->pinned.exchange(true);
+  try {
+    return impl_->reload(version);
+  } catch (...) {
+    impl_->pinned = was_pinned;
+    throw;
+  }
+}
+
+void Engine::unpin() { impl_->pinned = false; }
+
+bool Engine::pinned() const { return impl_->pinned.load(); }
 
 void Engine::watch(std::chrono::milliseconds interval) {
   impl_->state_mutex.refuse_reentry();

@@ -281,6 +281,14 @@ TEST_CASE("C: the step callback, store engines and reloads", "[embed][c][store]"
   CHECK(gov_engine_version(engine) == 1);
   CHECK(seen.sequences == std::vector<uint64_t>{1, 2, 3});
   CHECK(seen.lines[0].find("\"task\":\"a1\",\"outcome\":\"admitted\"") != std::string::npos);
+  // Pinning through the C ABI: a version, then back to following the store.
+  REQUIRE(gov_engine_pin(engine, 2, &step) == GOV_OK);
+  CHECK(gov_engine_version(engine) == 2);
+  gov_decisions_free(step);
+  CHECK(gov_engine_pin(engine, 99, &step) != GOV_OK);
+  CHECK(gov_engine_version(engine) == 2);
+  CHECK(gov_engine_unpin(engine) == GOV_OK);
+  CHECK(gov_engine_unpin(nullptr) == GOV_ERROR_INVALID_ARGUMENT);
   gov_engine_close(engine);
 }
 

@@ -214,3 +214,30 @@ TEST_CASE("the watcher reports a failed reload and keeps going", "[embed][reload
   REQUIRE(eventually([&] { return engine.version() == 2; }));
   // Destroying the engine stops its watcher.
 }
+
+TEST_CASE("a pinned engine stays on its version while the watcher runs and follows again when unpinned",
+          "[embed][reload][watch]") {
+  gov::test::ScratchDir dir("reload-pin");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v2.gov", 3), "p");
+  gov::Engine engine = gov::Engine::open_store(db);
+  REQUIRE(engine.version() == 2);
+  engine.watch(std::chrono::milliseconds(5));
+  // A rollback on this replica: without the pin, the watcher's next poll would load version 2 again.
+  const gov::Step pinned = engine.pin(1);
+  CHECK(pinned.version == 1);
+  CHECK(engine.pinned());
+  // A new active version, and many polls later, still version 1.
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v3.gov", 4), "p");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // forty polls, not a speed bound
+  CHECK(engine.version() == 1);
+  // A failed pin (no such version) changes neither the version nor the pin.
+  CHECK_THROWS_AS(engine.pin(99), gov::Error);
+  CHECK(engine.version() == 1);
+  CHECK(engine.pinned());
+  engine.unpin();
+  CHECK_FALSE(engine.pinned());
+  REQUIRE(eventually([&] { return engine.version() == 3; }));
+  engine.stop_watching();
+}

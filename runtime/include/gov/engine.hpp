@@ -230,6 +230,15 @@ class GOV_API Engine {
   void watch(std::chrono::milliseconds interval);
   /// Stops the watcher (waits for a reload in progress). Nothing when none runs.
   void stop_watching();
+  /// Loads `version` of the store (as reload(version)) and keeps the watcher from moving the
+  /// engine off it until unpin(): a watcher would otherwise reload the store's active version at
+  /// its next poll, undoing a rollback made on one replica. Explicit reload() and reload(v)
+  /// calls still do what they say. Throws as reload(version); a failed pin changes nothing.
+  Step pin(std::int64_t version);
+  /// Lets the watcher follow the store's active version again (from its next poll).
+  void unpin();
+  /// Whether the engine is pinned.
+  bool pinned() const;
 
   struct Impl;  // opaque
 

@@ -260,6 +260,10 @@ GOV_API gov_status gov_engine_reload_version(gov_engine* engine, int64_t version
 /* Starts (or re-times) a watcher thread that reloads when the active version changes; its steps
  * go to the on_step callback. interval_ms <= 0 stops it. */
 GOV_API gov_status gov_engine_watch(gov_engine* engine, int64_t interval_ms);
+/* Loads `version` of the store and keeps the watcher from moving off it until gov_engine_unpin
+ * (a rollback on one replica, say); `out` gets the load's step. See gov::Engine::pin. */
+GOV_API gov_status gov_engine_pin(gov_engine* engine, int64_t version, gov_decisions** out);
+GOV_API gov_status gov_engine_unpin(gov_engine* engine);
 
 /* Queries. */
 /* The latest decision about `id` as a one-entry list. Errors: NOT_FOUND for an unknown id. */
