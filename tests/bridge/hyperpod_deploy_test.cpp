@@ -9,21 +9,15 @@
 #include <utility>
 #include <vector>
 
+#include "tests/bridge/export_output.hpp"
 #include "tests/support/test_support.hpp"
 
 using gov::test::run_gov;
 
 namespace {
 
-/// The file NAME of an export printed on standard output (after its `==> NAME <==` line).
-std::string file(const std::string& out, const std::string& name) {
-  const std::string marker = "==> " + name + " <==\n";
-  const size_t at = out.find(marker);
-  if (at == std::string::npos) return {};
-  const size_t begin = at + marker.size();
-  const size_t end = out.find("==> ", begin);
-  return out.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-}
+/// The file NAME of an export printed on standard output.
+std::string file(const std::string& out, const std::string& name) { return gov::test::exported_file(out, name); }
 
 /// A policy importing the shipped catalog, with `teams` after a cluster of g5 and inf2 instances.
 std::string policy_with(const std::string& teams) {

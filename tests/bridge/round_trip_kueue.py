@@ -15,38 +15,16 @@ printing each with the seed that reproduces it.
 """
 
 import argparse
-import importlib.machinery
-import importlib.util
 import os
 import random
-import re
-import subprocess
 import sys
 import tempfile
 
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from round_trip_hyperpod import capacity_of, load_generator, run  # noqa: E402
 from validate_kueue import Validators  # noqa: E402
-
-
-def load_generator(repo):
-    """tools/gen-policy as a module: one Python process instead of one per policy."""
-    path = os.path.join(repo, "tools", "gen-policy")
-    loader = importlib.machinery.SourceFileLoader("gen_policy", path)
-    spec = importlib.util.spec_from_loader("gen_policy", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-def run(command, cwd=None):
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd)
-
-
-def capacity_of(policy_text):
-    found = re.search(r"capacity = \{ (.*) \}", policy_text)
-    return ",".join(entry.replace(": ", "=") for entry in found.group(1).split(", "))
 
 
 TEAM_CONTROLS = [
@@ -63,7 +41,6 @@ STRATEGIES = ["[less-than-or-equal-to-final-share, less-than-initial-share]", "[
 def with_kueue_controls(text, seed, gov, scratch):
     """The policy with Kueue's controls added where the checker accepts them; (text, refused)."""
     rng = random.Random(seed * 7919 + 17)
-    refused = 0
     lines = text.split("\n")
     # Team controls go before each team block's closing brace.
     out = []
@@ -88,7 +65,7 @@ def with_kueue_controls(text, seed, gov, scratch):
         f.write(candidate)
     if run([gov, "check", probe]).returncode != 0:
         return text, 1
-    return candidate, refused
+    return candidate, 0
 
 
 def main():

@@ -218,9 +218,7 @@ class Server {
     if (method == "textDocument/didOpen") return did_open(params);
     if (method == "textDocument/didChange") return did_change(params);
     if (method == "textDocument/didClose") return did_close(params);
-    if (method == "textDocument/didSave") {
-      for (const auto& [uri, document] : workspace_.documents()) dirty_.insert(uri);
-    }
+    if (method == "textDocument/didSave") mark_all_dirty();  // files on disk may have changed
     // `initialized`, `$/cancelRequest`, `workspace/didChangeConfiguration` and others: nothing to do.
   }
 
@@ -324,6 +322,7 @@ class Server {
     workspace_.close(*uri);
     last_diagnostics_.erase(*uri);
     last_parsed_.erase(*uri);
+    current_.erase(*uri);
     dirty_.erase(*uri);
     publish(*uri, std::nullopt, {}, nullptr);
     mark_all_dirty();
@@ -331,6 +330,15 @@ class Server {
 
   void mark_all_dirty() {
     for (const auto& [uri, document] : workspace_.documents()) dirty_.insert(uri);
+    current_.clear();  // any buffer may be imported by any other
+  }
+
+  /// The document's check as its text stands: made once after each change and shared by the
+  /// diagnostics and every request until the next change.
+  std::shared_ptr<const Checked> checked_of(const Document& document) {
+    std::shared_ptr<const Checked>& slot = current_[document.uri];
+    if (!slot) slot = std::make_shared<Checked>(workspace_.check(document));
+    return slot;
   }
 
   static Position position_of(const JsonValue* position) {
@@ -364,7 +372,8 @@ class Server {
       }
       Document* document = workspace_.find(uri);
       if (document == nullptr) continue;
-      Checked checked = workspace_.check(*document);
+      const std::shared_ptr<const Checked> current = checked_of(*document);
+      const Checked& checked = *current;
       std::vector<Diagnostic> own;
       const driver::CheckedPolicy* policy = checked.checked();
       const std::string real = real_path(document->path);
@@ -380,7 +389,7 @@ class Server {
       last_diagnostics_[uri] = std::move(own);
       // What completion offers while the buffer does not parse: the last policy that did.
       if (policy != nullptr && !policy->program.diagnostics.has_errors()) {
-        last_parsed_[uri] = std::make_shared<Checked>(std::move(checked));
+        last_parsed_[uri] = current;
       }
     }
   }
@@ -464,7 +473,8 @@ class Server {
     const uint32_t offset = LineIndex(document.text).offset(position_of(member(params, "position")));
     const auto [begin, end] = word_at(document.text, offset);
     const std::string word = document.text.substr(begin, end - begin);
-    const Checked checked = workspace_.check(document);
+    const std::shared_ptr<const Checked> current = checked_of(document);
+    const Checked& checked = *current;
     const std::string text = hover_text(word, checked);
     if (text.empty()) {
       send_result(id, [](JsonWriter& out) { out.null(); });
@@ -610,7 +620,8 @@ class Server {
     if (auto* error = std::get_if<RequestError>(&requested)) return *error;
     Document& document = *std::get<Document*>(requested);
     const uint32_t offset = LineIndex(document.text).offset(position_of(member(params, "position")));
-    const Checked checked = workspace_.check(document);
+    const std::shared_ptr<const Checked> current = checked_of(document);
+    const Checked& checked = *current;
     const std::optional<Target> target = declaration_of(document, offset, checked);
     send_result(id, [&](JsonWriter& out) {
       if (!target) return out.null();
@@ -624,7 +635,8 @@ class Server {
     if (auto* error = std::get_if<RequestError>(&requested)) return *error;
     Document& document = *std::get<Document*>(requested);
     const uint32_t offset = LineIndex(document.text).offset(position_of(member(params, "position")));
-    const Checked checked = workspace_.check(document);
+    const std::shared_ptr<const Checked> current = checked_of(document);
+    const Checked& checked = *current;
     std::vector<Target> found;
     if (declaration_of(document, offset, checked) && checked.checked() != nullptr) {
       const auto [begin, end] = word_at(document.text, offset);
@@ -812,9 +824,9 @@ class Server {
     const size_t cut = line.find_last_of("{,");
     const std::string item = cut == std::string::npos ? line : line.substr(cut + 1);
     const std::string header = enclosing_block(text, offset);
-    Checked now = workspace_.check(document);
-    const Checked* checked = &now;
-    const bool parses = now.checked() != nullptr && !now.checked()->program.diagnostics.has_errors();
+    const std::shared_ptr<const Checked> now = checked_of(document);
+    const Checked* checked = now.get();
+    const bool parses = now->checked() != nullptr && !now->checked()->program.diagnostics.has_errors();
     if (auto last = last_parsed_.find(document.uri); !parses && last != last_parsed_.end()) checked = last->second.get();
     const check::Policy* policy = checked->checked() ? &checked->checked()->result.policy : nullptr;
     auto add_names = [&](auto names, int kind, std::string detail) {
@@ -983,7 +995,8 @@ class Server {
   Workspace workspace_;
   std::set<std::string> dirty_;
   std::map<std::string, std::vector<Diagnostic>> last_diagnostics_;
-  std::map<std::string, std::shared_ptr<Checked>> last_parsed_;  // by URI: the last check that parsed
+  std::map<std::string, std::shared_ptr<const Checked>> last_parsed_;  // by URI: the last check that parsed
+  std::map<std::string, std::shared_ptr<const Checked>> current_;      // by URI: the check of the text as it is
   bool initialized_ = false;
   bool shutdown_ = false;
   bool exit_requested_ = false;
