@@ -142,6 +142,9 @@ class Checker {
   /// A task's `labels = { ... }`.
   void labels(const Assignment& a, TestStep& out);
   gov::ResourceAmounts resources(const std::vector<ast::Property>& block, SourceId source);
+  /// A test's `partitions = { mig-1g.10gb: 2 }` (a submit's, per-pod's or an expectation's)
+  /// appended to `out` as (profile, count); counts checked, profiles left to the engine.
+  void partition_amounts(const ast::Value& map, SourceId source, std::vector<std::pair<std::string, int64_t>>& out);
   void expect(const ast::Step& step, SourceId source, const std::map<std::string, Location>& submitted, TestStep& out);
   void known_rule(const ast::Name& name, SourceId source);
 

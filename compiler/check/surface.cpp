@@ -302,6 +302,9 @@ const Table<ResourceAmounts>& resources_table() {
       resource_row<ResourceAmounts>(model::Resource::vcpu, set_amount),
       resource_row<ResourceAmounts>(model::Resource::memory, set_amount),
       resource_row<ResourceAmounts>(model::Resource::efa, set_amount),
+      // GPU partitions carry a profile name, which these pairs cannot: the block's readers take
+      // them with Checker::partition_amounts (a known property here, read there).
+      {{"partitions", K::profile_map}, [](const Assignment&, ResourceAmounts&) {}},
   };
   return table;
 }
@@ -351,6 +354,13 @@ const Table<SubmitDraft>& submit_table() {
          ResourceAmounts per_pod;
          assign_all(resources_table(), a.value().block, a.checker, a.source, per_pod);
          for (const auto& [r, amount] : per_pod) s.step->submitted.amounts[model::index(r)] = amount;
+         for (const ast::Property& p : a.value().block) {
+           if (p.key.text == "partitions" && p.value) a.checker.partition_amounts(*p.value, a.source, s.step->submitted.partitions);
+         }
+       }},
+      {{"partitions", K::profile_map},
+       [](const Assignment& a, SubmitDraft& s) {
+         a.checker.partition_amounts(a.value(), a.source, s.step->submitted.partitions);
        }},
       {{"labels", K::labels_map}, [](const Assignment& a, SubmitDraft& s) { a.checker.labels(a, *s.step); }},
       {{"duration", K::integer},

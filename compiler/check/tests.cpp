@@ -123,7 +123,26 @@ gov::ResourceAmounts Checker::resources(const std::vector<ast::Property>& block,
   std::sort(out.begin(), out.end(), [](const gov::ResourceAmount& x, const gov::ResourceAmount& y) {
     return model::index(x.resource) < model::index(y.resource);
   });
+  // GPU partitions after the five resources, as decisions list them.
+  for (const ast::Property& p : block) {
+    if (p.key.text != "partitions" || !p.value) continue;
+    std::vector<std::pair<std::string, int64_t>> partitions;
+    partition_amounts(*p.value, source, partitions);
+    for (auto& [profile, count] : partitions) {
+      if (count != 0) out.push_back({model::Resource::gpu, count, std::move(profile)});
+    }
+  }
   return out;
+}
+
+void Checker::partition_amounts(const ast::Value& map, SourceId source,
+                                std::vector<std::pair<std::string, int64_t>>& out) {
+  if (map.kind != ast::Value::Kind::map) return;  // reported by the schema check
+  for (const ast::MapEntry& entry : map.map) {
+    const std::optional<int64_t> count =
+        count_in_range(*entry.value, source, fmt::format("the count of `{}`", entry.key.text), 0, kMaxAmount);
+    if (count) out.emplace_back(entry.key.text, *count);
+  }
 }
 
 void Checker::expect(const ast::Step& step, SourceId source, const std::map<std::string, Location>& submitted, TestStep& out) {

@@ -359,16 +359,6 @@ Result load(const Source& source, const Request& request) {
     return failure(ErrorKind::policy, std::move(message), std::move(policy));
   }
   if (policy->content_sha256.empty()) policy->content_sha256 = store::content_hash(store_files(checked));
-  // GPU partitions are checked, inspected and resolved, but the engine does not charge them yet
-  // (issue 19, point 2): running such a policy would decide as if its partitions were not there.
-  if (const std::vector<std::string> profiles = checked.result.policy.partition_profiles(); !profiles.empty()) {
-    return failure(ErrorKind::policy,
-                   fmt::format("the policy gives GPU partitions ({}), which the engine does not run yet: `gov check`, "
-                               "`gov lint` and `gov inspect` read them; simulating, testing, applying or compiling "
-                               "the policy needs the engine's partition columns (issue 19, point 2)",
-                               fmt::join(profiles, ", ")),
-                   std::move(policy));
-  }
   policy->module = lower::lower(checked.result.policy);
   if (request.stage == Stage::lower) return Result{std::move(policy), std::nullopt};
   if (source.kind_ == Source::Kind::stored) {

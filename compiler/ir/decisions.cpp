@@ -27,8 +27,7 @@ QuotaTable quota_table(const Module& module) {
       cell.present = true;
       cell.nominal = quota.nominal;
       cell.borrowing_limit = quota.borrowing_limit;
-      for (Resource r : kAllResources) {
-        const size_t i = index(r);
+      for (size_t i = 0; i < module.column_count(); ++i) {
         Amount lending_limit = quota.lending_limit[i];
         if (team.sharing == Sharing::lend) cell.borrowing_limit[i] = 0;
         if (team.sharing == Sharing::dont_lend) lending_limit = 0;
@@ -43,8 +42,9 @@ QuotaTable quota_table(const Module& module) {
   if (module.settings.idle_resource_sharing) {
     for (size_t f = 0; f < table.flavor_count; ++f) {
       const Flavor& flavor = module.flavors[f];
-      for (Resource r : kAllResources) {
-        const size_t i = index(r);
+      // Partition columns have no capacity of their own (per_instance 0): MIG partitions exist
+      // where quotas give them, not in idle capacity.
+      for (size_t i = 0; i < module.column_count(); ++i) {
         const Amount capacity = checked_mul(flavor.capacity, flavor.per_instance[i]);
         table.cohort_own[f][i] = std::max<Amount>(0, checked_sub(capacity, reserved[f][i]));
         table.cohort_quota[f][i] = checked_add(table.cohort_quota[f][i], table.cohort_own[f][i]);
@@ -189,7 +189,7 @@ Amount team_figure(uint8_t slot, const QuotaTable& table, const UsageView& view,
   const auto stat = static_cast<TeamStat>(slot / kResourceCount);
   const size_t r = slot % kResourceCount;
   const QuotaCell& cell = table.cell(team, flavor);
-  const Amount used = view.usage[(team * table.flavor_count + flavor) * kResourceCount + r];
+  const Amount used = view.usage[(team * table.flavor_count + flavor) * kColumnCount + r];
   switch (stat) {
     case TeamStat::nominal:
       return cell.nominal[r];
@@ -201,7 +201,7 @@ Amount team_figure(uint8_t slot, const QuotaTable& table, const UsageView& view,
       return cell.borrowing_limit[r];
     case TeamStat::available:
       return cell.present ? available(cell, table.cohort_quota[flavor], static_cast<Resource>(r),
-                                      used, view.cohort_usage[flavor * kResourceCount + r])
+                                      used, view.cohort_usage[flavor * kColumnCount + r])
                           : 0;
   }
   return 0;
@@ -212,7 +212,7 @@ Amount cluster_figure(uint8_t slot, const Module& module, const UsageView& view,
   const size_t r = slot % kResourceCount;
   const Flavor& f = module.flavors[flavor];
   const Amount capacity = checked_mul(f.capacity, f.per_instance[r]);
-  const Amount used = view.flavor_usage[flavor * kResourceCount + r];
+  const Amount used = view.flavor_usage[flavor * kColumnCount + r];
   switch (stat) {
     case ClusterStat::capacity:
       return capacity;
@@ -276,8 +276,8 @@ DecideResult conclude(const Module& module, const QuotaTable& table, const Decid
   for (const FlavorQuota& quota : team_def.quotas) {
     if (requested >= 0 && quota.flavor != static_cast<uint64_t>(requested)) continue;
     const FitInput fit_input{team, quota.flavor, request,
-                             input.usage.usage + (team * table.flavor_count + quota.flavor) * kResourceCount,
-                             input.usage.cohort_usage + quota.flavor * kResourceCount};
+                             input.usage.usage + (team * table.flavor_count + quota.flavor) * kColumnCount,
+                             input.usage.cohort_usage + quota.flavor * kColumnCount};
     const FitResult answer = fit(table, fit_input);
     if (!answer.fits_all()) continue;
     if (answer.borrows == 0 || team_def.when_can_borrow == WhenCanBorrow::borrow) {

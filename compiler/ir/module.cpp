@@ -1,5 +1,7 @@
 #include "compiler/ir/module.hpp"
 
+#include "compiler/support/assert.hpp"
+
 namespace gov::ir {
 
 namespace {
@@ -23,6 +25,50 @@ int32_t Module::priority_of(int32_t class_index) const {
   if (class_index >= 0) return classes[static_cast<size_t>(class_index)].weight;
   if (settings.default_class >= 0) return classes[static_cast<size_t>(settings.default_class)].weight;
   return 0;
+}
+
+Resources columns_of(const model::Resources& resources) {
+  Resources out{};
+  for (Resource r : kAllResources) out[index(r)] = resources[index(r)];
+  return out;
+}
+
+Resources unlimited_columns() {
+  Resources out;
+  out.fill(kUnlimited);
+  return out;
+}
+
+std::vector<Resource> Module::charged_columns() const {
+  std::vector<Resource> out;
+  for (Resource r : kAllResources) {
+    if (is_charged(r)) out.push_back(r);
+  }
+  for (size_t k = 0; k < partitions.size(); ++k) out.push_back(partition_column(k));
+  return out;
+}
+
+std::string_view Module::column_key(Resource r) const {
+  if (!is_partition(r)) return resource_key(r);
+  const size_t k = index(r) - kResourceCount;
+  GOV_ASSERT(k < partitions.size(), "partition column out of range");
+  return partitions[k];
+}
+
+std::string Module::column_kubernetes_name(Resource r) const {
+  if (!is_partition(r)) return std::string(kubernetes_name(r));
+  return model::partition_resource_name(column_key(r));
+}
+
+::gov::ResourceAmount Module::public_amount(Resource r, Amount amount) const {
+  return {public_resource(r), amount, std::string(partition_of(r))};
+}
+
+int32_t Module::partition_index(std::string_view profile) const {
+  for (size_t k = 0; k < partitions.size(); ++k) {
+    if (partitions[k] == profile) return static_cast<int32_t>(k);
+  }
+  return -1;
 }
 
 }  // namespace gov::ir

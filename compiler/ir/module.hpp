@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/model/partitions.hpp"
 #include "compiler/model/resources.hpp"
 #include "compiler/model/rule_inputs.hpp"
 #include "compiler/model/team.hpp"
@@ -29,7 +30,21 @@ using model::kubernetes_name;
 using model::kUnlimited;
 using model::Resource;
 using model::resource_key;
-using model::Resources;
+
+/// Amounts per column: the five resources first (at ir::index(resource)), then one column per
+/// GPU partition profile the module's quotas use (Module::partitions; docs/semantics-decisions.md
+/// "GPU partitions (MIG)"). A column past the five is named by a Resource value
+/// kResourceCount + k (partition_column(k)): every formula that takes a Resource works on it.
+/// Only the module's column_count() columns are ever non-zero.
+using model::kPartitionColumns;
+inline constexpr size_t kColumnCount = kResourceCount + kPartitionColumns;
+using Resources = std::array<Amount, kColumnCount>;
+/// The five resources' amounts as columns (partition columns 0).
+Resources columns_of(const model::Resources& resources);
+/// Every column unlimited (a lending limit that is not set).
+Resources unlimited_columns();
+inline constexpr Resource partition_column(size_t k) { return static_cast<Resource>(kResourceCount + k); }
+inline constexpr bool is_partition(Resource r) { return index(r) >= kResourceCount; }
 
 using model::BorrowWithinCohort;
 using model::FairShareStrategy;
@@ -72,7 +87,7 @@ struct FlavorQuota {
   uint32_t flavor = 0;  // index into Module::flavors
   Resources nominal{};
   Resources borrowing_limit{};
-  Resources lending_limit{kUnlimited, kUnlimited, kUnlimited, kUnlimited, kUnlimited};
+  Resources lending_limit = unlimited_columns();
 };
 
 /// One team: a Kueue ClusterQueue in the cluster's single cohort.
@@ -183,6 +198,25 @@ struct Module {
   std::vector<std::string> strings;    // string constants; strings[0] == ""
   std::vector<std::string> label_keys;  // label keys the rules read
   std::vector<std::vector<int64_t>> sets;  // constant sets for in_set
+  /// Partition column k's MIG profile (`mig-1g.10gb`), numbered in order of first use in the
+  /// quotas; at most kPartitionColumns (the checker's E0333).
+  std::vector<std::string> partitions;
+
+  /// The five resources plus the partition columns.
+  size_t column_count() const { return kResourceCount + partitions.size(); }
+  /// The charged columns (every resource but EFA, then the partition columns), in order.
+  std::vector<Resource> charged_columns() const;
+  /// A column's key in the decision stream and JSON: `gpu`, …, or the profile (`mig-1g.10gb`).
+  std::string_view column_key(Resource r) const;
+  /// A column's Kubernetes resource name: `nvidia.com/gpu`, …, or `nvidia.com/mig-1g.10gb`.
+  std::string column_kubernetes_name(Resource r) const;
+  /// A column as the public API names it: a resource with an empty profile, or a partition
+  /// column as Resource::gpu with its profile (gov::ResourceAmount and the rows).
+  ::gov::ResourceAmount public_amount(Resource r, Amount amount) const;
+  std::string_view partition_of(Resource r) const { return is_partition(r) ? column_key(r) : std::string_view(); }
+  static Resource public_resource(Resource r) { return is_partition(r) ? Resource::gpu : r; }
+  /// The column of a profile, or -1 when no quota of the module gives it.
+  int32_t partition_index(std::string_view profile) const;
 
   /// Index of a team, flavor or class by name, or -1.
   int32_t team_index(std::string_view name) const;

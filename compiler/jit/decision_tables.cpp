@@ -38,7 +38,9 @@ llvm::GlobalVariable* DecisionLowering::constant_table(llvm::Constant* initializ
 
 llvm::Constant* DecisionLowering::resources(const ir::Resources& amounts) {
   std::vector<llvm::Constant*> values;
-  for (ir::Amount amount : amounts) values.push_back(i64(amount));
+  // The five resources only: the generated fit tests them; partition columns are checked by
+  // the engine with the reference formulas (docs/semantics-decisions.md "GPU partitions").
+  for (size_t r = 0; r < ir::kResourceCount; ++r) values.push_back(i64(amounts[r]));
   return llvm::ConstantArray::get(llvm::cast<llvm::ArrayType>(resources_type()), values);
 }
 

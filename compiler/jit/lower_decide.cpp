@@ -38,7 +38,7 @@ llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, llvm::Value*
   llvm::Type* i64_type = builder_.getInt64Ty();
   const int64_t flavors = static_cast<int64_t>(table_.flavor_count);
   const auto element = [&](llvm::Value* base, llvm::Value* row) {
-    llvm::Value* at = builder_.CreateAdd(builder_.CreateMul(row, i64(ir::kResourceCount)), i64(r));
+    llvm::Value* at = builder_.CreateAdd(builder_.CreateMul(row, i64(ir::kColumnCount)), i64(r));
     return builder_.CreateLoad(i64_type, builder_.CreateInBoundsGEP(i64_type, base, at));
   };
   if (!team_stat) {
@@ -102,8 +102,8 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t cell
     if (!ir::is_charged(resource)) continue;
     const size_t r = ir::index(resource);
     amounts[r] = {at(request, r)};
-    used[r] = {at(usage_base, static_cast<uint64_t>(cell_index) * ir::kResourceCount + r)};
-    cohort_used[r] = {at(cohort_base, static_cast<uint64_t>(flavor) * ir::kResourceCount + r)};
+    used[r] = {at(usage_base, static_cast<uint64_t>(cell_index) * ir::kColumnCount + r)};
+    cohort_used[r] = {at(cohort_base, static_cast<uint64_t>(flavor) * ir::kColumnCount + r)};
     any_bits = builder_.CreateOr(any_bits, builder_.CreateOr(amounts[r].value,
                                                              builder_.CreateOr(used[r].value, cohort_used[r].value)));
   }
@@ -161,8 +161,8 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(int64_t cell_in
   set(0, i32(team));
   set(1, i32(flavor));
   set(2, request);
-  set(3, builder_.CreateConstInBoundsGEP1_64(i64_type, usage_base, static_cast<uint64_t>(cell_index) * ir::kResourceCount));
-  set(4, builder_.CreateConstInBoundsGEP1_64(i64_type, cohort_base, static_cast<uint64_t>(flavor) * ir::kResourceCount));
+  set(3, builder_.CreateConstInBoundsGEP1_64(i64_type, usage_base, static_cast<uint64_t>(cell_index) * ir::kColumnCount));
+  set(4, builder_.CreateConstInBoundsGEP1_64(i64_type, cohort_base, static_cast<uint64_t>(flavor) * ir::kColumnCount));
   llvm::CallInst* bits = builder_.CreateCall(out_.getFunction(kFitSymbol), {input});
   bits->addFnAttr(llvm::Attribute::NoInline);
   bits->addFnAttr(llvm::Attribute::Cold);
@@ -285,8 +285,8 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   set(0, builder_.CreateTrunc(team, i32_type));
   set(1, builder_.CreateTrunc(flavor, i32_type));
   set(2, request);
-  set(3, builder_.CreateInBoundsGEP(i64_type, usage_base, builder_.CreateMul(cell_index, i64(ir::kResourceCount))));
-  set(4, builder_.CreateInBoundsGEP(i64_type, cohort_base, builder_.CreateMul(flavor, i64(ir::kResourceCount))));
+  set(3, builder_.CreateInBoundsGEP(i64_type, usage_base, builder_.CreateMul(cell_index, i64(ir::kColumnCount))));
+  set(4, builder_.CreateInBoundsGEP(i64_type, cohort_base, builder_.CreateMul(flavor, i64(ir::kColumnCount))));
   llvm::Value* bits = builder_.CreateCall(out_.getFunction(kFitSymbol), {input});
   llvm::Value* fits = builder_.CreateICmpEQ(builder_.CreateAnd(bits, i32(0xff | 1 << 24)), i32(ir::kChargedMask | 1 << 24));
   llvm::Value* borrows = builder_.CreateICmpNE(builder_.CreateAnd(bits, i32(0xff00)), i32(0));

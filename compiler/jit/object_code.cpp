@@ -103,8 +103,11 @@ void write_messages(ByteWriter& out, const ir::Module& module) {
   }
 }
 
+// The five resources: the generated code folds in no partition column (the engine checks those
+// with the reference formulas), so two modules that differ only there share an object, and keys
+// of policies without partitions are what they were before partitions existed.
 void write_resources(ByteWriter& out, const ir::Resources& amounts) {
-  for (ir::Amount amount : amounts) out.i64(amount);
+  for (size_t i = 0; i < ir::kResourceCount; ++i) out.i64(amounts[i]);
 }
 
 /// What the fit test, the priority and the may-preempt predicate fold in as constants.

@@ -1,5 +1,7 @@
 #include "compiler/lower/lower.hpp"
 
+#include "compiler/support/assert.hpp"
+
 #include <string>
 #include <unordered_map>
 
@@ -122,6 +124,25 @@ ir::Rule lower_rule(ir::Module& module, const check::Rule& rule, Interned& inter
   return out;
 }
 
+// A quota's five resources, then its partitions in their columns (a profile the quota does not
+// give has nominal 0 there; its lending limit stays unlimited, which lends nothing of 0).
+ir::FlavorQuota lower_quota(const ir::Module& module, const check::Quota& q) {
+  ir::FlavorQuota out;
+  out.flavor = static_cast<uint32_t>(q.type);
+  out.nominal = ir::columns_of(q.nominal);
+  out.borrowing_limit = ir::columns_of(q.borrowing_limit);
+  for (ir::Resource r : ir::kAllResources) out.lending_limit[ir::index(r)] = q.lending_limit[ir::index(r)];
+  for (const check::PartitionQuota& p : q.partitions) {
+    const int32_t k = module.partition_index(p.profile);
+    GOV_ASSERT(k >= 0, "a quota's profile has a partition column");
+    const size_t i = ir::index(ir::partition_column(static_cast<size_t>(k)));
+    out.nominal[i] = p.nominal;
+    out.borrowing_limit[i] = p.borrowing_limit;
+    out.lending_limit[i] = p.lending_limit;
+  }
+  return out;
+}
+
 }  // namespace
 
 ir::Module lower(const check::Policy& policy) {
@@ -136,8 +157,9 @@ ir::Module lower(const check::Policy& policy) {
   module.settings.fair_share_strategies = settings.fair_share_strategies;
   const auto& types = policy.types();
   for (size_t t = 0; t < types.size(); ++t) {
-    module.flavors.push_back({types[t].name, types[t].per_instance, policy.capacity_of(t)});
+    module.flavors.push_back({types[t].name, ir::columns_of(types[t].per_instance), policy.capacity_of(t)});
   }
+  module.partitions = policy.partition_profiles();
   for (const check::PriorityClass& c : policy.classes) module.classes.push_back({c.name, c.weight});
   for (const check::Team& team : policy.teams) {
     ir::Team out;
@@ -155,9 +177,7 @@ ir::Module lower(const check::Policy& policy) {
     out.flavor_preference = team.flavor_preference;
     out.fair_share_weight = team.fair_share_weight;
     out.active = team.active;
-    for (const check::Quota& q : team.quotas) {
-      out.quotas.push_back({static_cast<uint32_t>(q.type), q.nominal, q.borrowing_limit, q.lending_limit});
-    }
+    for (const check::Quota& q : team.quotas) out.quotas.push_back(lower_quota(module, q));
     module.teams.push_back(std::move(out));
   }
   Interned interned;

@@ -52,6 +52,7 @@ struct gov_trace {
   std::vector<gov::TimedEvent> events;
   std::vector<gov_event> views;
   std::vector<std::vector<gov_label>> labels;
+  std::vector<std::vector<gov_partition>> partitions;
 };
 
 namespace {
@@ -129,6 +130,17 @@ void check_label_value(const char* value) {
 }
 static_assert(gov::trace::kMaxLabelValueBytes == 65536, "the message above states the bound");
 
+/// A C task's partitions into `out` (cleared first; no allocation when none).
+void read_partitions(const gov_task& c, std::vector<std::pair<std::string, int64_t>>& out) {
+  out.clear();
+  if (c.partition_count > 0 && c.partitions == nullptr)
+    invalid("the task has partition_count > 0 but partitions is NULL");
+  for (size_t i = 0; i < c.partition_count; ++i) {
+    if (c.partitions[i].profile == nullptr) invalid("a partition's profile is NULL");
+    out.emplace_back(c.partitions[i].profile, c.partitions[i].count);
+  }
+}
+
 gov::Task task_from_c(const gov_task& c) {
   if (c.id == nullptr) invalid("the task has no id (NULL)");
   if (c.team == nullptr) invalid("the task has no team (NULL)");
@@ -147,6 +159,7 @@ gov::Task task_from_c(const gov_task& c) {
     check_label_value(c.labels[i].value);
     task.labels.emplace_back(c.labels[i].key, c.labels[i].value);
   }
+  read_partitions(c, task.partitions);
   return task;
 }
 
@@ -181,6 +194,7 @@ const gov::Task& scratch_task_from_c(const gov_task& c) {
     task.labels[i].first.assign(c.labels[i].key);
     task.labels[i].second.assign(c.labels[i].value);
   }
+  read_partitions(c, task.partitions);
   return task;
 }
 
@@ -211,6 +225,7 @@ gov::Event event_from_c(const gov_event& c) {
 gov_amounts amounts_to_c(const gov::ResourceAmounts& amounts) {
   gov_amounts out{};
   for (const gov::ResourceAmount& a : amounts) {
+    if (!a.partition.empty()) continue;  // GPU partitions: in the JSON forms (gov_decision_json)
     const auto r = static_cast<size_t>(a.resource);
     out.value[r] = a.amount;
     out.present |= 1u << r;
@@ -327,6 +342,7 @@ void gov_decisions::make_json() const {
 gov_snapshot::gov_snapshot(gov::Snapshot s) : snapshot(std::move(s)) {
   usage.reserve(snapshot.usage.size());
   for (const gov::UsageRow& row : snapshot.usage) {
+    if (!row.partition.empty()) continue;  // GPU partitions: in gov_snapshot_json
     usage.push_back({row.team.c_str(), row.flavor.c_str(), static_cast<gov_resource>(row.resource), row.nominal,
                      row.borrowing_limit, row.used, row.borrowed});
   }
@@ -679,6 +695,7 @@ gov_status gov_trace_read(const gov_engine* engine, const char* json, size_t len
     trace->events = gov::read_trace(engine_of(engine)->engine, std::string_view(json ? json : "", length));
     trace->views.reserve(trace->events.size());
     trace->labels.resize(trace->events.size());
+    trace->partitions.resize(trace->events.size());
     for (size_t i = 0; i < trace->events.size(); ++i) {
       const gov::TimedEvent& e = trace->events[i];
       gov_event view{};
@@ -699,6 +716,9 @@ gov_status gov_trace_read(const gov_engine* engine, const char* json, size_t len
         for (const auto& [key, value] : t.labels) trace->labels[i].push_back({key.c_str(), value.c_str()});
         view.task.labels = trace->labels[i].data();
         view.task.label_count = trace->labels[i].size();
+        for (const auto& [profile, count] : t.partitions) trace->partitions[i].push_back({profile.c_str(), count});
+        view.task.partitions = trace->partitions[i].data();
+        view.task.partition_count = trace->partitions[i].size();
       }
       trace->views.push_back(view);
     }

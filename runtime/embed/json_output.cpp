@@ -11,6 +11,12 @@ namespace gov {
 
 namespace {
 
+/// A resource's key, or a GPU partition profile's (`mig-1g.10gb`; its amounts are counts, which
+/// the gpu formatting prints as they are).
+std::string_view name_of(Resource resource, const std::string& partition) {
+  return partition.empty() ? resource_name(resource) : std::string_view(partition);
+}
+
 /// Appends `"key":` after a comma unless it is the object's first member.
 class ObjectWriter {
  public:
@@ -36,7 +42,7 @@ class ObjectWriter {
   void amounts(std::string_view name, const ResourceAmounts& values) {
     std::string& out = key(name);
     ObjectWriter object(out);
-    for (const ResourceAmount& a : values) object.amount(resource_name(a.resource), a.resource, a.amount);
+    for (const ResourceAmount& a : values) object.amount(name_of(a.resource, a.partition), a.resource, a.amount);
   }
   void strings(std::string_view name, const std::vector<std::string>& values) {
     std::string& out = key(name);
@@ -95,7 +101,7 @@ std::string to_json(const Explanation& e) {
       f.string("flavor", flavor.flavor);
       f.string("verdict", flavor.verdict);
       append_array(f.key("resources"), flavor.resources, [](ObjectWriter& r, const ResourceFigures& figures) {
-        r.string("resource", resource_name(figures.resource));
+        r.string("resource", name_of(figures.resource, figures.partition));
         r.amount("requested", figures.resource, figures.requested);
         r.amount("guaranteed", figures.resource, figures.guaranteed);
         r.amount("borrowing_limit", figures.resource, figures.borrowing_limit);
@@ -133,7 +139,7 @@ std::string to_json(const Snapshot& s) {
     append_array(object.key("usage"), s.usage, [](ObjectWriter& u, const UsageRow& row) {
       u.string("team", row.team);
       u.string("flavor", row.flavor);
-      u.string("resource", resource_name(row.resource));
+      u.string("resource", name_of(row.resource, row.partition));
       u.amount("nominal", row.resource, row.nominal);
       u.amount("borrowing_limit", row.resource, row.borrowing_limit);
       u.amount("used", row.resource, row.used);
@@ -141,7 +147,7 @@ std::string to_json(const Snapshot& s) {
     });
     append_array(object.key("cohort"), s.cohort, [](ObjectWriter& c, const CohortRow& row) {
       c.string("flavor", row.flavor);
-      c.string("resource", resource_name(row.resource));
+      c.string("resource", name_of(row.resource, row.partition));
       c.amount("quota", row.resource, row.quota);
       c.amount("used", row.resource, row.used);
     });

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/model/partitions.hpp"
 #include "compiler/model/resources.hpp"
 #include "runtime/engine/engine.hpp"
 
@@ -306,11 +307,16 @@ std::string write_metrics(const engine::Engine& core, const MetricsInputs& input
     const int32_t flavor = module.flavor_index(row.flavor);
     if (team >= 0 && flavor >= 0) {
       for (const ir::FlavorQuota& quota : module.teams[static_cast<size_t>(team)].quotas) {
-        if (quota.flavor == static_cast<uint32_t>(flavor)) lending = quota.lending_limit[static_cast<size_t>(row.resource)];
+        if (quota.flavor != static_cast<uint32_t>(flavor)) continue;
+        const int32_t partition = row.partition.empty() ? -1 : module.partition_index(row.partition);
+        const size_t column = partition < 0 ? static_cast<size_t>(row.resource)
+                                            : ir::index(ir::partition_column(static_cast<size_t>(partition)));
+        lending = quota.lending_limit[column];
       }
     }
     rows.push_back({label("cohort", cohort) + "," + label("cluster_queue", row.team) + "," + label("flavor", row.flavor) +
-                        "," + label("resource", model::kubernetes_name(row.resource)),
+                        "," + label("resource", row.partition.empty() ? std::string(model::kubernetes_name(row.resource))
+                                                                      : model::partition_resource_name(row.partition)),
                     &row, lending});
   }
   w.family("kueue_cluster_queue_resource_usage", "gauge",

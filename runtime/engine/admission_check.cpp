@@ -44,7 +44,47 @@ AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
   core.rules.label_strings(spec.labels, label_ids);
   const std::array<int64_t, ir::kTaskFieldCount> fields =
       core.rules.task_fields(request, core.rules.id_string(spec.id));
-  return decide(core, request.team, request.priority, fields.data(), label_ids.data());
+  const AdmissionCheck checked = decide(core, request.team, request.priority, fields.data(), label_ids.data());
+  if (requests_partitions(request.request)) return with_partitions(core, checked, request.requested_flavor, request.request);
+  return checked;
+}
+
+// ir::conclude's choice of flavor, with the partition columns in the fit: the first of the
+// team's instance types where everything fits (with when-can-borrow = try-next-flavor, the first
+// that fits without borrowing, else the first borrowing fit unless the team prefers preemption
+// over borrowing).
+AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, int32_t requested_flavor,
+                               const ir::Resources& request) {
+  if (checked.verdict != AdmissionCheck::Verdict::admit && checked.verdict != AdmissionCheck::Verdict::pending)
+    return checked;
+  AdmissionCheck out = checked;
+  out.verdict = AdmissionCheck::Verdict::pending;
+  out.flavor = -1;
+  out.borrows = false;
+  const auto team = static_cast<uint32_t>(checked.team);
+  const ir::Team& team_def = core.module.teams[team];
+  if (!team_def.active) return out;
+  int32_t borrowing_fit = -1;
+  for (const ir::FlavorQuota& quota : team_def.quotas) {
+    if (requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(requested_flavor)) continue;
+    const ir::FitResult fit = core.evaluator.fit(core.quota.fit_input(team, quota.flavor, request));
+    if (!fit.fits_all() || !core.quota.partitions_fit(team, quota.flavor, request, /*allow_borrowing=*/true)) continue;
+    const bool borrows =
+        fit.borrows != 0 || !core.quota.partitions_fit(team, quota.flavor, request, /*allow_borrowing=*/false);
+    if (!borrows || team_def.when_can_borrow == ir::WhenCanBorrow::borrow) {
+      out.verdict = AdmissionCheck::Verdict::admit;
+      out.flavor = static_cast<int32_t>(quota.flavor);
+      out.borrows = borrows;
+      return out;
+    }
+    if (borrowing_fit < 0) borrowing_fit = static_cast<int32_t>(quota.flavor);
+  }
+  if (borrowing_fit >= 0 && team_def.flavor_preference == ir::FlavorPreference::borrowing_over_preemption) {
+    out.verdict = AdmissionCheck::Verdict::admit;
+    out.flavor = borrowing_fit;
+    out.borrows = true;
+  }
+  return out;
 }
 
 PreparedTask prepare(const EngineCore& core, const gov::Task& spec) {

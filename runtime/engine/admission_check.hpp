@@ -65,6 +65,13 @@ ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::De
   return out;
 }
 
+/// `checked` (decide's answer) for a task that asks for GPU partitions: the back ends' fused
+/// fit covers the five resources, so the flavor is chosen again with the partition columns
+/// checked by the reference formulas, by conclude's rule (admission_check.cpp). Out of line:
+/// partition requests are rare, and the common case keeps its registers.
+AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, int32_t requested_flavor,
+                               const ir::Resources& request);
+
 /// check_admission of a prepared task. An invalid task, or one prepared against another
 /// policy (other indices and string ids), answers `invalid`.
 [[gnu::always_inline]] inline AdmissionCheck check_admission(const EngineCore& core,
@@ -75,7 +82,10 @@ ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::De
     out.priority = task.priority;
     return out;
   }
-  return decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
+  const AdmissionCheck checked = decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
+  if (requests_partitions(task.request)) [[unlikely]]
+    return with_partitions(core, checked, task.requested_flavor, task.request);
+  return checked;
 }
 
 }  // namespace gov::engine

@@ -128,7 +128,7 @@ void Scheduler::set_order_keys(Entry& entry) {
   const auto flavor = static_cast<uint32_t>(a.flavor);
   const Resources& request = core_.tasks[entry.task].request;
   entry.share = dominant_resource_share(core_.quota, entry.team, weight, flavor, &request);
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : core_.quota.charged()) {
     const Amount amount = request[ir::index(r)];
     if (amount > 0 && core_.quota.borrowing_with(entry.team, flavor, r, amount)) {
       entry.borrows_requested = true;
@@ -263,7 +263,7 @@ void Scheduler::reserve_request(const Entry& entry) {
   const Task& task = core_.tasks[entry.task];
   const auto flavor = static_cast<uint32_t>(entry.nomination->assignment.flavor);
   Reservation reservation{entry.team, flavor, {}};
-  for (ir::Resource r : kChargedResources)
+  for (ir::Resource r : core_.quota.charged())
     reservation.amounts[ir::index(r)] = task.request[ir::index(r)];
   core_.quota.add(reservation.team, reservation.flavor, reservation.amounts);
   reservations_.push_back(reservation);
@@ -285,7 +285,7 @@ bool Scheduler::fits_after_cycle_victims(const Entry& entry) {
   const Task& task = core_.tasks[entry.task];
   const auto flavor = static_cast<uint32_t>(entry.nomination->assignment.flavor);
   bool fits = true;
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : core_.quota.charged()) {
     const Amount amount = task.request[ir::index(r)];
     if (amount > 0 && amount > core_.quota.available(entry.team, flavor, r)) fits = false;
   }
@@ -303,7 +303,7 @@ void Scheduler::reserve_for_unreclaimable(const Entry& entry) {
   const auto flavor = static_cast<uint32_t>(assignment.flavor);
   const Task& task = core_.tasks[entry.task];
   Reservation reservation{entry.team, flavor, {}};
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : core_.quota.charged()) {
     const Amount amount = task.request[ir::index(r)];
     if (amount == 0) continue;
     const Amount used = core_.quota.usage(entry.team, flavor, r);
@@ -423,7 +423,7 @@ void Scheduler::self_check_victims(const Entry& entry) {
     const auto team = static_cast<uint32_t>(victim.team);
     const Resources& usage = cycle_start_usage_[team * core_.quota.flavor_count() + flavor];
     bool over_nominal = false;
-    for (ir::Resource r : kChargedResources) {
+    for (ir::Resource r : core_.quota.charged()) {
       if (contains(assignment.needs_preemption, r) &&
           usage[ir::index(r)] > core_.quota.nominal(team, flavor, r)) {
         over_nominal = true;
@@ -440,7 +440,7 @@ void Scheduler::self_check_victims(const Entry& entry) {
 void Scheduler::self_check_usage() {
   const QuotaState& quota = core_.quota;
   for (uint32_t f = 0; f < quota.flavor_count(); ++f) {
-    for (ir::Resource r : kChargedResources) {
+    for (ir::Resource r : core_.quota.charged()) {
       if (quota.cohort_usage(f, r) > quota.cohort_quota(f, r)) {
         core_.self_check_failures.push_back(
             fmt::format("cohort over its quota of {} in {} at time {}", ir::resource_key(r),

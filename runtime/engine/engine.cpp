@@ -293,18 +293,23 @@ Snapshot Engine::snapshot(bool with_ended_tasks) const {
   snapshot.at = core.now;
   for (uint32_t t = 0; t < core.quota.team_count(); ++t) {
     for (const ir::FlavorQuota& quota : core.module.teams[t].quotas) {
-      for (ir::Resource r : kChargedResources) {
+      for (ir::Resource r : core.quota.charged()) {
         const Amount used = core.quota.usage(t, quota.flavor, r);
         const Amount nominal = core.quota.nominal(t, quota.flavor, r);
+        // A partition profile's row only where the team's quota gives it or it is used.
+        if (ir::is_partition(r) && nominal == 0 && used == 0) continue;
         snapshot.usage.push_back({core.module.teams[t].name, core.module.flavors[quota.flavor].name,
-                                  r, nominal, core.quota.borrowing_limit(t, quota.flavor, r), used,
+                                  ir::Module::public_resource(r), std::string(core.module.partition_of(r)),
+                                  nominal, core.quota.borrowing_limit(t, quota.flavor, r), used,
                                   std::max<Amount>(0, used - nominal)});
       }
     }
   }
   for (uint32_t f = 0; f < core.quota.flavor_count(); ++f) {
-    for (ir::Resource r : kChargedResources) {
-      snapshot.cohort.push_back({core.module.flavors[f].name, r, core.quota.cohort_quota(f, r),
+    for (ir::Resource r : core.quota.charged()) {
+      if (ir::is_partition(r) && core.quota.cohort_quota(f, r) == 0 && core.quota.flavor_usage(f, r) == 0) continue;
+      snapshot.cohort.push_back({core.module.flavors[f].name, ir::Module::public_resource(r),
+                                 std::string(core.module.partition_of(r)), core.quota.cohort_quota(f, r),
                                  core.quota.cohort_usage(f, r)});
     }
   }

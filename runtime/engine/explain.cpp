@@ -37,11 +37,12 @@ FlavorExplanation flavor_figures(const EngineCore& core, const QuotaState& quota
   FlavorExplanation out;
   out.flavor = core.module.flavors[flavor].name;
   out.verdict = verdict;
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : quota.charged()) {
     const Amount requested = task.request[ir::index(r)];
     if (requested == 0) continue;
     ResourceFigures figures;
-    figures.resource = r;
+    figures.resource = ir::Module::public_resource(r);
+    figures.partition = core.module.partition_of(r);
     figures.requested = requested;
     figures.guaranteed = quota.nominal(team, flavor, r);
     figures.borrowing_limit = quota.borrowing_limit(team, flavor, r);
@@ -131,7 +132,7 @@ std::vector<CandidateExplanation> explain_candidates(const EngineCore& core,
   std::vector<uint32_t> considered;
   for (uint32_t t = 0; t < quota.team_count(); ++t) {
     for (uint32_t candidate : core.tasks.admitted(t, flavor)) {
-      for (ir::Resource r : kChargedResources) {
+      for (ir::Resource r : quota.charged()) {
         if (contains(assignment.needs_preemption, r) &&
             core.tasks[candidate].request[ir::index(r)] > 0) {
           considered.push_back(candidate);
@@ -182,19 +183,19 @@ void add_pending_notes(const EngineCore& core, const Task& task, const Assignmen
     out.notes.push_back(fmt::format("it runs once {} task(s) are preempted", victims));
     return;
   }
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : core.quota.charged()) {
     if (contains(assignment.maximum_mask, r)) {
       out.notes.push_back(
           fmt::format("it asks for {} {} but team `{}` could never hold more than {}: ask for "
                       "less, or raise the team's quota or "
                       "borrow limit",
-                      quantity_text(r, task.request[ir::index(r)]), ir::kubernetes_name(r), team,
+                      quantity_text(r, task.request[ir::index(r)]), core.module.column_kubernetes_name(r), team,
                       quantity_text(r, assignment.maximum[ir::index(r)])));
     }
     if (contains(assignment.short_mask, r)) {
       out.notes.push_back(fmt::format(
           "{} more {} must be freed: it runs when tasks of the cohort finish or are cancelled",
-          quantity_text(r, assignment.short_of[ir::index(r)]), ir::kubernetes_name(r)));
+          quantity_text(r, assignment.short_of[ir::index(r)]), core.module.column_kubernetes_name(r)));
     }
   }
   if (parked)
@@ -243,8 +244,8 @@ Explanation explain_task(const EngineCore& core, uint32_t index) {
       task.class_index >= 0 ? task.class_index : core.module.settings.default_class;
   if (class_index >= 0)
     out.priority_class = core.module.classes[static_cast<size_t>(class_index)].name;
-  for (ir::Resource r : ir::kAllResources) {
-    if (task.request[ir::index(r)] != 0) out.requested.emplace_back(r, task.request[ir::index(r)]);
+  for (size_t i = 0; i < core.module.column_count(); ++i) {
+    if (task.request[i] != 0) out.requested.push_back(core.module.public_amount(static_cast<ir::Resource>(i), task.request[i]));
   }
   out.reason = task.last_reason;
   out.message = task.last_message;

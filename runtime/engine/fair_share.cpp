@@ -19,7 +19,7 @@ Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int32_t weig
   Drs drs;
   drs.weight = weight;
   drs.zero_weight = weight == 0;
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : quota.charged()) {
     Amount borrowed = 0;
     for (uint32_t f : quota.quota_flavors(team)) {
       const Amount added = (extra != nullptr && f == flavor) ? (*extra)[ir::index(r)] : 0;

@@ -55,7 +55,7 @@ PreemptionRequest FlavorAssigner::request_for(uint32_t task, uint32_t flavor,
   request.preemptor = task;
   request.team = static_cast<uint32_t>(t.team);
   request.flavor = flavor;
-  for (ir::Resource r : kChargedResources) request.request[ir::index(r)] = t.request[ir::index(r)];
+  for (ir::Resource r : context_.quota.charged()) request.request[ir::index(r)] = t.request[ir::index(r)];
   request.needs = needs;
   return request;
 }
@@ -140,7 +140,7 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
   result.mode = {FitMode::fit, 0};
   // The hot path: one call to the (compiled) fit test settles a task that fits. Self-check
   // runs take the per-resource path below, so comparing their decisions tests this one.
-  if (context_.shortcuts) {
+  if (context_.shortcuts && !requests_partitions(task.request)) {
     const ir::FitResult fit =
         context_.evaluator.fit(context_.quota.fit_input(team, flavor, task.request));
     if (fit.fits_all()) {
@@ -159,7 +159,7 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
     result.borrowing = std::max(result.borrowing, mode.borrow);
   };
   ResourceMask simulate = 0;
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : context_.quota.charged()) {
     const Amount amount = task.request[ir::index(r)];
     if (amount == 0) continue;
     const ResourceCheck check = check_resource(team, flavor, r, amount);
@@ -185,7 +185,7 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
     worsen({FitMode::no_fit, check.borrow});
   }
   if (result.mode.mode == FitMode::no_fit) return result;
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : context_.quota.charged()) {
     if (!contains(simulate, r)) continue;
     worsen(oracle(task_index, flavor, r));
     result.needs_preemption |= resource_bit(r);
@@ -205,7 +205,7 @@ void FlavorAssigner::no_flavor_of_team(const Task& task, Assignment& out) const 
     out.reasons.push_back(reason);
   }
   if (!team.quotas.empty()) return;
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : context_.quota.charged()) {
     if (task.request[ir::index(r)] == 0) continue;
     FlavorReason reason;
     reason.kind = FlavorReason::Kind::resource_unavailable;

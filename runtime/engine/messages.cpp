@@ -16,7 +16,7 @@ std::string_view flavor_name(const ir::Module& module, uint32_t flavor) {
 }
 
 std::string head_reason(const ir::Module& module, const FlavorReason& reason) {
-  const std::string_view r = ir::kubernetes_name(reason.resource);
+  const std::string r = module.column_kubernetes_name(reason.resource);
   const std::string_view f = flavor_name(module, reason.flavor);
   switch (reason.kind) {
     case FlavorReason::Kind::exceeds_max_capacity:
@@ -40,7 +40,7 @@ std::string head_reason(const ir::Module& module, const FlavorReason& reason) {
 // v0.8/v0.9.0 checked the borrowing limit first and had no maximum-capacity text
 // (docs/kueue-reference.md §4 "Reason strings by version", §10).
 std::string v0_9_reason(const ir::Module& module, const FlavorReason& reason) {
-  const std::string_view r = ir::kubernetes_name(reason.resource);
+  const std::string r = module.column_kubernetes_name(reason.resource);
   const std::string_view f = flavor_name(module, reason.flavor);
   switch (reason.kind) {
     case FlavorReason::Kind::exceeds_max_capacity:
@@ -59,6 +59,7 @@ std::string v0_9_reason(const ir::Module& module, const FlavorReason& reason) {
 }  // namespace
 
 std::string quantity_text(ir::Resource resource, Amount amount) {
+  if (ir::is_partition(resource)) return fmt::format("{}", amount);  // a count of partitions
   return model::format_amount(resource, amount, model::kubernetes_notation());
 }
 

@@ -89,7 +89,7 @@ Variant classify(const ir::Team& team, bool hierarchical_advantage, const Task& 
 
 /// usage < nominal in every contested resource (queueUnderNominalInResourcesNeedingPreemption).
 bool strictly_under_nominal(const QuotaState& quota, const PreemptionRequest& request) {
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : quota.charged()) {
     if (!contains(request.needs, r)) continue;
     if (quota.usage(request.team, request.flavor, r) >=
         quota.nominal(request.team, request.flavor, r))

@@ -64,7 +64,7 @@ void CandidateCursor::skip_ineligible() {
     if (!context_->evaluator.may_preempt(preemption_pair(*preemptor_, candidate))) continue;
     if (candidate.preempted_at == context_->now) continue;
     bool uses_contested = false;
-    for (ir::Resource r : kChargedResources) {
+    for (ir::Resource r : context_->quota.charged()) {
       if (contains(needs_, r) && candidate.request[ir::index(r)] > 0) uses_contested = true;
     }
     if (uses_contested) return;
@@ -84,7 +84,8 @@ bool request_fits(const SearchContext& context, const PreemptionRequest& request
                   bool allow_borrowing) {
   const ir::FitResult fit = context.evaluator.fit(
       context.quota.fit_input(request.team, request.flavor, request.request));
-  return fit.fits_all() && (allow_borrowing || fit.borrows == 0);
+  return fit.fits_all() && (allow_borrowing || fit.borrows == 0) &&
+         context.quota.partitions_fit(request.team, request.flavor, request.request, allow_borrowing);
 }
 
 // What the candidates hold is summed per team and instance type, and each sum is subtracted

@@ -184,7 +184,7 @@ TargetTeam* FairSearch::pick_target(std::vector<TargetTeam>& teams) {
 
 // queueWithinNominalInResourcesNeedingPreemption, with the incoming request already added.
 bool FairSearch::within_nominal() const {
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : context_.quota.charged()) {
     if (contains(request_.needs, r) && context_.quota.borrowing(own_team_, request_.flavor, r))
       return false;
   }

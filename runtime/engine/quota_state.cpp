@@ -38,9 +38,9 @@ QuotaState::QuotaState(const ir::Module& module)
       usage_(std::max<size_t>(1, table_.team_count * table_.flavor_count)),
       pool_used_(std::max<size_t>(1, table_.flavor_count)),
       flavor_usage_(std::max<size_t>(1, table_.flavor_count)) {
+  for (ir::Resource r : module.charged_columns()) charged_[charged_count_++] = r;
   for (size_t f = 0; f < table_.flavor_count; ++f) {
-    for (ir::Resource r : ir::kAllResources)
-      lendable_total_[ir::index(r)] += table_.cohort_quota[f][ir::index(r)];
+    for (size_t i = 0; i < module.column_count(); ++i) lendable_total_[i] += table_.cohort_quota[f][i];
   }
   flavors_of_team_ = index_lists(table_.team_count, table_.flavor_count,
                                  [this](uint32_t t, uint32_t f) { return has_quota(t, f); });
@@ -52,7 +52,7 @@ QuotaState::QuotaState(const ir::Module& module)
 void QuotaState::add(uint32_t team, uint32_t flavor, const Resources& amounts) {
   const ir::QuotaCell& c = cell(team, flavor);
   Resources& usage = usage_[team * table_.flavor_count + flavor];
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : charged()) {
     const size_t i = ir::index(r);
     if (amounts[i] == 0) continue;
     const Amount spill_before = std::max<Amount>(0, usage[i] - c.local[i]);
@@ -66,7 +66,7 @@ void QuotaState::add(uint32_t team, uint32_t flavor, const Resources& amounts) {
 void QuotaState::subtract(uint32_t team, uint32_t flavor, const Resources& amounts) {
   const ir::QuotaCell& c = cell(team, flavor);
   Resources& usage = usage_[team * table_.flavor_count + flavor];
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : charged()) {
     const size_t i = ir::index(r);
     if (amounts[i] == 0) continue;
     const Amount spill_before = std::max<Amount>(0, usage[i] - c.local[i]);
@@ -86,17 +86,28 @@ Amount QuotaState::max_capacity(uint32_t team, uint32_t flavor, ir::Resource r) 
   return ir::max_capacity(cell(team, flavor), table_.cohort_quota[flavor], r);
 }
 
-bool QuotaState::borrowing_in(uint32_t team, uint32_t flavor, uint8_t mask) const {
-  for (ir::Resource r : kChargedResources) {
+bool QuotaState::borrowing_in(uint32_t team, uint32_t flavor, ResourceMask mask) const {
+  for (ir::Resource r : charged()) {
     if (contains(mask, r) && borrowing(team, flavor, r)) return true;
   }
   return false;
 }
 
 bool QuotaState::fits_in_nominal(uint32_t team, uint32_t flavor, const Resources& amounts) const {
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : charged()) {
     const Amount amount = amounts[ir::index(r)];
     if (amount > 0 && usage(team, flavor, r) + amount > nominal(team, flavor, r)) return false;
+  }
+  return true;
+}
+
+bool QuotaState::partitions_fit(uint32_t team, uint32_t flavor, const Resources& request,
+                                bool allow_borrowing) const {
+  for (ir::Resource r : charged().subspan(kChargedResources.size())) {
+    const Amount amount = request[ir::index(r)];
+    if (amount == 0) continue;
+    if (amount > available(team, flavor, r)) return false;
+    if (!allow_borrowing && borrowing_with(team, flavor, r, amount)) return false;
   }
   return true;
 }

@@ -19,8 +19,9 @@ using ir::Resources;
 inline constexpr std::array<ir::Resource, 4> kChargedResources = {
     ir::Resource::gpu, ir::Resource::neuron, ir::Resource::vcpu, ir::Resource::memory};
 
-/// A set of resources, one bit per ir::Resource.
-using ResourceMask = uint8_t;
+/// A set of columns (resources and partition columns), one bit per ir::Resource value.
+using ResourceMask = uint16_t;
+static_assert(ir::kColumnCount <= 16, "a ResourceMask holds every column");
 inline constexpr ResourceMask resource_bit(ir::Resource resource) {
   return static_cast<ResourceMask>(1u << ir::index(resource));
 }
@@ -37,6 +38,14 @@ struct IndexLists {
   }
 };
 
+/// Whether a request asks for any GPU partitions (then the back ends' fused fit, which covers
+/// the five resources, is not the whole answer).
+inline bool requests_partitions(const Resources& request) {
+  Amount any = 0;
+  for (size_t i = ir::kResourceCount; i < ir::kColumnCount; ++i) any |= request[i];
+  return any != 0;
+}
+
 /// a + b, saturating at ir::kUnlimited (limits may be "unlimited").
 Amount saturating_add(Amount a, Amount b);
 
@@ -51,6 +60,9 @@ class QuotaState {
 
   size_t team_count() const { return table_.team_count; }
   size_t flavor_count() const { return table_.flavor_count; }
+  /// The charged columns: kChargedResources, then the module's partition columns. Every loop
+  /// over what a task is charged walks these.
+  std::span<const ir::Resource> charged() const { return {charged_.data(), charged_count_}; }
 
   /// Whether the team declares a quota for the flavor (only then may it be admitted there).
   bool has_quota(uint32_t team, uint32_t flavor) const { return cell(team, flavor).present; }
@@ -95,7 +107,7 @@ class QuotaState {
   /// The constants, and the usage tables as Evaluator::decide reads them.
   const ir::QuotaTable& table() const { return table_; }
   ir::UsageView usage_view() const {
-    static_assert(sizeof(Resources) == ir::kResourceCount * sizeof(Amount), "rows are packed");
+    static_assert(sizeof(Resources) == ir::kColumnCount * sizeof(Amount), "rows are packed");
     return {usage_.front().data(), pool_used_.front().data(), flavor_usage_.front().data()};
   }
   /// U > nominal.
@@ -107,7 +119,11 @@ class QuotaState {
     return usage(team, flavor, r) + extra > nominal(team, flavor, r);
   }
   /// Borrowing in at least one resource of `mask` (IsWithinNominalInResources negated).
-  bool borrowing_in(uint32_t team, uint32_t flavor, uint8_t mask) const;
+  bool borrowing_in(uint32_t team, uint32_t flavor, ResourceMask mask) const;
+  /// The fit test of the partition columns `request` asks for, by the reference formulas (the
+  /// back ends' fit test, ir::fit, covers the five resources): every one within what is
+  /// available, and within nominal unless `allow_borrowing`. True when it asks for none.
+  bool partitions_fit(uint32_t team, uint32_t flavor, const Resources& request, bool allow_borrowing) const;
   /// U + amounts <= nominal in every charged resource requested (QuantitiesFitInQuota).
   bool fits_in_nominal(uint32_t team, uint32_t flavor, const Resources& amounts) const;
 
@@ -132,6 +148,8 @@ class QuotaState {
   }
 
   ir::QuotaTable table_;
+  std::array<ir::Resource, kChargedResources.size() + ir::kPartitionColumns> charged_{};
+  size_t charged_count_ = 0;
   IndexLists flavors_of_team_;  // the flavors each team has a quota for
   IndexLists teams_of_flavor_;  // the teams with a quota for each flavor
   std::vector<Resources> usage_;         // per team × flavor

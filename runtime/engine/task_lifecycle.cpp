@@ -52,19 +52,19 @@ void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<D
   Decision decision = base_decision(core, task, Outcome::admitted);
   decision.flavor = core.module.flavors[flavor].name;
   Resources borrowed_before{};
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : core.quota.charged()) {
     const Amount amount = task.request[ir::index(r)];
-    if (amount > 0) decision.usage.push_back({r, amount});
+    if (amount > 0) decision.usage.push_back(core.module.public_amount(r, amount));
     borrowed_before[ir::index(r)] = std::max<Amount>(
         0, core.quota.usage(team, flavor, r) - core.quota.nominal(team, flavor, r));
   }
   core.quota.add(team, flavor, task.request);
   ++core.epoch;
-  for (ir::Resource r : kChargedResources) {
+  for (ir::Resource r : core.quota.charged()) {
     const Amount after = std::max<Amount>(
         0, core.quota.usage(team, flavor, r) - core.quota.nominal(team, flavor, r));
     if (after != borrowed_before[ir::index(r)])
-      decision.borrowed.push_back({r, after - borrowed_before[ir::index(r)]});
+      decision.borrowed.push_back(core.module.public_amount(r, after - borrowed_before[ir::index(r)]));
   }
   decision.warnings = task.warnings;
   decision.message = admitted_message(core.team_name(task));
@@ -132,12 +132,12 @@ void emit_pending(EngineCore& core, uint32_t task_index, const PendingUpdate& up
   decision.message.assign(update.message);
   if (update.assignment != nullptr) {
     const Assignment& a = *update.assignment;
-    for (ir::Resource r : kChargedResources) {
+    for (ir::Resource r : core.quota.charged()) {
       if (update.reason == PendingReason::waiting_for_quota && contains(a.short_mask, r)) {
-        decision.short_of.push_back({r, a.short_of[ir::index(r)]});
+        decision.short_of.push_back(core.module.public_amount(r, a.short_of[ir::index(r)]));
       }
       if (update.reason == PendingReason::exceeds_max_quota && contains(a.maximum_mask, r)) {
-        decision.maximum.push_back({r, a.maximum[ir::index(r)]});
+        decision.maximum.push_back(core.module.public_amount(r, a.maximum[ir::index(r)]));
       }
     }
   }

@@ -1,6 +1,7 @@
 #include "runtime/engine/task_request.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace gov::engine {
 namespace {
@@ -39,12 +40,32 @@ std::optional<std::string> instance_flavor(const ir::Team& team, int32_t request
       team.name, team.quotas.size());
 }
 
-std::optional<std::string> scale(Resources& request, int64_t factor) {
-  for (ir::Resource r : ir::kAllResources) {
-    Amount& amount = request[ir::index(r)];
+std::optional<std::string> scale(const ir::Module& module, Resources& request, int64_t factor) {
+  for (size_t i = 0; i < module.column_count(); ++i) {
+    Amount& amount = request[i];
     if (__builtin_mul_overflow(amount, factor, &amount)) {
-      return fmt::format("requested amount of `{}` is too large", ir::resource_key(r));
+      return fmt::format("requested amount of `{}` is too large", module.column_key(static_cast<ir::Resource>(i)));
     }
+  }
+  return std::nullopt;
+}
+
+// The task's GPU partitions into their columns (per pod; scaled with the rest). A profile no
+// quota of the policy gives has no column: the task is invalid, as one naming an unknown
+// instance type is (docs/semantics-decisions.md "GPU partitions (MIG)").
+std::optional<std::string> add_partitions(const ir::Module& module, const gov::Task& spec, Resources& request) {
+  for (const auto& [profile, count] : spec.partitions) {
+    if (count < 0) return fmt::format("negative amount for `{}`", profile);
+    const int32_t k = module.partition_index(profile);
+    if (k < 0) {
+      if (module.partitions.empty())
+        return fmt::format("unknown GPU partition profile `{}`: no quota of the policy gives GPU partitions", profile);
+      return fmt::format("unknown GPU partition profile `{}`: the policy's quotas give {}", profile,
+                         fmt::join(module.partitions, ", "));
+    }
+    Amount& amount = request[ir::index(ir::partition_column(static_cast<size_t>(k)))];
+    if (amount != 0) return fmt::format("GPU partition profile `{}` is given twice", profile);
+    amount = count;
   }
   return std::nullopt;
 }
@@ -84,7 +105,7 @@ std::optional<std::string> resolve_request(const Resolver& resolver, const gov::
     const ir::Team& team = module.teams[static_cast<size_t>(out.team)];
     if (auto error = instance_flavor(team, out.requested_flavor, flavor)) return error;
     out.request = module.flavors[static_cast<size_t>(flavor)].per_instance;
-    if (auto error = scale(out.request, *spec.instances)) return error;
+    if (auto error = scale(module, out.request, *spec.instances)) return error;
   } else {
     for (ir::Resource r : ir::kAllResources)
       out.request[ir::index(r)] = spec.amounts[ir::index(r)].value_or(0);
@@ -93,7 +114,8 @@ std::optional<std::string> resolve_request(const Resolver& resolver, const gov::
   out.instances = spec.instances.value_or(0);
   if (__builtin_mul_overflow(out.instances, out.pods, &out.instances))
     return std::string("`instances` is too large");
-  if (auto error = scale(out.request, out.pods)) return error;
+  if (auto error = add_partitions(module, spec, out.request)) return error;
+  if (auto error = scale(module, out.request, out.pods)) return error;
   return std::nullopt;
 }
 

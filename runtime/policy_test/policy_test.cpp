@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <span>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -20,8 +21,12 @@ using check::TestStep;
 /// Amounts as the language writes them: `{ gpus = 2, memory = 64 GiB }` (zero entries left out).
 std::string resources_text(const gov::ResourceAmounts& amounts) {
   std::vector<std::string> parts;
-  for (const auto& [r, a] : amounts) {
+  for (const auto& [r, a, partition] : amounts) {
     if (a == 0) continue;
+    if (!partition.empty()) {  // as a quota's `partitions = { mig-1g.10gb: 2 }` writes it
+      parts.push_back(fmt::format("partitions = {{ {}: {} }}", partition, a));
+      continue;
+    }
     switch (r) {
       case ir::Resource::gpu: parts.push_back(fmt::format("gpus = {}", a)); break;
       case ir::Resource::neuron: parts.push_back(fmt::format("neuron = {}", a)); break;
@@ -42,10 +47,15 @@ std::string resources_text(const gov::ResourceAmounts& amounts) {
 bool same_amounts(const gov::ResourceAmounts& actual, const gov::ResourceAmounts& expected) {
   gov::ResourceAmounts nonzero = actual;
   std::erase_if(nonzero, [](const gov::ResourceAmount& x) { return x.amount == 0; });
-  std::sort(nonzero.begin(), nonzero.end(), [](const gov::ResourceAmount& x, const gov::ResourceAmount& y) {
-    return model::index(x.resource) < model::index(y.resource);
-  });
-  return nonzero == expected;
+  // Resources in resource order, then partitions by profile name.
+  const auto order = [](gov::ResourceAmounts amounts) {
+    std::sort(amounts.begin(), amounts.end(), [](const gov::ResourceAmount& x, const gov::ResourceAmount& y) {
+      return std::make_tuple(!x.partition.empty(), model::index(x.resource), std::string_view(x.partition)) <
+             std::make_tuple(!y.partition.empty(), model::index(y.resource), std::string_view(y.partition));
+    });
+    return amounts;
+  };
+  return order(std::move(nonzero)) == order(expected);
 }
 
 /// Why `d` does not satisfy `s`, or nullopt when it does.

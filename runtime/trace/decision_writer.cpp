@@ -36,6 +36,12 @@ void append_resources(std::string& out, std::string_view key,
   out += '{';
   for (size_t i = 0; i < amounts.size(); ++i) {
     if (i > 0) out += ',';
+    if (!amounts[i].partition.empty()) {  // GPU partitions of a profile: a count
+      append_json_string(out, amounts[i].partition);
+      out += ':';
+      out += fmt::format("{}", amounts[i].amount);
+      continue;
+    }
     append_json_string(out, ir::resource_key(amounts[i].resource));
     out += ':';
     out += format_amount(amounts[i].resource, amounts[i].amount);
@@ -123,8 +129,12 @@ std::string one_line(std::string_view text) {
 // "gpu 2, vcpu 64, memory 256 GiB".
 std::string resources_text(const gov::ResourceAmounts& amounts) {
   std::string out;
-  for (const auto& [resource, amount] : amounts) {
+  for (const auto& [resource, amount, partition] : amounts) {
     if (!out.empty()) out += ", ";
+    if (!partition.empty()) {
+      out += fmt::format("{} {}", partition, amount);
+      continue;
+    }
     std::string value = format_amount(resource, amount);
     if (resource == ir::Resource::memory) {
       out += fmt::format("memory {} GiB", value);
@@ -286,8 +296,8 @@ std::string duration_text(gov::Time millis) {
 namespace {
 
 ir::Amount amount_of(const gov::ResourceAmounts& amounts, ir::Resource wanted) {
-  for (const auto& [resource, amount] : amounts) {
-    if (resource == wanted) return amount;
+  for (const auto& [resource, amount, partition] : amounts) {
+    if (resource == wanted && partition.empty()) return amount;  // GPU partitions are not GPUs
   }
   return 0;
 }

@@ -2,6 +2,7 @@
 #include "runtime/trace/trace_reader.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -17,11 +18,14 @@ namespace gov::trace {
 namespace {
 
 constexpr std::array<std::string_view, 4> kEventKeys = {"at", "submit", "finish", "cancel"};
-constexpr std::array<std::string_view, 14> kSubmitKeys = {
+constexpr std::array<std::string_view, 15> kSubmitKeys = {
     "id",         "team",   "priority", "instance_type", "instances", "gpus",   "vcpus",
-    "memory_gib", "neuron", "efa",      "pods",          "per_pod",   "labels", "duration"};
+    "memory_gib", "neuron", "efa",      "pods",          "per_pod",   "labels", "duration",
+    "partitions"};
 constexpr std::array<std::string_view, 5> kPerPodKeys = {"gpus", "vcpus", "memory_gib", "neuron",
                                                          "efa"};
+constexpr std::array<std::string_view, 6> kPerPodObjectKeys = {"gpus", "vcpus",      "memory_gib",
+                                                               "neuron", "efa", "partitions"};
 constexpr std::array<std::string_view, 1> kTopKeys = {"events"};
 constexpr size_t kNamesListed = 10;  // longer lists of names are cut short in messages
 constexpr size_t kQuoteLimit = 64;   // longer user strings are cut short in messages
@@ -244,6 +248,7 @@ class EventDecoder {
   bool read_amount(std::string_view field, ir::Resource resource, const JsonValue& value,
                    ir::Amount& out);
   bool read_amounts(const JsonValue& object, std::string_view path, gov::Task& task);
+  bool read_partitions(const JsonValue& value, const std::string& path, gov::Task& task);
   bool read_labels(const JsonValue& value, std::vector<std::pair<std::string, std::string>>& out);
 
   // Events.
@@ -385,6 +390,34 @@ bool EventDecoder::read_amounts(const JsonValue& object, std::string_view path,
                      amount))
       return false;
     task.amounts[ir::index(resource)] = amount;
+  }
+  if (const JsonValue* partitions = object.find("partitions"); partitions != nullptr)
+    return read_partitions(*partitions, std::string(path) + "partitions", task);
+  return true;
+}
+
+// `"partitions": {"mig-1g.10gb": 1}`: counts of GPU partitions per profile, each a profile some
+// quota of the policy gives (the engine has no column for any other).
+bool EventDecoder::read_partitions(const JsonValue& value, const std::string& path, gov::Task& task) {
+  if (value.kind != JsonKind::object) {
+    return field_fail(path, value.position,
+                      fmt::format("expected an object of GPU partition counts (\"mig-1g.10gb\": 1), found {}",
+                                  found(value)));
+  }
+  task.partitions.clear();
+  for (size_t i = 0; i < value.keys.size(); ++i) {
+    const std::string& profile = value.keys[i].text;
+    const std::string field = path + "." + profile;
+    if (module_.partition_index(profile) < 0) {
+      const std::string known = module_.partitions.empty() ? std::string("no quota of the policy gives GPU partitions")
+                                                           : fmt::format("the policy's quotas give {}",
+                                                                         fmt::join(module_.partitions, ", "));
+      return field_fail(field, value.keys[i].position,
+                        fmt::format("unknown GPU partition profile {}; {}", quoted(profile), known));
+    }
+    int64_t count = 0;
+    if (!read_count(field, value.items[i], /*minimum=*/0, count)) return false;
+    task.partitions.emplace_back(profile, count);
   }
   return true;
 }
@@ -585,12 +618,13 @@ bool EventDecoder::read_request(const JsonValue& submit, gov::Task& task) {
         "per_pod", per_pod->position,
         fmt::format("expected an object of per-pod amounts, found {}", found(*per_pod)));
   }
-  if (!check_keys(*per_pod, kPerPodKeys, "per_pod.", "\"per_pod\"")) return false;
+  if (!check_keys(*per_pod, kPerPodObjectKeys, "per_pod.", "\"per_pod\"")) return false;
   // Per-pod amounts are read after the top-level ones, which check_request_forms then
   // rejects when both are present; task.amounts ends up holding the per-pod ones.
   for (ir::Resource resource : ir::kAllResources) {
     if (submit.find(trace_key(resource)) != nullptr) return true;
   }
+  if (submit.find("partitions") != nullptr) return true;
   return read_amounts(*per_pod, "per_pod.", task);
 }
 
@@ -627,12 +661,17 @@ bool EventDecoder::check_request_forms(const JsonValue& submit, const gov::Task&
     return field_fail(amount->text, amount->position,
                       "with \"pods\", per-resource amounts go inside \"per_pod\"");
   }
+  if (const JsonValue* partitions = submit.find("partitions"); pods != nullptr && partitions != nullptr) {
+    return field_fail("partitions", partitions->position,
+                      "with \"pods\", partitions go inside \"per_pod\"");
+  }
   bool any_amount = std::any_of(task.amounts.begin(), task.amounts.end(),
-                                [](const auto& a) { return a.has_value(); });
+                                [](const auto& a) { return a.has_value(); }) ||
+                    !task.partitions.empty();
   if (instances == nullptr && !any_amount) {
     return field_fail("submit", submit.position,
                       "the task requests nothing; give \"instances\", amounts (gpus, vcpus, "
-                      "memory_gib, neuron, efa) "
+                      "memory_gib, neuron, efa, partitions) "
                       "or \"pods\" with \"per_pod\"");
   }
   return true;

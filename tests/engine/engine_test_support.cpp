@@ -15,9 +15,7 @@ ir::Resources instances(const ir::Flavor& flavor, int64_t n) {
   return out;
 }
 
-ir::Resources unlimited() {
-  return {ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited, ir::kUnlimited};
-}
+ir::Resources unlimited() { return ir::unlimited_columns(); }
 
 ir::Flavor make_flavor(std::string name, ir::Resources per_instance, int64_t capacity) {
   return ir::Flavor{std::move(name), per_instance, capacity};

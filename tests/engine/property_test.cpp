@@ -10,6 +10,7 @@
 #include <random>
 #include <set>
 
+#include "compiler/jit/jit.hpp"
 #include "tests/engine/engine_test_support.hpp"
 
 namespace gov::engine::test {
@@ -31,6 +32,26 @@ ir::Resources random_limit(Rng& rng, const ir::Resources& nominal) {
   const int64_t percent = kind == 1 ? 0 : uniform(rng, 10, 200);
   for (size_t i = 0; i < ir::kResourceCount; ++i) out[i] = nominal[i] * percent / 100;
   return out;
+}
+
+// GPU partition columns for random_module(rng, true): three profiles of one GPU model.
+const std::vector<std::string> kProfiles = {"mig-1g.5gb", "mig-2g.10gb", "mig-3g.20gb"};
+
+// Random partition quotas in every quota of `m` (nominal 0–8 per profile, a random borrowing
+// limit, sometimes half lent), the module's columns being kProfiles.
+void add_random_partitions(Rng& rng, ir::Module& m) {
+  m.partitions = kProfiles;
+  for (ir::Team& team : m.teams) {
+    for (ir::FlavorQuota& quota : team.quotas) {
+      for (size_t k = 0; k < kProfiles.size(); ++k) {
+        const size_t i = ir::index(ir::partition_column(k));
+        quota.nominal[i] = chance(rng, 70) ? uniform(rng, 0, 8) : 0;
+        const int kind = static_cast<int>(uniform(rng, 0, 3));
+        quota.borrowing_limit[i] = kind == 0 ? ir::kUnlimited : kind == 1 ? 0 : quota.nominal[i] * uniform(rng, 10, 200) / 100;
+        if (chance(rng, 20)) quota.lending_limit[i] = quota.nominal[i] / 2;
+      }
+    }
+  }
 }
 
 ir::Module random_module(Rng& rng) {
@@ -121,12 +142,18 @@ gov::Task random_task(Rng& rng, const ir::Module& m, int serial, bool same_insta
     if (chance(rng, 10)) task.efa(1);
     if (chance(rng, 10)) task.pods(uniform(rng, 1, 3));
   }
-  if (same_instant) {
-    if (chance(rng, 80)) task.duration(uniform(rng, 0, 6) * kGrid);
-  } else if (chance(rng, 60)) {
-    task.duration(uniform(rng, 0, 40) * kSecond);
+  gov::Task spec = task;
+  if (!m.partitions.empty() && chance(rng, 40)) {  // GPU partitions, now and then an unknown profile
+    const size_t first = static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(m.partitions.size()) - 1));
+    spec.partitions.emplace_back(chance(rng, 3) ? std::string("mig-7g.40gb") : m.partitions[first], uniform(rng, 1, 4));
+    if (chance(rng, 30)) spec.partitions.emplace_back(m.partitions[(first + 1) % m.partitions.size()], uniform(rng, 1, 3));
   }
-  return task;
+  if (same_instant) {
+    if (chance(rng, 80)) spec.duration = uniform(rng, 0, 6) * kGrid;
+  } else if (chance(rng, 60)) {
+    spec.duration = uniform(rng, 0, 40) * kSecond;
+  }
+  return spec;
 }
 
 struct Step {
@@ -178,7 +205,7 @@ void check_quota_invariants(const ir::Module& m, const Snapshot& snapshot) {
       ir::Amount used_total = 0;
       ir::Amount nominal_total = 0;
       for (const UsageRow& row : snapshot.usage) {
-        if (row.flavor != m.flavors[f].name || row.resource != r) continue;
+        if (row.flavor != m.flavors[f].name || row.resource != r || !row.partition.empty()) continue;
         used_total += row.used;
         nominal_total += row.nominal;
       }
@@ -188,6 +215,17 @@ void check_quota_invariants(const ir::Module& m, const Snapshot& snapshot) {
                          m.flavors[f].capacity * m.flavors[f].per_instance[ir::index(r)]);
       }
       CHECK(used_total <= total);
+    }
+    // Partitions exist only where quotas give them: Σ usage <= Σ nominal per profile.
+    for (const std::string& profile : m.partitions) {
+      ir::Amount used_total = 0;
+      ir::Amount nominal_total = 0;
+      for (const UsageRow& row : snapshot.usage) {
+        if (row.flavor != m.flavors[f].name || row.partition != profile) continue;
+        used_total += row.used;
+        nominal_total += row.nominal;
+      }
+      CHECK(used_total <= nominal_total);
     }
   }
 }
@@ -262,10 +300,12 @@ size_t due_finishes_with_events(const Step& step, const std::vector<Decision>& d
 /// Runs the steps, checking invariants after each; returns every decision. Adds the number of
 /// duration finishes that met events at their instant to `*met` when given.
 std::vector<Decision> run_checked(const ir::Module& m, const std::vector<Step>& steps,
-                                  bool self_check, size_t* met = nullptr) {
+                                  bool self_check, size_t* met = nullptr,
+                                  const ir::Evaluator* evaluator = nullptr) {
   EngineOptions options;
   options.self_check = self_check;
   Harness h(m, options);
+  if (evaluator != nullptr) h.engine = std::make_unique<Engine>(*h.module, *evaluator, options);
   std::vector<Decision> all;
   size_t submitted = 0;
   std::set<std::string> live;  // admitted or pending after the steps so far
@@ -346,6 +386,46 @@ TEST_CASE("same-instant duration finishes and trace events keep every invariant"
   CHECK(total_events >= 10000);
   WARN(met << " duration finishes met trace events at their instant");
   CHECK(met > 400);  // the mode does what it is for
+}
+
+}  // namespace gov::engine::test
+
+namespace gov::engine::test {
+
+TEST_CASE("random modules with GPU partitions keep every invariant and decide alike in both back ends",
+          "[engine][property][mig]") {
+  Rng rng(20261126);
+  int partition_admissions = 0;
+  int partition_preemptions = 0;
+  for (int round = 0; round < 10; ++round) {
+    ir::Module m = random_module(rng);
+    add_random_partitions(rng, m);
+    const std::vector<Step> steps = random_steps(rng, m, 400);
+    INFO("round " << round);
+    const std::vector<Decision> reference = run_checked(m, steps, /*self_check=*/true);
+    const std::vector<Decision> fast = run_checked(m, steps, /*self_check=*/false);
+    REQUIRE(reference.size() == fast.size());
+    CHECK(reference == fast);
+    auto jit = jit::compile_and_load(m);
+    REQUIRE(jit.ok());
+    const std::vector<Decision> native = run_checked(m, steps, /*self_check=*/false, nullptr, jit->get());
+    REQUIRE(reference.size() == native.size());
+    CHECK(reference == native);
+    std::set<std::string> with_partitions;
+    for (const Step& step : steps) {
+      for (const Event& event : step.events) {
+        if (event.kind == Event::Kind::submit && !event.task.partitions.empty()) with_partitions.insert(event.task.id);
+      }
+    }
+    for (const Decision& d : reference) {
+      if (with_partitions.count(d.task) == 0) continue;
+      partition_admissions += d.outcome == Outcome::admitted;
+      partition_preemptions += d.outcome == Outcome::preempted;
+    }
+  }
+  // The streams exercise partitions, not just the five resources.
+  CHECK(partition_admissions > 100);
+  CHECK(partition_preemptions > 10);
 }
 
 }  // namespace gov::engine::test

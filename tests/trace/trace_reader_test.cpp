@@ -196,10 +196,10 @@ TEST_CASE("trace error: unknown keys anywhere", "[trace]") {
   CHECK(
       error_of(submit(R"("colour": "red", "gpus": 1)")) ==
       R"(event 0 (at 0): field "colour": unknown key; a submit has keys id, team, priority, instance_type, )"
-      R"(instances, gpus, vcpus, memory_gib, neuron, efa, pods, per_pod, labels, duration)");
+      R"(instances, gpus, vcpus, memory_gib, neuron, efa, pods, per_pod, labels, duration, partitions)");
   CHECK(
       error_of(submit(R"("pods": 2, "per_pod": {"gpus": 1, "instances": 1})")) ==
-      R"(event 0 (at 0): field "per_pod.instances": unknown key; "per_pod" has keys gpus, vcpus, memory_gib, neuron, efa)");
+      R"(event 0 (at 0): field "per_pod.instances": unknown key; "per_pod" has keys gpus, vcpus, memory_gib, neuron, efa, partitions)");
   CHECK(error_of(R"({"event": []})") ==
         R"(field "event": unknown key at the top level; did you mean "events"?)");
   CHECK(error_of(R"({"events": [], "policy": "x"})") ==
@@ -274,7 +274,7 @@ TEST_CASE("trace error: instances together with per-resource amounts", "[trace]"
   CHECK(
       error_of(submit(R"("labels": {})")) ==
       R"(event 0 (at 0): field "submit": the task requests nothing; give "instances", amounts (gpus, vcpus, )"
-      R"(memory_gib, neuron, efa) or "pods" with "per_pod")");
+      R"(memory_gib, neuron, efa, partitions) or "pods" with "per_pod")");
 }
 
 TEST_CASE("trace error: per_pod without pods, and pods without per_pod", "[trace]") {

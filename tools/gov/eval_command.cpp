@@ -26,14 +26,18 @@ std::string explanation_text(const gov::Explanation& e) {
   std::string out = fmt::format("task {} of team {}: {}, priority {}{}\n", e.task, e.team, gov::task_state_name(e.state),
                                 e.priority, e.priority_class.empty() ? "" : fmt::format(" ({})", e.priority_class));
   std::vector<std::string> requested;
-  for (const auto& [r, a] : e.requested) requested.push_back(fmt::format("{} {}", ir::resource_key(r), amount_text(r, a)));
+  for (const auto& [r, a, partition] : e.requested) {
+    requested.push_back(partition.empty() ? fmt::format("{} {}", ir::resource_key(r), amount_text(r, a))
+                                          : fmt::format("{} {}", partition, a));
+  }
   out += fmt::format("  needs: {}\n", fmt::join(requested, ", "));
   for (const gov::FlavorExplanation& f : e.flavors) {
     out += fmt::format("  {}: {}\n", f.flavor, f.verdict);
     out += fmt::format("    {:<12} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}\n", "resource", "requested", "guaranteed",
                        "borrow max", "in use", "available", "maximum", "cohort idle");
     for (const gov::ResourceFigures& r : f.resources) {
-      out += fmt::format("    {:<12} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}\n", ir::resource_key(r.resource),
+      out += fmt::format("    {:<12} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}\n",
+                         r.partition.empty() ? ir::resource_key(r.resource) : std::string_view(r.partition),
                          amount_text(r.resource, r.requested), amount_text(r.resource, r.guaranteed),
                          amount_text(r.resource, r.borrowing_limit), amount_text(r.resource, r.in_use),
                          amount_text(r.resource, r.available), amount_text(r.resource, r.maximum),

@@ -120,9 +120,9 @@ int64_t random_amount(Rng& rng) {
 }
 
 ir::Resources random_resources(Rng& rng, unsigned unlimited_percent) {
-  ir::Resources amounts{};
-  for (ir::Amount& amount : amounts)
-    amount = chance(rng, unlimited_percent) ? ir::kUnlimited : random_amount(rng);
+  ir::Resources amounts{};  // the five resources; the random modules have no partition columns
+  for (size_t i = 0; i < ir::kResourceCount; ++i)
+    amounts[i] = chance(rng, unlimited_percent) ? ir::kUnlimited : random_amount(rng);
   return amounts;
 }
 
@@ -130,7 +130,7 @@ void add_random_quotas(Rng& rng, ir::Module& module, const GeneratorOptions& opt
   for (size_t f = below(rng, options.max_flavors + 1); f > 0; --f) {
     ir::Flavor flavor;
     flavor.name = "f" + std::to_string(module.flavors.size());
-    for (ir::Amount& amount : flavor.per_instance) amount = static_cast<int64_t>(below(rng, 9));
+    for (size_t i = 0; i < ir::kResourceCount; ++i) flavor.per_instance[i] = static_cast<int64_t>(below(rng, 9));
     flavor.capacity = static_cast<int64_t>(below(rng, 20));
     module.flavors.push_back(flavor);
   }
@@ -341,7 +341,7 @@ InputGenerator::InputGenerator(const ir::Module& module)
     }
   }
   for (const ir::Resources& quota : table.cohort_quota) {
-    for (ir::Amount amount : quota) add_near(amount);
+    for (size_t i = 0; i < ir::kResourceCount; ++i) add_near(quota[i]);
   }
   for (int64_t v = 0; v <= 16; ++v) amounts_.push_back(v);
 }
@@ -384,11 +384,17 @@ DecisionCase InputGenerator::decision(Rng& rng) const {
       chance(rng, 3) ? random_value(rng) : static_cast<int64_t>(below(rng, module_.teams.size() + 1));
   out.task[field(ir::TaskField::flavor)] =
       chance(rng, 3) ? random_value(rng) : static_cast<int64_t>(below(rng, module_.flavors.size() + 2)) - 1;
-  const size_t cells = module_.teams.size() * module_.flavors.size() * ir::kResourceCount;
-  for (size_t i = 0; i < cells; ++i) out.usage_table.push_back(amount(rng));
-  for (size_t i = 0; i < module_.flavors.size() * ir::kResourceCount; ++i) {
-    out.cohort_table.push_back(amount(rng));
-    out.flavor_table.push_back(amount(rng));
+  // Rows of ir::kColumnCount amounts, as the engine keeps them; the back ends read the five
+  // resources of each (partition columns are the engine's, zero here).
+  const auto rows = [&](std::vector<int64_t>& table, size_t count) {
+    for (size_t row = 0; row < count; ++row) {
+      for (size_t i = 0; i < ir::kColumnCount; ++i) table.push_back(i < ir::kResourceCount ? amount(rng) : 0);
+    }
+  };
+  rows(out.usage_table, module_.teams.size() * module_.flavors.size());
+  for (size_t f = 0; f < module_.flavors.size(); ++f) {
+    rows(out.cohort_table, 1);
+    rows(out.flavor_table, 1);
   }
   return out;
 }

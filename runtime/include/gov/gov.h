@@ -80,6 +80,12 @@ typedef struct gov_label {
   const char* value;
 } gov_label;
 
+/* A count of GPU partitions of one MIG profile (the Kubernetes resource nvidia.com/<profile>). */
+typedef struct gov_partition {
+  const char* profile; /* "mig-1g.10gb" */
+  int64_t count;
+} gov_partition;
+
 /* A task as the controller describes it. Initialise with gov_task_init (every optional field
  * GOV_UNSET / NULL), then set what applies. The engine copies what it needs during the call.
  * Unknown names, negative amounts or a reused id are not call errors: the decision is
@@ -95,6 +101,11 @@ typedef struct gov_task {
   int64_t duration_ms; /* GOV_UNSET, or: finishes this long after it was last admitted */
   const gov_label* labels;
   size_t label_count;
+  /* GPU partitions per MIG profile (`{"mig-1g.10gb", 1}`), per pod with pods; NULL / 0: none.
+   * Decisions name partitions in their JSON forms (gov_decision_json); the amounts arrays hold
+   * the five resources. */
+  const gov_partition* partitions;
+  size_t partition_count;
 } gov_task;
 
 GOV_API void gov_task_init(gov_task* task);

@@ -34,12 +34,15 @@ inline constexpr std::size_t kResourceCount = 5;
 /// A borrowing limit that is not set: the team may borrow without limit.
 inline constexpr std::int64_t kUnlimited = std::numeric_limits<std::int64_t>::max();
 
-/// One resource's amount, in base units.
+/// One resource's amount, in base units; or, when `partition` names a GPU partition profile
+/// (NVIDIA MIG, `mig-1g.10gb`: the Kubernetes resource `nvidia.com/mig-1g.10gb`), a count of
+/// partitions of that profile (`resource` is then Resource::gpu, the device they cut).
 struct ResourceAmount {
   Resource resource = Resource::gpu;
   std::int64_t amount = 0;
+  std::string partition{};  // empty: `resource`
   friend bool operator==(const ResourceAmount& a, const ResourceAmount& b) {
-    return a.resource == b.resource && a.amount == b.amount;
+    return a.resource == b.resource && a.amount == b.amount && a.partition == b.partition;
   }
 };
 using ResourceAmounts = std::vector<ResourceAmount>;
@@ -56,6 +59,9 @@ struct Task {
   /// Per-resource amounts in base units (only those given count); per pod when `pods` is set.
   std::array<std::optional<std::int64_t>, kResourceCount> amounts{};
   std::optional<std::int64_t> pods;  // pods × amounts
+  /// GPU partitions per MIG profile (`{"mig-1g.10gb", 1}`), per pod when `pods` is set; each
+  /// profile once. Beside `instances` or amounts alike.
+  std::vector<std::pair<std::string, std::int64_t>> partitions;
   std::vector<std::pair<std::string, std::string>> labels;
   std::optional<Time> duration;  // finishes this long after it was last admitted
 
@@ -166,12 +172,14 @@ struct UsageRow {
   std::string team;
   std::string flavor;
   Resource resource = Resource::gpu;
+  std::string partition{};  // a GPU partition profile (then `resource` is gpu), or empty
   std::int64_t nominal = 0;
   std::int64_t borrowing_limit = 0;  // kUnlimited when unlimited
   std::int64_t used = 0;
   std::int64_t borrowed = 0;  // max(0, used − nominal)
   friend bool operator==(const UsageRow& a, const UsageRow& b) {
-    return a.team == b.team && a.flavor == b.flavor && a.resource == b.resource && a.nominal == b.nominal &&
+    return a.team == b.team && a.flavor == b.flavor && a.resource == b.resource && a.partition == b.partition &&
+           a.nominal == b.nominal &&
            a.borrowing_limit == b.borrowing_limit && a.used == b.used && a.borrowed == b.borrowed;
   }
 };
@@ -180,10 +188,12 @@ struct UsageRow {
 struct CohortRow {
   std::string flavor;
   Resource resource = Resource::gpu;
+  std::string partition{};  // a GPU partition profile (then `resource` is gpu), or empty
   std::int64_t quota = 0;  // what the teams lend (plus unreserved capacity with idle sharing)
   std::int64_t used = 0;   // what teams use beyond what they keep for themselves
   friend bool operator==(const CohortRow& a, const CohortRow& b) {
-    return a.flavor == b.flavor && a.resource == b.resource && a.quota == b.quota && a.used == b.used;
+    return a.flavor == b.flavor && a.resource == b.resource && a.partition == b.partition && a.quota == b.quota &&
+           a.used == b.used;
   }
 };
 
@@ -263,6 +273,7 @@ struct LoadFailure {
 /// One resource of one flavor as a task's team sees it (base units).
 struct ResourceFigures {
   Resource resource = Resource::gpu;
+  std::string partition{};  // a GPU partition profile (then `resource` is gpu), or empty
   std::int64_t requested = 0;
   std::int64_t guaranteed = 0;       // the team's nominal quota
   std::int64_t borrowing_limit = 0;  // kUnlimited when the team may borrow without limit

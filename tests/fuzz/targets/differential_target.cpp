@@ -59,7 +59,7 @@ ir::Amount amount(ByteReader& in) {
 
 ir::Resources resources(ByteReader& in) {
   ir::Resources r{};
-  for (ir::Amount& a : r) a = amount(in);
+  for (size_t i = 0; i < ir::kResourceCount; ++i) r[i] = amount(in);  // no partition columns
   return r;
 }
 
