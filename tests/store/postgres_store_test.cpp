@@ -21,6 +21,7 @@
 #include "compiler/support/sha256.hpp"
 #include "runtime/store/store.hpp"
 #include "tests/store/store_fixture.hpp"
+#include "tests/support/test_support.hpp"
 
 namespace gov::store {
 namespace {
@@ -487,6 +488,65 @@ TEST_CASE("postgresql store: opening checks what is in the schema", "[postgresql
     CHECK(opened.error().message.find("secret") == std::string::npos);
     CHECK(opened.error().message.find("postgresql://gov:***@/postgres") != std::string::npos);
   }
+}
+
+TEST_CASE("postgresql store: gov store copy moves a history from SQLite to PostgreSQL and back",
+          "[postgresql][store][cli]") {
+  test::StoreLocation sqlite_location(Backend::sqlite);
+  test::StoreLocation postgres_location(Backend::postgresql);
+  const std::string back = sqlite_location.dir().path("back.db");
+  const std::string flags = " --db '" + sqlite_location.url() + "'";
+  REQUIRE(gov::test::run_gov("apply policies/examples/workshop-g5.gov -m first" + flags).exit_code == 0);
+  REQUIRE(gov::test::run_gov("apply tests/diff/workshop-g5-team-a-3.gov --policy workshop-g5 -m grow --skip-tests" + flags)
+              .exit_code == 0);
+  REQUIRE(gov::test::run_gov("rollback 1" + flags).exit_code == 0);
+
+  auto to_postgres = gov::test::run_gov("store copy --from 'sqlite:" + sqlite_location.url() + "' --to '" +
+                                        postgres_location.url() + "'");
+  INFO(to_postgres.out << to_postgres.err);
+  REQUIRE(to_postgres.exit_code == 0);
+  CHECK(to_postgres.out.find("copied 3 versions and 3 audit entries of 1 policy") != std::string::npos);
+  CHECK(to_postgres.out.find("verified by its content hash") != std::string::npos);
+  auto to_sqlite = gov::test::run_gov("store copy --from '" + postgres_location.url() + "' --to 'sqlite:" + back + "'");
+  INFO(to_sqlite.out << to_sqlite.err);
+  REQUIRE(to_sqlite.exit_code == 0);
+  // The same history, as `gov log` prints it, from all three stores.
+  const auto log_of = [](const std::string& db) { return gov::test::run_gov("log --db '" + db + "'").out; };
+  CHECK(log_of(postgres_location.url()) == log_of(sqlite_location.url()));
+  CHECK(log_of(back) == log_of(sqlite_location.url()));
+  auto simulate = gov::test::run_gov("simulate --trace policies/examples/workshop-g5.trace.json --db '" +
+                                     postgres_location.url() + "'");
+  CHECK(simulate.exit_code == 0);
+  CHECK(simulate.out == gov::test::read_text(gov::test::repo_path("tests/walkthrough/expected.jsonl")));
+
+  // Copying again is a no-op; into a store that went its own way, a refusal that changes nothing.
+  CHECK(gov::test::run_gov("store copy --from 'sqlite:" + sqlite_location.url() + "' --to '" + postgres_location.url() +
+                           "'")
+            .out.find("copied 0 versions") != std::string::npos);
+  REQUIRE(gov::test::run_gov("apply tests/diff/workshop-g5-team-a-3.gov --policy workshop-g5 -m other --skip-tests --db '" +
+                             back + "'")
+              .exit_code == 0);
+  auto refused = gov::test::run_gov("store copy --from '" + back + "' --to 'sqlite:" + sqlite_location.url() + "'");
+  CHECK(refused.exit_code == 0);  // sqlite has 3 versions, back has 4: a prefix, so the rest is copied
+  // The PostgreSQL store gets a version 4 of its own (a comment more than team-a-3's content).
+  const std::string own = postgres_location.dir().path("workshop-g5-own.gov");
+  {
+    std::ofstream out(own);
+    std::string text = gov::test::read_text(gov::test::repo_path("tests/diff/workshop-g5-team-a-3.gov"));
+    const std::string relative = "import \"../../policies/catalog/aws-ml.gov\"";
+    REQUIRE(text.find(relative) != std::string::npos);
+    text.replace(text.find(relative), relative.size(), "import \"aws-ml\"");  // the shipped catalog, by name
+    out << text << "# mine\n";
+  }
+  auto mine = gov::test::run_gov("apply '" + own + "' --policy workshop-g5 -m mine --skip-tests --db '" +
+                                 postgres_location.url() + "'");
+  INFO(mine.out << mine.err);
+  REQUIRE(mine.exit_code == 0);
+  auto diverged = gov::test::run_gov("store copy --from '" + back + "' --to '" + postgres_location.url() + "'");
+  CHECK(diverged.exit_code == 1);
+  CHECK(diverged.err.find("error: conflict: the destination's version 4") != std::string::npos);
+  auto usage = gov::test::run_gov("store copy --from '" + back + "'");
+  CHECK(usage.exit_code == 2);
 }
 
 TEST_CASE("store: display_location hides a PostgreSQL password", "[store]") {
