@@ -480,6 +480,17 @@ TEST_CASE("postgresql store: opening checks what is in the schema", "[postgresql
     CHECK(refused.error().kind == ErrorKind::read_only);
     CHECK(store.show("p")->info.number == 1);
   }
+  SECTION("text that PostgreSQL cannot keep is refused as invalid and nothing is written") {
+    test::StoreLocation location(Backend::postgresql);
+    Store store = open_or_fail(location.url());
+    ApplyRequest request = apply_request("p", marked_files("one"), "first one");
+    request.author = "\xff\xfe";
+    auto refused = store.apply(request);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().kind == ErrorKind::invalid);
+    CHECK(refused.error().message.find("22021") != std::string::npos);
+    CHECK(store.policies()->empty());
+  }
   SECTION("a server that is not there is an io error naming the URL without its password") {
     const std::string url = "postgresql://gov:secret@/postgres?host=/nonexistent-dir&port=5432";
     auto opened = Store::open(url);
