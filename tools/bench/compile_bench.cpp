@@ -113,11 +113,11 @@ StoreFixture make_store_fixture(const Policy& policy, bool postgresql) {
   text << file.rdbuf();
   store::ApplyRequest request;
   request.policy = f.policy;
-  request.files = {{compile_policy_path(), text.str()}};
+  request.files = {{"compile.gov", text.str()}};  // stored paths are relative to the policy root
   request.author = "gov-bench";
   const auto bytes = object.value().serialize();
   request.object = store::CompiledObject{jit::to_hex(object.value().key), {bytes.begin(), bytes.end()}};
-  if (!db.value().apply(request).ok()) f.error = "cannot apply to the benchmark store";
+  if (auto applied = db.value().apply(request); !applied.ok()) f.error = applied.error().message;
   return f;
 }
 
