@@ -115,7 +115,10 @@ void Engine::Impl::watch_loop() {
 
 void Engine::Impl::listen_loop() {
   std::string last_failure;
-  bool look = true;  // at the start: what was applied before the feed listened
+  bool look = true;      // at the start: what was applied before the feed listened
+  // A change came while pinned, or a reload failed (a server away, a version that does not
+  // load): looked at again when the next wait ends, notification or not, until it succeeds.
+  bool missed = false;
   for (;;) {
     std::chrono::milliseconds interval;
     {
@@ -123,15 +126,20 @@ void Engine::Impl::listen_loop() {
       if (watch_stop) break;
       interval = watch_interval;
     }
+    if (look && pinned.load()) missed = true;
     if (look && !pinned.load()) {
+      missed = false;
       try {
         reload(std::nullopt);
         last_failure.clear();
       } catch (const Error& error) {
+        missed = true;
         report_reload_error(error, last_failure);
       } catch (const std::bad_alloc&) {
+        missed = true;
         report_reload_error(Error(ErrorCode::out_of_memory, "out of memory while reloading"), last_failure);
       } catch (const std::exception& e) {
+        missed = true;
         report_reload_error(Error(ErrorCode::internal, e.what()), last_failure);
       }
     }
@@ -142,7 +150,7 @@ void Engine::Impl::listen_loop() {
       look = false;
       continue;
     }
-    look = changed.value();
+    look = changed.value() || (missed && !pinned.load());
   }
 }
 

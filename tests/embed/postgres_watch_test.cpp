@@ -170,3 +170,21 @@ TEST_CASE("postgresql watcher: three watcher processes reach every new version a
                   fmt::join(latencies_ms, ", "));
   WARN(report);  // measured and reported; no time is asserted
 }
+
+TEST_CASE("postgresql watcher: a pinned engine stays on its version and follows again when unpinned",
+          "[postgresql][embed][watch]") {
+  gov::store::test::StoreLocation location(gov::store::Backend::postgresql);
+  const std::string url = location.url();
+  gov::test::ScratchDir dir("pg-watch-pin");
+  gov::test::apply_policy_file(url, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");
+  gov::Engine engine = gov::Engine::open_store(url);
+  engine.watch(std::chrono::milliseconds(50));
+  engine.pin(1);
+  gov::test::apply_policy_file(url, gov::test::write_workshop_variant(dir, "v2.gov", 3), "p");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the notification arrives meanwhile
+  CHECK(engine.version() == 1);
+  // Unpinned, it runs version 2 although no notification comes after the unpin.
+  engine.unpin();
+  REQUIRE(eventually([&] { return engine.version() == 2; }));
+  engine.stop_watching();
+}
