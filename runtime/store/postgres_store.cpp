@@ -139,8 +139,13 @@ std::string trimmed(std::string text) {
 
 // A connection's own message (libpq's, for failures with no server error), on one line.
 std::string connection_message(PGconn* connection) {
-  std::string message = trimmed(connection != nullptr ? PQerrorMessage(connection) : "out of memory");
-  std::replace(message.begin(), message.end(), '\n', ' ');
+  const std::string raw = trimmed(connection != nullptr ? PQerrorMessage(connection) : "out of memory");
+  std::string message;  // libpq's lines ("...\n\tIs the server running...") joined by one space
+  for (const char c : raw) {
+    const bool space = c == '\n' || c == '\t' || c == ' ';
+    if (space && (message.empty() || message.back() == ' ')) continue;
+    message += space ? ' ' : c;
+  }
   return message.empty() ? "the connection failed" : message;
 }
 

@@ -1,7 +1,8 @@
 // The embedded runtime on the PostgreSQL store (issue 25): the watcher listens (LISTEN/NOTIFY)
 // instead of polling, catches up after its connections are dropped, and three watcher processes
 // follow every apply; their latencies are measured and reported, never asserted. Tagged
-// [postgresql]: needs $GOV_TEST_PG (the test command starts a server) and fails without it.
+// [postgresql]: needs $GOV_TEST_PG (the test command starts a server) and fails without it; not
+// [watch], which `tools/test --tsan` runs without a server.
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,7 +43,7 @@ int64_t now_us() {
 }  // namespace
 
 TEST_CASE("postgresql watcher: the engine follows applies and catches up after its connections are dropped",
-          "[postgresql][embed][watch]") {
+          "[postgresql][embed][listen]") {
   gov::store::test::StoreLocation location(gov::store::Backend::postgresql);
   const std::string url = location.url() + "&application_name=" + location.schema();
   gov::test::ScratchDir dir("pg-watch");
@@ -68,7 +69,7 @@ TEST_CASE("postgresql watcher: the engine follows applies and catches up after i
 }
 
 TEST_CASE("postgresql watcher: three watcher processes reach every new version and report their latencies",
-          "[postgresql][embed][watch]") {
+          "[postgresql][embed][listen]") {
   constexpr int kWatchers = 3;
   constexpr int kApplies = 5;
   gov::store::test::StoreLocation location(gov::store::Backend::postgresql);
@@ -172,7 +173,7 @@ TEST_CASE("postgresql watcher: three watcher processes reach every new version a
 }
 
 TEST_CASE("postgresql watcher: a pinned engine stays on its version and follows again when unpinned",
-          "[postgresql][embed][watch]") {
+          "[postgresql][embed][listen]") {
   gov::store::test::StoreLocation location(gov::store::Backend::postgresql);
   const std::string url = location.url();
   gov::test::ScratchDir dir("pg-watch-pin");

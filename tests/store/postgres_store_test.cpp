@@ -498,6 +498,7 @@ TEST_CASE("postgresql store: opening checks what is in the schema", "[postgresql
     CHECK(opened.error().kind == ErrorKind::io);
     CHECK(opened.error().message.find("secret") == std::string::npos);
     CHECK(opened.error().message.find("postgresql://gov:***@/postgres") != std::string::npos);
+    CHECK(opened.error().message.find_first_of("\n\t") == std::string::npos);  // libpq's lines on one line
   }
 }
 
