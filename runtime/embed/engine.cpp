@@ -87,7 +87,7 @@ store::Store open_store_read_only(const std::string& path) {
   auto db = store::Store::open(path, options);
   if (!db.ok()) {
     throw Error(db.error().kind == store::ErrorKind::not_found ? ErrorCode::not_found : ErrorCode::store,
-                fmt::format("store `{}`: {}", path, db.error().message));
+                fmt::format("store `{}`: {}", store::display_location(path), db.error().message));
   }
   return std::move(db.value());
 }

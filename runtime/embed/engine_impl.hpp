@@ -133,6 +133,10 @@ struct Engine::Impl {
   std::chrono::milliseconds watch_interval{1000};
   bool watch_stop = false;
   std::atomic<bool> pinned{false};  // Engine::pin: the watcher leaves the version alone
+  /// PostgreSQL's LISTEN for the watcher instead of polling (store::Store::changes); null for
+  /// SQLite. Made by watch() before the thread starts, used by it alone, interrupted by
+  /// stop_watching() and dropped after the join.
+  std::unique_ptr<store::ChangeFeed> feed;
 
   void install(std::shared_ptr<const embed::LoadedPolicy> first) {
     std::unique_lock lock(state_mutex);
@@ -174,6 +178,9 @@ struct Engine::Impl {
   // ---------------------------------------------------------------- watcher
 
   void watch_loop();
+  /// watch_loop on a change feed: reloads when it reports a change (or a reconnect), never on a
+  /// timer.
+  void listen_loop();
 
   void report_reload_error(const Error& error, std::string& last_failure);
 

@@ -1,5 +1,5 @@
 // gov::Engine: reloads (a new version swapped in, the live tasks carried over) and the
-// watcher thread that polls for them (engine_impl.hpp).
+// watcher thread that polls for them, or on PostgreSQL listens for them (engine_impl.hpp).
 #include <fmt/format.h>
 #include <system_error>
 
@@ -88,6 +88,10 @@ void Engine::Impl::carry_tasks(engine::Engine& next, int64_t next_version) {
 }
 
 void Engine::Impl::watch_loop() {
+  if (feed) {
+    listen_loop();
+    return;
+  }
   std::unique_lock lock(watch_mutex);
   std::string last_failure;  // a failing version is reported once, not at every poll
   while (!watch_stop) {
@@ -109,6 +113,47 @@ void Engine::Impl::watch_loop() {
   }
 }
 
+void Engine::Impl::listen_loop() {
+  std::string last_failure;
+  bool look = true;      // at the start: what was applied before the feed listened
+  // A change came while pinned, or a reload failed (a server away, a version that does not
+  // load): looked at again when the next wait ends, notification or not, until it succeeds.
+  bool missed = false;
+  for (;;) {
+    std::chrono::milliseconds interval;
+    {
+      std::lock_guard lock(watch_mutex);
+      if (watch_stop) break;
+      interval = watch_interval;
+    }
+    if (look && pinned.load()) missed = true;
+    if (look && !pinned.load()) {
+      missed = false;
+      try {
+        reload(std::nullopt);
+        last_failure.clear();
+      } catch (const Error& error) {
+        missed = true;
+        report_reload_error(error, last_failure);
+      } catch (const std::bad_alloc&) {
+        missed = true;
+        report_reload_error(Error(ErrorCode::out_of_memory, "out of memory while reloading"), last_failure);
+      } catch (const std::exception& e) {
+        missed = true;
+        report_reload_error(Error(ErrorCode::internal, e.what()), last_failure);
+      }
+    }
+    // The interval bounds one wait only: nothing is read when it passes without a notification.
+    auto changed = feed->wait(std::max(interval, std::chrono::milliseconds(1000)));
+    if (!changed.ok()) {
+      report_reload_error(Error(ErrorCode::store, changed.error().message), last_failure);
+      look = false;
+      continue;
+    }
+    look = changed.value() || (missed && !pinned.load());
+  }
+}
+
 void Engine::Impl::report_reload_error(const Error& error, std::string& last_failure) {
   if (error.what() == last_failure) return;
   last_failure = error.what();
@@ -125,7 +170,9 @@ void Engine::Impl::stop_watching() {
     watch_stop = true;
   }
   watch_wakeup.notify_all();
+  if (feed) feed->interrupt();
   if (watcher.joinable()) watcher.join();
+  feed.reset();
 }
 
 // ------------------------------------------------------------------ reloads
@@ -162,6 +209,12 @@ void Engine::watch(std::chrono::milliseconds interval) {
     return;
   }
   impl_->watch_stop = false;
+  if (impl_->from_store && !impl_->feed) {  // PostgreSQL: listen instead of polling
+    std::lock_guard reload_lock(impl_->reload_mutex);
+    auto feed = impl_->db->changes(impl_->policy_name);
+    if (!feed.ok()) throw Error(ErrorCode::store, feed.error().message);
+    impl_->feed = std::move(feed.value());
+  }
   try {
     impl_->watcher = std::thread([impl = impl_.get()] { impl->watch_loop(); });
   } catch (const std::system_error& e) {  // the API throws gov::Error only

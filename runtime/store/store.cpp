@@ -1,49 +1,27 @@
-// The policy store's operations: each write is one IMMEDIATE transaction, each read one WAL
-// snapshot, and every environment failure becomes an Error naming the file.
+// The store's public face: what every back end shares (hashes, paths, request checks,
+// messages), the choice of back end by location, and the copy of a history between stores.
 #include "runtime/store/store.hpp"
 
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <limits>
+#include <map>
 #include <set>
-#include <system_error>
 #include <utility>
 
-#include "compiler/support/assert.hpp"
-#include "runtime/store/schema.hpp"
 #include "compiler/support/sha256.hpp"
-#include "runtime/store/sqlite.hpp"
+#include "runtime/store/backend.hpp"
 
 namespace gov::store {
 
-using sqlite::Connection;
-using sqlite::Transaction;
-
-struct Store::Impl {
-  std::string path;
-  OpenOptions options;
-  Connection db;
-  std::optional<std::string> read_only_reason;  // set: every write fails with it
-};
-
-namespace {
-
-// ---- values -------------------------------------------------------------------------------
+namespace detail {
 
 int64_t now_ms() {
   auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
   return std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch).count();
-}
-
-void append_length(std::string& out, uint64_t length) {
-  for (int shift = 56; shift >= 0; shift -= 8) out += static_cast<char>((length >> shift) & 0xff);
 }
 
 bool is_sha256_hex(std::string_view text) {
@@ -59,11 +37,7 @@ int64_t clamp_limit(size_t limit) {
   return static_cast<int64_t>(std::min(limit, kMax));
 }
 
-// ---- errors -------------------------------------------------------------------------------
-
-// Errors about the request (conflict, not_found, invalid) carry complete messages; errors of
-// the environment get the operation and the file in front of SQLite's words.
-Error in_context(const Store::Impl& /*store*/, std::string_view doing, Error error) {
+Error in_context(std::string_view doing, Error error) {
   switch (error.kind) {
     case ErrorKind::conflict:
     case ErrorKind::not_found:
@@ -76,7 +50,7 @@ Error in_context(const Store::Impl& /*store*/, std::string_view doing, Error err
     case ErrorKind::corrupt_object:
     case ErrorKind::llvm:
       return error;
-    case ErrorKind::busy:  // the connection stated the wait (sqlite::Connection::error)
+    case ErrorKind::busy:  // the back end stated the wait
     case ErrorKind::io:
     case ErrorKind::corrupt:
     case ErrorKind::newer_schema:
@@ -88,19 +62,8 @@ Error in_context(const Store::Impl& /*store*/, std::string_view doing, Error err
   return error;
 }
 
-template <class T>
-Result<T> in_context(const Store::Impl& store, std::string_view doing, Result<T> result) {
-  if (result) return result;
-  return in_context(store, doing, result.error());
-}
-
 Error no_policy(std::string_view policy) {
   return Error{ErrorKind::not_found, fmt::format("no policy `{}` in the store", policy)};
-}
-
-Result<void> check_writable(const Store::Impl& store) {
-  if (!store.read_only_reason) return {};
-  return Error{ErrorKind::read_only, *store.read_only_reason};
 }
 
 Result<void> validate(const ApplyRequest& request) {
@@ -126,505 +89,24 @@ Result<void> validate(const ApplyRequest& request) {
   return {};
 }
 
-// ---- rows ---------------------------------------------------------------------------------
-
-struct VersionRow {
-  int64_t id = 0;
-  int64_t number = 0;
-  std::string content_sha256;
-};
-
-Result<std::optional<int64_t>> find_policy(Connection& db, std::string_view name) {
-  auto query = db.query("SELECT id FROM policy WHERE name = ?1");
-  if (!query) return query.error();
-  query->bind(1, name);
-  auto row = query->step();
-  if (!row) return row.error();
-  if (!*row) return std::optional<int64_t>();
-  return std::optional<int64_t>(query->int64(0));
-}
-
-Result<int64_t> require_policy(Connection& db, std::string_view name) {
-  auto id = find_policy(db, name);
-  if (!id) return id.error();
-  if (!*id) return no_policy(name);
-  return **id;
-}
-
-Result<int64_t> ensure_policy(Connection& db, std::string_view name) {
-  auto id = find_policy(db, name);
-  if (!id) return id.error();
-  if (*id) return **id;
-  auto insert = db.query("INSERT INTO policy (name, created_ms) VALUES (?1, ?2)");
-  if (!insert) return insert.error();
-  insert->bind(1, name).bind(2, now_ms());
-  auto inserted = insert->run();
-  if (!inserted) return inserted.error();
-  return sqlite3_last_insert_rowid(db.get());
-}
-
-Result<std::optional<VersionRow>> read_version_row(sqlite::Query& query) {
-  auto row = query.step();
-  if (!row) return row.error();
-  if (!*row) return std::optional<VersionRow>();
-  return std::optional<VersionRow>(VersionRow{query.int64(0), query.int64(1), query.text(2)});
-}
-
-Result<std::optional<VersionRow>> active_row(Connection& db, int64_t policy_id) {
-  auto query = db.query(
-      "SELECT id, number, content_sha256 FROM version WHERE policy_id = ?1 AND active = 1");
-  if (!query) return query.error();
-  query->bind(1, policy_id);
-  return read_version_row(*query);
-}
-
-Result<std::optional<VersionRow>> numbered_row(Connection& db, int64_t policy_id, int64_t number) {
-  auto query = db.query(
-      "SELECT id, number, content_sha256 FROM version WHERE policy_id = ?1 AND number = ?2");
-  if (!query) return query.error();
-  query->bind(1, policy_id).bind(2, number);
-  return read_version_row(*query);
-}
-
-Result<int64_t> latest_number(Connection& db, int64_t policy_id) {
-  auto query = db.query(
-      "SELECT number FROM version WHERE policy_id = ?1 ORDER BY number DESC LIMIT 1");
-  if (!query) return query.error();
-  query->bind(1, policy_id);
-  auto row = query->step();
-  if (!row) return row.error();
-  return *row ? query->int64(0) : 0;
-}
-
-Result<VersionRow> require_version(Connection& db, std::string_view policy, int64_t policy_id,
-                                   int64_t number) {
-  auto found = numbered_row(db, policy_id, number);
-  if (!found) return found.error();
-  if (*found) return **found;
-  auto latest = latest_number(db, policy_id);
-  if (!latest) return latest.error();
-  return Error{ErrorKind::not_found,
-               fmt::format("policy `{}` has no version {} (the latest is {})", policy, number, *latest)};
-}
-
 Result<void> check_expected(std::string_view policy, std::optional<int64_t> expected,
-                            const std::optional<VersionRow>& active) {
-  int64_t current = active ? active->number : 0;
+                            std::optional<int64_t> active) {
+  int64_t current = active.value_or(0);
   if (!expected || *expected == current) return {};
   std::string now = active ? fmt::format("is at version {}", current) : "has no version";
   std::string wanted = *expected == 0 ? "no version" : fmt::format("version {}", *expected);
   return Error{ErrorKind::conflict, fmt::format("policy `{}` {}, expected {}", policy, now, wanted)};
 }
 
-struct NewVersion {
-  int64_t policy_id = 0;
-  int64_t number = 0;
-  std::optional<int64_t> parent_id;
-  std::optional<int64_t> restored_from;
-  std::string_view content_sha256;
-  std::string_view author;
-  std::string_view message;
-};
-
-Result<int64_t> insert_version(Connection& db, const NewVersion& version) {
-  auto insert = db.query(
-      "INSERT INTO version (policy_id, number, parent_id, restored_from, content_sha256, author, "
-      "message, created_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  if (!insert) return insert.error();
-  insert->bind(1, version.policy_id).bind(2, version.number).bind(3, version.parent_id);
-  insert->bind(4, version.restored_from).bind(5, version.content_sha256).bind(6, version.author);
-  insert->bind(7, version.message).bind(8, now_ms());
-  auto inserted = insert->run();
-  if (!inserted) return inserted.error();
-  return sqlite3_last_insert_rowid(db.get());
-}
-
-Result<int64_t> store_source(Connection& db, std::string_view text) {
-  std::string sha256 = sha256_hex(text);
-  auto insert = db.query(
-      "INSERT INTO source (sha256, text) VALUES (?1, ?2) ON CONFLICT (sha256) DO NOTHING");
-  if (!insert) return insert.error();
-  insert->bind(1, sha256).bind_blob(2, text);
-  auto inserted = insert->run();
-  if (!inserted) return inserted.error();
-  auto select = db.query("SELECT id FROM source WHERE sha256 = ?1");
-  if (!select) return select.error();
-  select->bind(1, sha256);
-  auto row = select->step();
-  if (!row) return row.error();
-  GOV_ASSERT(*row, "the source row was just inserted");
-  return select->int64(0);
-}
-
-Result<void> insert_files(Connection& db, int64_t version_id, const std::vector<PolicyFile>& files) {
-  for (size_t ordinal = 0; ordinal < files.size(); ++ordinal) {
-    auto source_id = store_source(db, files[ordinal].text);
-    if (!source_id) return source_id.error();
-    auto insert = db.query(
-        "INSERT INTO version_file (version_id, ordinal, path, source_id) VALUES (?1, ?2, ?3, ?4)");
-    if (!insert) return insert.error();
-    insert->bind(1, version_id).bind(2, static_cast<int64_t>(ordinal));
-    insert->bind(3, files[ordinal].path).bind(4, *source_id);
-    auto inserted = insert->run();
-    if (!inserted) return inserted;
+Result<void> check_read_file(const PolicyFile& file, size_t files_before) {
+  // Rows may have been written by anything that can open the store: check them as apply does.
+  if (files_before == kMaxFilesPerVersion) {
+    return Error{ErrorKind::corrupt, fmt::format("a stored version has more than {} files", kMaxFilesPerVersion)};
+  }
+  if (auto problem = file_path_problem(file.path)) {
+    return Error{ErrorKind::corrupt, fmt::format("a stored version has an invalid file: {}", *problem)};
   }
   return {};
-}
-
-Result<void> copy_version_contents(Connection& db, int64_t from_id, int64_t to_id) {
-  auto files = db.query(
-      "INSERT INTO version_file (version_id, ordinal, path, source_id) "
-      "SELECT ?2, ordinal, path, source_id FROM version_file WHERE version_id = ?1");
-  if (!files) return files.error();
-  files->bind(1, from_id).bind(2, to_id);
-  auto copied = files->run();
-  if (!copied) return copied;
-  auto objects = db.query(
-      "INSERT INTO object (version_id, key, bytes, created_ms) "
-      "SELECT ?2, key, bytes, created_ms FROM object WHERE version_id = ?1");
-  if (!objects) return objects.error();
-  objects->bind(1, from_id).bind(2, to_id);
-  auto copied_objects = objects->run();
-  if (!copied_objects) return copied_objects;
-  // Signatures cover content, never the version number: they hold for the copy too.
-  auto version_signature = db.query(
-      "INSERT INTO version_signature (version_id, key_id, signature) "
-      "SELECT ?2, key_id, signature FROM version_signature WHERE version_id = ?1");
-  if (!version_signature) return version_signature.error();
-  version_signature->bind(1, from_id).bind(2, to_id);
-  auto copied_signature = version_signature->run();
-  if (!copied_signature) return copied_signature;
-  auto object_signatures = db.query(
-      "INSERT INTO object_signature (version_id, key, key_id, signature) "
-      "SELECT ?2, key, key_id, signature FROM object_signature WHERE version_id = ?1");
-  if (!object_signatures) return object_signatures.error();
-  object_signatures->bind(1, from_id).bind(2, to_id);
-  return object_signatures->run();
-}
-
-Result<void> store_version_signature(Connection& db, int64_t version_id, const Signature& signature) {
-  auto upsert = db.query(
-      "INSERT INTO version_signature (version_id, key_id, signature) VALUES (?1, ?2, ?3) "
-      "ON CONFLICT (version_id) DO UPDATE SET key_id = excluded.key_id, signature = excluded.signature");
-  if (!upsert) return upsert.error();
-  upsert->bind(1, version_id).bind(2, signature.key_id).bind_blob(3, signature.bytes);
-  return upsert->run();
-}
-
-// The signature row selected by `query` (columns key_id, signature), or nullopt when none.
-Result<std::optional<Signature>> read_signature(sqlite::Query& query) {
-  auto row = query.step();
-  if (!row) return row.error();
-  if (!*row) return std::optional<Signature>();
-  return std::optional<Signature>(Signature{query.text(0), query.blob_bytes(1)});
-}
-
-// The old signature covers the old bytes: a signed object replaces it; an unsigned one removes
-// it unless the bytes are the same (then it still holds: re-applying unchanged content without
-// a key must not unsign its native code).
-Result<void> store_object(Connection& db, int64_t version_id, const CompiledObject& object) {
-  if (!object.signature) {
-    auto unsign = db.query(
-        "DELETE FROM object_signature WHERE version_id = ?1 AND key = ?2 AND "
-        "(SELECT bytes FROM object WHERE version_id = ?1 AND key = ?2) IS NOT ?3");
-    if (!unsign) return unsign.error();
-    unsign->bind(1, version_id).bind(2, object.key).bind_blob(3, object.bytes);
-    auto unsigned_old = unsign->run();
-    if (!unsigned_old) return unsigned_old;
-  }
-  auto upsert = db.query(
-      "INSERT INTO object (version_id, key, bytes, created_ms) VALUES (?1, ?2, ?3, ?4) "
-      "ON CONFLICT (version_id, key) DO UPDATE SET bytes = excluded.bytes, "
-      "created_ms = excluded.created_ms");
-  if (!upsert) return upsert.error();
-  upsert->bind(1, version_id).bind(2, object.key).bind_blob(3, object.bytes).bind(4, now_ms());
-  auto stored = upsert->run();
-  if (!stored || !object.signature) return stored;
-  auto signature = db.query(
-      "INSERT INTO object_signature (version_id, key, key_id, signature) VALUES (?1, ?2, ?3, ?4) "
-      "ON CONFLICT (version_id, key) DO UPDATE SET key_id = excluded.key_id, signature = excluded.signature");
-  if (!signature) return signature.error();
-  signature->bind(1, version_id).bind(2, object.key).bind(3, object.signature->key_id);
-  signature->bind_blob(4, object.signature->bytes);
-  return signature->run();
-}
-
-// Two statements, in this order, so the partial unique index never sees two active versions.
-Result<void> make_active(Connection& db, int64_t policy_id, int64_t version_id) {
-  auto clear = db.query("UPDATE version SET active = 0 WHERE policy_id = ?1 AND active = 1");
-  if (!clear) return clear.error();
-  clear->bind(1, policy_id);
-  auto cleared = clear->run();
-  if (!cleared) return cleared;
-  auto mark = db.query("UPDATE version SET active = 1 WHERE id = ?1");
-  if (!mark) return mark.error();
-  mark->bind(1, version_id);
-  return mark->run();
-}
-
-struct NewAudit {
-  int64_t policy_id = 0;
-  AuditAction action = AuditAction::apply;
-  int64_t version_id = 0;
-  std::optional<int64_t> previous_id;
-  std::string_view author;
-  std::string_view message;
-};
-
-Result<void> append_audit(Connection& db, const NewAudit& entry) {
-  auto insert = db.query(
-      "INSERT INTO audit (at_ms, policy_id, action, version_id, previous_id, author, message) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-  if (!insert) return insert.error();
-  insert->bind(1, now_ms()).bind(2, entry.policy_id).bind(3, audit_action_name(entry.action));
-  insert->bind(4, entry.version_id).bind(5, entry.previous_id).bind(6, entry.author);
-  insert->bind(7, entry.message);
-  return insert->run();
-}
-
-std::optional<int64_t> id_of(const std::optional<VersionRow>& row) {
-  return row ? std::optional<int64_t>(row->id) : std::nullopt;
-}
-std::optional<int64_t> number_of(const std::optional<VersionRow>& row) {
-  return row ? std::optional<int64_t>(row->number) : std::nullopt;
-}
-
-void fault_point(const Store::Impl& store, std::string_view point) {
-  if (store.options.fault_hook) store.options.fault_hook(point);
-}
-
-// ---- writes -------------------------------------------------------------------------------
-
-Result<ApplyResult> unchanged(Connection& db, Transaction& transaction, const VersionRow& active,
-                              const std::optional<CompiledObject>& object,
-                              const std::optional<Signature>& signature) {
-  if (object) {
-    auto stored = store_object(db, active.id, *object);
-    if (!stored) return stored.error();
-  }
-  if (signature) {  // same content: a signature of it holds for the active version
-    auto signed_version = store_version_signature(db, active.id, *signature);
-    if (!signed_version) return signed_version.error();
-  }
-  auto committed = transaction.commit();
-  if (!committed) return committed.error();
-  return ApplyResult{active.number, /*created=*/false, active.number, active.content_sha256};
-}
-
-Result<ApplyResult> apply_in(Store::Impl& store, const ApplyRequest& request,
-                             const std::string& content_sha256) {
-  Connection& db = store.db;
-  auto transaction = Transaction::begin(db, Transaction::Mode::write);
-  if (!transaction) return transaction.error();
-  auto policy_id = ensure_policy(db, request.policy);
-  if (!policy_id) return policy_id.error();
-  auto active = active_row(db, *policy_id);
-  if (!active) return active.error();
-  auto expected = check_expected(request.policy, request.expect_version, *active);
-  if (!expected) return expected.error();
-  if (*active && (*active)->content_sha256 == content_sha256) {
-    return unchanged(db, *transaction, **active, request.object, request.signature);
-  }
-  auto latest = latest_number(db, *policy_id);
-  if (!latest) return latest.error();
-  auto version_id = insert_version(db, {*policy_id, *latest + 1, id_of(*active), std::nullopt,
-                                        content_sha256, request.author, request.message});
-  if (!version_id) return version_id.error();
-  auto files = insert_files(db, *version_id, request.files);
-  if (!files) return files.error();
-  if (request.signature) {
-    auto signed_version = store_version_signature(db, *version_id, *request.signature);
-    if (!signed_version) return signed_version.error();
-  }
-  if (request.object) {
-    auto object = store_object(db, *version_id, *request.object);
-    if (!object) return object.error();
-  }
-  fault_point(store, "apply:before_activate");
-  auto activated = make_active(db, *policy_id, *version_id);
-  if (!activated) return activated.error();
-  auto audited = append_audit(db, {*policy_id, AuditAction::apply, *version_id, id_of(*active),
-                                   request.author, request.message});
-  if (!audited) return audited.error();
-  fault_point(store, "apply:before_commit");
-  auto committed = transaction->commit();
-  if (!committed) return committed.error();
-  return ApplyResult{*latest + 1, /*created=*/true, number_of(*active), content_sha256};
-}
-
-Result<ApplyResult> rollback_in(Store::Impl& store, const RollbackRequest& request) {
-  Connection& db = store.db;
-  auto transaction = Transaction::begin(db, Transaction::Mode::write);
-  if (!transaction) return transaction.error();
-  auto policy_id = require_policy(db, request.policy);
-  if (!policy_id) return policy_id.error();
-  auto active = active_row(db, *policy_id);
-  if (!active) return active.error();
-  auto expected = check_expected(request.policy, request.expect_version, *active);
-  if (!expected) return expected.error();
-  auto target = require_version(db, request.policy, *policy_id, request.version);
-  if (!target) return target.error();
-  if (*active && (*active)->content_sha256 == target->content_sha256) {
-    return unchanged(db, *transaction, **active, std::nullopt, std::nullopt);
-  }
-  auto latest = latest_number(db, *policy_id);
-  if (!latest) return latest.error();
-  auto version_id = insert_version(db, {*policy_id, *latest + 1, id_of(*active), target->id,
-                                        target->content_sha256, request.author, request.message});
-  if (!version_id) return version_id.error();
-  auto copied = copy_version_contents(db, target->id, *version_id);
-  if (!copied) return copied.error();
-  auto activated = make_active(db, *policy_id, *version_id);
-  if (!activated) return activated.error();
-  auto audited = append_audit(db, {*policy_id, AuditAction::rollback, *version_id, id_of(*active),
-                                   request.author, request.message});
-  if (!audited) return audited.error();
-  fault_point(store, "rollback:before_commit");
-  auto committed = transaction->commit();
-  if (!committed) return committed.error();
-  return ApplyResult{*latest + 1, /*created=*/true, number_of(*active), target->content_sha256};
-}
-
-Result<ApplyResult> activate_in(Store::Impl& store, std::string_view policy, int64_t number,
-                                std::string_view author, std::optional<int64_t> expect_version) {
-  Connection& db = store.db;
-  auto transaction = Transaction::begin(db, Transaction::Mode::write);
-  if (!transaction) return transaction.error();
-  auto policy_id = require_policy(db, policy);
-  if (!policy_id) return policy_id.error();
-  auto active = active_row(db, *policy_id);
-  if (!active) return active.error();
-  auto expected = check_expected(policy, expect_version, *active);
-  if (!expected) return expected.error();
-  auto target = require_version(db, policy, *policy_id, number);
-  if (!target) return target.error();
-  if (*active && (*active)->id == target->id) return unchanged(db, *transaction, **active, std::nullopt, std::nullopt);
-  auto activated = make_active(db, *policy_id, target->id);
-  if (!activated) return activated.error();
-  auto audited = append_audit(db, {*policy_id, AuditAction::activate, target->id, id_of(*active),
-                                   author, fmt::format("activate version {}", number)});
-  if (!audited) return audited.error();
-  auto committed = transaction->commit();
-  if (!committed) return committed.error();
-  return ApplyResult{number, /*created=*/false, number_of(*active), target->content_sha256};
-}
-
-// ---- reads --------------------------------------------------------------------------------
-
-VersionInfo version_info(const sqlite::Query& query) {
-  VersionInfo info;
-  info.number = query.int64(0);
-  info.parent = query.optional_int64(1);
-  info.restored_from = query.optional_int64(2);
-  info.content_sha256 = query.text(3);
-  info.author = query.text(4);
-  info.message = query.text(5);
-  info.created_ms = query.int64(6);
-  info.active = query.int64(7) != 0;
-  return info;
-}
-
-Result<VersionInfo> info_by_id(Connection& db, int64_t version_id) {
-  auto query = db.query(
-      "SELECT v.number, p.number, r.number, v.content_sha256, v.author, v.message, v.created_ms, "
-      "v.active FROM version v LEFT JOIN version p ON p.id = v.parent_id "
-      "LEFT JOIN version r ON r.id = v.restored_from WHERE v.id = ?1");
-  if (!query) return query.error();
-  query->bind(1, version_id);
-  auto row = query->step();
-  if (!row) return row.error();
-  GOV_ASSERT(*row, "the version id was just read");
-  return version_info(*query);
-}
-
-Result<std::vector<PolicyFile>> read_files(Connection& db, int64_t version_id) {
-  auto query = db.query(
-      "SELECT f.path, s.text FROM version_file f JOIN source s ON s.id = f.source_id "
-      "WHERE f.version_id = ?1 ORDER BY f.ordinal");
-  if (!query) return query.error();
-  query->bind(1, version_id);
-  std::vector<PolicyFile> files;
-  for (;;) {
-    auto row = query->step();
-    if (!row) return row.error();
-    if (!*row) return files;
-    // Rows may have been written by anything that can open the file: check them as apply does.
-    if (files.size() == kMaxFilesPerVersion) {
-      return Error{ErrorKind::corrupt, fmt::format("a stored version has more than {} files", kMaxFilesPerVersion)};
-    }
-    PolicyFile file{query->text(0), query->blob_string(1)};
-    if (auto problem = file_path_problem(file.path)) {
-      return Error{ErrorKind::corrupt, fmt::format("a stored version has an invalid file: {}", *problem)};
-    }
-    files.push_back(std::move(file));
-  }
-}
-
-// The version row of `number`, or of the active version when absent.
-Result<VersionRow> locate(Connection& db, std::string_view policy, std::optional<int64_t> number) {
-  auto policy_id = require_policy(db, policy);
-  if (!policy_id) return policy_id.error();
-  if (number) return require_version(db, policy, *policy_id, *number);
-  auto active = active_row(db, *policy_id);
-  if (!active) return active.error();
-  if (!*active) {
-    return Error{ErrorKind::not_found, fmt::format("policy `{}` has no active version", policy)};
-  }
-  return **active;
-}
-
-Result<Version> show_in(Connection& db, std::string_view policy, std::optional<int64_t> number) {
-  auto transaction = Transaction::begin(db, Transaction::Mode::read);
-  if (!transaction) return transaction.error();
-  auto row = locate(db, policy, number);
-  if (!row) return row.error();
-  auto info = info_by_id(db, row->id);
-  if (!info) return info.error();
-  auto files = read_files(db, row->id);
-  if (!files) return files.error();
-  auto query = db.query("SELECT key_id, signature FROM version_signature WHERE version_id = ?1");
-  if (!query) return query.error();
-  query->bind(1, row->id);
-  auto signature = read_signature(*query);
-  if (!signature) return signature.error();
-  auto committed = transaction->commit();
-  if (!committed) return committed.error();
-  return Version{std::move(*info), std::move(*files), std::move(*signature)};
-}
-
-Result<VersionInfo> active_in(Connection& db, std::string_view policy) {
-  auto transaction = Transaction::begin(db, Transaction::Mode::read);
-  if (!transaction) return transaction.error();
-  auto row = locate(db, policy, std::nullopt);
-  if (!row) return row.error();
-  auto info = info_by_id(db, row->id);
-  if (!info) return info.error();
-  auto committed = transaction->commit();
-  if (!committed) return committed.error();
-  return info;
-}
-
-Result<std::vector<VersionInfo>> log_in(Connection& db, std::string_view policy, size_t limit,
-                                        std::optional<int64_t> before) {
-  auto transaction = Transaction::begin(db, Transaction::Mode::read);
-  if (!transaction) return transaction.error();
-  auto policy_id = require_policy(db, policy);
-  if (!policy_id) return policy_id.error();
-  auto query = db.query(
-      "SELECT v.number, p.number, r.number, v.content_sha256, v.author, v.message, v.created_ms, "
-      "v.active FROM version v LEFT JOIN version p ON p.id = v.parent_id "
-      "LEFT JOIN version r ON r.id = v.restored_from "
-      "WHERE v.policy_id = ?1 AND v.number < ?2 ORDER BY v.number DESC LIMIT ?3");
-  if (!query) return query.error();
-  query->bind(1, *policy_id).bind(2, before.value_or(std::numeric_limits<int64_t>::max()));
-  query->bind(3, clamp_limit(limit));
-  std::vector<VersionInfo> versions;
-  for (;;) {
-    auto row = query->step();
-    if (!row) return row.error();
-    if (!*row) return versions;
-    versions.push_back(version_info(*query));
-  }
 }
 
 std::optional<AuditAction> parse_action(std::string_view name) {
@@ -634,223 +116,15 @@ std::optional<AuditAction> parse_action(std::string_view name) {
   return std::nullopt;
 }
 
-Result<std::vector<AuditEntry>> read_audit(sqlite::Query& query) {
-  std::vector<AuditEntry> entries;
-  for (;;) {
-    auto row = query.step();
-    if (!row) return row.error();
-    if (!*row) return entries;
-    auto action = parse_action(query.text(2));
-    if (!action) return Error{ErrorKind::corrupt, fmt::format("unknown audit action `{}`", query.text(2))};
-    entries.push_back(AuditEntry{query.int64(0), query.int64(1), *action, query.text(3),
-                                 query.int64(4), query.optional_int64(5), query.text(6),
-                                 query.text(7)});
-  }
-}
+}  // namespace detail
 
-Result<std::vector<AuditEntry>> audit_in(Connection& db, std::string_view policy, size_t limit,
-                                         std::optional<int64_t> before) {
-  auto transaction = Transaction::begin(db, Transaction::Mode::read);
-  if (!transaction) return transaction.error();
-  int64_t below = before.value_or(std::numeric_limits<int64_t>::max());
-  if (policy.empty()) {
-    auto query = db.query(
-        "SELECT a.id, a.at_ms, a.action, p.name, v.number, pv.number, a.author, a.message "
-        "FROM audit a JOIN policy p ON p.id = a.policy_id JOIN version v ON v.id = a.version_id "
-        "LEFT JOIN version pv ON pv.id = a.previous_id "
-        "WHERE a.id < ?1 ORDER BY a.id DESC LIMIT ?2");
-    if (!query) return query.error();
-    query->bind(1, below).bind(2, clamp_limit(limit));
-    return read_audit(*query);
-  }
-  auto policy_id = require_policy(db, policy);
-  if (!policy_id) return policy_id.error();
-  auto query = db.query(
-      "SELECT a.id, a.at_ms, a.action, p.name, v.number, pv.number, a.author, a.message "
-      "FROM audit a JOIN policy p ON p.id = a.policy_id JOIN version v ON v.id = a.version_id "
-      "LEFT JOIN version pv ON pv.id = a.previous_id "
-      "WHERE a.policy_id = ?1 AND a.id < ?2 ORDER BY a.id DESC LIMIT ?3");
-  if (!query) return query.error();
-  query->bind(1, *policy_id).bind(2, below).bind(3, clamp_limit(limit));
-  return read_audit(*query);
-}
+namespace {
 
-Result<std::vector<PolicyInfo>> policies_in(Connection& db) {
-  auto transaction = Transaction::begin(db, Transaction::Mode::read);
-  if (!transaction) return transaction.error();
-  auto query = db.query(
-      "SELECT p.name, "
-      "(SELECT number FROM version WHERE policy_id = p.id AND active = 1), "
-      "(SELECT number FROM version WHERE policy_id = p.id ORDER BY number DESC LIMIT 1) "
-      "FROM policy p ORDER BY p.name");
-  if (!query) return query.error();
-  std::vector<PolicyInfo> policies;
-  for (;;) {
-    auto row = query->step();
-    if (!row) return row.error();
-    if (!*row) return policies;
-    policies.push_back(PolicyInfo{query->text(0), query->optional_int64(1),
-                                  query->optional_int64(2).value_or(0)});
-  }
-}
-
-Result<VersionRow> object_version(Connection& db, std::string_view policy, int64_t number) {
-  auto policy_id = require_policy(db, policy);
-  if (!policy_id) return policy_id.error();
-  return require_version(db, policy, *policy_id, number);
-}
-
-Result<std::optional<Bytes>> get_object_in(Connection& db, std::string_view policy, int64_t number,
-                                           std::string_view key) {
-  auto transaction = Transaction::begin(db, Transaction::Mode::read);
-  if (!transaction) return transaction.error();
-  auto version = object_version(db, policy, number);
-  if (!version) return version.error();
-  auto query = db.query("SELECT bytes FROM object WHERE version_id = ?1 AND key = ?2");
-  if (!query) return query.error();
-  query->bind(1, version->id).bind(2, key);
-  auto row = query->step();
-  if (!row) return row.error();
-  if (!*row) return std::optional<Bytes>();
-  return std::optional<Bytes>(query->blob_bytes(0));
-}
-
-Result<std::optional<SignedObject>> get_signed_object_in(Connection& db, std::string_view policy, int64_t number,
-                                                         std::string_view key) {
-  auto transaction = Transaction::begin(db, Transaction::Mode::read);
-  if (!transaction) return transaction.error();
-  auto version = object_version(db, policy, number);
-  if (!version) return version.error();
-  auto query = db.query("SELECT bytes FROM object WHERE version_id = ?1 AND key = ?2");
-  if (!query) return query.error();
-  query->bind(1, version->id).bind(2, key);
-  auto row = query->step();
-  if (!row) return row.error();
-  if (!*row) return std::optional<SignedObject>();
-  SignedObject object{query->blob_bytes(0), std::nullopt};
-  auto signature_query = db.query("SELECT key_id, signature FROM object_signature WHERE version_id = ?1 AND key = ?2");
-  if (!signature_query) return signature_query.error();
-  signature_query->bind(1, version->id).bind(2, key);
-  auto signature = read_signature(*signature_query);
-  if (!signature) return signature.error();
-  object.signature = std::move(*signature);
-  return std::optional<SignedObject>(std::move(object));
-}
-
-Result<void> put_object_in(Connection& db, std::string_view policy, int64_t number,
-                           const CompiledObject& object) {
-  if (object.key.empty()) return Error{ErrorKind::invalid, "the object key is empty"};
-  auto transaction = Transaction::begin(db, Transaction::Mode::write);
-  if (!transaction) return transaction.error();
-  auto version = object_version(db, policy, number);
-  if (!version) return version.error();
-  auto stored = store_object(db, version->id, object);
-  if (!stored) return stored;
-  return transaction->commit();
-}
-
-Result<std::string> integrity_in(Connection& db) {
-  auto report = db.text_lines("PRAGMA integrity_check");
-  if (!report) return report;
-  if (*report != "ok") return report;
-  // foreign_key_check: one row per violation, the child table first.
-  auto violations = db.text_lines("PRAGMA foreign_key_check");
-  if (!violations) return violations;
-  if (violations->empty()) return report;
-  return fmt::format("foreign key violations in: {}", *violations);
-}
-
-// ---- opening ------------------------------------------------------------------------------
-
-Result<void> prepare_location(const std::string& path, const OpenOptions& options, bool exists) {
-  if (exists) return {};
-  if (!options.create || options.read_only) {
-    return Error{ErrorKind::not_found, fmt::format("no policy store at `{}`", path)};
-  }
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  if (parent.empty()) return {};
-  std::error_code error;
-  if (!options.create_directories && !std::filesystem::is_directory(parent, error)) {
-    return Error{ErrorKind::not_found,
-                 fmt::format("directory `{}` does not exist; create it first, or choose another path", parent.string())};
-  }
-  std::filesystem::create_directories(parent, error);
-  if (!error) return {};
-  return Error{ErrorKind::io, fmt::format("cannot create directory `{}` for the policy store: {}",
-                                          parent.string(), error.message())};
-}
-
-// What is next to an existing store file, for a read-only open.
-struct Surroundings {
-  bool frozen = false;                // nobody writes it: see look_around
-  bool can_create_next_to_it = true;  // this process may create the -shm file
-  bool shm_exists = false;
-  int64_t wal_bytes = 0;              // size of the -wal file (0: none)
-};
-
-// A store is frozen when it cannot change while it is read: it is on a read-only file system,
-// or its file has no write bit (gov writes no such file, even as root) and no file can be
-// created next to it (its directory has no write bit for anyone, or this process may not write
-// there). Then SQLite may read it as immutable, without WAL's shared memory.
-Surroundings look_around(const std::string& path, bool file_read_only) {
-  Surroundings around;
-  std::string directory = std::filesystem::path(path).parent_path().string();
-  if (directory.empty()) directory = ".";
-  struct statvfs volume {};
-  bool read_only_volume = ::statvfs(path.c_str(), &volume) == 0 && (volume.f_flag & ST_RDONLY) != 0;
-  struct stat directory_status {};
-  bool directory_frozen = ::stat(directory.c_str(), &directory_status) == 0 &&
-                          (directory_status.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0;
-  around.can_create_next_to_it = !read_only_volume && ::access(directory.c_str(), W_OK) == 0;
-  around.frozen = read_only_volume || (file_read_only && (directory_frozen || !around.can_create_next_to_it));
-  if (directory_frozen) around.can_create_next_to_it = false;  // root could, but gov does not
-  struct stat side {};
-  around.shm_exists = ::stat((path + "-shm").c_str(), &side) == 0;
-  if (::stat((path + "-wal").c_str(), &side) == 0) around.wal_bytes = side.st_size;
-  return around;
-}
-
-// SQLite reads a store in WAL mode through the shared-memory file next to it; when it cannot
-// create that file it says only "unable to open database file" or "attempt to write a readonly
-// database". Says why, and what to do, for a read-only open that failed so.
-Error explain_read_only_failure(const std::string& path, const Surroundings& around, bool read_only, Error error) {
-  bool from_sqlite = error.kind == ErrorKind::io ||
-                     (error.kind == ErrorKind::read_only && error.message.rfind("attempt to write", 0) == 0);
-  if (!read_only || !from_sqlite || around.shm_exists || around.can_create_next_to_it) return error;
-  if (around.wal_bytes > 0) {
-    error.message = fmt::format(
-        "it has a write-ahead log `{}-wal` ({} bytes) but no shared-memory file `{}-shm`, and none can be created "
-        "next to it (read-only directory or file system), so the log cannot be read safely; open the store once "
-        "where it is writable to fold the log into the file ({})",
-        path, around.wal_bytes, path, error.message);
-    return error;
-  }
-  error.message = fmt::format(
-      "SQLite needs the shared-memory file `{}-shm` to read a store that may change and cannot create it next to "
-      "the file (read-only directory); take every write bit off the file (chmod a-w) so gov reads it as a frozen "
-      "store, or let this process write the directory ({})",
-      path, error.message);
-  return error;
-}
-
-// A file: URI naming `path` (SQLite decodes %HH; a `?` or `#` would end the path).
-std::string file_uri(const std::string& path) {
-  std::string uri = "file:";
-  if (path.rfind("//", 0) == 0) uri += "//";  // an empty authority, so the path keeps its "//"
-  for (const char c : path) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte == '%' || byte == '?' || byte == '#' || byte < 0x20 || byte >= 0x7f) {
-      uri += fmt::format("%{:02X}", byte);
-    } else {
-      uri += c;
-    }
-  }
-  return uri;
+void append_length(std::string& out, uint64_t length) {
+  for (int shift = 56; shift >= 0; shift -= 8) out += static_cast<char>((length >> shift) & 0xff);
 }
 
 }  // namespace
-
-// ---- public API ---------------------------------------------------------------------------
 
 std::string_view audit_action_name(AuditAction action) {
   switch (action) {
@@ -905,40 +179,46 @@ std::string content_hash(const std::vector<PolicyFile>& files) {
   return to_hex(hash.finish());
 }
 
+
+bool is_postgres_url(std::string_view location) {
+  return location.starts_with("postgresql://") || location.starts_with("postgres://");
+}
+
+std::string display_location(std::string_view location) {
+  if (!is_postgres_url(location)) return std::string(location);
+  std::string shown(location);
+  // postgresql://user:password@host/...: the password is between the first ':' after the
+  // scheme and the last '@' of the authority.
+  const size_t authority = shown.find("://") + 3;
+  const size_t authority_end = std::min(shown.find_first_of("/?", authority), shown.size());
+  const size_t at = shown.rfind('@', authority_end);
+  if (at != std::string::npos && at > authority) {
+    const size_t colon = shown.find(':', authority);
+    if (colon != std::string::npos && colon < at) shown.replace(colon + 1, at - colon - 1, "***");
+  }
+  // ...?password=secret&...
+  for (size_t from = shown.find('?'); from != std::string::npos && from < shown.size();) {
+    const size_t name = from + 1;
+    const size_t end = std::min(shown.find('&', name), shown.size());
+    if (shown.compare(name, 9, "password=") == 0) {
+      shown.replace(name + 9, end - name - 9, "***");
+      from = shown.find('&', name);
+    } else {
+      from = end < shown.size() ? end : std::string::npos;
+    }
+  }
+  return shown;
+}
+
+// ---- Store: forwards to its back end -------------------------------------------------------
+
 Result<Store> Store::open(const std::string& path, const OpenOptions& options) {
-  auto impl = std::make_unique<Impl>(Impl{path, options, {}, std::nullopt});
-  const std::string doing = fmt::format("open policy store `{}`", path);
-  struct stat status {};
-  bool exists = ::stat(path.c_str(), &status) == 0;
-  auto location = prepare_location(path, options, exists);
-  if (!location) return in_context(*impl, doing, location.error());
-  // Root may write any file; a store whose every write bit is off is treated as frozen anyway.
-  bool file_read_only = exists && (status.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0;
-  if (options.read_only) impl->read_only_reason = "the store is opened read-only";
-  if (file_read_only) impl->read_only_reason = "the file is read-only";
-  Surroundings around = exists ? look_around(path, file_read_only) : Surroundings{};
-  // A frozen store is read as immutable: no -shm or -wal is created (WAL's shared memory needs
-  // write access next to the file, which a read-only volume does not give) and no lock taken.
-  bool immutable = impl->read_only_reason && around.frozen && around.wal_bytes == 0;
-  int flags = impl->read_only_reason ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  std::string name = immutable ? file_uri(path) + "?immutable=1" : path;
-  if (immutable) flags |= SQLITE_OPEN_URI;
-  auto connection = Connection::open(name, flags | SQLITE_OPEN_NOMUTEX);
-  if (!connection) return in_context(*impl, doing, connection.error());
-  impl->db = std::move(*connection);
-  impl->db.set_busy_timeout(options.busy_timeout);
-  if (!impl->read_only_reason && sqlite3_db_readonly(impl->db.get(), "main") == 1) {
-    impl->read_only_reason = "the file is not writable";
-  }
-  bool read_only = impl->read_only_reason.has_value();
-  bool quick_check = !exists || status.st_size <= options.quick_check_max_bytes;
-  auto prepared = schema::prepare(impl->db, {read_only, quick_check, options.max_pages});
-  if (!prepared) return in_context(*impl, doing, explain_read_only_failure(path, around, read_only, prepared.error()));
-  if (read_only) {
-    auto query_only = impl->db.exec("PRAGMA query_only = ON");
-    if (!query_only) return in_context(*impl, doing, query_only.error());
-  }
-  return Store(std::move(impl));
+  std::string location = path;
+  if (location.starts_with("sqlite:")) location.erase(0, 7);
+  auto impl = is_postgres_url(location) ? detail::open_postgres(location, options)
+                                        : detail::open_sqlite(location, options);
+  if (!impl) return impl.error();
+  return Store(std::move(*impl));
 }
 
 Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -946,90 +226,246 @@ Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 Store::~Store() = default;
 
-const std::string& Store::path() const { return impl_->path; }
-bool Store::read_only() const { return impl_->read_only_reason.has_value(); }
+const std::string& Store::path() const { return impl_->path(); }
+bool Store::read_only() const { return impl_->read_only(); }
+Backend Store::backend() const { return impl_->backend(); }
 
 Result<ApplyResult> Store::apply(const ApplyRequest& request) {
-  std::string doing = fmt::format("apply policy `{}` to `{}`", request.policy, path());
-  auto valid = validate(request);
+  auto valid = detail::validate(request);
   if (!valid) return valid.error();
-  auto writable = check_writable(*impl_);
-  if (!writable) return in_context(*impl_, doing, writable.error());
   std::string hash = request.content_sha256.empty() ? content_hash(request.files) : request.content_sha256;
-  return in_context(*impl_, doing, apply_in(*impl_, request, hash));
+  return impl_->apply(request, hash);
 }
 
-Result<ApplyResult> Store::rollback(const RollbackRequest& request) {
-  std::string doing = fmt::format("roll back policy `{}` in `{}`", request.policy, path());
-  auto writable = check_writable(*impl_);
-  if (!writable) return in_context(*impl_, doing, writable.error());
-  return in_context(*impl_, doing, rollback_in(*impl_, request));
-}
+Result<ApplyResult> Store::rollback(const RollbackRequest& request) { return impl_->rollback(request); }
 
 Result<ApplyResult> Store::activate(std::string_view policy, int64_t version, std::string_view author,
                                     std::optional<int64_t> expect_version) {
-  std::string doing = fmt::format("activate version {} of policy `{}` in `{}`", version, policy, path());
-  auto writable = check_writable(*impl_);
-  if (!writable) return in_context(*impl_, doing, writable.error());
-  return in_context(*impl_, doing, activate_in(*impl_, policy, version, author, expect_version));
+  return impl_->activate(policy, version, author, expect_version);
 }
 
-Result<std::vector<VersionInfo>> Store::log(std::string_view policy, size_t limit,
-                                            std::optional<int64_t> before) {
-  return in_context(*impl_, fmt::format("read the log of policy `{}` from `{}`", policy, path()),
-                    log_in(impl_->db, policy, limit, before));
+Result<std::vector<VersionInfo>> Store::log(std::string_view policy, size_t limit, std::optional<int64_t> before) {
+  return impl_->log(policy, limit, before);
 }
 
 Result<Version> Store::show(std::string_view policy, std::optional<int64_t> number) {
-  return in_context(*impl_, fmt::format("read policy `{}` from `{}`", policy, path()), show_in(impl_->db, policy, number));
+  return impl_->show(policy, number);
 }
 
-Result<VersionInfo> Store::active(std::string_view policy) {
-  return in_context(*impl_, fmt::format("read policy `{}` from `{}`", policy, path()), active_in(impl_->db, policy));
-}
+Result<VersionInfo> Store::active(std::string_view policy) { return impl_->active(policy); }
 
 Result<void> Store::put_object(std::string_view policy, int64_t version, const CompiledObject& object) {
-  std::string doing = fmt::format("store object `{}` of policy `{}` in `{}`", object.key, policy, path());
-  auto writable = check_writable(*impl_);
-  if (!writable) return in_context(*impl_, doing, writable.error());
-  return in_context(*impl_, doing, put_object_in(impl_->db, policy, version, object));
+  return impl_->put_object(policy, version, object);
 }
 
-Result<std::optional<Bytes>> Store::get_object(std::string_view policy, int64_t version,
-                                               std::string_view key) {
-  return in_context(*impl_, fmt::format("read object `{}` of policy `{}` from `{}`", key, policy, path()),
-                    get_object_in(impl_->db, policy, version, key));
+Result<std::optional<Bytes>> Store::get_object(std::string_view policy, int64_t version, std::string_view key) {
+  auto object = impl_->get_signed_object(policy, version, key);
+  if (!object) return object.error();
+  if (!*object) return std::optional<Bytes>();
+  return std::optional<Bytes>(std::move((*object)->bytes));
 }
 
 Result<std::optional<SignedObject>> Store::get_signed_object(std::string_view policy, int64_t version,
                                                             std::string_view key) {
-  return in_context(*impl_, fmt::format("read object `{}` of policy `{}` from `{}`", key, policy, path()),
-                    get_signed_object_in(impl_->db, policy, version, key));
+  return impl_->get_signed_object(policy, version, key);
 }
 
-Result<std::vector<AuditEntry>> Store::audit(std::string_view policy, size_t limit,
-                                             std::optional<int64_t> before) {
-  return in_context(*impl_, fmt::format("read the audit log of `{}`", path()), audit_in(impl_->db, policy, limit, before));
+Result<std::vector<CompiledObject>> Store::objects(std::string_view policy, int64_t version) {
+  return impl_->objects(policy, version);
 }
 
-Result<std::vector<PolicyInfo>> Store::policies() {
-  return in_context(*impl_, fmt::format("list the policies in `{}`", path()), policies_in(impl_->db));
+Result<std::vector<AuditEntry>> Store::audit(std::string_view policy, size_t limit, std::optional<int64_t> before) {
+  return impl_->audit(policy, limit, before);
 }
 
-Result<void> Store::batch(const std::function<Result<void>(Store&)>& body) {
-  auto writable = check_writable(*impl_);
-  if (!writable) return in_context(*impl_, fmt::format("write a batch to `{}`", path()), writable.error());
-  auto transaction = Transaction::begin(impl_->db, Transaction::Mode::write);
-  if (!transaction) return in_context(*impl_, fmt::format("write a batch to `{}`", path()), transaction.error());
-  auto done = body(*this);
-  if (!done) return done;  // the transaction rolls back
-  return in_context(*impl_, fmt::format("write a batch to `{}`", path()), transaction->commit());
+Result<std::vector<PolicyInfo>> Store::policies() { return impl_->policies(); }
+
+Result<void> Store::batch(const std::function<Result<void>(Store&)>& body) { return impl_->batch(*this, body); }
+
+Result<void> Store::import_version(std::string_view policy, const ImportedVersion& version) {
+  const std::string doing = fmt::format("copy version {} of policy `{}` to `{}`", version.version.info.number,
+                                        policy, path());
+  if (policy.empty()) return Error{ErrorKind::invalid, "the policy name is empty"};
+  ApplyRequest as_apply;  // the same checks as an apply of these files
+  as_apply.policy = std::string(policy);
+  as_apply.files = version.version.files;
+  as_apply.content_sha256 = version.version.info.content_sha256;
+  auto valid = detail::validate(as_apply);
+  if (!valid) return detail::in_context(doing, valid.error());
+  if (const std::string found = content_hash(version.version.files); found != version.version.info.content_sha256) {
+    return Error{ErrorKind::invalid,
+                 fmt::format("version {} of policy `{}`: its files do not match its content hash (recorded {}, found {})",
+                             version.version.info.number, policy, version.version.info.content_sha256, found)};
+  }
+  for (const CompiledObject& object : version.objects) {
+    if (object.key.empty()) return Error{ErrorKind::invalid, "the object key is empty"};
+  }
+  return impl_->import_version(policy, version);
 }
 
-Result<std::string> Store::integrity_check() {
-  return in_context(*impl_, fmt::format("check `{}`", path()), integrity_in(impl_->db));
+Result<void> Store::import_audit(const AuditEntry& entry) { return impl_->import_audit(entry); }
+
+Result<void> Store::import_active(std::string_view policy, std::optional<int64_t> version) {
+  return impl_->import_active(policy, version);
 }
 
-WorkCounters Store::take_work_counters() { return impl_->db.take_counters(); }
+Result<std::unique_ptr<ChangeFeed>> Store::changes(std::string_view policy) { return impl_->changes(policy); }
+
+Result<std::string> Store::integrity_check() { return impl_->integrity_check(); }
+
+WorkCounters Store::take_work_counters() { return impl_->take_work_counters(); }
+
+// ---- copy_history ---------------------------------------------------------------------------
+
+namespace {
+
+// Every version of `policy` in `store`, oldest first.
+Result<std::vector<VersionInfo>> whole_log(Store& store, std::string_view policy) {
+  auto versions = store.log(policy, std::numeric_limits<size_t>::max());
+  if (!versions) return versions.error();
+  std::reverse(versions->begin(), versions->end());
+  return versions;
+}
+
+// Every audit entry of `store`, oldest first.
+Result<std::vector<AuditEntry>> whole_audit(Store& store) {
+  auto entries = store.audit("", std::numeric_limits<size_t>::max());
+  if (!entries) return entries.error();
+  std::reverse(entries->begin(), entries->end());
+  return entries;
+}
+
+bool same_entry(const AuditEntry& a, const AuditEntry& b) {
+  return a.at_ms == b.at_ms && a.action == b.action && a.policy == b.policy && a.version == b.version &&
+         a.previous == b.previous && a.author == b.author && a.message == b.message;
+}
+
+std::map<std::string, std::string> object_digests(const std::vector<CompiledObject>& objects) {
+  std::map<std::string, std::string> digests;
+  for (const CompiledObject& object : objects) {
+    std::string signature = object.signature ? object.signature->key_id + ":" +
+                                                   sha256_hex(std::string_view(reinterpret_cast<const char*>(
+                                                                                   object.signature->bytes.data()),
+                                                                               object.signature->bytes.size()))
+                                             : "";
+    digests[object.key] =
+        sha256_hex(std::string_view(reinterpret_cast<const char*>(object.bytes.data()), object.bytes.size())) + signature;
+  }
+  return digests;
+}
+
+Error refused(std::string message) { return Error{ErrorKind::conflict, std::move(message)}; }
+
+Result<CopyResult> copy_into(Store& from, Store& to) {
+  CopyResult result;
+  auto source_policies = from.policies();
+  if (!source_policies) return source_policies.error();
+  auto target_policies = to.policies();
+  if (!target_policies) return target_policies.error();
+  result.policies = static_cast<int64_t>(source_policies->size());
+  std::map<std::string, int64_t> kept;  // policy -> versions the destination has already
+  for (const PolicyInfo& target : *target_policies) {
+    auto in_source = std::find_if(source_policies->begin(), source_policies->end(),
+                                  [&](const PolicyInfo& p) { return p.name == target.name; });
+    if (in_source == source_policies->end()) {
+      return refused(fmt::format("the destination has policy `{}`, which the source does not have", target.name));
+    }
+    auto theirs = whole_log(to, target.name);
+    if (!theirs) return theirs.error();
+    auto ours = whole_log(from, target.name);
+    if (!ours) return ours.error();
+    if (theirs->size() > ours->size()) {
+      return refused(fmt::format("the destination has {} versions of policy `{}`, the source only {}",
+                                 theirs->size(), target.name, ours->size()));
+    }
+    for (size_t i = 0; i < theirs->size(); ++i) {
+      const VersionInfo& a = (*theirs)[i];
+      const VersionInfo& b = (*ours)[i];
+      if (a.number != b.number || a.content_sha256 != b.content_sha256) {
+        return refused(fmt::format(
+            "the destination's version {} of policy `{}` (content {}) is not the source's version {} (content {}): "
+            "the destination is not a prefix of the source",
+            a.number, target.name, a.content_sha256.substr(0, 12), b.number, b.content_sha256.substr(0, 12)));
+      }
+    }
+    kept[target.name] = static_cast<int64_t>(theirs->size());
+    result.kept_versions += static_cast<int64_t>(theirs->size());
+  }
+  auto source_audit = whole_audit(from);
+  if (!source_audit) return source_audit.error();
+  auto target_audit = whole_audit(to);
+  if (!target_audit) return target_audit.error();
+  if (target_audit->size() > source_audit->size()) {
+    return refused(fmt::format("the destination has {} audit entries, the source only {}", target_audit->size(),
+                               source_audit->size()));
+  }
+  for (size_t i = 0; i < target_audit->size(); ++i) {
+    if (!same_entry((*target_audit)[i], (*source_audit)[i])) {
+      return refused(fmt::format("the destination's audit entry {} ({} of policy `{}` version {}) is not the source's: "
+                                 "the destination is not a prefix of the source",
+                                 i + 1, audit_action_name((*target_audit)[i].action), (*target_audit)[i].policy,
+                                 (*target_audit)[i].version));
+    }
+  }
+  for (const PolicyInfo& policy : *source_policies) {
+    auto versions = whole_log(from, policy.name);
+    if (!versions) return versions.error();
+    for (size_t i = static_cast<size_t>(kept[policy.name]); i < versions->size(); ++i) {
+      const int64_t number = (*versions)[i].number;
+      auto version = from.show(policy.name, number);
+      if (!version) return version.error();
+      if (const std::string found = content_hash(version->files); found != version->info.content_sha256) {
+        return Error{ErrorKind::corrupt,
+                     fmt::format("the source's version {} of policy `{}` does not match its recorded content hash "
+                                 "(recorded {}, found {}); it is not copied",
+                                 number, policy.name, version->info.content_sha256, found)};
+      }
+      auto objects = from.objects(policy.name, number);
+      if (!objects) return objects.error();
+      ImportedVersion imported{std::move(*version), std::move(*objects)};
+      auto written = to.import_version(policy.name, imported);
+      if (!written) return written.error();
+      // Read back from the destination (inside its transaction) and compare.
+      auto back = to.show(policy.name, number);
+      if (!back) return back.error();
+      auto back_objects = to.objects(policy.name, number);
+      if (!back_objects) return back_objects.error();
+      if (content_hash(back->files) != imported.version.info.content_sha256 ||
+          back->info.content_sha256 != imported.version.info.content_sha256 ||
+          back->signature != imported.version.signature ||
+          object_digests(*back_objects) != object_digests(imported.objects)) {
+        return Error{ErrorKind::corrupt, fmt::format("version {} of policy `{}` read back from the destination differs "
+                                                     "from the source's",
+                                                     number, policy.name)};
+      }
+      ++result.versions;
+    }
+    auto activated = to.import_active(policy.name, policy.active);
+    if (!activated) return activated.error();
+  }
+  for (size_t i = target_audit->size(); i < source_audit->size(); ++i) {
+    auto appended = to.import_audit((*source_audit)[i]);
+    if (!appended) return appended.error();
+    ++result.audit_entries;
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<CopyResult> copy_history(Store& from, Store& to) {
+  if (to.read_only()) {
+    return Error{ErrorKind::read_only, fmt::format("cannot copy into `{}`: the store is read-only", to.path())};
+  }
+  CopyResult result;
+  auto copied = to.batch([&](Store& target) -> Result<void> {
+    auto done = copy_into(from, target);
+    if (!done) return done.error();
+    result = *done;
+    return {};
+  });
+  if (!copied) return copied.error();
+  return result;
+}
 
 }  // namespace gov::store

@@ -1,5 +1,6 @@
 // The versioned policy store: policies, their versions (source text, content hash, active
-// marker), compiled objects and an append-only audit log, in one SQLite file.
+// marker), compiled objects and an append-only audit log, in one SQLite file or in a
+// PostgreSQL database shared by many replicas (docs/store.md).
 #pragma once
 
 #include <chrono>
@@ -22,6 +23,18 @@ inline constexpr int64_t kSchemaVersion = 2;
 /// Where the store lives when no `--db` is given: `$GOV_DB` if set and not empty, else
 /// `.gov/policies.db` (relative to the current directory).
 std::string default_path();
+
+/// The back ends of a Store, chosen by the location given to Store::open.
+enum class Backend : uint8_t { sqlite, postgresql };
+
+/// True for a PostgreSQL connection URL (`postgresql://…` or `postgres://…`): Store::open uses
+/// the PostgreSQL back end for it. Anything else is an SQLite file path; `sqlite:FILE` names a
+/// file explicitly (for `gov store copy`).
+bool is_postgres_url(std::string_view location);
+
+/// `location` fit for messages: a PostgreSQL URL with its password (in the user part or a
+/// `password=` parameter) replaced by `***`; a file path as it is.
+std::string display_location(std::string_view location);
 /// The store's place when neither --db nor $GOV_DB names one (default_path() without them).
 inline constexpr std::string_view kBuiltInPath = ".gov/policies.db";
 
@@ -149,6 +162,37 @@ struct AuditEntry {
   std::string message;
 };
 
+/// A version as copied between stores (`copy_history`): written as it is, number included.
+struct ImportedVersion {
+  Version version;
+  std::vector<CompiledObject> objects;  // with their signatures
+};
+
+/// What copy_history did.
+struct CopyResult {
+  int64_t policies = 0;        // policies in the source
+  int64_t versions = 0;        // versions written to the destination
+  int64_t kept_versions = 0;   // versions the destination had already (its prefix)
+  int64_t audit_entries = 0;   // audit entries written
+};
+
+/// Waits for changes of a store made by any process: PostgreSQL's LISTEN on a connection of
+/// its own, which reconnects by itself. Used by one thread; interrupt() from any thread.
+class ChangeFeed {
+ public:
+  virtual ~ChangeFeed() = default;
+  /// Waits at most `timeout` (or until interrupt()): true when the watched policy may have a
+  /// new active version — a notification came, or the connection was lost and made again
+  /// (changes made meanwhile were not announced, so the caller must look) — false when the
+  /// time ran out or interrupt() was called. An error (io) when the server cannot be reached;
+  /// the next wait tries again.
+  virtual Result<bool> wait(std::chrono::milliseconds timeout) = 0;
+  /// Makes the current or next wait return false at once. Thread-safe.
+  virtual void interrupt() = 0;
+  /// Times the connection was made again after it was lost.
+  virtual int64_t reconnects() const = 0;
+};
+
 /// Work SQLite did for a Store's statements: a deterministic measure of cost, so tests can
 /// prove that a read uses an index (its work does not grow with the number of versions).
 struct WorkCounters {
@@ -165,7 +209,8 @@ struct OpenOptions {
   /// error instead of a new directory tree.
   bool create_directories = true;
   bool read_only = false;  // never write; every write fails with ErrorKind::read_only
-  /// How long a write waits for another process's write lock before ErrorKind::busy.
+  /// How long a write waits for another process's write lock before ErrorKind::busy (PostgreSQL:
+  /// `lock_timeout` on the store's lock).
   std::chrono::milliseconds busy_timeout{5000};
   /// Run PRAGMA quick_check when opening a file of at most this many bytes, and refuse it when
   /// damaged. The check reads the whole file (about 0.1 s per 10 MB); bigger stores (a hundred
@@ -199,14 +244,19 @@ class Store {
   /// open of a frozen store (a read-only file system, or no write bit on the file and no file
   /// creatable next to it) without a non-empty -wal file is immutable: it creates no -shm or
   /// -wal file and assumes the file does not change while open (docs/store.md).
+  /// A PostgreSQL URL (is_postgres_url) opens the PostgreSQL back end instead: the same
+  /// operations and errors on the `gov_*` tables of the connection's schema (docs/store.md);
+  /// `create` makes the tables when missing, `read_only` makes every transaction read-only.
   static Result<Store> open(const std::string& path, const OpenOptions& options = {});
 
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
   ~Store();
 
+  /// The file path, or the PostgreSQL URL without its password.
   const std::string& path() const;
   bool read_only() const;
+  Backend backend() const;
 
   /// Stores a new version of `request.policy` and makes it active, in one transaction: the
   /// expect_version check, the version (number = latest + 1, parent = the active one), its
@@ -251,6 +301,9 @@ class Store {
   Result<std::optional<SignedObject>> get_signed_object(std::string_view policy, int64_t version,
                                                         std::string_view key);
 
+  /// Every cached object of a version with its signature, by key. As get_object.
+  Result<std::vector<CompiledObject>> objects(std::string_view policy, int64_t version);
+
   /// Audit entries newest first, at most `limit`, only those with id below `before` when given;
   /// `policy` empty: every policy.
   Result<std::vector<AuditEntry>> audit(std::string_view policy, size_t limit,
@@ -264,17 +317,42 @@ class Store {
   /// loads: each write inside is a savepoint, not a transaction with its own sync.
   Result<void> batch(const std::function<Result<void>(Store&)>& body);
 
-  /// PRAGMA integrity_check: "ok" or the problems found, one per line. O(size of the database).
+  /// For copy_history: writes `version` as it is (number, parent, restored_from, author,
+  /// message, time, files, signature, objects), not active. Its number must be the policy's
+  /// latest + 1 and its parent and restored_from existing versions; its files must hash to its
+  /// content hash. No audit entry. Errors: invalid, conflict, and those of apply.
+  Result<void> import_version(std::string_view policy, const ImportedVersion& version);
+  /// For copy_history: appends `entry` (its id is the store's own) as it is.
+  Result<void> import_audit(const AuditEntry& entry);
+  /// For copy_history: moves the active marker (none: clears it) without an audit entry.
+  Result<void> import_active(std::string_view policy, std::optional<int64_t> version);
+
+  /// A feed of changes to `policy` (its active version) made by any process, on a connection
+  /// of its own: PostgreSQL's LISTEN/NOTIFY. nullptr for SQLite, whose readers poll.
+  Result<std::unique_ptr<ChangeFeed>> changes(std::string_view policy);
+
+  /// SQLite: PRAGMA integrity_check: "ok" or the problems found, one per line. PostgreSQL: the
+  /// store's own invariants (source hashes, dense version numbers, files per version). O(size).
   Result<std::string> integrity_check();
 
   /// The work done since the previous call (or since open), then resets the counters.
   WorkCounters take_work_counters();
 
-  struct Impl;  // opaque: defined in store.cpp
+  struct Impl;  // the back end: runtime/store/backend.hpp
 
  private:
   explicit Store(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Copies the whole history of `from` (every policy, version, file, object, signature and
+/// audit entry, numbers and times kept, and each policy's active version) into `to`, in one
+/// transaction of `to`. Each version's files are hashed before it is written (a source whose
+/// files do not match their recorded content hash is refused) and every copied version is read
+/// back from `to` and compared by content hash and object digests before the commit. `to` must
+/// be empty or hold a prefix of `from`: for each of its policies the first versions of the same
+/// policy in `from` (same numbers and content hashes) and the first audit entries; the rest is
+/// appended. Anything else is refused (conflict) and nothing is written.
+Result<CopyResult> copy_history(Store& from, Store& to);
 
 }  // namespace gov::store

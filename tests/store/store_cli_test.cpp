@@ -6,16 +6,18 @@
 #include <unistd.h>
 
 #include "tests/check/json_reader.hpp"
+#include "tests/store/store_fixture.hpp"
 #include "tests/support/test_support.hpp"
 
 using gov::test::run_gov;
 
-TEST_CASE("apply, log, diff, rollback and log round-trip through the CLI", "[store][cli]") {
-  const std::string db = (std::filesystem::temp_directory_path() / ("gov-cli-store-" + std::to_string(::getpid()) + ".db")).string();
-  std::filesystem::remove(db);
+TEST_CASE("apply, log, diff, rollback and log round-trip through the CLI", "[store][cli][backends]") {
+  const gov::store::Backend backend = GENERATE(from_range(gov::store::test::test_backends()));
+  INFO("back end: " << gov::store::test::backend_name(backend));
+  gov::store::test::StoreLocation location(backend, "cli.db");
+  const std::string db = location.url();
   const std::string flags = " --db '" + db + "'";
-  const std::string keys = db + "-keys/signing";
-  std::filesystem::remove_all(db + "-keys");
+  const std::string keys = location.dir().path("keys/signing");
   REQUIRE(run_gov("keygen --out '" + keys + "'").exit_code == 0);
   auto first = run_gov("apply policies/examples/workshop-g5.gov -m initial --sign-key '" + keys + ".key'" + flags);
   INFO(first.out << first.err);
@@ -60,10 +62,6 @@ TEST_CASE("apply, log, diff, rollback and log round-trip through the CLI", "[sto
   CHECK(simulate.exit_code == 0);
   CHECK(simulate.err.find("loaded cached native code (no codegen)") != std::string::npos);
   CHECK(simulate.out == gov::test::read_text(gov::test::repo_path("tests/walkthrough/expected.jsonl")));
-  std::filesystem::remove(db);
-  std::filesystem::remove_all(db + "-keys");
-  std::filesystem::remove(db + "-wal");
-  std::filesystem::remove(db + "-shm");
 }
 
 TEST_CASE("store commands explain a missing or corrupt store", "[store][cli]") {

@@ -139,9 +139,12 @@ void check_history(Store& store, const std::string& policy, const std::vector<Su
   CHECK(store.audit(policy, 10'000)->size() == log->size());
 }
 
-TEST_CASE("store concurrency: two writers and a reader, 50 rounds", "[store][concurrency]") {
-  test::TempDir dir;
-  std::string path = dir.path("p.db");
+TEST_CASE("store concurrency: two writers and a reader, 50 rounds", "[store][concurrency][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  const test::TempDir& dir = location.dir();
+  const std::string path = location.url();
   {
     Store store = test::open_or_fail(path);
     REQUIRE(store.apply(apply_request("shared", marked_files("initial"), "shared initial")));

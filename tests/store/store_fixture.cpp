@@ -4,7 +4,12 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <libpq-fe.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 
 namespace gov::store::test {
@@ -76,6 +81,85 @@ Store open_or_fail(const std::string& path, const OpenOptions& options) {
   auto store = Store::open(path, options);
   if (!store) FAIL(store.error().message);
   return std::move(*store);
+}
+
+std::vector<Backend> test_backends() {
+  const char* server = std::getenv("GOV_TEST_PG");
+  const char* which = std::getenv("GOV_TEST_BACKENDS");
+  const bool have_server = server != nullptr && *server != '\0';
+  if (which != nullptr && std::string_view(which) == "both") {
+    if (!have_server) FAIL("GOV_TEST_BACKENDS=both needs GOV_TEST_PG (tests/store/postgres-server start DIR prints it)");
+    return {Backend::sqlite, Backend::postgresql};
+  }
+  if (have_server) return {Backend::postgresql};
+  return {Backend::sqlite};
+}
+
+std::string_view backend_name(Backend backend) { return backend == Backend::sqlite ? "sqlite" : "postgresql"; }
+
+std::string postgres_server_url() {
+  const char* server = std::getenv("GOV_TEST_PG");
+  if (server == nullptr || *server == '\0') {
+    FAIL("GOV_TEST_PG is not set: the PostgreSQL tests need a server (the test command starts one; by hand: "
+         "tests/store/postgres-server start /tmp/pg, then GOV_TEST_PG=<the printed URL>)");
+  }
+  return server;
+}
+
+namespace {
+
+// The first value of `sql`'s first row and the error, if any.
+std::pair<std::string, std::string> run_sql(const std::string& url, const std::string& sql) {
+  PGconn* connection = PQconnectdb(url.c_str());
+  if (PQstatus(connection) != CONNECTION_OK) {
+    std::string message = PQerrorMessage(connection);
+    PQfinish(connection);
+    FAIL(fmt::format("cannot connect to `{}`: {}", url, message));
+  }
+  PQclear(PQexec(connection, "SET client_min_messages = warning"));
+  PGresult* result = PQexec(connection, sql.c_str());
+  const ExecStatusType status = PQresultStatus(result);
+  std::string value;
+  std::string error;
+  if (status == PGRES_TUPLES_OK && PQntuples(result) > 0 && PQnfields(result) > 0) value = PQgetvalue(result, 0, 0);
+  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) error = PQerrorMessage(connection);
+  PQclear(result);
+  PQfinish(connection);
+  return {value, error};
+}
+
+}  // namespace
+
+std::string postgres_exec(const std::string& url, const std::string& sql) {
+  auto [value, error] = run_sql(url, sql);
+  if (!error.empty()) FAIL(fmt::format("`{}` failed: {}", sql, error));
+  return value;
+}
+
+std::string postgres_error(const std::string& url, const std::string& sql) { return run_sql(url, sql).second; }
+
+StoreLocation::StoreLocation(Backend backend, std::string_view file_name) : backend_(backend) {
+  if (backend == Backend::sqlite) {
+    url_ = dir_.path(file_name);
+    return;
+  }
+  static std::atomic<int> counter{0};
+  const std::string server = postgres_server_url();
+  schema_ = fmt::format("t_{}_{}_{}", ::getpid(), counter.fetch_add(1), std::rand() % 100000);
+  postgres_exec(server, fmt::format("CREATE SCHEMA {}", schema_));
+  url_ = fmt::format("{}{}options=-csearch_path%3D{}", server, server.find('?') == std::string::npos ? "?" : "&", schema_);
+}
+
+StoreLocation::~StoreLocation() {
+  if (schema_.empty()) return;
+  // Not postgres_exec: a destructor must not FAIL. A leftover schema dies with the server.
+  if (PGconn* connection = PQconnectdb(std::getenv("GOV_TEST_PG") ? std::getenv("GOV_TEST_PG") : "")) {
+    if (PQstatus(connection) == CONNECTION_OK) {
+      PQclear(PQexec(connection, "SET client_min_messages = warning"));  // no notice per dropped table
+      PQclear(PQexec(connection, fmt::format("DROP SCHEMA {} CASCADE", schema_).c_str()));
+    }
+    PQfinish(connection);
+  }
 }
 
 }  // namespace gov::store::test

@@ -44,4 +44,40 @@ std::string integrity(Store& store);
 /// Opens `path` or fails the test with the error's message.
 Store open_or_fail(const std::string& path, const OpenOptions& options = {});
 
+/// The back ends the store tests tagged [backends] run on (GENERATE over them): SQLite; or,
+/// when $GOV_TEST_PG names a PostgreSQL server (the test command's fixture starts one with
+/// tests/store/postgres-server), PostgreSQL; GOV_TEST_BACKENDS=both runs both in one process.
+std::vector<Backend> test_backends();
+std::string_view backend_name(Backend backend);
+
+/// $GOV_TEST_PG; fails the test when it is not set (the [postgresql] tests need a server).
+std::string postgres_server_url();
+
+/// A fresh, empty store location: an SQLite file in a temporary directory, or a PostgreSQL
+/// schema of its own on $GOV_TEST_PG (its URL sets the search_path), dropped afterwards.
+class StoreLocation {
+ public:
+  explicit StoreLocation(Backend backend, std::string_view file_name = "p.db");
+  ~StoreLocation();
+  StoreLocation(const StoreLocation&) = delete;
+  StoreLocation& operator=(const StoreLocation&) = delete;
+
+  const std::string& url() const { return url_; }
+  Backend backend() const { return backend_; }
+  const TempDir& dir() const { return dir_; }
+  const std::string& schema() const { return schema_; }
+
+ private:
+  Backend backend_;
+  TempDir dir_;
+  std::string url_;
+  std::string schema_;  // PostgreSQL only
+};
+
+/// Runs `sql` on the PostgreSQL server of `url` (its schema, if the URL sets one): the first
+/// column of the first row, "" when none; fails the test on an error.
+std::string postgres_exec(const std::string& url, const std::string& sql);
+/// Runs `sql` on `url` expecting it to fail: the server's error message ("" when it succeeded).
+std::string postgres_error(const std::string& url, const std::string& sql);
+
 }  // namespace gov::store::test

@@ -30,9 +30,11 @@ RollbackRequest rollback_request(std::string_view policy, int64_t version) {
   return request;
 }
 
-TEST_CASE("store: apply, log, show and rollback round trip", "[store]") {
-  test::TempDir dir;
-  std::string path = dir.path(".gov/policies.db");  // the directory does not exist yet
+TEST_CASE("store: apply, log, show and rollback round trip", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend, ".gov/policies.db");  // SQLite: the directory does not exist yet
+  const std::string path = location.url();
   Store store = open_or_fail(path);
 
   // Byte for byte: a NUL, invalid UTF-8 and CR LF survive.
@@ -90,9 +92,11 @@ TEST_CASE("store: apply, log, show and rollback round trip", "[store]") {
   CHECK(test::integrity(store) == "ok");
 }
 
-TEST_CASE("store: applying the same content twice creates one version", "[store]") {
-  test::TempDir dir;
-  Store store = open_or_fail(dir.path("p.db"));
+TEST_CASE("store: applying the same content twice creates one version", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  Store store = open_or_fail(location.url());
   auto first = must(store.apply(apply_request("p", marked_files("same"))));
   auto second = must(store.apply(apply_request("p", marked_files("same"))));
   CHECK(first.created);
@@ -118,9 +122,11 @@ TEST_CASE("store: applying the same content twice creates one version", "[store]
   }
 }
 
-TEST_CASE("store: expect_version conflicts name both versions and write nothing", "[store]") {
-  test::TempDir dir;
-  Store store = open_or_fail(dir.path("p.db"));
+TEST_CASE("store: expect_version conflicts name both versions and write nothing", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  Store store = open_or_fail(location.url());
   ApplyRequest request = apply_request("p", marked_files("one"));
   request.expect_version = 0;  // a new policy
   must(store.apply(request));
@@ -158,9 +164,11 @@ TEST_CASE("store: expect_version conflicts name both versions and write nothing"
   CHECK(store.policies()->size() == 1);  // the conflicting apply did not create `q`
 }
 
-TEST_CASE("store: rollback makes a new version with the old content hash", "[store]") {
-  test::TempDir dir;
-  Store store = open_or_fail(dir.path("p.db"));
+TEST_CASE("store: rollback makes a new version with the old content hash", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  Store store = open_or_fail(location.url());
   auto v1 = must(store.apply(apply_request("p", marked_files("one"))));
   must(store.apply(apply_request("p", marked_files("two"))));
 
@@ -191,9 +199,11 @@ TEST_CASE("store: rollback makes a new version with the old content hash", "[sto
   }
 }
 
-TEST_CASE("store: compiled objects are cached per version and key", "[store]") {
-  test::TempDir dir;
-  Store store = open_or_fail(dir.path("p.db"));
+TEST_CASE("store: compiled objects are cached per version and key", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  Store store = open_or_fail(location.url());
   ApplyRequest request = apply_request("p", marked_files("one"));
   request.object = CompiledObject{"x86_64/gov-0.1", Bytes{0x7f, 'E', 'L', 'F', 0}};
   must(store.apply(request));
@@ -228,9 +238,11 @@ TEST_CASE("store: compiled objects are cached per version and key", "[store]") {
   CHECK_FALSE(*store.get_object("p", 2, "x86_64/gov-0.1"));
 }
 
-TEST_CASE("store: the audit log records apply, rollback and activate, newest first", "[store]") {
-  test::TempDir dir;
-  Store store = open_or_fail(dir.path("p.db"));
+TEST_CASE("store: the audit log records apply, rollback and activate, newest first", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  Store store = open_or_fail(location.url());
   must(store.apply(apply_request("p", marked_files("one"), "m1")));
   must(store.apply(apply_request("p", marked_files("two"), "m2")));
   must(store.apply(apply_request("q", marked_files("q1"), "q1")));
@@ -276,9 +288,11 @@ TEST_CASE("store: the audit log records apply, rollback and activate, newest fir
   CHECK((*policies)[1].name == "q");
 }
 
-TEST_CASE("store: malformed requests are invalid and write nothing", "[store]") {
-  test::TempDir dir;
-  Store store = open_or_fail(dir.path("p.db"));
+TEST_CASE("store: malformed requests are invalid and write nothing", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  Store store = open_or_fail(location.url());
   auto kind_of = [&](ApplyRequest request) {
     auto result = store.apply(request);
     REQUIRE_FALSE(result);
@@ -296,9 +310,11 @@ TEST_CASE("store: malformed requests are invalid and write nothing", "[store]") 
   CHECK(store.log("p", 1).error().message == "no policy `p` in the store");
 }
 
-TEST_CASE("store: a batch commits all of its writes or none", "[store]") {
-  test::TempDir dir;
-  Store store = open_or_fail(dir.path("p.db"));
+TEST_CASE("store: a batch commits all of its writes or none", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  Store store = open_or_fail(location.url());
   auto failed = store.batch([](Store& inside) -> Result<void> {
     auto applied = inside.apply(apply_request("p", marked_files("one")));
     if (!applied) return applied.error();

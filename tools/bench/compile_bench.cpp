@@ -6,6 +6,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -78,39 +79,53 @@ void jit_compile(benchmark::State& state) {
   }
 }
 
-/// A store with one version of compile.gov and its compiled object, in a temporary folder.
+/// A store with one version of compile.gov and its compiled object, in a temporary folder or
+/// (postgresql) on the server of $GOV_BENCH_PG.
 struct StoreFixture {
   std::string path;
   std::string policy = "bench";
   std::string error;
 };
 
-const StoreFixture& store_fixture(const Policy& policy) {
-  static StoreFixture fixture = [&policy] {
-    StoreFixture f;
-    const auto dir = std::filesystem::temp_directory_path() / ("gov-bench-" + std::to_string(getpid()));
+StoreFixture make_store_fixture(const Policy& policy, bool postgresql) {
+  StoreFixture f;
+  const auto dir = std::filesystem::temp_directory_path() / ("gov-bench-" + std::to_string(getpid()));
+  if (postgresql) {
+    const char* url = std::getenv("GOV_BENCH_PG");
+    if (url == nullptr || *url == '\0') {
+      f.error = "set GOV_BENCH_PG to a postgresql:// URL to measure the PostgreSQL store";
+      return f;
+    }
+    f.path = url;
+  } else {
     std::filesystem::create_directories(dir);
     f.path = (dir / "policies.db").string();
     std::filesystem::remove(f.path);
-    auto object = jit::compile(policy.module);
-    auto db = store::Store::open(f.path);
-    if (!object.ok() || !db.ok()) {
-      f.error = "cannot create the benchmark store in " + dir.string();
-      return f;
-    }
-    std::ifstream file(compile_policy_path());
-    std::ostringstream text;
-    text << file.rdbuf();
-    store::ApplyRequest request;
-    request.policy = f.policy;
-    request.files = {{compile_policy_path(), text.str()}};
-    request.author = "gov-bench";
-    const auto bytes = object.value().serialize();
-    request.object = store::CompiledObject{jit::to_hex(object.value().key), {bytes.begin(), bytes.end()}};
-    if (!db.value().apply(request).ok()) f.error = "cannot apply to the benchmark store";
+  }
+  auto object = jit::compile(policy.module);
+  auto db = store::Store::open(f.path);
+  if (!object.ok() || !db.ok()) {
+    f.error = !db.ok() ? db.error().message : "cannot compile the benchmark policy";
     return f;
-  }();
-  return fixture;
+  }
+  std::ifstream file(compile_policy_path());
+  std::ostringstream text;
+  text << file.rdbuf();
+  store::ApplyRequest request;
+  request.policy = f.policy;
+  request.files = {{"compile.gov", text.str()}};  // stored paths are relative to the policy root
+  request.author = "gov-bench";
+  const auto bytes = object.value().serialize();
+  request.object = store::CompiledObject{jit::to_hex(object.value().key), {bytes.begin(), bytes.end()}};
+  if (auto applied = db.value().apply(request); !applied.ok()) f.error = applied.error().message;
+  return f;
+}
+
+const StoreFixture& store_fixture(const Policy& policy, bool postgresql) {
+  static StoreFixture sqlite_fixture = make_store_fixture(policy, false);
+  if (!postgresql) return sqlite_fixture;
+  static StoreFixture postgres_fixture = make_store_fixture(policy, true);
+  return postgres_fixture;
 }
 
 /// Opens the store, finds the active version's object for this machine and links it.
@@ -146,10 +161,10 @@ bool load_once(const Policy& policy, const StoreFixture& fixture, const store::O
   return true;
 }
 
-void load_from_store(benchmark::State& state) {
+void load_from_store(benchmark::State& state, bool postgresql) {
   const Policy* policy = compile_policy(state);
   if (policy == nullptr) return;
-  const StoreFixture& fixture = store_fixture(*policy);
+  const StoreFixture& fixture = store_fixture(*policy, postgresql);
   if (!fixture.error.empty()) {
     state.SkipWithError(fixture.error.c_str());
     return;
@@ -185,7 +200,8 @@ void load_object(benchmark::State& state) {
   setup(benchmark::RegisterBenchmark("compile/lower", lower_module));
   setup(benchmark::RegisterBenchmark("compile/jit", jit_compile));
   setup(benchmark::RegisterBenchmark("compile/load-object", load_object));
-  setup(benchmark::RegisterBenchmark("compile/load-from-store", load_from_store));
+  setup(benchmark::RegisterBenchmark("compile/load-from-store", load_from_store, false));
+  setup(benchmark::RegisterBenchmark("compile/load-from-store/postgresql", load_from_store, true));
   return true;
 }();
 

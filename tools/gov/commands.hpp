@@ -32,6 +32,7 @@ Command log_command();
 Command show_command();
 Command rollback_command();
 Command keygen_command();
+Command store_command();
 Command lsp_command();
 
 /// `gov diff` between stored versions, or the active one and a file (store_commands.cpp).

@@ -101,7 +101,7 @@ Command diff_command() {
            "--exit-code 1 when something changed.",
            {{"files", "", "compare two policy files (OLD NEW)"},
             root_option_spec(),
-            {"db", "PATH", "the store (default $GOV_DB, else .gov/policies.db)"},
+            {"db", "PATH|URL", "the store: an SQLite file or a postgresql:// URL (default $GOV_DB, else .gov/policies.db)"},
             {"policy", "NAME", "the policy in the store (default: the only one)"},
             {"format", "FORMAT", "text (default), json or markdown"},
             {"state", "STATE.json", "a cluster state (`gov eval --state`'s format) admitted under the old policy"},

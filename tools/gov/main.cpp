@@ -12,7 +12,7 @@ namespace gov::cli {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {check_command(), lint_command(), fmt_command(), test_command(), inspect_command(), simulate_command(), eval_command(),
-                                            diff_command(), export_command(), import_command(), apply_command(), log_command(), show_command(), rollback_command(), keygen_command(), lsp_command(),
+                                            diff_command(), export_command(), import_command(), apply_command(), log_command(), show_command(), rollback_command(), store_command(), keygen_command(), lsp_command(),
                                             explain_command()};
   return all;
 }

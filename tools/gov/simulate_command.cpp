@@ -210,7 +210,7 @@ int run_simulate(const Args& args) {
 
 Command simulate_command() {
   std::vector<OptionSpec> options = {{"trace", "TRACE", "the trace to replay (JSON, docs/interfaces.md \"Trace file\")"},
-                                     {"db", "PATH", "without FILE: the store whose active version (and cached native code) to use"},
+                                     {"db", "PATH|URL", "without FILE: the store (an SQLite file or a postgresql:// URL) whose active version (and cached native code) to use"},
                                      {"policy", "NAME", "with --db: the policy (default: the only one)"},
                                      {"format", "FORMAT", "jsonl (one decision per line, default) or text (with a per-team summary)"},
                                      {"report", "FILE.html", "also write the simulation report: one self-contained HTML page with charts (docs/observability.md)"},

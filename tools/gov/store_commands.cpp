@@ -46,7 +46,8 @@ std::optional<store::Store> open_store(const Args& args, Access access) {
     if (upgraded.ok()) return std::move(upgraded.value());
   }
   if (!opened.ok()) {
-    fmt::print(stderr, "error: store `{}`: {}\n", display_path(db_path(args)), escape_for_terminal(opened.error().message));
+    fmt::print(stderr, "error: store `{}`: {}\n", display_path(store::display_location(db_path(args))),
+               escape_for_terminal(opened.error().message));
     return std::nullopt;
   }
   return std::move(opened.value());
@@ -83,7 +84,7 @@ std::string time_text(int64_t ms) {
 }
 
 std::vector<OptionSpec> store_options() {
-  return {{"db", "PATH", "the store (default $GOV_DB, else .gov/policies.db)"},
+  return {{"db", "PATH|URL", "the store: an SQLite file or a postgresql:// URL (default $GOV_DB, else .gov/policies.db)"},
           {"policy", "NAME", "the policy in the store (default: the file's name on apply; the only policy otherwise)"}};
 }
 
@@ -441,6 +442,67 @@ Command rollback_command() {
   return {{"rollback", "gov rollback VERSION [-m MESSAGE] [--db PATH]",
            "Make an old version's content active again, as a new version.", "", options},
           run_rollback};
+}
+
+// ------------------------------------------------------------------ store copy
+
+namespace {
+
+int run_store(const Args& args) {
+  if (args.positional.size() != 1 || args.positional[0] != "copy" || !args.value("from") || !args.value("to")) {
+    fmt::print(stderr, "usage: gov store copy --from sqlite:FILE|postgresql://... --to sqlite:FILE|postgresql://...\n");
+    return 2;
+  }
+  const std::string from_location = *args.value("from");
+  const std::string to_location = *args.value("to");
+  store::OpenOptions from_options;
+  from_options.create = false;
+  from_options.read_only = true;
+  auto from = store::Store::open(from_location, from_options);
+  if (!from.ok()) {
+    fmt::print(stderr, "error: store `{}`: {}\n", display_path(store::display_location(from_location)),
+               escape_for_terminal(from.error().message));
+    return 2;
+  }
+  store::OpenOptions to_options;
+  to_options.create_directories = false;
+  auto to = store::Store::open(to_location, to_options);
+  if (!to.ok()) {
+    fmt::print(stderr, "error: store `{}`: {}\n", display_path(store::display_location(to_location)),
+               escape_for_terminal(to.error().message));
+    return 2;
+  }
+  auto copied = store::copy_history(from.value(), to.value());
+  if (!copied.ok()) {
+    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(copied.error().kind),
+               escape_for_terminal(copied.error().message));
+    return copied.error().kind == store::ErrorKind::io ? 2 : 1;
+  }
+  const store::CopyResult& done = copied.value();
+  fmt::print("copied {} version{} and {} audit entr{} of {} polic{} from {} to {}{}; every version verified by its content "
+             "hash\n",
+             done.versions, done.versions == 1 ? "" : "s", done.audit_entries, done.audit_entries == 1 ? "y" : "ies",
+             done.policies, done.policies == 1 ? "y" : "ies", display_path(from.value().path()),
+             display_path(to.value().path()),
+             done.kept_versions > 0 ? fmt::format(" ({} already there)", done.kept_versions) : "");
+  return 0;
+}
+
+}  // namespace
+
+Command store_command() {
+  std::vector<OptionSpec> options;
+  options.push_back({"from", "STORE", "the store to copy: sqlite:FILE (or a file path) or a postgresql:// URL"});
+  options.push_back({"to", "STORE", "the store to copy into: empty, or holding a prefix of the source's history"});
+  return {{"store", "gov store copy --from STORE --to STORE",
+           "Copy a store's whole history between SQLite and PostgreSQL.",
+           "Every policy, version (numbers, authors, messages and times kept), file, cached object, signature and\n"
+           "audit entry, and each policy's active version, in one transaction of the destination. Each version is\n"
+           "hashed before it is written and read back and compared by content hash afterwards. The destination\n"
+           "must be empty or hold a prefix of the source's history (an earlier copy): then only the rest is copied;\n"
+           "anything else is refused and nothing is written (docs/store.md, \"Copying a history\").",
+           options},
+          run_store};
 }
 
 }  // namespace gov::cli
