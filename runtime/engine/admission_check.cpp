@@ -45,7 +45,16 @@ AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
   const std::array<int64_t, ir::kTaskFieldCount> fields =
       core.rules.task_fields(request, core.rules.id_string(spec.id));
   const AdmissionCheck checked = decide(core, request.team, request.priority, fields.data(), label_ids.data());
+  if (!request.unavailable_partition.empty()) return no_flavor(checked);
   if (requests_partitions(request.request)) return with_partitions(core, checked, request.requested_flavor, request.request);
+  return checked;
+}
+
+AdmissionCheck no_flavor(AdmissionCheck checked) {
+  if (checked.verdict != AdmissionCheck::Verdict::admit) return checked;
+  checked.verdict = AdmissionCheck::Verdict::pending;
+  checked.flavor = -1;
+  checked.borrows = false;
   return checked;
 }
 
@@ -98,6 +107,7 @@ PreparedTask prepare(const EngineCore& core, const gov::Task& spec) {
   out.instances = request.instances;
   out.pods = request.pods;
   out.request = request.request;
+  out.unavailable_partition = !request.unavailable_partition.empty();
   out.id_string = core.rules.id_string(spec.id);
   out.fields = core.rules.task_fields(request, out.id_string);
   out.label_ids.resize(core.module.label_keys.size());

@@ -72,6 +72,10 @@ ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::De
 AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, int32_t requested_flavor,
                                const ir::Resources& request);
 
+/// `checked` with an admission turned into pending: the task asks for a GPU partition profile no
+/// quota gives (no flavor has it).
+AdmissionCheck no_flavor(AdmissionCheck checked);
+
 /// check_admission of a prepared task. An invalid task, or one prepared against another
 /// policy (other indices and string ids), answers `invalid`.
 [[gnu::always_inline]] inline AdmissionCheck check_admission(const EngineCore& core,
@@ -83,6 +87,8 @@ AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, i
     return out;
   }
   const AdmissionCheck checked = decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
+  if (task.unavailable_partition) [[unlikely]]
+    return no_flavor(checked);
   if (requests_partitions(task.request)) [[unlikely]]
     return with_partitions(core, checked, task.requested_flavor, task.request);
   return checked;

@@ -52,13 +52,14 @@ struct EngineCore {
     return SearchContext{module, evaluator, tasks, quota, now, /*shortcuts=*/!options.self_check};
   }
   const std::string& team_name(const Task& task) const;
-  Resolver resolver() const { return {module, evaluator, names}; }
+  Resolver resolver() const { return {module, evaluator, names, &unavailable_partitions}; }
 
   const ir::Module& module;
   const ir::Evaluator& evaluator;
   const size_t rule_count;  // module.rules.size(), which the hot path would recompute per call
   EngineOptions options;
   NameIndex names;
+  mutable UnavailablePartitions unavailable_partitions;  // interned by resolve_task
   QuotaState quota;
   TaskStore tasks;
   AdmissionRules rules;

@@ -171,6 +171,11 @@ std::vector<CandidateExplanation> explain_candidates(const EngineCore& core,
 void add_pending_notes(const EngineCore& core, const Task& task, const Assignment& assignment,
                        size_t victims, bool parked, Explanation& out) {
   const std::string& team = core.team_name(task);
+  if (assignment.no_matching_flavor && task.unavailable_partition != nullptr) {
+    out.notes.push_back(fmt::format("no quota of the policy gives `{}` partitions: it runs once a policy version does",
+                                    *task.unavailable_partition));
+    return;
+  }
   if (assignment.no_matching_flavor) {
     out.notes.push_back(fmt::format("team `{}` has no quota for the task's instance type", team));
     return;

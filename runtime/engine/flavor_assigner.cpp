@@ -248,6 +248,14 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
     no_flavor_of_team(task, out);
     return;
   }
+  if (task.unavailable_partition != nullptr) {  // a profile no flavor of any team has
+    out.no_matching_flavor = true;
+    FlavorReason reason;
+    reason.kind = FlavorReason::Kind::resource_unavailable;
+    reason.unavailable_partition = task.unavailable_partition;
+    out.reasons.push_back(reason);
+    return;
+  }
   GranularMode best{FitMode::no_fit, 255};
   FlavorResult best_result;
   FlavorResult least_severe_no_fit;  // resolveNoFitReason: the least severe class over flavors

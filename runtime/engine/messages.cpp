@@ -6,6 +6,7 @@
 #include <array>
 #include <vector>
 
+#include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 
 namespace gov::engine {
@@ -15,8 +16,13 @@ std::string_view flavor_name(const ir::Module& module, uint32_t flavor) {
   return module.flavors[flavor].name;
 }
 
+std::string resource_name(const ir::Module& module, const FlavorReason& reason) {
+  if (reason.unavailable_partition != nullptr) return model::partition_resource_name(*reason.unavailable_partition);
+  return module.column_kubernetes_name(reason.resource);
+}
+
 std::string head_reason(const ir::Module& module, const FlavorReason& reason) {
-  const std::string r = module.column_kubernetes_name(reason.resource);
+  const std::string r = resource_name(module, reason);
   const std::string_view f = flavor_name(module, reason.flavor);
   switch (reason.kind) {
     case FlavorReason::Kind::exceeds_max_capacity:
@@ -40,7 +46,7 @@ std::string head_reason(const ir::Module& module, const FlavorReason& reason) {
 // v0.8/v0.9.0 checked the borrowing limit first and had no maximum-capacity text
 // (docs/kueue-reference.md §4 "Reason strings by version", §10).
 std::string v0_9_reason(const ir::Module& module, const FlavorReason& reason) {
-  const std::string r = module.column_kubernetes_name(reason.resource);
+  const std::string r = resource_name(module, reason);
   const std::string_view f = flavor_name(module, reason.flavor);
   switch (reason.kind) {
     case FlavorReason::Kind::exceeds_max_capacity:

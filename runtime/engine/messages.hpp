@@ -35,6 +35,8 @@ struct FlavorReason {
   Amount max_capacity = 0;              // exceeds_max_capacity
   Amount lack = 0;                      // request − available
   bool beyond_borrowing_limit = false;  // usage + request > nominal + borrowing limit (v0.9 text)
+  /// resource_unavailable for a GPU partition profile no quota gives (then `resource` is unused).
+  const std::string* unavailable_partition = nullptr;
 
   friend bool operator==(const FlavorReason&, const FlavorReason&) = default;
 };

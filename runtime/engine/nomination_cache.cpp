@@ -33,6 +33,7 @@ NominationCache::Key NominationCache::key_of(const ir::Module& module, const Tas
   key.requested_flavor = task.requested_flavor;
   key.priority = task.priority;
   key.request = task.request;
+  key.unavailable_partition = task.unavailable_partition;
   const ir::Team& team = module.teams[static_cast<size_t>(task.team)];
   if (team.within_team == ir::WithinTeam::lower_or_newer_equal_priority)
     key.submitted_at = task.submitted_at;
@@ -46,6 +47,7 @@ uint64_t NominationCache::hash_of(const Key& key) {
   mix(static_cast<uint32_t>(key.priority));
   mix(static_cast<uint64_t>(key.submitted_at));
   for (Amount amount : key.request) mix(static_cast<uint64_t>(amount));
+  mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key.unavailable_partition)));
   return mix.value();
 }
 

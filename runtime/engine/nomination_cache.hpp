@@ -63,6 +63,7 @@ class NominationCache {
     int32_t priority = 0;
     Time submitted_at = 0;  // only when the team's within-team policy compares submission times
     Resources request{};
+    const std::string* unavailable_partition = nullptr;  // interned per engine: a pointer names it
     friend bool operator==(const Key&, const Key&) = default;
   };
   static Key key_of(const ir::Module& module, const Task& task);

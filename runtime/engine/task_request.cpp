@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "compiler/model/partitions.hpp"
+
 namespace gov::engine {
 namespace {
 
@@ -50,20 +52,22 @@ std::optional<std::string> scale(const ir::Module& module, Resources& request, i
   return std::nullopt;
 }
 
-// The task's GPU partitions into their columns (per pod; scaled with the rest). A profile no
-// quota of the policy gives has no column: the task is invalid, as one naming an unknown
-// instance type is (docs/semantics-decisions.md "GPU partitions (MIG)").
-std::optional<std::string> add_partitions(const ir::Module& module, const gov::Task& spec, Resources& request) {
+// The task's GPU partitions into their columns (per pod; scaled with the rest). A name that is
+// not a MIG profile makes the task invalid; a profile no quota of the policy gives has no column
+// and is kept aside: no flavor has it, so the task waits as no-matching-flavor with Kueue's
+// "unavailable in ClusterQueue" (docs/semantics-decisions.md "GPU partitions (MIG)").
+std::optional<std::string> add_partitions(const ir::Module& module, const gov::Task& spec, TaskRequest& out) {
   for (const auto& [profile, count] : spec.partitions) {
     if (count < 0) return fmt::format("negative amount for `{}`", profile);
+    if (!model::parse_mig_profile(profile))
+      return fmt::format("`{}` is not a GPU partition profile (`mig-<slices>g.<memory>gb`, such as `mig-1g.10gb`)",
+                         profile);
     const int32_t k = module.partition_index(profile);
     if (k < 0) {
-      if (module.partitions.empty())
-        return fmt::format("unknown GPU partition profile `{}`: no quota of the policy gives GPU partitions", profile);
-      return fmt::format("unknown GPU partition profile `{}`: the policy's quotas give {}", profile,
-                         fmt::join(module.partitions, ", "));
+      if (count > 0 && out.unavailable_partition.empty()) out.unavailable_partition = profile;
+      continue;
     }
-    Amount& amount = request[ir::index(ir::partition_column(static_cast<size_t>(k)))];
+    Amount& amount = out.request[ir::index(ir::partition_column(static_cast<size_t>(k)))];
     if (amount != 0) return fmt::format("GPU partition profile `{}` is given twice", profile);
     amount = count;
   }
@@ -114,7 +118,8 @@ std::optional<std::string> resolve_request(const Resolver& resolver, const gov::
   out.instances = spec.instances.value_or(0);
   if (__builtin_mul_overflow(out.instances, out.pods, &out.instances))
     return std::string("`instances` is too large");
-  if (auto error = add_partitions(module, spec, out.request)) return error;
+  out.unavailable_partition = {};
+  if (auto error = add_partitions(module, spec, out)) return error;
   if (auto error = scale(module, out.request, out.pods)) return error;
   return std::nullopt;
 }
@@ -132,12 +137,23 @@ std::optional<std::string> resolve_task(const Resolver& resolver, const gov::Tas
   out.instances = request.instances;
   out.pods = request.pods;
   out.request = request.request;
+  out.unavailable_partition = nullptr;
+  if (!request.unavailable_partition.empty() && resolver.unavailable != nullptr)
+    out.unavailable_partition = resolver.unavailable->intern(request.unavailable_partition);
   return error;
+}
+
+const std::string* UnavailablePartitions::intern(std::string_view profile) {
+  for (const std::string& name : names_) {
+    if (name == profile) return &name;
+  }
+  return &names_.emplace_back(profile);
 }
 
 TaskRequest request_of(const Task& task) {
   return {task.team,      task.class_index, task.priority, task.requested_flavor,
-          task.instances, task.pods,        task.request};
+          task.instances, task.pods,        task.request,
+          task.unavailable_partition != nullptr ? std::string_view(*task.unavailable_partition) : std::string_view()};
 }
 
 }  // namespace gov::engine

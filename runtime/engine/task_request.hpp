@@ -2,6 +2,7 @@
 // one-line reason why the task is invalid (docs/semantics.md §1, docs/interfaces.md "Trace file").
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +38,17 @@ class NameIndex {
   Map classes_;
 };
 
+/// Profiles of GPU partitions that tasks asked for and no quota of the policy gives, interned:
+/// a task holds a pointer to its name (stable for the engine's life), and flavor-assignment
+/// reasons point at it for Kueue's "resource nvidia.com/mig-… unavailable in ClusterQueue".
+class UnavailablePartitions {
+ public:
+  const std::string* intern(std::string_view profile);
+
+ private:
+  std::deque<std::string> names_;  // deque: pointers stay valid as it grows
+};
+
 /// What admission needs of a task, resolved to indices and exact amounts: no strings, so
 /// resolving one allocates nothing unless it is invalid.
 struct TaskRequest {
@@ -47,6 +59,9 @@ struct TaskRequest {
   int64_t instances = 0;
   int64_t pods = 1;
   Resources request{};
+  /// A well-formed GPU partition profile the task asks for that no quota of the policy gives
+  /// (a view into the gov::Task): the task can be assigned no flavor (no-matching-flavor).
+  std::string_view unavailable_partition;
 };
 
 /// Everything resolving a task reads; all referenced objects must outlive it.
@@ -54,6 +69,7 @@ struct Resolver {
   const ir::Module& module;
   const ir::Evaluator& evaluator;
   const NameIndex& names;
+  UnavailablePartitions* unavailable = nullptr;  // where resolve_task interns such profiles
 };
 
 /// Resolves `spec`'s names and amounts into `out`. Returns the error message when the task is

@@ -61,6 +61,7 @@ QueueClass TaskStore::class_of(const Task& task) const {
   value.priority = task.priority;
   if (submission_matters_[static_cast<size_t>(task.team)]) value.submitted_at = task.submitted_at;
   value.request = task.request;
+  value.unavailable_partition = task.unavailable_partition;
   value.reason = task.last_reason;
   value.message = task.last_message;
   return value;
@@ -70,6 +71,7 @@ bool TaskStore::same_class(const QueueClass& value, const Task& task) const {
   const Time submitted = submission_matters_[static_cast<size_t>(task.team)] ? task.submitted_at : 0;
   return value.requested_flavor == task.requested_flavor && value.priority == task.priority &&
          value.submitted_at == submitted && value.request == task.request &&
+         value.unavailable_partition == task.unavailable_partition &&
          value.reason == task.last_reason && value.message == task.last_message;
 }
 
@@ -80,6 +82,7 @@ uint64_t TaskStore::hash_class(const Task& task) const {
   mix(static_cast<uint32_t>(task.priority));
   mix(submission_matters_[static_cast<size_t>(task.team)] ? static_cast<uint64_t>(task.submitted_at) : 0);
   for (Amount amount : task.request) mix(static_cast<uint64_t>(amount));
+  mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(task.unavailable_partition)));
   mix(task.last_reason ? static_cast<uint64_t>(*task.last_reason) + 1 : 0);
   mix(std::hash<std::string_view>{}(task.last_message));
   return mix.value();

@@ -48,6 +48,8 @@ struct Task {
   int64_t instances = 0;          // whole instances requested (rules read it)
   int64_t pods = 1;
   Resources request{};  // totals in base units; EFA is kept but never charged
+  /// A GPU partition profile it asks for that no quota gives (interned in the engine), or null.
+  const std::string* unavailable_partition = nullptr;
   std::optional<Time> duration;
   Time submitted_at = 0;
 
@@ -102,6 +104,7 @@ struct QueueClass {
   int32_t priority = 0;
   Time submitted_at = 0;  // only when the team's within-team policy compares submission times
   Resources request{};
+  const std::string* unavailable_partition = nullptr;  // interned: equal names, equal pointers
   std::optional<PendingReason> reason;
   std::string message;
 };

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "compiler/model/partitions.hpp"
 #include "compiler/support/utf8.hpp"
 #include "runtime/trace/units.hpp"
 
@@ -396,8 +397,9 @@ bool EventDecoder::read_amounts(const JsonValue& object, std::string_view path,
   return true;
 }
 
-// `"partitions": {"mig-1g.10gb": 1}`: counts of GPU partitions per profile, each a profile some
-// quota of the policy gives (the engine has no column for any other).
+// `"partitions": {"mig-1g.10gb": 1}`: counts of GPU partitions per MIG profile. A profile no
+// quota of the policy gives is read (the engine answers no-matching-flavor, as Kueue does);
+// a name that is not a profile is an error.
 bool EventDecoder::read_partitions(const JsonValue& value, const std::string& path, gov::Task& task) {
   if (value.kind != JsonKind::object) {
     return field_fail(path, value.position,
@@ -408,12 +410,12 @@ bool EventDecoder::read_partitions(const JsonValue& value, const std::string& pa
   for (size_t i = 0; i < value.keys.size(); ++i) {
     const std::string& profile = value.keys[i].text;
     const std::string field = path + "." + profile;
-    if (module_.partition_index(profile) < 0) {
+    if (!model::parse_mig_profile(profile)) {
       const std::string known = module_.partitions.empty() ? std::string("no quota of the policy gives GPU partitions")
                                                            : fmt::format("the policy's quotas give {}",
                                                                          fmt::join(module_.partitions, ", "));
       return field_fail(field, value.keys[i].position,
-                        fmt::format("unknown GPU partition profile {}; {}", quoted(profile), known));
+                        fmt::format("{} is not a MIG profile (`mig-<slices>g.<memory>gb`); {}", quoted(profile), known));
     }
     int64_t count = 0;
     if (!read_count(field, value.items[i], /*minimum=*/0, count)) return false;

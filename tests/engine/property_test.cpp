@@ -341,6 +341,23 @@ std::vector<Decision> run_checked(const ir::Module& m, const std::vector<Step>& 
   return all;
 }
 
+/// The first decision where two streams differ, with the one before it, as JSON lines.
+std::string first_difference(const std::vector<Decision>& a, const std::vector<Decision>& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  if (i == a.size() && i == b.size()) return "the streams are equal";
+  const auto line = [](const std::vector<Decision>& d, size_t at) {
+    return at < d.size() ? json_line(d[at]) : std::string("(end)");
+  };
+  std::string about;
+  if (i < a.size()) {
+    for (const Decision& d : a) if (d.task == a[i].task) about += "\n  a: " + json_line(d);
+    for (const Decision& d : b) if (d.task == a[i].task) about += "\n  b: " + json_line(d);
+  }
+  return fmt::format("decision {} differs\n  before: {}\n  first:  {}\n  second: {}{}", i,
+                     i > 0 ? line(a, i - 1) : std::string("-"), line(a, i), line(b, i), about);
+}
+
 }  // namespace
 
 TEST_CASE("random modules and events keep every invariant and replay identically",
@@ -404,11 +421,13 @@ TEST_CASE("random modules with GPU partitions keep every invariant and decide al
     INFO("round " << round);
     const std::vector<Decision> reference = run_checked(m, steps, /*self_check=*/true);
     const std::vector<Decision> fast = run_checked(m, steps, /*self_check=*/false);
+    INFO(first_difference(reference, fast));
     REQUIRE(reference.size() == fast.size());
     CHECK(reference == fast);
     auto jit = jit::compile_and_load(m);
     REQUIRE(jit.ok());
     const std::vector<Decision> native = run_checked(m, steps, /*self_check=*/false, nullptr, jit->get());
+    INFO(first_difference(reference, native));
     REQUIRE(reference.size() == native.size());
     CHECK(reference == native);
     std::set<std::string> with_partitions;
