@@ -226,6 +226,35 @@ std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
   return failures;
 }
 
+std::vector<LoadFailure> Engine::load_state_json(std::string_view json) {
+  std::shared_ptr<const embed::LoadedPolicy> policy;
+  {
+    std::shared_lock lock(impl_->state_mutex);
+    policy = impl_->policy;
+  }
+  trace::JsonLimits limits;
+  limits.max_bytes = size_t{1} << 30;  // as read_trace: a state holds up to max_tasks tasks
+  support::Expected<trace::JsonValue> document = trace::parse_json(json, limits);
+  if (!document) throw Error(ErrorCode::invalid_argument, "the state is not JSON: " + document.error().message);
+  support::Expected<trace::ClusterStateEntries> read =
+      trace::read_cluster_state_entries(*document, policy->runnable->module);
+  if (!read) throw Error(ErrorCode::invalid_argument, "the state: " + read.error().message);
+  // A reload between reading and loading would leave entries read against another version:
+  // load_state() resolves every task again against the version it runs, so that only moves a
+  // failure from one place to the other.
+  std::vector<LoadFailure> failures = std::move(read->failures);
+  for (LoadFailure& failure : load_state(read->state)) {
+    const std::vector<size_t>& index =
+        failure.list == LoadFailure::List::admitted ? read->admitted_index : read->pending_index;
+    failure.index = index.at(failure.index);
+    failures.push_back(std::move(failure));
+  }
+  std::sort(failures.begin(), failures.end(), [](const LoadFailure& a, const LoadFailure& b) {
+    return a.list != b.list ? a.list < b.list : a.index < b.index;
+  });
+  return failures;
+}
+
 ClusterState Engine::export_state() const {
   std::shared_lock lock(impl_->state_mutex);
   return impl_->core->export_state();
