@@ -114,22 +114,31 @@ TEST_CASE("restart: a fresh engine loaded with the exported state decides the re
     for (auto back_end : {gov::Options::BackEnd::jit, gov::Options::BackEnd::interpreter}) {
       gov::Options options;
       options.back_end = back_end;
+      // One uninterrupted run, which exports its state (without changing anything) at each cut.
       gov::Engine whole = gov::Engine::compile_file(repo_path(c.policy), options);
       const std::vector<Instant> instants = instants_of(gov::read_trace(whole, c.trace));
-      const std::string expected = replay(whole, instants, 0, instants.size());
+      const std::vector<size_t> cuts = cut_points(instants.size());
+      std::vector<std::string> streams_before;  // per cut: the stream up to it
+      std::vector<gov::ClusterState> states;    // per cut: the state there
+      std::string expected;
+      for (size_t i = 0, k = 0; i <= instants.size(); ++i) {
+        for (; k < cuts.size() && cuts[k] == i; ++k) {
+          streams_before.push_back(expected);
+          states.push_back(whole.export_state());
+        }
+        if (i < instants.size()) expected += gov::to_json(whole.step(instants[i].at, instants[i].events));
+      }
+      expected += gov::to_json(whole.tick(gov::kForever));
       REQUIRE_FALSE(expected.empty());
-      for (size_t cut : cut_points(instants.size())) {
+      for (size_t k = 0; k < cuts.size(); ++k) {
         INFO(c.name << (back_end == gov::Options::BackEnd::jit ? " (jit)" : " (interp)") << ", cut before instant "
-                    << cut << " of " << instants.size());
-        gov::Engine first = gov::Engine::compile_file(repo_path(c.policy), options);
-        std::string stream = replay(first, instants, 0, cut);
-        if (cut == instants.size()) continue;  // the whole trace ran in one engine
-        const gov::ClusterState state = first.export_state();
-        // A new engine, compiled again (a restarted process), not a fork of the first.
-        gov::Engine second = gov::Engine::compile_file(repo_path(c.policy), options);
-        const std::vector<gov::LoadFailure> failures = second.load_state(state);
+                    << cuts[k] << " of " << instants.size());
+        // The first cut restarts on an engine compiled again (a restarted process), the others on
+        // a fresh engine of the same compiled version: the state is all that carries either way.
+        gov::Engine second = k == 0 ? gov::Engine::compile_file(repo_path(c.policy), options) : whole.fresh();
+        const std::vector<gov::LoadFailure> failures = second.load_state(states[k]);
         CHECK(failures.empty());
-        stream += replay(second, instants, cut, instants.size());
+        const std::string stream = streams_before[k] + replay(second, instants, cuts[k], instants.size());
         INFO(first_difference(expected, stream));
         CHECK(stream == expected);
       }
@@ -141,8 +150,11 @@ namespace {
 
 /// The C ABI's side: an engine handle closed at the end of its scope.
 struct CEngine {
-  explicit CEngine(const std::string& policy) {
-    REQUIRE(gov_engine_open_file(repo_path(policy).c_str(), nullptr, &handle) == GOV_OK);
+  explicit CEngine(const std::string& policy, gov_back_end back_end = GOV_BACK_END_JIT) {
+    gov_open_options options;
+    gov_open_options_init(&options);
+    options.back_end = back_end;
+    REQUIRE(gov_engine_open_file(repo_path(policy).c_str(), &options, &handle) == GOV_OK);
   }
   ~CEngine() { gov_engine_close(handle); }
   CEngine(const CEngine&) = delete;
@@ -173,24 +185,29 @@ std::string take_json(gov_decisions* step) {
   return out;
 }
 
-/// gov_engine_step through instants [from, to) of `trace`, then (at the end) the remaining finishes.
-std::string c_replay(gov_engine* engine, const CTrace& trace, size_t from, size_t to) {
+/// gov_engine_step of one instant of `trace`.
+std::string c_step(gov_engine* engine, const CTrace& trace, size_t instant) {
+  const size_t first = trace.starts[instant];
+  const size_t end = instant + 1 < trace.instants() ? trace.starts[instant + 1] : gov_trace_count(trace.trace);
+  std::vector<gov_event> events;
+  for (size_t e = first; e < end; ++e) events.push_back(*gov_trace_get(trace.trace, e));
+  gov_decisions* step = nullptr;
+  REQUIRE(gov_engine_step(engine, events.front().at_ms, events.data(), events.size(), &step) == GOV_OK);
+  return take_json(step);
+}
+
+/// The remaining duration finishes, as `gov simulate` runs them after the last event.
+std::string c_finish(gov_engine* engine) {
+  gov_decisions* step = nullptr;
+  REQUIRE(gov_engine_tick(engine, GOV_TIME_FOREVER, &step) == GOV_OK);
+  return take_json(step);
+}
+
+/// Instants [from, end) of `trace`, then the remaining finishes.
+std::string c_replay_rest(gov_engine* engine, const CTrace& trace, size_t from) {
   std::string stream;
-  for (size_t i = from; i < to; ++i) {
-    const size_t first = trace.starts[i];
-    const size_t end = i + 1 < trace.instants() ? trace.starts[i + 1] : gov_trace_count(trace.trace);
-    std::vector<gov_event> events;
-    for (size_t e = first; e < end; ++e) events.push_back(*gov_trace_get(trace.trace, e));
-    gov_decisions* step = nullptr;
-    REQUIRE(gov_engine_step(engine, events.front().at_ms, events.data(), events.size(), &step) == GOV_OK);
-    stream += take_json(step);
-  }
-  if (to == trace.instants()) {
-    gov_decisions* step = nullptr;
-    REQUIRE(gov_engine_tick(engine, GOV_TIME_FOREVER, &step) == GOV_OK);
-    stream += take_json(step);
-  }
-  return stream;
+  for (size_t i = from; i < trace.instants(); ++i) stream += c_step(engine, trace, i);
+  return stream + c_finish(engine);
 }
 
 }  // namespace
@@ -198,28 +215,34 @@ std::string c_replay(gov_engine* engine, const CTrace& trace, size_t from, size_
 TEST_CASE("restart: the C ABI exports the state as JSON and a new engine loads it and goes on byte-identically",
           "[embed][restart][c]") {
   for (const Case& c : cases()) {
+    // One uninterrupted run, which exports its state as JSON at each cut.
     CEngine whole(c.policy);
     const CTrace trace(whole.handle, c.trace);
-    const std::string expected = c_replay(whole.handle, trace, 0, trace.instants());
-    for (size_t cut : cut_points(trace.instants())) {
-      INFO(c.name << ", cut before instant " << cut << " of " << trace.instants());
-      if (cut == trace.instants()) continue;
-      std::string state;
-      std::string stream;
-      {
-        CEngine first(c.policy);  // the controller that stops: closed before the next opens
-        stream = c_replay(first.handle, trace, 0, cut);
+    const std::vector<size_t> cuts = cut_points(trace.instants());
+    std::vector<std::string> streams_before;
+    std::vector<std::string> states;
+    std::string expected;
+    for (size_t i = 0, k = 0; i <= trace.instants(); ++i) {
+      for (; k < cuts.size() && cuts[k] == i; ++k) {
+        streams_before.push_back(expected);
         char* json = nullptr;
-        REQUIRE(gov_engine_export_state_json(first.handle, &json) == GOV_OK);
-        state = json;
+        REQUIRE(gov_engine_export_state_json(whole.handle, &json) == GOV_OK);
+        states.emplace_back(json);
         gov_string_free(json);
       }
-      CEngine second(c.policy);
+      if (i < trace.instants()) expected += c_step(whole.handle, trace, i);
+    }
+    expected += c_finish(whole.handle);
+    for (size_t k = 0; k < cuts.size(); ++k) {
+      INFO(c.name << ", cut before instant " << cuts[k] << " of " << trace.instants() << ", state " << states[k]);
+      // A new process's engine, opened and compiled again: native code at the first cut, the
+      // interpreter at the others (it compiles faster; the back ends decide alike).
+      CEngine second(c.policy, k == 0 ? GOV_BACK_END_JIT : GOV_BACK_END_INTERPRETER);
       gov_load_failures* failures = nullptr;
-      REQUIRE(gov_engine_load_state_json(second.handle, state.data(), state.size(), &failures) == GOV_OK);
+      REQUIRE(gov_engine_load_state_json(second.handle, states[k].data(), states[k].size(), &failures) == GOV_OK);
       CHECK(gov_load_failures_count(failures) == 0);
       gov_load_failures_free(failures);
-      stream += c_replay(second.handle, trace, cut, trace.instants());
+      const std::string stream = streams_before[k] + c_replay_rest(second.handle, trace, cuts[k]);
       INFO(first_difference(expected, stream));
       CHECK(stream == expected);
     }

@@ -35,8 +35,8 @@ import (
 type Dialect int
 
 const (
-	KueueHead  Dialect = iota // Kueue at HEAD
-	KueueV0_9                 // the Kueue v0.9 of early HyperPod clusters
+	KueueHead Dialect = iota // Kueue at HEAD
+	KueueV0_9                // the Kueue v0.9 of early HyperPod clusters
 )
 
 // Options say how an engine is opened. The zero value opens the store's only policy with
@@ -131,9 +131,12 @@ func (e *Engine) Close() error {
 	if e.handle == nil {
 		return nil
 	}
-	C.gov_engine_close(e.handle)
+	C.gov_engine_close(e.handle) // stops the watcher thread, if any
 	e.handle = nil
 	e.self.Delete()
+	if w := e.watching.Swap(nil); w != nil { // a Watch started while Close waited
+		w.stop()
+	}
 	return nil
 }
 

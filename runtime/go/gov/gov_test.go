@@ -316,10 +316,13 @@ team team-a {
 	cancel()
 	for range steps { // closed once the watcher stopped
 	}
-	if _, err := e.Watch(context.Background(), time.Second); err != nil {
+	again, err := e.Watch(context.Background(), time.Second)
+	if err != nil {
 		t.Fatalf("Watch after the first stopped: %v", err)
 	}
-	e.Close() // closes the second Watch's channel too
+	e.Close()
+	for range again { // Close closes the running Watch's channel
+	}
 }
 
 // Many goroutines submit, check, read metrics and export at once (meaningful under -race).

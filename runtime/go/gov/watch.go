@@ -127,4 +127,3 @@ func (e *Engine) stopWatch() {
 		e.stopWatching(w)
 	}
 }
-
