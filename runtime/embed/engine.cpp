@@ -212,6 +212,13 @@ std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
     throw Error(ErrorCode::invalid_argument,
                 "a cluster state can only be loaded into an engine that has no tasks yet (load it right after opening)");
   }
+  // The bound on live tasks holds for loaded ones as for submitted ones.
+  const size_t bound = impl_->options.max_tasks == 0 ? Options::kDefaultMaxTasks : impl_->options.max_tasks;
+  if (state.admitted.size() > bound || state.pending.size() > bound - state.admitted.size()) {
+    throw Error(ErrorCode::limit,
+                fmt::format("the state holds {} tasks and `max_tasks` is {}: nothing loaded",
+                            state.admitted.size() + state.pending.size(), bound));
+  }
   std::vector<LoadFailure> failures = impl_->core->load_state(state);
   for (const AdmittedTask& task : state.admitted) impl_->decision_log.remember(task.task);
   for (const PendingTask& task : state.pending) impl_->decision_log.remember(task.task);

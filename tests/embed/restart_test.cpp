@@ -343,3 +343,23 @@ TEST_CASE("restart: a document that is not a state is refused as a whole, naming
   CHECK(gov_engine_load_state_json(engine.handle, "{}", 2, nullptr) == GOV_OK);  // out may be NULL
   CHECK(gov_engine_export_state_json(engine.handle, nullptr) == GOV_ERROR_INVALID_ARGUMENT);
 }
+
+TEST_CASE("restart: a state with more tasks than max_tasks is refused as a whole", "[embed][restart][c]") {
+  gov_open_options options;
+  gov_open_options_init(&options);
+  options.max_tasks = 2;
+  gov_engine* engine = nullptr;
+  REQUIRE(gov_engine_open_file(repo_path("policies/examples/workshop-g5.gov").c_str(), &options, &engine) == GOV_OK);
+  const std::string state = R"({"admitted": [{"task": {"id": "a1", "team": "team-a", "gpus": 1}}],
+    "pending": [{"task": {"id": "a2", "team": "team-a", "gpus": 1}}, {"task": {"id": "a3", "team": "team-a", "gpus": 1}}]})";
+  CHECK(gov_engine_load_state_json(engine, state.data(), state.size(), nullptr) == GOV_ERROR_LIMIT);
+  CHECK(std::string(gov_last_error()) == "the state holds 3 tasks and `max_tasks` is 2: nothing loaded");
+  char* json = nullptr;
+  REQUIRE(gov_engine_export_state_json(engine, &json) == GOV_OK);
+  CHECK(std::string(json) == R"({"at":0,"admitted":[],"pending":[]})");
+  gov_string_free(json);
+  const std::string two = R"({"pending": [{"task": {"id": "a2", "team": "team-a", "gpus": 1}},
+    {"task": {"id": "a3", "team": "team-a", "gpus": 1}}]})";
+  CHECK(gov_engine_load_state_json(engine, two.data(), two.size(), nullptr) == GOV_OK);  // at the bound: loads
+  gov_engine_close(engine);
+}
