@@ -48,6 +48,11 @@ struct gov_prepared_task {
   gov::PreparedTask task;
 };
 
+struct gov_load_failures {
+  std::vector<gov::LoadFailure> failures;
+  std::vector<gov_load_failure> views;
+};
+
 struct gov_trace {
   std::vector<gov::TimedEvent> events;
   std::vector<gov_event> views;
@@ -682,6 +687,45 @@ const char* gov_snapshot_json(const gov_snapshot* snapshot) {
 
 void gov_snapshot_free(gov_snapshot* snapshot) {
   delete snapshot;
+}
+
+// ------------------------------------------------------------------ cluster state
+
+gov_status gov_engine_load_state_json(gov_engine* engine, const char* json, size_t length, gov_load_failures** out) {
+  clear(out);
+  return guarded("gov_engine_load_state_json", [&] {
+    if (length > 0) require(json, "the state text is NULL");
+    auto list = std::make_unique<gov_load_failures>();
+    list->failures = engine_of(engine)->engine.load_state_json(std::string_view(json ? json : "", length));
+    list->views.reserve(list->failures.size());
+    for (const gov::LoadFailure& failure : list->failures) {
+      const gov_state_list which =
+          failure.list == gov::LoadFailure::List::admitted ? GOV_STATE_ADMITTED : GOV_STATE_PENDING;
+      list->views.push_back({which, failure.index, failure.message.c_str()});
+    }
+    if (out != nullptr) *out = list.release();
+  }, [&] { return "loading a state of " + std::to_string(length) + " bytes"; });
+}
+
+size_t gov_load_failures_count(const gov_load_failures* list) {
+  return list ? list->views.size() : 0;
+}
+
+const gov_load_failure* gov_load_failures_get(const gov_load_failures* list, size_t index) {
+  if (list == nullptr || index >= list->views.size()) return nullptr;
+  return &list->views[index];
+}
+
+void gov_load_failures_free(gov_load_failures* list) {
+  delete list;
+}
+
+gov_status gov_engine_export_state_json(const gov_engine* engine, char** out) {
+  clear(out);
+  return guarded("gov_engine_export_state_json", [&] {
+    require(out, "the out-parameter is NULL");
+    *out = copy_string(gov::to_json(engine_of(engine)->engine.export_state()));
+  }, [] { return std::string("exporting the state"); });
 }
 
 // ------------------------------------------------------------------ traces

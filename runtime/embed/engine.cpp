@@ -212,6 +212,13 @@ std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
     throw Error(ErrorCode::invalid_argument,
                 "a cluster state can only be loaded into an engine that has no tasks yet (load it right after opening)");
   }
+  // The bound on live tasks holds for loaded ones as for submitted ones.
+  const size_t bound = impl_->options.max_tasks == 0 ? Options::kDefaultMaxTasks : impl_->options.max_tasks;
+  if (state.admitted.size() > bound || state.pending.size() > bound - state.admitted.size()) {
+    throw Error(ErrorCode::limit,
+                fmt::format("the state holds {} tasks and `max_tasks` is {}: nothing loaded",
+                            state.admitted.size() + state.pending.size(), bound));
+  }
   std::vector<LoadFailure> failures = impl_->core->load_state(state);
   for (const AdmittedTask& task : state.admitted) impl_->decision_log.remember(task.task);
   for (const PendingTask& task : state.pending) impl_->decision_log.remember(task.task);
@@ -223,6 +230,35 @@ std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
   for (size_t i = 0; i < state.pending.size(); ++i) {
     if (!failed[i]) impl_->step_counters.loaded_pending(state.pending[i].task.id, state.pending[i].submitted_at);
   }
+  return failures;
+}
+
+std::vector<LoadFailure> Engine::load_state_json(std::string_view json) {
+  std::shared_ptr<const embed::LoadedPolicy> policy;
+  {
+    std::shared_lock lock(impl_->state_mutex);
+    policy = impl_->policy;
+  }
+  trace::JsonLimits limits;
+  limits.max_bytes = size_t{1} << 30;  // as read_trace: a state holds up to max_tasks tasks
+  support::Expected<trace::JsonValue> document = trace::parse_json(json, limits);
+  if (!document) throw Error(ErrorCode::invalid_argument, "the state is not JSON: " + document.error().message);
+  support::Expected<trace::ClusterStateEntries> read =
+      trace::read_cluster_state_entries(*document, policy->runnable->module);
+  if (!read) throw Error(ErrorCode::invalid_argument, "the state: " + read.error().message);
+  // A reload between reading and loading would leave entries read against another version:
+  // load_state() resolves every task again against the version it runs, so that only moves a
+  // failure from one place to the other.
+  std::vector<LoadFailure> failures = std::move(read->failures);
+  for (LoadFailure& failure : load_state(read->state)) {
+    const std::vector<size_t>& index =
+        failure.list == LoadFailure::List::admitted ? read->admitted_index : read->pending_index;
+    failure.index = index.at(failure.index);
+    failures.push_back(std::move(failure));
+  }
+  std::sort(failures.begin(), failures.end(), [](const LoadFailure& a, const LoadFailure& b) {
+    return a.list != b.list ? a.list < b.list : a.index < b.index;
+  });
   return failures;
 }
 

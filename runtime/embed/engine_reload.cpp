@@ -71,7 +71,17 @@ Step Engine::Impl::reload(std::optional<int64_t> number) {
 }
 
 void Engine::Impl::carry_tasks(engine::Engine& next, int64_t next_version) {
-  const ClusterState state = core->export_state();
+  ClusterState state = core->export_state();
+  // A new version decides every pending task afresh, as before states carried what a restart
+  // needs: parked heads compete again under the new quotas, each pending task gets the new
+  // version's decision, and (as before) warnings of the old version's rules are not carried.
+  for (PendingTask& task : state.pending) {
+    task.reason.reset();
+    task.message.clear();
+    task.parked = false;
+    task.warnings.clear();
+  }
+  for (AdmittedTask& task : state.admitted) task.warnings.clear();
   buffer.clear();
   for (LoadFailure& failure : next.load_state(state)) {
     const bool admitted = failure.list == LoadFailure::List::admitted;

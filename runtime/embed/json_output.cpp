@@ -2,6 +2,10 @@
 // gov::trace, so an embedded engine prints byte for byte what `gov simulate` prints.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
 #include "gov/types.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/json.hpp"
@@ -70,7 +74,80 @@ void append_array(std::string& out, const std::vector<T>& items, Write write) {
   out += ']';
 }
 
+/// A task as a trace's `submit` object (docs/trace-format.md), which the state reader takes back:
+/// amounts in file units (vCPUs, GiB), at the top level or, with `pods`, in `per_pod`. A label
+/// key given twice is written once (its first value): a JSON object has unique keys.
+void write_task(ObjectWriter& t, const Task& task) {
+  t.string("id", task.id);
+  t.string("team", task.team);
+  if (task.priority) t.string("priority", *task.priority);
+  if (task.instance_type) t.string("instance_type", *task.instance_type);
+  if (task.instances) t.integer("instances", *task.instances);
+  const auto write_amounts = [&task](ObjectWriter& out) {
+    for (size_t r = 0; r < kResourceCount; ++r) {
+      if (!task.amounts[r]) continue;
+      const auto resource = static_cast<Resource>(r);
+      out.key(trace::trace_key(resource)) += trace::format_amount(resource, *task.amounts[r]);
+    }
+  };
+  if (task.pods) {
+    t.integer("pods", *task.pods);
+    ObjectWriter per_pod(t.key("per_pod"));
+    write_amounts(per_pod);
+  } else {
+    write_amounts(t);
+  }
+  if (!task.labels.empty()) {
+    ObjectWriter labels(t.key("labels"));
+    std::vector<std::string_view> written;
+    for (const auto& [key, value] : task.labels) {
+      if (std::find(written.begin(), written.end(), key) != written.end()) continue;
+      written.push_back(key);
+      labels.string(key, value);
+    }
+  }
+  if (task.duration) t.seconds("duration", *task.duration);
+}
+
+void write_warnings(ObjectWriter& entry, const std::vector<RuleWarning>& warnings) {
+  if (warnings.empty()) return;
+  append_array(entry.key("warnings"), warnings, [](ObjectWriter& w, const RuleWarning& warning) {
+    w.string("rule", warning.rule);
+    w.string("message", warning.message);
+  });
+}
+
 }  // namespace
+
+std::string to_json(const ClusterState& state) {
+  std::string out;
+  {
+    ObjectWriter object(out);
+    object.seconds("at", state.at);
+    append_array(object.key("admitted"), state.admitted, [](ObjectWriter& a, const AdmittedTask& entry) {
+      {
+        ObjectWriter task(a.key("task"));
+        write_task(task, entry.task);
+      }
+      a.seconds("submitted_at", entry.submitted_at);
+      a.seconds("admitted_at", entry.admitted_at);
+      if (entry.flavor) a.string("flavor", *entry.flavor);
+      write_warnings(a, entry.warnings);
+    });
+    append_array(object.key("pending"), state.pending, [](ObjectWriter& p, const PendingTask& entry) {
+      {
+        ObjectWriter task(p.key("task"));
+        write_task(task, entry.task);
+      }
+      p.seconds("submitted_at", entry.submitted_at);
+      if (entry.reason) p.string("reason", reason_name(*entry.reason));
+      if (entry.reason || !entry.message.empty()) p.string("message", entry.message);
+      if (entry.parked) p.boolean("parked", true);
+      write_warnings(p, entry.warnings);
+    });
+  }
+  return out;
+}
 
 std::string to_json(const Decision& decision) {
   return trace::decision_json(decision);

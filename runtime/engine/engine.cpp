@@ -190,6 +190,7 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
   task.submitted = std::make_unique<const gov::Task>(entry.task);
+  task.warnings = entry.warnings;
   const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
   const Time now = core.now;
   core.now = entry.admitted_at;  // admissions are stamped with their own time
@@ -207,9 +208,19 @@ std::optional<std::string> Engine::Impl::load_pending(const PendingTask& entry) 
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
   task.submitted = std::make_unique<const gov::Task>(entry.task);
+  task.warnings = entry.warnings;
+  // Its last pending decision, so the next cycle repeats it only when it changes (before add():
+  // they are part of its queue class).
+  task.last_reason = entry.reason;
+  task.last_message = entry.message;
+  task.has_decision = entry.reason.has_value();
   const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
-  if (core.module.teams[static_cast<size_t>(core.tasks[index].team)].active)
+  if (!core.module.teams[static_cast<size_t>(core.tasks[index].team)].active) return std::nullopt;
+  if (entry.parked) {
+    core.tasks.park(index);
+  } else {
     core.tasks.enqueue(index);
+  }
   return std::nullopt;
 }
 
@@ -256,15 +267,18 @@ ClusterState Engine::export_state() const {
   for (uint32_t index = 0; index < core.tasks.size(); ++index) {
     const Task& task = core.tasks[index];
     if (task.state == TaskState::admitted) admitted.push_back(index);
-    if (task.state == TaskState::pending) state.pending.push_back({*task.submitted, task.submitted_at});
+    if (task.state != TaskState::pending) continue;
+    state.pending.push_back({*task.submitted, task.submitted_at, task.last_reason, task.last_message,
+                             core.tasks.is_parked(index), task.warnings});
   }
-  // Admission order: by admission time, ties in submission order.
-  std::stable_sort(admitted.begin(), admitted.end(),
-                   [&](uint32_t a, uint32_t b) { return core.tasks[a].admitted_at < core.tasks[b].admitted_at; });
+  // Admission order (the order their duration finishes break ties in), as load_state re-admits them.
+  std::sort(admitted.begin(), admitted.end(), [&](uint32_t a, uint32_t b) {
+    return core.tasks[a].admission_order < core.tasks[b].admission_order;
+  });
   for (uint32_t index : admitted) {
     const Task& task = core.tasks[index];
     state.admitted.push_back({*task.submitted, task.submitted_at, task.admitted_at,
-                              core.module.flavors[static_cast<size_t>(task.flavor)].name});
+                              core.module.flavors[static_cast<size_t>(task.flavor)].name, task.warnings});
   }
   return state;
 }

@@ -74,6 +74,7 @@ void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<D
   task.flavor = static_cast<int32_t>(flavor);
   task.admitted_at = core.now;
   ++task.admissions;
+  task.admission_order = core.admissions;
   task.last_reason.reset();
   task.last_message.clear();
   task.has_decision = true;

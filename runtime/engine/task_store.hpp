@@ -58,6 +58,7 @@ struct Task {
   int32_t flavor = -1;  // the flavor it holds while admitted
   Time admitted_at = kNever;
   uint32_t admissions = 0;     // bumps at every admission: older finish timers are stale
+  uint64_t admission_order = 0;  // EngineCore::admissions at its latest admission (export_state)
   Time preempted_at = kNever;  // at most one preemption per task per event time (docs/semantics.md §3)
   int32_t preempted_by = -1;
   PreemptionKind preempted_kind = PreemptionKind::in_team;

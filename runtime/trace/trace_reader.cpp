@@ -31,23 +31,6 @@ constexpr std::array<std::string_view, 1> kTopKeys = {"events"};
 constexpr size_t kNamesListed = 10;  // longer lists of names are cut short in messages
 constexpr size_t kQuoteLimit = 64;   // longer user strings are cut short in messages
 
-// The trace key of a resource amount (ir::Resource order).
-std::string_view trace_key(ir::Resource resource) {
-  switch (resource) {
-    case ir::Resource::gpu:
-      return "gpus";
-    case ir::Resource::neuron:
-      return "neuron";
-    case ir::Resource::vcpu:
-      return "vcpus";
-    case ir::Resource::memory:
-      return "memory_gib";
-    case ir::Resource::efa:
-      return "efa";
-  }
-  return "?";
-}
-
 // A user string for a message: JSON-quoted (so one line, valid UTF-8), cut when long.
 std::string quoted(std::string_view text) {
   if (text.size() <= kQuoteLimit) return json_quote(text);
@@ -866,10 +849,12 @@ support::Expected<gov::Task> TaskDecoder::decode(const JsonValue& value) {
 
 namespace {
 
-/// Reads one state document; keeps the first error.
+/// Reads one state document. Strict: the first error stops it. Lenient (read_cluster_state_entries):
+/// an entry that does not read is recorded as a LoadFailure and skipped; only errors of the
+/// document's shape stop it.
 class StateDecoder {
  public:
-  explicit StateDecoder(const ir::Module& module) : tasks_(module) {}
+  StateDecoder(const ir::Module& module, ClusterStateEntries* lenient) : tasks_(module), lenient_(lenient) {}
 
   support::Expected<gov::ClusterState> read(const JsonValue& value) {
     gov::ClusterState state;
@@ -883,8 +868,11 @@ class StateDecoder {
 
  private:
   static constexpr std::array<std::string_view, 3> kStateKeys = {"at", "admitted", "pending"};
-  static constexpr std::array<std::string_view, 4> kAdmittedKeys = {"task", "submitted_at", "admitted_at", "flavor"};
-  static constexpr std::array<std::string_view, 2> kPendingKeys = {"task", "submitted_at"};
+  static constexpr std::array<std::string_view, 5> kAdmittedKeys = {"task", "submitted_at", "admitted_at", "flavor",
+                                                                    "warnings"};
+  static constexpr std::array<std::string_view, 6> kPendingKeys = {"task",    "submitted_at", "reason",
+                                                                   "message", "parked",       "warnings"};
+  static constexpr std::array<std::string_view, 2> kWarningKeys = {"rule", "message"};
 
   bool fail(std::string_view where, const JsonPosition& position, std::string what) {
     error_ = support::Error{support::ErrorKind::invalid,
@@ -923,6 +911,101 @@ class StateDecoder {
     return true;
   }
 
+  bool string_field(const JsonValue& object, std::string_view key, std::string_view where, std::string_view what,
+                    std::string& out) {
+    const JsonValue* v = object.find(key);
+    if (v == nullptr) return true;
+    if (v->kind != JsonKind::string)
+      return fail(where, v->position, fmt::format("field {}: expected {}, found {}", quoted(key), what, found(*v)));
+    out = v->text;
+    return true;
+  }
+
+  bool warnings(const JsonValue& entry, std::string_view where, std::vector<gov::RuleWarning>& out) {
+    const JsonValue* list = entry.find("warnings");
+    if (list == nullptr) return true;
+    if (list->kind != JsonKind::array)
+      return fail(where, list->position,
+                  fmt::format("field \"warnings\": expected an array of {{\"rule\", \"message\"}} objects, found {}",
+                              found(*list)));
+    for (size_t i = 0; i < list->items.size(); ++i) {
+      const JsonValue& item = list->items[i];
+      const std::string at = fmt::format("{}: warnings[{}]", where, i);
+      gov::RuleWarning warning;
+      if (!expect_object(item, at, "a warning") || !known_keys(item, kWarningKeys, at, "a warning") ||
+          !string_field(item, "rule", at, "a rule name", warning.rule) ||
+          !string_field(item, "message", at, "a message", warning.message)) {
+        return false;
+      }
+      out.push_back(std::move(warning));
+    }
+    return true;
+  }
+
+  bool reason(const JsonValue& entry, std::string_view where, std::optional<gov::PendingReason>& out) {
+    const JsonValue* v = entry.find("reason");
+    if (v == nullptr) return true;
+    constexpr std::array<gov::PendingReason, 5> kReasons = {
+        gov::PendingReason::waiting_for_quota, gov::PendingReason::exceeds_max_quota,
+        gov::PendingReason::waiting_for_preemption, gov::PendingReason::no_matching_flavor,
+        gov::PendingReason::team_inactive};
+    if (v->kind == JsonKind::string) {
+      for (gov::PendingReason r : kReasons) {
+        if (gov::reason_name(r) == v->text) {
+          out = r;
+          return true;
+        }
+      }
+    }
+    return fail(where, v->position,
+                fmt::format("field \"reason\": expected a pending reason (waiting-for-quota, exceeds-max-quota, "
+                            "waiting-for-preemption, no-matching-flavor, team-inactive), found {}",
+                            found(*v)));
+  }
+
+  /// One entry into `state`; false with error_ set when it does not read.
+  bool read_entry(const JsonValue& entry, bool admitted, const std::string& where, gov::ClusterState& state) {
+    if (!expect_object(entry, where, "an entry")) return false;
+    if (admitted ? !known_keys(entry, kAdmittedKeys, where, "an admitted entry")
+                 : !known_keys(entry, kPendingKeys, where, "a pending entry")) {
+      return false;
+    }
+    const JsonValue* task_value = entry.find("task");
+    if (task_value == nullptr) return fail(where, entry.position, "field \"task\": missing; every entry needs a `task`");
+    support::Expected<gov::Task> task = tasks_.decode(*task_value);
+    if (!task) return fail(where, task.error().position.value_or(task_value->position), task.error().message);
+    gov::Time submitted_at = 0;
+    if (!seconds(entry, "submitted_at", where, submitted_at)) return false;
+    std::vector<gov::RuleWarning> matched;
+    if (!warnings(entry, where, matched)) return false;
+    if (!admitted) {
+      gov::PendingTask out{std::move(*task), submitted_at};
+      out.warnings = std::move(matched);
+      if (!reason(entry, where, out.reason) ||
+          !string_field(entry, "message", where, "the last pending message", out.message)) {
+        return false;
+      }
+      if (const JsonValue* parked = entry.find("parked")) {
+        if (parked->kind != JsonKind::boolean)
+          return fail(where, parked->position, fmt::format("field \"parked\": expected true or false, found {}", found(*parked)));
+        out.parked = parked->boolean;
+      }
+      state.pending.push_back(std::move(out));
+      return true;
+    }
+    gov::AdmittedTask out{std::move(*task), submitted_at, 0, std::nullopt};
+    out.warnings = std::move(matched);
+    if (!seconds(entry, "admitted_at", where, out.admitted_at)) return false;
+    if (const JsonValue* flavor = entry.find("flavor")) {
+      if (flavor->kind != JsonKind::string)
+        return fail(where, flavor->position,
+                    fmt::format("field \"flavor\": expected an instance type name, found {}", found(*flavor)));
+      out.flavor = flavor->text;
+    }
+    state.admitted.push_back(std::move(out));
+    return true;
+  }
+
   bool read_list(const JsonValue& state_value, std::string_view list, gov::ClusterState& state) {
     const JsonValue* entries = state_value.find(list);
     if (entries == nullptr) return true;
@@ -931,44 +1014,39 @@ class StateDecoder {
                   fmt::format("field {}: expected an array of entries, found {}", quoted(list), found(*entries)));
     const bool admitted = list == "admitted";
     for (size_t i = 0; i < entries->items.size(); ++i) {
-      const JsonValue& entry = entries->items[i];
-      const std::string where = fmt::format("{}[{}]", list, i);
-      if (!expect_object(entry, where, "an entry")) return false;
-      if (admitted ? !known_keys(entry, kAdmittedKeys, where, "an admitted entry")
-                   : !known_keys(entry, kPendingKeys, where, "a pending entry")) {
-        return false;
-      }
-      const JsonValue* task_value = entry.find("task");
-      if (task_value == nullptr) return fail(where, entry.position, "field \"task\": missing; every entry needs a `task`");
-      support::Expected<gov::Task> task = tasks_.decode(*task_value);
-      if (!task) return fail(where, task.error().position.value_or(task_value->position), task.error().message);
-      gov::Time submitted_at = 0;
-      if (!seconds(entry, "submitted_at", where, submitted_at)) return false;
-      if (!admitted) {
-        state.pending.push_back({std::move(*task), submitted_at});
+      if (read_entry(entries->items[i], admitted, fmt::format("{}[{}]", list, i), state)) {
+        if (lenient_ != nullptr) (admitted ? lenient_->admitted_index : lenient_->pending_index).push_back(i);
         continue;
       }
-      gov::AdmittedTask out{std::move(*task), submitted_at, 0, std::nullopt};
-      if (!seconds(entry, "admitted_at", where, out.admitted_at)) return false;
-      if (const JsonValue* flavor = entry.find("flavor")) {
-        if (flavor->kind != JsonKind::string)
-          return fail(where, flavor->position,
-                      fmt::format("field \"flavor\": expected an instance type name, found {}", found(*flavor)));
-        out.flavor = flavor->text;
-      }
-      state.admitted.push_back(std::move(out));
+      if (lenient_ == nullptr) return false;
+      // The entry's own message, without the "admitted[1]: " the list and index already say.
+      std::string message = std::move(error_.message);
+      const std::string prefix = fmt::format("{}[{}]: ", list, i);
+      if (message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+      lenient_->failures.push_back(
+          {admitted ? gov::LoadFailure::List::admitted : gov::LoadFailure::List::pending, i, std::move(message)});
+      error_ = {};
     }
     return true;
   }
 
   TaskDecoder tasks_;
+  ClusterStateEntries* lenient_ = nullptr;
   support::Error error_;
 };
 
 }  // namespace
 
 support::Expected<gov::ClusterState> read_cluster_state(const JsonValue& value, const ir::Module& module) {
-  return StateDecoder(module).read(value);
+  return StateDecoder(module, nullptr).read(value);
+}
+
+support::Expected<ClusterStateEntries> read_cluster_state_entries(const JsonValue& value, const ir::Module& module) {
+  ClusterStateEntries entries;
+  support::Expected<gov::ClusterState> state = StateDecoder(module, &entries).read(value);
+  if (!state) return state.error();
+  entries.state = std::move(*state);
+  return entries;
 }
 
 }  // namespace gov::trace

@@ -116,10 +116,27 @@ class TaskDecoder {
 
 /// A cluster state document, strict at every level (an unknown key is an error with a
 /// did-you-mean, as in traces), or an error of kind `invalid` positioned at the offending value:
-///   {"at": s, "admitted": [{"task": {...}, "submitted_at": s, "admitted_at": s, "flavor": "..."}],
-///    "pending": [{"task": {...}, "submitted_at": s}]}
-/// Times are seconds; `at` defaults to 0, `submitted_at` and `admitted_at` too. Errors name the
-/// entry: "admitted[1]: field \"gpu\": ...". Ids are unique across both lists.
+///   {"at": s, "admitted": [{"task": {...}, "submitted_at": s, "admitted_at": s, "flavor": "...",
+///                           "warnings": [{"rule": "...", "message": "..."}]}],
+///    "pending": [{"task": {...}, "submitted_at": s, "reason": "waiting-for-quota",
+///                 "message": "...", "parked": false, "warnings": [...]}]}
+/// Times are seconds; `at` defaults to 0, `submitted_at` and `admitted_at` too; `reason`,
+/// `message`, `parked` and `warnings` (gov::PendingTask, gov::AdmittedTask) default to none.
+/// Errors name the entry: "admitted[1]: field \"gpu\": ...". Ids are unique across both lists.
 support::Expected<gov::ClusterState> read_cluster_state(const JsonValue& value, const ir::Module& module);
+
+/// read_cluster_state's lenient form, for restarts (gov::Engine::load_state_json): an entry that
+/// does not read is skipped and reported as a LoadFailure (its list, its index in the document,
+/// the message without the "admitted[1]: " prefix); `state` holds the others, and
+/// admitted_index / pending_index give each one's index in the document. Only an error of the
+/// document's shape (not an object, an unknown top-level key, `at` or a list malformed) is
+/// returned as the one error.
+struct ClusterStateEntries {
+  gov::ClusterState state;
+  std::vector<size_t> admitted_index;
+  std::vector<size_t> pending_index;
+  std::vector<gov::LoadFailure> failures;
+};
+support::Expected<ClusterStateEntries> read_cluster_state_entries(const JsonValue& value, const ir::Module& module);
 
 }  // namespace gov::trace

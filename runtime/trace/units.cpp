@@ -29,4 +29,20 @@ std::string format_amount(ir::Resource resource, ir::Amount amount) {
   return model::format_amount(resource, amount, model::decimal_notation());
 }
 
+std::string_view trace_key(ir::Resource resource) {
+  switch (resource) {
+    case ir::Resource::gpu:
+      return "gpus";
+    case ir::Resource::neuron:
+      return "neuron";
+    case ir::Resource::vcpu:
+      return "vcpus";
+    case ir::Resource::memory:
+      return "memory_gib";
+    case ir::Resource::efa:
+      return "efa";
+  }
+  return "?";
+}
+
 }  // namespace gov::trace

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "compiler/ir/module.hpp"
 #include "gov/types.hpp"
@@ -21,5 +22,8 @@ std::string format_seconds(gov::Time millis);
 /// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5" (exact; the
 /// decimal notation of model::format_amount).
 std::string format_amount(ir::Resource resource, ir::Amount amount);
+/// The key of a resource's amount in a trace's task object: "gpus", "neuron", "vcpus",
+/// "memory_gib", "efa".
+std::string_view trace_key(ir::Resource resource);
 
 }  // namespace gov::trace

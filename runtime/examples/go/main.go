@@ -1,20 +1,14 @@
-// Command replay shows gov from a Go controller: it opens a policy store through libgov's C ABI
-// (cgo, standard library only), replays a trace instant by instant and prints the decision
-// stream exactly as `gov simulate` prints it.
+// Command replay shows gov from a Go controller through the package gov.dev/gov (runtime/go/gov:
+// libgov's C ABI over cgo, standard library only): it opens a policy store, replays a trace
+// instant by instant and prints the decision stream exactly as `gov simulate` prints it.
 //
 //	replay (-db STORE [-policy NAME] | -file POLICY.gov) -trace TRACE.json [-interp]
 //
 // Build against an installed gov (docs/embedding.md):
 //
+//	go mod edit -replace gov.dev/gov=PREFIX/share/gov/go/gov
 //	CGO_CFLAGS="$(pkg-config --cflags gov)" CGO_LDFLAGS="$(pkg-config --libs gov)" go build
 package main
-
-/*
-#cgo LDFLAGS: -lgov
-#include <stdlib.h>
-#include <gov/gov.h>
-*/
-import "C"
 
 import (
 	"bufio"
@@ -23,16 +17,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"math"
 	"math/big"
 	"os"
-	"unsafe"
-)
+	"time"
 
-const (
-	unset   = math.MinInt64     // GOV_UNSET
-	forever = math.MaxInt64 / 4 // GOV_TIME_FOREVER
+	"gov.dev/gov"
 )
 
 // ---------------------------------------------------------------- the trace, as Go reads it
@@ -46,7 +35,7 @@ type amounts struct {
 }
 
 // labels keeps the order of the JSON object (a map would not).
-type labels [][2]string
+type labels []gov.Label
 
 func (l *labels) UnmarshalJSON(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -63,7 +52,7 @@ func (l *labels) UnmarshalJSON(data []byte) error {
 		if err != nil || !ok {
 			return fmt.Errorf("labels.%v: expected a string", key)
 		}
-		*l = append(*l, [2]string{key.(string), text})
+		*l = append(*l, gov.Label{Key: key.(string), Value: text})
 	}
 	return nil
 }
@@ -122,151 +111,61 @@ func scaled(n json.Number, scale int64, field string) (int64, error) {
 	return r.Num().Int64(), nil
 }
 
-func optional(n *json.Number, scale int64, field string) (int64, error) {
-	if n == nil {
-		return unset, nil
-	}
-	return scaled(*n, scale, field)
-}
-
-// ---------------------------------------------------------------- C memory for one call
-
-// arena holds the C memory of one call's events; the engine copies what it keeps.
-type arena struct{ blocks []unsafe.Pointer }
-
-func (a *arena) alloc(size uintptr) unsafe.Pointer {
-	p := C.calloc(1, C.size_t(size))
-	a.blocks = append(a.blocks, p)
-	return p
-}
-
-func (a *arena) str(s string) *C.char {
-	p := C.CString(s)
-	a.blocks = append(a.blocks, unsafe.Pointer(p))
-	return p
-}
-
-func (a *arena) free() {
-	for _, p := range a.blocks {
-		C.free(p)
-	}
-	a.blocks = a.blocks[:0]
-}
-
-// fillTask sets a C gov_task from a trace's submit object.
-func (a *arena) fillTask(task *C.gov_task, s *submit) error {
-	C.gov_task_init(task)
-	task.id = a.str(s.ID)
-	task.team = a.str(s.Team)
+// task is a trace's submit object as a gov.Task.
+func task(s *submit) (gov.Task, error) {
+	t := gov.Task{ID: s.ID, Team: s.Team, Labels: s.Labels, Amounts: gov.Amounts{}}
 	if s.Priority != nil {
-		task.priority = a.str(*s.Priority)
+		t.Priority = *s.Priority
 	}
 	if s.InstanceType != nil {
-		task.instance_type = a.str(*s.InstanceType)
+		t.InstanceType = *s.InstanceType
 	}
 	var err error
-	set := func(into *C.int64_t, n *json.Number, scale int64, field string) {
-		if err == nil {
-			var v int64
-			v, err = optional(n, scale, field)
-			*into = C.int64_t(v)
+	read := func(n *json.Number, scale int64, field string, set func(int64)) {
+		if n == nil || err != nil {
+			return
+		}
+		var v int64
+		if v, err = scaled(*n, scale, field); err == nil {
+			set(v)
 		}
 	}
-	set(&task.instances, s.Instances, 1, "instances")
-	set(&task.pods, s.Pods, 1, "pods")
-	set(&task.duration_ms, s.Duration, 1000, "duration")
+	read(s.Instances, 1, "instances", func(v int64) { t.Instances = &v })
+	read(s.Pods, 1, "pods", func(v int64) { t.Pods = v })
+	read(s.Duration, 1000, "duration", func(v int64) { d := time.Duration(v) * time.Millisecond; t.Duration = &d })
 	per := &s.amounts
 	if s.PerPod != nil {
 		per = s.PerPod
 	}
-	set(&task.amounts[C.GOV_GPU], per.Gpus, 1, "gpus")
-	set(&task.amounts[C.GOV_NEURON], per.Neuron, 1, "neuron")
-	set(&task.amounts[C.GOV_VCPU], per.Vcpus, 1000, "vcpus")
-	set(&task.amounts[C.GOV_MEMORY], per.MemoryGib, 1024, "memory_gib")
-	set(&task.amounts[C.GOV_EFA], per.Efa, 1, "efa")
-	if len(s.Labels) > 0 {
-		size := unsafe.Sizeof(C.gov_label{})
-		block := a.alloc(size * uintptr(len(s.Labels)))
-		view := unsafe.Slice((*C.gov_label)(block), len(s.Labels))
-		for i, kv := range s.Labels {
-			view[i].key = a.str(kv[0])
-			view[i].value = a.str(kv[1])
-		}
-		task.labels = (*C.gov_label)(block)
-		task.label_count = C.size_t(len(s.Labels))
+	for _, a := range []struct {
+		n        *json.Number
+		scale    int64
+		field    string
+		resource gov.Resource
+	}{
+		{per.Gpus, 1, "gpus", gov.GPU},
+		{per.Neuron, 1, "neuron", gov.Neuron},
+		{per.Vcpus, 1000, "vcpus", gov.VCPU},
+		{per.MemoryGib, 1024, "memory_gib", gov.Memory},
+		{per.Efa, 1, "efa", gov.EFA},
+	} {
+		resource := a.resource
+		read(a.n, a.scale, a.field, func(v int64) { t.Amounts[resource] = v })
 	}
-	return err
+	return t, err
 }
 
-// ---------------------------------------------------------------- the engine
-
-type engine struct{ handle *C.gov_engine }
-
-func lastError(what string, status C.gov_status) error {
-	return fmt.Errorf("%s: %s (%s)", what, C.GoString(C.gov_last_error()), C.GoString(C.gov_status_name(status)))
-}
-
-func open(db, policy, file string, interp bool) (*engine, error) {
-	var options C.gov_open_options
-	C.gov_open_options_init(&options)
-	if interp {
-		options.back_end = C.GOV_BACK_END_INTERPRETER
+func convert(ev *event) (gov.Event, error) {
+	switch {
+	case ev.Submit != nil:
+		t, err := task(ev.Submit)
+		return gov.Event{Kind: gov.Submit, Task: t}, err
+	case ev.Finish != nil:
+		return gov.Event{Kind: gov.Finish, ID: *ev.Finish}, nil
+	case ev.Cancel != nil:
+		return gov.Event{Kind: gov.Cancel, ID: *ev.Cancel}, nil
 	}
-	var a arena
-	defer a.free()
-	if policy != "" {
-		options.policy = a.str(policy)
-	}
-	e := &engine{}
-	var status C.gov_status
-	if file != "" {
-		status = C.gov_engine_open_file(a.str(file), &options, &e.handle)
-	} else {
-		status = C.gov_engine_open(a.str(db), &options, &e.handle)
-	}
-	if status != C.GOV_OK {
-		return nil, lastError("cannot open the policy", status)
-	}
-	return e, nil
-}
-
-func (e *engine) close() { C.gov_engine_close(e.handle) }
-
-// step applies the events of one instant and writes the decisions as JSON lines.
-func (e *engine) step(at int64, events []event, out io.Writer) error {
-	var a arena
-	defer a.free()
-	var batch *C.gov_event
-	if len(events) > 0 {
-		batch = (*C.gov_event)(a.alloc(unsafe.Sizeof(C.gov_event{}) * uintptr(len(events))))
-	}
-	view := unsafe.Slice(batch, len(events))
-	for i := range events {
-		ev := &events[i]
-		switch {
-		case ev.Submit != nil:
-			view[i].kind = C.GOV_EVENT_SUBMIT
-			if err := a.fillTask(&view[i].task, ev.Submit); err != nil {
-				return err
-			}
-		case ev.Finish != nil:
-			view[i].kind = C.GOV_EVENT_FINISH
-			view[i].id = a.str(*ev.Finish)
-		case ev.Cancel != nil:
-			view[i].kind = C.GOV_EVENT_CANCEL
-			view[i].id = a.str(*ev.Cancel)
-		default:
-			return errors.New("an event needs one of submit, finish or cancel")
-		}
-	}
-	var decisions *C.gov_decisions
-	status := C.gov_engine_step(e.handle, C.int64_t(at), batch, C.size_t(len(events)), &decisions)
-	if status != C.GOV_OK {
-		return lastError("step", status)
-	}
-	defer C.gov_decisions_free(decisions)
-	_, err := io.WriteString(out, C.GoString(C.gov_decisions_json(decisions)))
-	return err
+	return gov.Event{}, errors.New("an event needs one of submit, finish or cancel")
 }
 
 func run() error {
@@ -284,30 +183,53 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", *tracePath, err)
 	}
-	e, err := open(*db, *policy, *file, *interp)
+	options := &gov.Options{Policy: *policy, Interpreter: *interp}
+	var engine *gov.Engine
+	if *file != "" {
+		engine, err = gov.OpenFile(*file, options)
+	} else {
+		engine, err = gov.Open(*db, options)
+	}
 	if err != nil {
 		return err
 	}
-	defer e.close()
+	defer engine.Close()
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
 	defer out.Flush()
-	times := make([]int64, len(events))
+	times := make([]time.Duration, len(events))
 	for i := range events {
-		if times[i], err = scaled(events[i].At, 1000, fmt.Sprintf("event %d: at", i)); err != nil {
+		ms, err := scaled(events[i].At, 1000, fmt.Sprintf("event %d: at", i))
+		if err != nil {
 			return err
 		}
+		times[i] = time.Duration(ms) * time.Millisecond
 	}
 	// Events of one instant go to the engine together, as one step.
 	for i := 0; i < len(events); {
 		j := i + 1
 		for ; j < len(events) && times[j] == times[i]; j++ {
 		}
-		if err := e.step(times[i], events[i:j], out); err != nil {
+		batch := make([]gov.Event, 0, j-i)
+		for k := i; k < j; k++ {
+			ev, err := convert(&events[k])
+			if err != nil {
+				return fmt.Errorf("event %d: %v", k, err)
+			}
+			batch = append(batch, ev)
+		}
+		step, err := engine.Step(times[i], batch)
+		if err != nil {
 			return fmt.Errorf("event %d: %v", i, err)
 		}
+		out.WriteString(step.JSON())
 		i = j
 	}
-	return e.step(forever, nil, out) // the durations still running
+	step, err := engine.Tick(gov.Forever) // the durations still running
+	if err != nil {
+		return err
+	}
+	_, err = out.WriteString(step.JSON())
+	return err
 }
 
 func main() {

@@ -174,8 +174,19 @@ class GOV_API Engine {
   /// instance type, a reused id, ...); the others load. Throws Error invalid_argument when the
   /// engine already has tasks.
   std::vector<LoadFailure> load_state(const ClusterState& state);
-  /// The live tasks as they were submitted, with their admission times and flavors: a state
-  /// that load_state() of another engine (under this policy or another) takes back.
+  /// load_state() of a state document (to_json(ClusterState), `gov eval --state`'s format),
+  /// read against the running policy. An entry that does not read (unknown team, a bad amount,
+  /// an unknown key, ...) or does not load is skipped and reported: one LoadFailure per bad
+  /// entry, its index that of the document's list, in list and index order. Throws Error
+  /// invalid_argument, loading nothing, when the document is not a state (malformed JSON, not an
+  /// object, an unknown top-level key, `admitted` or `pending` not an array; the message says
+  /// where) or the engine already has tasks.
+  std::vector<LoadFailure> load_state_json(std::string_view json);
+  /// The live tasks as they were submitted, with their admission times and flavors, and what a
+  /// restart needs to go on exactly as this engine would (each pending task's last pending
+  /// reason and message and whether it is parked; the warnings of every task; admitted tasks in
+  /// admission order): a state that load_state() of another engine (under this policy or
+  /// another) takes back. to_json() of it is the document form.
   ClusterState export_state() const;
 
   /// The latest decision about the task with this id (also after reloads), or nullopt for an id

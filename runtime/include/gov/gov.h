@@ -345,6 +345,49 @@ GOV_API const gov_usage_row* gov_snapshot_usage(const gov_snapshot* snapshot, si
 GOV_API const char* gov_snapshot_json(const gov_snapshot* snapshot);
 GOV_API void gov_snapshot_free(gov_snapshot* snapshot);
 
+/* ------------------------------------------------------------------ cluster state (restarts) */
+
+/* A controller that restarts hands a fresh engine the cluster's state, and the engine decides on
+ * exactly as the one that stopped would have (docs/embedding.md "Restart with state"). The state
+ * is a JSON document, the one `gov eval --state` reads:
+ *   {"at": s,
+ *    "admitted": [{"task": {...}, "submitted_at": s, "admitted_at": s, "flavor": "ml.g5.8xlarge",
+ *                  "warnings": [{"rule": "...", "message": "..."}]}],
+ *    "pending": [{"task": {...}, "submitted_at": s, "reason": "waiting-for-quota",
+ *                 "message": "...", "parked": false, "warnings": [...]}]}
+ * Tasks are a trace's submit objects (docs/trace-format.md), times are seconds. A controller may
+ * write it from its own records (only `task` is required) or keep what
+ * gov_engine_export_state_json returned. */
+
+typedef enum gov_state_list { GOV_STATE_ADMITTED = 0, GOV_STATE_PENDING = 1 } gov_state_list;
+
+/* One entry of a state that was not loaded (it is skipped; the others load). */
+typedef struct gov_load_failure {
+  gov_state_list list;
+  size_t index;        /* in the document's `admitted` or `pending` array */
+  const char* message; /* e.g. "field \"team\": unknown team \"x\"; ..." or "task id `a` appears twice" */
+} gov_load_failure;
+
+/* An immutable list of load failures, in list and index order. */
+typedef struct gov_load_failures gov_load_failures;
+
+/* Loads a state document into an engine that has no tasks yet (right after opening it). Each
+ * entry that does not read or load is skipped and listed in *out (an empty list when every entry
+ * loaded; free it with gov_load_failures_free; `out` may be NULL). Errors: INVALID_ARGUMENT when
+ * the document is not a state (malformed JSON, an unknown top-level key, a list that is not an
+ * array; nothing is loaded and the message says where) or the engine already has tasks. `json`
+ * need not be NUL-terminated. */
+GOV_API gov_status gov_engine_load_state_json(gov_engine* engine, const char* json, size_t length,
+                                              gov_load_failures** out);
+GOV_API size_t gov_load_failures_count(const gov_load_failures* list);
+/* The index-th failure (NULL when out of range). */
+GOV_API const gov_load_failure* gov_load_failures_get(const gov_load_failures* list, size_t index);
+GOV_API void gov_load_failures_free(gov_load_failures* list);
+
+/* The engine's live tasks as a state document (free with gov_string_free): what
+ * gov_engine_load_state_json of a fresh engine takes back to go on byte for byte as this one. */
+GOV_API gov_status gov_engine_export_state_json(const gov_engine* engine, char** out);
+
 /* ------------------------------------------------------------------ traces */
 
 /* A trace (docs/interfaces.md "Trace file") read and checked against the engine's current policy. */

@@ -241,6 +241,9 @@ struct AdmittedTask {
   Time admitted_at = 0;
   /// The instance type it runs on; absent: the task's instance type, else its team's first.
   std::optional<std::string> flavor;
+  /// The `warn` rules that matched at its submission (rules run once, then): every later
+  /// admission carries them, as in the engine that exported it.
+  std::vector<RuleWarning> warnings = {};
 };
 
 /// A task that waits in a cluster's state: it competes at the next step, in queue order by its
@@ -248,6 +251,15 @@ struct AdmittedTask {
 struct PendingTask {
   Task task;
   Time submitted_at = 0;
+  /// Its last pending decision's reason and message (absent: none given yet): the engine emits
+  /// a new pending decision only when they change, so a restart does not repeat it.
+  std::optional<PendingReason> reason = std::nullopt;
+  std::string message = {};
+  /// A best-effort FIFO head that could not be admitted and waits for a change in the cohort
+  /// (Snapshot's TaskRow::parked); not a head again until then.
+  bool parked = false;
+  /// As AdmittedTask::warnings.
+  std::vector<RuleWarning> warnings = {};
 };
 
 /// The tasks a cluster runs and queues at one time: what a controller that restarts hands a
@@ -452,5 +464,10 @@ GOV_API std::string to_json(const Step& step);
 /// vCPUs, GiB; unlimited limits as null). docs/embedding.md shows the shapes.
 GOV_API std::string to_json(const Explanation& explanation);
 GOV_API std::string to_json(const Snapshot& snapshot);
+/// A cluster state as the document `gov eval --state` and Engine::load_state_json read
+/// (docs/embedding.md "Restart with state"): tasks as a trace's submit objects, times in
+/// seconds. A task the trace format cannot express (`instances` with `pods`, or no request at
+/// all) is written as it is and fails to load as that entry.
+GOV_API std::string to_json(const ClusterState& state);
 
 }  // namespace gov

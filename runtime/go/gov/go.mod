@@ -1,0 +1,3 @@
+module gov.dev/gov
+
+go 1.19
