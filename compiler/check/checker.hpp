@@ -20,6 +20,8 @@ inline constexpr int64_t kMaxAmount = 10'000'000;  // HyperPod's range for count
 inline constexpr size_t kMaxClasses = 10;
 inline constexpr size_t kMaxQuotasPerTeam = 15;
 inline constexpr size_t kMaxNameLength = 41;
+/// Kubernetes' limit on an object name (a DNS subdomain): a LocalQueue name in a team's `queues`.
+inline constexpr size_t kMaxQueueNameLength = 253;
 
 /// A declaration together with the file it came from.
 template <typename T>
@@ -88,6 +90,10 @@ class Checker {
   // ------------------------------------------------------------------ teams and quotas (teams.cpp)
 
   void check_teams();
+  /// A team's `queues = [...]` (teams.cpp): valid Kubernetes names, none twice.
+  void team_queues(const Assignment& a, Team& team);
+  /// Queues claimed by two teams, or named as another team's plain LocalQueue (E0230).
+  void check_queue_claims();
   Team resolve_team(const ast::Team& team, SourceId source);
   /// `borrow-within-cohort = lower-priority`, or the block form with an optional
   /// `max-priority-threshold` (a class: victims of other teams above its weight are spared).

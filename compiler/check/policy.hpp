@@ -144,6 +144,14 @@ struct Team {
   std::optional<Location> flavor_preference_at;      // the property
   std::optional<Location> borrow_priority_threshold_at;
   std::optional<Location> fungibility_at;  // the first of when-can-borrow, when-can-preempt, flavor-preference
+  /// `queues`: the Kueue LocalQueue names (the `kueue.x-k8s.io/queue-name` label) whose workloads
+  /// are this team's, for clusters that do not name queues as HyperPod does
+  /// (docs/kubernetes.md). Valid, distinct names only (E0230, E0231).
+  struct Queue {
+    std::string name;
+    Location where;
+  };
+  std::vector<Queue> queues;
   Location where;
 };
 

@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/diagnostic.hpp"
 #include "compiler/kube/quantity.hpp"
+#include "compiler/model/hyperpod_names.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/json_writer.hpp"
 
@@ -415,13 +417,38 @@ support::Expected<std::vector<Workload>> read_workloads(std::string_view text, c
   return out;
 }
 
-std::string team_of_queue(std::string_view queue_name) {
-  constexpr std::string_view kPrefix = "hyperpod-ns-", kSuffix = "-localqueue";
-  if (queue_name.size() > kPrefix.size() + kSuffix.size() && queue_name.substr(0, kPrefix.size()) == kPrefix &&
-      queue_name.substr(queue_name.size() - kSuffix.size()) == kSuffix) {
-    return std::string(queue_name.substr(kPrefix.size(), queue_name.size() - kPrefix.size() - kSuffix.size()));
+support::Expected<std::string> team_of_queue(std::string_view queue_name, const QueueNaming& naming) {
+  const auto is_team = [&](std::string_view team) {
+    return std::find(naming.teams.begin(), naming.teams.end(), team) != naming.teams.end();
+  };
+  std::optional<std::string> team = model::hyperpod_queue_team(queue_name);
+  if (!team) {
+    for (const auto& [queue, owner] : naming.queues) {
+      if (queue == queue_name) team = owner;
+    }
   }
-  return std::string(queue_name);
+  if (!team && is_team(queue_name)) team = std::string(queue_name);
+  if (team && is_team(*team)) return *team;
+  if (naming.teams.empty()) {
+    return support::Error{support::ErrorKind::invalid,
+                          fmt::format("queue `{}` maps to no team: the policy has no teams", queue_name)};
+  }
+  if (team) {  // HyperPod's naming, of a team the policy does not have
+    return support::Error{support::ErrorKind::invalid,
+                          fmt::format("queue `{}` is HyperPod's queue of team `{}`, which the policy does not have; {}",
+                                      queue_name, *team,
+                                      did_you_mean(*team, naming.teams).value_or(names_help("teams", naming.teams)))};
+  }
+  // Every name that maps to a team: HyperPod's, the declared ones, the teams' own.
+  std::vector<std::string> known;
+  for (const std::string& t : naming.teams) known.push_back(fmt::format("hyperpod-ns-{}-localqueue", t));
+  for (const auto& [queue, owner] : naming.queues) known.push_back(queue);
+  for (const std::string& t : naming.teams) known.push_back(t);
+  std::string message = fmt::format("queue `{}` maps to no team of the policy", queue_name);
+  message += fmt::format("; {}", did_you_mean(queue_name, known).value_or(names_help("known queues", known)));
+  message += naming.queues.empty() ? " (a team's `queues = [...]` maps queues named otherwise)"
+                                   : " (HyperPod's names, the teams' `queues`, and the teams' own names)";
+  return support::Error{support::ErrorKind::invalid, std::move(message)};
 }
 
 std::optional<std::string> class_of_label(std::string_view value, const std::vector<std::string>& classes) {
