@@ -1,7 +1,8 @@
-// Kubernetes objects as the engine commands' inputs: tasks.
+// Kubernetes objects as the engine commands' inputs: tasks, a cluster state, submits.
 #include "tools/gov/kube_inputs.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -80,6 +81,63 @@ support::Expected<gov::Task> workload_task(const kube::Workload& workload, const
   support::Expected<gov::Task> task = decoder.decode(parsed.value());
   if (!task) return invalid(" as a task: " + task.error().message);
   return task;
+}
+
+std::optional<gov::ClusterState> read_workloads_state(const std::string& path, const ir::Module& module,
+                                                      const kube::QueueNaming& naming, int& status) {
+  std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
+  if (!workloads) return std::nullopt;
+  status = kFailed;
+  // The earliest and latest times the Workloads give: the state's start (0) and its time.
+  int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+  for (const kube::Workload& w : *workloads) {
+    if (w.kind != "Workload") {
+      fmt::print(stderr,
+                 "error: {}: a state holds Kueue Workloads (`kubectl get workloads -A -o yaml`), and this is not one\n",
+                 escape_for_terminal(workload_where(path, w)));
+      return std::nullopt;
+    }
+    if (w.state != kube::WorkloadState::pending && w.state != kube::WorkloadState::admitted) continue;
+    for (const std::optional<int64_t>& t : {w.created, w.admitted_at}) {
+      if (!t) continue;
+      first = std::min(first, *t);
+      last = std::max(last, *t);
+    }
+  }
+  if (first > last) first = last = 0;
+  gov::ClusterState state;
+  state.at = last - first;
+  trace::TaskDecoder decoder(module);
+  for (const kube::Workload& w : *workloads) {
+    const std::string where = escape_for_terminal(workload_where(path, w));
+    if (w.state != kube::WorkloadState::pending && w.state != kube::WorkloadState::admitted) {
+      fmt::print(stderr, "note: {} is {}{}: skipped, it holds no quota and does not queue\n", where,
+                 kube::workload_state_name(w.state),
+                 w.state_reason.empty() ? "" : fmt::format(" ({})", escape_for_terminal(w.state_reason)));
+      continue;
+    }
+    support::Expected<gov::Task> task = workload_task(w, module, naming, decoder);
+    if (!task) {
+      fmt::print(stderr, "error: {}{}\n", where, escape_for_terminal(task.error().message));
+      return std::nullopt;
+    }
+    const gov::Time created = w.created.value_or(first) - first;
+    if (w.state == kube::WorkloadState::pending) {
+      state.pending.push_back({std::move(task).value(), created});
+      continue;
+    }
+    gov::AdmittedTask admitted{std::move(task).value(), created, w.admitted_at.value_or(first + created) - first,
+                               std::nullopt};
+    if (!w.flavors.front().empty()) admitted.flavor = w.flavors.front();
+    state.admitted.push_back(std::move(admitted));
+  }
+  // ClusterState lists admitted tasks in admission order, pending ones in queue order.
+  std::stable_sort(state.admitted.begin(), state.admitted.end(),
+                   [](const gov::AdmittedTask& a, const gov::AdmittedTask& b) { return a.admitted_at < b.admitted_at; });
+  std::stable_sort(state.pending.begin(), state.pending.end(),
+                   [](const gov::PendingTask& a, const gov::PendingTask& b) { return a.submitted_at < b.submitted_at; });
+  status = kOk;
+  return state;
 }
 
 }  // namespace gov::cli
