@@ -56,6 +56,11 @@ TEST_CASE("gov eval of the walkthrough's job 2 against the cluster's Workloads g
   CHECK(line_with(r.out, R"("outcome":"pending")") ==
         R"({"at":1,"task":"b1","outcome":"pending","team":"team-b","reason":"waiting-for-preemption","victims":["job-a1-3f2c1"],"message":")" +
             message + "\"}");
+  // The walkthrough replayed (its jobs as Kubernetes objects) says the same of b1 at its step 2.
+  const gov::test::CommandResult replay = run_gov("simulate " + kWalkthrough + " --workloads " + kFixtures + "walkthrough");
+  CHECK(line_with(replay.out, R"({"at":300,"task":"b1","outcome":"pending")") ==
+        R"({"at":300,"task":"b1","outcome":"pending","team":"team-b","reason":"waiting-for-preemption","victims":["a1"],"message":")" +
+            message + "\"}");
   CHECK(line_with(r.out, R"("outcome":"admitted")").find(R"("task":"b1")") != std::string::npos);
   // gov's explanation follows, with the preemption candidate.
   CHECK(r.out.find("task b1 of team team-b: admitted") != std::string::npos);
