@@ -79,7 +79,7 @@ std::optional<gov::Task> kubernetes_task(const std::string& path, const gov::Eng
 
 int run_eval(const Args& args) {
   if (args.positional.size() != 1 || !args.value("task")) {
-    fmt::print(stderr, "error: usage: gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json]\n");
+    fmt::print(stderr, "error: usage: gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json|WORKLOADS.yaml]\n");
     return kUsage;
   }
   int status = kOk;
@@ -121,9 +121,9 @@ int run_eval(const Args& args) {
 
 Command eval_command() {
   std::vector<OptionSpec> options = {{"task", "TASK.json|JOB.yaml", "the task, as a trace's `submit` object, or a Kubernetes object of one pod set"},
-                                     {"state", "STATE.json", "the cluster state: {\"at\", \"admitted\": [...], \"pending\": [...]}"}};
+                                     {"state", "STATE.json|WORKLOADS.yaml", "the cluster state: {\"at\", \"admitted\": [...], \"pending\": [...]}, or `kubectl get workloads -A -o yaml`"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
-  return {{"eval", "gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json] [--engine interp]",
+  return {{"eval", "gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json|WORKLOADS.yaml] [--engine interp]",
            "Decide one task against a cluster state and explain the decision.",
            "Prints the task's decision (a decision-stream line) and an explanation: what it needs, what its team\n"
            "has guaranteed, in use and borrowable in each instance type tried, what the cohort has idle, and which\n"
@@ -132,7 +132,9 @@ Command eval_command() {
            "\"submitted_at\": s}); task objects are the `submit` objects of a trace. A `--task` ending in `.yaml` or\n"
            "`.yml` is a Kubernetes object (Job, PyTorchJob, HyperPodPyTorchJob, RayJob, RayCluster, Workload, Pod; see\n"
            "docs/kubernetes.md): team from its `kueue.x-k8s.io/queue-name` label, class from `kueue.x-k8s.io/priority-class`;\n"
-           "objects of several pod sets are an error until the engine has pod sets.",
+           "objects of several pod sets are an error until the engine has pod sets. A `--state` ending in `.yaml` or\n"
+           "`.yml` is `kubectl get workloads -A -o yaml`: admitted Workloads hold their flavors, pending ones queue from\n"
+           "their creationTimestamp, finished, evicted and inactive ones are skipped with a note.",
            options},
           run_eval};
 }
