@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "compiler/kube/workload.hpp"
 #include "tests/support/test_support.hpp"
 
 using gov::test::run_gov;
@@ -163,4 +164,23 @@ TEST_CASE("gov eval refuses a state it cannot read as the cluster", "[k8s][kube]
 )")));
   CHECK(unknown.exit_code == 0);
   CHECK(unknown.err.find("unknown.yaml: admitted Workload `elsewhere`: unknown instance type `on-prem-a100`") != std::string::npos);
+}
+
+TEST_CASE("kube reads RFC 3339 times exactly", "[k8s][kube][state]") {
+  using gov::kube::parse_timestamp;
+  CHECK(parse_timestamp("1970-01-01T00:00:00Z") == 0);
+  CHECK(parse_timestamp("2026-11-20T10:00:00Z") == 1'795'168'800'000);
+  CHECK(parse_timestamp("2026-11-20t10:00:00z") == 1'795'168'800'000);
+  CHECK(parse_timestamp("2026-11-20T11:30:00+01:30") == 1'795'168'800'000);
+  CHECK(parse_timestamp("2000-03-01T00:00:00-05:00") == 951'886'800'000);
+  CHECK(parse_timestamp("2024-02-29T23:59:59.123Z") == 1'709'251'199'123);
+  CHECK(parse_timestamp("2024-02-29T23:59:59.123456789Z") == 1'709'251'199'123);  // MicroTime and finer
+  CHECK(parse_timestamp("9999-12-31T23:59:59Z") == 253'402'300'799'000);
+  for (const char* bad : {"", "2026-11-20", "2026-11-20T10:00:00", "2026-11-20 10:00:00Z", "2023-02-29T00:00:00Z",
+                          "2026-13-01T00:00:00Z", "2026-11-20T24:00:00Z", "2026-11-20T10:00:00.Z",
+                          "2026-11-20T10:00:00.1234567890Z", "2026-11-20T10:00:00+1:00", "1969-12-31T23:59:59Z",
+                          "2026-11-20T10:00:00Zjunk", "+2026-11-20T10:00:00Z"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_timestamp(bad));
+  }
 }
