@@ -145,13 +145,15 @@ struct Team {
   std::optional<Location> borrow_priority_threshold_at;
   std::optional<Location> fungibility_at;  // the first of when-can-borrow, when-can-preempt, flavor-preference
   /// `queues`: the Kueue LocalQueue names (the `kueue.x-k8s.io/queue-name` label) whose workloads
-  /// are this team's, for clusters that do not name queues as HyperPod does
-  /// (docs/kubernetes.md). Valid, distinct names only (E0230, E0231).
-  struct Queue {
+  /// are this team's, for clusters that do not name queues as HyperPod does; `namespaces`: the
+  /// namespaces whose workloads are this team's when their queue says nothing
+  /// (docs/kubernetes.md). Valid names, each claimed by one team only (E0230, E0231).
+  struct ClaimedName {
     std::string name;
     Location where;
   };
-  std::vector<Queue> queues;
+  std::vector<ClaimedName> queues;
+  std::vector<ClaimedName> namespaces;
   Location where;
 };
 

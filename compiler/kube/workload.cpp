@@ -631,7 +631,8 @@ support::Expected<std::vector<Workload>> read_workloads(std::string_view text, c
   return out;
 }
 
-support::Expected<std::string> team_of_queue(std::string_view queue_name, const QueueNaming& naming) {
+support::Expected<std::string> team_of_queue(std::string_view queue_name, const QueueNaming& naming,
+                                             std::string_view namespace_name) {
   const auto is_team = [&](std::string_view team) {
     return std::find(naming.teams.begin(), naming.teams.end(), team) != naming.teams.end();
   };
@@ -639,6 +640,11 @@ support::Expected<std::string> team_of_queue(std::string_view queue_name, const 
   if (!team) {
     for (const auto& [queue, owner] : naming.queues) {
       if (queue == queue_name) team = owner;
+    }
+  }
+  if (!team && !namespace_name.empty()) {
+    for (const auto& [name, owner] : naming.namespaces) {
+      if (name == namespace_name) team = owner;
     }
   }
   if (!team && is_team(queue_name)) team = std::string(queue_name);
@@ -659,6 +665,10 @@ support::Expected<std::string> team_of_queue(std::string_view queue_name, const 
   for (const auto& [queue, owner] : naming.queues) known.push_back(queue);
   for (const std::string& t : naming.teams) known.push_back(t);
   std::string message = fmt::format("queue `{}` maps to no team of the policy", queue_name);
+  if (!naming.namespaces.empty()) {
+    message += namespace_name.empty() ? std::string(", and the object has no namespace")
+                                      : fmt::format(", nor does its namespace `{}`", namespace_name);
+  }
   message += fmt::format("; {}", did_you_mean(queue_name, known).value_or(names_help("known queues", known)));
   message += naming.queues.empty() ? " (a team's `queues = [...]` maps queues named otherwise)"
                                    : " (HyperPod's names, the teams' `queues`, and the teams' own names)";

@@ -90,19 +90,23 @@ std::optional<int64_t> parse_timestamp(std::string_view text);
 /// Every workload in a YAML text (multi-document, Lists included), in order.
 support::Expected<std::vector<Workload>> read_workloads(std::string_view text, const YamlLimits& limits = {});
 
-/// How a policy's teams name their LocalQueues: its teams, and the queues a team declares with
-/// `queues = [...]` (for clusters that do not name queues as HyperPod does).
+/// How a policy's teams name their LocalQueues: its teams, the queues a team declares with
+/// `queues = [...]` and the namespaces with `namespaces = [...]` (for clusters that do not name
+/// queues as HyperPod does).
 struct QueueNaming {
   std::vector<std::string> teams;  // declared order
-  std::vector<std::pair<std::string, std::string>> queues;  // (queue, team), declared order
+  std::vector<std::pair<std::string, std::string>> queues;      // (queue, team), declared order
+  std::vector<std::pair<std::string, std::string>> namespaces;  // (namespace, team), declared order
 };
 
 /// The team of a workload's LocalQueue (docs/kubernetes.md, "Teams and classes"):
 /// `hyperpod-ns-<team>-localqueue` (HyperPod's naming) is `<team>`; any other name is the team
-/// that declares it in `queues`, else the team of that name (`gov export kueue --naming plain`).
-/// A queue that maps to no team of the policy is an error (kind `invalid`, no position) naming
-/// the queue and the known ones, with a did-you-mean.
-support::Expected<std::string> team_of_queue(std::string_view queue_name, const QueueNaming& naming);
+/// that declares it in `queues`, else the team that declares the workload's namespace in
+/// `namespaces`, else the team of that name (`gov export kueue --naming plain`). A queue that maps
+/// to no team of the policy is an error (kind `invalid`, no position) naming the queue and the
+/// known ones, with a did-you-mean.
+support::Expected<std::string> team_of_queue(std::string_view queue_name, const QueueNaming& naming,
+                                             std::string_view namespace_name = {});
 
 /// The priority class a `kueue.x-k8s.io/priority-class` value names among `classes`: the class
 /// of that name, else `<class>-priority` (HyperPod's naming); nullopt when neither exists.

@@ -11,12 +11,16 @@ using gov::test::run_gov;
 
 namespace {
 
-const gov::kube::QueueNaming kNaming{{"research", "serving"}, {{"ml-research", "research"}, {"ml-batch", "research"}}};
+const gov::kube::QueueNaming kNaming{
+    {"research", "serving"}, {{"ml-research", "research"}, {"ml-batch", "research"}}, {}};
 
 std::string error_of(std::string_view queue, const gov::kube::QueueNaming& naming = kNaming) {
   const auto team = gov::kube::team_of_queue(queue, naming);
   return team ? "(team " + team.value() + ")" : team.error().message;
 }
+
+const gov::kube::QueueNaming kByNamespace{
+    {"research", "serving"}, {{"ml-research", "research"}}, {{"research-ns", "research"}, {"serving-ns", "serving"}}};
 
 const std::string kPolicy = R"(import "aws-ml"
 
@@ -36,16 +40,17 @@ team research {
 
 team serving {
   quota ml.g5.12xlarge { instances = 1 }
+  namespaces = ["serving-ns"]
 }
 )";
 
-std::string job(const std::string& queue) {
+std::string job(const std::string& queue, const std::string& namespace_name = "") {
   return R"(apiVersion: batch/v1
 kind: Job
 metadata:
   name: j
-  labels: {kueue.x-k8s.io/queue-name: )" +
-         queue + R"(}
+)" + (namespace_name.empty() ? "" : "  namespace: " + namespace_name + "\n") +
+         R"(  labels: {kueue.x-k8s.io/queue-name: )" + queue + R"(}
 spec:
   template:
     spec:
@@ -73,7 +78,7 @@ TEST_CASE("kube maps a queue to the team that declares it", "[k8s][kube][queues]
         "queue `ml-nothing-alike-at-all` maps to no team of the policy; the known queues are "
         "`hyperpod-ns-research-localqueue`, `hyperpod-ns-serving-localqueue`, `ml-research`, `ml-batch`, `research`, "
         "`serving` (HyperPod's names, the teams' `queues`, and the teams' own names)");
-  CHECK(error_of("default", {{"research"}, {}}) ==
+  CHECK(error_of("default", {{"research"}, {}, {}}) ==
         "queue `default` maps to no team of the policy; the known queues are `hyperpod-ns-research-localqueue`, "
         "`research` (a team's `queues = [...]` maps queues named otherwise)");
   CHECK(error_of("default", {}) == "queue `default` maps to no team: the policy has no teams");
@@ -94,6 +99,44 @@ TEST_CASE("gov eval reads a job's team from the policy's queues", "[k8s][kube][q
   const gov::test::CommandResult typo = run_gov("eval " + policy + " --task " + dir.write("typo.yaml", job("ml-bach")));
   CHECK(typo.exit_code == 1);
   CHECK(typo.out.empty());
-  CHECK(typo.err.find("typo.yaml:1:1: Job `j`: queue `ml-bach` maps to no team of the policy; did you mean `ml-batch`?") !=
+  CHECK(typo.err.find("typo.yaml:1:1: Job `j`: queue `ml-bach` maps to no team of the policy, and the object has no "
+                      "namespace; did you mean `ml-batch`?") !=
+        std::string::npos);
+}
+
+TEST_CASE("kube maps a queue by its namespace when the queue says nothing", "[k8s][kube][queues]") {
+  const auto team = [](std::string_view queue, std::string_view ns) {
+    const auto t = gov::kube::team_of_queue(queue, kByNamespace, ns);
+    return t ? "(team " + t.value() + ")" : t.error().message;
+  };
+  CHECK(team("default", "research-ns") == "(team research)");
+  CHECK(team("default", "serving-ns") == "(team serving)");
+  // A declared queue, and HyperPod's names, come first; a declared namespace before a team's name.
+  CHECK(team("ml-research", "serving-ns") == "(team research)");
+  CHECK(team("hyperpod-ns-serving-localqueue", "research-ns") == "(team serving)");
+  CHECK(team("serving", "research-ns") == "(team research)");
+  CHECK(team("default", "other") ==
+        "queue `default` maps to no team of the policy, nor does its namespace `other`; the known queues are "
+        "`hyperpod-ns-research-localqueue`, `hyperpod-ns-serving-localqueue`, `ml-research`, `research`, `serving` "
+        "(HyperPod's names, the teams' `queues`, and the teams' own names)");
+  CHECK(team("default", "") ==
+        "queue `default` maps to no team of the policy, and the object has no namespace; the known queues are "
+        "`hyperpod-ns-research-localqueue`, `hyperpod-ns-serving-localqueue`, `ml-research`, `research`, `serving` "
+        "(HyperPod's names, the teams' `queues`, and the teams' own names)");
+}
+
+TEST_CASE("gov eval reads a job's team from the policy's namespaces", "[k8s][kube][queues]") {
+  gov::test::TempDir dir("namespaces-eval");
+  const std::string policy = dir.write("p.gov", kPolicy);
+  const std::string json = dir.write("j.json", R"({"id": "j", "team": "serving", "priority": "training", "pods": 1,
+    "per_pod": {"gpus": 2}})");
+  const gov::test::CommandResult by_namespace =
+      run_gov("eval " + policy + " --task " + dir.write("j.yaml", job("default", "serving-ns")));
+  INFO(by_namespace.err);
+  REQUIRE(by_namespace.exit_code == 0);
+  CHECK(by_namespace.out == run_gov("eval " + policy + " --task " + json).out);
+  const gov::test::CommandResult other = run_gov("eval " + policy + " --task " + dir.write("o.yaml", job("default", "batch")));
+  CHECK(other.exit_code == 1);
+  CHECK(other.err.find("o.yaml:1:1: Job `j`: queue `default` maps to no team of the policy, nor does its namespace `batch`") !=
         std::string::npos);
 }

@@ -22,7 +22,8 @@ kube::QueueNaming queue_naming(const gov::Engine& engine) {
   const std::shared_ptr<const driver::Policy> policy = EngineInternals::runnable(engine);
   for (const check::Team& team : policy->checked.result.policy.teams) {
     naming.teams.push_back(team.name);
-    for (const check::Team::Queue& queue : team.queues) naming.queues.emplace_back(queue.name, team.name);
+    for (const check::Team::ClaimedName& queue : team.queues) naming.queues.emplace_back(queue.name, team.name);
+    for (const check::Team::ClaimedName& ns : team.namespaces) naming.namespaces.emplace_back(ns.name, team.name);
   }
   return naming;
 }
@@ -58,7 +59,7 @@ support::Expected<gov::Task> workload_task(const kube::Workload& workload, const
                                "(issue 18)",
                                names.size(), fmt::join(names, ", ")));
   }
-  support::Expected<std::string> team = kube::team_of_queue(workload.queue_name, naming);
+  support::Expected<std::string> team = kube::team_of_queue(workload.queue_name, naming, workload.namespace_name);
   if (!team) return invalid(": " + team.error().message);
   std::vector<std::string> classes;
   for (const ir::PriorityClass& c : module.classes) classes.push_back(c.name);
