@@ -20,6 +20,10 @@ inline constexpr int64_t kMaxAmount = 10'000'000;  // HyperPod's range for count
 inline constexpr size_t kMaxClasses = 10;
 inline constexpr size_t kMaxQuotasPerTeam = 15;
 inline constexpr size_t kMaxNameLength = 41;
+/// Kubernetes' limit on an object name (a DNS subdomain): a LocalQueue name in a team's `queues`.
+inline constexpr size_t kMaxQueueNameLength = 253;
+/// Kubernetes' limit on a namespace name (a DNS label): a namespace in a team's `namespaces`.
+inline constexpr size_t kMaxNamespaceLength = 63;
 
 /// A declaration together with the file it came from.
 template <typename T>
@@ -88,6 +92,11 @@ class Checker {
   // ------------------------------------------------------------------ teams and quotas (teams.cpp)
 
   void check_teams();
+  /// A team's `queues = [...]` or `namespaces = [...]` (teams.cpp): valid Kubernetes names, none twice.
+  void team_kubernetes_names(const Assignment& a, Team& team, bool namespaces);
+  /// Queues and namespaces claimed by two teams, or queues named as another team's plain
+  /// LocalQueue (E0230).
+  void check_queue_claims();
   Team resolve_team(const ast::Team& team, SourceId source);
   /// `borrow-within-cohort = lower-priority`, or the block form with an optional
   /// `max-priority-threshold` (a class: victims of other teams above its weight are spared).

@@ -144,6 +144,16 @@ struct Team {
   std::optional<Location> flavor_preference_at;      // the property
   std::optional<Location> borrow_priority_threshold_at;
   std::optional<Location> fungibility_at;  // the first of when-can-borrow, when-can-preempt, flavor-preference
+  /// `queues`: the Kueue LocalQueue names (the `kueue.x-k8s.io/queue-name` label) whose workloads
+  /// are this team's, for clusters that do not name queues as HyperPod does; `namespaces`: the
+  /// namespaces whose workloads are this team's when their queue says nothing
+  /// (docs/kubernetes.md). Valid names, each claimed by one team only (E0230, E0231).
+  struct ClaimedName {
+    std::string name;
+    Location where;
+  };
+  std::vector<ClaimedName> queues;
+  std::vector<ClaimedName> namespaces;
   Location where;
 };
 

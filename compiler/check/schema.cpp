@@ -32,6 +32,7 @@ std::string_view kind_description(ValueKind kind) {
     case K::resources: return "resources such as `{ gpus = 1, memory = 64 GiB }`";
     case K::choice_list: return "a list of choices such as `[a, b]`";
     case K::choice_or_block: return "one of the choices or a block such as `{ policy = lower-priority }`";
+    case K::string_list: return "a list of strings such as `[\"ml-research\"]`";
   }
   return "a value";
 }
@@ -234,6 +235,18 @@ class Validator {
         }
         return;
       case K::choice_list: choice_list(v, spec, key); return;
+      case K::string_list:
+        if (v.kind != ast::Value::Kind::list) {
+          wrong_kind(v, spec, key,
+                     v.kind == ast::Value::Kind::string ? std::optional<std::string>(fmt::format(
+                                                               "a list of one is written in brackets: `{} = [\"...\"]`", key))
+                                                         : std::nullopt);
+          return;
+        }
+        for (const ast::Value& item : v.list) {
+          if (item.kind != ast::Value::Kind::string) wrong_kind(item, spec, key);
+        }
+        return;
       case K::choice_or_block:
         if (v.kind == ast::Value::Kind::block) {
           block(v.block, spec.block, fmt::format("`{}`", key));

@@ -216,6 +216,8 @@ const Table<Team>& team_table() {
              static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the fair-share weight", 0, 100).value_or(0));
        }},
       {{"active", K::boolean}, set_flag<Team, &Team::active>},
+      {{"queues", K::string_list}, [](const Assignment& a, Team& t) { a.checker.team_kubernetes_names(a, t, false); }},
+      {{"namespaces", K::string_list}, [](const Assignment& a, Team& t) { a.checker.team_kubernetes_names(a, t, true); }},
   };
   return table;
 }

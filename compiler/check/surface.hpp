@@ -34,6 +34,7 @@ enum class ValueKind {
   resources,        // a block of PropertySpec::block's shape: { gpus = 1, memory = 64 GiB }
   choice_list,      // [a, b]: each one of PropertySpec::choices
   choice_or_block,  // one of PropertySpec::choices, or a block of PropertySpec::block's shape
+  string_list,      // ["ml-research", "batch"]
 };
 
 enum class BlockKind {

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 
 #include <fmt/format.h>
 
+#include "compiler/model/hyperpod_names.hpp"
 #include "compiler/model/quantities.hpp"
 
 #include "compiler/ast/source_text.hpp"
@@ -20,6 +22,93 @@ void Checker::check_teams() {
     if (duplicate(seen, team->name.text, {source, team->name.span}, "team")) continue;
     check_name_format(team->name, source, "a team");
     policy_.teams.push_back(resolve_team(*team, source));
+  }
+  check_queue_claims();
+}
+
+// A LocalQueue name is a Kubernetes object name (a DNS subdomain), a namespace a DNS label.
+// HyperPod's own queue names (`hyperpod-ns-<team>-localqueue`) always map to their team, so listing
+// one would never be read.
+void Checker::team_kubernetes_names(const Assignment& a, Team& team, bool namespaces) {
+  static const std::regex subdomain("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  static const std::regex label("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  const std::string_view what = namespaces ? "namespace" : "queue";
+  const size_t longest = namespaces ? kMaxNamespaceLength : kMaxQueueNameLength;
+  std::vector<Team::ClaimedName>& names = namespaces ? team.namespaces : team.queues;
+  for (const ast::Value& item : a.value().list) {
+    if (item.kind != ast::Value::Kind::string) continue;  // the schema check reported it
+    const std::string name = item.string.plain();
+    const Location where = a.at(item.span);
+    if (name.size() > longest || !std::regex_match(name, namespaces ? label : subdomain)) {
+      Diagnostic& d = report(Code::invalid_queue_name, where,
+                             name.size() > longest
+                                 ? fmt::format("a {} name is {} characters long; Kubernetes allows at most {}", what,
+                                               name.size(), longest)
+                                 : fmt::format("`{}` is not a Kubernetes {} name", name, namespaces ? "namespace" : "LocalQueue"),
+                             fmt::format("invalid {} name", what));
+      d.help = namespaces ? "a namespace name is lower-case letters, digits and `-`, starting and ending with a letter or digit"
+                          : "a LocalQueue name is lower-case letters, digits, `-` and `.`, starting and ending with a letter "
+                            "or digit";
+      continue;
+    }
+    if (const std::optional<std::string> owner = namespaces ? std::nullopt : model::hyperpod_queue_team(name)) {
+      Diagnostic& d = report(Code::invalid_queue_name, where,
+                             fmt::format("`{}` is HyperPod's name of team `{}`'s queue, which always maps to that team", name,
+                                         *owner),
+                             "HyperPod's naming");
+      d.help = "list only queues named otherwise";
+      continue;
+    }
+    const auto same = [&](const Team::ClaimedName& q) { return q.name == name; };
+    if (const auto it = std::find_if(names.begin(), names.end(), same); it != names.end()) {
+      Diagnostic& d = report(Code::queue_claimed_twice, where,
+                             fmt::format("team `{}` lists {} `{}` twice", team.name, what, name), "again here");
+      d.notes.push_back({it->where, "first listed here"});
+      continue;
+    }
+    names.push_back({name, where});
+  }
+}
+
+void Checker::check_queue_claims() {
+  for (const bool namespaces : {false, true}) {
+    const std::string_view what = namespaces ? "namespace" : "queue";
+    const auto names_of = [&](const Team& t) -> const std::vector<Team::ClaimedName>& {
+      return namespaces ? t.namespaces : t.queues;
+    };
+    std::map<std::string, const Team*> owner;  // name -> the first team listing it
+    for (const Team& team : policy_.teams) {
+      for (const Team::ClaimedName& claimed : names_of(team)) {
+        auto [it, inserted] = owner.emplace(claimed.name, &team);
+        if (!inserted) {
+          Diagnostic& d = report(Code::queue_claimed_twice, claimed.where,
+                                 fmt::format("{} `{}` is claimed by teams `{}` and `{}`", what, claimed.name,
+                                             it->second->name, team.name),
+                                 "claimed again here");
+          const std::vector<Team::ClaimedName>& first_names = names_of(*it->second);
+          const auto first = std::find_if(first_names.begin(), first_names.end(),
+                                          [&](const Team::ClaimedName& q) { return q.name == claimed.name; });
+          d.notes.push_back({first->where, fmt::format("team `{}` claims it here", it->second->name)});
+          d.help = namespaces ? "a workload of a namespace belongs to one team: keep the namespace in one team's `namespaces`"
+                              : "a workload of a queue belongs to one team: keep the queue in one team's `queues`";
+          continue;
+        }
+        if (namespaces) continue;
+        // A queue named like another team is that team's LocalQueue under plain naming (`gov export
+        // kueue --naming plain`); claiming it for this team would take that team's workloads.
+        for (const Team& other : policy_.teams) {
+          if (&other == &team || other.name != claimed.name) continue;
+          Diagnostic& d = report(Code::queue_claimed_twice, claimed.where,
+                                 fmt::format("queue `{}` is team `{}`'s own name, but team `{}` claims it", claimed.name,
+                                             other.name, team.name),
+                                 "claimed here");
+          d.notes.push_back({other.where, fmt::format("team `{}` is defined here", other.name)});
+          d.help = fmt::format("a queue named after a team is that team's (plain naming); rename the queue or list it in "
+                               "team `{}`'s `queues`",
+                               other.name);
+        }
+      }
+    }
   }
 }
 

@@ -60,6 +60,8 @@ enum class Severity { error, warning, note };
   X(empty_quota, "E0221", "empty-quota", error, "a quota gives neither `instances` nor any resource") \
   X(invalid_time, "E0222", "invalid-time", error, "a test's `at` goes back in time or has more than millisecond precision") \
   X(catalog_cycle, "E0223", "catalog-cycle", error, "catalogs extend each other in a cycle") \
+  X(queue_claimed_twice, "E0230", "queue-claimed-twice", error, "a queue or namespace name is in two teams' `queues` or `namespaces` (or twice in one), or a queue names another team") \
+  X(invalid_queue_name, "E0231", "invalid-queue-name", error, "a team's `queues` or `namespaces` gives a name that is not a Kubernetes LocalQueue or namespace name, or HyperPod's name of a team's queue") \
   X(too_many_priority_classes, "E0301", "too-many-priority-classes", error, "a policy has more than 10 priority classes (HyperPod's limit)") \
   X(out_of_range, "E0302", "out-of-range", error, "a number is outside the range HyperPod accepts for it") \
   X(invalid_name_format, "E0303", "invalid-name-format", error, "a team or class name is longer than 41 characters or is not a DNS label") \

@@ -7,13 +7,81 @@
 
 #include <fmt/format.h>
 
+#include "compiler/diagnostics/diagnostic.hpp"
 #include "compiler/kube/quantity.hpp"
+#include "compiler/model/hyperpod_names.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/json_writer.hpp"
 
 namespace gov::kube {
 
 std::string Workload::describe() const { return fmt::format("{} `{}`", kind, name); }
+
+std::string_view workload_state_name(WorkloadState state) {
+  switch (state) {
+    case WorkloadState::pending: return "pending";
+    case WorkloadState::admitted: return "admitted";
+    case WorkloadState::finished: return "finished";
+    case WorkloadState::evicted: return "evicted";
+    case WorkloadState::inactive: return "inactive";
+  }
+  return "?";
+}
+
+std::optional<int64_t> parse_timestamp(std::string_view text) {
+  // YYYY-MM-DDTHH:MM:SS[.fraction](Z|+hh:mm|-hh:mm); `t` and `z` as RFC 3339 allows.
+  const auto digits = [&](size_t at, size_t n) -> std::optional<int64_t> {
+    if (at + n > text.size()) return std::nullopt;
+    int64_t v = 0;
+    for (size_t i = at; i < at + n; ++i) {
+      if (text[i] < '0' || text[i] > '9') return std::nullopt;
+      v = v * 10 + (text[i] - '0');
+    }
+    return v;
+  };
+  const auto is = [&](size_t at, char c) { return at < text.size() && (text[at] == c || text[at] == c + ('a' - 'A')); };
+  const auto year = digits(0, 4), month = digits(5, 2), day = digits(8, 2), hour = digits(11, 2), minute = digits(14, 2),
+             second = digits(17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || text[4] != '-' || text[7] != '-' || !is(10, 'T') ||
+      text[13] != ':' || text[16] != ':') {
+    return std::nullopt;
+  }
+  if (*year < 1970 || *month < 1 || *month > 12 || *hour > 23 || *minute > 59 || *second > 60) return std::nullopt;
+  const bool leap = (*year % 4 == 0 && *year % 100 != 0) || *year % 400 == 0;
+  constexpr std::array<int, 12> kDays = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (*day < 1 || *day > kDays[static_cast<size_t>(*month - 1)] + (leap && *month == 2 ? 1 : 0)) return std::nullopt;
+  size_t at = 19;
+  int64_t millis = 0;
+  if (at < text.size() && text[at] == '.') {
+    size_t n = 0;
+    for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at, ++n) {
+      if (n < 3) millis = millis * 10 + (text[at] - '0');
+    }
+    if (n == 0 || n > 9) return std::nullopt;
+    for (; n < 3; ++n) millis *= 10;
+  }
+  int64_t offset_minutes = 0;
+  if (is(at, 'Z')) {
+    ++at;
+  } else if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
+    const auto oh = digits(at + 1, 2), om = digits(at + 4, 2);
+    if (!oh || !om || at + 3 >= text.size() || text[at + 3] != ':' || *oh > 23 || *om > 59) return std::nullopt;
+    offset_minutes = (text[at] == '+' ? 1 : -1) * (*oh * 60 + *om);
+    at += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (at != text.size()) return std::nullopt;
+  // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil).
+  const int64_t y = *year - (*month <= 2 ? 1 : 0);
+  const int64_t era = y / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (*month + (*month > 2 ? -3 : 9)) + 2) / 5 + *day - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = era * 146097 + doe - 719468;
+  const int64_t seconds = days * 86400 + *hour * 3600 + *minute * 60 + *second - offset_minutes * 60;
+  return seconds * 1000 + millis;
+}
 
 namespace {
 
@@ -279,6 +347,131 @@ bool group_is(std::string_view api_version, std::string_view group) {
   return api_version.size() > group.size() && api_version.substr(0, group.size()) == group && api_version[group.size()] == '/';
 }
 
+/// `gov/duration`: seconds, at most 3 decimals, at most 10^9 s (a trace's `duration`).
+std::optional<int64_t> duration_millis(std::string_view text) {
+  const size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view fraction = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+  if (whole.empty() || whole.size() > 10 || (dot != std::string_view::npos && (fraction.empty() || fraction.size() > 3))) {
+    return std::nullopt;
+  }
+  int64_t ms = 0;
+  for (char c : whole) {
+    if (c < '0' || c > '9') return std::nullopt;
+    ms = ms * 10 + (c - '0');
+  }
+  if (ms > 1'000'000'000) return std::nullopt;
+  ms *= 1000;
+  int64_t scale = 100;
+  for (char c : fraction) {
+    if (c < '0' || c > '9') return std::nullopt;
+    ms += (c - '0') * scale;
+    scale /= 10;
+  }
+  return ms;
+}
+
+/// The condition of `type` in a status's `conditions`, if its `status` is "True".
+const Node* true_condition(const Reader& in, const Node& status, std::string_view type) {
+  const Node* conditions = in.optional(status, "conditions", "status.conditions", Node::Kind::sequence);
+  if (!conditions) return nullptr;
+  for (size_t i = 0; i < conditions->items.size(); ++i) {
+    const Node& condition = conditions->items[i];
+    const std::string path = fmt::format("status.conditions[{}]", i);
+    if (!condition.is_map()) in.fail(condition, path, "expected a map");
+    const Node* t = condition.find("type");
+    const Node* s = condition.find("status");
+    if (t && t->is_scalar() && t->text == type && s && s->is_scalar() && s->text == "True") return &condition;
+  }
+  return nullptr;
+}
+
+bool has_condition(const Node& status, std::string_view type) {
+  const Node* conditions = status.find("conditions");
+  if (!conditions || !conditions->is_sequence()) return false;
+  return std::any_of(conditions->items.begin(), conditions->items.end(), [&](const Node& c) {
+    const Node* t = c.find("type");
+    return t && t->is_scalar() && t->text == type;
+  });
+}
+
+std::optional<int64_t> condition_time(const Reader& in, const Node* condition, std::string_view type) {
+  if (!condition) return std::nullopt;
+  const Node* time = condition->find("lastTransitionTime");
+  if (!time || time->is_null()) return std::nullopt;
+  const std::optional<int64_t> ms = time->is_scalar() ? parse_timestamp(time->text) : std::nullopt;
+  if (!ms) {
+    in.fail(*time, fmt::format("status.conditions[type={}].lastTransitionTime", type),
+            fmt::format("`{}` is not an RFC 3339 time such as `2026-11-20T10:00:00Z`", time->is_scalar() ? time->text : ""));
+  }
+  return ms;
+}
+
+std::string condition_reason(const Node* condition) {
+  const Node* reason = condition ? condition->find("reason") : nullptr;
+  return reason && reason->is_scalar() ? reason->text : std::string();
+}
+
+/// A Kueue Workload's place in the cluster, from `status` and `spec.active`.
+void read_status(const Reader& in, const Node& object, const Node& spec, Workload& out) {
+  const Node* status = in.optional(object, "status", "status", Node::Kind::map);
+  const Node* admission = status ? in.optional(*status, "admission", "status.admission", Node::Kind::map) : nullptr;
+  const Node* reserved = status ? true_condition(in, *status, "QuotaReserved") : nullptr;
+  const Node* admitted = status ? true_condition(in, *status, "Admitted") : nullptr;
+  if (const Node* finished = status ? true_condition(in, *status, "Finished") : nullptr) {
+    out.state = WorkloadState::finished;
+    out.state_reason = condition_reason(finished);
+    return;
+  }
+  if (reserved || (admission && !has_condition(*status, "QuotaReserved"))) {
+    if (!admission) in.fail(*status, "status.admission", "missing: the Workload reserves quota (`QuotaReserved` is True) but says not where");
+    out.state = WorkloadState::admitted;
+    out.admitted_at = condition_time(in, reserved, "QuotaReserved");
+    if (!out.admitted_at) out.admitted_at = condition_time(in, admitted, "Admitted");
+    const Node& assignments =
+        in.need(*admission, "podSetAssignments", "status.admission.podSetAssignments", Node::Kind::sequence);
+    for (const PodSet& set : out.pod_sets) {
+      const Node* assignment = nullptr;
+      for (const Node& item : assignments.items) {
+        const Node* name = item.is_map() ? item.find("name") : nullptr;
+        // An assignment without a name is the pod set `main` (the API's default).
+        if ((name && name->is_scalar() ? name->text : std::string("main")) == set.name) assignment = &item;
+      }
+      if (!assignment) {
+        in.fail(assignments, "status.admission.podSetAssignments", fmt::format("no assignment for pod set `{}`", set.name));
+      }
+      std::string flavor;
+      std::string first_resource;
+      const std::string path = fmt::format("status.admission.podSetAssignments[name={}].flavors", set.name);
+      if (const Node* flavors = in.optional(*assignment, "flavors", path, Node::Kind::map)) {
+        for (size_t i = 0; i < flavors->keys.size(); ++i) {
+          const Node& value = flavors->values[i];
+          if (!value.is_scalar()) in.fail(value, path, "expected a flavor name");
+          if (flavor.empty()) {
+            flavor = value.text;
+            first_resource = flavors->keys[i].text;
+          } else if (value.text != flavor) {
+            in.fail(value, path,
+                    fmt::format("`{}` has flavor `{}` and `{}` has `{}`; a gov task holds one instance type", first_resource,
+                                flavor, flavors->keys[i].text, value.text));
+          }
+        }
+      }
+      out.flavors.push_back(flavor);
+    }
+    return;
+  }
+  if (const Node* evicted = status ? true_condition(in, *status, "Evicted") : nullptr) {
+    out.state = WorkloadState::evicted;
+    out.state_reason = condition_reason(evicted);
+    return;
+  }
+  if (const Node* active = in.optional(spec, "active", "spec.active", Node::Kind::scalar); active && active->text == "false") {
+    out.state = WorkloadState::inactive;
+    out.state_reason = "Deactivated";
+  }
+}
+
 constexpr std::string_view kKinds =
     "`batch/v1` Job, `kubeflow.org/v1` PyTorchJob, `sagemaker.amazonaws.com/v1` HyperPodPyTorchJob, `ray.io/v1` RayJob "
     "and RayCluster, `kueue.x-k8s.io` Workload, `v1` Pod";
@@ -299,6 +492,24 @@ support::Expected<Workload> read_workload(const Node& object) {
     out.at = object.at;
     in.object = out.describe();
     if (const Node* ns = in.optional(metadata, "namespace", "metadata.namespace", Node::Kind::scalar)) out.namespace_name = ns->text;
+    if (const Node* created = in.optional(metadata, "creationTimestamp", "metadata.creationTimestamp", Node::Kind::scalar)) {
+      out.created = parse_timestamp(created->text);
+      if (!out.created) {
+        in.fail(*created, "metadata.creationTimestamp",
+                fmt::format("`{}` is not an RFC 3339 time such as `2026-11-20T10:00:00Z`", created->text));
+      }
+    }
+    if (const Node* annotations = in.optional(metadata, "annotations", "metadata.annotations", Node::Kind::map)) {
+      if (const Node* duration = annotations->find(kDurationAnnotation); duration && !duration->is_null()) {
+        const std::string path = fmt::format("metadata.annotations.{}", kDurationAnnotation);
+        out.duration = duration->is_scalar() ? duration_millis(duration->text) : std::nullopt;
+        if (!out.duration) {
+          in.fail(*duration, path,
+                  fmt::format("`{}` is not a number of seconds (at most 3 decimals, at most 10^9), such as `\"600\"`",
+                              duration->is_scalar() ? duration->text : std::string(kind_name(*duration))));
+        }
+      }
+    }
 
     const std::string& k = kind.text;
     const std::string& v = api.text;
@@ -309,6 +520,10 @@ support::Expected<Workload> read_workload(const Node& object) {
       if (const Node* queue = in.optional(spec, "queueName", "spec.queueName", Node::Kind::scalar)) out.queue_name = queue->text;
       if (const Node* priority = in.optional(spec, "priorityClassName", "spec.priorityClassName", Node::Kind::scalar)) {
         out.priority_class = priority->text;
+      }
+      // v1beta2: `priorityClassRef: {group, kind, name}` in place of `priorityClassName`.
+      if (const Node* ref = in.optional(spec, "priorityClassRef", "spec.priorityClassRef", Node::Kind::map)) {
+        out.priority_class = in.need(*ref, "name", "spec.priorityClassRef.name", Node::Kind::scalar).text;
       }
       const Node& sets = in.need(spec, "podSets", "spec.podSets", Node::Kind::sequence);
       if (sets.items.size() > kMaxPodSets) {
@@ -322,6 +537,7 @@ support::Expected<Workload> read_workload(const Node& object) {
         const Node& count = in.need(set, "count", item + ".count", Node::Kind::scalar);
         out.pod_sets.push_back(pod_set(in, set_name.text, in.integer(count, item + ".count", 0, kMaxCount), set, item));
       }
+      read_status(in, object, spec, out);
     } else {
       if (const std::optional<std::string> queue = label(object, "kueue.x-k8s.io/queue-name")) out.queue_name = *queue;
       out.priority_class = label(object, "kueue.x-k8s.io/priority-class");
@@ -415,13 +631,48 @@ support::Expected<std::vector<Workload>> read_workloads(std::string_view text, c
   return out;
 }
 
-std::string team_of_queue(std::string_view queue_name) {
-  constexpr std::string_view kPrefix = "hyperpod-ns-", kSuffix = "-localqueue";
-  if (queue_name.size() > kPrefix.size() + kSuffix.size() && queue_name.substr(0, kPrefix.size()) == kPrefix &&
-      queue_name.substr(queue_name.size() - kSuffix.size()) == kSuffix) {
-    return std::string(queue_name.substr(kPrefix.size(), queue_name.size() - kPrefix.size() - kSuffix.size()));
+support::Expected<std::string> team_of_queue(std::string_view queue_name, const QueueNaming& naming,
+                                             std::string_view namespace_name) {
+  const auto is_team = [&](std::string_view team) {
+    return std::find(naming.teams.begin(), naming.teams.end(), team) != naming.teams.end();
+  };
+  std::optional<std::string> team = model::hyperpod_queue_team(queue_name);
+  if (!team) {
+    for (const auto& [queue, owner] : naming.queues) {
+      if (queue == queue_name) team = owner;
+    }
   }
-  return std::string(queue_name);
+  if (!team && !namespace_name.empty()) {
+    for (const auto& [name, owner] : naming.namespaces) {
+      if (name == namespace_name) team = owner;
+    }
+  }
+  if (!team && is_team(queue_name)) team = std::string(queue_name);
+  if (team && is_team(*team)) return *team;
+  if (naming.teams.empty()) {
+    return support::Error{support::ErrorKind::invalid,
+                          fmt::format("queue `{}` maps to no team: the policy has no teams", queue_name)};
+  }
+  if (team) {  // HyperPod's naming, of a team the policy does not have
+    return support::Error{support::ErrorKind::invalid,
+                          fmt::format("queue `{}` is HyperPod's queue of team `{}`, which the policy does not have; {}",
+                                      queue_name, *team,
+                                      did_you_mean(*team, naming.teams).value_or(names_help("teams", naming.teams)))};
+  }
+  // Every name that maps to a team: HyperPod's, the declared ones, the teams' own.
+  std::vector<std::string> known;
+  for (const std::string& t : naming.teams) known.push_back(fmt::format("hyperpod-ns-{}-localqueue", t));
+  for (const auto& [queue, owner] : naming.queues) known.push_back(queue);
+  for (const std::string& t : naming.teams) known.push_back(t);
+  std::string message = fmt::format("queue `{}` maps to no team of the policy", queue_name);
+  if (!naming.namespaces.empty()) {
+    message += namespace_name.empty() ? std::string(", and the object has no namespace")
+                                      : fmt::format(", nor does its namespace `{}`", namespace_name);
+  }
+  message += fmt::format("; {}", did_you_mean(queue_name, known).value_or(names_help("known queues", known)));
+  message += naming.queues.empty() ? " (a team's `queues = [...]` maps queues named otherwise)"
+                                   : " (HyperPod's names, the teams' `queues`, and the teams' own names)";
+  return support::Error{support::ErrorKind::invalid, std::move(message)};
 }
 
 std::optional<std::string> class_of_label(std::string_view value, const std::vector<std::string>& classes) {
@@ -463,6 +714,10 @@ std::string task_json(const Workload& workload, const PodSet& pod_set, std::stri
     }
   }
   out.end_object();
+  if (workload.duration) {
+    out.key("duration");
+    out.decimal(model::format_decimal(*workload.duration, 1000));
+  }
   out.end_object();
   return out.finish();
 }

@@ -28,6 +28,23 @@ struct PodSet {
   support::TextPosition at;  // the pod template
 };
 
+/// Where a Kueue Workload is in its cluster, from its `status` (docs/kubernetes.md, "The cluster
+/// as it is"). Objects of other kinds are `pending`: they are what a user submits.
+enum class WorkloadState : uint8_t {
+  pending,   // waiting in its queue
+  admitted,  // holds quota: `QuotaReserved` is True (or `status.admission` without that condition)
+  finished,  // `Finished` is True
+  evicted,   // `Evicted` is True and it holds no quota
+  inactive,  // `spec.active: false`: deactivated, never admitted until reactivated
+};
+
+/// "pending", "admitted", "finished", "evicted", "inactive".
+std::string_view workload_state_name(WorkloadState state);
+
+/// The annotation gov reads a workload's run time from (`gov simulate --workloads`): seconds as in
+/// a trace's `duration` (`"600"`, `"90.5"`).
+inline constexpr std::string_view kDurationAnnotation = "gov/duration";
+
 struct Workload {
   std::string kind;  // `Job`, `PyTorchJob`, ...
   std::string name;
@@ -38,6 +55,22 @@ struct Workload {
   std::optional<std::string> priority_class;
   std::vector<PodSet> pod_sets;  // Kueue's order
   support::TextPosition at;
+  /// `metadata.creationTimestamp` (milliseconds since the Unix epoch), when given: Kueue's
+  /// queue-order time.
+  std::optional<int64_t> created;
+  /// The `gov/duration` annotation (milliseconds), when given.
+  std::optional<int64_t> duration;
+
+  // A Kueue Workload's status (other kinds: pending, nothing else set).
+  WorkloadState state = WorkloadState::pending;
+  /// admitted: when it reserved quota (the `QuotaReserved` condition's `lastTransitionTime`, else
+  /// `Admitted`'s), milliseconds since the epoch; nullopt when neither condition says.
+  std::optional<int64_t> admitted_at;
+  /// admitted: the flavor (ResourceFlavor) of each pod set, in pod set order, from
+  /// `status.admission.podSetAssignments` (empty string: none assigned).
+  std::vector<std::string> flavors;
+  /// finished, evicted, inactive: the condition's reason (`Succeeded`, `Preempted`, ...), if any.
+  std::string state_reason;
 
   /// "PyTorchJob `train`", for messages.
   std::string describe() const;
@@ -49,19 +82,39 @@ struct Workload {
 /// affect admission), a pod set with zero pods, more than kMaxPodSets pod sets.
 support::Expected<Workload> read_workload(const Node& object);
 
+/// Milliseconds since the Unix epoch of an RFC 3339 time as Kubernetes writes one
+/// (`2026-11-20T10:00:00Z`, `2026-11-20T10:00:00.123456Z`, `2026-11-20T11:00:00+01:00`); nullopt
+/// for anything else, or a year outside 1970..9999. Fractions below a millisecond are dropped.
+std::optional<int64_t> parse_timestamp(std::string_view text);
+
 /// Every workload in a YAML text (multi-document, Lists included), in order.
 support::Expected<std::vector<Workload>> read_workloads(std::string_view text, const YamlLimits& limits = {});
 
-/// The team of a LocalQueue: `hyperpod-ns-<team>-localqueue` (HyperPod's naming) is `<team>`;
-/// any other name is taken as the team's name (gov export kueue --naming plain).
-std::string team_of_queue(std::string_view queue_name);
+/// How a policy's teams name their LocalQueues: its teams, the queues a team declares with
+/// `queues = [...]` and the namespaces with `namespaces = [...]` (for clusters that do not name
+/// queues as HyperPod does).
+struct QueueNaming {
+  std::vector<std::string> teams;  // declared order
+  std::vector<std::pair<std::string, std::string>> queues;      // (queue, team), declared order
+  std::vector<std::pair<std::string, std::string>> namespaces;  // (namespace, team), declared order
+};
+
+/// The team of a workload's LocalQueue (docs/kubernetes.md, "Teams and classes"):
+/// `hyperpod-ns-<team>-localqueue` (HyperPod's naming) is `<team>`; any other name is the team
+/// that declares it in `queues`, else the team that declares the workload's namespace in
+/// `namespaces`, else the team of that name (`gov export kueue --naming plain`). A queue that maps
+/// to no team of the policy is an error (kind `invalid`, no position) naming the queue and the
+/// known ones, with a did-you-mean.
+support::Expected<std::string> team_of_queue(std::string_view queue_name, const QueueNaming& naming,
+                                             std::string_view namespace_name = {});
 
 /// The priority class a `kueue.x-k8s.io/priority-class` value names among `classes`: the class
 /// of that name, else `<class>-priority` (HyperPod's naming); nullopt when neither exists.
 std::optional<std::string> class_of_label(std::string_view value, const std::vector<std::string>& classes);
 
 /// One pod set of `workload` as a task object of a trace (docs/trace-format.md: `id`, `team`,
-/// `priority`, `instance_type`, `pods`, `per_pod`), for gov's task readers. Amounts are written
+/// `priority`, `instance_type`, `pods`, `per_pod`, and `duration` when the workload has one), for
+/// gov's task readers. Amounts are written
 /// exactly (vcpus with at most 3 decimals, memory_gib with at most 10).
 std::string task_json(const Workload& workload, const PodSet& pod_set, std::string_view team,
                       const std::optional<std::string>& priority);

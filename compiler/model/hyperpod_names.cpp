@@ -54,4 +54,12 @@ std::optional<std::string_view> gov_word_for_hyperpod_name(std::string_view word
   return std::nullopt;
 }
 
+std::optional<std::string> hyperpod_queue_team(std::string_view queue) {
+  constexpr std::string_view kPrefix = "hyperpod-ns-", kSuffix = "-localqueue";
+  if (queue.size() <= kPrefix.size() + kSuffix.size() || !queue.starts_with(kPrefix) || !queue.ends_with(kSuffix)) {
+    return std::nullopt;
+  }
+  return std::string(queue.substr(kPrefix.size(), queue.size() - kPrefix.size() - kSuffix.size()));
+}
+
 }  // namespace gov::model

@@ -17,4 +17,8 @@ std::string kebab_case(std::string_view word);
 /// case convention (`count`, `instance_count`); nullopt for any other word.
 std::optional<std::string_view> gov_word_for_hyperpod_name(std::string_view word);
 
+/// The team of a LocalQueue HyperPod names: `hyperpod-ns-<team>-localqueue` is `<team>`; nullopt
+/// for any other queue name.
+std::optional<std::string> hyperpod_queue_team(std::string_view queue);
+
 }  // namespace gov::model

@@ -105,8 +105,11 @@ bool Engine::Impl::id_in_use(std::string_view id) const {
 
 void Engine::Impl::submit(const gov::Task& spec, std::vector<Decision>& out) {
   Task task;
-  task.submitted_at = core.now;
+  // The queue-order time: the submission's, or the earlier creation time the task gives.
+  task.submitted_at = spec.created.value_or(core.now);
   std::optional<std::string> error = resolve_task(core.resolver(), spec, task);
+  if (!error && spec.created && *spec.created > core.now)
+    error = std::string("the task's creation time (`created`) is after the time it is submitted");
   const bool duplicate = id_in_use(spec.id);
   if (duplicate)
     error = fmt::format("task id `{}` is already used by a task that has not ended", spec.id);

@@ -19,15 +19,18 @@ namespace gov::trace {
 namespace {
 
 constexpr std::array<std::string_view, 4> kEventKeys = {"at", "submit", "finish", "cancel"};
-constexpr std::array<std::string_view, 15> kSubmitKeys = {
+constexpr std::array<std::string_view, 16> kSubmitKeys = {
     "id",         "team",   "priority", "instance_type", "instances", "gpus",   "vcpus",
     "memory_gib", "neuron", "efa",      "pods",          "per_pod",   "labels", "duration",
-    "partitions"};
+    "partitions", "created"};
 constexpr std::array<std::string_view, 5> kPerPodKeys = {"gpus", "vcpus", "memory_gib", "neuron",
                                                          "efa"};
 constexpr std::array<std::string_view, 6> kPerPodObjectKeys = {"gpus", "vcpus",      "memory_gib",
                                                                "neuron", "efa", "partitions"};
 constexpr std::array<std::string_view, 1> kTopKeys = {"events"};
+// Most seconds a task's `created` may lie before the trace's start (about 31.7 years): keeps
+// every queue-order time far from int64's ends, whatever arithmetic compares them.
+constexpr gov::Time kMaxCreatedMillis = gov::Time{1'000'000'000} * 1000;
 constexpr size_t kNamesListed = 10;  // longer lists of names are cut short in messages
 constexpr size_t kQuoteLimit = 64;   // longer user strings are cut short in messages
 
@@ -224,6 +227,7 @@ class EventDecoder {
   // Values.
   bool read_at(const JsonValue& at);
   bool read_seconds(std::string_view field, const JsonValue& value, gov::Time& out);
+  bool read_created(const JsonValue& value, gov::Time& out);
   bool read_string(std::string_view field, const JsonValue& value, std::string& out);
   /// Fails when `text` holds a NUL: the C ABI hands ids, names and labels on as C strings,
   /// where "x\u0000A" and "x\u0000B" would both read as "x".
@@ -300,6 +304,36 @@ bool EventDecoder::read_seconds(std::string_view field, const JsonValue& value, 
   if (millis.status != NumberStatus::ok) {
     return field_fail(field, value.position,
                       fmt::format("{} seconds is out of range", found(value)));
+  }
+  out = millis.value;
+  return true;
+}
+
+// `created`: seconds like `at`, negative allowed (a task created before the trace starts), never
+// after the event's time. Only a trace's submit events have one: a state entry's queue-order time
+// is its `submitted_at`.
+bool EventDecoder::read_created(const JsonValue& value, gov::Time& out) {
+  if (!at_) {
+    return field_fail("created", value.position,
+                      "only a trace's submit events have a queue-order time; a state entry gives its "
+                      "\"submitted_at\"");
+  }
+  if (value.kind != JsonKind::number) {
+    return field_fail("created", value.position,
+                      fmt::format("expected a number of seconds, found {}", found(value)));
+  }
+  const ExactNumber millis = value.to_units(kMillisPerSecond);
+  if (millis.status == NumberStatus::not_exact) {
+    return field_fail("created", value.position,
+                      fmt::format("{} is more precise than a millisecond", found(value)));
+  }
+  if (millis.status != NumberStatus::ok || millis.value < -kMaxCreatedMillis) {
+    return field_fail("created", value.position, fmt::format("{} seconds is out of range", found(value)));
+  }
+  if (millis.value > *at_) {
+    return field_fail("created", value.position,
+                      fmt::format("{} is after {}, the event's time; a task is created before it is submitted",
+                                  format_seconds(millis.value), format_seconds(*at_)));
   }
   out = millis.value;
   return true;
@@ -516,6 +550,9 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
   }
   if (const JsonValue* duration = value.find("duration"); duration != nullptr) {
     if (!read_seconds("duration", *duration, task.duration.emplace())) return false;
+  }
+  if (const JsonValue* created = value.find("created"); created != nullptr) {
+    if (!read_created(*created, task.created.emplace())) return false;
   }
   if (!check_request_forms(value, task) || !check_instances_type(value, task)) return false;
   size_t text_bytes = task.id.size();

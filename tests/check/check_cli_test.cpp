@@ -286,7 +286,7 @@ TEST_CASE("every checker and lint code has a golden case", "[check][golden]") {
   // a quota that gives `instances` cannot give amounts (E0314), so none can exceed them.
   for (const char* code :
        {"E0201", "E0202", "E0203", "E0204", "E0205", "E0206", "E0207", "E0208", "E0209", "E0210", "E0211",
-        "E0213", "E0214", "E0215", "E0216", "E0217", "E0218", "E0219", "E0220", "E0221", "E0223", "E0301", "E0302",
+        "E0213", "E0214", "E0215", "E0216", "E0217", "E0218", "E0219", "E0220", "E0221", "E0223", "E0230", "E0231", "E0301", "E0302",
         "E0303", "E0304", "E0305", "E0307", "E0308", "E0314", "W0101", "W0102", "W0103", "W0104", "W0105",
         "W0106", "W0107", "W0108", "W0109", "W0110", "W0111"}) {
     INFO("code " << code);

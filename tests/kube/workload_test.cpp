@@ -12,6 +12,9 @@ using gov::kube::Workload;
 
 namespace {
 
+/// The walkthrough's teams, with HyperPod's queue names only.
+const gov::kube::QueueNaming kTeams{{"team-a", "team-b"}, {}, {}};
+
 Workload fixture(const std::string& name) {
   const auto read = gov::kube::read_workloads(gov::test::read_text(gov::test::repo_path("tests/fixtures/kubernetes/" + name)));
   INFO((read ? std::string() : read.error().message));
@@ -44,7 +47,7 @@ TEST_CASE("kube reads a Job with an init container by the effective-request rule
   const Workload job = fixture("job.yaml");
   CHECK(job.describe() == "Job `a1`");
   CHECK(job.namespace_name == "hyperpod-ns-team-a");
-  CHECK(gov::kube::team_of_queue(job.queue_name) == "team-a");
+  CHECK(gov::kube::team_of_queue(job.queue_name, kTeams).value() == "team-a");
   CHECK(job.priority_class == "training-priority");
   REQUIRE(job.pod_sets.size() == 1);
   const gov::kube::PodSet& main = job.pod_sets[0];
@@ -74,7 +77,7 @@ TEST_CASE("kube reads a HyperPodPyTorchJob as the HyperPod CLI writes it", "[kub
   CHECK(job.pod_sets[0].count == 1);
   CHECK(job.pod_sets[0].instance_type == "ml.g6.12xlarge");
   CHECK(job.pod_sets[0].per_pod == gov::model::Resources{2, 0, 24'000, 96 * kGiB, 0});
-  CHECK(gov::kube::team_of_queue(job.queue_name) == "onlygputeam");
+  CHECK(gov::kube::team_of_queue(job.queue_name, {{"onlygputeam"}, {}, {}}).value() == "onlygputeam");
 }
 
 TEST_CASE("kube reads a RayJob as head and worker group pod sets", "[kube]") {
@@ -98,7 +101,7 @@ TEST_CASE("kube reads a list of Kueue Workloads", "[kube]") {
   REQUIRE(read.value()[1].pod_sets.size() == 2);
   CHECK(read.value()[1].pod_sets[1].name == "worker");
   CHECK(read.value()[1].pod_sets[1].count == 3);
-  CHECK(gov::kube::team_of_queue(read.value()[1].queue_name) == "team-b");
+  CHECK(gov::kube::team_of_queue(read.value()[1].queue_name, kTeams).value() == "team-b");
 }
 
 TEST_CASE("kube applies Kubernetes' rule for sidecars and overhead", "[kube]") {
@@ -118,8 +121,8 @@ TEST_CASE("kube applies Kubernetes' rule for sidecars and overhead", "[kube]") {
 }
 
 TEST_CASE("kube maps queues to teams and labels to classes", "[kube]") {
-  CHECK(gov::kube::team_of_queue("hyperpod-ns-team-a-localqueue") == "team-a");
-  CHECK(gov::kube::team_of_queue("research") == "research");
+  CHECK(gov::kube::team_of_queue("hyperpod-ns-team-a-localqueue", kTeams).value() == "team-a");
+  CHECK(gov::kube::team_of_queue("research", {{"research"}, {}, {}}).value() == "research");
   CHECK(gov::kube::class_of_label("training-priority", {"training"}) == "training");
   CHECK(gov::kube::class_of_label("training", {"training"}) == "training");
   CHECK(gov::kube::class_of_label("high-priority", {"high-priority"}) == "high-priority");

@@ -10,6 +10,7 @@
 #include "runtime/trace/trace_reader.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/commands.hpp"
+#include "tools/gov/kube_inputs.hpp"
 
 namespace gov::cli {
 
@@ -154,20 +155,32 @@ std::string located(const std::string& path, const support::Error& error) {
 }
 
 std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status) {
-  std::optional<trace::JsonValue> json = read_json_file(path);
-  if (!json) {
-    status = kUsage;
-    return std::nullopt;
-  }
-  support::Expected<gov::ClusterState> state = trace::read_cluster_state(*json, *EngineInternals::module(engine));
-  if (!state) {
-    fmt::print(stderr, "error: {}: {}\n", located(path, state.error()), escape_for_terminal(state.error().message));
-    status = kFailed;
-    return std::nullopt;
+  std::optional<gov::ClusterState> state;
+  if (is_yaml_path(path)) {
+    state = read_workloads_state(path, *EngineInternals::module(engine), queue_naming(engine), status);
+    if (!state) return std::nullopt;
+  } else {
+    std::optional<trace::JsonValue> json = read_json_file(path);
+    if (!json) {
+      status = kUsage;
+      return std::nullopt;
+    }
+    support::Expected<gov::ClusterState> read = trace::read_cluster_state(*json, *EngineInternals::module(engine));
+    if (!read) {
+      fmt::print(stderr, "error: {}: {}\n", located(path, read.error()), escape_for_terminal(read.error().message));
+      status = kFailed;
+      return std::nullopt;
+    }
+    state = std::move(read).value();
   }
   for (const gov::LoadFailure& failure : engine.load_state(*state)) {
-    fmt::print(stderr, "warning: {}: {}[{}]: {}\n", display_path(path),
-               failure.list == gov::LoadFailure::List::admitted ? "admitted" : "pending", failure.index,
+    const bool admitted = failure.list == gov::LoadFailure::List::admitted;
+    // A YAML state's entries are Workloads, named by their ids rather than list positions.
+    const std::string entry =
+        !is_yaml_path(path) ? fmt::format("{}[{}]", admitted ? "admitted" : "pending", failure.index)
+                            : fmt::format("{} Workload `{}`", admitted ? "admitted" : "pending",
+                                          admitted ? state->admitted[failure.index].task.id : state->pending[failure.index].task.id);
+    fmt::print(stderr, "warning: {}: {}: {}\n", display_path(path), escape_for_terminal(entry),
                escape_for_terminal(failure.message));
   }
   return state->at;

@@ -54,7 +54,8 @@ std::optional<trace::JsonValue> read_json_file(const std::string& path);
 std::string located(const std::string& path, const support::Error& error);
 
 /// Loads the cluster state document at `path` (trace::read_cluster_state: `gov eval --state`'s
-/// format) into `engine`, printing each entry it could not load as a warning. The state's time,
+/// format; a `.yaml`/`.yml` path is `kubectl get workloads -A -o yaml`, read_workloads_state) into
+/// `engine`, printing each entry it could not load as a warning. The state's time,
 /// or nullopt after printing why not (status: 2 unreadable, 1 invalid).
 std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status);
 

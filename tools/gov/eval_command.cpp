@@ -12,6 +12,7 @@
 #include "runtime/trace/trace_reader.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
+#include "tools/gov/kube_inputs.hpp"
 
 namespace gov::cli {
 namespace {
@@ -57,69 +58,24 @@ std::string explanation_text(const gov::Explanation& e) {
   return out;
 }
 
-bool is_yaml(const std::string& path) {
-  const auto ends = [&](std::string_view suffix) {
-    return path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return ends(".yaml") || ends(".yml");
-}
-
-/// A Kubernetes object (Job, PyTorchJob, ...; docs/kubernetes.md) as the task object of a trace,
-/// decoded by the same TaskDecoder as a JSON task: one pod set becomes `pods` × `per_pod`. Several
-/// pod sets are an error until the engine decides pod sets (issue 18). nullopt after printing
-/// the error; `status` is then the exit status.
-std::optional<gov::Task> kubernetes_task(const std::string& path, const ir::Module& module, int& status) {
-  std::string error;
-  std::optional<std::string> text = read_file(path, kube::YamlLimits{}.max_bytes, error);
-  if (!text) {
-    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(path), escape_for_terminal(error));
-    status = kUsage;
-    return std::nullopt;
-  }
+/// A Kubernetes object (Job, PyTorchJob, ...; docs/kubernetes.md) as the task: one workload of one
+/// pod set (workload_task). nullopt after printing the error; `status` is then the exit status.
+std::optional<gov::Task> kubernetes_task(const std::string& path, const gov::Engine& engine, const ir::Module& module,
+                                         int& status) {
+  std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
+  if (!workloads) return std::nullopt;
   status = kFailed;
-  support::Expected<std::vector<kube::Workload>> workloads = kube::read_workloads(*text);
-  if (!workloads) {
-    fmt::print(stderr, "error: {}: {}\n", located(path, workloads.error()), escape_for_terminal(workloads.error().message));
+  if (workloads->size() != 1) {
+    fmt::print(stderr, "error: {}: holds {} workloads; `--task` takes one\n", display_path(path), workloads->size());
     return std::nullopt;
   }
-  if (workloads.value().size() != 1) {
-    fmt::print(stderr, "error: {}: holds {} workloads; `--task` takes one\n", display_path(path), workloads.value().size());
-    return std::nullopt;
-  }
-  const kube::Workload& workload = workloads.value().front();
-  const std::string where = fmt::format("{}:{}:{}", display_path(path), workload.at.line, workload.at.column);
-  if (workload.pod_sets.size() > 1) {
-    std::vector<std::string> names;
-    for (const kube::PodSet& set : workload.pod_sets) names.push_back(set.name);
-    fmt::print(stderr,
-               "error: {}: {} has {} pod sets ({}); gov's engine decides tasks of one pod set until it has pod sets "
-               "(issue 18), so `gov eval` cannot decide it yet\n",
-               where, escape_for_terminal(workload.describe()), names.size(), escape_for_terminal(fmt::format("{}", fmt::join(names, ", "))));
-    return std::nullopt;
-  }
-  std::vector<std::string> classes;
-  for (const ir::PriorityClass& c : module.classes) classes.push_back(c.name);
-  std::optional<std::string> priority;
-  if (workload.priority_class) {
-    priority = kube::class_of_label(*workload.priority_class, classes);
-    if (!priority) {
-      fmt::print(stderr, "error: {}: {}: priority class `{}` is not a class of the policy, with or without `-priority`\n", where,
-                 escape_for_terminal(workload.describe()), escape_for_terminal(*workload.priority_class));
-      return std::nullopt;
-    }
-  } else if (!module.classes.empty()) {
-    // No class: the lowest, as HyperPod gives it (the first declared among equals).
-    const auto lowest = std::min_element(module.classes.begin(), module.classes.end(),
-                                         [](const ir::PriorityClass& a, const ir::PriorityClass& b) { return a.weight < b.weight; });
-    priority = lowest->name;
-  }
-  const std::string json = kube::task_json(workload, workload.pod_sets.front(), kube::team_of_queue(workload.queue_name), priority);
-  support::Expected<trace::JsonValue> parsed = trace::parse_json(json);
-  GOV_ASSERT(parsed.ok(), "task_json writes valid JSON");
-  support::Expected<gov::Task> task = trace::TaskDecoder(module).decode(parsed.value());
+  const kube::Workload& workload = workloads->front();
+  trace::TaskDecoder decoder(module);
+  support::Expected<gov::Task> task = workload_task(workload, module, queue_naming(engine), decoder);
   if (!task) {
-    fmt::print(stderr, "error: {}: {} as a task: {}\n", where, escape_for_terminal(workload.describe()),
-               escape_for_terminal(task.error().message));
+    fmt::print(stderr, "error: {}{}{}\n", escape_for_terminal(workload_where(path, workload)),
+               escape_for_terminal(task.error().message),
+               workload.pod_sets.size() > 1 ? ", so `gov eval` cannot decide it yet" : "");
     return std::nullopt;
   }
   return std::move(task).value();
@@ -127,7 +83,7 @@ std::optional<gov::Task> kubernetes_task(const std::string& path, const ir::Modu
 
 int run_eval(const Args& args) {
   if (args.positional.size() != 1 || !args.value("task")) {
-    fmt::print(stderr, "error: usage: gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json]\n");
+    fmt::print(stderr, "error: usage: gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json|WORKLOADS.yaml]\n");
     return kUsage;
   }
   int status = kOk;
@@ -136,8 +92,8 @@ int run_eval(const Args& args) {
   const std::shared_ptr<const ir::Module> module = EngineInternals::module(*engine);
 
   std::optional<gov::Task> task;
-  if (is_yaml(*args.value("task"))) {
-    task = kubernetes_task(*args.value("task"), *module, status);
+  if (is_yaml_path(*args.value("task"))) {
+    task = kubernetes_task(*args.value("task"), *engine, *module, status);
     if (!task) return status;
   } else {
     std::optional<trace::JsonValue> task_json = read_json_file(*args.value("task"));
@@ -169,9 +125,9 @@ int run_eval(const Args& args) {
 
 Command eval_command() {
   std::vector<OptionSpec> options = {{"task", "TASK.json|JOB.yaml", "the task, as a trace's `submit` object, or a Kubernetes object of one pod set"},
-                                     {"state", "STATE.json", "the cluster state: {\"at\", \"admitted\": [...], \"pending\": [...]}"}};
+                                     {"state", "STATE.json|WORKLOADS.yaml", "the cluster state: {\"at\", \"admitted\": [...], \"pending\": [...]}, or `kubectl get workloads -A -o yaml`"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
-  return {{"eval", "gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json] [--engine interp]",
+  return {{"eval", "gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json|WORKLOADS.yaml] [--engine interp]",
            "Decide one task against a cluster state and explain the decision.",
            "Prints the task's decision (a decision-stream line) and an explanation: what it needs, what its team\n"
            "has guaranteed, in use and borrowable in each instance type tried, what the cohort has idle, and which\n"
@@ -180,7 +136,9 @@ Command eval_command() {
            "\"submitted_at\": s}); task objects are the `submit` objects of a trace. A `--task` ending in `.yaml` or\n"
            "`.yml` is a Kubernetes object (Job, PyTorchJob, HyperPodPyTorchJob, RayJob, RayCluster, Workload, Pod; see\n"
            "docs/kubernetes.md): team from its `kueue.x-k8s.io/queue-name` label, class from `kueue.x-k8s.io/priority-class`;\n"
-           "objects of several pod sets are an error until the engine has pod sets.",
+           "objects of several pod sets are an error until the engine has pod sets. A `--state` ending in `.yaml` or\n"
+           "`.yml` is `kubectl get workloads -A -o yaml`: admitted Workloads hold their flavors, pending ones queue from\n"
+           "their creationTimestamp, finished, evicted and inactive ones are skipped with a note.",
            options},
           run_eval};
 }

@@ -1,6 +1,8 @@
 // `gov simulate`: replay a trace through the engine (gov::Engine, as a controller runs it) and print
 // every decision.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <limits>
 #include <new>
 
@@ -18,6 +20,7 @@
 #include "runtime/trace/trace_reader.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
+#include "tools/gov/kube_inputs.hpp"
 
 namespace gov::cli {
 namespace {
@@ -85,10 +88,101 @@ int run_simulate_comparison(const Args& args);
 
 namespace {
 
+/// `--workloads DIR|FILE...` (each `--workloads` option, and the positional arguments after the
+/// policy): the YAML files, a directory's `.yaml`, `.yml` and `.json` files in name order.
+std::optional<std::vector<std::string>> workload_paths(const Args& args, const std::vector<std::string>& extra) {
+  std::vector<std::string> given;
+  for (const auto& [name, value] : args.options) {
+    if (name == "workloads") given.push_back(value);
+  }
+  given.insert(given.end(), extra.begin(), extra.end());
+  std::vector<std::string> out;
+  for (const std::string& path : given) {
+    std::error_code error;
+    if (!std::filesystem::is_directory(path, error)) {
+      out.push_back(path);
+      continue;
+    }
+    std::vector<std::string> files;
+    for (std::filesystem::directory_iterator it(path, error), end; !error && it != end; it.increment(error)) {
+      const std::string file = it->path().string();
+      if (it->is_regular_file(error) && (is_yaml_path(file) || file.ends_with(".json"))) files.push_back(file);
+    }
+    if (error) {
+      fmt::print(stderr, "error: cannot list `{}`: {}\n", display_path(path), escape_for_terminal(error.message()));
+      return std::nullopt;
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty()) {
+      fmt::print(stderr, "error: `{}` holds no .yaml, .yml or .json file\n", display_path(path));
+      return std::nullopt;
+    }
+    out.insert(out.end(), files.begin(), files.end());
+  }
+  return out;
+}
+
+/// Kubernetes objects as submit events (docs/kubernetes.md, "`gov simulate --workloads`"): each at
+/// its creationTimestamp, in milliseconds since the earliest one (none: at 0), in that order
+/// (ties in file order); a `gov/duration` annotation is the task's duration. nullopt after
+/// printing the first error (`status`).
+std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<std::string>& paths,
+                                                           const gov::Engine& engine, const ir::Module& module,
+                                                           int& status) {
+  struct Read {
+    std::string path;
+    kube::Workload workload;
+  };
+  std::vector<Read> all;
+  size_t objects = 0;
+  for (const std::string& path : paths) {
+    std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
+    if (!workloads) return std::nullopt;
+    objects += workloads->size();
+    if (objects > trace::kMaxTraceTasks) {
+      fmt::print(stderr, "error: {}: more than {} workloads; gov replays at most that many tasks\n", display_path(path),
+                 trace::kMaxTraceTasks);
+      status = kFailed;
+      return std::nullopt;
+    }
+    for (kube::Workload& w : *workloads) all.push_back({path, std::move(w)});
+  }
+  int64_t first = 0;
+  bool any_time = false;
+  for (const Read& r : all) {
+    if (!r.workload.created) continue;
+    first = any_time ? std::min(first, *r.workload.created) : *r.workload.created;
+    any_time = true;
+  }
+  const auto time_of = [&](const Read& r) { return r.workload.created ? *r.workload.created - first : 0; };
+  std::stable_sort(all.begin(), all.end(), [&](const Read& a, const Read& b) { return time_of(a) < time_of(b); });
+  const kube::QueueNaming naming = queue_naming(engine);
+  trace::TaskDecoder decoder(module);
+  std::vector<gov::TimedEvent> events;
+  for (const Read& r : all) {
+    support::Expected<gov::Task> task = workload_task(r.workload, module, naming, decoder);
+    if (!task) {
+      fmt::print(stderr, "error: {}{}{}\n", escape_for_terminal(workload_where(r.path, r.workload)),
+                 escape_for_terminal(task.error().message),
+                 r.workload.pod_sets.size() > 1 ? ", so `gov simulate` cannot replay it yet" : "");
+      status = kFailed;
+      return std::nullopt;
+    }
+    events.push_back({time_of(r), gov::Event::submit(std::move(task).value())});
+  }
+  return events;
+}
+
 int run_simulate(const Args& args) {
+  const bool workloads = args.has("workloads");
+  if (workloads && args.has("trace")) {
+    fmt::print(stderr, "error: give either --trace or --workloads, not both\n");
+    return kUsage;
+  }
   if (args.positional.size() == 2 && args.value("trace")) return run_simulate_comparison(args);
-  if (args.positional.size() > 1 || !args.value("trace") || (args.positional.empty() && !args.has("db"))) {
-    fmt::print(stderr, "error: usage: gov simulate FILE --trace TRACE.json (or --db PATH for the store's active version; or A.gov B.gov to compare two policies)\n");
+  if ((!workloads && args.positional.size() > 1) || (!args.value("trace") && !workloads) ||
+      (args.positional.empty() && !args.has("db"))) {
+    fmt::print(stderr, "error: usage: gov simulate FILE --trace TRACE.json (or --db PATH for the store's active version; or A.gov B.gov to compare two policies; or --workloads DIR|FILE... for Kubernetes objects)\n");
     return kUsage;
   }
   const std::string format = args.value("format").value_or("jsonl");
@@ -108,23 +202,33 @@ int run_simulate(const Args& args) {
     return kUsage;
   }
   int status = kOk;
+  // With --db, every positional argument is a workload path; else the first is the policy.
   const std::optional<std::string> file =
-      args.positional.empty() ? std::nullopt : std::optional<std::string>(args.positional[0]);
+      args.positional.empty() || args.has("db") ? std::nullopt : std::optional<std::string>(args.positional[0]);
+  std::vector<std::string> extra(args.positional.begin() + (file ? 1 : 0), args.positional.end());
+  std::optional<std::vector<std::string>> paths;
+  if (workloads && !(paths = workload_paths(args, extra))) return kUsage;
   std::optional<gov::Engine> engine = open_engine(args, file, status);
   if (!engine) return status;
   const std::shared_ptr<const ir::Module> module = EngineInternals::module(*engine);
 
-  const std::string trace_path = *args.value("trace");
-  support::Expected<trace::TraceFile> trace_file = trace::TraceFile::open(trace_path, kMaxTraceBytes);
-  if (!trace_file) {
-    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path),
-               escape_for_terminal(trace_file.error().message));
-    return kUsage;
+  std::optional<std::vector<gov::TimedEvent>> submits;
+  if (workloads && !(submits = workload_events(*paths, *engine, *module, status))) return status;
+  std::optional<trace::TraceFile> trace_file;
+  const std::string trace_path = args.value("trace").value_or("");
+  if (!workloads) {
+    support::Expected<trace::TraceFile> opened = trace::TraceFile::open(trace_path, kMaxTraceBytes);
+    if (!opened) {
+      fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path),
+                 escape_for_terminal(opened.error().message));
+      return kUsage;
+    }
+    trace_file.emplace(std::move(opened).value());
   }
   trace::JsonLimits limits;
   limits.max_bytes = kMaxTraceBytes;
   // Nothing of a bad trace is simulated: every event is checked first, then read again.
-  if (std::optional<support::Error> problem = first_error(*trace_file, *module, limits)) {
+  if (std::optional<support::Error> problem = trace_file ? first_error(*trace_file, *module, limits) : std::nullopt) {
     if (problem->kind == support::ErrorKind::io) {
       fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(trace_path), escape_for_terminal(problem->message));
       return kUsage;
@@ -132,7 +236,7 @@ int run_simulate(const Args& args) {
     fmt::print(stderr, "error: {}: {}\n", display_path(trace_path), escape_for_terminal(problem->message));
     return kFailed;
   }
-  trace_file->rewind();
+  if (trace_file) trace_file->rewind();
 
   trace::SummaryBuilder summary;
   const bool recording = usage_path || report_path;
@@ -156,34 +260,51 @@ int run_simulate(const Args& args) {
       out.clear();
     }
   };
-  // Events at the same time apply together, then the engine runs to a fixed point.
-  trace::TraceReader reader(*trace_file, *module, limits);
-  trace::TraceEvent event;
   std::vector<gov::Event> batch;
   // Running out of memory is reported with where the replay was (a bare std::bad_alloc says
   // nothing); decisions printed before it stay printed.
   size_t events_read = 0;  // events handed to the engine so far (1-based index of the last)
+  if (submits) {
+    try {
+      for (size_t i = 0; i < submits->size();) {
+        const gov::Time at = (*submits)[i].at;
+        batch.clear();
+        for (; i < submits->size() && (*submits)[i].at == at; ++i, ++events_read) batch.push_back(std::move((*submits)[i].event));
+        emit(engine->step(at, batch));
+      }
+      emit(engine->tick(gov::kForever));
+    } catch (const std::bad_alloc&) {
+      fmt::print("{}", out);
+      out = {};
+      fmt::print(stderr, "error: out of memory while replaying the workloads (at workload {})\n", events_read);
+      return kFailed;
+    }
+  }
+  // Events at the same time apply together, then the engine runs to a fixed point.
+  std::optional<trace::TraceReader> trace_reader;
+  if (trace_file) trace_reader.emplace(*trace_file, *module, limits);
+  trace::TraceEvent event;
   try {
-    for (bool more = reader.next(event); more;) {
+    for (bool more = trace_reader && trace_reader->next(event); more;) {
       const gov::Time at = event.at;
       batch.clear();
-      for (; more && event.at == at; more = reader.next(event)) {
+      for (; more && event.at == at; more = trace_reader->next(event)) {
         batch.push_back(to_event(event));
         ++events_read;
       }
       emit(engine->step(at, batch));
     }
-    if (reader.error()) {
+    if (trace_reader && trace_reader->error()) {
       // The first pass read the whole trace, so this is a read failing the second time (or the
       // file changing in between): the decisions so far are out, and the run is not complete.
       fmt::print("{}", out);
       std::fflush(stdout);
       fmt::print(stderr, "error: cannot read `{}` again: {}\n", display_path(trace_path),
-                 escape_for_terminal(reader.error()->message));
+                 escape_for_terminal(trace_reader->error()->message));
       return kUsage;
     }
     // Tasks with a duration finish after the last event too.
-    emit(engine->tick(gov::kForever));
+    if (trace_reader) emit(engine->tick(gov::kForever));
   } catch (const std::bad_alloc&) {
     fmt::print("{}", out);
     out = {};
@@ -210,6 +331,7 @@ int run_simulate(const Args& args) {
 
 Command simulate_command() {
   std::vector<OptionSpec> options = {{"trace", "TRACE", "the trace to replay (JSON, docs/interfaces.md \"Trace file\")"},
+                                     {"workloads", "DIR|FILE", "instead of a trace: Kubernetes objects (YAML; a directory's .yaml, .yml and .json files), each submitted at its creationTimestamp (docs/kubernetes.md); repeatable, and more paths may follow the policy"},
                                      {"db", "PATH|URL", "without FILE: the store (an SQLite file or a postgresql:// URL) whose active version (and cached native code) to use"},
                                      {"policy", "NAME", "with --db: the policy (default: the only one)"},
                                      {"format", "FORMAT", "jsonl (one decision per line, default) or text (with a per-team summary)"},
@@ -218,14 +340,18 @@ Command simulate_command() {
                                      {"metrics", "", "after the decisions, print the engine's Prometheus metrics (text exposition format, docs/observability.md)"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
   for (OptionSpec& o : verify_options()) options.push_back(std::move(o));
-  return {{"simulate", "gov simulate FILE|--db PATH|A.gov B.gov --trace TRACE.json [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--metrics] [--report FILE.html] [--usage-report FILE.csv|FILE.json] [--verify-key FILE] [--require-signature]",
+  return {{"simulate", "gov simulate FILE|--db PATH|A.gov B.gov --trace TRACE.json|--workloads DIR|FILE... [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--metrics] [--report FILE.html] [--usage-report FILE.csv|FILE.json] [--verify-key FILE] [--require-signature]",
            "Replay a trace of task events through the engine and print every decision.",
            "Events at the same time apply in file order, then admission cycles run until nothing changes; tasks\n"
            "with a duration finish that long after they were last admitted (also after the last event). A bad\n"
            "trace gives one error naming the event and field, and nothing is simulated.\n"
            "With two policy files A.gov B.gov, the trace is replayed against each and the difference is printed\n"
            "(what-if): per team the waits, GPU-hours, borrowed GPU-hours and preemptions, and the tasks whose\n"
-           "outcome changed (--format text, the default, or json; --report FILE.html for a page).",
+           "outcome changed (--format text, the default, or json; --report FILE.html for a page).\n"
+           "With --workloads DIR|FILE... instead of --trace, Kubernetes objects (Jobs, PyTorchJobs, Workloads, ...) are\n"
+           "the submits: each at its creationTimestamp (seconds since the earliest), team and class from its Kueue\n"
+           "labels, duration from its `gov/duration` annotation; objects of several pod sets are an error until the\n"
+           "engine has pod sets.",
            options},
           run_simulate};
 }

@@ -64,6 +64,9 @@ struct Task {
   std::vector<std::pair<std::string, std::int64_t>> partitions;
   std::vector<std::pair<std::string, std::string>> labels;
   std::optional<Time> duration;  // finishes this long after it was last admitted
+  /// Its queue-order time (Kueue's creationTimestamp), at or before the time it is submitted;
+  /// absent: the time it is submitted. Tasks of one priority queue by it, then by id.
+  std::optional<Time> created;
 
   /// The amount of one resource (base units); `set` for readable construction.
   Task& set(Resource resource, std::int64_t amount) {

@@ -87,7 +87,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     gov::fuzz::require(sets >= 1 && sets <= gov::kube::kMaxPodSets, "a workload without pod sets or with too many", text);
     for (const gov::kube::PodSet& set : workload.value().pod_sets) {
       gov::fuzz::require(set.count >= 1, "a pod set without pods", text);
-      (void)gov::kube::task_json(workload.value(), set, gov::kube::team_of_queue(workload.value().queue_name), std::nullopt);
+      const gov::kube::QueueNaming naming{{"team-a", "research"}, {{"ml-research", "research"}}, {{"research-ns", "research"}}};
+      const auto team = gov::kube::team_of_queue(workload.value().queue_name, naming, workload.value().namespace_name);
+      if (!team) check_error(team.error());
+      (void)gov::kube::task_json(workload.value(), set, team ? team.value() : "team-a", std::nullopt);
     }
   }
   return 0;

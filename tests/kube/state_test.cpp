@@ -1,0 +1,186 @@
+// `gov eval --task job.yaml --state workloads.yaml` (issue 18): `kubectl get workloads -A -o yaml`
+// as the cluster state. Admitted Workloads hold quota, pending ones queue from their creation,
+// finished, evicted and inactive ones are skipped with a note.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "compiler/kube/workload.hpp"
+#include "tests/support/test_support.hpp"
+
+using gov::test::run_gov;
+
+namespace {
+
+const std::string kWalkthrough = "policies/examples/cli-walkthrough-g5-12xlarge.gov";
+const std::string kFixtures = "tests/fixtures/kubernetes/";
+
+/// The line of `out` that holds `needle` ("" when none).
+std::string line_with(const std::string& out, const std::string& needle) {
+  const size_t at = out.find(needle);
+  if (at == std::string::npos) return "";
+  const size_t start = out.rfind('\n', at) == std::string::npos ? 0 : out.rfind('\n', at) + 1;
+  return out.substr(start, out.find('\n', at) - start);
+}
+
+/// A Workload of team-a with `status` (YAML lines at its indentation, may be empty).
+std::string workload(const std::string& name, const std::string& created, const std::string& status,
+                     const std::string& pod_sets = "") {
+  return R"(  - apiVersion: kueue.x-k8s.io/v1beta2
+    kind: Workload
+    metadata: {name: )" + name + R"(, namespace: hyperpod-ns-team-a, creationTimestamp: ")" + created + R"("}
+    spec:
+      queueName: hyperpod-ns-team-a-localqueue
+      priorityClassRef: {group: kueue.x-k8s.io, kind: WorkloadPriorityClass, name: training-priority}
+      priority: 70
+      podSets:
+        - {name: main, count: 1, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: "4"}}}]}}}
+)" + pod_sets + status;
+}
+
+std::string list(const std::string& items) { return "apiVersion: v1\nkind: List\nitems:\n" + items; }
+
+}  // namespace
+
+TEST_CASE("gov eval of the walkthrough's job 2 against the cluster's Workloads gives its pending reason",
+          "[k8s][kube][state]") {
+  const gov::test::CommandResult r =
+      run_gov("eval " + kWalkthrough + " --task " + kFixtures + "job-b1.yaml --state " + kFixtures + "walkthrough-state.yaml");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // As in the walkthrough (gov simulate of its test block): b1 waits for the preemption of team-a's
+  // job, which borrows b1's instance, and is then admitted.
+  const std::string message =
+      "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor ml.g5.12xlarge, 36 more needed, "
+      "insufficient unused quota for memory in flavor ml.g5.12xlarge, 108Gi more needed, insufficient unused quota for "
+      "nvidia.com/gpu in flavor ml.g5.12xlarge, 4 more needed. Pending the preemption of 1 workload(s)";
+  CHECK(line_with(r.out, R"("outcome":"pending")") ==
+        R"({"at":1,"task":"b1","outcome":"pending","team":"team-b","reason":"waiting-for-preemption","victims":["job-a1-3f2c1"],"message":")" +
+            message + "\"}");
+  // The walkthrough replayed (its jobs as Kubernetes objects) says the same of b1 at its step 2.
+  const gov::test::CommandResult replay = run_gov("simulate " + kWalkthrough + " --workloads " + kFixtures + "walkthrough");
+  CHECK(line_with(replay.out, R"({"at":300,"task":"b1","outcome":"pending")") ==
+        R"({"at":300,"task":"b1","outcome":"pending","team":"team-b","reason":"waiting-for-preemption","victims":["a1"],"message":")" +
+            message + "\"}");
+  CHECK(line_with(r.out, R"("outcome":"admitted")").find(R"("task":"b1")") != std::string::npos);
+  // gov's explanation follows, with the preemption candidate.
+  CHECK(r.out.find("task b1 of team team-b: admitted") != std::string::npos);
+  // The finished v1beta2 Workload is skipped, with a note.
+  CHECK(r.err.find("note: tests/fixtures/kubernetes/walkthrough-state.yaml:72:5: Workload `job-warmup-77ab0` is finished "
+                   "(Succeeded): skipped, it holds no quota and does not queue") != std::string::npos);
+
+  // The same state as gov's JSON gives the same answer byte for byte.
+  gov::test::TempDir dir("state-json");
+  const std::string json = dir.write("state.json", R"({"at": 1, "admitted": [{"task": {"id": "job-a1-3f2c1", "team": "team-a",
+    "priority": "training", "instance_type": "ml.g5.12xlarge", "pods": 2, "per_pod": {"gpus": 4, "vcpus": 44, "memory_gib": 164}},
+    "submitted_at": 0, "admitted_at": 1, "flavor": "ml.g5.12xlarge"}]})");
+  const gov::test::CommandResult same = run_gov("eval " + kWalkthrough + " --task " + kFixtures + "job-b1.yaml --state " + json);
+  CHECK(same.out == r.out);
+}
+
+TEST_CASE("gov eval reads pending Workloads in creation order and skips evicted and inactive ones", "[k8s][kube][state]") {
+  gov::test::TempDir dir("state-pending");
+  const std::string admitted = R"(    status:
+      admission:
+        clusterQueue: q
+        podSetAssignments: [{name: main, count: 1, flavors: {nvidia.com/gpu: ml.g5.12xlarge}}]
+      conditions:
+        - {type: QuotaReserved, status: "True", reason: QuotaReserved, lastTransitionTime: "2026-11-20T10:00:10Z"}
+)";
+  const std::string evicted = R"(    status:
+      conditions:
+        - {type: QuotaReserved, status: "False", reason: Pending, lastTransitionTime: "2026-11-20T10:00:20Z"}
+        - {type: Evicted, status: "True", reason: Preempted, lastTransitionTime: "2026-11-20T10:00:20Z"}
+)";
+  // Two pending Workloads of team-a: `late` is listed first but created after `early`.
+  const std::string state = dir.write(
+      "state.yaml", list(workload("holder", "2026-11-20T10:00:00Z", admitted) + workload("late", "2026-11-20T10:00:30Z", "") +
+                         workload("early", "2026-11-20T10:00:15Z", "") + workload("gone", "2026-11-20T10:00:05Z", evicted) +
+                         workload("off", "2026-11-20T10:00:06Z", "") ));
+  // `off` is deactivated: spec.active false.
+  std::string text = gov::test::read_text(state);
+  const size_t off = text.find("name: off");
+  text.insert(text.find("priority: 70", off) + 12, "\n      active: false");
+  gov::test::write_text(state, text);
+  const std::string task = dir.write("t.json", R"({"id": "t", "team": "team-b", "gpus": 4, "instance_type": "ml.g5.12xlarge"})");
+  const gov::test::CommandResult r = run_gov("eval " + kWalkthrough + " --task " + task + " --state " + state);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("Workload `gone` is evicted (Preempted): skipped") != std::string::npos);
+  CHECK(r.err.find("Workload `off` is inactive (Deactivated): skipped") != std::string::npos);
+  // The state's time is its latest (10:00:30, 30 s after the earliest); t is admitted into
+  // team-b's idle instance, and the pending ones are still there, in creation order.
+  CHECK(r.out.find(R"({"at":30,"task":"t","outcome":"admitted")") != std::string::npos);
+  const gov::test::CommandResult same =
+      run_gov("eval " + kWalkthrough + " --task " + task + " --state " +
+              dir.write("state.json", R"({"at": 30, "admitted": [{"task": {"id": "holder", "team": "team-a", "priority": "training",
+    "gpus": 4}, "submitted_at": 0, "admitted_at": 10, "flavor": "ml.g5.12xlarge"}], "pending": [
+    {"task": {"id": "early", "team": "team-a", "priority": "training", "gpus": 4}, "submitted_at": 15},
+    {"task": {"id": "late", "team": "team-a", "priority": "training", "gpus": 4}, "submitted_at": 30}]})"));
+  CHECK(same.out == r.out);
+}
+
+TEST_CASE("gov eval refuses a state it cannot read as the cluster", "[k8s][kube][state]") {
+  gov::test::TempDir dir("state-bad");
+  const std::string task = dir.write("t.json", R"({"id": "t", "team": "team-b", "gpus": 1})");
+  const auto eval = [&](const std::string& name, const std::string& yaml) {
+    return run_gov("eval " + kWalkthrough + " --task " + task + " --state " + dir.write(name, yaml));
+  };
+  // A job is not a Workload.
+  const gov::test::CommandResult job = eval("job.yaml", gov::test::read_text(gov::test::repo_path(kFixtures + "job.yaml")));
+  CHECK(job.exit_code == 1);
+  CHECK(job.err.find("job.yaml:3:1: Job `a1`: a state holds Kueue Workloads (`kubectl get workloads -A -o yaml`), and this "
+                     "is not one") != std::string::npos);
+  // Two pod sets: not yet.
+  const gov::test::CommandResult sets =
+      eval("sets.yaml", list(workload("two", "2026-11-20T10:00:00Z", "",
+                                      "        - {name: worker, count: 2, template: {spec: {containers: [{name: c}]}}}\n")));
+  CHECK(sets.exit_code == 1);
+  CHECK(sets.err.find("Workload `two` has 2 pod sets (main, worker); gov's engine decides tasks of one pod set until it has "
+                      "pod sets (issue 18)") != std::string::npos);
+  // A pod set whose resources are assigned two flavors.
+  const gov::test::CommandResult flavors = eval(
+      "flavors.yaml", list(workload("mixed", "2026-11-20T10:00:00Z", R"(    status:
+      admission:
+        clusterQueue: q
+        podSetAssignments: [{name: main, flavors: {cpu: cpu-nodes, nvidia.com/gpu: ml.g5.12xlarge}}]
+      conditions: [{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T10:00:00Z"}]
+)")));
+  CHECK(flavors.exit_code == 1);
+  CHECK(flavors.err.find("`status.admission.podSetAssignments[name=main].flavors`: `cpu` has flavor `cpu-nodes` and "
+                         "`nvidia.com/gpu` has `ml.g5.12xlarge`; a gov task holds one instance type") != std::string::npos);
+  // A time that is not RFC 3339.
+  const gov::test::CommandResult time = eval("time.yaml", list(workload("w", "yesterday", "")));
+  CHECK(time.exit_code == 1);
+  CHECK(time.err.find("`metadata.creationTimestamp`: `yesterday` is not an RFC 3339 time such as `2026-11-20T10:00:00Z`") !=
+        std::string::npos);
+  // A flavor the policy does not know: a warning naming the Workload, which is left out.
+  const gov::test::CommandResult unknown = eval(
+      "unknown.yaml", list(workload("elsewhere", "2026-11-20T10:00:00Z", R"(    status:
+      admission:
+        clusterQueue: q
+        podSetAssignments: [{name: main, flavors: {nvidia.com/gpu: on-prem-a100}}]
+      conditions: [{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T10:00:00Z"}]
+)")));
+  CHECK(unknown.exit_code == 0);
+  CHECK(unknown.err.find("unknown.yaml: admitted Workload `elsewhere`: unknown instance type `on-prem-a100`") != std::string::npos);
+}
+
+TEST_CASE("kube reads RFC 3339 times exactly", "[k8s][kube][state]") {
+  using gov::kube::parse_timestamp;
+  CHECK(parse_timestamp("1970-01-01T00:00:00Z") == 0);
+  CHECK(parse_timestamp("2026-11-20T10:00:00Z") == 1'795'168'800'000);
+  CHECK(parse_timestamp("2026-11-20t10:00:00z") == 1'795'168'800'000);
+  CHECK(parse_timestamp("2026-11-20T11:30:00+01:30") == 1'795'168'800'000);
+  CHECK(parse_timestamp("2000-03-01T00:00:00-05:00") == 951'886'800'000);
+  CHECK(parse_timestamp("2024-02-29T23:59:59.123Z") == 1'709'251'199'123);
+  CHECK(parse_timestamp("2024-02-29T23:59:59.123456789Z") == 1'709'251'199'123);  // MicroTime and finer
+  CHECK(parse_timestamp("9999-12-31T23:59:59Z") == 253'402'300'799'000);
+  for (const char* bad : {"", "2026-11-20", "2026-11-20T10:00:00", "2026-11-20 10:00:00Z", "2023-02-29T00:00:00Z",
+                          "2026-13-01T00:00:00Z", "2026-11-20T24:00:00Z", "2026-11-20T10:00:00.Z",
+                          "2026-11-20T10:00:00.1234567890Z", "2026-11-20T10:00:00+1:00", "1969-12-31T23:59:59Z",
+                          "2026-11-20T10:00:00Zjunk", "+2026-11-20T10:00:00Z"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_timestamp(bad));
+  }
+}

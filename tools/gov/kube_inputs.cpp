@@ -1,0 +1,144 @@
+// Kubernetes objects as the engine commands' inputs: tasks, a cluster state, submits.
+#include "tools/gov/kube_inputs.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "compiler/support/terminal_text.hpp"
+#include "runtime/embed/engine_internals.hpp"
+#include "runtime/trace/json.hpp"
+#include "tools/gov/engine_support.hpp"
+
+namespace gov::cli {
+
+bool is_yaml_path(const std::string& path) {
+  return path.ends_with(".yaml") || path.ends_with(".yml");
+}
+
+kube::QueueNaming queue_naming(const gov::Engine& engine) {
+  kube::QueueNaming naming;
+  const std::shared_ptr<const driver::Policy> policy = EngineInternals::runnable(engine);
+  for (const check::Team& team : policy->checked.result.policy.teams) {
+    naming.teams.push_back(team.name);
+    for (const check::Team::ClaimedName& queue : team.queues) naming.queues.emplace_back(queue.name, team.name);
+    for (const check::Team::ClaimedName& ns : team.namespaces) naming.namespaces.emplace_back(ns.name, team.name);
+  }
+  return naming;
+}
+
+std::optional<std::vector<kube::Workload>> read_workload_file(const std::string& path, int& status) {
+  std::string error;
+  std::optional<std::string> text = read_file(path, kube::YamlLimits{}.max_bytes, error);
+  if (!text) {
+    fmt::print(stderr, "error: cannot read `{}`: {}\n", display_path(path), escape_for_terminal(error));
+    status = kUsage;
+    return std::nullopt;
+  }
+  support::Expected<std::vector<kube::Workload>> workloads = kube::read_workloads(*text);
+  if (!workloads) {
+    fmt::print(stderr, "error: {}: {}\n", located(path, workloads.error()), escape_for_terminal(workloads.error().message));
+    status = kFailed;
+    return std::nullopt;
+  }
+  return std::move(workloads).value();
+}
+
+std::string workload_where(const std::string& path, const kube::Workload& workload) {
+  return fmt::format("{}:{}:{}: {}", display_path(path), workload.at.line, workload.at.column, workload.describe());
+}
+
+support::Expected<gov::Task> workload_task(const kube::Workload& workload, const ir::Module& module,
+                                           const kube::QueueNaming& naming, trace::TaskDecoder& decoder) {
+  const auto invalid = [](std::string message) { return support::Error{support::ErrorKind::invalid, std::move(message)}; };
+  if (workload.pod_sets.size() > 1) {
+    std::vector<std::string> names;
+    for (const kube::PodSet& set : workload.pod_sets) names.push_back(set.name);
+    return invalid(fmt::format(" has {} pod sets ({}); gov's engine decides tasks of one pod set until it has pod sets "
+                               "(issue 18)",
+                               names.size(), fmt::join(names, ", ")));
+  }
+  support::Expected<std::string> team = kube::team_of_queue(workload.queue_name, naming, workload.namespace_name);
+  if (!team) return invalid(": " + team.error().message);
+  std::vector<std::string> classes;
+  for (const ir::PriorityClass& c : module.classes) classes.push_back(c.name);
+  std::optional<std::string> priority;
+  if (workload.priority_class) {
+    priority = kube::class_of_label(*workload.priority_class, classes);
+    if (!priority) {
+      return invalid(fmt::format(": priority class `{}` is not a class of the policy, with or without `-priority`",
+                                 *workload.priority_class));
+    }
+  } else if (!module.classes.empty()) {
+    // No class: the lowest, as HyperPod gives it (the first declared among equals).
+    const auto lowest = std::min_element(module.classes.begin(), module.classes.end(),
+                                         [](const ir::PriorityClass& a, const ir::PriorityClass& b) { return a.weight < b.weight; });
+    priority = lowest->name;
+  }
+  const std::string json = kube::task_json(workload, workload.pod_sets.front(), team.value(), priority);
+  support::Expected<trace::JsonValue> parsed = trace::parse_json(json);
+  GOV_ASSERT(parsed.ok(), "task_json writes valid JSON");
+  support::Expected<gov::Task> task = decoder.decode(parsed.value());
+  if (!task) return invalid(" as a task: " + task.error().message);
+  return task;
+}
+
+std::optional<gov::ClusterState> read_workloads_state(const std::string& path, const ir::Module& module,
+                                                      const kube::QueueNaming& naming, int& status) {
+  std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
+  if (!workloads) return std::nullopt;
+  status = kFailed;
+  // The earliest and latest times the Workloads give: the state's start (0) and its time.
+  int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+  for (const kube::Workload& w : *workloads) {
+    if (w.kind != "Workload") {
+      fmt::print(stderr,
+                 "error: {}: a state holds Kueue Workloads (`kubectl get workloads -A -o yaml`), and this is not one\n",
+                 escape_for_terminal(workload_where(path, w)));
+      return std::nullopt;
+    }
+    if (w.state != kube::WorkloadState::pending && w.state != kube::WorkloadState::admitted) continue;
+    for (const std::optional<int64_t>& t : {w.created, w.admitted_at}) {
+      if (!t) continue;
+      first = std::min(first, *t);
+      last = std::max(last, *t);
+    }
+  }
+  if (first > last) first = last = 0;
+  gov::ClusterState state;
+  state.at = last - first;
+  trace::TaskDecoder decoder(module);
+  for (const kube::Workload& w : *workloads) {
+    const std::string where = escape_for_terminal(workload_where(path, w));
+    if (w.state != kube::WorkloadState::pending && w.state != kube::WorkloadState::admitted) {
+      fmt::print(stderr, "note: {} is {}{}: skipped, it holds no quota and does not queue\n", where,
+                 kube::workload_state_name(w.state),
+                 w.state_reason.empty() ? "" : fmt::format(" ({})", escape_for_terminal(w.state_reason)));
+      continue;
+    }
+    support::Expected<gov::Task> task = workload_task(w, module, naming, decoder);
+    if (!task) {
+      fmt::print(stderr, "error: {}{}\n", where, escape_for_terminal(task.error().message));
+      return std::nullopt;
+    }
+    const gov::Time created = w.created.value_or(first) - first;
+    if (w.state == kube::WorkloadState::pending) {
+      state.pending.push_back({std::move(task).value(), created});
+      continue;
+    }
+    gov::AdmittedTask admitted{std::move(task).value(), created, w.admitted_at.value_or(first + created) - first,
+                               std::nullopt};
+    if (!w.flavors.front().empty()) admitted.flavor = w.flavors.front();
+    state.admitted.push_back(std::move(admitted));
+  }
+  // ClusterState lists admitted tasks in admission order, pending ones in queue order.
+  std::stable_sort(state.admitted.begin(), state.admitted.end(),
+                   [](const gov::AdmittedTask& a, const gov::AdmittedTask& b) { return a.admitted_at < b.admitted_at; });
+  std::stable_sort(state.pending.begin(), state.pending.end(),
+                   [](const gov::PendingTask& a, const gov::PendingTask& b) { return a.submitted_at < b.submitted_at; });
+  status = kOk;
+  return state;
+}
+
+}  // namespace gov::cli

@@ -1,0 +1,48 @@
+// Kubernetes objects as the engine commands' inputs (docs/kubernetes.md): a Job as `gov eval`'s
+// task, `kubectl get workloads -A -o yaml` as a cluster state, manifests as `gov simulate`'s
+// submits. Each object becomes the task object of a trace and is decoded by trace::TaskDecoder,
+// so it is checked exactly as the equivalent JSON task.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/module.hpp"
+#include "compiler/kube/workload.hpp"
+#include "gov/engine.hpp"
+#include "runtime/trace/trace_reader.hpp"
+
+namespace gov::cli {
+
+/// A path ending in `.yaml` or `.yml`: a Kubernetes object, not gov's JSON.
+bool is_yaml_path(const std::string& path);
+
+/// How the policy `engine` runs names its teams' LocalQueues (its teams and their `queues`).
+kube::QueueNaming queue_naming(const gov::Engine& engine);
+
+/// The workloads of a YAML file (read_workloads), or nullopt after printing why not (`status`:
+/// 2 when the file cannot be read, else 1).
+std::optional<std::vector<kube::Workload>> read_workload_file(const std::string& path, int& status);
+
+/// "FILE:LINE:COL: Kind `name`": where a workload's errors point.
+std::string workload_where(const std::string& path, const kube::Workload& workload);
+
+/// A workload of one pod set as a task of `module`: team from its queue (kube::team_of_queue),
+/// class from its label (absent: the policy's lowest), `pods` × `per_pod` from its pod set, and
+/// its duration annotation. Decoded by `decoder`, which refuses an id it decoded before. An
+/// error for several pod sets, an unknown queue or class, or what the task decoder refuses, whose
+/// message continues workload_where's ("…: Job `a1`" + ": queue `x` maps to no team …", or
+/// " has 2 pod sets …", " as a task: …").
+support::Expected<gov::Task> workload_task(const kube::Workload& workload, const ir::Module& module,
+                                           const kube::QueueNaming& naming, trace::TaskDecoder& decoder);
+
+/// A cluster state from `kubectl get workloads -A -o yaml` (Kueue Workloads, v1beta1 or v1beta2):
+/// admitted Workloads hold their flavors from their reservation time, pending ones queue from
+/// their creation time, finished, evicted and inactive ones are skipped with a note on stderr.
+/// Times are milliseconds since the earliest time in the file; the state's time is the latest.
+/// nullopt after printing the first error (`status` 2: unreadable, 1: invalid).
+std::optional<gov::ClusterState> read_workloads_state(const std::string& path, const ir::Module& module,
+                                                      const kube::QueueNaming& naming, int& status);
+
+}  // namespace gov::cli
