@@ -89,6 +89,9 @@ void write_task(ObjectWriter& t, const Task& task) {
       const auto resource = static_cast<Resource>(r);
       out.key(trace::trace_key(resource)) += trace::format_amount(resource, *task.amounts[r]);
     }
+    if (task.partitions.empty()) return;
+    ObjectWriter partitions(out.key("partitions"));
+    for (const auto& [profile, count] : task.partitions) partitions.integer(profile, count);
   };
   if (task.pods) {
     t.integer("pods", *task.pods);

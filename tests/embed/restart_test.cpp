@@ -83,6 +83,18 @@ std::vector<Case> cases() {
     {"at": 0, "submit": {"id": "high", "team": "team-a", "priority": "inference", "gpus": 1, "duration": 10}},
     {"at": 20, "submit": {"id": "late", "team": "team-b", "gpus": 1}}
   ]})"});
+  // GPU partitions: borrowed, reclaimed, pending per profile, one profile no quota gives, and
+  // partitions per pod; the state carries each task's partitions.
+  out.push_back({"gpu partitions", "policies/examples/mig-partitions.gov", R"({"events": [
+    {"at": 0, "submit": {"id": "nb1", "team": "research", "priority": "notebook", "partitions": {"mig-1g.5gb": 21}}},
+    {"at": 10, "submit": {"id": "nb2", "team": "research", "priority": "notebook", "partitions": {"mig-1g.5gb": 4}, "duration": 100}},
+    {"at": 10, "submit": {"id": "odd", "team": "research", "partitions": {"mig-2g.10gb": 1}}},
+    {"at": 20, "submit": {"id": "ep1", "team": "inference", "priority": "inference", "vcpus": 8, "partitions": {"mig-1g.5gb": 12}, "duration": 50}},
+    {"at": 20, "submit": {"id": "s1", "team": "serving", "pods": 2, "per_pod": {"vcpus": 1, "partitions": {"mig-3g.20gb": 2}}}},
+    {"at": 30, "submit": {"id": "s2", "team": "serving", "partitions": {"mig-3g.20gb": 1}, "duration": 30}},
+    {"at": 40, "finish": "nb1"},
+    {"at": 90, "finish": "s1"}
+  ]})"});
   // Generated traces: every request shape, finishes, cancels, durations (preemptions and
   // pending tasks come with them), many events per instant.
   for (uint64_t seed : {1, 2, 3}) {
