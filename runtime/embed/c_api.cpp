@@ -92,6 +92,10 @@ gov_status out_of_memory(const char* function, Detail&& detail) noexcept {
 /// doing, for the out-of-memory message.
 template <typename Body, typename Detail>
 gov_status guarded(const char* function, Body&& body, Detail&& detail) noexcept {
+  // Constructs this thread's error storage now, while memory is there: its first use registers
+  // a thread-exit destructor, which allocates, and glibc aborts when that fails. Done in fail()
+  // under out-of-memory, it turned "out of memory in gov_engine_submit" into SIGABRT.
+  (void)last_error.capacity();
   try {
     body();
     return GOV_OK;
