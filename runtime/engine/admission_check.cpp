@@ -44,10 +44,17 @@ AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
   core.rules.label_strings(spec.labels, label_ids);
   const std::array<int64_t, ir::kTaskFieldCount> fields =
       core.rules.task_fields(request, core.rules.id_string(spec.id));
+  if (spec.partitions.empty()) [[likely]]
+    return decide(core, request.team, request.priority, fields.data(), label_ids.data());
   const AdmissionCheck checked = decide(core, request.team, request.priority, fields.data(), label_ids.data());
   if (!request.unavailable_partition.empty()) return no_flavor(checked);
-  if (requests_partitions(request.request)) return with_partitions(core, checked, request.requested_flavor, request.request);
-  return checked;
+  return with_partitions(core, checked, request.requested_flavor, request.request);
+}
+
+AdmissionCheck check_with_partitions(const EngineCore& core, const PreparedTask& task) {
+  const AdmissionCheck checked = decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
+  if (task.unavailable_partition) return no_flavor(checked);
+  return with_partitions(core, checked, task.requested_flavor, task.request);
 }
 
 AdmissionCheck no_flavor(AdmissionCheck checked) {
@@ -108,6 +115,7 @@ PreparedTask prepare(const EngineCore& core, const gov::Task& spec) {
   out.pods = request.pods;
   out.request = request.request;
   out.unavailable_partition = !request.unavailable_partition.empty();
+  out.partitions = out.unavailable_partition || requests_partitions(request.request);
   out.id_string = core.rules.id_string(spec.id);
   out.fields = core.rules.task_fields(request, out.id_string);
   out.label_ids.resize(core.module.label_keys.size());

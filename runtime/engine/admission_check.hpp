@@ -76,6 +76,9 @@ AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, i
 /// quota gives (no flavor has it).
 AdmissionCheck no_flavor(AdmissionCheck checked);
 
+/// check_admission of a prepared task that asks for GPU partitions (out of line).
+AdmissionCheck check_with_partitions(const EngineCore& core, const PreparedTask& task);
+
 /// check_admission of a prepared task. An invalid task, or one prepared against another
 /// policy (other indices and string ids), answers `invalid`.
 [[gnu::always_inline]] inline AdmissionCheck check_admission(const EngineCore& core,
@@ -86,12 +89,10 @@ AdmissionCheck no_flavor(AdmissionCheck checked);
     out.priority = task.priority;
     return out;
   }
-  const AdmissionCheck checked = decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
-  if (task.unavailable_partition) [[unlikely]]
-    return no_flavor(checked);
-  if (requests_partitions(task.request)) [[unlikely]]
-    return with_partitions(core, checked, task.requested_flavor, task.request);
-  return checked;
+  // The flag is tested before decide, so that the common path returns decide's answer in place:
+  // a copy of it kept for the partition path stalled the return on store forwarding (+5 ns).
+  if (task.partitions) [[unlikely]] return check_with_partitions(core, task);
+  return decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
 }
 
 }  // namespace gov::engine

@@ -51,6 +51,7 @@ struct PreparedTask {
   int64_t instances = 0;
   int64_t pods = 1;
   ir::Resources request{};
+  bool partitions = false;             // it asks for GPU partitions: the partition path below decide
   bool unavailable_partition = false;  // it asks for a GPU partition profile no quota gives
   int64_t id_string = 0;             // the task id as a rule string id
   std::array<int64_t, ir::kTaskFieldCount> fields{};  // what rules read of the task (RuleInput::task)

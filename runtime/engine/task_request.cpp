@@ -43,11 +43,14 @@ std::optional<std::string> instance_flavor(const ir::Team& team, int32_t request
 }
 
 std::optional<std::string> scale(const ir::Module& module, Resources& request, int64_t factor) {
-  for (size_t i = 0; i < module.column_count(); ++i) {
-    Amount& amount = request[i];
-    if (__builtin_mul_overflow(amount, factor, &amount)) {
-      return fmt::format("requested amount of `{}` is too large", module.column_key(static_cast<ir::Resource>(i)));
-    }
+  const auto too_large = [&module](size_t i) {
+    return fmt::format("requested amount of `{}` is too large", module.column_key(static_cast<ir::Resource>(i)));
+  };
+  for (ir::Resource r : ir::kAllResources) {  // unrolled: the hot path (check_admission) runs this
+    if (__builtin_mul_overflow(request[ir::index(r)], factor, &request[ir::index(r)])) return too_large(ir::index(r));
+  }
+  for (size_t i = ir::kResourceCount; i < module.column_count(); ++i) {
+    if (__builtin_mul_overflow(request[i], factor, &request[i])) return too_large(i);
   }
   return std::nullopt;
 }
@@ -89,6 +92,7 @@ NameIndex::NameIndex(const ir::Module& module) {
 std::optional<std::string> resolve_request(const Resolver& resolver, const gov::Task& spec,
                                            TaskRequest& out) {
   const ir::Module& module = resolver.module;
+  out.request = {};
   out.team = resolver.names.team(spec.team);
   if (out.team < 0) return fmt::format("unknown team `{}`", spec.team);
   if (spec.priority) {
@@ -103,7 +107,6 @@ std::optional<std::string> resolve_request(const Resolver& resolver, const gov::
   }
   if (auto error = check_amounts(spec)) return error;
 
-  out.request = {};
   if (spec.instances) {
     int32_t flavor = -1;
     const ir::Team& team = module.teams[static_cast<size_t>(out.team)];
@@ -119,7 +122,9 @@ std::optional<std::string> resolve_request(const Resolver& resolver, const gov::
   if (__builtin_mul_overflow(out.instances, out.pods, &out.instances))
     return std::string("`instances` is too large");
   out.unavailable_partition = {};
-  if (auto error = add_partitions(module, spec, out)) return error;
+  if (!spec.partitions.empty()) {
+    if (auto error = add_partitions(module, spec, out)) return error;
+  }
   if (auto error = scale(module, out.request, out.pods)) return error;
   return std::nullopt;
 }
