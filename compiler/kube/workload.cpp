@@ -10,6 +10,7 @@
 #include "compiler/diagnostics/diagnostic.hpp"
 #include "compiler/kube/quantity.hpp"
 #include "compiler/model/hyperpod_names.hpp"
+#include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/json_writer.hpp"
 
@@ -147,10 +148,23 @@ std::optional<model::Resource> resource_named(std::string_view name) {
   return std::nullopt;
 }
 
+/// GPU partitions by MIG profile: the `nvidia.com/mig-<profile>` resources of a list or a pod.
+using Partitions = std::map<std::string, int64_t>;
+
+/// The profile of a `nvidia.com/mig-<profile>` resource name, or nullopt.
+std::optional<std::string> partition_profile(std::string_view name) {
+  constexpr std::string_view kPrefix = "nvidia.com/";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return std::nullopt;
+  const std::string_view profile = name.substr(kPrefix.size());
+  if (!model::parse_mig_profile(profile)) return std::nullopt;
+  return std::string(profile);
+}
+
 /// A resource list (`requests`, `limits`, `overhead`): amounts in base units, and which were given.
 struct ResourceList {
   model::Resources amounts{};
   std::array<bool, model::kResourceCount> given{};
+  Partitions partitions;  // given ones, zero included
 };
 
 ResourceList resource_list(const Reader& in, const Node* list, const std::string& path) {
@@ -163,11 +177,21 @@ ResourceList resource_list(const Reader& in, const Node* list, const std::string
     const std::optional<Quantity> quantity = parse_quantity(value.text);
     if (!quantity) in.fail(value, field, fmt::format("`{}` is not a Kubernetes quantity", value.text));
     const std::optional<model::Resource> resource = resource_named(list->keys[i].text);
+    if (const std::optional<std::string> profile = partition_profile(list->keys[i].text); !resource && profile) {
+      // Partitions are counted like devices: whole numbers.
+      const Converted count = to_base_units(*quantity, model::Resource::gpu);
+      if (count.status != Conversion::ok) {
+        in.fail(value, field, fmt::format("`{}` {}", value.text, conversion_problem(count.status, model::Resource::gpu)));
+      }
+      out.partitions[*profile] = count.value;
+      continue;
+    }
     if (!resource) {
       if (quantity->digits == 0) continue;  // a zero request of anything affects no admission
       in.fail(list->keys[i], field,
               "a resource gov does not know; Kueue admits only resources its ClusterQueues cover (gov reads "
-              "`nvidia.com/gpu`, `aws.amazon.com/neurondevice`, `cpu`, `memory`, `vpc.amazonaws.com/efa`)");
+              "`nvidia.com/gpu`, `nvidia.com/mig-<profile>`, `aws.amazon.com/neurondevice`, `cpu`, `memory`, "
+              "`vpc.amazonaws.com/efa`)");
     }
     const Converted amount = to_base_units(*quantity, *resource);
     if (amount.status != Conversion::ok) {
@@ -181,7 +205,9 @@ ResourceList resource_list(const Reader& in, const Node* list, const std::string
 
 /// A container's requests: `requests`, else `limits` where no request is given (Kubernetes
 /// defaults a missing request to the limit).
-model::Resources container_requests(const Reader& in, const Node& container, const std::string& path) {
+model::Resources container_requests(const Reader& in, const Node& container, const std::string& path,
+                                    Partitions& partitions) {
+  partitions.clear();
   const Node* resources = in.optional(container, "resources", path + ".resources", Node::Kind::map);
   if (!resources) return {};
   const ResourceList requests = resource_list(
@@ -192,48 +218,69 @@ model::Resources container_requests(const Reader& in, const Node& container, con
   for (size_t r = 0; r < model::kResourceCount; ++r) {
     if (!requests.given[r] && limits.given[r]) out[r] = limits.amounts[r];
   }
+  partitions = requests.partitions;
+  for (const auto& [profile, count] : limits.partitions) partitions.try_emplace(profile, count);
   return out;
 }
 
 int64_t saturating_add(int64_t a, int64_t b) { return a > INT64_MAX - b ? INT64_MAX : a + b; }
 
+/// into[p] += add[p] for every profile (saturating).
+void add_partitions(Partitions& into, const Partitions& add) {
+  for (const auto& [profile, count] : add) into[profile] = saturating_add(into[profile], count);
+}
+
 /// Kubernetes' effective request of a pod (KEP 753): max(sum of containers + sum of sidecars,
 /// each init container + the sidecars started before it, each sidecar's start), plus overhead.
-model::Resources pod_requests(const Reader& in, const Node& spec, const std::string& path) {
+model::Resources pod_requests(const Reader& in, const Node& spec, const std::string& path, Partitions& partitions) {
   // Pod-level resources (Kubernetes 1.32+) replace the containers' sum in the pod's requests.
   if (const Node* resources = spec.find("resources"); resources && !resources->is_null()) {
     in.fail(*resources, path + ".resources", "pod-level resources are not read yet; give the requests per container");
   }
   model::Resources containers{}, sidecars{}, init_peak{};
+  Partitions containers_p, sidecars_p, init_peak_p, c_p;  // the same rule, per GPU partition profile
   const Node& list = in.need(spec, "containers", path + ".containers", Node::Kind::sequence);
   for (size_t i = 0; i < list.items.size(); ++i) {
     const std::string item = fmt::format("{}.containers[{}]", path, i);
     if (!list.items[i].is_map()) in.fail(list.items[i], item, "expected a map");
-    const model::Resources c = container_requests(in, list.items[i], item);
+    const model::Resources c = container_requests(in, list.items[i], item, c_p);
     for (size_t r = 0; r < model::kResourceCount; ++r) containers[r] = saturating_add(containers[r], c[r]);
+    add_partitions(containers_p, c_p);
   }
   if (const Node* inits = in.optional(spec, "initContainers", path + ".initContainers", Node::Kind::sequence)) {
     for (size_t i = 0; i < inits->items.size(); ++i) {
       const std::string item = fmt::format("{}.initContainers[{}]", path, i);
       const Node& init = inits->items[i];
       if (!init.is_map()) in.fail(init, item, "expected a map");
-      const model::Resources c = container_requests(in, init, item);
+      const model::Resources c = container_requests(in, init, item, c_p);
       const Node* restart = in.optional(init, "restartPolicy", item + ".restartPolicy", Node::Kind::scalar);
       const bool sidecar = restart && restart->text == "Always";
       for (size_t r = 0; r < model::kResourceCount; ++r) {
         if (sidecar) sidecars[r] = saturating_add(sidecars[r], c[r]);
         init_peak[r] = std::max(init_peak[r], sidecar ? sidecars[r] : saturating_add(sidecars[r], c[r]));
       }
+      if (sidecar) add_partitions(sidecars_p, c_p);
+      Partitions running = sidecars_p;  // this init container with the sidecars started before it
+      if (!sidecar) add_partitions(running, c_p);
+      for (const auto& [profile, count] : running) init_peak_p[profile] = std::max(init_peak_p[profile], count);
     }
   }
   model::Resources out{};
   for (size_t r = 0; r < model::kResourceCount; ++r) out[r] = std::max(saturating_add(containers[r], sidecars[r]), init_peak[r]);
+  partitions = containers_p;
+  add_partitions(partitions, sidecars_p);
+  for (const auto& [profile, count] : init_peak_p) partitions[profile] = std::max(partitions[profile], count);
   if (const Node* overhead = in.optional(spec, "overhead", path + ".overhead", Node::Kind::map)) {
-    const model::Resources o = resource_list(in, overhead, path + ".overhead").amounts;
-    for (size_t r = 0; r < model::kResourceCount; ++r) out[r] = saturating_add(out[r], o[r]);
+    const ResourceList o = resource_list(in, overhead, path + ".overhead");
+    for (size_t r = 0; r < model::kResourceCount; ++r) out[r] = saturating_add(out[r], o.amounts[r]);
+    add_partitions(partitions, o.partitions);
   }
   for (size_t r = 0; r < model::kResourceCount; ++r) {
     if (out[r] == INT64_MAX) in.fail(spec, path, "the pod's requests add up to more than gov counts");
+  }
+  std::erase_if(partitions, [](const auto& entry) { return entry.second == 0; });
+  for (const auto& [profile, count] : partitions) {
+    if (count == INT64_MAX) in.fail(spec, path, "the pod's requests add up to more than gov counts");
   }
   return out;
 }
@@ -307,7 +354,7 @@ PodSet pod_set(const Reader& in, std::string name, int64_t count, const Node& ho
   PodSet out;
   out.name = std::move(name);
   out.count = count;
-  out.per_pod = pod_requests(in, spec, path + ".template.spec");
+  out.per_pod = pod_requests(in, spec, path + ".template.spec", out.partitions);
   out.instance_type = instance_type(in, spec, path + ".template.spec");
   out.at = template_node.at;
   return out;
@@ -547,7 +594,7 @@ support::Expected<Workload> read_workload(const Node& object) {
         no_pod_priority(in, spec, "spec", in.priority_labelled);
         PodSet set;
         set.name = "main";
-        set.per_pod = pod_requests(in, spec, "spec");
+        set.per_pod = pod_requests(in, spec, "spec", set.partitions);
         set.instance_type = instance_type(in, spec, "spec");
         set.at = spec.at;
         out.pod_sets.push_back(std::move(set));
@@ -712,6 +759,12 @@ std::string task_json(const Workload& workload, const PodSet& pod_set, std::stri
         out.decimal(model::format_decimal(amount, model::kMebibytesPerGibibyte));
         break;
     }
+  }
+  if (!pod_set.partitions.empty()) {
+    out.key("partitions");
+    out.begin_object();
+    for (const auto& [profile, count] : pod_set.partitions) out.field(profile, count);
+    out.end_object();
   }
   out.end_object();
   if (workload.duration) {

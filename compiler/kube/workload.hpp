@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,8 @@ struct PodSet {
   std::string name;  // Kueue's: `main`, `master`, `worker`, `head`, a replica spec's or group's name
   int64_t count = 1;
   model::Resources per_pod{};
+  /// GPU partitions per pod: `nvidia.com/mig-<profile>` requests, by profile (`mig-1g.10gb`).
+  std::map<std::string, int64_t> partitions;
   /// From `nodeSelector` or required node affinity on `node.kubernetes.io/instance-type`.
   std::optional<std::string> instance_type;
   support::TextPosition at;  // the pod template

@@ -147,8 +147,9 @@ TEST_CASE("kube reports bad objects with the object and the field", "[kube]") {
   CHECK(error_of(std::string(kJobHead) + container + "cpu: 10E}}\n").find("`10E` is too large") != std::string::npos);
   CHECK(error_of(std::string(kJobHead) + container + "cpu: 2 cores}}\n").find("`2 cores` is not a Kubernetes quantity") !=
         std::string::npos);
-  CHECK(error_of(std::string(kJobHead) + container + "nvidia.com/mig-1g.5gb: 1}}\n").find(
-            "`spec.template.spec.containers[0].resources.requests.nvidia.com/mig-1g.5gb`: a resource gov does not know") !=
+  // MIG partitions are read (tests/kube/partitions_test.cpp); a resource no ClusterQueue of gov's covers is not.
+  CHECK(error_of(std::string(kJobHead) + container + "example.com/fpga: 1}}\n").find(
+            "`spec.template.spec.containers[0].resources.requests.example.com/fpga`: a resource gov does not know") !=
         std::string::npos);
   // A zero request of an unknown resource affects nothing.
   CHECK(error_of(std::string(kJobHead) + container + "ephemeral-storage: 0}}\n") == "(read)");
