@@ -169,6 +169,7 @@ gov::Task task_from_c(const gov_task& c) {
     task.labels.emplace_back(c.labels[i].key, c.labels[i].value);
   }
   read_partitions(c, task.partitions);
+  task.created = optional_int(c.created_ms);
   return task;
 }
 
@@ -204,6 +205,7 @@ const gov::Task& scratch_task_from_c(const gov_task& c) {
     task.labels[i].second.assign(c.labels[i].value);
   }
   read_partitions(c, task.partitions);
+  task.created = optional_int(c.created_ms);
   return task;
 }
 
@@ -412,6 +414,7 @@ void gov_task_init(gov_task* task) {
   for (int64_t& amount : task->amounts) amount = GOV_UNSET;
   task->pods = GOV_UNSET;
   task->duration_ms = GOV_UNSET;
+  task->created_ms = GOV_UNSET;
 }
 
 // ------------------------------------------------------------------ decisions
@@ -761,6 +764,7 @@ gov_status gov_trace_read(const gov_engine* engine, const char* json, size_t len
         for (size_t r = 0; r < GOV_RESOURCE_COUNT; ++r) view.task.amounts[r] = t.amounts[r].value_or(GOV_UNSET);
         view.task.pods = t.pods.value_or(GOV_UNSET);
         view.task.duration_ms = t.duration.value_or(GOV_UNSET);
+        view.task.created_ms = t.created.value_or(GOV_UNSET);
         for (const auto& [key, value] : t.labels) trace->labels[i].push_back({key.c_str(), value.c_str()});
         view.task.labels = trace->labels[i].data();
         view.task.label_count = trace->labels[i].size();

@@ -332,3 +332,29 @@ TEST_CASE("C: a prepared task checks as its task does", "[embed][c][check]") {
   gov_prepared_task_free(prepared);
   gov_prepared_task_free(nullptr);
 }
+
+TEST_CASE("C: a task's created_ms is its queue-order time among tasks submitted in one step", "[embed][c]") {
+  // team-a holds 2 GPUs and may borrow 1: of two 2-GPU tasks submitted together, the one created
+  // first is admitted (without created_ms, tasks of one instant and priority queue by id: `a`).
+  gov_engine* engine = nullptr;
+  REQUIRE(gov_engine_open_file(repo_path(kWorkshop).c_str(), nullptr, &engine) == GOV_OK);
+  gov_event events[2];
+  for (gov_event& e : events) {
+    e = gov_event{};
+    e.kind = GOV_EVENT_SUBMIT;
+  }
+  events[0].task = gov::test::g5_gpu_c_task("a", "team-a", 2);
+  events[0].task.created_ms = 5000;
+  events[1].task = gov::test::g5_gpu_c_task("b", "team-a", 2);
+  events[1].task.created_ms = 1000;
+  gov_decisions* step = nullptr;
+  REQUIRE(gov_engine_step(engine, 10000, events, 2, &step) == GOV_OK);
+  std::string admitted;
+  for (size_t i = 0; i < gov_decisions_count(step); ++i) {
+    const gov_decision* d = gov_decisions_get(step, i);
+    if (d->outcome == GOV_ADMITTED) admitted += d->task;
+  }
+  CHECK(admitted == "b");
+  gov_decisions_free(step);
+  gov_engine_close(engine);
+}

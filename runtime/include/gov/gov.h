@@ -106,6 +106,9 @@ typedef struct gov_task {
    * the five resources. */
   const gov_partition* partitions;
   size_t partition_count;
+  /* GOV_UNSET, or its queue-order time (Kueue's creationTimestamp), at or before the time it is
+   * submitted: tasks of one priority queue by it. */
+  int64_t created_ms;
 } gov_task;
 
 GOV_API void gov_task_init(gov_task* task);
