@@ -25,6 +25,7 @@ import "C"
 
 import (
 	"runtime/cgo"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -425,6 +426,24 @@ func (a *arena) task(c *C.gov_task, t *Task) {
 	}
 	if t.Duration != nil {
 		c.duration_ms = C.int64_t(t.Duration.Milliseconds())
+	}
+	if t.Created != nil {
+		c.created_ms = C.int64_t(t.Created.Milliseconds())
+	}
+	if len(t.Partitions) > 0 {
+		profiles := make([]string, 0, len(t.Partitions))
+		for profile := range t.Partitions {
+			profiles = append(profiles, profile)
+		}
+		sort.Strings(profiles) // map order is random; the engine's answers must not be
+		block := a.alloc(unsafe.Sizeof(C.gov_partition{}) * uintptr(len(profiles)))
+		view := unsafe.Slice((*C.gov_partition)(block), len(profiles))
+		for i, profile := range profiles {
+			view[i].profile = a.str(profile)
+			view[i].count = C.int64_t(t.Partitions[profile])
+		}
+		c.partitions = (*C.gov_partition)(block)
+		c.partition_count = C.size_t(len(profiles))
 	}
 	if len(t.Labels) > 0 {
 		block := a.alloc(unsafe.Sizeof(C.gov_label{}) * uintptr(len(t.Labels)))

@@ -364,3 +364,54 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("Metrics: %v", err)
 	}
 }
+
+// GPU partitions and queue-order times from Go: a task's Partitions are charged per profile
+// (the decision's JSON names them), a profile no quota gives is no-matching-flavor, and of two
+// tasks submitted in one step the one Created first is admitted.
+func TestPartitionsAndCreated(t *testing.T) {
+	e, err := gov.OpenFile(filepath.Join(repo, "policies/examples/mig-partitions.gov"), nil)
+	if err != nil {
+		t.Fatalf("OpenFile: %v", err)
+	}
+	defer e.Close()
+	tests := []struct {
+		name    string
+		task    gov.Task
+		outcome gov.Outcome
+		json    string
+	}{
+		{"charged per profile", gov.Task{ID: "nb1", Team: "research", Priority: "notebook",
+			Partitions: map[string]int64{"mig-1g.5gb": 20}}, gov.Admitted, `"usage":{"mig-1g.5gb":20}`},
+		{"per pod", gov.Task{ID: "s1", Team: "serving", Pods: 2,
+			Partitions: map[string]int64{"mig-3g.20gb": 2}}, gov.Admitted, `"usage":{"mig-3g.20gb":4}`},
+		{"no quota gives it", gov.Task{ID: "x", Team: "research", Partitions: map[string]int64{"mig-7g.40gb": 1}},
+			gov.Pending, `resource nvidia.com/mig-7g.40gb unavailable in ClusterQueue`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			step, err := e.Submit(0, tc.task)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := step.Decisions[0]
+			if d.Outcome != tc.outcome || !strings.Contains(d.JSON, tc.json) {
+				t.Fatalf("got %v %s, want %v with %s", d.Outcome, d.JSON, tc.outcome, tc.json)
+			}
+		})
+	}
+	// research has 1 of its 21 partitions left and may borrow 5: 4 fit, twice 4 do not. Without
+	// Created the two queue by id (a first); created first, b is admitted.
+	early, late := 1*time.Second, 5*time.Second
+	step, err := e.Step(10*time.Second, []gov.Event{
+		{Kind: gov.Submit, Task: gov.Task{ID: "a", Team: "research", Partitions: map[string]int64{"mig-1g.5gb": 4}, Created: &late}},
+		{Kind: gov.Submit, Task: gov.Task{ID: "b", Team: "research", Partitions: map[string]int64{"mig-1g.5gb": 4}, Created: &early}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range step.Decisions {
+		if d.Outcome == gov.Admitted && d.Task != "b" {
+			t.Fatalf("%s admitted first: %s", d.Task, d.JSON)
+		}
+	}
+}

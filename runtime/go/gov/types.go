@@ -62,8 +62,14 @@ type Task struct {
 	// Finishes this long after it was last admitted (nil: runs until finished or cancelled).
 	Duration *time.Duration
 	Labels   []Label
-	// Fields added later (MIG partitions, say) are added here; a Task built with field names
-	// keeps compiling.
+	// GPU partitions per MIG profile ("mig-1g.5gb": 2), per pod when Pods is set. A profile no
+	// quota of the policy gives leaves the task pending (no-matching-flavor). Decisions name
+	// partitions in their JSON; Usage and the other Amounts hold the five resources.
+	Partitions map[string]int64
+	// Its queue-order time on the engine's clock (Kueue's creationTimestamp), at or before the
+	// time it is submitted (nil: that time). Tasks of one priority queue by it.
+	Created *time.Duration
+	// Fields added later are added here; a Task built with field names keeps compiling.
 }
 
 // EventKind says what an Event does.
