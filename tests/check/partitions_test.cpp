@@ -239,3 +239,27 @@ TEST_CASE("gov diff reports partition changes per profile and lost guaranteed pa
   CHECK(result.out.find("team `a` loses 2 guaranteed `mig-3g.40gb` GPU partitions on ml.p5.48xlarge") !=
         std::string::npos);
 }
+
+TEST_CASE("gov eval explains and gov simulate --metrics reports partitions per profile", "[mig]") {
+  gov::test::TempDir dir("mig-explain");
+  const std::string policy = gov::test::repo_path("policies/examples/mig-partitions.gov");
+  const std::string task = dir.write("x.json", R"({"id": "x", "team": "research", "partitions": {"mig-1g.5gb": 2}})");
+  const auto eval = gov::test::run_gov("eval " + policy + " --task " + task);
+  INFO(eval.err);
+  REQUIRE(eval.exit_code == 0);
+  CHECK(eval.out.find("\"usage\":{\"mig-1g.5gb\":2}") != std::string::npos);
+  CHECK(eval.out.find("  needs: mig-1g.5gb 2\n") != std::string::npos);
+  // research: 21 guaranteed, borrow limit 25 % (5), 2 in use after x, cohort 21 + 14 lent.
+  CHECK(eval.out.find("    mig-1g.5gb            2          21          5          2") != std::string::npos);
+  const std::string trace = dir.write("t.json", R"({"events": [
+    {"at": 0, "submit": {"id": "nb1", "team": "research", "priority": "notebook", "partitions": {"mig-1g.5gb": 21}}}]})");
+  const auto simulated = gov::test::run_gov("simulate " + policy + " --trace " + trace + " --metrics");
+  REQUIRE(simulated.exit_code == 0);
+  CHECK(simulated.out.find("kueue_cluster_queue_resource_usage{cohort=\"mig-cluster\",cluster_queue=\"research\","
+                           "flavor=\"ml.p4d.24xlarge\",resource=\"nvidia.com/mig-1g.5gb\"} 21") != std::string::npos);
+  CHECK(simulated.out.find("kueue_cluster_queue_borrowing_limit{cohort=\"mig-cluster\",cluster_queue=\"inference\","
+                           "flavor=\"ml.p4d.24xlarge\",resource=\"nvidia.com/mig-1g.5gb\"} 7") != std::string::npos);
+  // Partition rows only where a quota gives the profile: training has none.
+  CHECK(simulated.out.find("cluster_queue=\"training\",flavor=\"ml.p4d.24xlarge\",resource=\"nvidia.com/mig") ==
+        std::string::npos);
+}
