@@ -4,6 +4,7 @@
 #include "gov/gov.h"
 
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -72,19 +73,21 @@ gov_status fail(gov_status status, const char* message) {
   return status;
 }
 
-/// Says what ran out: "out of memory in gov_engine_submit while submitting task `x`". Built only
-/// when memory ran out (the common path allocates nothing); when even the message cannot be
-/// made, the entry point's name alone.
+/// Room every thread's error storage keeps, so that an out-of-memory message fits without an
+/// allocation (the moment it is written is the moment allocations fail).
+constexpr size_t kErrorReserve = 512;
+
+/// Says what ran out: "out of memory in gov_engine_submit while submitting task `x`". Formatted
+/// on the stack into the storage guarded() reserved: no allocation, so the message is there
+/// however little memory is left. `detail(buffer, size)` writes what the call was doing.
 template <typename Detail>
 gov_status out_of_memory(const char* function, Detail&& detail) noexcept {
-  try {
-    std::string message = std::string("out of memory in ") + function;
-    std::string what = detail();
-    if (!what.empty()) message += " while " + what;
-    return fail(GOV_ERROR_OUT_OF_MEMORY, message.c_str());
-  } catch (...) {
-    return fail(GOV_ERROR_OUT_OF_MEMORY, "out of memory");
-  }
+  char what[kErrorReserve / 2] = "";
+  detail(what, sizeof what);
+  char text[kErrorReserve];
+  std::snprintf(text, sizeof text, what[0] != '\0' ? "out of memory in %s while %s" : "out of memory in %s", function,
+                what);
+  return fail(GOV_ERROR_OUT_OF_MEMORY, text);
 }
 
 /// Runs `body`, turning every exception into a status and a message: nothing crosses into C.
@@ -95,8 +98,8 @@ gov_status guarded(const char* function, Body&& body, Detail&& detail) noexcept 
   // Constructs this thread's error storage now, while memory is there: its first use registers
   // a thread-exit destructor, which allocates, and glibc aborts when that fails. Done in fail()
   // under out-of-memory, it turned "out of memory in gov_engine_submit" into SIGABRT.
-  (void)last_error.capacity();
   try {
+    if (last_error.capacity() < kErrorReserve) last_error.reserve(kErrorReserve);
     body();
     return GOV_OK;
   } catch (const gov::Error& e) {
@@ -113,7 +116,7 @@ gov_status guarded(const char* function, Body&& body, Detail&& detail) noexcept 
 
 template <typename Body>
 gov_status guarded(const char* function, Body&& body) noexcept {
-  return guarded(function, std::forward<Body>(body), [] { return std::string(); });
+  return guarded(function, std::forward<Body>(body), [](char*, size_t) {});
 }
 
 [[noreturn]] void invalid(const char* message) {
@@ -486,7 +489,7 @@ gov_status gov_engine_open(const char* db_path, const gov_open_options* options,
     require(out, "the out-parameter is NULL");
     require(db_path, "the store path is NULL");
     *out = new gov_engine(gov::Engine::open_store(db_path, options_from_c(options)));
-  }, [&] { return std::string("opening the store `") + (db_path ? db_path : "") + "`"; });
+  }, [&](char* text, size_t size) { std::snprintf(text, size, "opening the store `%s`", db_path ? db_path : ""); });
 }
 
 gov_status gov_engine_open_file(const char* policy_path, const gov_open_options* options, gov_engine** out) {
@@ -495,7 +498,7 @@ gov_status gov_engine_open_file(const char* policy_path, const gov_open_options*
     require(out, "the out-parameter is NULL");
     require(policy_path, "the policy path is NULL");
     *out = new gov_engine(gov::Engine::compile_file(policy_path, options_from_c(options)));
-  }, [&] { return std::string("compiling the policy `") + (policy_path ? policy_path : "") + "`"; });
+  }, [&](char* text, size_t size) { std::snprintf(text, size, "compiling the policy `%s`", policy_path ? policy_path : ""); });
 }
 
 void gov_engine_close(gov_engine* engine) {
@@ -509,7 +512,7 @@ gov_status gov_engine_submit(gov_engine* engine, int64_t at_ms, const gov_task* 
     std::vector<gov::Event> events;
     events.push_back(gov::Event::submit(task_from_c(*task)));
     hand_out(engine_of(engine)->engine.step(at_ms, events), out);
-  }, [&] { return std::string("submitting task `") + (task && task->id ? task->id : "") + "`"; });
+  }, [&](char* text, size_t size) { std::snprintf(text, size, "submitting task `%s`", task && task->id ? task->id : ""); });
 }
 
 gov_status gov_engine_finish(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out) {
@@ -519,7 +522,7 @@ gov_status gov_engine_finish(gov_engine* engine, int64_t at_ms, const char* id, 
     std::vector<gov::Event> events;
     events.push_back(gov::Event::finish(id));
     hand_out(engine_of(engine)->engine.step(at_ms, events), out);
-  }, [&] { return std::string("finishing task `") + (id ? id : "") + "`"; });
+  }, [&](char* text, size_t size) { std::snprintf(text, size, "finishing task `%s`", id ? id : ""); });
 }
 
 gov_status gov_engine_cancel(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out) {
@@ -529,7 +532,7 @@ gov_status gov_engine_cancel(gov_engine* engine, int64_t at_ms, const char* id, 
     std::vector<gov::Event> events;
     events.push_back(gov::Event::cancel(id));
     hand_out(engine_of(engine)->engine.step(at_ms, events), out);
-  }, [&] { return std::string("cancelling task `") + (id ? id : "") + "`"; });
+  }, [&](char* text, size_t size) { std::snprintf(text, size, "cancelling task `%s`", id ? id : ""); });
 }
 
 gov_status gov_engine_step(gov_engine* engine, int64_t at_ms, const gov_event* events, size_t count,
@@ -546,14 +549,16 @@ gov_status gov_engine_step(gov_engine* engine, int64_t at_ms, const gov_event* e
     converted.reserve(count);
     for (size_t i = 0; i < count; ++i) converted.push_back(event_from_c(events[i]));
     hand_out(engine_of(engine)->engine.step(at_ms, converted), out);
-  }, [&] { return "applying a step of " + std::to_string(count) + " events"; });
+  }, [&](char* text, size_t size) { std::snprintf(text, size, "applying a step of %zu events", count); });
 }
 
 gov_status gov_engine_tick(gov_engine* engine, int64_t at_ms, gov_decisions** out) {
   clear(out);
   return guarded(
       "gov_engine_tick", [&] { hand_out(engine_of(engine)->engine.tick(at_ms), out); },
-      [&] { return "advancing the engine's time to " + std::to_string(at_ms) + " ms"; });
+      [&](char* text, size_t size) {
+        std::snprintf(text, size, "advancing the engine's time to %lld ms", static_cast<long long>(at_ms));
+      });
 }
 
 gov_status gov_engine_reload(gov_engine* engine, gov_decisions** out) {
@@ -711,7 +716,7 @@ gov_status gov_engine_load_state_json(gov_engine* engine, const char* json, size
       list->views.push_back({which, failure.index, failure.message.c_str()});
     }
     if (out != nullptr) *out = list.release();
-  }, [&] { return "loading a state of " + std::to_string(length) + " bytes"; });
+  }, [&](char* text, size_t size) { std::snprintf(text, size, "loading a state of %zu bytes", length); });
 }
 
 size_t gov_load_failures_count(const gov_load_failures* list) {
@@ -732,7 +737,7 @@ gov_status gov_engine_export_state_json(const gov_engine* engine, char** out) {
   return guarded("gov_engine_export_state_json", [&] {
     require(out, "the out-parameter is NULL");
     *out = copy_string(gov::to_json(engine_of(engine)->engine.export_state()));
-  }, [] { return std::string("exporting the state"); });
+  }, [](char* text, size_t size) { std::snprintf(text, size, "exporting the state"); });
 }
 
 // ------------------------------------------------------------------ traces
@@ -775,7 +780,7 @@ gov_status gov_trace_read(const gov_engine* engine, const char* json, size_t len
       trace->views.push_back(view);
     }
     *out = trace.release();
-  }, [&] { return "reading a trace of " + std::to_string(length) + " bytes"; });
+  }, [&](char* text, size_t size) { std::snprintf(text, size, "reading a trace of %zu bytes", length); });
 }
 
 size_t gov_trace_count(const gov_trace* trace) {
