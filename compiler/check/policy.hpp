@@ -203,7 +203,9 @@ struct TestStep {
   /// `expect eventually`: matched against the task's latest decision so far, skipping (and
   /// consuming) the ones before it that no `expect` took.
   bool eventually = false;
-  std::optional<std::string> flavor;     // on
+  std::optional<std::string> flavor;     // on (the first `on`)
+  /// Every `on`: several name a task's pod sets' flavors, in pod set order.
+  std::vector<std::string> flavors;
   std::optional<std::string> by;         // by (task or rule)
   std::vector<std::string> warned_by;    // warned by
   std::optional<std::string> word;       // reason or kind

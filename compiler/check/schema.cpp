@@ -33,6 +33,7 @@ std::string_view kind_description(ValueKind kind) {
     case K::choice_list: return "a list of choices such as `[a, b]`";
     case K::choice_or_block: return "one of the choices or a block such as `{ policy = lower-priority }`";
     case K::string_list: return "a list of strings such as `[\"ml-research\"]`";
+    case K::pod_set_map: return "pod sets by name, such as `{ master: { vcpus = 4 }, worker: { pods = 3, gpus = 8 } }`";
   }
   return "a value";
 }
@@ -235,6 +236,7 @@ class Validator {
         }
         return;
       case K::choice_list: choice_list(v, spec, key); return;
+      case K::pod_set_map: pod_sets(v, spec, key); return;
       case K::string_list:
         if (v.kind != ast::Value::Kind::list) {
           wrong_kind(v, spec, key,
@@ -292,6 +294,28 @@ class Validator {
     d.help = foreign_spelling_help(v.name.text, names)
                  .value_or(did_you_mean(v.name.text, names).value_or(fmt::format("`{}` is one of {}", key, quoted())));
     diagnostics_.report(std::move(d));
+  }
+
+  // `{ master: { ... }, worker: { ... } }`: unique names, each a pod set block.
+  void pod_sets(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
+    if (v.kind != ast::Value::Kind::map || v.map.empty()) {
+      wrong_kind(v, spec, key);
+      return;
+    }
+    std::map<std::string, Span> seen;
+    for (const ast::MapEntry& e : v.map) {
+      if (auto [it, inserted] = seen.emplace(e.key.text, e.key.span); !inserted) {
+        Diagnostic d = make_diagnostic(Code::duplicate_property, at(e.key.span),
+                                       fmt::format("pod set `{}` appears twice in `{}`", e.key.text, key), "again here");
+        d.notes.push_back({at(it->second), "first here"});
+        diagnostics_.report(std::move(d));
+      }
+      if (e.value->kind != ast::Value::Kind::block) {
+        wrong_kind(*e.value, spec, key, fmt::format("write `{}: {{ pods = 1, gpus = 1 }}`", e.key.text));
+        continue;
+      }
+      block(e.value->block, BlockKind::pod_set, fmt::format("pod set `{}`", e.key.text));
+    }
   }
 
   void map(const ast::Value& v, const PropertySpec& spec, std::string_view key, bool string_values) {

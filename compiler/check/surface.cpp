@@ -364,12 +364,56 @@ const Table<SubmitDraft>& submit_table() {
        [](const Assignment& a, SubmitDraft& s) {
          a.checker.partition_amounts(a.value(), a.source, s.step->submitted.partitions);
        }},
+      {{"pod-sets", K::pod_set_map, {}, BlockKind::pod_set},
+       [](const Assignment& a, SubmitDraft& s) {
+         if (a.value().kind != V::map) return;
+         for (const ast::MapEntry& entry : a.value().map) {
+           if (entry.value == nullptr || entry.value->kind != V::block) continue;  // reported by the schema check
+           gov::PodSet& pod_set = s.step->submitted.pod_sets.emplace_back();
+           pod_set.name = entry.key.text;
+           PodSetDraft draft{&pod_set};
+           assign_all(pod_set_table(), entry.value->block, a.checker, a.source, draft);
+         }
+       }},
       {{"labels", K::labels_map}, [](const Assignment& a, SubmitDraft& s) { a.checker.labels(a, *s.step); }},
       {{"duration", K::integer},
        [](const Assignment& a, SubmitDraft& s) {
          if (auto seconds = a.checker.count_in_range(a.value(), a.source, "the duration", 0, 100'000'000)) {
            s.step->submitted.duration = *seconds * 1000;
          }
+       }},
+  };
+  return table;
+}
+
+const Table<PodSetDraft>& pod_set_table() {
+  static const auto set_amount = [](const Assignment& a, PodSetDraft& d) {
+    const model::Resource r = *a.spec.resource;
+    d.pod_set->amounts[model::index(r)] = a.checker.amount(a.property, r, a.source);
+  };
+  static const Table<PodSetDraft> table = {
+      {{"instance-type", K::name},
+       [](const Assignment& a, PodSetDraft& d) {
+         if (a.value().kind != V::name) return;
+         d.pod_set->instance_type = a.value().name.text;
+         a.checker.resolve_type(a.value().name.text, a.at(a.value().span));
+       }},
+      {{"pods", K::integer},
+       [](const Assignment& a, PodSetDraft& d) {
+         if (auto pods = a.checker.count_in_range(a.value(), a.source, "the pod count", 1, kMaxAmount)) d.pod_set->pods = *pods;
+       }},
+      {{"instances", K::integer},
+       [](const Assignment& a, PodSetDraft& d) {
+         d.pod_set->instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
+       }},
+      resource_row<PodSetDraft>(model::Resource::gpu, set_amount),
+      resource_row<PodSetDraft>(model::Resource::neuron, set_amount),
+      resource_row<PodSetDraft>(model::Resource::vcpu, set_amount),
+      resource_row<PodSetDraft>(model::Resource::memory, set_amount),
+      resource_row<PodSetDraft>(model::Resource::efa, set_amount),
+      {{"partitions", K::profile_map},
+       [](const Assignment& a, PodSetDraft& d) {
+         a.checker.partition_amounts(a.value(), a.source, d.pod_set->partitions);
        }},
   };
   return table;
@@ -398,6 +442,7 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
   static const std::vector<const PropertySpec*> resources = specs_of(resources_table());
   static const std::vector<const PropertySpec*> amounts = specs_of(amounts_table());
   static const std::vector<const PropertySpec*> borrow_within_cohort = specs_of(borrow_within_cohort_table());
+  static const std::vector<const PropertySpec*> pod_set = specs_of(pod_set_table());
   switch (kind) {
     case BlockKind::instance: return instance;
     case BlockKind::cluster: return cluster;
@@ -408,6 +453,7 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
     case BlockKind::resources: return resources;
     case BlockKind::amounts: return amounts;
     case BlockKind::borrow_within_cohort: return borrow_within_cohort;
+    case BlockKind::pod_set: return pod_set;
   }
   return resources;
 }

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "compiler/model/partitions.hpp"
+#include "runtime/engine/messages.hpp"
 
 namespace gov::engine {
 namespace {
@@ -77,7 +78,80 @@ std::optional<std::string> add_partitions(const ir::Module& module, const gov::T
   return std::nullopt;
 }
 
+// A pod set as a task of its own (the task's team and class; the pod set's instance type, else
+// the task's), for resolve_request.
+gov::Task pod_set_task(const gov::Task& spec, const gov::PodSet& pod_set) {
+  gov::Task one;
+  one.team = spec.team;
+  one.priority = spec.priority;
+  one.instance_type = pod_set.instance_type ? pod_set.instance_type : spec.instance_type;
+  one.instances = pod_set.instances;
+  one.amounts = pod_set.amounts;
+  one.pods = pod_set.pods;
+  one.partitions = pod_set.partitions;
+  return one;
+}
+
+std::optional<std::string> check_pod_sets(const gov::Task& spec) {
+  if (spec.pod_sets.size() > gov::kMaxPodSets)
+    return fmt::format("a task has at most {} pod sets (Kueue's limit), not {}", gov::kMaxPodSets, spec.pod_sets.size());
+  const char* field = spec.instances ? "instances" : spec.pods ? "pods" : !spec.partitions.empty() ? "partitions" : nullptr;
+  for (ir::Resource r : ir::kAllResources) {
+    if (field == nullptr && spec.amounts[ir::index(r)]) field = ir::resource_key(r).data();
+  }
+  if (field != nullptr)
+    return fmt::format("a task with pod sets gives its requests per pod set, not `{}` for the whole task", field);
+  for (size_t i = 0; i < spec.pod_sets.size(); ++i) {
+    const std::string& name = spec.pod_sets[i].name;
+    if (name.empty()) return fmt::format("pod set {} has no name", i + 1);
+    for (size_t j = 0; j < i; ++j) {
+      if (spec.pod_sets[j].name == name) return fmt::format("pod set `{}` is given twice", name);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> resolve_pod_sets(const Resolver& resolver, const gov::Task& spec, TaskRequest& out,
+                                            std::vector<PodSetRequest>* pod_sets) {
+  out.request = {};
+  out.team = resolver.names.team(spec.team);
+  if (out.team < 0) return fmt::format("unknown team `{}`", spec.team);
+  if (auto error = check_pod_sets(spec)) return error;
+  out.requested_flavor = -1;
+  out.instances = 0;
+  out.pods = 0;
+  out.unavailable_partition = {};
+  if (pod_sets != nullptr) pod_sets->clear();
+  for (const gov::PodSet& pod_set : spec.pod_sets) {
+    TaskRequest one;
+    if (auto error = resolve_request(resolver, pod_set_task(spec, pod_set), one))
+      return fmt::format("pod set `{}`: {}", pod_set.name, *error);
+    out.class_index = one.class_index;
+    out.priority = one.priority;
+    for (size_t k = 0; k < out.request.size(); ++k) {
+      if (__builtin_add_overflow(out.request[k], one.request[k], &out.request[k]))
+        return fmt::format("requested amount of `{}` is too large", resolver.module.column_key(static_cast<ir::Resource>(k)));
+    }
+    if (__builtin_add_overflow(out.instances, one.instances, &out.instances)) return std::string("`instances` is too large");
+    if (__builtin_add_overflow(out.pods, one.pods, &out.pods)) return std::string("`pods` is too large");
+    if (pod_sets != nullptr) {
+      PodSetRequest& request = pod_sets->emplace_back();
+      request.name = pod_set.name;
+      request.requested_flavor = one.requested_flavor;
+      request.pods = one.pods;
+      request.request = one.request;
+      if (!one.unavailable_partition.empty() && resolver.unavailable != nullptr)
+        request.unavailable_partition = resolver.unavailable->intern(one.unavailable_partition);
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_single_main(const gov::Task& spec) {
+  return spec.pod_sets.size() == 1 && spec.pod_sets[0].name == kPodSetName;
+}
 
 NameIndex::NameIndex(const ir::Module& module) {
   const auto index = [](Map& map, const auto& named) {
@@ -91,6 +165,10 @@ NameIndex::NameIndex(const ir::Module& module) {
 
 std::optional<std::string> resolve_request(const Resolver& resolver, const gov::Task& spec,
                                            TaskRequest& out) {
+  if (!spec.pod_sets.empty()) [[unlikely]] {
+    if (is_single_main(spec) && !check_pod_sets(spec)) return resolve_request(resolver, pod_set_task(spec, spec.pod_sets[0]), out);
+    return resolve_pod_sets(resolver, spec, out, nullptr);
+  }
   const ir::Module& module = resolver.module;
   out.request = {};
   out.team = resolver.names.team(spec.team);
@@ -133,7 +211,13 @@ std::optional<std::string> resolve_task(const Resolver& resolver, const gov::Tas
   out.id = spec.id;
   out.duration = spec.duration;
   TaskRequest request;
-  std::optional<std::string> error = resolve_request(resolver, spec, request);
+  std::optional<std::string> error;
+  out.pod_sets.clear();
+  if (spec.pod_sets.empty() || (is_single_main(spec) && !check_pod_sets(spec))) {
+    error = resolve_request(resolver, spec, request);
+  } else {
+    error = resolve_pod_sets(resolver, spec, request, &out.pod_sets);
+  }
   out.team = request.team;
   if (out.team < 0) out.unknown_team = spec.team;
   out.class_index = request.class_index;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
@@ -78,6 +79,15 @@ struct Resolver {
 /// other than one type; overflow. `out.team` is set (or -1) even then.
 std::optional<std::string> resolve_request(const Resolver& resolver, const gov::Task& spec,
                                            TaskRequest& out);
+
+/// A task of several pod sets (gov::Task::pod_sets): each pod set resolved as a task of the
+/// task's team and class; `out` gets their sums (what rules see), `pod_sets` (when not null)
+/// each one. Errors name the pod set. A task whose only pod set is `main` is a task of one pod
+/// set: resolve_request and resolve_task resolve it as such.
+std::optional<std::string> resolve_pod_sets(const Resolver& resolver, const gov::Task& spec, TaskRequest& out,
+                                            std::vector<PodSetRequest>* pod_sets);
+/// Whether `spec` is one pod set named `main` (decided as a task without pod sets).
+bool is_single_main(const gov::Task& spec);
 
 /// resolve_request, then the rest of a Task (id, duration); an unknown team's name is kept in
 /// `unknown_team`.
