@@ -233,14 +233,10 @@ bool Scheduler::overlaps_cycle_victims(const Entry& entry) const {
 // targets and fits with them gone, it preempts them now. Returns false when neither holds: the
 // caller skips it as before.
 bool Scheduler::recompute_overlapping(Entry& entry, std::vector<Decision>& out) {
-  // A task of several pod sets is not recomputed (its flavors are not pinned one by one): it
-  // is skipped as Kueue without the recomputation does (docs/semantics-decisions.md "Pod sets").
-  if (entry.nomination->assignment.pod_set_count > 0) return false;
-  const int32_t flavor = entry.nomination->assignment.flavor;
   Nomination& again = entry.own;  // never the cache's: the result holds for this state only
   release_cycle_victims(false);
   assigner_.set_now(core_.now);
-  assigner_.assign(entry.task, again.assignment, nullptr, flavor);
+  assigner_.assign_pinned(entry.task, again.assignment, entry.nomination->assignment);
   again.targets.clear();
   again.message_ready = false;
   if (again.assignment.preempt_mode())

@@ -275,7 +275,7 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   simulated_count_ = 0;
   const Task& task = context_.tasks[task_index];
   if (!task.pod_sets.empty()) {
-    assign_pod_sets(task_index, out, trace);
+    assign_pod_sets(task_index, out, trace, nullptr);
     return;
   }
   const auto team = static_cast<uint32_t>(task.team);
@@ -345,7 +345,19 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
 // earlier pod sets were assigned in the same flavor; the first pod set that gets none ends the
 // assignment (no fit). The task's mode is the worst of its pod sets', its borrowing the most;
 // reasons are kept for the pod sets that do not simply fit, tagged with their pod set.
-void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, AssignmentTrace* trace) {
+void FlavorAssigner::assign_pinned(uint32_t task_index, Assignment& out, const Assignment& nominated) {
+  if (nominated.pod_set_count == 0) {
+    assign(task_index, out, nullptr, nominated.flavor);
+    return;
+  }
+  const Assignment pinned = nominated;  // `out` may be `nominated`
+  out.clear();
+  simulated_count_ = 0;
+  assign_pod_sets(task_index, out, nullptr, &pinned);
+}
+
+void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, AssignmentTrace* trace,
+                                     const Assignment* pinned) {
   const Task& task = context_.tasks[task_index];
   const auto team = static_cast<uint32_t>(task.team);
   const ir::Team& team_def = context_.module.teams[team];
@@ -396,6 +408,7 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
     for (const ir::FlavorQuota& quota : team_def.quotas) {
       if (pod_set.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(pod_set.requested_flavor))
         continue;
+      if (pinned != nullptr && static_cast<int32_t>(quota.flavor) != pinned->pod_set_flavor[i]) continue;
       const ChargePart* before = assumed_in(quota.flavor);
       const FlavorResult result = try_flavor(task, task_index, quota.flavor, pod_set.request,
                                              before != nullptr ? &before->amounts : &kNoAmounts, out);

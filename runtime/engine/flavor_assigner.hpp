@@ -86,6 +86,9 @@ class FlavorAssigner {
   /// overlap keeps the flavor it was nominated for, as Kueue's NominationMapping does).
   void assign(uint32_t task, Assignment& out, AssignmentTrace* trace = nullptr,
               int32_t pinned = -1);
+  /// `assign` with every pod set pinned to the flavor `nominated` gave it (a task of one pod
+  /// set: `pinned` = its flavor).
+  void assign_pinned(uint32_t task, Assignment& out, const Assignment& nominated);
   /// The charged request of `task` in a flavor, as a preemption request needing `needs`.
   PreemptionRequest request_for(uint32_t task, uint32_t flavor, ResourceMask needs) const;
   /// What `assignment` (of `task`, not no-fit) asks of each flavor: for a task of several pod
@@ -119,7 +122,7 @@ class FlavorAssigner {
   FlavorResult try_flavor(const Task& task, uint32_t task_index, uint32_t flavor, const Resources& request,
                           const Resources* assumed, Assignment& out);
   GranularMode oracle(uint32_t task, uint32_t flavor, ir::Resource resource, Amount amount);
-  void assign_pod_sets(uint32_t task, Assignment& out, AssignmentTrace* trace);
+  void assign_pod_sets(uint32_t task, Assignment& out, AssignmentTrace* trace, const Assignment* pinned);
   bool can_preempt_while_borrowing(const ir::Team& team) const;
   void no_flavor_of_team(const Task& task, Assignment& out) const;
 

@@ -119,7 +119,13 @@ std::optional<std::string> resolve_pod_sets(const Resolver& resolver, const gov:
   out.team = resolver.names.team(spec.team);
   if (out.team < 0) return fmt::format("unknown team `{}`", spec.team);
   if (auto error = check_pod_sets(spec)) return error;
-  out.requested_flavor = -1;
+  if (spec.priority && resolver.names.priority_class(*spec.priority) < 0)
+    return fmt::format("unknown priority class `{}`", *spec.priority);
+  out.requested_flavor = -1;  // what rules read as the task's instance type: the task-level one
+  if (spec.instance_type) {
+    out.requested_flavor = resolver.names.flavor(*spec.instance_type);
+    if (out.requested_flavor < 0) return fmt::format("unknown instance type `{}`", *spec.instance_type);
+  }
   out.instances = 0;
   out.pods = 0;
   out.unavailable_partition = {};

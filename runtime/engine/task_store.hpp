@@ -69,7 +69,8 @@ struct Task {
   std::optional<Time> duration;
   Time submitted_at = 0;
   /// Several pod sets (or one not named `main`): each assigned a flavor of its own, all or
-  /// nothing. `request` is then their sum and `requested_flavor` -1. Empty: one pod set `main`.
+  /// nothing. `request` is then their sum (what rules read, with `requested_flavor`, the task's
+  /// own instance type). Empty: one pod set `main`.
   std::vector<PodSetRequest> pod_sets;
 
   TaskState state = TaskState::pending;

@@ -1,0 +1,106 @@
+// Kubernetes objects of several pod sets decided by the engine's pod sets (issue 18): each pod set
+// on an instance type of its own, all or nothing, Kueue's messages naming the pod set.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tests/support/test_support.hpp"
+
+using gov::test::run_gov;
+
+namespace {
+
+const std::string kFixtures = "tests/fixtures/kubernetes/";
+
+/// The first line of `out` ("" when empty).
+std::string first_line(const std::string& out) { return out.substr(0, out.find('\n')); }
+
+}  // namespace
+
+TEST_CASE("gov eval of the workshop's job 2 while job 3 holds team-b's quota gives the walkthrough's message",
+          "[k8s][kube][podsets]") {
+  // Seed 001 (kubectl describe workload pytorchjob-hyperpod-cli-mnist-team-b-2c720), in the
+  // Kueue v0.9 texts the workshop's cluster printed.
+  const gov::test::CommandResult r =
+      run_gov("eval policies/examples/workshop-g5.gov --task " + kFixtures + "walkthrough-job2.yaml --state " + kFixtures +
+              "walkthrough-job3-state.yaml --dialect kueue-v0.9");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(first_line(r.out) ==
+        R"({"at":985,"task":"hyperpod-cli-mnist-team-b","outcome":"pending","team":"team-b","reason":"waiting-for-quota","short":{"gpu":1},)"
+        R"("message":"couldn't assign flavors to pod set worker: borrowing limit for nvidia.com/gpu in flavor ml.g5.8xlarge exceeded"})");
+  // The explanation names the pod set's attempt.
+  CHECK(r.out.find("ml.g5.8xlarge: pod set `worker`: needs preemption, but no task may be preempted for it") !=
+        std::string::npos);
+}
+
+TEST_CASE("a PyTorchJob's master and workers are assigned one after the other and admitted together",
+          "[k8s][kube][podsets]") {
+  // fine-grained.gov's onlygputeam may hold 3 GPUs of ml.g6.12xlarge: the master takes 1, so the
+  // 3 workers exceed what is left of the maximum (Kueue's "previously considered podsets").
+  const gov::test::CommandResult r = run_gov("eval policies/examples/fine-grained.gov --task " + kFixtures + "pytorchjob.yaml");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(first_line(r.out) ==
+        R"({"at":0,"task":"resnet-ddp","outcome":"pending","team":"onlygputeam","reason":"exceeds-max-quota","max":{"gpu":3},)"
+        R"("message":"couldn't assign flavors to pod set worker: insufficient quota for nvidia.com/gpu in flavor ml.g6.12xlarge, )"
+        R"(previously considered podsets requests (1) + current podset request (3) > maximum capacity (3)"})");
+
+  // With two workers it fits: one admission, both pod sets on ml.g6.12xlarge.
+  gov::test::TempDir dir("podsets");
+  std::string yaml = gov::test::read_text(kFixtures + "pytorchjob.yaml");
+  const size_t at = yaml.find("replicas: 3");
+  REQUIRE(at != std::string::npos);
+  yaml.replace(at, 11, "replicas: 2");
+  const std::string job = dir.write("two-workers.yaml", yaml);
+  const gov::test::CommandResult two = run_gov("eval policies/examples/fine-grained.gov --task " + job);
+  INFO(two.err);
+  REQUIRE(two.exit_code == 0);
+  CHECK(first_line(two.out) ==
+        R"({"at":0,"task":"resnet-ddp","outcome":"admitted","team":"onlygputeam","flavor":"ml.g6.12xlarge",)"
+        R"("usage":{"gpu":3,"vcpu":23,"memory_gib":92},"borrowed":{},"pod_sets":[)"
+        R"({"name":"master","flavor":"ml.g6.12xlarge","pods":1,"usage":{"gpu":1,"vcpu":8,"memory_gib":32}},)"
+        R"({"name":"worker","flavor":"ml.g6.12xlarge","pods":2,"usage":{"gpu":2,"vcpu":15,"memory_gib":60}}],)"
+        R"("message":"Quota reserved in ClusterQueue onlygputeam"})");
+
+  // The same task as a trace's JSON, with `pod_sets`, decides byte for byte the same.
+  const std::string json = dir.write("two-workers.json", R"({"id": "resnet-ddp", "team": "onlygputeam", "priority": "high-priority",
+    "pod_sets": [
+      {"name": "master", "instance_type": "ml.g6.12xlarge", "pods": 1, "per_pod": {"gpus": 1, "vcpus": 8, "memory_gib": 32}},
+      {"name": "worker", "instance_type": "ml.g6.12xlarge", "pods": 2, "per_pod": {"gpus": 1, "vcpus": 7.5, "memory_gib": 30}}]})");
+  const gov::test::CommandResult same = run_gov("eval policies/examples/fine-grained.gov --task " + json);
+  CHECK(same.out == two.out);
+}
+
+TEST_CASE("a trace's pod sets: malformed ones are one clear error each", "[k8s][trace][podsets]") {
+  gov::test::TempDir dir("podsets-bad");
+  const auto eval = [&](const std::string& name, const std::string& task) {
+    return run_gov("eval policies/examples/fine-grained.gov --task " + dir.write(name, task));
+  };
+  const std::string head = R"({"id": "j", "team": "onlygputeam", )";
+  const std::string one = R"({"name": "w", "gpus": 1})";
+  std::string nine = "[";
+  for (int i = 0; i < 9; ++i) nine += std::string(i ? "," : "") + R"({"name": "p)" + std::to_string(i) + R"(", "gpus": 1})";
+  nine += "]";
+  const struct {
+    std::string task;
+    std::string error;
+  } cases[] = {
+      {head + R"("pod_sets": )" + nine + "}", "9 pod sets; a task has at most 8 (Kueue's limit)"},
+      {head + R"("pod_sets": [)" + one + "," + one + "]}", "pod set \"w\" is given twice"},
+      {head + R"("gpus": 1, "pod_sets": [)" + one + "]}", "a task with \"pod_sets\" requests per pod set; move \"gpus\" into its pod sets"},
+      {head + R"("pod_sets": []})", "expected a non-empty array of pod sets, found an array"},
+      {head + R"("pod_sets": [{"gpus": 1}]})", "a pod set needs a \"name\""},
+      {head + R"("pod_sets": [{"name": "w"}]})", "the task requests nothing"},
+      {head + R"("pod_sets": [{"name": "w", "gpus": 1, "color": "red"}]})", "color"},
+      {head + R"("pod_sets": [{"name": "w", "gpus": 1, "instance_type": "ml.nope"}]})", "unknown instance type \"ml.nope\""},
+  };
+  int n = 0;
+  for (const auto& c : cases) {
+    const gov::test::CommandResult r = eval("bad" + std::to_string(n++) + ".json", c.task);
+    INFO(c.task);
+    INFO(r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find(c.error) != std::string::npos);
+  }
+}
