@@ -27,8 +27,8 @@ TEST_CASE("gov eval of the workshop's job 2 while job 3 holds team-b's quota giv
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(first_line(r.out) ==
-        R"({"at":985,"task":"hyperpod-cli-mnist-team-b","outcome":"pending","team":"team-b","reason":"waiting-for-quota","short":{"gpu":1},)"
-        R"("message":"couldn't assign flavors to pod set worker: borrowing limit for nvidia.com/gpu in flavor ml.g5.8xlarge exceeded"})");
+        R"j({"at":985,"task":"hyperpod-cli-mnist-team-b","outcome":"pending","team":"team-b","reason":"waiting-for-quota","short":{"gpu":1},)j"
+        R"j("message":"couldn't assign flavors to pod set worker: borrowing limit for nvidia.com/gpu in flavor ml.g5.8xlarge exceeded"})j");
   // The explanation names the pod set's attempt.
   CHECK(r.out.find("ml.g5.8xlarge: pod set `worker`: needs preemption, but no task may be preempted for it") !=
         std::string::npos);
@@ -42,11 +42,11 @@ TEST_CASE("a PyTorchJob's master and workers are assigned one after the other an
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(first_line(r.out) ==
-        R"({"at":0,"task":"resnet-ddp","outcome":"pending","team":"onlygputeam","reason":"exceeds-max-quota","max":{"gpu":3},)"
-        R"("message":"couldn't assign flavors to pod set worker: insufficient quota for nvidia.com/gpu in flavor ml.g6.12xlarge, )"
-        R"(previously considered podsets requests (1) + current podset request (3) > maximum capacity (3)"})");
+        R"j({"at":0,"task":"resnet-ddp","outcome":"pending","team":"onlygputeam","reason":"exceeds-max-quota","max":{"gpu":3},)j"
+        R"j("message":"couldn't assign flavors to pod set worker: insufficient quota for nvidia.com/gpu in flavor ml.g6.12xlarge, )j"
+        R"j(previously considered podsets requests (1) + current podset request (3) > maximum capacity (3)"})j");
 
-  // With two workers it fits: one admission, both pod sets on ml.g6.12xlarge.
+  // With two workers it fits, borrowing one GPU: one admission, both pod sets on ml.g6.12xlarge.
   gov::test::TempDir dir("podsets");
   std::string yaml = gov::test::read_text(kFixtures + "pytorchjob.yaml");
   const size_t at = yaml.find("replicas: 3");
@@ -57,17 +57,17 @@ TEST_CASE("a PyTorchJob's master and workers are assigned one after the other an
   INFO(two.err);
   REQUIRE(two.exit_code == 0);
   CHECK(first_line(two.out) ==
-        R"({"at":0,"task":"resnet-ddp","outcome":"admitted","team":"onlygputeam","flavor":"ml.g6.12xlarge",)"
-        R"("usage":{"gpu":3,"vcpu":23,"memory_gib":92},"borrowed":{},"pod_sets":[)"
-        R"({"name":"master","flavor":"ml.g6.12xlarge","pods":1,"usage":{"gpu":1,"vcpu":8,"memory_gib":32}},)"
-        R"({"name":"worker","flavor":"ml.g6.12xlarge","pods":2,"usage":{"gpu":2,"vcpu":15,"memory_gib":60}}],)"
-        R"("message":"Quota reserved in ClusterQueue onlygputeam"})");
+        R"j({"at":0,"task":"resnet-ddp","outcome":"admitted","team":"onlygputeam","flavor":"ml.g6.12xlarge",)j"
+        R"j("usage":{"gpu":3,"vcpu":23,"memory_gib":92},"borrowed":{"gpu":1},"pod_sets":[)j"
+        R"j({"name":"master","flavor":"ml.g6.12xlarge","pods":1,"usage":{"gpu":1,"vcpu":8,"memory_gib":32}},)j"
+        R"j({"name":"worker","flavor":"ml.g6.12xlarge","pods":2,"usage":{"gpu":2,"vcpu":15,"memory_gib":60}}],)j"
+        R"j("message":"Quota reserved in ClusterQueue onlygputeam"})j");
 
   // The same task as a trace's JSON, with `pod_sets`, decides byte for byte the same.
-  const std::string json = dir.write("two-workers.json", R"({"id": "resnet-ddp", "team": "onlygputeam", "priority": "high-priority",
+  const std::string json = dir.write("two-workers.json", R"j({"id": "resnet-ddp", "team": "onlygputeam", "priority": "high-priority",
     "pod_sets": [
       {"name": "master", "instance_type": "ml.g6.12xlarge", "pods": 1, "per_pod": {"gpus": 1, "vcpus": 8, "memory_gib": 32}},
-      {"name": "worker", "instance_type": "ml.g6.12xlarge", "pods": 2, "per_pod": {"gpus": 1, "vcpus": 7.5, "memory_gib": 30}}]})");
+      {"name": "worker", "instance_type": "ml.g6.12xlarge", "pods": 2, "per_pod": {"gpus": 1, "vcpus": 7.5, "memory_gib": 30}}]})j");
   const gov::test::CommandResult same = run_gov("eval policies/examples/fine-grained.gov --task " + json);
   CHECK(same.out == two.out);
 }
@@ -77,23 +77,23 @@ TEST_CASE("a trace's pod sets: malformed ones are one clear error each", "[k8s][
   const auto eval = [&](const std::string& name, const std::string& task) {
     return run_gov("eval policies/examples/fine-grained.gov --task " + dir.write(name, task));
   };
-  const std::string head = R"({"id": "j", "team": "onlygputeam", )";
-  const std::string one = R"({"name": "w", "gpus": 1})";
+  const std::string head = R"j({"id": "j", "team": "onlygputeam", )j";
+  const std::string one = R"j({"name": "w", "gpus": 1})j";
   std::string nine = "[";
-  for (int i = 0; i < 9; ++i) nine += std::string(i ? "," : "") + R"({"name": "p)" + std::to_string(i) + R"(", "gpus": 1})";
+  for (int i = 0; i < 9; ++i) nine += std::string(i ? "," : "") + R"j({"name": "p)j" + std::to_string(i) + R"j(", "gpus": 1})j";
   nine += "]";
   const struct {
     std::string task;
     std::string error;
   } cases[] = {
-      {head + R"("pod_sets": )" + nine + "}", "9 pod sets; a task has at most 8 (Kueue's limit)"},
-      {head + R"("pod_sets": [)" + one + "," + one + "]}", "pod set \"w\" is given twice"},
-      {head + R"("gpus": 1, "pod_sets": [)" + one + "]}", "a task with \"pod_sets\" requests per pod set; move \"gpus\" into its pod sets"},
-      {head + R"("pod_sets": []})", "expected a non-empty array of pod sets, found an array"},
-      {head + R"("pod_sets": [{"gpus": 1}]})", "a pod set needs a \"name\""},
-      {head + R"("pod_sets": [{"name": "w"}]})", "the task requests nothing"},
-      {head + R"("pod_sets": [{"name": "w", "gpus": 1, "color": "red"}]})", "color"},
-      {head + R"("pod_sets": [{"name": "w", "gpus": 1, "instance_type": "ml.nope"}]})", "unknown instance type \"ml.nope\""},
+      {head + R"j("pod_sets": )j" + nine + "}", "9 pod sets; a task has at most 8 (Kueue's limit)"},
+      {head + R"j("pod_sets": [)j" + one + "," + one + "]}", "pod set \"w\" is given twice"},
+      {head + R"j("gpus": 1, "pod_sets": [)j" + one + "]}", "a task with \"pod_sets\" requests per pod set; move \"gpus\" into its pod sets"},
+      {head + R"j("pod_sets": []})j", "expected a non-empty array of pod sets, found an array"},
+      {head + R"j("pod_sets": [{"gpus": 1}]})j", "a pod set needs a \"name\""},
+      {head + R"j("pod_sets": [{"name": "w"}]})j", "the task requests nothing"},
+      {head + R"j("pod_sets": [{"name": "w", "gpus": 1, "color": "red"}]})j", "color"},
+      {head + R"j("pod_sets": [{"name": "w", "gpus": 1, "instance_type": "ml.nope"}]})j", "unknown instance type \"ml.nope\""},
   };
   int n = 0;
   for (const auto& c : cases) {
