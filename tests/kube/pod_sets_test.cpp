@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "tests/support/test_support.hpp"
 
@@ -102,5 +103,25 @@ TEST_CASE("a trace's pod sets: malformed ones are one clear error each", "[k8s][
     INFO(r.err);
     CHECK(r.exit_code != 0);
     CHECK(r.err.find(c.error) != std::string::npos);
+  }
+}
+
+TEST_CASE("the Kubernetes fixtures decide as their expected streams say", "[k8s][kube][podsets]") {
+  // tests/fixtures/kubernetes/expected/MANIFEST.POLICY.jsonl: `gov simulate policies/examples/POLICY.gov
+  // --workloads tests/fixtures/kubernetes/MANIFEST.yaml`, reviewed decision by decision when written
+  // (docs/kubernetes.md, "Fixtures"). A Job, a PyTorchJob of a master and 3 workers, a
+  // HyperPodPyTorchJob as the HyperPod CLI writes it, a RayJob, a Workload list.
+  const std::vector<std::string> files = gov::test::files_under(kFixtures + "expected", ".jsonl");
+  REQUIRE(files.size() >= 6);
+  for (const std::string& file : files) {
+    const std::string name = file.substr(file.rfind('/') + 1);
+    const std::string manifest = name.substr(0, name.find('.'));
+    const std::string policy = name.substr(manifest.size() + 1, name.size() - manifest.size() - 1 - 6);
+    INFO(name);
+    const gov::test::CommandResult r =
+        run_gov("simulate policies/examples/" + policy + ".gov --workloads " + kFixtures + manifest + ".yaml");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == gov::test::read_text(file));
   }
 }
