@@ -33,7 +33,8 @@ ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::De
 
 AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
   if (!spec.pod_sets.empty() && !is_single_main(spec)) [[unlikely]] {
-    const PreparedTask prepared = prepare(core, spec);
+    thread_local PreparedTask prepared;  // reused: a warm check of pod sets allocates nothing
+    prepare_into(core, spec, prepared);
     return check_admission(core, prepared);
   }
   TaskRequest request;
@@ -164,16 +165,26 @@ AdmissionCheck with_pod_sets(const EngineCore& core, AdmissionCheck checked, std
 
 PreparedTask prepare(const EngineCore& core, const gov::Task& spec) {
   PreparedTask out;
+  prepare_into(core, spec, out);
+  return out;
+}
+
+void prepare_into(const EngineCore& core, const gov::Task& spec, PreparedTask& out) {
   TaskRequest request;
+  out.policy = nullptr;
+  out.unavailable_partition = false;
   if (!spec.pod_sets.empty() && !is_single_main(spec)) {
-    std::vector<PodSetRequest> pod_sets;
-    if (!resolve_pod_sets(core.resolver(), spec, request, &pod_sets)) out.policy = &core.module;
-    for (const PodSetRequest& pod_set : pod_sets) {
-      out.pod_sets.push_back({pod_set.requested_flavor, pod_set.request});
-      out.unavailable_partition = out.unavailable_partition || pod_set.unavailable_partition != nullptr;
+    thread_local std::vector<PodSetRequest> pod_sets;  // reused: names keep their capacity
+    const bool valid = !resolve_pod_sets(core.resolver().without_interning(), spec, request, &pod_sets);
+    if (valid) out.policy = &core.module;
+    out.pod_sets.resize(valid ? pod_sets.size() : 0);
+    for (size_t i = 0; i < out.pod_sets.size(); ++i) {
+      out.pod_sets[i] = {pod_sets[i].requested_flavor, pod_sets[i].request};
+      out.unavailable_partition = out.unavailable_partition || pod_sets[i].has_unavailable_partition;
     }
-  } else if (!resolve_request(core.resolver(), spec, request)) {
-    out.policy = &core.module;
+  } else {
+    out.pod_sets.clear();
+    if (!resolve_request(core.resolver(), spec, request)) out.policy = &core.module;
   }
   out.team = request.team;
   out.class_index = request.class_index;
@@ -188,7 +199,6 @@ PreparedTask prepare(const EngineCore& core, const gov::Task& spec) {
   out.fields = core.rules.task_fields(request, out.id_string);
   out.label_ids.resize(core.module.label_keys.size());
   core.rules.label_strings(spec.labels, out.label_ids);
-  return out;
 }
 
 }  // namespace gov::engine

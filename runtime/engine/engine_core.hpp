@@ -102,6 +102,8 @@ void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
 /// admission_check.hpp).
 AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec);
 PreparedTask prepare(const EngineCore& core, const gov::Task& spec);
+/// prepare into `out`, reusing its buffers (no allocation once warm).
+void prepare_into(const EngineCore& core, const gov::Task& spec, PreparedTask& out);
 
 /// The explanation of a task against the current state (explain.cpp); simulates on a copy of
 /// the quota state, so the engine is unchanged.

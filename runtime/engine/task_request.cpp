@@ -78,17 +78,37 @@ std::optional<std::string> add_partitions(const ir::Module& module, const gov::T
   return std::nullopt;
 }
 
-// A pod set as a task of its own (the task's team and class; the pod set's instance type, else
-// the task's), for resolve_request.
-gov::Task pod_set_task(const gov::Task& spec, const gov::PodSet& pod_set) {
-  gov::Task one;
-  one.team = spec.team;
-  one.priority = spec.priority;
-  one.instance_type = pod_set.instance_type ? pod_set.instance_type : spec.instance_type;
+template <typename T>
+void assign_optional(std::optional<T>& to, const std::optional<T>& from) {
+  if (!from) {
+    to.reset();
+  } else if (to) {
+    *to = *from;  // a string keeps its capacity
+  } else {
+    to.emplace(*from);
+  }
+}
+
+// A pod set as a task of its own in `one` (the task's team and class; the pod set's instance
+// type, else the task's), for resolve_request. `one` is reused: assignments keep its strings'
+// capacity, so a warm call allocates nothing (Engine::check of a task of several pod sets).
+void pod_set_task(const gov::Task& spec, const gov::PodSet& pod_set, gov::Task& one) {
+  one.team.assign(spec.team);
+  assign_optional(one.priority, spec.priority);
+  assign_optional(one.instance_type, pod_set.instance_type ? pod_set.instance_type : spec.instance_type);
   one.instances = pod_set.instances;
   one.amounts = pod_set.amounts;
   one.pods = pod_set.pods;
-  one.partitions = pod_set.partitions;
+  one.partitions.resize(pod_set.partitions.size());
+  for (size_t i = 0; i < pod_set.partitions.size(); ++i) {
+    one.partitions[i].first.assign(pod_set.partitions[i].first);
+    one.partitions[i].second = pod_set.partitions[i].second;
+  }
+}
+
+/// The pod set under resolution, per thread (see pod_set_task).
+gov::Task& pod_set_scratch() {
+  thread_local gov::Task one;
   return one;
 }
 
@@ -129,10 +149,13 @@ std::optional<std::string> resolve_pod_sets(const Resolver& resolver, const gov:
   out.instances = 0;
   out.pods = 0;
   out.unavailable_partition = {};
-  if (pod_sets != nullptr) pod_sets->clear();
-  for (const gov::PodSet& pod_set : spec.pod_sets) {
+  if (pod_sets != nullptr) pod_sets->resize(spec.pod_sets.size());  // reused: names keep their capacity
+  gov::Task& scratch = pod_set_scratch();
+  for (size_t i = 0; i < spec.pod_sets.size(); ++i) {
+    const gov::PodSet& pod_set = spec.pod_sets[i];
     TaskRequest one;
-    if (auto error = resolve_request(resolver, pod_set_task(spec, pod_set), one))
+    pod_set_task(spec, pod_set, scratch);
+    if (auto error = resolve_request(resolver, scratch, one))
       return fmt::format("pod set `{}`: {}", pod_set.name, *error);
     out.class_index = one.class_index;
     out.priority = one.priority;
@@ -143,13 +166,16 @@ std::optional<std::string> resolve_pod_sets(const Resolver& resolver, const gov:
     if (__builtin_add_overflow(out.instances, one.instances, &out.instances)) return std::string("`instances` is too large");
     if (__builtin_add_overflow(out.pods, one.pods, &out.pods)) return std::string("`pods` is too large");
     if (pod_sets != nullptr) {
-      PodSetRequest& request = pod_sets->emplace_back();
-      request.name = pod_set.name;
+      PodSetRequest& request = (*pod_sets)[i];
+      request.name.assign(pod_set.name);
       request.requested_flavor = one.requested_flavor;
       request.pods = one.pods;
       request.request = one.request;
-      if (!one.unavailable_partition.empty() && resolver.unavailable != nullptr)
-        request.unavailable_partition = resolver.unavailable->intern(one.unavailable_partition);
+      request.has_unavailable_partition = !one.unavailable_partition.empty();
+      // `one` views the scratch task's profile: interned now, before the next pod set reuses it.
+      request.unavailable_partition = request.has_unavailable_partition && resolver.unavailable != nullptr
+                                          ? resolver.unavailable->intern(one.unavailable_partition)
+                                          : nullptr;
     }
   }
   return std::nullopt;
@@ -172,7 +198,13 @@ NameIndex::NameIndex(const ir::Module& module) {
 std::optional<std::string> resolve_request(const Resolver& resolver, const gov::Task& spec,
                                            TaskRequest& out) {
   if (!spec.pod_sets.empty()) [[unlikely]] {
-    if (is_single_main(spec) && !check_pod_sets(spec)) return resolve_request(resolver, pod_set_task(spec, spec.pod_sets[0]), out);
+    if (is_single_main(spec) && !check_pod_sets(spec)) {
+      // `out.unavailable_partition` then views the per-thread scratch task: valid until this
+      // thread resolves another pod set (the check path tests it at once).
+      gov::Task& one = pod_set_scratch();
+      pod_set_task(spec, spec.pod_sets[0], one);
+      return resolve_request(resolver, one, out);
+    }
     return resolve_pod_sets(resolver, spec, out, nullptr);
   }
   const ir::Module& module = resolver.module;
@@ -219,8 +251,12 @@ std::optional<std::string> resolve_task(const Resolver& resolver, const gov::Tas
   TaskRequest request;
   std::optional<std::string> error;
   out.pod_sets.clear();
-  if (spec.pod_sets.empty() || (is_single_main(spec) && !check_pod_sets(spec))) {
+  gov::Task one;  // a task whose only pod set is `main`: resolved as a task without pod sets
+  if (spec.pod_sets.empty()) {
     error = resolve_request(resolver, spec, request);
+  } else if (is_single_main(spec) && !check_pod_sets(spec)) {
+    pod_set_task(spec, spec.pod_sets[0], one);
+    error = resolve_request(resolver, one, request);  // views into `one`, interned below
   } else {
     error = resolve_pod_sets(resolver, spec, request, &out.pod_sets);
   }

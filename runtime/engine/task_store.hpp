@@ -45,6 +45,7 @@ struct PodSetRequest {
   Resources request{};  // the pod set's total (pods × per pod), base units
   /// A GPU partition profile it asks for that no quota gives (interned in the engine), or null.
   const std::string* unavailable_partition = nullptr;
+  bool has_unavailable_partition = false;  // also when nothing interns (the check path)
 };
 
 /// What an admitted task of several pod sets holds in one flavor (its pod sets there, summed).
