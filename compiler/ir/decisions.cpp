@@ -283,6 +283,11 @@ DecideResult conclude(const Module& module, const QuotaTable& table, const Decid
       ++result.warnings;
     }
   }
+  return conclude_fit(module, table, input, result);
+}
+
+DecideResult conclude_fit(const Module& module, const QuotaTable& table, const DecideInput& input,
+                          DecideResult result) {
   if (result.deny_rule >= 0) return result;  // a rejected task is not fitted
   const auto team = static_cast<uint32_t>(input.task[static_cast<size_t>(TaskField::team)]);
   const int64_t requested = input.task[static_cast<size_t>(TaskField::flavor)];

@@ -192,5 +192,10 @@ bool decide_input_in_range(const Module& module, const DecideInput& input);
 /// order is resource order).
 DecideResult conclude(const Module& module, const QuotaTable& table, const DecideInput& input,
                       std::span<const uint8_t> verdicts);
+/// conclude's second half: `rules` (deny_rule and warnings, as the verdicts give them) with the
+/// fit filled in, unless a deny rule matched. For a back end that counts the matches of the
+/// rules it evaluated (the rule index) instead of reading every verdict.
+DecideResult conclude_fit(const Module& module, const QuotaTable& table, const DecideInput& input,
+                          DecideResult rules);
 
 }  // namespace gov::ir

@@ -24,6 +24,7 @@
 #include "compiler/ir/decisions.hpp"
 #include "compiler/ir/module.hpp"
 #include "compiler/jit/lower_decisions.hpp"
+#include "compiler/jit/lower_rules.hpp"
 
 namespace gov::jit::detail {
 
@@ -153,10 +154,6 @@ class DecisionLowering {
   std::pair<llvm::Value*, llvm::Value*> fit_by_table(llvm::Value* team, llvm::Value* requested,
                                                      llvm::Value* request, llvm::Value* usage_base,
                                                      llvm::Value* cohort_base);
-  /// Up to this many rules, gov_decide concludes from the verdicts in unrolled code.
-  static constexpr size_t kUnrolledRules = 256;
-  /// (the first deny rule or -1, the number of matches) by a loop over the verdicts.
-  std::pair<llvm::Value*, llvm::Value*> deny_and_matches_by_table(llvm::Value* verdicts);
   /// The fit of team `team`'s declared quota number `quota` (an index into declared_), known.
   std::pair<llvm::Value*, llvm::Value*> guarded_fit(int64_t team, size_t quota, llvm::Value* request,
                                                     llvm::Value* usage_base, llvm::Value* cohort_base);

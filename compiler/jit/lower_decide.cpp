@@ -334,47 +334,6 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   return {fitted, borrowed};
 }
 
-std::pair<llvm::Value*, llvm::Value*> DecisionLowering::deny_and_matches_by_table(llvm::Value* verdicts) {
-  llvm::LLVMContext& context = out_.getContext();
-  llvm::Function* function = builder_.GetInsertBlock()->getParent();
-  llvm::Type* i8_type = builder_.getInt8Ty();
-  llvm::Type* i32_type = builder_.getInt32Ty();
-  llvm::Type* i64_type = builder_.getInt64Ty();
-  std::vector<llvm::Constant*> flags;
-  for (const ir::Rule& rule : module_.rules)
-    flags.push_back(builder_.getInt8(rule.action == ir::RuleAction::deny ? 1 : 0));
-  auto* flags_type = llvm::ArrayType::get(i8_type, flags.size());
-  llvm::GlobalVariable* table = constant_table(llvm::ConstantArray::get(flags_type, flags), "gov.rule_denies");
-
-  llvm::BasicBlock* before = builder_.GetInsertBlock();
-  llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "conclude.walk", function);
-  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "conclude.walk.body", function);
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "conclude.walk.done", function);
-  builder_.CreateBr(header);
-  builder_.SetInsertPoint(header);
-  llvm::PHINode* i = builder_.CreatePHI(i64_type, 2, "i");
-  llvm::PHINode* deny = builder_.CreatePHI(i32_type, 2, "deny");
-  llvm::PHINode* matches = builder_.CreatePHI(i32_type, 2, "matches");
-  i->addIncoming(i64(0), before);
-  deny->addIncoming(i32(-1), before);
-  matches->addIncoming(i32(0), before);
-  builder_.CreateCondBr(builder_.CreateICmpULT(i, i64(static_cast<int64_t>(module_.rules.size()))), body, exit);
-
-  builder_.SetInsertPoint(body);
-  llvm::Value* matched = builder_.CreateICmpNE(
-      builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(i8_type, verdicts, i)), builder_.getInt8(0));
-  llvm::Value* denies = builder_.CreateICmpNE(
-      builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(flags_type, table, {i64(0), i})), builder_.getInt8(0));
-  llvm::Value* first = builder_.CreateAnd(builder_.CreateAnd(matched, denies), builder_.CreateICmpSLT(deny, i32(0)));
-  deny->addIncoming(builder_.CreateSelect(first, builder_.CreateTrunc(i, i32_type), deny), body);
-  matches->addIncoming(builder_.CreateAdd(matches, builder_.CreateZExt(matched, i32_type)), body);
-  i->addIncoming(builder_.CreateAdd(i, i64(1)), body);
-  builder_.CreateBr(header);
-
-  builder_.SetInsertPoint(exit);
-  return {deny, matches};
-}
-
 void DecisionLowering::decide() {
   llvm::LLVMContext& context = out_.getContext();
   llvm::Type* ptr = builder_.getPtrTy();
@@ -433,7 +392,11 @@ void DecisionLowering::decide() {
          llvm::ArrayType::get(i64_type, ir::kClusterStatCount * ir::kResourceCount), ptr},
         "gov.RuleInput");
   }
-  llvm::Function* rules_function = out_.getFunction("gov_rules");
+  // The rules through the index (lower_rules.cpp): their first matching deny and their number
+  // of matches come back with the verdicts, so no verdict is read again here.
+  llvm::Value* deny = i32(-1);
+  llvm::Value* matches = i32(0);
+  llvm::Function* rules_function = out_.getFunction(kIndexedRulesSymbol);
   if (rules > 0 && rules_function != nullptr) {
     // In the entry block, so that SROA splits it into registers (an alloca elsewhere is a
     // dynamic stack allocation, and its copy of the task's fields would stay a memcpy).
@@ -530,21 +493,9 @@ void DecisionLowering::decide() {
       }
       builder_.SetInsertPoint(joined);
     }
-    builder_.CreateCall(rules_function, {input, verdicts});
-  }
-
-  // The first deny rule and the warnings: unrolled for a few rules, a loop over a constant
-  // table of deny flags for many (one block of thousands of selects compiles slowly).
-  llvm::Value* deny = i32(-1);
-  llvm::Value* matches = i32(0);
-  if (rules > kUnrolledRules) std::tie(deny, matches) = deny_and_matches_by_table(verdicts);
-  for (size_t i = rules > kUnrolledRules ? 0 : rules; i-- > 0;) {
-    llvm::Value* matched = builder_.CreateICmpNE(
-        builder_.CreateLoad(builder_.getInt8Ty(), builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), verdicts, i)),
-        builder_.getInt8(0));
-    matches = builder_.CreateAdd(matches, builder_.CreateZExt(matched, i32_type));
-    if (module_.rules[i].action == ir::RuleAction::deny)
-      deny = builder_.CreateSelect(matched, i32(static_cast<int64_t>(i)), deny);
+    llvm::Value* packed = builder_.CreateCall(rules_function, {input, verdicts});
+    deny = builder_.CreateTrunc(packed, i32_type);
+    matches = builder_.CreateTrunc(builder_.CreateLShr(packed, 32), i32_type);
   }
   llvm::Value* warnings =
       builder_.CreateSub(matches, builder_.CreateZExt(builder_.CreateICmpSGE(deny, i32(0)), i32_type));

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "compiler/ir/rule_index.hpp"
 #include "compiler/jit/object_key.hpp"
 #include "compiler/support/sha256.hpp"
 
@@ -13,8 +14,9 @@ namespace {
 
 /// Bumped whenever lowering changes the code it generates for the same module.
 /// 8: quota cells only where a team declares a quota, found through per-team lists (7 and
-/// before carried a slot for every team × instance type of the catalog).
-constexpr uint32_t kCodegenVersion = 8;
+/// before carried a slot for every team × instance type of the catalog); or, on another branch,
+/// the rule index. 9: both.
+constexpr uint32_t kCodegenVersion = 9;
 constexpr uint32_t kFormatVersion = 1;
 constexpr std::string_view kMagic = "GOVJITOB";
 
@@ -70,6 +72,30 @@ Key sha256(std::span<const uint8_t> data) {
   return hash.finish();
 }
 
+/// Which rules the code evaluates for which key values (ir::usable_rule_index; none: all).
+void write_rule_index(ByteWriter& out, const ir::Module& module) {
+  const auto list = [&out](const std::vector<uint32_t>& rules) {
+    out.u64(rules.size());
+    for (uint32_t rule : rules) out.u32(rule);
+  };
+  const ir::RuleIndex* usable = ir::usable_rule_index(module);
+  out.u8(usable != nullptr ? 1 : 0);
+  if (usable == nullptr) return;
+  const ir::RuleIndex& index = *usable;
+  list(index.always);
+  list(index.never);
+  out.u64(index.dimensions.size());
+  for (const ir::RuleDimension& dimension : index.dimensions) {
+    out.u8(static_cast<uint8_t>(dimension.key.source));
+    out.i64(dimension.key.index);
+    out.u64(dimension.buckets.size());
+    for (const ir::RuleBucket& bucket : dimension.buckets) {
+      out.i64(bucket.value);
+      list(bucket.rules);
+    }
+  }
+}
+
 void write_rules(ByteWriter& out, const ir::Module& module) {
   out.u64(module.rules.size());
   for (const ir::Rule& rule : module.rules) {
@@ -90,6 +116,7 @@ void write_rules(ByteWriter& out, const ir::Module& module) {
     for (int64_t v : set) out.i64(v);
   }
   out.u64(module.label_keys.size());
+  write_rule_index(out, module);
 }
 
 /// Which register each value part of each rule's message shows, and where (the text is not

@@ -1,5 +1,6 @@
 #include "compiler/lower/lower.hpp"
 
+#include "compiler/ir/rule_index.hpp"
 #include "compiler/support/assert.hpp"
 
 #include <string>
@@ -183,6 +184,7 @@ ir::Module lower(const check::Policy& policy) {
   Interned interned;
   interned.strings.emplace("", 0);  // strings[0], pushed above
   for (const check::Rule& rule : policy.rules) module.rules.push_back(lower_rule(module, rule, interned));
+  module.rule_index = ir::index_rules(module);
   return module;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "compiler/ir/decisions.hpp"
+#include "compiler/ir/rule_index.hpp"
 
 namespace gov::jit::fuzz {
 namespace {
@@ -283,6 +284,7 @@ ir::Module random_module(Rng& rng, const GeneratorOptions& options) {
   for (size_t r = 0; r < options.rules; ++r)
     module.rules.push_back(RuleBuilder(rng, module, options).build(r));
   add_random_quotas(rng, module, options);
+  module.rule_index = ir::index_rules(module);  // as lowering builds it: the back ends use it
   return module;
 }
 
