@@ -207,7 +207,8 @@ void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::v
   for (model::Resource resource : model::kAllResources) {
     const size_t r = model::index(resource);
     out << YAML::BeginMap;
-    quantity(out, "borrowingLimit", resource, quota.borrowing_limit[r]);
+    // No borrowingLimit is Kueue's unlimited borrowing (`borrow-limit = unlimited`).
+    if (quota.borrowing_limit[r] != model::kUnlimited) quantity(out, "borrowingLimit", resource, quota.borrowing_limit[r]);
     if (quota.lending_limit[r] != model::kUnlimited) quantity(out, "lendingLimit", resource, quota.lending_limit[r]);
     field(out, "name", model::kubernetes_name(resource));
     quantity(out, "nominalQuota", resource, quota.nominal[r]);
@@ -217,7 +218,9 @@ void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::v
   for (const std::string& profile : profiles) {
     const check::PartitionQuota* p = quota.partition(profile);
     out << YAML::BeginMap;
-    quantity(out, "borrowingLimit", model::Resource::gpu, p ? p->borrowing_limit : 0);
+    if (!p || p->borrowing_limit != model::kUnlimited) {
+      quantity(out, "borrowingLimit", model::Resource::gpu, p ? p->borrowing_limit : 0);
+    }
     if (p && p->lending_limit != model::kUnlimited) quantity(out, "lendingLimit", model::Resource::gpu, p->lending_limit);
     field(out, "name", model::partition_resource_name(profile));
     quantity(out, "nominalQuota", model::Resource::gpu, p ? p->nominal : 0);
@@ -287,7 +290,7 @@ void write_local_queue(YAML::Emitter& out, const ExportOptions& options, const c
   // The team's sharing and percentage borrow limit, which the ClusterQueue holds only resolved,
   // for `gov import kueue`.
   out << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
-  field(out, "gov/borrow-limit", fmt::format("{}%", team.borrow_limit_percent));
+  field(out, "gov/borrow-limit", team.borrow_limit_text());
   field(out, "gov/sharing", check::word_of(team.sharing));
   out << YAML::EndMap;
   queue_labels(out, options, team.name);

@@ -114,7 +114,8 @@ struct Object {
 
 struct Cell {
   model::Amount nominal = 0;
-  model::Amount borrowing = 0;
+  model::Amount borrowing = 0;  // model::kUnlimited: borrowingLimit left out
+  bool present = false;          // the flavor lists the resource
   std::optional<model::Amount> lending;
 };
 
@@ -285,6 +286,7 @@ class Importer {
   struct TeamHints {
     std::optional<model::Sharing> sharing;
     std::optional<int32_t> borrow_limit;
+    bool borrow_limit_unlimited = false;  // `gov/borrow-limit: unlimited`
   };
 
   void read_local_queue(const Object& o) {
@@ -300,6 +302,10 @@ class Importer {
     }
     if (const Node* limit = annotation(*o.node, "gov/borrow-limit")) {
       Node number = *limit;
+      if (number.text == "unlimited") {
+        hints.borrow_limit_unlimited = true;
+        return;
+      }
       if (has_suffix(number.text, "%")) number.text.pop_back();
       hints.borrow_limit = static_cast<int32_t>(o.at.integer(number, "metadata.annotations.gov/borrow-limit", 0, 10000));
     }
@@ -370,12 +376,12 @@ class Importer {
             // A partition is counted in whole partitions, as devices are.
             if (profile) r = model::Resource::gpu;
             Cell& cell = profile ? quota.partitions.emplace_back(*profile, Cell{}).second : quota.cells[model::index(*r)];
+            cell.present = true;
             cell.nominal = quantity(at, at.need(entry, "nominalQuota", rpath + ".nominalQuota", Node::Kind::scalar), rpath + ".nominalQuota", *r);
+            // No borrowingLimit is Kueue's unlimited borrowing (`borrow-limit = unlimited`).
             const Node* borrowing = entry.find("borrowingLimit");
-            if (!borrowing || borrowing->is_null()) {
-              at.fail(entry, rpath + ".borrowingLimit", "missing: unlimited borrowing has no gov form (a borrow limit is a percentage or an amount)");
-            }
-            cell.borrowing = quantity(at, *borrowing, rpath + ".borrowingLimit", *r);
+            cell.borrowing = !borrowing || borrowing->is_null() ? model::kUnlimited
+                                                                 : quantity(at, *borrowing, rpath + ".borrowingLimit", *r);
             if (const Node* lending = entry.find("lendingLimit"); lending && !lending->is_null()) {
               cell.lending = quantity(at, *lending, rpath + ".lendingLimit", *r);
             }
@@ -400,9 +406,37 @@ class Importer {
                              : all_lending_zero ? model::Sharing::dont_lend
                              : all_borrowing_zero && !any_lending ? model::Sharing::lend
                                                                   : model::Sharing::lend_and_borrow;
+    // Unlimited borrowing: the whole team's when every cell has no limit (or the annotation says
+    // so), else a quota's when all of its cells have none; one resource without a limit beside
+    // limited ones has no gov form.
+    // A resource the flavor does not list cannot be borrowed in Kueue: under a team's
+    // `unlimited` it gets an absolute limit of 0, and a quota's `unlimited` needs every resource.
+    const auto all_unlimited = [](const QuotaIn& q, bool listed_only) {
+      bool all = true;
+      for (const Cell& c : q.cells) all = all && ((listed_only && !c.present) || c.borrowing == model::kUnlimited);
+      for (const auto& [profile, c] : q.partitions) all = all && (c.nominal == 0 || c.borrowing == model::kUnlimited);
+      return all;
+    };
+    const bool team_unlimited =
+        sharing != model::Sharing::lend &&
+        (hints.borrow_limit_unlimited ||
+         (!hints.borrow_limit && !quotas.empty() &&
+          std::all_of(quotas.begin(), quotas.end(), [&](const QuotaIn& q) { return all_unlimited(q, true); })));
     const int32_t percent = hints.borrow_limit ? *hints.borrow_limit : infer_percent(quotas);
+    // Whether a cell's borrowing limit needs an absolute limit under the team's borrow limit.
+    const auto needs_absolute = [&](const Cell& c, const std::string& what) {
+      if (team_unlimited) return c.borrowing != model::kUnlimited;
+      if (c.borrowing == model::kUnlimited) {
+        at.fail(node, "spec.resourceGroups",
+                fmt::format("{} has no borrowingLimit beside resources that have one: gov writes unlimited borrowing for "
+                            "a whole team or a whole quota (`borrow-limit = unlimited`)",
+                            what));
+      }
+      return static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing;
+    };
     for (const QuotaIn& q : quotas) {
       std::vector<std::string> amounts, absolute, lending;
+      const bool quota_unlimited = !team_unlimited && sharing != model::Sharing::lend && all_unlimited(q, false);
       for (model::Resource r : model::kAllResources) {
         const Cell& c = q.cells[model::index(r)];
         // Written when not zero, and always for resources the type has, so nothing is derived.
@@ -412,7 +446,8 @@ class Importer {
             at.fail(node, "spec.resourceGroups", fmt::format("`{}` borrows {} of `{}`, but the team only lends", q.type->name,
                                                              model::format_amount(r, c.borrowing), model::kubernetes_name(r)));
           }
-        } else if (static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing) {
+        } else if (!quota_unlimited &&
+                   needs_absolute(c, fmt::format("`{}` of `{}`", model::kubernetes_name(r), q.type->name))) {
           absolute.push_back(amount_text(r, c.borrowing));
         }
         if (sharing == model::Sharing::dont_lend) {
@@ -439,7 +474,7 @@ class Importer {
           if (c.borrowing != 0) {
             at.fail(node, "spec.resourceGroups", fmt::format("`{}` borrows `nvidia.com/{}`, but the team only lends", q.type->name, profile));
           }
-        } else if (static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing) {
+        } else if (!quota_unlimited && needs_absolute(c, fmt::format("`nvidia.com/{}` of `{}`", profile, q.type->name))) {
           absolute_partitions.push_back(fmt::format("{}: {}", profile, c.borrowing));
         }
         if (sharing == model::Sharing::dont_lend) {
@@ -454,13 +489,15 @@ class Importer {
       if (!absolute_partitions.empty()) absolute.push_back(fmt::format("partitions = {{ {} }}", fmt::join(absolute_partitions, ", ")));
       if (!lent_partitions.empty()) lending.push_back(fmt::format("partitions = {{ {} }}", fmt::join(lent_partitions, ", ")));
       std::string body = fmt::format("{}", fmt::join(amounts, ", "));
+      if (quota_unlimited) body += ", borrow-limit = unlimited";
       if (!absolute.empty()) body += fmt::format(", borrow-limit = {{ {} }}", fmt::join(absolute, ", "));
       if (!lending.empty()) body += fmt::format(", lending-limit = {{ {} }}", fmt::join(lending, ", "));
       out += fmt::format("  quota {} {{ {} }}\n", q.type->name, body);
     }
     out += "\n";
     out += fmt::format("  sharing = {}\n", check::word_of(sharing));
-    if (sharing != model::Sharing::lend) out += fmt::format("  borrow-limit = {}%\n", percent);
+    if (team_unlimited) out += "  borrow-limit = unlimited\n";
+    else if (sharing != model::Sharing::lend) out += fmt::format("  borrow-limit = {}%\n", percent);
 
     // Preemption and the rest, written out: Kueue's API defaults differ from gov's (HyperPod's).
     auto within = model::WithinTeam::never;

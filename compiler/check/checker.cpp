@@ -522,6 +522,10 @@ const MigProfile* InstanceType::mig_profile(std::string_view profile) const {
   return nullptr;
 }
 
+std::string Team::borrow_limit_text() const {
+  return borrow_limit_unlimited ? std::string("unlimited") : fmt::format("{}%", borrow_limit_percent);
+}
+
 const PartitionQuota* Quota::partition(std::string_view profile) const {
   for (const PartitionQuota& p : partitions) {
     if (p.profile == profile) return &p;

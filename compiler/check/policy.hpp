@@ -107,6 +107,7 @@ struct Quota {
   // How `borrow-limit = { ... }` was written (HyperPod's AbsoluteBorrowLimits entry: Count, amounts).
   std::optional<int64_t> borrow_limit_instances;                   // `instances = N`
   std::array<bool, model::kResourceCount> borrow_limit_given{};     // amounts written
+  bool borrow_limit_unlimited = false;  // `borrow-limit = unlimited`: no limit in any resource
   std::array<bool, model::kResourceCount> lending_limit_given{};    // set by `lending-limit = { ... }`
   std::vector<PartitionQuota> partitions;  // `partitions = { ... }`, in written order
   Location where;
@@ -122,6 +123,9 @@ struct Team {
   model::Sharing sharing = model::Sharing::lend_and_borrow;
   int32_t borrow_limit_percent = 50;
   bool borrow_limit_given = false;
+  /// `borrow-limit = unlimited` (Kueue's borrowingLimit absent): no borrowing limit wherever a
+  /// quota gives none of its own; borrow_limit_percent is then unused.
+  bool borrow_limit_unlimited = false;
   model::WithinTeam preempt_team_tasks = model::WithinTeam::lower_priority;
   int32_t fair_share_weight = 0;
   bool fair_share_weight_given = false;
@@ -155,6 +159,9 @@ struct Team {
   std::vector<ClaimedName> queues;
   std::vector<ClaimedName> namespaces;
   Location where;
+
+  /// The team's borrow limit as written: `50%` or `unlimited`.
+  std::string borrow_limit_text() const;
 };
 
 /// A typed rule expression (see docs/language.md for the types and operators).

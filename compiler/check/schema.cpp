@@ -206,6 +206,10 @@ class Validator {
         }
         return;
       case K::percentage:
+        if (v.kind == ast::Value::Kind::name && !spec.choices.empty()) {
+          word_choice(v, spec, key, "a percentage such as `50%`");
+          return;
+        }
         if (!is_number || unit != U::percent) {
           std::optional<std::string> help;
           if (is_number) help = fmt::format("write `{}%`", plain);
@@ -228,6 +232,10 @@ class Validator {
       case K::profile_map: map(v, spec, key, /*string_values=*/false); return;
       case K::labels_map: map(v, spec, key, /*string_values=*/true); return;
       case K::resources:
+        if (v.kind == ast::Value::Kind::name && !spec.choices.empty()) {
+          word_choice(v, spec, key, "a block such as `{ gpus = 2 }`");
+          return;
+        }
         if (v.kind == ast::Value::Kind::block) {
           block(v.block, spec.block, fmt::format("`{}`", key));
         } else if (!(v.kind == ast::Value::Kind::map && v.map.empty())) {
@@ -276,6 +284,19 @@ class Validator {
       return;
     }
     for (const ast::Value& item : v.list) choice(item, spec, key);
+  }
+
+  /// A word where a value of another kind may also stand (`borrow-limit = unlimited`): one of the
+  /// choices, else an unknown choice whose help names the other form.
+  void word_choice(const ast::Value& v, const PropertySpec& spec, std::string_view key, std::string_view other) {
+    if (spec.has_choice(v.name.text)) return;
+    const std::vector<std::string_view> words = spec.words();
+    std::vector<std::string> names(words.begin(), words.end());
+    Diagnostic d = make_diagnostic(Code::unknown_enum_value, at(v.span),
+                                   fmt::format("`{}` is not a choice for `{}`", v.name.text, key), "unknown choice");
+    d.help = did_you_mean(v.name.text, names)
+                 .value_or(fmt::format("`{}` takes {} or {}", key, other, quoted_choices(spec)));
+    diagnostics_.report(std::move(d));
   }
 
   void choice(const ast::Value& v, const PropertySpec& spec, std::string_view key) {

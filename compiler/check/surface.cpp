@@ -170,9 +170,15 @@ const Table<Team>& team_table() {
   static const Table<Team> table = {
       {{"sharing", K::choice, choices_of({model::Sharing::lend_and_borrow, model::Sharing::lend, model::Sharing::dont_lend})},
        set_choice<Team, &Team::sharing>},
-      {{"borrow-limit", K::percentage},
+      // `unlimited` is Kueue's borrowingLimit left out (docs/language.md).
+      {{"borrow-limit", K::percentage, {{"unlimited", 0}}},
        [](const Assignment& a, Team& t) {
          t.borrow_limit_given = true;
+         if (a.value().kind == V::name) {
+           t.borrow_limit_unlimited = a.spec.has_choice(a.value().name.text);
+           if (t.borrow_limit_unlimited) t.borrow_limit_at = a.at(a.property.span);
+           return;
+         }
          if (a.value().kind == V::number) t.borrow_limit_at = a.at(a.property.span);
          t.borrow_limit_percent =
              static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the borrow limit", 0, 10000, "%").value_or(50));
@@ -252,8 +258,15 @@ const Table<QuotaDraft>& quota_table() {
       // HyperPod's AbsoluteBorrowLimits take the forms of a quota entry (Count, or amounts), and so
       // does `lending-limit`: `instances = N` is N instances' worth of every resource, amounts
       // set single resources (and override `instances`); the rest keep the team's percentage.
-      {{"borrow-limit", K::resources, {}, BlockKind::amounts},
+      // `borrow-limit = unlimited`: no limit in any resource or partition of the quota.
+      {{"borrow-limit", K::resources, {{"unlimited", 0}}, BlockKind::amounts},
        [](const Assignment& a, QuotaDraft& q) {
+         if (a.value().kind == V::name) {
+           if (!a.spec.has_choice(a.value().name.text)) return;
+           q.out->borrow_limit_unlimited = true;
+           q.absolute.fill(model::kUnlimited);
+           return;
+         }
          LendingDraft limits;
          assign_all(amounts_table(), a.value().block, a.checker, a.source, limits);
          q.out->borrow_limit_instances = limits.instances;

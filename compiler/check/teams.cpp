@@ -294,7 +294,9 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
     for (const PartitionQuota& p : out.partitions) slices = model::checked_add(slices, model::checked_mul(p.nominal, p.slices));
     out.nominal = resolve_partition_nominal(type, given, slices);
   }
-  out.borrowing_limit = resolve_borrowing_limit(out.nominal, team.borrow_limit_percent, absolute, team.sharing);
+  out.borrowing_limit = resolve_borrowing_limit(
+      out.nominal, team.borrow_limit_unlimited ? std::nullopt : std::optional<int32_t>(team.borrow_limit_percent), absolute,
+      team.sharing);
   out.lending_limit = resolve_lending_limit(team.sharing);
   if (lending) lending_limit(*lending, type, source, team, out);
   return out;

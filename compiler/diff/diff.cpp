@@ -307,8 +307,14 @@ class Comparer {
                      .after = std::string(after), .team = a.name, .property = std::move(property)});
     };
     if (text("sharing", "sharing", check::word_of(b.sharing), check::word_of(a.sharing))) sharing_consequences(b, a);
-    if (numeric({.subject = subject, .field = "borrow limit", .team = a.name, .property = "borrow-limit-percent"},
-                b.borrow_limit_percent, a.borrow_limit_percent, "%")) {
+    if (b.borrow_limit_unlimited || a.borrow_limit_unlimited) {
+      // `unlimited` is no percentage: the change is a word's.
+      if (text("borrow limit", "borrow-limit", b.borrow_limit_text(), a.borrow_limit_text())) {
+        diff_.summary.push_back(
+            fmt::format("team `{}`: borrow limit {} → {}", a.name, b.borrow_limit_text(), a.borrow_limit_text()));
+      }
+    } else if (numeric({.subject = subject, .field = "borrow limit", .team = a.name, .property = "borrow-limit-percent"},
+                       b.borrow_limit_percent, a.borrow_limit_percent, "%")) {
       diff_.summary.push_back(
           fmt::format("team `{}`: borrow limit {}% → {}%", a.name, b.borrow_limit_percent, a.borrow_limit_percent));
     }

@@ -36,7 +36,10 @@ void check_table(const check::Table<Target>& table) {
     const bool takes_choices = row.spec.kind == check::ValueKind::choice ||
                                row.spec.kind == check::ValueKind::choice_list ||
                                row.spec.kind == check::ValueKind::choice_or_block;
-    CHECK(takes_choices == !row.spec.choices.empty());
+    // A percentage or a block may also be a word (`borrow-limit = unlimited`).
+    const bool may_take_choices =
+        row.spec.kind == check::ValueKind::percentage || row.spec.kind == check::ValueKind::resources;
+    if (!may_take_choices) CHECK(takes_choices == !row.spec.choices.empty());
     std::set<std::string_view> words;
     std::set<int> values;
     for (const check::Choice& c : row.spec.choices) {

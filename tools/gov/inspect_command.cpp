@@ -125,7 +125,10 @@ void team_json(JsonWriter& out, const Policy& p, const check::Team& team) {
   out.key(team.name);
   out.begin_object();
   out.field("sharing", check::word_of(team.sharing));
-  out.field("borrow_limit_percent", int64_t{team.borrow_limit_percent});
+  // null for `borrow-limit = unlimited`
+  out.key("borrow_limit_percent");
+  if (team.borrow_limit_unlimited) out.null();
+  else out.number(int64_t{team.borrow_limit_percent});
   out.field("fair_share_weight", int64_t{team.fair_share_weight});
   out.field("preempt_team_tasks", check::word_of(team.preempt_team_tasks));
   out.field("active", team.active);
@@ -274,8 +277,8 @@ std::string inspection_text(const check::Policy& p) {
     }
   }
   for (const check::Team& team : p.teams) {
-    out += fmt::format("\nteam {}: {}, borrow limit {}%, preempt team tasks {}, fair-share weight {}{}\n", team.name,
-                       check::word_of(team.sharing), team.borrow_limit_percent, check::word_of(team.preempt_team_tasks),
+    out += fmt::format("\nteam {}: {}, borrow limit {}, preempt team tasks {}, fair-share weight {}{}\n", team.name,
+                       check::word_of(team.sharing), team.borrow_limit_text(), check::word_of(team.preempt_team_tasks),
                        team.fair_share_weight, team.active ? "" : ", inactive");
     const std::string threshold =
         team.borrow_priority_threshold >= 0 ? fmt::format(" up to {}", threshold_name(p, team)) : std::string();

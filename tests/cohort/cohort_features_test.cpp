@@ -1,0 +1,59 @@
+// Issue 20's parts outside the flavor assigner, through the `gov` command: `borrow-limit =
+// unlimited` in inspect, diff and the Kueue export (the decisions are the corpus's,
+// tests/corpus/borrow-unlimited.gov).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tests/support/test_support.hpp"
+
+using gov::test::run_gov;
+
+namespace {
+
+/// A two-team policy on ml.g5.8xlarge whose team `a` has the given borrow-limit line.
+std::string policy_with(const std::string& borrow_limit, const std::string& quota_extra = "") {
+  return "import \"aws-ml\"\n\ncluster c {\n  catalog  = aws-ml\n  capacity = { ml.g5.8xlarge: 4 }\n}\n\npolicy {\n"
+         "  idle-compute = fair-share\n}\n\nteam a {\n  quota ml.g5.8xlarge { instances = 2" + quota_extra + " }\n\n  " +
+         borrow_limit + "\n}\n\nteam b {\n  quota ml.g5.8xlarge { instances = 2 }\n}\n";
+}
+
+}  // namespace
+
+TEST_CASE("borrow-limit unlimited resolves to no borrowing limit in inspect", "[cohort]") {
+  gov::test::TempDir dir("unlimited-inspect");
+  dir.write("p.gov", policy_with("borrow-limit = unlimited"));
+  const gov::test::CommandResult text = run_gov("inspect " + (dir / "p.gov"));
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("team a: lend-and-borrow, borrow limit unlimited,") != std::string::npos);
+  const gov::test::CommandResult json = run_gov("inspect --format json " + (dir / "p.gov"));
+  REQUIRE(json.exit_code == 0);
+  CHECK(json.out.find("\"borrow_limit_percent\":null") != std::string::npos);
+  CHECK(json.out.find("\"borrowing_limit\":null") != std::string::npos);
+}
+
+TEST_CASE("gov diff reports a borrow limit becoming unlimited", "[cohort]") {
+  gov::test::TempDir dir("unlimited-diff");
+  dir.write("old.gov", policy_with("borrow-limit = 50%"));
+  dir.write("new.gov", policy_with("borrow-limit = unlimited"));
+  const gov::test::CommandResult r = run_gov("diff --files " + (dir / "old.gov") + " " + (dir / "new.gov"));
+  INFO(r.out << r.err);
+  CHECK(r.out.find("team `a`: borrow limit 50% → unlimited") != std::string::npos);
+}
+
+TEST_CASE("gov export kueue leaves borrowingLimit out where borrowing is unlimited", "[cohort]") {
+  gov::test::TempDir dir("unlimited-export");
+  dir.write("p.gov", policy_with("borrow-limit = 50%", ", borrow-limit = unlimited"));
+  const gov::test::CommandResult r = run_gov("export kueue " + (dir / "p.gov"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const size_t a = r.out.find("name: hyperpod-ns-a-clusterqueue");
+  const size_t b = r.out.find("name: hyperpod-ns-b-clusterqueue");
+  REQUIRE(a != std::string::npos);
+  REQUIRE(b != std::string::npos);
+  // The ClusterQueues come in team order; a's resource list has no borrowingLimit, b's has them.
+  const std::string queue_a = r.out.substr(a, b - a);
+  CHECK(queue_a.find("borrowingLimit") == std::string::npos);
+  CHECK(r.out.find("borrowingLimit: 1", b) != std::string::npos);
+}
