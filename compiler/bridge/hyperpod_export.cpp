@@ -118,6 +118,14 @@ void resource_config(JsonWriter& out, const check::Quota& quota, const model::Re
   out.end_object();
 }
 
+/// The team's weight as HyperPod's FairShareWeight (a whole number 0–100): the weight, or under
+/// --allow-lossy the nearest whole number within the range.
+int64_t hyperpod_weight_of(const check::Team& team) {
+  const int64_t micros = team.fair_share_weight_micros;
+  const int64_t nearest = (micros + model::kWeightScale / 2) / model::kWeightScale;
+  return std::clamp<int64_t>(nearest, 0, 100);
+}
+
 /// HyperPod's API takes the instance type (its ClusterInstanceType enum; `hyperpod = false` in the
 /// catalog marks the types outside it). The others are E0401, and dropped under --allow-lossy.
 bool accepted(const check::Policy& policy, const check::Quota& quota) {
@@ -205,7 +213,8 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
   out.key("ComputeQuotaTarget");
   out.begin_object();
   out.field("TeamName", team.name);
-  out.field("FairShareWeight", int64_t{team.fair_share_weight});
+  // A weight HyperPod cannot take is E0401; --allow-lossy writes the nearest it can.
+  out.field("FairShareWeight", hyperpod_weight_of(team));
   out.end_object();
   out.field("ActivationState", team.active ? "Enabled" : "Disabled");
 }
@@ -456,6 +465,11 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
                 team.flavor_preference != model::FlavorPreference::borrowing_over_preemption,
             "flavor fungibility (`when-can-borrow`, `when-can-preempt`, `flavor-preference`): HyperPod fixes them",
             team.fungibility_at);
+    control(!model::hyperpod_weight(team.fair_share_weight_micros),
+            fmt::format("`fair-share-weight = {}`: HyperPod's FairShareWeight is a whole number from 0 to 100 "
+                        "(`--allow-lossy` writes {})",
+                        model::weight_text(team.fair_share_weight_micros), hyperpod_weight_of(team)),
+            team.fair_share_weight_at);
     control(team.borrow_limit_unlimited,
             fmt::format("`borrow-limit = unlimited`: HyperPod's BorrowLimit is a percentage (`--allow-lossy` writes {}%)",
                         kMaxApiBorrowLimit),

@@ -238,7 +238,8 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
   out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   field(out, options.api == KueueApi::v1beta2 ? "cohortName" : "cohort", cohort_name(options.naming, policy));
   out << YAML::Key << "fairSharing" << YAML::Value << YAML::BeginMap;
-  field(out, "weight", team.fair_share_weight);
+  // A Quantity: `1`, `0.5` (a plain scalar, as an integer was).
+  out << YAML::Key << "weight" << YAML::Value << model::weight_text(team.fair_share_weight_micros);
   out << YAML::EndMap;
   out << YAML::Key << "flavorFungibility" << YAML::Value << YAML::BeginMap;
   // Kueue's default preference is borrowing over preemption; it may be written only when both

@@ -163,6 +163,22 @@ model::Amount quantity(const At& at, const Node& value, const std::string& field
   return c.value;
 }
 
+/// Kueue's fairSharing.weight (a Quantity: `1`, `0.5`, `500m`) in millionths, exactly: a weight
+/// below a millionth's precision, negative or above the language's bound has no gov form.
+int64_t fair_share_weight(const At& at, const Node& value) {
+  const std::string field = "spec.fairSharing.weight";
+  const std::optional<kube::Quantity> q = kube::parse_quantity(value.text);
+  if (!q) at.fail(value, field, fmt::format("`{}` is not a Kubernetes quantity", value.text));
+  const kube::Converted c = kube::scaled(*q, 6, 0);
+  if (c.status == kube::Conversion::not_whole) {
+    at.fail(value, field, fmt::format("`{}` has more than 6 decimals, which gov's weights do not keep", value.text));
+  }
+  if (c.status != kube::Conversion::ok || c.value < 0 || c.value > model::kMaxFairShareWeight * model::kWeightScale) {
+    at.fail(value, field, fmt::format("`{}` is not a weight from 0 to {}", value.text, model::kMaxFairShareWeight));
+  }
+  return c.value;
+}
+
 /// The borrow-limit percentage that reproduces the most borrowing limits (floor(nominal × p /
 /// 100), as the checker resolves them), 50 (the default) among equals, else the smallest. Each
 /// cell allows an interval of percentages; a sweep over their ends finds the best in
@@ -576,14 +592,14 @@ class Importer {
     out += fmt::format("  when-can-borrow = {}\n", check::word_of(when_borrow));
     out += fmt::format("  when-can-preempt = {}\n", check::word_of(when_preempt));
     if (preference) out += fmt::format("  flavor-preference = {}\n", check::word_of(*preference));
-    int64_t weight = 1;  // Kueue's default fair-sharing weight
+    int64_t weight = model::kWeightScale;  // Kueue's default fair-sharing weight, 1
     if (const Node* fair = at.optional(spec, "fairSharing", "spec.fairSharing", Node::Kind::map)) {
       at.only(*fair, "spec.fairSharing", {"weight"});
       if (const Node* w = at.optional(*fair, "weight", "spec.fairSharing.weight", Node::Kind::scalar)) {
-        weight = at.integer(*w, "spec.fairSharing.weight", 0, 100);
+        weight = fair_share_weight(at, *w);
       }
     }
-    out += fmt::format("  fair-share-weight = {}\n", weight);
+    out += fmt::format("  fair-share-weight = {}\n", model::weight_text(weight));
     if (const Node* stop = at.optional(spec, "stopPolicy", "spec.stopPolicy", Node::Kind::scalar)) {
       const bool active = at.choice<bool>(*stop, "spec.stopPolicy", {{"None", true}, {"Hold", false}, {"HoldAndDrain", false}});
       if (!active) out += "  active = false\n";

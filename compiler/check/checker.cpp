@@ -86,6 +86,19 @@ std::optional<int64_t> Checker::count_in_range(const ast::Value& v, SourceId sou
   return n;
 }
 
+std::optional<int64_t> Checker::fair_share_weight(const ast::Value& v, SourceId source) {
+  if (v.kind != ast::Value::Kind::number || v.number.unit != ast::Unit::none) return std::nullopt;  // reported
+  const int64_t micros = v.number.micros;
+  if (micros < 0 || micros > model::kMaxFairShareWeight * model::kWeightScale) {
+    report(Code::out_of_range, {source, v.span},
+           fmt::format("the fair-share weight is {}; gov accepts 0 to {} (Kueue: any non-negative number)",
+                       model::weight_text(micros), model::kMaxFairShareWeight),
+           "out of range");
+    return std::nullopt;
+  }
+  return micros;
+}
+
 /// The amount of a resource property in base units, range-checked.
 std::optional<model::Amount> Checker::amount(const ast::Property& p, model::Resource r, SourceId source) {
   const ast::Value& v = *p.value;

@@ -60,6 +60,9 @@ class Checker {
   bool duplicate(std::map<std::string, Location>& seen, const std::string& name, Location where, std::string_view what);
   /// HyperPod's name rule for teams and classes: a DNS label of at most 41 characters.
   void check_name_format(const ast::Name& name, SourceId source, std::string_view what);
+  /// A fair-share weight (a plain number, decimals allowed) in millionths, range-checked
+  /// (0 to model::kMaxFairShareWeight, E0302).
+  std::optional<int64_t> fair_share_weight(const ast::Value& v, SourceId source);
   std::optional<int64_t> count_in_range(const ast::Value& v, SourceId source, std::string_view what, int64_t low,
                                         int64_t high, std::string_view unit = "");
   /// The amount of a resource property in base units, range-checked.

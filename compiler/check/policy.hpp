@@ -127,8 +127,11 @@ struct Team {
   /// quota gives none of its own; borrow_limit_percent is then unused.
   bool borrow_limit_unlimited = false;
   model::WithinTeam preempt_team_tasks = model::WithinTeam::lower_priority;
-  int32_t fair_share_weight = 0;
+  /// Kueue's fairSharing.weight, any decimal from 0 to model::kMaxFairShareWeight, in millionths
+  /// (model::kWeightScale); HyperPod takes whole numbers 0–100 (lint W0140, export E0401).
+  int64_t fair_share_weight_micros = 0;
   bool fair_share_weight_given = false;
+  std::optional<Location> fair_share_weight_at;  // the value, when written
   bool active = true;
   // Kueue's controls beyond HyperPod's (docs/language.md); the defaults are what HyperPod writes
   // into its ClusterQueues (seed 004): borrowWithinCohort LowerPriority (never for a team that

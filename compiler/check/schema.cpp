@@ -23,6 +23,7 @@ std::string_view kind_description(ValueKind kind) {
     case K::vcpu_count: return "a vCPU count such as `8`, `0.5` or `500m`";
     case K::size: return "a size such as `128 GiB`";
     case K::percentage: return "a percentage such as `50%`";
+    case K::decimal: return "a number such as `1` or `0.5`";
     case K::name: return "a name";
     case K::boolean: return "`true` or `false`";
     case K::choice: return "one of the choices";
@@ -199,6 +200,11 @@ class Validator {
         return;
       case K::vcpu_count:
         if (!is_number || (unit != U::none && unit != U::milli)) wrong_kind(v, spec, key);
+        return;
+      case K::decimal:
+        if (!is_number || unit != U::none) {
+          wrong_kind(v, spec, key, is_number ? std::optional<std::string>(fmt::format("write `{}`", plain)) : std::nullopt);
+        }
         return;
       case K::size:
         if (!is_number || (unit != U::mib && unit != U::gib && unit != U::tib)) {

@@ -215,11 +215,13 @@ const Table<Team>& team_table() {
          if (a.value().kind == V::name) t.flavor_preference_at = a.at(a.property.span);
          note_fungibility(a, t);
        }},
-      {{"fair-share-weight", K::integer},
+      // Kueue's fairSharing.weight: any decimal (HyperPod's whole 0–100 is lint's W0140).
+      {{"fair-share-weight", K::decimal},
        [](const Assignment& a, Team& t) {
          t.fair_share_weight_given = true;
-         t.fair_share_weight =
-             static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the fair-share weight", 0, 100).value_or(0));
+         if (a.value().kind != V::number) return;
+         t.fair_share_weight_at = a.at(a.value().span);
+         t.fair_share_weight_micros = a.checker.fair_share_weight(a.value(), a.source).value_or(0);
        }},
       {{"active", K::boolean}, set_flag<Team, &Team::active>},
       {{"queues", K::string_list}, [](const Assignment& a, Team& t) { a.checker.team_kubernetes_names(a, t, false); }},

@@ -25,6 +25,7 @@ enum class ValueKind {
   vcpu_count,       // 4, 0.5 or 500m
   size,             // 128 GiB
   percentage,       // 50%
+  decimal,          // 1 or 0.5: a plain number, decimals allowed
   name,             // aws-ml
   boolean,          // true
   choice,           // one of PropertySpec::choices

@@ -319,10 +319,16 @@ class Comparer {
           fmt::format("team `{}`: borrow limit {}% → {}%", a.name, b.borrow_limit_percent, a.borrow_limit_percent));
     }
     text("preempt team tasks", "preempt-team-tasks", check::word_of(b.preempt_team_tasks), check::word_of(a.preempt_team_tasks));
-    if (numeric({.subject = subject, .field = "fair-share weight", .team = a.name, .property = "fair-share-weight"},
-                b.fair_share_weight, a.fair_share_weight)) {
-      diff_.summary.push_back(
-          fmt::format("team `{}`: fair-share weight {} → {}", a.name, b.fair_share_weight, a.fair_share_weight));
+    // Whole weights compare as numbers (with a delta), decimal ones as their text.
+    const int64_t wb = b.fair_share_weight_micros, wa = a.fair_share_weight_micros;
+    const bool whole = wb % model::kWeightScale == 0 && wa % model::kWeightScale == 0;
+    const bool weight_changed =
+        whole ? numeric({.subject = subject, .field = "fair-share weight", .team = a.name, .property = "fair-share-weight"},
+                        wb / model::kWeightScale, wa / model::kWeightScale)
+              : text("fair-share weight", "fair-share-weight", model::weight_text(wb), model::weight_text(wa));
+    if (weight_changed) {
+      diff_.summary.push_back(fmt::format("team `{}`: fair-share weight {} → {}", a.name, model::weight_text(wb),
+                                          model::weight_text(wa)));
     }
     text("active", "active", b.active ? "yes" : "no", a.active ? "yes" : "no");
     if (b.active && !a.active) warn("team-inactive", fmt::format("team `{}` becomes inactive: it will admit nothing", a.name), a.name);

@@ -103,7 +103,9 @@ struct Team {
   WhenCanBorrow when_can_borrow = WhenCanBorrow::borrow;
   WhenCanPreempt when_can_preempt = WhenCanPreempt::try_next_flavor;
   FlavorPreference flavor_preference = FlavorPreference::borrowing_over_preemption;
-  int32_t fair_share_weight = 0;
+  /// Kueue's fairSharing.weight in millionths (model::kWeightScale): exact decimals; the
+  /// shares divide by model::weight_value of it.
+  int64_t fair_share_weight_micros = 0;
   bool active = true;
 };
 

@@ -97,7 +97,7 @@ std::string print(const Module& m) {
         reclaim_name(team.reclaim_within_cohort), borrow_within_cohort_name(team.borrow_within_cohort), threshold,
         queueing_name(team.queueing), when_can_borrow_name(team.when_can_borrow),
         when_can_preempt_name(team.when_can_preempt), flavor_preference_name(team.flavor_preference),
-        team.fair_share_weight, team.active ? "" : " inactive");
+        model::weight_text(team.fair_share_weight_micros), team.active ? "" : " inactive");
     for (const FlavorQuota& q : team.quotas) {
       out += fmt::format("  quota flavor {} ({})\n    nominal         {}\n    borrowing_limit {}\n    lending_limit   {}\n",
                          q.flavor, m.flavors[q.flavor].name, resources(q.nominal), resources(q.borrowing_limit),

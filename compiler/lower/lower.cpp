@@ -175,7 +175,7 @@ ir::Module lower(const check::Policy& policy) {
     out.when_can_borrow = team.when_can_borrow;
     out.when_can_preempt = team.when_can_preempt;
     out.flavor_preference = team.flavor_preference;
-    out.fair_share_weight = team.fair_share_weight;
+    out.fair_share_weight_micros = team.fair_share_weight_micros;
     out.active = team.active;
     for (const check::Quota& q : team.quotas) out.quotas.push_back(lower_quota(module, q));
     module.teams.push_back(std::move(out));

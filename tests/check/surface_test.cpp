@@ -170,7 +170,7 @@ team a {
   CHECK(t.flavor_preference == model::FlavorPreference::preemption_over_borrowing);
   CHECK(t.flavor_preference_at.has_value());
   CHECK(t.fungibility_at.has_value());
-  CHECK(t.fair_share_weight == 3);
+  CHECK(t.fair_share_weight_micros == 3 * model::kWeightScale);
   CHECK_FALSE(t.active);
   REQUIRE(t.quotas.size() == 1);
   CHECK(t.quotas[0].instances == 2);

@@ -1,6 +1,6 @@
 // Issue 20's parts outside the flavor assigner, through the `gov` command: `borrow-limit =
-// unlimited` in inspect, diff and the Kueue export (the decisions are the corpus's,
-// tests/corpus/borrow-unlimited.gov).
+// unlimited` and decimal fair-share weights in inspect, diff and the Kueue export and import (the
+// decisions are the corpus's, tests/corpus/borrow-unlimited.gov, fair-share-decimal-weights.gov).
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -56,4 +56,34 @@ TEST_CASE("gov export kueue leaves borrowingLimit out where borrowing is unlimit
   const std::string queue_a = r.out.substr(a, b - a);
   CHECK(queue_a.find("borrowingLimit") == std::string::npos);
   CHECK(r.out.find("borrowingLimit: 1", b) != std::string::npos);
+}
+
+TEST_CASE("decimal fair-share weights in inspect diff and the Kueue export and import", "[cohort]") {
+  gov::test::TempDir dir("decimal-weights");
+  dir.copy_catalog();
+  dir.write("old.gov", policy_with("fair-share-weight = 1"));
+  dir.write("new.gov", policy_with("fair-share-weight = 0.25"));
+  const gov::test::CommandResult text = run_gov("inspect " + (dir / "new.gov"));
+  INFO(text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("fair-share weight 0.25") != std::string::npos);
+  CHECK(run_gov("inspect --format json " + (dir / "new.gov")).out.find("\"fair_share_weight\":0.25") != std::string::npos);
+  const gov::test::CommandResult diff = run_gov("diff --files " + (dir / "old.gov") + " " + (dir / "new.gov"));
+  CHECK(diff.out.find("team `a`: fair-share weight 1 → 0.25") != std::string::npos);
+  const gov::test::CommandResult exported = run_gov("export kueue " + (dir / "new.gov"));
+  REQUIRE(exported.exit_code == 0);
+  CHECK(exported.out.find("weight: 0.25\n") != std::string::npos);
+  // Kueue's quantity forms of a weight read exactly; a seventh decimal has no gov form.
+  std::string yaml = exported.out;
+  yaml.replace(yaml.find("weight: 0.25"), std::string("weight: 0.25").size(), "weight: 250m");
+  dir.write("milli.yaml", yaml);
+  const gov::test::CommandResult imported = run_gov("import kueue " + (dir / "milli.yaml"));
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+  CHECK(imported.out.find("= 0.25\n") != std::string::npos);
+  yaml.replace(yaml.find("weight: 250m"), std::string("weight: 250m").size(), "weight: 100n");
+  dir.write("nano.yaml", yaml);
+  const gov::test::CommandResult nano = run_gov("import kueue " + (dir / "nano.yaml"));
+  CHECK(nano.exit_code == 1);
+  CHECK(nano.err.find("`spec.fairSharing.weight`: `100n` has more than 6 decimals") != std::string::npos);
 }

@@ -129,7 +129,8 @@ void team_json(JsonWriter& out, const Policy& p, const check::Team& team) {
   out.key("borrow_limit_percent");
   if (team.borrow_limit_unlimited) out.null();
   else out.number(int64_t{team.borrow_limit_percent});
-  out.field("fair_share_weight", int64_t{team.fair_share_weight});
+  out.key("fair_share_weight");
+  out.decimal(model::weight_text(team.fair_share_weight_micros));
   out.field("preempt_team_tasks", check::word_of(team.preempt_team_tasks));
   out.field("active", team.active);
   controls_json(out, p, team);
@@ -279,7 +280,7 @@ std::string inspection_text(const check::Policy& p) {
   for (const check::Team& team : p.teams) {
     out += fmt::format("\nteam {}: {}, borrow limit {}, preempt team tasks {}, fair-share weight {}{}\n", team.name,
                        check::word_of(team.sharing), team.borrow_limit_text(), check::word_of(team.preempt_team_tasks),
-                       team.fair_share_weight, team.active ? "" : ", inactive");
+                       model::weight_text(team.fair_share_weight_micros), team.active ? "" : ", inactive");
     const std::string threshold =
         team.borrow_priority_threshold >= 0 ? fmt::format(" up to {}", threshold_name(p, team)) : std::string();
     out += fmt::format("  preemption: reclaim within cohort {}, borrow within cohort {}{}\n",
