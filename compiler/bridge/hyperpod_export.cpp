@@ -443,6 +443,12 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
   if (settings.fair_share_strategies_at) {
     out.push_back({"`fair-share-preemption`: HyperPod fixes Kueue's fair-sharing strategies", *settings.fair_share_strategies_at});
   }
+  if (policy.cohort && !policy.cohort->quotas.empty()) {
+    out.push_back({fmt::format("the quota of cohort `{}`: HyperPod has no cohort quota (its `IdleResourceSharing` lends the "
+                               "capacity no team is guaranteed)",
+                               policy.cohort->name),
+                   policy.cohort->where});
+  }
   for (const check::Team& team : policy.teams) {
     const auto control = [&](bool differs, std::string what, const std::optional<Location>& at) {
       if (differs) out.push_back({fmt::format("team `{}`: {}", team.name, what), at.value_or(team.where)});

@@ -185,8 +185,47 @@ void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportO
   out << YAML::EndMap;
   field(out, "name", cohort_name(options.naming, policy));
   out << YAML::EndMap;
-  out << YAML::Key << "spec" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::EndMap;
-  out << YAML::EndMap;
+  if (!policy.cohort || policy.cohort->quotas.empty()) {
+    out << YAML::Key << "spec" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+    out << YAML::EndMap;
+    return;
+  }
+  // The cohort's own quota (`cohort NAME { quota ... }`): one resource group like a team's, with
+  // nominal quotas only (a cohort without a parent has no borrowing or lending limit).
+  std::vector<std::string> profiles;
+  for (const check::Quota& quota : policy.cohort->quotas) {
+    for (const check::PartitionQuota& p : quota.partitions) {
+      if (std::find(profiles.begin(), profiles.end(), p.profile) == profiles.end()) profiles.push_back(p.profile);
+    }
+  }
+  out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  out << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
+  for (model::Resource resource : model::kAllResources) out << std::string(model::kubernetes_name(resource));
+  for (const std::string& profile : profiles) out << model::partition_resource_name(profile);
+  out << YAML::EndSeq;
+  out << YAML::Key << "flavors" << YAML::Value << YAML::BeginSeq;
+  for (const check::Quota& quota : policy.cohort->quotas) {
+    out << YAML::BeginMap;
+    field(out, "name", quota.type_name);
+    out << YAML::Key << "resources" << YAML::Value << YAML::BeginSeq;
+    for (model::Resource resource : model::kAllResources) {
+      out << YAML::BeginMap;
+      field(out, "name", model::kubernetes_name(resource));
+      quantity(out, "nominalQuota", resource, quota.nominal[model::index(resource)]);
+      out << YAML::EndMap;
+    }
+    for (const std::string& profile : profiles) {
+      const check::PartitionQuota* p = quota.partition(profile);
+      out << YAML::BeginMap;
+      field(out, "name", model::partition_resource_name(profile));
+      quantity(out, "nominalQuota", model::Resource::gpu, p ? p->nominal : 0);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
+  out << YAML::EndMap << YAML::EndMap;
 }
 
 /// The GPU partitions a team's quotas give, in order of first use: resources of the team's

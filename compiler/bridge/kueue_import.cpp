@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "compiler/bridge/bridge.hpp"
 #include "compiler/check/surface.hpp"
@@ -235,7 +237,7 @@ class Importer {
     for (const Object& o : locals_) read_local_queue(o);
     std::string teams;
     for (const Object& o : queues_) teams += "\n" + read_cluster_queue(o);
-    return header() + settings() + teams;
+    return header() + settings() + cohort_block() + teams;
   }
 
  private:
@@ -607,13 +609,76 @@ class Importer {
     return fmt::format("team {} {{\n{}}}\n", team, out);
   }
 
+  /// A Cohort's `spec.resourceGroups` as `cohort NAME { quota T { ... } }` (its own quota), or
+  /// nothing. A root cohort's limits have no gov form (nor meaning: it borrows from no one).
+  std::string cohort_block() {
+    if (cohorts_.empty()) return "";
+    const Object& o = cohorts_.front();
+    const At& at = o.at;
+    const Node* spec = at.optional(*o.node, "spec", "spec", Node::Kind::map);
+    const Node* groups = spec ? at.optional(*spec, "resourceGroups", "spec.resourceGroups", Node::Kind::sequence) : nullptr;
+    if (!groups || groups->items.empty()) return "";
+    std::string quotas;
+    std::set<const check::InstanceType*> seen;
+    for (size_t g = 0; g < groups->items.size(); ++g) {
+      const std::string path = fmt::format("spec.resourceGroups[{}]", g);
+      const Node& group = groups->items[g];
+      at.check_kind(group, path, Node::Kind::map);
+      at.only(group, path, {"coveredResources", "flavors"});
+      const Node& flavors = at.need(group, "flavors", path + ".flavors", Node::Kind::sequence);
+      for (size_t f = 0; f < flavors.items.size(); ++f) {
+        const std::string fpath = fmt::format("{}.flavors[{}]", path, f);
+        const Node& flavor = flavors.items[f];
+        at.check_kind(flavor, fpath, Node::Kind::map);
+        at.only(flavor, fpath, {"name", "resources"});
+        const check::InstanceType* type =
+            flavor_type(at, at.need(flavor, "name", fpath + ".name", Node::Kind::scalar), fpath + ".name");
+        if (!seen.insert(type).second) at.fail(flavor, fpath + ".name", fmt::format("a second quota for `{}`", type->name));
+        std::array<model::Amount, model::kResourceCount> nominal{};
+        std::vector<std::string> given;
+        const Node& resources = at.need(flavor, "resources", fpath + ".resources", Node::Kind::sequence);
+        for (size_t i = 0; i < resources.items.size(); ++i) {
+          const std::string rpath = fmt::format("{}.resources[{}]", fpath, i);
+          const Node& entry = resources.items[i];
+          at.check_kind(entry, rpath, Node::Kind::map);
+          at.only(entry, rpath, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"});
+          for (const char* limit : {"borrowingLimit", "lendingLimit"}) {
+            if (const Node* l = entry.find(limit); l && !l->is_null()) {
+              at.fail(*l, rpath + "." + limit, "a cohort without a parent borrows from and lends to no one: gov has no limit for it");
+            }
+          }
+          const Node& rname = at.need(entry, "name", rpath + ".name", Node::Kind::scalar);
+          const std::optional<std::string> profile = partition_named(rname.text);
+          const std::optional<model::Resource> r = profile ? model::Resource::gpu : resource_named(rname.text);
+          if (!r) at.fail(rname, rpath + ".name", fmt::format("`{}` is not a resource gov knows", rname.text));
+          const model::Amount amount =
+              quantity(at, at.need(entry, "nominalQuota", rpath + ".nominalQuota", Node::Kind::scalar), rpath + ".nominalQuota", *r);
+          if (profile) {
+            if (amount != 0) given.push_back(fmt::format("{}: {}", *profile, amount));
+          } else {
+            nominal[model::index(*r)] = amount;
+          }
+        }
+        std::vector<std::string> amounts;
+        for (model::Resource r : model::kAllResources) {
+          const model::Amount a = nominal[model::index(r)];
+          if (a != 0 || type->per_instance[model::index(r)] > 0) amounts.push_back(amount_text(r, a));
+        }
+        if (!given.empty()) amounts.push_back(fmt::format("partitions = {{ {} }}", fmt::join(given, ", ")));
+        quotas += fmt::format("  quota {} {{ {} }}\n", type->name, fmt::join(amounts, ", "));
+      }
+    }
+    return fmt::format("\ncohort {} {{\n{}}}\n", at.name(*o.node->find("metadata")->find("name"), o.name, "metadata.name"),
+                       quotas);
+  }
+
   std::string header() {
     // The cluster: its name from the cohort (gov export writes `gov/cluster`; plain naming names
     // the cohort after the cluster), its capacity from --capacity or the flavors' annotations.
     std::string cluster = "imported";
     for (const Object& o : cohorts_) {
       const Node& spec_holder = *o.node;
-      if (const Node* spec = o.at.optional(spec_holder, "spec", "spec", Node::Kind::map)) o.at.only(*spec, "spec", {});
+      if (const Node* spec = o.at.optional(spec_holder, "spec", "spec", Node::Kind::map)) o.at.only(*spec, "spec", {"resourceGroups"});
       if (!cohort_.empty() && o.name != cohort_) {
         o.at.fail(*o.node, "metadata.name", fmt::format("a second cohort; the ClusterQueues are in `{}` and gov has one cohort", cohort_));
       }

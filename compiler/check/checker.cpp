@@ -39,6 +39,7 @@ void Checker::run() {
   check_cluster();
   check_policy_settings();
   check_teams();
+  check_cohort();
   check_partition_profiles();
   check_rules();
   check_tests();
@@ -229,6 +230,7 @@ void Checker::collect() {
       if (const auto* x = std::get_if<ast::Cluster>(&d)) clusters_.push_back({x, file.source});
       if (const auto* x = std::get_if<ast::Policy>(&d)) policies_.push_back({x, file.source});
       if (const auto* x = std::get_if<ast::Team>(&d)) teams_.push_back({x, file.source});
+      if (const auto* x = std::get_if<ast::Cohort>(&d)) cohorts_.push_back({x, file.source});
       if (const auto* x = std::get_if<ast::Rule>(&d)) rules_.push_back({x, file.source});
       if (const auto* x = std::get_if<ast::Test>(&d)) tests_.push_back({x, file.source});
     }

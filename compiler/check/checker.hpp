@@ -95,6 +95,8 @@ class Checker {
   // ------------------------------------------------------------------ teams and quotas (teams.cpp)
 
   void check_teams();
+  /// `cohort NAME { quota ... }`: one cohort, its own quota, not with idle-resource sharing.
+  void check_cohort();
   /// A team's `queues = [...]` or `namespaces = [...]` (teams.cpp): valid Kubernetes names, none twice.
   void team_kubernetes_names(const Assignment& a, Team& team, bool namespaces);
   /// Queues and namespaces claimed by two teams, or queues named as another team's plain
@@ -169,6 +171,7 @@ class Checker {
   std::vector<Located<ast::Cluster>> clusters_;
   std::vector<Located<ast::Policy>> policies_;
   std::vector<Located<ast::Team>> teams_;
+  std::vector<Located<ast::Cohort>> cohorts_;
   std::vector<Located<ast::Rule>> rules_;
   std::vector<Located<ast::Test>> tests_;
   std::optional<Names> type_lookup_;

@@ -230,6 +230,12 @@ class Linter {
   }
 
   bool has_lender(const Team& borrower, size_t type) const {
+    // The cohort's own quota lends to every team.
+    if (policy_.cohort) {
+      for (const Quota& q : policy_.cohort->quotas) {
+        if (q.type == type && std::any_of(q.nominal.begin(), q.nominal.end(), [](auto a) { return a > 0; })) return true;
+      }
+    }
     for (const Team& team : policy_.teams) {
       if (&team == &borrower || team.sharing == model::Sharing::dont_lend) continue;
       for (const Quota& q : team.quotas) {

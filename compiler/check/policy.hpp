@@ -167,6 +167,16 @@ struct Team {
   std::string borrow_limit_text() const;
 };
 
+/// The cohort every team is in, when the policy declares it (`cohort NAME { quota T { ... } }`):
+/// its own quota per instance type (Kueue's Cohort `spec.resourceGroups[].flavors[].resources[]
+/// .nominalQuota`), resolved like a team's nominal quota; no team owns it, so it is never
+/// reclaimed. Exclusive with `idle-resource-sharing` (E0340).
+struct Cohort {
+  std::string name;
+  std::vector<Quota> quotas;  // declared order; only `nominal` and `partitions[].nominal` count
+  Location where;             // the name
+};
+
 /// A typed rule expression (see docs/language.md for the types and operators).
 struct TypedExpr {
   enum class Kind { constant, string_constant, task_field, team_stat, cluster_stat, label_value, label_present,
@@ -235,6 +245,7 @@ struct Policy {
   std::optional<Settings> settings;
   std::vector<PriorityClass> classes;
   std::vector<Team> teams;
+  std::optional<Cohort> cohort;
   std::vector<Rule> rules;
   std::vector<Test> tests;
 

@@ -169,7 +169,12 @@ class Validator {
                                    fmt::format("unknown property `{}` in {}", p.key.text, where), "unknown property");
     std::vector<std::string> quoted;
     for (const std::string& k : keys) quoted.push_back(fmt::format("`{}`", k));
-    if (where == "a team") quoted.insert(quoted.begin(), "`quota`");
+    if (where == "a team" || where == "a cohort") quoted.insert(quoted.begin(), "`quota`");
+    if (where == "a cohort's quota" && (p.key.text == "borrow-limit" || p.key.text == "lending-limit")) {
+      d.help = "a cohort without a parent borrows from and lends to no one, so its quota has no limits";
+      diagnostics_.report(std::move(d));
+      return;
+    }
     d.help = foreign_spelling_help(p.key.text, keys)
                  .value_or(did_you_mean(p.key.text, keys).value_or(fmt::format("{} takes {}", where, fmt::join(quoted, ", "))));
     diagnostics_.report(std::move(d));
@@ -387,6 +392,16 @@ void validate_schema(const ast::File& file, Diagnostics& diagnostics) {
         }
       }
       v.block(properties, BlockKind::team, "a team");
+    } else if (const auto* cohort = std::get_if<ast::Cohort>(&declaration)) {
+      std::vector<const ast::Property*> properties;
+      for (const auto& item : cohort->items) {
+        if (const auto* p = std::get_if<ast::Property>(&item)) {
+          properties.push_back(p);
+        } else {
+          v.block(std::get<ast::Quota>(item).properties, BlockKind::cohort_quota, "a cohort's quota");
+        }
+      }
+      v.block(properties, BlockKind::cohort, "a cohort");
     } else if (const auto* test = std::get_if<ast::Test>(&declaration)) {
       for (const ast::Step& step : test->steps) {
         if (step.kind == ast::Step::Kind::submit) v.block(step.properties, BlockKind::submit, "a task");

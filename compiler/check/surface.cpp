@@ -413,6 +413,15 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
   static const std::vector<const PropertySpec*> resources = specs_of(resources_table());
   static const std::vector<const PropertySpec*> amounts = specs_of(amounts_table());
   static const std::vector<const PropertySpec*> borrow_within_cohort = specs_of(borrow_within_cohort_table());
+  static const std::vector<const PropertySpec*> cohort;  // no property yet (`parent` comes with the hierarchy)
+  // A cohort without a parent borrows from and lends to no one: its quota has no limits.
+  static const std::vector<const PropertySpec*> cohort_quota = [] {
+    std::vector<const PropertySpec*> out;
+    for (const PropertySpec* spec : specs_of(quota_table())) {
+      if (spec->key != "borrow-limit" && spec->key != "lending-limit") out.push_back(spec);
+    }
+    return out;
+  }();
   switch (kind) {
     case BlockKind::instance: return instance;
     case BlockKind::cluster: return cluster;
@@ -423,6 +432,8 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
     case BlockKind::resources: return resources;
     case BlockKind::amounts: return amounts;
     case BlockKind::borrow_within_cohort: return borrow_within_cohort;
+    case BlockKind::cohort: return cohort;
+    case BlockKind::cohort_quota: return cohort_quota;
   }
   return resources;
 }

@@ -42,6 +42,8 @@ enum class BlockKind {
   instance, cluster, policy, team, quota, submit, resources,
   amounts,               // a quota's `lending-limit`: `instances` or resources
   borrow_within_cohort,  // { policy = lower-priority, max-priority-threshold = training }
+  cohort,                // `cohort NAME { ... }`: quotas only, no property yet
+  cohort_quota,          // a cohort's `quota`: `instances`, amounts, `partitions`; no limits (no parent)
 };
 
 /// A word a property accepts and the enum value it stands for (the enum's underlying value).

@@ -94,6 +94,7 @@ class Comparer {
     settings();
     classes();
     teams();
+    cohort();
     rules();
     capacity_consequences();
     return std::move(diff_);
@@ -180,6 +181,40 @@ class Comparer {
       if (p.types()[c.type].name == type) total = total.value_or(0) + c.instances;
     }
     return total;
+  }
+
+  /// The cohort's own quota (`cohort NAME { quota ... }`), per instance type and resource.
+  void cohort() {
+    const auto quota_of = [](const Policy& p, const std::string& type) -> const check::Quota* {
+      if (!p.cohort) return nullptr;
+      for (const check::Quota& q : p.cohort->quotas) {
+        if (q.type_name == type) return &q;
+      }
+      return nullptr;
+    };
+    std::vector<std::string> types;
+    for (const Policy* p : {&after_, &before_}) {
+      if (!p->cohort) continue;
+      for (const check::Quota& q : p->cohort->quotas) {
+        if (std::find(types.begin(), types.end(), q.type_name) == types.end()) types.push_back(q.type_name);
+      }
+    }
+    for (const std::string& type : types) {
+      const check::Quota* b = quota_of(before_, type);
+      const check::Quota* a = quota_of(after_, type);
+      for (Resource r : model::kAllResources) {
+        const std::optional<Amount> before = b ? std::optional<Amount>(b->nominal[model::index(r)]) : std::nullopt;
+        const std::optional<Amount> after = a ? std::optional<Amount>(a->nominal[model::index(r)]) : std::nullopt;
+        if (before.value_or(0) == 0 && after.value_or(0) == 0) continue;
+        if (amount({.subject = "cohort", .field = fmt::format("own quota of {}", type), .instance_type = type,
+                    .property = "cohort-quota"},
+                   r, before, after)) {
+          diff_.summary.push_back(fmt::format("cohort quota of `{}`: {} {} → {}", type, model::resource_key(r),
+                                              before ? amount_text(r, *before) : std::string("none"),
+                                              after ? amount_text(r, *after) : std::string("none")));
+        }
+      }
+    }
   }
 
   void settings() {

@@ -109,6 +109,13 @@ struct Team {
   bool active = true;
 };
 
+/// The cohort's own quota in one flavor (`cohort NAME { quota ... }`, Kueue's Cohort
+/// nominalQuota): borrowable by every team within its limits, owned by none, never reclaimed.
+struct CohortQuota {
+  uint32_t flavor = 0;  // index into Module::flavors
+  Resources nominal{};
+};
+
 struct PriorityClass {
   std::string name;
   int32_t weight = 0;
@@ -196,6 +203,9 @@ struct Module {
   std::vector<Flavor> flavors;
   std::vector<PriorityClass> classes;  // declared order
   std::vector<Team> teams;             // declared order: ties are broken by it
+  /// The cohort's own quota per flavor, when the policy declares it (exclusive with
+  /// Settings::idle_resource_sharing, which computes it from capacity instead).
+  std::vector<CohortQuota> cohort_quotas;
   std::vector<Rule> rules;             // declared order
   std::vector<std::string> strings;    // string constants; strings[0] == ""
   std::vector<std::string> label_keys;  // label keys the rules read

@@ -76,6 +76,7 @@ std::string print(const Module& m) {
   for (const Team& t : m.teams) {
     for (const FlavorQuota& q : t.quotas) used[q.flavor] = true;
   }
+  for (const CohortQuota& q : m.cohort_quotas) used[q.flavor] = true;
   out += fmt::format("flavors {} (showing those in use)\n", m.flavors.size());
   for (size_t f = 0; f < m.flavors.size(); ++f) {
     if (!used[f]) continue;
@@ -103,6 +104,10 @@ std::string print(const Module& m) {
                          q.flavor, m.flavors[q.flavor].name, resources(q.nominal), resources(q.borrowing_limit),
                          resources(q.lending_limit));
     }
+  }
+  for (const CohortQuota& q : m.cohort_quotas) {
+    out += fmt::format("cohort quota flavor {} ({})\n    nominal         {}\n", q.flavor, m.flavors[q.flavor].name,
+                       resources(q.nominal));
   }
   for (size_t r = 0; r < m.rules.size(); ++r) {
     const Rule& rule = m.rules[r];

@@ -87,3 +87,46 @@ TEST_CASE("decimal fair-share weights in inspect diff and the Kueue export and i
   CHECK(nano.exit_code == 1);
   CHECK(nano.err.find("`spec.fairSharing.weight`: `100n` has more than 6 decimals") != std::string::npos);
 }
+
+TEST_CASE("a cohort's own quota in inspect, fmt and the Kueue export and import", "[cohort]") {
+  gov::test::TempDir dir("cohort-quota");
+  dir.copy_catalog();
+  const std::string policy = "tests/corpus/cohort-quota.gov";
+  const gov::test::CommandResult inspect = run_gov("inspect " + policy);
+  INFO(inspect.err);
+  REQUIRE(inspect.exit_code == 0);
+  CHECK(inspect.out.find("cohort shared: its own quota, which every team may borrow and none reclaims\n"
+                         "  ml.g5.8xlarge               nominal\n    gpu                             2\n") != std::string::npos);
+  const gov::test::CommandResult json = run_gov("inspect --format json " + policy);
+  CHECK(json.out.find("\"cohort\":{\"name\":\"shared\",\"quotas\":{\"ml.g5.8xlarge\":{\"gpu\":2,") != std::string::npos);
+  CHECK(run_gov("fmt --check " + policy).exit_code == 0);
+  // Kueue's Cohort holds the quota as a resource group with nominal quotas only.
+  const gov::test::CommandResult exported = run_gov("export kueue " + policy + " --naming plain");
+  INFO(exported.err);
+  REQUIRE(exported.exit_code == 0);
+  const size_t cohort = exported.out.find("kind: Cohort");
+  REQUIRE(cohort != std::string::npos);
+  const std::string cohort_doc = exported.out.substr(cohort, exported.out.find("---", cohort) - cohort);
+  CHECK(cohort_doc.find("resourceGroups:") != std::string::npos);
+  CHECK(cohort_doc.find("- name: nvidia.com/gpu\n              nominalQuota: 2\n") != std::string::npos);
+  CHECK(cohort_doc.find("borrowingLimit") == std::string::npos);
+  dir.write("kueue.yaml", exported.out);
+  const gov::test::CommandResult imported = run_gov("import kueue " + (dir / "kueue.yaml"));
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+  CHECK(imported.out.find("cohort own-quota {\n  quota ml.g5.8xlarge { gpus = 2, vcpus = 64, memory = 256 GiB, efa = 2 }\n}\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("gov diff reports a change of the cohort's own quota", "[cohort]") {
+  gov::test::TempDir dir("cohort-diff");
+  dir.copy_catalog();
+  const std::string text = gov::test::read_text(gov::test::repo_path("tests/corpus/cohort-quota.gov"));
+  dir.write("tests/corpus/old.gov", text);
+  std::string changed = text;
+  changed.replace(changed.find("{ instances = 2 }"), std::string("{ instances = 2 }").size(), "{ instances = 3 }");
+  dir.write("tests/corpus/new.gov", changed);
+  const gov::test::CommandResult r = run_gov("diff --files " + (dir / "tests/corpus/old.gov") + " " + (dir / "tests/corpus/new.gov"));
+  INFO(r.out << r.err);
+  CHECK(r.out.find("cohort quota of `ml.g5.8xlarge`: gpu 2 → 3") != std::string::npos);
+}

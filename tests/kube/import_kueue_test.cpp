@@ -36,7 +36,9 @@ TEST_CASE("gov import kueue of gov export kueue gives the policy back", "[kube][
       // `borrow-limit = unlimited`, the team's and a quota's: borrowingLimit left out.
       "tests/corpus/borrow-unlimited.gov",
       // Decimal fair-share weights: `weight: 1.5`.
-      "tests/corpus/fair-share-decimal-weights.gov"};
+      "tests/corpus/fair-share-decimal-weights.gov",
+      // The cohort's own quota: the Cohort's resourceGroups.
+      "tests/corpus/cohort-quota.gov"};
   for (const std::string& policy : policies) {
     for (const std::string api : {"v1beta2", "v1beta1"}) {
       for (const std::string naming : {"hyperpod", "plain"}) {

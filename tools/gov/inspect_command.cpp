@@ -168,6 +168,26 @@ std::string json(const Policy& p) {
   out.begin_object();
   for (const check::Team& team : p.teams) team_json(out, p, team);
   out.end_object();
+  if (p.cohort) {
+    // The cohort's own quota (`cohort NAME { quota ... }`): nominal amounts only.
+    out.key("cohort");
+    out.begin_object();
+    out.field("name", p.cohort->name);
+    out.key("quotas");
+    out.begin_object();
+    for (const check::Quota& quota : p.cohort->quotas) {
+      out.key(quota.type_name);
+      out.begin_object();
+      for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
+        out.key(ir::resource_key(r));
+        amount_json(out, r, quota.nominal[ir::index(r)]);
+      }
+      for (const check::PartitionQuota& partition : quota.partitions) out.field(partition.profile, partition.nominal);
+      out.end_object();
+    }
+    out.end_object();
+    out.end_object();
+  }
   out.key("capacity");
   out.begin_object();
   if (p.cluster) {
@@ -275,6 +295,20 @@ std::string inspection_text(const check::Policy& p) {
     for (const check::Rule& r : p.rules) {
       out += fmt::format("  {}: when {} {} {}\n", r.name, r.condition_text, r.action == ast::RuleAction::deny ? "deny" : "warn",
                          r.message_text);
+    }
+  }
+  if (p.cohort) {
+    out += fmt::format("\ncohort {}: its own quota, which every team may borrow and none reclaims\n", p.cohort->name);
+    for (const check::Quota& quota : p.cohort->quotas) {
+      out += fmt::format("  {:<24} {:>10}\n", quota.type_name, "nominal");
+      for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
+        const size_t i = ir::index(r);
+        out += fmt::format("    {:<22} {:>10}\n", ir::resource_key(r) == std::string_view("memory_gib") ? "memory" : ir::resource_key(r),
+                           cell(r, quota.nominal[i]));
+      }
+      for (const check::PartitionQuota& partition : quota.partitions) {
+        out += fmt::format("    {:<22} {:>10}\n", partition.profile, count_text(partition.nominal));
+      }
     }
   }
   for (const check::Team& team : p.teams) {
