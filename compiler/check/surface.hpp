@@ -25,6 +25,7 @@ enum class ValueKind {
   vcpu_count,       // 4, 0.5 or 500m
   size,             // 128 GiB
   percentage,       // 50%
+  decimal,          // 1 or 0.5: a plain number, decimals allowed
   name,             // aws-ml
   boolean,          // true
   choice,           // one of PropertySpec::choices
@@ -43,6 +44,8 @@ enum class BlockKind {
   amounts,               // a quota's `lending-limit`: `instances` or resources
   borrow_within_cohort,  // { policy = lower-priority, max-priority-threshold = training }
   pod_set,               // one pod set of a submitted task: { pods = 3, gpus = 8, instance-type = ... }
+  cohort,                // `cohort NAME { ... }`: quotas only, no property yet
+  cohort_quota,          // a cohort's `quota`: `instances`, amounts, `partitions`; no limits (no parent)
 };
 
 /// A word a property accepts and the enum value it stands for (the enum's underlying value).

@@ -53,6 +53,14 @@ DeclaredQuotas declared_quotas(const Module& module) {
       }
     }
   }
+  // The cohort's quota written explicitly: the same place in the formulas as idle capacity.
+  for (const CohortQuota& own : module.cohort_quotas) {
+    GOV_ASSERT(own.flavor < table.flavor_count, "flavor index out of range");
+    for (size_t i = 0; i < module.column_count(); ++i) {
+      table.cohort_own[own.flavor][i] = checked_add(table.cohort_own[own.flavor][i], own.nominal[i]);
+      table.cohort_quota[own.flavor][i] = checked_add(table.cohort_quota[own.flavor][i], own.nominal[i]);
+    }
+  }
   return table;
 }
 

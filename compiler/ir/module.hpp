@@ -104,8 +104,17 @@ struct Team {
   WhenCanBorrow when_can_borrow = WhenCanBorrow::borrow;
   WhenCanPreempt when_can_preempt = WhenCanPreempt::try_next_flavor;
   FlavorPreference flavor_preference = FlavorPreference::borrowing_over_preemption;
-  int32_t fair_share_weight = 0;
+  /// Kueue's fairSharing.weight in millionths (model::kWeightScale): exact decimals; the
+  /// shares divide by model::weight_value of it.
+  int64_t fair_share_weight_micros = 0;
   bool active = true;
+};
+
+/// The cohort's own quota in one flavor (`cohort NAME { quota ... }`, Kueue's Cohort
+/// nominalQuota): borrowable by every team within its limits, owned by none, never reclaimed.
+struct CohortQuota {
+  uint32_t flavor = 0;  // index into Module::flavors
+  Resources nominal{};
 };
 
 struct PriorityClass {
@@ -233,6 +242,9 @@ struct Module {
   std::vector<Flavor> flavors;
   std::vector<PriorityClass> classes;  // declared order
   std::vector<Team> teams;             // declared order: ties are broken by it
+  /// The cohort's own quota per flavor, when the policy declares it (exclusive with
+  /// Settings::idle_resource_sharing, which computes it from capacity instead).
+  std::vector<CohortQuota> cohort_quotas;
   std::vector<Rule> rules;             // declared order
   RuleIndex rule_index;                // ir::index_rules(*this) once the rules are final
   std::vector<std::string> strings;    // string constants; strings[0] == ""

@@ -115,6 +115,7 @@ std::string print(const Module& m) {
   for (const Team& t : m.teams) {
     for (const FlavorQuota& q : t.quotas) used[q.flavor] = true;
   }
+  for (const CohortQuota& q : m.cohort_quotas) used[q.flavor] = true;
   out += fmt::format("flavors {} (showing those in use)\n", m.flavors.size());
   for (size_t f = 0; f < m.flavors.size(); ++f) {
     if (!used[f]) continue;
@@ -136,12 +137,16 @@ std::string print(const Module& m) {
         reclaim_name(team.reclaim_within_cohort), borrow_within_cohort_name(team.borrow_within_cohort), threshold,
         queueing_name(team.queueing), when_can_borrow_name(team.when_can_borrow),
         when_can_preempt_name(team.when_can_preempt), flavor_preference_name(team.flavor_preference),
-        team.fair_share_weight, team.active ? "" : " inactive");
+        model::weight_text(team.fair_share_weight_micros), team.active ? "" : " inactive");
     for (const FlavorQuota& q : team.quotas) {
       out += fmt::format("  quota flavor {} ({})\n    nominal         {}\n    borrowing_limit {}\n    lending_limit   {}\n",
                          q.flavor, m.flavors[q.flavor].name, resources(q.nominal), resources(q.borrowing_limit),
                          resources(q.lending_limit));
     }
+  }
+  for (const CohortQuota& q : m.cohort_quotas) {
+    out += fmt::format("cohort quota flavor {} ({})\n    nominal         {}\n", q.flavor, m.flavors[q.flavor].name,
+                       resources(q.nominal));
   }
   for (size_t r = 0; r < m.rules.size(); ++r) {
     const Rule& rule = m.rules[r];

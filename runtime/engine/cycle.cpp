@@ -121,7 +121,7 @@ void Scheduler::set_order_keys(Entry& entry) {
   if (!core_.module.settings.fair_sharing) return;
   // The fair-sharing order compares shares after admitting each entry; in a flat cohort a
   // team's share depends on its own usage only, so these keys hold for the whole cycle.
-  const int32_t weight = core_.module.teams[entry.team].fair_share_weight;
+  const int64_t weight = core_.module.teams[entry.team].fair_share_weight_micros;
   entry.borrows_requested = false;
   if (a.flavor < 0) {
     entry.share = dominant_resource_share(core_.quota, entry.team, weight);

@@ -399,7 +399,7 @@ Time Engine::now() const {
   return impl_->core.now;
 }
 double Engine::weighted_share(uint32_t team) const {
-  const int32_t weight = impl_->core.module.teams.at(team).fair_share_weight;
+  const int64_t weight = impl_->core.module.teams.at(team).fair_share_weight_micros;
   return dominant_resource_share(impl_->core.quota, team, weight).weighted();
 }
 const ir::Module& Engine::module() const {

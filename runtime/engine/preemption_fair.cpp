@@ -79,7 +79,7 @@ class FairSearch {
   void keep_all(uint32_t team, CandidateCursor cursor);
   Drs share(uint32_t team) const {
     return dominant_resource_share(context_.quota, team,
-                                   context_.module.teams[team].fair_share_weight);
+                                   context_.module.teams[team].fair_share_weight_micros);
   }
   const Drs& share_of(TargetTeam& target);
   const Drs& preemptor_share();

@@ -96,7 +96,7 @@ ir::Module random_module(Rng& rng) {
     if (chance(rng, 25)) team.when_can_borrow = ir::WhenCanBorrow::try_next_flavor;
     if (chance(rng, 25)) team.when_can_preempt = ir::WhenCanPreempt::preempt;
     if (chance(rng, 25)) team.flavor_preference = ir::FlavorPreference::preemption_over_borrowing;
-    team.fair_share_weight = static_cast<int32_t>(uniform(rng, 0, 3));
+    team.fair_share_weight_micros = static_cast<int64_t>(uniform(rng, 0, 3)) * model::kWeightScale;
     team.active = chance(rng, 90);
     m.teams.push_back(team);
   }
