@@ -116,6 +116,19 @@ class Builder {
       }
       return team;
     }
+    if (n.is_type<r::cohort_decl>()) {
+      auto p = parts(n);
+      ast::Cohort cohort{name(*p[0]), {}, span(n)};
+      for (size_t i = 1; i < p.size(); ++i) {
+        if (p[i]->is_type<r::quota_decl>()) {
+          auto q = parts(*p[i]);
+          cohort.items.emplace_back(ast::Quota{name(*q[0]), properties(q, 1), span(*p[i])});
+        } else {
+          cohort.items.emplace_back(property(*p[i]));
+        }
+      }
+      return cohort;
+    }
     if (n.is_type<r::rule_decl>()) {
       auto p = parts(n);  // decl_name, condition, deny_action|warn_action
       ast::Rule rule;

@@ -25,7 +25,7 @@ using selector = tao::pegtl::parse_tree::selector<
         r::mul_expr, r::add_expr, r::cmp_expr, r::and_expr, r::or_expr, r::mul_op, r::add_op, r::cmp_op, r::kw_and,
         r::kw_or, r::condition, r::property, r::map_entry, r::block_value, r::map_value, r::list_value,
         r::import_decl, r::base_catalog, r::catalog_decl, r::instance_decl, r::cluster_decl, r::policy_decl, r::priority_decl,
-        r::team_decl, r::quota_decl, r::rule_decl, r::deny_action, r::warn_action, r::test_decl, r::submit_step,
+        r::team_decl, r::cohort_decl, r::quota_decl, r::rule_decl, r::deny_action, r::warn_action, r::test_decl, r::submit_step,
         r::finish_step, r::cancel_step, r::at_step, r::expect_step, r::eventually, r::on_clause, r::by_clause, r::warned_clause,
         r::borrowing_clause, r::short_clause, r::message_clause>>;
 

@@ -100,6 +100,7 @@ template <> inline constexpr std::optional<SyntaxError> syntax_error<r::priority
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::policy_close> = detail::close("expected `priority`, a property (`name = value`) or `}`");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::quota_close> = detail::close("expected a resource (`gpus = 2`) or `}`");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::team_close> = detail::close("expected `quota`, a property (`name = value`) or `}`");
+template <> inline constexpr std::optional<SyntaxError> syntax_error<r::cohort_close> = detail::close("expected `quota`, a property (`name = value`) or `}`");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::when_clause> = detail::token("expected `when` and a condition");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::rule_action> = detail::token("expected `deny` or `warn` and a message");
 template <> inline constexpr std::optional<SyntaxError> syntax_error<r::message_string> = detail::token("expected a message in quotes");

@@ -83,6 +83,7 @@ struct kw_instance : keyword<TAO_PEGTL_STRING("instance")> {};
 struct kw_cluster : keyword<TAO_PEGTL_STRING("cluster")> {};
 struct kw_policy : keyword<TAO_PEGTL_STRING("policy")> {};
 struct kw_team : keyword<TAO_PEGTL_STRING("team")> {};
+struct kw_cohort : keyword<TAO_PEGTL_STRING("cohort")> {};
 struct kw_quota : keyword<TAO_PEGTL_STRING("quota")> {};
 struct kw_rule : keyword<TAO_PEGTL_STRING("rule")> {};
 struct kw_test : keyword<TAO_PEGTL_STRING("test")> {};
@@ -112,11 +113,12 @@ struct kw_eventually : keyword<TAO_PEGTL_STRING("eventually")> {};
 
 /// The reserved words: never a name (`name` below), though fine as a property key or a map key.
 struct reserved_word : keyword_list<kw_import, kw_catalog, kw_instance, kw_cluster, kw_policy, kw_team,
-                           kw_quota, kw_rule, kw_test, kw_priority, kw_when, kw_deny, kw_warn,
+                           kw_cohort, kw_quota, kw_rule, kw_test, kw_priority, kw_when, kw_deny, kw_warn,
                            kw_submit, kw_finish, kw_cancel, kw_expect, kw_at, kw_and, kw_or,
                            kw_not, kw_in, kw_true, kw_false> {};
 /// The keywords that start a declaration (parse recovery resumes at them; messages suggest them).
-struct declaration_keyword : keyword_list<kw_import, kw_catalog, kw_cluster, kw_policy, kw_team, kw_rule, kw_test> {};
+struct declaration_keyword : keyword_list<kw_import, kw_catalog, kw_cluster, kw_policy, kw_cohort, kw_team, kw_rule,
+                                          kw_test> {};
 // clang-format on
 
 struct segment_first : seq<lower, star<name_char>> {};
@@ -269,6 +271,9 @@ struct quota_decl : if_must<kw_quota, sp, decl_name, sp, block_open, braced_item
 struct team_item : sor<quota_decl, property> {};
 struct team_close : one<'}'> {};
 struct team_decl : if_must<kw_team, sp, decl_name, sp, block_open, braced_items<team_item, team_close>> {};
+/// `cohort NAME { quota T { ... } }`: the cohort the teams are in, with its own quota (Kueue's Cohort).
+struct cohort_close : one<'}'> {};
+struct cohort_decl : if_must<kw_cohort, sp, decl_name, sp, block_open, braced_items<team_item, cohort_close>> {};
 
 struct condition : seq<expr> {};
 struct when_clause : if_must<kw_when, sp, condition> {};
@@ -308,7 +313,7 @@ struct test_name : string_literal {};
 struct test_decl : if_must<kw_test, sp, test_name, sp, block_open, braced_items<step, test_close>> {};
 
 struct expected_declaration : failure {};
-struct declaration : sor<import_decl, catalog_decl, cluster_decl, policy_decl, team_decl, rule_decl, test_decl,
+struct declaration : sor<import_decl, catalog_decl, cluster_decl, policy_decl, team_decl, cohort_decl, rule_decl, test_decl,
                          raise<expected_declaration>> {};
 
 /// Parses one declaration; on a syntax error, records it (the Control's `recover` hook)

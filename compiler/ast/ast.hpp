@@ -146,6 +146,14 @@ struct Team {
   Span span;
 };
 
+/// `cohort NAME { quota T { ... } }`: the one cohort every team is in, with its own quota (Kueue's
+/// Cohort `spec.resourceGroups`).
+struct Cohort {
+  Name name;
+  std::vector<std::variant<Property, Quota>> items;  // in source order
+  Span span;
+};
+
 enum class RuleAction { deny, warn };
 
 struct Rule {
@@ -185,7 +193,7 @@ struct Test {
   Span span;
 };
 
-using Declaration = std::variant<Import, Catalog, Cluster, Policy, Team, Rule, Test>;
+using Declaration = std::variant<Import, Catalog, Cluster, Policy, Team, Rule, Test, Cohort>;
 
 struct Comment {
   Span span;  // from `#` or `//` to the end of the line, excluding the line break

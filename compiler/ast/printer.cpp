@@ -124,6 +124,21 @@ class Printer {
     close();
   }
 
+  void decl(const Cohort& d) {
+    line(1, "(cohort " + d.name.text, d.span);
+    for (const auto& item : d.items) {
+      if (const auto* p = std::get_if<Property>(&item)) {
+        property(2, *p);
+      } else {
+        const auto& q = std::get<Quota>(item);
+        line(2, "(quota " + q.instance_type.text, q.span);
+        properties(3, q.properties);
+        close();
+      }
+    }
+    close();
+  }
+
   void decl(const Rule& d) {
     line(1, "(rule " + d.name.text, d.span);
     line(2, "(when", d.when ? d.when->span : d.span);

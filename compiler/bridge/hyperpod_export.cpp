@@ -118,6 +118,14 @@ void resource_config(JsonWriter& out, const check::Quota& quota, const model::Re
   out.end_object();
 }
 
+/// The team's weight as HyperPod's FairShareWeight (a whole number 0–100): the weight, or under
+/// --allow-lossy the nearest whole number within the range.
+int64_t hyperpod_weight_of(const check::Team& team) {
+  const int64_t micros = team.fair_share_weight_micros;
+  const int64_t nearest = (micros + model::kWeightScale / 2) / model::kWeightScale;
+  return std::clamp<int64_t>(nearest, 0, 100);
+}
+
 /// HyperPod's API takes the instance type (its ClusterInstanceType enum; `hyperpod = false` in the
 /// catalog marks the types outside it). The others are E0401, and dropped under --allow-lossy.
 bool accepted(const check::Policy& policy, const check::Quota& quota) {
@@ -170,13 +178,16 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
   out.begin_object();
   out.field("Strategy", strategy(team.sharing));
   if (writes_borrow_limits(team)) {
-    out.field("BorrowLimit", int64_t{team.borrow_limit_percent});
+    // `borrow-limit = unlimited` has no HyperPod form (E0401); under --allow-lossy it is the API
+    // model's largest percentage, and a quota's `borrow-limit = unlimited` is left out.
+    out.field("BorrowLimit", team.borrow_limit_unlimited ? kMaxApiBorrowLimit : int64_t{team.borrow_limit_percent});
     bool any_absolute = false;
     const auto absolute_partition = [](const check::Quota& quota) {
       const check::PartitionQuota* p = first_partition(quota);
-      return p && p->absolute_borrow_limit ? p : nullptr;
+      return p && p->absolute_borrow_limit && !quota.borrow_limit_unlimited ? p : nullptr;
     };
     for (const check::Quota& quota : team.quotas) {
+      if (quota.borrow_limit_unlimited) continue;
       for (bool absolute : quota.absolute_borrow_limit) any_absolute = any_absolute || (absolute && accepted(policy, quota));
       any_absolute = any_absolute || (absolute_partition(quota) && accepted(policy, quota));
     }
@@ -185,7 +196,7 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
       out.begin_array();
       for (const check::Quota& quota : team.quotas) {
         bool any = false;
-        for (bool absolute : quota.absolute_borrow_limit) any = any || absolute;
+        for (bool absolute : quota.absolute_borrow_limit) any = any || (absolute && !quota.borrow_limit_unlimited);
         // As written: `instances = N` is the entry's Count, amounts its members.
         const check::PartitionQuota* partition = absolute_partition(quota);
         if ((any || partition) && accepted(policy, quota)) {
@@ -202,7 +213,8 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
   out.key("ComputeQuotaTarget");
   out.begin_object();
   out.field("TeamName", team.name);
-  out.field("FairShareWeight", int64_t{team.fair_share_weight});
+  // A weight HyperPod cannot take is E0401; --allow-lossy writes the nearest it can.
+  out.field("FairShareWeight", hyperpod_weight_of(team));
   out.end_object();
   out.field("ActivationState", team.active ? "Enabled" : "Disabled");
 }
@@ -431,6 +443,12 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
   if (settings.fair_share_strategies_at) {
     out.push_back({"`fair-share-preemption`: HyperPod fixes Kueue's fair-sharing strategies", *settings.fair_share_strategies_at});
   }
+  if (policy.cohort && !policy.cohort->quotas.empty()) {
+    out.push_back({fmt::format("the quota of cohort `{}`: HyperPod has no cohort quota (its `IdleResourceSharing` lends the "
+                               "capacity no team is guaranteed)",
+                               policy.cohort->name),
+                   policy.cohort->where});
+  }
   for (const check::Team& team : policy.teams) {
     const auto control = [&](bool differs, std::string what, const std::optional<Location>& at) {
       if (differs) out.push_back({fmt::format("team `{}`: {}", team.name, what), at.value_or(team.where)});
@@ -453,7 +471,22 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
                 team.flavor_preference != model::FlavorPreference::borrowing_over_preemption,
             "flavor fungibility (`when-can-borrow`, `when-can-preempt`, `flavor-preference`): HyperPod fixes them",
             team.fungibility_at);
+    control(!model::hyperpod_weight(team.fair_share_weight_micros),
+            fmt::format("`fair-share-weight = {}`: HyperPod's FairShareWeight is a whole number from 0 to 100 "
+                        "(`--allow-lossy` writes {})",
+                        model::weight_text(team.fair_share_weight_micros), hyperpod_weight_of(team)),
+            team.fair_share_weight_at);
+    control(team.borrow_limit_unlimited,
+            fmt::format("`borrow-limit = unlimited`: HyperPod's BorrowLimit is a percentage (`--allow-lossy` writes {}%)",
+                        kMaxApiBorrowLimit),
+            team.borrow_limit_at);
     for (const check::Quota& quota : team.quotas) {
+      if (quota.borrow_limit_unlimited && accepted(policy, quota)) {
+        out.push_back({fmt::format("team `{}`: `borrow-limit = unlimited` of `{}`: HyperPod's AbsoluteBorrowLimits take "
+                                   "amounts (`--allow-lossy` leaves it out, and the team's borrow limit applies)",
+                                   team.name, quota.type_name),
+                       quota.where});
+      }
       if (!accepted(policy, quota)) {
         out.push_back({fmt::format("team `{}`: the quota for `{}`: HyperPod's API does not accept the instance type "
                                    "(`hyperpod = false` in the catalog)",
@@ -504,7 +537,7 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
 void hyperpod_warnings(const check::Policy& policy, Diagnostics& out) {
   for (const check::Team& team : policy.teams) {
     // The default (50) is inside the range; only a written limit can be outside it.
-    if (!team.borrow_limit_at) continue;
+    if (!team.borrow_limit_at || team.borrow_limit_unlimited) continue;  // unlimited is E0401
     if (team.borrow_limit_percent >= kDocumentedBorrowLimit.first && team.borrow_limit_percent <= kDocumentedBorrowLimit.second) {
       continue;
     }

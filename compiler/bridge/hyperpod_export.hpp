@@ -41,6 +41,9 @@ std::string dropped_comment(const std::vector<Dropped>& dropped);
 
 /// The borrow limits (percent) HyperPod's documentation gives; the API model accepts 0–10000.
 inline constexpr std::pair<int32_t, int32_t> kDocumentedBorrowLimit = {1, 500};
+/// The largest BorrowLimit the API model accepts (what `borrow-limit = unlimited` becomes under
+/// --allow-lossy).
+inline constexpr int64_t kMaxApiBorrowLimit = 10000;
 
 /// The members gov writes of a compute quota (ComputeQuotaConfig, ComputeQuotaTarget,
 /// ActivationState) or of a cluster policy (SchedulerConfig) in a canonical compact form: keys

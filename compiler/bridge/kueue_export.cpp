@@ -185,8 +185,47 @@ void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportO
   out << YAML::EndMap;
   field(out, "name", cohort_name(options.naming, policy));
   out << YAML::EndMap;
-  out << YAML::Key << "spec" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::EndMap;
-  out << YAML::EndMap;
+  if (!policy.cohort || policy.cohort->quotas.empty()) {
+    out << YAML::Key << "spec" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+    out << YAML::EndMap;
+    return;
+  }
+  // The cohort's own quota (`cohort NAME { quota ... }`): one resource group like a team's, with
+  // nominal quotas only (a cohort without a parent has no borrowing or lending limit).
+  std::vector<std::string> profiles;
+  for (const check::Quota& quota : policy.cohort->quotas) {
+    for (const check::PartitionQuota& p : quota.partitions) {
+      if (std::find(profiles.begin(), profiles.end(), p.profile) == profiles.end()) profiles.push_back(p.profile);
+    }
+  }
+  out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  out << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
+  for (model::Resource resource : model::kAllResources) out << std::string(model::kubernetes_name(resource));
+  for (const std::string& profile : profiles) out << model::partition_resource_name(profile);
+  out << YAML::EndSeq;
+  out << YAML::Key << "flavors" << YAML::Value << YAML::BeginSeq;
+  for (const check::Quota& quota : policy.cohort->quotas) {
+    out << YAML::BeginMap;
+    field(out, "name", quota.type_name);
+    out << YAML::Key << "resources" << YAML::Value << YAML::BeginSeq;
+    for (model::Resource resource : model::kAllResources) {
+      out << YAML::BeginMap;
+      field(out, "name", model::kubernetes_name(resource));
+      quantity(out, "nominalQuota", resource, quota.nominal[model::index(resource)]);
+      out << YAML::EndMap;
+    }
+    for (const std::string& profile : profiles) {
+      const check::PartitionQuota* p = quota.partition(profile);
+      out << YAML::BeginMap;
+      field(out, "name", model::partition_resource_name(profile));
+      quantity(out, "nominalQuota", model::Resource::gpu, p ? p->nominal : 0);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
+  out << YAML::EndMap << YAML::EndMap;
 }
 
 /// The GPU partitions a team's quotas give, in order of first use: resources of the team's
@@ -207,7 +246,8 @@ void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::v
   for (model::Resource resource : model::kAllResources) {
     const size_t r = model::index(resource);
     out << YAML::BeginMap;
-    quantity(out, "borrowingLimit", resource, quota.borrowing_limit[r]);
+    // No borrowingLimit is Kueue's unlimited borrowing (`borrow-limit = unlimited`).
+    if (quota.borrowing_limit[r] != model::kUnlimited) quantity(out, "borrowingLimit", resource, quota.borrowing_limit[r]);
     if (quota.lending_limit[r] != model::kUnlimited) quantity(out, "lendingLimit", resource, quota.lending_limit[r]);
     field(out, "name", model::kubernetes_name(resource));
     quantity(out, "nominalQuota", resource, quota.nominal[r]);
@@ -217,7 +257,9 @@ void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::v
   for (const std::string& profile : profiles) {
     const check::PartitionQuota* p = quota.partition(profile);
     out << YAML::BeginMap;
-    quantity(out, "borrowingLimit", model::Resource::gpu, p ? p->borrowing_limit : 0);
+    if (!p || p->borrowing_limit != model::kUnlimited) {
+      quantity(out, "borrowingLimit", model::Resource::gpu, p ? p->borrowing_limit : 0);
+    }
     if (p && p->lending_limit != model::kUnlimited) quantity(out, "lendingLimit", model::Resource::gpu, p->lending_limit);
     field(out, "name", model::partition_resource_name(profile));
     quantity(out, "nominalQuota", model::Resource::gpu, p ? p->nominal : 0);
@@ -235,7 +277,8 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
   out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   field(out, options.api == KueueApi::v1beta2 ? "cohortName" : "cohort", cohort_name(options.naming, policy));
   out << YAML::Key << "fairSharing" << YAML::Value << YAML::BeginMap;
-  field(out, "weight", team.fair_share_weight);
+  // A Quantity: `1`, `0.5` (a plain scalar, as an integer was).
+  out << YAML::Key << "weight" << YAML::Value << model::weight_text(team.fair_share_weight_micros);
   out << YAML::EndMap;
   out << YAML::Key << "flavorFungibility" << YAML::Value << YAML::BeginMap;
   // Kueue's default preference is borrowing over preemption; it may be written only when both
@@ -287,7 +330,7 @@ void write_local_queue(YAML::Emitter& out, const ExportOptions& options, const c
   // The team's sharing and percentage borrow limit, which the ClusterQueue holds only resolved,
   // for `gov import kueue`.
   out << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
-  field(out, "gov/borrow-limit", fmt::format("{}%", team.borrow_limit_percent));
+  field(out, "gov/borrow-limit", team.borrow_limit_text());
   field(out, "gov/sharing", check::word_of(team.sharing));
   out << YAML::EndMap;
   queue_labels(out, options, team.name);

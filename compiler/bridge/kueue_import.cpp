@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "compiler/bridge/bridge.hpp"
 #include "compiler/check/surface.hpp"
@@ -114,7 +116,8 @@ struct Object {
 
 struct Cell {
   model::Amount nominal = 0;
-  model::Amount borrowing = 0;
+  model::Amount borrowing = 0;  // model::kUnlimited: borrowingLimit left out
+  bool present = false;          // the flavor lists the resource
   std::optional<model::Amount> lending;
 };
 
@@ -159,6 +162,22 @@ model::Amount quantity(const At& at, const Node& value, const std::string& field
   if (!q) at.fail(value, field, fmt::format("`{}` is not a Kubernetes quantity", value.text));
   const kube::Converted c = kube::to_base_units(*q, r);
   if (c.status != kube::Conversion::ok) at.fail(value, field, fmt::format("`{}` {}", value.text, kube::conversion_problem(c.status, r)));
+  return c.value;
+}
+
+/// Kueue's fairSharing.weight (a Quantity: `1`, `0.5`, `500m`) in millionths, exactly: a weight
+/// below a millionth's precision, negative or above the language's bound has no gov form.
+int64_t fair_share_weight(const At& at, const Node& value) {
+  const std::string field = "spec.fairSharing.weight";
+  const std::optional<kube::Quantity> q = kube::parse_quantity(value.text);
+  if (!q) at.fail(value, field, fmt::format("`{}` is not a Kubernetes quantity", value.text));
+  const kube::Converted c = kube::scaled(*q, 6, 0);
+  if (c.status == kube::Conversion::not_whole) {
+    at.fail(value, field, fmt::format("`{}` has more than 6 decimals, which gov's weights do not keep", value.text));
+  }
+  if (c.status != kube::Conversion::ok || c.value < 0 || c.value > model::kMaxFairShareWeight * model::kWeightScale) {
+    at.fail(value, field, fmt::format("`{}` is not a weight from 0 to {}", value.text, model::kMaxFairShareWeight));
+  }
   return c.value;
 }
 
@@ -218,7 +237,7 @@ class Importer {
     for (const Object& o : locals_) read_local_queue(o);
     std::string teams;
     for (const Object& o : queues_) teams += "\n" + read_cluster_queue(o);
-    return header() + settings() + teams;
+    return header() + settings() + cohort_block() + teams;
   }
 
  private:
@@ -285,6 +304,7 @@ class Importer {
   struct TeamHints {
     std::optional<model::Sharing> sharing;
     std::optional<int32_t> borrow_limit;
+    bool borrow_limit_unlimited = false;  // `gov/borrow-limit: unlimited`
   };
 
   void read_local_queue(const Object& o) {
@@ -300,6 +320,10 @@ class Importer {
     }
     if (const Node* limit = annotation(*o.node, "gov/borrow-limit")) {
       Node number = *limit;
+      if (number.text == "unlimited") {
+        hints.borrow_limit_unlimited = true;
+        return;
+      }
       if (has_suffix(number.text, "%")) number.text.pop_back();
       hints.borrow_limit = static_cast<int32_t>(o.at.integer(number, "metadata.annotations.gov/borrow-limit", 0, 10000));
     }
@@ -370,12 +394,12 @@ class Importer {
             // A partition is counted in whole partitions, as devices are.
             if (profile) r = model::Resource::gpu;
             Cell& cell = profile ? quota.partitions.emplace_back(*profile, Cell{}).second : quota.cells[model::index(*r)];
+            cell.present = true;
             cell.nominal = quantity(at, at.need(entry, "nominalQuota", rpath + ".nominalQuota", Node::Kind::scalar), rpath + ".nominalQuota", *r);
+            // No borrowingLimit is Kueue's unlimited borrowing (`borrow-limit = unlimited`).
             const Node* borrowing = entry.find("borrowingLimit");
-            if (!borrowing || borrowing->is_null()) {
-              at.fail(entry, rpath + ".borrowingLimit", "missing: unlimited borrowing has no gov form (a borrow limit is a percentage or an amount)");
-            }
-            cell.borrowing = quantity(at, *borrowing, rpath + ".borrowingLimit", *r);
+            cell.borrowing = !borrowing || borrowing->is_null() ? model::kUnlimited
+                                                                 : quantity(at, *borrowing, rpath + ".borrowingLimit", *r);
             if (const Node* lending = entry.find("lendingLimit"); lending && !lending->is_null()) {
               cell.lending = quantity(at, *lending, rpath + ".lendingLimit", *r);
             }
@@ -400,9 +424,37 @@ class Importer {
                              : all_lending_zero ? model::Sharing::dont_lend
                              : all_borrowing_zero && !any_lending ? model::Sharing::lend
                                                                   : model::Sharing::lend_and_borrow;
+    // Unlimited borrowing: the whole team's when every cell has no limit (or the annotation says
+    // so), else a quota's when all of its cells have none; one resource without a limit beside
+    // limited ones has no gov form.
+    // A resource the flavor does not list cannot be borrowed in Kueue: under a team's
+    // `unlimited` it gets an absolute limit of 0, and a quota's `unlimited` needs every resource.
+    const auto all_unlimited = [](const QuotaIn& q, bool listed_only) {
+      bool all = true;
+      for (const Cell& c : q.cells) all = all && ((listed_only && !c.present) || c.borrowing == model::kUnlimited);
+      for (const auto& [profile, c] : q.partitions) all = all && (c.nominal == 0 || c.borrowing == model::kUnlimited);
+      return all;
+    };
+    const bool team_unlimited =
+        sharing != model::Sharing::lend &&
+        (hints.borrow_limit_unlimited ||
+         (!hints.borrow_limit && !quotas.empty() &&
+          std::all_of(quotas.begin(), quotas.end(), [&](const QuotaIn& q) { return all_unlimited(q, true); })));
     const int32_t percent = hints.borrow_limit ? *hints.borrow_limit : infer_percent(quotas);
+    // Whether a cell's borrowing limit needs an absolute limit under the team's borrow limit.
+    const auto needs_absolute = [&](const Cell& c, const std::string& what) {
+      if (team_unlimited) return c.borrowing != model::kUnlimited;
+      if (c.borrowing == model::kUnlimited) {
+        at.fail(node, "spec.resourceGroups",
+                fmt::format("{} has no borrowingLimit beside resources that have one: gov writes unlimited borrowing for "
+                            "a whole team or a whole quota (`borrow-limit = unlimited`)",
+                            what));
+      }
+      return static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing;
+    };
     for (const QuotaIn& q : quotas) {
       std::vector<std::string> amounts, absolute, lending;
+      const bool quota_unlimited = !team_unlimited && sharing != model::Sharing::lend && all_unlimited(q, false);
       for (model::Resource r : model::kAllResources) {
         const Cell& c = q.cells[model::index(r)];
         // Written when not zero, and always for resources the type has, so nothing is derived.
@@ -412,7 +464,8 @@ class Importer {
             at.fail(node, "spec.resourceGroups", fmt::format("`{}` borrows {} of `{}`, but the team only lends", q.type->name,
                                                              model::format_amount(r, c.borrowing), model::kubernetes_name(r)));
           }
-        } else if (static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing) {
+        } else if (!quota_unlimited &&
+                   needs_absolute(c, fmt::format("`{}` of `{}`", model::kubernetes_name(r), q.type->name))) {
           absolute.push_back(amount_text(r, c.borrowing));
         }
         if (sharing == model::Sharing::dont_lend) {
@@ -439,7 +492,7 @@ class Importer {
           if (c.borrowing != 0) {
             at.fail(node, "spec.resourceGroups", fmt::format("`{}` borrows `nvidia.com/{}`, but the team only lends", q.type->name, profile));
           }
-        } else if (static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing) {
+        } else if (!quota_unlimited && needs_absolute(c, fmt::format("`nvidia.com/{}` of `{}`", profile, q.type->name))) {
           absolute_partitions.push_back(fmt::format("{}: {}", profile, c.borrowing));
         }
         if (sharing == model::Sharing::dont_lend) {
@@ -454,13 +507,15 @@ class Importer {
       if (!absolute_partitions.empty()) absolute.push_back(fmt::format("partitions = {{ {} }}", fmt::join(absolute_partitions, ", ")));
       if (!lent_partitions.empty()) lending.push_back(fmt::format("partitions = {{ {} }}", fmt::join(lent_partitions, ", ")));
       std::string body = fmt::format("{}", fmt::join(amounts, ", "));
+      if (quota_unlimited) body += ", borrow-limit = unlimited";
       if (!absolute.empty()) body += fmt::format(", borrow-limit = {{ {} }}", fmt::join(absolute, ", "));
       if (!lending.empty()) body += fmt::format(", lending-limit = {{ {} }}", fmt::join(lending, ", "));
       out += fmt::format("  quota {} {{ {} }}\n", q.type->name, body);
     }
     out += "\n";
     out += fmt::format("  sharing = {}\n", check::word_of(sharing));
-    if (sharing != model::Sharing::lend) out += fmt::format("  borrow-limit = {}%\n", percent);
+    if (team_unlimited) out += "  borrow-limit = unlimited\n";
+    else if (sharing != model::Sharing::lend) out += fmt::format("  borrow-limit = {}%\n", percent);
 
     // Preemption and the rest, written out: Kueue's API defaults differ from gov's (HyperPod's).
     auto within = model::WithinTeam::never;
@@ -539,19 +594,82 @@ class Importer {
     out += fmt::format("  when-can-borrow = {}\n", check::word_of(when_borrow));
     out += fmt::format("  when-can-preempt = {}\n", check::word_of(when_preempt));
     if (preference) out += fmt::format("  flavor-preference = {}\n", check::word_of(*preference));
-    int64_t weight = 1;  // Kueue's default fair-sharing weight
+    int64_t weight = model::kWeightScale;  // Kueue's default fair-sharing weight, 1
     if (const Node* fair = at.optional(spec, "fairSharing", "spec.fairSharing", Node::Kind::map)) {
       at.only(*fair, "spec.fairSharing", {"weight"});
       if (const Node* w = at.optional(*fair, "weight", "spec.fairSharing.weight", Node::Kind::scalar)) {
-        weight = at.integer(*w, "spec.fairSharing.weight", 0, 100);
+        weight = fair_share_weight(at, *w);
       }
     }
-    out += fmt::format("  fair-share-weight = {}\n", weight);
+    out += fmt::format("  fair-share-weight = {}\n", model::weight_text(weight));
     if (const Node* stop = at.optional(spec, "stopPolicy", "spec.stopPolicy", Node::Kind::scalar)) {
       const bool active = at.choice<bool>(*stop, "spec.stopPolicy", {{"None", true}, {"Hold", false}, {"HoldAndDrain", false}});
       if (!active) out += "  active = false\n";
     }
     return fmt::format("team {} {{\n{}}}\n", team, out);
+  }
+
+  /// A Cohort's `spec.resourceGroups` as `cohort NAME { quota T { ... } }` (its own quota), or
+  /// nothing. A root cohort's limits have no gov form (nor meaning: it borrows from no one).
+  std::string cohort_block() {
+    if (cohorts_.empty()) return "";
+    const Object& o = cohorts_.front();
+    const At& at = o.at;
+    const Node* spec = at.optional(*o.node, "spec", "spec", Node::Kind::map);
+    const Node* groups = spec ? at.optional(*spec, "resourceGroups", "spec.resourceGroups", Node::Kind::sequence) : nullptr;
+    if (!groups || groups->items.empty()) return "";
+    std::string quotas;
+    std::set<const check::InstanceType*> seen;
+    for (size_t g = 0; g < groups->items.size(); ++g) {
+      const std::string path = fmt::format("spec.resourceGroups[{}]", g);
+      const Node& group = groups->items[g];
+      at.check_kind(group, path, Node::Kind::map);
+      at.only(group, path, {"coveredResources", "flavors"});
+      const Node& flavors = at.need(group, "flavors", path + ".flavors", Node::Kind::sequence);
+      for (size_t f = 0; f < flavors.items.size(); ++f) {
+        const std::string fpath = fmt::format("{}.flavors[{}]", path, f);
+        const Node& flavor = flavors.items[f];
+        at.check_kind(flavor, fpath, Node::Kind::map);
+        at.only(flavor, fpath, {"name", "resources"});
+        const check::InstanceType* type =
+            flavor_type(at, at.need(flavor, "name", fpath + ".name", Node::Kind::scalar), fpath + ".name");
+        if (!seen.insert(type).second) at.fail(flavor, fpath + ".name", fmt::format("a second quota for `{}`", type->name));
+        std::array<model::Amount, model::kResourceCount> nominal{};
+        std::vector<std::string> given;
+        const Node& resources = at.need(flavor, "resources", fpath + ".resources", Node::Kind::sequence);
+        for (size_t i = 0; i < resources.items.size(); ++i) {
+          const std::string rpath = fmt::format("{}.resources[{}]", fpath, i);
+          const Node& entry = resources.items[i];
+          at.check_kind(entry, rpath, Node::Kind::map);
+          at.only(entry, rpath, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"});
+          for (const char* limit : {"borrowingLimit", "lendingLimit"}) {
+            if (const Node* l = entry.find(limit); l && !l->is_null()) {
+              at.fail(*l, rpath + "." + limit, "a cohort without a parent borrows from and lends to no one: gov has no limit for it");
+            }
+          }
+          const Node& rname = at.need(entry, "name", rpath + ".name", Node::Kind::scalar);
+          const std::optional<std::string> profile = partition_named(rname.text);
+          const std::optional<model::Resource> r = profile ? model::Resource::gpu : resource_named(rname.text);
+          if (!r) at.fail(rname, rpath + ".name", fmt::format("`{}` is not a resource gov knows", rname.text));
+          const model::Amount amount =
+              quantity(at, at.need(entry, "nominalQuota", rpath + ".nominalQuota", Node::Kind::scalar), rpath + ".nominalQuota", *r);
+          if (profile) {
+            if (amount != 0) given.push_back(fmt::format("{}: {}", *profile, amount));
+          } else {
+            nominal[model::index(*r)] = amount;
+          }
+        }
+        std::vector<std::string> amounts;
+        for (model::Resource r : model::kAllResources) {
+          const model::Amount a = nominal[model::index(r)];
+          if (a != 0 || type->per_instance[model::index(r)] > 0) amounts.push_back(amount_text(r, a));
+        }
+        if (!given.empty()) amounts.push_back(fmt::format("partitions = {{ {} }}", fmt::join(given, ", ")));
+        quotas += fmt::format("  quota {} {{ {} }}\n", type->name, fmt::join(amounts, ", "));
+      }
+    }
+    return fmt::format("\ncohort {} {{\n{}}}\n", at.name(*o.node->find("metadata")->find("name"), o.name, "metadata.name"),
+                       quotas);
   }
 
   std::string header() {
@@ -560,7 +678,7 @@ class Importer {
     std::string cluster = "imported";
     for (const Object& o : cohorts_) {
       const Node& spec_holder = *o.node;
-      if (const Node* spec = o.at.optional(spec_holder, "spec", "spec", Node::Kind::map)) o.at.only(*spec, "spec", {});
+      if (const Node* spec = o.at.optional(spec_holder, "spec", "spec", Node::Kind::map)) o.at.only(*spec, "spec", {"resourceGroups"});
       if (!cohort_.empty() && o.name != cohort_) {
         o.at.fail(*o.node, "metadata.name", fmt::format("a second cohort; the ClusterQueues are in `{}` and gov has one cohort", cohort_));
       }

@@ -39,6 +39,7 @@ void Checker::run() {
   check_cluster();
   check_policy_settings();
   check_teams();
+  check_cohort();
   check_partition_profiles();
   check_rules();
   check_tests();
@@ -84,6 +85,19 @@ std::optional<int64_t> Checker::count_in_range(const ast::Value& v, SourceId sou
     return std::nullopt;
   }
   return n;
+}
+
+std::optional<int64_t> Checker::fair_share_weight(const ast::Value& v, SourceId source) {
+  if (v.kind != ast::Value::Kind::number || v.number.unit != ast::Unit::none) return std::nullopt;  // reported
+  const int64_t micros = v.number.micros;
+  if (micros < 0 || micros > model::kMaxFairShareWeight * model::kWeightScale) {
+    report(Code::out_of_range, {source, v.span},
+           fmt::format("the fair-share weight is {}; gov accepts 0 to {} (Kueue: any non-negative number)",
+                       model::weight_text(micros), model::kMaxFairShareWeight),
+           "out of range");
+    return std::nullopt;
+  }
+  return micros;
 }
 
 /// The amount of a resource property in base units, range-checked.
@@ -216,6 +230,7 @@ void Checker::collect() {
       if (const auto* x = std::get_if<ast::Cluster>(&d)) clusters_.push_back({x, file.source});
       if (const auto* x = std::get_if<ast::Policy>(&d)) policies_.push_back({x, file.source});
       if (const auto* x = std::get_if<ast::Team>(&d)) teams_.push_back({x, file.source});
+      if (const auto* x = std::get_if<ast::Cohort>(&d)) cohorts_.push_back({x, file.source});
       if (const auto* x = std::get_if<ast::Rule>(&d)) rules_.push_back({x, file.source});
       if (const auto* x = std::get_if<ast::Test>(&d)) tests_.push_back({x, file.source});
     }
@@ -520,6 +535,10 @@ const MigProfile* InstanceType::mig_profile(std::string_view profile) const {
     if (p.name == profile) return &p;
   }
   return nullptr;
+}
+
+std::string Team::borrow_limit_text() const {
+  return borrow_limit_unlimited ? std::string("unlimited") : fmt::format("{}%", borrow_limit_percent);
 }
 
 const PartitionQuota* Quota::partition(std::string_view profile) const {

@@ -60,6 +60,9 @@ class Checker {
   bool duplicate(std::map<std::string, Location>& seen, const std::string& name, Location where, std::string_view what);
   /// HyperPod's name rule for teams and classes: a DNS label of at most 41 characters.
   void check_name_format(const ast::Name& name, SourceId source, std::string_view what);
+  /// A fair-share weight (a plain number, decimals allowed) in millionths, range-checked
+  /// (0 to model::kMaxFairShareWeight, E0302).
+  std::optional<int64_t> fair_share_weight(const ast::Value& v, SourceId source);
   std::optional<int64_t> count_in_range(const ast::Value& v, SourceId source, std::string_view what, int64_t low,
                                         int64_t high, std::string_view unit = "");
   /// The amount of a resource property in base units, range-checked.
@@ -92,6 +95,8 @@ class Checker {
   // ------------------------------------------------------------------ teams and quotas (teams.cpp)
 
   void check_teams();
+  /// `cohort NAME { quota ... }`: one cohort, its own quota, not with idle-resource sharing.
+  void check_cohort();
   /// A team's `queues = [...]` or `namespaces = [...]` (teams.cpp): valid Kubernetes names, none twice.
   void team_kubernetes_names(const Assignment& a, Team& team, bool namespaces);
   /// Queues and namespaces claimed by two teams, or queues named as another team's plain
@@ -166,6 +171,7 @@ class Checker {
   std::vector<Located<ast::Cluster>> clusters_;
   std::vector<Located<ast::Policy>> policies_;
   std::vector<Located<ast::Team>> teams_;
+  std::vector<Located<ast::Cohort>> cohorts_;
   std::vector<Located<ast::Rule>> rules_;
   std::vector<Located<ast::Test>> tests_;
   std::optional<Names> type_lookup_;

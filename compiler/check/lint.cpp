@@ -173,6 +173,14 @@ class Linter {
              fmt::format("team `{}` sets a fair-share weight, but idle compute is `fcfs`", team.name), "no effect")
             .help = "set `idle-compute = fair-share` in the policy, or remove the weight";
       }
+      if (team.fair_share_weight_given && !model::hyperpod_weight(team.fair_share_weight_micros)) {
+        warn(Code::weight_not_in_hyperpod_api, team.fair_share_weight_at.value_or(team.where),
+             fmt::format("HyperPod's API does not accept the fair-share weight `{}` of team `{}`",
+                         model::weight_text(team.fair_share_weight_micros), team.name),
+             "not a HyperPod weight")
+            .help = "Kueue takes any non-negative number (`gov export kueue`), but HyperPod's `FairShareWeight` is a whole "
+                    "number from 0 to 100, so `gov export hyperpod` cannot write it";
+      }
       if (team.sharing == model::Sharing::lend && team.borrow_limit_given) {
         warn(Code::borrow_limit_on_lend_team, team.borrow_limit_at.value_or(team.where),
              fmt::format("team `{}` only lends, so its borrow limit has no effect", team.name), "no effect")
@@ -222,6 +230,12 @@ class Linter {
   }
 
   bool has_lender(const Team& borrower, size_t type) const {
+    // The cohort's own quota lends to every team.
+    if (policy_.cohort) {
+      for (const Quota& q : policy_.cohort->quotas) {
+        if (q.type == type && std::any_of(q.nominal.begin(), q.nominal.end(), [](auto a) { return a > 0; })) return true;
+      }
+    }
     for (const Team& team : policy_.teams) {
       if (&team == &borrower || team.sharing == model::Sharing::dont_lend) continue;
       for (const Quota& q : team.quotas) {

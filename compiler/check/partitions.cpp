@@ -135,8 +135,12 @@ bool Checker::partition_limits(const QuotaDraft& draft, const InstanceType& type
       p.borrowing_limit = 0;
       continue;
     }
-    p.borrowing_limit = model::mul_div_floor(p.nominal, team.borrow_limit_percent, 100);
-    if (auto it = absolute.find(p.profile); it != absolute.end()) {
+    p.borrowing_limit =
+        team.borrow_limit_unlimited ? model::kUnlimited : model::mul_div_floor(p.nominal, team.borrow_limit_percent, 100);
+    if (out.borrow_limit_unlimited) {
+      p.borrowing_limit = model::kUnlimited;
+      p.absolute_borrow_limit = true;
+    } else if (auto it = absolute.find(p.profile); it != absolute.end()) {
       p.borrowing_limit = it->second;
       p.absolute_borrow_limit = true;
     } else if (draft.borrow_instances) {

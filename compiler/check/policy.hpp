@@ -107,6 +107,7 @@ struct Quota {
   // How `borrow-limit = { ... }` was written (HyperPod's AbsoluteBorrowLimits entry: Count, amounts).
   std::optional<int64_t> borrow_limit_instances;                   // `instances = N`
   std::array<bool, model::kResourceCount> borrow_limit_given{};     // amounts written
+  bool borrow_limit_unlimited = false;  // `borrow-limit = unlimited`: no limit in any resource
   std::array<bool, model::kResourceCount> lending_limit_given{};    // set by `lending-limit = { ... }`
   std::vector<PartitionQuota> partitions;  // `partitions = { ... }`, in written order
   Location where;
@@ -122,9 +123,15 @@ struct Team {
   model::Sharing sharing = model::Sharing::lend_and_borrow;
   int32_t borrow_limit_percent = 50;
   bool borrow_limit_given = false;
+  /// `borrow-limit = unlimited` (Kueue's borrowingLimit absent): no borrowing limit wherever a
+  /// quota gives none of its own; borrow_limit_percent is then unused.
+  bool borrow_limit_unlimited = false;
   model::WithinTeam preempt_team_tasks = model::WithinTeam::lower_priority;
-  int32_t fair_share_weight = 0;
+  /// Kueue's fairSharing.weight, any decimal from 0 to model::kMaxFairShareWeight, in millionths
+  /// (model::kWeightScale); HyperPod takes whole numbers 0–100 (lint W0140, export E0401).
+  int64_t fair_share_weight_micros = 0;
   bool fair_share_weight_given = false;
+  std::optional<Location> fair_share_weight_at;  // the value, when written
   bool active = true;
   // Kueue's controls beyond HyperPod's (docs/language.md); the defaults are what HyperPod writes
   // into its ClusterQueues (seed 004): borrowWithinCohort LowerPriority (never for a team that
@@ -155,6 +162,19 @@ struct Team {
   std::vector<ClaimedName> queues;
   std::vector<ClaimedName> namespaces;
   Location where;
+
+  /// The team's borrow limit as written: `50%` or `unlimited`.
+  std::string borrow_limit_text() const;
+};
+
+/// The cohort every team is in, when the policy declares it (`cohort NAME { quota T { ... } }`):
+/// its own quota per instance type (Kueue's Cohort `spec.resourceGroups[].flavors[].resources[]
+/// .nominalQuota`), resolved like a team's nominal quota; no team owns it, so it is never
+/// reclaimed. Exclusive with `idle-resource-sharing` (E0340).
+struct Cohort {
+  std::string name;
+  std::vector<Quota> quotas;  // declared order; only `nominal` and `partitions[].nominal` count
+  Location where;             // the name
 };
 
 /// A typed rule expression (see docs/language.md for the types and operators).
@@ -203,7 +223,9 @@ struct TestStep {
   /// `expect eventually`: matched against the task's latest decision so far, skipping (and
   /// consuming) the ones before it that no `expect` took.
   bool eventually = false;
-  std::optional<std::string> flavor;     // on
+  std::optional<std::string> flavor;     // on (the first `on`)
+  /// Every `on`: several name a task's pod sets' flavors, in pod set order.
+  std::vector<std::string> flavors;
   std::optional<std::string> by;         // by (task or rule)
   std::vector<std::string> warned_by;    // warned by
   std::optional<std::string> word;       // reason or kind
@@ -225,6 +247,7 @@ struct Policy {
   std::optional<Settings> settings;
   std::vector<PriorityClass> classes;
   std::vector<Team> teams;
+  std::optional<Cohort> cohort;
   std::vector<Rule> rules;
   std::vector<Test> tests;
 

@@ -60,12 +60,13 @@ model::Resources resolve_partition_nominal(const InstanceType& type, const Given
   return nominal;
 }
 
-model::Resources resolve_borrowing_limit(const model::Resources& nominal, int32_t percent, const GivenAmounts& absolute,
-                                      model::Sharing sharing) {
+model::Resources resolve_borrowing_limit(const model::Resources& nominal, std::optional<int32_t> percent,
+                                         const GivenAmounts& absolute, model::Sharing sharing) {
   model::Resources limit{};
   if (sharing == model::Sharing::lend) return limit;
   for (size_t r = 0; r < model::kResourceCount; ++r) {
-    limit[r] = absolute[r] ? *absolute[r] : mul_div_floor(nominal[r], percent, 100);
+    if (absolute[r]) limit[r] = *absolute[r];
+    else limit[r] = percent ? mul_div_floor(nominal[r], *percent, 100) : model::kUnlimited;
   }
   return limit;
 }

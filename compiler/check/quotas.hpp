@@ -25,10 +25,11 @@ model::Resources resolve_nominal(const InstanceType& type, std::optional<int64_t
 model::Resources resolve_partition_nominal(const InstanceType& type, const GivenAmounts& given,
                                            int64_t partition_slices);
 
-/// Borrowing limit per resource: floor(nominal × percent / 100), replaced by absolute
-/// limits where given; 0 for a `lend` team.
-model::Resources resolve_borrowing_limit(const model::Resources& nominal, int32_t percent, const GivenAmounts& absolute,
-                                      model::Sharing sharing);
+/// Borrowing limit per resource: floor(nominal × percent / 100), or model::kUnlimited when
+/// `percent` is nullopt (`borrow-limit = unlimited`), replaced by absolute limits where given
+/// (which may be kUnlimited); 0 for a `lend` team.
+model::Resources resolve_borrowing_limit(const model::Resources& nominal, std::optional<int32_t> percent,
+                                         const GivenAmounts& absolute, model::Sharing sharing);
 
 /// Lending limit per resource: 0 for `dont-lend` (nothing is visible to others), else
 /// unlimited.

@@ -23,6 +23,7 @@ std::string_view kind_description(ValueKind kind) {
     case K::vcpu_count: return "a vCPU count such as `8`, `0.5` or `500m`";
     case K::size: return "a size such as `128 GiB`";
     case K::percentage: return "a percentage such as `50%`";
+    case K::decimal: return "a number such as `1` or `0.5`";
     case K::name: return "a name";
     case K::boolean: return "`true` or `false`";
     case K::choice: return "one of the choices";
@@ -33,6 +34,7 @@ std::string_view kind_description(ValueKind kind) {
     case K::choice_list: return "a list of choices such as `[a, b]`";
     case K::choice_or_block: return "one of the choices or a block such as `{ policy = lower-priority }`";
     case K::string_list: return "a list of strings such as `[\"ml-research\"]`";
+    case K::pod_set_map: return "pod sets by name, such as `{ master: { vcpus = 4 }, worker: { pods = 3, gpus = 8 } }`";
   }
   return "a value";
 }
@@ -168,7 +170,12 @@ class Validator {
                                    fmt::format("unknown property `{}` in {}", p.key.text, where), "unknown property");
     std::vector<std::string> quoted;
     for (const std::string& k : keys) quoted.push_back(fmt::format("`{}`", k));
-    if (where == "a team") quoted.insert(quoted.begin(), "`quota`");
+    if (where == "a team" || where == "a cohort") quoted.insert(quoted.begin(), "`quota`");
+    if (where == "a cohort's quota" && (p.key.text == "borrow-limit" || p.key.text == "lending-limit")) {
+      d.help = "a cohort without a parent borrows from and lends to no one, so its quota has no limits";
+      diagnostics_.report(std::move(d));
+      return;
+    }
     d.help = foreign_spelling_help(p.key.text, keys)
                  .value_or(did_you_mean(p.key.text, keys).value_or(fmt::format("{} takes {}", where, fmt::join(quoted, ", "))));
     diagnostics_.report(std::move(d));
@@ -200,12 +207,21 @@ class Validator {
       case K::vcpu_count:
         if (!is_number || (unit != U::none && unit != U::milli)) wrong_kind(v, spec, key);
         return;
+      case K::decimal:
+        if (!is_number || unit != U::none) {
+          wrong_kind(v, spec, key, is_number ? std::optional<std::string>(fmt::format("write `{}`", plain)) : std::nullopt);
+        }
+        return;
       case K::size:
         if (!is_number || (unit != U::mib && unit != U::gib && unit != U::tib)) {
           wrong_kind(v, spec, key, is_number ? std::optional<std::string>(fmt::format("add a unit: `{} GiB`", plain)) : std::nullopt);
         }
         return;
       case K::percentage:
+        if (v.kind == ast::Value::Kind::name && !spec.choices.empty()) {
+          word_choice(v, spec, key, "a percentage such as `50%`");
+          return;
+        }
         if (!is_number || unit != U::percent) {
           std::optional<std::string> help;
           if (is_number) help = fmt::format("write `{}%`", plain);
@@ -228,6 +244,10 @@ class Validator {
       case K::profile_map: map(v, spec, key, /*string_values=*/false); return;
       case K::labels_map: map(v, spec, key, /*string_values=*/true); return;
       case K::resources:
+        if (v.kind == ast::Value::Kind::name && !spec.choices.empty()) {
+          word_choice(v, spec, key, "a block such as `{ gpus = 2 }`");
+          return;
+        }
         if (v.kind == ast::Value::Kind::block) {
           block(v.block, spec.block, fmt::format("`{}`", key));
         } else if (!(v.kind == ast::Value::Kind::map && v.map.empty())) {
@@ -235,6 +255,7 @@ class Validator {
         }
         return;
       case K::choice_list: choice_list(v, spec, key); return;
+      case K::pod_set_map: pod_sets(v, spec, key); return;
       case K::string_list:
         if (v.kind != ast::Value::Kind::list) {
           wrong_kind(v, spec, key,
@@ -278,6 +299,19 @@ class Validator {
     for (const ast::Value& item : v.list) choice(item, spec, key);
   }
 
+  /// A word where a value of another kind may also stand (`borrow-limit = unlimited`): one of the
+  /// choices, else an unknown choice whose help names the other form.
+  void word_choice(const ast::Value& v, const PropertySpec& spec, std::string_view key, std::string_view other) {
+    if (spec.has_choice(v.name.text)) return;
+    const std::vector<std::string_view> words = spec.words();
+    std::vector<std::string> names(words.begin(), words.end());
+    Diagnostic d = make_diagnostic(Code::unknown_enum_value, at(v.span),
+                                   fmt::format("`{}` is not a choice for `{}`", v.name.text, key), "unknown choice");
+    d.help = did_you_mean(v.name.text, names)
+                 .value_or(fmt::format("`{}` takes {} or {}", key, other, quoted_choices(spec)));
+    diagnostics_.report(std::move(d));
+  }
+
   void choice(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
     const auto quoted = [&] { return quoted_choices(spec); };
     if (v.kind != ast::Value::Kind::name) {
@@ -292,6 +326,28 @@ class Validator {
     d.help = foreign_spelling_help(v.name.text, names)
                  .value_or(did_you_mean(v.name.text, names).value_or(fmt::format("`{}` is one of {}", key, quoted())));
     diagnostics_.report(std::move(d));
+  }
+
+  // `{ master: { ... }, worker: { ... } }`: unique names, each a pod set block.
+  void pod_sets(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
+    if (v.kind != ast::Value::Kind::map || v.map.empty()) {
+      wrong_kind(v, spec, key);
+      return;
+    }
+    std::map<std::string, Span> seen;
+    for (const ast::MapEntry& e : v.map) {
+      if (auto [it, inserted] = seen.emplace(e.key.text, e.key.span); !inserted) {
+        Diagnostic d = make_diagnostic(Code::duplicate_property, at(e.key.span),
+                                       fmt::format("pod set `{}` appears twice in `{}`", e.key.text, key), "again here");
+        d.notes.push_back({at(it->second), "first here"});
+        diagnostics_.report(std::move(d));
+      }
+      if (e.value->kind != ast::Value::Kind::block) {
+        wrong_kind(*e.value, spec, key, fmt::format("write `{}: {{ pods = 1, gpus = 1 }}`", e.key.text));
+        continue;
+      }
+      block(e.value->block, BlockKind::pod_set, fmt::format("pod set `{}`", e.key.text));
+    }
   }
 
   void map(const ast::Value& v, const PropertySpec& spec, std::string_view key, bool string_values) {
@@ -360,6 +416,16 @@ void validate_schema(const ast::File& file, Diagnostics& diagnostics) {
         }
       }
       v.block(properties, BlockKind::team, "a team");
+    } else if (const auto* cohort = std::get_if<ast::Cohort>(&declaration)) {
+      std::vector<const ast::Property*> properties;
+      for (const auto& item : cohort->items) {
+        if (const auto* p = std::get_if<ast::Property>(&item)) {
+          properties.push_back(p);
+        } else {
+          v.block(std::get<ast::Quota>(item).properties, BlockKind::cohort_quota, "a cohort's quota");
+        }
+      }
+      v.block(properties, BlockKind::cohort, "a cohort");
     } else if (const auto* test = std::get_if<ast::Test>(&declaration)) {
       for (const ast::Step& step : test->steps) {
         if (step.kind == ast::Step::Kind::submit) v.block(step.properties, BlockKind::submit, "a task");

@@ -170,9 +170,15 @@ const Table<Team>& team_table() {
   static const Table<Team> table = {
       {{"sharing", K::choice, choices_of({model::Sharing::lend_and_borrow, model::Sharing::lend, model::Sharing::dont_lend})},
        set_choice<Team, &Team::sharing>},
-      {{"borrow-limit", K::percentage},
+      // `unlimited` is Kueue's borrowingLimit left out (docs/language.md).
+      {{"borrow-limit", K::percentage, {{"unlimited", 0}}},
        [](const Assignment& a, Team& t) {
          t.borrow_limit_given = true;
+         if (a.value().kind == V::name) {
+           t.borrow_limit_unlimited = a.spec.has_choice(a.value().name.text);
+           if (t.borrow_limit_unlimited) t.borrow_limit_at = a.at(a.property.span);
+           return;
+         }
          if (a.value().kind == V::number) t.borrow_limit_at = a.at(a.property.span);
          t.borrow_limit_percent =
              static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the borrow limit", 0, 10000, "%").value_or(50));
@@ -209,11 +215,13 @@ const Table<Team>& team_table() {
          if (a.value().kind == V::name) t.flavor_preference_at = a.at(a.property.span);
          note_fungibility(a, t);
        }},
-      {{"fair-share-weight", K::integer},
+      // Kueue's fairSharing.weight: any decimal (HyperPod's whole 0–100 is lint's W0140).
+      {{"fair-share-weight", K::decimal},
        [](const Assignment& a, Team& t) {
          t.fair_share_weight_given = true;
-         t.fair_share_weight =
-             static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the fair-share weight", 0, 100).value_or(0));
+         if (a.value().kind != V::number) return;
+         t.fair_share_weight_at = a.at(a.value().span);
+         t.fair_share_weight_micros = a.checker.fair_share_weight(a.value(), a.source).value_or(0);
        }},
       {{"active", K::boolean}, set_flag<Team, &Team::active>},
       {{"queues", K::string_list}, [](const Assignment& a, Team& t) { a.checker.team_kubernetes_names(a, t, false); }},
@@ -252,8 +260,15 @@ const Table<QuotaDraft>& quota_table() {
       // HyperPod's AbsoluteBorrowLimits take the forms of a quota entry (Count, or amounts), and so
       // does `lending-limit`: `instances = N` is N instances' worth of every resource, amounts
       // set single resources (and override `instances`); the rest keep the team's percentage.
-      {{"borrow-limit", K::resources, {}, BlockKind::amounts},
+      // `borrow-limit = unlimited`: no limit in any resource or partition of the quota.
+      {{"borrow-limit", K::resources, {{"unlimited", 0}}, BlockKind::amounts},
        [](const Assignment& a, QuotaDraft& q) {
+         if (a.value().kind == V::name) {
+           if (!a.spec.has_choice(a.value().name.text)) return;
+           q.out->borrow_limit_unlimited = true;
+           q.absolute.fill(model::kUnlimited);
+           return;
+         }
          LendingDraft limits;
          assign_all(amounts_table(), a.value().block, a.checker, a.source, limits);
          q.out->borrow_limit_instances = limits.instances;
@@ -364,12 +379,56 @@ const Table<SubmitDraft>& submit_table() {
        [](const Assignment& a, SubmitDraft& s) {
          a.checker.partition_amounts(a.value(), a.source, s.step->submitted.partitions);
        }},
+      {{"pod-sets", K::pod_set_map, {}, BlockKind::pod_set},
+       [](const Assignment& a, SubmitDraft& s) {
+         if (a.value().kind != V::map) return;
+         for (const ast::MapEntry& entry : a.value().map) {
+           if (entry.value == nullptr || entry.value->kind != V::block) continue;  // reported by the schema check
+           gov::PodSet& pod_set = s.step->submitted.pod_sets.emplace_back();
+           pod_set.name = entry.key.text;
+           PodSetDraft draft{&pod_set};
+           assign_all(pod_set_table(), entry.value->block, a.checker, a.source, draft);
+         }
+       }},
       {{"labels", K::labels_map}, [](const Assignment& a, SubmitDraft& s) { a.checker.labels(a, *s.step); }},
       {{"duration", K::integer},
        [](const Assignment& a, SubmitDraft& s) {
          if (auto seconds = a.checker.count_in_range(a.value(), a.source, "the duration", 0, 100'000'000)) {
            s.step->submitted.duration = *seconds * 1000;
          }
+       }},
+  };
+  return table;
+}
+
+const Table<PodSetDraft>& pod_set_table() {
+  static const auto set_amount = [](const Assignment& a, PodSetDraft& d) {
+    const model::Resource r = *a.spec.resource;
+    d.pod_set->amounts[model::index(r)] = a.checker.amount(a.property, r, a.source);
+  };
+  static const Table<PodSetDraft> table = {
+      {{"instance-type", K::name},
+       [](const Assignment& a, PodSetDraft& d) {
+         if (a.value().kind != V::name) return;
+         d.pod_set->instance_type = a.value().name.text;
+         a.checker.resolve_type(a.value().name.text, a.at(a.value().span));
+       }},
+      {{"pods", K::integer},
+       [](const Assignment& a, PodSetDraft& d) {
+         if (auto pods = a.checker.count_in_range(a.value(), a.source, "the pod count", 1, kMaxAmount)) d.pod_set->pods = *pods;
+       }},
+      {{"instances", K::integer},
+       [](const Assignment& a, PodSetDraft& d) {
+         d.pod_set->instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
+       }},
+      resource_row<PodSetDraft>(model::Resource::gpu, set_amount),
+      resource_row<PodSetDraft>(model::Resource::neuron, set_amount),
+      resource_row<PodSetDraft>(model::Resource::vcpu, set_amount),
+      resource_row<PodSetDraft>(model::Resource::memory, set_amount),
+      resource_row<PodSetDraft>(model::Resource::efa, set_amount),
+      {{"partitions", K::profile_map},
+       [](const Assignment& a, PodSetDraft& d) {
+         a.checker.partition_amounts(a.value(), a.source, d.pod_set->partitions);
        }},
   };
   return table;
@@ -398,6 +457,16 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
   static const std::vector<const PropertySpec*> resources = specs_of(resources_table());
   static const std::vector<const PropertySpec*> amounts = specs_of(amounts_table());
   static const std::vector<const PropertySpec*> borrow_within_cohort = specs_of(borrow_within_cohort_table());
+  static const std::vector<const PropertySpec*> pod_set = specs_of(pod_set_table());
+  static const std::vector<const PropertySpec*> cohort;  // no property yet (`parent` comes with the hierarchy)
+  // A cohort without a parent borrows from and lends to no one: its quota has no limits.
+  static const std::vector<const PropertySpec*> cohort_quota = [] {
+    std::vector<const PropertySpec*> out;
+    for (const PropertySpec* spec : specs_of(quota_table())) {
+      if (spec->key != "borrow-limit" && spec->key != "lending-limit") out.push_back(spec);
+    }
+    return out;
+  }();
   switch (kind) {
     case BlockKind::instance: return instance;
     case BlockKind::cluster: return cluster;
@@ -408,6 +477,9 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
     case BlockKind::resources: return resources;
     case BlockKind::amounts: return amounts;
     case BlockKind::borrow_within_cohort: return borrow_within_cohort;
+    case BlockKind::pod_set: return pod_set;
+    case BlockKind::cohort: return cohort;
+    case BlockKind::cohort_quota: return cohort_quota;
   }
   return resources;
 }

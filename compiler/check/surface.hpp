@@ -25,6 +25,7 @@ enum class ValueKind {
   vcpu_count,       // 4, 0.5 or 500m
   size,             // 128 GiB
   percentage,       // 50%
+  decimal,          // 1 or 0.5: a plain number, decimals allowed
   name,             // aws-ml
   boolean,          // true
   choice,           // one of PropertySpec::choices
@@ -35,12 +36,16 @@ enum class ValueKind {
   choice_list,      // [a, b]: each one of PropertySpec::choices
   choice_or_block,  // one of PropertySpec::choices, or a block of PropertySpec::block's shape
   string_list,      // ["ml-research", "batch"]
+  pod_set_map,      // { master: { vcpus = 4 }, worker: { pods = 3, gpus = 8 } }: pod sets by name
 };
 
 enum class BlockKind {
   instance, cluster, policy, team, quota, submit, resources,
   amounts,               // a quota's `lending-limit`: `instances` or resources
   borrow_within_cohort,  // { policy = lower-priority, max-priority-threshold = training }
+  pod_set,               // one pod set of a submitted task: { pods = 3, gpus = 8, instance-type = ... }
+  cohort,                // `cohort NAME { ... }`: quotas only, no property yet
+  cohort_quota,          // a cohort's `quota`: `instances`, amounts, `partitions`; no limits (no parent)
 };
 
 /// A word a property accepts and the enum value it stands for (the enum's underlying value).
@@ -136,6 +141,11 @@ struct SubmitDraft {
   bool has_team = false;
 };
 
+/// One pod set of a `submit`'s `pod-sets` while its properties are read.
+struct PodSetDraft {
+  gov::PodSet* pod_set = nullptr;
+};
+
 /// The amounts of a resources block (`borrowing { ... }`, `per-pod`, a quota's
 /// `borrow-limit`), in source order; nullopt where the amount was invalid (reported).
 using ResourceAmounts = std::vector<std::pair<model::Resource, std::optional<model::Amount>>>;
@@ -143,6 +153,8 @@ using ResourceAmounts = std::vector<std::pair<model::Resource, std::optional<mod
 // ------------------------------------------------------------------ the tables (surface.cpp)
 
 const Table<InstanceType>& instance_table();
+/// One pod set's block in a `submit`'s `pod-sets` (amounts are per pod).
+const Table<PodSetDraft>& pod_set_table();
 const Table<ClusterDraft>& cluster_table();
 const Table<SettingsDraft>& policy_table();
 const Table<Team>& team_table();

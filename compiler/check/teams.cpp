@@ -26,6 +26,52 @@ void Checker::check_teams() {
   check_queue_claims();
 }
 
+void Checker::check_cohort() {
+  if (cohorts_.empty()) return;
+  const auto& [decl, source] = cohorts_.front();
+  for (size_t i = 1; i < cohorts_.size(); ++i) {
+    const auto& [other, other_source] = cohorts_[i];
+    Diagnostic& d = report(Code::second_cohort, {other_source, other->name.span},
+                           fmt::format("a second cohort `{}`: every team is in one cohort", other->name.text),
+                           "second cohort");
+    d.notes.push_back({Location{source, decl->name.span}, "the cohort is declared here"});
+    d.help = "give its quotas to the first cohort; cohorts with parents (a tree of cohorts) are not supported yet";
+  }
+  Cohort out;
+  out.name = decl->name.text;
+  out.where = {source, decl->name.span};
+  // Quotas resolve as a lend-and-borrow team's would; only their nominal amounts count.
+  Team owner;
+  owner.name = out.name;
+  owner.where = out.where;
+  std::map<std::string, Location> types_seen;
+  for (const auto& item : decl->items) {
+    const auto* q = std::get_if<ast::Quota>(&item);
+    if (!q) continue;
+    auto [it, inserted] = types_seen.emplace(q->instance_type.text, Location{source, q->instance_type.span});
+    if (!inserted) {
+      Diagnostic& d = report(Code::duplicate_quota, {source, q->instance_type.span},
+                             fmt::format("cohort `{}` has two quotas for `{}`", out.name, q->instance_type.text),
+                             "second quota");
+      d.notes.push_back({it->second, "the first quota is here"});
+      d.help = "merge them into one `quota` block";
+      continue;
+    }
+    if (auto quota = resolve_quota(*q, source, owner)) out.quotas.push_back(std::move(*quota));
+  }
+  // Idle-resource sharing makes the unreserved capacity the cohort's quota: one or the other.
+  if (policy_.settings && policy_.settings->idle_resource_sharing && !out.quotas.empty()) {
+    Diagnostic& d = report(Code::cohort_quota_with_idle_sharing, out.where,
+                           fmt::format("cohort `{}` gives its own quota while `idle-resource-sharing` makes the unreserved "
+                                       "capacity the cohort's quota",
+                                       out.name),
+                           "the cohort's own quota");
+    d.notes.push_back({policy_.settings->where, "`idle-resource-sharing = true` is set in this policy"});
+    d.help = "remove `idle-resource-sharing = true` (the cohort's quotas say what it holds), or the cohort's quotas";
+  }
+  policy_.cohort = std::move(out);
+}
+
 // A LocalQueue name is a Kubernetes object name (a DNS subdomain), a namespace a DNS label.
 // HyperPod's own queue names (`hyperpod-ns-<team>-localqueue`) always map to their team, so listing
 // one would never be read.
@@ -294,7 +340,9 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
     for (const PartitionQuota& p : out.partitions) slices = model::checked_add(slices, model::checked_mul(p.nominal, p.slices));
     out.nominal = resolve_partition_nominal(type, given, slices);
   }
-  out.borrowing_limit = resolve_borrowing_limit(out.nominal, team.borrow_limit_percent, absolute, team.sharing);
+  out.borrowing_limit = resolve_borrowing_limit(
+      out.nominal, team.borrow_limit_unlimited ? std::nullopt : std::optional<int32_t>(team.borrow_limit_percent), absolute,
+      team.sharing);
   out.lending_limit = resolve_lending_limit(team.sharing);
   if (lending) lending_limit(*lending, type, source, team, out);
   return out;

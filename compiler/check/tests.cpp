@@ -152,7 +152,8 @@ void Checker::expect(const ast::Step& step, SourceId source, const std::map<std:
   for (const ast::ExpectClause& c : step.clauses) {
     switch (c.kind) {
       case K::on:
-        out.flavor = c.name.text;
+        if (!out.flavor) out.flavor = c.name.text;
+        out.flavors.push_back(c.name.text);
         resolve_type(c.name.text, {source, c.name.span});
         break;
       case K::by:

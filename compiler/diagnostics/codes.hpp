@@ -77,6 +77,8 @@ enum class Severity { error, warning, note };
   X(preference_without_try_next_flavor, "E0313", "preference-without-try-next-flavor", error, "`flavor-preference` is set while `when-can-borrow` or `when-can-preempt` stops the search (Kueue rejects it)") \
   X(quota_mixes_instances_and_amounts, "E0314", "quota-mixes-instances-and-amounts", error, "a quota gives both `instances` and resource amounts (HyperPod takes a count of instances or amounts, not both)") \
   X(not_expressible, "E0401", "not-expressible", error, "`gov export`: the target (Kueue or SageMaker HyperPod) has no field for a construct of the policy; `--allow-lossy` drops it with a comment") \
+  X(cohort_quota_with_idle_sharing, "E0340", "cohort-quota-with-idle-sharing", error, "the cohort's own quota is given twice: by a `cohort` block's quotas and by `idle-resource-sharing = true`") \
+  X(second_cohort, "E0341", "second-cohort", error, "a policy declares a second `cohort`: every team is in one cohort (cohorts with parents are not supported yet)") \
   X(unsupported_partition, "E0330", "unsupported-partition", error, "a quota gives partitions of a MIG profile its instance type's GPUs do not support") \
   X(partitions_exceed_gpus, "E0331", "partitions-exceed-gpus", error, "a quota gives more partitions of an instance type than the cluster's GPUs of that type can hold") \
   X(invalid_mig_profile, "E0332", "invalid-mig-profile", error, "a catalog's `mig-profiles` names a profile not of the form `mig-<slices>g.<memory>gb`, or is given to an instance type without GPUs") \
@@ -100,6 +102,7 @@ enum class Severity { error, warning, note };
   X(unknown_allow, "W0117", "unknown-allow", warning, "a `# gov:allow(...)` comment names no lint warning, so it silences nothing") \
   X(instance_types_not_checked, "W0118", "instance-types-not-checked", warning, "no catalog is visible, so the instance types a file names are not checked") \
   X(partition_not_in_hyperpod_api, "W0130", "partition-not-in-hyperpod-api", warning, "a quota gives partitions of a MIG profile HyperPod's API does not accept (fine for Kueue, not for `gov export hyperpod`)") \
+  X(weight_not_in_hyperpod_api, "W0140", "weight-not-in-hyperpod-api", warning, "a team's fair-share weight is not a whole number from 0 to 100, what HyperPod's API takes (fine for Kueue, not for `gov export hyperpod`)") \
   X(borrow_limit_outside_documented_range, "W0401", "borrow-limit-outside-documented-range", warning, "`gov export hyperpod`: a team's borrow limit is outside 1–500 %, the range HyperPod's documentation gives (its API model accepts 0–10000)")
 
 enum class Code {

@@ -94,6 +94,7 @@ class Comparer {
     settings();
     classes();
     teams();
+    cohort();
     rules();
     capacity_consequences();
     return std::move(diff_);
@@ -180,6 +181,40 @@ class Comparer {
       if (p.types()[c.type].name == type) total = total.value_or(0) + c.instances;
     }
     return total;
+  }
+
+  /// The cohort's own quota (`cohort NAME { quota ... }`), per instance type and resource.
+  void cohort() {
+    const auto quota_of = [](const Policy& p, const std::string& type) -> const check::Quota* {
+      if (!p.cohort) return nullptr;
+      for (const check::Quota& q : p.cohort->quotas) {
+        if (q.type_name == type) return &q;
+      }
+      return nullptr;
+    };
+    std::vector<std::string> types;
+    for (const Policy* p : {&after_, &before_}) {
+      if (!p->cohort) continue;
+      for (const check::Quota& q : p->cohort->quotas) {
+        if (std::find(types.begin(), types.end(), q.type_name) == types.end()) types.push_back(q.type_name);
+      }
+    }
+    for (const std::string& type : types) {
+      const check::Quota* b = quota_of(before_, type);
+      const check::Quota* a = quota_of(after_, type);
+      for (Resource r : model::kAllResources) {
+        const std::optional<Amount> before = b ? std::optional<Amount>(b->nominal[model::index(r)]) : std::nullopt;
+        const std::optional<Amount> after = a ? std::optional<Amount>(a->nominal[model::index(r)]) : std::nullopt;
+        if (before.value_or(0) == 0 && after.value_or(0) == 0) continue;
+        if (amount({.subject = "cohort", .field = fmt::format("own quota of {}", type), .instance_type = type,
+                    .property = "cohort-quota"},
+                   r, before, after)) {
+          diff_.summary.push_back(fmt::format("cohort quota of `{}`: {} {} → {}", type, model::resource_key(r),
+                                              before ? amount_text(r, *before) : std::string("none"),
+                                              after ? amount_text(r, *after) : std::string("none")));
+        }
+      }
+    }
   }
 
   void settings() {
@@ -307,16 +342,28 @@ class Comparer {
                      .after = std::string(after), .team = a.name, .property = std::move(property)});
     };
     if (text("sharing", "sharing", check::word_of(b.sharing), check::word_of(a.sharing))) sharing_consequences(b, a);
-    if (numeric({.subject = subject, .field = "borrow limit", .team = a.name, .property = "borrow-limit-percent"},
-                b.borrow_limit_percent, a.borrow_limit_percent, "%")) {
+    if (b.borrow_limit_unlimited || a.borrow_limit_unlimited) {
+      // `unlimited` is no percentage: the change is a word's.
+      if (text("borrow limit", "borrow-limit", b.borrow_limit_text(), a.borrow_limit_text())) {
+        diff_.summary.push_back(
+            fmt::format("team `{}`: borrow limit {} → {}", a.name, b.borrow_limit_text(), a.borrow_limit_text()));
+      }
+    } else if (numeric({.subject = subject, .field = "borrow limit", .team = a.name, .property = "borrow-limit-percent"},
+                       b.borrow_limit_percent, a.borrow_limit_percent, "%")) {
       diff_.summary.push_back(
           fmt::format("team `{}`: borrow limit {}% → {}%", a.name, b.borrow_limit_percent, a.borrow_limit_percent));
     }
     text("preempt team tasks", "preempt-team-tasks", check::word_of(b.preempt_team_tasks), check::word_of(a.preempt_team_tasks));
-    if (numeric({.subject = subject, .field = "fair-share weight", .team = a.name, .property = "fair-share-weight"},
-                b.fair_share_weight, a.fair_share_weight)) {
-      diff_.summary.push_back(
-          fmt::format("team `{}`: fair-share weight {} → {}", a.name, b.fair_share_weight, a.fair_share_weight));
+    // Whole weights compare as numbers (with a delta), decimal ones as their text.
+    const int64_t wb = b.fair_share_weight_micros, wa = a.fair_share_weight_micros;
+    const bool whole = wb % model::kWeightScale == 0 && wa % model::kWeightScale == 0;
+    const bool weight_changed =
+        whole ? numeric({.subject = subject, .field = "fair-share weight", .team = a.name, .property = "fair-share-weight"},
+                        wb / model::kWeightScale, wa / model::kWeightScale)
+              : text("fair-share weight", "fair-share-weight", model::weight_text(wb), model::weight_text(wa));
+    if (weight_changed) {
+      diff_.summary.push_back(fmt::format("team `{}`: fair-share weight {} → {}", a.name, model::weight_text(wb),
+                                          model::weight_text(wa)));
     }
     text("active", "active", b.active ? "yes" : "no", a.active ? "yes" : "no");
     if (b.active && !a.active) warn("team-inactive", fmt::format("team `{}` becomes inactive: it will admit nothing", a.name), a.name);

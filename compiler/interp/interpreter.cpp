@@ -1,6 +1,7 @@
 #include "compiler/interp/interpreter.hpp"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace gov::interp {
 namespace {
@@ -52,19 +53,49 @@ int64_t run(const ir::Module& module, const ir::Rule& rule, const ir::RuleInput&
 
 }  // namespace
 
-void Interpreter::evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const {
+bool Interpreter::verdict(size_t rule, const ir::RuleInput& input) const {
   // Registers live on the stack for small rules; large ones use a heap buffer.
+  const ir::Rule& r_rule = module_.rules[rule];
   int64_t small[256];
-  std::vector<int64_t> large;
-  for (size_t i = 0; i < module_.rules.size(); ++i) {
-    const ir::Rule& rule = module_.rules[i];
-    int64_t* registers = small;
-    if (rule.condition_length > std::size(small)) {
-      large.resize(rule.condition_length);
-      registers = large.data();
-    }
-    verdicts[i] = run(module_, rule, input, registers, rule.condition_length) != 0;
+  if (r_rule.condition_length <= std::size(small)) return run(module_, r_rule, input, small, r_rule.condition_length) != 0;
+  std::vector<int64_t> large(r_rule.condition_length);
+  return run(module_, r_rule, input, large.data(), r_rule.condition_length) != 0;
+}
+
+// Only the rules the index says can match are evaluated; the others cannot match (their guard
+// requires another value of a key), so their verdict is 0 without evaluating them.
+ir::DecideResult Interpreter::evaluate_candidates(const ir::RuleInput& input, std::span<uint8_t> verdicts) const {
+  ir::DecideResult result;
+  if (index_ == nullptr) {
+    evaluate_every_rule(input, verdicts);
+    for (size_t i = 0; i < module_.rules.size(); ++i) count_match(i, verdicts[i] != 0, result);
+  } else {
+    std::fill(verdicts.begin(), verdicts.begin() + static_cast<std::ptrdiff_t>(module_.rules.size()), 0);
+    ir::for_each_candidate(*index_, input, [&](uint32_t rule) {
+      const bool matched = verdict(rule, input);
+      verdicts[rule] = matched;
+      count_match(rule, matched, result);
+    });
   }
+  if (result.deny_rule >= 0) --result.warnings;  // counted as a match above: warnings are the others
+  return result;
+}
+
+void Interpreter::count_match(size_t rule, bool matched, ir::DecideResult& result) const {
+  if (!matched) return;
+  ++result.warnings;
+  const bool denies = module_.rules[rule].action == ir::RuleAction::deny;
+  // The first deny rule in declared order, whatever order the candidates come in.
+  if (denies && (result.deny_rule < 0 || rule < static_cast<size_t>(result.deny_rule)))
+    result.deny_rule = static_cast<int32_t>(rule);
+}
+
+void Interpreter::evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const {
+  evaluate_candidates(input, verdicts);
+}
+
+void Interpreter::evaluate_every_rule(const ir::RuleInput& input, std::span<uint8_t> verdicts) const {
+  for (size_t i = 0; i < module_.rules.size(); ++i) verdicts[i] = verdict(i, input);
 }
 
 std::vector<int64_t> Interpreter::registers(size_t rule, const ir::RuleInput& input) const {
@@ -104,8 +135,7 @@ ir::DecideResult Interpreter::decide(const ir::DecideInput& in, std::span<uint8_
   const auto team = static_cast<uint32_t>(in.task[static_cast<size_t>(ir::TaskField::team)]);
   const auto flavor = static_cast<int32_t>(in.task[static_cast<size_t>(ir::TaskField::flavor)]);
   ir::fill_figures(module_, quota_table_, in.usage, team, flavor, figure_slots_, input);
-  evaluate_rules(input, verdicts);
-  return ir::conclude(module_, quota_table_, in, verdicts);
+  return ir::conclude_fit(module_, quota_table_, in, evaluate_candidates(input, verdicts));
 }
 
 bool Interpreter::matches(size_t rule, const ir::RuleInput& input) const {

@@ -8,6 +8,7 @@
 
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
+#include "compiler/ir/rule_index.hpp"
 
 namespace gov::interp {
 
@@ -19,9 +20,14 @@ class Interpreter final : public ir::Evaluator {
   explicit Interpreter(const ir::Module& module)
       : module_(module),
         quota_table_(ir::quota_table(module)),
-        figure_slots_(ir::figure_slots(module)) {}
+        figure_slots_(ir::figure_slots(module)),
+        index_(ir::usable_rule_index(module)) {}
 
+  /// Through the module's rule index when it is usable (ir::usable_rule_index): only the rules
+  /// it says can match are evaluated, the others' verdicts are 0.
   void evaluate_rules(const ir::RuleInput& input, std::span<uint8_t> verdicts) const override;
+  /// Every rule, index or not: the reference the indexed evaluation is tested against.
+  void evaluate_every_rule(const ir::RuleInput& input, std::span<uint8_t> verdicts) const;
   void message_values(size_t rule, const ir::RuleInput& input,
                       std::span<int64_t> values) const override;
   int32_t priority(int32_t class_index) const override {
@@ -41,9 +47,16 @@ class Interpreter final : public ir::Evaluator {
   bool matches(size_t rule, const ir::RuleInput& input) const;
 
  private:
+  bool verdict(size_t rule, const ir::RuleInput& input) const;
+  /// evaluate_rules, with the first matching deny rule and the other matches counted on the way
+  /// (only over the rules evaluated: the others did not match).
+  ir::DecideResult evaluate_candidates(const ir::RuleInput& input, std::span<uint8_t> verdicts) const;
+  void count_match(size_t rule, bool matched, ir::DecideResult& result) const;
+
   const ir::Module& module_;
   ir::QuotaTable quota_table_;
   ir::FigureSlots figure_slots_;
+  const ir::RuleIndex* index_;  // null: every rule is evaluated
 };
 
 }  // namespace gov::interp

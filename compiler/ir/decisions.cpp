@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <utility>
 
 #include "compiler/support/assert.hpp"
 #include "compiler/ir/evaluator.hpp"
@@ -11,19 +12,19 @@ namespace gov::ir {
 
 // ------------------------------------------------------------------ quota constants
 
-QuotaTable quota_table(const Module& module) {
-  QuotaTable table;
+DeclaredQuotas declared_quotas(const Module& module) {
+  DeclaredQuotas table;
   table.team_count = module.teams.size();
   table.flavor_count = module.flavors.size();
-  table.cells.resize(table.team_count * table.flavor_count);
   table.cohort_quota.resize(table.flavor_count);
   table.cohort_own.resize(table.flavor_count);
   std::vector<Resources> reserved(table.flavor_count);
-  for (size_t t = 0; t < table.team_count; ++t) {
-    const Team& team = module.teams[t];
+  for (const Team& team : module.teams) {
+    table.team_first.push_back(static_cast<uint32_t>(table.cells.size()));
     for (const FlavorQuota& quota : team.quotas) {
       GOV_ASSERT(quota.flavor < table.flavor_count, "flavor index out of range");
-      QuotaCell& cell = table.cells[t * table.flavor_count + quota.flavor];
+      QuotaCell& cell = table.cells.emplace_back();
+      table.flavors.push_back(quota.flavor);
       cell.present = true;
       cell.nominal = quota.nominal;
       cell.borrowing_limit = quota.borrowing_limit;
@@ -39,6 +40,7 @@ QuotaTable quota_table(const Module& module) {
       }
     }
   }
+  table.team_first.push_back(static_cast<uint32_t>(table.cells.size()));
   if (module.settings.idle_resource_sharing) {
     for (size_t f = 0; f < table.flavor_count; ++f) {
       const Flavor& flavor = module.flavors[f];
@@ -51,6 +53,29 @@ QuotaTable quota_table(const Module& module) {
       }
     }
   }
+  // The cohort's quota written explicitly: the same place in the formulas as idle capacity.
+  for (const CohortQuota& own : module.cohort_quotas) {
+    GOV_ASSERT(own.flavor < table.flavor_count, "flavor index out of range");
+    for (size_t i = 0; i < module.column_count(); ++i) {
+      table.cohort_own[own.flavor][i] = checked_add(table.cohort_own[own.flavor][i], own.nominal[i]);
+      table.cohort_quota[own.flavor][i] = checked_add(table.cohort_quota[own.flavor][i], own.nominal[i]);
+    }
+  }
+  return table;
+}
+
+QuotaTable quota_table(const Module& module) {
+  DeclaredQuotas declared = declared_quotas(module);
+  QuotaTable table;
+  table.team_count = declared.team_count;
+  table.flavor_count = declared.flavor_count;
+  table.cells.resize(table.team_count * table.flavor_count);
+  for (size_t t = 0; t < table.team_count; ++t) {
+    for (uint32_t k = declared.team_first[t]; k < declared.team_first[t + 1]; ++k)
+      table.cells[t * table.flavor_count + declared.flavors[k]] = declared.cells[k];
+  }
+  table.cohort_quota = std::move(declared.cohort_quota);
+  table.cohort_own = std::move(declared.cohort_own);
   return table;
 }
 
@@ -266,6 +291,11 @@ DecideResult conclude(const Module& module, const QuotaTable& table, const Decid
       ++result.warnings;
     }
   }
+  return conclude_fit(module, table, input, result);
+}
+
+DecideResult conclude_fit(const Module& module, const QuotaTable& table, const DecideInput& input,
+                          DecideResult result) {
   if (result.deny_rule >= 0) return result;  // a rejected task is not fitted
   const auto team = static_cast<uint32_t>(input.task[static_cast<size_t>(TaskField::team)]);
   const int64_t requested = input.task[static_cast<size_t>(TaskField::flavor)];

@@ -38,8 +38,24 @@ struct QuotaTable {
 };
 
 /// The quota table of `module` (docs/semantics.md §2: `lend` never borrows, `dont-lend` lends
-/// nothing).
+/// nothing): declared_quotas(module) spread over the team × flavor grid.
 QuotaTable quota_table(const Module& module);
+
+/// The present cells of the quota table only, per team in declared order: what the generated
+/// code carries and its object key hashes, proportional to the quotas (the dense grid is teams ×
+/// every instance type of the catalog: 10,000 teams × 205 types are 2 million cells).
+struct DeclaredQuotas {
+  size_t team_count = 0;
+  size_t flavor_count = 0;
+  std::vector<uint32_t> team_first;  // team t's cells are [team_first[t], team_first[t + 1])
+  std::vector<uint32_t> flavors;     // per cell: its flavor (Team::quotas[k].flavor)
+  std::vector<QuotaCell> cells;      // per cell: what QuotaTable::cell(t, flavor) holds
+  std::vector<Resources> cohort_quota;  // as QuotaTable's
+  std::vector<Resources> cohort_own;    // as QuotaTable's
+};
+/// The declared cells of `module`, whose teams declare at most one quota per flavor, each
+/// flavor in range (the checker's E0308; jit::validate refuses other modules).
+DeclaredQuotas declared_quotas(const Module& module);
 
 /// a + b where either may be kUnlimited ("no limit"): kUnlimited stays kUnlimited, other sums
 /// saturate at the int64 bounds like checked_add.
@@ -176,5 +192,10 @@ bool decide_input_in_range(const Module& module, const DecideInput& input);
 /// order is resource order).
 DecideResult conclude(const Module& module, const QuotaTable& table, const DecideInput& input,
                       std::span<const uint8_t> verdicts);
+/// conclude's second half: `rules` (deny_rule and warnings, as the verdicts give them) with the
+/// fit filled in, unless a deny rule matched. For a back end that counts the matches of the
+/// rules it evaluated (the rule index) instead of reading every verdict.
+DecideResult conclude_fit(const Module& module, const QuotaTable& table, const DecideInput& input,
+                          DecideResult rules);
 
 }  // namespace gov::ir

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -103,8 +104,17 @@ struct Team {
   WhenCanBorrow when_can_borrow = WhenCanBorrow::borrow;
   WhenCanPreempt when_can_preempt = WhenCanPreempt::try_next_flavor;
   FlavorPreference flavor_preference = FlavorPreference::borrowing_over_preemption;
-  int32_t fair_share_weight = 0;
+  /// Kueue's fairSharing.weight in millionths (model::kWeightScale): exact decimals; the
+  /// shares divide by model::weight_value of it.
+  int64_t fair_share_weight_micros = 0;
   bool active = true;
+};
+
+/// The cohort's own quota in one flavor (`cohort NAME { quota ... }`, Kueue's Cohort
+/// nominalQuota): borrowable by every team within its limits, owned by none, never reclaimed.
+struct CohortQuota {
+  uint32_t flavor = 0;  // index into Module::flavors
+  Resources nominal{};
 };
 
 struct PriorityClass {
@@ -186,6 +196,44 @@ struct RuleInput {
   const int64_t* labels = nullptr;  // one id per Module::label_keys entry (kAbsentLabel when missing)
 };
 
+/// What a rule index dispatches on (rule_index.hpp): a task field (team, priority, instance
+/// type, id) or the value of a label, as a rule's condition reads it (label_value: an absent
+/// label reads as 0, the empty string).
+struct RuleKey {
+  enum class Source : uint8_t { task_field, label };
+  Source source = Source::task_field;
+  int64_t index = 0;  // a TaskField, or an index into Module::label_keys
+  friend auto operator<=>(const RuleKey&, const RuleKey&) = default;
+};
+
+/// The rules that can match when the key has one value: ascending rule indices.
+struct RuleBucket {
+  int64_t value = 0;
+  std::vector<uint32_t> rules;
+  friend bool operator==(const RuleBucket&, const RuleBucket&) = default;
+};
+
+/// The rules whose guard requires the key to have one of a few values, by value (ascending).
+struct RuleDimension {
+  RuleKey key;
+  std::vector<RuleBucket> buckets;
+  friend bool operator==(const RuleDimension&, const RuleDimension&) = default;
+};
+
+/// The rules grouped by the equality tests on task fields and labels their guards start with
+/// (Cedar's policy slicing), so that a back end evaluates only the rules that can match a task:
+/// the `always` list, plus in each dimension the bucket of the task's value. Every rule is in
+/// exactly one place: `always`, one dimension (in the buckets of each value its guard allows),
+/// or `never` (its guard allows no value: it never matches). Built by ir::index_rules
+/// (rule_index.hpp); a module whose index is not built has every rule evaluated.
+struct RuleIndex {
+  bool built = false;
+  std::vector<uint32_t> always;
+  std::vector<RuleDimension> dimensions;  // by key
+  std::vector<uint32_t> never;
+  friend bool operator==(const RuleIndex&, const RuleIndex&) = default;
+};
+
 // ------------------------------------------------------------------ the module
 
 struct Module {
@@ -194,7 +242,11 @@ struct Module {
   std::vector<Flavor> flavors;
   std::vector<PriorityClass> classes;  // declared order
   std::vector<Team> teams;             // declared order: ties are broken by it
+  /// The cohort's own quota per flavor, when the policy declares it (exclusive with
+  /// Settings::idle_resource_sharing, which computes it from capacity instead).
+  std::vector<CohortQuota> cohort_quotas;
   std::vector<Rule> rules;             // declared order
+  RuleIndex rule_index;                // ir::index_rules(*this) once the rules are final
   std::vector<std::string> strings;    // string constants; strings[0] == ""
   std::vector<std::string> label_keys;  // label keys the rules read
   std::vector<std::vector<int64_t>> sets;  // constant sets for in_set

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/ir/rule_index.hpp"
+
 namespace gov::ir {
 namespace {
 
@@ -17,6 +19,43 @@ std::string resources(const Resources& r) {
                                     : fmt::format("{}={}", kNames[index(res)], a));
   }
   return fmt::format("{}", fmt::join(parts, " "));
+}
+
+/// A key's value as the module names it: `3 (team-c)`, `80 (experimentation)`, `4 ("batch")`.
+std::string key_value_text(const Module& m, const RuleKey& key, int64_t value) {
+  const auto in = [value](const auto& items) { return value >= 0 && static_cast<size_t>(value) < items.size(); };
+  std::string name;
+  if (key.source == RuleKey::Source::label || key.index == static_cast<int64_t>(TaskField::id)) {
+    if (in(m.strings)) name = fmt::format("\"{}\"", m.strings[static_cast<size_t>(value)]);
+  } else if (key.index == static_cast<int64_t>(TaskField::team)) {
+    if (in(m.teams)) name = m.teams[static_cast<size_t>(value)].name;
+  } else if (key.index == static_cast<int64_t>(TaskField::flavor)) {
+    if (in(m.flavors)) name = m.flavors[static_cast<size_t>(value)].name;
+  } else if (key.index == static_cast<int64_t>(TaskField::priority)) {
+    std::vector<std::string_view> classes;
+    for (const PriorityClass& c : m.classes) {
+      if (c.weight == value) classes.push_back(c.name);
+    }
+    name = fmt::format("{}", fmt::join(classes, ", "));
+  }
+  return name.empty() ? fmt::format("{}", value) : fmt::format("{} ({})", value, name);
+}
+
+std::string rule_list(const std::vector<uint32_t>& rules) { return fmt::format("[{}]", fmt::join(rules, ", ")); }
+
+/// The rule index (rule_index.hpp): which rules a back end evaluates for which task.
+std::string rule_index(const Module& m) {
+  const RuleIndex& index = m.rule_index;
+  if (m.rules.empty()) return "";
+  if (!index.built) return "rule_index none (every rule is evaluated)\n";
+  std::string out = fmt::format("rule_index always {}\n", rule_list(index.always));
+  for (const RuleDimension& dimension : index.dimensions) {
+    out += fmt::format("  by {}\n", key_name(m, dimension.key));
+    for (const RuleBucket& bucket : dimension.buckets)
+      out += fmt::format("    {} {}\n", key_value_text(m, dimension.key, bucket.value), rule_list(bucket.rules));
+  }
+  if (!index.never.empty()) out += fmt::format("  never {}\n", rule_list(index.never));
+  return out;
 }
 
 }  // namespace
@@ -76,6 +115,7 @@ std::string print(const Module& m) {
   for (const Team& t : m.teams) {
     for (const FlavorQuota& q : t.quotas) used[q.flavor] = true;
   }
+  for (const CohortQuota& q : m.cohort_quotas) used[q.flavor] = true;
   out += fmt::format("flavors {} (showing those in use)\n", m.flavors.size());
   for (size_t f = 0; f < m.flavors.size(); ++f) {
     if (!used[f]) continue;
@@ -97,12 +137,16 @@ std::string print(const Module& m) {
         reclaim_name(team.reclaim_within_cohort), borrow_within_cohort_name(team.borrow_within_cohort), threshold,
         queueing_name(team.queueing), when_can_borrow_name(team.when_can_borrow),
         when_can_preempt_name(team.when_can_preempt), flavor_preference_name(team.flavor_preference),
-        team.fair_share_weight, team.active ? "" : " inactive");
+        model::weight_text(team.fair_share_weight_micros), team.active ? "" : " inactive");
     for (const FlavorQuota& q : team.quotas) {
       out += fmt::format("  quota flavor {} ({})\n    nominal         {}\n    borrowing_limit {}\n    lending_limit   {}\n",
                          q.flavor, m.flavors[q.flavor].name, resources(q.nominal), resources(q.borrowing_limit),
                          resources(q.lending_limit));
     }
+  }
+  for (const CohortQuota& q : m.cohort_quotas) {
+    out += fmt::format("cohort quota flavor {} ({})\n    nominal         {}\n", q.flavor, m.flavors[q.flavor].name,
+                       resources(q.nominal));
   }
   for (size_t r = 0; r < m.rules.size(); ++r) {
     const Rule& rule = m.rules[r];
@@ -121,6 +165,7 @@ std::string print(const Module& m) {
     }
     out += fmt::format("  verdict %{}\n", rule.condition_length == 0 ? 0 : rule.condition_length - 1);
   }
+  out += rule_index(m);
   for (size_t s = 0; s < m.strings.size(); ++s) out += fmt::format("string {} \"{}\"\n", s, m.strings[s]);
   for (size_t k = 0; k < m.label_keys.size(); ++k) out += fmt::format("label {} \"{}\"\n", k, m.label_keys[k]);
   for (size_t s = 0; s < m.sets.size(); ++s) out += fmt::format("set {} [{}]\n", s, fmt::join(m.sets[s], ", "));

@@ -12,6 +12,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,7 @@
 #include "compiler/ir/decisions.hpp"
 #include "compiler/ir/module.hpp"
 #include "compiler/jit/lower_decisions.hpp"
+#include "compiler/jit/lower_rules.hpp"
 
 namespace gov::jit::detail {
 
@@ -39,7 +41,7 @@ class DecisionLowering {
   DecisionLowering(const ir::Module& module, llvm::Module& out, const llvm::TargetMachine& machine)
       : module_(module), out_(out), machine_(machine), builder_(out.getContext()) {}
 
-  /// The cell and cohort-quota tables (built once, shared by gov_fit and gov_decide).
+  /// The cell, team-list and cohort-quota tables (built once, shared by gov_fit and gov_decide).
   void build_tables();
   void fit();
   void priority();
@@ -68,7 +70,8 @@ class DecisionLowering {
   Bounded limit_add(Bounded a, Bounded b);  // ir::limit_add
 
   /// One quota cell and its instance type's cohort quota: the module's constants when the team
-  /// and instance type are known while lowering, loads from the constant tables otherwise.
+  /// and instance type are known while lowering, loads from the constant tables otherwise
+  /// (bounded by what the tables hold: cell_bounds_, pool_bounds_).
   struct CellRef {
     const ir::QuotaCell* known = nullptr;
     const ir::Resources* known_pool = nullptr;
@@ -101,30 +104,47 @@ class DecisionLowering {
   llvm::Value* sub_sat(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::ssub_sat, a, b); }
   llvm::Value* smax(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::smax, a, b); }
   llvm::Value* smin(llvm::Value* a, llvm::Value* b) { return sat(llvm::Intrinsic::smin, a, b); }
-  /// The cell at grid position `index` (team × flavor_count + flavor): through its slot.
-  llvm::Value* cell_at(llvm::Value* index) {
-    llvm::Value* slot = builder_.CreateLoad(builder_.getInt32Ty(),
-                                            builder_.CreateInBoundsGEP(slots_type_, slot_table_, {i64(0), index}));
-    return builder_.CreateInBoundsGEP(cells_type_, cell_table_, {i64(0), builder_.CreateZExt(slot, builder_.getInt64Ty())});
+  /// The distinct cell number `index` (an i32 or i64 of `gov.team_cells` / `gov.lookup_cells`).
+  llvm::Value* cell_number(llvm::Value* index) {
+    return builder_.CreateInBoundsGEP(cells_type_, cell_table_,
+                                      {i64(0), builder_.CreateZExt(index, builder_.getInt64Ty())});
   }
+  /// The cell of a team (in range) in an instance type (in range): a binary search of the
+  /// team's quotas sorted by instance type (`gov.lookup_flavors`), the absent cell (number 0)
+  /// when it declares none there. As (cell, present as i1).
+  std::pair<llvm::Value*, llvm::Value*> cell_lookup(llvm::Value* team, llvm::Value* flavor);
   llvm::Value* pool_at(llvm::Value* flavor) {
     return builder_.CreateInBoundsGEP(pools_type_, pool_table_, {i64(0), flavor});
   }
-  llvm::Value* figure(bool team_stat, uint8_t slot, llvm::Value* team, llvm::Value* flavor,
-                      llvm::Value* usage_base, llvm::Value* cohort_base, llvm::Value* flavor_base);
+  /// One figure of ir::fill_figures (team or cluster slot) of one instance type: `cell` is the
+  /// team's cell there (known or loaded), `grid` its position team × flavor_count + flavor in the
+  /// engine's usage table, `flavor` the instance type.
+  llvm::Value* figure(bool team_stat, uint8_t slot, const CellRef& cell, llvm::Value* grid,
+                      llvm::Value* flavor, llvm::Value* usage_base, llvm::Value* cohort_base,
+                      llvm::Value* flavor_base);
   llvm::Value* add_figure(llvm::Value* a, llvm::Value* b);
-  /// fits_and_borrows of a known team and instance type through a call of gov_fit.
-  std::pair<llvm::Value*, llvm::Value*> fit_call(int64_t cell_index, int64_t flavor,
+  /// fits_and_borrows of one team and instance type through a call of gov_fit (i64 values).
+  std::pair<llvm::Value*, llvm::Value*> fit_call(llvm::Value* team, llvm::Value* flavor,
                                                  llvm::Value* request, llvm::Value* usage_base,
                                                  llvm::Value* cohort_base);
+  /// The loads of the fit of one team and instance type (`grid` as in figure()), and the
+  /// guard that every request and usage is in [0, kGuardedBound].
+  struct FitLoads {
+    std::array<Bounded, ir::kResourceCount> amounts{}, used{}, cohort_used{};
+    llvm::Value* usual = nullptr;
+  };
+  FitLoads fit_loads(llvm::Value* request, llvm::Value* grid, llvm::Value* flavor,
+                     llvm::Value* usage_base, llvm::Value* cohort_base);
   /// Up to this many quota cells (team × instance type), gov_decide is specialised per team
   /// (constants folded, a switch over teams). Above it, the code would grow with the policy
   /// and so would the time LLVM takes (quadratically in places: 10,000 teams took minutes), so
-  /// gov_decide walks constant tables of each team's instance types instead and calls gov_fit.
+  /// gov_decide walks constant tables of each team's instance types instead, with the same
+  /// guarded fast path on the loaded cell and gov_fit out of line for the rest.
   static constexpr size_t kUnrolledCells = 64;
   bool unrolled() const { return quota_cells_ <= kUnrolledCells; }
-  /// The tables the walk reads: per team, the range of its instance types in one list
-  /// (`gov.team_first`, teams + 1 entries; `gov.team_flavors`) and its flags (`gov.team_flags`).
+  /// The tables the walk reads: per team, its instance types in declared order
+  /// (`gov.team_flavors`, the range `gov.team_first`), their cells (`gov.team_cells`) and its
+  /// flags (`gov.team_flags`).
   void build_team_tables();
   /// The team figures of the held instance types, summed by walking the team's list.
   void held_figures_by_table(const ir::FigureSlots& slots, llvm::Value* team, llvm::Value* usage_base,
@@ -134,13 +154,14 @@ class DecisionLowering {
   std::pair<llvm::Value*, llvm::Value*> fit_by_table(llvm::Value* team, llvm::Value* requested,
                                                      llvm::Value* request, llvm::Value* usage_base,
                                                      llvm::Value* cohort_base);
-  /// Up to this many rules, gov_decide concludes from the verdicts in unrolled code.
-  static constexpr size_t kUnrolledRules = 256;
-  /// (the first deny rule or -1, the number of matches) by a loop over the verdicts.
-  std::pair<llvm::Value*, llvm::Value*> deny_and_matches_by_table(llvm::Value* verdicts);
-  std::pair<llvm::Value*, llvm::Value*> guarded_fit(int64_t cell_index, int64_t flavor,
-                                                    llvm::Value* request, llvm::Value* usage_base,
-                                                    llvm::Value* cohort_base);
+  /// The fit of team `team`'s declared quota number `quota` (an index into declared_), known.
+  std::pair<llvm::Value*, llvm::Value*> guarded_fit(int64_t team, size_t quota, llvm::Value* request,
+                                                    llvm::Value* usage_base, llvm::Value* cohort_base);
+  /// The fast path and gov_fit out of line, joined: `fast` emits the fit on the guarded loads.
+  std::pair<llvm::Value*, llvm::Value*> guarded(
+      const FitLoads& loads, llvm::Value* team, llvm::Value* flavor, llvm::Value* request,
+      llvm::Value* usage_base, llvm::Value* cohort_base,
+      const std::function<std::pair<llvm::Value*, llvm::Value*>(const FitLoads&)>& fast);
   /// The fast path's bound on requests and usage: 2^62 − 1, far above any real cluster (a
   /// sum of two such values, or one minus another, stays inside int64). The or of values
   /// in [0, 2^62) is below 2^62 exactly when each is.
@@ -156,13 +177,19 @@ class DecisionLowering {
   llvm::Module& out_;
   const llvm::TargetMachine& machine_;
   llvm::IRBuilder<> builder_;
-  ir::QuotaTable table_;
+  ir::DeclaredQuotas declared_;
+  std::vector<uint32_t> declared_cell_;  // per declared quota: its distinct cell's number
   llvm::ArrayType* cells_type_ = nullptr;  // the distinct cells; 0 is the absent cell
-  llvm::ArrayType* slots_type_ = nullptr;  // per grid position: its cell's index in cells_type_
   llvm::ArrayType* pools_type_ = nullptr;
   llvm::GlobalVariable* cell_table_ = nullptr;
-  llvm::GlobalVariable* slot_table_ = nullptr;
   llvm::GlobalVariable* pool_table_ = nullptr;
+  /// Per cell field and resource, the least and greatest value of gov.quota_cells (the absent
+  /// cell included) and of gov.cohort_quota: the intervals of the values loaded from them.
+  std::array<std::array<std::pair<int64_t, int64_t>, ir::kResourceCount>, kLocal + 1> cell_bounds_{};
+  std::array<std::pair<int64_t, int64_t>, ir::kResourceCount> pool_bounds_{};
+  llvm::ArrayType* lookup_type_ = nullptr;  // quotas + 1 entries: a sentinel past the last team's
+  llvm::GlobalVariable* lookup_flavors_ = nullptr;  // per team, its instance types in ascending order
+  llvm::GlobalVariable* lookup_cells_ = nullptr;    // their cells' numbers
   llvm::ArrayType* capacity_type_ = nullptr;  // per flavor: capacity × per instance
   llvm::GlobalVariable* capacity_table_ = nullptr;
   size_t quota_cells_ = 0;  // quotas over all teams
@@ -170,6 +197,7 @@ class DecisionLowering {
   llvm::GlobalVariable* team_first_ = nullptr;
   llvm::ArrayType* team_flavors_type_ = nullptr;
   llvm::GlobalVariable* team_flavors_ = nullptr;
+  llvm::GlobalVariable* team_cells_ = nullptr;  // type team_flavors_type_
   llvm::ArrayType* team_flags_type_ = nullptr;
   llvm::GlobalVariable* team_flags_ = nullptr;
 };

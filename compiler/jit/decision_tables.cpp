@@ -3,6 +3,9 @@
 #include "compiler/jit/decision_lowering.hpp"
 
 #include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,13 +123,14 @@ DecisionLowering::Bounded DecisionLowering::cell_field(const CellRef& ref, CellF
       case kLocal: return exactly(ref.known->local[r]);
     }
   }
-  if (field == kPresent) return {load_i64(ref.cell, cell_type(), {kPresent})};
-  return {load_i64(ref.cell, cell_type(), {field, r})};
+  const auto [lo, hi] = cell_bounds_[field][field == kPresent ? 0 : r];
+  if (field == kPresent) return {load_i64(ref.cell, cell_type(), {kPresent}), lo, hi};
+  return {load_i64(ref.cell, cell_type(), {field, r}), lo, hi};
 }
 
 DecisionLowering::Bounded DecisionLowering::pool_quota(const CellRef& ref, unsigned r) {
   if (ref.known_pool != nullptr) return exactly((*ref.known_pool)[r]);
-  return {load_i64(ref.pool, resources_type(), {r})};
+  return {load_i64(ref.pool, resources_type(), {r}), pool_bounds_[r].first, pool_bounds_[r].second};
 }
 
 DecisionLowering::Bounded DecisionLowering::available_of(const CellRef& cell, unsigned r,
@@ -142,9 +146,8 @@ DecisionLowering::Bounded DecisionLowering::available_of(const CellRef& cell, un
 }
 
 void DecisionLowering::build_tables() {
-  table_ = ir::quota_table(module_);
-  for (const ir::Team& team : module_.teams) quota_cells_ += team.quotas.size();
-  if (!unrolled()) build_team_tables();
+  declared_ = ir::declared_quotas(module_);
+  quota_cells_ = declared_.cells.size();
   if (!module_.flavors.empty()) {
     std::vector<llvm::Constant*> capacities;
     for (const ir::Flavor& flavor : module_.flavors) {
@@ -157,55 +160,137 @@ void DecisionLowering::build_tables() {
     capacity_table_ =
         constant_table(llvm::ConstantArray::get(capacity_type_, capacities), "gov.capacity");
   }
-  if (table_.cells.empty()) return;
-  // The team × flavor grid is mostly empty (a team has quotas in a few of the catalog's types):
-  // it holds a slot per cell, and the cells themselves are stored once each, slot 0 being the
-  // absent cell every empty position shares. So the object grows with the quotas, not with
-  // teams × catalog types (201 types × 64 teams would be 2 MB of constant cells).
-  const auto cell_constant = [&](const ir::QuotaCell& cell) {
-    return llvm::ConstantStruct::get(cell_type(), {i64(cell.present ? 1 : 0), resources(cell.nominal),
-                                                   resources(cell.borrowing_limit), resources(cell.lendable),
-                                                   resources(cell.local)});
-  };
-  std::vector<llvm::Constant*> cells{cell_constant(ir::QuotaCell{})};
-  std::vector<llvm::Constant*> slots;
-  slots.reserve(table_.cells.size());
-  for (const ir::QuotaCell& cell : table_.cells) {
-    if (!cell.present) {
-      slots.push_back(builder_.getInt32(0));
-      continue;
+  // Figures are read whenever there are teams and instance types (the absent cell's too).
+  if (module_.flavors.empty() || module_.teams.empty()) return;
+  // Only the declared cells, each distinct one once (teams often share a quota), number 0 the
+  // absent cell: the object and its digest grow with the quotas, not with teams × the
+  // catalog's instance types (a slot per position made 8 MB of a 10,000-team object).
+  const auto fields = [](const ir::QuotaCell& cell) {
+    std::array<int64_t, 1 + 4 * ir::kResourceCount> out{cell.present ? 1 : 0};
+    for (size_t r = 0; r < ir::kResourceCount; ++r) {
+      out[1 + r] = cell.nominal[r];
+      out[1 + ir::kResourceCount + r] = cell.borrowing_limit[r];
+      out[1 + 2 * ir::kResourceCount + r] = cell.lendable[r];
+      out[1 + 3 * ir::kResourceCount + r] = cell.local[r];
     }
-    slots.push_back(builder_.getInt32(static_cast<uint32_t>(cells.size())));
-    cells.push_back(cell_constant(cell));
-  }
+    return out;
+  };
+  std::map<std::array<int64_t, 1 + 4 * ir::kResourceCount>, uint32_t> numbers;
+  std::vector<llvm::Constant*> cells;
+  const auto number_of = [&](const ir::QuotaCell& cell) {
+    const auto [at, added] = numbers.emplace(fields(cell), static_cast<uint32_t>(cells.size()));
+    if (!added) return at->second;
+    cells.push_back(llvm::ConstantStruct::get(cell_type(), {i64(cell.present ? 1 : 0), resources(cell.nominal),
+                                                            resources(cell.borrowing_limit), resources(cell.lendable),
+                                                            resources(cell.local)}));
+    for (unsigned field = kPresent; field <= kLocal; ++field) {
+      for (size_t r = 0; r < ir::kResourceCount; ++r) {
+        const int64_t value = at->first[field == kPresent ? 0 : 1 + (field - 1) * ir::kResourceCount + r];
+        auto& [lo, hi] = cell_bounds_[field][r];
+        lo = cells.size() == 1 ? value : std::min(lo, value);
+        hi = cells.size() == 1 ? value : std::max(hi, value);
+      }
+    }
+    return at->second;
+  };
+  number_of(ir::QuotaCell{});  // number 0
+  declared_cell_.clear();
+  for (const ir::QuotaCell& cell : declared_.cells) declared_cell_.push_back(number_of(cell));
   std::vector<llvm::Constant*> pools;
-  for (const ir::Resources& quota : table_.cohort_quota) pools.push_back(resources(quota));
+  for (size_t f = 0; f < declared_.cohort_quota.size(); ++f) {
+    pools.push_back(resources(declared_.cohort_quota[f]));
+    for (size_t r = 0; r < ir::kResourceCount; ++r) {
+      const int64_t value = declared_.cohort_quota[f][r];
+      auto& [lo, hi] = pool_bounds_[r];
+      lo = f == 0 ? value : std::min(lo, value);
+      hi = f == 0 ? value : std::max(hi, value);
+    }
+  }
   cells_type_ = llvm::ArrayType::get(cell_type(), cells.size());
-  slots_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), slots.size());
   pools_type_ = llvm::ArrayType::get(resources_type(), pools.size());
   cell_table_ = constant_table(llvm::ConstantArray::get(cells_type_, cells), "gov.quota_cells");
-  slot_table_ = constant_table(llvm::ConstantArray::get(slots_type_, slots), "gov.quota_cell_slots");
   pool_table_ = constant_table(llvm::ConstantArray::get(pools_type_, pools), "gov.cohort_quota");
+
+  // Per team, its quotas by ascending instance type for cell_lookup, and a sentinel entry (an
+  // instance type no module has, the absent cell) so that the search's last read stays inside.
+  std::vector<llvm::Constant*> first, lookup_flavors, lookup_cells;
+  std::vector<uint32_t> order;
+  for (size_t t = 0; t < declared_.team_count; ++t) {
+    first.push_back(builder_.getInt32(declared_.team_first[t]));
+    order.clear();
+    for (uint32_t k = declared_.team_first[t]; k < declared_.team_first[t + 1]; ++k) order.push_back(k);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return declared_.flavors[a] < declared_.flavors[b]; });
+    for (uint32_t k : order) {
+      lookup_flavors.push_back(builder_.getInt32(declared_.flavors[k]));
+      lookup_cells.push_back(builder_.getInt32(declared_cell_[k]));
+    }
+  }
+  first.push_back(builder_.getInt32(static_cast<uint32_t>(declared_.cells.size())));
+  lookup_flavors.push_back(builder_.getInt32(std::numeric_limits<uint32_t>::max()));
+  lookup_cells.push_back(builder_.getInt32(0));
+  team_first_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), first.size());
+  team_first_ = constant_table(llvm::ConstantArray::get(team_first_type_, first), "gov.team_first");
+  lookup_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), lookup_flavors.size());
+  lookup_flavors_ = constant_table(llvm::ConstantArray::get(lookup_type_, lookup_flavors), "gov.lookup_flavors");
+  lookup_cells_ = constant_table(llvm::ConstantArray::get(lookup_type_, lookup_cells), "gov.lookup_cells");
+  if (!unrolled()) build_team_tables();
 }
 
 void DecisionLowering::build_team_tables() {
   enum : uint8_t { kActive = 1, kTryOn = 2, kPreferPreemption = 4 };
-  std::vector<llvm::Constant*> first, flavors, flags;
+  std::vector<llvm::Constant*> flavors, cells, flags;
   for (const ir::Team& team : module_.teams) {
-    first.push_back(builder_.getInt32(static_cast<uint32_t>(flavors.size())));
-    for (const ir::FlavorQuota& quota : team.quotas) flavors.push_back(builder_.getInt32(static_cast<uint32_t>(quota.flavor)));
     flags.push_back(builder_.getInt8(static_cast<uint8_t>(
         (team.active ? kActive : 0) |
         (team.when_can_borrow == ir::WhenCanBorrow::try_next_flavor ? kTryOn : 0) |
         (team.flavor_preference == ir::FlavorPreference::preemption_over_borrowing ? kPreferPreemption : 0))));
   }
-  first.push_back(builder_.getInt32(static_cast<uint32_t>(flavors.size())));
-  team_first_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), first.size());
-  team_first_ = constant_table(llvm::ConstantArray::get(team_first_type_, first), "gov.team_first");
+  for (size_t k = 0; k < declared_.cells.size(); ++k) {
+    flavors.push_back(builder_.getInt32(declared_.flavors[k]));
+    cells.push_back(builder_.getInt32(declared_cell_[k]));
+  }
   team_flavors_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), flavors.size());
   team_flavors_ = constant_table(llvm::ConstantArray::get(team_flavors_type_, flavors), "gov.team_flavors");
+  team_cells_ = constant_table(llvm::ConstantArray::get(team_flavors_type_, cells), "gov.team_cells");
   team_flags_type_ = llvm::ArrayType::get(builder_.getInt8Ty(), flags.size());
   team_flags_ = constant_table(llvm::ConstantArray::get(team_flags_type_, flags), "gov.team_flags");
+}
+
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::cell_lookup(llvm::Value* team, llvm::Value* flavor) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+  llvm::Type* i32_type = builder_.getInt32Ty();
+  llvm::Type* i64_type = builder_.getInt64Ty();
+  const auto load_i32 = [&](llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
+    return builder_.CreateZExt(
+        builder_.CreateLoad(i32_type, builder_.CreateInBoundsGEP(type, table, {i64(0), index})), i64_type);
+  };
+  llvm::Value* first = load_i32(team_first_type_, team_first_, team);
+  llvm::Value* end = load_i32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1)));
+  // The first entry of [first, end) whose instance type is not below `flavor` (or end).
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "lookup", function);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "lookup.step", function);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "lookup.done", function);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(header);
+  llvm::PHINode* lo = builder_.CreatePHI(i64_type, 2, "lo");
+  llvm::PHINode* hi = builder_.CreatePHI(i64_type, 2, "hi");
+  lo->addIncoming(first, before);
+  hi->addIncoming(end, before);
+  builder_.CreateCondBr(builder_.CreateICmpULT(lo, hi), body, exit);
+  builder_.SetInsertPoint(body);
+  llvm::Value* mid = builder_.CreateLShr(builder_.CreateAdd(lo, hi), 1);
+  llvm::Value* below = builder_.CreateICmpULT(load_i32(lookup_type_, lookup_flavors_, mid), flavor);
+  lo->addIncoming(builder_.CreateSelect(below, builder_.CreateAdd(mid, i64(1)), lo), body);
+  hi->addIncoming(builder_.CreateSelect(below, hi, mid), body);
+  builder_.CreateBr(header);
+  builder_.SetInsertPoint(exit);
+  // lo <= end <= the sentinel's index: both reads are inside the tables.
+  llvm::Value* found = builder_.CreateAnd(builder_.CreateICmpULT(lo, end),
+                                          builder_.CreateICmpEQ(load_i32(lookup_type_, lookup_flavors_, lo), flavor));
+  llvm::Value* number = builder_.CreateSelect(found, load_i32(lookup_type_, lookup_cells_, lo), i64(0));
+  return {cell_number(number), found};
 }
 
 }  // namespace gov::jit::detail

@@ -59,8 +59,9 @@ std::string to_hex(const Key& key);
 
 /// The key compile() would give `module` with `options` on this machine. The key covers
 /// a canonical serialisation of what the code depends on (each rule's instructions, the
-/// registers its message shows, the constant sets, the number of label keys, the quota table,
-/// class weights and team preemption policies; not names or message text), the LLVM version,
+/// registers its message shows, the constant sets, the number of label keys, the declared
+/// quota cells, class weights and team preemption policies; not names or message text), the
+/// version of gov's code generator (bumped whenever the code it generates changes), the LLVM version,
 /// the target triple, CPU name and features, the options and the layout of ir::RuleInput. Fails only when LLVM cannot initialise the native target.
 Result<Key> key_for(const ir::Module& module, const Options& options = {});
 
@@ -136,7 +137,7 @@ class JitEvaluator final : public ir::Evaluator {
 /// Links `object` into the process (its own JITDylib of a process-wide LLJIT) and
 /// returns an evaluator for `module`'s rules. Generates no code. Thread-safe.
 /// Errors: stale_object when the object's key is not the key of `module` on this machine
-/// with the object's options (the caller recompiles), llvm when LLVM cannot initialise
+/// with the object's options and this gov's code generator (the caller recompiles), llvm when LLVM cannot initialise
 /// or link (the caller falls back to the interpreter).
 Result<std::unique_ptr<JitEvaluator>> load(const ir::Module& module, const ObjectCode& object);
 

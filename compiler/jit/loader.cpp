@@ -152,7 +152,7 @@ Result<std::unique_ptr<JitEvaluator>> load(const ir::Module& module, const Objec
   const Key expected = compute_key(module, describe_machine(object.options), object.options);
   if (expected != object.key) {
     return Error{ErrorKind::stale_object,
-                 "the object code was built for another module, LLVM, CPU or options (key " +
+                 "the object code was built for another module, code generator, LLVM, CPU or options (key " +
                      to_hex(object.key).substr(0, 16) + ", expected " +
                      to_hex(expected).substr(0, 16) + ")"};
   }

@@ -1,5 +1,6 @@
 // gov_decide: the rules' verdicts, the first deny, the warnings and the fit of the task's
-// team, unrolled per team for small policies and walking constant tables for large ones.
+// team, unrolled per team for small policies and walking the teams' lists of declared quota
+// cells for large ones.
 #include "compiler/jit/decision_lowering.hpp"
 
 #include <llvm/IR/MDBuilder.h>
@@ -29,14 +30,11 @@ llvm::Value* DecisionLowering::add_figure(llvm::Value* a, llvm::Value* b) {
                                builder_.CreateExtractValue(pair, 0));
 }
 
-/// One figure of ir::fill_figures (team or cluster slot) of `team` in `flavor` (both in range;
-/// constants when the caller knows them, and then the loads from constant tables fold away).
-llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, llvm::Value* team,
-                                      llvm::Value* flavor, llvm::Value* usage_base,
-                                      llvm::Value* cohort_base, llvm::Value* flavor_base) {
+llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, const CellRef& cell, llvm::Value* grid,
+                                      llvm::Value* flavor, llvm::Value* usage_base, llvm::Value* cohort_base,
+                                      llvm::Value* flavor_base) {
   const unsigned r = slot % ir::kResourceCount;
   llvm::Type* i64_type = builder_.getInt64Ty();
-  const int64_t flavors = static_cast<int64_t>(table_.flavor_count);
   const auto element = [&](llvm::Value* base, llvm::Value* row) {
     llvm::Value* at = builder_.CreateAdd(builder_.CreateMul(row, i64(ir::kColumnCount)), i64(r));
     return builder_.CreateLoad(i64_type, builder_.CreateInBoundsGEP(i64_type, base, at));
@@ -55,10 +53,8 @@ llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, llvm::Value*
     }
     return i64(0);
   }
-  llvm::Value* cell_index = builder_.CreateAdd(builder_.CreateMul(team, i64(flavors)), flavor);
-  llvm::Value* cell = cell_at(cell_index);
-  llvm::Value* used = element(usage_base, cell_index);
-  llvm::Value* nominal = load_i64(cell, cell_type(), {kNominal, r});
+  llvm::Value* used = element(usage_base, grid);
+  llvm::Value* nominal = cell_field(cell, kNominal, r).value;
   switch (static_cast<ir::TeamStat>(slot / ir::kResourceCount)) {
     case ir::TeamStat::nominal:
       return nominal;
@@ -67,67 +63,74 @@ llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, llvm::Value*
     case ir::TeamStat::borrowed:
       return smax(i64(0), sub_sat(used, nominal));
     case ir::TeamStat::borrowing_limit:
-      return load_i64(cell, cell_type(), {kBorrowingLimit, r});
+      return cell_field(cell, kBorrowingLimit, r).value;
     case ir::TeamStat::available: {
-      llvm::Value* present = builder_.CreateICmpNE(load_i64(cell, cell_type(), {kPresent}), i64(0));
-      CellRef ref;
-      ref.cell = cell;
-      ref.pool = pool_at(flavor);
-      const Bounded value = available_of(ref, r, {used}, {element(cohort_base, flavor)});
+      if (cell.known != nullptr && !cell.known->present) return i64(0);
+      const Bounded value = available_of(cell, r, {used}, {element(cohort_base, flavor)});
+      if (cell.known != nullptr) return value.value;
+      llvm::Value* present = builder_.CreateICmpNE(cell_field(cell, kPresent, 0).value, i64(0));
       return builder_.CreateSelect(present, value.value, i64(0));
     }
   }
   return i64(0);
 }
 
-/// The fit of one known team and instance type, twice: a fast path for the usual inputs (every
-/// request and usage in [0, kGuardedBound], so that no sum or difference with the cell's
-/// constants can saturate and the arithmetic is plain) and the saturating path for the rest.
-std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t cell_index, int64_t flavor,
-                                                                    llvm::Value* request,
-                                                                    llvm::Value* usage_base,
-                                                                    llvm::Value* cohort_base) {
-  llvm::LLVMContext& context = out_.getContext();
-  llvm::Function* function = builder_.GetInsertBlock()->getParent();
+DecisionLowering::FitLoads DecisionLowering::fit_loads(llvm::Value* request, llvm::Value* grid,
+                                                       llvm::Value* flavor, llvm::Value* usage_base,
+                                                       llvm::Value* cohort_base) {
   llvm::Type* i64_type = builder_.getInt64Ty();
-  CellRef ref;
-  ref.known = &table_.cells[static_cast<size_t>(cell_index)];
-  ref.known_pool = &table_.cohort_quota[static_cast<size_t>(flavor)];
-  const auto at = [&](llvm::Value* base, uint64_t index) {
-    return builder_.CreateLoad(i64_type, builder_.CreateConstInBoundsGEP1_64(i64_type, base, index));
+  const auto at = [&](llvm::Value* base, llvm::Value* row, size_t r) {
+    llvm::Value* index = row == nullptr ? i64(static_cast<int64_t>(r))
+                                        : builder_.CreateAdd(builder_.CreateMul(row, i64(ir::kColumnCount)),
+                                                             i64(static_cast<int64_t>(r)));
+    return builder_.CreateLoad(i64_type, builder_.CreateInBoundsGEP(i64_type, base, index));
   };
-  std::array<Bounded, ir::kResourceCount> amounts{}, used{}, cohort_used{};
+  FitLoads loads;
   llvm::Value* any_bits = i64(0);
   for (ir::Resource resource : ir::kAllResources) {
     if (!ir::is_charged(resource)) continue;
     const size_t r = ir::index(resource);
-    amounts[r] = {at(request, r)};
-    used[r] = {at(usage_base, static_cast<uint64_t>(cell_index) * ir::kColumnCount + r)};
-    cohort_used[r] = {at(cohort_base, static_cast<uint64_t>(flavor) * ir::kColumnCount + r)};
-    any_bits = builder_.CreateOr(any_bits, builder_.CreateOr(amounts[r].value,
-                                                             builder_.CreateOr(used[r].value, cohort_used[r].value)));
+    loads.amounts[r] = {at(request, nullptr, r)};
+    loads.used[r] = {at(usage_base, grid, r)};
+    loads.cohort_used[r] = {at(cohort_base, flavor, r)};
+    any_bits = builder_.CreateOr(any_bits, builder_.CreateOr(loads.amounts[r].value,
+                                                             builder_.CreateOr(loads.used[r].value,
+                                                                               loads.cohort_used[r].value)));
   }
   // Unsigned: a negative value is above the bound too.
-  llvm::Value* usual = builder_.CreateICmpULE(any_bits, i64(kGuardedBound));
+  loads.usual = builder_.CreateICmpULE(any_bits, i64(kGuardedBound));
+  return loads;
+}
+
+/// The fit twice: a fast path for the usual inputs (every request and usage in [0,
+/// kGuardedBound]: with the cell's constants, or the intervals of the table's values for a
+/// loaded cell, no sum or difference can saturate and the arithmetic is plain) and gov_fit,
+/// out of line, for the rest.
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded(
+    const FitLoads& loads, llvm::Value* team, llvm::Value* flavor, llvm::Value* request,
+    llvm::Value* usage_base, llvm::Value* cohort_base,
+    const std::function<std::pair<llvm::Value*, llvm::Value*>(const FitLoads&)>& fast_fit) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Function* function = builder_.GetInsertBlock()->getParent();
   llvm::BasicBlock* fast = llvm::BasicBlock::Create(context, "fit.fast", function);
   llvm::BasicBlock* general = llvm::BasicBlock::Create(context, "fit.general", function);
   llvm::BasicBlock* joined = llvm::BasicBlock::Create(context, "fit.done", function);
-  builder_.CreateCondBr(usual, fast, general,
+  builder_.CreateCondBr(loads.usual, fast, general,
                         llvm::MDBuilder(context).createBranchWeights(/*TrueWeight=*/1000, /*FalseWeight=*/1));
 
   builder_.SetInsertPoint(fast);
-  std::array<Bounded, ir::kResourceCount> amounts_fast = amounts, used_fast = used, cohort_fast = cohort_used;
-  for (auto* values : {&amounts_fast, &used_fast, &cohort_fast}) {
+  FitLoads bounded = loads;
+  for (auto* values : {&bounded.amounts, &bounded.used, &bounded.cohort_used}) {
     for (Bounded& value : *values) value.lo = 0, value.hi = kGuardedBound;
   }
-  const auto fast_answer = fits_and_borrows(ref, amounts_fast.data(), used_fast.data(), cohort_fast.data());
+  const auto fast_answer = fast_fit(bounded);
   llvm::BasicBlock* fast_end = builder_.GetInsertBlock();
   builder_.CreateBr(joined);
 
   // The rest: gov_fit, out of line (inlining it into every team and instance type would
   // multiply the code, and the time to compile it, for inputs no cluster has).
   builder_.SetInsertPoint(general);
-  const auto general_answer = fit_call(cell_index, flavor, request, usage_base, cohort_base);
+  const auto general_answer = fit_call(team, flavor, request, usage_base, cohort_base);
   llvm::BasicBlock* general_end = builder_.GetInsertBlock();
   builder_.CreateBr(joined);
 
@@ -142,7 +145,23 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t cell
           merge(fast_answer.second, general_answer.second, "fit.borrows")};
 }
 
-std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(int64_t cell_index, int64_t flavor,
+/// The fit of one known team and declared quota: the cell's constants folded into the fast path.
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t team, size_t quota,
+                                                                    llvm::Value* request,
+                                                                    llvm::Value* usage_base,
+                                                                    llvm::Value* cohort_base) {
+  const uint32_t flavor = declared_.flavors[quota];
+  CellRef ref;
+  ref.known = &declared_.cells[quota];
+  ref.known_pool = &declared_.cohort_quota[flavor];
+  const int64_t grid = team * static_cast<int64_t>(declared_.flavor_count) + flavor;
+  const FitLoads loads = fit_loads(request, i64(grid), i64(flavor), usage_base, cohort_base);
+  return guarded(loads, i64(team), i64(flavor), request, usage_base, cohort_base, [&](const FitLoads& fast) {
+    return fits_and_borrows(ref, fast.amounts.data(), fast.used.data(), fast.cohort_used.data());
+  });
+}
+
+std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(llvm::Value* team, llvm::Value* flavor,
                                                                  llvm::Value* request,
                                                                  llvm::Value* usage_base,
                                                                  llvm::Value* cohort_base) {
@@ -157,12 +176,12 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(int64_t cell_in
   const auto set = [&](unsigned field, llvm::Value* value) {
     builder_.CreateStore(value, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, field));
   };
-  const int64_t team = cell_index / static_cast<int64_t>(table_.flavor_count);
-  set(0, i32(team));
-  set(1, i32(flavor));
+  llvm::Value* grid = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(declared_.flavor_count))), flavor);
+  set(0, builder_.CreateTrunc(team, i32_type));
+  set(1, builder_.CreateTrunc(flavor, i32_type));
   set(2, request);
-  set(3, builder_.CreateConstInBoundsGEP1_64(i64_type, usage_base, static_cast<uint64_t>(cell_index) * ir::kColumnCount));
-  set(4, builder_.CreateConstInBoundsGEP1_64(i64_type, cohort_base, static_cast<uint64_t>(flavor) * ir::kColumnCount));
+  set(3, builder_.CreateInBoundsGEP(i64_type, usage_base, builder_.CreateMul(grid, i64(ir::kColumnCount))));
+  set(4, builder_.CreateInBoundsGEP(i64_type, cohort_base, builder_.CreateMul(flavor, i64(ir::kColumnCount))));
   llvm::CallInst* bits = builder_.CreateCall(out_.getFunction(kFitSymbol), {input});
   bits->addFnAttr(llvm::Attribute::NoInline);
   bits->addFnAttr(llvm::Attribute::Cold);
@@ -172,7 +191,6 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(int64_t cell_in
   llvm::Value* borrows = builder_.CreateICmpNE(builder_.CreateAnd(bits, i32(0xff00)), i32(0));
   return {fits, borrows};
 }
-
 
 void DecisionLowering::held_figures_by_table(const ir::FigureSlots& slots, llvm::Value* team,
                                              llvm::Value* usage_base, llvm::Value* cohort_base,
@@ -209,9 +227,13 @@ void DecisionLowering::held_figures_by_table(const ir::FigureSlots& slots, llvm:
 
   builder_.SetInsertPoint(body);
   llvm::Value* flavor = load_i32(team_flavors_type_, team_flavors_, i);
+  CellRef cell;
+  cell.cell = cell_number(load_i32(team_flavors_type_, team_cells_, i));
+  cell.pool = pool_at(flavor);
+  llvm::Value* grid = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(declared_.flavor_count))), flavor);
   std::vector<llvm::Value*> next;
   for (size_t k = 0; k < all.size(); ++k) {
-    next.push_back(add_figure(sums[k], figure(all[k].first, all[k].second, team, flavor, usage_base,
+    next.push_back(add_figure(sums[k], figure(all[k].first, all[k].second, cell, grid, flavor, usage_base,
                                               cohort_base, flavor_base)));
   }
   llvm::BasicBlock* latch = builder_.GetInsertBlock();
@@ -233,7 +255,6 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   llvm::Type* i8_type = builder_.getInt8Ty();
   llvm::Type* i32_type = builder_.getInt32Ty();
   llvm::Type* i64_type = builder_.getInt64Ty();
-  llvm::Type* ptr = builder_.getPtrTy();
   const auto load_i32 = [&](llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
     return builder_.CreateZExt(
         builder_.CreateLoad(i32_type, builder_.CreateInBoundsGEP(type, table, {i64(0), index})), i64_type);
@@ -247,14 +268,10 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   llvm::Value* try_on = flag(2);
   llvm::Value* prefer_preemption = flag(4);
 
-  auto* input_type = llvm::StructType::get(context, {i32_type, i32_type, ptr, ptr, ptr});
-  llvm::BasicBlock& entry = function->getEntryBlock();
-  llvm::Value* input = llvm::IRBuilder<>(&entry, entry.begin()).CreateAlloca(input_type);
-
   llvm::BasicBlock* before = builder_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "fit.walk", function);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "fit.walk.body", function);
-  llvm::BasicBlock* call = llvm::BasicBlock::Create(context, "fit.walk.call", function);
+  llvm::BasicBlock* call = llvm::BasicBlock::Create(context, "fit.walk.test", function);
   llvm::BasicBlock* latch = llvm::BasicBlock::Create(context, "fit.walk.next", function);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "fit.walk.end", function);
   llvm::BasicBlock* done = llvm::BasicBlock::Create(context, "fit.walk.done", function);
@@ -277,24 +294,22 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
                                           builder_.CreateICmpEQ(requested, flavor));
   builder_.CreateCondBr(wanted, call, latch);
 
+  // The team's cell there, loaded (the team's list holds its number), on the guarded fast path.
   builder_.SetInsertPoint(call);
-  const auto set = [&](unsigned field, llvm::Value* value) {
-    builder_.CreateStore(value, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, field));
-  };
-  llvm::Value* cell_index = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(table_.flavor_count))), flavor);
-  set(0, builder_.CreateTrunc(team, i32_type));
-  set(1, builder_.CreateTrunc(flavor, i32_type));
-  set(2, request);
-  set(3, builder_.CreateInBoundsGEP(i64_type, usage_base, builder_.CreateMul(cell_index, i64(ir::kColumnCount))));
-  set(4, builder_.CreateInBoundsGEP(i64_type, cohort_base, builder_.CreateMul(flavor, i64(ir::kColumnCount))));
-  llvm::Value* bits = builder_.CreateCall(out_.getFunction(kFitSymbol), {input});
-  llvm::Value* fits = builder_.CreateICmpEQ(builder_.CreateAnd(bits, i32(0xff | 1 << 24)), i32(ir::kChargedMask | 1 << 24));
-  llvm::Value* borrows = builder_.CreateICmpNE(builder_.CreateAnd(bits, i32(0xff00)), i32(0));
+  CellRef cell;
+  cell.cell = cell_number(load_i32(team_flavors_type_, team_cells_, i));
+  cell.pool = pool_at(flavor);
+  llvm::Value* grid = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(declared_.flavor_count))), flavor);
+  const FitLoads loads = fit_loads(request, grid, flavor, usage_base, cohort_base);
+  const auto [fits, borrows] = guarded(loads, team, flavor, request, usage_base, cohort_base, [&](const FitLoads& fast) {
+    return fits_and_borrows(cell, fast.amounts.data(), fast.used.data(), fast.cohort_used.data());
+  });
+  llvm::BasicBlock* tested = builder_.GetInsertBlock();
   // when-can-borrow = try-next-flavor: a borrowing fit is remembered, not taken.
   llvm::Value* take = builder_.CreateAnd(fits, builder_.CreateOr(builder_.CreateNot(try_on), builder_.CreateNot(borrows)));
   llvm::Value* flavor32 = builder_.CreateTrunc(flavor, i32_type);
-  fitted->addIncoming(flavor32, call);
-  borrowed->addIncoming(builder_.CreateZExt(borrows, i8_type), call);
+  fitted->addIncoming(flavor32, tested);
+  borrowed->addIncoming(builder_.CreateZExt(borrows, i8_type), tested);
   llvm::Value* first_borrowing = builder_.CreateAnd(builder_.CreateAnd(fits, borrows),
                                                     builder_.CreateICmpSLT(borrowing_fit, i32(0)));
   llvm::Value* remembered = builder_.CreateSelect(first_borrowing, flavor32, borrowing_fit);
@@ -303,7 +318,7 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   builder_.SetInsertPoint(latch);
   llvm::PHINode* carried = builder_.CreatePHI(i32_type, 2, "borrowing_fit.next");
   carried->addIncoming(borrowing_fit, body);
-  carried->addIncoming(remembered, call);
+  carried->addIncoming(remembered, tested);
   i->addIncoming(builder_.CreateAdd(i, i64(1)), latch);
   borrowing_fit->addIncoming(carried, latch);
   builder_.CreateBr(header);
@@ -317,47 +332,6 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
 
   builder_.SetInsertPoint(done);
   return {fitted, borrowed};
-}
-
-std::pair<llvm::Value*, llvm::Value*> DecisionLowering::deny_and_matches_by_table(llvm::Value* verdicts) {
-  llvm::LLVMContext& context = out_.getContext();
-  llvm::Function* function = builder_.GetInsertBlock()->getParent();
-  llvm::Type* i8_type = builder_.getInt8Ty();
-  llvm::Type* i32_type = builder_.getInt32Ty();
-  llvm::Type* i64_type = builder_.getInt64Ty();
-  std::vector<llvm::Constant*> flags;
-  for (const ir::Rule& rule : module_.rules)
-    flags.push_back(builder_.getInt8(rule.action == ir::RuleAction::deny ? 1 : 0));
-  auto* flags_type = llvm::ArrayType::get(i8_type, flags.size());
-  llvm::GlobalVariable* table = constant_table(llvm::ConstantArray::get(flags_type, flags), "gov.rule_denies");
-
-  llvm::BasicBlock* before = builder_.GetInsertBlock();
-  llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "conclude.walk", function);
-  llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "conclude.walk.body", function);
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context, "conclude.walk.done", function);
-  builder_.CreateBr(header);
-  builder_.SetInsertPoint(header);
-  llvm::PHINode* i = builder_.CreatePHI(i64_type, 2, "i");
-  llvm::PHINode* deny = builder_.CreatePHI(i32_type, 2, "deny");
-  llvm::PHINode* matches = builder_.CreatePHI(i32_type, 2, "matches");
-  i->addIncoming(i64(0), before);
-  deny->addIncoming(i32(-1), before);
-  matches->addIncoming(i32(0), before);
-  builder_.CreateCondBr(builder_.CreateICmpULT(i, i64(static_cast<int64_t>(module_.rules.size()))), body, exit);
-
-  builder_.SetInsertPoint(body);
-  llvm::Value* matched = builder_.CreateICmpNE(
-      builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(i8_type, verdicts, i)), builder_.getInt8(0));
-  llvm::Value* denies = builder_.CreateICmpNE(
-      builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(flags_type, table, {i64(0), i})), builder_.getInt8(0));
-  llvm::Value* first = builder_.CreateAnd(builder_.CreateAnd(matched, denies), builder_.CreateICmpSLT(deny, i32(0)));
-  deny->addIncoming(builder_.CreateSelect(first, builder_.CreateTrunc(i, i32_type), deny), body);
-  matches->addIncoming(builder_.CreateAdd(matches, builder_.CreateZExt(matched, i32_type)), body);
-  i->addIncoming(builder_.CreateAdd(i, i64(1)), body);
-  builder_.CreateBr(header);
-
-  builder_.SetInsertPoint(exit);
-  return {deny, matches};
 }
 
 void DecisionLowering::decide() {
@@ -418,7 +392,11 @@ void DecisionLowering::decide() {
          llvm::ArrayType::get(i64_type, ir::kClusterStatCount * ir::kResourceCount), ptr},
         "gov.RuleInput");
   }
-  llvm::Function* rules_function = out_.getFunction("gov_rules");
+  // The rules through the index (lower_rules.cpp): their first matching deny and their number
+  // of matches come back with the verdicts, so no verdict is read again here.
+  llvm::Value* deny = i32(-1);
+  llvm::Value* matches = i32(0);
+  llvm::Function* rules_function = out_.getFunction(kIndexedRulesSymbol);
   if (rules > 0 && rules_function != nullptr) {
     // In the entry block, so that SROA splits it into registers (an alloca elsewhere is a
     // dynamic stack allocation, and its copy of the task's fields would stay a memcpy).
@@ -434,21 +412,59 @@ void DecisionLowering::decide() {
     };
     for (uint8_t slot : slots.team) builder_.CreateStore(i64(0), slot_address(true, slot));
     for (uint8_t slot : slots.cluster) builder_.CreateStore(i64(0), slot_address(false, slot));
-    if ((!slots.team.empty() || !slots.cluster.empty()) && !table_.cells.empty()) {
-      // The instance type the task names (one, dynamic), or its team's (a switch per team,
-      // each summing over the team's types with their constants folded in).
+    if ((!slots.team.empty() || !slots.cluster.empty()) && cell_table_ != nullptr) {
+      // The instance type the task names (one, dynamic), or its team's, summed: each team and
+      // instance type with its cell's constants folded in (a switch per team, then per named
+      // type), or for large policies the cell found in the team's list.
       llvm::BasicBlock* named = llvm::BasicBlock::Create(context, "figures.named", function);
       llvm::BasicBlock* held = llvm::BasicBlock::Create(context, "figures.held", function);
       llvm::BasicBlock* joined = llvm::BasicBlock::Create(context, "figures.done", function);
       builder_.CreateCondBr(builder_.CreateICmpSGE(requested, i64(0)), named, held);
-      builder_.SetInsertPoint(named);
-      for (bool team_stat : {true, false}) {
-        for (uint8_t slot : team_stat ? slots.team : slots.cluster) {
-          builder_.CreateStore(figure(team_stat, slot, team, requested, usage_base, cohort_base, flavor_base),
-                               slot_address(team_stat, slot));
+      const auto store_figures = [&](const CellRef& cell, llvm::Value* grid, llvm::Value* flavor) {
+        for (bool team_stat : {true, false}) {
+          for (uint8_t slot : team_stat ? slots.team : slots.cluster) {
+            builder_.CreateStore(figure(team_stat, slot, cell, grid, flavor, usage_base, cohort_base, flavor_base),
+                                 slot_address(team_stat, slot));
+          }
         }
+        builder_.CreateBr(joined);
+      };
+      builder_.SetInsertPoint(named);
+      llvm::Value* named_grid = builder_.CreateAdd(builder_.CreateMul(team, i64(flavors)), requested);
+      if (!unrolled()) {
+        CellRef cell;
+        cell.cell = cell_lookup(team, requested).first;
+        cell.pool = pool_at(requested);
+        store_figures(cell, named_grid, requested);
+      } else {
+        // A quota the team does not declare: the absent cell (team figures 0 but what it uses).
+        static const ir::QuotaCell kAbsentCell{};
+        llvm::BasicBlock* absent = llvm::BasicBlock::Create(context, "figures.named.absent", function, joined);
+        llvm::SwitchInst* by_team = builder_.CreateSwitch(team, absent, static_cast<unsigned>(teams));
+        for (int64_t t = 0; t < teams; ++t) {
+          const uint32_t first = declared_.team_first[static_cast<size_t>(t)];
+          const uint32_t end = declared_.team_first[static_cast<size_t>(t) + 1];
+          if (first == end) continue;
+          llvm::BasicBlock* block = llvm::BasicBlock::Create(context, "figures.named.team" + std::to_string(t), function, joined);
+          by_team->addCase(builder_.getInt64(static_cast<uint64_t>(t)), block);
+          builder_.SetInsertPoint(block);
+          llvm::SwitchInst* by_flavor = builder_.CreateSwitch(requested, absent, end - first);
+          for (uint32_t k = first; k < end; ++k) {
+            const uint32_t flavor = declared_.flavors[k];
+            llvm::BasicBlock* one = llvm::BasicBlock::Create(context, "", function, joined);
+            by_flavor->addCase(builder_.getInt64(flavor), one);
+            builder_.SetInsertPoint(one);
+            CellRef cell;
+            cell.known = &declared_.cells[k];
+            cell.known_pool = &declared_.cohort_quota[flavor];
+            store_figures(cell, i64(t * flavors + flavor), i64(flavor));
+          }
+        }
+        builder_.SetInsertPoint(absent);
+        CellRef cell;
+        cell.known = &kAbsentCell;
+        store_figures(cell, named_grid, requested);
       }
-      builder_.CreateBr(joined);
       builder_.SetInsertPoint(held);
       if (!unrolled()) {
         held_figures_by_table(slots, team, usage_base, cohort_base, flavor_base, slot_address);
@@ -462,8 +478,12 @@ void DecisionLowering::decide() {
         for (bool team_stat : {true, false}) {
           for (uint8_t slot : team_stat ? slots.team : slots.cluster) {
             llvm::Value* sum = i64(0);
-            for (const ir::FlavorQuota& quota : module_.teams[static_cast<size_t>(t)].quotas) {
-              sum = add_figure(sum, figure(team_stat, slot, i64(t), i64(quota.flavor), usage_base,
+            for (uint32_t k = declared_.team_first[static_cast<size_t>(t)]; k < declared_.team_first[static_cast<size_t>(t) + 1]; ++k) {
+              const uint32_t flavor = declared_.flavors[k];
+              CellRef cell;
+              cell.known = &declared_.cells[k];
+              cell.known_pool = &declared_.cohort_quota[flavor];
+              sum = add_figure(sum, figure(team_stat, slot, cell, i64(t * flavors + flavor), i64(flavor), usage_base,
                                            cohort_base, flavor_base));
             }
             builder_.CreateStore(sum, slot_address(team_stat, slot));
@@ -473,21 +493,9 @@ void DecisionLowering::decide() {
       }
       builder_.SetInsertPoint(joined);
     }
-    builder_.CreateCall(rules_function, {input, verdicts});
-  }
-
-  // The first deny rule and the warnings: unrolled for a few rules, a loop over a constant
-  // table of deny flags for many (one block of thousands of selects compiles slowly).
-  llvm::Value* deny = i32(-1);
-  llvm::Value* matches = i32(0);
-  if (rules > kUnrolledRules) std::tie(deny, matches) = deny_and_matches_by_table(verdicts);
-  for (size_t i = rules > kUnrolledRules ? 0 : rules; i-- > 0;) {
-    llvm::Value* matched = builder_.CreateICmpNE(
-        builder_.CreateLoad(builder_.getInt8Ty(), builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), verdicts, i)),
-        builder_.getInt8(0));
-    matches = builder_.CreateAdd(matches, builder_.CreateZExt(matched, i32_type));
-    if (module_.rules[i].action == ir::RuleAction::deny)
-      deny = builder_.CreateSelect(matched, i32(static_cast<int64_t>(i)), deny);
+    llvm::Value* packed = builder_.CreateCall(rules_function, {input, verdicts});
+    deny = builder_.CreateTrunc(packed, i32_type);
+    matches = builder_.CreateTrunc(builder_.CreateLShr(packed, 32), i32_type);
   }
   llvm::Value* warnings =
       builder_.CreateSub(matches, builder_.CreateZExt(builder_.CreateICmpSGE(deny, i32(0)), i32_type));
@@ -524,11 +532,11 @@ void DecisionLowering::decide() {
     // when-can-borrow = try-next-flavor: a borrowing fit is remembered, not taken.
     const bool try_on = team_def.when_can_borrow == ir::WhenCanBorrow::try_next_flavor;
     llvm::Value* borrowing_fit = i32(-1);
-    for (const ir::FlavorQuota& quota : team_def.quotas) {
+    for (uint32_t k = declared_.team_first[static_cast<size_t>(t)]; k < declared_.team_first[static_cast<size_t>(t) + 1]; ++k) {
+      const ir::FlavorQuota& quota = team_def.quotas[k - declared_.team_first[static_cast<size_t>(t)]];
       builder_.SetInsertPoint(next);
       next = llvm::BasicBlock::Create(context, "", function, done);
-      const int64_t cell_index = t * flavors + quota.flavor;
-      const auto [fits, borrows] = guarded_fit(cell_index, quota.flavor, request, usage_base, cohort_base);
+      const auto [fits, borrows] = guarded_fit(t, k, request, usage_base, cohort_base);
       llvm::Value* wanted = builder_.CreateOr(builder_.CreateICmpSLT(requested, i64(0)),
                                               builder_.CreateICmpEQ(requested, i64(quota.flavor)));
       llvm::Value* take = builder_.CreateAnd(fits, wanted);

@@ -32,7 +32,7 @@ inline constexpr std::string_view kDecideSymbol = "gov_decide";
 /// Adds the four functions to `out`, with the module's quota cells, class weights and team
 /// policies as constant tables (indexed, bounds-checked: no hash lookups, no out-of-range
 /// reads, saturating arithmetic exactly as the reference).
-/// `out` must already define `gov_rules` (lower_rules.hpp).
+/// `out` must already define `gov_rules` and `gov.rules.indexed` (lower_rules.hpp).
 void lower_decisions(const ir::Module& module, llvm::Module& out, const llvm::TargetMachine& machine);
 
 }  // namespace gov::jit

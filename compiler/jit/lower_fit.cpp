@@ -68,8 +68,7 @@ void DecisionLowering::fit() {
   llvm::LLVMContext& context = out_.getContext();
   llvm::Type* ptr = builder_.getPtrTy();
   llvm::Function* function = declare(kFitSymbol, builder_.getInt32Ty(), {ptr});
-  const ir::QuotaTable& table = table_;
-  if (table.cells.empty()) {
+  if (declared_.cells.empty()) {  // no quota anywhere: never has_quota
     builder_.CreateRet(i32(0));
     return;
   }
@@ -82,23 +81,21 @@ void DecisionLowering::fit() {
   llvm::Value* team = builder_.CreateZExt(field(0, builder_.getInt32Ty()), builder_.getInt64Ty());
   llvm::Value* flavor = builder_.CreateZExt(field(1, builder_.getInt32Ty()), builder_.getInt64Ty());
   llvm::Value* in_range = builder_.CreateAnd(
-      builder_.CreateICmpULT(team, i64(static_cast<int64_t>(table.team_count))),
-      builder_.CreateICmpULT(flavor, i64(static_cast<int64_t>(table.flavor_count))));
-  // Out of range reads cell 0 (and is discarded): every address stays inside the table.
-  llvm::Value* index = builder_.CreateSelect(
-      in_range, builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(table.flavor_count))), flavor),
-      i64(0));
-  llvm::Value* cell = cell_at(index);
-  llvm::Value* present = builder_.CreateICmpNE(load_i64(cell, cell_type(), {kPresent}), i64(0));
+      builder_.CreateICmpULT(team, i64(static_cast<int64_t>(declared_.team_count))),
+      builder_.CreateICmpULT(flavor, i64(static_cast<int64_t>(declared_.flavor_count))));
+  llvm::BasicBlock* lookup = llvm::BasicBlock::Create(context, "lookup.team", function);
   llvm::BasicBlock* compute = llvm::BasicBlock::Create(context, "has_quota", function);
   llvm::BasicBlock* none = llvm::BasicBlock::Create(context, "no_quota", function);
-  builder_.CreateCondBr(builder_.CreateAnd(in_range, present), compute, none);
+  builder_.CreateCondBr(in_range, lookup, none);
   builder_.SetInsertPoint(none);
   builder_.CreateRet(i32(0));
+  builder_.SetInsertPoint(lookup);
+  const auto [cell, present] = cell_lookup(team, flavor);
+  builder_.CreateCondBr(present, compute, none);
 
   // Only now are the input's pointers read: the reference reads them only for a quota.
   builder_.SetInsertPoint(compute);
-  llvm::Value* pool = pool_at(builder_.CreateSelect(in_range, flavor, i64(0)));
+  llvm::Value* pool = pool_at(flavor);
   llvm::Value* request = field(2, ptr);
   llvm::Value* usage = field(3, ptr);
   llvm::Value* cohort_usage = field(4, ptr);

@@ -14,9 +14,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "compiler/ir/rule_index.hpp"
 #include "compiler/jit/lower_decisions.hpp"
 #include "compiler/jit/validate.hpp"
 
@@ -47,6 +49,11 @@ constexpr size_t kMaxSwitchCases = 64;
 /// more than five minutes to compile; in chunks, compile time is linear in the rules.
 constexpr size_t kRulesPerFunction = 256;
 
+/// Policies with fewer rules evaluate every rule, index or not: at about a nanosecond a rule,
+/// straight-line code with no branch to mispredict costs less than a dispatch that can
+/// mispredict (~15 cycles per key), and the hot path's ten rules keep their code.
+constexpr size_t kIndexedRulesMin = 16;
+
 /// Emits the bodies of `gov_rules` (every condition) and `gov_messages` (one rule's message
 /// values); registers of the rule being lowered are the values in `registers_`.
 class RuleLowering {
@@ -54,8 +61,13 @@ class RuleLowering {
   RuleLowering(const ir::Module& module, llvm::Module& out)
       : module_(module), out_(out), builder_(out.getContext()) {}
 
-  /// `void gov_rules(const RuleInput* input, uint8_t* verdicts)`.
-  void rules_function(llvm::Function& function);
+  /// `i64 gov.rules.indexed(const RuleInput* input, uint8_t* verdicts)` (kIndexedRulesSymbol):
+  /// the verdicts of the rules the module's index says can match (every rule when it is not
+  /// usable, or the policy is small), the others 0; returns the first matching deny rule (i32,
+  /// -1 for none) in its low half and the number of matches in its high half.
+  void indexed_function(llvm::Function& function);
+  /// `void gov_rules(const RuleInput* input, uint8_t* verdicts)`: gov.rules.indexed.
+  void rules_function(llvm::Function& function, llvm::Function& indexed);
   /// `void gov_messages(const RuleInput* input, uint64_t rule, int64_t* values)`: a switch on
   /// the rule; values[p] = the register message part p shows.
   void messages_function(llvm::Function& function);
@@ -66,9 +78,26 @@ class RuleLowering {
     builder_.SetInsertPoint(llvm::BasicBlock::Create(out_.getContext(), "entry", &function));
     input_ = function.getArg(0);
   }
+  /// The first matching deny rule (i32, -1 for none: compared unsigned, it is the largest)
+  /// and the number of matches (i32) of the rules lowered so far.
+  struct Matches {
+    llvm::Value* deny;
+    llvm::Value* count;
+  };
+  Matches no_matches() { return {builder_.getInt32(-1), builder_.getInt32(0)}; }
+  Matches combine(Matches a, Matches b);
+  llvm::Value* pack(Matches m);
+  Matches unpack(llvm::Value* packed);
+  /// Evaluates `rules` (ascending) into verdicts, counting their matches into `so_far`: inline,
+  /// or through internal functions of kRulesPerFunction rules each for a long list.
+  Matches rule_list(const std::vector<uint32_t>& rules, llvm::Value* verdicts, Matches so_far);
+  /// Each dimension of the index: a switch on the key's value to the bucket's rules.
+  Matches dispatch(const ir::RuleDimension& dimension, llvm::Value* verdicts, Matches so_far);
   /// Lowers code[0, count) of rule `index` into registers_.
   void registers(size_t index, size_t count);
-  void rule(size_t index, llvm::Value* verdicts);
+  Matches rule(size_t index, llvm::Value* verdicts, Matches so_far);
+  /// The call of a shared rule's function (its verdict, i1).
+  llvm::Value* shared_rule(size_t index);
   void message(size_t index, llvm::Value* values);
 
   llvm::Value* instruction(const ir::Instr& in);
@@ -99,30 +128,120 @@ class RuleLowering {
   llvm::Value* input_ = nullptr;
   llvm::GlobalVariable* absent_label_ = nullptr;
   std::vector<llvm::Value*> registers_;
+  size_t chunks_ = 0;
+  /// Rules in more than one bucket of the index, each with its function once it is made.
+  std::map<size_t, llvm::Function*> shared_functions_;
 };
 
-void RuleLowering::rules_function(llvm::Function& function) {
-  const size_t rules = module_.rules.size();
-  if (rules <= kRulesPerFunction) {
-    start(function);
-    for (size_t i = 0; i < rules; ++i) rule(i, function.getArg(1));
-    builder_.CreateRetVoid();
-    return;
+RuleLowering::Matches RuleLowering::combine(Matches a, Matches b) {
+  return {builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, a.deny, b.deny), builder_.CreateAdd(a.count, b.count)};
+}
+
+llvm::Value* RuleLowering::pack(Matches m) {
+  llvm::Type* i64 = builder_.getInt64Ty();
+  return builder_.CreateOr(builder_.CreateZExt(m.deny, i64), builder_.CreateShl(builder_.CreateZExt(m.count, i64), 32));
+}
+
+RuleLowering::Matches RuleLowering::unpack(llvm::Value* packed) {
+  llvm::Type* i32 = builder_.getInt32Ty();
+  return {builder_.CreateTrunc(packed, i32), builder_.CreateTrunc(builder_.CreateLShr(packed, 32), i32)};
+}
+
+RuleLowering::Matches RuleLowering::rule_list(const std::vector<uint32_t>& rules, llvm::Value* verdicts,
+                                              Matches so_far) {
+  if (rules.size() <= kRulesPerFunction) {
+    for (uint32_t r : rules) so_far = rule(r, verdicts, so_far);
+    return so_far;
   }
-  std::vector<llvm::Function*> chunks;
-  for (size_t first = 0; first < rules; first += kRulesPerFunction) {
-    auto* chunk = llvm::Function::Create(function.getFunctionType(), llvm::GlobalValue::InternalLinkage,
-                                         "gov.rules." + std::to_string(chunks.size()), out_);
-    chunk->copyAttributesFrom(&function);
+  llvm::Function* caller = function_;
+  llvm::Value* caller_input = input_;
+  llvm::BasicBlock* caller_block = builder_.GetInsertBlock();
+  auto* type = llvm::FunctionType::get(builder_.getInt64Ty(), {builder_.getPtrTy(), builder_.getPtrTy()}, false);
+  for (size_t first = 0; first < rules.size(); first += kRulesPerFunction) {
+    auto* chunk = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                         "gov.rules.chunk." + std::to_string(chunks_++), out_);
+    chunk->copyAttributesFrom(caller);
     chunk->setLinkage(llvm::GlobalValue::InternalLinkage);
+    chunk->removeFnAttr(llvm::Attribute::AlwaysInline);
     chunk->addFnAttr(llvm::Attribute::NoInline);
     start(*chunk);
-    for (size_t i = first; i < std::min(rules, first + kRulesPerFunction); ++i) rule(i, chunk->getArg(1));
-    builder_.CreateRetVoid();
-    chunks.push_back(chunk);
+    Matches matches = no_matches();
+    for (size_t i = first; i < std::min(rules.size(), first + kRulesPerFunction); ++i)
+      matches = rule(rules[i], chunk->getArg(1), matches);
+    builder_.CreateRet(pack(matches));
+    function_ = caller;
+    input_ = caller_input;
+    builder_.SetInsertPoint(caller_block);
+    so_far = combine(so_far, unpack(builder_.CreateCall(chunk, {input_, verdicts})));
   }
+  return so_far;
+}
+
+RuleLowering::Matches RuleLowering::dispatch(const ir::RuleDimension& dimension, llvm::Value* verdicts,
+                                             Matches so_far) {
+  llvm::LLVMContext& context = out_.getContext();
+  llvm::Value* key = nullptr;
+  if (dimension.key.source == ir::RuleKey::Source::task_field) {
+    key = input_field(kTask, dimension.key.index);
+  } else {  // as label_value reads it: absent is 0, the empty string
+    llvm::Value* id = label_id(dimension.key.index);
+    key = builder_.CreateSelect(builder_.CreateICmpEQ(id, constant(ir::kAbsentLabel)), constant(0), id);
+  }
+  llvm::BasicBlock* before = builder_.GetInsertBlock();
+  llvm::BasicBlock* joined = llvm::BasicBlock::Create(context, "index.done", function_);
+  llvm::SwitchInst* by_value =
+      builder_.CreateSwitch(key, joined, static_cast<unsigned>(dimension.buckets.size()));
+  std::vector<std::pair<Matches, llvm::BasicBlock*>> incoming{{so_far, before}};
+  for (const ir::RuleBucket& bucket : dimension.buckets) {
+    llvm::BasicBlock* block = llvm::BasicBlock::Create(context, "index.bucket", function_, joined);
+    by_value->addCase(builder_.getInt64(static_cast<uint64_t>(bucket.value)), block);
+    builder_.SetInsertPoint(block);
+    const Matches after = rule_list(bucket.rules, verdicts, so_far);
+    builder_.CreateBr(joined);
+    incoming.emplace_back(after, builder_.GetInsertBlock());
+  }
+  builder_.SetInsertPoint(joined);
+  llvm::PHINode* deny = builder_.CreatePHI(builder_.getInt32Ty(), static_cast<unsigned>(incoming.size()), "deny");
+  llvm::PHINode* count = builder_.CreatePHI(builder_.getInt32Ty(), static_cast<unsigned>(incoming.size()), "matches");
+  for (const auto& [matches, block] : incoming) {
+    deny->addIncoming(matches.deny, block);
+    count->addIncoming(matches.count, block);
+  }
+  return {deny, count};
+}
+
+// The index decides which rules are evaluated; every rule's verdict is stored (0 for those not
+// evaluated), and the first deny is the smallest matching deny rule, so the order the lists are
+// evaluated in changes nothing.
+void RuleLowering::indexed_function(llvm::Function& function) {
   start(function);
-  for (llvm::Function* chunk : chunks) builder_.CreateCall(chunk, {function.getArg(0), function.getArg(1)});
+  llvm::Value* verdicts = function.getArg(1);
+  const size_t rules = module_.rules.size();
+  const ir::RuleIndex* index = ir::usable_rule_index(module_);
+  Matches matches = no_matches();
+  if (index == nullptr || rules < kIndexedRulesMin) {
+    std::vector<uint32_t> every(rules);
+    for (size_t i = 0; i < rules; ++i) every[i] = static_cast<uint32_t>(i);
+    matches = rule_list(every, verdicts, matches);
+  } else {
+    std::vector<size_t> buckets(rules, 0);
+    for (const ir::RuleDimension& dimension : index->dimensions) {
+      for (const ir::RuleBucket& bucket : dimension.buckets) {
+        for (uint32_t r : bucket.rules) {
+          if (++buckets[r] == 2) shared_functions_.emplace(r, nullptr);
+        }
+      }
+    }
+    builder_.CreateMemSet(verdicts, builder_.getInt8(0), rules, llvm::MaybeAlign(1));
+    matches = rule_list(index->always, verdicts, matches);
+    for (const ir::RuleDimension& dimension : index->dimensions) matches = dispatch(dimension, verdicts, matches);
+  }
+  builder_.CreateRet(pack(matches));
+}
+
+void RuleLowering::rules_function(llvm::Function& function, llvm::Function& indexed) {
+  start(function);
+  builder_.CreateCall(&indexed, {function.getArg(0), function.getArg(1)});
   builder_.CreateRetVoid();
 }
 
@@ -158,12 +277,50 @@ void RuleLowering::registers(size_t index, size_t count) {
   }
 }
 
-void RuleLowering::rule(size_t index, llvm::Value* verdicts) {
-  registers(index, module_.rules[index].condition_length);
-  llvm::Value* verdict = registers_.empty()
-                             ? builder_.getInt8(0)
-                             : builder_.CreateZExt(truth(registers_.back()), builder_.getInt8Ty());
-  builder_.CreateStore(verdict, builder_.CreateConstGEP1_64(builder_.getInt8Ty(), verdicts, index));
+// A rule the index lists under several values of its key is compiled once, out of line, and
+// called from each of its buckets, so that the code stays proportional to the rules.
+llvm::Value* RuleLowering::shared_rule(size_t index) {
+  llvm::Function*& function = shared_functions_[index];
+  if (function == nullptr) {
+    llvm::Function* caller = function_;
+    llvm::Value* caller_input = input_;
+    llvm::BasicBlock* caller_block = builder_.GetInsertBlock();
+    auto* type = llvm::FunctionType::get(builder_.getInt1Ty(), {builder_.getPtrTy()}, false);
+    function = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                      "gov.rule." + std::to_string(index), out_);
+    // The caller's function attributes (target CPU and features, nounwind); not its parameters'.
+    function->addFnAttrs(llvm::AttrBuilder(out_.getContext(), caller->getAttributes().getFnAttrs()));
+    function->removeFnAttr(llvm::Attribute::AlwaysInline);
+    function->addFnAttr(llvm::Attribute::NoInline);
+    function->addParamAttr(0, llvm::Attribute::NoAlias);
+    function->addParamAttr(0, llvm::Attribute::NoCapture);
+    function->addParamAttr(0, llvm::Attribute::ReadOnly);
+    start(*function);
+    registers(index, module_.rules[index].condition_length);
+    builder_.CreateRet(registers_.empty() ? builder_.getFalse() : truth(registers_.back()));
+    function_ = caller;
+    input_ = caller_input;
+    builder_.SetInsertPoint(caller_block);
+  }
+  return builder_.CreateCall(function, {input_});
+}
+
+RuleLowering::Matches RuleLowering::rule(size_t index, llvm::Value* verdicts, Matches so_far) {
+  llvm::Value* matched = nullptr;
+  if (shared_functions_.count(index) != 0) {
+    matched = shared_rule(index);
+  } else {
+    registers(index, module_.rules[index].condition_length);
+    matched = registers_.empty() ? builder_.getFalse() : truth(registers_.back());
+  }
+  builder_.CreateStore(builder_.CreateZExt(matched, builder_.getInt8Ty()),
+                       builder_.CreateConstGEP1_64(builder_.getInt8Ty(), verdicts, index));
+  Matches out{so_far.deny, builder_.CreateAdd(so_far.count, builder_.CreateZExt(matched, builder_.getInt32Ty()))};
+  if (module_.rules[index].action == ir::RuleAction::deny) {
+    llvm::Value* deny = builder_.CreateSelect(matched, builder_.getInt32(static_cast<uint32_t>(index)), builder_.getInt32(-1));
+    out.deny = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, so_far.deny, deny);
+  }
+  return out;
 }
 
 // Registers up to the last one a message part shows (validate() checked they exist).
@@ -411,6 +568,27 @@ llvm::Function* declare_function(llvm::Module& out, const llvm::TargetMachine& m
   return function;
 }
 
+/// `i64 gov.rules.indexed(const RuleInput* input, uint8_t* verdicts)`, internal: gov_rules and
+/// gov_decide call it (and LLVM inlines it where it is small).
+llvm::Function* declare_indexed(llvm::Module& out, const llvm::TargetMachine& machine) {
+  llvm::LLVMContext& context = out.getContext();
+  llvm::Type* ptr = llvm::PointerType::getUnqual(context);
+  auto* type = llvm::FunctionType::get(llvm::Type::getInt64Ty(context), {ptr, ptr}, /*isVarArg=*/false);
+  auto* function = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                          std::string(kIndexedRulesSymbol), out);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  function->addFnAttr("target-cpu", machine.getTargetCPU());
+  function->addFnAttr("target-features", machine.getTargetFeatureString());
+  for (unsigned arg : {0u, 1u}) {
+    function->addParamAttr(arg, llvm::Attribute::NoAlias);
+    function->addParamAttr(arg, llvm::Attribute::NoCapture);
+  }
+  function->addParamAttr(0, llvm::Attribute::ReadOnly);
+  function->getArg(0)->setName("input");
+  function->getArg(1)->setName("verdicts");
+  return function;
+}
+
 }  // namespace
 
 std::unique_ptr<llvm::Module> lower_rules(const ir::Module& module, llvm::LLVMContext& context,
@@ -419,7 +597,12 @@ std::unique_ptr<llvm::Module> lower_rules(const ir::Module& module, llvm::LLVMCo
   out->setTargetTriple(machine.getTargetTriple().str());
   out->setDataLayout(machine.createDataLayout());
   RuleLowering lowering(module, *out);
-  lowering.rules_function(*declare_function(*out, machine, kRulesSymbol, false));
+  llvm::Function* indexed = declare_indexed(*out, machine);
+  // Inlined into gov_rules and gov_decide while small: gov_rules then drops the first deny and
+  // the count it does not return (out of line, they cost ~70 instructions on ten rules).
+  if (module.rules.size() <= kRulesPerFunction) indexed->addFnAttr(llvm::Attribute::AlwaysInline);
+  lowering.indexed_function(*indexed);
+  lowering.rules_function(*declare_function(*out, machine, kRulesSymbol, false), *indexed);
   lowering.messages_function(*declare_function(*out, machine, kMessagesSymbol, true));
   lower_decisions(module, *out, machine);
   return out;

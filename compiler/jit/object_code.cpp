@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "compiler/ir/rule_index.hpp"
 #include "compiler/jit/object_key.hpp"
 #include "compiler/support/sha256.hpp"
 
@@ -12,7 +13,10 @@ namespace gov::jit {
 namespace {
 
 /// Bumped whenever lowering changes the code it generates for the same module.
-constexpr uint32_t kCodegenVersion = 7;
+/// 8: quota cells only where a team declares a quota, found through per-team lists (7 and
+/// before carried a slot for every team × instance type of the catalog); or, on another branch,
+/// the rule index. 9: both.
+constexpr uint32_t kCodegenVersion = 9;
 constexpr uint32_t kFormatVersion = 1;
 constexpr std::string_view kMagic = "GOVJITOB";
 
@@ -68,6 +72,30 @@ Key sha256(std::span<const uint8_t> data) {
   return hash.finish();
 }
 
+/// Which rules the code evaluates for which key values (ir::usable_rule_index; none: all).
+void write_rule_index(ByteWriter& out, const ir::Module& module) {
+  const auto list = [&out](const std::vector<uint32_t>& rules) {
+    out.u64(rules.size());
+    for (uint32_t rule : rules) out.u32(rule);
+  };
+  const ir::RuleIndex* usable = ir::usable_rule_index(module);
+  out.u8(usable != nullptr ? 1 : 0);
+  if (usable == nullptr) return;
+  const ir::RuleIndex& index = *usable;
+  list(index.always);
+  list(index.never);
+  out.u64(index.dimensions.size());
+  for (const ir::RuleDimension& dimension : index.dimensions) {
+    out.u8(static_cast<uint8_t>(dimension.key.source));
+    out.i64(dimension.key.index);
+    out.u64(dimension.buckets.size());
+    for (const ir::RuleBucket& bucket : dimension.buckets) {
+      out.i64(bucket.value);
+      list(bucket.rules);
+    }
+  }
+}
+
 void write_rules(ByteWriter& out, const ir::Module& module) {
   out.u64(module.rules.size());
   for (const ir::Rule& rule : module.rules) {
@@ -88,6 +116,7 @@ void write_rules(ByteWriter& out, const ir::Module& module) {
     for (int64_t v : set) out.i64(v);
   }
   out.u64(module.label_keys.size());
+  write_rule_index(out, module);
 }
 
 /// Which register each value part of each rule's message shows, and where (the text is not
@@ -112,19 +141,22 @@ void write_resources(ByteWriter& out, const ir::Resources& amounts) {
 
 /// What the fit test, the priority and the may-preempt predicate fold in as constants.
 void write_decisions(ByteWriter& out, const ir::Module& module) {
-  const ir::QuotaTable table = ir::quota_table(module);
+  // The declared cells only, as the generated code carries them (a team's cells in declared
+  // order, each with its instance type): the key's work grows with the quotas, not with teams ×
+  // the catalog's types, and loading a cached object stays fast (docs/benchmarks.md: 2 ms).
+  const ir::DeclaredQuotas table = ir::declared_quotas(module);
   out.u64(table.team_count);
   out.u64(table.flavor_count);
-  // The table is dense (teams x every instance type of the catalog: 64 teams make 3,648 cells,
-  // 590 KB), but a cell without a quota is always QuotaCell{}: its flag says all there is, and
-  // hashing only the present cells keeps loading a cached object fast (docs/benchmarks.md: 5 ms).
-  for (const ir::QuotaCell& cell : table.cells) {
-    out.u8(cell.present ? 1 : 0);
-    if (!cell.present) continue;
-    write_resources(out, cell.nominal);
-    write_resources(out, cell.borrowing_limit);
-    write_resources(out, cell.lendable);
-    write_resources(out, cell.local);
+  for (size_t t = 0; t < table.team_count; ++t) {
+    out.u64(table.team_first[t + 1] - table.team_first[t]);
+    for (uint32_t k = table.team_first[t]; k < table.team_first[t + 1]; ++k) {
+      const ir::QuotaCell& cell = table.cells[k];
+      out.u32(table.flavors[k]);
+      write_resources(out, cell.nominal);
+      write_resources(out, cell.borrowing_limit);
+      write_resources(out, cell.lendable);
+      write_resources(out, cell.local);
+    }
   }
   for (const ir::Resources& quota : table.cohort_quota) write_resources(out, quota);
   out.u8(module.settings.rank_by_priority ? 1 : 0);
@@ -134,12 +166,10 @@ void write_decisions(ByteWriter& out, const ir::Module& module) {
   for (const ir::Team& team : module.teams) {
     out.u8(static_cast<uint8_t>(ir::within_team_policy(team)));
     out.u8(static_cast<uint8_t>(ir::reclaim_policy(team)));
-    // gov_decide: whether and in which order a team's instance types are tried.
+    // gov_decide: whether and how a team's instance types are tried (their order is above).
     out.u8(team.active ? 1 : 0);
     out.u8(static_cast<uint8_t>(team.when_can_borrow));
     out.u8(static_cast<uint8_t>(team.flavor_preference));
-    out.u64(team.quotas.size());
-    for (const ir::FlavorQuota& quota : team.quotas) out.u32(quota.flavor);
   }
   for (const ir::Flavor& flavor : module.flavors) {  // gov_decide: cluster figures
     out.i64(flavor.capacity);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <vector>
 
 #include "compiler/ir/printer.hpp"
 
@@ -95,6 +96,25 @@ std::optional<std::string> instruction_problem(const ir::Module& module, const i
 }  // namespace
 
 std::optional<Error> validate(const ir::Module& module) {
+  // The quota tables of the generated code hold one cell per declared quota and find a team's
+  // cell of an instance type by its flavor: one quota per flavor, every flavor in range.
+  std::vector<size_t> quoted_by(module.flavors.size(), 0);  // the last team (+1) with a quota there
+  for (size_t t = 0; t < module.teams.size(); ++t) {
+    const ir::Team& team = module.teams[t];
+    for (const ir::FlavorQuota& quota : team.quotas) {
+      if (quota.flavor >= module.flavors.size()) {
+        return Error{ErrorKind::invalid_module,
+                     fmt::format("team `{}`: a quota for instance type #{} of a module with {}", team.name,
+                                 quota.flavor, module.flavors.size())};
+      }
+      if (quoted_by[quota.flavor] == t + 1) {
+        return Error{ErrorKind::invalid_module,
+                     fmt::format("team `{}`: two quotas for instance type `{}`", team.name,
+                                 module.flavors[quota.flavor].name)};
+      }
+      quoted_by[quota.flavor] = t + 1;
+    }
+  }
   for (const ir::Rule& rule : module.rules) {
     if (rule.condition_length > rule.code.size()) {
       return Error{ErrorKind::invalid_module,

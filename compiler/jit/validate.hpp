@@ -16,7 +16,8 @@ bool reads_b(ir::Op op);
 /// An invalid_module error for the first malformed instruction: an operand that is not an
 /// earlier register, an index outside its table (task, team, cluster, label keys, sets), a
 /// condition longer than the rule's code, or a message value that is not a register of the
-/// rule. Pure; thread-safe.
+/// rule, a quota for an instance type outside the module or a second quota of a team for
+/// one. Pure; thread-safe.
 std::optional<Error> validate(const ir::Module& module);
 
 }  // namespace gov::jit

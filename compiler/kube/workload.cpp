@@ -732,14 +732,10 @@ std::optional<std::string> class_of_label(std::string_view value, const std::vec
   return std::nullopt;
 }
 
-std::string task_json(const Workload& workload, const PodSet& pod_set, std::string_view team,
-                      const std::optional<std::string>& priority) {
-  JsonWriter out(/*indented=*/false);
-  out.begin_object();
-  out.field("id", workload.name);
-  out.field("team", team);
-  if (priority) out.field("priority", *priority);
-  if (pod_set.instance_type) out.field("instance_type", *pod_set.instance_type);
+namespace {
+
+// A pod set's `pods` and `per_pod` (docs/trace-format.md).
+void write_pods(JsonWriter& out, const PodSet& pod_set) {
   out.field("pods", pod_set.count);
   out.key("per_pod");
   out.begin_object();
@@ -767,10 +763,52 @@ std::string task_json(const Workload& workload, const PodSet& pod_set, std::stri
     out.end_object();
   }
   out.end_object();
-  if (workload.duration) {
-    out.key("duration");
-    out.decimal(model::format_decimal(*workload.duration, 1000));
+}
+
+void write_identity(JsonWriter& out, const Workload& workload, std::string_view team,
+                    const std::optional<std::string>& priority) {
+  out.field("id", workload.name);
+  out.field("team", team);
+  if (priority) out.field("priority", *priority);
+}
+
+void write_duration(JsonWriter& out, const Workload& workload) {
+  if (!workload.duration) return;
+  out.key("duration");
+  out.decimal(model::format_decimal(*workload.duration, 1000));
+}
+
+}  // namespace
+
+std::string task_json(const Workload& workload, const PodSet& pod_set, std::string_view team,
+                      const std::optional<std::string>& priority) {
+  JsonWriter out(/*indented=*/false);
+  out.begin_object();
+  write_identity(out, workload, team, priority);
+  if (pod_set.instance_type) out.field("instance_type", *pod_set.instance_type);
+  write_pods(out, pod_set);
+  write_duration(out, workload);
+  out.end_object();
+  return out.finish();
+}
+
+std::string task_json(const Workload& workload, std::string_view team, const std::optional<std::string>& priority) {
+  if (workload.pod_sets.size() == 1 && workload.pod_sets[0].name == "main")
+    return task_json(workload, workload.pod_sets[0], team, priority);
+  JsonWriter out(/*indented=*/false);
+  out.begin_object();
+  write_identity(out, workload, team, priority);
+  out.key("pod_sets");
+  out.begin_array();
+  for (const PodSet& pod_set : workload.pod_sets) {
+    out.begin_object();
+    out.field("name", pod_set.name);
+    if (pod_set.instance_type) out.field("instance_type", *pod_set.instance_type);
+    write_pods(out, pod_set);
+    out.end_object();
   }
+  out.end_array();
+  write_duration(out, workload);
   out.end_object();
   return out.finish();
 }

@@ -121,5 +121,8 @@ std::optional<std::string> class_of_label(std::string_view value, const std::vec
 /// exactly (vcpus with at most 3 decimals, memory_gib with at most 10).
 std::string task_json(const Workload& workload, const PodSet& pod_set, std::string_view team,
                       const std::optional<std::string>& priority);
+/// The whole workload as a task object of a trace: its one pod set `main` as task_json above,
+/// else every pod set under `pod_sets` (names, instance types, `pods`, `per_pod`).
+std::string task_json(const Workload& workload, std::string_view team, const std::optional<std::string>& priority);
 
 }  // namespace gov::kube

@@ -1,5 +1,6 @@
 #include "compiler/lower/lower.hpp"
 
+#include "compiler/ir/rule_index.hpp"
 #include "compiler/support/assert.hpp"
 
 #include <string>
@@ -175,14 +176,28 @@ ir::Module lower(const check::Policy& policy) {
     out.when_can_borrow = team.when_can_borrow;
     out.when_can_preempt = team.when_can_preempt;
     out.flavor_preference = team.flavor_preference;
-    out.fair_share_weight = team.fair_share_weight;
+    out.fair_share_weight_micros = team.fair_share_weight_micros;
     out.active = team.active;
     for (const check::Quota& q : team.quotas) out.quotas.push_back(lower_quota(module, q));
     module.teams.push_back(std::move(out));
   }
+  if (policy.cohort) {
+    // A profile no team's quota gives has no column: no team could borrow it.
+    for (const check::Quota& q : policy.cohort->quotas) {
+      ir::CohortQuota own;
+      own.flavor = static_cast<uint32_t>(q.type);
+      own.nominal = ir::columns_of(q.nominal);
+      for (const check::PartitionQuota& p : q.partitions) {
+        const int32_t k = module.partition_index(p.profile);
+        if (k >= 0) own.nominal[ir::index(ir::partition_column(static_cast<size_t>(k)))] = p.nominal;
+      }
+      module.cohort_quotas.push_back(own);
+    }
+  }
   Interned interned;
   interned.strings.emplace("", 0);  // strings[0], pushed above
   for (const check::Rule& rule : policy.rules) module.rules.push_back(lower_rule(module, rule, interned));
+  module.rule_index = ir::index_rules(module);
   return module;
 }
 

@@ -1,5 +1,7 @@
 // The words of the vocabulary: resource keys and Kubernetes names, and the language's words for
 // team settings.
+#include <fmt/format.h>
+
 #include "compiler/model/resources.hpp"
 #include "compiler/model/team.hpp"
 
@@ -93,6 +95,20 @@ std::string_view fair_share_strategy_name(FairShareStrategy strategy) {
     case FairShareStrategy::less_than_initial_share: return "less-than-initial-share";
   }
   return "?";
+}
+
+std::string weight_text(int64_t micros) {
+  const char* sign = micros < 0 ? "-" : "";
+  const uint64_t magnitude = micros < 0 ? 0 - static_cast<uint64_t>(micros) : static_cast<uint64_t>(micros);
+  const uint64_t whole = magnitude / kWeightScale;
+  uint64_t fraction = magnitude % kWeightScale;
+  if (fraction == 0) return fmt::format("{}{}", sign, whole);
+  int digits = 6;
+  while (fraction % 10 == 0) {
+    fraction /= 10;
+    --digits;
+  }
+  return fmt::format("{}{}.{:0{}}", sign, whole, fraction, digits);
 }
 
 }  // namespace gov::model

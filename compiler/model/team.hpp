@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace gov::model {
@@ -41,5 +42,21 @@ std::string_view when_can_borrow_name(WhenCanBorrow when);
 std::string_view when_can_preempt_name(WhenCanPreempt when);
 std::string_view flavor_preference_name(FlavorPreference preference);
 std::string_view fair_share_strategy_name(FairShareStrategy strategy);
+
+/// Fair-share weights are exact decimals, kept in millionths (the language's six decimals, as
+/// Kueue's resource.Quantity keeps `fairSharing.weight` exactly): 1 is 1'000'000, 0.5 is 500'000.
+inline constexpr int64_t kWeightScale = 1'000'000;
+/// The largest weight the language takes (docs/limits.md): Kueue bounds none.
+inline constexpr int64_t kMaxFairShareWeight = 1'000'000;
+/// A weight in millionths as the language writes it: `1`, `0.5`, `1.25`.
+std::string weight_text(int64_t micros);
+/// A weight as the double nearest its decimal value (Kueue HEAD divides shares by
+/// `Quantity.AsFloat64Slow()`): micros / 10^6, both exact in a double, so the quotient is the
+/// correctly rounded value, and a whole weight w is exactly w (integer weights decide as before).
+inline double weight_value(int64_t micros) { return static_cast<double>(micros) / static_cast<double>(kWeightScale); }
+/// Whether a weight is a whole number from 0 to 100, what HyperPod's FairShareWeight takes.
+inline bool hyperpod_weight(int64_t micros) {
+  return micros >= 0 && micros <= 100 * kWeightScale && micros % kWeightScale == 0;
+}
 
 }  // namespace gov::model

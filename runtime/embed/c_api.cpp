@@ -59,6 +59,8 @@ struct gov_trace {
   std::vector<gov_event> views;
   std::vector<std::vector<gov_label>> labels;
   std::vector<std::vector<gov_partition>> partitions;
+  std::vector<std::vector<gov_pod_set>> pod_sets;            // per event
+  std::vector<std::vector<std::vector<gov_partition>>> pod_set_partitions;  // per event, per pod set
 };
 
 namespace {
@@ -142,14 +144,38 @@ void check_label_value(const char* value) {
 }
 static_assert(gov::trace::kMaxLabelValueBytes == 65536, "the message above states the bound");
 
-/// A C task's partitions into `out` (cleared first; no allocation when none).
-void read_partitions(const gov_task& c, std::vector<std::pair<std::string, int64_t>>& out) {
+/// C partitions into `out` (cleared first; no allocation when none).
+void read_partitions(const gov_partition* partitions, size_t count,
+                     std::vector<std::pair<std::string, int64_t>>& out) {
   out.clear();
-  if (c.partition_count > 0 && c.partitions == nullptr)
-    invalid("the task has partition_count > 0 but partitions is NULL");
-  for (size_t i = 0; i < c.partition_count; ++i) {
-    if (c.partitions[i].profile == nullptr) invalid("a partition's profile is NULL");
-    out.emplace_back(c.partitions[i].profile, c.partitions[i].count);
+  if (count > 0 && partitions == nullptr) invalid("the task has partition_count > 0 but partitions is NULL");
+  for (size_t i = 0; i < count; ++i) {
+    if (partitions[i].profile == nullptr) invalid("a partition's profile is NULL");
+    out.emplace_back(partitions[i].profile, partitions[i].count);
+  }
+}
+
+void read_partitions(const gov_task& c, std::vector<std::pair<std::string, int64_t>>& out) {
+  read_partitions(c.partitions, c.partition_count, out);
+}
+
+/// A C task's pod sets into `out` (cleared first; no allocation when none). More than the engine
+/// takes are read (it answers `invalid`), up to a bound that keeps a bad count from reading far.
+void read_pod_sets(const gov_task& c, std::vector<gov::PodSet>& out) {
+  out.clear();
+  if (c.pod_set_count == 0) return;
+  if (c.pod_sets == nullptr) invalid("the task has pod_set_count > 0 but pod_sets is NULL");
+  if (c.pod_set_count > 64) invalid("the task has more than 64 pod sets (Kueue allows 8)");
+  for (size_t i = 0; i < c.pod_set_count; ++i) {
+    const gov_pod_set& p = c.pod_sets[i];
+    if (p.name == nullptr) invalid("a pod set's name is NULL");
+    gov::PodSet& pod_set = out.emplace_back();
+    pod_set.name = p.name;
+    if (p.instance_type) pod_set.instance_type = p.instance_type;
+    pod_set.instances = optional_int(p.instances);
+    for (size_t r = 0; r < GOV_RESOURCE_COUNT; ++r) pod_set.amounts[r] = optional_int(p.amounts[r]);
+    pod_set.pods = p.pods;
+    read_partitions(p.partitions, p.partition_count, pod_set.partitions);
   }
 }
 
@@ -172,6 +198,7 @@ gov::Task task_from_c(const gov_task& c) {
     task.labels.emplace_back(c.labels[i].key, c.labels[i].value);
   }
   read_partitions(c, task.partitions);
+  read_pod_sets(c, task.pod_sets);
   task.created = optional_int(c.created_ms);
   return task;
 }
@@ -408,6 +435,14 @@ int gov_abi_version(void) {
 
 void gov_string_free(char* text) {
   std::free(text);
+}
+
+void gov_pod_set_init(gov_pod_set* pod_set) {
+  if (pod_set == nullptr) return;
+  *pod_set = gov_pod_set{};
+  pod_set->instances = GOV_UNSET;
+  for (int64_t& amount : pod_set->amounts) amount = GOV_UNSET;
+  pod_set->pods = 1;
 }
 
 void gov_task_init(gov_task* task) {
@@ -752,6 +787,8 @@ gov_status gov_trace_read(const gov_engine* engine, const char* json, size_t len
     trace->views.reserve(trace->events.size());
     trace->labels.resize(trace->events.size());
     trace->partitions.resize(trace->events.size());
+    trace->pod_sets.resize(trace->events.size());
+    trace->pod_set_partitions.resize(trace->events.size());
     for (size_t i = 0; i < trace->events.size(); ++i) {
       const gov::TimedEvent& e = trace->events[i];
       gov_event view{};
@@ -776,6 +813,23 @@ gov_status gov_trace_read(const gov_engine* engine, const char* json, size_t len
         for (const auto& [profile, count] : t.partitions) trace->partitions[i].push_back({profile.c_str(), count});
         view.task.partitions = trace->partitions[i].data();
         view.task.partition_count = trace->partitions[i].size();
+        trace->pod_set_partitions[i].resize(t.pod_sets.size());
+        for (size_t k = 0; k < t.pod_sets.size(); ++k) {
+          const gov::PodSet& p = t.pod_sets[k];
+          for (const auto& [profile, count] : p.partitions) trace->pod_set_partitions[i][k].push_back({profile.c_str(), count});
+          gov_pod_set set;
+          gov_pod_set_init(&set);
+          set.name = p.name.c_str();
+          set.instance_type = p.instance_type ? p.instance_type->c_str() : nullptr;
+          set.instances = p.instances.value_or(GOV_UNSET);
+          for (size_t r = 0; r < GOV_RESOURCE_COUNT; ++r) set.amounts[r] = p.amounts[r].value_or(GOV_UNSET);
+          set.pods = p.pods;
+          set.partitions = trace->pod_set_partitions[i][k].data();
+          set.partition_count = trace->pod_set_partitions[i][k].size();
+          trace->pod_sets[i].push_back(set);
+        }
+        view.task.pod_sets = trace->pod_sets[i].data();
+        view.task.pod_set_count = trace->pod_sets[i].size();
       }
       trace->views.push_back(view);
     }

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/support/json_writer.hpp"
 #include "gov/types.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/json.hpp"
@@ -77,28 +78,46 @@ void append_array(std::string& out, const std::vector<T>& items, Write write) {
 /// A task as a trace's `submit` object (docs/trace-format.md), which the state reader takes back:
 /// amounts in file units (vCPUs, GiB), at the top level or, with `pods`, in `per_pod`. A label
 /// key given twice is written once (its first value): a JSON object has unique keys.
+// The amounts (and partitions) of a task or a pod set, at the top level or per pod.
+void write_request(ObjectWriter& t, const std::array<std::optional<int64_t>, kResourceCount>& amounts,
+                   const std::vector<std::pair<std::string, int64_t>>& partition_counts, const std::optional<int64_t>& pods) {
+  const auto write_amounts = [&](ObjectWriter& out) {
+    for (size_t r = 0; r < kResourceCount; ++r) {
+      if (!amounts[r]) continue;
+      const auto resource = static_cast<Resource>(r);
+      out.key(trace::trace_key(resource)) += trace::format_amount(resource, *amounts[r]);
+    }
+    if (partition_counts.empty()) return;
+    ObjectWriter partitions(out.key("partitions"));
+    for (const auto& [profile, count] : partition_counts) partitions.integer(profile, count);
+  };
+  if (pods) {
+    t.integer("pods", *pods);
+    ObjectWriter per_pod(t.key("per_pod"));
+    write_amounts(per_pod);
+  } else {
+    write_amounts(t);
+  }
+}
+
 void write_task(ObjectWriter& t, const Task& task) {
   t.string("id", task.id);
   t.string("team", task.team);
   if (task.priority) t.string("priority", *task.priority);
   if (task.instance_type) t.string("instance_type", *task.instance_type);
   if (task.instances) t.integer("instances", *task.instances);
-  const auto write_amounts = [&task](ObjectWriter& out) {
-    for (size_t r = 0; r < kResourceCount; ++r) {
-      if (!task.amounts[r]) continue;
-      const auto resource = static_cast<Resource>(r);
-      out.key(trace::trace_key(resource)) += trace::format_amount(resource, *task.amounts[r]);
-    }
-    if (task.partitions.empty()) return;
-    ObjectWriter partitions(out.key("partitions"));
-    for (const auto& [profile, count] : task.partitions) partitions.integer(profile, count);
-  };
-  if (task.pods) {
-    t.integer("pods", *task.pods);
-    ObjectWriter per_pod(t.key("per_pod"));
-    write_amounts(per_pod);
-  } else {
-    write_amounts(t);
+  write_request(t, task.amounts, task.partitions, task.pods);
+  if (!task.pod_sets.empty()) {
+    append_array(t.key("pod_sets"), task.pod_sets, [](ObjectWriter& p, const PodSet& pod_set) {
+      p.string("name", pod_set.name);
+      if (pod_set.instance_type) p.string("instance_type", *pod_set.instance_type);
+      if (pod_set.instances) {  // whole instances (the trace reader takes them for one pod)
+        p.integer("instances", *pod_set.instances);
+        if (pod_set.pods != 1) p.integer("pods", pod_set.pods);
+        return;
+      }
+      write_request(p, pod_set.amounts, pod_set.partitions, pod_set.pods);
+    });
   }
   if (!task.labels.empty()) {
     ObjectWriter labels(t.key("labels"));
@@ -135,6 +154,15 @@ std::string to_json(const ClusterState& state) {
       a.seconds("submitted_at", entry.submitted_at);
       a.seconds("admitted_at", entry.admitted_at);
       if (entry.flavor) a.string("flavor", *entry.flavor);
+      if (!entry.pod_set_flavors.empty()) {
+        std::string& list = a.key("pod_set_flavors");
+        list += '[';
+        for (size_t i = 0; i < entry.pod_set_flavors.size(); ++i) {
+          if (i > 0) list += ',';
+          list += json_quote(entry.pod_set_flavors[i]);
+        }
+        list += ']';
+      }
       write_warnings(a, entry.warnings);
     });
     append_array(object.key("pending"), state.pending, [](ObjectWriter& p, const PendingTask& entry) {

@@ -32,6 +32,11 @@ ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::De
 }
 
 AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
+  if (!spec.pod_sets.empty() && !is_single_main(spec)) [[unlikely]] {
+    thread_local PreparedTask prepared;  // reused: a warm check of pod sets allocates nothing
+    prepare_into(core, spec, prepared);
+    return check_admission(core, prepared);
+  }
   TaskRequest request;
   if (resolve_request(core.resolver(), spec, request)) {
     AdmissionCheck out;
@@ -54,6 +59,7 @@ AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
 AdmissionCheck check_with_partitions(const EngineCore& core, const PreparedTask& task) {
   const AdmissionCheck checked = decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
   if (task.unavailable_partition) return no_flavor(checked);
+  if (!task.pod_sets.empty()) return with_pod_sets(core, checked, task.pod_sets);
   return with_partitions(core, checked, task.requested_flavor, task.request);
 }
 
@@ -103,10 +109,83 @@ AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, i
   return out;
 }
 
+AdmissionCheck with_pod_sets(const EngineCore& core, AdmissionCheck checked, std::span<const PreparedPodSet> pod_sets) {
+  if (checked.verdict != AdmissionCheck::Verdict::admit && checked.verdict != AdmissionCheck::Verdict::pending)
+    return checked;
+  AdmissionCheck out = checked;
+  out.verdict = AdmissionCheck::Verdict::pending;
+  out.flavor = -1;
+  out.borrows = false;
+  const auto team = static_cast<uint32_t>(checked.team);
+  const ir::Team& team_def = core.module.teams[team];
+  if (!team_def.active) return out;
+  std::array<ir::Resources, gov::kMaxPodSets> assumed{};  // per flavor taken so far, by position
+  std::array<uint32_t, gov::kMaxPodSets> assumed_flavor{};
+  size_t assumed_count = 0;
+  int32_t first = -1;
+  bool borrows_any = false;
+  for (const PreparedPodSet& pod_set : pod_sets) {
+    int32_t chosen = -1, borrowing_fit = -1;
+    bool chosen_borrows = false;
+    for (const ir::FlavorQuota& quota : team_def.quotas) {
+      if (pod_set.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(pod_set.requested_flavor)) continue;
+      ir::Resources total = pod_set.request;
+      for (size_t k = 0; k < assumed_count; ++k) {
+        if (assumed_flavor[k] != quota.flavor) continue;
+        for (size_t i = 0; i < total.size(); ++i) total[i] += assumed[k][i];
+      }
+      const ir::FitResult fit = core.evaluator.fit(core.quota.fit_input(team, quota.flavor, total));
+      if (!fit.fits_all() || !core.quota.partitions_fit(team, quota.flavor, total, /*allow_borrowing=*/true)) continue;
+      const bool borrows =
+          fit.borrows != 0 || !core.quota.partitions_fit(team, quota.flavor, total, /*allow_borrowing=*/false);
+      if (!borrows || team_def.when_can_borrow == ir::WhenCanBorrow::borrow) {
+        chosen = static_cast<int32_t>(quota.flavor);
+        chosen_borrows = borrows;
+        break;
+      }
+      if (borrowing_fit < 0) borrowing_fit = static_cast<int32_t>(quota.flavor);
+    }
+    if (chosen < 0 && borrowing_fit >= 0 && team_def.flavor_preference == ir::FlavorPreference::borrowing_over_preemption) {
+      chosen = borrowing_fit;
+      chosen_borrows = true;
+    }
+    if (chosen < 0) return out;
+    size_t k = 0;
+    while (k < assumed_count && assumed_flavor[k] != static_cast<uint32_t>(chosen)) ++k;
+    if (k == assumed_count) assumed_flavor[assumed_count++] = static_cast<uint32_t>(chosen);
+    for (size_t i = 0; i < pod_set.request.size(); ++i) assumed[k][i] += pod_set.request[i];
+    if (first < 0) first = chosen;
+    borrows_any = borrows_any || chosen_borrows;
+  }
+  out.verdict = AdmissionCheck::Verdict::admit;
+  out.flavor = first;
+  out.borrows = borrows_any;
+  return out;
+}
+
 PreparedTask prepare(const EngineCore& core, const gov::Task& spec) {
   PreparedTask out;
+  prepare_into(core, spec, out);
+  return out;
+}
+
+void prepare_into(const EngineCore& core, const gov::Task& spec, PreparedTask& out) {
   TaskRequest request;
-  if (!resolve_request(core.resolver(), spec, request)) out.policy = &core.module;
+  out.policy = nullptr;
+  out.unavailable_partition = false;
+  if (!spec.pod_sets.empty() && !is_single_main(spec)) {
+    thread_local std::vector<PodSetRequest> pod_sets;  // reused: names keep their capacity
+    const bool valid = !resolve_pod_sets(core.resolver().without_interning(), spec, request, &pod_sets);
+    if (valid) out.policy = &core.module;
+    out.pod_sets.resize(valid ? pod_sets.size() : 0);
+    for (size_t i = 0; i < out.pod_sets.size(); ++i) {
+      out.pod_sets[i] = {pod_sets[i].requested_flavor, pod_sets[i].request};
+      out.unavailable_partition = out.unavailable_partition || pod_sets[i].has_unavailable_partition;
+    }
+  } else {
+    out.pod_sets.clear();
+    if (!resolve_request(core.resolver(), spec, request)) out.policy = &core.module;
+  }
   out.team = request.team;
   out.class_index = request.class_index;
   out.priority = request.priority;
@@ -114,13 +193,12 @@ PreparedTask prepare(const EngineCore& core, const gov::Task& spec) {
   out.instances = request.instances;
   out.pods = request.pods;
   out.request = request.request;
-  out.unavailable_partition = !request.unavailable_partition.empty();
-  out.partitions = out.unavailable_partition || requests_partitions(request.request);
+  out.unavailable_partition = out.unavailable_partition || !request.unavailable_partition.empty();
+  out.partitions = out.unavailable_partition || requests_partitions(request.request) || !out.pod_sets.empty();
   out.id_string = core.rules.id_string(spec.id);
   out.fields = core.rules.task_fields(request, out.id_string);
   out.label_ids.resize(core.module.label_keys.size());
   core.rules.label_strings(spec.labels, out.label_ids);
-  return out;
 }
 
 }  // namespace gov::engine

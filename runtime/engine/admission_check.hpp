@@ -72,6 +72,12 @@ ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::De
 AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, int32_t requested_flavor,
                                const ir::Resources& request);
 
+/// `checked` (decide's answer on the task's totals) for a task of several pod sets: each pod set
+/// in order takes a flavor by conclude's rule, its request counted on top of the earlier pod
+/// sets' in the same flavor; the task is admitted only if every pod set gets one (on the first
+/// pod set's flavor, borrowing if any pod set borrows). Out of line.
+AdmissionCheck with_pod_sets(const EngineCore& core, AdmissionCheck checked, std::span<const PreparedPodSet> pod_sets);
+
 /// `checked` with an admission turned into pending: the task asks for a GPU partition profile no
 /// quota gives (no flavor has it).
 AdmissionCheck no_flavor(AdmissionCheck checked);

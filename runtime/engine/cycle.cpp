@@ -98,7 +98,9 @@ void Scheduler::nominate(Entry& entry) {
 // until something in the instance types it may use changes (NominationCache).
 Nomination* Scheduler::nomination_for(Entry& entry) {
   const Task& task = core_.tasks[entry.task];
-  const bool use_cache = !core_.options.self_check;  // self-check runs recompute everything
+  // Self-check runs recompute everything; a task of several pod sets is its own shape (their
+  // names are in its messages), so it is never cached.
+  const bool use_cache = !core_.options.self_check && task.pod_sets.empty();
   bool valid = false;
   Nomination* stored = use_cache ? cache_.lookup(core_.module, task, stamps_, valid) : nullptr;
   if (valid) return stored;
@@ -119,10 +121,24 @@ void Scheduler::set_order_keys(Entry& entry) {
   if (!core_.module.settings.fair_sharing) return;
   // The fair-sharing order compares shares after admitting each entry; in a flat cohort a
   // team's share depends on its own usage only, so these keys hold for the whole cycle.
-  const int32_t weight = core_.module.teams[entry.team].fair_share_weight;
+  const int64_t weight = core_.module.teams[entry.team].fair_share_weight_micros;
   entry.borrows_requested = false;
   if (a.flavor < 0) {
     entry.share = dominant_resource_share(core_.quota, entry.team, weight);
+    return;
+  }
+  if (a.pod_set_count > 0) {  // several flavors: the share with every part admitted
+    const PreemptionRequest parts = assigner_.request_for(entry.task, a);
+    for (const RequestPart& part : parts.all()) {
+      for (ir::Resource r : core_.quota.charged()) {
+        const Amount amount = part.request[ir::index(r)];
+        if (amount > 0 && core_.quota.borrowing_with(entry.team, part.flavor, r, amount))
+          entry.borrows_requested = true;
+      }
+    }
+    for (const RequestPart& part : parts.all()) core_.quota.add(entry.team, part.flavor, part.request);
+    entry.share = dominant_resource_share(core_.quota, entry.team, weight);
+    for (const RequestPart& part : parts.all()) core_.quota.subtract(entry.team, part.flavor, part.request);
     return;
   }
   const auto flavor = static_cast<uint32_t>(a.flavor);
@@ -196,7 +212,7 @@ void Scheduler::process(Entry& entry, std::vector<Decision>& out) {
     entry.result = Result::preempting;
     return;
   }
-  admit(core_, entry.task, static_cast<uint32_t>(a.flavor), out);
+  admit(core_, entry.task, a, out);
   entry.result = Result::admitted;
 }
 
@@ -217,11 +233,10 @@ bool Scheduler::overlaps_cycle_victims(const Entry& entry) const {
 // targets and fits with them gone, it preempts them now. Returns false when neither holds: the
 // caller skips it as before.
 bool Scheduler::recompute_overlapping(Entry& entry, std::vector<Decision>& out) {
-  const int32_t flavor = entry.nomination->assignment.flavor;
   Nomination& again = entry.own;  // never the cache's: the result holds for this state only
   release_cycle_victims(false);
   assigner_.set_now(core_.now);
-  assigner_.assign(entry.task, again.assignment, nullptr, flavor);
+  assigner_.assign_pinned(entry.task, again.assignment, entry.nomination->assignment);
   again.targets.clear();
   again.message_ready = false;
   if (again.assignment.preempt_mode())
@@ -248,46 +263,41 @@ bool Scheduler::recompute_overlapping(Entry& entry, std::vector<Decision>& out) 
 
 // Takes this cycle's victims' usage out of the quota (`give_back` false) or puts it back.
 void Scheduler::release_cycle_victims(bool give_back) {
-  for (uint32_t victim : cycle_victims_) {
-    const Task& t = core_.tasks[victim];
-    const auto team = static_cast<uint32_t>(t.team);
-    const auto flavor = static_cast<uint32_t>(t.flavor);
-    give_back ? core_.quota.add(team, flavor, t.request)
-              : core_.quota.subtract(team, flavor, t.request);
-  }
+  for (uint32_t victim : cycle_victims_) release_quota(victim, give_back);
+}
+
+void Scheduler::release_quota(uint32_t victim, bool give_back) {
+  const Task& t = core_.tasks[victim];
+  const auto team = static_cast<uint32_t>(t.team);
+  for_each_charge(t, [&](uint32_t flavor, const Resources& amounts) {
+    give_back ? core_.quota.add(team, flavor, amounts) : core_.quota.subtract(team, flavor, amounts);
+  });
 }
 
 // A preemptor's request held on its flavor for the rest of the cycle (cq.AddUsage), so later
 // heads cannot take what its victims free.
 void Scheduler::reserve_request(const Entry& entry) {
-  const Task& task = core_.tasks[entry.task];
-  const auto flavor = static_cast<uint32_t>(entry.nomination->assignment.flavor);
-  Reservation reservation{entry.team, flavor, {}};
-  for (ir::Resource r : core_.quota.charged())
-    reservation.amounts[ir::index(r)] = task.request[ir::index(r)];
-  core_.quota.add(reservation.team, reservation.flavor, reservation.amounts);
-  reservations_.push_back(reservation);
+  const PreemptionRequest request = assigner_.request_for(entry.task, entry.nomination->assignment);
+  for (const RequestPart& part : request.all()) {
+    Reservation reservation{entry.team, part.flavor, part.request};
+    core_.quota.add(reservation.team, reservation.flavor, reservation.amounts);
+    reservations_.push_back(reservation);
+  }
 }
 
 // `fits`: the request against the current usage with every victim of this cycle, and the
 // entry's own, simulated as gone (cq.Fits: request <= Available).
 bool Scheduler::fits_after_cycle_victims(const Entry& entry) {
-  const auto release_quota = [this](uint32_t victim, bool give_back) {
-    const Task& t = core_.tasks[victim];
-    const auto team = static_cast<uint32_t>(t.team);
-    const auto flavor = static_cast<uint32_t>(t.flavor);
-    give_back ? core_.quota.add(team, flavor, t.request)
-              : core_.quota.subtract(team, flavor, t.request);
-  };
   const std::vector<Target>& targets = entry.nomination->targets;
   for (uint32_t victim : cycle_victims_) release_quota(victim, false);
   for (const Target& target : targets) release_quota(target.task, false);
-  const Task& task = core_.tasks[entry.task];
-  const auto flavor = static_cast<uint32_t>(entry.nomination->assignment.flavor);
+  const PreemptionRequest request = assigner_.request_for(entry.task, entry.nomination->assignment);
   bool fits = true;
-  for (ir::Resource r : core_.quota.charged()) {
-    const Amount amount = task.request[ir::index(r)];
-    if (amount > 0 && amount > core_.quota.available(entry.team, flavor, r)) fits = false;
+  for (const RequestPart& part : request.all()) {
+    for (ir::Resource r : core_.quota.charged()) {
+      const Amount amount = part.request[ir::index(r)];
+      if (amount > 0 && amount > core_.quota.available(entry.team, part.flavor, r)) fits = false;
+    }
   }
   for (const Target& target : targets) release_quota(target.task, true);
   for (uint32_t victim : cycle_victims_) release_quota(victim, true);
@@ -300,23 +310,25 @@ void Scheduler::reserve_for_unreclaimable(const Entry& entry) {
   const ir::Team& team = core_.module.teams[entry.team];
   if (team.reclaim_within_cohort == ir::ReclaimWithinCohort::any) return;
   const Assignment& assignment = entry.nomination->assignment;
-  const auto flavor = static_cast<uint32_t>(assignment.flavor);
-  const Task& task = core_.tasks[entry.task];
-  Reservation reservation{entry.team, flavor, {}};
-  for (ir::Resource r : core_.quota.charged()) {
-    const Amount amount = task.request[ir::index(r)];
-    if (amount == 0) continue;
-    const Amount used = core_.quota.usage(entry.team, flavor, r);
-    const Amount nominal = core_.quota.nominal(entry.team, flavor, r);
-    const Amount ceiling =
-        assignment.borrowing > 0
-            ? saturating_add(nominal, core_.quota.borrowing_limit(entry.team, flavor, r))
-            : nominal;
-    reservation.amounts[ir::index(r)] =
-        std::max<Amount>(0, std::min(amount, ceiling == ir::kUnlimited ? amount : ceiling - used));
+  const PreemptionRequest request = assigner_.request_for(entry.task, assignment);
+  for (const RequestPart& part : request.all()) {
+    const uint32_t flavor = part.flavor;
+    Reservation reservation{entry.team, flavor, {}};
+    for (ir::Resource r : core_.quota.charged()) {
+      const Amount amount = part.request[ir::index(r)];
+      if (amount == 0) continue;
+      const Amount used = core_.quota.usage(entry.team, flavor, r);
+      const Amount nominal = core_.quota.nominal(entry.team, flavor, r);
+      const Amount ceiling =
+          assignment.borrowing > 0
+              ? saturating_add(nominal, core_.quota.borrowing_limit(entry.team, flavor, r))
+              : nominal;
+      reservation.amounts[ir::index(r)] =
+          std::max<Amount>(0, std::min(amount, ceiling == ir::kUnlimited ? amount : ceiling - used));
+    }
+    core_.quota.add(reservation.team, reservation.flavor, reservation.amounts);
+    reservations_.push_back(reservation);
   }
-  core_.quota.add(reservation.team, reservation.flavor, reservation.amounts);
-  reservations_.push_back(reservation);
 }
 
 void Scheduler::issue_preemptions(Entry& entry, std::vector<Decision>& out) {
@@ -328,16 +340,19 @@ void Scheduler::issue_preemptions(Entry& entry, std::vector<Decision>& out) {
   for (const Target& target : targets) cycle_victims_.push_back(target.task);
 
   const std::string message =
-      pending_preemption_message(assignment_message(*entry.nomination), targets.size());
+      pending_preemption_message(assignment_message(entry.task, *entry.nomination), targets.size());
   emit_pending(core_, entry.task,
                {PendingReason::waiting_for_preemption, message, nullptr, &targets}, out);
   for (const Target& target : targets) emit_preempted(core_, target, entry.task, out);
 }
 
-const std::string& Scheduler::assignment_message(Nomination& nomination) {
+const std::string& Scheduler::assignment_message(uint32_t task, Nomination& nomination) {
   if (!nomination.message_ready) {
+    const Task& t = core_.tasks[task];
+    std::array<std::string_view, kMaxPodSets> names{};
+    for (size_t i = 0; i < t.pod_sets.size(); ++i) names[i] = t.pod_sets[i].name;
     render_assignment_message(core_.module, core_.options.dialect, nomination.assignment.reasons,
-                              nomination.message);
+                              nomination.message, std::span<const std::string_view>(names.data(), t.pod_sets.size()));
     nomination.message_ready = true;
   }
   return nomination.message;
@@ -351,7 +366,7 @@ void Scheduler::emit_assignment_pending(const Entry& entry, std::vector<Decision
   } else if (a.mode.mode == FitMode::no_fit && a.no_fit_class == NoFitClass::exceeds_max_quota) {
     reason = PendingReason::exceeds_max_quota;
   }
-  emit_pending(core_, entry.task, {reason, assignment_message(*entry.nomination), &a, nullptr},
+  emit_pending(core_, entry.task, {reason, assignment_message(entry.task, *entry.nomination), &a, nullptr},
                out);
 }
 
@@ -411,8 +426,7 @@ void Scheduler::emit_current_pending(uint32_t task, std::vector<Decision>& out) 
 }
 
 void Scheduler::self_check_victims(const Entry& entry) {
-  const Assignment& assignment = entry.nomination->assignment;
-  const auto flavor = static_cast<uint32_t>(assignment.flavor);
+  const PreemptionRequest request = assigner_.request_for(entry.task, entry.nomination->assignment);
   for (const Target& target : entry.nomination->targets) {
     const Task& victim = core_.tasks[target.task];
     if (victim.preempted_at == core_.now) {
@@ -421,12 +435,12 @@ void Scheduler::self_check_victims(const Entry& entry) {
     }
     if (victim.team == static_cast<int32_t>(entry.team)) continue;
     const auto team = static_cast<uint32_t>(victim.team);
-    const Resources& usage = cycle_start_usage_[team * core_.quota.flavor_count() + flavor];
     bool over_nominal = false;
-    for (ir::Resource r : core_.quota.charged()) {
-      if (contains(assignment.needs_preemption, r) &&
-          usage[ir::index(r)] > core_.quota.nominal(team, flavor, r)) {
-        over_nominal = true;
+    for (const RequestPart& part : request.all()) {
+      const Resources& usage = cycle_start_usage_[team * core_.quota.flavor_count() + part.flavor];
+      for (ir::Resource r : core_.quota.charged()) {
+        if (contains(part.needs, r) && usage[ir::index(r)] > core_.quota.nominal(team, part.flavor, r))
+          over_nominal = true;
       }
     }
     if (!over_nominal) {

@@ -70,7 +70,9 @@ class Scheduler {
   void reserve_for_unreclaimable(const Entry& entry);
   void issue_preemptions(Entry& entry, std::vector<Decision>& out);
   void emit_assignment_pending(const Entry& entry, std::vector<Decision>& out);
-  const std::string& assignment_message(Nomination& nomination);
+  const std::string& assignment_message(uint32_t task, Nomination& nomination);
+  /// Takes a task's usage out of the quota (`give_back` false) or puts it back.
+  void release_quota(uint32_t task, bool give_back);
   void self_check_victims(const Entry& entry);
   void self_check_usage();
 

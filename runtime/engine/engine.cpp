@@ -25,6 +25,8 @@ struct Engine::Impl {
   void cancel(std::string_view id, std::vector<Decision>& out);
   bool id_in_use(std::string_view id) const;
   std::optional<std::string> load_admitted(const AdmittedTask& entry);
+  std::optional<std::string> pod_set_flavors_of(const AdmittedTask& entry, const Task& task,
+                                                std::vector<int32_t>& out) const;
   std::optional<std::string> load_pending(const PendingTask& entry);
 
   EngineCore core;
@@ -174,11 +176,40 @@ void Engine::Impl::cancel(std::string_view id, std::vector<Decision>& out) {
   release(core, static_cast<uint32_t>(index), Outcome::cancelled, out);
 }
 
+// The flavor of each pod set of an admitted task of several: AdmittedTask::pod_set_flavors, else
+// `flavor` for all, else each pod set's instance type, else the team's first.
+std::optional<std::string> Engine::Impl::pod_set_flavors_of(const AdmittedTask& entry, const Task& task,
+                                                           std::vector<int32_t>& out) const {
+  const ir::Team& team = core.module.teams[static_cast<size_t>(task.team)];
+  if (!entry.pod_set_flavors.empty() && entry.pod_set_flavors.size() != task.pod_sets.size())
+    return fmt::format("{} pod set flavors for {} pod sets", entry.pod_set_flavors.size(), task.pod_sets.size());
+  for (size_t i = 0; i < task.pod_sets.size(); ++i) {
+    int32_t flavor = task.pod_sets[i].requested_flavor;
+    const std::string* name = !entry.pod_set_flavors.empty() ? &entry.pod_set_flavors[i]
+                              : entry.flavor                ? &*entry.flavor
+                                                            : nullptr;
+    if (name != nullptr) {
+      flavor = core.module.flavor_index(*name);
+      if (flavor < 0) return fmt::format("unknown instance type `{}`", *name);
+    } else if (flavor < 0 && !team.quotas.empty()) {
+      flavor = static_cast<int32_t>(team.quotas.front().flavor);
+    }
+    if (flavor < 0 || !core.quota.has_quota(static_cast<uint32_t>(task.team), static_cast<uint32_t>(flavor)))
+      return fmt::format("team `{}` has no quota for pod set `{}`'s instance type", team.name, task.pod_sets[i].name);
+    out.push_back(flavor);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry) {
   Task task;
   if (auto error = resolve_task(core.resolver(), entry.task, task)) return error;
   if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
   const ir::Team& team = core.module.teams[static_cast<size_t>(task.team)];
+  std::vector<int32_t> pod_set_flavors;
+  if (!task.pod_sets.empty()) {
+    if (auto error = pod_set_flavors_of(entry, task, pod_set_flavors)) return error;
+  }
   int32_t flavor = task.requested_flavor;
   if (entry.flavor) {
     flavor = core.module.flavor_index(*entry.flavor);
@@ -186,6 +217,7 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
   } else if (flavor < 0 && !team.quotas.empty()) {
     flavor = static_cast<int32_t>(team.quotas.front().flavor);
   }
+  if (!pod_set_flavors.empty()) flavor = pod_set_flavors.front();
   if (flavor < 0 ||
       !core.quota.has_quota(static_cast<uint32_t>(task.team), static_cast<uint32_t>(flavor))) {
     return fmt::format("team `{}` has no quota for the task's instance type", team.name);
@@ -198,7 +230,11 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
   const Time now = core.now;
   core.now = entry.admitted_at;  // admissions are stamped with their own time
   std::vector<Decision> ignored;
-  admit(core, index, static_cast<uint32_t>(flavor), ignored);
+  if (pod_set_flavors.empty()) {
+    admit(core, index, static_cast<uint32_t>(flavor), ignored);
+  } else {
+    admit(core, index, pod_set_flavors, ignored);
+  }
   core.now = now;
   core.tasks[index].has_decision = false;
   return std::nullopt;
@@ -280,8 +316,14 @@ ClusterState Engine::export_state() const {
   });
   for (uint32_t index : admitted) {
     const Task& task = core.tasks[index];
-    state.admitted.push_back({*task.submitted, task.submitted_at, task.admitted_at,
-                              core.module.flavors[static_cast<size_t>(task.flavor)].name, task.warnings});
+    AdmittedTask& entry = state.admitted.emplace_back();
+    entry.task = *task.submitted;
+    entry.submitted_at = task.submitted_at;
+    entry.admitted_at = task.admitted_at;
+    entry.flavor = core.module.flavors[static_cast<size_t>(task.flavor)].name;
+    for (int32_t flavor : task.pod_set_flavors)
+      entry.pod_set_flavors.push_back(core.module.flavors[static_cast<size_t>(flavor)].name);
+    entry.warnings = task.warnings;
   }
   return state;
 }
@@ -357,7 +399,7 @@ Time Engine::now() const {
   return impl_->core.now;
 }
 double Engine::weighted_share(uint32_t team) const {
-  const int32_t weight = impl_->core.module.teams.at(team).fair_share_weight;
+  const int64_t weight = impl_->core.module.teams.at(team).fair_share_weight_micros;
   return dominant_resource_share(impl_->core.quota, team, weight).weighted();
 }
 const ir::Module& Engine::module() const {

@@ -42,6 +42,12 @@ struct AdmissionCheck {
 /// compare), to check many times without hashing a string: what a controller keeps per
 /// workload. Valid for engines of the policy (ir::Module) that prepared it; another engine
 /// answers `invalid`.
+/// One pod set of a prepared task of several: what the check assigns a flavor.
+struct PreparedPodSet {
+  int32_t requested_flavor = -1;
+  ir::Resources request{};
+};
+
 struct PreparedTask {
   const ir::Module* policy = nullptr;  // the module it was resolved against; null: invalid task
   int32_t team = -1;
@@ -53,6 +59,7 @@ struct PreparedTask {
   ir::Resources request{};
   bool partitions = false;             // it asks for GPU partitions: the partition path below decide
   bool unavailable_partition = false;  // it asks for a GPU partition profile no quota gives
+  std::vector<PreparedPodSet> pod_sets;  // several pod sets (then `partitions` is set too: the slow path)
   int64_t id_string = 0;             // the task id as a rule string id
   std::array<int64_t, ir::kTaskFieldCount> fields{};  // what rules read of the task (RuleInput::task)
   std::vector<int64_t> label_ids;    // one per label key the rules read

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <queue>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,13 @@ Decision base_decision(const EngineCore& core, const Task& task, Outcome outcome
 /// Reserves quota for a task in a flavor and emits its `admitted` decision (usage, borrowed,
 /// warnings); starts its duration timer.
 void admit(EngineCore& core, uint32_t task, uint32_t flavor, std::vector<Decision>& out);
+/// The same for a task of several pod sets, each on its flavor (a task of one pod set: the
+/// first flavor); its decision names each pod set's flavor and usage.
+void admit(EngineCore& core, uint32_t task, std::span<const int32_t> pod_set_flavors, std::vector<Decision>& out);
+/// As the assignment says.
+void admit(EngineCore& core, uint32_t task, const Assignment& assignment, std::vector<Decision>& out);
+/// Gives back what an admitted task holds (its candidate lists are the caller's).
+void uncharge(EngineCore& core, const Task& task);
 /// Takes a preempted task's quota back and returns it to its team's queue (it competes again).
 void evict(EngineCore& core, uint32_t task);
 /// Ends a task (finished or cancelled), frees what it holds, emits the decision and brings the
@@ -94,6 +102,8 @@ void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
 /// admission_check.hpp).
 AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec);
 PreparedTask prepare(const EngineCore& core, const gov::Task& spec);
+/// prepare into `out`, reusing its buffers (no allocation once warm).
+void prepare_into(const EngineCore& core, const gov::Task& spec, PreparedTask& out);
 
 /// The explanation of a task against the current state (explain.cpp); simulates on a copy of
 /// the quota state, so the engine is unchanged.

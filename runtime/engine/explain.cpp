@@ -32,13 +32,13 @@ std::string share_text(double share) {
 }
 
 FlavorExplanation flavor_figures(const EngineCore& core, const QuotaState& quota, const Task& task,
-                                 uint32_t flavor, std::string_view verdict) {
+                                 uint32_t flavor, std::string_view verdict, const Resources& request) {
   const auto team = static_cast<uint32_t>(task.team);
   FlavorExplanation out;
   out.flavor = core.module.flavors[flavor].name;
   out.verdict = verdict;
   for (ir::Resource r : quota.charged()) {
-    const Amount requested = task.request[ir::index(r)];
+    const Amount requested = request[ir::index(r)];
     if (requested == 0) continue;
     ResourceFigures figures;
     figures.resource = ir::Module::public_resource(r);
@@ -125,18 +125,21 @@ std::string eligibility_text(const EngineCore& core, const QuotaState& quota, co
 std::vector<CandidateExplanation> explain_candidates(const EngineCore& core,
                                                      const QuotaState& quota, uint32_t task,
                                                      const Assignment& assignment,
+                                                     const PreemptionRequest& request,
                                                      const std::vector<Target>& targets,
                                                      const SearchTrace& trace) {
   const Task& preemptor = core.tasks[task];
-  const auto flavor = static_cast<uint32_t>(assignment.flavor);
   std::vector<uint32_t> considered;
-  for (uint32_t t = 0; t < quota.team_count(); ++t) {
-    for (uint32_t candidate : core.tasks.admitted(t, flavor)) {
-      for (ir::Resource r : quota.charged()) {
-        if (contains(assignment.needs_preemption, r) &&
-            core.tasks[candidate].request[ir::index(r)] > 0) {
-          considered.push_back(candidate);
-          break;
+  for (const RequestPart& part : request.all()) {
+    for (uint32_t t = 0; t < quota.team_count(); ++t) {
+      for (uint32_t candidate : core.tasks.admitted(t, part.flavor)) {
+        const Resources* held = charged_in(core.tasks[candidate], part.flavor);
+        for (ir::Resource r : quota.charged()) {
+          if (contains(part.needs, r) && held != nullptr && (*held)[ir::index(r)] > 0 &&
+              std::find(considered.begin(), considered.end(), candidate) == considered.end()) {
+            considered.push_back(candidate);
+            break;
+          }
         }
       }
     }
@@ -222,16 +225,24 @@ void explain_pending(const EngineCore& core, uint32_t index, Explanation& out) {
   Assignment assignment;
   AssignmentTrace attempts;
   assigner.assign(index, assignment, &attempts);
-  for (const auto& [flavor, mode] : attempts.attempts) {
-    out.flavors.push_back(flavor_figures(core, quota, task, flavor, verdict_text(mode)));
+  for (size_t i = 0; i < attempts.attempts.size(); ++i) {
+    const auto [flavor, mode] = attempts.attempts[i];
+    if (task.pod_sets.empty()) {
+      out.flavors.push_back(flavor_figures(core, quota, task, flavor, verdict_text(mode), task.request));
+      continue;
+    }
+    // A task of several pod sets: each pod set's attempts, its verdict naming it.
+    const PodSetRequest& pod_set = task.pod_sets[attempts.pod_sets[i]];
+    out.flavors.push_back(flavor_figures(core, quota, task, flavor,
+                                         fmt::format("pod set `{}`: {}", pod_set.name, verdict_text(mode)),
+                                         pod_set.request));
   }
   std::vector<Target> targets;
   if (assignment.preempt_mode()) {
     SearchTrace trace;
-    const auto flavor = static_cast<uint32_t>(assignment.flavor);
-    find_targets(context, assigner.request_for(index, flavor, assignment.needs_preemption), targets,
-                 &trace);
-    out.candidates = explain_candidates(core, quota, index, assignment, targets, trace);
+    const PreemptionRequest request = assigner.request_for(index, assignment);
+    find_targets(context, request, targets, &trace);
+    out.candidates = explain_candidates(core, quota, index, assignment, request, targets, trace);
   }
   add_pending_notes(core, task, assignment, targets.size(), core.tasks.is_parked(index), out);
 }
@@ -261,7 +272,9 @@ Explanation explain_task(const EngineCore& core, uint32_t index) {
   if (task.state == TaskState::admitted) {
     const auto flavor = static_cast<uint32_t>(task.flavor);
     out.flavor = core.module.flavors[flavor].name;
-    out.flavors.push_back(flavor_figures(core, core.quota, task, flavor, "admitted"));
+    for_each_charge(task, [&](uint32_t held, const Resources& amounts) {
+      out.flavors.push_back(flavor_figures(core, core.quota, task, held, "admitted", amounts));
+    });
     return out;
   }
   if (task.state == TaskState::pending) explain_pending(core, index, out);

@@ -14,11 +14,11 @@ double Drs::weighted() const {
 // borrowed[r] = Σ over the team's flavors of max(0, U + extra − nominal); lendable[r] = the
 // cohort's quota of r over all flavors; ratio = borrowed × 1000 / lendable where lendable > 0
 // (docs/kueue-reference.md §6.1; floating point exactly as Kueue HEAD computes it).
-Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int32_t weight, uint32_t flavor,
+Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int64_t weight_micros, uint32_t flavor,
                             const Resources* extra) {
   Drs drs;
-  drs.weight = weight;
-  drs.zero_weight = weight == 0;
+  drs.weight = model::weight_value(weight_micros);
+  drs.zero_weight = weight_micros == 0;
   for (ir::Resource r : quota.charged()) {
     Amount borrowed = 0;
     for (uint32_t f : quota.quota_flavors(team)) {

@@ -14,18 +14,19 @@ struct Drs {
   double unweighted = 0;   // max over resources of borrowed × 1000 / lendable
   bool borrowing = false;  // usage above nominal in some (flavor, resource)
   bool zero_weight = false;
-  int32_t weight = 0;
+  double weight = 0;  // model::weight_value of the team's weight
 
   bool zero_weight_borrows() const { return zero_weight && borrowing; }
   /// +inf for a borrowing team of weight 0; 0 when nothing is borrowed.
   double weighted() const;
 };
 
-/// The share of `team` with `extra` added in `flavor` (pass nullptr for none).
-Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int32_t weight, uint32_t flavor,
+/// The share of `team` with `extra` added in `flavor` (pass nullptr for none); `weight_micros` is
+/// ir::Team::fair_share_weight_micros.
+Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int64_t weight_micros, uint32_t flavor,
                             const Resources* extra);
-inline Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int32_t weight) {
-  return dominant_resource_share(quota, team, weight, 0, nullptr);
+inline Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int64_t weight_micros) {
+  return dominant_resource_share(quota, team, weight_micros, 0, nullptr);
 }
 
 /// <0 when `a` is the smaller share (preferred for admission), >0 when larger (preferred as a

@@ -3,6 +3,9 @@
 #include <algorithm>
 
 namespace gov::engine {
+namespace {
+const Resources kNoAmounts{};  // what earlier pod sets take of a flavor they were not assigned
+}  // namespace
 
 bool is_preferred(GranularMode a, GranularMode b, ir::FlavorPreference preference) {
   if (a.mode == FitMode::no_fit) return false;
@@ -46,6 +49,7 @@ void Assignment::clear() {
   maximum = {};
   short_mask = 0;
   maximum_mask = 0;
+  pod_set_count = 0;
 }
 
 PreemptionRequest FlavorAssigner::request_for(uint32_t task, uint32_t flavor,
@@ -54,9 +58,34 @@ PreemptionRequest FlavorAssigner::request_for(uint32_t task, uint32_t flavor,
   PreemptionRequest request;
   request.preemptor = task;
   request.team = static_cast<uint32_t>(t.team);
-  request.flavor = flavor;
-  for (ir::Resource r : context_.quota.charged()) request.request[ir::index(r)] = t.request[ir::index(r)];
-  request.needs = needs;
+  RequestPart& part = request.parts[0];
+  part.flavor = flavor;
+  for (ir::Resource r : context_.quota.charged()) part.request[ir::index(r)] = t.request[ir::index(r)];
+  part.needs = needs;
+  return request;
+}
+
+PreemptionRequest FlavorAssigner::request_for(uint32_t task, const Assignment& assignment) const {
+  if (assignment.pod_set_count == 0)
+    return request_for(task, static_cast<uint32_t>(assignment.flavor), assignment.needs_preemption);
+  const Task& t = context_.tasks[task];
+  PreemptionRequest request;
+  request.preemptor = task;
+  request.team = static_cast<uint32_t>(t.team);
+  request.part_count = 0;
+  for (uint32_t i = 0; i < assignment.pod_set_count; ++i) {
+    const auto flavor = static_cast<uint32_t>(assignment.pod_set_flavor[i]);
+    uint32_t k = 0;
+    while (k < request.part_count && request.parts[k].flavor != flavor) ++k;
+    RequestPart& part = request.parts[k];
+    if (k == request.part_count) {
+      ++request.part_count;
+      part = RequestPart{flavor, {}, 0};
+    }
+    for (ir::Resource r : context_.quota.charged())
+      part.request[ir::index(r)] += t.pod_sets[i].request[ir::index(r)];
+    part.needs |= assignment.pod_set_needs[i];
+  }
   return request;
 }
 
@@ -68,13 +97,12 @@ bool FlavorAssigner::can_preempt_while_borrowing(const ir::Team& team) const {
 
 // SimulatePreemption for one contested resource: no targets → no candidates; targets only in
 // other teams → reclaim; some in the own team → preempt; with the borrowing level after them.
-GranularMode FlavorAssigner::oracle(uint32_t task, uint32_t flavor, ir::Resource resource) {
+GranularMode FlavorAssigner::oracle(uint32_t task, uint32_t flavor, ir::Resource resource, Amount amount) {
   const Task& t = context_.tasks[task];
   const auto team = static_cast<uint32_t>(t.team);
-  const Amount amount = t.request[ir::index(resource)];
   PreemptionRequest request = request_for(task, flavor, resource_bit(resource));
-  request.request = {};
-  request.request[ir::index(resource)] = amount;
+  request.parts[0].request = {};
+  request.parts[0].request[ir::index(resource)] = amount;
   find_targets(context_, request, scratch_);
   if (simulated_count_ == simulated_.size()) simulated_.emplace_back();
   simulated_[simulated_count_].request = request;
@@ -85,16 +113,19 @@ GranularMode FlavorAssigner::oracle(uint32_t task, uint32_t flavor, ir::Resource
             static_cast<uint8_t>(context_.quota.borrowing_with(team, flavor, resource, amount))};
   }
   bool in_own_team = false;
+  const auto charge = [this](const Task& victim, bool give_back) {
+    for_each_charge(victim, [&](uint32_t f, const Resources& amounts) {
+      give_back ? context_.quota.add(static_cast<uint32_t>(victim.team), f, amounts)
+                : context_.quota.subtract(static_cast<uint32_t>(victim.team), f, amounts);
+    });
+  };
   for (const Target& target : scratch_) {
     const Task& victim = context_.tasks[target.task];
-    context_.quota.subtract(static_cast<uint32_t>(victim.team), flavor, victim.request);
+    charge(victim, false);
     in_own_team = in_own_team || victim.team == t.team;
   }
   const bool borrows = context_.quota.borrowing_with(team, flavor, resource, amount);
-  for (const Target& target : scratch_) {
-    const Task& victim = context_.tasks[target.task];
-    context_.quota.add(static_cast<uint32_t>(victim.team), flavor, victim.request);
-  }
+  for (const Target& target : scratch_) charge(context_.tasks[target.task], true);
   return {in_own_team ? FitMode::preempt : FitMode::reclaim, static_cast<uint8_t>(borrows)};
 }
 
@@ -134,15 +165,16 @@ FlavorAssigner::ResourceCheck FlavorAssigner::check_resource(uint32_t team, uint
 // preemption simulations run only when no resource already rules the flavor out (the result is
 // the same: no fit dominates, and the reasons are recorded before simulating).
 FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32_t task_index,
-                                                        uint32_t flavor, Assignment& out) {
+                                                        uint32_t flavor, const Resources& request,
+                                                        const Resources* assumed, Assignment& out) {
   const auto team = static_cast<uint32_t>(task.team);
   FlavorResult result;
   result.mode = {FitMode::fit, 0};
   // The hot path: one call to the (compiled) fit test settles a task that fits. Self-check
   // runs take the per-resource path below, so comparing their decisions tests this one.
-  if (context_.shortcuts && !requests_partitions(task.request)) {
+  if (context_.shortcuts && assumed == nullptr && !requests_partitions(request)) {
     const ir::FitResult fit =
-        context_.evaluator.fit(context_.quota.fit_input(team, flavor, task.request));
+        context_.evaluator.fit(context_.quota.fit_input(team, flavor, request));
     if (fit.fits_all()) {
       result.mode.borrow = fit.borrows != 0 ? 1 : 0;
       result.borrowing = result.mode.borrow;
@@ -159,10 +191,16 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
     result.borrowing = std::max(result.borrowing, mode.borrow);
   };
   ResourceMask simulate = 0;
+  Resources amounts{};  // Kueue's val: the earlier pod sets' part of the flavor plus this request
   for (ir::Resource r : context_.quota.charged()) {
-    const Amount amount = task.request[ir::index(r)];
-    if (amount == 0) continue;
-    const ResourceCheck check = check_resource(team, flavor, r, amount);
+    const Amount own = request[ir::index(r)];
+    if (own == 0) continue;
+    const Amount before = assumed != nullptr ? (*assumed)[ir::index(r)] : 0;
+    const Amount amount = own + before;
+    amounts[ir::index(r)] = amount;
+    ResourceCheck check = check_resource(team, flavor, r, amount);
+    check.reason.request = own;
+    check.reason.assumed = before;
     if (check.fit == ResourceFit::fits) {
       worsen({FitMode::fit, check.borrow});
       continue;
@@ -187,7 +225,7 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
   if (result.mode.mode == FitMode::no_fit) return result;
   for (ir::Resource r : context_.quota.charged()) {
     if (!contains(simulate, r)) continue;
-    worsen(oracle(task_index, flavor, r));
+    worsen(oracle(task_index, flavor, r, amounts[ir::index(r)]));
     result.needs_preemption |= resource_bit(r);
   }
   return result;
@@ -221,12 +259,9 @@ void FlavorAssigner::no_flavor_of_team(const Task& task, Assignment& out) const 
 
 void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
                                  std::vector<Target>& out) {
-  const PreemptionRequest request =
-      request_for(task, static_cast<uint32_t>(assignment.flavor), assignment.needs_preemption);
+  const PreemptionRequest request = request_for(task, assignment);
   for (size_t i = 0; context_.shortcuts && i < simulated_count_; ++i) {
-    const PreemptionRequest& done = simulated_[i].request;
-    if (done.flavor == request.flavor && done.needs == request.needs &&
-        done.request == request.request) {
+    if (simulated_[i].request == request) {
       out = simulated_[i].targets;
       return;
     }
@@ -239,6 +274,10 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   out.clear();
   simulated_count_ = 0;
   const Task& task = context_.tasks[task_index];
+  if (!task.pod_sets.empty()) {
+    assign_pod_sets(task_index, out, trace, nullptr);
+    return;
+  }
   const auto team = static_cast<uint32_t>(task.team);
   const ir::Team& team_def = context_.module.teams[team];
   const bool named_and_held =
@@ -264,7 +303,7 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
     if (task.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(task.requested_flavor))
       continue;
     if (pinned >= 0 && quota.flavor != static_cast<uint32_t>(pinned)) continue;
-    const FlavorResult result = try_flavor(task, task_index, quota.flavor, out);
+    const FlavorResult result = try_flavor(task, task_index, quota.flavor, task.request, nullptr, out);
     if (trace != nullptr) trace->attempts.emplace_back(quota.flavor, result.mode);
     if (result.mode.mode == FitMode::no_fit &&
         (!any_no_fit || result.no_fit_class < least_severe_no_fit.no_fit_class)) {
@@ -298,6 +337,141 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   if (best.mode == FitMode::no_fit && out.no_fit_class == NoFitClass::exceeds_max_quota) {
     out.maximum = best_result.maximum;
     out.maximum_mask = best_result.maximum_mask;
+  }
+}
+
+// assignFlavors for a task of several pod sets (docs/semantics-decisions.md "Pod sets"): each pod
+// set in order gets a flavor of its own as a task would, its request counted on top of what the
+// earlier pod sets were assigned in the same flavor; the first pod set that gets none ends the
+// assignment (no fit). The task's mode is the worst of its pod sets', its borrowing the most;
+// reasons are kept for the pod sets that do not simply fit, tagged with their pod set.
+void FlavorAssigner::assign_pinned(uint32_t task_index, Assignment& out, const Assignment& nominated) {
+  if (nominated.pod_set_count == 0) {
+    assign(task_index, out, nullptr, nominated.flavor);
+    return;
+  }
+  const Assignment pinned = nominated;  // `out` may be `nominated`
+  out.clear();
+  simulated_count_ = 0;
+  assign_pod_sets(task_index, out, nullptr, &pinned);
+}
+
+void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, AssignmentTrace* trace,
+                                     const Assignment* pinned) {
+  const Task& task = context_.tasks[task_index];
+  const auto team = static_cast<uint32_t>(task.team);
+  const ir::Team& team_def = context_.module.teams[team];
+  std::array<ChargePart, kMaxPodSets> assumed;  // per flavor assigned so far
+  size_t assumed_count = 0;
+  const auto assumed_in = [&](uint32_t flavor) -> ChargePart* {
+    for (size_t k = 0; k < assumed_count; ++k) {
+      if (assumed[k].flavor == flavor) return &assumed[k];
+    }
+    return nullptr;
+  };
+  const auto tag = [&out](size_t from, size_t pod_set) {
+    for (size_t k = from; k < out.reasons.size(); ++k) out.reasons[k].pod_set = static_cast<uint32_t>(pod_set);
+  };
+  FitMode worst = FitMode::fit;
+  uint8_t borrowing = 0;
+  for (size_t i = 0; i < task.pod_sets.size(); ++i) {
+    const PodSetRequest& pod_set = task.pod_sets[i];
+    const size_t first_reason = out.reasons.size();
+    const bool named_and_held = pod_set.requested_flavor >= 0 &&
+                                context_.quota.has_quota(team, static_cast<uint32_t>(pod_set.requested_flavor));
+    if ((pod_set.requested_flavor >= 0 && !named_and_held) || team_def.quotas.empty()) {
+      Task one;
+      one.team = task.team;
+      one.request = pod_set.request;
+      no_flavor_of_team(one, out);
+      tag(first_reason, i);
+      out.flavor = -1;
+      out.mode = {FitMode::no_fit, 0};
+      return;
+    }
+    if (pod_set.unavailable_partition != nullptr) {
+      out.no_matching_flavor = true;
+      FlavorReason reason;
+      reason.kind = FlavorReason::Kind::resource_unavailable;
+      reason.unavailable_partition = pod_set.unavailable_partition;
+      reason.pod_set = static_cast<uint32_t>(i);
+      out.reasons.push_back(reason);
+      out.flavor = -1;
+      out.mode = {FitMode::no_fit, 0};
+      return;
+    }
+    GranularMode best{FitMode::no_fit, 255};
+    FlavorResult best_result;
+    FlavorResult least_severe_no_fit;
+    bool any_no_fit = false;
+    int32_t chosen = -1;
+    for (const ir::FlavorQuota& quota : team_def.quotas) {
+      if (pod_set.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(pod_set.requested_flavor))
+        continue;
+      if (pinned != nullptr && static_cast<int32_t>(quota.flavor) != pinned->pod_set_flavor[i]) continue;
+      const ChargePart* before = assumed_in(quota.flavor);
+      const FlavorResult result = try_flavor(task, task_index, quota.flavor, pod_set.request,
+                                             before != nullptr ? &before->amounts : &kNoAmounts, out);
+      if (trace != nullptr) {
+        trace->attempts.emplace_back(quota.flavor, result.mode);
+        trace->pod_sets.push_back(static_cast<uint32_t>(i));
+      }
+      if (result.mode.mode == FitMode::no_fit &&
+          (!any_no_fit || result.no_fit_class < least_severe_no_fit.no_fit_class)) {
+        least_severe_no_fit = result;
+        any_no_fit = true;
+      }
+      const bool stop = !should_try_next_flavor(result.mode, team_def);
+      if (stop || is_preferred(result.mode, best, team_def.flavor_preference)) {
+        best = result.mode;
+        best_result = result;
+        chosen = static_cast<int32_t>(quota.flavor);
+      }
+      if (stop) break;
+    }
+    tag(first_reason, i);
+    if (best.mode == FitMode::no_fit) {
+      out.flavor = -1;
+      out.mode = {FitMode::no_fit, best.borrow == 255 ? uint8_t{0} : best.borrow};
+      out.borrowing = 0;
+      out.no_fit_class = least_severe_no_fit.no_fit_class;
+      out.short_of = least_severe_no_fit.short_of;
+      out.short_mask = least_severe_no_fit.short_mask;
+      if (out.no_fit_class == NoFitClass::exceeds_max_quota) {
+        out.maximum = least_severe_no_fit.maximum;
+        out.maximum_mask = least_severe_no_fit.maximum_mask;
+      }
+      out.pod_set_count = 0;
+      return;
+    }
+    if (best_result.worst == FitMode::fit) {
+      out.reasons.resize(first_reason);  // a pod set that fits has no status
+    } else {
+      for (size_t k = 0; k < out.short_of.size(); ++k)
+        out.short_of[k] = std::max(out.short_of[k], best_result.short_of[k]);
+      out.short_mask |= best_result.short_mask;
+    }
+    worst = std::min(worst, best_result.worst);
+    borrowing = std::max(borrowing, best_result.borrowing);
+    out.pod_set_flavor[i] = chosen;
+    out.pod_set_needs[i] = best_result.needs_preemption;
+    out.needs_preemption |= best_result.needs_preemption;
+    ChargePart* part = assumed_in(static_cast<uint32_t>(chosen));
+    if (part == nullptr) {
+      part = &assumed[assumed_count++];
+      *part = ChargePart{static_cast<uint32_t>(chosen), {}};
+    }
+    for (size_t k = 0; k < part->amounts.size(); ++k) part->amounts[k] += pod_set.request[k];
+  }
+  out.pod_set_count = static_cast<uint32_t>(task.pod_sets.size());
+  out.flavor = out.pod_set_flavor[0];
+  out.mode = {worst, borrowing};
+  out.borrowing = borrowing;
+  if (worst == FitMode::fit) {
+    out.reasons.clear();
+    out.needs_preemption = 0;
+    out.short_of = {};
+    out.short_mask = 0;
   }
 }
 

@@ -4,6 +4,7 @@
 // preemption could make room); failing that, no fit, with every reason.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -48,6 +49,12 @@ struct Assignment {
   Resources maximum{};                // per resource: the maximum it exceeds (0 when none)
   ResourceMask short_mask = 0;
   ResourceMask maximum_mask = 0;
+  /// A task of several pod sets: each pod set's flavor and contested resources, for the first
+  /// `pod_set_count` (all of them unless a pod set could not be assigned; `flavor` is the
+  /// first's). 0 for a task of one pod set.
+  uint32_t pod_set_count = 0;
+  std::array<int32_t, kMaxPodSets> pod_set_flavor{};
+  std::array<ResourceMask, kMaxPodSets> pod_set_needs{};
 
   bool fits() const { return mode.mode == FitMode::fit; }
   /// Kueue's public mode Preempt: the task could fit if something were preempted.
@@ -61,6 +68,7 @@ struct Assignment {
 /// The flavors tried and the mode each got, in order (explanations only).
 struct AssignmentTrace {
   std::vector<std::pair<uint32_t, GranularMode>> attempts;
+  std::vector<uint32_t> pod_sets;  // a task of several pod sets: the pod set of each attempt
 };
 
 /// Assigns flavors against the quota state of `context` (which must outlive it). Preemption
@@ -78,8 +86,14 @@ class FlavorAssigner {
   /// overlap keeps the flavor it was nominated for, as Kueue's NominationMapping does).
   void assign(uint32_t task, Assignment& out, AssignmentTrace* trace = nullptr,
               int32_t pinned = -1);
+  /// `assign` with every pod set pinned to the flavor `nominated` gave it (a task of one pod
+  /// set: `pinned` = its flavor).
+  void assign_pinned(uint32_t task, Assignment& out, const Assignment& nominated);
   /// The charged request of `task` in a flavor, as a preemption request needing `needs`.
   PreemptionRequest request_for(uint32_t task, uint32_t flavor, ResourceMask needs) const;
+  /// What `assignment` (of `task`, not no-fit) asks of each flavor: for a task of several pod
+  /// sets, its pod sets summed per flavor, in the order the flavors were first assigned.
+  PreemptionRequest request_for(uint32_t task, const Assignment& assignment) const;
   /// The victims for the assignment `assign` just made (find_targets on the same state); reuses
   /// a simulation of the last assign when it searched the very same request.
   void targets_for(uint32_t task, const Assignment& assignment, std::vector<Target>& out);
@@ -103,8 +117,12 @@ class FlavorAssigner {
     FlavorReason reason;
   };
   ResourceCheck check_resource(uint32_t team, uint32_t flavor, ir::Resource r, Amount amount) const;
-  FlavorResult try_flavor(const Task& task, uint32_t task_index, uint32_t flavor, Assignment& out);
-  GranularMode oracle(uint32_t task, uint32_t flavor, ir::Resource resource);
+  /// `request` (a task's, or one pod set's on top of `assumed`, what the task's earlier pod sets
+  /// were assigned in the flavor) against one flavor.
+  FlavorResult try_flavor(const Task& task, uint32_t task_index, uint32_t flavor, const Resources& request,
+                          const Resources* assumed, Assignment& out);
+  GranularMode oracle(uint32_t task, uint32_t flavor, ir::Resource resource, Amount amount);
+  void assign_pod_sets(uint32_t task, Assignment& out, AssignmentTrace* trace, const Assignment* pinned);
   bool can_preempt_while_borrowing(const ir::Team& team) const;
   void no_flavor_of_team(const Task& task, Assignment& out) const;
 

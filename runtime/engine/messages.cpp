@@ -30,7 +30,7 @@ std::string head_reason(const ir::Module& module, const FlavorReason& reason) {
           "insufficient quota for {} in flavor {}, previously considered podsets requests ({}) + "
           "current podset "
           "request ({}) > maximum capacity ({})",
-          r, f, quantity_text(reason.resource, 0), quantity_text(reason.resource, reason.request),
+          r, f, quantity_text(reason.resource, reason.assumed), quantity_text(reason.resource, reason.request),
           quantity_text(reason.resource, reason.max_capacity));
     case FlavorReason::Kind::insufficient_unused:
       return fmt::format("insufficient unused quota for {} in flavor {}, {} more needed", r, f,
@@ -81,17 +81,28 @@ std::string reason_text(const ir::Module& module, MessageDialect dialect,
 }
 
 void render_assignment_message(const ir::Module& module, MessageDialect dialect,
-                               std::span<const FlavorReason> reasons, std::string& out) {
+                               std::span<const FlavorReason> reasons, std::string& out,
+                               std::span<const std::string_view> pod_sets) {
   std::vector<std::string> texts;
   texts.reserve(reasons.size());
-  for (const FlavorReason& reason : reasons) texts.push_back(reason_text(module, dialect, reason));
-  std::sort(texts.begin(), texts.end());
-  out.assign("couldn't assign flavors to pod set ");
-  out.append(kPodSetName);
-  out.append(": ");
-  for (size_t i = 0; i < texts.size(); ++i) {
-    if (i > 0) out.append(", ");
-    out.append(texts[i]);
+  out.clear();
+  const size_t groups = pod_sets.empty() ? 1 : pod_sets.size();
+  for (size_t group = 0; group < groups; ++group) {
+    texts.clear();
+    for (const FlavorReason& reason : reasons) {
+      if (!pod_sets.empty() && reason.pod_set != group) continue;
+      texts.push_back(reason_text(module, dialect, reason));
+    }
+    if (texts.empty() && !pod_sets.empty()) continue;
+    std::sort(texts.begin(), texts.end());
+    if (!out.empty()) out.append("; ");
+    out.append("couldn't assign flavors to pod set ");
+    out.append(pod_sets.empty() ? kPodSetName : pod_sets[group]);
+    out.append(": ");
+    for (size_t i = 0; i < texts.size(); ++i) {
+      if (i > 0) out.append(", ");
+      out.append(texts[i]);
+    }
   }
 }
 

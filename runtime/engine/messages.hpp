@@ -32,6 +32,8 @@ struct FlavorReason {
   ir::Resource resource = ir::Resource::gpu;
   uint32_t flavor = 0;
   Amount request = 0;                   // the pod set's request
+  Amount assumed = 0;                   // what the task's earlier pod sets take of it in the flavor
+  uint32_t pod_set = 0;                 // of a task of several pod sets: which one
   Amount max_capacity = 0;              // exceeds_max_capacity
   Amount lack = 0;                      // request − available
   bool beyond_borrowing_limit = false;  // usage + request > nominal + borrowing limit (v0.9 text)
@@ -41,14 +43,17 @@ struct FlavorReason {
   friend bool operator==(const FlavorReason&, const FlavorReason&) = default;
 };
 
-/// The pod set every task has (a task is one pod set).
+/// The pod set of a task of one pod set.
 inline constexpr std::string_view kPodSetName = "main";
 
 /// `couldn't assign flavors to pod set main: <reasons>`, the reasons rendered, sorted and joined
-/// by ", " as Kueue's Assignment.Message() does. Writes into `out` (reused, no allocation once
-/// warm).
+/// by ", " as Kueue's Assignment.Message() does; for a task of several pod sets one such part per
+/// pod set with reasons, in pod set order, joined by "; " (FlavorReason::pod_set indexes
+/// `pod_sets`, the pod sets' names; empty: one pod set, `main`). Writes into `out` (reused, no
+/// allocation once warm).
 void render_assignment_message(const ir::Module& module, MessageDialect dialect,
-                               std::span<const FlavorReason> reasons, std::string& out);
+                               std::span<const FlavorReason> reasons, std::string& out,
+                               std::span<const std::string_view> pod_sets = {});
 /// One reason, rendered.
 std::string reason_text(const ir::Module& module, MessageDialect dialect,
                         const FlavorReason& reason);

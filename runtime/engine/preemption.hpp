@@ -3,7 +3,9 @@
 // fair-share.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "compiler/ir/evaluator.hpp"
@@ -22,13 +24,32 @@ struct Target {
       false;  // classical reclaim while the preemptor borrows (borrowWithinCohort)
 };
 
-/// A task that needs preemption in one flavor.
+/// What a preemptor asks of one flavor.
+struct RequestPart {
+  uint32_t flavor = 0;
+  Resources request{};     // the charged amounts it asks for in the flavor
+  ResourceMask needs = 0;  // the resources whose quota must be freed there (mode Preempt)
+  friend bool operator==(const RequestPart&, const RequestPart&) = default;
+};
+
+/// A task that needs preemption: in one flavor, or for a task of several pod sets in each flavor
+/// its pod sets were assigned (Kueue's TotalRequestsFor and flavor-resources needing
+/// preemption). Parts name distinct flavors.
 struct PreemptionRequest {
   uint32_t preemptor = 0;
   uint32_t team = 0;
-  uint32_t flavor = 0;
-  Resources request{};     // the charged amounts it asks for in the flavor
-  ResourceMask needs = 0;  // the resources whose quota must be freed (mode Preempt)
+  uint32_t part_count = 1;
+  std::array<RequestPart, kMaxPodSets> parts;
+
+  std::span<const RequestPart> all() const { return {parts.data(), part_count}; }
+  const RequestPart& first() const { return parts[0]; }
+  friend bool operator==(const PreemptionRequest& a, const PreemptionRequest& b) {
+    if (a.preemptor != b.preemptor || a.team != b.team || a.part_count != b.part_count) return false;
+    for (uint32_t i = 0; i < a.part_count; ++i) {
+      if (!(a.parts[i] == b.parts[i])) return false;
+    }
+    return true;
+  }
 };
 
 /// What the search did with one candidate; collected only for explanations.

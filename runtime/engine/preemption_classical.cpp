@@ -1,6 +1,8 @@
 // Classical preemption (docs/kueue-reference.md §5.2–§5.5, Kueue HEAD classicalPreemptionStrategy)
 // for a flat cohort: candidates from other teams over nominal first, then the preemptor's own team;
 // one or two attempts (with and without borrowing); the minimal set with fill-back.
+#include <algorithm>
+
 #include "runtime/engine/preemption_internal.hpp"
 
 namespace gov::engine::preemption {
@@ -19,26 +21,34 @@ class ClassicalSequence {
  public:
   ClassicalSequence(const SearchContext& context, const PreemptionRequest& request,
                     const ir::Team& team)
-      : context_(context), own_(context, request, request.team, within_team_policy(team)) {
+      : context_(context), dedupe_(request.part_count > 1) {
+    const Task& preemptor = context.tasks[request.preemptor];
     const Policy reclaim = reclaim_policy(team);
-    if (reclaim == Policy::never) return;
-    for (uint32_t t : context.quota.quota_teams(request.flavor)) {
-      if (t == request.team) continue;
-      // §5.2: a team at or under nominal in the contested resources is never reclaimed from.
-      if (!context.quota.borrowing_in(t, request.flavor, request.needs)) continue;
-      CandidateCursor cursor(context, request, t, reclaim);
-      if (!cursor.done()) others_.push_back(cursor);
+    for (const RequestPart& part : request.all()) {
+      CandidateCursor own(context, part, preemptor, request.team, within_team_policy(team));
+      if (!own.done()) own_.push_back(own);
+      if (reclaim == Policy::never) continue;
+      for (uint32_t t : context.quota.quota_teams(part.flavor)) {
+        if (t == request.team) continue;
+        // §5.2: a team at or under nominal in the contested resources is never reclaimed from.
+        if (!context.quota.borrowing_in(t, part.flavor, part.needs)) continue;
+        CandidateCursor cursor(context, part, preemptor, t, reclaim);
+        if (!cursor.done()) others_.push_back(cursor);
+      }
     }
   }
 
   bool has_other_team_candidates() const { return !others_.empty(); }
-  /// Every candidate, in no particular order (without paying for the merge).
+  /// Every candidate once, in no particular order (without paying for the merge).
   std::vector<uint32_t> unordered() const {
     std::vector<uint32_t> out;
-    for (CandidateCursor cursor = own_; !cursor.done(); cursor.advance())
-      out.push_back(cursor.task());
-    for (CandidateCursor cursor : others_) {
-      for (; !cursor.done(); cursor.advance()) out.push_back(cursor.task());
+    for (const std::vector<CandidateCursor>* list : {&own_, &others_}) {
+      for (CandidateCursor cursor : *list) {
+        for (; !cursor.done(); cursor.advance()) {
+          if (dedupe_ && std::find(out.begin(), out.end(), cursor.task()) != out.end()) continue;
+          out.push_back(cursor.task());
+        }
+      }
     }
     return out;
   }
@@ -53,25 +63,37 @@ class ClassicalSequence {
   }
 
  private:
+  // The next candidate: other teams' merged in candidate order, then the own team's (merged the
+  // same way across flavors). A task of several pod sets is listed in each flavor it holds, so
+  // requests of several flavors skip what was already produced.
   bool produce() {
+    for (;;) {
+      CandidateCursor* best = earliest(others_);
+      if (best == nullptr) best = earliest(own_);
+      if (best == nullptr) return false;
+      const uint32_t task = best->task();
+      best->advance();
+      if (dedupe_ && std::find(items_.begin(), items_.end(), task) != items_.end()) continue;
+      items_.push_back(task);
+      return true;
+    }
+  }
+  CandidateCursor* earliest(std::vector<CandidateCursor>& cursors) {
     CandidateCursor* best = nullptr;
-    for (CandidateCursor& cursor : others_) {
+    for (CandidateCursor& cursor : cursors) {
       if (cursor.done()) continue;
       if (best == nullptr ||
           candidate_order_less(context_.tasks[cursor.task()], context_.tasks[best->task()])) {
         best = &cursor;
       }
     }
-    if (best == nullptr && !own_.done()) best = &own_;
-    if (best == nullptr) return false;
-    items_.push_back(best->task());
-    best->advance();
-    return true;
+    return best;
   }
 
   const SearchContext& context_;
+  bool dedupe_;
   std::vector<CandidateCursor> others_;
-  CandidateCursor own_;
+  std::vector<CandidateCursor> own_;
   std::vector<uint32_t> items_;
 };
 
@@ -89,11 +111,20 @@ Variant classify(const ir::Team& team, bool hierarchical_advantage, const Task& 
 
 /// usage < nominal in every contested resource (queueUnderNominalInResourcesNeedingPreemption).
 bool strictly_under_nominal(const QuotaState& quota, const PreemptionRequest& request) {
-  for (ir::Resource r : quota.charged()) {
-    if (!contains(request.needs, r)) continue;
-    if (quota.usage(request.team, request.flavor, r) >=
-        quota.nominal(request.team, request.flavor, r))
-      return false;
+  for (const RequestPart& part : request.all()) {
+    for (ir::Resource r : quota.charged()) {
+      if (!contains(part.needs, r)) continue;
+      if (quota.usage(request.team, part.flavor, r) >= quota.nominal(request.team, part.flavor, r))
+        return false;
+    }
+  }
+  return true;
+}
+
+/// The whole request within the team's nominal quota in every flavor (QuantitiesFitInQuota).
+bool fits_in_nominal(const QuotaState& quota, const PreemptionRequest& request) {
+  for (const RequestPart& part : request.all()) {
+    if (!quota.fits_in_nominal(request.team, part.flavor, part.request)) return false;
   }
   return true;
 }
@@ -134,8 +165,7 @@ bool attempt(const SearchContext& context, const PreemptionRequest& request, con
         note(trace, task, CandidateNote::Verdict::skipped_needs_no_borrowing);
         continue;
       }
-      if (!context.quota.borrowing_in(static_cast<uint32_t>(candidate.team), request.flavor,
-                                      request.needs)) {
+      if (!borrowing_in_any(context, static_cast<uint32_t>(candidate.team), request)) {
         note(trace, task, CandidateNote::Verdict::skipped_team_within_nominal);
         continue;
       }
@@ -162,8 +192,7 @@ void classical_targets(const SearchContext& context, const PreemptionRequest& re
   if (context.shortcuts && !fits_without_all(context, request, sequence.unordered())) return;
   // Flat cohort: the preemptor has the "hierarchical advantage" over every other team exactly
   // when the whole request fits within its nominal (QuantitiesFitInQuota).
-  const bool advantage =
-      context.quota.fits_in_nominal(request.team, request.flavor, request.request);
+  const bool advantage = fits_in_nominal(context.quota, request);
   const Attempts attempts = attempts_for(team, sequence.has_other_team_candidates(), advantage,
                                          strictly_under_nominal(context.quota, request));
   for (size_t a = 0; a < attempts.count; ++a) {

@@ -32,12 +32,13 @@ bool policy_allows(Policy policy, const Task& preemptor, const Task& candidate) 
   return ir::policy_allows(policy, preemption_pair(preemptor, candidate));
 }
 
-CandidateCursor::CandidateCursor(const SearchContext& context, const PreemptionRequest& request,
-                                 uint32_t team, Policy policy)
+CandidateCursor::CandidateCursor(const SearchContext& context, const RequestPart& part,
+                                 const Task& preemptor, uint32_t team, Policy policy)
     : context_(&context),
-      preemptor_(&context.tasks[request.preemptor]),
-      list_(&context.tasks.admitted(team, request.flavor)),
-      needs_(request.needs),
+      preemptor_(&preemptor),
+      list_(&context.tasks.admitted(team, part.flavor)),
+      flavor_(part.flavor),
+      needs_(part.needs),
       policy_(policy),
       team_(team) {
   if (policy_ == Policy::never) position_ = list_->size();
@@ -63,9 +64,10 @@ void CandidateCursor::skip_ineligible() {
     // preemptor's own, reclaim for others); it only bounds the walk.
     if (!context_->evaluator.may_preempt(preemption_pair(*preemptor_, candidate))) continue;
     if (candidate.preempted_at == context_->now) continue;
+    const Resources& held = candidate.charge.empty() ? candidate.request : *charged_in(candidate, flavor_);
     bool uses_contested = false;
     for (ir::Resource r : context_->quota.charged()) {
-      if (contains(needs_, r) && candidate.request[ir::index(r)] > 0) uses_contested = true;
+      if (contains(needs_, r) && held[ir::index(r)] > 0) uses_contested = true;
     }
     if (uses_contested) return;
   }
@@ -82,10 +84,21 @@ bool candidate_before(const TaskStore& tasks, uint32_t preemptor_team, uint32_t 
 
 bool request_fits(const SearchContext& context, const PreemptionRequest& request,
                   bool allow_borrowing) {
-  const ir::FitResult fit = context.evaluator.fit(
-      context.quota.fit_input(request.team, request.flavor, request.request));
-  return fit.fits_all() && (allow_borrowing || fit.borrows == 0) &&
-         context.quota.partitions_fit(request.team, request.flavor, request.request, allow_borrowing);
+  for (const RequestPart& part : request.all()) {
+    const ir::FitResult fit =
+        context.evaluator.fit(context.quota.fit_input(request.team, part.flavor, part.request));
+    if (!fit.fits_all() || (!allow_borrowing && fit.borrows != 0) ||
+        !context.quota.partitions_fit(request.team, part.flavor, part.request, allow_borrowing))
+      return false;
+  }
+  return true;
+}
+
+bool borrowing_in_any(const SearchContext& context, uint32_t team, const PreemptionRequest& request) {
+  for (const RequestPart& part : request.all()) {
+    if (context.quota.borrowing_in(team, part.flavor, part.needs)) return true;
+  }
+  return false;
 }
 
 // What the candidates hold is summed per team and instance type, and each sum is subtracted
@@ -105,13 +118,14 @@ bool fits_without_all(const SearchContext& context, const PreemptionRequest& req
     const Task& t = context.tasks[task];
     GOV_ASSERT(t.state == TaskState::admitted, "only admitted tasks hold quota");
     const auto team = static_cast<uint32_t>(t.team);
-    const auto flavor = static_cast<uint32_t>(t.flavor);
-    auto it = std::find_if(held.rbegin(), held.rend(), [&](const Held& h) {
-      return h.team == team && h.flavor == flavor;
+    for_each_charge(t, [&](uint32_t flavor, const Resources& amounts) {
+      auto it = std::find_if(held.rbegin(), held.rend(), [&](const Held& h) {
+        return h.team == team && h.flavor == flavor;
+      });
+      Held& sum = it != held.rend() ? *it : held.emplace_back(Held{team, flavor, {}});
+      // No overflow: the sum stays at or below the team's usage there, which holds every term.
+      for (size_t i = 0; i < sum.amounts.size(); ++i) sum.amounts[i] += amounts[i];
     });
-    Held& sum = it != held.rend() ? *it : held.emplace_back(Held{team, flavor, {}});
-    // No overflow: the sum stays at or below the team's usage there, which holds every term.
-    for (size_t i = 0; i < sum.amounts.size(); ++i) sum.amounts[i] += t.request[i];
   }
   for (const Held& h : held) context.quota.subtract(h.team, h.flavor, h.amounts);
   const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
@@ -123,12 +137,17 @@ bool fits_without_teams(const SearchContext& context, const PreemptionRequest& r
                         const std::vector<uint32_t>& teams) {
   thread_local std::vector<Resources> held;  // reused: no allocation once warm
   held.clear();
-  for (uint32_t team : teams) {
-    held.push_back(context.quota.usage(team, request.flavor));
-    context.quota.subtract(team, request.flavor, held.back());
+  for (const RequestPart& part : request.all()) {
+    for (uint32_t team : teams) {
+      held.push_back(context.quota.usage(team, part.flavor));
+      context.quota.subtract(team, part.flavor, held.back());
+    }
   }
   const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
-  for (size_t i = 0; i < teams.size(); ++i) context.quota.add(teams[i], request.flavor, held[i]);
+  size_t i = 0;
+  for (const RequestPart& part : request.all()) {
+    for (uint32_t team : teams) context.quota.add(team, part.flavor, held[i++]);
+  }
   return fits;
 }
 
@@ -137,11 +156,14 @@ void teams_with_candidates(const SearchContext& context, const PreemptionRequest
   out.clear();
   const ir::Team& team = context.module.teams[request.team];
   const bool reclaims = team.reclaim_within_cohort != ir::ReclaimWithinCohort::never;
-  for (uint32_t t : context.quota.quota_teams(request.flavor)) {
-    if (t == request.team
-            ? team.within_team != ir::WithinTeam::never
-            : reclaims && context.quota.borrowing_in(t, request.flavor, request.needs)) {
-      out.push_back(t);
+  for (const RequestPart& part : request.all()) {
+    for (uint32_t t : context.quota.quota_teams(part.flavor)) {
+      if (request.part_count > 1 && std::find(out.begin(), out.end(), t) != out.end()) continue;
+      if (t == request.team
+              ? team.within_team != ir::WithinTeam::never
+              : reclaims && context.quota.borrowing_in(t, part.flavor, part.needs)) {
+        out.push_back(t);
+      }
     }
   }
 }
@@ -149,12 +171,16 @@ void teams_with_candidates(const SearchContext& context, const PreemptionRequest
 void remove_from_quota(const SearchContext& context, uint32_t task) {
   const Task& t = context.tasks[task];
   GOV_ASSERT(t.state == TaskState::admitted, "only admitted tasks hold quota");
-  context.quota.subtract(static_cast<uint32_t>(t.team), static_cast<uint32_t>(t.flavor), t.request);
+  for_each_charge(t, [&](uint32_t flavor, const Resources& amounts) {
+    context.quota.subtract(static_cast<uint32_t>(t.team), flavor, amounts);
+  });
 }
 
 void restore_to_quota(const SearchContext& context, uint32_t task) {
   const Task& t = context.tasks[task];
-  context.quota.add(static_cast<uint32_t>(t.team), static_cast<uint32_t>(t.flavor), t.request);
+  for_each_charge(t, [&](uint32_t flavor, const Resources& amounts) {
+    context.quota.add(static_cast<uint32_t>(t.team), flavor, amounts);
+  });
 }
 
 void fill_back(const SearchContext& context, const PreemptionRequest& request, bool allow_borrowing,

@@ -76,9 +76,10 @@ class FairSearch {
 
  private:
   void collect_candidates();
+  void keep_all(uint32_t team, CandidateCursor cursor);
   Drs share(uint32_t team) const {
     return dominant_resource_share(context_.quota, team,
-                                   context_.module.teams[team].fair_share_weight);
+                                   context_.module.teams[team].fair_share_weight_micros);
   }
   const Drs& share_of(TargetTeam& target);
   const Drs& preemptor_share();
@@ -87,6 +88,8 @@ class FairSearch {
   bool within_nominal() const;
   bool take(uint32_t task, PreemptionKind kind, std::vector<Target>& out);
   bool fits_without_incoming();
+  void add_incoming();     // the request into the preemptor's usage, in every flavor it asks of
+  void remove_incoming();
   bool first_strategy(std::vector<Target>& out);
   bool second_strategy(std::vector<Target>& out);
   TargetTeam& retry_for(uint32_t team);
@@ -135,19 +138,44 @@ void FairSearch::usage_changed(uint32_t team) {
 
 void FairSearch::collect_candidates() {
   const ir::Team& team = context_.module.teams[own_team_];
-  for (uint32_t t : context_.quota.quota_teams(request_.flavor)) {
-    const bool own = t == own_team_;
-    // §5.2 (same rules as classical): other teams only while over nominal in the contested
-    // resources.
-    if (!own && !context_.quota.borrowing_in(t, request_.flavor, request_.needs)) continue;
-    CandidateCursor cursor(context_, request_, t,
-                           own ? within_team_policy(team) : reclaim_policy(team));
-    if (cursor.done()) continue;
-    TargetTeam target;
-    target.team = t;
-    target.cursor = cursor;
-    teams_.push_back(std::move(target));
+  const Task& preemptor = context_.tasks[request_.preemptor];
+  for (const RequestPart& part : request_.all()) {
+    for (uint32_t t : context_.quota.quota_teams(part.flavor)) {
+      const bool own = t == own_team_;
+      // §5.2 (same rules as classical): other teams only while over nominal in the contested
+      // resources.
+      if (!own && !context_.quota.borrowing_in(t, part.flavor, part.needs)) continue;
+      CandidateCursor cursor(context_, part, preemptor, t,
+                             own ? within_team_policy(team) : reclaim_policy(team));
+      if (cursor.done()) continue;
+      if (request_.part_count > 1) {
+        keep_all(t, cursor);
+        continue;
+      }
+      TargetTeam target;
+      target.team = t;
+      target.cursor = cursor;
+      teams_.push_back(std::move(target));
+    }
   }
+}
+
+// A request of several flavors: a team's candidates in each flavor, merged into one list in
+// candidate order, each task once (a task of several pod sets is listed in every flavor it holds).
+void FairSearch::keep_all(uint32_t team, CandidateCursor cursor) {
+  auto it = std::find_if(teams_.begin(), teams_.end(), [team](const TargetTeam& t) { return t.team == team; });
+  if (it == teams_.end()) {
+    teams_.emplace_back();
+    teams_.back().team = team;
+    it = teams_.end() - 1;
+  }
+  std::vector<uint32_t>& kept = it->kept;
+  for (; !cursor.done(); cursor.advance()) {
+    if (std::find(kept.begin(), kept.end(), cursor.task()) == kept.end()) kept.push_back(cursor.task());
+  }
+  std::sort(kept.begin(), kept.end(), [this](uint32_t a, uint32_t b) {
+    return candidate_order_less(context_.tasks[a], context_.tasks[b]);
+  });
 }
 
 // TargetClusterQueueOrdering: the team with the highest share among those with candidates;
@@ -184,18 +212,28 @@ TargetTeam* FairSearch::pick_target(std::vector<TargetTeam>& teams) {
 
 // queueWithinNominalInResourcesNeedingPreemption, with the incoming request already added.
 bool FairSearch::within_nominal() const {
-  for (ir::Resource r : context_.quota.charged()) {
-    if (contains(request_.needs, r) && context_.quota.borrowing(own_team_, request_.flavor, r))
-      return false;
+  for (const RequestPart& part : request_.all()) {
+    for (ir::Resource r : context_.quota.charged()) {
+      if (contains(part.needs, r) && context_.quota.borrowing(own_team_, part.flavor, r))
+        return false;
+    }
   }
   return true;
 }
 
+void FairSearch::add_incoming() {
+  for (const RequestPart& part : request_.all()) context_.quota.add(own_team_, part.flavor, part.request);
+}
+
+void FairSearch::remove_incoming() {
+  for (const RequestPart& part : request_.all()) context_.quota.subtract(own_team_, part.flavor, part.request);
+}
+
 // The fit test runs without the simulated incoming usage (HEAD reverts it around each yield).
 bool FairSearch::fits_without_incoming() {
-  context_.quota.subtract(own_team_, request_.flavor, request_.request);
+  remove_incoming();
   const bool fits = request_fits(context_, request_, /*allow_borrowing=*/true);
-  context_.quota.add(own_team_, request_.flavor, request_.request);
+  add_incoming();
   return fits;
 }
 
@@ -243,12 +281,13 @@ bool FairSearch::first_strategy(std::vector<Target>& out) {
       // before (the same for every candidate of the team).
       const Drs* compared = &target_old;
       if (first_ == ir::FairShareStrategy::less_than_or_equal_to_final_share) {
-        const Resources& request = context_.tasks[candidate].request;
-        if (last_request == nullptr || *last_request != request) {
+        const Task& held = context_.tasks[candidate];
+        const Resources& request = held.request;
+        if (!held.charge.empty() || last_request == nullptr || *last_request != request) {
           remove_from_quota(context_, candidate);
           target_new = share(target->team);
           restore_to_quota(context_, candidate);
-          last_request = &request;
+          last_request = held.charge.empty() ? &request : nullptr;
         }
         compared = &target_new;
       }
@@ -268,6 +307,10 @@ const std::vector<uint32_t>& FairSearch::all_candidates() {
   std::vector<uint32_t>& out = buffers_.candidates;
   out.clear();
   for (const TargetTeam& target : teams_) {
+    if (!target.cursor) {
+      out.insert(out.end(), target.kept.begin(), target.kept.end());
+      continue;
+    }
     for (CandidateCursor cursor = *target.cursor; !cursor.done(); cursor.advance())
       out.push_back(cursor.task());
   }
@@ -305,10 +348,10 @@ void FairSearch::run(std::vector<Target>& out) {
   if (teams_.empty()) return;
   if (context_.shortcuts && !fits_without_all(context_, request_, all_candidates())) return;
   // Shares are computed with the incoming request admitted (§6.3 step 2).
-  context_.quota.add(own_team_, request_.flavor, request_.request);
+  add_incoming();
   // Rule S2-b as a second pass runs only when it follows S2-a ([S2-a, S2-b], the default).
   const bool fits = first_strategy(out) || (second_ && second_strategy(out));
-  context_.quota.subtract(own_team_, request_.flavor, request_.request);
+  remove_incoming();
   if (fits) fill_back(context_, request_, /*allow_borrowing=*/true, out, trace_);
   for (const Target& target : out) restore_to_quota(context_, target.task);
   if (!fits) out.clear();  // all or nothing

@@ -18,14 +18,14 @@ ir::PreemptionPair preemption_pair(const Task& preemptor, const Task& candidate)
 /// Whether `policy` lets `preemptor` preempt `candidate`.
 bool policy_allows(Policy policy, const Task& preemptor, const Task& candidate);
 
-/// The admitted tasks of one (team, flavor) that `request`'s preemptor may preempt, in candidate
-/// order, skipping those that use none of the contested resources or were already preempted at
-/// this event time. Lists are sorted by priority, so the walk stops at the first priority the
-/// policy excludes.
+/// The admitted tasks of one (team, flavor) that `preemptor` may preempt, in candidate order,
+/// skipping those that use none of the resources `part` contests there or were already
+/// preempted at this event time. Lists are sorted by priority, so the walk stops at the first
+/// priority the policy excludes.
 class CandidateCursor {
  public:
-  CandidateCursor(const SearchContext& context, const PreemptionRequest& request, uint32_t team,
-                  Policy policy);
+  CandidateCursor(const SearchContext& context, const RequestPart& part, const Task& preemptor,
+                  uint32_t team, Policy policy);
   bool done() const { return position_ >= list_->size(); }
   uint32_t task() const { return (*list_)[position_]; }
   uint32_t team() const { return team_; }
@@ -37,6 +37,7 @@ class CandidateCursor {
   const SearchContext* context_;
   const Task* preemptor_;
   const std::vector<uint32_t>* list_;
+  uint32_t flavor_;
   ResourceMask needs_;
   Policy policy_;
   uint32_t team_;
@@ -47,8 +48,12 @@ class CandidateCursor {
 /// preemptor's, then lower priority, more recently admitted, id.
 bool candidate_before(const TaskStore& tasks, uint32_t preemptor_team, uint32_t a, uint32_t b);
 
-/// Whether the request fits now: request <= Available in every requested resource and, without
-/// borrowing, usage + request <= nominal (workloadFits).
+/// Whether `team` borrows in a contested resource of any flavor of the request (§5.2: only then
+/// are its tasks reclaimed).
+bool borrowing_in_any(const SearchContext& context, uint32_t team, const PreemptionRequest& request);
+
+/// Whether the request fits now: request <= Available in every requested resource of every
+/// part and, without borrowing, usage + request <= nominal (workloadFits).
 bool request_fits(const SearchContext& context, const PreemptionRequest& request,
                   bool allow_borrowing);
 

@@ -46,32 +46,40 @@ Decision base_decision(const EngineCore& core, const Task& task, Outcome outcome
   return decision;
 }
 
-void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<Decision>& out) {
+namespace {
+
+/// The admitted decision's usage and borrowing raise of what `task` is about to hold, then the
+/// charge itself (usage, candidate lists, epoch).
+void charge(EngineCore& core, uint32_t task_index, Decision& decision) {
   Task& task = core.tasks[task_index];
   const auto team = static_cast<uint32_t>(task.team);
-  Decision decision = base_decision(core, task, Outcome::admitted);
-  decision.flavor = core.module.flavors[flavor].name;
-  Resources borrowed_before{};
+  Resources raised{};
+  for_each_charge(task, [&](uint32_t flavor, const Resources& amounts) {
+    Resources before{};
+    for (ir::Resource r : core.quota.charged())
+      before[ir::index(r)] = std::max<Amount>(0, core.quota.usage(team, flavor, r) - core.quota.nominal(team, flavor, r));
+    core.quota.add(team, flavor, amounts);
+    for (ir::Resource r : core.quota.charged()) {
+      const Amount after = std::max<Amount>(0, core.quota.usage(team, flavor, r) - core.quota.nominal(team, flavor, r));
+      raised[ir::index(r)] += after - before[ir::index(r)];
+    }
+  });
   for (ir::Resource r : core.quota.charged()) {
     const Amount amount = task.request[ir::index(r)];
     if (amount > 0) decision.usage.push_back(core.module.public_amount(r, amount));
-    borrowed_before[ir::index(r)] = std::max<Amount>(
-        0, core.quota.usage(team, flavor, r) - core.quota.nominal(team, flavor, r));
   }
-  core.quota.add(team, flavor, task.request);
-  ++core.epoch;
   for (ir::Resource r : core.quota.charged()) {
-    const Amount after = std::max<Amount>(
-        0, core.quota.usage(team, flavor, r) - core.quota.nominal(team, flavor, r));
-    if (after != borrowed_before[ir::index(r)])
-      decision.borrowed.push_back(core.module.public_amount(r, after - borrowed_before[ir::index(r)]));
+    if (raised[ir::index(r)] != 0) decision.borrowed.push_back(core.module.public_amount(r, raised[ir::index(r)]));
   }
+  ++core.epoch;
+}
+
+void record_admission(EngineCore& core, uint32_t task_index, Decision& decision, std::vector<Decision>& out) {
+  Task& task = core.tasks[task_index];
   decision.warnings = task.warnings;
   decision.message = admitted_message(core.team_name(task));
-
   task.state = TaskState::admitted;
   task.slot = QueueSlot::none;
-  task.flavor = static_cast<int32_t>(flavor);
   task.admitted_at = core.now;
   ++task.admissions;
   task.admission_order = core.admissions;
@@ -87,15 +95,74 @@ void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<D
   out.push_back(std::move(decision));
 }
 
+}  // namespace
+
+void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<Decision>& out) {
+  Task& task = core.tasks[task_index];
+  Decision decision = base_decision(core, task, Outcome::admitted);
+  decision.flavor = core.module.flavors[flavor].name;
+  task.flavor = static_cast<int32_t>(flavor);
+  charge(core, task_index, decision);
+  record_admission(core, task_index, decision, out);
+}
+
+void admit(EngineCore& core, uint32_t task_index, std::span<const int32_t> pod_set_flavors,
+           std::vector<Decision>& out) {
+  Task& task = core.tasks[task_index];
+  if (task.pod_sets.empty()) {
+    admit(core, task_index, static_cast<uint32_t>(pod_set_flavors[0]), out);
+    return;
+  }
+  GOV_ASSERT(pod_set_flavors.size() == task.pod_sets.size(), "a flavor for every pod set");
+  Decision decision = base_decision(core, task, Outcome::admitted);
+  task.pod_set_flavors.assign(pod_set_flavors.begin(), pod_set_flavors.end());
+  task.charge.clear();
+  for (size_t i = 0; i < task.pod_sets.size(); ++i) {
+    const auto flavor = static_cast<uint32_t>(pod_set_flavors[i]);
+    auto part = std::find_if(task.charge.begin(), task.charge.end(),
+                             [flavor](const ChargePart& p) { return p.flavor == flavor; });
+    if (part == task.charge.end()) part = task.charge.insert(task.charge.end(), ChargePart{flavor, {}});
+    for (ir::Resource r : core.quota.charged()) part->amounts[ir::index(r)] += task.pod_sets[i].request[ir::index(r)];
+    PodSetAdmission admission;
+    admission.name = task.pod_sets[i].name;
+    admission.flavor = core.module.flavors[flavor].name;
+    admission.pods = task.pod_sets[i].pods;
+    for (ir::Resource r : core.quota.charged()) {
+      const Amount amount = task.pod_sets[i].request[ir::index(r)];
+      if (amount > 0) admission.usage.push_back(core.module.public_amount(r, amount));
+    }
+    decision.pod_sets.push_back(std::move(admission));
+  }
+  task.flavor = pod_set_flavors[0];
+  decision.flavor = core.module.flavors[static_cast<size_t>(task.flavor)].name;
+  charge(core, task_index, decision);
+  record_admission(core, task_index, decision, out);
+}
+
+void admit(EngineCore& core, uint32_t task_index, const Assignment& assignment, std::vector<Decision>& out) {
+  if (assignment.pod_set_count == 0) {
+    admit(core, task_index, static_cast<uint32_t>(assignment.flavor), out);
+    return;
+  }
+  admit(core, task_index, std::span<const int32_t>(assignment.pod_set_flavor.data(), assignment.pod_set_count), out);
+}
+
+void uncharge(EngineCore& core, const Task& task) {
+  for_each_charge(task, [&](uint32_t flavor, const Resources& amounts) {
+    core.quota.subtract(static_cast<uint32_t>(task.team), flavor, amounts);
+  });
+  ++core.epoch;
+}
+
 void evict(EngineCore& core, uint32_t task_index) {
   Task& task = core.tasks[task_index];
   GOV_ASSERT(task.state == TaskState::admitted, "only admitted tasks are evicted");
   core.tasks.erase_admitted(task_index);  // before admitted_at changes: it keys the list
-  core.quota.subtract(static_cast<uint32_t>(task.team), static_cast<uint32_t>(task.flavor),
-                      task.request);
-  ++core.epoch;
+  uncharge(core, task);
   task.state = TaskState::pending;
   task.flavor = -1;
+  task.pod_set_flavors.clear();
+  task.charge.clear();
   task.admitted_at = kNever;
   core.tasks.enqueue(task_index);
 }
@@ -104,9 +171,7 @@ void release(EngineCore& core, uint32_t task_index, Outcome outcome, std::vector
   Task& task = core.tasks[task_index];
   if (task.state == TaskState::admitted) {
     core.tasks.erase_admitted(task_index);
-    core.quota.subtract(static_cast<uint32_t>(task.team), static_cast<uint32_t>(task.flavor),
-                        task.request);
-    ++core.epoch;
+    uncharge(core, task);
   } else {
     core.tasks.dequeue(task_index);
   }

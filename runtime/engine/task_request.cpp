@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "compiler/model/partitions.hpp"
+#include "runtime/engine/messages.hpp"
 
 namespace gov::engine {
 namespace {
@@ -77,7 +78,112 @@ std::optional<std::string> add_partitions(const ir::Module& module, const gov::T
   return std::nullopt;
 }
 
+template <typename T>
+void assign_optional(std::optional<T>& to, const std::optional<T>& from) {
+  if (!from) {
+    to.reset();
+  } else if (to) {
+    *to = *from;  // a string keeps its capacity
+  } else {
+    to.emplace(*from);
+  }
+}
+
+// A pod set as a task of its own in `one` (the task's team and class; the pod set's instance
+// type, else the task's), for resolve_request. `one` is reused: assignments keep its strings'
+// capacity, so a warm call allocates nothing (Engine::check of a task of several pod sets).
+void pod_set_task(const gov::Task& spec, const gov::PodSet& pod_set, gov::Task& one) {
+  one.team.assign(spec.team);
+  assign_optional(one.priority, spec.priority);
+  assign_optional(one.instance_type, pod_set.instance_type ? pod_set.instance_type : spec.instance_type);
+  one.instances = pod_set.instances;
+  one.amounts = pod_set.amounts;
+  one.pods = pod_set.pods;
+  one.partitions.resize(pod_set.partitions.size());
+  for (size_t i = 0; i < pod_set.partitions.size(); ++i) {
+    one.partitions[i].first.assign(pod_set.partitions[i].first);
+    one.partitions[i].second = pod_set.partitions[i].second;
+  }
+}
+
+/// The pod set under resolution, per thread (see pod_set_task).
+gov::Task& pod_set_scratch() {
+  thread_local gov::Task one;
+  return one;
+}
+
+std::optional<std::string> check_pod_sets(const gov::Task& spec) {
+  if (spec.pod_sets.size() > gov::kMaxPodSets)
+    return fmt::format("a task has at most {} pod sets (Kueue's limit), not {}", gov::kMaxPodSets, spec.pod_sets.size());
+  const char* field = spec.instances ? "instances" : spec.pods ? "pods" : !spec.partitions.empty() ? "partitions" : nullptr;
+  for (ir::Resource r : ir::kAllResources) {
+    if (field == nullptr && spec.amounts[ir::index(r)]) field = ir::resource_key(r).data();
+  }
+  if (field != nullptr)
+    return fmt::format("a task with pod sets gives its requests per pod set, not `{}` for the whole task", field);
+  for (size_t i = 0; i < spec.pod_sets.size(); ++i) {
+    const std::string& name = spec.pod_sets[i].name;
+    if (name.empty()) return fmt::format("pod set {} has no name", i + 1);
+    for (size_t j = 0; j < i; ++j) {
+      if (spec.pod_sets[j].name == name) return fmt::format("pod set `{}` is given twice", name);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> resolve_pod_sets(const Resolver& resolver, const gov::Task& spec, TaskRequest& out,
+                                            std::vector<PodSetRequest>* pod_sets) {
+  out.request = {};
+  out.team = resolver.names.team(spec.team);
+  if (out.team < 0) return fmt::format("unknown team `{}`", spec.team);
+  if (auto error = check_pod_sets(spec)) return error;
+  if (spec.priority && resolver.names.priority_class(*spec.priority) < 0)
+    return fmt::format("unknown priority class `{}`", *spec.priority);
+  out.requested_flavor = -1;  // what rules read as the task's instance type: the task-level one
+  if (spec.instance_type) {
+    out.requested_flavor = resolver.names.flavor(*spec.instance_type);
+    if (out.requested_flavor < 0) return fmt::format("unknown instance type `{}`", *spec.instance_type);
+  }
+  out.instances = 0;
+  out.pods = 0;
+  out.unavailable_partition = {};
+  if (pod_sets != nullptr) pod_sets->resize(spec.pod_sets.size());  // reused: names keep their capacity
+  gov::Task& scratch = pod_set_scratch();
+  for (size_t i = 0; i < spec.pod_sets.size(); ++i) {
+    const gov::PodSet& pod_set = spec.pod_sets[i];
+    TaskRequest one;
+    pod_set_task(spec, pod_set, scratch);
+    if (auto error = resolve_request(resolver, scratch, one))
+      return fmt::format("pod set `{}`: {}", pod_set.name, *error);
+    out.class_index = one.class_index;
+    out.priority = one.priority;
+    for (size_t k = 0; k < out.request.size(); ++k) {
+      if (__builtin_add_overflow(out.request[k], one.request[k], &out.request[k]))
+        return fmt::format("requested amount of `{}` is too large", resolver.module.column_key(static_cast<ir::Resource>(k)));
+    }
+    if (__builtin_add_overflow(out.instances, one.instances, &out.instances)) return std::string("`instances` is too large");
+    if (__builtin_add_overflow(out.pods, one.pods, &out.pods)) return std::string("`pods` is too large");
+    if (pod_sets != nullptr) {
+      PodSetRequest& request = (*pod_sets)[i];
+      request.name.assign(pod_set.name);
+      request.requested_flavor = one.requested_flavor;
+      request.pods = one.pods;
+      request.request = one.request;
+      request.has_unavailable_partition = !one.unavailable_partition.empty();
+      // `one` views the scratch task's profile: interned now, before the next pod set reuses it.
+      request.unavailable_partition = request.has_unavailable_partition && resolver.unavailable != nullptr
+                                          ? resolver.unavailable->intern(one.unavailable_partition)
+                                          : nullptr;
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_single_main(const gov::Task& spec) {
+  return spec.pod_sets.size() == 1 && spec.pod_sets[0].name == kPodSetName;
+}
 
 NameIndex::NameIndex(const ir::Module& module) {
   const auto index = [](Map& map, const auto& named) {
@@ -91,6 +197,16 @@ NameIndex::NameIndex(const ir::Module& module) {
 
 std::optional<std::string> resolve_request(const Resolver& resolver, const gov::Task& spec,
                                            TaskRequest& out) {
+  if (!spec.pod_sets.empty()) [[unlikely]] {
+    if (is_single_main(spec) && !check_pod_sets(spec)) {
+      // `out.unavailable_partition` then views the per-thread scratch task: valid until this
+      // thread resolves another pod set (the check path tests it at once).
+      gov::Task& one = pod_set_scratch();
+      pod_set_task(spec, spec.pod_sets[0], one);
+      return resolve_request(resolver, one, out);
+    }
+    return resolve_pod_sets(resolver, spec, out, nullptr);
+  }
   const ir::Module& module = resolver.module;
   out.request = {};
   out.team = resolver.names.team(spec.team);
@@ -133,7 +249,17 @@ std::optional<std::string> resolve_task(const Resolver& resolver, const gov::Tas
   out.id = spec.id;
   out.duration = spec.duration;
   TaskRequest request;
-  std::optional<std::string> error = resolve_request(resolver, spec, request);
+  std::optional<std::string> error;
+  out.pod_sets.clear();
+  gov::Task one;  // a task whose only pod set is `main`: resolved as a task without pod sets
+  if (spec.pod_sets.empty()) {
+    error = resolve_request(resolver, spec, request);
+  } else if (is_single_main(spec) && !check_pod_sets(spec)) {
+    pod_set_task(spec, spec.pod_sets[0], one);
+    error = resolve_request(resolver, one, request);  // views into `one`, interned below
+  } else {
+    error = resolve_pod_sets(resolver, spec, request, &out.pod_sets);
+  }
   out.team = request.team;
   if (out.team < 0) out.unknown_team = spec.team;
   out.class_index = request.class_index;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
@@ -70,6 +71,9 @@ struct Resolver {
   const ir::Evaluator& evaluator;
   const NameIndex& names;
   UnavailablePartitions* unavailable = nullptr;  // where resolve_task interns such profiles
+
+  /// The same, interning nothing: for readers that may run concurrently (checks).
+  Resolver without_interning() const { return {module, evaluator, names, nullptr}; }
 };
 
 /// Resolves `spec`'s names and amounts into `out`. Returns the error message when the task is
@@ -78,6 +82,18 @@ struct Resolver {
 /// other than one type; overflow. `out.team` is set (or -1) even then.
 std::optional<std::string> resolve_request(const Resolver& resolver, const gov::Task& spec,
                                            TaskRequest& out);
+
+/// A task of several pod sets (gov::Task::pod_sets): each pod set resolved as a task of the
+/// task's team and class; `out` gets their sums (what rules see), `pod_sets` (when not null)
+/// each one (resized to the pod sets and filled in place, so a reused vector keeps its names'
+/// capacity). Errors name the pod set. A task whose only pod set is `main` is a task of one pod
+/// set: resolve_request and resolve_task resolve it as such (resolve_request's
+/// `unavailable_partition` then views a per-thread copy, valid until the thread's next call).
+/// Allocates nothing once warm, but for errors and for profiles interned the first time.
+std::optional<std::string> resolve_pod_sets(const Resolver& resolver, const gov::Task& spec, TaskRequest& out,
+                                            std::vector<PodSetRequest>* pod_sets);
+/// Whether `spec` is one pod set named `main` (decided as a task without pod sets).
+bool is_single_main(const gov::Task& spec);
 
 /// resolve_request, then the rest of a Task (id, duration); an unknown team's name is kept in
 /// `unknown_team`.

@@ -62,6 +62,7 @@ QueueClass TaskStore::class_of(const Task& task) const {
   if (submission_matters_[static_cast<size_t>(task.team)]) value.submitted_at = task.submitted_at;
   value.request = task.request;
   value.unavailable_partition = task.unavailable_partition;
+  value.pod_sets = task.pod_sets.empty() ? nullptr : task.pod_sets.data();
   value.reason = task.last_reason;
   value.message = task.last_message;
   return value;
@@ -72,6 +73,7 @@ bool TaskStore::same_class(const QueueClass& value, const Task& task) const {
   return value.requested_flavor == task.requested_flavor && value.priority == task.priority &&
          value.submitted_at == submitted && value.request == task.request &&
          value.unavailable_partition == task.unavailable_partition &&
+         value.pod_sets == (task.pod_sets.empty() ? nullptr : task.pod_sets.data()) &&
          value.reason == task.last_reason && value.message == task.last_message;
 }
 
@@ -83,6 +85,7 @@ uint64_t TaskStore::hash_class(const Task& task) const {
   mix(submission_matters_[static_cast<size_t>(task.team)] ? static_cast<uint64_t>(task.submitted_at) : 0);
   for (Amount amount : task.request) mix(static_cast<uint64_t>(amount));
   mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(task.unavailable_partition)));
+  if (!task.pod_sets.empty()) mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(task.pod_sets.data())));
   mix(task.last_reason ? static_cast<uint64_t>(*task.last_reason) + 1 : 0);
   mix(std::hash<std::string_view>{}(task.last_message));
   return mix.value();
@@ -268,12 +271,13 @@ void TaskStore::teams_with_work(std::vector<uint32_t>& out) const {
 
 void TaskStore::insert_admitted(uint32_t task) {
   const Task& t = tasks_[task];
-  std::vector<uint32_t>& list =
-      admitted_[static_cast<size_t>(t.team) * flavor_count_ + static_cast<size_t>(t.flavor)];
-  const auto pos = std::upper_bound(list.begin(), list.end(), task, [this](uint32_t a, uint32_t b) {
-    return candidate_order_less(tasks_[a], tasks_[b]);
+  for_each_charge(t, [&](uint32_t flavor, const Resources&) {
+    std::vector<uint32_t>& list = admitted_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
+    const auto pos = std::upper_bound(list.begin(), list.end(), task, [this](uint32_t a, uint32_t b) {
+      return candidate_order_less(tasks_[a], tasks_[b]);
+    });
+    list.insert(pos, task);
   });
-  list.insert(pos, task);
   ++team_versions_[static_cast<size_t>(t.team)];
   if (t.preempted_at != kNever)
     latest_preempted_admission_ = std::max(latest_preempted_admission_, t.preempted_at);
@@ -281,13 +285,14 @@ void TaskStore::insert_admitted(uint32_t task) {
 
 void TaskStore::erase_admitted(uint32_t task) {
   const Task& t = tasks_[task];
-  std::vector<uint32_t>& list =
-      admitted_[static_cast<size_t>(t.team) * flavor_count_ + static_cast<size_t>(t.flavor)];
-  const auto pos = std::lower_bound(list.begin(), list.end(), task, [this](uint32_t a, uint32_t b) {
-    return candidate_order_less(tasks_[a], tasks_[b]);
+  for_each_charge(t, [&](uint32_t flavor, const Resources&) {
+    std::vector<uint32_t>& list = admitted_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
+    const auto pos = std::lower_bound(list.begin(), list.end(), task, [this](uint32_t a, uint32_t b) {
+      return candidate_order_less(tasks_[a], tasks_[b]);
+    });
+    GOV_ASSERT(pos != list.end() && *pos == task, "admitted task missing from its candidate list");
+    list.erase(pos);
   });
-  GOV_ASSERT(pos != list.end() && *pos == task, "admitted task missing from its candidate list");
-  list.erase(pos);
   ++team_versions_[static_cast<size_t>(t.team)];
 }
 

@@ -37,6 +37,23 @@ enum class QueueSlot : uint8_t {
   head,    // taken as its team's head by the running cycle
 };
 
+/// One pod set of a task of several, resolved (docs/semantics-decisions.md "Pod sets").
+struct PodSetRequest {
+  std::string name;
+  int32_t requested_flavor = -1;  // -1: the team's flavors in declared order
+  int64_t pods = 1;
+  Resources request{};  // the pod set's total (pods × per pod), base units
+  /// A GPU partition profile it asks for that no quota gives (interned in the engine), or null.
+  const std::string* unavailable_partition = nullptr;
+  bool has_unavailable_partition = false;  // also when nothing interns (the check path)
+};
+
+/// What an admitted task of several pod sets holds in one flavor (its pod sets there, summed).
+struct ChargePart {
+  uint32_t flavor = 0;
+  Resources amounts{};
+};
+
 /// One submitted task, resolved against the module (indices, exact amounts).
 struct Task {
   std::string id;
@@ -52,10 +69,17 @@ struct Task {
   const std::string* unavailable_partition = nullptr;
   std::optional<Time> duration;
   Time submitted_at = 0;
+  /// Several pod sets (or one not named `main`): each assigned a flavor of its own, all or
+  /// nothing. `request` is then their sum (what rules read, with `requested_flavor`, the task's
+  /// own instance type). Empty: one pod set `main`.
+  std::vector<PodSetRequest> pod_sets;
 
   TaskState state = TaskState::pending;
   QueueSlot slot = QueueSlot::none;
-  int32_t flavor = -1;  // the flavor it holds while admitted
+  int32_t flavor = -1;  // the flavor it holds while admitted (of several pod sets: the first's)
+  /// Admitted with several pod sets: each pod set's flavor, and what it holds per flavor.
+  std::vector<int32_t> pod_set_flavors;
+  std::vector<ChargePart> charge;
   Time admitted_at = kNever;
   uint32_t admissions = 0;     // bumps at every admission: older finish timers are stale
   uint64_t admission_order = 0;  // EngineCore::admissions at its latest admission (export_state)
@@ -78,6 +102,26 @@ struct Task {
   uint32_t queue_set = 0;
   uint64_t class_hash = 0;
 };
+
+/// Calls f(flavor, amounts) for every flavor an admitted task holds quota in: its flavor and
+/// request, or each part of a task of several pod sets.
+template <class F>
+void for_each_charge(const Task& task, F&& f) {
+  if (task.charge.empty()) {
+    f(static_cast<uint32_t>(task.flavor), task.request);
+    return;
+  }
+  for (const ChargePart& part : task.charge) f(part.flavor, part.amounts);
+}
+
+/// What an admitted task holds in `flavor`, or null when nothing.
+inline const Resources* charged_in(const Task& task, uint32_t flavor) {
+  if (task.charge.empty()) return task.flavor == static_cast<int32_t>(flavor) ? &task.request : nullptr;
+  for (const ChargePart& part : task.charge) {
+    if (part.flavor == flavor) return &part.amounts;
+  }
+  return nullptr;
+}
 
 /// Queue order inside a team (docs/kueue-reference.md §7): higher priority, earlier submission, id.
 bool queue_order_less(const Task& a, const Task& b);
@@ -106,6 +150,9 @@ struct QueueClass {
   Time submitted_at = 0;  // only when the team's within-team policy compares submission times
   Resources request{};
   const std::string* unavailable_partition = nullptr;  // interned: equal names, equal pointers
+  /// A task of several pod sets is a class of its own (its pod sets, whose buffer moves with the
+  /// task, identify it): their names are in its messages, which the nomination cache does not key.
+  const PodSetRequest* pod_sets = nullptr;
   std::optional<PendingReason> reason;
   std::string message;
 };

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "compiler/model/quantities.hpp"
 #include "runtime/trace/decision_writer.hpp"
@@ -61,7 +62,14 @@ bool same_amounts(const gov::ResourceAmounts& actual, const gov::ResourceAmounts
 /// Why `d` does not satisfy `s`, or nullopt when it does.
 std::optional<std::string> mismatch(const TestStep& s, const gov::Decision& d) {
   if (gov::outcome_name(d.outcome) != s.outcome) return fmt::format("outcome is {}", gov::outcome_name(d.outcome));
-  if (s.flavor && d.flavor != *s.flavor) return fmt::format("it is on {}", d.flavor);
+  if (s.flavors.size() > 1) {  // one `on` per pod set
+    std::vector<std::string> actual;
+    for (const gov::PodSetAdmission& p : d.pod_sets) actual.push_back(p.flavor);
+    if (actual.empty()) actual.push_back(d.flavor);
+    if (actual != s.flavors) return fmt::format("it is on {}", fmt::join(actual, " on "));
+  } else if (s.flavor && d.flavor != *s.flavor) {
+    return fmt::format("it is on {}", d.flavor);
+  }
   if (s.by) {
     const std::string& by = d.outcome == gov::Outcome::rejected ? d.rule : d.by;
     if (by != *s.by) return fmt::format("it is by {}", by);
@@ -91,7 +99,8 @@ std::optional<std::string> mismatch(const TestStep& s, const gov::Decision& d) {
 
 std::string expectation_text(const TestStep& s) {
   std::string text = fmt::format("{}{} {}", s.eventually ? "eventually " : "", s.task, s.outcome);
-  if (s.flavor) text += " on " + *s.flavor;
+  if (s.flavors.empty() && s.flavor) text += " on " + *s.flavor;
+  for (const std::string& flavor : s.flavors) text += " on " + flavor;
   if (s.by) text += " by " + *s.by;
   if (s.word) text += " " + *s.word;
   if (s.borrowing) text += " borrowing " + resources_text(*s.borrowing);

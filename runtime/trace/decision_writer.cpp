@@ -63,6 +63,23 @@ void append_warnings(std::string& out, const std::vector<gov::RuleWarning>& warn
   out += ']';
 }
 
+// `"pod_sets":[{"name":"worker","flavor":"ml.p5.48xlarge","pods":3,"usage":{...}}]`.
+void append_pod_sets(std::string& out, const std::vector<gov::PodSetAdmission>& pod_sets) {
+  append_key(out, "pod_sets");
+  out += '[';
+  for (size_t i = 0; i < pod_sets.size(); ++i) {
+    out += i > 0 ? ",{" : "{";
+    append_json_string(out, "name");
+    out += ':';
+    append_json_string(out, pod_sets[i].name);
+    append_string_member(out, "flavor", pod_sets[i].flavor);
+    out += fmt::format(",\"pods\":{}", pod_sets[i].pods);
+    append_resources(out, "usage", pod_sets[i].usage);
+    out += '}';
+  }
+  out += ']';
+}
+
 void append_victims(std::string& out, const std::vector<std::string>& victims) {
   append_key(out, "victims");
   out += '[';
@@ -79,6 +96,7 @@ void append_outcome_members(std::string& out, const gov::Decision& d) {
       append_string_member(out, "flavor", d.flavor);
       append_resources(out, "usage", d.usage);
       append_resources(out, "borrowed", d.borrowed);
+      if (!d.pod_sets.empty()) append_pod_sets(out, d.pod_sets);
       if (!d.warnings.empty()) append_warnings(out, d.warnings);
       break;
     case gov::Outcome::pending:
@@ -147,6 +165,14 @@ std::string resources_text(const gov::ResourceAmounts& amounts) {
 
 std::string admitted_text(const gov::Decision& d) {
   std::string out = fmt::format("admitted on {}", one_line(d.flavor));
+  if (!d.pod_sets.empty()) {  // `admitted: master on ml.m5.xlarge (1 pod), worker on ml.p5.48xlarge (3 pods)`
+    out = "admitted:";
+    for (size_t i = 0; i < d.pod_sets.size(); ++i) {
+      const gov::PodSetAdmission& p = d.pod_sets[i];
+      out += fmt::format("{} {} on {} ({} pod{})", i > 0 ? "," : "", one_line(p.name), one_line(p.flavor), p.pods,
+                         p.pods == 1 ? "" : "s");
+    }
+  }
   if (!d.usage.empty()) out += "  " + resources_text(d.usage);
   if (!d.borrowed.empty()) out += "  borrowing " + resources_text(d.borrowed);
   for (const gov::RuleWarning& warning : d.warnings) {

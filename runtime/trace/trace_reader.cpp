@@ -19,10 +19,15 @@ namespace gov::trace {
 namespace {
 
 constexpr std::array<std::string_view, 4> kEventKeys = {"at", "submit", "finish", "cancel"};
-constexpr std::array<std::string_view, 16> kSubmitKeys = {
+constexpr std::array<std::string_view, 17> kSubmitKeys = {
     "id",         "team",   "priority", "instance_type", "instances", "gpus",   "vcpus",
     "memory_gib", "neuron", "efa",      "pods",          "per_pod",   "labels", "duration",
-    "partitions", "created"};
+    "partitions", "created", "pod_sets"};
+// What a submit may request for the whole task, or each of its `pod_sets`.
+constexpr std::array<std::string_view, 10> kRequestKeys = {
+    "instances", "gpus", "vcpus", "memory_gib", "neuron", "efa", "pods", "per_pod", "partitions", "instance_type"};
+constexpr std::array<std::string_view, 11> kPodSetKeys = {
+    "name", "instance_type", "instances", "gpus", "vcpus", "memory_gib", "neuron", "efa", "pods", "per_pod", "partitions"};
 constexpr std::array<std::string_view, 5> kPerPodKeys = {"gpus", "vcpus", "memory_gib", "neuron",
                                                          "efa"};
 constexpr std::array<std::string_view, 6> kPerPodObjectKeys = {"gpus", "vcpus",      "memory_gib",
@@ -245,6 +250,7 @@ class EventDecoder {
   bool read_identity(const JsonValue& submit, gov::Task& task);
   bool read_names(const JsonValue& submit, gov::Task& task);
   bool read_request(const JsonValue& submit, gov::Task& task);
+  bool read_pod_sets(const JsonValue& submit, const JsonValue& pod_sets, gov::Task& task);
   bool check_request_forms(const JsonValue& submit, const gov::Task& task);
   bool check_instances_type(const JsonValue& submit, const gov::Task& task);
 
@@ -542,8 +548,9 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
   }
   gov::Task task;
   if (!check_keys(value, kSubmitKeys, "", "a submit")) return false;
-  if (!read_identity(value, task) || !read_names(value, task) || !read_request(value, task))
-    return false;
+  if (!read_identity(value, task) || !read_names(value, task)) return false;
+  const JsonValue* pod_sets = value.find("pod_sets");
+  if (pod_sets != nullptr ? !read_pod_sets(value, *pod_sets, task) : !read_request(value, task)) return false;
   if (const JsonValue* labels = value.find("labels");
       labels != nullptr && !read_labels(*labels, task.labels)) {
     return false;
@@ -554,8 +561,10 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
   if (const JsonValue* created = value.find("created"); created != nullptr) {
     if (!read_created(*created, task.created.emplace())) return false;
   }
-  if (!check_request_forms(value, task) || !check_instances_type(value, task)) return false;
+  if (pod_sets == nullptr && (!check_request_forms(value, task) || !check_instances_type(value, task)))
+    return false;
   size_t text_bytes = task.id.size();
+  for (const gov::PodSet& pod_set : task.pod_sets) text_bytes += pod_set.name.size();
   for (const auto& [key, label] : task.labels) text_bytes += key.size() + label.size();
   state_.text_bytes += text_bytes;
   if (state_.text_bytes > kMaxTraceTextBytes) {
@@ -648,6 +657,61 @@ bool EventDecoder::read_request(const JsonValue& submit, gov::Task& task) {
   }
   if (submit.find("partitions") != nullptr) return true;
   return read_amounts(*per_pod, "per_pod.", task);
+}
+
+// `"pod_sets": [{"name": "worker", "pods": 3, "per_pod": {...}}, ...]`: each pod set requests as
+// a task does (whole `instances`, amounts, or `pods` × `per_pod`, with its own `instance_type`),
+// and the task itself requests nothing else.
+bool EventDecoder::read_pod_sets(const JsonValue& submit, const JsonValue& pod_sets, gov::Task& task) {
+  for (const JsonKey& key : submit.keys) {
+    if (key.text == "instance_type") continue;  // the pod sets' default
+    if (std::find(kRequestKeys.begin(), kRequestKeys.end(), key.text) != kRequestKeys.end())
+      return field_fail(key.text, key.position,
+                        fmt::format("a task with \"pod_sets\" requests per pod set; move \"{}\" into its pod sets", key.text));
+  }
+  if (pod_sets.kind != JsonKind::array || pod_sets.items.empty()) {
+    return field_fail("pod_sets", pod_sets.position,
+                      fmt::format("expected a non-empty array of pod sets, found {}", found(pod_sets)));
+  }
+  if (pod_sets.items.size() > gov::kMaxPodSets) {
+    return field_fail("pod_sets", pod_sets.position,
+                      fmt::format("{} pod sets; a task has at most {} (Kueue's limit)", pod_sets.items.size(),
+                                  gov::kMaxPodSets));
+  }
+  for (const JsonValue& item : pod_sets.items) {
+    if (item.kind != JsonKind::object)
+      return field_fail("pod_sets", item.position, fmt::format("expected a pod set object, found {}", found(item)));
+    if (!check_keys(item, kPodSetKeys, "pod_sets.", "a pod set")) return false;
+    gov::PodSet& pod_set = task.pod_sets.emplace_back();
+    const JsonValue* name = item.find("name");
+    if (name == nullptr) return field_fail("pod_sets", item.position, "a pod set needs a \"name\"");
+    if (!read_string("pod_sets.name", *name, pod_set.name)) return false;
+    if (pod_set.name.empty() || !no_nul("pod_sets.name", name->position, pod_set.name))
+      return field_fail("pod_sets.name", name->position, "expected a pod set name, found the empty string");
+    for (size_t i = 0; i + 1 < task.pod_sets.size(); ++i) {
+      if (task.pod_sets[i].name == pod_set.name)
+        return field_fail("pod_sets.name", name->position, fmt::format("pod set {} is given twice", quoted(pod_set.name)));
+    }
+    gov::Task one;  // the pod set read as a task, with the task's team for the instance-type check
+    one.team = task.team;
+    if (const JsonValue* type = item.find("instance_type"); type != nullptr) {
+      if (!read_string("pod_sets.instance_type", *type, one.instance_type.emplace())) return false;
+      if (module_.flavor_index(*one.instance_type) < 0) {
+        return field_fail("pod_sets.instance_type", type->position,
+                          fmt::format("unknown instance type {}; {}", quoted(*one.instance_type),
+                                      names_help(module_.flavors, *one.instance_type, "instance type", "instance types")));
+      }
+    } else {
+      one.instance_type = task.instance_type;
+    }
+    if (!read_request(item, one) || !check_request_forms(item, one) || !check_instances_type(item, one)) return false;
+    if (item.find("instance_type") != nullptr) pod_set.instance_type = one.instance_type;
+    pod_set.instances = one.instances;
+    pod_set.amounts = one.amounts;
+    pod_set.pods = one.pods.value_or(1);
+    pod_set.partitions = std::move(one.partitions);
+  }
+  return true;
 }
 
 // A task requests whole `instances`, or per-resource amounts, or `pods` × `per_pod`.
@@ -905,8 +969,8 @@ class StateDecoder {
 
  private:
   static constexpr std::array<std::string_view, 3> kStateKeys = {"at", "admitted", "pending"};
-  static constexpr std::array<std::string_view, 5> kAdmittedKeys = {"task", "submitted_at", "admitted_at", "flavor",
-                                                                    "warnings"};
+  static constexpr std::array<std::string_view, 6> kAdmittedKeys = {"task", "submitted_at", "admitted_at", "flavor",
+                                                                    "pod_set_flavors", "warnings"};
   static constexpr std::array<std::string_view, 6> kPendingKeys = {"task",    "submitted_at", "reason",
                                                                    "message", "parked",       "warnings"};
   static constexpr std::array<std::string_view, 2> kWarningKeys = {"rule", "message"};
@@ -1038,6 +1102,21 @@ class StateDecoder {
         return fail(where, flavor->position,
                     fmt::format("field \"flavor\": expected an instance type name, found {}", found(*flavor)));
       out.flavor = flavor->text;
+    }
+    if (const JsonValue* flavors = entry.find("pod_set_flavors")) {
+      if (flavors->kind != JsonKind::array)
+        return fail(where, flavors->position,
+                    fmt::format("field \"pod_set_flavors\": expected an array of instance type names, found {}", found(*flavors)));
+      for (const JsonValue& flavor : flavors->items) {
+        if (flavor.kind != JsonKind::string)
+          return fail(where, flavor.position,
+                      fmt::format("field \"pod_set_flavors\": expected an instance type name, found {}", found(flavor)));
+        out.pod_set_flavors.push_back(flavor.text);
+      }
+      if (out.pod_set_flavors.size() != out.task.pod_sets.size())
+        return fail(where, flavors->position,
+                    fmt::format("field \"pod_set_flavors\": {} instance types for {} pod sets", out.pod_set_flavors.size(),
+                                out.task.pod_sets.size()));
     }
     state.admitted.push_back(std::move(out));
     return true;

@@ -36,7 +36,10 @@ void check_table(const check::Table<Target>& table) {
     const bool takes_choices = row.spec.kind == check::ValueKind::choice ||
                                row.spec.kind == check::ValueKind::choice_list ||
                                row.spec.kind == check::ValueKind::choice_or_block;
-    CHECK(takes_choices == !row.spec.choices.empty());
+    // A percentage or a block may also be a word (`borrow-limit = unlimited`).
+    const bool may_take_choices =
+        row.spec.kind == check::ValueKind::percentage || row.spec.kind == check::ValueKind::resources;
+    if (!may_take_choices) CHECK(takes_choices == !row.spec.choices.empty());
     std::set<std::string_view> words;
     std::set<int> values;
     for (const check::Choice& c : row.spec.choices) {
@@ -167,7 +170,7 @@ team a {
   CHECK(t.flavor_preference == model::FlavorPreference::preemption_over_borrowing);
   CHECK(t.flavor_preference_at.has_value());
   CHECK(t.fungibility_at.has_value());
-  CHECK(t.fair_share_weight == 3);
+  CHECK(t.fair_share_weight_micros == 3 * model::kWeightScale);
   CHECK_FALSE(t.active);
   REQUIRE(t.quotas.size() == 1);
   CHECK(t.quotas[0].instances == 2);
@@ -197,7 +200,7 @@ TEST_CASE("reserved words and declaration keywords are one list each", "[grammar
       return false;
     }
   };
-  CHECK(r::reserved_word::words.size() == 24);
+  CHECK(r::reserved_word::words.size() == 25);
   for (std::string_view word : r::reserved_word::words) {
     INFO(word);
     CHECK(whole(r::reserved_word{}, word));
@@ -226,7 +229,7 @@ TEST_CASE("reserved words and declaration keywords are one list each", "[grammar
   // What starts a declaration, spelled from rules::declaration_keyword.
   const gov::test::Parsed stray = gov::test::parse_text("qqqqqqqq\n");
   CHECK(gov::test::rendered(stray).find("help: declarations start with `import`, `catalog`, `cluster`, `policy`, "
-                                        "`team`, `rule` or `test`") != std::string::npos);
+                                        "`cohort`, `team`, `rule` or `test`") != std::string::npos);
 }
 
 TEST_CASE("syntax errors are typed", "[grammar][surface]") {

@@ -358,3 +358,84 @@ TEST_CASE("C: a task's created_ms is its queue-order time among tasks submitted 
   gov_decisions_free(step);
   gov_engine_close(engine);
 }
+
+TEST_CASE("C: a task of several pod sets is admitted whole, each pod set named in the JSON", "[embed][c][podsets]") {
+  // team-a holds 2 GPUs and may borrow 1: a master and a worker of 1 GPU each fit; with 2
+  // workers' GPUs more (4 in all) nothing is admitted, and the message names pod set worker.
+  Engine engine;
+  gov_pod_set pod_sets[2];
+  for (gov_pod_set& p : pod_sets) {
+    gov_pod_set_init(&p);
+    p.amounts[GOV_GPU] = 1;
+  }
+  pod_sets[0].name = "master";
+  pod_sets[1].name = "worker";
+  gov_task task;
+  gov_task_init(&task);
+  task.id = "job";
+  task.team = "team-a";
+  task.instance_type = "ml.g5.8xlarge";
+  task.pod_sets = pod_sets;
+  task.pod_set_count = 2;
+  gov_decisions* step = nullptr;
+  REQUIRE(gov_engine_submit(engine.handle, 0, &task, &step) == GOV_OK);
+  const gov_decision* admitted = gov_decisions_get(step, 0);
+  REQUIRE(admitted->outcome == GOV_ADMITTED);
+  CHECK(admitted->usage.value[GOV_GPU] == 2);
+  const char* json = gov_decision_json(step, 0);
+  REQUIRE(json != nullptr);
+  CHECK(std::string(json).find(R"("pod_sets":[{"name":"master","flavor":"ml.g5.8xlarge","pods":1,"usage":{"gpu":1}},)"
+                               R"({"name":"worker","flavor":"ml.g5.8xlarge","pods":1,"usage":{"gpu":1}}])") != std::string::npos);
+  gov_decisions_free(step);
+
+  task.id = "big";
+  pod_sets[1].pods = 3;
+  REQUIRE(gov_engine_submit(engine.handle, 1, &task, &step) == GOV_OK);
+  const gov_decision* pending = gov_decisions_get(step, 0);
+  REQUIRE(pending->outcome == GOV_PENDING);
+  CHECK(std::string(pending->message).rfind("couldn't assign flavors to pod set worker: ", 0) == 0);
+  gov_decisions_free(step);
+
+  // A NULL pod set name is refused as an argument error; nine pod sets are an invalid decision.
+  pod_sets[0].name = nullptr;
+  CHECK(gov_engine_submit(engine.handle, 2, &task, &step) == GOV_ERROR_INVALID_ARGUMENT);
+  pod_sets[0].name = "master";
+  gov_pod_set nine[9];
+  std::vector<std::string> names;
+  for (int i = 0; i < 9; ++i) names.push_back("p" + std::to_string(i));
+  for (int i = 0; i < 9; ++i) {
+    gov_pod_set_init(&nine[i]);
+    nine[i].name = names[static_cast<size_t>(i)].c_str();
+    nine[i].amounts[GOV_GPU] = 0;
+  }
+  task.id = "nine";
+  task.pod_sets = nine;
+  task.pod_set_count = 9;
+  REQUIRE(gov_engine_submit(engine.handle, 3, &task, &step) == GOV_OK);
+  CHECK(gov_decisions_get(step, 0)->outcome == GOV_INVALID);
+  CHECK(std::string(gov_decisions_get(step, 0)->message) == "a task has at most 8 pod sets (Kueue's limit), not 9");
+  gov_decisions_free(step);
+}
+
+TEST_CASE("C: a trace's pod sets are in the task views", "[embed][c][podsets]") {
+  Engine engine;
+  const std::string trace = R"({"events": [{"at": 0, "submit": {"id": "j", "team": "team-a", "instance_type": "ml.g5.8xlarge",
+    "pod_sets": [{"name": "master", "gpus": 1}, {"name": "worker", "pods": 2, "per_pod": {"gpus": 1}}]}}]})";
+  gov_trace* read = nullptr;
+  REQUIRE(gov_trace_read(engine.handle, trace.data(), trace.size(), &read) == GOV_OK);
+  REQUIRE(gov_trace_count(read) == 1);
+  const gov_task& task = gov_trace_get(read, 0)->task;
+  REQUIRE(task.pod_set_count == 2);
+  CHECK(std::string(task.pod_sets[0].name) == "master");
+  CHECK(task.pod_sets[0].amounts[GOV_GPU] == 1);
+  CHECK(task.pod_sets[0].pods == 1);
+  CHECK(std::string(task.pod_sets[1].name) == "worker");
+  CHECK(task.pod_sets[1].pods == 2);
+  CHECK(task.pod_sets[1].amounts[GOV_GPU] == 1);
+  // The view submits as the trace's task: worker 2 GPUs + master 1 = team-a's maximum of 3.
+  gov_decisions* step = nullptr;
+  REQUIRE(gov_engine_submit(engine.handle, 0, &task, &step) == GOV_OK);
+  CHECK(gov_decisions_get(step, 0)->outcome == GOV_ADMITTED);
+  gov_decisions_free(step);
+  gov_trace_free(read);
+}

@@ -48,7 +48,7 @@ ir::Module workshop_module() {
   for (const char* name : {"team-a", "team-b"}) {
     ir::Team team = make_team(name, {make_quota(0, nominal, limit)});
     team.within_team = ir::WithinTeam::lower_priority;
-    team.fair_share_weight = 0;
+    team.fair_share_weight_micros = 0;
     m.teams.push_back(team);
   }
   m.classes = {{"inference", 90}, {"experimentation", 80}, {"training", 70}, {"fine-tuning", 50}};
@@ -70,7 +70,7 @@ ir::Module gpu_module(const std::vector<GpuTeam>& teams, bool fair_sharing) {
     ir::Resources lending = unlimited();
     lending[ir::index(ir::Resource::gpu)] = spec.lending_limit;
     ir::Team team = make_team(spec.name, {make_quota(0, gpus(spec.nominal), limit, lending)});
-    team.fair_share_weight = spec.weight;
+    team.fair_share_weight_micros = int64_t{spec.weight} * model::kWeightScale;
     m.teams.push_back(team);
   }
   m.classes = {{"low", 10}, {"mid", 50}, {"high", 90}};

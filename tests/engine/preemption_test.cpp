@@ -88,7 +88,7 @@ TEST_CASE("fair sharing: an in-team preemption may end up borrowing (second Hype
   for (const char* name : {"team-a", "team-b"}) {
     const ir::Resources nominal = instances(m.flavors[0], 1);
     ir::Team team = make_team(name, {make_quota(0, nominal, nominal)});
-    team.fair_share_weight = 0;
+    team.fair_share_weight_micros = 0;
     m.teams.push_back(team);
   }
   m.classes = {{"experimentation", 80}, {"training", 70}};

@@ -96,7 +96,7 @@ ir::Module random_module(Rng& rng) {
     if (chance(rng, 25)) team.when_can_borrow = ir::WhenCanBorrow::try_next_flavor;
     if (chance(rng, 25)) team.when_can_preempt = ir::WhenCanPreempt::preempt;
     if (chance(rng, 25)) team.flavor_preference = ir::FlavorPreference::preemption_over_borrowing;
-    team.fair_share_weight = static_cast<int32_t>(uniform(rng, 0, 3));
+    team.fair_share_weight_micros = static_cast<int64_t>(uniform(rng, 0, 3)) * model::kWeightScale;
     team.active = chance(rng, 90);
     m.teams.push_back(team);
   }
@@ -445,6 +445,135 @@ TEST_CASE("random modules with GPU partitions keep every invariant and decide al
   // The streams exercise partitions, not just the five resources.
   CHECK(partition_admissions > 100);
   CHECK(partition_preemptions > 10);
+}
+
+}  // namespace gov::engine::test
+
+namespace gov::engine::test {
+namespace {
+
+/// The task's request as pod sets: a task of one pod set keeps its request in one pod set named
+/// `only`; otherwise 2 or 3 pod sets split it, each maybe on its own instance type.
+gov::Task with_pod_sets(Rng& rng, const ir::Module& m, gov::Task task, bool one) {
+  if (one) {
+    gov::PodSet pod_set;
+    pod_set.name = "only";
+    pod_set.instances = task.instances;
+    pod_set.amounts = task.amounts;
+    pod_set.pods = task.pods.value_or(1);
+    pod_set.partitions = task.partitions;
+    task.instances.reset();
+    task.amounts = {};
+    task.pods.reset();
+    task.partitions.clear();
+    task.pod_sets.push_back(std::move(pod_set));
+    return task;
+  }
+  const int count = static_cast<int>(uniform(rng, 2, 3));
+  task.instances.reset();
+  task.amounts = {};
+  task.pods.reset();
+  task.partitions.clear();
+  for (int i = 0; i < count; ++i) {
+    gov::PodSet pod_set;
+    pod_set.name = i == 0 ? "master" : fmt::format("worker-{}", i);
+    pod_set.pods = uniform(rng, 1, 3);
+    if (chance(rng, 70)) pod_set.set(gov::Resource::gpu, uniform(rng, 0, 2));
+    if (chance(rng, 50)) pod_set.set(gov::Resource::vcpu, uniform(rng, 1, 8) * 1000);
+    if (chance(rng, 30)) pod_set.set(gov::Resource::memory, uniform(rng, 1, 4) * 16384);
+    if (chance(rng, 30))
+      pod_set.instance_type = m.flavors[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(m.flavors.size()) - 1))].name;
+    task.pod_sets.push_back(std::move(pod_set));
+  }
+  if (chance(rng, 3)) task.pod_sets.push_back(task.pod_sets.front());  // a name given twice: invalid
+  return task;
+}
+
+/// `steps` with some submitted tasks rewritten as tasks of pod sets (`one`: every task becomes
+/// one pod set `only`, which must decide as the task did).
+std::vector<Step> pod_set_steps(Rng& rng, const ir::Module& m, std::vector<Step> steps, bool one) {
+  for (Step& step : steps) {
+    for (Event& event : step.events) {
+      if (event.kind != Event::Kind::submit) continue;
+      if (one || chance(rng, 40)) event.task = with_pod_sets(rng, m, std::move(event.task), one);
+    }
+  }
+  return steps;
+}
+
+/// A decision of a task of the one pod set `only` as the same task without pod sets decides it.
+Decision as_main(Decision d) {
+  d.pod_sets.clear();
+  for (size_t at = d.message.find("pod set only: "); at != std::string::npos; at = d.message.find("pod set only: ", at))
+    d.message.replace(at + 8, 4, "main");
+  if (d.message.rfind("pod set `only`: ", 0) == 0) d.message.erase(0, 16);  // an invalid task's reason
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("random tasks of several pod sets keep every invariant and decide alike in both back ends",
+          "[engine][property][podsets]") {
+  Rng rng(20261127);
+  int multi_admissions = 0;
+  int multi_flavor_admissions = 0;
+  int multi_preempted = 0;
+  int multi_preemptors = 0;
+  for (int round = 0; round < 10; ++round) {
+    ir::Module m = random_module(rng);
+    const std::vector<Step> steps = pod_set_steps(rng, m, random_steps(rng, m, 400), /*one=*/false);
+    INFO("round " << round);
+    const std::vector<Decision> reference = run_checked(m, steps, /*self_check=*/true);
+    const std::vector<Decision> fast = run_checked(m, steps, /*self_check=*/false);
+    INFO(first_difference(reference, fast));
+    REQUIRE(reference.size() == fast.size());
+    CHECK(reference == fast);
+    auto jit = jit::compile_and_load(m);
+    REQUIRE(jit.ok());
+    const std::vector<Decision> native = run_checked(m, steps, /*self_check=*/false, nullptr, jit->get());
+    INFO(first_difference(reference, native));
+    REQUIRE(reference.size() == native.size());
+    CHECK(reference == native);
+    std::set<std::string> multi;
+    for (const Step& step : steps) {
+      for (const Event& event : step.events) {
+        if (event.kind == Event::Kind::submit && event.task.pod_sets.size() > 1) multi.insert(event.task.id);
+      }
+    }
+    for (const Decision& d : reference) {
+      if (d.outcome == Outcome::admitted && !d.pod_sets.empty()) {
+        ++multi_admissions;
+        CHECK(d.pod_sets.front().flavor == d.flavor);
+        bool several = false;
+        for (const PodSetAdmission& p : d.pod_sets) several = several || p.flavor != d.flavor;
+        multi_flavor_admissions += several;
+      }
+      if (multi.count(d.task) == 0) continue;
+      multi_preempted += d.outcome == Outcome::preempted;
+      multi_preemptors += d.outcome == Outcome::pending && d.reason == PendingReason::waiting_for_preemption;
+    }
+  }
+  // The streams exercise pod sets: admissions on several types, preemptions of and by them.
+  CHECK(multi_admissions > 100);
+  CHECK(multi_flavor_admissions > 20);
+  CHECK(multi_preempted > 10);
+  CHECK(multi_preemptors > 10);
+}
+
+TEST_CASE("a task of one pod set decides as the same task without pod sets", "[engine][property][podsets]") {
+  Rng rng(20261128);
+  for (int round = 0; round < 6; ++round) {
+    ir::Module m = random_module(rng);
+    const std::vector<Step> plain = random_steps(rng, m, 300);
+    const std::vector<Step> one = pod_set_steps(rng, m, plain, /*one=*/true);
+    INFO("round " << round);
+    const std::vector<Decision> expected = run_checked(m, plain, /*self_check=*/true);
+    std::vector<Decision> actual = run_checked(m, one, /*self_check=*/true);
+    for (Decision& d : actual) d = as_main(std::move(d));
+    INFO(first_difference(expected, actual));
+    REQUIRE(expected.size() == actual.size());
+    CHECK(expected == actual);
+  }
 }
 
 }  // namespace gov::engine::test

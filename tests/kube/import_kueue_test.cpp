@@ -32,7 +32,13 @@ TEST_CASE("gov import kueue of gov export kueue gives the policy back", "[kube][
       "policies/examples/workshop-kr-g5-12xlarge.gov", "policies/examples/cli-walkthrough-g5-12xlarge.gov",
       "tests/bridge/policies/controls.gov", "tests/bridge/policies/onlygputeam.gov",
       // GPU partitions: `nvidia.com/mig-<profile>` resources read back into `partitions`.
-      "tests/bridge/policies/partitions.gov"};
+      "tests/bridge/policies/partitions.gov",
+      // `borrow-limit = unlimited`, the team's and a quota's: borrowingLimit left out.
+      "tests/corpus/borrow-unlimited.gov",
+      // Decimal fair-share weights: `weight: 1.5`.
+      "tests/corpus/fair-share-decimal-weights.gov",
+      // The cohort's own quota: the Cohort's resourceGroups.
+      "tests/corpus/cohort-quota.gov"};
   for (const std::string& policy : policies) {
     for (const std::string api : {"v1beta2", "v1beta1"}) {
       for (const std::string naming : {"hyperpod", "plain"}) {
@@ -115,6 +121,32 @@ TEST_CASE("gov import kueue reads HyperPod's own ClusterQueue of seed 004", "[ku
   CHECK(bare.out.find("  # capacity: Kueue's objects do not say; give it") != std::string::npos);
 }
 
+TEST_CASE("gov import kueue reads a missing borrowingLimit as borrow-limit = unlimited", "[kube][import]") {
+  gov::test::TempDir dir("import-kueue-unlimited");
+  dir.copy_catalog();
+  // Every listed resource without a limit: the team's; a resource the flavor does not list
+  // cannot be borrowed in Kueue, so it keeps an absolute limit of 0.
+  dir.write("team.yaml", queue("{name: nvidia.com/gpu, nominalQuota: 4}"));
+  const gov::test::CommandResult team = run_gov("import kueue " + (dir / "team.yaml"));
+  INFO(team.err);
+  REQUIRE(team.exit_code == 0);
+  CHECK(team.out.find("  borrow-limit          = unlimited\n") != std::string::npos);
+  CHECK(team.out.find("borrow-limit = { neuron = 0, vcpus = 0, memory = 0 TiB, efa = 0 }") != std::string::npos);
+  // One quota without limits beside a limited one: the quota's.
+  dir.write("quota.yaml",
+            queue("{name: nvidia.com/gpu, nominalQuota: 4}\n      - {name: cpu, nominalQuota: 8}\n      - {name: memory, "
+                  "nominalQuota: 64Gi}\n      - {name: vpc.amazonaws.com/efa, nominalQuota: 0}\n      - {name: "
+                  "aws.amazon.com/neurondevice, nominalQuota: 0}\n    - name: ml.g5.12xlarge\n      resources:\n      - {name: "
+                  "nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}"));
+  const gov::test::CommandResult quota = run_gov("import kueue " + (dir / "quota.yaml"));
+  INFO(quota.err);
+  REQUIRE(quota.exit_code == 0);
+  INFO(quota.out);
+  CHECK(quota.out.find("quota ml.g5.8xlarge  { gpus = 4, vcpus = 8, memory = 64 GiB, efa = 0, borrow-limit = unlimited }") !=
+        std::string::npos);
+  CHECK(quota.out.find("  borrow-limit          = 50%\n") != std::string::npos);
+}
+
 TEST_CASE("gov import kueue names the file object and field of bad input", "[kube][import]") {
   gov::test::TempDir dir("import-kueue-bad");
   std::string bomb = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
@@ -130,9 +162,10 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
       {"apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: q}\n",
        "`bad.yaml`:1:13: ClusterQueue `q`: `apiVersion`: `kueue.x-k8s.io/v1alpha1` is not"},
       {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {}\n", "`bad.yaml`:3:11: object: `metadata.name`: missing"},
-      {queue("{name: nvidia.com/gpu, nominalQuota: 4}"),
-       "ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.resourceGroups[0].flavors[0].resources[0].borrowingLimit`: missing: "
-       "unlimited borrowing has no gov form"},
+      // Unlimited borrowing of one resource beside a limited one of the same quota has no gov form.
+      {queue("{name: nvidia.com/gpu, nominalQuota: 4}\n      - {name: cpu, nominalQuota: 8, borrowingLimit: 2}"),
+       "ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.resourceGroups`: `nvidia.com/gpu` of `ml.g5.8xlarge` has no "
+       "borrowingLimit beside resources that have one"},
       {queue("{name: nvidia.com/gpu, nominalQuota: 1.5, borrowingLimit: 0}"),
        "`spec.resourceGroups[0].flavors[0].resources[0].nominalQuota`: `1.5` is not a whole number of devices"},
       {queue("{name: memory, nominalQuota: 1.5Ki, borrowingLimit: 0}"),

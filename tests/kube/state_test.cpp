@@ -131,13 +131,20 @@ TEST_CASE("gov eval refuses a state it cannot read as the cluster", "[k8s][kube]
   CHECK(job.exit_code == 1);
   CHECK(job.err.find("job.yaml:3:1: Job `a1`: a state holds Kueue Workloads (`kubectl get workloads -A -o yaml`), and this "
                      "is not one") != std::string::npos);
-  // Two pod sets: not yet.
-  const gov::test::CommandResult sets =
-      eval("sets.yaml", list(workload("two", "2026-11-20T10:00:00Z", "",
-                                      "        - {name: worker, count: 2, template: {spec: {containers: [{name: c}]}}}\n")));
-  CHECK(sets.exit_code == 1);
-  CHECK(sets.err.find("Workload `two` has 2 pod sets (main, worker); gov's engine decides tasks of one pod set until it has "
-                      "pod sets (issue 18)") != std::string::npos);
+  // Two pod sets, admitted: each holds quota on its flavor (the state's tasks: the pending task
+  // t of team-b then still fits).
+  const gov::test::CommandResult sets = eval(
+      "sets.yaml", list(workload("two", "2026-11-20T10:00:00Z", R"(    status:
+      admission:
+        clusterQueue: q
+        podSetAssignments:
+          - {name: main, flavors: {nvidia.com/gpu: ml.g5.12xlarge}}
+          - {name: worker, flavors: {nvidia.com/gpu: ml.g5.12xlarge}}
+      conditions: [{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T10:00:00Z"}]
+)", "        - {name: worker, count: 1, template: {spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: \"2\"}}}]}}}\n")));
+  INFO(sets.err);
+  CHECK(sets.exit_code == 0);
+  CHECK(sets.out.find(R"("task":"t","outcome":"admitted")") != std::string::npos);
   // A pod set whose resources are assigned two flavors.
   const gov::test::CommandResult flavors = eval(
       "flavors.yaml", list(workload("mixed", "2026-11-20T10:00:00Z", R"(    status:

@@ -196,7 +196,7 @@ TEST_CASE("trace error: unknown keys anywhere", "[trace]") {
   CHECK(
       error_of(submit(R"("colour": "red", "gpus": 1)")) ==
       R"(event 0 (at 0): field "colour": unknown key; a submit has keys id, team, priority, instance_type, )"
-      R"(instances, gpus, vcpus, memory_gib, neuron, efa, pods, per_pod, labels, duration, partitions, created)");
+      R"(instances, gpus, vcpus, memory_gib, neuron, efa, pods, per_pod, labels, duration, partitions, created, pod_sets)");
   CHECK(
       error_of(submit(R"("pods": 2, "per_pod": {"gpus": 1, "instances": 1})")) ==
       R"(event 0 (at 0): field "per_pod.instances": unknown key; "per_pod" has keys gpus, vcpus, memory_gib, neuron, efa, partitions)");

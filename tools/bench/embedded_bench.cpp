@@ -10,6 +10,9 @@
 //                                    threads asking at once (queries share the state lock)
 //   embedded/submit-finish/{cpp,c}   two state changes per iteration: submit a task (admitted at
 //                                    once), finish it; each is one engine step, decisions out
+//   embedded/{check,submit-finish}/cpp/pod-sets
+//                                    the same for a task of two pod sets (a master of 1 GPU, a
+//                                    worker of 1 GPU; issue 18): the general path
 //   embedded/submit-finish/cpp/under-checks
 //                                    the same while 3 more threads call check() without pause:
 //                                    the state lock prefers writers, so steps are not starved
@@ -192,6 +195,46 @@ void submit_finish_cpp(benchmark::State& state) {
   state.SetItemsProcessed(2 * state.iterations());
 }
 
+/// team-a's task of two pod sets, a master and a worker of 1 GPU each, both on ml.g5.8xlarge.
+gov::Task two_pod_sets() {
+  gov::Task task;
+  task.id = "t";
+  task.team = "team-a";
+  task.instance_type = "ml.g5.8xlarge";
+  for (const char* name : {"master", "worker"}) {
+    gov::PodSet pod_set;
+    pod_set.name = name;
+    pod_set.set(gov::Resource::gpu, 1);
+    task.pod_sets.push_back(pod_set);
+  }
+  return task;
+}
+
+void check_pod_sets_cpp(benchmark::State& state) {
+  gov::Engine& engine = cpp_engine();
+  gov::Task task = two_pod_sets();
+  size_t i = 0;
+  for (int warm = 0; warm < 64; ++warm) engine.check(task);
+  const uint64_t before = allocations();
+  for (auto _ : state) {
+    task.pod_sets[1].set(gov::Resource::gpu, kGpus[i++ & 3]);  // 2 to 5 GPUs in all: some pending
+    benchmark::DoNotOptimize(engine.check(task));
+  }
+  report_allocations(state, before);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void submit_finish_pod_sets_cpp(benchmark::State& state) {
+  gov::Engine engine = gov::Engine::compile_file(policy_path());
+  const gov::Task task = two_pod_sets();
+  gov::Time at = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(engine.submit(task, ++at));
+    benchmark::DoNotOptimize(engine.finish(task.id, at));
+  }
+  state.SetItemsProcessed(2 * state.iterations());
+}
+
 void submit_finish_under_checks(benchmark::State& state) {
   gov::Engine engine = gov::Engine::compile_file(policy_path());
   std::atomic<bool> stop{false};
@@ -258,6 +301,8 @@ void submit_finish_c(benchmark::State& state) {
   repeated(benchmark::RegisterBenchmark("embedded/check/c", check_c)->Threads(2)->UseRealTime());
   repeated(benchmark::RegisterBenchmark("embedded/submit-finish/cpp", submit_finish_cpp));
   repeated(benchmark::RegisterBenchmark("embedded/submit-finish/c", submit_finish_c));
+  repeated(benchmark::RegisterBenchmark("embedded/check/cpp/pod-sets", check_pod_sets_cpp));
+  repeated(benchmark::RegisterBenchmark("embedded/submit-finish/cpp/pod-sets", submit_finish_pod_sets_cpp));
   repeated(benchmark::RegisterBenchmark("embedded/submit-finish/cpp/under-checks", submit_finish_under_checks)
                ->UseRealTime());
   return true;

@@ -1,5 +1,6 @@
 // Scaling curves (docs/benchmarks.md: decisions/s as teams grow 2 -> 1,024 and rules 0 -> 1,000;
-// flat or logarithmic per decision). For each generated policy (tools/gen-bench teams-N, rules-K):
+// flat or logarithmic per decision). For each generated policy (tools/gen-bench teams-N, rules-K,
+// and sliced-K, whose tasks can each match at most 10 of K rules):
 //  - rules only, JIT and interpreter: one task's rules over inputs generated from a seed;
 //  - the hot path (Engine::check_admission: resolve, rules, quota fit), JIT and interpreter, also
 //    against the number of admitted tasks (admitted-N);
@@ -20,6 +21,8 @@ namespace {
 
 constexpr int kTeamCounts[] = {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
 constexpr int kRuleCounts[] = {0, 1, 3, 10, 30, 100, 300, 1000};
+/// sliced-K.gov: K rules over 100 teams, at most 10 of which can match a task (the rule index).
+constexpr int kSlicedRuleCounts[] = {10, 1000};
 constexpr size_t kAdmittedCounts[] = {10, 100, 1000, 10000, 100000};
 constexpr uint64_t kSeed = 20240601;
 constexpr size_t kInputs = 1024;  // a power of two: the index wraps with a mask
@@ -189,6 +192,7 @@ void hot_path_admitted(benchmark::State& state, size_t count, bool use_jit) {
   };
   for (int n : kTeamCounts) register_size("teams-" + std::to_string(n));
   for (int k : kRuleCounts) register_size("rules-" + std::to_string(k));
+  for (int k : kSlicedRuleCounts) register_size("sliced-" + std::to_string(k));
   for (size_t n : kAdmittedCounts) {
     const std::string suffix = "/admitted-" + std::to_string(n);
     setup(benchmark::RegisterBenchmark(("scaling/hot-path-jit" + suffix).c_str(),

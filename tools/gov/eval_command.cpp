@@ -58,8 +58,8 @@ std::string explanation_text(const gov::Explanation& e) {
   return out;
 }
 
-/// A Kubernetes object (Job, PyTorchJob, ...; docs/kubernetes.md) as the task: one workload of one
-/// pod set (workload_task). nullopt after printing the error; `status` is then the exit status.
+/// A Kubernetes object (Job, PyTorchJob, ...; docs/kubernetes.md) as the task: one workload
+/// (workload_task). nullopt after printing the error; `status` is then the exit status.
 std::optional<gov::Task> kubernetes_task(const std::string& path, const gov::Engine& engine, const ir::Module& module,
                                          int& status) {
   std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
@@ -73,9 +73,8 @@ std::optional<gov::Task> kubernetes_task(const std::string& path, const gov::Eng
   trace::TaskDecoder decoder(module);
   support::Expected<gov::Task> task = workload_task(workload, module, queue_naming(engine), decoder);
   if (!task) {
-    fmt::print(stderr, "error: {}{}{}\n", escape_for_terminal(workload_where(path, workload)),
-               escape_for_terminal(task.error().message),
-               workload.pod_sets.size() > 1 ? ", so `gov eval` cannot decide it yet" : "");
+    fmt::print(stderr, "error: {}{}\n", escape_for_terminal(workload_where(path, workload)),
+               escape_for_terminal(task.error().message));
     return std::nullopt;
   }
   return std::move(task).value();
@@ -124,7 +123,7 @@ int run_eval(const Args& args) {
 }  // namespace
 
 Command eval_command() {
-  std::vector<OptionSpec> options = {{"task", "TASK.json|JOB.yaml", "the task, as a trace's `submit` object, or a Kubernetes object of one pod set"},
+  std::vector<OptionSpec> options = {{"task", "TASK.json|JOB.yaml", "the task, as a trace's `submit` object, or a Kubernetes object"},
                                      {"state", "STATE.json|WORKLOADS.yaml", "the cluster state: {\"at\", \"admitted\": [...], \"pending\": [...]}, or `kubectl get workloads -A -o yaml`"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
   return {{"eval", "gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json|WORKLOADS.yaml] [--engine interp]",
@@ -135,8 +134,8 @@ Command eval_command() {
            "\"submitted_at\": s, \"admitted_at\": s, \"flavor\": \"...\"}) and pending ones ({\"task\": {...},\n"
            "\"submitted_at\": s}); task objects are the `submit` objects of a trace. A `--task` ending in `.yaml` or\n"
            "`.yml` is a Kubernetes object (Job, PyTorchJob, HyperPodPyTorchJob, RayJob, RayCluster, Workload, Pod; see\n"
-           "docs/kubernetes.md): team from its `kueue.x-k8s.io/queue-name` label, class from `kueue.x-k8s.io/priority-class`;\n"
-           "objects of several pod sets are an error until the engine has pod sets. A `--state` ending in `.yaml` or\n"
+           "docs/kubernetes.md): team from its `kueue.x-k8s.io/queue-name` label, class from `kueue.x-k8s.io/priority-class`,\n"
+           "its pod sets (a PyTorchJob's `master` and `worker`) each assigned an instance type, all or nothing. A `--state` ending in `.yaml` or\n"
            "`.yml` is `kubectl get workloads -A -o yaml`: admitted Workloads hold their flavors, pending ones queue from\n"
            "their creationTimestamp, finished, evicted and inactive ones are skipped with a note.",
            options},

@@ -125,8 +125,12 @@ void team_json(JsonWriter& out, const Policy& p, const check::Team& team) {
   out.key(team.name);
   out.begin_object();
   out.field("sharing", check::word_of(team.sharing));
-  out.field("borrow_limit_percent", int64_t{team.borrow_limit_percent});
-  out.field("fair_share_weight", int64_t{team.fair_share_weight});
+  // null for `borrow-limit = unlimited`
+  out.key("borrow_limit_percent");
+  if (team.borrow_limit_unlimited) out.null();
+  else out.number(int64_t{team.borrow_limit_percent});
+  out.key("fair_share_weight");
+  out.decimal(model::weight_text(team.fair_share_weight_micros));
   out.field("preempt_team_tasks", check::word_of(team.preempt_team_tasks));
   out.field("active", team.active);
   controls_json(out, p, team);
@@ -164,6 +168,26 @@ std::string json(const Policy& p) {
   out.begin_object();
   for (const check::Team& team : p.teams) team_json(out, p, team);
   out.end_object();
+  if (p.cohort) {
+    // The cohort's own quota (`cohort NAME { quota ... }`): nominal amounts only.
+    out.key("cohort");
+    out.begin_object();
+    out.field("name", p.cohort->name);
+    out.key("quotas");
+    out.begin_object();
+    for (const check::Quota& quota : p.cohort->quotas) {
+      out.key(quota.type_name);
+      out.begin_object();
+      for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
+        out.key(ir::resource_key(r));
+        amount_json(out, r, quota.nominal[ir::index(r)]);
+      }
+      for (const check::PartitionQuota& partition : quota.partitions) out.field(partition.profile, partition.nominal);
+      out.end_object();
+    }
+    out.end_object();
+    out.end_object();
+  }
   out.key("capacity");
   out.begin_object();
   if (p.cluster) {
@@ -273,10 +297,24 @@ std::string inspection_text(const check::Policy& p) {
                          r.message_text);
     }
   }
+  if (p.cohort) {
+    out += fmt::format("\ncohort {}: its own quota, which every team may borrow and none reclaims\n", p.cohort->name);
+    for (const check::Quota& quota : p.cohort->quotas) {
+      out += fmt::format("  {:<24} {:>10}\n", quota.type_name, "nominal");
+      for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
+        const size_t i = ir::index(r);
+        out += fmt::format("    {:<22} {:>10}\n", ir::resource_key(r) == std::string_view("memory_gib") ? "memory" : ir::resource_key(r),
+                           cell(r, quota.nominal[i]));
+      }
+      for (const check::PartitionQuota& partition : quota.partitions) {
+        out += fmt::format("    {:<22} {:>10}\n", partition.profile, count_text(partition.nominal));
+      }
+    }
+  }
   for (const check::Team& team : p.teams) {
-    out += fmt::format("\nteam {}: {}, borrow limit {}%, preempt team tasks {}, fair-share weight {}{}\n", team.name,
-                       check::word_of(team.sharing), team.borrow_limit_percent, check::word_of(team.preempt_team_tasks),
-                       team.fair_share_weight, team.active ? "" : ", inactive");
+    out += fmt::format("\nteam {}: {}, borrow limit {}, preempt team tasks {}, fair-share weight {}{}\n", team.name,
+                       check::word_of(team.sharing), team.borrow_limit_text(), check::word_of(team.preempt_team_tasks),
+                       model::weight_text(team.fair_share_weight_micros), team.active ? "" : ", inactive");
     const std::string threshold =
         team.borrow_priority_threshold >= 0 ? fmt::format(" up to {}", threshold_name(p, team)) : std::string();
     out += fmt::format("  preemption: reclaim within cohort {}, borrow within cohort {}{}\n",

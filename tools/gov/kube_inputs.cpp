@@ -52,13 +52,6 @@ std::string workload_where(const std::string& path, const kube::Workload& worklo
 support::Expected<gov::Task> workload_task(const kube::Workload& workload, const ir::Module& module,
                                            const kube::QueueNaming& naming, trace::TaskDecoder& decoder) {
   const auto invalid = [](std::string message) { return support::Error{support::ErrorKind::invalid, std::move(message)}; };
-  if (workload.pod_sets.size() > 1) {
-    std::vector<std::string> names;
-    for (const kube::PodSet& set : workload.pod_sets) names.push_back(set.name);
-    return invalid(fmt::format(" has {} pod sets ({}); gov's engine decides tasks of one pod set until it has pod sets "
-                               "(issue 18)",
-                               names.size(), fmt::join(names, ", ")));
-  }
   support::Expected<std::string> team = kube::team_of_queue(workload.queue_name, naming, workload.namespace_name);
   if (!team) return invalid(": " + team.error().message);
   std::vector<std::string> classes;
@@ -76,7 +69,7 @@ support::Expected<gov::Task> workload_task(const kube::Workload& workload, const
                                          [](const ir::PriorityClass& a, const ir::PriorityClass& b) { return a.weight < b.weight; });
     priority = lowest->name;
   }
-  const std::string json = kube::task_json(workload, workload.pod_sets.front(), team.value(), priority);
+  const std::string json = kube::task_json(workload, team.value(), priority);
   support::Expected<trace::JsonValue> parsed = trace::parse_json(json);
   GOV_ASSERT(parsed.ok(), "task_json writes valid JSON");
   support::Expected<gov::Task> task = decoder.decode(parsed.value());
@@ -129,7 +122,15 @@ std::optional<gov::ClusterState> read_workloads_state(const std::string& path, c
     }
     gov::AdmittedTask admitted{std::move(task).value(), created, w.admitted_at.value_or(first + created) - first,
                                std::nullopt};
-    if (!w.flavors.front().empty()) admitted.flavor = w.flavors.front();
+    if (!admitted.task.pod_sets.empty()) {
+      // Each pod set's flavor from `status.admission.podSetAssignments` (an unassigned one: its
+      // instance type or its team's first, as for a task of one pod set).
+      bool all = w.flavors.size() == admitted.task.pod_sets.size();
+      for (size_t i = 0; all && i < w.flavors.size(); ++i) all = !w.flavors[i].empty();
+      if (all) admitted.pod_set_flavors = w.flavors;
+    } else if (!w.flavors.empty() && !w.flavors.front().empty()) {
+      admitted.flavor = w.flavors.front();
+    }
     state.admitted.push_back(std::move(admitted));
   }
   // ClusterState lists admitted tasks in admission order, pending ones in queue order.

@@ -28,12 +28,12 @@ std::optional<std::vector<kube::Workload>> read_workload_file(const std::string&
 /// "FILE:LINE:COL: Kind `name`": where a workload's errors point.
 std::string workload_where(const std::string& path, const kube::Workload& workload);
 
-/// A workload of one pod set as a task of `module`: team from its queue (kube::team_of_queue),
-/// class from its label (absent: the policy's lowest), `pods` × `per_pod` from its pod set, and
-/// its duration annotation. Decoded by `decoder`, which refuses an id it decoded before. An
-/// error for several pod sets, an unknown queue or class, or what the task decoder refuses, whose
-/// message continues workload_where's ("…: Job `a1`" + ": queue `x` maps to no team …", or
-/// " has 2 pod sets …", " as a task: …").
+/// A workload as a task of `module`: team from its queue (kube::team_of_queue), class from its
+/// label (absent: the policy's lowest), its pod sets (one named `main`: the task's `pods` ×
+/// `per_pod`; else `pod_sets`), and its duration annotation. Decoded by `decoder`, which refuses
+/// an id it decoded before. An error for an unknown queue or class, or what the task decoder
+/// refuses, whose message continues workload_where's ("…: Job `a1`" + ": queue `x` maps to no
+/// team …", or " as a task: …").
 support::Expected<gov::Task> workload_task(const kube::Workload& workload, const ir::Module& module,
                                            const kube::QueueNaming& naming, trace::TaskDecoder& decoder);
 

@@ -162,9 +162,8 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
   for (const Read& r : all) {
     support::Expected<gov::Task> task = workload_task(r.workload, module, naming, decoder);
     if (!task) {
-      fmt::print(stderr, "error: {}{}{}\n", escape_for_terminal(workload_where(r.path, r.workload)),
-                 escape_for_terminal(task.error().message),
-                 r.workload.pod_sets.size() > 1 ? ", so `gov simulate` cannot replay it yet" : "");
+      fmt::print(stderr, "error: {}{}\n", escape_for_terminal(workload_where(r.path, r.workload)),
+                 escape_for_terminal(task.error().message));
       status = kFailed;
       return std::nullopt;
     }
@@ -350,8 +349,7 @@ Command simulate_command() {
            "outcome changed (--format text, the default, or json; --report FILE.html for a page).\n"
            "With --workloads DIR|FILE... instead of --trace, Kubernetes objects (Jobs, PyTorchJobs, Workloads, ...) are\n"
            "the submits: each at its creationTimestamp (seconds since the earliest), team and class from its Kueue\n"
-           "labels, duration from its `gov/duration` annotation; objects of several pod sets are an error until the\n"
-           "engine has pod sets.",
+           "labels, duration from its `gov/duration` annotation, its pod sets admitted all or nothing.",
            options},
           run_simulate};
 }

@@ -539,8 +539,9 @@ class Server {
     }
     for (const check::Team& team : p.teams) {
       if (team.name != word) continue;
-      std::string out = fmt::format("**team {}**: {}, borrow limit {}%, fair-share weight {}{}", team.name,
-                                    check::word_of(team.sharing), team.borrow_limit_percent, team.fair_share_weight,
+      std::string out = fmt::format("**team {}**: {}, borrow limit {}, fair-share weight {}{}", team.name,
+                                    check::word_of(team.sharing), team.borrow_limit_text(),
+                                    model::weight_text(team.fair_share_weight_micros),
                                     team.active ? "" : ", inactive");
       for (const check::Quota& q : team.quotas) {
         std::vector<std::string> parts;

@@ -1,11 +1,13 @@
 // Generates typed random rule code over every ir::Op, and inputs that hit its edge cases.
 #include "compiler/jit/fuzz/rule_generator.hpp"
 
+#include <algorithm>
 #include <array>
 #include <limits>
 #include <string>
 
 #include "compiler/ir/decisions.hpp"
+#include "compiler/ir/rule_index.hpp"
 
 namespace gov::jit::fuzz {
 namespace {
@@ -162,6 +164,10 @@ void add_random_quotas(Rng& rng, ir::Module& module, const GeneratorOptions& opt
       for (ir::Amount& amount : quota.lending_limit) amount = std::max<ir::Amount>(0, amount);
       team.quotas.push_back(quota);
     }
+    // Declared order is the order instance types are tried and need not be the catalog's (the
+    // JIT finds a team's cell of an instance type in a copy of its list sorted by type): every
+    // other team declares them in descending order (no draw, so the generator's stream is as it was).
+    if (module.teams.size() % 2 == 1) std::reverse(team.quotas.begin(), team.quotas.end());
     team.sharing = static_cast<ir::Sharing>(below(rng, 3));
     team.within_team = static_cast<ir::WithinTeam>(below(rng, 3));
     team.reclaim_within_cohort = static_cast<ir::ReclaimWithinCohort>(below(rng, 3));
@@ -278,6 +284,7 @@ ir::Module random_module(Rng& rng, const GeneratorOptions& options) {
   for (size_t r = 0; r < options.rules; ++r)
     module.rules.push_back(RuleBuilder(rng, module, options).build(r));
   add_random_quotas(rng, module, options);
+  module.rule_index = ir::index_rules(module);  // as lowering builds it: the back ends use it
   return module;
 }
 

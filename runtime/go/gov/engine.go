@@ -430,20 +430,32 @@ func (a *arena) task(c *C.gov_task, t *Task) {
 	if t.Created != nil {
 		c.created_ms = C.int64_t(t.Created.Milliseconds())
 	}
-	if len(t.Partitions) > 0 {
-		profiles := make([]string, 0, len(t.Partitions))
-		for profile := range t.Partitions {
-			profiles = append(profiles, profile)
+	c.partitions, c.partition_count = a.partitions(t.Partitions)
+	if len(t.PodSets) > 0 {
+		block := a.alloc(unsafe.Sizeof(C.gov_pod_set{}) * uintptr(len(t.PodSets)))
+		view := unsafe.Slice((*C.gov_pod_set)(block), len(t.PodSets))
+		for i := range t.PodSets {
+			p := &t.PodSets[i]
+			C.gov_pod_set_init(&view[i])
+			view[i].name = a.str(p.Name)
+			if p.InstanceType != "" {
+				view[i].instance_type = a.str(p.InstanceType)
+			}
+			if p.Instances != nil {
+				view[i].instances = C.int64_t(*p.Instances)
+			}
+			for r, amount := range p.Amounts {
+				if r >= 0 && r < C.GOV_RESOURCE_COUNT {
+					view[i].amounts[r] = C.int64_t(amount)
+				}
+			}
+			if p.Pods != 0 {
+				view[i].pods = C.int64_t(p.Pods)
+			}
+			view[i].partitions, view[i].partition_count = a.partitions(p.Partitions)
 		}
-		sort.Strings(profiles) // map order is random; the engine's answers must not be
-		block := a.alloc(unsafe.Sizeof(C.gov_partition{}) * uintptr(len(profiles)))
-		view := unsafe.Slice((*C.gov_partition)(block), len(profiles))
-		for i, profile := range profiles {
-			view[i].profile = a.str(profile)
-			view[i].count = C.int64_t(t.Partitions[profile])
-		}
-		c.partitions = (*C.gov_partition)(block)
-		c.partition_count = C.size_t(len(profiles))
+		c.pod_sets = (*C.gov_pod_set)(block)
+		c.pod_set_count = C.size_t(len(t.PodSets))
 	}
 	if len(t.Labels) > 0 {
 		block := a.alloc(unsafe.Sizeof(C.gov_label{}) * uintptr(len(t.Labels)))
@@ -455,6 +467,26 @@ func (a *arena) task(c *C.gov_task, t *Task) {
 		c.labels = (*C.gov_label)(block)
 		c.label_count = C.size_t(len(t.Labels))
 	}
+}
+
+// partitions are GPU partitions as C gov_partition views, sorted by profile (map order is random;
+// the engine's answers must not be); nil, 0 for none.
+func (a *arena) partitions(counts map[string]int64) (*C.gov_partition, C.size_t) {
+	if len(counts) == 0 {
+		return nil, 0
+	}
+	profiles := make([]string, 0, len(counts))
+	for profile := range counts {
+		profiles = append(profiles, profile)
+	}
+	sort.Strings(profiles)
+	block := a.alloc(unsafe.Sizeof(C.gov_partition{}) * uintptr(len(profiles)))
+	view := unsafe.Slice((*C.gov_partition)(block), len(profiles))
+	for i, profile := range profiles {
+		view[i].profile = a.str(profile)
+		view[i].count = C.int64_t(counts[profile])
+	}
+	return (*C.gov_partition)(block), C.size_t(len(profiles))
 }
 
 func amountsFromC(c *C.gov_amounts) Amounts {

@@ -415,3 +415,36 @@ func TestPartitionsAndCreated(t *testing.T) {
 		}
 	}
 }
+
+// A task of several pod sets from Go: admitted whole (its JSON names each pod set's instance
+// type), or, when one pod set cannot be placed, nothing is admitted and the message names it.
+func TestPodSets(t *testing.T) {
+	e, err := gov.OpenFile(filepath.Join(repo, "policies/examples/workshop-g5.gov"), nil)
+	if err != nil {
+		t.Fatalf("OpenFile: %v", err)
+	}
+	defer e.Close()
+	job := gov.Task{ID: "job", Team: "team-a", InstanceType: "ml.g5.8xlarge", PodSets: []gov.PodSet{
+		{Name: "master", Amounts: gov.Amounts{gov.GPU: 1}},
+		{Name: "worker", Amounts: gov.Amounts{gov.GPU: 1}},
+	}}
+	step, err := e.Submit(0, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := step.Decisions[0]
+	if d.Outcome != gov.Admitted || !strings.Contains(d.JSON, `"pod_sets":[{"name":"master","flavor":"ml.g5.8xlarge","pods":1`) {
+		t.Fatalf("job: %v %s", d.Outcome, d.JSON)
+	}
+	big := job
+	big.ID = "big"
+	big.PodSets = []gov.PodSet{{Name: "master", Amounts: gov.Amounts{gov.GPU: 1}}, {Name: "worker", Pods: 3, Amounts: gov.Amounts{gov.GPU: 1}}}
+	step, err = e.Submit(time.Second, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = step.Decisions[0]
+	if d.Outcome != gov.Pending || !strings.HasPrefix(d.Message, "couldn't assign flavors to pod set worker: ") {
+		t.Fatalf("big: %v %s", d.Outcome, d.Message)
+	}
+}

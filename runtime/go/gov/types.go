@@ -69,7 +69,22 @@ type Task struct {
 	// Its queue-order time on the engine's clock (Kueue's creationTimestamp), at or before the
 	// time it is submitted (nil: that time). Tasks of one priority queue by it.
 	Created *time.Duration
+	// Its pod sets when it has several (a PyTorchJob's master and worker): each is assigned an
+	// instance type of its own and all are admitted or none. Then Instances, Amounts, Pods and
+	// Partitions stay unset and InstanceType is the pod sets' default. At most 8.
+	PodSets []PodSet
 	// Fields added later are added here; a Task built with field names keeps compiling.
+}
+
+// PodSet is one pod set of a task of several: Pods pods, each requesting Instances or Amounts
+// and Partitions, on InstanceType ("": the task's).
+type PodSet struct {
+	Name         string
+	InstanceType string
+	Instances    *int64
+	Amounts      Amounts
+	Pods         int64 // 0: one pod
+	Partitions   map[string]int64
 }
 
 // EventKind says what an Event does.

@@ -50,7 +50,7 @@ GOV_API const char* gov_last_error(void);
  * "reentrant", "limit" ("unknown" for any other value). */
 GOV_API const char* gov_status_name(gov_status status);
 /* The library's version ("0.1.0") and the version of this ABI (GOV_ABI_VERSION when they match). */
-#define GOV_ABI_VERSION 1
+#define GOV_ABI_VERSION 2 /* 2: gov_task gained pod_sets (and, before, partitions and created_ms) */
 GOV_API const char* gov_version(void);
 GOV_API int gov_abi_version(void);
 /* Frees a string the library returned (gov_engine_explain_json, ...). NULL is ignored. */
@@ -86,6 +86,22 @@ typedef struct gov_partition {
   int64_t count;
 } gov_partition;
 
+/* One pod set of a task of several (Kueue's `spec.podSets`: a PyTorchJob's master and worker):
+ * `pods` pods, each requesting `instances` or `amounts` and `partitions`, on `instance_type` (NULL:
+ * the task's). Initialise with gov_pod_set_init. Kueue assigns each pod set an instance type and
+ * admits all of them or none. */
+typedef struct gov_pod_set {
+  const char* name; /* unique within the task */
+  const char* instance_type;
+  int64_t instances;                   /* GOV_UNSET, or whole instances per pod */
+  int64_t amounts[GOV_RESOURCE_COUNT]; /* per pod: each GOV_UNSET or an amount */
+  int64_t pods;                        /* the number of pods, at least 1 */
+  const gov_partition* partitions;     /* per pod; NULL / 0: none */
+  size_t partition_count;
+} gov_pod_set;
+
+GOV_API void gov_pod_set_init(gov_pod_set* pod_set);
+
 /* A task as the controller describes it. Initialise with gov_task_init (every optional field
  * GOV_UNSET / NULL), then set what applies. The engine copies what it needs during the call.
  * Unknown names, negative amounts or a reused id are not call errors: the decision is
@@ -109,6 +125,11 @@ typedef struct gov_task {
   /* GOV_UNSET, or its queue-order time (Kueue's creationTimestamp), at or before the time it is
    * submitted: tasks of one priority queue by it. */
   int64_t created_ms;
+  /* Its pod sets (at most 8), when it has several: then instances, amounts, pods and partitions
+   * stay unset, and instance_type is their default. NULL / 0: the task is one pod set. An
+   * admitted decision names each pod set's instance type in its JSON form (`pod_sets`). */
+  const gov_pod_set* pod_sets;
+  size_t pod_set_count;
 } gov_task;
 
 GOV_API void gov_task_init(gov_task* task);

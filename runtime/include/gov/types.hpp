@@ -47,6 +47,26 @@ struct ResourceAmount {
 };
 using ResourceAmounts = std::vector<ResourceAmount>;
 
+/// One pod set of a task of several (Kueue's `spec.podSets`): `pods` pods, each requesting the
+/// amounts, partitions or whole instances given here. Kueue admits a workload's pod sets all or
+/// nothing, each on its own flavor (docs/semantics-decisions.md "Pod sets").
+struct PodSet {
+  std::string name;                          // `master`, `worker`: unique within the task
+  std::optional<std::string> instance_type;  // absent: the task's, else the team's in declared order
+  std::optional<std::int64_t> instances;     // whole instances per pod
+  std::array<std::optional<std::int64_t>, kResourceCount> amounts{};  // per pod, base units
+  std::int64_t pods = 1;
+  std::vector<std::pair<std::string, std::int64_t>> partitions;  // per pod, as Task::partitions
+
+  PodSet& set(Resource resource, std::int64_t amount) {
+    amounts[static_cast<std::size_t>(resource)] = amount;
+    return *this;
+  }
+};
+
+/// Kueue's limit on pod sets per workload (the Workload CRD's `maxItems` of `spec.podSets`).
+inline constexpr std::size_t kMaxPodSets = 8;
+
 /// A task as a controller describes it: names, not indices. Unknown names, negative amounts or
 /// a reused id are not errors of the call: the engine answers with an `invalid` decision.
 struct Task {
@@ -67,6 +87,10 @@ struct Task {
   /// Its queue-order time (Kueue's creationTimestamp), at or before the time it is submitted;
   /// absent: the time it is submitted. Tasks of one priority queue by it, then by id.
   std::optional<Time> created;
+  /// Its pod sets, when it has several (or one not named `main`): then `instances`, `amounts`,
+  /// `pods` and `partitions` stay unset, and `instance_type` is the pod sets' default. Empty: the
+  /// task is the one pod set `main` those fields describe.
+  std::vector<PodSet> pod_sets;
 
   /// The amount of one resource (base units); `set` for readable construction.
   Task& set(Resource resource, std::int64_t amount) {
@@ -113,6 +137,17 @@ struct RuleWarning {
   }
 };
 
+/// Where one pod set of an admitted task of several pod sets runs, and what it holds.
+struct PodSetAdmission {
+  std::string name;
+  std::string flavor;
+  std::int64_t pods = 0;
+  ResourceAmounts usage;
+  friend bool operator==(const PodSetAdmission& a, const PodSetAdmission& b) {
+    return a.name == b.name && a.flavor == b.flavor && a.pods == b.pods && a.usage == b.usage;
+  }
+};
+
 /// One decision about one task: a line of the decision stream (docs/interfaces.md), plus the policy
 /// version it was made under and the step that made it. Which fields are meaningful depends on
 /// `outcome`; the others are empty.
@@ -126,6 +161,9 @@ struct Decision {
   ResourceAmounts usage;     // what the task holds, per charged resource it requested
   ResourceAmounts borrowed;  // how much it raised its team's borrowing (nonzero entries only)
   std::vector<RuleWarning> warnings;
+  /// A task of several pod sets: each pod set's flavor and usage (then `flavor` is the first
+  /// pod set's and `usage` the task's total). Empty for a task of one pod set.
+  std::vector<PodSetAdmission> pod_sets;
   // pending
   std::optional<PendingReason> reason;
   ResourceAmounts short_of;          // waiting-for-quota: the missing amounts, when computed
@@ -147,7 +185,8 @@ struct Decision {
 
   friend bool operator==(const Decision& a, const Decision& b) {
     return a.at == b.at && a.task == b.task && a.team == b.team && a.outcome == b.outcome && a.flavor == b.flavor &&
-           a.usage == b.usage && a.borrowed == b.borrowed && a.warnings == b.warnings && a.reason == b.reason &&
+           a.usage == b.usage && a.borrowed == b.borrowed && a.warnings == b.warnings && a.pod_sets == b.pod_sets &&
+           a.reason == b.reason &&
            a.short_of == b.short_of && a.maximum == b.maximum && a.victims == b.victims && a.by == b.by &&
            a.kind == b.kind && a.rule == b.rule && a.message == b.message && a.version == b.version &&
            a.sequence == b.sequence;
@@ -244,6 +283,9 @@ struct AdmittedTask {
   Time admitted_at = 0;
   /// The instance type it runs on; absent: the task's instance type, else its team's first.
   std::optional<std::string> flavor;
+  /// A task of several pod sets: the instance type of each, in pod set order (then `flavor` is
+  /// unused). Empty: every pod set on `flavor`.
+  std::vector<std::string> pod_set_flavors = {};
   /// The `warn` rules that matched at its submission (rules run once, then): every later
   /// admission carries them, as in the engine that exported it.
   std::vector<RuleWarning> warnings = {};

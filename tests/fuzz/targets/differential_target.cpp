@@ -148,7 +148,7 @@ void decode_quotas(ByteReader& in, ir::Module& module) {
     team.reclaim_within_cohort = static_cast<ir::ReclaimWithinCohort>(in.below(3));
     team.borrow_within_cohort = static_cast<ir::BorrowWithinCohort>(in.below(2));
     team.borrow_priority_threshold = static_cast<int32_t>(value(in));
-    team.fair_share_weight = static_cast<int32_t>(in.below(8));
+    team.fair_share_weight_micros = static_cast<int64_t>(in.below(8)) * gov::model::kWeightScale;
     team.active = in.below(8) != 0;
     module.teams.push_back(std::move(team));
   }

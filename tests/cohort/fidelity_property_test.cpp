@@ -1,0 +1,262 @@
+// Multi-step fidelity (issue 20): random traces of 2,000 events on every example policy
+// (policies/examples), as written (fair sharing) and with classical preemption (`idle-compute =
+// fcfs`). After every event the engine's state satisfies Kueue's invariants (usage within nominal
+// + borrowing limit, the cohort within its quota, states consistent) and, under classical
+// preemption, a preemptor's victims come in Kueue's candidate order (docs/kueue-reference.md §5.4:
+// other teams' tasks first, then lower priority, then more recently admitted, ties by id). Each
+// trace is then replayed from the state exported at a random instant (Engine::export_state into a
+// fresh engine's load_state), which must give the rest of the decision stream byte for byte.
+// GOV_FIDELITY_ROUNDS=N runs N traces per policy and variant instead of 1 (a longer mode).
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "compiler/ir/module.hpp"
+#include "gov/engine.hpp"
+#include "runtime/embed/engine_internals.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace {
+
+using Rng = std::mt19937_64;
+constexpr gov::Time kSecond = 1000;
+
+int64_t uniform(Rng& rng, int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); }
+bool chance(Rng& rng, int percent) { return uniform(rng, 0, 99) < percent; }
+
+struct TraceStep {
+  gov::Time at = 0;
+  std::vector<gov::Event> events;
+};
+
+/// Tasks the policy's teams could run: a class or none, an instance type of the team or none,
+/// GPUs (or partitions where the policy has them), sometimes vCPUs, a duration now and then.
+gov::Task random_task(Rng& rng, const gov::ir::Module& m, int serial) {
+  const gov::ir::Team& team = m.teams[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(m.teams.size()) - 1))];
+  gov::Task task;
+  task.id = fmt::format("t{}", serial);
+  task.team = team.name;
+  if (!m.classes.empty() && chance(rng, 75)) {
+    task.priority = m.classes[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(m.classes.size()) - 1))].name;
+  }
+  if (!team.quotas.empty() && chance(rng, 50)) {
+    const auto& q = team.quotas[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(team.quotas.size()) - 1))];
+    task.instance_type = m.flavors[q.flavor].name;
+  }
+  if (!m.partitions.empty() && chance(rng, 50)) {
+    task.partitions.emplace_back(m.partitions[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(m.partitions.size()) - 1))],
+                                 uniform(rng, 1, 3));
+  } else {
+    task.set(gov::Resource::gpu, uniform(rng, 1, 6));
+  }
+  if (chance(rng, 30)) task.set(gov::Resource::vcpu, uniform(rng, 1, 16) * 1000);
+  if (chance(rng, 50)) task.duration = uniform(rng, 1, 120) * kSecond;
+  return task;
+}
+
+std::vector<TraceStep> random_trace(Rng& rng, const gov::ir::Module& m, int event_count) {
+  std::vector<TraceStep> steps;
+  std::vector<std::string> ids;
+  gov::Time at = 0;
+  for (int serial = 0; serial < event_count; ++serial) {
+    if (steps.empty() || chance(rng, 75)) {
+      at += chance(rng, 20) ? 0 : uniform(rng, 1, 30) * kSecond;
+      if (steps.empty() || steps.back().at != at) steps.push_back({at, {}});
+    }
+    std::vector<gov::Event>& events = steps.back().events;
+    if (ids.empty() || chance(rng, 60)) {
+      events.push_back(gov::Event::submit(random_task(rng, m, serial)));
+      ids.push_back(events.back().task.id);
+    } else {
+      const std::string& id = ids[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(ids.size()) - 1))];
+      events.push_back(chance(rng, 75) ? gov::Event::finish(id) : gov::Event::cancel(id));
+    }
+  }
+  return steps;
+}
+
+/// Usage within nominal + borrowing limit, the cohort within its quota, every live task listed
+/// once in one state. Returns what is wrong (empty when nothing is): one CHECK per event keeps the
+/// run fast.
+std::string invariant_violations(const gov::Snapshot& s) {
+  std::string out;
+  for (const gov::UsageRow& row : s.usage) {
+    const std::string where = fmt::format("{} {} resource {}{}", row.team, row.flavor, static_cast<int>(row.resource), row.partition);
+    if (row.used < 0) out += fmt::format("{}: used {} < 0\n", where, row.used);
+    if (row.borrowing_limit != gov::kUnlimited && row.used > row.nominal + row.borrowing_limit) {
+      out += fmt::format("{}: used {} > nominal {} + borrowing limit {}\n", where, row.used, row.nominal, row.borrowing_limit);
+    }
+    if (row.borrowed != std::max<int64_t>(0, row.used - row.nominal)) out += fmt::format("{}: borrowed {}\n", where, row.borrowed);
+  }
+  for (const gov::CohortRow& row : s.cohort) {
+    if (row.used > row.quota) out += fmt::format("cohort {} resource {}: used {} > quota {}\n", row.flavor,
+                                                 static_cast<int>(row.resource), row.used, row.quota);
+  }
+  std::set<std::string> ids;
+  for (const gov::TaskRow& row : s.tasks) {
+    if (!ids.insert(row.id).second) out += fmt::format("task {} listed twice\n", row.id);
+    if (row.admitted_at.has_value() != (row.state == gov::TaskState::admitted)) out += fmt::format("task {} admitted_at\n", row.id);
+    if (row.parked && row.state != gov::TaskState::pending) out += fmt::format("task {} parked but not pending\n", row.id);
+  }
+  return out;
+}
+
+/// What the candidate order reads of a task: its team and priority.
+struct Known {
+  std::string team;
+  int32_t priority = 0;
+};
+
+/// Kueue's candidate order (docs/kueue-reference.md §5.4) for the victims of one search, the
+/// preempted decisions one preemptor gets in a row: other teams' tasks before the preemptor's
+/// own, then lower priority, then more recently admitted, then id. Admissions are followed in
+/// decision order, since a task admitted earlier in the step may be a victim later in it. Returns
+/// what is out of order.
+std::string victim_order_violations(const gov::Step& step, const std::map<std::string, Known>& known,
+                                    std::map<std::string, gov::Time>& admitted_at, size_t& groups) {
+  std::string out;
+  using Key = std::tuple<int, int32_t, gov::Time, std::string>;
+  std::string by;
+  std::vector<std::pair<std::string, Key>> group;
+  const auto close = [&] {
+    for (size_t i = 1; i < group.size(); ++i) {
+      if (group[i].second < group[i - 1].second) {
+        out += fmt::format("preemptor {}: victim {} before {}\n", by, group[i - 1].first, group[i].first);
+      }
+    }
+    groups += group.size() > 1;
+    group.clear();
+  };
+  for (const gov::Decision& d : step.decisions) {
+    if (d.outcome != gov::Outcome::preempted || d.by != by) close();
+    if (d.outcome == gov::Outcome::admitted) admitted_at[d.task] = d.at;
+    if (d.outcome != gov::Outcome::preempted) {
+      by.clear();
+      continue;
+    }
+    by = d.by;
+    const Known& k = known.at(d.task);
+    const auto admitted = admitted_at.find(d.task);
+    if (admitted == admitted_at.end()) {
+      out += fmt::format("victim {} was never admitted\n", d.task);
+      continue;
+    }
+    group.emplace_back(d.task, Key{k.team == known.at(d.by).team ? 1 : 0, k.priority, -admitted->second, d.task});
+  }
+  close();
+  return out;
+}
+
+/// The decisions as the stream prints them, without the engine step numbers (a fresh engine
+/// counts its own).
+std::vector<std::string> stream_of(const std::vector<gov::Decision>& decisions) {
+  std::vector<std::string> out;
+  for (gov::Decision d : decisions) {
+    d.sequence = 0;
+    out.push_back(gov::to_json(d));
+  }
+  return out;
+}
+
+struct Counts {
+  size_t events = 0, preemptions = 0, admissions = 0, ordered_groups = 0, replayed = 0;
+};
+
+void run_trace(gov::Engine& engine, const std::vector<TraceStep>& steps, bool classical, Rng& rng, Counts& counts) {
+  const std::shared_ptr<const gov::ir::Module> m = gov::EngineInternals::module(engine);
+  std::map<std::string, Known> known;
+  std::map<std::string, gov::Time> admitted_at;
+  const size_t cut = static_cast<size_t>(uniform(rng, 1, static_cast<int64_t>(steps.size()) - 1));
+  std::optional<gov::ClusterState> state;
+  std::vector<gov::Decision> after_cut;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    for (const gov::Event& e : steps[i].events) {
+      if (e.kind != gov::Event::Kind::submit) continue;
+      const int32_t klass = e.task.priority ? m->class_index(*e.task.priority) : -1;
+      known[e.task.id] = {e.task.team, m->priority_of(klass)};
+    }
+    const gov::Step step = engine.step(steps[i].at, steps[i].events);
+    counts.events += steps[i].events.size();
+    INFO("step " << i << " at " << steps[i].at << " ms");
+    std::string wrong = invariant_violations(engine.snapshot());
+    // Victim order is the classical search's (fair sharing orders targets by share).
+    const std::string order = victim_order_violations(step, known, admitted_at, counts.ordered_groups);
+    if (classical) wrong += order;
+    INFO(wrong);
+    CHECK(wrong.empty());
+    for (const gov::Decision& d : step.decisions) {
+      counts.preemptions += d.outcome == gov::Outcome::preempted;
+      counts.admissions += d.outcome == gov::Outcome::admitted;
+    }
+    if (i == cut) state = engine.export_state();
+    if (i > cut) after_cut.insert(after_cut.end(), step.decisions.begin(), step.decisions.end());
+  }
+  // The rest of the stream, from the state at the cut, in a fresh engine of the same policy.
+  REQUIRE(state.has_value());
+  gov::Engine replay = engine.fresh();
+  const std::vector<gov::LoadFailure> failures = replay.load_state(*state);
+  REQUIRE(failures.empty());
+  std::vector<gov::Decision> replayed;
+  for (size_t i = cut + 1; i < steps.size(); ++i) {
+    const gov::Step step = replay.step(steps[i].at, steps[i].events);
+    replayed.insert(replayed.end(), step.decisions.begin(), step.decisions.end());
+  }
+  const std::vector<std::string> expected = stream_of(after_cut), actual = stream_of(replayed);
+  size_t first = 0;
+  while (first < expected.size() && first < actual.size() && expected[first] == actual[first]) ++first;
+  INFO("replay from the state after step " << cut << " (t = " << steps[cut].at << " ms): first difference at decision "
+                                           << first << "\n  expected: " << (first < expected.size() ? expected[first] : "(end)")
+                                           << "\n  replayed: " << (first < actual.size() ? actual[first] : "(end)"));
+  CHECK(expected == actual);
+  ++counts.replayed;
+}
+
+}  // namespace
+
+TEST_CASE("example policies keep Kueue's invariants over 2000 random events and replay from an exported state",
+          "[cohort][property][fidelity]") {
+  const char* rounds_env = std::getenv("GOV_FIDELITY_ROUNDS");
+  const int rounds = rounds_env ? std::max(1, std::atoi(rounds_env)) : 1;
+  Rng rng(20261126);
+  Counts counts;
+  gov::test::TempDir dir("fidelity");
+  dir.copy_catalog();
+  for (const std::string& path : gov::test::files_under("policies/examples", ".gov")) {
+    const std::string text = gov::test::read_text(path);
+    const std::string name = std::filesystem::path(path).filename().string();
+    // The same policy with classical preemption (`idle-compute = fcfs`), where the candidate
+    // order is Kueue's CandidatesOrdering.
+    std::string classical_text = text;
+    const size_t at = classical_text.find("idle-compute");
+    REQUIRE(at != std::string::npos);
+    const size_t end = classical_text.find('\n', at);
+    classical_text.replace(at, end - at, "idle-compute = fcfs");
+    const std::string classical_path = dir.write("policies/examples/" + name, classical_text);
+    for (bool classical : {false, true}) {
+      INFO(name << (classical ? " (idle-compute = fcfs)" : " (as written)"));
+      gov::Engine engine = gov::Engine::compile_file(classical ? classical_path : path);
+      for (int round = 0; round < rounds; ++round) {
+        INFO("round " << round);
+        gov::Engine run = engine.fresh();
+        const std::vector<TraceStep> steps = random_trace(rng, *gov::EngineInternals::module(run), 2000);
+        run_trace(run, steps, classical, rng, counts);
+      }
+    }
+  }
+  WARN(counts.events << " events, " << counts.admissions << " admissions, " << counts.preemptions << " preemptions, "
+                     << counts.ordered_groups << " searches with several victims, " << counts.replayed
+                     << " replays from an exported state");
+  CHECK(counts.events >= 2000 * 14);
+  CHECK(counts.preemptions > 100);  // the traces exercise preemption, not just admission
+}
