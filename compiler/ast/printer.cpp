@@ -109,8 +109,12 @@ class Printer {
     close();
   }
 
-  void decl(const Team& d) {
-    line(1, "(team " + d.name.text, d.span);
+  void decl(const Team& d) { quota_block("team", d); }
+  void decl(const Cohort& d) { quota_block("cohort", d); }
+
+  template <typename Declaration>
+  void quota_block(std::string_view keyword, const Declaration& d) {
+    line(1, fmt::format("({} {}", keyword, d.name.text), d.span);
     for (const auto& item : d.items) {
       if (const auto* p = std::get_if<Property>(&item)) {
         property(2, *p);
@@ -124,20 +128,6 @@ class Printer {
     close();
   }
 
-  void decl(const Cohort& d) {
-    line(1, "(cohort " + d.name.text, d.span);
-    for (const auto& item : d.items) {
-      if (const auto* p = std::get_if<Property>(&item)) {
-        property(2, *p);
-      } else {
-        const auto& q = std::get<Quota>(item);
-        line(2, "(quota " + q.instance_type.text, q.span);
-        properties(3, q.properties);
-        close();
-      }
-    }
-    close();
-  }
 
   void decl(const Rule& d) {
     line(1, "(rule " + d.name.text, d.span);

@@ -328,20 +328,27 @@ class Validator {
     diagnostics_.report(std::move(d));
   }
 
+  // A key of the map `v` (property `key`) given twice: "<what>`k` appears twice in `key`".
+  void duplicate_keys(const ast::Value& v, std::string_view key, std::string_view what) {
+    std::map<std::string, Span> seen;
+    for (const ast::MapEntry& e : v.map) {
+      const auto [it, inserted] = seen.emplace(e.key.text, e.key.span);
+      if (inserted) continue;
+      Diagnostic d = make_diagnostic(Code::duplicate_property, at(e.key.span),
+                                     fmt::format("{}`{}` appears twice in `{}`", what, e.key.text, key), "again here");
+      d.notes.push_back({at(it->second), "first here"});
+      diagnostics_.report(std::move(d));
+    }
+  }
+
   // `{ master: { ... }, worker: { ... } }`: unique names, each a pod set block.
   void pod_sets(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
     if (v.kind != ast::Value::Kind::map || v.map.empty()) {
       wrong_kind(v, spec, key);
       return;
     }
-    std::map<std::string, Span> seen;
+    duplicate_keys(v, key, "pod set ");
     for (const ast::MapEntry& e : v.map) {
-      if (auto [it, inserted] = seen.emplace(e.key.text, e.key.span); !inserted) {
-        Diagnostic d = make_diagnostic(Code::duplicate_property, at(e.key.span),
-                                       fmt::format("pod set `{}` appears twice in `{}`", e.key.text, key), "again here");
-        d.notes.push_back({at(it->second), "first here"});
-        diagnostics_.report(std::move(d));
-      }
       if (e.value->kind != ast::Value::Kind::block) {
         wrong_kind(*e.value, spec, key, fmt::format("write `{}: {{ pods = 1, gpus = 1 }}`", e.key.text));
         continue;
@@ -355,14 +362,8 @@ class Validator {
       wrong_kind(v, spec, key);
       return;
     }
-    std::map<std::string, Span> seen;
+    duplicate_keys(v, key, "");
     for (const ast::MapEntry& e : v.map) {
-      if (auto [it, inserted] = seen.emplace(e.key.text, e.key.span); !inserted) {
-        Diagnostic d = make_diagnostic(Code::duplicate_property, at(e.key.span),
-                                       fmt::format("`{}` appears twice in `{}`", e.key.text, key), "again here");
-        d.notes.push_back({at(it->second), "first here"});
-        diagnostics_.report(std::move(d));
-      }
       const ast::Value& item = *e.value;
       const bool ok = string_values ? item.kind == ast::Value::Kind::string
                                     : item.kind == ast::Value::Kind::number && item.number.unit == ast::Unit::none &&

@@ -246,8 +246,13 @@ class Formatter {
     close(0, d.span);
   }
 
-  void declaration(const ast::Team& d) {
-    open(0, fmt::format("team {} {{", d.name.text), d.name.span.end);
+  void declaration(const ast::Team& d) { quota_block("team", d); }
+  void declaration(const ast::Cohort& d) { quota_block("cohort", d); }
+
+  // `team NAME { ... }` and `cohort NAME { ... }`: properties and `quota` lines.
+  template <typename Declaration>
+  void quota_block(std::string_view keyword, const Declaration& d) {
+    open(0, fmt::format("{} {} {{", keyword, d.name.text), d.name.span.end);
     std::vector<Row> items;
     for (const auto& item : d.items) {
       if (const auto* p = std::get_if<ast::Property>(&item)) {
@@ -261,20 +266,6 @@ class Formatter {
     close(0, d.span);
   }
 
-  void declaration(const ast::Cohort& d) {
-    open(0, fmt::format("cohort {} {{", d.name.text), d.name.span.end);
-    std::vector<Row> items;
-    for (const auto& item : d.items) {
-      if (const auto* p = std::get_if<ast::Property>(&item)) {
-        items.push_back(property_row(*p, source_.text()));
-      } else {
-        const auto& q = std::get<ast::Quota>(item);
-        items.push_back({q.span, "quota " + q.instance_type.text, " ", inline_properties(q.properties), kQuota});
-      }
-    }
-    rows(items, 1);
-    close(0, d.span);
-  }
 
   void declaration(const ast::Rule& d) {
     open(0, fmt::format("rule {} {{", d.name.text), d.name.span.end);

@@ -113,6 +113,8 @@ class DecisionLowering {
   /// team's quotas sorted by instance type (`gov.lookup_flavors`), the absent cell (number 0)
   /// when it declares none there. As (cell, present as i1).
   std::pair<llvm::Value*, llvm::Value*> cell_lookup(llvm::Value* team, llvm::Value* flavor);
+  /// Element `index` of a constant table of 32-bit entries, widened to 64 bits.
+  llvm::Value* load_u32(llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index);
   llvm::Value* pool_at(llvm::Value* flavor) {
     return builder_.CreateInBoundsGEP(pools_type_, pool_table_, {i64(0), flavor});
   }

@@ -256,17 +256,17 @@ void DecisionLowering::build_team_tables() {
   team_flags_ = constant_table(llvm::ConstantArray::get(team_flags_type_, flags), "gov.team_flags");
 }
 
+llvm::Value* DecisionLowering::load_u32(llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
+  llvm::Value* element = builder_.CreateInBoundsGEP(type, table, {i64(0), index});
+  return builder_.CreateZExt(builder_.CreateLoad(builder_.getInt32Ty(), element), builder_.getInt64Ty());
+}
+
 std::pair<llvm::Value*, llvm::Value*> DecisionLowering::cell_lookup(llvm::Value* team, llvm::Value* flavor) {
   llvm::LLVMContext& context = out_.getContext();
   llvm::Function* function = builder_.GetInsertBlock()->getParent();
-  llvm::Type* i32_type = builder_.getInt32Ty();
   llvm::Type* i64_type = builder_.getInt64Ty();
-  const auto load_i32 = [&](llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
-    return builder_.CreateZExt(
-        builder_.CreateLoad(i32_type, builder_.CreateInBoundsGEP(type, table, {i64(0), index})), i64_type);
-  };
-  llvm::Value* first = load_i32(team_first_type_, team_first_, team);
-  llvm::Value* end = load_i32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1)));
+  llvm::Value* first = load_u32(team_first_type_, team_first_, team);
+  llvm::Value* end = load_u32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1)));
   // The first entry of [first, end) whose instance type is not below `flavor` (or end).
   llvm::BasicBlock* before = builder_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "lookup", function);
@@ -281,15 +281,15 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::cell_lookup(llvm::Value*
   builder_.CreateCondBr(builder_.CreateICmpULT(lo, hi), body, exit);
   builder_.SetInsertPoint(body);
   llvm::Value* mid = builder_.CreateLShr(builder_.CreateAdd(lo, hi), 1);
-  llvm::Value* below = builder_.CreateICmpULT(load_i32(lookup_type_, lookup_flavors_, mid), flavor);
+  llvm::Value* below = builder_.CreateICmpULT(load_u32(lookup_type_, lookup_flavors_, mid), flavor);
   lo->addIncoming(builder_.CreateSelect(below, builder_.CreateAdd(mid, i64(1)), lo), body);
   hi->addIncoming(builder_.CreateSelect(below, hi, mid), body);
   builder_.CreateBr(header);
   builder_.SetInsertPoint(exit);
   // lo <= end <= the sentinel's index: both reads are inside the tables.
   llvm::Value* found = builder_.CreateAnd(builder_.CreateICmpULT(lo, end),
-                                          builder_.CreateICmpEQ(load_i32(lookup_type_, lookup_flavors_, lo), flavor));
-  llvm::Value* number = builder_.CreateSelect(found, load_i32(lookup_type_, lookup_cells_, lo), i64(0));
+                                          builder_.CreateICmpEQ(load_u32(lookup_type_, lookup_flavors_, lo), flavor));
+  llvm::Value* number = builder_.CreateSelect(found, load_u32(lookup_type_, lookup_cells_, lo), i64(0));
   return {cell_number(number), found};
 }
 

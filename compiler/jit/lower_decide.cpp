@@ -198,14 +198,9 @@ void DecisionLowering::held_figures_by_table(const ir::FigureSlots& slots, llvm:
                                              const std::function<llvm::Value*(bool, uint8_t)>& slot_address) {
   llvm::LLVMContext& context = out_.getContext();
   llvm::Function* function = builder_.GetInsertBlock()->getParent();
-  llvm::Type* i32_type = builder_.getInt32Ty();
   llvm::Type* i64_type = builder_.getInt64Ty();
-  const auto load_i32 = [&](llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
-    return builder_.CreateZExt(
-        builder_.CreateLoad(i32_type, builder_.CreateInBoundsGEP(type, table, {i64(0), index})), i64_type);
-  };
-  llvm::Value* first = load_i32(team_first_type_, team_first_, team);
-  llvm::Value* end = load_i32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1)));
+  llvm::Value* first = load_u32(team_first_type_, team_first_, team);
+  llvm::Value* end = load_u32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1)));
   llvm::BasicBlock* before = builder_.GetInsertBlock();
   llvm::BasicBlock* header = llvm::BasicBlock::Create(context, "figures.walk", function);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "figures.walk.body", function);
@@ -226,9 +221,9 @@ void DecisionLowering::held_figures_by_table(const ir::FigureSlots& slots, llvm:
   builder_.CreateCondBr(builder_.CreateICmpULT(i, end), body, exit);
 
   builder_.SetInsertPoint(body);
-  llvm::Value* flavor = load_i32(team_flavors_type_, team_flavors_, i);
+  llvm::Value* flavor = load_u32(team_flavors_type_, team_flavors_, i);
   CellRef cell;
-  cell.cell = cell_number(load_i32(team_flavors_type_, team_cells_, i));
+  cell.cell = cell_number(load_u32(team_flavors_type_, team_cells_, i));
   cell.pool = pool_at(flavor);
   llvm::Value* grid = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(declared_.flavor_count))), flavor);
   std::vector<llvm::Value*> next;
@@ -255,16 +250,12 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   llvm::Type* i8_type = builder_.getInt8Ty();
   llvm::Type* i32_type = builder_.getInt32Ty();
   llvm::Type* i64_type = builder_.getInt64Ty();
-  const auto load_i32 = [&](llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index) {
-    return builder_.CreateZExt(
-        builder_.CreateLoad(i32_type, builder_.CreateInBoundsGEP(type, table, {i64(0), index})), i64_type);
-  };
   llvm::Value* flags = builder_.CreateLoad(i8_type, builder_.CreateInBoundsGEP(team_flags_type_, team_flags_, {i64(0), team}));
   const auto flag = [&](uint8_t bit) { return builder_.CreateICmpNE(builder_.CreateAnd(flags, bit), builder_.getInt8(0)); };
-  llvm::Value* first = load_i32(team_first_type_, team_first_, team);
+  llvm::Value* first = load_u32(team_first_type_, team_first_, team);
   // An inactive team has no fit: its walk is empty.
   llvm::Value* end = builder_.CreateSelect(
-      flag(1), load_i32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1))), first);
+      flag(1), load_u32(team_first_type_, team_first_, builder_.CreateAdd(team, i64(1))), first);
   llvm::Value* try_on = flag(2);
   llvm::Value* prefer_preemption = flag(4);
 
@@ -289,7 +280,7 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   builder_.CreateCondBr(builder_.CreateICmpULT(i, end), body, exit);
 
   builder_.SetInsertPoint(body);
-  llvm::Value* flavor = load_i32(team_flavors_type_, team_flavors_, i);
+  llvm::Value* flavor = load_u32(team_flavors_type_, team_flavors_, i);
   llvm::Value* wanted = builder_.CreateOr(builder_.CreateICmpSLT(requested, i64(0)),
                                           builder_.CreateICmpEQ(requested, flavor));
   builder_.CreateCondBr(wanted, call, latch);
@@ -297,7 +288,7 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   // The team's cell there, loaded (the team's list holds its number), on the guarded fast path.
   builder_.SetInsertPoint(call);
   CellRef cell;
-  cell.cell = cell_number(load_i32(team_flavors_type_, team_cells_, i));
+  cell.cell = cell_number(load_u32(team_flavors_type_, team_cells_, i));
   cell.pool = pool_at(flavor);
   llvm::Value* grid = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(declared_.flavor_count))), flavor);
   const FitLoads loads = fit_loads(request, grid, flavor, usage_base, cohort_base);

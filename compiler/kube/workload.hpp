@@ -12,11 +12,13 @@
 #include "compiler/kube/yaml.hpp"
 #include "compiler/model/resources.hpp"
 #include "compiler/support/expected.hpp"
+#include "gov/types.hpp"
 
 namespace gov::kube {
 
-/// Kueue's limit on pod sets per workload (the Workload CRD's `maxItems` of `spec.podSets`).
-inline constexpr size_t kMaxPodSets = 8;
+/// Kueue's limit on pod sets per workload (the Workload CRD's `maxItems` of `spec.podSets`),
+/// the engine's too.
+using gov::kMaxPodSets;
 
 /// One pod set: `count` pods, each requesting `per_pod` (base units, Kubernetes' effective
 /// request of the pod template: containers, init containers and sidecars, overhead).

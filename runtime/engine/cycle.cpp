@@ -127,15 +127,18 @@ void Scheduler::set_order_keys(Entry& entry) {
     entry.share = dominant_resource_share(core_.quota, entry.team, weight);
     return;
   }
+  // Whether admitting `request` in `flavor` makes the team borrow in any resource it requests.
+  const auto borrows_in = [&](uint32_t flavor, const Resources& request) {
+    for (ir::Resource r : core_.quota.charged()) {
+      const Amount amount = request[ir::index(r)];
+      if (amount > 0 && core_.quota.borrowing_with(entry.team, flavor, r, amount)) return true;
+    }
+    return false;
+  };
   if (a.pod_set_count > 0) {  // several flavors: the share with every part admitted
     const PreemptionRequest parts = assigner_.request_for(entry.task, a);
-    for (const RequestPart& part : parts.all()) {
-      for (ir::Resource r : core_.quota.charged()) {
-        const Amount amount = part.request[ir::index(r)];
-        if (amount > 0 && core_.quota.borrowing_with(entry.team, part.flavor, r, amount))
-          entry.borrows_requested = true;
-      }
-    }
+    for (const RequestPart& part : parts.all())
+      entry.borrows_requested = entry.borrows_requested || borrows_in(part.flavor, part.request);
     for (const RequestPart& part : parts.all()) core_.quota.add(entry.team, part.flavor, part.request);
     entry.share = dominant_resource_share(core_.quota, entry.team, weight);
     for (const RequestPart& part : parts.all()) core_.quota.subtract(entry.team, part.flavor, part.request);
@@ -144,12 +147,7 @@ void Scheduler::set_order_keys(Entry& entry) {
   const auto flavor = static_cast<uint32_t>(a.flavor);
   const Resources& request = core_.tasks[entry.task].request;
   entry.share = dominant_resource_share(core_.quota, entry.team, weight, flavor, &request);
-  for (ir::Resource r : core_.quota.charged()) {
-    const Amount amount = request[ir::index(r)];
-    if (amount > 0 && core_.quota.borrowing_with(entry.team, flavor, r, amount)) {
-      entry.borrows_requested = true;
-    }
-  }
+  entry.borrows_requested = borrows_in(flavor, request);
 }
 
 // §3 step 4. Classical: preemptor first, non-borrowing first, higher priority, earlier

@@ -415,3 +415,110 @@ TEST_CASE("export_state and load_state restart an engine with its admitted and p
   // Loading into an engine that has tasks is refused as a whole.
   CHECK_THROWS_AS(restarted.load_state(state), gov::Error);
 }
+
+namespace {
+
+/// team-a's task `id` of a master of 1 GPU and `workers` workers of 1 GPU (workshop-g5: team-a
+/// holds 2 GPUs and may borrow 1).
+gov::Task pod_set_task(const std::string& id, int64_t workers) {
+  gov::Task out;
+  out.id = id;
+  out.team = "team-a";
+  out.instance_type = "ml.g5.8xlarge";
+  gov::PodSet master;
+  master.name = "master";
+  master.set(gov::Resource::gpu, 1);
+  gov::PodSet worker;
+  worker.name = "worker";
+  worker.pods = workers;
+  worker.set(gov::Resource::gpu, 1);
+  out.pod_sets = {master, worker};
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("check of a task of several pod sets answers as its submission decides", "[embed][podsets]") {
+  gov::Engine engine = gov::Engine::compile_file(gov::test::repo_path("policies/examples/workshop-g5.gov"));
+  // 1 + 2 GPUs fit by borrowing one; 1 + 3 exceed the team's maximum.
+  const gov::Admission fits = engine.check(pod_set_task("fits", 2));
+  CHECK(fits.verdict == gov::Admission::Verdict::admit);
+  CHECK(fits.flavor == "ml.g5.8xlarge");
+  CHECK(fits.borrows);
+  CHECK(engine.check(pod_set_task("big", 3)).verdict == gov::Admission::Verdict::pending);
+  CHECK(engine.submit(pod_set_task("fits", 2), 0).outcome == gov::Outcome::admitted);
+  CHECK(engine.submit(pod_set_task("big", 3), 1).outcome == gov::Outcome::pending);
+  // With 3 GPUs held, a master and one worker no longer fit: the check says so.
+  CHECK(engine.check(pod_set_task("more", 1)).verdict == gov::Admission::Verdict::pending);
+  // A pod set name given twice is invalid, as its submission is.
+  gov::Task twice = pod_set_task("twice", 1);
+  twice.pod_sets[1].name = "master";
+  CHECK(engine.check(twice).verdict == gov::Admission::Verdict::invalid);
+}
+
+TEST_CASE("a restart keeps where each pod set of an admitted task runs", "[embed][podsets][restart]") {
+  // A team with quota on two instance types: the master on the CPU type, the worker on the GPU
+  // type. After a restart from the exported state, the CPU type is still held: a task needing it
+  // all waits, exactly as in the engine that never stopped.
+  gov::test::TempDir dir("restart-pod-sets");
+  const std::string policy = dir.write("p.gov", R"(import "aws-ml"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.c5.xlarge: 1, ml.g5.8xlarge: 1 }
+}
+policy {
+  priority work = 50
+}
+team t {
+  quota ml.c5.xlarge { instances = 1 }
+  quota ml.g5.8xlarge { instances = 1 }
+  borrow-limit = 0%
+}
+)");
+  gov::Engine engine = gov::Engine::compile_file(policy);
+  gov::Task job;
+  job.id = "job";
+  job.team = "t";
+  gov::PodSet master;
+  master.name = "master";
+  master.instance_type = "ml.c5.xlarge";
+  master.set(gov::Resource::vcpu, 4000);
+  gov::PodSet worker;
+  worker.name = "worker";
+  worker.instance_type = "ml.g5.8xlarge";
+  worker.set(gov::Resource::gpu, 1);
+  job.pod_sets = {master, worker};
+  // The check places each pod set (on its first pod set's type), not the task's totals, which
+  // would fit the GPU type alone.
+  const gov::Admission checked = engine.check(job);
+  CHECK(checked.verdict == gov::Admission::Verdict::admit);
+  CHECK(checked.flavor == "ml.c5.xlarge");
+  REQUIRE(engine.submit(job, 0).outcome == gov::Outcome::admitted);
+
+  const gov::ClusterState state = engine.export_state();
+  REQUIRE(state.admitted.size() == 1);
+  CHECK(state.admitted[0].pod_set_flavors == std::vector<std::string>{"ml.c5.xlarge", "ml.g5.8xlarge"});
+  const std::string json = gov::to_json(state);
+  CHECK(json.find(R"("pod_set_flavors":["ml.c5.xlarge","ml.g5.8xlarge"])") != std::string::npos);
+  gov::Engine restarted = engine.fresh();
+  CHECK(restarted.load_state_json(json).empty());
+  CHECK(restarted.snapshot().usage == engine.snapshot().usage);
+
+  gov::Task cpu;
+  cpu.id = "cpu";
+  cpu.team = "t";
+  cpu.instance_type = "ml.c5.xlarge";
+  cpu.set(gov::Resource::vcpu, 4000);
+  const gov::Decision before = engine.submit(cpu, 10);
+  const gov::Decision after = restarted.submit(cpu, 10);
+  CHECK(before.outcome == gov::Outcome::pending);
+  CHECK(after.outcome == before.outcome);  // (their step numbers differ: the restarted engine's count anew)
+  CHECK(after.reason == before.reason);
+  CHECK(after.message == before.message);
+  CHECK(after.short_of == before.short_of);
+  // Finishing the job frees both types in both engines.
+  const std::optional<gov::Decision> finished = restarted.finish("job", 20);
+  REQUIRE(finished.has_value());
+  CHECK(finished->outcome == gov::Outcome::finished);
+  CHECK(restarted.decision("cpu")->outcome == gov::Outcome::admitted);
+}

@@ -358,6 +358,23 @@ std::string first_difference(const std::vector<Decision>& a, const std::vector<D
                      i > 0 ? line(a, i - 1) : std::string("-"), line(a, i), line(b, i), about);
 }
 
+/// The steps' decisions by the self-checking interpreter engine, checked equal, decision by
+/// decision, to the optimised engine's and the JIT engine's.
+std::vector<Decision> decide_in_every_engine(const ir::Module& m, const std::vector<Step>& steps) {
+  std::vector<Decision> reference = run_checked(m, steps, /*self_check=*/true);
+  const std::vector<Decision> fast = run_checked(m, steps, /*self_check=*/false);
+  INFO(first_difference(reference, fast));
+  REQUIRE(reference.size() == fast.size());
+  CHECK(reference == fast);
+  auto jit = jit::compile_and_load(m);
+  REQUIRE(jit.ok());
+  const std::vector<Decision> native = run_checked(m, steps, /*self_check=*/false, nullptr, jit->get());
+  INFO(first_difference(reference, native));
+  REQUIRE(reference.size() == native.size());
+  CHECK(reference == native);
+  return reference;
+}
+
 }  // namespace
 
 TEST_CASE("random modules and events keep every invariant and replay identically",
@@ -419,17 +436,7 @@ TEST_CASE("random modules with GPU partitions keep every invariant and decide al
     add_random_partitions(rng, m);
     const std::vector<Step> steps = random_steps(rng, m, 400);
     INFO("round " << round);
-    const std::vector<Decision> reference = run_checked(m, steps, /*self_check=*/true);
-    const std::vector<Decision> fast = run_checked(m, steps, /*self_check=*/false);
-    INFO(first_difference(reference, fast));
-    REQUIRE(reference.size() == fast.size());
-    CHECK(reference == fast);
-    auto jit = jit::compile_and_load(m);
-    REQUIRE(jit.ok());
-    const std::vector<Decision> native = run_checked(m, steps, /*self_check=*/false, nullptr, jit->get());
-    INFO(first_difference(reference, native));
-    REQUIRE(reference.size() == native.size());
-    CHECK(reference == native);
+    const std::vector<Decision> reference = decide_in_every_engine(m, steps);
     std::set<std::string> with_partitions;
     for (const Step& step : steps) {
       for (const Event& event : step.events) {
@@ -523,17 +530,7 @@ TEST_CASE("random tasks of several pod sets keep every invariant and decide alik
     ir::Module m = random_module(rng);
     const std::vector<Step> steps = pod_set_steps(rng, m, random_steps(rng, m, 400), /*one=*/false);
     INFO("round " << round);
-    const std::vector<Decision> reference = run_checked(m, steps, /*self_check=*/true);
-    const std::vector<Decision> fast = run_checked(m, steps, /*self_check=*/false);
-    INFO(first_difference(reference, fast));
-    REQUIRE(reference.size() == fast.size());
-    CHECK(reference == fast);
-    auto jit = jit::compile_and_load(m);
-    REQUIRE(jit.ok());
-    const std::vector<Decision> native = run_checked(m, steps, /*self_check=*/false, nullptr, jit->get());
-    INFO(first_difference(reference, native));
-    REQUIRE(reference.size() == native.size());
-    CHECK(reference == native);
+    const std::vector<Decision> reference = decide_in_every_engine(m, steps);
     std::set<std::string> multi;
     for (const Step& step : steps) {
       for (const Event& event : step.events) {

@@ -125,3 +125,12 @@ TEST_CASE("the Kubernetes fixtures decide as their expected streams say", "[k8s]
     CHECK(r.out == gov::test::read_text(file));
   }
 }
+
+TEST_CASE("the text format names where each pod set runs", "[k8s][kube][podsets]") {
+  const gov::test::CommandResult r = run_gov("simulate policies/examples/cli-walkthrough-g5-12xlarge.gov --workloads " +
+                                             kFixtures + "rayjob.yaml --format text");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("ray-tune  team-b  admitted: head on ml.g5.12xlarge (1 pod), gpu-workers on ml.g5.12xlarge (2 pods)  ") !=
+        std::string::npos);
+}
