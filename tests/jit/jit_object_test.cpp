@@ -201,7 +201,7 @@ TEST_CASE("jit load refuses an object built for another module or options", "[ji
   }
   SECTION("other options") {
     gov::jit::ObjectCode relabelled = object;
-    relabelled.options.opt_level = 1;
+    relabelled.options.opt_level = 2;
     CHECK(gov::jit::load(module, relabelled).error().kind == ErrorKind::stale_object);
     gov::jit::Options portable;
     portable.host_cpu = false;
