@@ -141,32 +141,33 @@ void Checker::check_cohort_tree(std::vector<Cohort> cohorts) {
     c.parent = index_of(c.parent_name);
     if (c.parent < 0) unknown_cohort(c.parent_name, *c.parent_at, "cohort", c.name);
   }
-  // A cycle: walking parents from a cohort comes back to it. Reported once, at its first member
-  // in declared order, naming every member; its parents are cut so that the tree stays a forest.
+  // A cycle: walking parents from a cohort comes back to it. Reported once, at its member declared
+  // first, naming every member; its parents are cut so that the tree stays a forest. Each cohort is
+  // walked once (0: not yet, 1: on the current walk, 2: done): linear in the number of cohorts.
+  std::vector<uint8_t> state(tree.size(), 0);
   std::vector<bool> reported(tree.size(), false);
   for (size_t start = 0; start < tree.size(); ++start) {
     std::vector<size_t> path;
     int32_t at = static_cast<int32_t>(start);
-    while (at >= 0 && path.size() <= tree.size()) {
-      const auto seen = std::find(path.begin(), path.end(), static_cast<size_t>(at));
-      if (seen != path.end()) {
-        std::vector<size_t> cycle(seen, path.end());
-        if (*std::min_element(cycle.begin(), cycle.end()) == start && !reported[start]) {
-          std::vector<std::string> names;
-          for (size_t i : cycle) names.push_back(fmt::format("`{}`", tree[i].name));
-          names.push_back(fmt::format("`{}`", tree[cycle.front()].name));
-          Diagnostic& d = report(Code::cohort_cycle, *tree[start].parent_at,
-                                 fmt::format("the parents of cohort `{}` form a cycle: {}", tree[start].name,
-                                             fmt::join(names, " → ")),
-                                 "a cycle");
-          d.help = "a cohort cannot be its own ancestor: one cohort of the cycle must be a root (no `parent`)";
-          for (size_t i : cycle) reported[i] = true;
-        }
-        break;
-      }
+    while (at >= 0 && state[static_cast<size_t>(at)] == 0) {
+      state[static_cast<size_t>(at)] = 1;
       path.push_back(static_cast<size_t>(at));
       at = tree[static_cast<size_t>(at)].parent;
     }
+    if (at >= 0 && state[static_cast<size_t>(at)] == 1) {
+      std::vector<size_t> cycle(std::find(path.begin(), path.end(), static_cast<size_t>(at)), path.end());
+      std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+      std::vector<std::string> names;
+      for (size_t i : cycle) names.push_back(fmt::format("`{}`", tree[i].name));
+      names.push_back(fmt::format("`{}`", tree[cycle.front()].name));
+      Diagnostic& d = report(Code::cohort_cycle, *tree[cycle.front()].parent_at,
+                             fmt::format("the parents of cohort `{}` form a cycle: {}", tree[cycle.front()].name,
+                                         fmt::join(names, " → ")),
+                             "a cycle");
+      d.help = "a cohort cannot be its own ancestor: one cohort of the cycle must be a root (no `parent`)";
+      for (size_t i : cycle) reported[i] = true;
+    }
+    for (size_t i : path) state[i] = 2;
   }
   for (size_t i = 0; i < tree.size(); ++i) {
     if (reported[i]) tree[i].parent = -1;

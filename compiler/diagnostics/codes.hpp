@@ -17,7 +17,7 @@ enum class Severity { error, warning, note };
   X(nesting_too_deep, "E0003", "nesting-too-deep", error, "expressions or values are nested deeper than gov allows") \
   X(control_character, "E0004", "control-character", error, "the file contains a control character such as NUL (anywhere, comments included)") \
   X(too_long, "E0005", "too-long", error, "a string or name is longer than gov reads (see docs/limits.md)") \
-  X(too_many, "E0006", "too-many", error, "a policy declares more teams, rules, tests or instance types, or reads more files, than gov allows (see docs/limits.md)") \
+  X(too_many, "E0006", "too-many", error, "a policy declares more teams, cohorts, rules, tests or instance types, or reads more files, than gov allows (see docs/limits.md)") \
   X(text_direction_control, "E0007", "text-direction-control", error, "a comment, string or name contains a character that changes the direction of text, such as U+202E RIGHT-TO-LEFT OVERRIDE (Trojan Source)") \
   X(invisible_character, "E0008", "invisible-character", error, "an invisible or space-like character, such as a zero-width space, a no-break space or a second byte order mark, stands outside strings and comments") \
   X(unterminated_string, "E0010", "unterminated-string", error, "a string is missing its closing quote before the end of the line") \

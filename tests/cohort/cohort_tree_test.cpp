@@ -169,3 +169,24 @@ TEST_CASE("gov diff reports a team moving cohorts and a parent change", "[hier]"
   CHECK(r.out.find("team `ml`: cohort eng → sales") != std::string::npos);
   CHECK(r.out.find("cohort `sales`: parent org → eng") != std::string::npos);
 }
+
+TEST_CASE("more than 1000 cohorts are refused and a long chain of parents is checked at once", "[hier]") {
+  gov::test::TempDir dir("cohort-tree-limits");
+  dir.copy_catalog();
+  const std::string head = "import \"aws-ml\"\n\ncluster c {\n  catalog  = aws-ml\n  capacity = { ml.g5.8xlarge: 4 }\n}\n\n"
+                           "policy {\n  idle-compute = fair-share\n}\n\nteam a {\n  cohort = c0\n  quota ml.g5.8xlarge { instances = 1 }\n}\n";
+  std::string many = head;
+  for (int i = 0; i <= 1000; ++i) many += "\ncohort c" + std::to_string(i) + " {}\n";
+  dir.write("many.gov", many);
+  const gov::test::CommandResult refused = run_gov("check " + (dir / "many.gov"));
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("error[E0006]: more than 1000 cohorts in one policy") != std::string::npos);
+  // c0 → c1 → ... → c999 → c0: one cycle of 1,000, named from c0.
+  std::string chain = head;
+  for (int i = 0; i < 1000; ++i) chain += "\ncohort c" + std::to_string(i) + " {\n  parent = c" + std::to_string((i + 1) % 1000) + "\n}\n";
+  dir.write("chain.gov", chain);
+  const gov::test::CommandResult cycle = run_gov("check " + (dir / "chain.gov"));
+  CHECK(cycle.exit_code == 1);
+  CHECK(cycle.err.find("error[E0343]: the parents of cohort `c0` form a cycle: `c0` → `c1` → `c2`") != std::string::npos);
+  CHECK(cycle.err.find("`c999` → `c0`\n") != std::string::npos);
+}
