@@ -449,6 +449,11 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
                                policy.cohort->name),
                    policy.cohort->where});
   }
+  if (!policy.cohort_tree.empty()) {
+    out.push_back({fmt::format("the tree of cohorts (cohort `{}` and {} more): HyperPod has one flat cohort",
+                               policy.cohort_tree.front().name, policy.cohort_tree.size() - 1),
+                   policy.cohort_tree.front().where});
+  }
   for (const check::Team& team : policy.teams) {
     const auto control = [&](bool differs, std::string what, const std::optional<Location>& at) {
       if (differs) out.push_back({fmt::format("team `{}`: {}", team.name, what), at.value_or(team.where)});

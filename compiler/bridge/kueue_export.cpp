@@ -166,9 +166,8 @@ void write_flavor(YAML::Emitter& out, const check::Policy& policy, const ExportO
 
 /// The cluster policy's settings Kueue keeps outside its objects (the manager's configuration)
 /// or does not have, as annotations of the cohort, so that `gov import kueue` reads them back.
-void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportOptions& options) {
+void write_settings(YAML::Emitter& out, const check::Policy& policy) {
   const check::Settings settings = policy.settings.value_or(check::Settings{});
-  begin_object(out, api_version(options.api), "Cohort");
   out << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
   if (policy.cluster) field(out, "gov/cluster", policy.cluster->name);
   if (settings.default_class >= 0) {
@@ -183,6 +182,11 @@ void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportO
   field(out, "gov/idle-resource-sharing", settings.idle_resource_sharing ? "true" : "false");
   field(out, "gov/task-prioritization", check::word_of(settings.prioritization));
   out << YAML::EndMap;
+}
+
+void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportOptions& options) {
+  begin_object(out, api_version(options.api), "Cohort");
+  write_settings(out, policy);
   field(out, "name", cohort_name(options.naming, policy));
   out << YAML::EndMap;
   if (!policy.cohort || policy.cohort->quotas.empty()) {
@@ -268,6 +272,51 @@ void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::v
   out << YAML::EndSeq;
 }
 
+/// One cohort of a tree: a Cohort with its parent (`spec.parentName`), its fair-sharing weight and
+/// its quotas with their limits, as a team's resource group. The first cohort carries the cluster
+/// policy's settings as annotations (write_settings), for `gov import kueue`.
+void write_tree_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportOptions& options,
+                       const check::Cohort& cohort) {
+  begin_object(out, api_version(options.api), "Cohort");
+  if (&cohort == &policy.cohort_tree.front()) write_settings(out, policy);
+  field(out, "name", cohort.name);
+  out << YAML::EndMap;
+  if (cohort.parent_name.empty() && !cohort.fair_share_weight_given && cohort.quotas.empty()) {
+    out << YAML::Key << "spec" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+    out << YAML::EndMap;
+    return;
+  }
+  out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  if (cohort.fair_share_weight_given) {
+    out << YAML::Key << "fairSharing" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "weight" << YAML::Value << model::weight_text(cohort.fair_share_weight_micros);
+    out << YAML::EndMap;
+  }
+  if (!cohort.parent_name.empty()) field(out, "parentName", cohort.parent_name);
+  if (!cohort.quotas.empty()) {
+    std::vector<std::string> profiles;
+    for (const check::Quota& quota : cohort.quotas) {
+      for (const check::PartitionQuota& p : quota.partitions) {
+        if (std::find(profiles.begin(), profiles.end(), p.profile) == profiles.end()) profiles.push_back(p.profile);
+      }
+    }
+    out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+    out << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
+    for (model::Resource resource : model::kAllResources) out << std::string(model::kubernetes_name(resource));
+    for (const std::string& profile : profiles) out << model::partition_resource_name(profile);
+    out << YAML::EndSeq;
+    out << YAML::Key << "flavors" << YAML::Value << YAML::BeginSeq;
+    for (const check::Quota& quota : cohort.quotas) {
+      out << YAML::BeginMap;
+      field(out, "name", quota.type_name);
+      write_resources(out, quota, profiles);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
+  }
+  out << YAML::EndMap << YAML::EndMap;
+}
+
 void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const ExportOptions& options,
                          const check::Team& team) {
   begin_object(out, api_version(options.api), "ClusterQueue");
@@ -275,7 +324,10 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
   field(out, "name", cluster_queue_name(options.naming, team.name));
   out << YAML::EndMap;
   out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-  field(out, options.api == KueueApi::v1beta2 ? "cohortName" : "cohort", cohort_name(options.naming, policy));
+  // In a tree, the team's own cohort (Policy::cohort_tree), else the one flat cohort.
+  const std::string cohort = team.cohort_index >= 0 ? policy.cohort_tree[static_cast<size_t>(team.cohort_index)].name
+                                                    : cohort_name(options.naming, policy);
+  field(out, options.api == KueueApi::v1beta2 ? "cohortName" : "cohort", cohort);
   out << YAML::Key << "fairSharing" << YAML::Value << YAML::BeginMap;
   // A Quantity: `1`, `0.5` (a plain scalar, as an integer was).
   out << YAML::Key << "weight" << YAML::Value << model::weight_text(team.fair_share_weight_micros);
@@ -379,7 +431,8 @@ std::string export_kueue(const check::Policy& policy, const ExportOptions& optio
   out.SetSeqFormat(YAML::Block);
   for (const check::Team& team : policy.teams) write_namespace(out, options, team);
   for (size_t type : flavor_types(policy)) write_flavor(out, policy, options, type);
-  write_cohort(out, policy, options);
+  if (policy.cohort_tree.empty()) write_cohort(out, policy, options);
+  for (const check::Cohort& cohort : policy.cohort_tree) write_tree_cohort(out, policy, options, cohort);
   for (const check::Team& team : policy.teams) write_cluster_queue(out, policy, options, team);
   for (const check::Team& team : policy.teams) write_local_queue(out, options, team);
   for (const check::PriorityClass& priority : policy.classes) write_priority_class(out, options, priority);

@@ -235,9 +235,23 @@ class Importer {
                                    [](const Object& q) { return strip(q.name, "hyperpod-ns-", "-clusterqueue").has_value(); });
     for (const Object& o : classes_) read_class(o);
     for (const Object& o : locals_) read_local_queue(o);
+    // A tree of cohorts: a Cohort with a parent, several Cohorts, or ClusterQueues in different
+    // cohorts (docs/language.md); otherwise the one flat cohort.
+    std::set<std::string> queue_cohorts;
+    for (const Object& q : queues_) {
+      if (const Node* spec = q.node->find("spec"); spec && spec->kind == Node::Kind::map) {
+        const Node* c = spec->find("cohortName");
+        if (!c) c = spec->find("cohort");
+        if (c && c->is_scalar()) queue_cohorts.insert(c->text);
+      }
+    }
+    tree_ = cohorts_.size() > 1 || queue_cohorts.size() > 1 || std::any_of(cohorts_.begin(), cohorts_.end(), [](const Object& c) {
+              const Node* spec = c.node->find("spec");
+              return spec && spec->kind == Node::Kind::map && spec->find("parentName") != nullptr;
+            });
     std::string teams;
     for (const Object& o : queues_) teams += "\n" + read_cluster_queue(o);
-    return header() + settings() + cohort_block() + teams;
+    return header() + settings() + (tree_ ? tree_blocks() : cohort_block()) + teams;
   }
 
  private:
@@ -348,8 +362,14 @@ class Importer {
     const Node* cohort = at.optional(spec, "cohortName", "spec.cohortName", Node::Kind::scalar);
     if (!cohort) cohort = at.optional(spec, "cohort", "spec.cohort", Node::Kind::scalar);
     if (!cohort) at.fail(spec, "spec.cohort", "missing: gov puts every team in one cohort");
-    if (cohort_.empty()) cohort_ = cohort->text;
-    if (cohort->text != cohort_) {
+    std::string cohort_line;
+    if (tree_) {
+      cohort_line = fmt::format("  cohort = {}\n", at.name(*cohort, cohort->text, "spec.cohort"));
+      referenced_.push_back(cohort->text);
+    } else if (cohort_.empty()) {
+      cohort_ = cohort->text;
+    }
+    if (!tree_ && cohort->text != cohort_) {
       at.fail(*cohort, "spec.cohort", fmt::format("`{}`, where another ClusterQueue is in `{}`: gov has one cohort", cohort->text, cohort_));
     }
 
@@ -606,7 +626,101 @@ class Importer {
       const bool active = at.choice<bool>(*stop, "spec.stopPolicy", {{"None", true}, {"Hold", false}, {"HoldAndDrain", false}});
       if (!active) out += "  active = false\n";
     }
-    return fmt::format("team {} {{\n{}}}\n", team, out);
+    return fmt::format("team {} {{\n{}{}}}\n", team, cohort_line, out);
+  }
+
+  /// Every Cohort of a tree as a `cohort` block (its parent, weight and quotas with their limits),
+  /// then an empty block for each cohort a ClusterQueue or a parent names without an object
+  /// (Kueue's implicit cohorts, which gov declares).
+  std::string tree_blocks() {
+    std::string out;
+    std::set<std::string> declared;
+    for (const Object& o : cohorts_) declared.insert(o.name);
+    for (const Object& o : cohorts_) out += tree_cohort(o);
+    for (const std::string& name : referenced_) {  // names checked where they were read
+      if (declared.insert(name).second) out += fmt::format("\ncohort {} {{}}\n", name);
+    }
+    return out;
+  }
+
+  std::string tree_cohort(const Object& o) {
+    const At& at = o.at;
+    const std::string name = at.name(*o.node->find("metadata")->find("name"), o.name, "metadata.name");
+    std::string body;
+    const Node* spec = at.optional(*o.node, "spec", "spec", Node::Kind::map);
+    bool has_parent = false;
+    if (spec) {
+      at.only(*spec, "spec", {"parentName", "fairSharing", "resourceGroups"});
+      if (const Node* parent = at.optional(*spec, "parentName", "spec.parentName", Node::Kind::scalar)) {
+        body += fmt::format("  parent = {}\n", at.name(*parent, parent->text, "spec.parentName"));
+        referenced_.push_back(parent->text);
+        has_parent = true;
+      }
+      if (const Node* fair = at.optional(*spec, "fairSharing", "spec.fairSharing", Node::Kind::map)) {
+        at.only(*fair, "spec.fairSharing", {"weight"});
+        if (const Node* w = at.optional(*fair, "weight", "spec.fairSharing.weight", Node::Kind::scalar)) {
+          body += fmt::format("  fair-share-weight = {}\n", model::weight_text(fair_share_weight(at, *w)));
+        }
+      }
+    }
+    const Node* groups = spec ? at.optional(*spec, "resourceGroups", "spec.resourceGroups", Node::Kind::sequence) : nullptr;
+    std::set<const check::InstanceType*> seen;
+    for (size_t g = 0; groups && g < groups->items.size(); ++g) {
+      const std::string path = fmt::format("spec.resourceGroups[{}]", g);
+      const Node& group = groups->items[g];
+      at.check_kind(group, path, Node::Kind::map);
+      at.only(group, path, {"coveredResources", "flavors"});
+      const Node& flavors = at.need(group, "flavors", path + ".flavors", Node::Kind::sequence);
+      for (size_t f = 0; f < flavors.items.size(); ++f) {
+        const std::string fpath = fmt::format("{}.flavors[{}]", path, f);
+        const Node& flavor = flavors.items[f];
+        at.check_kind(flavor, fpath, Node::Kind::map);
+        at.only(flavor, fpath, {"name", "resources"});
+        const check::InstanceType* type =
+            flavor_type(at, at.need(flavor, "name", fpath + ".name", Node::Kind::scalar), fpath + ".name");
+        if (!seen.insert(type).second) at.fail(flavor, fpath + ".name", fmt::format("a second quota for `{}`", type->name));
+        std::array<model::Amount, model::kResourceCount> nominal{};
+        std::vector<std::string> partitions, borrowing, lending;
+        const Node& resources = at.need(flavor, "resources", fpath + ".resources", Node::Kind::sequence);
+        for (size_t i = 0; i < resources.items.size(); ++i) {
+          const std::string rpath = fmt::format("{}.resources[{}]", fpath, i);
+          const Node& entry = resources.items[i];
+          at.check_kind(entry, rpath, Node::Kind::map);
+          at.only(entry, rpath, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"});
+          const Node& rname = at.need(entry, "name", rpath + ".name", Node::Kind::scalar);
+          const std::optional<std::string> profile = partition_named(rname.text);
+          const std::optional<model::Resource> r = profile ? model::Resource::gpu : resource_named(rname.text);
+          if (!r) at.fail(rname, rpath + ".name", fmt::format("`{}` is not a resource gov knows", rname.text));
+          const model::Amount amount =
+              quantity(at, at.need(entry, "nominalQuota", rpath + ".nominalQuota", Node::Kind::scalar), rpath + ".nominalQuota", *r);
+          if (profile) {
+            if (amount != 0) partitions.push_back(fmt::format("{}: {}", *profile, amount));
+          } else {
+            nominal[model::index(*r)] = amount;
+          }
+          for (const char* limit : {"borrowingLimit", "lendingLimit"}) {
+            const Node* l = entry.find(limit);
+            if (!l || l->is_null()) continue;
+            if (!has_parent) {
+              at.fail(*l, rpath + "." + limit, "a cohort without a parent borrows from and lends to no one: gov has no limit for it");
+            }
+            if (profile) at.fail(*l, rpath + "." + limit, "gov writes no limit for a cohort's partitions");
+            const model::Amount value = quantity(at, *l, rpath + "." + limit, *r);
+            (std::string_view(limit) == "borrowingLimit" ? borrowing : lending).push_back(amount_text(*r, value));
+          }
+        }
+        std::vector<std::string> amounts;
+        for (model::Resource r : model::kAllResources) {
+          const model::Amount a = nominal[model::index(r)];
+          if (a != 0 || type->per_instance[model::index(r)] > 0) amounts.push_back(amount_text(r, a));
+        }
+        if (!partitions.empty()) amounts.push_back(fmt::format("partitions = {{ {} }}", fmt::join(partitions, ", ")));
+        if (!borrowing.empty()) amounts.push_back(fmt::format("borrow-limit = {{ {} }}", fmt::join(borrowing, ", ")));
+        if (!lending.empty()) amounts.push_back(fmt::format("lending-limit = {{ {} }}", fmt::join(lending, ", ")));
+        body += fmt::format("  quota {} {{ {} }}\n", type->name, fmt::join(amounts, ", "));
+      }
+    }
+    return body.empty() ? fmt::format("\ncohort {} {{}}\n", name) : fmt::format("\ncohort {} {{\n{}}}\n", name, body);
   }
 
   /// A Cohort's `spec.resourceGroups` as `cohort NAME { quota T { ... } }` (its own quota), or
@@ -678,13 +792,15 @@ class Importer {
     std::string cluster = "imported";
     for (const Object& o : cohorts_) {
       const Node& spec_holder = *o.node;
-      if (const Node* spec = o.at.optional(spec_holder, "spec", "spec", Node::Kind::map)) o.at.only(*spec, "spec", {"resourceGroups"});
-      if (!cohort_.empty() && o.name != cohort_) {
+      if (const Node* spec = o.at.optional(spec_holder, "spec", "spec", Node::Kind::map); spec && !tree_) {
+        o.at.only(*spec, "spec", {"resourceGroups"});
+      }
+      if (!tree_ && !cohort_.empty() && o.name != cohort_) {
         o.at.fail(*o.node, "metadata.name", fmt::format("a second cohort; the ClusterQueues are in `{}` and gov has one cohort", cohort_));
       }
       if (const Node* name = annotation(*o.node, "gov/cluster")) {
         cluster = o.at.name(*name, name->text, "metadata.annotations.gov/cluster");
-      } else if (o.name != "shared-pool") {
+      } else if (!tree_ && o.name != "shared-pool") {
         cluster = o.at.name(*o.node->find("metadata")->find("name"), o.name, "metadata.name");
       }
     }
@@ -771,6 +887,8 @@ class Importer {
   std::map<std::string, TeamHints> hints_;  // by ClusterQueue name
   std::vector<std::pair<std::string, int64_t>> classes_out_;
   std::string cohort_;
+  bool tree_ = false;  // the input has a tree of cohorts
+  std::vector<std::string> referenced_;  // cohorts named by ClusterQueues and parents, in reading order
   bool hyperpod_naming_ = false;
 };
 

@@ -95,8 +95,15 @@ class Checker {
   // ------------------------------------------------------------------ teams and quotas (teams.cpp)
 
   void check_teams();
-  /// `cohort NAME { quota ... }`: one cohort, its own quota, not with idle-resource sharing.
+  /// `cohort NAME { ... }`: the one flat cohort's own quota (not with idle-resource sharing), or a
+  /// tree of cohorts (parents, limits, weights; teams join with `cohort = NAME`).
   void check_cohort();
+  Cohort resolve_cohort(const ast::Cohort& decl, SourceId source);
+  void root_limits(const Cohort& cohort);
+  void check_idle_sharing(const Cohort& cohort);
+  void check_cohort_tree(std::vector<Cohort> cohorts);
+  /// E0342 for `who` (a `what`: team or cohort) naming cohort `name`.
+  void unknown_cohort(const std::string& name, Location where, std::string_view what, const std::string& who);
   /// A team's `queues = [...]` or `namespaces = [...]` (teams.cpp): valid Kubernetes names, none twice.
   void team_kubernetes_names(const Assignment& a, Team& team, bool namespaces);
   /// Queues and namespaces claimed by two teams, or queues named as another team's plain
@@ -112,9 +119,12 @@ class Checker {
   /// Kueue's validation of flavorFungibility: a preference only chooses among flavors when the
   /// search tries them all, i.e. when both policies are TryNextFlavor.
   void check_fungibility(const Team& team, const std::optional<Location>& preference_at);
-  std::optional<Quota> resolve_quota(const ast::Quota& q, SourceId source, const Team& team);
+  /// `cohort`: a cohort's quota, whose lending limit bounds its whole subtree's quota, so it may be
+  /// above the cohort's own nominal (Kueue's cohort webhook: enforceNominalGreaterThanLending off).
+  std::optional<Quota> resolve_quota(const ast::Quota& q, SourceId source, const Team& team, bool cohort = false);
   /// `lending-limit = { ... }` inside a quota: Kueue's lendingLimit, at most the nominal quota.
-  void lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out);
+  void lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out,
+                     bool cohort = false);
   static std::string_view display_name(model::Resource r);
   static std::string display_amount(model::Resource r, model::Amount a);
   bool accelerator_fits(const InstanceType& type, model::Resource r, const ast::Property& p, SourceId source);

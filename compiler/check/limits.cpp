@@ -15,11 +15,12 @@ struct KindInfo {
   std::string_view help;
 };
 
-constexpr std::array<KindInfo, 4> kKindInfo = {{
+constexpr std::array<KindInfo, 5> kKindInfo = {{
     {"teams", kMaxTeams, "HyperPod clusters have tens of teams; this bound keeps checking and admission fast"},
     {"rules", kMaxRules, "combine rules whose conditions differ only in a constant, with `in [...]`"},
     {"tests", kMaxTests, "split the tests into several test files that import the policy"},
     {"instance types", kMaxInstanceTypes, "declare only the instance types the cluster uses"},
+    {"cohorts", kMaxCohorts, "organisations have tens of departments; merge cohorts that need no limits of their own"},
 }};
 
 }  // namespace
@@ -32,6 +33,7 @@ void DeclarationCounter::add(const ast::File& file, Diagnostics& diagnostics) {
           if constexpr (std::is_same_v<T, ast::Team>) count(kTeams, d.span, file.source, diagnostics);
           if constexpr (std::is_same_v<T, ast::Rule>) count(kRules, d.span, file.source, diagnostics);
           if constexpr (std::is_same_v<T, ast::Test>) count(kTests, d.span, file.source, diagnostics);
+          if constexpr (std::is_same_v<T, ast::Cohort>) count(kCohorts, d.span, file.source, diagnostics);
           if constexpr (std::is_same_v<T, ast::Catalog>) {
             for (const ast::Instance& instance : d.instances) count(kInstanceTypes, instance.span, file.source, diagnostics);
           }

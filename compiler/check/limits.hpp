@@ -12,6 +12,9 @@ namespace gov::check {
 
 /// Most teams of one policy (Kueue ClusterQueues in the cohort).
 inline constexpr size_t kMaxTeams = 10'000;
+/// Most cohorts of one policy (a tree of cohorts: Kueue Cohorts; the engine walks a task's path
+/// to the root, and preemption a level's subtrees, per decision).
+inline constexpr size_t kMaxCohorts = 1'000;
 /// Most rules of one policy (each is evaluated for every task).
 inline constexpr size_t kMaxRules = 10'000;
 /// Most tests of one policy.
@@ -30,7 +33,7 @@ class DeclarationCounter {
   bool exceeded() const { return exceeded_; }
 
  private:
-  enum Kind { kTeams, kRules, kTests, kInstanceTypes, kKinds };
+  enum Kind { kTeams, kRules, kTests, kInstanceTypes, kCohorts, kKinds };
   void count(Kind kind, Span span, SourceId source, Diagnostics& diagnostics);
 
   std::array<size_t, kKinds> counts_{};

@@ -236,6 +236,13 @@ class Linter {
         if (q.type == type && std::any_of(q.nominal.begin(), q.nominal.end(), [](auto a) { return a > 0; })) return true;
       }
     }
+    // In a tree, a cohort's own quota lends to the teams below it (an approximation: any cohort's
+    // quota of the type counts, as any team's does).
+    for (const Cohort& cohort : policy_.cohort_tree) {
+      for (const Quota& q : cohort.quotas) {
+        if (q.type == type && std::any_of(q.nominal.begin(), q.nominal.end(), [](auto a) { return a > 0; })) return true;
+      }
+    }
     for (const Team& team : policy_.teams) {
       if (&team == &borrower || team.sharing == model::Sharing::dont_lend) continue;
       for (const Quota& q : team.quotas) {

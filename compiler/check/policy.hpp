@@ -161,6 +161,11 @@ struct Team {
   };
   std::vector<ClaimedName> queues;
   std::vector<ClaimedName> namespaces;
+  /// `cohort = NAME`: the cohort of a tree the team joins (Kueue's ClusterQueue `spec.cohort`);
+  /// empty when not written. `cohort_index` is its index in Policy::cohort_tree once resolved.
+  std::string cohort;
+  std::optional<Location> cohort_at;  // the name, when written
+  int32_t cohort_index = -1;
   Location where;
 
   /// The team's borrow limit as written: `50%` or `unlimited`.
@@ -171,10 +176,25 @@ struct Team {
 /// its own quota per instance type (Kueue's Cohort `spec.resourceGroups[].flavors[].resources[]
 /// .nominalQuota`), resolved like a team's nominal quota; no team owns it, so it is never
 /// reclaimed. Exclusive with `idle-resource-sharing` (E0340).
+///
+/// In a tree of cohorts (Policy::cohort_tree) a cohort may also have a parent (Kueue's Cohort
+/// `spec.parentName`), borrowing and lending limits in its quotas (`borrowingLimit`,
+/// `lendingLimit`, only below a root) and a fair-sharing weight (`spec.fairSharing.weight`).
 struct Cohort {
   std::string name;
-  std::vector<Quota> quotas;  // declared order; only `nominal` and `partitions[].nominal` count
+  std::vector<Quota> quotas;  // declared order; only `nominal` and `partitions[].nominal` count at a root
   Location where;             // the name
+  std::string parent_name;    // `parent = NAME`; empty for a root
+  std::optional<Location> parent_at;
+  int32_t parent = -1;        // index into Policy::cohort_tree, -1 for a root
+  /// `borrow-limit = N% | unlimited` for every quota of the cohort (a quota's own
+  /// `borrow-limit = { ... }` overrides it); Kueue's default is no limit.
+  bool borrow_limit_unlimited = true;
+  int32_t borrow_limit_percent = 0;
+  std::optional<Location> borrow_limit_at;
+  int64_t fair_share_weight_micros = model::kWeightScale;  // Kueue's default weight 1
+  bool fair_share_weight_given = false;
+  std::optional<Location> fair_share_weight_at;
 };
 
 /// A typed rule expression (see docs/language.md for the types and operators).
@@ -247,7 +267,13 @@ struct Policy {
   std::optional<Settings> settings;
   std::vector<PriorityClass> classes;
   std::vector<Team> teams;
+  /// The one flat cohort's own quota (`cohort NAME { quota ... }` without a tree): every team is in
+  /// it, as in HyperPod.
   std::optional<Cohort> cohort;
+  /// A tree of cohorts, when the policy declares one (a team's `cohort = NAME`, a cohort's
+  /// `parent`, or several cohort blocks): every cohort block in declared order, each team in one
+  /// of them (Team::cohort_index); `cohort` is then empty.
+  std::vector<Cohort> cohort_tree;
   std::vector<Rule> rules;
   std::vector<Test> tests;
 

@@ -1,6 +1,9 @@
 #include "compiler/check/quotas.hpp"
 
+#include <algorithm>
+
 #include "compiler/check/quantities.hpp"
+#include "compiler/model/arithmetic.hpp"
 #include "compiler/model/partitions.hpp"
 
 namespace gov::check {
@@ -84,6 +87,55 @@ model::Resources resolve_lending_limit(const InstanceType& type, std::optional<i
     if (given[r]) limit[r] = *given[r];
   }
   return limit;
+}
+
+namespace {
+
+const Quota* quota_of(const std::vector<Quota>& quotas, size_t type) {
+  for (const Quota& q : quotas) {
+    if (q.type == type) return &q;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+model::Resources subtree_quota(const Policy& policy, size_t cohort, size_t type) {
+  model::Resources sum{};
+  const Cohort& node = policy.cohort_tree[cohort];
+  if (const Quota* own = quota_of(node.quotas, type)) sum = own->nominal;
+  for (const Team& team : policy.teams) {
+    if (team.cohort_index != static_cast<int32_t>(cohort)) continue;
+    const Quota* q = quota_of(team.quotas, type);
+    if (!q) continue;
+    for (size_t r = 0; r < model::kResourceCount; ++r) {
+      const model::Amount lendable = team.sharing == model::Sharing::dont_lend ? 0 : std::min(q->nominal[r], q->lending_limit[r]);
+      sum[r] = model::checked_add(sum[r], std::max<model::Amount>(0, lendable));
+    }
+  }
+  for (size_t c = 0; c < policy.cohort_tree.size(); ++c) {
+    if (policy.cohort_tree[c].parent != static_cast<int32_t>(cohort) || c == cohort) continue;
+    const model::Resources child = subtree_quota(policy, c, type);
+    const Quota* limits = quota_of(policy.cohort_tree[c].quotas, type);
+    for (size_t r = 0; r < model::kResourceCount; ++r) {
+      const model::Amount lending = limits ? limits->lending_limit[r] : model::kUnlimited;
+      const model::Amount local = lending == model::kUnlimited ? 0 : std::max<model::Amount>(0, model::checked_sub(child[r], lending));
+      sum[r] = model::checked_add(sum[r], model::checked_sub(child[r], local));
+    }
+  }
+  return sum;
+}
+
+bool subtree_has_type(const Policy& policy, size_t cohort, size_t type) {
+  if (quota_of(policy.cohort_tree[cohort].quotas, type)) return true;
+  for (const Team& team : policy.teams) {
+    if (team.cohort_index == static_cast<int32_t>(cohort) && quota_of(team.quotas, type)) return true;
+  }
+  for (size_t c = 0; c < policy.cohort_tree.size(); ++c) {
+    if (c != cohort && policy.cohort_tree[c].parent == static_cast<int32_t>(cohort) && subtree_has_type(policy, c, type))
+      return true;
+  }
+  return false;
 }
 
 }  // namespace gov::check

@@ -41,4 +41,14 @@ model::Resources resolve_lending_limit(model::Sharing sharing);
 model::Resources resolve_lending_limit(const InstanceType& type, std::optional<int64_t> instances,
                                     const GivenAmounts& given);
 
+/// The subtree quota of cohort `cohort` (an index into Policy::cohort_tree) in instance type
+/// `type`, per resource: its own nominal quota plus what its teams (min(nominal, lending limit))
+/// and its child cohorts (their subtree quota less what their lending limit keeps) lend it; Kueue's
+/// SubtreeQuota (docs/semantics.md §2, "Cohort trees"). Saturating; partitions are not included.
+model::Resources subtree_quota(const Policy& policy, size_t cohort, size_t type);
+
+/// Whether cohort `cohort`'s subtree (itself, its teams, its descendants and theirs) has a quota for
+/// instance type `type`.
+bool subtree_has_type(const Policy& policy, size_t cohort, size_t type);
+
 }  // namespace gov::check

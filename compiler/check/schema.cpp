@@ -419,9 +419,16 @@ void validate_schema(const ast::File& file, Diagnostics& diagnostics) {
       v.block(properties, BlockKind::team, "a team");
     } else if (const auto* cohort = std::get_if<ast::Cohort>(&declaration)) {
       std::vector<const ast::Property*> properties;
+      // A cohort with a parent borrows and lends: its quotas take a team's quota's limits.
+      const bool has_parent = std::any_of(cohort->items.begin(), cohort->items.end(), [](const auto& item) {
+        const auto* p = std::get_if<ast::Property>(&item);
+        return p && p->key.text == "parent";
+      });
       for (const auto& item : cohort->items) {
         if (const auto* p = std::get_if<ast::Property>(&item)) {
           properties.push_back(p);
+        } else if (has_parent) {
+          v.block(std::get<ast::Quota>(item).properties, BlockKind::quota, "a quota");
         } else {
           v.block(std::get<ast::Quota>(item).properties, BlockKind::cohort_quota, "a cohort's quota");
         }

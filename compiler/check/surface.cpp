@@ -224,8 +224,49 @@ const Table<Team>& team_table() {
          t.fair_share_weight_micros = a.checker.fair_share_weight(a.value(), a.source).value_or(0);
        }},
       {{"active", K::boolean}, set_flag<Team, &Team::active>},
+      // Kueue's ClusterQueue `spec.cohort`: the cohort of a tree the team joins.
+      {{"cohort", K::name},
+       [](const Assignment& a, Team& t) {
+         if (a.value().kind != V::name || t.cohort_at) return;
+         t.cohort = a.value().name.text;
+         t.cohort_at = a.at(a.value().span);
+       }},
       {{"queues", K::string_list}, [](const Assignment& a, Team& t) { a.checker.team_kubernetes_names(a, t, false); }},
       {{"namespaces", K::string_list}, [](const Assignment& a, Team& t) { a.checker.team_kubernetes_names(a, t, true); }},
+  };
+  return table;
+}
+
+const Table<Cohort>& cohort_table() {
+  static const Table<Cohort> table = {
+      // Kueue's Cohort `spec.parentName`.
+      {{"parent", K::name},
+       [](const Assignment& a, Cohort& c) {
+         if (a.value().kind != V::name || c.parent_at) return;
+         c.parent_name = a.value().name.text;
+         c.parent_at = a.at(a.value().span);
+       }},
+      // Every quota's borrowingLimit, as a team's `borrow-limit`; Kueue's default is none.
+      {{"borrow-limit", K::percentage, {{"unlimited", 0}}},
+       [](const Assignment& a, Cohort& c) {
+         c.borrow_limit_at = a.at(a.property.span);
+         if (a.value().kind == V::name) {
+           c.borrow_limit_unlimited = a.spec.has_choice(a.value().name.text);
+           return;
+         }
+         if (a.value().kind != V::number) return;
+         c.borrow_limit_unlimited = false;
+         c.borrow_limit_percent =
+             static_cast<int32_t>(a.checker.count_in_range(a.value(), a.source, "the borrow limit", 0, 10000, "%").value_or(0));
+       }},
+      // Kueue's Cohort `spec.fairSharing.weight`.
+      {{"fair-share-weight", K::decimal},
+       [](const Assignment& a, Cohort& c) {
+         c.fair_share_weight_given = true;
+         if (a.value().kind != V::number) return;
+         c.fair_share_weight_at = a.at(a.value().span);
+         c.fair_share_weight_micros = a.checker.fair_share_weight(a.value(), a.source).value_or(model::kWeightScale);
+       }},
   };
   return table;
 }
@@ -458,7 +499,7 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
   static const std::vector<const PropertySpec*> amounts = specs_of(amounts_table());
   static const std::vector<const PropertySpec*> borrow_within_cohort = specs_of(borrow_within_cohort_table());
   static const std::vector<const PropertySpec*> pod_set = specs_of(pod_set_table());
-  static const std::vector<const PropertySpec*> cohort;  // no property yet (`parent` comes with the hierarchy)
+  static const std::vector<const PropertySpec*> cohort = specs_of(cohort_table());
   // A cohort without a parent borrows from and lends to no one: its quota has no limits.
   static const std::vector<const PropertySpec*> cohort_quota = [] {
     std::vector<const PropertySpec*> out;

@@ -44,8 +44,8 @@ enum class BlockKind {
   amounts,               // a quota's `lending-limit`: `instances` or resources
   borrow_within_cohort,  // { policy = lower-priority, max-priority-threshold = training }
   pod_set,               // one pod set of a submitted task: { pods = 3, gpus = 8, instance-type = ... }
-  cohort,                // `cohort NAME { ... }`: quotas only, no property yet
-  cohort_quota,          // a cohort's `quota`: `instances`, amounts, `partitions`; no limits (no parent)
+  cohort,                // `cohort NAME { ... }`: `parent`, `borrow-limit`, `fair-share-weight`, quotas
+  cohort_quota,          // a root cohort's `quota`: `instances`, amounts, `partitions`; no limits (no parent)
 };
 
 /// A word a property accepts and the enum value it stands for (the enum's underlying value).
@@ -161,6 +161,8 @@ const Table<Team>& team_table();
 const Table<QuotaDraft>& quota_table();
 const Table<LendingDraft>& amounts_table();
 const Table<BorrowWithinCohortDraft>& borrow_within_cohort_table();
+/// A cohort's properties (`parent`, `borrow-limit`, `fair-share-weight`); its quotas are quota_table's.
+const Table<Cohort>& cohort_table();
 const Table<SubmitDraft>& submit_table();
 const Table<ResourceAmounts>& resources_table();
 

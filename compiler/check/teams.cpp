@@ -27,25 +27,57 @@ void Checker::check_teams() {
 }
 
 void Checker::check_cohort() {
-  if (cohorts_.empty()) return;
-  const auto& [decl, source] = cohorts_.front();
-  for (size_t i = 1; i < cohorts_.size(); ++i) {
-    const auto& [other, other_source] = cohorts_[i];
-    Diagnostic& d = report(Code::second_cohort, {other_source, other->name.span},
-                           fmt::format("a second cohort `{}`: every team is in one cohort", other->name.text),
-                           "second cohort");
-    d.notes.push_back({Location{source, decl->name.span}, "the cohort is declared here"});
-    d.help = "give its quotas to the first cohort; cohorts with parents (a tree of cohorts) are not supported yet";
+  if (cohorts_.empty()) {
+    for (const Team& team : policy_.teams) {
+      if (team.cohort_at) unknown_cohort(team.cohort, *team.cohort_at, "team", team.name);
+    }
+    return;
   }
+  // A tree: a team names its cohort, a cohort its parent, or several cohorts are declared (each
+  // then either has a parent or is a root some team joins). Otherwise the one flat cohort.
+  const bool any_team_joins = std::any_of(policy_.teams.begin(), policy_.teams.end(),
+                                          [](const Team& t) { return t.cohort_at.has_value(); });
+  std::vector<Cohort> cohorts;
+  std::map<std::string, Location> seen;
+  for (const auto& [decl, source] : cohorts_) {
+    if (duplicate(seen, decl->name.text, {source, decl->name.span}, "cohort")) continue;
+    cohorts.push_back(resolve_cohort(*decl, source));
+  }
+  const bool tree = any_team_joins || std::any_of(cohorts.begin(), cohorts.end(),
+                                                  [](const Cohort& c) { return c.parent_at.has_value(); });
+  if (!tree) {
+    for (size_t i = 1; i < cohorts.size(); ++i) {
+      Diagnostic& d = report(Code::second_cohort, cohorts[i].where,
+                             fmt::format("a second cohort `{}`: every team is in one cohort", cohorts[i].name),
+                             "second cohort");
+      d.notes.push_back({cohorts.front().where, "the cohort is declared here"});
+      d.help = fmt::format("give its quotas to the first cohort, or make a tree: `parent = {}` in it, and `cohort = {}` "
+                           "in the teams that join it",
+                           cohorts.front().name, cohorts[i].name);
+    }
+    for (const Cohort& c : cohorts) root_limits(c);
+    policy_.cohort = std::move(cohorts.front());
+    check_idle_sharing(*policy_.cohort);
+    return;
+  }
+  check_cohort_tree(std::move(cohorts));
+}
+
+Cohort Checker::resolve_cohort(const ast::Cohort& decl, SourceId source) {
   Cohort out;
-  out.name = decl->name.text;
-  out.where = {source, decl->name.span};
-  // Quotas resolve as a lend-and-borrow team's would; only their nominal amounts count.
+  out.name = decl.name.text;
+  out.where = {source, decl.name.span};
+  for (const auto& item : decl.items) {
+    if (const auto* p = std::get_if<ast::Property>(&item)) assign(cohort_table(), *p, *this, source, out);
+  }
+  // Quotas resolve as a lend-and-borrow team's would, with the cohort's borrow limit.
   Team owner;
   owner.name = out.name;
   owner.where = out.where;
+  owner.borrow_limit_unlimited = out.borrow_limit_unlimited;
+  owner.borrow_limit_percent = out.borrow_limit_percent;
   std::map<std::string, Location> types_seen;
-  for (const auto& item : decl->items) {
+  for (const auto& item : decl.items) {
     const auto* q = std::get_if<ast::Quota>(&item);
     if (!q) continue;
     auto [it, inserted] = types_seen.emplace(q->instance_type.text, Location{source, q->instance_type.span});
@@ -57,19 +89,119 @@ void Checker::check_cohort() {
       d.help = "merge them into one `quota` block";
       continue;
     }
-    if (auto quota = resolve_quota(*q, source, owner)) out.quotas.push_back(std::move(*quota));
+    if (auto quota = resolve_quota(*q, source, owner, /*cohort=*/true)) out.quotas.push_back(std::move(*quota));
   }
-  // Idle-resource sharing makes the unreserved capacity the cohort's quota: one or the other.
-  if (policy_.settings && policy_.settings->idle_resource_sharing && !out.quotas.empty()) {
-    Diagnostic& d = report(Code::cohort_quota_with_idle_sharing, out.where,
-                           fmt::format("cohort `{}` gives its own quota while `idle-resource-sharing` makes the unreserved "
-                                       "capacity the cohort's quota",
-                                       out.name),
-                           "the cohort's own quota");
+  return out;
+}
+
+// A root borrows from no one: a borrow limit there has nothing to limit (Kueue's webhook refuses
+// borrowingLimit on a Cohort without a parent). Quota-level limits are the schema check's.
+void Checker::root_limits(const Cohort& cohort) {
+  if (cohort.parent_at || !cohort.borrow_limit_at) return;
+  Diagnostic& d = report(Code::root_cohort_limit, *cohort.borrow_limit_at,
+                         fmt::format("cohort `{}` has no parent, so it has nobody to borrow from", cohort.name),
+                         "a root's borrow limit");
+  d.help = "remove `borrow-limit`, or give the cohort a `parent`";
+}
+
+// Idle-resource sharing makes the unreserved capacity the flat cohort's quota: one or the other.
+void Checker::check_idle_sharing(const Cohort& cohort) {
+  if (!policy_.settings || !policy_.settings->idle_resource_sharing || cohort.quotas.empty()) return;
+  Diagnostic& d = report(Code::cohort_quota_with_idle_sharing, cohort.where,
+                         fmt::format("cohort `{}` gives its own quota while `idle-resource-sharing` makes the unreserved "
+                                     "capacity the cohort's quota",
+                                     cohort.name),
+                         "the cohort's own quota");
+  d.notes.push_back({policy_.settings->where, "`idle-resource-sharing = true` is set in this policy"});
+  d.help = "remove `idle-resource-sharing = true` (the cohort's quotas say what it holds), or the cohort's quotas";
+}
+
+void Checker::unknown_cohort(const std::string& name, Location where, std::string_view what, const std::string& who) {
+  std::vector<std::string> names;
+  for (const Cohort& c : policy_.cohort_tree) names.push_back(c.name);
+  Diagnostic& d = report(Code::unknown_cohort, where,
+                         fmt::format("{} `{}` names cohort `{}`, which the policy does not declare", what, who, name),
+                         "unknown cohort");
+  d.help = did_you_mean(name, names).value_or(fmt::format("declare it: `cohort {} {{ ... }}`", name));
+}
+
+// Kueue's validation of a tree: parents exist and form no cycle; a team is in exactly one cohort
+// (its `cohort`, or the only root when it names none); limits only below a root.
+void Checker::check_cohort_tree(std::vector<Cohort> cohorts) {
+  policy_.cohort_tree = std::move(cohorts);
+  std::vector<Cohort>& tree = policy_.cohort_tree;
+  const auto index_of = [&tree](const std::string& name) -> int32_t {
+    for (size_t i = 0; i < tree.size(); ++i) {
+      if (tree[i].name == name) return static_cast<int32_t>(i);
+    }
+    return -1;
+  };
+  for (Cohort& c : tree) {
+    if (!c.parent_at) continue;
+    c.parent = index_of(c.parent_name);
+    if (c.parent < 0) unknown_cohort(c.parent_name, *c.parent_at, "cohort", c.name);
+  }
+  // A cycle: walking parents from a cohort comes back to it. Reported once, at its member declared
+  // first, naming every member; its parents are cut so that the tree stays a forest. Each cohort is
+  // walked once (0: not yet, 1: on the current walk, 2: done): linear in the number of cohorts.
+  std::vector<uint8_t> state(tree.size(), 0);
+  std::vector<bool> reported(tree.size(), false);
+  for (size_t start = 0; start < tree.size(); ++start) {
+    std::vector<size_t> path;
+    int32_t at = static_cast<int32_t>(start);
+    while (at >= 0 && state[static_cast<size_t>(at)] == 0) {
+      state[static_cast<size_t>(at)] = 1;
+      path.push_back(static_cast<size_t>(at));
+      at = tree[static_cast<size_t>(at)].parent;
+    }
+    if (at >= 0 && state[static_cast<size_t>(at)] == 1) {
+      std::vector<size_t> cycle(std::find(path.begin(), path.end(), static_cast<size_t>(at)), path.end());
+      std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+      std::vector<std::string> names;
+      for (size_t i : cycle) names.push_back(fmt::format("`{}`", tree[i].name));
+      names.push_back(fmt::format("`{}`", tree[cycle.front()].name));
+      Diagnostic& d = report(Code::cohort_cycle, *tree[cycle.front()].parent_at,
+                             fmt::format("the parents of cohort `{}` form a cycle: {}", tree[cycle.front()].name,
+                                         fmt::join(names, " → ")),
+                             "a cycle");
+      d.help = "a cohort cannot be its own ancestor: one cohort of the cycle must be a root (no `parent`)";
+      for (size_t i : cycle) reported[i] = true;
+    }
+    for (size_t i : path) state[i] = 2;
+  }
+  for (size_t i = 0; i < tree.size(); ++i) {
+    if (reported[i]) tree[i].parent = -1;
+  }
+  std::vector<size_t> roots;
+  for (size_t i = 0; i < tree.size(); ++i) {
+    root_limits(tree[i]);
+    if (!tree[i].parent_at) roots.push_back(i);
+  }
+  for (Team& team : policy_.teams) {
+    if (team.cohort_at) {
+      team.cohort_index = index_of(team.cohort);
+      if (team.cohort_index < 0) unknown_cohort(team.cohort, *team.cohort_at, "team", team.name);
+      continue;
+    }
+    if (roots.size() == 1) {
+      team.cohort_index = static_cast<int32_t>(roots.front());
+      continue;
+    }
+    Diagnostic& d = report(Code::team_without_cohort, team.where,
+                           fmt::format("team `{}` joins no cohort, and the tree of cohorts has {} roots", team.name,
+                                       roots.size()),
+                           "which cohort?");
+    d.help = "add `cohort = NAME` to the team (a team without one joins the root when there is only one)";
+  }
+  // HyperPod's idle-resource sharing is the capacity of its one flat cohort.
+  if (policy_.settings && policy_.settings->idle_resource_sharing) {
+    Diagnostic& d = report(Code::cohort_tree_with_idle_sharing, tree.front().where,
+                           "a tree of cohorts while `idle-resource-sharing` makes the unreserved capacity the one flat "
+                           "cohort's quota",
+                           "a tree of cohorts");
     d.notes.push_back({policy_.settings->where, "`idle-resource-sharing = true` is set in this policy"});
-    d.help = "remove `idle-resource-sharing = true` (the cohort's quotas say what it holds), or the cohort's quotas";
+    d.help = "remove `idle-resource-sharing = true` and give the root cohort its quota (`quota TYPE { ... }`)";
   }
-  policy_.cohort = std::move(out);
 }
 
 // A LocalQueue name is a Kubernetes object name (a DNS subdomain), a namespace a DNS label.
@@ -267,7 +399,7 @@ void Checker::check_fungibility(const Team& team, const std::optional<Location>&
   d.help = "set `when-can-borrow = try-next-flavor` and `when-can-preempt = try-next-flavor`, or remove `flavor-preference`";
 }
 
-std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source, const Team& team) {
+std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source, const Team& team, bool cohort) {
   const std::optional<size_t> type_index = resolve_type(q.instance_type.text, {source, q.instance_type.span});
   if (!type_index) return std::nullopt;
   const InstanceType& type = policy_.types()[*type_index];
@@ -344,12 +476,13 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
       out.nominal, team.borrow_limit_unlimited ? std::nullopt : std::optional<int32_t>(team.borrow_limit_percent), absolute,
       team.sharing);
   out.lending_limit = resolve_lending_limit(team.sharing);
-  if (lending) lending_limit(*lending, type, source, team, out);
+  if (lending) lending_limit(*lending, type, source, team, out, cohort);
   return out;
 }
 
 /// `lending-limit = { ... }` inside a quota: Kueue's lendingLimit, at most the nominal quota.
-void Checker::lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out) {
+void Checker::lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out,
+                            bool cohort) {
   if (team.sharing == model::Sharing::dont_lend) {
     Diagnostic& d = report(Code::lending_limit_without_lending, {source, p.key.span},
                            fmt::format("team `{}` lends nothing (`sharing = dont-lend`), so it cannot have a lending limit",
@@ -369,7 +502,7 @@ void Checker::lending_limit(const ast::Property& p, const InstanceType& type, So
   std::vector<std::pair<const ast::Property*, model::Resource>> above;
   for (model::Resource r : model::kAllResources) {
     const size_t i = model::index(r);
-    if (limit[i] == model::kUnlimited || limit[i] <= out.nominal[i]) continue;
+    if (cohort || limit[i] == model::kUnlimited || limit[i] <= out.nominal[i]) continue;
     const ast::Property* at = given[i] ? given_at[r] : instances_at;
     if (at && std::none_of(above.begin(), above.end(), [&](const auto& a) { return a.first == at; })) {
       above.emplace_back(at, r);

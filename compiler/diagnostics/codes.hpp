@@ -17,7 +17,7 @@ enum class Severity { error, warning, note };
   X(nesting_too_deep, "E0003", "nesting-too-deep", error, "expressions or values are nested deeper than gov allows") \
   X(control_character, "E0004", "control-character", error, "the file contains a control character such as NUL (anywhere, comments included)") \
   X(too_long, "E0005", "too-long", error, "a string or name is longer than gov reads (see docs/limits.md)") \
-  X(too_many, "E0006", "too-many", error, "a policy declares more teams, rules, tests or instance types, or reads more files, than gov allows (see docs/limits.md)") \
+  X(too_many, "E0006", "too-many", error, "a policy declares more teams, cohorts, rules, tests or instance types, or reads more files, than gov allows (see docs/limits.md)") \
   X(text_direction_control, "E0007", "text-direction-control", error, "a comment, string or name contains a character that changes the direction of text, such as U+202E RIGHT-TO-LEFT OVERRIDE (Trojan Source)") \
   X(invisible_character, "E0008", "invisible-character", error, "an invisible or space-like character, such as a zero-width space, a no-break space or a second byte order mark, stands outside strings and comments") \
   X(unterminated_string, "E0010", "unterminated-string", error, "a string is missing its closing quote before the end of the line") \
@@ -44,7 +44,7 @@ enum class Severity { error, warning, note };
   X(unknown_team, "E0204", "unknown-team", error, "a team name does not match any team") \
   X(unknown_priority_class, "E0205", "unknown-priority-class", error, "a priority class name does not match any class of the policy") \
   X(unknown_catalog, "E0206", "unknown-catalog", error, "a cluster, or a catalog's `extends`, names a catalog that is not defined") \
-  X(duplicate_definition, "E0207", "duplicate-definition", error, "two teams, classes, rules, catalogs, instance types or tasks have the same name") \
+  X(duplicate_definition, "E0207", "duplicate-definition", error, "two teams, cohorts, classes, rules, catalogs, instance types or tasks have the same name") \
   X(import_outside_root, "E0208", "import-outside-root", error, "an import leaves the policy's root directory") \
   X(unknown_field, "E0209", "unknown-field", error, "a path such as `task.gpus` names a field that does not exist") \
   X(type_mismatch, "E0210", "type-mismatch", error, "an operator is applied to values of types it does not accept") \
@@ -78,7 +78,12 @@ enum class Severity { error, warning, note };
   X(quota_mixes_instances_and_amounts, "E0314", "quota-mixes-instances-and-amounts", error, "a quota gives both `instances` and resource amounts (HyperPod takes a count of instances or amounts, not both)") \
   X(not_expressible, "E0401", "not-expressible", error, "`gov export`: the target (Kueue or SageMaker HyperPod) has no field for a construct of the policy; `--allow-lossy` drops it with a comment") \
   X(cohort_quota_with_idle_sharing, "E0340", "cohort-quota-with-idle-sharing", error, "the cohort's own quota is given twice: by a `cohort` block's quotas and by `idle-resource-sharing = true`") \
-  X(second_cohort, "E0341", "second-cohort", error, "a policy declares a second `cohort`: every team is in one cohort (cohorts with parents are not supported yet)") \
+  X(second_cohort, "E0341", "second-cohort", error, "a policy declares a second root `cohort` while no team joins a cohort: every team is in the one flat cohort") \
+  X(unknown_cohort, "E0342", "unknown-cohort", error, "a team's `cohort` or a cohort's `parent` names no cohort the policy declares") \
+  X(cohort_cycle, "E0343", "cohort-cycle", error, "cohorts' parents form a cycle (Kueue rejects a Cohort that is its own ancestor)") \
+  X(root_cohort_limit, "E0344", "root-cohort-limit", error, "a cohort without a parent has a borrow limit: a root borrows from no one") \
+  X(cohort_tree_with_idle_sharing, "E0345", "cohort-tree-with-idle-sharing", error, "`idle-resource-sharing` (HyperPod's one flat cohort) is set in a policy with a tree of cohorts") \
+  X(team_without_cohort, "E0346", "team-without-cohort", error, "a team joins no cohort while the policy's tree of cohorts has several roots") \
   X(unsupported_partition, "E0330", "unsupported-partition", error, "a quota gives partitions of a MIG profile its instance type's GPUs do not support") \
   X(partitions_exceed_gpus, "E0331", "partitions-exceed-gpus", error, "a quota gives more partitions of an instance type than the cluster's GPUs of that type can hold") \
   X(invalid_mig_profile, "E0332", "invalid-mig-profile", error, "a catalog's `mig-profiles` names a profile not of the form `mig-<slices>g.<memory>gb`, or is given to an instance type without GPUs") \

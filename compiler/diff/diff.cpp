@@ -95,6 +95,7 @@ class Comparer {
     classes();
     teams();
     cohort();
+    cohort_tree();
     rules();
     capacity_consequences();
     return std::move(diff_);
@@ -214,6 +215,95 @@ class Comparer {
                                               after ? amount_text(r, *after) : std::string("none")));
         }
       }
+    }
+  }
+
+  /// The tree of cohorts: cohorts added or removed, a parent or weight changed, a cohort's own
+  /// quota and limits per instance type and resource, and teams moving between cohorts.
+  void cohort_tree() {
+    const auto find = [](const Policy& p, const std::string& name) -> const check::Cohort* {
+      for (const check::Cohort& c : p.cohort_tree) {
+        if (c.name == name) return &c;
+      }
+      return nullptr;
+    };
+    const auto parent_of = [](const Policy& p, const check::Cohort& c) {
+      return c.parent >= 0 ? p.cohort_tree[static_cast<size_t>(c.parent)].name : std::string("(root)");
+    };
+    std::vector<std::string> names;
+    for (const Policy* p : {&after_, &before_}) {
+      for (const check::Cohort& c : p->cohort_tree) {
+        if (std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
+      }
+    }
+    for (const std::string& name : names) {
+      const check::Cohort* b = find(before_, name);
+      const check::Cohort* a = find(after_, name);
+      const std::string subject = fmt::format("cohort `{}`", name);
+      if (!b || !a) {
+        change({.subject = subject, .field = "cohort", .before = b ? "declared" : "", .after = a ? "declared" : "",
+                .property = "cohort"});
+      }
+      change({.subject = subject, .field = "parent", .before = b ? parent_of(before_, *b) : "",
+              .after = a ? parent_of(after_, *a) : "", .property = "parent"});
+      change({.subject = subject, .field = "fair-share weight",
+              .before = b ? model::weight_text(b->fair_share_weight_micros) : "",
+              .after = a ? model::weight_text(a->fair_share_weight_micros) : "", .property = "weight"});
+      std::vector<std::string> types;
+      for (const check::Cohort* c : {a, b}) {
+        if (!c) continue;
+        for (const check::Quota& q : c->quotas) {
+          if (std::find(types.begin(), types.end(), q.type_name) == types.end()) types.push_back(q.type_name);
+        }
+      }
+      const auto quota_of = [](const check::Cohort* c, const std::string& type) -> const check::Quota* {
+        if (!c) return nullptr;
+        for (const check::Quota& q : c->quotas) {
+          if (q.type_name == type) return &q;
+        }
+        return nullptr;
+      };
+      for (const std::string& type : types) {
+        const check::Quota* bq = quota_of(b, type);
+        const check::Quota* aq = quota_of(a, type);
+        for (Resource r : model::kAllResources) {
+          const size_t i = model::index(r);
+          const auto value = [i](const check::Quota* q, model::Resources check::Quota::*member) {
+            return q ? std::optional<Amount>((q->*member)[i]) : std::nullopt;
+          };
+          const std::pair<std::string_view, model::Resources check::Quota::*> facts[] = {
+              {"nominal", &check::Quota::nominal},
+              {"borrowing-limit", &check::Quota::borrowing_limit},
+              {"lending-limit", &check::Quota::lending_limit}};
+          for (const auto& [property, member] : facts) {
+            const std::optional<Amount> before = value(bq, member);
+            const std::optional<Amount> after = value(aq, member);
+            if (property == "nominal" && before.value_or(0) == 0 && after.value_or(0) == 0) continue;
+            if (property != "nominal" && before.value_or(model::kUnlimited) == model::kUnlimited &&
+                after.value_or(model::kUnlimited) == model::kUnlimited)
+              continue;
+            if (amount({.subject = subject, .field = fmt::format("{} {} {}", type, model::resource_key(r), property),
+                        .instance_type = type, .property = std::string(property)},
+                       r, before, after)) {
+              diff_.summary.push_back(fmt::format("cohort `{}`: {} of `{}`: {} {} → {}", name, property, type,
+                                                  model::resource_key(r),
+                                                  before ? amount_text(r, *before) : std::string("none"),
+                                                  after ? amount_text(r, *after) : std::string("none")));
+            }
+          }
+        }
+      }
+    }
+    // A team moving: its cohort in each version (the one flat cohort counts as none).
+    for (const check::Team& team : after_.teams) {
+      const auto it = std::find_if(before_.teams.begin(), before_.teams.end(),
+                                   [&](const check::Team& t) { return t.name == team.name; });
+      if (it == before_.teams.end()) continue;
+      const auto cohort_of = [](const Policy& p, const check::Team& t) {
+        return t.cohort_index >= 0 ? p.cohort_tree[static_cast<size_t>(t.cohort_index)].name : std::string("(flat)");
+      };
+      change({.subject = "team", .field = "cohort", .before = cohort_of(before_, *it), .after = cohort_of(after_, team),
+              .team = team.name, .property = "cohort"});
     }
   }
 

@@ -108,6 +108,9 @@ struct Team {
   /// shares divide by model::weight_value of it.
   int64_t fair_share_weight_micros = 0;
   bool active = true;
+  /// The team's cohort in Module::cohorts (Kueue's `spec.cohort`), or -1 in a module without a
+  /// tree, where every team is in the one flat cohort.
+  int32_t cohort = -1;
 };
 
 /// The cohort's own quota in one flavor (`cohort NAME { quota ... }`, Kueue's Cohort
@@ -115,6 +118,16 @@ struct Team {
 struct CohortQuota {
   uint32_t flavor = 0;  // index into Module::flavors
   Resources nominal{};
+};
+
+/// One cohort of a tree (Kueue's Cohort): its parent, its own quota per flavor with the limits
+/// it borrows from and lends to its parent under (docs/semantics.md §2, "Cohort trees"; no
+/// limit: kUnlimited), and its fair-sharing weight.
+struct CohortNode {
+  std::string name;
+  int32_t parent = -1;              // index into Module::cohorts; -1 for a root
+  std::vector<FlavorQuota> quotas;  // declared order
+  int64_t fair_share_weight_micros = model::kWeightScale;
 };
 
 struct PriorityClass {
@@ -245,6 +258,9 @@ struct Module {
   /// The cohort's own quota per flavor, when the policy declares it (exclusive with
   /// Settings::idle_resource_sharing, which computes it from capacity instead).
   std::vector<CohortQuota> cohort_quotas;
+  /// A tree of cohorts (parents before or after children, any order), when the policy declares
+  /// one; empty for the one flat cohort. Exclusive with cohort_quotas and idle-resource sharing.
+  std::vector<CohortNode> cohorts;
   std::vector<Rule> rules;             // declared order
   RuleIndex rule_index;                // ir::index_rules(*this) once the rules are final
   std::vector<std::string> strings;    // string constants; strings[0] == ""

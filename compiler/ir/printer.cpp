@@ -116,6 +116,9 @@ std::string print(const Module& m) {
     for (const FlavorQuota& q : t.quotas) used[q.flavor] = true;
   }
   for (const CohortQuota& q : m.cohort_quotas) used[q.flavor] = true;
+  for (const CohortNode& c : m.cohorts) {
+    for (const FlavorQuota& q : c.quotas) used[q.flavor] = true;
+  }
   out += fmt::format("flavors {} (showing those in use)\n", m.flavors.size());
   for (size_t f = 0; f < m.flavors.size(); ++f) {
     if (!used[f]) continue;
@@ -132,12 +135,13 @@ std::string print(const Module& m) {
                                       : fmt::format("{}", team.borrow_priority_threshold);
     out += fmt::format(
         "team {} {} sharing={} within_team={} reclaim={} borrow_within_cohort={} borrow_threshold={} queueing={} "
-        "when_can_borrow={} when_can_preempt={} preference={} weight={}{}\n",
+        "when_can_borrow={} when_can_preempt={} preference={} weight={}{}{}\n",
         t, team.name, sharing_name(team.sharing), within_team_name(team.within_team),
         reclaim_name(team.reclaim_within_cohort), borrow_within_cohort_name(team.borrow_within_cohort), threshold,
         queueing_name(team.queueing), when_can_borrow_name(team.when_can_borrow),
         when_can_preempt_name(team.when_can_preempt), flavor_preference_name(team.flavor_preference),
-        model::weight_text(team.fair_share_weight_micros), team.active ? "" : " inactive");
+        model::weight_text(team.fair_share_weight_micros), team.active ? "" : " inactive",
+        team.cohort < 0 ? std::string() : fmt::format(" cohort={}", team.cohort));
     for (const FlavorQuota& q : team.quotas) {
       out += fmt::format("  quota flavor {} ({})\n    nominal         {}\n    borrowing_limit {}\n    lending_limit   {}\n",
                          q.flavor, m.flavors[q.flavor].name, resources(q.nominal), resources(q.borrowing_limit),
@@ -147,6 +151,16 @@ std::string print(const Module& m) {
   for (const CohortQuota& q : m.cohort_quotas) {
     out += fmt::format("cohort quota flavor {} ({})\n    nominal         {}\n", q.flavor, m.flavors[q.flavor].name,
                        resources(q.nominal));
+  }
+  for (size_t c = 0; c < m.cohorts.size(); ++c) {
+    const CohortNode& node = m.cohorts[c];
+    out += fmt::format("cohort {} {} parent={} weight={}\n", c, node.name, node.parent,
+                       model::weight_text(node.fair_share_weight_micros));
+    for (const FlavorQuota& q : node.quotas) {
+      out += fmt::format("  quota flavor {} ({})\n    nominal         {}\n    borrowing_limit {}\n    lending_limit   {}\n",
+                         q.flavor, m.flavors[q.flavor].name, resources(q.nominal), resources(q.borrowing_limit),
+                         resources(q.lending_limit));
+    }
   }
   for (size_t r = 0; r < m.rules.size(); ++r) {
     const Rule& rule = m.rules[r];

@@ -178,6 +178,7 @@ ir::Module lower(const check::Policy& policy) {
     out.flavor_preference = team.flavor_preference;
     out.fair_share_weight_micros = team.fair_share_weight_micros;
     out.active = team.active;
+    out.cohort = team.cohort_index;
     for (const check::Quota& q : team.quotas) out.quotas.push_back(lower_quota(module, q));
     module.teams.push_back(std::move(out));
   }
@@ -193,6 +194,14 @@ ir::Module lower(const check::Policy& policy) {
       }
       module.cohort_quotas.push_back(own);
     }
+  }
+  for (const check::Cohort& c : policy.cohort_tree) {
+    ir::CohortNode node;
+    node.name = c.name;
+    node.parent = c.parent;
+    node.fair_share_weight_micros = c.fair_share_weight_micros;
+    for (const check::Quota& q : c.quotas) node.quotas.push_back(lower_quota(module, q));
+    module.cohorts.push_back(std::move(node));
   }
   Interned interned;
   interned.strings.emplace("", 0);  // strings[0], pushed above

@@ -49,7 +49,9 @@ AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
   core.rules.label_strings(spec.labels, label_ids);
   const std::array<int64_t, ir::kTaskFieldCount> fields =
       core.rules.task_fields(request, core.rules.id_string(spec.id));
-  if (spec.partitions.empty()) [[likely]]
+  // A tree of cohorts: the back ends compile the flat fit, so the flavor is chosen again by the
+  // tree's formulas (with_partitions), as for partitions.
+  if (spec.partitions.empty() && !core.quota.tree()) [[likely]]
     return decide(core, request.team, request.priority, fields.data(), label_ids.data());
   const AdmissionCheck checked = decide(core, request.team, request.priority, fields.data(), label_ids.data());
   if (!request.unavailable_partition.empty()) return no_flavor(checked);
@@ -89,7 +91,7 @@ AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, i
   int32_t borrowing_fit = -1;
   for (const ir::FlavorQuota& quota : team_def.quotas) {
     if (requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(requested_flavor)) continue;
-    const ir::FitResult fit = core.evaluator.fit(core.quota.fit_input(team, quota.flavor, request));
+    const ir::FitResult fit = core.quota.fit(core.evaluator, team, quota.flavor, request);
     if (!fit.fits_all() || !core.quota.partitions_fit(team, quota.flavor, request, /*allow_borrowing=*/true)) continue;
     const bool borrows =
         fit.borrows != 0 || !core.quota.partitions_fit(team, quota.flavor, request, /*allow_borrowing=*/false);
@@ -134,7 +136,7 @@ AdmissionCheck with_pod_sets(const EngineCore& core, AdmissionCheck checked, std
         if (assumed_flavor[k] != quota.flavor) continue;
         for (size_t i = 0; i < total.size(); ++i) total[i] += assumed[k][i];
       }
-      const ir::FitResult fit = core.evaluator.fit(core.quota.fit_input(team, quota.flavor, total));
+      const ir::FitResult fit = core.quota.fit(core.evaluator, team, quota.flavor, total);
       if (!fit.fits_all() || !core.quota.partitions_fit(team, quota.flavor, total, /*allow_borrowing=*/true)) continue;
       const bool borrows =
           fit.borrows != 0 || !core.quota.partitions_fit(team, quota.flavor, total, /*allow_borrowing=*/false);
@@ -194,7 +196,8 @@ void prepare_into(const EngineCore& core, const gov::Task& spec, PreparedTask& o
   out.pods = request.pods;
   out.request = request.request;
   out.unavailable_partition = out.unavailable_partition || !request.unavailable_partition.empty();
-  out.partitions = out.unavailable_partition || requests_partitions(request.request) || !out.pod_sets.empty();
+  out.partitions =
+      out.unavailable_partition || requests_partitions(request.request) || !out.pod_sets.empty() || core.quota.tree();
   out.id_string = core.rules.id_string(spec.id);
   out.fields = core.rules.task_fields(request, out.id_string);
   out.label_ids.resize(core.module.label_keys.size());

@@ -42,7 +42,31 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   for (size_t i = 0; i < count; ++i) nominate(entries_[i]);
   order_entries(count);
   const size_t decisions_before = out.size();
-  for (uint32_t i : order_) process(entries_[i], out);
+  if (core_.module.settings.fair_sharing && core_.quota.tree()) [[unlikely]] {
+    // A tree of cohorts: Kueue's tournament down the tree, each head picked against the usage
+    // the heads before it left (fair_share.hpp).
+    std::vector<TournamentHead> heads(count);
+    for (size_t i = 0; i < count; ++i) {
+      const Entry& entry = entries_[i];
+      const Task& task = core_.tasks[entry.task];
+      const Assignment& a = entry.nomination->assignment;
+      heads[i] = {entry.team, entry.preemptor, task.priority, task.submitted_at, {}};
+      if (a.flavor >= 0 && a.pod_set_count > 0) {
+        const PreemptionRequest parts = assigner_.request_for(entry.task, a);
+        for (const RequestPart& part : parts.all()) heads[i].parts.emplace_back(part.flavor, part.request);
+      } else if (a.flavor >= 0) {
+        heads[i].parts.emplace_back(static_cast<uint32_t>(a.flavor), task.request);
+      }
+    }
+    std::vector<uint8_t> pending(count, 1);
+    for (size_t n = 0; n < count; ++n) {
+      const size_t i = tournament_winner(core_.quota, core_.module, heads, pending);
+      pending[i] = 0;
+      process(entries_[i], out);
+    }
+  } else {
+    for (uint32_t i : order_) process(entries_[i], out);
+  }
   const bool changed = finish_cycle(count);
   if (count == 1) park_like_heads(entries_[0], decisions_before, out);
   return changed;

@@ -44,4 +44,143 @@ int compare_drs(const Drs& a, const Drs& b) {
   return three_way(a.weighted(), b.weighted());
 }
 
+// ------------------------------------------------------------------ trees of cohorts
+
+namespace {
+
+/// A head's standing at one level of the tree: the share of its ancestor there (its team, or a
+/// cohort) with the head's request added, and whether that node then borrows in a requested
+/// (flavor, resource).
+struct Standing {
+  Drs share;
+  bool borrows_requested = false;
+};
+
+/// The share of a node (a team, or a cohort) whose parent is `parent`: Σ over flavors of what it
+/// uses past its subtree quota, per resource, × 1000 over Σ over flavors of the parent's
+/// potential (Kueue's dominantResourceShare with calculateLendable).
+template <typename Over>
+Standing standing(const QuotaState& quota, int32_t parent, int64_t weight_micros, const TournamentHead& head, Over over) {
+  Standing out;
+  out.share.weight = model::weight_value(weight_micros);
+  out.share.zero_weight = weight_micros == 0;
+  for (ir::Resource r : quota.charged()) {
+    Amount borrowed = 0;
+    for (uint32_t f = 0; f < quota.flavor_count(); ++f) {
+      const Amount past = over(f, r);
+      if (past <= 0) continue;
+      borrowed += past;
+      for (const auto& [flavor, request] : head.parts) {
+        if (flavor == f && request[ir::index(r)] > 0) out.borrows_requested = true;
+      }
+    }
+    if (borrowed == 0) continue;
+    out.share.borrowing = true;
+    Amount lendable = 0;
+    for (uint32_t f = 0; f < quota.flavor_count(); ++f) lendable = saturating_add(lendable, quota.cohort_potential(parent, f, r));
+    if (lendable <= 0) continue;
+    out.share.unweighted =
+        std::max(out.share.unweighted, static_cast<double>(borrowed) * 1000.0 / static_cast<double>(lendable));
+  }
+  return out;
+}
+
+class Tournament {
+ public:
+  Tournament(QuotaState& quota, const ir::Module& module, std::span<const TournamentHead> heads,
+             std::span<const uint8_t> pending)
+      : quota_(quota), module_(module), heads_(heads), pending_(pending), levels_(heads.size()) {
+    for (size_t i = 0; i < heads.size(); ++i) {
+      if (pending[i]) measure(i);
+    }
+  }
+
+  size_t winner() {
+    int32_t best = -1;
+    for (size_t c = 0; c < module_.cohorts.size(); ++c) {
+      if (module_.cohorts[c].parent >= 0) continue;
+      const int32_t candidate = run(static_cast<int32_t>(c));
+      if (candidate >= 0 && (best < 0 || less(static_cast<size_t>(candidate), static_cast<size_t>(best), -1)))
+        best = candidate;
+    }
+    return static_cast<size_t>(best);
+  }
+
+ private:
+  // Every level's standing of head i: its team's at the team's cohort, then each cohort's at its
+  // parent, with the head's parts added for the while.
+  void measure(size_t i) {
+    const TournamentHead& head = heads_[i];
+    for (const auto& [flavor, request] : head.parts) quota_.add(head.team, flavor, request);
+    const int32_t cohort = quota_.team_cohort(head.team);
+    auto& levels = levels_[i];
+    levels.emplace_back(cohort, standing(quota_, cohort, module_.teams[head.team].fair_share_weight_micros, head,
+                                         [&](uint32_t f, ir::Resource r) {
+                                           return quota_.usage(head.team, f, r) - quota_.nominal(head.team, f, r);
+                                         }));
+    for (int32_t node = cohort; quota_.cohort_parent(node) >= 0; node = quota_.cohort_parent(node)) {
+      const int32_t parent = quota_.cohort_parent(node);
+      levels.emplace_back(parent, standing(quota_, parent, module_.cohorts[static_cast<size_t>(node)].fair_share_weight_micros,
+                                           head, [&](uint32_t f, ir::Resource r) {
+                                             return quota_.cohort_node_usage(static_cast<uint32_t>(node), f, r) -
+                                                    quota_.cohort_subtree_quota(static_cast<uint32_t>(node), f, r);
+                                           }));
+    }
+    for (const auto& [flavor, request] : head.parts) quota_.subtract(head.team, flavor, request);
+  }
+
+  const Standing* at(size_t i, int32_t level) const {
+    for (const auto& [cohort, s] : levels_[i]) {
+      if (cohort == level) return &s;
+    }
+    return nullptr;
+  }
+
+  /// runTournament: the best of the cohort's child cohorts' winners and its teams' heads.
+  int32_t run(int32_t cohort) {
+    int32_t best = -1;
+    const auto consider = [&](int32_t candidate) {
+      if (candidate >= 0 && (best < 0 || less(static_cast<size_t>(candidate), static_cast<size_t>(best), cohort)))
+        best = candidate;
+    };
+    for (size_t c = 0; c < module_.cohorts.size(); ++c) {
+      if (module_.cohorts[c].parent == cohort && static_cast<int32_t>(c) != cohort) consider(run(static_cast<int32_t>(c)));
+    }
+    for (size_t i = 0; i < heads_.size(); ++i) {
+      if (pending_[i] && quota_.team_cohort(heads_[i].team) == cohort) consider(static_cast<int32_t>(i));
+    }
+    return best;
+  }
+
+  /// Whether head a goes before head b when compared at `level` (-1: across roots).
+  bool less(size_t a, size_t b, int32_t level) const {
+    const TournamentHead& x = heads_[a];
+    const TournamentHead& y = heads_[b];
+    if (x.preemptor != y.preemptor) return x.preemptor;
+    const Standing* sx = level >= 0 ? at(a, level) : nullptr;
+    const Standing* sy = level >= 0 ? at(b, level) : nullptr;
+    if (sx != nullptr && sy != nullptr) {
+      if (sx->borrows_requested != sy->borrows_requested) return !sx->borrows_requested;
+      const int share = compare_drs(sx->share, sy->share);
+      if (share != 0) return share < 0;
+    }
+    if (x.priority != y.priority) return x.priority > y.priority;
+    if (x.submitted != y.submitted) return x.submitted < y.submitted;
+    return x.team < y.team;
+  }
+
+  QuotaState& quota_;
+  const ir::Module& module_;
+  std::span<const TournamentHead> heads_;
+  std::span<const uint8_t> pending_;
+  std::vector<std::vector<std::pair<int32_t, Standing>>> levels_;  // per head: (the cohort compared at, standing)
+};
+
+}  // namespace
+
+size_t tournament_winner(QuotaState& quota, const ir::Module& module, std::span<const TournamentHead> heads,
+                         std::span<const uint8_t> pending) {
+  return Tournament(quota, module, heads, pending).winner();
+}
+
 }  // namespace gov::engine

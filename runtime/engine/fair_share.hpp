@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
 
 #include "runtime/engine/quota_state.hpp"
 
@@ -32,5 +35,29 @@ inline Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int64
 /// <0 when `a` is the smaller share (preferred for admission), >0 when larger (preferred as a
 /// preemption target), 0 when equal (CompareDRS).
 int compare_drs(const Drs& a, const Drs& b);
+
+// ------------------------------------------------------------------ trees of cohorts
+
+/// One head of a cycle as the fair-sharing tournament of a tree sees it.
+struct TournamentHead {
+  uint32_t team = 0;
+  bool preemptor = false;
+  int32_t priority = 0;
+  int64_t submitted = 0;
+  std::vector<std::pair<uint32_t, Resources>> parts;  // (flavor, request) admitted; empty without a flavor
+};
+
+/// Kueue HEAD's fair-sharing order in a tree of cohorts (fair_sharing_iterator.go): the index of
+/// the pending head (`pending[i]` != 0) to process next, against the usage of `quota` now. Each
+/// head's share is taken with its request added, at every level of its path: its team's among
+/// the team's cohort's children, its cohort's among the cohort's parent's children, and so on (a
+/// node's share: what it uses past its subtree quota, over what its parent could ever hold; a
+/// cohort's weight is its `fair-share-weight`). Down each tree, every cohort's winner is the best
+/// of its child cohorts' winners and its teams' heads, compared at that cohort: preemptor first,
+/// then not borrowing (on what the head requests, at that level), lower share, higher priority,
+/// earlier submission, team order. Across roots, the same without the shares. `quota` is
+/// restored before returning.
+size_t tournament_winner(QuotaState& quota, const ir::Module& module, std::span<const TournamentHead> heads,
+                         std::span<const uint8_t> pending);
 
 }  // namespace gov::engine

@@ -155,6 +155,7 @@ FlavorAssigner::ResourceCheck FlavorAssigner::check_resource(uint32_t team, uint
   } else {
     reason.kind = FlavorReason::Kind::insufficient_unused;
     const bool may_preempt = amount <= quota.nominal(team, flavor, r) ||
+                             quota.may_reclaim_in_hierarchy(team, flavor, r, amount) ||
                              can_preempt_while_borrowing(context_.module.teams[team]);
     check.fit = may_preempt ? ResourceFit::may_preempt : ResourceFit::waits;
   }
@@ -174,7 +175,7 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
   // runs take the per-resource path below, so comparing their decisions tests this one.
   if (context_.shortcuts && assumed == nullptr && !requests_partitions(request)) {
     const ir::FitResult fit =
-        context_.evaluator.fit(context_.quota.fit_input(team, flavor, request));
+        context_.quota.fit(context_.evaluator, team, flavor, request);
     if (fit.fits_all()) {
       result.mode.borrow = fit.borrows != 0 ? 1 : 0;
       result.borrowing = result.mode.borrow;

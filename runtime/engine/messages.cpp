@@ -137,4 +137,24 @@ std::string preempted_message(MessageDialect dialect, std::string_view preemptor
   return fmt::format("Preempted to accommodate a workload (UID: {}) due to {}", preemptor, reason);
 }
 
+std::string cohort_path(const ir::Module& module, uint32_t team) {
+  const int32_t first = module.teams[team].cohort;
+  if (first < 0) return {};
+  std::vector<std::string_view> parts = {module.teams[team].name};
+  // Parents are checked to form no cycle (E0343); the bound keeps a module built otherwise finite.
+  for (int32_t c = first; c >= 0 && parts.size() <= module.cohorts.size(); c = module.cohorts[static_cast<size_t>(c)].parent)
+    parts.push_back(module.cohorts[static_cast<size_t>(c)].name);
+  std::string out;
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    out += '/';
+    out += *it;
+  }
+  return out;
+}
+
+std::string preemption_paths(const ir::Module& module, uint32_t preemptor_team, uint32_t victim_team) {
+  return fmt::format("; preemptor path: {}; preemptee path: {}", cohort_path(module, preemptor_team),
+                     cohort_path(module, victim_team));
+}
+
 }  // namespace gov::engine

@@ -68,6 +68,12 @@ std::string pending_preemption_message(std::string_view assignment_message, size
 std::string preempted_message(MessageDialect dialect, std::string_view preemptor,
                               PreemptionKind kind, bool while_borrowing);
 
+/// A team's place in the tree of cohorts, as Kueue HEAD's preemption messages write it:
+/// `/<root>/<cohort>/<team>` (buildCQPath); empty in a module without a tree.
+std::string cohort_path(const ir::Module& module, uint32_t team);
+/// Kueue HEAD's suffix of a preemption message in a tree: `; preemptor path: P; preemptee path: Q`.
+std::string preemption_paths(const ir::Module& module, uint32_t preemptor_team, uint32_t victim_team);
+
 inline constexpr std::string_view kNoLongerFits =
     "Workload no longer fits after processing another workload";
 inline constexpr std::string_view kOverlappingTargets =

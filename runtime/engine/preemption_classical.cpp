@@ -187,6 +187,7 @@ bool attempt(const SearchContext& context, const PreemptionRequest& request, con
 
 void classical_targets(const SearchContext& context, const PreemptionRequest& request,
                        std::vector<Target>& out, SearchTrace* trace) {
+  if (context.quota.tree()) [[unlikely]] return hierarchical_classical_targets(context, request, out, trace);
   const ir::Team& team = context.module.teams[request.team];
   ClassicalSequence sequence(context, request, team);
   if (context.shortcuts && !fits_without_all(context, request, sequence.unordered())) return;

@@ -86,7 +86,7 @@ bool request_fits(const SearchContext& context, const PreemptionRequest& request
                   bool allow_borrowing) {
   for (const RequestPart& part : request.all()) {
     const ir::FitResult fit =
-        context.evaluator.fit(context.quota.fit_input(request.team, part.flavor, part.request));
+        context.quota.fit(context.evaluator, request.team, part.flavor, part.request);
     if (!fit.fits_all() || (!allow_borrowing && fit.borrows != 0) ||
         !context.quota.partitions_fit(request.team, part.flavor, part.request, allow_borrowing))
       return false;

@@ -89,6 +89,9 @@ void note(SearchTrace* trace, uint32_t task, CandidateNote::Verdict verdict,
 /// The two searches; `out` is empty on entry.
 void classical_targets(const SearchContext& context, const PreemptionRequest& request,
                        std::vector<Target>& out, SearchTrace* trace);
+/// classical_targets in a tree of cohorts (preemption_hierarchical.cpp).
+void hierarchical_classical_targets(const SearchContext& context, const PreemptionRequest& request,
+                                    std::vector<Target>& out, SearchTrace* trace);
 void fair_sharing_targets(const SearchContext& context, const PreemptionRequest& request,
                           std::vector<Target>& out, SearchTrace* trace);
 

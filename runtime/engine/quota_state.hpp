@@ -1,13 +1,16 @@
-// Quotas and usage of every (team, flavor, resource) in the cluster's single flat cohort,
-// and the quota formulas of docs/kueue-reference.md §2 (available, maximum capacity, borrowing).
+// Quotas and usage of every (team, flavor, resource) in the cluster's single flat cohort or in a
+// tree of cohorts, and the quota formulas of docs/kueue-reference.md §2 (available, maximum
+// capacity, borrowing).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "compiler/ir/decisions.hpp"
+#include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
 
 namespace gov::engine {
@@ -99,6 +102,49 @@ class QuotaState {
   Amount available(uint32_t team, uint32_t flavor, ir::Resource r) const;
   /// The most the team could ever hold: PotentialAvailable(cq) ("maximum capacity").
   Amount max_capacity(uint32_t team, uint32_t flavor, ir::Resource r) const;
+  /// The fit test of `request` (the five resources) for the team in the flavor: the back end's
+  /// compiled test (Evaluator::fit) in the one flat cohort; in a tree, the same answer by the
+  /// tree's formulas (available and max_capacity up the tree), which the back ends do not compile.
+  ir::FitResult fit(const ir::Evaluator& evaluator, uint32_t team, uint32_t flavor, const Resources& request) const {
+    if (!tree_) [[likely]] return evaluator.fit(fit_input(team, flavor, request));
+    return tree_fit(team, flavor, request);
+  }
+  /// Whether the module has a tree of cohorts (then decisions take the per-resource path).
+  bool tree() const { return tree_; }
+  /// A cohort of the tree: its subtree quota (its own quota plus what its children lend it) and
+  /// its usage (what its children use past their local quota), per flavor.
+  Amount cohort_subtree_quota(uint32_t cohort, uint32_t flavor, ir::Resource r) const {
+    return at(node_subtree_[cohort * table_.flavor_count + flavor], r);
+  }
+  Amount cohort_node_usage(uint32_t cohort, uint32_t flavor, ir::Resource r) const {
+    return at(node_usage_[cohort * table_.flavor_count + flavor], r);
+  }
+  /// The tree's structure: a team's cohort, a cohort's parent (-1 at a root, and for every team
+  /// outside a tree), the number of cohorts.
+  int32_t team_cohort(uint32_t team) const { return tree_ ? team_node_[team] : -1; }
+  int32_t cohort_parent(int32_t cohort) const { return node_parent_[static_cast<size_t>(cohort)]; }
+  size_t cohort_count() const { return node_parent_.size(); }
+  /// Kueue's potentialAvailable of a cohort: the most its subtree could hold (the lendable
+  /// amounts of the shares of its children).
+  Amount cohort_potential(int32_t cohort, uint32_t flavor, ir::Resource r) const {
+    return tree_potential(cohort, flavor, ir::index(r));
+  }
+  /// Usage <= subtree quota in every resource of `mask` (Kueue's IsWithinNominalInResources of a
+  /// Cohort).
+  bool cohort_within_nominal(int32_t cohort, uint32_t flavor, ResourceMask mask) const;
+  /// What of the cohort's local quota (kept from its parent by its lending limit) is unused.
+  Amount cohort_local_available(int32_t cohort, uint32_t flavor, ir::Resource r) const {
+    const size_t k = node_cell(cohort, flavor);
+    return std::max<Amount>(0, node_local_[k][ir::index(r)] - node_usage_[k][ir::index(r)]);
+  }
+  /// Kueue's mayReclaimInHierarchy (FindHeightOfLowestSubtreeThatFits): in a tree, whether
+  /// usage + `amount` fits without borrowing in some subtree below the root that holds the team
+  /// (then preemption may reclaim there even while the team borrows). False outside a tree.
+  bool may_reclaim_in_hierarchy(uint32_t team, uint32_t flavor, ir::Resource r, Amount amount) const;
+  /// What of the team's local quota (nominal less what it lends) is unused.
+  Amount local_available(uint32_t team, uint32_t flavor, ir::Resource r) const {
+    return std::max<Amount>(0, cell(team, flavor).local[ir::index(r)] - usage(team, flavor, r));
+  }
   /// The input of Evaluator::fit for `request` in this state (pointers into this state and
   /// `request`, valid until either changes).
   ir::FitInput fit_input(uint32_t team, uint32_t flavor, const Resources& request) const {
@@ -128,7 +174,8 @@ class QuotaState {
   bool fits_in_nominal(uint32_t team, uint32_t flavor, const Resources& amounts) const;
 
   /// The cohort's quota (its SubtreeQuota: Σ lendable + the unreserved capacity when
-  /// idle-resource sharing is on), its usage and what of it is idle.
+  /// idle-resource sharing is on), its usage and what of it is idle. In a tree: summed over the
+  /// roots.
   Amount cohort_quota(uint32_t flavor, ir::Resource r) const {
     return at(table_.cohort_quota[flavor], r);
   }
@@ -147,7 +194,26 @@ class QuotaState {
     return table_.cell(team, flavor);
   }
 
+  // The tree of cohorts (docs/semantics.md §2, "Cohort trees"; Kueue's resource_node.go). Nodes
+  // are the module's cohorts; per node × flavor its subtree quota, local quota (what its lending
+  // limit keeps from its parent), borrowing limit (kUnlimited: none) and usage.
+  void build_tree(const ir::Module& module);
+  void tree_change(uint32_t team, uint32_t flavor, const Resources& amounts, bool add);
+  Amount tree_available(int32_t node, uint32_t flavor, size_t i) const;
+  Amount tree_potential(int32_t node, uint32_t flavor, size_t i) const;
+  ir::FitResult tree_fit(uint32_t team, uint32_t flavor, const Resources& request) const;
+  size_t node_cell(int32_t node, uint32_t flavor) const {
+    return static_cast<size_t>(node) * table_.flavor_count + flavor;
+  }
+
   ir::QuotaTable table_;
+  bool tree_ = false;
+  std::vector<int32_t> node_parent_;       // per cohort
+  std::vector<int32_t> team_node_;         // per team: its cohort
+  std::vector<Resources> node_subtree_;    // per cohort × flavor
+  std::vector<Resources> node_local_;      // per cohort × flavor
+  std::vector<Resources> node_borrowing_;  // per cohort × flavor
+  std::vector<Resources> node_usage_;      // per cohort × flavor
   std::array<ir::Resource, kChargedResources.size() + ir::kPartitionColumns> charged_{};
   size_t charged_count_ = 0;
   IndexLists flavors_of_team_;  // the flavors each team has a quota for

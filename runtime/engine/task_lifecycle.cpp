@@ -226,6 +226,9 @@ void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
   decision.kind = target.kind;
   decision.message =
       preempted_message(core.options.dialect, by.id, target.kind, target.while_borrowing);
+  // Kueue HEAD names where both are in a tree of cohorts (v0.9 had no paths).
+  if (!core.module.cohorts.empty() && core.options.dialect == MessageDialect::head)
+    decision.message += preemption_paths(core.module, static_cast<uint32_t>(by.team), static_cast<uint32_t>(victim.team));
   out.push_back(std::move(decision));
 }
 

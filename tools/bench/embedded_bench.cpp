@@ -13,6 +13,10 @@
 //   embedded/{check,submit-finish}/cpp/pod-sets
 //                                    the same for a task of two pod sets (a master of 1 GPU, a
 //                                    worker of 1 GPU; issue 18): the general path
+//   embedded/{check,submit-finish}/cpp/tree
+//                                    the same on a three-level tree of cohorts (issue 20,
+//                                    tests/corpus/cohort-tree.gov: org → eng → web): the
+//                                    per-resource path with the tree's formulas
 //   embedded/submit-finish/cpp/under-checks
 //                                    the same while 3 more threads call check() without pause:
 //                                    the state lock prefers writers, so steps are not starved
@@ -290,6 +294,43 @@ void submit_finish_c(benchmark::State& state) {
   state.SetItemsProcessed(2 * state.iterations());
 }
 
+gov::Engine& tree_engine() {
+  static gov::Engine engine = gov::Engine::compile_file(std::string(GOV_SOURCE_DIR) + "/tests/corpus/cohort-tree.gov");
+  return engine;
+}
+
+void check_tree_cpp(benchmark::State& state) {
+  gov::Engine& engine = tree_engine();
+  gov::Task task;
+  task.id = "probe";
+  task.team = "web";
+  task.instance_type = "ml.g5.8xlarge";
+  size_t i = 0;
+  for (int warm = 0; warm < 64; ++warm) engine.check(task);
+  const uint64_t before = allocations();
+  for (auto _ : state) {
+    task.set(gov::Resource::gpu, kGpus[i++ & 3]);  // 4 is over web's maximum (3): pending
+    benchmark::DoNotOptimize(engine.check(task));
+  }
+  report_allocations(state, before);
+  state.SetItemsProcessed(state.iterations());
+}
+
+void submit_finish_tree_cpp(benchmark::State& state) {
+  gov::Engine engine = gov::Engine::compile_file(std::string(GOV_SOURCE_DIR) + "/tests/corpus/cohort-tree.gov");
+  gov::Task task;
+  task.id = "t";
+  task.team = "web";
+  task.instance_type = "ml.g5.8xlarge";
+  task.set(gov::Resource::gpu, 2);  // borrows from eng
+  gov::Time at = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(engine.submit(task, ++at));
+    benchmark::DoNotOptimize(engine.finish(task.id, at));
+  }
+  state.SetItemsProcessed(2 * state.iterations());
+}
+
 [[maybe_unused]] const bool registered = [] {
   repeated(benchmark::RegisterBenchmark("embedded/check/engine", check_engine));
   repeated(benchmark::RegisterBenchmark("embedded/check/cpp", check_cpp));
@@ -303,6 +344,8 @@ void submit_finish_c(benchmark::State& state) {
   repeated(benchmark::RegisterBenchmark("embedded/submit-finish/c", submit_finish_c));
   repeated(benchmark::RegisterBenchmark("embedded/check/cpp/pod-sets", check_pod_sets_cpp));
   repeated(benchmark::RegisterBenchmark("embedded/submit-finish/cpp/pod-sets", submit_finish_pod_sets_cpp));
+  repeated(benchmark::RegisterBenchmark("embedded/check/cpp/tree", check_tree_cpp));
+  repeated(benchmark::RegisterBenchmark("embedded/submit-finish/cpp/tree", submit_finish_tree_cpp));
   repeated(benchmark::RegisterBenchmark("embedded/submit-finish/cpp/under-checks", submit_finish_under_checks)
                ->UseRealTime());
   return true;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/check/quotas.hpp"
 #include "compiler/check/surface.hpp"
 #include "compiler/support/json_writer.hpp"
 #include "compiler/support/terminal_text.hpp"
@@ -188,6 +189,54 @@ std::string json(const Policy& p) {
     out.end_object();
     out.end_object();
   }
+  if (!p.cohort_tree.empty()) {
+    // The tree of cohorts: each cohort's parent, weight, teams, and per instance type its own
+    // quota with its limits and its effective (subtree) quota.
+    out.key("cohorts");
+    out.begin_object();
+    for (size_t c = 0; c < p.cohort_tree.size(); ++c) {
+      const check::Cohort& cohort = p.cohort_tree[c];
+      out.key(cohort.name);
+      out.begin_object();
+      if (cohort.parent >= 0) out.field("parent", p.cohort_tree[static_cast<size_t>(cohort.parent)].name);
+      out.key("fair_share_weight");
+      out.decimal(model::weight_text(cohort.fair_share_weight_micros));
+      out.key("teams");
+      out.begin_array();
+      for (const check::Team& team : p.teams) {
+        if (team.cohort_index == static_cast<int32_t>(c)) out.string(team.name);
+      }
+      out.end_array();
+      out.key("quotas");
+      out.begin_object();
+      for (size_t t = 0; t < p.types().size(); ++t) {
+        if (!check::subtree_has_type(p, c, t)) continue;
+        const check::InstanceType& type = p.types()[t];
+        const model::Resources subtree = check::subtree_quota(p, c, t);
+        out.key(type.name);
+        out.begin_object();
+        const check::Quota* own = nullptr;
+        for (const check::Quota& q : cohort.quotas) {
+          if (q.type == t) own = &q;
+        }
+        if (own) {
+          out.key("own");
+          quota_json(out, p, *own);
+        }
+        out.key("subtree");
+        out.begin_object();
+        for (ir::Resource r : shown_resources(type, own)) {
+          out.key(ir::resource_key(r));
+          amount_json(out, r, subtree[ir::index(r)]);
+        }
+        out.end_object();
+        out.end_object();
+      }
+      out.end_object();
+      out.end_object();
+    }
+    out.end_object();
+  }
   out.key("capacity");
   out.begin_object();
   if (p.cluster) {
@@ -231,6 +280,54 @@ std::string cell(ir::Resource r, ir::Amount a) {
 /// Per instance type of the cluster: capacity, what the teams are guaranteed (in instances),
 /// what no team is guaranteed, and who holds the guarantees. The first thing an
 /// administrator checks.
+/// One cohort of the tree and, indented below it, its children: its teams, then per instance type
+/// its own quota and limits beside its effective (subtree) quota.
+void cohort_text(const Policy& p, size_t c, size_t depth, std::string& out) {
+  const check::Cohort& cohort = p.cohort_tree[c];
+  const std::string indent(2 * depth, ' ');
+  std::vector<std::string> teams;
+  for (const check::Team& team : p.teams) {
+    if (team.cohort_index == static_cast<int32_t>(c)) teams.push_back(team.name);
+  }
+  out += fmt::format("{}cohort {}: {}, fair-share weight {}, teams {}\n", indent, cohort.name,
+                     cohort.parent >= 0 ? fmt::format("parent {}", p.cohort_tree[static_cast<size_t>(cohort.parent)].name)
+                                        : std::string("a root"),
+                     model::weight_text(cohort.fair_share_weight_micros),
+                     teams.empty() ? std::string("none") : fmt::format("{}", fmt::join(teams, ", ")));
+  for (size_t t = 0; t < p.types().size(); ++t) {
+    if (!check::subtree_has_type(p, c, t)) continue;
+    const check::InstanceType& type = p.types()[t];
+    const check::Quota* own = nullptr;
+    for (const check::Quota& q : cohort.quotas) {
+      if (q.type == t) own = &q;
+    }
+    const model::Resources subtree = check::subtree_quota(p, c, t);
+    out += fmt::format("{}  {:<24} {:>10} {:>16} {:>14} {:>10}\n", indent, type.name, "own", "borrowing limit",
+                       "lending limit", "subtree");
+    for (ir::Resource r : shown_resources(type, own)) {
+      const size_t i = ir::index(r);
+      const ir::Amount none = 0;
+      out += fmt::format("{}    {:<22} {:>10} {:>16} {:>14} {:>10}\n", indent,
+                         ir::resource_key(r) == std::string_view("memory_gib") ? "memory" : ir::resource_key(r),
+                         cell(r, own ? own->nominal[i] : none),
+                         own && own->borrowing_limit[i] != model::kUnlimited ? cell(r, own->borrowing_limit[i]) : "none",
+                         own && own->lending_limit[i] != model::kUnlimited ? cell(r, own->lending_limit[i]) : "none",
+                         cell(r, subtree[i]));
+    }
+  }
+  for (size_t child = 0; child < p.cohort_tree.size(); ++child) {
+    if (child != c && p.cohort_tree[child].parent == static_cast<int32_t>(c)) cohort_text(p, child, depth + 1, out);
+  }
+}
+
+std::string cohort_tree_text(const Policy& p) {
+  std::string out = "\ncohorts: a tree; a cohort's subtree quota is its own plus what its teams and child cohorts lend it\n";
+  for (size_t c = 0; c < p.cohort_tree.size(); ++c) {
+    if (p.cohort_tree[c].parent < 0) cohort_text(p, c, 1, out);
+  }
+  return out;
+}
+
 std::string capacity_table(const Policy& p) {
   std::vector<std::array<std::string, 5>> rows = {{"instance type", "capacity", "guaranteed", "unreserved", "guaranteed to"}};
   for (const check::Capacity& cap : p.cluster->capacity) {
@@ -311,6 +408,7 @@ std::string inspection_text(const check::Policy& p) {
       }
     }
   }
+  if (!p.cohort_tree.empty()) out += cohort_tree_text(p);
   for (const check::Team& team : p.teams) {
     out += fmt::format("\nteam {}: {}, borrow limit {}, preempt team tasks {}, fair-share weight {}{}\n", team.name,
                        check::word_of(team.sharing), team.borrow_limit_text(), check::word_of(team.preempt_team_tasks),
