@@ -112,6 +112,9 @@ class Checker {
   /// Kueue's validation of flavorFungibility: a preference only chooses among flavors when the
   /// search tries them all, i.e. when both policies are TryNextFlavor.
   void check_fungibility(const Team& team, const std::optional<Location>& preference_at);
+  /// Kueue's validation of resourceGroups (pkg/webhooks/clusterqueue_webhook.go) on a team's
+  /// `resource-groups`, against the quota blocks `team` declares.
+  void check_resource_groups(const ast::Team& decl, SourceId source, Team& team);
   std::optional<Quota> resolve_quota(const ast::Quota& q, SourceId source, const Team& team);
   /// `lending-limit = { ... }` inside a quota: Kueue's lendingLimit, at most the nominal quota.
   void lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out);
