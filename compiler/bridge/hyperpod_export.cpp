@@ -471,6 +471,11 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
             team.borrow_priority_threshold_at);
     control(team.queueing != model::Queueing::best_effort_fifo, "`queueing = strict-fifo`: HyperPod queues best-effort FIFO",
             std::nullopt);
+    // HyperPod writes one resource group per instance type, covering all its resources
+    // (docs/semantics-decisions.md "Resource groups"): `--allow-lossy` exports each quota as its own.
+    control(!team.groups.empty(),
+            "`resource-groups`: HyperPod gives each instance type's resources together (one resource group per instance type)",
+            team.groups.empty() ? std::nullopt : std::optional<Location>(team.groups.front().where));
     control(team.when_can_borrow != model::WhenCanBorrow::try_next_flavor ||
                 team.when_can_preempt != model::WhenCanPreempt::try_next_flavor ||
                 team.flavor_preference != model::FlavorPreference::borrowing_over_preemption,

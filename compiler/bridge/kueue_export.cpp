@@ -3,6 +3,9 @@
 // WorkloadPriorityClasses, in that order (a LocalQueue's namespace exists before it).
 #include "compiler/bridge/kueue_export.hpp"
 
+#include <algorithm>
+#include <span>
+
 #include <yaml-cpp/yaml.h>
 
 #include <fmt/format.h>
@@ -245,9 +248,10 @@ std::vector<std::string> team_profiles(const check::Team& team) {
   return out;
 }
 
-void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::vector<std::string>& profiles) {
+void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::vector<std::string>& profiles,
+                     std::span<const model::Resource> covered) {
   out << YAML::Key << "resources" << YAML::Value << YAML::BeginSeq;
-  for (model::Resource resource : model::kAllResources) {
+  for (model::Resource resource : covered) {
     const size_t r = model::index(resource);
     out << YAML::BeginMap;
     // No borrowingLimit is Kueue's unlimited borrowing (`borrow-limit = unlimited`).
@@ -309,7 +313,7 @@ void write_tree_cohort(YAML::Emitter& out, const check::Policy& policy, const Ex
     for (const check::Quota& quota : cohort.quotas) {
       out << YAML::BeginMap;
       field(out, "name", quota.type_name);
-      write_resources(out, quota, profiles);
+      write_resources(out, quota, profiles, model::kAllResources);
       out << YAML::EndMap;
     }
     out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
@@ -356,7 +360,31 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
   field(out, "withinClusterQueue", within_cluster_queue(team.preempt_team_tasks));
   out << YAML::EndMap;
   field(out, "queueingStrategy", team.queueing == model::Queueing::strict_fifo ? "StrictFIFO" : "BestEffortFIFO");
-  if (!team.quotas.empty()) {
+  if (!team.groups.empty()) {
+    // Kueue's resourceGroups as written (docs/language.md "Resource groups"); partitions go with gpus.
+    const std::vector<std::string> profiles = team_profiles(team);
+    out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq;
+    for (const check::ResourceGroup& group : team.groups) {
+      const bool gpus = std::find(group.covers.begin(), group.covers.end(), model::Resource::gpu) != group.covers.end();
+      const std::vector<std::string> group_profiles = gpus ? profiles : std::vector<std::string>{};
+      out << YAML::BeginMap << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
+      for (model::Resource resource : group.covers) out << std::string(model::kubernetes_name(resource));
+      for (const std::string& profile : group_profiles) out << model::partition_resource_name(profile);
+      out << YAML::EndSeq;
+      out << YAML::Key << "flavors" << YAML::Value << YAML::BeginSeq;
+      for (const auto& [name, at] : group.flavors) {
+        const auto quota = std::find_if(team.quotas.begin(), team.quotas.end(),
+                                        [&name](const check::Quota& q) { return q.type_name == name; });
+        if (quota == team.quotas.end()) continue;  // unresolved: the checker reported it
+        out << YAML::BeginMap;
+        field(out, "name", quota->type_name);
+        write_resources(out, *quota, group_profiles, group.covers);
+        out << YAML::EndMap;
+      }
+      out << YAML::EndSeq << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  } else if (!team.quotas.empty()) {
     out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
     out << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
     for (model::Resource resource : model::kAllResources) out << std::string(model::kubernetes_name(resource));
@@ -367,7 +395,7 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
     for (const check::Quota& quota : team.quotas) {
       out << YAML::BeginMap;
       field(out, "name", quota.type_name);
-      write_resources(out, quota, profiles);
+      write_resources(out, quota, profiles, model::kAllResources);
       out << YAML::EndMap;
     }
     out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;

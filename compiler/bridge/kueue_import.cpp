@@ -125,6 +125,8 @@ struct QuotaIn {
   const check::InstanceType* type = nullptr;
   std::array<Cell, model::kResourceCount> cells{};
   std::vector<std::pair<std::string, Cell>> partitions;  // `nvidia.com/mig-<profile>`, in input order
+  /// With several resource groups: the resources its group covers (only they are written).
+  std::optional<std::array<bool, model::kResourceCount>> covered;
 };
 
 /// The MIG profile a resource name stands for (`nvidia.com/mig-1g.10gb` → `mig-1g.10gb`).
@@ -376,19 +378,38 @@ class Importer {
     std::string out;
     // The quotas: one resource group covering gov's resources.
     std::vector<QuotaIn> quotas;
+    // Several resource groups become `resource-groups` (docs/language.md "Resource groups"): each
+    // group's charged resources and flavors, named after its resources.
+    struct GroupIn {
+      std::vector<model::Resource> covers;
+      std::vector<std::string> flavors;
+    };
+    std::vector<GroupIn> groups_in;
     if (const Node* groups = at.optional(spec, "resourceGroups", "spec.resourceGroups", Node::Kind::sequence)) {
-      if (groups->items.size() > 1) {
-        at.fail(groups->items[1], "spec.resourceGroups[1]", "a second resource group: gov gives each instance type all its resources in one group");
-      }
-      for (const Node& group : groups->items) {
-        const std::string path = "spec.resourceGroups[0]";
+      const bool several = groups->items.size() > 1;
+      for (size_t g = 0; g < groups->items.size(); ++g) {
+        const Node& group = groups->items[g];
+        const std::string path = fmt::format("spec.resourceGroups[{}]", g);
         at.check_kind(group, path, Node::Kind::map);
         at.only(group, path, {"coveredResources", "flavors"});
         const Node& covered = at.need(group, "coveredResources", path + ".coveredResources", Node::Kind::sequence);
+        GroupIn& group_in = groups_in.emplace_back();
+        std::array<bool, model::kResourceCount> covered_cells{};
         for (const Node& r : covered.items) {
           if (!r.is_scalar() || (!resource_named(r.text) && !partition_named(r.text))) {
             at.fail(r, path + ".coveredResources", fmt::format("`{}` is not a resource gov knows", r.text));
           }
+          const std::optional<model::Resource> resource = resource_named(r.text);
+          if (!resource) continue;  // a partition: it goes with gpus
+          covered_cells[model::index(*resource)] = true;
+          if (*resource == model::Resource::efa) {
+            if (several) at.fail(r, path + ".coveredResources", "`vpc.amazonaws.com/efa` in one of several resource groups: gov never charges EFA");
+            continue;
+          }
+          group_in.covers.push_back(*resource);
+        }
+        if (several && group_in.covers.empty()) {
+          at.fail(covered, path + ".coveredResources", "a resource group of partitions alone: gov's partitions go with `nvidia.com/gpu`");
         }
         const Node& flavors = at.need(group, "flavors", path + ".flavors", Node::Kind::sequence);
         for (size_t f = 0; f < flavors.items.size(); ++f) {
@@ -398,6 +419,8 @@ class Importer {
           at.only(flavor, fpath, {"name", "resources"});
           QuotaIn quota;
           quota.type = flavor_type(at, at.need(flavor, "name", fpath + ".name", Node::Kind::scalar), fpath + ".name");
+          if (several) quota.covered = covered_cells;
+          group_in.flavors.push_back(quota.type->name);
           for (const QuotaIn& earlier : quotas) {
             if (earlier.type == quota.type) at.fail(flavor, fpath + ".name", fmt::format("a second quota for `{}`", quota.type->name));
           }
@@ -477,6 +500,7 @@ class Importer {
       const bool quota_unlimited = !team_unlimited && sharing != model::Sharing::lend && all_unlimited(q, false);
       for (model::Resource r : model::kAllResources) {
         const Cell& c = q.cells[model::index(r)];
+        if (q.covered && !(*q.covered)[model::index(r)]) continue;  // not its group's
         // Written when not zero, and always for resources the type has, so nothing is derived.
         if (c.nominal != 0 || q.type->per_instance[model::index(r)] > 0) amounts.push_back(amount_text(r, c.nominal));
         if (sharing == model::Sharing::lend) {
@@ -531,6 +555,16 @@ class Importer {
       if (!absolute.empty()) body += fmt::format(", borrow-limit = {{ {} }}", fmt::join(absolute, ", "));
       if (!lending.empty()) body += fmt::format(", lending-limit = {{ {} }}", fmt::join(lending, ", "));
       out += fmt::format("  quota {} {{ {} }}\n", q.type->name, body);
+    }
+    if (groups_in.size() > 1) {
+      out += "  resource-groups = {\n";
+      for (const GroupIn& group : groups_in) {
+        std::vector<std::string_view> words;
+        for (model::Resource r : group.covers) words.push_back(check::resource_word(r));
+        out += fmt::format("    {}: {{ covers = [{}], flavors = [{}] }}\n", fmt::join(words, "-"), fmt::join(words, ", "),
+                           fmt::join(group.flavors, ", "));
+      }
+      out += "  }\n";
     }
     out += "\n";
     out += fmt::format("  sharing = {}\n", check::word_of(sharing));

@@ -122,6 +122,9 @@ class Checker {
   /// `cohort`: a cohort's quota, whose lending limit bounds its whole subtree's quota, so it may be
   /// above the cohort's own nominal (Kueue's cohort webhook: enforceNominalGreaterThanLending off).
   std::optional<Quota> resolve_quota(const ast::Quota& q, SourceId source, const Team& team, bool cohort = false);
+  /// Kueue's validation of resourceGroups (pkg/webhooks/clusterqueue_webhook.go) on a team's
+  /// `resource-groups`, against the quota blocks `team` declares.
+  void check_resource_groups(const ast::Team& decl, SourceId source, Team& team);
   /// `lending-limit = { ... }` inside a quota: Kueue's lendingLimit, at most the nominal quota.
   void lending_limit(const ast::Property& p, const InstanceType& type, SourceId source, const Team& team, Quota& out,
                      bool cohort = false);

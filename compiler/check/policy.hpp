@@ -116,9 +116,22 @@ struct Quota {
   const PartitionQuota* partition(std::string_view profile) const;
 };
 
+/// One of a team's `resource-groups` (Kueue's `resourceGroups[]`): the resources it covers and
+/// the instance types (the team's quotas) they are taken from, in the order they are tried.
+struct ResourceGroup {
+  std::string name;                     // the map key: gov's, Kueue's groups have none
+  std::vector<model::Resource> covers;  // written order (`coveredResources`)
+  std::vector<std::pair<std::string, Location>> flavors;  // written order (`flavors[].name`)
+  Location where;                       // the name
+  Location covers_at;                   // the `covers` value, or `where` when not written
+};
+
 struct Team {
   std::string name;
   std::vector<Quota> quotas;  // declared order; resolved ones only (needs a cluster and a known type)
+  /// `resource-groups`: empty for a team whose every resource comes from one flavor, its quotas
+  /// in declared order (the one implicit group). Checked by Checker::check_resource_groups.
+  std::vector<ResourceGroup> groups;
   size_t declared_quotas = 0;  // `quota` blocks written, resolved or not
   model::Sharing sharing = model::Sharing::lend_and_borrow;
   int32_t borrow_limit_percent = 50;

@@ -35,6 +35,8 @@ std::string_view kind_description(ValueKind kind) {
     case K::choice_or_block: return "one of the choices or a block such as `{ policy = lower-priority }`";
     case K::string_list: return "a list of strings such as `[\"ml-research\"]`";
     case K::pod_set_map: return "pod sets by name, such as `{ master: { vcpus = 4 }, worker: { pods = 3, gpus = 8 } }`";
+    case K::group_map: return "resource groups by name, such as `{ compute: { covers = [vcpus, memory], flavors = [ml.c5.xlarge] } }`";
+    case K::name_list: return "a list of names such as `[ml.c5.xlarge, ml.m5.xlarge]`";
   }
   return "a value";
 }
@@ -256,6 +258,19 @@ class Validator {
         return;
       case K::choice_list: choice_list(v, spec, key); return;
       case K::pod_set_map: pod_sets(v, spec, key); return;
+      case K::group_map: groups(v, spec, key); return;
+      case K::name_list:
+        if (v.kind != ast::Value::Kind::list) {
+          wrong_kind(v, spec, key,
+                     v.kind == ast::Value::Kind::name
+                         ? std::optional<std::string>(fmt::format("a list of one is written in brackets: `{} = [{}]`", key, v.name.text))
+                         : std::nullopt);
+          return;
+        }
+        for (const ast::Value& item : v.list) {
+          if (item.kind != ast::Value::Kind::name) wrong_kind(item, spec, key);
+        }
+        return;
       case K::string_list:
         if (v.kind != ast::Value::Kind::list) {
           wrong_kind(v, spec, key,
@@ -354,6 +369,22 @@ class Validator {
         continue;
       }
       block(e.value->block, BlockKind::pod_set, fmt::format("pod set `{}`", e.key.text));
+    }
+  }
+
+  // `{ compute: { covers = [...], flavors = [...] }, ... }`: unique names, each a group block.
+  void groups(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
+    if (v.kind != ast::Value::Kind::map || v.map.empty()) {
+      wrong_kind(v, spec, key);
+      return;
+    }
+    duplicate_keys(v, key, "resource group ");
+    for (const ast::MapEntry& e : v.map) {
+      if (e.value->kind != ast::Value::Kind::block) {
+        wrong_kind(*e.value, spec, key, fmt::format("write `{}: {{ covers = [vcpus], flavors = [...] }}`", e.key.text));
+        continue;
+      }
+      block(e.value->block, BlockKind::resource_group, fmt::format("resource group `{}`", e.key.text));
     }
   }
 

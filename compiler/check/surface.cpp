@@ -233,6 +233,20 @@ const Table<Team>& team_table() {
        }},
       {{"queues", K::string_list}, [](const Assignment& a, Team& t) { a.checker.team_kubernetes_names(a, t, false); }},
       {{"namespaces", K::string_list}, [](const Assignment& a, Team& t) { a.checker.team_kubernetes_names(a, t, true); }},
+      // Kueue's resourceGroups (docs/language.md "Resource groups"), checked by check_resource_groups.
+      {{"resource-groups", K::group_map, {}, BlockKind::resource_group},
+       [](const Assignment& a, Team& t) {
+         if (a.value().kind != V::map) return;
+         for (const ast::MapEntry& entry : a.value().map) {
+           if (entry.value == nullptr || entry.value->kind != V::block) continue;  // reported by the schema check
+           ResourceGroup& group = t.groups.emplace_back();
+           group.name = entry.key.text;
+           group.where = a.at(entry.key.span);
+           group.covers_at = group.where;
+           ResourceGroupDraft draft{&group};
+           assign_all(resource_group_table(), entry.value->block, a.checker, a.source, draft);
+         }
+       }},
   };
   return table;
 }
@@ -475,6 +489,36 @@ const Table<PodSetDraft>& pod_set_table() {
   return table;
 }
 
+const Table<ResourceGroupDraft>& resource_group_table() {
+  // The charged resources (EFA is never charged, so no group covers it).
+  static const std::vector<Choice> resources = {
+      {resource_word(model::Resource::gpu), static_cast<int>(model::Resource::gpu)},
+      {resource_word(model::Resource::neuron), static_cast<int>(model::Resource::neuron)},
+      {resource_word(model::Resource::vcpu), static_cast<int>(model::Resource::vcpu)},
+      {resource_word(model::Resource::memory), static_cast<int>(model::Resource::memory)},
+  };
+  static const Table<ResourceGroupDraft> table = {
+      {{"covers", K::choice_list, resources},
+       [](const Assignment& a, ResourceGroupDraft& d) {
+         if (a.value().kind != V::list) return;
+         d.group->covers_at = a.at(a.value().span);
+         for (const ast::Value& item : a.value().list) {
+           if (item.kind != V::name) continue;
+           if (const std::optional<int> value = a.spec.value_of(item.name.text))
+             d.group->covers.push_back(static_cast<model::Resource>(*value));
+         }
+       }},
+      {{"flavors", K::name_list},
+       [](const Assignment& a, ResourceGroupDraft& d) {
+         if (a.value().kind != V::list) return;
+         for (const ast::Value& item : a.value().list) {
+           if (item.kind == V::name) d.group->flavors.emplace_back(item.name.text, a.at(item.span));
+         }
+       }},
+  };
+  return table;
+}
+
 // ------------------------------------------------------------------ the schema check's view
 
 namespace {
@@ -500,6 +544,7 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
   static const std::vector<const PropertySpec*> borrow_within_cohort = specs_of(borrow_within_cohort_table());
   static const std::vector<const PropertySpec*> pod_set = specs_of(pod_set_table());
   static const std::vector<const PropertySpec*> cohort = specs_of(cohort_table());
+  static const std::vector<const PropertySpec*> resource_group = specs_of(resource_group_table());
   // A cohort without a parent borrows from and lends to no one: its quota has no limits.
   static const std::vector<const PropertySpec*> cohort_quota = [] {
     std::vector<const PropertySpec*> out;
@@ -521,6 +566,7 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
     case BlockKind::pod_set: return pod_set;
     case BlockKind::cohort: return cohort;
     case BlockKind::cohort_quota: return cohort_quota;
+    case BlockKind::resource_group: return resource_group;
   }
   return resources;
 }

@@ -37,6 +37,8 @@ enum class ValueKind {
   choice_or_block,  // one of PropertySpec::choices, or a block of PropertySpec::block's shape
   string_list,      // ["ml-research", "batch"]
   pod_set_map,      // { master: { vcpus = 4 }, worker: { pods = 3, gpus = 8 } }: pod sets by name
+  group_map,        // { compute: { covers = [vcpus], flavors = [a] } }: resource groups by name
+  name_list,        // [ml.c5.xlarge, ml.m5.xlarge]: names
 };
 
 enum class BlockKind {
@@ -46,6 +48,7 @@ enum class BlockKind {
   pod_set,               // one pod set of a submitted task: { pods = 3, gpus = 8, instance-type = ... }
   cohort,                // `cohort NAME { ... }`: `parent`, `borrow-limit`, `fair-share-weight`, quotas
   cohort_quota,          // a root cohort's `quota`: `instances`, amounts, `partitions`; no limits (no parent)
+  resource_group,        // one of a team's `resource-groups`: { covers = [vcpus], flavors = [a, b] }
 };
 
 /// A word a property accepts and the enum value it stands for (the enum's underlying value).
@@ -146,6 +149,11 @@ struct PodSetDraft {
   gov::PodSet* pod_set = nullptr;
 };
 
+/// One of a team's `resource-groups` while its properties are read.
+struct ResourceGroupDraft {
+  ResourceGroup* group = nullptr;
+};
+
 /// The amounts of a resources block (`borrowing { ... }`, `per-pod`, a quota's
 /// `borrow-limit`), in source order; nullopt where the amount was invalid (reported).
 using ResourceAmounts = std::vector<std::pair<model::Resource, std::optional<model::Amount>>>;
@@ -155,6 +163,8 @@ using ResourceAmounts = std::vector<std::pair<model::Resource, std::optional<mod
 const Table<InstanceType>& instance_table();
 /// One pod set's block in a `submit`'s `pod-sets` (amounts are per pod).
 const Table<PodSetDraft>& pod_set_table();
+/// One group's block in a team's `resource-groups`.
+const Table<ResourceGroupDraft>& resource_group_table();
 const Table<ClusterDraft>& cluster_table();
 const Table<SettingsDraft>& policy_table();
 const Table<Team>& team_table();

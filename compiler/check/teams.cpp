@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -326,7 +327,102 @@ Team Checker::resolve_team(const ast::Team& team, SourceId source) {
   }
   check_preemption_controls(out, out.reclaim_within_cohort_at);
   check_fungibility(out, out.flavor_preference_at);
+  if (!out.groups.empty()) check_resource_groups(team, source, out);
   return out;
+}
+
+// Kueue's webhook: a resource in one group at most, an instance type in one group at most, each
+// group's flavors giving only its covered resources; gov's quota blocks give the numbers, so a
+// group names quota blocks, and every quota block is in a group. Partitions (MIG) are slices of
+// GPUs: they go with the group that covers `gpus`.
+void Checker::check_resource_groups(const ast::Team& decl, SourceId source, Team& team) {
+  std::map<std::string, Location> declared;  // the team's quota blocks, resolved or not
+  for (const auto& item : decl.items) {
+    if (const auto* q = std::get_if<ast::Quota>(&item))
+      declared.emplace(q->instance_type.text, Location{source, q->instance_type.span});
+  }
+  std::map<model::Resource, const ResourceGroup*> covered;
+  std::map<std::string, const ResourceGroup*> listed;
+  std::set<std::string> twice;  // listed in two groups (E0351): its quota's group is unclear
+  for (const ResourceGroup& group : team.groups) {
+    if (group.covers.empty() || group.flavors.empty()) {
+      Diagnostic& d = report(Code::empty_resource_group, group.where,
+                             fmt::format("resource group `{}` of team `{}` {}", group.name, team.name,
+                                         group.covers.empty() ? "covers no resource" : "lists no instance type"),
+                             "empty resource group");
+      d.help = group.covers.empty() ? "write the resources it covers: `covers = [vcpus, memory]`"
+                                    : "write the instance types it takes them from: `flavors = [ml.c5.xlarge]`";
+    }
+    for (model::Resource r : group.covers) {
+      auto [it, inserted] = covered.emplace(r, &group);
+      if (inserted) continue;
+      Diagnostic& d = report(Code::resource_covered_twice, group.covers_at,
+                             fmt::format("`{}` is covered by resource groups `{}` and `{}` of team `{}`", resource_word(r),
+                                         it->second->name, group.name, team.name),
+                             "covered again here");
+      d.notes.push_back({it->second->covers_at, fmt::format("`{}` covers it first", it->second->name)});
+      d.help = "a resource's flavors are chosen in one group: remove it from one of them";
+    }
+    for (const auto& [flavor, at] : group.flavors) {
+      auto [it, inserted] = listed.emplace(flavor, &group);
+      if (!inserted) {
+        twice.insert(flavor);
+        Diagnostic& d = report(Code::flavor_in_two_groups, at,
+                               fmt::format("`{}` is listed in resource groups `{}` and `{}` of team `{}`", flavor,
+                                           it->second->name, group.name, team.name),
+                               "listed again here");
+        for (const auto& [first, first_at] : it->second->flavors) {
+          if (first == flavor) {
+            d.notes.push_back({first_at, fmt::format("`{}` lists it first", it->second->name)});
+            break;
+          }
+        }
+        d.help = "an instance type gives the resources of one group: give each group its own instance types";
+        continue;
+      }
+      if (!declared.contains(flavor)) {
+        Diagnostic& d = report(Code::group_flavor_without_quota, at,
+                               fmt::format("resource group `{}` lists `{}`, but team `{}` has no quota for it",
+                                           group.name, flavor, team.name),
+                               "no quota");
+        d.help = fmt::format("add `quota {} {{ ... }}` to team `{}` with the amounts of {}", flavor, team.name,
+                             group.covers.empty() ? std::string("the group's resources")
+                                                  : fmt::format("`{}`", resource_word(group.covers.front())));
+      }
+    }
+  }
+  for (const auto& [flavor, at] : declared) {
+    if (listed.contains(flavor)) continue;
+    Diagnostic& d = report(Code::quota_without_group, at,
+                           fmt::format("team `{}` has resource groups, but none lists its quota for `{}`", team.name, flavor),
+                           "in no resource group");
+    d.help = fmt::format("add `{}` to the `flavors` of the group that covers its resources", flavor);
+  }
+  for (const Quota& quota : team.quotas) {
+    const auto it = listed.find(quota.type_name);
+    if (it == listed.end() || twice.contains(quota.type_name)) continue;
+    const ResourceGroup& group = *it->second;
+    const auto covers = [&group](model::Resource r) {
+      return std::find(group.covers.begin(), group.covers.end(), r) != group.covers.end();
+    };
+    for (model::Resource r : model::kAllResources) {
+      if (!quota.given[model::index(r)] || covers(r)) continue;
+      Diagnostic& d = report(Code::quota_outside_group, quota.where,
+                             fmt::format("the quota for `{}` gives `{}`, which its resource group `{}` does not cover",
+                                         quota.type_name, resource_word(r), group.name),
+                             fmt::format("gives `{}`", resource_word(r)));
+      d.notes.push_back({group.covers_at, fmt::format("`{}` covers only these", group.name)});
+      d.help = fmt::format("remove `{}` from this quota, or cover it in group `{}`", resource_word(r), group.name);
+    }
+    if (!quota.partitions.empty() && !covers(model::Resource::gpu)) {
+      Diagnostic& d = report(Code::quota_outside_group, quota.partitions.front().where,
+                             fmt::format("the quota for `{}` gives partitions, which go with `gpus`, and its resource "
+                                         "group `{}` does not cover `gpus`",
+                                         quota.type_name, group.name),
+                             "partitions");
+      d.help = fmt::format("cover `gpus` in group `{}`, or move the partitions to a quota of the group that does", group.name);
+    }
+  }
 }
 
 /// `borrow-within-cohort = lower-priority`, or the block form with an optional

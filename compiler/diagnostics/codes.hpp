@@ -84,6 +84,12 @@ enum class Severity { error, warning, note };
   X(root_cohort_limit, "E0344", "root-cohort-limit", error, "a cohort without a parent has a borrow limit: a root borrows from no one") \
   X(cohort_tree_with_idle_sharing, "E0345", "cohort-tree-with-idle-sharing", error, "`idle-resource-sharing` (HyperPod's one flat cohort) is set in a policy with a tree of cohorts") \
   X(team_without_cohort, "E0346", "team-without-cohort", error, "a team joins no cohort while the policy's tree of cohorts has several roots") \
+  X(resource_covered_twice, "E0350", "resource-covered-twice", error, "a resource is covered by two resource groups of a team (Kueue rejects it)") \
+  X(flavor_in_two_groups, "E0351", "flavor-in-two-groups", error, "an instance type is listed in two resource groups of a team (Kueue rejects it)") \
+  X(quota_outside_group, "E0352", "quota-outside-group", error, "a quota gives a resource its instance type's resource group does not cover (Kueue rejects it)") \
+  X(group_flavor_without_quota, "E0353", "group-flavor-without-quota", error, "a resource group lists an instance type its team has no quota for") \
+  X(quota_without_group, "E0354", "quota-without-group", error, "a team with resource groups has a quota for an instance type none of its groups lists") \
+  X(empty_resource_group, "E0355", "empty-resource-group", error, "a resource group covers no resource or lists no instance type (Kueue requires at least one of each)") \
   X(unsupported_partition, "E0330", "unsupported-partition", error, "a quota gives partitions of a MIG profile its instance type's GPUs do not support") \
   X(partitions_exceed_gpus, "E0331", "partitions-exceed-gpus", error, "a quota gives more partitions of an instance type than the cluster's GPUs of that type can hold") \
   X(invalid_mig_profile, "E0332", "invalid-mig-profile", error, "a catalog's `mig-profiles` names a profile not of the form `mig-<slices>g.<memory>gb`, or is given to an instance type without GPUs") \

@@ -471,6 +471,21 @@ class Comparer {
     text("when can borrow", "when-can-borrow", check::word_of(b.when_can_borrow), check::word_of(a.when_can_borrow));
     text("when can preempt", "when-can-preempt", check::word_of(b.when_can_preempt), check::word_of(a.when_can_preempt));
     text("flavor preference", "flavor-preference", check::word_of(b.flavor_preference), check::word_of(a.flavor_preference));
+    // Resource groups by what they cover and their flavors in order (their names are gov's own:
+    // `gov import kueue` names them after their resources).
+    const auto groups_text = [](const check::Team& t) {
+      if (t.groups.empty()) return std::string("(none)");
+      std::vector<std::string> groups;
+      for (const check::ResourceGroup& group : t.groups) {
+        std::vector<std::string_view> covers;
+        std::vector<std::string_view> flavors;
+        for (Resource r : group.covers) covers.push_back(check::resource_word(r));
+        for (const auto& [name, at] : group.flavors) flavors.push_back(name);
+        groups.push_back(fmt::format("{} from {}", fmt::join(covers, ", "), fmt::join(flavors, ", ")));
+      }
+      return fmt::format("{}", fmt::join(groups, "; "));
+    };
+    text("resource groups", "resource-groups", groups_text(b), groups_text(a));
   }
 
   /// What others can no longer borrow when a team stops lending; what it can no longer borrow.

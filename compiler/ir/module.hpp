@@ -91,10 +91,23 @@ struct FlavorQuota {
   Resources lending_limit = unlimited_columns();
 };
 
+/// One of a team's resource groups (Kueue's `resourceGroups[]`): the columns it covers and the
+/// flavors they are taken from, in the order they are tried (docs/semantics-decisions.md
+/// "Resource groups"). Partition columns go with the group covering gpus.
+struct ResourceGroup {
+  uint32_t covers = 0;            // bit ir::index(column) per covered column
+  std::vector<uint32_t> flavors;  // indices into Module::flavors, each a flavor of the team's quotas
+
+  bool covers_column(Resource r) const { return (covers >> index(r) & 1u) != 0; }
+};
+
 /// One team: a Kueue ClusterQueue in the cluster's single cohort.
 struct Team {
   std::string name;
   std::vector<FlavorQuota> quotas;  // in declared order: the order flavors are tried
+  /// Empty: one implicit group covering every resource, whose flavors are `quotas` in order.
+  /// Otherwise every quota's flavor is in exactly one group, and its uncovered columns are 0.
+  std::vector<ResourceGroup> groups = {};
   Sharing sharing = Sharing::lend_and_borrow;
   WithinTeam within_team = WithinTeam::lower_priority;
   ReclaimWithinCohort reclaim_within_cohort = ReclaimWithinCohort::any;

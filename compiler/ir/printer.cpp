@@ -147,6 +147,16 @@ std::string print(const Module& m) {
                          q.flavor, m.flavors[q.flavor].name, resources(q.nominal), resources(q.borrowing_limit),
                          resources(q.lending_limit));
     }
+    for (size_t g = 0; g < team.groups.size(); ++g) {
+      std::vector<std::string> covers;
+      std::vector<std::string> flavors;
+      for (size_t i = 0; i < m.column_count(); ++i) {
+        const auto column = static_cast<Resource>(i);
+        if (team.groups[g].covers_column(column)) covers.push_back(i < kResourceCount ? std::string(resource_key(column)) : m.partitions[i - kResourceCount]);
+      }
+      for (uint32_t f : team.groups[g].flavors) flavors.push_back(fmt::format("{} ({})", f, m.flavors[f].name));
+      out += fmt::format("  group {} covers [{}] flavors [{}]\n", g, fmt::join(covers, ", "), fmt::join(flavors, ", "));
+    }
   }
   for (const CohortQuota& q : m.cohort_quotas) {
     out += fmt::format("cohort quota flavor {} ({})\n    nominal         {}\n", q.flavor, m.flavors[q.flavor].name,

@@ -1,5 +1,7 @@
 #include "compiler/lower/lower.hpp"
 
+#include <algorithm>
+
 #include "compiler/ir/rule_index.hpp"
 #include "compiler/support/assert.hpp"
 
@@ -144,6 +146,34 @@ ir::FlavorQuota lower_quota(const ir::Module& module, const check::Quota& q) {
   return out;
 }
 
+// A team's resource groups: each group's covered columns (partitions with gpus) and flavors; a
+// quota's columns outside its group are not the team's (Kueue's flavor lists only the group's
+// resources), so they are 0, whatever `instances = N` derived for them.
+void lower_groups(const ir::Module& module, const check::Team& team, ir::Team& out) {
+  for (const check::ResourceGroup& group : team.groups) {
+    ir::ResourceGroup& lowered = out.groups.emplace_back();
+    for (model::Resource r : group.covers) {
+      lowered.covers |= 1u << ir::index(r);
+      if (r != model::Resource::gpu) continue;
+      for (size_t k = 0; k < module.partitions.size(); ++k) lowered.covers |= 1u << ir::index(ir::partition_column(k));
+    }
+    for (const auto& [name, at] : group.flavors) {
+      const auto quota = std::find_if(team.quotas.begin(), team.quotas.end(),
+                                      [&name](const check::Quota& q) { return q.type_name == name; });
+      GOV_ASSERT(quota != team.quotas.end(), "a checked group lists the team's quotas");
+      lowered.flavors.push_back(static_cast<uint32_t>(quota->type));
+    }
+    for (ir::FlavorQuota& quota : out.quotas) {
+      if (std::find(lowered.flavors.begin(), lowered.flavors.end(), quota.flavor) == lowered.flavors.end()) continue;
+      for (size_t i = 0; i < ir::kColumnCount; ++i) {
+        if ((lowered.covers >> i & 1u) != 0) continue;
+        quota.nominal[i] = 0;
+        quota.borrowing_limit[i] = 0;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 ir::Module lower(const check::Policy& policy) {
@@ -180,6 +210,7 @@ ir::Module lower(const check::Policy& policy) {
     out.active = team.active;
     out.cohort = team.cohort_index;
     for (const check::Quota& q : team.quotas) out.quotas.push_back(lower_quota(module, q));
+    lower_groups(module, team, out);
     module.teams.push_back(std::move(out));
   }
   if (policy.cohort) {

@@ -163,6 +163,15 @@ std::string to_json(const ClusterState& state) {
         }
         list += ']';
       }
+      if (!entry.group_flavors.empty()) {
+        std::string& list = a.key("group_flavors");
+        list += '[';
+        for (size_t i = 0; i < entry.group_flavors.size(); ++i) {
+          if (i > 0) list += ',';
+          list += json_quote(entry.group_flavors[i]);
+        }
+        list += ']';
+      }
       write_warnings(a, entry.warnings);
     });
     append_array(object.key("pending"), state.pending, [](ObjectWriter& p, const PendingTask& entry) {

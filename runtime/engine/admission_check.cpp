@@ -3,6 +3,7 @@
 // code under the JIT) or a table lookup; nothing allocates after a thread's first call.
 #include "runtime/engine/admission_check.hpp"
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -50,11 +51,17 @@ AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
   const std::array<int64_t, ir::kTaskFieldCount> fields =
       core.rules.task_fields(request, core.rules.id_string(spec.id));
   // A tree of cohorts: the back ends compile the flat fit, so the flavor is chosen again by the
-  // tree's formulas (with_partitions), as for partitions.
-  if (spec.partitions.empty() && !core.quota.tree()) [[likely]]
+  // tree's formulas (with_partitions), as for partitions. A team with resource groups: the fused
+  // fit covers one flavor, so each group is fitted apart.
+  const bool groups = !core.module.teams[static_cast<size_t>(request.team)].groups.empty();
+  if (spec.partitions.empty() && !core.quota.tree() && !groups) [[likely]]
     return decide(core, request.team, request.priority, fields.data(), label_ids.data());
   const AdmissionCheck checked = decide(core, request.team, request.priority, fields.data(), label_ids.data());
   if (!request.unavailable_partition.empty()) return no_flavor(checked);
+  if (groups) {
+    const PreparedPodSet one{request.requested_flavor, request.request};
+    return with_pod_sets(core, checked, std::span<const PreparedPodSet>(&one, 1));
+  }
   return with_partitions(core, checked, request.requested_flavor, request.request);
 }
 
@@ -62,6 +69,10 @@ AdmissionCheck check_with_partitions(const EngineCore& core, const PreparedTask&
   const AdmissionCheck checked = decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
   if (task.unavailable_partition) return no_flavor(checked);
   if (!task.pod_sets.empty()) return with_pod_sets(core, checked, task.pod_sets);
+  if (!core.module.teams[static_cast<size_t>(task.team)].groups.empty()) {
+    const PreparedPodSet one{task.requested_flavor, task.request};
+    return with_pod_sets(core, checked, std::span<const PreparedPodSet>(&one, 1));
+  }
   return with_partitions(core, checked, task.requested_flavor, task.request);
 }
 
@@ -111,6 +122,8 @@ AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, i
   return out;
 }
 
+// The flavors one pod set's request (or, with resource groups, its part in one group) may take:
+// the team's quotas in order, or the group's flavors; an instance type pins its group.
 AdmissionCheck with_pod_sets(const EngineCore& core, AdmissionCheck checked, std::span<const PreparedPodSet> pod_sets) {
   if (checked.verdict != AdmissionCheck::Verdict::admit && checked.verdict != AdmissionCheck::Verdict::pending)
     return checked;
@@ -121,45 +134,85 @@ AdmissionCheck with_pod_sets(const EngineCore& core, AdmissionCheck checked, std
   const auto team = static_cast<uint32_t>(checked.team);
   const ir::Team& team_def = core.module.teams[team];
   if (!team_def.active) return out;
-  std::array<ir::Resources, gov::kMaxPodSets> assumed{};  // per flavor taken so far, by position
-  std::array<uint32_t, gov::kMaxPodSets> assumed_flavor{};
+  std::array<ir::Resources, kMaxSlots> assumed{};  // per flavor taken so far, by position
+  std::array<uint32_t, kMaxSlots> assumed_flavor{};
   size_t assumed_count = 0;
   int32_t first = -1;
   bool borrows_any = false;
+  uint32_t covered = 0;
+  for (const ir::ResourceGroup& group : team_def.groups) covered |= group.covers;
+  const size_t group_count = std::max<size_t>(1, team_def.groups.size());
   for (const PreparedPodSet& pod_set : pod_sets) {
-    int32_t chosen = -1, borrowing_fit = -1;
-    bool chosen_borrows = false;
-    for (const ir::FlavorQuota& quota : team_def.quotas) {
-      if (pod_set.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(pod_set.requested_flavor)) continue;
-      ir::Resources total = pod_set.request;
-      for (size_t k = 0; k < assumed_count; ++k) {
-        if (assumed_flavor[k] != quota.flavor) continue;
-        for (size_t i = 0; i < total.size(); ++i) total[i] += assumed[k][i];
+    if (!team_def.groups.empty()) {
+      bool pinned_somewhere = pod_set.requested_flavor < 0;
+      for (const ir::ResourceGroup& group : team_def.groups) {
+        pinned_somewhere = pinned_somewhere || std::find(group.flavors.begin(), group.flavors.end(),
+                                                         static_cast<uint32_t>(pod_set.requested_flavor)) != group.flavors.end();
       }
-      const ir::FitResult fit = core.quota.fit(core.evaluator, team, quota.flavor, total);
-      if (!fit.fits_all() || !core.quota.partitions_fit(team, quota.flavor, total, /*allow_borrowing=*/true)) continue;
-      const bool borrows =
-          fit.borrows != 0 || !core.quota.partitions_fit(team, quota.flavor, total, /*allow_borrowing=*/false);
-      if (!borrows || team_def.when_can_borrow == ir::WhenCanBorrow::borrow) {
-        chosen = static_cast<int32_t>(quota.flavor);
-        chosen_borrows = borrows;
-        break;
+      if (!pinned_somewhere) return out;
+      for (size_t i = 0; i < ir::kColumnCount; ++i) {
+        if (pod_set.request[i] != 0 && (covered >> i & 1u) == 0) return out;  // no group covers it
       }
-      if (borrowing_fit < 0) borrowing_fit = static_cast<int32_t>(quota.flavor);
     }
-    if (chosen < 0 && borrowing_fit >= 0 && team_def.flavor_preference == ir::FlavorPreference::borrowing_over_preemption) {
-      chosen = borrowing_fit;
-      chosen_borrows = true;
+    for (size_t g = 0; g < group_count; ++g) {
+      // Without groups: the team's quotas in order, one implicit group.
+      const size_t flavor_count = team_def.groups.empty() ? team_def.quotas.size() : team_def.groups[g].flavors.size();
+      const auto flavor_at = [&](size_t j) {
+        return team_def.groups.empty() ? team_def.quotas[j].flavor : team_def.groups[g].flavors[j];
+      };
+      ir::Resources request = pod_set.request;
+      if (!team_def.groups.empty()) {
+        bool asks = false;
+        for (size_t i = 0; i < request.size(); ++i) {
+          if (!team_def.groups[g].covers_column(static_cast<ir::Resource>(i))) request[i] = 0;
+          asks = asks || request[i] != 0;
+        }
+        if (!asks) continue;
+      }
+      bool pinned = false;
+      for (size_t j = 0; j < flavor_count; ++j)
+        pinned = pinned || (pod_set.requested_flavor >= 0 && flavor_at(j) == static_cast<uint32_t>(pod_set.requested_flavor));
+      int32_t chosen = -1, borrowing_fit = -1;
+      bool chosen_borrows = false;
+      for (size_t j = 0; j < flavor_count; ++j) {
+        const uint32_t flavor = flavor_at(j);
+        if (pinned && flavor != static_cast<uint32_t>(pod_set.requested_flavor)) continue;
+        if (pod_set.requested_flavor >= 0 && team_def.groups.empty() && !pinned) break;
+        ir::Resources total = request;
+        for (size_t k = 0; k < assumed_count; ++k) {
+          if (assumed_flavor[k] != flavor) continue;
+          for (size_t i = 0; i < total.size(); ++i) total[i] += assumed[k][i];
+        }
+        const ir::FitResult fit = core.quota.fit(core.evaluator, team, flavor, total);
+        if (!fit.fits_all() || !core.quota.partitions_fit(team, flavor, total, /*allow_borrowing=*/true)) continue;
+        const bool borrows =
+            fit.borrows != 0 || !core.quota.partitions_fit(team, flavor, total, /*allow_borrowing=*/false);
+        if (!borrows || team_def.when_can_borrow == ir::WhenCanBorrow::borrow) {
+          chosen = static_cast<int32_t>(flavor);
+          chosen_borrows = borrows;
+          break;
+        }
+        if (borrowing_fit < 0) borrowing_fit = static_cast<int32_t>(flavor);
+      }
+      if (chosen < 0 && borrowing_fit >= 0 && team_def.flavor_preference == ir::FlavorPreference::borrowing_over_preemption) {
+        chosen = borrowing_fit;
+        chosen_borrows = true;
+      }
+      if (chosen < 0) return out;
+      size_t k = 0;
+      while (k < assumed_count && assumed_flavor[k] != static_cast<uint32_t>(chosen)) ++k;
+      if (k == assumed_count) assumed_flavor[assumed_count++] = static_cast<uint32_t>(chosen);
+      for (size_t i = 0; i < request.size(); ++i) assumed[k][i] += request[i];
+      if (first < 0) first = chosen;
+      borrows_any = borrows_any || chosen_borrows;
     }
-    if (chosen < 0) return out;
-    size_t k = 0;
-    while (k < assumed_count && assumed_flavor[k] != static_cast<uint32_t>(chosen)) ++k;
-    if (k == assumed_count) assumed_flavor[assumed_count++] = static_cast<uint32_t>(chosen);
-    for (size_t i = 0; i < pod_set.request.size(); ++i) assumed[k][i] += pod_set.request[i];
-    if (first < 0) first = chosen;
-    borrows_any = borrows_any || chosen_borrows;
   }
   out.verdict = AdmissionCheck::Verdict::admit;
+  // A task asking nothing of any group: its instance type, else the first group's first (idle_flavor).
+  if (first < 0 && !team_def.groups.empty()) {
+    first = !pod_sets.empty() && pod_sets.front().requested_flavor >= 0 ? pod_sets.front().requested_flavor
+                                                                         : static_cast<int32_t>(team_def.groups.front().flavors.front());
+  }
   out.flavor = first;
   out.borrows = borrows_any;
   return out;
@@ -196,8 +249,9 @@ void prepare_into(const EngineCore& core, const gov::Task& spec, PreparedTask& o
   out.pods = request.pods;
   out.request = request.request;
   out.unavailable_partition = out.unavailable_partition || !request.unavailable_partition.empty();
-  out.partitions =
-      out.unavailable_partition || requests_partitions(request.request) || !out.pod_sets.empty() || core.quota.tree();
+  out.partitions = out.unavailable_partition || requests_partitions(request.request) || !out.pod_sets.empty() ||
+                   core.quota.tree() ||
+                   (out.policy != nullptr && !core.module.teams[static_cast<size_t>(request.team)].groups.empty());
   out.id_string = core.rules.id_string(spec.id);
   out.fields = core.rules.task_fields(request, out.id_string);
   out.label_ids.resize(core.module.label_keys.size());

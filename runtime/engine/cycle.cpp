@@ -124,7 +124,10 @@ Nomination* Scheduler::nomination_for(Entry& entry) {
   const Task& task = core_.tasks[entry.task];
   // Self-check runs recompute everything; a task of several pod sets is its own shape (their
   // names are in its messages), so it is never cached.
-  const bool use_cache = !core_.options.self_check && task.pod_sets.empty();
+  // A task of a team with resource groups is not cached either (it takes flavors of several
+  // groups; the cache keys on one).
+  const bool use_cache = !core_.options.self_check && task.pod_sets.empty() &&
+                         core_.module.teams[static_cast<size_t>(task.team)].groups.empty();
   bool valid = false;
   Nomination* stored = use_cache ? cache_.lookup(core_.module, task, stamps_, valid) : nullptr;
   if (valid) return stored;

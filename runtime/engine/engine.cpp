@@ -27,6 +27,8 @@ struct Engine::Impl {
   std::optional<std::string> load_admitted(const AdmittedTask& entry);
   std::optional<std::string> pod_set_flavors_of(const AdmittedTask& entry, const Task& task,
                                                 std::vector<int32_t>& out) const;
+  std::optional<std::string> group_flavors_of(const AdmittedTask& entry, const Task& task,
+                                              std::vector<int32_t>& out) const;
   std::optional<std::string> load_pending(const PendingTask& entry);
 
   EngineCore core;
@@ -201,13 +203,56 @@ std::optional<std::string> Engine::Impl::pod_set_flavors_of(const AdmittedTask& 
   return std::nullopt;
 }
 
+// The flavor of each slot (pod set × group) of an admitted task of a team with resource groups,
+// -1 where it asks the group nothing: AdmittedTask::group_flavors for the slots it asks something
+// of, in order, each one of its group's; else `flavor` where the group lists it, else the
+// group's first.
+std::optional<std::string> Engine::Impl::group_flavors_of(const AdmittedTask& entry, const Task& task,
+                                                         std::vector<int32_t>& out) const {
+  const ir::Team& team = core.module.teams[static_cast<size_t>(task.team)];
+  const int32_t given = entry.flavor ? core.module.flavor_index(*entry.flavor) : -1;
+  if (entry.flavor && given < 0) return fmt::format("unknown instance type `{}`", *entry.flavor);
+  size_t next = 0;
+  for (size_t slot = 0; slot < slot_count(task, team); ++slot) {
+    const Resources amounts = slot_request(task, team, slot);
+    bool asks = false;
+    for (ir::Resource r : core.quota.charged()) asks = asks || amounts[ir::index(r)] > 0;
+    if (!asks) {
+      out.push_back(-1);
+      continue;
+    }
+    const std::vector<uint32_t>& flavors = team.groups[slot % team.groups.size()].flavors;
+    const auto listed = [&flavors](int32_t f) {
+      return f >= 0 && std::find(flavors.begin(), flavors.end(), static_cast<uint32_t>(f)) != flavors.end();
+    };
+    int32_t flavor = listed(given) ? given : static_cast<int32_t>(flavors.front());
+    if (!entry.group_flavors.empty()) {
+      if (next == entry.group_flavors.size())
+        return fmt::format("{} group flavors, but the task asks for more of team `{}`'s resource groups",
+                           entry.group_flavors.size(), team.name);
+      const std::string& name = entry.group_flavors[next++];
+      flavor = core.module.flavor_index(name);
+      if (flavor < 0) return fmt::format("unknown instance type `{}`", name);
+      if (!listed(flavor))
+        return fmt::format("`{}` is not in the resource group of team `{}` it is given for", name, team.name);
+    }
+    out.push_back(flavor);
+  }
+  if (next != entry.group_flavors.size())
+    return fmt::format("{} group flavors, but the task asks for {} of team `{}`'s resource groups",
+                       entry.group_flavors.size(), next, team.name);
+  return std::nullopt;
+}
+
 std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry) {
   Task task;
   if (auto error = resolve_task(core.resolver(), entry.task, task)) return error;
   if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
   const ir::Team& team = core.module.teams[static_cast<size_t>(task.team)];
   std::vector<int32_t> pod_set_flavors;
-  if (!task.pod_sets.empty()) {
+  if (!team.groups.empty()) {
+    if (auto error = group_flavors_of(entry, task, pod_set_flavors)) return error;
+  } else if (!task.pod_sets.empty()) {
     if (auto error = pod_set_flavors_of(entry, task, pod_set_flavors)) return error;
   }
   int32_t flavor = task.requested_flavor;
@@ -217,7 +262,8 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
   } else if (flavor < 0 && !team.quotas.empty()) {
     flavor = static_cast<int32_t>(team.quotas.front().flavor);
   }
-  if (!pod_set_flavors.empty()) flavor = pod_set_flavors.front();
+  if (!team.groups.empty()) flavor = static_cast<int32_t>(team.groups.front().flavors.front());  // unused
+  if (!pod_set_flavors.empty() && team.groups.empty()) flavor = pod_set_flavors.front();
   if (flavor < 0 ||
       !core.quota.has_quota(static_cast<uint32_t>(task.team), static_cast<uint32_t>(flavor))) {
     return fmt::format("team `{}` has no quota for the task's instance type", team.name);
@@ -321,8 +367,11 @@ ClusterState Engine::export_state() const {
     entry.submitted_at = task.submitted_at;
     entry.admitted_at = task.admitted_at;
     entry.flavor = core.module.flavors[static_cast<size_t>(task.flavor)].name;
-    for (int32_t flavor : task.pod_set_flavors)
-      entry.pod_set_flavors.push_back(core.module.flavors[static_cast<size_t>(flavor)].name);
+    const bool groups = !core.module.teams[static_cast<size_t>(task.team)].groups.empty();
+    for (int32_t flavor : task.pod_set_flavors) {
+      if (flavor < 0) continue;  // a group it asks nothing of
+      (groups ? entry.group_flavors : entry.pod_set_flavors).push_back(core.module.flavors[static_cast<size_t>(flavor)].name);
+    }
     entry.warnings = task.warnings;
   }
   return state;

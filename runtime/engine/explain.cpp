@@ -227,6 +227,14 @@ void explain_pending(const EngineCore& core, uint32_t index, Explanation& out) {
   assigner.assign(index, assignment, &attempts);
   for (size_t i = 0; i < attempts.attempts.size(); ++i) {
     const auto [flavor, mode] = attempts.attempts[i];
+    if (!attempts.slots.empty()) {  // a team with resource groups: the slot's part of the request
+      const size_t slot = attempts.slots[i];
+      const std::string verdict = task.pod_sets.empty() ? std::string(verdict_text(mode))
+                                                        : fmt::format("pod set `{}`: {}", task.pod_sets[slot / team.groups.size()].name,
+                                                                      verdict_text(mode));
+      out.flavors.push_back(flavor_figures(core, quota, task, flavor, verdict, slot_request(task, team, slot)));
+      continue;
+    }
     if (task.pod_sets.empty()) {
       out.flavors.push_back(flavor_figures(core, quota, task, flavor, verdict_text(mode), task.request));
       continue;

@@ -7,6 +7,26 @@ namespace {
 const Resources kNoAmounts{};  // what earlier pod sets take of a flavor they were not assigned
 }  // namespace
 
+size_t slot_count(const Task& task, const ir::Team& team) {
+  return std::max<size_t>(1, task.pod_sets.size()) * team.groups.size();
+}
+
+int32_t idle_flavor(const Task& task, const ir::Team& team) {
+  const int32_t requested = task.pod_sets.empty() ? task.requested_flavor : task.pod_sets.front().requested_flavor;
+  return requested >= 0 ? requested : static_cast<int32_t>(team.groups.front().flavors.front());
+}
+
+Resources slot_request(const Task& task, const ir::Team& team, size_t slot) {
+  const size_t groups = team.groups.size();
+  const Resources& request = task.pod_sets.empty() ? task.request : task.pod_sets[slot / groups].request;
+  const ir::ResourceGroup& group = team.groups[slot % groups];
+  Resources out{};
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (group.covers_column(static_cast<ir::Resource>(i))) out[i] = request[i];
+  }
+  return out;
+}
+
 bool is_preferred(GranularMode a, GranularMode b, ir::FlavorPreference preference) {
   if (a.mode == FitMode::no_fit) return false;
   if (b.mode == FitMode::no_fit) return true;
@@ -50,6 +70,7 @@ void Assignment::clear() {
   short_mask = 0;
   maximum_mask = 0;
   pod_set_count = 0;
+  group_count = 0;
 }
 
 PreemptionRequest FlavorAssigner::request_for(uint32_t task, uint32_t flavor,
@@ -73,7 +94,9 @@ PreemptionRequest FlavorAssigner::request_for(uint32_t task, const Assignment& a
   request.preemptor = task;
   request.team = static_cast<uint32_t>(t.team);
   request.part_count = 0;
+  const ir::Team& team = context_.module.teams[static_cast<size_t>(t.team)];
   for (uint32_t i = 0; i < assignment.pod_set_count; ++i) {
+    if (assignment.pod_set_flavor[i] < 0) continue;  // a group the pod set asks nothing of
     const auto flavor = static_cast<uint32_t>(assignment.pod_set_flavor[i]);
     uint32_t k = 0;
     while (k < request.part_count && request.parts[k].flavor != flavor) ++k;
@@ -82,8 +105,9 @@ PreemptionRequest FlavorAssigner::request_for(uint32_t task, const Assignment& a
       ++request.part_count;
       part = RequestPart{flavor, {}, 0};
     }
-    for (ir::Resource r : context_.quota.charged())
-      part.request[ir::index(r)] += t.pod_sets[i].request[ir::index(r)];
+    const Resources slot = assignment.group_count > 0 ? slot_request(t, team, i) : Resources{};
+    const Resources& amounts = assignment.group_count > 0 ? slot : t.pod_sets[i].request;
+    for (ir::Resource r : context_.quota.charged()) part.request[ir::index(r)] += amounts[ir::index(r)];
     part.needs |= assignment.pod_set_needs[i];
   }
   return request;
@@ -275,12 +299,16 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   out.clear();
   simulated_count_ = 0;
   const Task& task = context_.tasks[task_index];
+  const auto team = static_cast<uint32_t>(task.team);
+  const ir::Team& team_def = context_.module.teams[team];
+  if (!team_def.groups.empty()) {
+    assign_groups(task_index, out, trace, nullptr);
+    return;
+  }
   if (!task.pod_sets.empty()) {
     assign_pod_sets(task_index, out, trace, nullptr);
     return;
   }
-  const auto team = static_cast<uint32_t>(task.team);
-  const ir::Team& team_def = context_.module.teams[team];
   const bool named_and_held =
       task.requested_flavor >= 0 &&
       context_.quota.has_quota(team, static_cast<uint32_t>(task.requested_flavor));
@@ -347,13 +375,17 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
 // assignment (no fit). The task's mode is the worst of its pod sets', its borrowing the most;
 // reasons are kept for the pod sets that do not simply fit, tagged with their pod set.
 void FlavorAssigner::assign_pinned(uint32_t task_index, Assignment& out, const Assignment& nominated) {
-  if (nominated.pod_set_count == 0) {
+  if (nominated.pod_set_count == 0 && nominated.group_count == 0) {
     assign(task_index, out, nullptr, nominated.flavor);
     return;
   }
   const Assignment pinned = nominated;  // `out` may be `nominated`
   out.clear();
   simulated_count_ = 0;
+  if (pinned.group_count > 0) {
+    assign_groups(task_index, out, nullptr, &pinned);
+    return;
+  }
   assign_pod_sets(task_index, out, nullptr, &pinned);
 }
 
@@ -466,6 +498,180 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
   }
   out.pod_set_count = static_cast<uint32_t>(task.pod_sets.size());
   out.flavor = out.pod_set_flavor[0];
+  out.mode = {worst, borrowing};
+  out.borrowing = borrowing;
+  if (worst == FitMode::fit) {
+    out.reasons.clear();
+    out.needs_preemption = 0;
+    out.short_of = {};
+    out.short_mask = 0;
+  }
+}
+
+// assignFlavors with several resource groups (docs/semantics-decisions.md "Resource groups"): for
+// each pod set (a task without pod sets is one), each group its request touches gets a flavor of
+// its own, tried over the group's flavors in order with the team's fungibility, the request's
+// covered columns counted on top of what earlier pod sets were assigned in the same flavor. A
+// requested column no group covers, or a group (or pod set) that gets no flavor, ends the
+// assignment (no fit). The task's mode is the worst of its slots', its borrowing the most. A
+// task's (or pod set's) instance type pins the group that lists it; the other groups choose
+// freely. Never the back ends' fused fit: every slot passes `assumed`.
+void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, AssignmentTrace* trace,
+                                   const Assignment* pinned) {
+  const Task& task = context_.tasks[task_index];
+  const auto team = static_cast<uint32_t>(task.team);
+  const ir::Team& team_def = context_.module.teams[team];
+  const size_t groups = team_def.groups.size();
+  const size_t pod_set_count = std::max<size_t>(1, task.pod_sets.size());
+  const bool tagged = !task.pod_sets.empty();  // reasons name the pod set only when there are several
+  std::array<ChargePart, kMaxSlots> assumed;  // per flavor assigned so far
+  size_t assumed_count = 0;
+  const auto assumed_in = [&](uint32_t flavor) -> const Resources& {
+    for (size_t k = 0; k < assumed_count; ++k) {
+      if (assumed[k].flavor == flavor) return assumed[k].amounts;
+    }
+    return kNoAmounts;
+  };
+  const auto tag = [&out, tagged](size_t from, size_t pod_set) {
+    if (!tagged) return;
+    for (size_t k = from; k < out.reasons.size(); ++k) out.reasons[k].pod_set = static_cast<uint32_t>(pod_set);
+  };
+  const auto no_fit = [&out] {
+    out.flavor = -1;
+    out.mode = {FitMode::no_fit, 0};
+    out.borrowing = 0;
+    out.pod_set_count = 0;
+    out.group_count = 0;
+  };
+  FitMode worst = FitMode::fit;
+  uint8_t borrowing = 0;
+  for (size_t p = 0; p < pod_set_count; ++p) {
+    const Resources& request = tagged ? task.pod_sets[p].request : task.request;
+    const int32_t requested = tagged ? task.pod_sets[p].requested_flavor : task.requested_flavor;
+    const std::string* unavailable = tagged ? task.pod_sets[p].unavailable_partition : task.unavailable_partition;
+    const size_t first_reason = out.reasons.size();
+    // The group its instance type pins: one that lists it, else no flavor of the team matches.
+    size_t pinned_group = groups;
+    for (size_t g = 0; requested >= 0 && g < groups; ++g) {
+      const std::vector<uint32_t>& flavors = team_def.groups[g].flavors;
+      if (std::find(flavors.begin(), flavors.end(), static_cast<uint32_t>(requested)) != flavors.end()) pinned_group = g;
+    }
+    if (requested >= 0 && pinned_group == groups) {
+      Task one;
+      one.team = task.team;
+      one.request = request;
+      no_flavor_of_team(one, out);
+      tag(first_reason, p);
+      no_fit();
+      return;
+    }
+    if (unavailable != nullptr) {  // a profile no flavor of any team has
+      out.no_matching_flavor = true;
+      FlavorReason reason;
+      reason.kind = FlavorReason::Kind::resource_unavailable;
+      reason.unavailable_partition = unavailable;
+      reason.pod_set = tagged ? static_cast<uint32_t>(p) : 0;
+      out.reasons.push_back(reason);
+      no_fit();
+      return;
+    }
+    // A requested resource no group covers: Kueue's "resource ... unavailable in ClusterQueue".
+    uint32_t covered = 0;
+    for (const ir::ResourceGroup& group : team_def.groups) covered |= group.covers;
+    for (ir::Resource r : context_.quota.charged()) {
+      if (request[ir::index(r)] == 0 || (covered >> ir::index(r) & 1u) != 0) continue;
+      FlavorReason reason;
+      reason.kind = FlavorReason::Kind::resource_unavailable;
+      reason.resource = r;
+      out.reasons.push_back(reason);
+    }
+    if (out.reasons.size() > first_reason) {
+      out.no_matching_flavor = true;
+      tag(first_reason, p);
+      no_fit();
+      return;
+    }
+    for (size_t g = 0; g < groups; ++g) {
+      const size_t slot = p * groups + g;
+      const ir::ResourceGroup& group = team_def.groups[g];
+      const Resources slot_amounts = slot_request(task, team_def, slot);
+      out.pod_set_flavor[slot] = -1;
+      out.pod_set_needs[slot] = 0;
+      bool asks = false;
+      for (ir::Resource r : context_.quota.charged()) asks = asks || slot_amounts[ir::index(r)] > 0;
+      if (!asks) continue;
+      const size_t slot_first_reason = out.reasons.size();
+      GranularMode best{FitMode::no_fit, 255};
+      FlavorResult best_result;
+      FlavorResult least_severe_no_fit;
+      bool any_no_fit = false;
+      int32_t chosen = -1;
+      for (uint32_t flavor : group.flavors) {
+        if (g == pinned_group && flavor != static_cast<uint32_t>(requested)) continue;
+        if (pinned != nullptr && static_cast<int32_t>(flavor) != pinned->pod_set_flavor[slot]) continue;
+        const FlavorResult result = try_flavor(task, task_index, flavor, slot_amounts, &assumed_in(flavor), out);
+        if (trace != nullptr) {
+          trace->attempts.emplace_back(flavor, result.mode);
+          trace->slots.push_back(static_cast<uint32_t>(slot));
+        }
+        if (result.mode.mode == FitMode::no_fit &&
+            (!any_no_fit || result.no_fit_class < least_severe_no_fit.no_fit_class)) {
+          least_severe_no_fit = result;
+          any_no_fit = true;
+        }
+        const bool stop = !should_try_next_flavor(result.mode, team_def);
+        if (stop || is_preferred(result.mode, best, team_def.flavor_preference)) {
+          best = result.mode;
+          best_result = result;
+          chosen = static_cast<int32_t>(flavor);
+        }
+        if (stop) break;
+      }
+      if (best.mode == FitMode::no_fit) {
+        // Kueue replaces the pod set's status with the failing group's (groupStatus = *status).
+        out.reasons.erase(out.reasons.begin() + static_cast<std::ptrdiff_t>(first_reason),
+                          out.reasons.begin() + static_cast<std::ptrdiff_t>(slot_first_reason));
+        tag(first_reason, p);
+        no_fit();
+        out.mode.borrow = best.borrow == 255 ? uint8_t{0} : best.borrow;
+        out.no_fit_class = least_severe_no_fit.no_fit_class;
+        out.short_of = least_severe_no_fit.short_of;
+        out.short_mask = least_severe_no_fit.short_mask;
+        if (out.no_fit_class == NoFitClass::exceeds_max_quota) {
+          out.maximum = least_severe_no_fit.maximum;
+          out.maximum_mask = least_severe_no_fit.maximum_mask;
+        }
+        return;
+      }
+      if (best_result.worst == FitMode::fit) {
+        out.reasons.resize(slot_first_reason);  // a group that fits has no status
+      } else {
+        for (size_t k = 0; k < out.short_of.size(); ++k)
+          out.short_of[k] = std::max(out.short_of[k], best_result.short_of[k]);
+        out.short_mask |= best_result.short_mask;
+      }
+      worst = std::min(worst, best_result.worst);
+      borrowing = std::max(borrowing, best_result.borrowing);
+      out.pod_set_flavor[slot] = chosen;
+      out.pod_set_needs[slot] = best_result.needs_preemption;
+      out.needs_preemption |= best_result.needs_preemption;
+      ChargePart* part = nullptr;
+      for (size_t k = 0; k < assumed_count; ++k) {
+        if (assumed[k].flavor == static_cast<uint32_t>(chosen)) part = &assumed[k];
+      }
+      if (part == nullptr) {
+        part = &assumed[assumed_count++];
+        *part = ChargePart{static_cast<uint32_t>(chosen), {}};
+      }
+      for (size_t k = 0; k < part->amounts.size(); ++k) part->amounts[k] += slot_amounts[k];
+    }
+    tag(first_reason, p);
+  }
+  out.pod_set_count = static_cast<uint32_t>(pod_set_count * groups);
+  out.group_count = static_cast<uint32_t>(groups);
+  out.flavor = -1;
+  for (size_t s = 0; s < out.pod_set_count && out.flavor < 0; ++s) out.flavor = out.pod_set_flavor[s];
+  if (out.flavor < 0) out.flavor = idle_flavor(task, team_def);  // it asks nothing
   out.mode = {worst, borrowing};
   out.borrowing = borrowing;
   if (worst == FitMode::fit) {

@@ -36,6 +36,22 @@ bool should_try_next_flavor(GranularMode mode, const ir::Team& team);
 /// The severity class of a no-fit (resolveNoFitReason), least severe first.
 enum class NoFitClass : uint8_t { none, waiting_for_quota, exceeds_max_quota };
 
+/// At most this many resource groups per team: each covers at least one of the four charged
+/// resources (gpus, neuron, vcpus, memory; partitions go with gpus).
+inline constexpr size_t kMaxGroups = 4;
+/// Slots of a task of a team with resource groups: (pod set, group) pairs.
+inline constexpr size_t kMaxSlots = kMaxPodSets * kMaxGroups;
+
+/// A task of a team with resource groups (docs/semantics-decisions.md "Resource groups") is
+/// assigned per slot: slot = pod set × group count + group (pod set 0 for a task without pod
+/// sets); a slot asks for its pod set's request in the columns its group covers.
+Resources slot_request(const Task& task, const ir::Team& team, size_t slot);
+/// The number of slots of `task` in `team` (0 for a team without groups).
+size_t slot_count(const Task& task, const ir::Team& team);
+/// Where a task of a team with groups that asks nothing of any group is admitted (it holds
+/// nothing there): its instance type (its first pod set's), else the first group's first.
+int32_t idle_flavor(const Task& task, const ir::Team& team);
+
 /// The result of assigning flavors to one task.
 struct Assignment {
   int32_t flavor = -1;  // the chosen flavor, -1 when nothing could be assigned
@@ -52,9 +68,12 @@ struct Assignment {
   /// A task of several pod sets: each pod set's flavor and contested resources, for the first
   /// `pod_set_count` (all of them unless a pod set could not be assigned; `flavor` is the
   /// first's). 0 for a task of one pod set.
+  /// A task of a team with resource groups: the same per slot (`pod_set_count` slots then;
+  /// a slot whose group the pod set asks nothing of has flavor -1), `group_count` > 0.
   uint32_t pod_set_count = 0;
-  std::array<int32_t, kMaxPodSets> pod_set_flavor{};
-  std::array<ResourceMask, kMaxPodSets> pod_set_needs{};
+  uint32_t group_count = 0;
+  std::array<int32_t, kMaxSlots> pod_set_flavor{};
+  std::array<ResourceMask, kMaxSlots> pod_set_needs{};
 
   bool fits() const { return mode.mode == FitMode::fit; }
   /// Kueue's public mode Preempt: the task could fit if something were preempted.
@@ -69,6 +88,7 @@ struct Assignment {
 struct AssignmentTrace {
   std::vector<std::pair<uint32_t, GranularMode>> attempts;
   std::vector<uint32_t> pod_sets;  // a task of several pod sets: the pod set of each attempt
+  std::vector<uint32_t> slots;     // a task of a team with resource groups: the slot of each attempt
 };
 
 /// Assigns flavors against the quota state of `context` (which must outlive it). Preemption
@@ -123,6 +143,7 @@ class FlavorAssigner {
                           const Resources* assumed, Assignment& out);
   GranularMode oracle(uint32_t task, uint32_t flavor, ir::Resource resource, Amount amount);
   void assign_pod_sets(uint32_t task, Assignment& out, AssignmentTrace* trace, const Assignment* pinned);
+  void assign_groups(uint32_t task, Assignment& out, AssignmentTrace* trace, const Assignment* pinned);
   bool can_preempt_while_borrowing(const ir::Team& team) const;
   void no_flavor_of_team(const Task& task, Assignment& out) const;
 

@@ -106,9 +106,58 @@ void admit(EngineCore& core, uint32_t task_index, uint32_t flavor, std::vector<D
   record_admission(core, task_index, decision, out);
 }
 
+namespace {
+
+// A task of a team with resource groups: one flavor per slot (pod set × group, -1 where the pod
+// set asks nothing of the group); the decision has one pod set entry per assigned slot, in slot
+// order, with the slot's flavor and usage (so each resource requested is on the flavor of the
+// entry whose usage names it); `flavor` is the first entry's.
+void admit_groups(EngineCore& core, uint32_t task_index, std::span<const int32_t> slot_flavors,
+                  std::vector<Decision>& out) {
+  Task& task = core.tasks[task_index];
+  const ir::Team& team = core.module.teams[static_cast<size_t>(task.team)];
+  GOV_ASSERT(slot_flavors.size() == slot_count(task, team), "a flavor for every slot");
+  Decision decision = base_decision(core, task, Outcome::admitted);
+  task.pod_set_flavors.assign(slot_flavors.begin(), slot_flavors.end());
+  task.charge.clear();
+  task.flavor = -1;
+  for (size_t slot = 0; slot < slot_flavors.size(); ++slot) {
+    if (slot_flavors[slot] < 0) continue;
+    const auto flavor = static_cast<uint32_t>(slot_flavors[slot]);
+    const Resources amounts = slot_request(task, team, slot);
+    auto part = std::find_if(task.charge.begin(), task.charge.end(),
+                             [flavor](const ChargePart& p) { return p.flavor == flavor; });
+    if (part == task.charge.end()) part = task.charge.insert(task.charge.end(), ChargePart{flavor, {}});
+    for (ir::Resource r : core.quota.charged()) part->amounts[ir::index(r)] += amounts[ir::index(r)];
+    const size_t pod_set = slot / team.groups.size();
+    PodSetAdmission admission;
+    admission.name = task.pod_sets.empty() ? std::string(kPodSetName) : task.pod_sets[pod_set].name;
+    admission.flavor = core.module.flavors[flavor].name;
+    admission.pods = task.pod_sets.empty() ? task.pods : task.pod_sets[pod_set].pods;
+    for (ir::Resource r : core.quota.charged()) {
+      if (amounts[ir::index(r)] > 0) admission.usage.push_back(core.module.public_amount(r, amounts[ir::index(r)]));
+    }
+    decision.pod_sets.push_back(std::move(admission));
+    if (task.flavor < 0) task.flavor = static_cast<int32_t>(flavor);
+  }
+  if (task.charge.empty()) {  // it asks for nothing: held nowhere, shown on its idle flavor
+    task.flavor = idle_flavor(task, team);
+    task.charge.push_back(ChargePart{static_cast<uint32_t>(task.flavor), {}});
+  }
+  decision.flavor = core.module.flavors[static_cast<size_t>(task.flavor)].name;
+  charge(core, task_index, decision);
+  record_admission(core, task_index, decision, out);
+}
+
+}  // namespace
+
 void admit(EngineCore& core, uint32_t task_index, std::span<const int32_t> pod_set_flavors,
            std::vector<Decision>& out) {
   Task& task = core.tasks[task_index];
+  if (!core.module.teams[static_cast<size_t>(task.team)].groups.empty()) {
+    admit_groups(core, task_index, pod_set_flavors, out);
+    return;
+  }
   if (task.pod_sets.empty()) {
     admit(core, task_index, static_cast<uint32_t>(pod_set_flavors[0]), out);
     return;
@@ -140,6 +189,10 @@ void admit(EngineCore& core, uint32_t task_index, std::span<const int32_t> pod_s
 }
 
 void admit(EngineCore& core, uint32_t task_index, const Assignment& assignment, std::vector<Decision>& out) {
+  if (assignment.group_count > 0) {
+    admit_groups(core, task_index, std::span<const int32_t>(assignment.pod_set_flavor.data(), assignment.pod_set_count), out);
+    return;
+  }
   if (assignment.pod_set_count == 0) {
     admit(core, task_index, static_cast<uint32_t>(assignment.flavor), out);
     return;

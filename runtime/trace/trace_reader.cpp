@@ -969,8 +969,8 @@ class StateDecoder {
 
  private:
   static constexpr std::array<std::string_view, 3> kStateKeys = {"at", "admitted", "pending"};
-  static constexpr std::array<std::string_view, 6> kAdmittedKeys = {"task", "submitted_at", "admitted_at", "flavor",
-                                                                    "pod_set_flavors", "warnings"};
+  static constexpr std::array<std::string_view, 7> kAdmittedKeys = {"task", "submitted_at", "admitted_at", "flavor",
+                                                                    "pod_set_flavors", "group_flavors", "warnings"};
   static constexpr std::array<std::string_view, 6> kPendingKeys = {"task",    "submitted_at", "reason",
                                                                    "message", "parked",       "warnings"};
   static constexpr std::array<std::string_view, 2> kWarningKeys = {"rule", "message"};
@@ -1117,6 +1117,17 @@ class StateDecoder {
         return fail(where, flavors->position,
                     fmt::format("field \"pod_set_flavors\": {} instance types for {} pod sets", out.pod_set_flavors.size(),
                                 out.task.pod_sets.size()));
+    }
+    if (const JsonValue* flavors = entry.find("group_flavors")) {  // checked against the team by the engine
+      if (flavors->kind != JsonKind::array)
+        return fail(where, flavors->position,
+                    fmt::format("field \"group_flavors\": expected an array of instance type names, found {}", found(*flavors)));
+      for (const JsonValue& flavor : flavors->items) {
+        if (flavor.kind != JsonKind::string)
+          return fail(where, flavor.position,
+                      fmt::format("field \"group_flavors\": expected an instance type name, found {}", found(flavor)));
+        out.group_flavors.push_back(flavor.text);
+      }
     }
     state.admitted.push_back(std::move(out));
     return true;

@@ -38,7 +38,9 @@ TEST_CASE("gov import kueue of gov export kueue gives the policy back", "[kube][
       // Decimal fair-share weights: `weight: 1.5`.
       "tests/corpus/fair-share-decimal-weights.gov",
       // The cohort's own quota: the Cohort's resourceGroups.
-      "tests/corpus/cohort-quota.gov"};
+      "tests/corpus/cohort-quota.gov",
+      // Resource groups: several resourceGroups read back as `resource-groups`.
+      "tests/corpus/resource-groups.gov", "tests/bridge/policies/resource-groups.gov"};
   for (const std::string& policy : policies) {
     for (const std::string api : {"v1beta2", "v1beta1"}) {
       for (const std::string naming : {"hyperpod", "plain"}) {

@@ -24,10 +24,19 @@ std::string human(ir::Resource r, ir::Amount a) {
   return model::format_amount(r, a, format);
 }
 
-/// Resources shown for a type: those an instance has (GPU or Neuron, vCPU, memory, EFA).
-std::vector<ir::Resource> shown_resources(const check::InstanceType& type, const check::Quota* quota = nullptr) {
+/// Resources shown for a type: those an instance has (GPU or Neuron, vCPU, memory, EFA); of a
+/// quota of a team with resource groups, only those its group covers (the team holds no other).
+std::vector<ir::Resource> shown_resources(const check::InstanceType& type, const check::Quota* quota = nullptr,
+                                          const check::Team* team = nullptr) {
+  const check::ResourceGroup* group = nullptr;
+  for (size_t g = 0; quota != nullptr && team != nullptr && g < team->groups.size(); ++g) {
+    for (const auto& [name, at] : team->groups[g].flavors) {
+      if (name == quota->type_name) group = &team->groups[g];
+    }
+  }
   std::vector<ir::Resource> out;
   for (ir::Resource r : ir::kAllResources) {
+    if (group != nullptr && std::find(group->covers.begin(), group->covers.end(), r) == group->covers.end()) continue;
     if (type.per_instance[ir::index(r)] > 0 || (quota && quota->nominal[ir::index(r)] > 0)) out.push_back(r);
   }
   return out;
@@ -96,10 +105,10 @@ std::string count_text(int64_t count) {
   return count == ir::kUnlimited ? std::string("unlimited") : fmt::format("{}", count);
 }
 
-void quota_json(JsonWriter& out, const Policy& p, const check::Quota& quota) {
+void quota_json(JsonWriter& out, const Policy& p, const check::Quota& quota, const check::Team* team = nullptr) {
   out.key(quota.type_name);
   out.begin_object();
-  for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
+  for (ir::Resource r : shown_resources(p.types()[quota.type], &quota, team)) {
     const size_t i = ir::index(r);
     out.key(ir::resource_key(r));
     out.begin_object();
@@ -137,8 +146,26 @@ void team_json(JsonWriter& out, const Policy& p, const check::Team& team) {
   controls_json(out, p, team);
   out.key("quotas");
   out.begin_object();
-  for (const check::Quota& quota : team.quotas) quota_json(out, p, quota);
+  for (const check::Quota& quota : team.quotas) quota_json(out, p, quota, &team);
   out.end_object();
+  if (!team.groups.empty()) {  // `resource-groups`, as written (absent for a team without)
+    out.key("resource_groups");
+    out.begin_array();
+    for (const check::ResourceGroup& group : team.groups) {
+      out.begin_object();
+      out.field("name", group.name);
+      out.key("covers");
+      out.begin_array();
+      for (ir::Resource r : group.covers) out.string(check::resource_word(r));
+      out.end_array();
+      out.key("flavors");
+      out.begin_array();
+      for (const auto& [name, at] : group.flavors) out.string(name);
+      out.end_array();
+      out.end_object();
+    }
+    out.end_array();
+  }
   out.end_object();
 }
 
@@ -422,9 +449,16 @@ std::string inspection_text(const check::Policy& p) {
                        check::word_of(team.queueing), check::word_of(team.when_can_borrow),
                        check::word_of(team.when_can_preempt),
                        check::word_of(team.flavor_preference));
+    for (const check::ResourceGroup& group : team.groups) {
+      std::vector<std::string_view> covers;
+      std::vector<std::string_view> flavors;
+      for (ir::Resource r : group.covers) covers.push_back(check::resource_word(r));
+      for (const auto& [name, at] : group.flavors) flavors.push_back(name);
+      out += fmt::format("  resource group {}: {} from {}\n", group.name, fmt::join(covers, ", "), fmt::join(flavors, ", then "));
+    }
     for (const check::Quota& quota : team.quotas) {
       out += fmt::format("  {:<24} {:>10} {:>16} {:>14}\n", quota.type_name, "nominal", "borrowing limit", "lending limit");
-      for (ir::Resource r : shown_resources(p.types()[quota.type], &quota)) {
+      for (ir::Resource r : shown_resources(p.types()[quota.type], &quota, &team)) {
         const size_t i = ir::index(r);
         out += fmt::format("    {:<22} {:>10} {:>16} {:>14}\n", ir::resource_key(r) == std::string_view("memory_gib") ? "memory" : ir::resource_key(r),
                            cell(r, quota.nominal[i]), cell(r, quota.borrowing_limit[i]), cell(r, quota.lending_limit[i]));

@@ -379,6 +379,10 @@ GOV_API void gov_snapshot_free(gov_snapshot* snapshot);
  *                  "warnings": [{"rule": "...", "message": "..."}]}],
  *    "pending": [{"task": {...}, "submitted_at": s, "reason": "waiting-for-quota",
  *                 "message": "...", "parked": false, "warnings": [...]}]}
+ * A task of several pod sets may add "pod_set_flavors": [...] (one instance type per pod set), a
+ * task of a team with resource groups "group_flavors": [...] (one per group it asks something of,
+ * pod set by pod set; docs/semantics-decisions.md "Resource groups"). gov_engine_export_state_json
+ * writes both where they apply.
  * Tasks are a trace's submit objects (docs/trace-format.md), times are seconds. A controller may
  * write it from its own records (only `task` is required) or keep what
  * gov_engine_export_state_json returned. */

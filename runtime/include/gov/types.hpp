@@ -286,6 +286,11 @@ struct AdmittedTask {
   /// A task of several pod sets: the instance type of each, in pod set order (then `flavor` is
   /// unused). Empty: every pod set on `flavor`.
   std::vector<std::string> pod_set_flavors = {};
+  /// A task of a team with resource groups: the instance type of each (pod set, group) it asks
+  /// something of, pod set by pod set, each pod set's groups in their order (then `flavor` and
+  /// `pod_set_flavors` are unused). Empty: each group's first flavor, or `flavor` where the group
+  /// lists it.
+  std::vector<std::string> group_flavors = {};
   /// The `warn` rules that matched at its submission (rules run once, then): every later
   /// admission carries them, as in the engine that exported it.
   std::vector<RuleWarning> warnings = {};
