@@ -438,6 +438,9 @@ Snapshot Engine::snapshot(bool with_ended_tasks) const {
 uint64_t Engine::queue_work() const {
   return impl_->core.tasks.queue_comparisons() + impl_->scheduler.cycles();
 }
+uint64_t Engine::team_work() const {
+  return impl_->core.tasks.team_visits();
+}
 size_t Engine::task_count() const {
   return impl_->core.tasks.size();
 }

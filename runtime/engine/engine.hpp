@@ -124,6 +124,9 @@ class Engine {
   /// The work of queue operations so far: queue comparisons plus admission cycles. For tests
   /// that check how it grows with the length of a queue (never part of a decision).
   uint64_t queue_work() const;
+  /// The per-team work of the admission cycles so far: the teams they looked at for heads and
+  /// for changed usage. For tests that check an event's work does not grow with the teams.
+  uint64_t team_work() const;
   Time now() const;
   /// A team's weighted dominant resource share now (docs/kueue-reference.md §6.1): what Kueue
   /// reports as kueue_cluster_queue_weighted_share. +inf for a borrowing team of weight 0, 0

@@ -5,17 +5,15 @@
 namespace gov::engine {
 
 FlavorStamps::FlavorStamps(const ir::Module& module)
-    : teams_(module.flavors.size()), stamps_(module.flavors.size(), 0) {
-  for (uint32_t t = 0; t < module.teams.size(); ++t) {
-    for (const ir::FlavorQuota& quota : module.teams[t].quotas) teams_[quota.flavor].push_back(t);
-  }
-}
+    : module_(module), seen_(module.teams.size(), 0), stamps_(module.flavors.size(), 0) {}
 
-void FlavorStamps::update(const TaskStore& tasks) {
-  for (size_t f = 0; f < teams_.size(); ++f) {
-    uint64_t sum = 0;
-    for (uint32_t team : teams_[f]) sum += tasks.team_version(team);
-    stamps_[f] = sum;
+void FlavorStamps::update(TaskStore& tasks) {
+  tasks.take_changed_teams(changed_);
+  for (uint32_t team : changed_) {
+    const uint64_t version = tasks.team_version(team);
+    const uint64_t increase = version - seen_[team];
+    seen_[team] = version;
+    for (const ir::FlavorQuota& quota : module_.teams[team].quotas) stamps_[quota.flavor] += increase;
   }
 }
 

@@ -33,13 +33,18 @@ struct Nomination {
 class FlavorStamps {
  public:
   explicit FlavorStamps(const ir::Module& module);
-  /// Recomputes the stamps from the teams' versions (O(quotas)).
-  void update(const TaskStore& tasks);
+  /// Brings the stamps in step with the teams' versions: each team whose version changed since
+  /// the last update (TaskStore::take_changed_teams) adds its increase to the types it has a
+  /// quota in, so the stamps stay the sums and an update costs O(changed teams' quotas), not
+  /// O(quotas). The store's changed list must have no other consumer.
+  void update(TaskStore& tasks);
   uint64_t operator[](uint32_t flavor) const { return stamps_[flavor]; }
 
  private:
-  std::vector<std::vector<uint32_t>> teams_;  // per flavor: the teams with a quota there
+  const ir::Module& module_;
+  std::vector<uint64_t> seen_;  // per team: its version the stamps include
   std::vector<uint64_t> stamps_;
+  std::vector<uint32_t> changed_;  // scratch
 };
 
 /// Not thread-safe. Entries returned by `lookup` stay valid until the next `begin_cycle`.

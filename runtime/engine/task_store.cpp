@@ -23,6 +23,8 @@ TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> s
     : submission_matters_(std::move(submission_matters)),
       flavor_count_(flavor_count),
       has_work_(team_count, 0),
+      in_work_teams_(team_count, 0),
+      in_changed_teams_(team_count, 0),
       in_parked_teams_(team_count, 0),
       admitted_(team_count * flavor_count),
       team_versions_(team_count, 0) {
@@ -51,6 +53,23 @@ int32_t TaskStore::find(std::string_view id) const {
 
 void TaskStore::mark_work(uint32_t team) {
   has_work_[team] = 1;
+  if (in_work_teams_[team]) return;
+  in_work_teams_[team] = 1;
+  work_teams_.push_back(team);
+}
+
+void TaskStore::bump_version(uint32_t team) {
+  ++team_versions_[team];
+  if (in_changed_teams_[team]) return;
+  in_changed_teams_[team] = 1;
+  changed_teams_.push_back(team);
+}
+
+void TaskStore::take_changed_teams(std::vector<uint32_t>& out) {
+  out.clear();
+  out.swap(changed_teams_);
+  team_visits_ += out.size();
+  for (uint32_t team : out) in_changed_teams_[team] = 0;
 }
 
 // ---- queue classes
@@ -262,11 +281,22 @@ bool TaskStore::park_like_prefix(uint32_t head) {
   return true;
 }
 
-void TaskStore::teams_with_work(std::vector<uint32_t>& out) const {
+void TaskStore::teams_with_work(std::vector<uint32_t>& out) {
+  // A team stays listed after its work is taken (take_head, park_like_prefix clear its flag);
+  // the listed teams without work leave the list here.
   out.clear();
-  for (size_t team = 0; team < has_work_.size(); ++team) {
-    if (has_work_[team]) out.push_back(static_cast<uint32_t>(team));
+  size_t kept = 0;
+  team_visits_ += work_teams_.size();
+  for (uint32_t team : work_teams_) {
+    if (!has_work_[team]) {
+      in_work_teams_[team] = 0;
+      continue;
+    }
+    work_teams_[kept++] = team;
+    out.push_back(team);
   }
+  work_teams_.resize(kept);
+  std::sort(out.begin(), out.end());
 }
 
 void TaskStore::insert_admitted(uint32_t task) {
@@ -278,7 +308,7 @@ void TaskStore::insert_admitted(uint32_t task) {
     });
     list.insert(pos, task);
   });
-  ++team_versions_[static_cast<size_t>(t.team)];
+  bump_version(static_cast<uint32_t>(t.team));
   if (t.preempted_at != kNever)
     latest_preempted_admission_ = std::max(latest_preempted_admission_, t.preempted_at);
 }
@@ -293,7 +323,7 @@ void TaskStore::erase_admitted(uint32_t task) {
     GOV_ASSERT(pos != list.end() && *pos == task, "admitted task missing from its candidate list");
     list.erase(pos);
   });
-  ++team_versions_[static_cast<size_t>(t.team)];
+  bump_version(static_cast<uint32_t>(t.team));
 }
 
 }  // namespace gov::engine

@@ -249,8 +249,13 @@ class TaskStore {
   }
   /// Queue comparisons made so far: the work of queue operations, for tests.
   uint64_t queue_comparisons() const { return comparisons_; }
-  /// Teams whose queue has an active or sticky task, in declaration order.
-  void teams_with_work(std::vector<uint32_t>& out) const;
+  /// Teams looked at so far by teams_with_work and take_changed_teams: the per-team work of the
+  /// cycles, for tests that compare it across team counts.
+  uint64_t team_visits() const { return team_visits_; }
+  /// Teams whose queue has an active or sticky task, in declaration order. O(k log k) for the k
+  /// teams listed with work since the last call, not O(teams): a cycle touches only the teams
+  /// that have heads (issue 21).
+  void teams_with_work(std::vector<uint32_t>& out);
   const TeamQueue& queue(uint32_t team) const { return queues_[team]; }
 
   // ---- admitted tasks, per (team, flavor) in candidate order
@@ -262,6 +267,10 @@ class TaskStore {
   /// Bumped whenever the team's admitted tasks change in any flavor (so does its usage): what
   /// the nomination cache checks its entries against.
   uint64_t team_version(uint32_t team) const { return team_versions_[team]; }
+  /// Moves into `out` (cleared first) the teams whose version changed since the last call, each
+  /// once, in no particular order. One consumer: the scheduler's FlavorStamps, which keeps its
+  /// sums in step with the versions in O(changed teams) instead of O(quotas) per cycle.
+  void take_changed_teams(std::vector<uint32_t>& out);
   /// The latest preemption time of a task admitted again after it was preempted (kNever: none
   /// yet). Target searches skip tasks preempted at the current time, so a search made at time T
   /// may change at a later time when such a task was admitted at T.
@@ -269,6 +278,7 @@ class TaskStore {
 
  private:
   void mark_work(uint32_t team);
+  void bump_version(uint32_t team);
   QueueClass class_of(const Task& task) const;
   bool same_class(const QueueClass& value, const Task& task) const;
   uint64_t hash_class(const Task& task) const;
@@ -282,6 +292,7 @@ class TaskStore {
   void note_parked(uint32_t team);
 
   uint64_t comparisons_ = 0;
+  uint64_t team_visits_ = 0;
   std::vector<bool> submission_matters_;  // per team
   uint32_t next_set_id_ = 1;
   size_t flavor_count_ = 0;
@@ -291,6 +302,10 @@ class TaskStore {
       by_id_;  // lookups only, never iterated
   std::vector<TeamQueue> queues_;
   std::vector<uint8_t> has_work_;                // per team: heap or sticky may hold a task
+  std::vector<uint32_t> work_teams_;             // teams listed as having work (unordered)
+  std::vector<uint8_t> in_work_teams_;           // per team: listed in work_teams_
+  std::vector<uint32_t> changed_teams_;          // teams whose version changed since taken
+  std::vector<uint8_t> in_changed_teams_;        // per team: listed in changed_teams_
   std::vector<uint32_t> parked_teams_;           // teams with parked tasks (unordered)
   std::vector<uint8_t> in_parked_teams_;         // per team: listed in parked_teams_
   std::vector<std::vector<uint32_t>> admitted_;  // team × flavor

@@ -1,0 +1,75 @@
+// Issue 21: the work of one engine event does not grow with the teams. Each cycle looks only at
+// the teams that have work (heads) and at the teams whose usage changed, not at every team; the
+// work is counted (Engine::team_work), never timed.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tests/engine/engine_test_support.hpp"
+
+namespace gov::engine::test {
+
+namespace {
+
+/// `teams` teams of 2 GPUs each; team-0 submits a one-GPU task and finishes it, 50 times. Returns
+/// the team work of those 100 events.
+uint64_t submit_finish_work(size_t teams) {
+  std::vector<GpuTeam> spec;
+  for (size_t t = 0; t < teams; ++t) spec.push_back({"team-" + std::to_string(t), 2, /*borrowing_limit=*/0});
+  Harness h(gpu_module(spec));
+  const uint64_t before = h.engine->team_work();
+  for (int i = 0; i < 50; ++i) {
+    const std::string id = "t" + std::to_string(i);
+    const std::vector<Decision> admitted = h.submit(static_cast<Time>(2 * i) * kSecond, TaskBuilder(id, "team-0").gpus(1));
+    REQUIRE(admitted.size() == 1);
+    CHECK(admitted[0].outcome == Outcome::admitted);
+    const std::vector<Decision> finished = h.finish(static_cast<Time>(2 * i + 1) * kSecond, id);
+    REQUIRE(finished.size() == 1);
+    CHECK(finished[0].outcome == Outcome::finished);
+  }
+  return h.engine->team_work() - before;
+}
+
+}  // namespace
+
+TEST_CASE("an engine event looks at the teams with work, not at every team", "[perf][engine]") {
+  const uint64_t small = submit_finish_work(8);
+  const uint64_t large = submit_finish_work(1'024);
+  INFO("team work of 100 events: " << small << " with 8 teams, " << large << " with 1,024");
+  // Scanning every team per cycle (as before) grows 128 times from 8 to 1,024 teams.
+  CHECK(large == small);
+  CHECK(small <= 100 * 4);
+}
+
+TEST_CASE("the teams with work are found again after their heads were taken", "[perf][engine]") {
+  // Teams gain and lose work in turn; a team whose last head was taken leaves the list and comes
+  // back with its next task. The decisions are those of a self-check run.
+  const auto run = [](bool self_check) {
+    EngineOptions options;
+    options.self_check = self_check;
+    std::vector<GpuTeam> spec;
+    for (int t = 0; t < 12; ++t) spec.push_back({"team-" + std::to_string(t), 2, t % 3 == 0 ? ir::kUnlimited : 1});
+    Harness h(gpu_module(spec, /*fair_sharing=*/true), options);
+    std::vector<std::string> lines;
+    const auto record = [&lines](const std::vector<Decision>& decisions) {
+      for (const std::string& line : json_lines(decisions)) lines.push_back(line);
+    };
+    for (int i = 0; i < 200; ++i) {
+      TaskBuilder task("q" + std::to_string(i), "team-" + std::to_string((i * 7) % 12));
+      task.gpus(1 + i % 3).duration(static_cast<Time>(3 + i % 11) * kSecond);
+      if (i % 5 == 2) task.priority("high");
+      record(h.submit(static_cast<Time>(i / 3) * kSecond, task));
+      if (i % 13 == 6) record(h.cancel(static_cast<Time>(i / 3) * kSecond, "q" + std::to_string(i - 4)));
+    }
+    record(h.advance(10'000 * kSecond));
+    REQUIRE(h.engine->self_check_failures().empty());
+    return lines;
+  };
+  const std::vector<std::string> checked = run(true);
+  const std::vector<std::string> fast = run(false);
+  CHECK(checked.size() > 400);
+  CHECK(checked == fast);
+}
+
+}  // namespace gov::engine::test
