@@ -109,6 +109,7 @@ size_t Scheduler::collect_heads() {
     entry.preemptor = sticky;
     entry.nomination = nullptr;
     entry.result = Result::parked;
+    entry.recomputed = false;
   }
   return count;
 }
@@ -267,6 +268,7 @@ bool Scheduler::recompute_overlapping(Entry& entry, std::vector<Decision>& out) 
   if (again.assignment.preempt_mode())
     assigner_.targets_for(entry.task, again.assignment, again.targets);
   release_cycle_victims(true);
+  entry.recomputed = true;
 
   if (again.assignment.fits()) {
     entry.nomination = &again;
@@ -452,6 +454,8 @@ void Scheduler::emit_current_pending(uint32_t task, std::vector<Decision>& out) 
 
 void Scheduler::self_check_victims(const Entry& entry) {
   const PreemptionRequest request = assigner_.request_for(entry.task, entry.nomination->assignment);
+  // A recomputed search saw the usage now without this cycle's victims: check against the same.
+  if (entry.recomputed) release_cycle_victims(false);
   for (const Target& target : entry.nomination->targets) {
     const Task& victim = core_.tasks[target.task];
     if (victim.preempted_at == core_.now) {
@@ -462,7 +466,12 @@ void Scheduler::self_check_victims(const Entry& entry) {
     const auto team = static_cast<uint32_t>(victim.team);
     bool over_nominal = false;
     for (const RequestPart& part : request.all()) {
-      const Resources& usage = cycle_start_usage_[team * core_.quota.flavor_count() + part.flavor];
+      // A nomination's targets come from the cycle's start (Kueue's snapshot); a recomputed
+      // one's from the usage now, which holds the requests earlier preemptors reserved (Kueue's
+      // updateAssignmentIfNeeded searches the snapshot after their AddUsage).
+      const Resources& usage = entry.recomputed
+                                   ? core_.quota.usage(team, part.flavor)
+                                   : cycle_start_usage_[team * core_.quota.flavor_count() + part.flavor];
       for (ir::Resource r : core_.quota.charged()) {
         if (contains(part.needs, r) && usage[ir::index(r)] > core_.quota.nominal(team, part.flavor, r))
           over_nominal = true;
@@ -474,6 +483,7 @@ void Scheduler::self_check_victims(const Entry& entry) {
                       core_.module.teams[team].name, core_.now));
     }
   }
+  if (entry.recomputed) release_cycle_victims(true);
 }
 
 void Scheduler::self_check_usage() {

@@ -45,6 +45,9 @@ class Scheduler {
     bool borrows_requested = false;  // fair-sharing order: borrows on what it requests
     Drs share;                       // fair-sharing order: share after admission
     Result result = Result::parked;
+    /// Its targets were searched again mid-cycle (recompute_overlapping), against the usage the
+    /// cycle's earlier preemptors reserved rather than the usage at the cycle's start.
+    bool recomputed = false;
   };
   struct Reservation {
     uint32_t team;

@@ -689,10 +689,7 @@ TEST_CASE("random modules with resource groups keep every invariant and decide a
 
 TEST_CASE("a team with one resource group covering everything decides as the team without groups",
           "[engine][property][groups]") {
-  // (Seed 20261130 meets, in its second round, a self-check failure of the engine without
-  // groups, "reclaimed from team at or under nominal": not this test's subject, left to the
-  // engine's owners.)
-  Rng rng(20261131);
+  Rng rng(20261130);
   for (int round = 0; round < 6; ++round) {
     const ir::Module plain = random_module(rng);
     ir::Module grouped = plain;
@@ -706,6 +703,30 @@ TEST_CASE("a team with one resource group covering everything decides as the tea
     REQUIRE(expected.size() == actual.size());
     CHECK(expected == actual);
   }
+}
+
+// Seed 20261130's second module (4 teams on one instance type, fair sharing): at one instant a
+// preemptor of team-2 reserves its request, and team-3's head, whose targets overlapped its
+// victims, is searched again and reclaims from team-2, which borrows only through that
+// reservation. Kueue's updateAssignmentIfNeeded searches the snapshot after the earlier
+// preemptor's AddUsage, so the victim is right; the self-check compared it with the usage at the
+// cycle's start and reported it.
+TEST_CASE("a search recomputed mid-cycle is checked against the usage it saw", "[engine][property]") {
+  Rng rng(20261130);
+  ir::Module m = random_module(rng);
+  ir::Module grouped = m;
+  add_random_groups(rng, grouped, /*one=*/true);
+  (void)random_steps(rng, m, 300);
+  m = random_module(rng);
+  grouped = m;
+  add_random_groups(rng, grouped, /*one=*/true);
+  const std::vector<Step> steps = random_steps(rng, m, 300);
+  const std::vector<Decision> decisions = run_checked(m, steps, /*self_check=*/true);
+  // The instant of the finding: t136 of team-2 is reclaimed by t143 of team-3.
+  const bool reclaimed = std::any_of(decisions.begin(), decisions.end(), [](const Decision& d) {
+    return d.task == "t136" && d.outcome == Outcome::preempted && d.by == "t143";
+  });
+  CHECK(reclaimed);
 }
 
 }  // namespace gov::engine::test
