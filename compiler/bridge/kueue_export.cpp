@@ -276,6 +276,18 @@ void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::v
   out << YAML::EndSeq;
 }
 
+/// `weight: N` of a `fairSharing`: a Quantity, which the CRD types int-or-string. A whole weight is
+/// an integer scalar; a decimal one is quoted (`"0.5"`), since a plain `0.5` is a YAML float and
+/// the API server rejects it.
+void write_weight(YAML::Emitter& out, int64_t micros) {
+  out << YAML::Key << "weight" << YAML::Value;
+  if (micros % model::kWeightScale == 0) {
+    out << model::weight_text(micros);
+  } else {
+    out << YAML::DoubleQuoted << model::weight_text(micros);
+  }
+}
+
 /// One cohort of a tree: a Cohort with its parent (`spec.parentName`), its fair-sharing weight and
 /// its quotas with their limits, as a team's resource group. The first cohort carries the cluster
 /// policy's settings as annotations (write_settings), for `gov import kueue`.
@@ -293,7 +305,7 @@ void write_tree_cohort(YAML::Emitter& out, const check::Policy& policy, const Ex
   out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   if (cohort.fair_share_weight_given) {
     out << YAML::Key << "fairSharing" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "weight" << YAML::Value << model::weight_text(cohort.fair_share_weight_micros);
+    write_weight(out, cohort.fair_share_weight_micros);
     out << YAML::EndMap;
   }
   if (!cohort.parent_name.empty()) field(out, "parentName", cohort.parent_name);
@@ -333,8 +345,7 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
                                                     : cohort_name(options.naming, policy);
   field(out, options.api == KueueApi::v1beta2 ? "cohortName" : "cohort", cohort);
   out << YAML::Key << "fairSharing" << YAML::Value << YAML::BeginMap;
-  // A Quantity: `1`, `0.5` (a plain scalar, as an integer was).
-  out << YAML::Key << "weight" << YAML::Value << model::weight_text(team.fair_share_weight_micros);
+  write_weight(out, team.fair_share_weight_micros);
   out << YAML::EndMap;
   out << YAML::Key << "flavorFungibility" << YAML::Value << YAML::BeginMap;
   // Kueue's default preference is borrowing over preemption; it may be written only when both

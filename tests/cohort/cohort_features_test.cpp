@@ -72,10 +72,18 @@ TEST_CASE("decimal fair-share weights in inspect diff and the Kueue export and i
   CHECK(diff.out.find("team `a`: fair-share weight 1 → 0.25") != std::string::npos);
   const gov::test::CommandResult exported = run_gov("export kueue " + (dir / "new.gov"));
   REQUIRE(exported.exit_code == 0);
-  CHECK(exported.out.find("weight: 0.25\n") != std::string::npos);
+  // Quoted: the CRD types a Quantity int-or-string, and a plain 0.25 is a YAML float.
+  CHECK(exported.out.find("weight: \"0.25\"\n") != std::string::npos);
+  {
+    dir.write("exported.yaml", exported.out);
+    const gov::test::CommandResult back = run_gov("import kueue " + (dir / "exported.yaml"));
+    INFO(back.err);
+    REQUIRE(back.exit_code == 0);
+    CHECK(back.out.find("= 0.25\n") != std::string::npos);
+  }
   // Kueue's quantity forms of a weight read exactly; a seventh decimal has no gov form.
   std::string yaml = exported.out;
-  yaml.replace(yaml.find("weight: 0.25"), std::string("weight: 0.25").size(), "weight: 250m");
+  yaml.replace(yaml.find("weight: \"0.25\""), std::string("weight: \"0.25\"").size(), "weight: 250m");
   dir.write("milli.yaml", yaml);
   const gov::test::CommandResult imported = run_gov("import kueue " + (dir / "milli.yaml"));
   INFO(imported.err);
