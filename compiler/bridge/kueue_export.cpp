@@ -187,6 +187,19 @@ void write_settings(YAML::Emitter& out, const check::Policy& policy) {
   out << YAML::EndMap;
 }
 
+/// The GPU partitions some quotas give, in order of first use: resources of their resource group
+/// after the five base ones (Kueue wants every flavor to list every covered resource, so a flavor
+/// without a profile lists it with 0).
+std::vector<std::string> quota_profiles(const std::vector<check::Quota>& quotas) {
+  std::vector<std::string> out;
+  for (const check::Quota& quota : quotas) {
+    for (const check::PartitionQuota& p : quota.partitions) {
+      if (std::find(out.begin(), out.end(), p.profile) == out.end()) out.push_back(p.profile);
+    }
+  }
+  return out;
+}
+
 void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportOptions& options) {
   begin_object(out, api_version(options.api), "Cohort");
   write_settings(out, policy);
@@ -199,12 +212,7 @@ void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportO
   }
   // The cohort's own quota (`cohort NAME { quota ... }`): one resource group like a team's, with
   // nominal quotas only (a cohort without a parent has no borrowing or lending limit).
-  std::vector<std::string> profiles;
-  for (const check::Quota& quota : policy.cohort->quotas) {
-    for (const check::PartitionQuota& p : quota.partitions) {
-      if (std::find(profiles.begin(), profiles.end(), p.profile) == profiles.end()) profiles.push_back(p.profile);
-    }
-  }
+  const std::vector<std::string> profiles = quota_profiles(policy.cohort->quotas);
   out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   out << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
@@ -235,19 +243,6 @@ void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportO
   out << YAML::EndMap << YAML::EndMap;
 }
 
-/// The GPU partitions a team's quotas give, in order of first use: resources of the team's
-/// resource group after the five base ones (Kueue wants every flavor to list every covered
-/// resource, so a flavor without a profile lists it with 0).
-std::vector<std::string> team_profiles(const check::Team& team) {
-  std::vector<std::string> out;
-  for (const check::Quota& quota : team.quotas) {
-    for (const check::PartitionQuota& p : quota.partitions) {
-      if (std::find(out.begin(), out.end(), p.profile) == out.end()) out.push_back(p.profile);
-    }
-  }
-  return out;
-}
-
 void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::vector<std::string>& profiles,
                      std::span<const model::Resource> covered) {
   out << YAML::Key << "resources" << YAML::Value << YAML::BeginSeq;
@@ -274,6 +269,25 @@ void write_resources(YAML::Emitter& out, const check::Quota& quota, const std::v
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
+}
+
+/// `resourceGroups` of one group covering every resource and the quotas' partitions, the quotas
+/// its flavors in order, with their limits: a team without groups, or a cohort of a tree.
+void write_one_resource_group(YAML::Emitter& out, const std::vector<check::Quota>& quotas) {
+  const std::vector<std::string> profiles = quota_profiles(quotas);
+  out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  out << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
+  for (model::Resource resource : model::kAllResources) out << std::string(model::kubernetes_name(resource));
+  for (const std::string& profile : profiles) out << model::partition_resource_name(profile);
+  out << YAML::EndSeq;
+  out << YAML::Key << "flavors" << YAML::Value << YAML::BeginSeq;
+  for (const check::Quota& quota : quotas) {
+    out << YAML::BeginMap;
+    field(out, "name", quota.type_name);
+    write_resources(out, quota, profiles, model::kAllResources);
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
 }
 
 /// `weight: N` of a `fairSharing`: a Quantity, which the CRD types int-or-string. A whole weight is
@@ -309,27 +323,7 @@ void write_tree_cohort(YAML::Emitter& out, const check::Policy& policy, const Ex
     out << YAML::EndMap;
   }
   if (!cohort.parent_name.empty()) field(out, "parentName", cohort.parent_name);
-  if (!cohort.quotas.empty()) {
-    std::vector<std::string> profiles;
-    for (const check::Quota& quota : cohort.quotas) {
-      for (const check::PartitionQuota& p : quota.partitions) {
-        if (std::find(profiles.begin(), profiles.end(), p.profile) == profiles.end()) profiles.push_back(p.profile);
-      }
-    }
-    out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-    out << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
-    for (model::Resource resource : model::kAllResources) out << std::string(model::kubernetes_name(resource));
-    for (const std::string& profile : profiles) out << model::partition_resource_name(profile);
-    out << YAML::EndSeq;
-    out << YAML::Key << "flavors" << YAML::Value << YAML::BeginSeq;
-    for (const check::Quota& quota : cohort.quotas) {
-      out << YAML::BeginMap;
-      field(out, "name", quota.type_name);
-      write_resources(out, quota, profiles, model::kAllResources);
-      out << YAML::EndMap;
-    }
-    out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
-  }
+  if (!cohort.quotas.empty()) write_one_resource_group(out, cohort.quotas);
   out << YAML::EndMap << YAML::EndMap;
 }
 
@@ -373,7 +367,7 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
   field(out, "queueingStrategy", team.queueing == model::Queueing::strict_fifo ? "StrictFIFO" : "BestEffortFIFO");
   if (!team.groups.empty()) {
     // Kueue's resourceGroups as written (docs/language.md "Resource groups"); partitions go with gpus.
-    const std::vector<std::string> profiles = team_profiles(team);
+    const std::vector<std::string> profiles = quota_profiles(team.quotas);
     out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq;
     for (const check::ResourceGroup& group : team.groups) {
       const bool gpus = std::find(group.covers.begin(), group.covers.end(), model::Resource::gpu) != group.covers.end();
@@ -396,20 +390,7 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
     }
     out << YAML::EndSeq;
   } else if (!team.quotas.empty()) {
-    out << YAML::Key << "resourceGroups" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-    out << YAML::Key << "coveredResources" << YAML::Value << YAML::BeginSeq;
-    for (model::Resource resource : model::kAllResources) out << std::string(model::kubernetes_name(resource));
-    const std::vector<std::string> profiles = team_profiles(team);
-    for (const std::string& profile : profiles) out << model::partition_resource_name(profile);
-    out << YAML::EndSeq;
-    out << YAML::Key << "flavors" << YAML::Value << YAML::BeginSeq;
-    for (const check::Quota& quota : team.quotas) {
-      out << YAML::BeginMap;
-      field(out, "name", quota.type_name);
-      write_resources(out, quota, profiles, model::kAllResources);
-      out << YAML::EndMap;
-    }
-    out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
+    write_one_resource_group(out, team.quotas);
   }
   // An inactive team (HyperPod's ActivationState Disabled) admits nothing new; what waits, waits.
   if (!team.active) field(out, "stopPolicy", "Hold");

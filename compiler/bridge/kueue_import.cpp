@@ -697,7 +697,28 @@ class Importer {
         }
       }
     }
+    body += cohort_quotas(at, spec, has_parent);
+    return body.empty() ? fmt::format("\ncohort {} {{}}\n", name) : fmt::format("\ncohort {} {{\n{}}}\n", name, body);
+  }
+
+  /// A Cohort's `spec.resourceGroups` as `cohort NAME { quota T { ... } }` (its own quota), or
+  /// nothing. A root cohort's limits have no gov form (nor meaning: it borrows from no one).
+  std::string cohort_block() {
+    if (cohorts_.empty()) return "";
+    const Object& o = cohorts_.front();
+    const At& at = o.at;
+    const Node* spec = at.optional(*o.node, "spec", "spec", Node::Kind::map);
+    const std::string quotas = cohort_quotas(at, spec, /*has_parent=*/false);
+    if (quotas.empty()) return "";
+    return fmt::format("\ncohort {} {{\n{}}}\n", at.name(*o.node->find("metadata")->find("name"), o.name, "metadata.name"),
+                       quotas);
+  }
+
+  /// A Cohort's `spec.resourceGroups` as `  quota T { ... }` lines, one per flavor, with the
+  /// limits of a cohort that has a parent (a root's limits are an error: it borrows from no one).
+  std::string cohort_quotas(const At& at, const Node* spec, bool has_parent) {
     const Node* groups = spec ? at.optional(*spec, "resourceGroups", "spec.resourceGroups", Node::Kind::sequence) : nullptr;
+    std::string quotas;
     std::set<const check::InstanceType*> seen;
     for (size_t g = 0; groups && g < groups->items.size(); ++g) {
       const std::string path = fmt::format("spec.resourceGroups[{}]", g);
@@ -721,6 +742,12 @@ class Importer {
           const Node& entry = resources.items[i];
           at.check_kind(entry, rpath, Node::Kind::map);
           at.only(entry, rpath, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"});
+          for (const char* limit : {"borrowingLimit", "lendingLimit"}) {
+            const Node* l = entry.find(limit);
+            if (!has_parent && l && !l->is_null()) {
+              at.fail(*l, rpath + "." + limit, "a cohort without a parent borrows from and lends to no one: gov has no limit for it");
+            }
+          }
           const Node& rname = at.need(entry, "name", rpath + ".name", Node::Kind::scalar);
           const std::optional<std::string> profile = partition_named(rname.text);
           const std::optional<model::Resource> r = profile ? model::Resource::gpu : resource_named(rname.text);
@@ -735,9 +762,6 @@ class Importer {
           for (const char* limit : {"borrowingLimit", "lendingLimit"}) {
             const Node* l = entry.find(limit);
             if (!l || l->is_null()) continue;
-            if (!has_parent) {
-              at.fail(*l, rpath + "." + limit, "a cohort without a parent borrows from and lends to no one: gov has no limit for it");
-            }
             if (profile) at.fail(*l, rpath + "." + limit, "gov writes no limit for a cohort's partitions");
             const model::Amount value = quantity(at, *l, rpath + "." + limit, *r);
             (std::string_view(limit) == "borrowingLimit" ? borrowing : lending).push_back(amount_text(*r, value));
@@ -751,73 +775,10 @@ class Importer {
         if (!partitions.empty()) amounts.push_back(fmt::format("partitions = {{ {} }}", fmt::join(partitions, ", ")));
         if (!borrowing.empty()) amounts.push_back(fmt::format("borrow-limit = {{ {} }}", fmt::join(borrowing, ", ")));
         if (!lending.empty()) amounts.push_back(fmt::format("lending-limit = {{ {} }}", fmt::join(lending, ", ")));
-        body += fmt::format("  quota {} {{ {} }}\n", type->name, fmt::join(amounts, ", "));
-      }
-    }
-    return body.empty() ? fmt::format("\ncohort {} {{}}\n", name) : fmt::format("\ncohort {} {{\n{}}}\n", name, body);
-  }
-
-  /// A Cohort's `spec.resourceGroups` as `cohort NAME { quota T { ... } }` (its own quota), or
-  /// nothing. A root cohort's limits have no gov form (nor meaning: it borrows from no one).
-  std::string cohort_block() {
-    if (cohorts_.empty()) return "";
-    const Object& o = cohorts_.front();
-    const At& at = o.at;
-    const Node* spec = at.optional(*o.node, "spec", "spec", Node::Kind::map);
-    const Node* groups = spec ? at.optional(*spec, "resourceGroups", "spec.resourceGroups", Node::Kind::sequence) : nullptr;
-    if (!groups || groups->items.empty()) return "";
-    std::string quotas;
-    std::set<const check::InstanceType*> seen;
-    for (size_t g = 0; g < groups->items.size(); ++g) {
-      const std::string path = fmt::format("spec.resourceGroups[{}]", g);
-      const Node& group = groups->items[g];
-      at.check_kind(group, path, Node::Kind::map);
-      at.only(group, path, {"coveredResources", "flavors"});
-      const Node& flavors = at.need(group, "flavors", path + ".flavors", Node::Kind::sequence);
-      for (size_t f = 0; f < flavors.items.size(); ++f) {
-        const std::string fpath = fmt::format("{}.flavors[{}]", path, f);
-        const Node& flavor = flavors.items[f];
-        at.check_kind(flavor, fpath, Node::Kind::map);
-        at.only(flavor, fpath, {"name", "resources"});
-        const check::InstanceType* type =
-            flavor_type(at, at.need(flavor, "name", fpath + ".name", Node::Kind::scalar), fpath + ".name");
-        if (!seen.insert(type).second) at.fail(flavor, fpath + ".name", fmt::format("a second quota for `{}`", type->name));
-        std::array<model::Amount, model::kResourceCount> nominal{};
-        std::vector<std::string> given;
-        const Node& resources = at.need(flavor, "resources", fpath + ".resources", Node::Kind::sequence);
-        for (size_t i = 0; i < resources.items.size(); ++i) {
-          const std::string rpath = fmt::format("{}.resources[{}]", fpath, i);
-          const Node& entry = resources.items[i];
-          at.check_kind(entry, rpath, Node::Kind::map);
-          at.only(entry, rpath, {"name", "nominalQuota", "borrowingLimit", "lendingLimit"});
-          for (const char* limit : {"borrowingLimit", "lendingLimit"}) {
-            if (const Node* l = entry.find(limit); l && !l->is_null()) {
-              at.fail(*l, rpath + "." + limit, "a cohort without a parent borrows from and lends to no one: gov has no limit for it");
-            }
-          }
-          const Node& rname = at.need(entry, "name", rpath + ".name", Node::Kind::scalar);
-          const std::optional<std::string> profile = partition_named(rname.text);
-          const std::optional<model::Resource> r = profile ? model::Resource::gpu : resource_named(rname.text);
-          if (!r) at.fail(rname, rpath + ".name", fmt::format("`{}` is not a resource gov knows", rname.text));
-          const model::Amount amount =
-              quantity(at, at.need(entry, "nominalQuota", rpath + ".nominalQuota", Node::Kind::scalar), rpath + ".nominalQuota", *r);
-          if (profile) {
-            if (amount != 0) given.push_back(fmt::format("{}: {}", *profile, amount));
-          } else {
-            nominal[model::index(*r)] = amount;
-          }
-        }
-        std::vector<std::string> amounts;
-        for (model::Resource r : model::kAllResources) {
-          const model::Amount a = nominal[model::index(r)];
-          if (a != 0 || type->per_instance[model::index(r)] > 0) amounts.push_back(amount_text(r, a));
-        }
-        if (!given.empty()) amounts.push_back(fmt::format("partitions = {{ {} }}", fmt::join(given, ", ")));
         quotas += fmt::format("  quota {} {{ {} }}\n", type->name, fmt::join(amounts, ", "));
       }
     }
-    return fmt::format("\ncohort {} {{\n{}}}\n", at.name(*o.node->find("metadata")->find("name"), o.name, "metadata.name"),
-                       quotas);
+    return quotas;
   }
 
   std::string header() {

@@ -7,6 +7,30 @@ namespace {
 const Resources kNoAmounts{};  // what earlier pod sets take of a flavor they were not assigned
 }  // namespace
 
+bool FlavorAssigner::FlavorChoice::consider(const FlavorResult& result, uint32_t flavor, const ir::Team& team) {
+  if (result.mode.mode == FitMode::no_fit && (!any_no_fit || result.no_fit_class < least_severe_no_fit.no_fit_class)) {
+    least_severe_no_fit = result;
+    any_no_fit = true;
+  }
+  const bool stop = !should_try_next_flavor(result.mode, team);
+  if (stop || is_preferred(result.mode, best, team.flavor_preference)) {
+    best = result.mode;
+    best_result = result;
+    chosen = static_cast<int32_t>(flavor);
+  }
+  return stop;
+}
+
+void FlavorAssigner::FlavorChoice::report_no_fit(Assignment& out) const {
+  out.no_fit_class = least_severe_no_fit.no_fit_class;
+  out.short_of = least_severe_no_fit.short_of;
+  out.short_mask = least_severe_no_fit.short_mask;
+  if (out.no_fit_class == NoFitClass::exceeds_max_quota) {
+    out.maximum = least_severe_no_fit.maximum;
+    out.maximum_mask = least_severe_no_fit.maximum_mask;
+  }
+}
+
 size_t slot_count(const Task& task, const ir::Team& team) {
   return std::max<size_t>(1, task.pod_sets.size()) * team.groups.size();
 }
@@ -324,29 +348,18 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
     out.reasons.push_back(reason);
     return;
   }
-  GranularMode best{FitMode::no_fit, 255};
-  FlavorResult best_result;
-  FlavorResult least_severe_no_fit;  // resolveNoFitReason: the least severe class over flavors
-  bool any_no_fit = false;
+  FlavorChoice choice;
   for (const ir::FlavorQuota& quota : team_def.quotas) {
     if (task.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(task.requested_flavor))
       continue;
     if (pinned >= 0 && quota.flavor != static_cast<uint32_t>(pinned)) continue;
     const FlavorResult result = try_flavor(task, task_index, quota.flavor, task.request, nullptr, out);
     if (trace != nullptr) trace->attempts.emplace_back(quota.flavor, result.mode);
-    if (result.mode.mode == FitMode::no_fit &&
-        (!any_no_fit || result.no_fit_class < least_severe_no_fit.no_fit_class)) {
-      least_severe_no_fit = result;
-      any_no_fit = true;
-    }
-    const bool stop = !should_try_next_flavor(result.mode, team_def);
-    if (stop || is_preferred(result.mode, best, team_def.flavor_preference)) {
-      best = result.mode;
-      best_result = result;
-      out.flavor = static_cast<int32_t>(quota.flavor);
-    }
-    if (stop) break;
+    if (choice.consider(result, quota.flavor, team_def)) break;
   }
+  const GranularMode best = choice.best;
+  FlavorResult best_result = choice.best_result;
+  if (choice.chosen >= 0) out.flavor = choice.chosen;
   out.mode = best;
   if (best.mode != FitMode::no_fit) out.mode.mode = best_result.worst;
   out.borrowing = best_result.borrowing;
@@ -357,8 +370,8 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   if (best.mode == FitMode::no_fit) {
     out.flavor = -1;
     out.borrowing = 0;
-    best_result = least_severe_no_fit;
-    out.no_fit_class = least_severe_no_fit.no_fit_class;
+    best_result = choice.least_severe_no_fit;
+    out.no_fit_class = best_result.no_fit_class;
   }
   out.needs_preemption = best_result.needs_preemption;
   out.short_of = best_result.short_of;
@@ -433,11 +446,7 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
       out.mode = {FitMode::no_fit, 0};
       return;
     }
-    GranularMode best{FitMode::no_fit, 255};
-    FlavorResult best_result;
-    FlavorResult least_severe_no_fit;
-    bool any_no_fit = false;
-    int32_t chosen = -1;
+    FlavorChoice choice;
     for (const ir::FlavorQuota& quota : team_def.quotas) {
       if (pod_set.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(pod_set.requested_flavor))
         continue;
@@ -449,31 +458,17 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
         trace->attempts.emplace_back(quota.flavor, result.mode);
         trace->pod_sets.push_back(static_cast<uint32_t>(i));
       }
-      if (result.mode.mode == FitMode::no_fit &&
-          (!any_no_fit || result.no_fit_class < least_severe_no_fit.no_fit_class)) {
-        least_severe_no_fit = result;
-        any_no_fit = true;
-      }
-      const bool stop = !should_try_next_flavor(result.mode, team_def);
-      if (stop || is_preferred(result.mode, best, team_def.flavor_preference)) {
-        best = result.mode;
-        best_result = result;
-        chosen = static_cast<int32_t>(quota.flavor);
-      }
-      if (stop) break;
+      if (choice.consider(result, quota.flavor, team_def)) break;
     }
+    const GranularMode best = choice.best;
+    const FlavorResult& best_result = choice.best_result;
+    const int32_t chosen = choice.chosen;
     tag(first_reason, i);
     if (best.mode == FitMode::no_fit) {
       out.flavor = -1;
       out.mode = {FitMode::no_fit, best.borrow == 255 ? uint8_t{0} : best.borrow};
       out.borrowing = 0;
-      out.no_fit_class = least_severe_no_fit.no_fit_class;
-      out.short_of = least_severe_no_fit.short_of;
-      out.short_mask = least_severe_no_fit.short_mask;
-      if (out.no_fit_class == NoFitClass::exceeds_max_quota) {
-        out.maximum = least_severe_no_fit.maximum;
-        out.maximum_mask = least_severe_no_fit.maximum_mask;
-      }
+      choice.report_no_fit(out);
       out.pod_set_count = 0;
       return;
     }
@@ -601,11 +596,7 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
       for (ir::Resource r : context_.quota.charged()) asks = asks || slot_amounts[ir::index(r)] > 0;
       if (!asks) continue;
       const size_t slot_first_reason = out.reasons.size();
-      GranularMode best{FitMode::no_fit, 255};
-      FlavorResult best_result;
-      FlavorResult least_severe_no_fit;
-      bool any_no_fit = false;
-      int32_t chosen = -1;
+      FlavorChoice choice;
       for (uint32_t flavor : group.flavors) {
         if (g == pinned_group && flavor != static_cast<uint32_t>(requested)) continue;
         if (pinned != nullptr && static_cast<int32_t>(flavor) != pinned->pod_set_flavor[slot]) continue;
@@ -614,19 +605,11 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
           trace->attempts.emplace_back(flavor, result.mode);
           trace->slots.push_back(static_cast<uint32_t>(slot));
         }
-        if (result.mode.mode == FitMode::no_fit &&
-            (!any_no_fit || result.no_fit_class < least_severe_no_fit.no_fit_class)) {
-          least_severe_no_fit = result;
-          any_no_fit = true;
-        }
-        const bool stop = !should_try_next_flavor(result.mode, team_def);
-        if (stop || is_preferred(result.mode, best, team_def.flavor_preference)) {
-          best = result.mode;
-          best_result = result;
-          chosen = static_cast<int32_t>(flavor);
-        }
-        if (stop) break;
+        if (choice.consider(result, flavor, team_def)) break;
       }
+      const GranularMode best = choice.best;
+      const FlavorResult& best_result = choice.best_result;
+      const int32_t chosen = choice.chosen;
       if (best.mode == FitMode::no_fit) {
         // Kueue replaces the pod set's status with the failing group's (groupStatus = *status).
         out.reasons.erase(out.reasons.begin() + static_cast<std::ptrdiff_t>(first_reason),
@@ -634,13 +617,7 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
         tag(first_reason, p);
         no_fit();
         out.mode.borrow = best.borrow == 255 ? uint8_t{0} : best.borrow;
-        out.no_fit_class = least_severe_no_fit.no_fit_class;
-        out.short_of = least_severe_no_fit.short_of;
-        out.short_mask = least_severe_no_fit.short_mask;
-        if (out.no_fit_class == NoFitClass::exceeds_max_quota) {
-          out.maximum = least_severe_no_fit.maximum;
-          out.maximum_mask = least_severe_no_fit.maximum_mask;
-        }
+        choice.report_no_fit(out);
         return;
       }
       if (best_result.worst == FitMode::fit) {

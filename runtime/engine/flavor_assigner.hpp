@@ -130,6 +130,19 @@ class FlavorAssigner {
     ResourceMask short_mask = 0;
     ResourceMask maximum_mask = 0;
   };
+  /// The choice over one list of flavors (Kueue's assignFlavors loop, for a task, a pod set or a
+  /// resource group): the preferred mode so far and, for the message, the least severe no-fit.
+  struct FlavorChoice {
+    GranularMode best{FitMode::no_fit, 255};
+    FlavorResult best_result;
+    FlavorResult least_severe_no_fit;  // resolveNoFitReason: the least severe class over flavors
+    bool any_no_fit = false;
+    int32_t chosen = -1;
+    /// Takes one flavor's result; true when the search stops at it (the team's fungibility).
+    bool consider(const FlavorResult& result, uint32_t flavor, const ir::Team& team);
+    /// `out`'s no-fit class, shortfall and (over the maximum) maximum from the least severe no-fit.
+    void report_no_fit(Assignment& out) const;
+  };
   enum class ResourceFit : uint8_t { fits, exceeds_max, may_preempt, waits };
   struct ResourceCheck {
     ResourceFit fit = ResourceFit::fits;
