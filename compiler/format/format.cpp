@@ -149,8 +149,16 @@ class Formatter {
     opened_block_ = true;
   }
 
+  /// Closes a block. An empty block (nothing printed since its header, which ends in `{`) closes on
+  /// the header's line, `cohort org {}`, as it would be written by hand.
   void close(int indent, const Span& block) {
     leading_comments(block.end - 1, indent + 1, false);
+    if (opened_block_ && out_.ends_with("{\n")) {
+      out_.back() = '}';
+      out_ += '\n';
+      trailing_comment(line_of(block.end - 1));
+      return;
+    }
     line(indent, "}");
     trailing_comment(line_of(block.end - 1));
   }

@@ -128,3 +128,18 @@ TEST_CASE("a map written over several lines stays so, each entry with its commen
   REQUIRE(one_line.result.ok());
   CHECK(formatted(one_line) == "cluster c {\n  capacity = { ml.g5.8xlarge: 4, ml.p5.48xlarge: 2 }\n}\n");
 }
+
+TEST_CASE("an empty block closes on its header line unless a comment is inside", "[format]") {
+  const std::string text =
+      "cohort org {\n}\n\ncohort dept {\n  parent = org\n}\n\ncohort lab {  # kept\n}\n\n"
+      "cohort ops {\n  # inside\n}\n";
+  auto p = parse_text(text);
+  INFO(rendered(p));
+  REQUIRE(p.result.ok());
+  CHECK(formatted(p) ==
+        "cohort org {}\n\n"
+        "cohort dept {\n  parent = org\n}\n\n"
+        "cohort lab {  # kept\n}\n\n"
+        "cohort ops {\n  # inside\n}\n");
+  check_format_properties(text, "empty.gov");
+}
