@@ -163,16 +163,41 @@ std::string resources_text(const gov::ResourceAmounts& amounts) {
   return out;
 }
 
+// The resources of one assignment by name: "vcpu", "vcpu and memory".
+std::string resource_names(const gov::ResourceAmounts& amounts) {
+  std::string out;
+  for (const auto& [resource, amount, partition] : amounts) {
+    if (!out.empty()) out += " and ";
+    if (!partition.empty()) out += partition;
+    else out += resource == ir::Resource::memory ? "memory" : ir::resource_key(resource);
+  }
+  return out;
+}
+
+// `master on ml.m5.xlarge (1 pod), worker on ml.p5.48xlarge (3 pods)`. A pod set whose resource
+// groups took several flavors is one entry listing each flavor with what it gives:
+// `main on ml.c5.2xlarge for vcpu, ml.c5.xlarge for memory (1 pod)`.
+std::string pod_sets_text(const std::vector<gov::PodSetAdmission>& pod_sets) {
+  std::string out;
+  for (size_t i = 0; i < pod_sets.size();) {
+    size_t end = i + 1;
+    while (end < pod_sets.size() && pod_sets[end].name == pod_sets[i].name) ++end;
+    if (i > 0) out += ", ";
+    out += fmt::format("{} on ", one_line(pod_sets[i].name));
+    for (size_t k = i; k < end; ++k) {
+      if (k > i) out += ", ";
+      out += one_line(pod_sets[k].flavor);
+      if (end - i > 1) out += " for " + resource_names(pod_sets[k].usage);
+    }
+    out += fmt::format(" ({} pod{})", pod_sets[i].pods, pod_sets[i].pods == 1 ? "" : "s");
+    i = end;
+  }
+  return out;
+}
+
 std::string admitted_text(const gov::Decision& d) {
   std::string out = fmt::format("admitted on {}", one_line(d.flavor));
-  if (!d.pod_sets.empty()) {  // `admitted: master on ml.m5.xlarge (1 pod), worker on ml.p5.48xlarge (3 pods)`
-    out = "admitted:";
-    for (size_t i = 0; i < d.pod_sets.size(); ++i) {
-      const gov::PodSetAdmission& p = d.pod_sets[i];
-      out += fmt::format("{} {} on {} ({} pod{})", i > 0 ? "," : "", one_line(p.name), one_line(p.flavor), p.pods,
-                         p.pods == 1 ? "" : "s");
-    }
-  }
+  if (!d.pod_sets.empty()) out = "admitted: " + pod_sets_text(d.pod_sets);
   if (!d.usage.empty()) out += "  " + resources_text(d.usage);
   if (!d.borrowed.empty()) out += "  borrowing " + resources_text(d.borrowed);
   for (const gov::RuleWarning& warning : d.warnings) {

@@ -339,3 +339,17 @@ TEST_CASE("decisions: wait statistics, exact and then bounded", "[trace]") {
   int64_t approx = *many.p95();
   CHECK(std::abs(approx - exact_p95) <= exact_p95 / 256);
 }
+
+TEST_CASE("decisions: the text line names a pod set once however many flavors its groups took", "[trace]") {
+  Decision pod_sets = admitted(0, "j", "team-a", {{Resource::gpu, 6}, {Resource::vcpu, 2000}}, {});
+  pod_sets.pod_sets = {{"master", "ml.c5.xlarge", 1, {{Resource::vcpu, 2000}}},
+                       {"worker", "ml.g5.8xlarge", 2, {{Resource::gpu, 6}}}};
+  CHECK(gov::trace::decision_text(pod_sets) ==
+        "   0s  j  team-a  admitted: master on ml.c5.xlarge (1 pod), worker on ml.g5.8xlarge (2 pods)  gpu 6, vcpu 2");
+
+  Decision grouped = admitted(0, "g", "team-a", {{Resource::vcpu, 2000}, {Resource::memory, 2048}}, {});
+  grouped.pod_sets = {{"main", "ml.c5.2xlarge", 1, {{Resource::vcpu, 2000}}},
+                      {"main", "ml.c5.xlarge", 1, {{Resource::memory, 2048}}}};
+  CHECK(gov::trace::decision_text(grouped) ==
+        "   0s  g  team-a  admitted: main on ml.c5.2xlarge for vcpu, ml.c5.xlarge for memory (1 pod)  vcpu 2, memory 2 GiB");
+}
