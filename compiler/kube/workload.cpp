@@ -487,24 +487,19 @@ void read_status(const Reader& in, const Node& object, const Node& spec, Workloa
       if (!assignment) {
         in.fail(assignments, "status.admission.podSetAssignments", fmt::format("no assignment for pod set `{}`", set.name));
       }
-      std::string flavor;
-      std::string first_resource;
+      std::vector<AssignedFlavor> assigned;
       const std::string path = fmt::format("status.admission.podSetAssignments[name={}].flavors", set.name);
       if (const Node* flavors = in.optional(*assignment, "flavors", path, Node::Kind::map)) {
         for (size_t i = 0; i < flavors->keys.size(); ++i) {
           const Node& value = flavors->values[i];
           if (!value.is_scalar()) in.fail(value, path, "expected a flavor name");
-          if (flavor.empty()) {
-            flavor = value.text;
-            first_resource = flavors->keys[i].text;
-          } else if (value.text != flavor) {
-            in.fail(value, path,
-                    fmt::format("`{}` has flavor `{}` and `{}` has `{}`; a gov task holds one instance type", first_resource,
-                                flavor, flavors->keys[i].text, value.text));
-          }
+          const std::string& name = flavors->keys[i].text;
+          AssignedFlavor entry{resource_named(name), partition_profile(name).value_or(""), name, value.text, value.at};
+          assigned.push_back(std::move(entry));
         }
       }
-      out.flavors.push_back(flavor);
+      out.flavors.push_back(assigned.empty() ? std::string() : assigned.front().flavor);
+      out.assigned_flavors.push_back(std::move(assigned));
     }
     return;
   }

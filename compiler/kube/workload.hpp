@@ -33,6 +33,16 @@ struct PodSet {
   support::TextPosition at;  // the pod template
 };
 
+/// One resource of an admitted pod set and the flavor (ResourceFlavor) Kueue assigned it: an entry of
+/// `status.admission.podSetAssignments[].flavors`.
+struct AssignedFlavor {
+  std::optional<model::Resource> resource;  // nullopt for a partition
+  std::string partition;                    // `mig-1g.10gb` for `nvidia.com/mig-1g.10gb`, else empty
+  std::string resource_name;                // as written: `cpu`, `nvidia.com/gpu`
+  std::string flavor;
+  support::TextPosition at;
+};
+
 /// Where a Kueue Workload is in its cluster, from its `status` (docs/kubernetes.md, "The cluster
 /// as it is"). Objects of other kinds are `pending`: they are what a user submits.
 enum class WorkloadState : uint8_t {
@@ -74,6 +84,10 @@ struct Workload {
   /// admitted: the flavor (ResourceFlavor) of each pod set, in pod set order, from
   /// `status.admission.podSetAssignments` (empty string: none assigned).
   std::vector<std::string> flavors;
+  /// admitted: each pod set's resources and their flavors, in pod set order. A ClusterQueue with
+  /// several resource groups gives one pod set several flavors (cpu from one, memory from
+  /// another); `flavors` holds the first, and kube_inputs checks the rest against the team.
+  std::vector<std::vector<AssignedFlavor>> assigned_flavors;
   /// finished, evicted, inactive: the condition's reason (`Succeeded`, `Preempted`, ...), if any.
   std::string state_reason;
 

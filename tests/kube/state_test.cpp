@@ -153,9 +153,11 @@ TEST_CASE("gov eval refuses a state it cannot read as the cluster", "[k8s][kube]
         podSetAssignments: [{name: main, flavors: {cpu: cpu-nodes, nvidia.com/gpu: ml.g5.12xlarge}}]
       conditions: [{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T10:00:00Z"}]
 )")));
+  INFO(flavors.err);
   CHECK(flavors.exit_code == 1);
-  CHECK(flavors.err.find("`status.admission.podSetAssignments[name=main].flavors`: `cpu` has flavor `cpu-nodes` and "
-                         "`nvidia.com/gpu` has `ml.g5.12xlarge`; a gov task holds one instance type") != std::string::npos);
+  CHECK(flavors.err.find("flavors.yaml:16:84: Workload `mixed`: `cpu` has flavor `cpu-nodes` and `nvidia.com/gpu` has "
+                         "`ml.g5.12xlarge`; team `team-a` has no resource groups, so a task of it holds one instance type "
+                         "per pod set") != std::string::npos);
   // A time that is not RFC 3339.
   const gov::test::CommandResult time = eval("time.yaml", list(workload("w", "yesterday", "")));
   CHECK(time.exit_code == 1);
@@ -190,4 +192,69 @@ TEST_CASE("kube reads RFC 3339 times exactly", "[k8s][kube][state]") {
     INFO(bad);
     CHECK_FALSE(parse_timestamp(bad));
   }
+}
+
+TEST_CASE("gov eval reads a grouped team's Workload with cpu from one flavor and memory from another",
+          "[k8s][kube][state][groups]") {
+  gov::test::TempDir dir("state-groups");
+  dir.write("policies/catalog/aws-ml.gov", gov::test::read_text(gov::test::repo_path("policies/catalog/aws-ml.gov")));
+  // Kueue's `standalone` ClusterQueue (tests/corpus/resource-groups.gov): cpu from ml.c5.2xlarge
+  // (6), memory from ml.c5.xlarge or ml.m5.xlarge (3 GiB each).
+  const std::string policy = dir.write("groups.gov", R"(import "policies/catalog/aws-ml.gov"
+cluster kueue {
+  catalog  = aws-ml
+  capacity = { ml.c5.2xlarge: 1, ml.c5.xlarge: 1, ml.m5.xlarge: 1 }
+}
+policy { idle-compute = fcfs }
+team team-a {
+  quota ml.c5.2xlarge { vcpus = 6 }
+  quota ml.c5.xlarge  { memory = 3 GiB }
+  quota ml.m5.xlarge  { memory = 3 GiB }
+  borrow-limit    = 0%
+  resource-groups = {
+    cpu:    { covers = [vcpus], flavors = [ml.c5.2xlarge] }
+    memory: { covers = [memory], flavors = [ml.c5.xlarge, ml.m5.xlarge] }
+  }
+}
+)");
+  const std::string task = dir.write("t.json", R"({"id": "t", "team": "team-a", "vcpus": 1, "memory_gib": 2})");
+  const auto state = [&](const std::string& memory_flavor, const std::string& cpu_flavor) {
+    return R"(apiVersion: v1
+kind: List
+items:
+  - apiVersion: kueue.x-k8s.io/v1beta2
+    kind: Workload
+    metadata: {name: holder, namespace: hyperpod-ns-team-a, creationTimestamp: "2026-11-20T10:00:00Z"}
+    spec:
+      queueName: hyperpod-ns-team-a-localqueue
+      podSets:
+        - {name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 2Gi}}}]}}}
+    status:
+      admission:
+        clusterQueue: team-a
+        podSetAssignments: [{name: main, flavors: {cpu: )" + cpu_flavor + ", memory: " + memory_flavor + R"(}}]
+      conditions: [{type: QuotaReserved, status: "True", lastTransitionTime: "2026-11-20T10:00:00Z"}]
+)";
+  };
+  // The holder's memory is on ml.c5.xlarge: 1 GiB is left there, so t's 2 GiB go to ml.m5.xlarge.
+  const gov::test::CommandResult first =
+      run_gov("eval " + policy + " --task " + task + " --state " + dir.write("first.yaml", state("ml.c5.xlarge", "ml.c5.2xlarge")));
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.out.find(R"("outcome":"admitted")") != std::string::npos);
+  CHECK(first.out.find(R"({"name":"main","flavor":"ml.m5.xlarge","pods":1,"usage":{"memory_gib":2}})") != std::string::npos);
+  // The holder's memory on ml.m5.xlarge instead: t's goes to the first flavor, ml.c5.xlarge.
+  const gov::test::CommandResult second =
+      run_gov("eval " + policy + " --task " + task + " --state " + dir.write("second.yaml", state("ml.m5.xlarge", "ml.c5.2xlarge")));
+  INFO(second.err);
+  REQUIRE(second.exit_code == 0);
+  CHECK(second.out.find(R"({"name":"main","flavor":"ml.c5.xlarge","pods":1,"usage":{"memory_gib":2}})") != std::string::npos);
+  // A flavor outside the resource's group: the Workload is left out with a warning naming it, as
+  // a Workload on an unknown flavor is.
+  const gov::test::CommandResult wrong =
+      run_gov("eval " + policy + " --task " + task + " --state " + dir.write("wrong.yaml", state("ml.m5.xlarge", "ml.c5.xlarge")));
+  INFO(wrong.out);
+  INFO(wrong.err);
+  CHECK(wrong.exit_code == 0);
+  CHECK(wrong.err.find("wrong.yaml: admitted Workload `holder`: `ml.c5.xlarge` is not in the resource group of team `team-a` it is given for") != std::string::npos);
 }

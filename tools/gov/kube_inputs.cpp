@@ -77,6 +77,61 @@ support::Expected<gov::Task> workload_task(const kube::Workload& workload, const
   return task;
 }
 
+namespace {
+
+// The column an assigned resource counts in, or nullopt for one the policy does not have.
+std::optional<ir::Resource> assigned_column(const kube::AssignedFlavor& entry, const ir::Module& module) {
+  if (entry.resource) return *entry.resource;
+  for (size_t k = 0; k < module.partitions.size(); ++k) {
+    if (module.partitions[k] == entry.partition) return ir::partition_column(k);
+  }
+  return std::nullopt;
+}
+
+// Where a Workload's assignment disagrees with its team, for messages: `FILE:LINE:COLUMN: Workload x`.
+std::string assignment_where(const std::string& path, const kube::Workload& w, const kube::AssignedFlavor& entry) {
+  return escape_for_terminal(fmt::format("{}:{}:{}: {}", display_path(path), entry.at.line, entry.at.column, w.describe()));
+}
+
+// An admitted Workload's flavors as the engine takes them (AdmittedTask::group_flavors for a team
+// with resource groups: one per pod set and group the pod set asks something of, in that order),
+// or an error naming the entry that does not fit the team: two flavors in one group, or, for a
+// team without groups, two flavors in one pod set (a gov task then holds one instance type).
+std::optional<std::string> assigned_group_flavors(const std::string& path, const kube::Workload& w,
+                                                  const ir::Team& team, const ir::Module& module,
+                                                  std::vector<std::string>& out) {
+  for (const std::vector<kube::AssignedFlavor>& assigned : w.assigned_flavors) {
+    if (team.groups.empty()) {
+      for (const kube::AssignedFlavor& entry : assigned) {
+        if (entry.flavor == assigned.front().flavor) continue;
+        return fmt::format("{}: `{}` has flavor `{}` and `{}` has `{}`; team `{}` has no resource groups, so a task of it "
+                           "holds one instance type per pod set",
+                           assignment_where(path, w, entry), assigned.front().resource_name, assigned.front().flavor,
+                           entry.resource_name, entry.flavor, team.name);
+      }
+      continue;
+    }
+    for (const ir::ResourceGroup& group : team.groups) {
+      const kube::AssignedFlavor* first = nullptr;
+      for (const kube::AssignedFlavor& entry : assigned) {
+        const std::optional<ir::Resource> column = assigned_column(entry, module);
+        if (!column || !group.covers_column(*column)) continue;
+        if (!first) {
+          first = &entry;
+        } else if (entry.flavor != first->flavor) {
+          return fmt::format("{}: `{}` has flavor `{}` and `{}` has `{}`, but team `{}` takes both from one resource group",
+                             assignment_where(path, w, entry), first->resource_name, first->flavor, entry.resource_name,
+                             entry.flavor, team.name);
+        }
+      }
+      if (first) out.push_back(first->flavor);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<gov::ClusterState> read_workloads_state(const std::string& path, const ir::Module& module,
                                                       const kube::QueueNaming& naming, int& status) {
   std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
@@ -122,7 +177,16 @@ std::optional<gov::ClusterState> read_workloads_state(const std::string& path, c
     }
     gov::AdmittedTask admitted{std::move(task).value(), created, w.admitted_at.value_or(first + created) - first,
                                std::nullopt};
-    if (!admitted.task.pod_sets.empty()) {
+    const int32_t team_index = module.team_index(admitted.task.team);
+    GOV_ASSERT(team_index >= 0, "workload_task names a team of the policy");
+    const ir::Team& team = module.teams[static_cast<size_t>(team_index)];
+    if (auto error = assigned_group_flavors(path, w, team, module, admitted.group_flavors)) {
+      fmt::print(stderr, "error: {}\n", *error);
+      return std::nullopt;
+    }
+    if (!team.groups.empty()) {
+      // The flavors are the groups' (group_flavors), checked by the engine against the team.
+    } else if (!admitted.task.pod_sets.empty()) {
       // Each pod set's flavor from `status.admission.podSetAssignments` (an unassigned one: its
       // instance type or its team's first, as for a task of one pod set).
       bool all = w.flavors.size() == admitted.task.pod_sets.size();
