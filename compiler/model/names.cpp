@@ -11,6 +11,10 @@ std::string_view resource_key(Resource resource) {
   return ::gov::resource_name(resource);
 }
 
+std::string_view display_name(Resource resource) {
+  return resource == Resource::memory ? "memory" : resource_key(resource);
+}
+
 std::string_view kubernetes_name(Resource resource) {
   switch (resource) {
     case Resource::gpu: return "nvidia.com/gpu";

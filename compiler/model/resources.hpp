@@ -33,6 +33,9 @@ inline constexpr Amount kMebibytesPerTebibyte = 1024 * 1024;
 
 /// `gpu`, `neuron`, `vcpu`, `memory_gib`, `efa`: keys of the decision stream and JSON.
 std::string_view resource_key(Resource resource);
+/// `gpu`, `neuron`, `vcpu`, `memory`, `efa`: the name in text meant for people, whose amounts
+/// carry their unit (`memory 2 GiB`).
+std::string_view display_name(Resource resource);
 /// `nvidia.com/gpu`, `aws.amazon.com/neurondevice`, `cpu`, `memory`, `vpc.amazonaws.com/efa`.
 std::string_view kubernetes_name(Resource resource);
 /// EFA is in the quotas but never charged at admission (docs/semantics.md §2).

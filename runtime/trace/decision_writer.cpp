@@ -153,12 +153,8 @@ std::string resources_text(const gov::ResourceAmounts& amounts) {
       out += fmt::format("{} {}", partition, amount);
       continue;
     }
-    std::string value = format_amount(resource, amount);
-    if (resource == ir::Resource::memory) {
-      out += fmt::format("memory {} GiB", value);
-    } else {
-      out += fmt::format("{} {}", ir::resource_key(resource), value);
-    }
+    const std::string value = format_amount(resource, amount);
+    out += fmt::format("{} {}{}", model::display_name(resource), value, resource == ir::Resource::memory ? " GiB" : "");
   }
   return out;
 }
@@ -169,7 +165,7 @@ std::string resource_names(const gov::ResourceAmounts& amounts) {
   for (const auto& [resource, amount, partition] : amounts) {
     if (!out.empty()) out += " and ";
     if (!partition.empty()) out += partition;
-    else out += resource == ir::Resource::memory ? "memory" : ir::resource_key(resource);
+    else out += model::display_name(resource);
   }
   return out;
 }

@@ -243,6 +243,8 @@ items:
   REQUIRE(first.exit_code == 0);
   CHECK(first.out.find(R"("outcome":"admitted")") != std::string::npos);
   CHECK(first.out.find(R"({"name":"main","flavor":"ml.m5.xlarge","pods":1,"usage":{"memory_gib":2}})") != std::string::npos);
+  // The explanation names resources as people write them, with their units.
+  CHECK(first.out.find("needs: vcpu 1, memory 2 GiB") != std::string::npos);
   // The holder's memory on ml.m5.xlarge instead: t's goes to the first flavor, ml.c5.xlarge.
   const gov::test::CommandResult second =
       run_gov("eval " + policy + " --task " + task + " --state " + dir.write("second.yaml", state("ml.m5.xlarge", "ml.c5.2xlarge")));

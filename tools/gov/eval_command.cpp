@@ -28,7 +28,7 @@ std::string explanation_text(const gov::Explanation& e) {
                                 e.priority, e.priority_class.empty() ? "" : fmt::format(" ({})", e.priority_class));
   std::vector<std::string> requested;
   for (const auto& [r, a, partition] : e.requested) {
-    requested.push_back(partition.empty() ? fmt::format("{} {}", ir::resource_key(r), amount_text(r, a))
+    requested.push_back(partition.empty() ? fmt::format("{} {}", model::display_name(r), amount_text(r, a))
                                           : fmt::format("{} {}", partition, a));
   }
   out += fmt::format("  needs: {}\n", fmt::join(requested, ", "));
@@ -38,7 +38,7 @@ std::string explanation_text(const gov::Explanation& e) {
                        "borrow max", "in use", "available", "maximum", "cohort idle");
     for (const gov::ResourceFigures& r : f.resources) {
       out += fmt::format("    {:<12} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}\n",
-                         r.partition.empty() ? ir::resource_key(r.resource) : std::string_view(r.partition),
+                         r.partition.empty() ? model::display_name(r.resource) : std::string_view(r.partition),
                          amount_text(r.resource, r.requested), amount_text(r.resource, r.guaranteed),
                          amount_text(r.resource, r.borrowing_limit), amount_text(r.resource, r.in_use),
                          amount_text(r.resource, r.available), amount_text(r.resource, r.maximum),
