@@ -31,9 +31,9 @@ using Result = support::Expected<T>;
 /// Code generation settings; they are part of the cache key.
 struct Options {
   /// Optimisation level of the IR pipeline, 0..3; the code generator runs at its default level
-  /// for 1 and 2 (none at 0, aggressive at 3). The engine uses 1: on the benchmark policies O2's
-  /// extra passes (GVN, loop passes, a second inliner round) changed no hot-path instruction
-  /// count by more than 0.5% but cost 12% of compile.gov's JIT compile (docs/perf/analysis.md).
+  /// for 1 and 2 (none at 0, aggressive at 3). The engine uses 1, gov's own short pipeline
+  /// (codegen.cpp): LLVM's O1 and O2 take 43% and 62% more instructions to compile compile.gov,
+  /// for hot paths no shorter (docs/perf/analysis.md). 2 and 3 are LLVM's O2 and O3.
   unsigned opt_level = 1;
   /// true: tune for and use every feature of this machine's CPU (the object then loads only
   /// on the same CPU model); false: the baseline CPU of the target triple.
