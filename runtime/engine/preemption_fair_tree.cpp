@@ -2,6 +2,8 @@
 // fairsharing/ordering.go, target.go and least_common_ancestor.go; docs/semantics.md §4.2, "Cohort
 // trees"): target teams walked down the tree by share, shares compared at the lowest common
 // ancestor of the preemptor's team and the target's.
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "runtime/engine/fair_share.hpp"
@@ -315,3 +317,44 @@ void fair_sharing_tree_targets(const SearchContext& context, const PreemptionReq
 }
 
 }  // namespace gov::engine::preemption
+
+namespace gov::engine {
+
+void self_check_fair_tree_victims(const ir::Module& module, const QuotaState& quota,
+                                  std::span<const Resources> start_usage, const TaskStore& tasks,
+                                  uint32_t preemptor_team, std::span<const Target> targets, Time now,
+                                  std::vector<std::string>& failures) {
+  if (!quota.tree()) return;
+  QuotaState seen = quota;
+  if (!start_usage.empty()) {
+    for (uint32_t t = 0; t < quota.team_count(); ++t) {
+      for (uint32_t f = 0; f < quota.flavor_count(); ++f) {
+        seen.subtract(t, f, quota.usage(t, f));
+        seen.add(t, f, start_usage[t * quota.flavor_count() + f]);
+      }
+    }
+  }
+  std::vector<uint8_t> on_path(quota.cohort_count(), 0);
+  for (int32_t node = quota.team_cohort(preemptor_team); node >= 0; node = quota.cohort_parent(node))
+    on_path[static_cast<size_t>(node)] = 1;
+  for (const Target& target : targets) {
+    const Task& victim = tasks[target.task];
+    const auto team = static_cast<uint32_t>(victim.team);
+    if (team == preemptor_team) continue;
+    int32_t lca = quota.team_cohort(team);
+    while (lca >= 0 && on_path[static_cast<size_t>(lca)] == 0) lca = quota.cohort_parent(lca);
+    if (lca < 0) {
+      failures.push_back(fmt::format("`{}` preempted by fair sharing from team `{}` outside the tree of team `{}` at time {}",
+                                     victim.id, module.teams[team].name, module.teams[preemptor_team].name, now));
+      continue;
+    }
+    for (int32_t node = quota.team_cohort(team); node != lca; node = quota.cohort_parent(node)) {
+      if (cohort_share(seen, module, node).borrowing) continue;
+      failures.push_back(fmt::format("`{}` preempted by fair sharing through cohort `{}`, which used no more than its "
+                                     "subtree quota, at time {}",
+                                     victim.id, module.cohorts[static_cast<size_t>(node)].name, now));
+    }
+  }
+}
+
+}  // namespace gov::engine
