@@ -82,15 +82,18 @@ class FairTreeSearch {
       for (const RequestPart& part : request_.all()) {
         if (!quota_.has_quota(t, part.flavor)) continue;
         for (CandidateCursor cursor(context_, part, preemptor, t, own ? within_team_policy(team) : reclaim_policy(team));
-             !cursor.done(); cursor.advance()) {
-          if (std::find(target.candidates.begin(), target.candidates.end(), cursor.task()) == target.candidates.end())
-            target.candidates.push_back(cursor.task());
-        }
+             !cursor.done(); cursor.advance())
+          target.candidates.push_back(cursor.task());
       }
       if (target.candidates.empty()) continue;
-      std::stable_sort(target.candidates.begin(), target.candidates.end(), [this](uint32_t a, uint32_t b) {
-        return candidate_order_less(context_.tasks[a], context_.tasks[b]);
-      });
+      // Each (team, flavor) list is in candidate order already; a request of several flavors
+      // merges them, and lists a task holding several of them once.
+      if (request_.part_count > 1) {
+        std::sort(target.candidates.begin(), target.candidates.end(), [this](uint32_t a, uint32_t b) {
+          return candidate_order_less(context_.tasks[a], context_.tasks[b]);
+        });
+        target.candidates.erase(std::unique(target.candidates.begin(), target.candidates.end()), target.candidates.end());
+      }
       targets_.push_back(std::move(target));
     }
   }
