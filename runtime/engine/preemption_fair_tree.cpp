@@ -184,20 +184,18 @@ class FairTreeSearch {
     return {false, node};
   }
 
-  /// The target's side of the comparison with the preemptor: the child of their lowest common
-  /// ancestor on the target's side (ComputeShares' second value, and after a removal
-  /// ComputeTargetShareAfterRemoval).
-  Node target_side(uint32_t team) const {
+  /// The lowest common ancestor of `team` and the preemptor's team (getLCA).
+  int32_t lca_with(uint32_t team) const {
     int32_t lca = quota_.team_cohort(team);
     while (on_path_[static_cast<size_t>(lca)] == 0) lca = quota_.cohort_parent(lca);
-    return almost_lca(team, lca);
+    return lca;
   }
 
-  Node preemptor_side(uint32_t team) const {
-    int32_t lca = quota_.team_cohort(team);
-    while (on_path_[static_cast<size_t>(lca)] == 0) lca = quota_.cohort_parent(lca);
-    return almost_lca(own_team_, lca);
-  }
+  /// The two sides of a comparison with a target team (ComputeShares): the children of the LCA
+  /// on the target's path (also after a removal: ComputeTargetShareAfterRemoval) and on the
+  /// preemptor's.
+  Node target_side(uint32_t team) const { return almost_lca(team, lca_with(team)); }
+  Node preemptor_side(uint32_t team) const { return almost_lca(own_team_, lca_with(team)); }
 
   // ------------------------------------------------------------------ the strategies
 
