@@ -483,6 +483,10 @@ void Scheduler::self_check_victims(const Entry& entry) {
                       core_.module.teams[team].name, core_.now));
     }
   }
+  if (core_.module.settings.fair_sharing)
+    self_check_fair_tree_victims(core_.module, core_.quota,
+                                 entry.recomputed ? std::span<const Resources>{} : std::span<const Resources>(cycle_start_usage_),
+                                 core_.tasks, entry.team, entry.nomination->targets, core_.now, core_.self_check_failures);
   if (entry.recomputed) release_cycle_victims(true);
 }
 

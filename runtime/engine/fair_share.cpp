@@ -57,31 +57,53 @@ struct Standing {
 };
 
 /// The share of a node (a team, or a cohort) whose parent is `parent`: Σ over flavors of what it
-/// uses past its subtree quota, per resource, × 1000 over Σ over flavors of the parent's
-/// potential (Kueue's dominantResourceShare with calculateLendable).
-template <typename Over>
-Standing standing(const QuotaState& quota, int32_t parent, int64_t weight_micros, const TournamentHead& head, Over over) {
-  Standing out;
-  out.share.weight = model::weight_value(weight_micros);
-  out.share.zero_weight = weight_micros == 0;
+/// uses past its subtree quota (`over(f, r)`), per resource, × 1000 over Σ over flavors of the
+/// parent's potential (Kueue's dominantResourceShare with calculateLendable). `borrowed(f, r)` is
+/// called for every (flavor, resource) the node uses past its quota.
+template <typename Over, typename Borrowed>
+Drs tree_share(const QuotaState& quota, int32_t parent, int64_t weight_micros, Over over, Borrowed borrowed_in) {
+  Drs out;
+  out.weight = model::weight_value(weight_micros);
+  out.zero_weight = weight_micros == 0;
   for (ir::Resource r : quota.charged()) {
     Amount borrowed = 0;
     for (uint32_t f = 0; f < quota.flavor_count(); ++f) {
       const Amount past = over(f, r);
       if (past <= 0) continue;
       borrowed += past;
-      for (const auto& [flavor, request] : head.parts) {
-        if (flavor == f && request[ir::index(r)] > 0) out.borrows_requested = true;
-      }
+      borrowed_in(f, r);
     }
     if (borrowed == 0) continue;
-    out.share.borrowing = true;
+    out.borrowing = true;
     Amount lendable = 0;
     for (uint32_t f = 0; f < quota.flavor_count(); ++f) lendable = saturating_add(lendable, quota.cohort_potential(parent, f, r));
     if (lendable <= 0) continue;
-    out.share.unweighted =
-        std::max(out.share.unweighted, static_cast<double>(borrowed) * 1000.0 / static_cast<double>(lendable));
+    out.unweighted = std::max(out.unweighted, static_cast<double>(borrowed) * 1000.0 / static_cast<double>(lendable));
   }
+  return out;
+}
+
+/// What a team uses past its nominal, and a cohort past its subtree quota, in (f, r).
+auto team_over(const QuotaState& quota, uint32_t team) {
+  return [&quota, team](uint32_t f, ir::Resource r) { return quota.usage(team, f, r) - quota.nominal(team, f, r); };
+}
+auto cohort_over(const QuotaState& quota, int32_t cohort) {
+  return [&quota, cohort](uint32_t f, ir::Resource r) {
+    return quota.cohort_node_usage(static_cast<uint32_t>(cohort), f, r) -
+           quota.cohort_subtree_quota(static_cast<uint32_t>(cohort), f, r);
+  };
+}
+
+/// A head's standing: the share of its ancestor with the head's request added, and whether that
+/// ancestor then borrows in a (flavor, resource) the head requests.
+template <typename Over>
+Standing standing(const QuotaState& quota, int32_t parent, int64_t weight_micros, const TournamentHead& head, Over over) {
+  Standing out;
+  out.share = tree_share(quota, parent, weight_micros, over, [&](uint32_t f, ir::Resource r) {
+    for (const auto& [flavor, request] : head.parts) {
+      if (flavor == f && request[ir::index(r)] > 0) out.borrows_requested = true;
+    }
+  });
   return out;
 }
 
@@ -115,16 +137,11 @@ class Tournament {
     const int32_t cohort = quota_.team_cohort(head.team);
     auto& levels = levels_[i];
     levels.emplace_back(cohort, standing(quota_, cohort, module_.teams[head.team].fair_share_weight_micros, head,
-                                         [&](uint32_t f, ir::Resource r) {
-                                           return quota_.usage(head.team, f, r) - quota_.nominal(head.team, f, r);
-                                         }));
+                                         team_over(quota_, head.team)));
     for (int32_t node = cohort; quota_.cohort_parent(node) >= 0; node = quota_.cohort_parent(node)) {
       const int32_t parent = quota_.cohort_parent(node);
       levels.emplace_back(parent, standing(quota_, parent, module_.cohorts[static_cast<size_t>(node)].fair_share_weight_micros,
-                                           head, [&](uint32_t f, ir::Resource r) {
-                                             return quota_.cohort_node_usage(static_cast<uint32_t>(node), f, r) -
-                                                    quota_.cohort_subtree_quota(static_cast<uint32_t>(node), f, r);
-                                           }));
+                                           head, cohort_over(quota_, node)));
     }
     for (const auto& [flavor, request] : head.parts) quota_.subtract(head.team, flavor, request);
   }
@@ -177,6 +194,23 @@ class Tournament {
 };
 
 }  // namespace
+
+Drs team_share_in_tree(const QuotaState& quota, const ir::Module& module, uint32_t team) {
+  return tree_share(quota, quota.team_cohort(team), module.teams[team].fair_share_weight_micros, team_over(quota, team),
+                    [](uint32_t, ir::Resource) {});
+}
+
+Drs cohort_share(const QuotaState& quota, const ir::Module& module, int32_t cohort) {
+  const int64_t weight_micros = module.cohorts[static_cast<size_t>(cohort)].fair_share_weight_micros;
+  const int32_t parent = quota.cohort_parent(cohort);
+  if (parent < 0) {
+    Drs root;  // Kueue: a node without a parent borrows nothing
+    root.weight = model::weight_value(weight_micros);
+    root.zero_weight = weight_micros == 0;
+    return root;
+  }
+  return tree_share(quota, parent, weight_micros, cohort_over(quota, cohort), [](uint32_t, ir::Resource) {});
+}
 
 size_t tournament_winner(QuotaState& quota, const ir::Module& module, std::span<const TournamentHead> heads,
                          std::span<const uint8_t> pending) {

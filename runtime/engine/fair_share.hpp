@@ -38,6 +38,15 @@ int compare_drs(const Drs& a, const Drs& b);
 
 // ------------------------------------------------------------------ trees of cohorts
 
+/// Kueue HEAD's DominantResourceShare of a node of a tree of cohorts, against the usage of
+/// `quota` now (its ClusterQueueSnapshot / CohortSnapshot method): what the node uses past its
+/// subtree quota (a team: past its nominal), per resource summed over instance types, × 1000 over
+/// what its parent could ever hold (Σ over instance types of the parent's potential), divided by
+/// the node's weight (a team's or a cohort's `fair-share-weight`). A root's share is zero. Only
+/// for a module with a tree (QuotaState::tree()).
+Drs team_share_in_tree(const QuotaState& quota, const ir::Module& module, uint32_t team);
+Drs cohort_share(const QuotaState& quota, const ir::Module& module, int32_t cohort);
+
 /// One head of a cycle as the fair-sharing tournament of a tree sees it.
 struct TournamentHead {
   uint32_t team = 0;

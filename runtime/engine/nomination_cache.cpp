@@ -5,7 +5,10 @@
 namespace gov::engine {
 
 FlavorStamps::FlavorStamps(const ir::Module& module)
-    : module_(module), seen_(module.teams.size(), 0), stamps_(module.flavors.size(), 0) {}
+    : module_(module),
+      every_type_(module.settings.fair_sharing && !module.cohorts.empty()),
+      seen_(module.teams.size(), 0),
+      stamps_(module.flavors.size(), 0) {}
 
 void FlavorStamps::update(TaskStore& tasks) {
   tasks.take_changed_teams(changed_);
@@ -13,6 +16,10 @@ void FlavorStamps::update(TaskStore& tasks) {
     const uint64_t version = tasks.team_version(team);
     const uint64_t increase = version - seen_[team];
     seen_[team] = version;
+    if (every_type_) {
+      for (uint64_t& stamp : stamps_) stamp += increase;
+      continue;
+    }
     for (const ir::FlavorQuota& quota : module_.teams[team].quotas) stamps_[quota.flavor] += increase;
   }
 }

@@ -29,7 +29,9 @@ struct Nomination {
 /// Per instance type, a number that changes whenever anything a nomination in that type reads
 /// may have changed: the sum over the teams with a quota there of TaskStore::team_version (every
 /// change of usage or of admitted tasks goes with a change of a team's admitted set; versions
-/// only grow, so the sum changes with any of them).
+/// only grow, so the sum changes with any of them). Under fair sharing in a tree of cohorts, the
+/// sum over every team: a fair-sharing search there compares cohorts' shares, which sum the
+/// usage of teams without a quota in the type.
 class FlavorStamps {
  public:
   explicit FlavorStamps(const ir::Module& module);
@@ -42,6 +44,7 @@ class FlavorStamps {
 
  private:
   const ir::Module& module_;
+  bool every_type_;             // a change of any team changes every type's stamp
   std::vector<uint64_t> seen_;  // per team: its version the stamps include
   std::vector<uint64_t> stamps_;
   std::vector<uint32_t> changed_;  // scratch

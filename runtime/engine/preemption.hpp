@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "compiler/ir/evaluator.hpp"
@@ -89,5 +90,16 @@ struct SearchContext {
 /// the reclaim policy; never a task already preempted at this event time. `trace` may be null.
 void find_targets(const SearchContext& context, const PreemptionRequest& request,
                   std::vector<Target>& out, SearchTrace* trace = nullptr);
+
+/// Self-check (EngineOptions::self_check) of the victims of a fair-sharing search in a tree of
+/// cohorts, against the usage the search saw: `start_usage` (team × flavor), or the usage of
+/// `quota` when it is empty. A victim of another team is in the preemptor's tree, and every
+/// cohort between its team and their lowest common ancestor used more than its subtree quota
+/// (Kueue's walk prunes the others, and removals only lower usage). Appends one message per
+/// violation to `failures`.
+void self_check_fair_tree_victims(const ir::Module& module, const QuotaState& quota,
+                                  std::span<const Resources> start_usage, const TaskStore& tasks,
+                                  uint32_t preemptor_team, std::span<const Target> targets, Time now,
+                                  std::vector<std::string>& failures);
 
 }  // namespace gov::engine

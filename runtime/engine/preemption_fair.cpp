@@ -361,6 +361,7 @@ void FairSearch::run(std::vector<Target>& out) {
 
 void fair_sharing_targets(const SearchContext& context, const PreemptionRequest& request,
                           std::vector<Target>& out, SearchTrace* trace) {
+  if (context.quota.tree()) [[unlikely]] return fair_sharing_tree_targets(context, request, out, trace);
   FairSearch(context, request, trace).run(out);
 }
 

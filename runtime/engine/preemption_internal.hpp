@@ -94,5 +94,8 @@ void hierarchical_classical_targets(const SearchContext& context, const Preempti
                                     std::vector<Target>& out, SearchTrace* trace);
 void fair_sharing_targets(const SearchContext& context, const PreemptionRequest& request,
                           std::vector<Target>& out, SearchTrace* trace);
+/// fair_sharing_targets in a tree of cohorts (preemption_fair_tree.cpp).
+void fair_sharing_tree_targets(const SearchContext& context, const PreemptionRequest& request,
+                               std::vector<Target>& out, SearchTrace* trace);
 
 }  // namespace gov::engine::preemption

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <catch2/catch.hpp>
 #include <random>
 #include <set>
@@ -211,6 +212,12 @@ void check_quota_invariants(const ir::Module& m, const Snapshot& snapshot) {
         nominal_total += row.nominal;
       }
       ir::Amount total = nominal_total;
+      // A tree of cohorts: the cohorts' own quotas are used as well.
+      for (const ir::CohortNode& cohort : m.cohorts) {
+        for (const ir::FlavorQuota& quota : cohort.quotas) {
+          if (quota.flavor == f) total += quota.nominal[ir::index(r)];
+        }
+      }
       if (m.settings.idle_resource_sharing) {
         total = std::max(nominal_total,
                          m.flavors[f].capacity * m.flavors[f].per_instance[ir::index(r)]);
@@ -727,6 +734,73 @@ TEST_CASE("a search recomputed mid-cycle is checked against the usage it saw", "
     return d.task == "t136" && d.outcome == Outcome::preempted && d.by == "t143";
   });
   CHECK(reclaimed);
+}
+
+namespace {
+
+/// Puts the teams of `m` in a random tree of cohorts (docs/semantics.md §2, "Cohort trees"): 2 to
+/// 6 cohorts, one or two roots, each cohort under an earlier one; some cohorts with quotas of
+/// their own, non-roots with random borrowing and lending limits; weights 0, 0.5, 1 or 2 for
+/// cohorts and teams; every team in a random cohort. As the checker requires of a tree: no
+/// idle-resource sharing, no flat cohort quota.
+void add_random_tree(Rng& rng, ir::Module& m) {
+  const int count = static_cast<int>(uniform(rng, 2, 6));
+  const auto weight = [&rng] { return static_cast<int64_t>(uniform(rng, 0, 4)) * model::kWeightScale / 2; };
+  for (int c = 0; c < count; ++c) {
+    ir::CohortNode& cohort = m.cohorts.emplace_back();
+    cohort.name = fmt::format("cohort-{}", c);
+    cohort.parent = c == 0 || (c == 1 && chance(rng, 20)) ? -1 : static_cast<int32_t>(uniform(rng, 0, c - 1));
+    cohort.fair_share_weight_micros = chance(rng, 30) ? model::kWeightScale : weight();
+    for (uint32_t f = 0; f < m.flavors.size(); ++f) {
+      if (!chance(rng, 40)) continue;
+      const ir::Resources nominal = instances(m.flavors[f], uniform(rng, 1, 3));
+      ir::Resources borrowing = unlimited();
+      ir::Resources lending = unlimited();
+      if (cohort.parent >= 0 && chance(rng, 30)) borrowing = random_limit(rng, nominal);
+      if (cohort.parent >= 0 && chance(rng, 20)) {
+        for (size_t i = 0; i < ir::kResourceCount; ++i) lending[i] = nominal[i] / 2;
+      }
+      cohort.quotas.push_back(make_quota(f, nominal, borrowing, lending));
+    }
+  }
+  for (ir::Team& team : m.teams) {
+    team.cohort = static_cast<int32_t>(uniform(rng, 0, count - 1));
+    team.fair_share_weight_micros = weight();
+  }
+  m.settings.idle_resource_sharing = false;
+  m.cohort_quotas.clear();
+}
+
+}  // namespace
+
+TEST_CASE("random trees of cohorts under fair sharing keep every invariant and decide alike in both back ends",
+          "[engine][property][hier][fairtree]") {
+  Rng rng(20261201);
+  int tree_preemptions = 0;  // fair-sharing preemptions across cohorts
+  int preemptions = 0;
+  for (int round = 0; round < 40; ++round) {
+    ir::Module m = random_module(rng);
+    if (chance(rng, 20)) add_random_partitions(rng, m);
+    add_random_tree(rng, m);
+    m.settings.fair_sharing = chance(rng, 85);
+    std::vector<Step> steps = random_steps(rng, m, 350);
+    if (chance(rng, 20)) steps = pod_set_steps(rng, m, std::move(steps), /*one=*/false);
+    INFO("round " << round);
+    const std::vector<Decision> reference = decide_in_every_engine(m, steps);
+    std::map<std::string, int32_t> cohort_of;
+    for (const ir::Team& team : m.teams) cohort_of[team.name] = team.cohort;
+    std::map<std::string, std::string> team_of;
+    for (const Decision& d : reference) team_of[d.task] = d.team;
+    for (const Decision& d : reference) {
+      if (d.outcome != Outcome::preempted || !m.settings.fair_sharing) continue;
+      ++preemptions;
+      tree_preemptions += d.kind == PreemptionKind::fair_sharing && cohort_of[team_of[d.by]] != cohort_of[d.team];
+    }
+  }
+  // The streams exercise the tree search: preemptions by shares compared above the team level.
+  WARN(preemptions << " preemptions under fair sharing, " << tree_preemptions << " by shares across cohorts");
+  CHECK(preemptions > 150);
+  CHECK(tree_preemptions > 30);
 }
 
 }  // namespace gov::engine::test
