@@ -50,7 +50,8 @@ struct EngineCore {
   EngineCore(const ir::Module& module, const ir::Evaluator& evaluator, EngineOptions options);
 
   SearchContext search_context() {
-    return SearchContext{module, evaluator, tasks, quota, now, /*shortcuts=*/!options.self_check};
+    return SearchContext{module, evaluator, tasks, quota, now, /*shortcuts=*/!options.self_check,
+                         options.self_check ? &self_check_failures : nullptr};
   }
   const std::string& team_name(const Task& task) const;
   Resolver resolver() const { return {module, evaluator, names, &unavailable_partitions}; }

@@ -220,7 +220,7 @@ void explain_pending(const EngineCore& core, uint32_t index, Explanation& out) {
   }
   QuotaState quota = core.quota;  // simulations run on a copy
   const SearchContext context{core.module, core.evaluator, core.tasks, quota, core.now,
-                              /*shortcuts=*/false};
+                              /*shortcuts=*/false, /*self_check_failures=*/nullptr};
   FlavorAssigner assigner(context);
   Assignment assignment;
   AssignmentTrace attempts;

@@ -82,6 +82,9 @@ struct SearchContext {
   /// Take the shortcuts that cannot change an answer (skip hopeless searches, reuse a
   /// simulation); off in self-check runs, so comparing decisions tests them.
   bool shortcuts = true;
+  /// Self-check runs: where the searches report a broken contract (fill-back's minimal set);
+  /// null otherwise.
+  std::vector<std::string>* self_check_failures = nullptr;
 };
 
 /// Appends to `out` the victims that make `request` fit, in the order they were chosen, or

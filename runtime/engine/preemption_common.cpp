@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "compiler/support/assert.hpp"
 #include "runtime/engine/preemption_internal.hpp"
 
@@ -183,10 +185,38 @@ void restore_to_quota(const SearchContext& context, uint32_t task) {
   });
 }
 
+namespace {
+
+// Self-check of fill-back's contract (§5.4), with the targets removed from `quota`: the request
+// fits, and giving back any one target makes it not fit. Available quota only shrinks as tasks
+// come back, so a target fill-back kept could not be spared at the end either: the victims are a
+// minimal set. Leaves `quota` as it found it.
+void self_check_minimal(const SearchContext& context, const PreemptionRequest& request, bool allow_borrowing,
+                        const std::vector<Target>& targets) {
+  std::vector<std::string>* failures = context.self_check_failures;
+  if (failures == nullptr || targets.empty()) return;
+  const Task& preemptor = context.tasks[request.preemptor];
+  if (!request_fits(context, request, allow_borrowing)) {
+    failures->push_back(
+        fmt::format("the victims of `{}` do not make room for it at time {}", preemptor.id, context.now));
+    return;
+  }
+  for (const Target& target : targets) {
+    restore_to_quota(context, target.task);
+    const bool fits = request_fits(context, request, allow_borrowing);
+    remove_from_quota(context, target.task);
+    if (fits) {
+      failures->push_back(fmt::format("`{}` preempted for `{}` at time {}, which fits without evicting it",
+                                      context.tasks[target.task].id, preemptor.id, context.now));
+    }
+  }
+}
+
+}  // namespace
+
 void fill_back(const SearchContext& context, const PreemptionRequest& request, bool allow_borrowing,
                std::vector<Target>& targets, SearchTrace* trace) {
-  if (targets.size() < 2) return;
-  for (size_t i = targets.size() - 1; i-- > 0;) {
+  for (size_t i = targets.size() < 2 ? 0 : targets.size() - 1; i-- > 0;) {
     restore_to_quota(context, targets[i].task);
     if (request_fits(context, request, allow_borrowing)) {
       note(trace, targets[i].task, CandidateNote::Verdict::given_back);
@@ -195,6 +225,7 @@ void fill_back(const SearchContext& context, const PreemptionRequest& request, b
       remove_from_quota(context, targets[i].task);
     }
   }
+  self_check_minimal(context, request, allow_borrowing, targets);
 }
 
 void note(SearchTrace* trace, uint32_t task, CandidateNote::Verdict verdict, double preemptor_share,

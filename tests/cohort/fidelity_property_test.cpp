@@ -6,6 +6,12 @@
 // other teams' tasks first, then lower priority, then more recently admitted, ties by id). Each
 // trace is then replayed from the state exported at a random instant (Engine::export_state into a
 // fresh engine's load_state), which must give the rest of the decision stream byte for byte.
+// Beside each run a self-checking interpreter engine decides the same trace: every decision must
+// be the same, and its self-check must pass after every event, which includes fill-back's
+// contract (a preemptor's victims make room for it, and it would not fit were any one of them
+// given back: the minimal set). Parked tasks come back only as docs/semantics.md §3.2 says:
+// a parked task leaves the parked state only in a step with a finish, a cancel or an eviction,
+// and gets a new decision only when something it depends on changed (see parked_violations).
 // GOV_FIDELITY_ROUNDS=N runs N traces per policy and variant instead of 1 (a longer mode).
 #include <catch2/catch.hpp>
 
@@ -25,6 +31,7 @@
 #include "compiler/ir/module.hpp"
 #include "gov/engine.hpp"
 #include "runtime/embed/engine_internals.hpp"
+#include "tests/engine/engine_test_support.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace {
@@ -170,13 +177,103 @@ std::vector<std::string> stream_of(const std::vector<gov::Decision>& decisions) 
 }
 
 struct Counts {
-  size_t events = 0, preemptions = 0, admissions = 0, ordered_groups = 0, replayed = 0;
+  size_t events = 0, preemptions = 0, admissions = 0, ordered_groups = 0, replayed = 0, parked_decided = 0;
 };
+
+/// What a step changed that a parked task's nomination may depend on: the instance types whose
+/// usage changed (a task admitted on, or releasing, a type), the teams whose queue or usage
+/// changed, and whether it released anything at all.
+struct StepChanges {
+  std::set<std::string> types;
+  std::set<std::string> teams;
+  bool releases = false;  // a finish, a cancel or an eviction: parked tasks come back
+};
+
+/// The instance types an admitted decision holds.
+std::set<std::string> held_types(const gov::Decision& d) {
+  std::set<std::string> out;
+  if (!d.flavor.empty()) out.insert(d.flavor);
+  for (const gov::PodSetAdmission& p : d.pod_sets) out.insert(p.flavor);
+  return out;
+}
+
+StepChanges changes_of(const gov::Step& step, const std::map<std::string, Known>& known,
+                       std::map<std::string, std::set<std::string>>& holding) {
+  StepChanges out;
+  for (const gov::Decision& d : step.decisions) {
+    switch (d.outcome) {
+      case gov::Outcome::admitted:
+        holding[d.task] = held_types(d);
+        out.types.insert(holding[d.task].begin(), holding[d.task].end());
+        out.teams.insert(d.team);
+        break;
+      case gov::Outcome::preempted:
+      case gov::Outcome::finished:
+      case gov::Outcome::cancelled:
+        out.releases = true;
+        out.teams.insert(known.at(d.task).team);
+        if (const auto held = holding.find(d.task); held != holding.end()) {
+          out.types.insert(held->second.begin(), held->second.end());
+          holding.erase(held);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+/// The instance types a task may be admitted on: its own, else its team's quotas' (a team with
+/// resource groups: all of them, since a pinned type pins one group only).
+std::set<std::string> usable_types(const gov::Task& task, const gov::ir::Module& m) {
+  const int32_t team = m.team_index(task.team);
+  std::set<std::string> out;
+  if (team < 0) return out;
+  const gov::ir::Team& t = m.teams[static_cast<size_t>(team)];
+  if (task.instance_type && t.groups.empty()) return {*task.instance_type};
+  for (const auto& q : t.quotas) out.insert(m.flavors[q.flavor].name);
+  return out;
+}
+
+/// docs/semantics.md §3.2 for the tasks parked when the step began (`parked_before`): one leaves
+/// the parked state (still pending, not parked after) only in a step that released something,
+/// and gets a pending or admitted decision only when a type it may use changed, its own team's
+/// queue or usage changed, or time moved on from an instant with a preemption (a task preempted
+/// then is a candidate again). Under fair sharing a team's share depends on its usage in every
+/// type, so there any usage change counts.
+std::string parked_violations(const gov::Step& step, const StepChanges& changes, const std::set<std::string>& parked_before,
+                              const gov::Snapshot& after, bool fair_sharing, bool time_moved_past_preemption,
+                              const std::map<std::string, std::set<std::string>>& usable,
+                              const std::map<std::string, Known>& known, size_t& decided) {
+  std::string out;
+  for (const gov::TaskRow& row : after.tasks) {
+    if (!parked_before.contains(row.id) || row.state != gov::TaskState::pending || row.parked) continue;
+    if (!changes.releases) out += fmt::format("parked task {} came back in a step that released nothing\n", row.id);
+  }
+  for (const gov::Decision& d : step.decisions) {
+    if (!parked_before.contains(d.task)) continue;
+    if (d.outcome != gov::Outcome::pending && d.outcome != gov::Outcome::admitted) continue;
+    ++decided;
+    bool reason = time_moved_past_preemption || changes.teams.contains(known.at(d.task).team);
+    if (fair_sharing) reason = reason || !changes.types.empty();
+    for (const std::string& type : usable.at(d.task)) reason = reason || changes.types.contains(type);
+    if (!reason) out += fmt::format("parked task {} got a new decision ({}) though nothing it depends on changed\n", d.task,
+                                    d.message);
+  }
+  return out;
+}
 
 void run_trace(gov::Engine& engine, const std::vector<TraceStep>& steps, bool classical, Rng& rng, Counts& counts) {
   const std::shared_ptr<const gov::ir::Module> m = gov::EngineInternals::module(engine);
+  gov::engine::EngineOptions checking;
+  checking.self_check = true;
+  gov::engine::test::Harness checker(*m, checking);  // the interpreter, recomputing everything
   std::map<std::string, Known> known;
   std::map<std::string, gov::Time> admitted_at;
+  std::map<std::string, std::set<std::string>> usable, holding;
+  std::set<std::string> parked;
+  gov::Time last_preemption_at = -1;
   const size_t cut = static_cast<size_t>(uniform(rng, 1, static_cast<int64_t>(steps.size()) - 1));
   std::optional<gov::ClusterState> state;
   std::vector<gov::Decision> after_cut;
@@ -185,11 +282,28 @@ void run_trace(gov::Engine& engine, const std::vector<TraceStep>& steps, bool cl
       if (e.kind != gov::Event::Kind::submit) continue;
       const int32_t klass = e.task.priority ? m->class_index(*e.task.priority) : -1;
       known[e.task.id] = {e.task.team, m->priority_of(klass)};
+      usable[e.task.id] = usable_types(e.task, *m);
     }
     const gov::Step step = engine.step(steps[i].at, steps[i].events);
+    const std::vector<gov::Decision> reference = checker.engine->step(steps[i].at, steps[i].events);
     counts.events += steps[i].events.size();
     INFO("step " << i << " at " << steps[i].at << " ms");
-    std::string wrong = invariant_violations(engine.snapshot());
+    INFO(fmt::format("{}", fmt::join(checker.engine->self_check_failures(), "\n")));
+    REQUIRE(checker.engine->self_check_failures().empty());
+    REQUIRE(stream_of(reference) == stream_of(step.decisions));
+    const gov::Snapshot snapshot = engine.snapshot();
+    std::string wrong = invariant_violations(snapshot);
+    const StepChanges changes = changes_of(step, known, holding);
+    wrong += parked_violations(step, changes, parked, snapshot, m->settings.fair_sharing,
+                               last_preemption_at >= 0 && last_preemption_at < steps[i].at, usable, known,
+                               counts.parked_decided);
+    parked.clear();
+    for (const gov::TaskRow& row : snapshot.tasks) {
+      if (row.parked) parked.insert(row.id);
+    }
+    for (const gov::Decision& d : step.decisions) {
+      if (d.outcome == gov::Outcome::preempted) last_preemption_at = d.at;
+    }
     // Victim order is the classical search's (fair sharing orders targets by share).
     const std::string order = victim_order_violations(step, known, admitted_at, counts.ordered_groups);
     if (classical) wrong += order;
@@ -256,7 +370,8 @@ TEST_CASE("example policies keep Kueue's invariants over 2000 random events and 
   }
   WARN(counts.events << " events, " << counts.admissions << " admissions, " << counts.preemptions << " preemptions, "
                      << counts.ordered_groups << " searches with several victims, " << counts.replayed
-                     << " replays from an exported state");
+                     << " replays from an exported state, " << counts.parked_decided << " new decisions of parked tasks");
   CHECK(counts.events >= 2000 * 14);
   CHECK(counts.preemptions > 100);  // the traces exercise preemption, not just admission
+  CHECK(counts.parked_decided > 100);  // and parking
 }
