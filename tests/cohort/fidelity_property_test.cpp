@@ -187,6 +187,14 @@ struct StepChanges {
   std::set<std::string> types;
   std::set<std::string> teams;
   bool releases = false;  // a finish, a cancel or an eviction: parked tasks come back
+  bool time_moved_past_preemption = false;  // a task preempted at an earlier instant is a candidate again
+
+  void add(const StepChanges& other) {
+    types.insert(other.types.begin(), other.types.end());
+    teams.insert(other.teams.begin(), other.teams.end());
+    releases = releases || other.releases;
+    time_moved_past_preemption = time_moved_past_preemption || other.time_moved_past_preemption;
+  }
 };
 
 /// The instance types an admitted decision holds.
@@ -236,15 +244,16 @@ std::set<std::string> usable_types(const gov::Task& task, const gov::ir::Module&
   return out;
 }
 
-/// docs/semantics.md §3.2 for the tasks parked when the step began (`parked_before`): one leaves
-/// the parked state (still pending, not parked after) only in a step that released something,
-/// and gets a pending or admitted decision only when a type it may use changed, its own team's
+/// docs/semantics.md §3.2 for the tasks parked when the step began (`parked_before`, each with
+/// what changed since its last decision, this step included): one leaves the parked state (still
+/// pending, not parked after) only in a step that released something, and gets a pending or
+/// admitted decision only when, since its last decision, a type it may use changed, its own team's
 /// queue or usage changed, or time moved on from an instant with a preemption (a task preempted
 /// then is a candidate again). Under fair sharing a team's share depends on its usage in every
 /// type, so there any usage change counts.
-std::string parked_violations(const gov::Step& step, const StepChanges& changes, const std::set<std::string>& parked_before,
-                              const gov::Snapshot& after, bool fair_sharing, bool time_moved_past_preemption,
-                              const std::map<std::string, std::set<std::string>>& usable,
+std::string parked_violations(const gov::Step& step, const StepChanges& changes,
+                              const std::map<std::string, StepChanges>& parked_before, const gov::Snapshot& after,
+                              bool fair_sharing, const std::map<std::string, std::set<std::string>>& usable,
                               const std::map<std::string, Known>& known, size_t& decided) {
   std::string out;
   for (const gov::TaskRow& row : after.tasks) {
@@ -252,12 +261,16 @@ std::string parked_violations(const gov::Step& step, const StepChanges& changes,
     if (!changes.releases) out += fmt::format("parked task {} came back in a step that released nothing\n", row.id);
   }
   for (const gov::Decision& d : step.decisions) {
-    if (!parked_before.contains(d.task)) continue;
+    const auto parked = parked_before.find(d.task);
+    if (parked == parked_before.end()) continue;
     if (d.outcome != gov::Outcome::pending && d.outcome != gov::Outcome::admitted) continue;
     ++decided;
-    bool reason = time_moved_past_preemption || changes.teams.contains(known.at(d.task).team);
-    if (fair_sharing) reason = reason || !changes.types.empty();
-    for (const std::string& type : usable.at(d.task)) reason = reason || changes.types.contains(type);
+    // What changed since the task's last decision: it is decided again only when it comes back,
+    // so a change some steps ago shows in the decision that follows the next release.
+    const StepChanges& since = parked->second;
+    bool reason = since.time_moved_past_preemption || since.teams.contains(known.at(d.task).team);
+    if (fair_sharing) reason = reason || !since.types.empty();
+    for (const std::string& type : usable.at(d.task)) reason = reason || since.types.contains(type);
     if (!reason) out += fmt::format("parked task {} got a new decision ({}) though nothing it depends on changed\n", d.task,
                                     d.message);
   }
@@ -273,6 +286,7 @@ void run_trace(gov::Engine& engine, const std::vector<TraceStep>& steps, bool cl
   std::map<std::string, gov::Time> admitted_at;
   std::map<std::string, std::set<std::string>> usable, holding;
   std::set<std::string> parked;
+  std::map<std::string, StepChanges> since_decision;  // per task, what changed since its last decision
   gov::Time last_preemption_at = -1;
   const size_t cut = static_cast<size_t>(uniform(rng, 1, static_cast<int64_t>(steps.size()) - 1));
   std::optional<gov::ClusterState> state;
@@ -293,10 +307,16 @@ void run_trace(gov::Engine& engine, const std::vector<TraceStep>& steps, bool cl
     REQUIRE(stream_of(reference) == stream_of(step.decisions));
     const gov::Snapshot snapshot = engine.snapshot();
     std::string wrong = invariant_violations(snapshot);
-    const StepChanges changes = changes_of(step, known, holding);
-    wrong += parked_violations(step, changes, parked, snapshot, m->settings.fair_sharing,
-                               last_preemption_at >= 0 && last_preemption_at < steps[i].at, usable, known,
+    StepChanges changes = changes_of(step, known, holding);
+    changes.time_moved_past_preemption = last_preemption_at >= 0 && last_preemption_at < steps[i].at;
+    for (auto& [id, since] : since_decision) since.add(changes);
+    std::map<std::string, StepChanges> parked_before;
+    for (const std::string& id : parked) parked_before[id] = since_decision[id];
+    wrong += parked_violations(step, changes, parked_before, snapshot, m->settings.fair_sharing, usable, known,
                                counts.parked_decided);
+    // A task's decision says what held when it was made, which may be before later changes of
+    // the same step: its changes start again from this step's.
+    for (const gov::Decision& d : step.decisions) since_decision[d.task] = changes;
     parked.clear();
     for (const gov::TaskRow& row : snapshot.tasks) {
       if (row.parked) parked.insert(row.id);
@@ -346,9 +366,19 @@ TEST_CASE("example policies keep Kueue's invariants over 2000 random events and 
   Counts counts;
   gov::test::TempDir dir("fidelity");
   dir.copy_catalog();
-  for (const std::string& path : gov::test::files_under("policies/examples", ".gov")) {
+  // The example policies, and corpus policies with what they lack: trees of cohorts (borrowing
+  // and lending limits at every level, explicit cohort quotas, weights at two levels) and
+  // resource groups.
+  std::vector<std::string> paths = gov::test::files_under("policies/examples", ".gov");
+  for (const char* corpus : {"cohort-tree.gov", "cohort-tree-quota.gov", "cohort-tree-preemption.gov",
+                             "cohort-tree-fair-share.gov", "kueue-fair-tree-hierarchical.gov", "resource-groups.gov"}) {
+    paths.push_back(gov::test::repo_path(std::string("tests/corpus/") + corpus));
+  }
+  for (const std::string& path : paths) {
     const std::string text = gov::test::read_text(path);
     const std::string name = std::filesystem::path(path).filename().string();
+    // Where the copy with classical preemption goes: beside a catalog at the same relative place.
+    const std::string copy_dir = path.find("tests/corpus/") != std::string::npos ? "tests/corpus/" : "policies/examples/";
     // The same policy with classical preemption (`idle-compute = fcfs`), where the candidate
     // order is Kueue's CandidatesOrdering.
     std::string classical_text = text;
@@ -356,8 +386,10 @@ TEST_CASE("example policies keep Kueue's invariants over 2000 random events and 
     REQUIRE(at != std::string::npos);
     const size_t end = classical_text.find('\n', at);
     classical_text.replace(at, end - at, "idle-compute = fcfs");
-    const std::string classical_path = dir.write("policies/examples/" + name, classical_text);
+    const std::string classical_path = dir.write(copy_dir + name, classical_text);
     for (bool classical : {false, true}) {
+      // A corpus policy runs as written (each chose its preemption); an example both ways.
+      if (classical && copy_dir == "tests/corpus/") continue;
       INFO(name << (classical ? " (idle-compute = fcfs)" : " (as written)"));
       gov::Engine engine = gov::Engine::compile_file(classical ? classical_path : path);
       for (int round = 0; round < rounds; ++round) {
@@ -371,7 +403,7 @@ TEST_CASE("example policies keep Kueue's invariants over 2000 random events and 
   WARN(counts.events << " events, " << counts.admissions << " admissions, " << counts.preemptions << " preemptions, "
                      << counts.ordered_groups << " searches with several victims, " << counts.replayed
                      << " replays from an exported state, " << counts.parked_decided << " new decisions of parked tasks");
-  CHECK(counts.events >= 2000 * 14);
+  CHECK(counts.events >= 2000 * 20);
   CHECK(counts.preemptions > 100);  // the traces exercise preemption, not just admission
   CHECK(counts.parked_decided > 100);  // and parking
 }
