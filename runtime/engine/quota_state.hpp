@@ -194,6 +194,13 @@ class QuotaState {
   }
   Amount cohort_usage(uint32_t flavor, ir::Resource r) const { return at(pool_used_[flavor], r); }
   Amount cohort_idle(uint32_t flavor, ir::Resource r) const;
+  /// What of the team's cohort's quota is unused: cohort_idle in the one flat cohort; in a tree
+  /// the team's own cohort's subtree quota less its usage (never negative).
+  Amount team_cohort_idle(uint32_t team, uint32_t flavor, ir::Resource r) const {
+    if (!tree_ || team_node_[team] < 0) [[likely]] return cohort_idle(flavor, r);
+    const size_t k = node_cell(team_node_[team], flavor);
+    return std::max<Amount>(0, node_subtree_[k][ir::index(r)] - node_usage_[k][ir::index(r)]);
+  }
   /// Σ over teams of usage: what admitted tasks hold of a flavor in the whole cluster.
   Amount flavor_usage(uint32_t flavor, ir::Resource r) const {
     return at(flavor_usage_[flavor], r);
