@@ -41,18 +41,18 @@ uint8_t borrowing_level(const QuotaState& quota, uint32_t team, uint32_t flavor,
 /// chooses it by the tree's formulas. Pending unless a deny rule matched.
 AdmissionCheck decide_in_tree(const EngineCore& core, int32_t team, int32_t priority, const int64_t* fields,
                               const int64_t* label_ids) {
-  Scratch& buffers = scratch(core.rule_count, 0);
-  const auto [deny, others] =
-      core.rules.verdicts(fields, label_ids, core.quota, std::span<uint8_t>(buffers.verdicts.data(), core.rule_count));
   AdmissionCheck out;
   out.team = team;
   out.priority = priority;
+  out.verdict = AdmissionCheck::Verdict::pending;
+  if (core.rule_count == 0) return out;  // nothing reads the figures
+  Scratch& buffers = scratch(core.rule_count, 0);
+  const auto [deny, others] =
+      core.rules.verdicts(fields, label_ids, core.quota, std::span<uint8_t>(buffers.verdicts.data(), core.rule_count));
   out.warnings = others;
   if (deny >= 0) {
     out.verdict = AdmissionCheck::Verdict::reject;
     out.rule = deny;
-  } else {
-    out.verdict = AdmissionCheck::Verdict::pending;
   }
   return out;
 }
