@@ -26,6 +26,37 @@ Scratch& scratch(size_t rules, size_t label_keys) {
   return buffers;
 }
 
+/// The highest borrowing level of the resources `request` asks of the flavor.
+uint8_t borrowing_level(const QuotaState& quota, uint32_t team, uint32_t flavor, const ir::Resources& request) {
+  uint8_t level = 0;
+  for (ir::Resource r : quota.charged()) {
+    if (request[ir::index(r)] != 0) level = std::max(level, quota.borrowing_level(team, flavor, r, request[ir::index(r)]));
+  }
+  return level;
+}
+
+/// decide's rules for a policy with a tree of cohorts: the back ends' compiled figures are the
+/// flat cohort's, so the rules read the engine's (AdmissionRules::fill_figures, the tree's
+/// `team.available`); the flavor is left to the caller (with_partitions, with_pod_sets), which
+/// chooses it by the tree's formulas. Pending unless a deny rule matched.
+AdmissionCheck decide_in_tree(const EngineCore& core, int32_t team, int32_t priority, const int64_t* fields,
+                              const int64_t* label_ids) {
+  AdmissionCheck out;
+  out.team = team;
+  out.priority = priority;
+  out.verdict = AdmissionCheck::Verdict::pending;
+  if (core.rule_count == 0) return out;  // nothing reads the figures
+  Scratch& buffers = scratch(core.rule_count, 0);
+  const auto [deny, others] =
+      core.rules.verdicts(fields, label_ids, core.quota, std::span<uint8_t>(buffers.verdicts.data(), core.rule_count));
+  out.warnings = others;
+  if (deny >= 0) {
+    out.verdict = AdmissionCheck::Verdict::reject;
+    out.rule = deny;
+  }
+  return out;
+}
+
 }  // namespace
 
 ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::DecideInput& input) {
@@ -56,7 +87,9 @@ AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
   const bool groups = !core.module.teams[static_cast<size_t>(request.team)].groups.empty();
   if (spec.partitions.empty() && !core.quota.tree() && !groups) [[likely]]
     return decide(core, request.team, request.priority, fields.data(), label_ids.data());
-  const AdmissionCheck checked = decide(core, request.team, request.priority, fields.data(), label_ids.data());
+  const AdmissionCheck checked = core.quota.tree()
+                                     ? decide_in_tree(core, request.team, request.priority, fields.data(), label_ids.data())
+                                     : decide(core, request.team, request.priority, fields.data(), label_ids.data());
   if (!request.unavailable_partition.empty()) return no_flavor(checked);
   if (groups) {
     const PreparedPodSet one{request.requested_flavor, request.request};
@@ -66,7 +99,9 @@ AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
 }
 
 AdmissionCheck check_with_partitions(const EngineCore& core, const PreparedTask& task) {
-  const AdmissionCheck checked = decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
+  const AdmissionCheck checked =
+      core.quota.tree() ? decide_in_tree(core, task.team, task.priority, task.fields.data(), task.label_ids.data())
+                        : decide(core, task.team, task.priority, task.fields.data(), task.label_ids.data());
   if (task.unavailable_partition) return no_flavor(checked);
   if (!task.pod_sets.empty()) return with_pod_sets(core, checked, task.pod_sets);
   if (!core.module.teams[static_cast<size_t>(task.team)].groups.empty()) {
@@ -100,6 +135,7 @@ AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, i
   const ir::Team& team_def = core.module.teams[team];
   if (!team_def.active) return out;
   int32_t borrowing_fit = -1;
+  uint8_t borrowing_fit_level = 0;
   for (const ir::FlavorQuota& quota : team_def.quotas) {
     if (requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(requested_flavor)) continue;
     const ir::FitResult fit = core.quota.fit(core.evaluator, team, quota.flavor, request);
@@ -112,7 +148,13 @@ AdmissionCheck with_partitions(const EngineCore& core, AdmissionCheck checked, i
       out.borrows = borrows;
       return out;
     }
-    if (borrowing_fit < 0) borrowing_fit = static_cast<int32_t>(quota.flavor);
+    // The borrowing fit the cycle's flavor assigner would choose: in a tree the lowest borrowing
+    // level (QuotaState::borrowing_level), the first of equal ones; in the flat cohort the first.
+    const uint8_t level = core.quota.tree() ? borrowing_level(core.quota, team, quota.flavor, request) : 1;
+    if (borrowing_fit < 0 || level < borrowing_fit_level) {
+      borrowing_fit = static_cast<int32_t>(quota.flavor);
+      borrowing_fit_level = level;
+    }
   }
   if (borrowing_fit >= 0 && team_def.flavor_preference == ir::FlavorPreference::borrowing_over_preemption) {
     out.verdict = AdmissionCheck::Verdict::admit;

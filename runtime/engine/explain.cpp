@@ -51,7 +51,7 @@ FlavorExplanation flavor_figures(const EngineCore& core, const QuotaState& quota
     const Amount own_unused = std::max<Amount>(0, figures.guaranteed - figures.in_use);
     figures.borrowable = std::max<Amount>(0, figures.available - own_unused);
     figures.maximum = quota.max_capacity(team, flavor, r);
-    figures.cohort_idle = quota.cohort_idle(flavor, r);
+    figures.cohort_idle = quota.team_cohort_idle(team, flavor, r);
     out.resources.push_back(figures);
   }
   return out;

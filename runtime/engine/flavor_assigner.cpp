@@ -157,8 +157,7 @@ GranularMode FlavorAssigner::oracle(uint32_t task, uint32_t flavor, ir::Resource
   simulated_[simulated_count_].targets = scratch_;
   ++simulated_count_;
   if (scratch_.empty()) {
-    return {FitMode::no_candidates,
-            static_cast<uint8_t>(context_.quota.borrowing_with(team, flavor, resource, amount))};
+    return {FitMode::no_candidates, context_.quota.borrowing_level(team, flavor, resource, amount)};
   }
   bool in_own_team = false;
   const auto charge = [this](const Task& victim, bool give_back) {
@@ -172,9 +171,20 @@ GranularMode FlavorAssigner::oracle(uint32_t task, uint32_t flavor, ir::Resource
     charge(victim, false);
     in_own_team = in_own_team || victim.team == t.team;
   }
-  const bool borrows = context_.quota.borrowing_with(team, flavor, resource, amount);
+  const uint8_t borrows = context_.quota.borrowing_level(team, flavor, resource, amount);
   for (const Target& target : scratch_) charge(context_.tasks[target.task], true);
-  return {in_own_team ? FitMode::preempt : FitMode::reclaim, static_cast<uint8_t>(borrows)};
+  return {in_own_team ? FitMode::preempt : FitMode::reclaim, borrows};
+}
+
+// The borrowing level of a fit in a tree (Assignment.Borrowing): the highest of the requested
+// resources' levels, as Kueue's Assignment.append keeps the max over its flavor assignments.
+uint8_t FlavorAssigner::tree_borrowing_level(uint32_t team, uint32_t flavor, const Resources& request) const {
+  uint8_t level = 0;
+  for (ir::Resource r : context_.quota.charged()) {
+    const Amount amount = request[ir::index(r)];
+    if (amount != 0) level = std::max(level, context_.quota.borrowing_level(team, flavor, r, amount));
+  }
+  return level;
 }
 
 // fitsResourceQuota for one resource, before any preemption is simulated: above the maximum
@@ -184,7 +194,7 @@ FlavorAssigner::ResourceCheck FlavorAssigner::check_resource(uint32_t team, uint
                                                              ir::Resource r, Amount amount) const {
   const QuotaState& quota = context_.quota;
   ResourceCheck check;
-  check.borrow = quota.borrowing_with(team, flavor, r, amount);
+  check.borrow = quota.borrowing_level(team, flavor, r, amount);
   FlavorReason& reason = check.reason;
   reason.resource = r;
   reason.flavor = flavor;
@@ -226,6 +236,7 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
         context_.quota.fit(context_.evaluator, team, flavor, request);
     if (fit.fits_all()) {
       result.mode.borrow = fit.borrows != 0 ? 1 : 0;
+      if (result.mode.borrow != 0 && context_.quota.tree()) result.mode.borrow = tree_borrowing_level(team, flavor, request);
       result.borrowing = result.mode.borrow;
       return result;
     }

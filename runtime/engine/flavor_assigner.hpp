@@ -17,7 +17,8 @@ namespace gov::engine {
 /// How a flavor can take a request, worst first (the internal preemptionMode of §4.3).
 enum class FitMode : uint8_t { no_fit, no_candidates, preempt, reclaim, fit };
 
-/// A mode with the borrowing level it implies (0: within nominal, 1: borrowing).
+/// A mode with the borrowing level it implies (0: within nominal; borrowing: 1 in the one flat
+/// cohort, the height of the lowest subtree that takes it in a tree, QuotaState::borrowing_level).
 struct GranularMode {
   FitMode mode = FitMode::fit;
   uint8_t borrow = 0;
@@ -56,7 +57,7 @@ int32_t idle_flavor(const Task& task, const ir::Team& team);
 struct Assignment {
   int32_t flavor = -1;  // the chosen flavor, -1 when nothing could be assigned
   GranularMode mode{FitMode::no_fit, 0};
-  uint8_t borrowing = 0;  // 1 when any resource of the chosen flavor borrows (Assignment.Borrowing)
+  uint8_t borrowing = 0;  // the chosen flavor's borrowing level, max over resources (Assignment.Borrowing)
   ResourceMask needs_preemption = 0;  // contested resources of the chosen flavor
   bool no_matching_flavor = false;    // the task's instance type is not one of its team's
   NoFitClass no_fit_class = NoFitClass::none;
@@ -158,6 +159,7 @@ class FlavorAssigner {
   void assign_pod_sets(uint32_t task, Assignment& out, AssignmentTrace* trace, const Assignment* pinned);
   void assign_groups(uint32_t task, Assignment& out, AssignmentTrace* trace, const Assignment* pinned);
   bool can_preempt_while_borrowing(const ir::Team& team) const;
+  uint8_t tree_borrowing_level(uint32_t team, uint32_t flavor, const Resources& request) const;
   void no_flavor_of_team(const Task& task, Assignment& out) const;
 
   /// One simulation of the last assign: a search for one contested resource of one flavor.

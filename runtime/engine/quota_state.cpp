@@ -108,6 +108,18 @@ void QuotaState::build_tree(const ir::Module& module) {
   for (size_t f = 0; f < flavors; ++f) {
     for (size_t i = 0; i < columns; ++i) lendable_total_[i] += table_.cohort_quota[f][i];
   }
+  // Kueue's getNodeHeight: 1 for a cohort with any member (team or cohort), and one more than its
+  // highest child cohort; 0 for an empty one. Children are visited before their parents.
+  node_height_.assign(nodes, 0);
+  for (size_t t = 0; t < table_.team_count; ++t) {
+    if (team_node_[t] >= 0) node_height_[static_cast<size_t>(team_node_[t])] = 1;
+  }
+  for (size_t c : order) {
+    const int32_t parent = node_parent_[c];
+    if (parent < 0) continue;
+    const auto above = static_cast<uint8_t>(std::min<int>(node_height_[c] + 1, kMaxBorrowingLevel));
+    node_height_[static_cast<size_t>(parent)] = std::max(node_height_[static_cast<size_t>(parent)], above);
+  }
 }
 
 // Kueue's addUsage / removeUsage: what a node holds past its local quota is held in its parent.
@@ -287,6 +299,24 @@ bool QuotaState::may_reclaim_in_hierarchy(uint32_t team, uint32_t flavor, ir::Re
     remaining -= cohort_local_available(node, flavor, r);
   }
   return false;
+}
+
+// FindHeightOfLowestSubtreeThatFits: what the team's local quota leaves is looked for up the
+// path, each cohort's unused local quota taken off on the way (as may_reclaim_in_hierarchy).
+uint8_t QuotaState::tree_borrowing_level(uint32_t team, uint32_t flavor, ir::Resource r, Amount extra) const {
+  const int32_t first = team_node_[team];
+  if (first < 0) return 0;
+  const size_t i = ir::index(r);
+  Amount remaining = extra - local_available(team, flavor, r);
+  int32_t root = first;
+  for (int32_t node = first; node >= 0; node = node_parent_[static_cast<size_t>(node)]) {
+    const size_t k = node_cell(node, flavor);
+    if (model::checked_add(node_usage_[k][i], remaining) <= node_subtree_[k][i])
+      return node_height_[static_cast<size_t>(node)];
+    remaining -= cohort_local_available(node, flavor, r);
+    root = node;
+  }
+  return node_height_[static_cast<size_t>(root)];
 }
 
 Amount QuotaState::cohort_idle(uint32_t flavor, ir::Resource r) const {

@@ -164,6 +164,19 @@ class QuotaState {
   bool borrowing_with(uint32_t team, uint32_t flavor, ir::Resource r, Amount extra) const {
     return usage(team, flavor, r) + extra > nominal(team, flavor, r);
   }
+  /// Kueue's borrowing level (FindHeightOfLowestSubtreeThatFits, the `borrow` of a flavor
+  /// assignment): 0 when U + `extra` is within the team's nominal quota; in the one flat cohort 1
+  /// otherwise (borrowing_with); in a tree the height (distance to its furthest leaf, a team being
+  /// a leaf) of the lowest cohort on the team's path whose subtree takes it without borrowing, or
+  /// of the root when none does. Lower is more local: flavor choice and the cycle's entry order
+  /// prefer it. Heights above kMaxBorrowingLevel count as that.
+  uint8_t borrowing_level(uint32_t team, uint32_t flavor, ir::Resource r, Amount extra) const {
+    if (!borrowing_with(team, flavor, r, extra)) return 0;
+    if (!tree_) [[likely]] return 1;
+    return tree_borrowing_level(team, flavor, r, extra);
+  }
+  /// The most borrowing_level reports (255 is the assigner's "no mode yet").
+  static constexpr uint8_t kMaxBorrowingLevel = 254;
   /// Borrowing in at least one resource of `mask` (IsWithinNominalInResources negated).
   bool borrowing_in(uint32_t team, uint32_t flavor, ResourceMask mask) const;
   /// The fit test of the partition columns `request` asks for, by the reference formulas (the
@@ -181,6 +194,13 @@ class QuotaState {
   }
   Amount cohort_usage(uint32_t flavor, ir::Resource r) const { return at(pool_used_[flavor], r); }
   Amount cohort_idle(uint32_t flavor, ir::Resource r) const;
+  /// What of the team's cohort's quota is unused: cohort_idle in the one flat cohort; in a tree
+  /// the team's own cohort's subtree quota less its usage (never negative).
+  Amount team_cohort_idle(uint32_t team, uint32_t flavor, ir::Resource r) const {
+    if (!tree_ || team_node_[team] < 0) [[likely]] return cohort_idle(flavor, r);
+    const size_t k = node_cell(team_node_[team], flavor);
+    return std::max<Amount>(0, node_subtree_[k][ir::index(r)] - node_usage_[k][ir::index(r)]);
+  }
   /// Σ over teams of usage: what admitted tasks hold of a flavor in the whole cluster.
   Amount flavor_usage(uint32_t flavor, ir::Resource r) const {
     return at(flavor_usage_[flavor], r);
@@ -202,6 +222,7 @@ class QuotaState {
   Amount tree_available(int32_t node, uint32_t flavor, size_t i) const;
   Amount tree_potential(int32_t node, uint32_t flavor, size_t i) const;
   ir::FitResult tree_fit(uint32_t team, uint32_t flavor, const Resources& request) const;
+  uint8_t tree_borrowing_level(uint32_t team, uint32_t flavor, ir::Resource r, Amount extra) const;
   size_t node_cell(int32_t node, uint32_t flavor) const {
     return static_cast<size_t>(node) * table_.flavor_count + flavor;
   }
@@ -210,6 +231,7 @@ class QuotaState {
   bool tree_ = false;
   std::vector<int32_t> node_parent_;       // per cohort
   std::vector<int32_t> team_node_;         // per team: its cohort
+  std::vector<uint8_t> node_height_;       // per cohort: getNodeHeight, capped at kMaxBorrowingLevel
   std::vector<Resources> node_subtree_;    // per cohort × flavor
   std::vector<Resources> node_local_;      // per cohort × flavor
   std::vector<Resources> node_borrowing_;  // per cohort × flavor

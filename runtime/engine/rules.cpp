@@ -70,9 +70,52 @@ void AdmissionRules::fill_input(const TaskRequest& task, int64_t id_string,
                                 const int64_t* label_ids, const QuotaState& quota,
                                 ir::RuleInput& input) const {
   input.task = task_fields(task, id_string);
-  ir::fill_figures(module_, quota.table(), quota.usage_view(), static_cast<uint32_t>(task.team),
-                   task.requested_flavor, figure_slots_, input);
+  fill_figures(task.team, task.requested_flavor, quota, input);
   input.labels = label_ids;
+}
+
+void AdmissionRules::fill_figures(int32_t team, int32_t requested_flavor, const QuotaState& quota,
+                                  ir::RuleInput& input) const {
+  const auto t = static_cast<uint32_t>(team);
+  ir::fill_figures(module_, quota.table(), quota.usage_view(), t, requested_flavor, figure_slots_, input);
+  if (!quota.tree()) [[likely]] return;
+  for (uint8_t slot : figure_slots_.team) {
+    if (static_cast<TeamStat>(slot / ir::kResourceCount) != TeamStat::available) continue;
+    const auto r = static_cast<ir::Resource>(slot % ir::kResourceCount);
+    // Summed as ir::fill_figures sums (saturating): over the named type, else the team's types.
+    Amount sum = 0;
+    const auto add = [&](uint32_t flavor) {
+      const Amount v = quota.has_quota(t, flavor) ? quota.available(t, flavor, r) : 0;
+      if (__builtin_add_overflow(sum, v, &sum)) sum = std::numeric_limits<Amount>::max();
+    };
+    if (requested_flavor >= 0) {
+      add(static_cast<uint32_t>(requested_flavor));
+    } else {
+      for (const ir::FlavorQuota& held : module_.teams[t].quotas) add(held.flavor);
+    }
+    input.team[slot] = sum;
+  }
+}
+
+std::pair<int32_t, uint32_t> AdmissionRules::verdicts(const int64_t* fields, const int64_t* label_ids,
+                                                      const QuotaState& quota, std::span<uint8_t> verdicts) const {
+  ir::RuleInput input;
+  std::copy(fields, fields + ir::kTaskFieldCount, input.task.begin());
+  fill_figures(static_cast<int32_t>(fields[static_cast<size_t>(TaskField::team)]),
+               static_cast<int32_t>(fields[static_cast<size_t>(TaskField::flavor)]), quota, input);
+  input.labels = label_ids;
+  evaluator_.evaluate_rules(input, verdicts);
+  int32_t deny = -1;
+  uint32_t others = 0;
+  for (size_t i = 0; i < module_.rules.size(); ++i) {
+    if (!verdicts[i]) continue;
+    if (module_.rules[i].action == ir::RuleAction::deny && deny < 0) {
+      deny = static_cast<int32_t>(i);
+    } else {
+      ++others;
+    }
+  }
+  return {deny, others};
 }
 
 void AdmissionRules::build_input(const TaskRequest& task, std::string_view id,

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "compiler/ir/messages.hpp"
@@ -46,6 +47,16 @@ class AdmissionRules {
   void label_strings(const Labels& labels, std::span<int64_t> label_ids) const;
   void fill_input(const TaskRequest& task, int64_t id_string, const int64_t* label_ids,
                   const QuotaState& quota, ir::RuleInput& input) const;
+  /// The team and cluster figures some rule reads (ir::fill_figures) into `input`, for `team`
+  /// in `requested_flavor` (or summed over its types when -1). In a tree of cohorts
+  /// `team.available` is the tree's (QuotaState::available: within every ancestor's limits and
+  /// what each level has unused), which the back ends' compiled figures, flat formulas over the
+  /// roots' totals, cannot give; both back ends read these.
+  void fill_figures(int32_t team, int32_t requested_flavor, const QuotaState& quota, ir::RuleInput& input) const;
+  /// The rules on a task's fields and label ids with fill_figures's figures, as ir::conclude
+  /// counts them: the first matching deny rule (-1: none) and the other matches.
+  std::pair<int32_t, uint32_t> verdicts(const int64_t* fields, const int64_t* label_ids, const QuotaState& quota,
+                                        std::span<uint8_t> verdicts) const;
   /// RuleInput::task of a resolved task.
   std::array<int64_t, ir::kTaskFieldCount> task_fields(const TaskRequest& task,
                                                        int64_t id_string) const;
