@@ -6,7 +6,8 @@
 // other teams' tasks first, then lower priority, then more recently admitted, ties by id). Each
 // trace is then replayed from the state exported at a random instant (Engine::export_state into a
 // fresh engine's load_state), which must give the rest of the decision stream byte for byte.
-// Beside each run a self-checking interpreter engine decides the same trace: every decision must
+// On trees of cohorts, Kueue's tree invariants are recomputed from the IR after every event
+// (tree_violations). Beside each run a self-checking interpreter engine decides the same trace: every decision must
 // be the same, and its self-check must pass after every event, which includes fill-back's
 // contract (a preemptor's victims make room for it, and it would not fit were any one of them
 // given back: the minimal set). Parked tasks come back only as docs/semantics.md §3.2 says:
@@ -115,6 +116,123 @@ std::string invariant_violations(const gov::Snapshot& s) {
     if (!ids.insert(row.id).second) out += fmt::format("task {} listed twice\n", row.id);
     if (row.admitted_at.has_value() != (row.state == gov::TaskState::admitted)) out += fmt::format("task {} admitted_at\n", row.id);
     if (row.parked && row.state != gov::TaskState::pending) out += fmt::format("task {} parked but not pending\n", row.id);
+  }
+  return out;
+}
+
+/// Kueue's tree invariants (resource_node.go; docs/kueue-reference.md §2), recomputed here from
+/// the IR and the snapshot's team usage as an independent check of the engine's QuotaState: per
+/// flavor and column, a node's guaranteed (local) quota is max(0, subtree quota − lending limit)
+/// (0 without a lending limit); a cohort's subtree quota is its own quota plus its children's
+/// subtree quota less their guaranteed part, its usage its children's usage past their guaranteed
+/// part. Then every node (team or cohort) has available() >= 0: a root's usage within its subtree
+/// quota, and below it the usage within the subtree quota plus what the borrowing limit lets it take
+/// from its parent, and the parent's own the same. The snapshot's cohort rows (the roots' sums)
+/// must equal the recomputed roots. Empty for a module without a tree.
+std::string tree_violations(const gov::ir::Module& m, const gov::Snapshot& s) {
+  if (m.cohorts.empty()) return {};
+  using Columns = gov::ir::Resources;
+  const size_t teams = m.teams.size(), nodes = teams + m.cohorts.size(), flavors = m.flavors.size();
+  const auto cell = [flavors](size_t node, size_t flavor) { return node * flavors + flavor; };
+  std::vector<Columns> subtree(nodes * flavors, Columns{}), usage(nodes * flavors, Columns{});
+  std::vector<Columns> lending(nodes * flavors, gov::ir::unlimited_columns());
+  std::vector<Columns> borrowing(nodes * flavors, gov::ir::unlimited_columns());
+  std::vector<int64_t> parent(nodes, -1);  // node index: teams first, then cohorts
+  std::vector<size_t> depth(nodes, 0);
+  const auto declare = [&](size_t node, const gov::ir::FlavorQuota& q) {
+    subtree[cell(node, q.flavor)] = q.nominal;
+    lending[cell(node, q.flavor)] = q.lending_limit;
+    borrowing[cell(node, q.flavor)] = q.borrowing_limit;
+  };
+  for (size_t t = 0; t < teams; ++t) {
+    parent[t] = m.teams[t].cohort < 0 ? -1 : static_cast<int64_t>(teams) + m.teams[t].cohort;
+    for (const gov::ir::FlavorQuota& q : m.teams[t].quotas) declare(t, q);
+  }
+  for (size_t c = 0; c < m.cohorts.size(); ++c) {
+    parent[teams + c] = m.cohorts[c].parent < 0 ? -1 : static_cast<int64_t>(teams) + m.cohorts[c].parent;
+    for (const gov::ir::FlavorQuota& q : m.cohorts[c].quotas) declare(teams + c, q);
+  }
+  for (size_t n = 0; n < nodes; ++n) {
+    for (int64_t p = parent[n]; p >= 0 && depth[n] <= nodes; p = parent[static_cast<size_t>(p)]) ++depth[n];
+  }
+  std::map<std::string, size_t> team_index, flavor_index;
+  for (size_t t = 0; t < teams; ++t) team_index[m.teams[t].name] = t;
+  for (size_t f = 0; f < flavors; ++f) flavor_index[m.flavors[f].name] = f;
+  const auto column = [&m](gov::Resource r, const std::string& partition) {
+    if (partition.empty()) return gov::ir::index(r);
+    const auto at = std::find(m.partitions.begin(), m.partitions.end(), partition);
+    return gov::kResourceCount + static_cast<size_t>(at - m.partitions.begin());
+  };
+  std::string out;
+  for (const gov::UsageRow& row : s.usage) {
+    const size_t i = column(row.resource, row.partition);
+    if (i >= gov::ir::kColumnCount) {
+      out += fmt::format("team {}: unknown partition {}\n", row.team, row.partition);
+      continue;
+    }
+    usage[cell(team_index.at(row.team), flavor_index.at(row.flavor))][i] = row.used;
+  }
+  const auto guaranteed = [&](size_t k, size_t i) {
+    return lending[k][i] == gov::kUnlimited ? 0 : std::max<int64_t>(0, subtree[k][i] - lending[k][i]);
+  };
+  // Children before parents: deepest first.
+  std::vector<size_t> order(nodes);
+  for (size_t n = 0; n < nodes; ++n) order[n] = n;
+  std::stable_sort(order.begin(), order.end(), [&depth](size_t a, size_t b) { return depth[a] > depth[b]; });
+  for (size_t n : order) {
+    if (parent[n] < 0) continue;
+    for (size_t f = 0; f < flavors; ++f) {
+      const size_t k = cell(n, f), into = cell(static_cast<size_t>(parent[n]), f);
+      for (size_t i = 0; i < gov::ir::kColumnCount; ++i) {
+        subtree[into][i] += subtree[k][i] - guaranteed(k, i);
+        usage[into][i] += std::max<int64_t>(0, usage[k][i] - guaranteed(k, i));
+      }
+    }
+  }
+  // Kueue's available(node) for one flavor and column, from the root down.
+  const auto available = [&](size_t n, size_t f, size_t i) {
+    int64_t result = 0;
+    std::vector<size_t> path;
+    for (int64_t p = static_cast<int64_t>(n); p >= 0; p = parent[static_cast<size_t>(p)]) path.push_back(static_cast<size_t>(p));
+    for (size_t j = path.size(); j-- > 0;) {
+      const size_t k = cell(path[j], f);
+      if (j + 1 == path.size()) {
+        result = subtree[k][i] - usage[k][i];
+        continue;
+      }
+      const int64_t g = guaranteed(k, i);
+      int64_t from_parent = result;
+      if (borrowing[k][i] != gov::kUnlimited) {
+        from_parent = std::min(from_parent, subtree[k][i] - g - std::max<int64_t>(0, usage[k][i] - g) + borrowing[k][i]);
+      }
+      result = std::max<int64_t>(0, g - usage[k][i]) + from_parent;
+    }
+    return result;
+  };
+  const auto name = [&](size_t n) { return n < teams ? "team " + m.teams[n].name : "cohort " + m.cohorts[n - teams].name; };
+  std::map<std::pair<size_t, size_t>, std::pair<int64_t, int64_t>> roots;  // (flavor, column) -> quota, used
+  for (size_t n = 0; n < nodes; ++n) {
+    for (size_t f = 0; f < flavors; ++f) {
+      for (size_t i = 0; i < gov::ir::kColumnCount; ++i) {
+        const size_t k = cell(n, f);
+        if (usage[k][i] != 0 && available(n, f, i) < 0) {
+          out += fmt::format("{} {} column {}: usage {} past what the tree allows (available {})\n", name(n), m.flavors[f].name, i,
+                             usage[k][i], available(n, f, i));
+        }
+        if (n >= teams && parent[n] < 0) {
+          roots[{f, i}].first += subtree[k][i] - guaranteed(k, i);
+          roots[{f, i}].second += usage[k][i];
+        }
+      }
+    }
+  }
+  for (const gov::CohortRow& row : s.cohort) {
+    const auto at = roots.find({flavor_index.at(row.flavor), column(row.resource, row.partition)});
+    if (at == roots.end()) continue;
+    if (at->second != std::pair<int64_t, int64_t>{row.quota, row.used}) {
+      out += fmt::format("cohort row {} resource {}{}: quota {} used {}, the roots recomputed: quota {} used {}\n", row.flavor,
+                         static_cast<int>(row.resource), row.partition, row.quota, row.used, at->second.first, at->second.second);
+    }
   }
   return out;
 }
@@ -306,7 +424,7 @@ void run_trace(gov::Engine& engine, const std::vector<TraceStep>& steps, bool cl
     REQUIRE(checker.engine->self_check_failures().empty());
     REQUIRE(stream_of(reference) == stream_of(step.decisions));
     const gov::Snapshot snapshot = engine.snapshot();
-    std::string wrong = invariant_violations(snapshot);
+    std::string wrong = invariant_violations(snapshot) + tree_violations(*m, snapshot);
     StepChanges changes = changes_of(step, known, holding);
     changes.time_moved_past_preemption = last_preemption_at >= 0 && last_preemption_at < steps[i].at;
     for (auto& [id, since] : since_decision) since.add(changes);
@@ -371,7 +489,8 @@ TEST_CASE("example policies keep Kueue's invariants over 2000 random events and 
   // resource groups.
   std::vector<std::string> paths = gov::test::files_under("policies/examples", ".gov");
   for (const char* corpus : {"cohort-tree.gov", "cohort-tree-quota.gov", "cohort-tree-preemption.gov",
-                             "cohort-tree-fair-share.gov", "kueue-fair-tree-hierarchical.gov", "resource-groups.gov"}) {
+                             "cohort-tree-fair-share.gov", "kueue-fair-tree-hierarchical.gov",
+                             "kueue-hierarchical-lending.gov", "resource-groups.gov"}) {
     paths.push_back(gov::test::repo_path(std::string("tests/corpus/") + corpus));
   }
   for (const std::string& path : paths) {
