@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -62,16 +63,18 @@ void CandidateCursor::skip_ineligible() {
       position_ = list_->size();
       return;
     }
-    // The cursor's policy is the one may_preempt picks for this team (within-team for the
-    // preemptor's own, reclaim for others); it only bounds the walk.
-    if (!context_->evaluator.may_preempt(preemption_pair(*preemptor_, candidate))) continue;
+    // Three pure tests, the cheapest first: the call into the policy's code comes last.
     if (candidate.preempted_at == context_->now) continue;
     const Resources& held = candidate.charge.empty() ? candidate.request : *charged_in(candidate, flavor_);
     bool uses_contested = false;
-    for (ir::Resource r : context_->quota.charged()) {
-      if (contains(needs_, r) && held[ir::index(r)] > 0) uses_contested = true;
+    for (ResourceMask m = needs_ & context_->quota.charged_mask(); m != 0 && !uses_contested;
+         m &= static_cast<ResourceMask>(m - 1)) {
+      uses_contested = held[static_cast<size_t>(std::countr_zero(m))] > 0;
     }
-    if (uses_contested) return;
+    if (!uses_contested) continue;
+    // The cursor's policy is the one may_preempt picks for this team (within-team for the
+    // preemptor's own, reclaim for others); it only bounds the walk.
+    if (context_->evaluator.may_preempt(preemption_pair(*preemptor_, candidate))) return;
   }
 }
 

@@ -1,6 +1,7 @@
 #include "runtime/engine/quota_state.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include "compiler/model/arithmetic.hpp"
@@ -40,7 +41,10 @@ QuotaState::QuotaState(const ir::Module& module)
       usage_(std::max<size_t>(1, table_.team_count * table_.flavor_count)),
       pool_used_(std::max<size_t>(1, table_.flavor_count)),
       flavor_usage_(std::max<size_t>(1, table_.flavor_count)) {
-  for (ir::Resource r : module.charged_columns()) charged_[charged_count_++] = r;
+  for (ir::Resource r : module.charged_columns()) {
+    charged_[charged_count_++] = r;
+    charged_mask_ = static_cast<ResourceMask>(charged_mask_ | resource_bit(r));
+  }
   for (size_t f = 0; f < table_.flavor_count; ++f) {
     for (size_t i = 0; i < module.column_count(); ++i) lendable_total_[i] += table_.cohort_quota[f][i];
   }
@@ -254,8 +258,15 @@ Amount QuotaState::max_capacity(uint32_t team, uint32_t flavor, ir::Resource r) 
 }
 
 bool QuotaState::borrowing_in(uint32_t team, uint32_t flavor, ResourceMask mask) const {
-  for (ir::Resource r : charged()) {
-    if (contains(mask, r) && borrowing(team, flavor, r)) return true;
+  // The searches ask this of every team of a flavor, twice per search: walk the mask's bits
+  // (usually one or two), not every charged column.
+  mask &= charged_mask_;
+  if (mask == 0) return false;
+  const Resources& used = usage(team, flavor);
+  const Resources& nominal = cell(team, flavor).nominal;
+  for (; mask != 0; mask &= static_cast<ResourceMask>(mask - 1)) {
+    const auto i = static_cast<size_t>(std::countr_zero(mask));
+    if (used[i] > nominal[i]) return true;
   }
   return false;
 }

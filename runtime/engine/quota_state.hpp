@@ -66,6 +66,8 @@ class QuotaState {
   /// The charged columns: kChargedResources, then the module's partition columns. Every loop
   /// over what a task is charged walks these.
   std::span<const ir::Resource> charged() const { return {charged_.data(), charged_count_}; }
+  /// The same columns as a mask.
+  ResourceMask charged_mask() const { return charged_mask_; }
 
   /// Whether the team declares a quota for the flavor (only then may it be admitted there).
   bool has_quota(uint32_t team, uint32_t flavor) const { return cell(team, flavor).present; }
@@ -238,6 +240,7 @@ class QuotaState {
   std::vector<Resources> node_usage_;      // per cohort × flavor
   std::array<ir::Resource, kChargedResources.size() + ir::kPartitionColumns> charged_{};
   size_t charged_count_ = 0;
+  ResourceMask charged_mask_ = 0;  // the charged columns as a mask
   IndexLists flavors_of_team_;  // the flavors each team has a quota for
   IndexLists teams_of_flavor_;  // the teams with a quota for each flavor
   std::vector<Resources> usage_;         // per team × flavor
