@@ -5,6 +5,61 @@
 namespace gov::engine {
 namespace {
 const Resources kNoAmounts{};  // what earlier pod sets take of a flavor they were not assigned
+
+/// What the slots of one assignment (pod sets, or pod set × resource group) add up to as each
+/// gets its flavor: per flavor the amounts assigned so far (what later slots are counted on top
+/// of), the worst mode and the most borrowing.
+template <size_t N>
+struct SlotTotals {
+  std::array<ChargePart, N> assumed;
+  size_t assumed_count = 0;
+  FitMode worst = FitMode::fit;
+  uint8_t borrowing = 0;
+
+  const Resources& assumed_in(uint32_t flavor) const {
+    for (size_t k = 0; k < assumed_count; ++k) {
+      if (assumed[k].flavor == flavor) return assumed[k].amounts;
+    }
+    return kNoAmounts;
+  }
+
+  /// Slot `slot` takes `request` on `chosen`, where the flavor assigner found `result` (its
+  /// private FlavorResult).
+  template <typename Result>
+  void record(Assignment& out, size_t slot, int32_t chosen, const Result& result, const Resources& request) {
+    if (result.worst != FitMode::fit) {
+      for (size_t k = 0; k < out.short_of.size(); ++k) out.short_of[k] = std::max(out.short_of[k], result.short_of[k]);
+      out.short_mask |= result.short_mask;
+    }
+    worst = std::min(worst, result.worst);
+    borrowing = std::max(borrowing, result.borrowing);
+    out.pod_set_flavor[slot] = chosen;
+    out.pod_set_needs[slot] = result.needs_preemption;
+    out.needs_preemption |= result.needs_preemption;
+    ChargePart* part = nullptr;
+    for (size_t k = 0; k < assumed_count && part == nullptr; ++k) {
+      if (assumed[k].flavor == static_cast<uint32_t>(chosen)) part = &assumed[k];
+    }
+    if (part == nullptr) {
+      part = &assumed[assumed_count++];
+      *part = ChargePart{static_cast<uint32_t>(chosen), {}};
+    }
+    for (size_t k = 0; k < part->amounts.size(); ++k) part->amounts[k] += request[k];
+  }
+
+  /// The task's mode is the worst of its slots', its borrowing the most; an assignment that
+  /// fits carries no reasons, shortfalls or preemption.
+  void finish(Assignment& out) const {
+    out.mode = {worst, borrowing};
+    out.borrowing = borrowing;
+    if (worst == FitMode::fit) {
+      out.reasons.clear();
+      out.needs_preemption = 0;
+      out.short_of = {};
+      out.short_mask = 0;
+    }
+  }
+};
 }  // namespace
 
 bool FlavorAssigner::FlavorChoice::consider(const FlavorResult& result, uint32_t flavor, const ir::Team& team) {
@@ -418,19 +473,10 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
   const Task& task = context_.tasks[task_index];
   const auto team = static_cast<uint32_t>(task.team);
   const ir::Team& team_def = context_.module.teams[team];
-  std::array<ChargePart, kMaxPodSets> assumed;  // per flavor assigned so far
-  size_t assumed_count = 0;
-  const auto assumed_in = [&](uint32_t flavor) -> ChargePart* {
-    for (size_t k = 0; k < assumed_count; ++k) {
-      if (assumed[k].flavor == flavor) return &assumed[k];
-    }
-    return nullptr;
-  };
+  SlotTotals<kMaxPodSets> totals;
   const auto tag = [&out](size_t from, size_t pod_set) {
     for (size_t k = from; k < out.reasons.size(); ++k) out.reasons[k].pod_set = static_cast<uint32_t>(pod_set);
   };
-  FitMode worst = FitMode::fit;
-  uint8_t borrowing = 0;
   for (size_t i = 0; i < task.pod_sets.size(); ++i) {
     const PodSetRequest& pod_set = task.pod_sets[i];
     const size_t first_reason = out.reasons.size();
@@ -462,9 +508,8 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
       if (pod_set.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(pod_set.requested_flavor))
         continue;
       if (pinned != nullptr && static_cast<int32_t>(quota.flavor) != pinned->pod_set_flavor[i]) continue;
-      const ChargePart* before = assumed_in(quota.flavor);
-      const FlavorResult result = try_flavor(task, task_index, quota.flavor, pod_set.request,
-                                             before != nullptr ? &before->amounts : &kNoAmounts, out);
+      const FlavorResult result =
+          try_flavor(task, task_index, quota.flavor, pod_set.request, &totals.assumed_in(quota.flavor), out);
       if (trace != nullptr) {
         trace->attempts.emplace_back(quota.flavor, result.mode);
         trace->pod_sets.push_back(static_cast<uint32_t>(i));
@@ -483,35 +528,12 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
       out.pod_set_count = 0;
       return;
     }
-    if (best_result.worst == FitMode::fit) {
-      out.reasons.resize(first_reason);  // a pod set that fits has no status
-    } else {
-      for (size_t k = 0; k < out.short_of.size(); ++k)
-        out.short_of[k] = std::max(out.short_of[k], best_result.short_of[k]);
-      out.short_mask |= best_result.short_mask;
-    }
-    worst = std::min(worst, best_result.worst);
-    borrowing = std::max(borrowing, best_result.borrowing);
-    out.pod_set_flavor[i] = chosen;
-    out.pod_set_needs[i] = best_result.needs_preemption;
-    out.needs_preemption |= best_result.needs_preemption;
-    ChargePart* part = assumed_in(static_cast<uint32_t>(chosen));
-    if (part == nullptr) {
-      part = &assumed[assumed_count++];
-      *part = ChargePart{static_cast<uint32_t>(chosen), {}};
-    }
-    for (size_t k = 0; k < part->amounts.size(); ++k) part->amounts[k] += pod_set.request[k];
+    if (best_result.worst == FitMode::fit) out.reasons.resize(first_reason);  // a pod set that fits has no status
+    totals.record(out, i, chosen, best_result, pod_set.request);
   }
   out.pod_set_count = static_cast<uint32_t>(task.pod_sets.size());
   out.flavor = out.pod_set_flavor[0];
-  out.mode = {worst, borrowing};
-  out.borrowing = borrowing;
-  if (worst == FitMode::fit) {
-    out.reasons.clear();
-    out.needs_preemption = 0;
-    out.short_of = {};
-    out.short_mask = 0;
-  }
+  totals.finish(out);
 }
 
 // assignFlavors with several resource groups (docs/semantics-decisions.md "Resource groups"): for
@@ -530,14 +552,7 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
   const size_t groups = team_def.groups.size();
   const size_t pod_set_count = std::max<size_t>(1, task.pod_sets.size());
   const bool tagged = !task.pod_sets.empty();  // reasons name the pod set only when there are several
-  std::array<ChargePart, kMaxSlots> assumed;  // per flavor assigned so far
-  size_t assumed_count = 0;
-  const auto assumed_in = [&](uint32_t flavor) -> const Resources& {
-    for (size_t k = 0; k < assumed_count; ++k) {
-      if (assumed[k].flavor == flavor) return assumed[k].amounts;
-    }
-    return kNoAmounts;
-  };
+  SlotTotals<kMaxSlots> totals;
   const auto tag = [&out, tagged](size_t from, size_t pod_set) {
     if (!tagged) return;
     for (size_t k = from; k < out.reasons.size(); ++k) out.reasons[k].pod_set = static_cast<uint32_t>(pod_set);
@@ -549,8 +564,6 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
     out.pod_set_count = 0;
     out.group_count = 0;
   };
-  FitMode worst = FitMode::fit;
-  uint8_t borrowing = 0;
   for (size_t p = 0; p < pod_set_count; ++p) {
     const Resources& request = tagged ? task.pod_sets[p].request : task.request;
     const int32_t requested = tagged ? task.pod_sets[p].requested_flavor : task.requested_flavor;
@@ -611,7 +624,7 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
       for (uint32_t flavor : group.flavors) {
         if (g == pinned_group && flavor != static_cast<uint32_t>(requested)) continue;
         if (pinned != nullptr && static_cast<int32_t>(flavor) != pinned->pod_set_flavor[slot]) continue;
-        const FlavorResult result = try_flavor(task, task_index, flavor, slot_amounts, &assumed_in(flavor), out);
+        const FlavorResult result = try_flavor(task, task_index, flavor, slot_amounts, &totals.assumed_in(flavor), out);
         if (trace != nullptr) {
           trace->attempts.emplace_back(flavor, result.mode);
           trace->slots.push_back(static_cast<uint32_t>(slot));
@@ -631,27 +644,8 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
         choice.report_no_fit(out);
         return;
       }
-      if (best_result.worst == FitMode::fit) {
-        out.reasons.resize(slot_first_reason);  // a group that fits has no status
-      } else {
-        for (size_t k = 0; k < out.short_of.size(); ++k)
-          out.short_of[k] = std::max(out.short_of[k], best_result.short_of[k]);
-        out.short_mask |= best_result.short_mask;
-      }
-      worst = std::min(worst, best_result.worst);
-      borrowing = std::max(borrowing, best_result.borrowing);
-      out.pod_set_flavor[slot] = chosen;
-      out.pod_set_needs[slot] = best_result.needs_preemption;
-      out.needs_preemption |= best_result.needs_preemption;
-      ChargePart* part = nullptr;
-      for (size_t k = 0; k < assumed_count; ++k) {
-        if (assumed[k].flavor == static_cast<uint32_t>(chosen)) part = &assumed[k];
-      }
-      if (part == nullptr) {
-        part = &assumed[assumed_count++];
-        *part = ChargePart{static_cast<uint32_t>(chosen), {}};
-      }
-      for (size_t k = 0; k < part->amounts.size(); ++k) part->amounts[k] += slot_amounts[k];
+      if (best_result.worst == FitMode::fit) out.reasons.resize(slot_first_reason);  // a group that fits has no status
+      totals.record(out, slot, chosen, best_result, slot_amounts);
     }
     tag(first_reason, p);
   }
@@ -660,14 +654,7 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
   out.flavor = -1;
   for (size_t s = 0; s < out.pod_set_count && out.flavor < 0; ++s) out.flavor = out.pod_set_flavor[s];
   if (out.flavor < 0) out.flavor = idle_flavor(task, team_def);  // it asks nothing
-  out.mode = {worst, borrowing};
-  out.borrowing = borrowing;
-  if (worst == FitMode::fit) {
-    out.reasons.clear();
-    out.needs_preemption = 0;
-    out.short_of = {};
-    out.short_mask = 0;
-  }
+  totals.finish(out);
 }
 
 }  // namespace gov::engine
