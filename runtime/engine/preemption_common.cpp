@@ -142,9 +142,15 @@ bool fits_without_teams(const SearchContext& context, const PreemptionRequest& r
                         const std::vector<uint32_t>& teams) {
   thread_local std::vector<Resources> held;  // reused: no allocation once warm
   held.clear();
+  const Task& preemptor = context.tasks[request.preemptor];
+  const ir::Team& own = context.module.teams[request.team];
   for (const RequestPart& part : request.all()) {
     for (uint32_t team : teams) {
-      held.push_back(context.quota.usage(team, part.flavor));
+      if (team == request.team && request.part_count == 1) {
+        held.push_back(own_candidates_hold(context, part, preemptor, within_team_policy(own)));
+      } else {
+        held.push_back(context.quota.usage(team, part.flavor));
+      }
       context.quota.subtract(team, part.flavor, held.back());
     }
   }
@@ -154,6 +160,19 @@ bool fits_without_teams(const SearchContext& context, const PreemptionRequest& r
     for (uint32_t team : teams) context.quota.add(team, part.flavor, held[i++]);
   }
   return fits;
+}
+
+Resources own_candidates_hold(const SearchContext& context, const RequestPart& part,
+                              const Task& preemptor, Policy policy) {
+  Resources sum{};
+  const auto team = static_cast<uint32_t>(preemptor.team);
+  for (CandidateCursor cursor(context, part, preemptor, team, policy); !cursor.done(); cursor.advance()) {
+    const Task& candidate = context.tasks[cursor.task()];
+    const Resources& holds = candidate.charge.empty() ? candidate.request : *charged_in(candidate, part.flavor);
+    // No overflow: the sum stays at or below the team's usage there, which holds every term.
+    for (size_t r = 0; r < sum.size(); ++r) sum[r] += holds[r];
+  }
+  return sum;
 }
 
 void teams_with_candidates(const SearchContext& context, const PreemptionRequest& request,

@@ -63,10 +63,18 @@ bool request_fits(const SearchContext& context, const PreemptionRequest& request
 bool fits_without_all(const SearchContext& context, const PreemptionRequest& request,
                       const std::vector<uint32_t>& candidates);
 
-/// The same test, coarser and cheaper: with everything `teams` hold in the request's flavor gone
-/// (a superset of any candidates they have). False means no search can succeed.
+/// The same test, coarser and cheaper: with everything the other `teams` hold in the request's
+/// flavors gone, and what the preemptor's own team's candidates hold (a superset of any candidates
+/// the teams have: a request of several parts removes the own team's whole usage, since a
+/// candidate may hold in a part's flavor what that part does not contest). False means no search
+/// can succeed. The own team's walk stops at its policy's priority bound, and the other teams
+/// cost O(1) each: on a busy cluster most searches of parked heads end here, because the
+/// preemptor's team is at its own ceiling and only its own lower-priority tasks could help.
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
                         const std::vector<uint32_t>& teams);
+/// What the preemptor's own team's candidates in `part` (under `policy`) hold in its flavor.
+Resources own_candidates_hold(const SearchContext& context, const RequestPart& part,
+                              const Task& preemptor, Policy policy);
 /// The teams whose tasks may be candidates at all: the preemptor's own (unless its within-team
 /// policy is never) and, unless reclaim is never, the others over nominal in the contested
 /// resources.
