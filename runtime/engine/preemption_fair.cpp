@@ -88,6 +88,7 @@ class FairSearch {
   bool within_nominal() const;
   bool take(uint32_t task, PreemptionKind kind, std::vector<Target>& out);
   bool fits_without_incoming();
+  bool hopeless_by_shares();
   void add_incoming();     // the request into the preemptor's usage, in every flavor it asks of
   void remove_incoming();
   bool first_strategy(std::vector<Target>& out);
@@ -343,9 +344,49 @@ bool FairSearch::second_strategy(std::vector<Target>& out) {
   return false;
 }
 
+// A bound on what the strategies can ever take, in O(teams): unless the preemptor is within
+// nominal (reclaim without a share test), another team's candidate is taken only when the
+// preemptor's share then is at most the team's share then (S2-a; S2-b is stricter). The
+// preemptor's share is never lower than with every own-team candidate gone, and a team's share
+// only falls as it loses candidates (shares are monotone in usage and compare_drs is a total
+// preorder), so a team whose share now is below that lowest preemptor share can never yield a
+// victim. True when the request does not fit even with the own team's candidates and every other
+// team that might yield gone: then no search can succeed. One flavor only; searches of several
+// parts take the candidate walk.
+bool FairSearch::hopeless_by_shares() {
+  if (request_.part_count != 1) return false;
+  const RequestPart& part = request_.first();
+  add_incoming();
+  const bool within = within_nominal();
+  remove_incoming();
+  if (within) return false;
+  const Task& preemptor = context_.tasks[request_.preemptor];
+  Resources own_held{};
+  for (const TargetTeam& target : teams_) {
+    if (target.team == own_team_)
+      own_held = own_candidates_hold(context_, part, preemptor, within_team_policy(context_.module.teams[own_team_]));
+  }
+  context_.quota.subtract(own_team_, part.flavor, own_held);
+  add_incoming();
+  const Drs lowest = share(own_team_);
+  remove_incoming();
+  thread_local std::vector<std::pair<uint32_t, Resources>> held;  // reused: no allocation once warm
+  held.clear();
+  for (const TargetTeam& target : teams_) {
+    if (target.team == own_team_ || compare_drs(lowest, share(target.team)) > 0) continue;
+    held.emplace_back(target.team, context_.quota.usage(target.team, part.flavor));
+    context_.quota.subtract(target.team, part.flavor, held.back().second);
+  }
+  const bool fits = request_fits(context_, request_, /*allow_borrowing=*/true);
+  for (const auto& [team, amounts] : held) context_.quota.add(team, part.flavor, amounts);
+  context_.quota.add(own_team_, part.flavor, own_held);
+  return !fits;
+}
+
 void FairSearch::run(std::vector<Target>& out) {
   collect_candidates();
   if (teams_.empty()) return;
+  if (context_.shortcuts && hopeless_by_shares()) return;
   if (context_.shortcuts && !fits_without_all(context_, request_, all_candidates())) return;
   // Shares are computed with the incoming request admitted (§6.3 step 2).
   add_incoming();
