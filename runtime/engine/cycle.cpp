@@ -122,7 +122,7 @@ void Scheduler::nominate(Entry& entry) {
 // §3 step 3: the flavor assignment and, in mode Preempt, the victims; remembered per task shape
 // until something in the instance types it may use changes (NominationCache).
 Nomination* Scheduler::nomination_for(Entry& entry) {
-  const Task& task = core_.tasks[entry.task];
+  Task& task = core_.tasks[entry.task];
   // Self-check runs recompute everything; a task of several pod sets is its own shape (their
   // names are in its messages), so it is never cached.
   // A task of a team with resource groups is not cached either (it takes flavors of several

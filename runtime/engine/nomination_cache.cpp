@@ -1,5 +1,7 @@
 #include "runtime/engine/nomination_cache.hpp"
 
+#include <atomic>
+
 #include "runtime/engine/hash_mix.hpp"
 
 namespace gov::engine {
@@ -30,6 +32,12 @@ void NominationCache::begin_cycle(Time now, Time latest_preempted_admission) {
   if (!time_matters && keys_.size() < kMaxEntries) return;
   index_.clear();
   keys_.clear();
+  generation_ = new_generation();
+}
+
+uint64_t NominationCache::new_generation() {
+  static std::atomic<uint64_t> next{1};  // Task::nomination_generation 0 is never one
+  return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 NominationCache::Key NominationCache::key_of(const ir::Module& module, const Task& task) {
@@ -67,25 +75,35 @@ void NominationCache::stamps_of(const ir::Module& module, const Key& key,
     out.push_back(stamps[quota.flavor]);
 }
 
-Nomination* NominationCache::lookup(const ir::Module& module, const Task& task,
+Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
                                     const FlavorStamps& stamps, bool& valid) {
   valid = false;
-  const Key key = key_of(module, task);
-  stamps_of(module, key, stamps, scratch_);
-  const uint64_t hash = hash_of(key);
-  if (const auto it = index_.find(hash); it != index_.end()) {
-    if (!(keys_[it->second] == key)) return nullptr;  // a colliding shape holds the slot
-    valid = stamps_[it->second] == scratch_;
-    if (!valid) stamps_[it->second] = scratch_;
-    return &entries_[it->second];
+  uint32_t slot = task.nomination_slot;
+  if (task.nomination_generation != generation_) {
+    const Key key = key_of(module, task);
+    const uint64_t hash = hash_of(key);
+    if (const auto it = index_.find(hash); it != index_.end()) {
+      if (!(keys_[it->second] == key)) return nullptr;  // a colliding shape holds the slot
+      slot = it->second;
+    } else {
+      if (keys_.size() >= kMaxEntries) return nullptr;
+      slot = static_cast<uint32_t>(keys_.size());
+      index_.emplace(hash, slot);
+      keys_.push_back(key);
+      if (stamps_.size() < keys_.size()) stamps_.emplace_back();
+      if (entries_.size() < keys_.size()) entries_.emplace_back();
+      stamps_of(module, key, stamps, stamps_[slot]);
+      task.nomination_slot = slot;
+      task.nomination_generation = generation_;
+      return &entries_[slot];
+    }
+    task.nomination_slot = slot;
+    task.nomination_generation = generation_;
   }
-  if (keys_.size() >= kMaxEntries) return nullptr;
-  index_.emplace(hash, static_cast<uint32_t>(keys_.size()));
-  keys_.push_back(key);
-  if (stamps_.size() < keys_.size()) stamps_.emplace_back();
-  stamps_[keys_.size() - 1] = scratch_;
-  if (entries_.size() < keys_.size()) entries_.emplace_back();
-  return &entries_[keys_.size() - 1];
+  stamps_of(module, keys_[slot], stamps, scratch_);
+  valid = stamps_[slot] == scratch_;
+  if (!valid) stamps_[slot].swap(scratch_);
+  return &entries_[slot];
 }
 
 }  // namespace gov::engine

@@ -60,8 +60,10 @@ class NominationCache {
   void begin_cycle(Time now, Time latest_preempted_admission);
   /// The entry for `task`'s shape, nullptr when the cache is full. `valid` says whether it holds
   /// the nomination for the current state (it was computed under the same stamps of every type
-  /// the task may use); otherwise the caller fills it in.
-  Nomination* lookup(const ir::Module& module, const Task& task, const FlavorStamps& stamps,
+  /// the task may use); otherwise the caller fills it in. Records the entry in the task
+  /// (Task::nomination_slot), so that its next lookups in this generation neither hash nor
+  /// compare its shape.
+  Nomination* lookup(const ir::Module& module, Task& task, const FlavorStamps& stamps,
                      bool& valid);
 
  private:
@@ -80,8 +82,12 @@ class NominationCache {
   static void stamps_of(const ir::Module& module, const Key& key, const FlavorStamps& stamps,
                         std::vector<uint64_t>& out);
 
+  /// A number no other cache or generation has used (tasks are copied between engines).
+  static uint64_t new_generation();
+
   static constexpr size_t kMaxEntries = 4096;
   Time now_ = 0;
+  uint64_t generation_ = new_generation();  // changes whenever the entries are forgotten
   std::unordered_map<uint64_t, uint32_t> index_;  // hash → entry; lookups only, never iterated
   std::vector<Key> keys_;
   std::vector<std::vector<uint64_t>> stamps_;  // per entry: the stamps it was computed under

@@ -7,16 +7,26 @@
 
 namespace gov::engine {
 
+// std::string compares its chars as unsigned (char_traits<char>), as the big-endian key does;
+// a shorter id pads with zeros, which orders it before any longer id it is a prefix of, and
+// equal keys (equal first 8 bytes, or a NUL among them) fall back to the strings.
+uint64_t id_key_of(std::string_view id) {
+  uint64_t key = 0;
+  for (size_t i = 0; i < 8; ++i)
+    key = (key << 8) | (i < id.size() ? static_cast<unsigned char>(id[i]) : 0u);
+  return key;
+}
+
 bool queue_order_less(const Task& a, const Task& b) {
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.submitted_at != b.submitted_at) return a.submitted_at < b.submitted_at;
-  return a.id < b.id;
+  return id_less(a, b);
 }
 
 bool candidate_order_less(const Task& a, const Task& b) {
   if (a.priority != b.priority) return a.priority < b.priority;
   if (a.admitted_at != b.admitted_at) return a.admitted_at > b.admitted_at;
-  return a.id < b.id;
+  return id_less(a, b);
 }
 
 TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> submission_matters)
@@ -42,6 +52,7 @@ uint32_t TaskStore::add(Task task, bool claim_id) {
   if (claim_id) by_id_[task.id] = index;
   if (task.state == TaskState::pending) ++live_;
   task.class_hash = hash_class(task);
+  task.id_key = id_key_of(task.id);
   tasks_.push_back(std::move(task));
   return index;
 }

@@ -101,7 +101,23 @@ struct Task {
   // date by TaskStore::add and TaskStore::reclassify.
   uint32_t queue_set = 0;
   uint64_t class_hash = 0;
+  /// The id's first 8 bytes as a big-endian number, zero-padded (TaskStore::add): unequal keys
+  /// order as the ids do, so most comparisons in queue and candidate order read no string.
+  uint64_t id_key = 0;
+  /// Its shape's entry in the scheduler's NominationCache, valid while the cache's generation
+  /// is `nomination_generation` (a task's shape never changes; a cleared cache starts a new
+  /// generation).
+  uint32_t nomination_slot = 0;
+  uint64_t nomination_generation = 0;
 };
+
+/// Task::id_key of an id.
+uint64_t id_key_of(std::string_view id);
+/// a.id < b.id, through the ids' keys first.
+inline bool id_less(const Task& a, const Task& b) {
+  if (a.id_key != b.id_key) return a.id_key < b.id_key;
+  return a.id < b.id;
+}
 
 /// Calls f(flavor, amounts) for every flavor an admitted task holds quota in: its flavor and
 /// request, or each part of a task of several pod sets.
