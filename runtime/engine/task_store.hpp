@@ -298,7 +298,7 @@ class TaskStore {
   QueueClass class_of(const Task& task) const;
   bool same_class(const QueueClass& value, const Task& task) const;
   uint64_t hash_class(const Task& task) const;
-  void insert(QueueSet& set, uint32_t task);
+  void insert(QueueSet& set, uint32_t task, bool likely_last = false);
   void erase(QueueSet& set, uint32_t task);
   void add_class(QueueSet& set, const Task& task);
   void remove_class(QueueSet& set, const Task& task);
