@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ class Scheduler {
   };
 
   bool run_cycle(std::vector<Decision>& out);
+  void skip_quiet_cycles();
+  bool quiet_head(uint32_t task);
   size_t collect_heads();
   void nominate(Entry& entry);
   Nomination* nomination_for(Entry& entry);
@@ -72,6 +75,7 @@ class Scheduler {
   bool fits_after_cycle_victims(const Entry& entry);
   void reserve_for_unreclaimable(const Entry& entry);
   void issue_preemptions(Entry& entry, std::vector<Decision>& out);
+  static PendingReason assignment_reason(const Assignment& a);
   void emit_assignment_pending(const Entry& entry, std::vector<Decision>& out);
   const std::string& assignment_message(uint32_t task, Nomination& nomination);
   /// Takes a task's usage out of the quota (`give_back` false) or puts it back.
@@ -90,6 +94,15 @@ class Scheduler {
   std::vector<Reservation> reservations_;
   std::vector<Resources> cycle_start_usage_;  // self-check only: team × flavor
   bool reactivate_after_cycle_ = false;       // an eviction happened in the previous cycle
+  /// The previous cycle parked every head again with no new decision: the next ones are likely
+  /// to do the same (skip_quiet_cycles tries then).
+  bool last_cycle_quiet_ = false;
+  struct Walk {
+    uint32_t team;
+    std::set<uint32_t, QueueLess>::const_iterator next, end;
+  };
+  std::vector<Walk> walks_;  // skip_quiet_cycles: each team's active tasks, in queue order
+  Entry probe_;              // skip_quiet_cycles: the head being looked at
   uint64_t cycles_ = 0;
 };
 
