@@ -204,10 +204,14 @@ Nomination* Scheduler::nomination_for(Entry& entry) {
   Nomination* stored = use_cache ? cache_.lookup(core_.module, task, stamps_, valid) : nullptr;
   if (valid) return stored;
   Nomination& nomination = stored != nullptr ? *stored : entry.own;
+  // The message is a function of the reasons (a cached shape has no pod set names): when a new
+  // state gives the same reasons, as it mostly does for a parked head, the text is kept.
+  const bool had_message = stored != nullptr && nomination.message_ready;
+  if (had_message) reasons_before_ = nomination.assignment.reasons;
   assigner_.set_now(core_.now);
   assigner_.assign(entry.task, nomination.assignment);
   nomination.targets.clear();
-  nomination.message_ready = false;
+  nomination.message_ready = had_message && nomination.assignment.reasons == reasons_before_;
   if (nomination.assignment.preempt_mode()) {
     assigner_.targets_for(entry.task, nomination.assignment, nomination.targets);
   }

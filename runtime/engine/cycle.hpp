@@ -103,6 +103,7 @@ class Scheduler {
   };
   std::vector<Walk> walks_;  // skip_quiet_cycles: each team's active tasks, in queue order
   Entry probe_;              // skip_quiet_cycles: the head being looked at
+  std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons
   uint64_t cycles_ = 0;
 };
 
