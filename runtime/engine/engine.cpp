@@ -8,6 +8,7 @@
 #include "runtime/engine/cycle.hpp"
 #include "runtime/engine/engine_core.hpp"
 #include "runtime/engine/fair_share.hpp"
+#include "runtime/engine/submitted_spec.hpp"
 #include "runtime/engine/task_request.hpp"
 
 namespace gov::engine {
@@ -143,7 +144,7 @@ void Engine::Impl::submit(const gov::Task& spec, std::vector<Decision>& out) {
   }
   task.warnings = std::move(verdict.others);
   task.state = TaskState::pending;
-  task.submitted = std::make_unique<const gov::Task>(spec);
+  task.submitted = encode_submitted(spec);
   const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
   const ir::Team& team = core.module.teams[static_cast<size_t>(core.tasks[index].team)];
   if (!team.active) {  // an inactive team admits nothing; its tasks wait, unqueued
@@ -270,7 +271,7 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
   }
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
-  task.submitted = std::make_unique<const gov::Task>(entry.task);
+  task.submitted = encode_submitted(entry.task);
   task.warnings = entry.warnings;
   const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/true);
   const Time now = core.now;
@@ -292,7 +293,7 @@ std::optional<std::string> Engine::Impl::load_pending(const PendingTask& entry) 
   if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
-  task.submitted = std::make_unique<const gov::Task>(entry.task);
+  task.submitted = encode_submitted(entry.task);
   task.warnings = entry.warnings;
   // Its last pending decision, so the next cycle repeats it only when it changes (before add():
   // they are part of its queue class).
@@ -353,7 +354,7 @@ ClusterState Engine::export_state() const {
     const Task& task = core.tasks[index];
     if (task.state == TaskState::admitted) admitted.push_back(index);
     if (task.state != TaskState::pending) continue;
-    state.pending.push_back({*task.submitted, task.submitted_at, task.last_reason, task.last_message,
+    state.pending.push_back({decode_submitted(task.submitted), task.submitted_at, task.last_reason, task.last_message,
                              core.tasks.is_parked(index), task.warnings});
   }
   // Admission order (the order their duration finishes break ties in), as load_state re-admits them.
@@ -363,7 +364,7 @@ ClusterState Engine::export_state() const {
   for (uint32_t index : admitted) {
     const Task& task = core.tasks[index];
     AdmittedTask& entry = state.admitted.emplace_back();
-    entry.task = *task.submitted;
+    entry.task = decode_submitted(task.submitted);
     entry.submitted_at = task.submitted_at;
     entry.admitted_at = task.admitted_at;
     entry.flavor = core.module.flavors[static_cast<size_t>(task.flavor)].name;

@@ -230,7 +230,7 @@ void release(EngineCore& core, uint32_t task_index, Outcome outcome, std::vector
   }
   task.state = outcome == Outcome::finished ? TaskState::finished : TaskState::cancelled;
   task.slot = QueueSlot::none;
-  task.submitted.reset();
+  std::string().swap(task.submitted);  // its memory too
   core.tasks.ended();
   out.push_back(base_decision(core, task, outcome));
   task.has_decision = true;

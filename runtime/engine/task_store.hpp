@@ -93,9 +93,10 @@ struct Task {
   std::string last_message;
 
   std::vector<RuleWarning> warnings;  // matching `warn` rules, carried by its admissions
-  /// The task as it was submitted, while it is live (pending or admitted): what
-  /// Engine::export_state hands another policy version. Released when the task ends.
-  std::unique_ptr<const gov::Task> submitted;
+  /// The task as it was submitted, while it is live (pending or admitted), encoded
+  /// (encode_submitted): what Engine::export_state hands another policy version. Released when
+  /// the task ends.
+  std::string submitted;
 
   // While queued: the set holding it (QueueSet::id). The hash of its queue class, kept up to
   // date by TaskStore::add and TaskStore::reclassify.
