@@ -159,8 +159,7 @@ bool Scheduler::quiet_head(uint32_t task) {
   probe_.team = static_cast<uint32_t>(core_.tasks[task].team);
   Nomination* nomination = nomination_for(probe_);
   const Assignment& a = nomination->assignment;
-  const bool parked = a.mode.mode == FitMode::no_fit || (a.preempt_mode() && nomination->targets.empty());
-  if (!parked) return false;  // admitted or preempting
+  if (!nomination->parks()) return false;  // admitted or preempting
   const Task& t = core_.tasks[task];
   return t.last_reason == assignment_reason(a) && t.last_message == assignment_message(task, *nomination);
 }
@@ -283,14 +282,8 @@ void Scheduler::order_entries(size_t count) {
 // §3 step 5 (processEntry).
 void Scheduler::process(Entry& entry, std::vector<Decision>& out) {
   const Assignment& a = entry.nomination->assignment;
-  const std::vector<Target>& targets = entry.nomination->targets;
-  if (a.mode.mode == FitMode::no_fit) {
-    entry.result = Result::parked;
-    emit_assignment_pending(entry, out);
-    return;
-  }
-  if (a.preempt_mode() && targets.empty()) {
-    reserve_for_unreclaimable(entry);
+  if (entry.nomination->parks()) {
+    if (a.preempt_mode()) reserve_for_unreclaimable(entry);
     entry.result = Result::parked;
     emit_assignment_pending(entry, out);
     return;

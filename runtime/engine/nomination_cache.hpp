@@ -24,6 +24,10 @@ struct Nomination {
   std::vector<Target> targets;
   std::string message;  // rendered on first use
   bool message_ready = false;
+
+  /// A cycle parks its task: no instance type fits, or none does without victims and the search
+  /// found none (Scheduler::process, and skip_quiet_cycles's test of the cycles ahead).
+  bool parks() const { return assignment.mode.mode == FitMode::no_fit || (assignment.preempt_mode() && targets.empty()); }
 };
 
 /// Per instance type, a number that changes whenever anything a nomination in that type reads
