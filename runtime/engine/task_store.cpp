@@ -143,35 +143,58 @@ void TaskStore::insert(QueueSet& set, uint32_t task, bool likely_last) {
   t.queue_set = set.id;
   // With the end as hint, a task that goes last costs one comparison (a wrong hint costs one
   // more than a plain insert).
-  if (likely_last) {
-    set.tasks.insert(set.tasks.end(), task);
+  if (!spare_nodes_.empty()) {
+    auto node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.value() = task;
+    likely_last ? set.tasks.insert(set.tasks.end(), std::move(node)) : set.tasks.insert(std::move(node)).position;
   } else {
-    set.tasks.insert(task);
+    likely_last ? set.tasks.insert(set.tasks.end(), task) : set.tasks.insert(task).first;
   }
-  add_class(set, t);
+  if (set.counted) {
+    add_class(set, t);
+  } else if (set.tasks.size() >= QueueSet::kCountFrom) {
+    count_all(set);
+  }
 }
 
 void TaskStore::erase(QueueSet& set, uint32_t task) {
   // The first task (a head being taken) leaves without a search.
-  if (!set.tasks.empty() && *set.tasks.begin() == task) {
-    set.tasks.erase(set.tasks.begin());
+  auto it = !set.tasks.empty() && *set.tasks.begin() == task ? set.tasks.begin() : set.tasks.find(task);
+  GOV_ASSERT(it != set.tasks.end(), "queued task missing from its set");
+  if (spare_nodes_.size() < kSpareNodes) {
+    spare_nodes_.push_back(set.tasks.extract(it));
   } else {
-    [[maybe_unused]] const size_t erased = set.tasks.erase(task);
-    GOV_ASSERT(erased == 1, "queued task missing from its set");
+    set.tasks.erase(it);
   }
-  remove_class(set, tasks_[task]);
-  if (set.tasks.empty()) {
-    set.classes.clear();
-    set.collided = false;
-  }
+  if (set.counted) remove_class(set, tasks_[task]);
+  if (set.tasks.empty()) forget_classes(set);
+}
+
+void TaskStore::count_all(QueueSet& set) {
+  forget_classes(set);
+  for (uint32_t task : set.tasks) add_class(set, tasks_[task]);
+  set.counted = true;
+}
+
+void TaskStore::forget_classes(QueueSet& set) {
+  set.classes.clear();
+  set.counted = false;
+  set.collided = false;
 }
 
 void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   if (from.tasks.empty()) return;
   if (into.tasks.size() < from.tasks.size()) std::swap(from, into);  // ids travel with the sets
   for (uint32_t task : from.tasks) tasks_[task].queue_set = into.id;
+  if (into.counted && !from.counted) {
+    for (uint32_t task : from.tasks) add_class(into, tasks_[task]);
+  } else if (!into.counted) {
+    forget_classes(from);  // `into` counts afresh below if it grows large enough
+  }
   into.tasks.merge(from.tasks);
   GOV_ASSERT(from.tasks.empty(), "queue orders are total: no task is in two sets");
+  if (!into.counted && into.tasks.size() >= QueueSet::kCountFrom) count_all(into);
   for (auto& [hash, entry] : from.classes) {
     auto [it, inserted] = into.classes.try_emplace(hash);
     if (inserted) {
@@ -186,8 +209,7 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
     it->second.count += entry.count;
   }
   into.collided = into.collided || from.collided;
-  from.classes.clear();
-  from.collided = false;
+  forget_classes(from);
 }
 
 void TaskStore::note_parked(uint32_t team) {
@@ -274,9 +296,9 @@ void TaskStore::reclassify(uint32_t task) {
   }
   TeamQueue& q = queues_[static_cast<size_t>(t.team)];
   QueueSet& set = t.queue_set == q.active.id ? q.active : q.parked;
-  remove_class(set, t);
+  if (set.counted) remove_class(set, t);
   t.class_hash = hash_class(t);
-  add_class(set, t);
+  if (set.counted) add_class(set, t);
 }
 
 bool TaskStore::park_like_prefix(uint32_t head) {
@@ -284,7 +306,8 @@ bool TaskStore::park_like_prefix(uint32_t head) {
   const auto team = static_cast<uint32_t>(h.team);
   TeamQueue& q = queues_[team];
   QueueSet& active = q.active;
-  if (active.tasks.empty() || active.collided) return false;
+  // An uncounted set is short: the scheduler's quiet-cycle skip walks it.
+  if (active.tasks.empty() || !active.counted || active.collided) return false;
   const auto like = active.classes.find(h.class_hash);
   if (like == active.classes.end() || !same_class(like->second.value, h)) return false;
   const size_t unlike = active.tasks.size() - like->second.count;

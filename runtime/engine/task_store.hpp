@@ -174,15 +174,22 @@ struct QueueClass {
   std::string message;
 };
 
-/// An ordered set of queued tasks with the count of each class among them.
+/// An ordered set of queued tasks and, once it is large, the count of each class among them.
 struct QueueSet {
   struct ClassCount {
     size_t count = 0;
     QueueClass value;
   };
+  /// A set starts counting its classes when it reaches this many tasks, and stops when it
+  /// empties. The counts serve TaskStore::park_like_prefix, whose O(1) bulk park matters for
+  /// deep queues only (a shorter one is walked by the scheduler's quiet-cycle skip); keeping
+  /// them for every set cost a hash lookup per queue move, 18% of a simulation (issue 21).
+  static constexpr size_t kCountFrom = 128;
   std::set<uint32_t, QueueLess> tasks;
-  // By class hash. Iterated only to merge counts, which no iteration order changes.
+  // By class hash, while `counted`. Iterated only to merge counts, which no iteration order
+  // changes.
   std::unordered_map<uint64_t, ClassCount> classes;
+  bool counted = false;   // `classes` counts every task (then tasks.size() reached kCountFrom)
   bool collided = false;  // two classes met under one hash: the class counts are not exact
   uint32_t id = 0;        // what Task::queue_set holds for its tasks; moves with the set
 };
@@ -306,6 +313,10 @@ class TaskStore {
   /// Moves every task of `from` into `into` (the smaller set's tasks move; the sets may trade
   /// places). `into` then holds them all and `from` is empty.
   void move_all(QueueSet& from, QueueSet& into);
+  /// Counts the classes of every task of `set` (it reached QueueSet::kCountFrom tasks).
+  void count_all(QueueSet& set);
+  /// Empties a set's class counts (it emptied, or lost its counts in a merge).
+  static void forget_classes(QueueSet& set);
   void note_parked(uint32_t team);
 
   uint64_t comparisons_ = 0;
@@ -318,6 +329,10 @@ class TaskStore {
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>
       by_id_;  // lookups only, never iterated
   std::vector<TeamQueue> queues_;
+  /// Nodes of queue sets' trees kept for reuse: a head moves from the active to the parked set
+  /// without a free and a malloc (at most kSpareNodes kept).
+  static constexpr size_t kSpareNodes = 1024;
+  std::vector<std::set<uint32_t, QueueLess>::node_type> spare_nodes_;
   std::vector<uint8_t> has_work_;                // per team: heap or sticky may hold a task
   std::vector<uint32_t> work_teams_;             // teams listed as having work (unordered)
   std::vector<uint8_t> in_work_teams_;           // per team: listed in work_teams_

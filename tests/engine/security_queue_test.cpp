@@ -58,7 +58,9 @@ TEST_CASE("a finish with a deep queue of one team does work logarithmic in its l
 TEST_CASE("parking a deep queue at once gives the decisions of the cycle-by-cycle run",
           "[security][engine-queue]") {
   // Two shapes and two priorities interleaved, finishes, cancels and new submissions: the bulk
-  // park applies only where every active task is of the parked head's class.
+  // park applies only where every active task is of the parked head's class, and only in a set
+  // that counts its classes (QueueSet::kCountFrom tasks: 400 submissions, one a second, against
+  // about one finish every two seconds, queue past it).
   const auto run = [](bool self_check) {
     EngineOptions options;
     options.self_check = self_check;
@@ -69,7 +71,7 @@ TEST_CASE("parking a deep queue at once gives the decisions of the cycle-by-cycl
     };
     for (int i = 0; i < 3; ++i)
       record(h.submit(0, TaskBuilder("r" + std::to_string(i), "a").gpus(1).priority("high").duration(40 * kSecond)));
-    for (int i = 0; i < 60; ++i) {
+    for (int i = 0; i < 400; ++i) {
       TaskBuilder task("q" + std::to_string(i), i % 7 == 3 ? "b" : "a");
       task.gpus(i % 5 == 0 ? 2 : 1).duration(static_cast<Time>(5 + i % 3) * kSecond);
       if (i % 4 == 1) task.priority("mid");
@@ -83,6 +85,43 @@ TEST_CASE("parking a deep queue at once gives the decisions of the cycle-by-cycl
   const std::vector<std::string> checked = run(true);
   const std::vector<std::string> fast = run(false);
   CHECK(checked.size() > 150);
+  CHECK(fast == checked);
+}
+
+TEST_CASE("parking a deep queue of one class at once gives the decisions of the cycle-by-cycle run",
+          "[security][engine-queue]") {
+  // One class of 2-GPU tasks queued hundreds deep in a team of 3 GPUs (past
+  // QueueSet::kCountFrom, so the bulk park applies), with a tail of another class (1-GPU tasks
+  // submitted in the instant, with no decision yet, which fit), cancels, a second team's
+  // occasional work, and late tasks that end the one-class queue.
+  const auto run = [](bool self_check) {
+    EngineOptions options;
+    options.self_check = self_check;
+    Harness h(gpu_module({{"a", 3, /*borrowing_limit=*/0}, {"b", 1, /*borrowing_limit=*/0}}), options);
+    std::vector<std::string> lines;
+    const auto record = [&lines](const std::vector<Decision>& decisions) {
+      for (const std::string& line : json_lines(decisions)) lines.push_back(line);
+    };
+    for (int i = 0; i < 700; ++i) {
+      const Time at = static_cast<Time>(i) * kSecond;
+      record(h.submit(at, TaskBuilder("q" + std::to_string(i), "a").gpus(2).duration(8 * kSecond)));
+      if (i % 25 == 10) record(h.submit(at, TaskBuilder("b" + std::to_string(i), "b").gpus(1).duration(2 * kSecond)));
+      if (i % 8 == 3)  // queued last, and admitted in the GPU the 2-GPU tasks leave, unless parked unseen
+        record(h.submit(at, TaskBuilder("one" + std::to_string(i), "a").gpus(1).priority("low").duration(kSecond)));
+      if (i == 650) {  // a tail of another class, then a task of it ahead of the queue
+        for (int k = 0; k < 3; ++k)
+          record(h.submit(at, TaskBuilder("wide" + std::to_string(k), "a").gpus(2).duration(3 * kSecond)));
+        record(h.submit(at, TaskBuilder("urgent", "a").gpus(2).priority("high").duration(3 * kSecond)));
+      }
+      if (i % 31 == 7) record(h.cancel(at, "q" + std::to_string(i / 2)));
+    }
+    record(h.advance(10'000 * kSecond));
+    REQUIRE(h.engine->self_check_failures().empty());
+    return lines;
+  };
+  const std::vector<std::string> checked = run(true);
+  const std::vector<std::string> fast = run(false);
+  CHECK(checked.size() > 1'000);
   CHECK(fast == checked);
 }
 
