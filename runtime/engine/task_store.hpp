@@ -184,7 +184,7 @@ struct QueueSet {
   /// empties. The counts serve TaskStore::park_like_prefix, whose O(1) bulk park matters for
   /// deep queues only (a shorter one is walked by the scheduler's quiet-cycle skip); keeping
   /// them for every set cost a hash lookup per queue move, 18% of a simulation (issue 21).
-  static constexpr size_t kCountFrom = 128;
+  static constexpr size_t kCountFrom = 512;
   std::set<uint32_t, QueueLess> tasks;
   // By class hash, while `counted`. Iterated only to merge counts, which no iteration order
   // changes.
