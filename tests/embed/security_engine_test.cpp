@@ -387,9 +387,10 @@ TEST_CASE("gov simulate out of memory says where the replay was", "[security][em
     WARN("skipped under sanitizers: their allocators ignore ulimit -v");
     return;
   }
-  // 400,000 tasks of one team, most of them waiting (tools/gen-queue): about 600 MB of address
+  // 400,000 tasks of one team, most of them waiting (tools/gen-queue): more than 1 GB of address
   // space to replay. Under 500 MB the check pass reads the trace and the replay runs out
-  // (measured: at event 262,145).
+  // (measured: at event 154,601 on 2026-11-27; the report of it printed the decisions so far
+  // with fmt::print, whose copy ran out again and lost the place until then).
   gov::test::ScratchDir dir("gov-oom-cli");
   const std::string trace = dir / "queue.trace.json";
   const gov::test::ProgramResult made = gov::test::run_program(

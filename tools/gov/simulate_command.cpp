@@ -25,6 +25,12 @@
 namespace gov::cli {
 namespace {
 
+/// Writes `text` to stdout as it is. fmt::print formats into a buffer of its own first: a copy
+/// that, once memory has run out, throws again from the handler that reports where the replay
+/// was (the report then lost its place).
+void write_stdout(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+
 /// Largest trace file `gov simulate` reads (docs/limits.md).
 constexpr size_t kMaxTraceBytes = size_t{1} << 30;
 
@@ -255,7 +261,7 @@ int run_simulate(const Args& args) {
       }
     }
     if (out.size() > (1 << 16)) {
-      fmt::print("{}", out);
+      write_stdout(out);
       out.clear();
     }
   };
@@ -273,7 +279,7 @@ int run_simulate(const Args& args) {
       }
       emit(engine->tick(gov::kForever));
     } catch (const std::bad_alloc&) {
-      fmt::print("{}", out);
+      write_stdout(out);
       out = {};
       fmt::print(stderr, "error: out of memory while replaying the workloads (at workload {})\n", events_read);
       return kFailed;
@@ -296,7 +302,7 @@ int run_simulate(const Args& args) {
     if (trace_reader && trace_reader->error()) {
       // The first pass read the whole trace, so this is a read failing the second time (or the
       // file changing in between): the decisions so far are out, and the run is not complete.
-      fmt::print("{}", out);
+      write_stdout(out);
       std::fflush(stdout);
       fmt::print(stderr, "error: cannot read `{}` again: {}\n", display_path(trace_path),
                  escape_for_terminal(trace_reader->error()->message));
@@ -305,7 +311,7 @@ int run_simulate(const Args& args) {
     // Tasks with a duration finish after the last event too.
     if (trace_reader) emit(engine->tick(gov::kForever));
   } catch (const std::bad_alloc&) {
-    fmt::print("{}", out);
+    write_stdout(out);
     out = {};
     fmt::print(stderr, "error: out of memory while replaying the trace `{}` (at event {})\n", display_path(trace_path),
                events_read);
@@ -315,7 +321,7 @@ int run_simulate(const Args& args) {
   // After the decisions (JSON objects or text lines), so the exposition starts at the first
   // `# HELP` line and a reader can split the two.
   if (args.has("metrics")) out += engine->metrics();
-  fmt::print("{}", out);
+  write_stdout(out);
   if (usage_path) {
     const std::vector<report::UsageRow> rows = recorder.usage();
     const std::string text =
