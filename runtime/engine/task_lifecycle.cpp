@@ -33,7 +33,7 @@ EngineCore::EngineCore(const ir::Module& module_ref, const ir::Evaluator& evalua
       rules(module_ref, evaluator_ref) {}
 
 const std::string& EngineCore::team_name(const Task& task) const {
-  if (task.team < 0) return task.unknown_team;
+  if (task.team < 0) return *task.unknown_team;
   return module.teams[static_cast<size_t>(task.team)].name;
 }
 

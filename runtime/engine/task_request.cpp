@@ -261,7 +261,7 @@ std::optional<std::string> resolve_task(const Resolver& resolver, const gov::Tas
     error = resolve_pod_sets(resolver, spec, request, &out.pod_sets);
   }
   out.team = request.team;
-  if (out.team < 0) out.unknown_team = spec.team;
+  if (out.team < 0) out.unknown_team = std::make_shared<const std::string>(spec.team);
   out.class_index = request.class_index;
   out.priority = request.priority;
   out.requested_flavor = request.requested_flavor;

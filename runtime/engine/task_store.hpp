@@ -54,11 +54,14 @@ struct ChargePart {
   Resources amounts{};
 };
 
-/// One submitted task, resolved against the module (indices, exact amounts).
+/// One submitted task, resolved against the module (indices, exact amounts). Fields are grouped
+/// by size so that no padding is left between them: the engine holds one per task it has seen
+/// (gov-bench memory/100k-tasks).
 struct Task {
   std::string id;
+  /// The team name an invalid task gave, when unknown (shared: tasks are copied between engines).
+  std::shared_ptr<const std::string> unknown_team;
   int32_t team = -1;         // -1 only for invalid tasks naming an unknown team
-  std::string unknown_team;  // the team name an invalid task gave, when unknown
   int32_t class_index = -1;
   int32_t priority = 0;           // effective priority (docs/semantics.md §3)
   int32_t requested_flavor = -1;  // -1: the team's flavors in declared order
@@ -74,17 +77,17 @@ struct Task {
   /// own instance type). Empty: one pod set `main`.
   std::vector<PodSetRequest> pod_sets;
 
-  TaskState state = TaskState::pending;
-  QueueSlot slot = QueueSlot::none;
-  int32_t flavor = -1;  // the flavor it holds while admitted (of several pod sets: the first's)
   /// Admitted with several pod sets: each pod set's flavor, and what it holds per flavor.
   std::vector<int32_t> pod_set_flavors;
   std::vector<ChargePart> charge;
   Time admitted_at = kNever;
-  uint32_t admissions = 0;     // bumps at every admission: older finish timers are stale
   uint64_t admission_order = 0;  // EngineCore::admissions at its latest admission (export_state)
   Time preempted_at = kNever;  // at most one preemption per task per event time (docs/semantics.md §3)
+  int32_t flavor = -1;  // the flavor it holds while admitted (of several pod sets: the first's)
+  uint32_t admissions = 0;     // bumps at every admission: older finish timers are stale
   int32_t preempted_by = -1;
+  TaskState state = TaskState::pending;
+  QueueSlot slot = QueueSlot::none;
   PreemptionKind preempted_kind = PreemptionKind::in_team;
   bool has_decision = false;  // a decision was emitted since it was submitted
 
@@ -98,9 +101,7 @@ struct Task {
   /// the task ends.
   std::string submitted;
 
-  // While queued: the set holding it (QueueSet::id). The hash of its queue class, kept up to
-  // date by TaskStore::add and TaskStore::reclassify.
-  uint32_t queue_set = 0;
+  // The hash of its queue class, kept up to date by TaskStore::add and TaskStore::reclassify.
   uint64_t class_hash = 0;
   /// The id's first 8 bytes as a big-endian number, zero-padded (TaskStore::add): unequal keys
   /// order as the ids do, so most comparisons in queue and candidate order read no string.
@@ -108,8 +109,30 @@ struct Task {
   /// Its shape's entry in the scheduler's NominationCache, valid while the cache's generation
   /// is `nomination_generation` (a task's shape never changes; a cleared cache starts a new
   /// generation).
-  uint32_t nomination_slot = 0;
   uint64_t nomination_generation = 0;
+  uint32_t nomination_slot = 0;
+  // While queued: the set holding it (QueueSet::id).
+  uint32_t queue_set = 0;
+};
+
+/// The tasks of a store in chunks of kChunk: indices and addresses stay stable as it grows, and
+/// at most one chunk is partly used (a vector's doubling left up to half its capacity unused:
+/// 131,072 tasks' room for 100,000).
+class TaskChunks {
+ public:
+  static constexpr size_t kShift = 10;
+  static constexpr size_t kChunk = size_t{1} << kShift;
+  size_t size() const { return size_; }
+  Task& operator[](size_t index) { return chunks_[index >> kShift][index & (kChunk - 1)]; }
+  const Task& operator[](size_t index) const { return chunks_[index >> kShift][index & (kChunk - 1)]; }
+  void push_back(Task&& task) {
+    if ((size_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Task[]>(kChunk));
+    (*this)[size_++] = std::move(task);
+  }
+
+ private:
+  std::vector<std::unique_ptr<Task[]>> chunks_;
+  size_t size_ = 0;
 };
 
 /// Task::id_key of an id.
@@ -149,7 +172,7 @@ bool candidate_order_less(const Task& a, const Task& b);
 /// Orders task indices in queue order, counting the comparisons (the work of queue operations,
 /// which tests compare across queue lengths).
 struct QueueLess {
-  const std::vector<Task>* tasks = nullptr;
+  const TaskChunks* tasks = nullptr;
   uint64_t* comparisons = nullptr;
   bool operator()(uint32_t a, uint32_t b) const {
     ++*comparisons;
@@ -224,7 +247,6 @@ class TaskStore {
   size_t size() const { return tasks_.size(); }
   Task& operator[](uint32_t index) { return tasks_[index]; }
   const Task& operator[](uint32_t index) const { return tasks_[index]; }
-  const std::vector<Task>& all() const { return tasks_; }
 
   /// Adds a task; the id now names it (a later task with the same id replaces the name only
   /// when `claim_id`).
@@ -325,7 +347,7 @@ class TaskStore {
   uint32_t next_set_id_ = 1;
   size_t flavor_count_ = 0;
   size_t live_ = 0;
-  std::vector<Task> tasks_;
+  TaskChunks tasks_;
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>
       by_id_;  // lookups only, never iterated
   std::vector<TeamQueue> queues_;
