@@ -144,10 +144,27 @@ bool fits_without_teams(const SearchContext& context, const PreemptionRequest& r
   held.clear();
   const Task& preemptor = context.tasks[request.preemptor];
   const ir::Team& own = context.module.teams[request.team];
+  // A request of one part: what the own team's candidates hold, and first the own team's limits
+  // alone. No other team's usage raises them (QuotaState::own_limits_available bounds
+  // available()), so a request over them does not fit and the other teams are not touched: the
+  // usual case of a parked head, whose team is at its own ceiling (docs/perf/analysis.md).
+  Resources own_held{};
+  const bool own_listed = request.part_count == 1 && std::find(teams.begin(), teams.end(), request.team) != teams.end();
+  if (request.part_count == 1) {
+    const RequestPart& part = request.all()[0];
+    if (own_listed) own_held = own_candidates_hold(context, part, preemptor, within_team_policy(own));
+    const Resources& usage = context.quota.usage(request.team, part.flavor);
+    for (ir::Resource r : context.quota.charged()) {
+      const size_t i = ir::index(r);
+      if (part.request[i] == 0) continue;
+      const Amount bound = context.quota.own_limits_available(request.team, part.flavor, r, usage[i] - own_held[i]);
+      if (bound != ir::kUnlimited && part.request[i] > bound) return false;
+    }
+  }
   for (const RequestPart& part : request.all()) {
     for (uint32_t team : teams) {
       if (team == request.team && request.part_count == 1) {
-        held.push_back(own_candidates_hold(context, part, preemptor, within_team_policy(own)));
+        held.push_back(own_held);
       } else {
         held.push_back(context.quota.usage(team, part.flavor));
       }

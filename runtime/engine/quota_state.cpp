@@ -247,6 +247,18 @@ Amount QuotaState::available(uint32_t team, uint32_t flavor, ir::Resource r) con
                        cohort_usage(flavor, r));
 }
 
+// Both formulas of available() are max(0, private_left + min(from the cohort, lendable − spill +
+// B)) once the borrowing limit B is finite; this is that without the cohort's term.
+Amount QuotaState::own_limits_available(uint32_t team, uint32_t flavor, ir::Resource r, Amount usage) const {
+  const ir::QuotaCell& c = cell(team, flavor);
+  const size_t i = ir::index(r);
+  if (c.borrowing_limit[i] == ir::kUnlimited) return ir::kUnlimited;
+  const Amount private_left = std::max<Amount>(0, model::checked_sub(c.local[i], usage));
+  const Amount spill = std::max<Amount>(0, model::checked_sub(usage, c.local[i]));
+  const Amount limit_left = model::checked_add(model::checked_sub(c.lendable[i], spill), c.borrowing_limit[i]);
+  return std::max<Amount>(0, model::checked_add(private_left, limit_left));
+}
+
 Amount QuotaState::max_capacity(uint32_t team, uint32_t flavor, ir::Resource r) const {
   if (tree_) [[unlikely]] {
     const ir::QuotaCell& c = cell(team, flavor);

@@ -90,6 +90,10 @@ class QuotaState {
   Amount usage(uint32_t team, uint32_t flavor, ir::Resource r) const {
     return at(usage(team, flavor), r);
   }
+  /// An upper bound of available(team, flavor, r) at this usage of the team, whatever the rest
+  /// of the cohort holds: its own limits (local quota, lendable part, borrowing limit), as if the
+  /// cohort had room without end. ir::kUnlimited when the borrowing limit is.
+  Amount own_limits_available(uint32_t team, uint32_t flavor, ir::Resource r, Amount usage) const;
   const Resources& usage(uint32_t team, uint32_t flavor) const {
     return usage_[team * table_.flavor_count + flavor];
   }
