@@ -3,8 +3,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace gov::engine {
+
+namespace {
+
+/// A Nomination::message_serial no engine has given (tasks may move between engines).
+uint64_t next_message_serial() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace
 
 void Scheduler::run_until_stable(std::vector<Decision>& out) {
   // Every cycle that changes something admits, preempts (at most once per task per event
@@ -160,8 +171,13 @@ bool Scheduler::quiet_head(uint32_t task) {
   Nomination* nomination = nomination_for(probe_);
   const Assignment& a = nomination->assignment;
   if (!nomination->parks()) return false;  // admitted or preempting
-  const Task& t = core_.tasks[task];
-  return t.last_reason == assignment_reason(a) && t.last_message == assignment_message(task, *nomination);
+  Task& t = core_.tasks[task];
+  if (t.last_reason != assignment_reason(a)) return false;
+  const std::string& message = assignment_message(task, *nomination);
+  if (t.last_message_serial != 0 && t.last_message_serial == nomination->message_serial) return true;
+  if (t.last_message != message) return false;
+  t.last_message_serial = nomination->message_serial;  // the same text: the next test is a number's
+  return true;
 }
 
 // §3 step 1: one head per team; a sticky preemptor first (docs/semantics.md §3).
@@ -449,6 +465,7 @@ const std::string& Scheduler::assignment_message(uint32_t task, Nomination& nomi
     render_assignment_message(core_.module, core_.options.dialect, nomination.assignment.reasons,
                               nomination.message, std::span<const std::string_view>(names.data(), t.pod_sets.size()));
     nomination.message_ready = true;
+    nomination.message_serial = next_message_serial();
   }
   return nomination.message;
 }
@@ -462,8 +479,9 @@ PendingReason Scheduler::assignment_reason(const Assignment& a) {
 
 void Scheduler::emit_assignment_pending(const Entry& entry, std::vector<Decision>& out) {
   const Assignment& a = entry.nomination->assignment;
-  emit_pending(core_, entry.task,
-               {assignment_reason(a), assignment_message(entry.task, *entry.nomination), &a, nullptr}, out);
+  const std::string& message = assignment_message(entry.task, *entry.nomination);
+  emit_pending(core_, entry.task, {assignment_reason(a), message, &a, nullptr, entry.nomination->message_serial},
+               out);
 }
 
 bool Scheduler::finish_cycle(size_t count) {

@@ -44,6 +44,9 @@ struct PendingUpdate {
   std::string_view message;
   const Assignment* assignment = nullptr;  // short / maximum come from it when set
   const std::vector<Target>* victims = nullptr;
+  /// Names `message`'s text when nonzero (Nomination::message_serial): a task whose last
+  /// message has the same serial has the same text, and the strings are not compared.
+  uint64_t message_serial = 0;
 };
 
 struct EngineCore {

@@ -18,6 +18,7 @@ void FlavorStamps::update(TaskStore& tasks) {
     const uint64_t version = tasks.team_version(team);
     const uint64_t increase = version - seen_[team];
     seen_[team] = version;
+    if (increase != 0) ++epoch_;
     if (every_type_) {
       for (uint64_t& stamp : stamps_) stamp += increase;
       continue;
@@ -91,8 +92,10 @@ Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
       index_.emplace(hash, slot);
       keys_.push_back(key);
       if (stamps_.size() < keys_.size()) stamps_.emplace_back();
+      if (checked_epoch_.size() < keys_.size()) checked_epoch_.emplace_back();
       if (entries_.size() < keys_.size()) entries_.emplace_back();
       stamps_of(module, key, stamps, stamps_[slot]);
+      checked_epoch_[slot] = stamps.epoch();
       task.nomination_slot = slot;
       task.nomination_generation = generation_;
       return &entries_[slot];
@@ -100,6 +103,11 @@ Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
     task.nomination_slot = slot;
     task.nomination_generation = generation_;
   }
+  if (checked_epoch_[slot] == stamps.epoch()) {
+    valid = true;
+    return &entries_[slot];
+  }
+  checked_epoch_[slot] = stamps.epoch();
   stamps_of(module, keys_[slot], stamps, scratch_);
   valid = stamps_[slot] == scratch_;
   if (!valid) stamps_[slot].swap(scratch_);

@@ -24,6 +24,9 @@ struct Nomination {
   std::vector<Target> targets;
   std::string message;  // rendered on first use
   bool message_ready = false;
+  /// Names the text of `message` once rendered: a new number at every rendering (never 0), so
+  /// equal serials mean equal texts (Task::last_message_serial, PendingUpdate::message_serial).
+  uint64_t message_serial = 0;
 
   /// A cycle parks its task: no instance type fits, or none does without victims and the search
   /// found none (Scheduler::process, and skip_quiet_cycles's test of the cycles ahead).
@@ -45,6 +48,8 @@ class FlavorStamps {
   /// O(quotas). The store's changed list must have no other consumer.
   void update(TaskStore& tasks);
   uint64_t operator[](uint32_t flavor) const { return stamps_[flavor]; }
+  /// Changes whenever any stamp changes: an entry checked at this epoch holds until it moves.
+  uint64_t epoch() const { return epoch_; }
 
  private:
   const ir::Module& module_;
@@ -52,6 +57,7 @@ class FlavorStamps {
   std::vector<uint64_t> seen_;  // per team: its version the stamps include
   std::vector<uint64_t> stamps_;
   std::vector<uint32_t> changed_;  // scratch
+  uint64_t epoch_ = 1;
 };
 
 /// Not thread-safe. Entries returned by `lookup` stay valid until the next `begin_cycle`.
@@ -95,6 +101,10 @@ class NominationCache {
   std::unordered_map<uint64_t, uint32_t> index_;  // hash → entry; lookups only, never iterated
   std::vector<Key> keys_;
   std::vector<std::vector<uint64_t>> stamps_;  // per entry: the stamps it was computed under
+  /// Per entry: the FlavorStamps epoch at which its stamps were last compared (or it was
+  /// computed); while the epoch is the same no stamp changed, so the entry holds without a
+  /// comparison (the heads of one shape in a run of quiet cycles).
+  std::vector<uint64_t> checked_epoch_;
   std::deque<Nomination>
       entries_;  // stable addresses; reused: only the first keys_.size() are live
   std::vector<uint64_t> scratch_;

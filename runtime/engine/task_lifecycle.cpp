@@ -85,6 +85,7 @@ void record_admission(EngineCore& core, uint32_t task_index, Decision& decision,
   task.admission_order = core.admissions;
   task.last_reason.reset();
   task.last_message.clear();
+  task.last_message_serial = 0;
   task.has_decision = true;
   core.tasks.reclassify(task_index);
   core.tasks.insert_admitted(task_index);
@@ -240,9 +241,15 @@ void release(EngineCore& core, uint32_t task_index, Outcome outcome, std::vector
 void emit_pending(EngineCore& core, uint32_t task_index, const PendingUpdate& update,
                   std::vector<Decision>& out) {
   Task& task = core.tasks[task_index];
-  if (task.last_reason == update.reason && task.last_message == update.message) return;
+  if (task.last_reason == update.reason &&
+      ((update.message_serial != 0 && task.last_message_serial == update.message_serial) ||
+       task.last_message == update.message)) {
+    task.last_message_serial = update.message_serial;
+    return;
+  }
   task.last_reason = update.reason;
   task.last_message.assign(update.message);
+  task.last_message_serial = update.message_serial;
   task.has_decision = true;
   core.tasks.reclassify(task_index);  // a queued task's class follows its last decision
 

@@ -94,6 +94,8 @@ struct Task {
   // The last pending decision emitted, to emit a new one only when it changes.
   std::optional<PendingReason> last_reason;
   std::string last_message;
+  /// Nomination::message_serial of `last_message` when it came from one, else 0.
+  uint64_t last_message_serial = 0;
 
   std::vector<RuleWarning> warnings;  // matching `warn` rules, carried by its admissions
   /// The task as it was submitted, while it is live (pending or admitted), encoded
