@@ -13,9 +13,11 @@ void find_targets(const SearchContext& context, const PreemptionRequest& request
   out.clear();
   // Most searches of parked heads are hopeless; a team-level bound settles them in O(teams).
   if (context.shortcuts) {
+    Resources own_held{};
+    if (preemption::over_own_limits(context, request, own_held)) return;
     thread_local std::vector<uint32_t> teams;  // reused: no allocation once warm
     preemption::teams_with_candidates(context, request, teams);
-    if (teams.empty() || !preemption::fits_without_teams(context, request, teams)) return;
+    if (teams.empty() || !preemption::fits_without_teams(context, request, teams, own_held)) return;
   }
   if (context.module.settings.fair_sharing) {
     preemption::fair_sharing_targets(context, request, out, trace);
@@ -138,29 +140,28 @@ bool fits_without_all(const SearchContext& context, const PreemptionRequest& req
   return fits;
 }
 
+bool over_own_limits(const SearchContext& context, const PreemptionRequest& request, Resources& own_held) {
+  own_held = {};
+  if (request.part_count != 1) return false;
+  const RequestPart& part = request.all()[0];
+  const ir::Team& own = context.module.teams[request.team];
+  // The own team is a candidate team exactly when its policy may preempt (teams_with_candidates).
+  if (own.within_team != ir::WithinTeam::never)
+    own_held = own_candidates_hold(context, part, context.tasks[request.preemptor], within_team_policy(own));
+  const Resources& usage = context.quota.usage(request.team, part.flavor);
+  for (ir::Resource r : context.quota.charged()) {
+    const size_t i = ir::index(r);
+    if (part.request[i] == 0) continue;
+    const Amount bound = context.quota.own_limits_available(request.team, part.flavor, r, usage[i] - own_held[i]);
+    if (bound != ir::kUnlimited && part.request[i] > bound) return true;
+  }
+  return false;
+}
+
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
-                        const std::vector<uint32_t>& teams) {
+                        const std::vector<uint32_t>& teams, const Resources& own_held) {
   thread_local std::vector<Resources> held;  // reused: no allocation once warm
   held.clear();
-  const Task& preemptor = context.tasks[request.preemptor];
-  const ir::Team& own = context.module.teams[request.team];
-  // A request of one part: what the own team's candidates hold, and first the own team's limits
-  // alone. No other team's usage raises them (QuotaState::own_limits_available bounds
-  // available()), so a request over them does not fit and the other teams are not touched: the
-  // usual case of a parked head, whose team is at its own ceiling (docs/perf/analysis.md).
-  Resources own_held{};
-  const bool own_listed = request.part_count == 1 && std::find(teams.begin(), teams.end(), request.team) != teams.end();
-  if (request.part_count == 1) {
-    const RequestPart& part = request.all()[0];
-    if (own_listed) own_held = own_candidates_hold(context, part, preemptor, within_team_policy(own));
-    const Resources& usage = context.quota.usage(request.team, part.flavor);
-    for (ir::Resource r : context.quota.charged()) {
-      const size_t i = ir::index(r);
-      if (part.request[i] == 0) continue;
-      const Amount bound = context.quota.own_limits_available(request.team, part.flavor, r, usage[i] - own_held[i]);
-      if (bound != ir::kUnlimited && part.request[i] > bound) return false;
-    }
-  }
   for (const RequestPart& part : request.all()) {
     for (uint32_t team : teams) {
       if (team == request.team && request.part_count == 1) {

@@ -70,8 +70,16 @@ bool fits_without_all(const SearchContext& context, const PreemptionRequest& req
 /// can succeed. The own team's walk stops at its policy's priority bound, and the other teams
 /// cost O(1) each: on a busy cluster most searches of parked heads end here, because the
 /// preemptor's team is at its own ceiling and only its own lower-priority tasks could help.
+/// `own_held`: over_own_limits's for a request of one part (unused for several parts).
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
-                        const std::vector<uint32_t>& teams);
+                        const std::vector<uint32_t>& teams, const Resources& own_held);
+/// For a request of one part: sets `own_held` to what the own team's candidates hold in its
+/// flavor (zero when its within-team policy is never) and tells whether the request exceeds the
+/// own team's own limits even with that gone. No other team's usage raises those limits
+/// (QuotaState::own_limits_available bounds available()), so true means no search can succeed;
+/// it is the common case of a parked head, whose team is at its own ceiling, and is settled
+/// before the candidate teams are listed. False for a request of several parts.
+bool over_own_limits(const SearchContext& context, const PreemptionRequest& request, Resources& own_held);
 /// What the preemptor's own team's candidates in `part` (under `policy`) hold in its flavor.
 Resources own_candidates_hold(const SearchContext& context, const RequestPart& part,
                               const Task& preemptor, Policy policy);
