@@ -54,7 +54,8 @@ struct EngineCore {
 
   SearchContext search_context() {
     return SearchContext{module, evaluator, tasks, quota, now, /*shortcuts=*/!options.self_check,
-                         options.self_check ? &self_check_failures : nullptr};
+                         options.self_check ? &self_check_failures : nullptr,
+                         options.self_check ? nullptr : &own_held_memo};
   }
   const std::string& team_name(const Task& task) const;
   Resolver resolver() const { return {module, evaluator, names, &unavailable_partitions}; }
@@ -67,6 +68,7 @@ struct EngineCore {
   mutable UnavailablePartitions unavailable_partitions;  // interned by resolve_task
   QuotaState quota;
   TaskStore tasks;
+  OwnHeldMemo own_held_memo;  // the searches' (SearchContext::own_held_memo)
   AdmissionRules rules;
   Time now = 0;
   uint64_t admissions = 0;

@@ -73,6 +73,39 @@ struct SearchTrace {
 };
 
 /// Everything a search reads. `quota` is mutated while simulating and restored before return.
+/// What the own team's candidates hold, remembered per (team, flavor, preemptor's priority and,
+/// where its policy compares them, submission time, contested resources) while nothing it reads
+/// changes: the team's admitted tasks (TaskStore::team_version), the tasks marked preempted
+/// (TaskStore::preemptions) and the time. The heads of one team in a run of quiet cycles differ
+/// mostly in their request, which the sum does not read. Not thread-safe.
+class OwnHeldMemo {
+ public:
+  struct Key {
+    uint64_t team_version = 0;
+    uint64_t preemptions = 0;
+    Time now = 0;
+    Time submitted_at = 0;
+    uint32_t team = 0;
+    uint32_t flavor = 0;
+    int32_t priority = 0;
+    ResourceMask needs = 0;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  /// The remembered sum for `key`, or null.
+  const Resources* find(const Key& key) const;
+  void store(const Key& key, const Resources& held);
+
+ private:
+  struct Slot {
+    bool used = false;
+    Key key;
+    Resources held{};
+  };
+  static size_t slot_of(const Key& key);
+  static constexpr size_t kSlots = 64;
+  std::array<Slot, kSlots> slots_{};
+};
+
 struct SearchContext {
   const ir::Module& module;
   const ir::Evaluator& evaluator;  // the fit test and the may-preempt predicate
@@ -85,6 +118,8 @@ struct SearchContext {
   /// Self-check runs: where the searches report a broken contract (fill-back's minimal set);
   /// null otherwise.
   std::vector<std::string>* self_check_failures = nullptr;
+  /// With the shortcuts: the own team's candidate sums of earlier searches (null: none kept).
+  OwnHeldMemo* own_held_memo = nullptr;
 };
 
 /// Appends to `out` the victims that make `request` fit, in the order they were chosen, or

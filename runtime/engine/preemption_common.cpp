@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "compiler/support/assert.hpp"
+#include "runtime/engine/hash_mix.hpp"
 #include "runtime/engine/preemption_internal.hpp"
 
 namespace gov::engine {
@@ -140,14 +141,65 @@ bool fits_without_all(const SearchContext& context, const PreemptionRequest& req
   return fits;
 }
 
+}  // namespace preemption
+
+const Resources* OwnHeldMemo::find(const Key& key) const {
+  const Slot& slot = slots_[slot_of(key)];
+  return slot.used && slot.key == key ? &slot.held : nullptr;
+}
+
+void OwnHeldMemo::store(const Key& key, const Resources& held) {
+  Slot& slot = slots_[slot_of(key)];
+  slot.used = true;
+  slot.key = key;
+  slot.held = held;
+}
+
+size_t OwnHeldMemo::slot_of(const Key& key) {
+  HashMix mix;  // a slot's key is compared in full
+  mix(key.team);
+  mix(key.flavor);
+  mix(static_cast<uint32_t>(key.priority));
+  mix(static_cast<uint64_t>(key.submitted_at));
+  mix(static_cast<uint64_t>(key.needs));
+  return static_cast<size_t>(mix.value() % kSlots);
+}
+
+namespace preemption {
+
+namespace {
+
+/// own_candidates_hold for the own team of a one-part request, through the context's memo.
+Resources own_held_of(const SearchContext& context, const PreemptionRequest& request, const RequestPart& part,
+                      const ir::Team& own) {
+  const Task& preemptor = context.tasks[request.preemptor];
+  const Policy policy = within_team_policy(own);
+  if (context.own_held_memo == nullptr) return own_candidates_hold(context, part, preemptor, policy);
+  OwnHeldMemo::Key key;
+  key.team_version = context.tasks.team_version(request.team);
+  key.preemptions = context.tasks.preemptions();
+  key.now = context.now;
+  // Only this policy reads submission times (ir::policy_allows).
+  key.submitted_at = policy == Policy::lower_or_newer_equal_priority ? preemptor.submitted_at : 0;
+  key.team = request.team;
+  key.flavor = part.flavor;
+  key.priority = preemptor.priority;
+  key.needs = part.needs & context.quota.charged_mask();
+  if (const Resources* held = context.own_held_memo->find(key)) return *held;
+  const Resources held = own_candidates_hold(context, part, preemptor, policy);
+  context.own_held_memo->store(key, held);
+  return held;
+}
+
+}  // namespace
+
 bool over_own_limits(const SearchContext& context, const PreemptionRequest& request, Resources& own_held) {
   own_held = {};
   if (request.part_count != 1) return false;
   const RequestPart& part = request.all()[0];
   const ir::Team& own = context.module.teams[request.team];
   // The own team is a candidate team exactly when its policy may preempt (teams_with_candidates).
-  if (own.within_team != ir::WithinTeam::never)
-    own_held = own_candidates_hold(context, part, context.tasks[request.preemptor], within_team_policy(own));
+  if (own.within_team != ir::WithinTeam::never) own_held = own_held_of(context, request, part, own);
   const Resources& usage = context.quota.usage(request.team, part.flavor);
   for (ir::Resource r : context.quota.charged()) {
     const size_t i = ir::index(r);

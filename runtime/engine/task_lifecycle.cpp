@@ -279,6 +279,7 @@ void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
   Task& victim = core.tasks[target.task];
   const Task& by = core.tasks[preemptor];
   victim.preempted_at = core.now;
+  core.tasks.note_preempted();
   victim.preempted_by = static_cast<int32_t>(preemptor);
   victim.preempted_kind = target.kind;
   Decision decision = base_decision(core, victim, Outcome::preempted);

@@ -323,6 +323,10 @@ class TaskStore {
   /// yet). Target searches skip tasks preempted at the current time, so a search made at time T
   /// may change at a later time when such a task was admitted at T.
   Time latest_preempted_admission() const { return latest_preempted_admission_; }
+  /// Records that a task was marked preempted (Task::preempted_at): candidate walks skip tasks
+  /// preempted at the current time, so what they found may change (OwnHeldMemo).
+  void note_preempted() { ++preemptions_; }
+  uint64_t preemptions() const { return preemptions_; }
 
  private:
   void mark_work(uint32_t team);
@@ -367,6 +371,7 @@ class TaskStore {
   std::vector<std::vector<uint32_t>> admitted_;  // team × flavor
   std::vector<uint64_t> team_versions_;          // per team
   Time latest_preempted_admission_ = kNever;
+  uint64_t preemptions_ = 0;
 };
 
 }  // namespace gov::engine
