@@ -243,3 +243,33 @@ TEST_CASE("classical borrowWithinCohort lets a borrowing task reclaim lower-prio
 }
 
 }  // namespace gov::engine::test
+
+namespace gov::engine::test {
+
+// OwnHeldMemo: what the own team's candidates hold is remembered per team, priority and state;
+// an admission at the same instant changes the state (the team's version), so a later search
+// of the same priority sees the new candidate. Checked against a self-check run, which keeps no
+// memo.
+TEST_CASE("a search at the same instant sees the own team's candidates admitted since the last one", "[engine]") {
+  const auto run = [](bool self_check) {
+    EngineOptions options;
+    options.self_check = self_check;
+    Harness h(gpu_module({{"a", 4, 0}}), options);
+    std::vector<Decision> all;
+    const auto keep = [&all](const std::vector<Decision>& d) { all.insert(all.end(), d.begin(), d.end()); };
+    keep(h.submit(0, TaskBuilder("b", "a").gpus(3).priority("high")));
+    // `h` (3 + 2 > 4 with no lower-priority task admitted) is searched in vain and parked; `l`
+    // is admitted after it, in the same instant.
+    keep(h.submit_all(kSecond, {TaskBuilder("h", "a").gpus(2).priority("high"),
+                                TaskBuilder("l", "a").gpus(1).priority("low")}));
+    // Still the same instant: `c` fits once `l` is preempted (4 - 1 + 1 <= 4).
+    keep(h.submit(kSecond, TaskBuilder("c", "a").gpus(1).priority("high")));
+    REQUIRE(h.engine->self_check_failures().empty());
+    return all;
+  };
+  const std::vector<Decision> fast = run(false);
+  CHECK(victims_of(fast, "c") == std::vector<std::string>{"l"});
+  CHECK(json_lines(fast) == json_lines(run(true)));
+}
+
+}  // namespace gov::engine::test
