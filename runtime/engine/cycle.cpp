@@ -218,6 +218,7 @@ Nomination* Scheduler::nomination_for(Entry& entry) {
   bool valid = false;
   Nomination* stored = use_cache ? cache_.lookup(core_.module, task, stamps_, valid) : nullptr;
   if (valid) return stored;
+  if (stored != nullptr && still_own_determined(*stored, static_cast<uint32_t>(task.team))) return stored;
   Nomination& nomination = stored != nullptr ? *stored : entry.own;
   // The message is a function of the reasons (a cached shape has no pod set names): when a new
   // state gives the same reasons, as it mostly does for a parked head, the text is kept.
@@ -230,7 +231,24 @@ Nomination* Scheduler::nomination_for(Entry& entry) {
   if (nomination.assignment.preempt_mode()) {
     assigner_.targets_for(entry.task, nomination.assignment, nomination.targets);
   }
+  nomination.own_determined = stored != nullptr && assigner_.own_determined() && nomination.parks();
+  if (nomination.own_determined) {
+    nomination.own_version = core_.tasks.team_version(static_cast<uint32_t>(task.team));
+    nomination.cohort_bounds = assigner_.cohort_bounds();
+  }
   return &nomination;
+}
+
+// A cached nomination whose stamps moved still holds when it read only its team's own state
+// (FlavorAssigner::own_determined): the team's admitted tasks, hence its usage, are the same
+// (its version), and each available() it read still takes the team's own limit, the cohort
+// having at least as much left. Time is the cache's concern as for any entry (begin_cycle).
+bool Scheduler::still_own_determined(const Nomination& nomination, uint32_t team) const {
+  if (!nomination.own_determined || core_.tasks.team_version(team) != nomination.own_version) return false;
+  for (const FlavorAssigner::CohortBound& bound : nomination.cohort_bounds) {
+    if (core_.quota.cohort_left(bound.flavor, bound.resource) < bound.limit_left) return false;
+  }
+  return true;
 }
 
 void Scheduler::set_order_keys(Entry& entry) {

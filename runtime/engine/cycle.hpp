@@ -62,6 +62,7 @@ class Scheduler {
   size_t collect_heads();
   void nominate(Entry& entry);
   Nomination* nomination_for(Entry& entry);
+  bool still_own_determined(const Nomination& nomination, uint32_t team) const;
   void set_order_keys(Entry& entry);
   void order_entries(size_t count);
   void process(Entry& entry, std::vector<Decision>& out);

@@ -206,10 +206,13 @@ GranularMode FlavorAssigner::oracle(uint32_t task, uint32_t flavor, ir::Resource
   PreemptionRequest request = request_for(task, flavor, resource_bit(resource));
   request.parts[0].request = {};
   request.parts[0].request[ir::index(resource)] = amount;
-  find_targets(context_, request, scratch_);
+  bool own_settled = false;
+  find_targets(context_, request, scratch_, nullptr, &own_settled);
+  if (!own_settled) own_determined_ = false;
   if (simulated_count_ == simulated_.size()) simulated_.emplace_back();
   simulated_[simulated_count_].request = request;
   simulated_[simulated_count_].targets = scratch_;
+  simulated_[simulated_count_].own_settled = own_settled;
   ++simulated_count_;
   if (scratch_.empty()) {
     return {FitMode::no_candidates, context_.quota.borrowing_level(team, flavor, resource, amount)};
@@ -286,10 +289,12 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
   result.mode = {FitMode::fit, 0};
   // The hot path: one call to the (compiled) fit test settles a task that fits. Self-check
   // runs take the per-resource path below, so comparing their decisions tests this one.
+  if (assumed != nullptr || requests_partitions(request)) own_determined_ = false;
   if (context_.shortcuts && assumed == nullptr && !requests_partitions(request)) {
     const ir::FitResult fit =
         context_.quota.fit(context_.evaluator, team, flavor, request);
     if (fit.fits_all()) {
+      own_determined_ = false;
       result.mode.borrow = fit.borrows != 0 ? 1 : 0;
       if (result.mode.borrow != 0 && context_.quota.tree()) result.mode.borrow = tree_borrowing_level(team, flavor, request);
       result.borrowing = result.mode.borrow;
@@ -314,6 +319,7 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
     const Amount amount = own + before;
     amounts[ir::index(r)] = amount;
     ResourceCheck check = check_resource(team, flavor, r, amount);
+    if (own_determined_) note_available_read(team, flavor, r);
     check.reason.request = own;
     check.reason.assumed = before;
     if (check.fit == ResourceFit::fits) {
@@ -378,16 +384,35 @@ void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
   for (size_t i = 0; context_.shortcuts && i < simulated_count_; ++i) {
     if (simulated_[i].request == request) {
       out = simulated_[i].targets;
+      if (!simulated_[i].own_settled) own_determined_ = false;
       return;
     }
   }
-  find_targets(context_, request, out);
+  bool own_settled = false;
+  find_targets(context_, request, out, nullptr, &own_settled);
+  if (!own_settled) own_determined_ = false;
+}
+
+void FlavorAssigner::note_available_read(uint32_t team, uint32_t flavor, ir::Resource r) {
+  const QuotaState& quota = context_.quota;
+  if (!quota.has_quota(team, flavor)) {
+    own_determined_ = false;
+    return;
+  }
+  const Amount limit_left = quota.own_limit_left(team, flavor, r);
+  if (limit_left == ir::kUnlimited || quota.cohort_left(flavor, r) < limit_left) {
+    own_determined_ = false;  // the cohort's term is (or may become) the smaller one
+    return;
+  }
+  cohort_bounds_.push_back({flavor, r, limit_left});
 }
 
 void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrace* trace,
                             int32_t pinned) {
   out.clear();
   simulated_count_ = 0;
+  cohort_bounds_.clear();
+  own_determined_ = false;
   const Task& task = context_.tasks[task_index];
   const auto team = static_cast<uint32_t>(task.team);
   const ir::Team& team_def = context_.module.teams[team];
@@ -399,6 +424,9 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
     assign_pod_sets(task_index, out, trace, nullptr);
     return;
   }
+  // The one-flavor-list path below records what it reads (own_determined); a fit, a tree of
+  // cohorts or a partition clears it.
+  own_determined_ = context_.shortcuts && !context_.quota.tree();
   const bool named_and_held =
       task.requested_flavor >= 0 &&
       context_.quota.has_quota(team, static_cast<uint32_t>(task.requested_flavor));
@@ -430,6 +458,7 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   if (best.mode != FitMode::no_fit) out.mode.mode = best_result.worst;
   out.borrowing = best_result.borrowing;
   if (out.mode.mode == FitMode::fit) {
+    own_determined_ = false;
     out.reasons.clear();
     return;
   }

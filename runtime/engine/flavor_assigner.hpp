@@ -119,6 +119,22 @@ class FlavorAssigner {
   /// a simulation of the last assign when it searched the very same request.
   void targets_for(uint32_t task, const Assignment& assignment, std::vector<Target>& out);
 
+  /// A cohort term the last assign read: available() of (its team, `flavor`, `resource`) took
+  /// the team's own limit (`limit_left`, QuotaState::own_limit_left) because the cohort had at
+  /// least as much left; while that holds and the team's usage is the same, so is available().
+  struct CohortBound {
+    uint32_t flavor = 0;
+    ir::Resource resource{};
+    Amount limit_left = 0;
+    friend bool operator==(const CohortBound&, const CohortBound&) = default;
+  };
+  /// Whether what the last assign (and targets_for since) answered is a function of the task's
+  /// own team's admitted tasks and usage alone, given its cohort bounds: one flat cohort, no fit
+  /// found, every available() own-limited, every search settled at the own team's limits
+  /// (find_targets's `own_settled`). Conservative: false when unsure.
+  bool own_determined() const { return own_determined_; }
+  const std::vector<CohortBound>& cohort_bounds() const { return cohort_bounds_; }
+
  private:
   struct FlavorResult {
     GranularMode mode;  // representative (least preferred over resources): chooses the flavor
@@ -166,12 +182,17 @@ class FlavorAssigner {
   struct Simulated {
     PreemptionRequest request;
     std::vector<Target> targets;
+    bool own_settled = false;  // find_targets's
   };
+  /// Records that available(team, flavor, r) was read (own_determined).
+  void note_available_read(uint32_t team, uint32_t flavor, ir::Resource r);
 
   SearchContext context_;
   std::vector<Target> scratch_;
   std::vector<Simulated> simulated_;  // of the last assign, reused by targets_for
   size_t simulated_count_ = 0;
+  bool own_determined_ = false;
+  std::vector<CohortBound> cohort_bounds_;
 };
 
 }  // namespace gov::engine

@@ -94,6 +94,7 @@ Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
       if (stamps_.size() < keys_.size()) stamps_.emplace_back();
       if (checked_epoch_.size() < keys_.size()) checked_epoch_.emplace_back();
       if (entries_.size() < keys_.size()) entries_.emplace_back();
+      entries_[slot].own_determined = false;  // a slot reused by another shape
       stamps_of(module, key, stamps, stamps_[slot]);
       checked_epoch_[slot] = stamps.epoch();
       task.nomination_slot = slot;

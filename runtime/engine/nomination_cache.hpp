@@ -27,6 +27,12 @@ struct Nomination {
   /// Names the text of `message` once rendered: a new number at every rendering (never 0), so
   /// equal serials mean equal texts (Task::last_message_serial, PendingUpdate::message_serial).
   uint64_t message_serial = 0;
+  /// A parking nomination that read only its team's own state (FlavorAssigner::own_determined):
+  /// it holds while the team's version is `own_version` and every cohort bound holds, whatever
+  /// the stamps of its instance types say (Scheduler::still_own_determined).
+  bool own_determined = false;
+  uint64_t own_version = 0;
+  std::vector<FlavorAssigner::CohortBound> cohort_bounds;
 
   /// A cycle parks its task: no instance type fits, or none does without victims and the search
   /// found none (Scheduler::process, and skip_quiet_cycles's test of the cycles ahead).

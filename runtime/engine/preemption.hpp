@@ -126,8 +126,11 @@ struct SearchContext {
 /// nothing when no set of allowed candidates does (all or nothing). Candidates: the preemptor's
 /// own team per its within-team policy; other teams over nominal in the contested resources per
 /// the reclaim policy; never a task already preempted at this event time. `trace` may be null.
+/// `own_settled`, when given, is set to whether the search ended at the own team's limits
+/// (preemption::over_own_limits): its empty answer then read only the own team's admitted tasks
+/// and usage (FlavorAssigner::own_determined).
 void find_targets(const SearchContext& context, const PreemptionRequest& request,
-                  std::vector<Target>& out, SearchTrace* trace = nullptr);
+                  std::vector<Target>& out, SearchTrace* trace = nullptr, bool* own_settled = nullptr);
 
 /// Self-check (EngineOptions::self_check) of the victims of a fair-sharing search in a tree of
 /// cohorts, against the usage the search saw: `start_usage` (team × flavor), or the usage of

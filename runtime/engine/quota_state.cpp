@@ -247,6 +247,17 @@ Amount QuotaState::available(uint32_t team, uint32_t flavor, ir::Resource r) con
                        cohort_usage(flavor, r));
 }
 
+Amount QuotaState::cohort_left(uint32_t flavor, ir::Resource r) const {
+  return model::checked_sub(cohort_quota(flavor, r), cohort_usage(flavor, r));
+}
+
+Amount QuotaState::own_limit_left(uint32_t team, uint32_t flavor, ir::Resource r) const {
+  const ir::QuotaCell& c = cell(team, flavor);
+  const size_t i = ir::index(r);
+  const Amount spill = std::max<Amount>(0, model::checked_sub(usage(team, flavor, r), c.local[i]));
+  return ir::limit_add(model::checked_sub(c.lendable[i], spill), c.borrowing_limit[i]);
+}
+
 // Both formulas of available() are max(0, private_left + min(from the cohort, lendable − spill +
 // B)) once the borrowing limit B is finite; this is that without the cohort's term.
 Amount QuotaState::own_limits_available(uint32_t team, uint32_t flavor, ir::Resource r, Amount usage) const {

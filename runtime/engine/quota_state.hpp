@@ -90,6 +90,12 @@ class QuotaState {
   Amount usage(uint32_t team, uint32_t flavor, ir::Resource r) const {
     return at(usage(team, flavor), r);
   }
+  /// One flat cohort: available(team, flavor, r) is max(0, private part + min(cohort_left,
+  /// own_limit_left)). What the cohort has left of its quota:
+  Amount cohort_left(uint32_t flavor, ir::Resource r) const;
+  /// What the team's own limits leave it from the cohort: lendable part − spill + borrowing limit
+  /// (ir::kUnlimited without a borrowing limit). A function of the team's own usage.
+  Amount own_limit_left(uint32_t team, uint32_t flavor, ir::Resource r) const;
   /// An upper bound of available(team, flavor, r) at this usage of the team, whatever the rest
   /// of the cohort holds: its own limits (local quota, lendable part, borrowing limit), as if the
   /// cohort had room without end. ir::kUnlimited when the borrowing limit is.
