@@ -151,13 +151,7 @@ void Scheduler::skip_quiet_cycles() {
     ++quiet_cycles;
   }
   // The iterators are spent: park each team's first tasks (what those cycles' heads were).
-  for (const Walk& walk : walks_) {
-    for (size_t k = 0; k < quiet_cycles; ++k) {
-      const int32_t head = core_.tasks.take_head(walk.team);
-      if (head < 0) break;
-      core_.tasks.park(static_cast<uint32_t>(head));
-    }
-  }
+  for (const Walk& walk : walks_) core_.tasks.park_first(walk.team, quiet_cycles);
   cycles_ += quiet_cycles;
 }
 

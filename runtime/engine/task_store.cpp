@@ -261,6 +261,28 @@ int32_t TaskStore::take_head(uint32_t team) {
   return head;
 }
 
+void TaskStore::park_first(uint32_t team, size_t count) {
+  TeamQueue& q = queues_[team];
+  GOV_ASSERT(q.sticky < 0, "a team with a sticky preemptor takes it as its next head");
+  if (count == 0 || q.active.tasks.empty()) return;
+  if (q.parked.tasks.empty()) note_parked(team);
+  for (size_t i = 0; i < count && !q.active.tasks.empty(); ++i) {
+    auto node = q.active.tasks.extract(q.active.tasks.begin());
+    Task& t = tasks_[node.value()];
+    if (q.active.counted) remove_class(q.active, t);
+    t.slot = QueueSlot::queued;
+    t.queue_set = q.parked.id;
+    q.parked.tasks.insert(q.parked.tasks.end(), std::move(node));  // heads park in queue order
+    if (q.parked.counted) {
+      add_class(q.parked, t);
+    } else if (q.parked.tasks.size() >= QueueSet::kCountFrom) {
+      count_all(q.parked);
+    }
+  }
+  if (q.active.tasks.empty()) forget_classes(q.active);
+  has_work_[team] = !q.active.tasks.empty();
+}
+
 bool TaskStore::reactivate_parked() {
   bool moved = false;
   for (uint32_t team : parked_teams_) {

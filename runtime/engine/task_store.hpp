@@ -273,6 +273,10 @@ class TaskStore {
   void make_sticky(uint32_t task);
   /// Takes the team's head for a cycle (the sticky preemptor, else the best active task), or -1.
   int32_t take_head(uint32_t team);
+  /// Parks the team's first `count` active tasks (or all, when fewer), in queue order: what
+  /// `count` cycles that each take the team's head and park it leave, without the steps between
+  /// (the team has no sticky preemptor). Their tree nodes move from one set to the other.
+  void park_first(uint32_t team, size_t count);
   /// Moves every parked task of the cohort back into its heap; returns whether any moved.
   bool reactivate_parked();
   /// Forgets a pending task that is cancelled.
