@@ -25,6 +25,18 @@ void append_json_string(std::string& out, std::string_view text, JsonEscapes esc
   out += '"';
   size_t i = 0;
   while (i < text.size()) {
+    // A run of printable ASCII that needs no escape goes in one append (most text is one run).
+    size_t run = i;
+    while (run < text.size()) {
+      const auto p = static_cast<unsigned char>(text[run]);
+      if (p < 0x20 || p >= 0x7F || p == '"' || p == '\\') break;
+      ++run;
+    }
+    if (run > i) {
+      out.append(text.data() + i, run - i);
+      i = run;
+      continue;
+    }
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
       const size_t length = utf8_prefix_length(text.substr(i));
