@@ -55,7 +55,7 @@ struct ChargePart {
 };
 
 /// One submitted task, resolved against the module (indices, exact amounts). Fields are grouped
-/// by size so that no padding is left between them: the engine holds one per task it has seen
+/// by size to leave little padding between them: the engine holds one per task it has seen
 /// (gov-bench memory/100k-tasks).
 struct Task {
   std::string id;
