@@ -4,6 +4,7 @@
 // run (self-check runs take every cycle).
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,22 @@ uint64_t finish_work(size_t queued) {
   return work;
 }
 
+using Record = std::function<void(const std::vector<Decision>&)>;
+
+/// The decision stream (JSON lines) of `scenario` on an engine of team `a` (3 GPUs) and team `b`
+/// (1 GPU), neither borrowing; with `self_check`, every cycle is taken and nothing is cached.
+std::vector<std::string> two_team_stream(bool self_check, const std::function<void(Harness&, const Record&)>& scenario) {
+  EngineOptions options;
+  options.self_check = self_check;
+  Harness h(gpu_module({{"a", 3, /*borrowing_limit=*/0}, {"b", 1, /*borrowing_limit=*/0}}), options);
+  std::vector<std::string> lines;
+  scenario(h, [&lines](const std::vector<Decision>& decisions) {
+    for (const std::string& line : json_lines(decisions)) lines.push_back(line);
+  });
+  REQUIRE(h.engine->self_check_failures().empty());
+  return lines;
+}
+
 }  // namespace
 
 TEST_CASE("a finish with a deep queue of one team does work logarithmic in its length",
@@ -61,14 +78,7 @@ TEST_CASE("parking a deep queue at once gives the decisions of the cycle-by-cycl
   // park applies only where every active task is of the parked head's class (and only in a set
   // of QueueSet::kCountFrom tasks or more, which the next case reaches); here the quiet-cycle
   // skip walks the queue.
-  const auto run = [](bool self_check) {
-    EngineOptions options;
-    options.self_check = self_check;
-    Harness h(gpu_module({{"a", 3, /*borrowing_limit=*/0}, {"b", 1, /*borrowing_limit=*/0}}), options);
-    std::vector<std::string> lines;
-    const auto record = [&lines](const std::vector<Decision>& decisions) {
-      for (const std::string& line : json_lines(decisions)) lines.push_back(line);
-    };
+  const auto scenario = [](Harness& h, const Record& record) {
     for (int i = 0; i < 3; ++i)
       record(h.submit(0, TaskBuilder("r" + std::to_string(i), "a").gpus(1).priority("high").duration(40 * kSecond)));
     for (int i = 0; i < 400; ++i) {
@@ -79,11 +89,9 @@ TEST_CASE("parking a deep queue at once gives the decisions of the cycle-by-cycl
       if (i % 9 == 4) record(h.cancel(static_cast<Time>(i) * kSecond, "q" + std::to_string(i - 2)));
     }
     record(h.advance(10'000 * kSecond));
-    REQUIRE(h.engine->self_check_failures().empty());
-    return lines;
   };
-  const std::vector<std::string> checked = run(true);
-  const std::vector<std::string> fast = run(false);
+  const std::vector<std::string> checked = two_team_stream(true, scenario);
+  const std::vector<std::string> fast = two_team_stream(false, scenario);
   CHECK(checked.size() > 150);
   CHECK(fast == checked);
 }
@@ -94,19 +102,12 @@ TEST_CASE("parking a deep queue of one class at once gives the decisions of the 
   // QueueSet::kCountFrom, so the bulk park applies), with a tail of another class (1-GPU tasks
   // submitted in the instant, with no decision yet, which fit), cancels, a second team's
   // occasional work, and late tasks that end the one-class queue.
-  const auto run = [](bool self_check) {
-    EngineOptions options;
-    options.self_check = self_check;
-    Harness h(gpu_module({{"a", 3, /*borrowing_limit=*/0}, {"b", 1, /*borrowing_limit=*/0}}), options);
-    std::vector<std::string> lines;
-    const auto record = [&lines](const std::vector<Decision>& decisions) {
-      for (const std::string& line : json_lines(decisions)) lines.push_back(line);
-    };
+  const auto scenario = [](Harness& h, const Record& record) {
     for (int i = 0; i < 1'200; ++i) {
       const Time at = static_cast<Time>(i) * kSecond;
       record(h.submit(at, TaskBuilder("q" + std::to_string(i), "a").gpus(2).duration(8 * kSecond)));
       if (i % 25 == 10) record(h.submit(at, TaskBuilder("b" + std::to_string(i), "b").gpus(1).duration(2 * kSecond)));
-      if (i % 8 == 3)  // queued last, and admitted in the GPU the 2-GPU tasks leave, unless parked unseen
+      if (i % 8 == 3)  // queued last, and admitted in the GPU the 2-GPU tasks leave
         record(h.submit(at, TaskBuilder("one" + std::to_string(i), "a").gpus(1).priority("low").duration(kSecond)));
       if (i == 650) {  // a tail of another class, then a task of it ahead of the queue
         for (int k = 0; k < 3; ++k)
@@ -116,11 +117,9 @@ TEST_CASE("parking a deep queue of one class at once gives the decisions of the 
       if (i % 31 == 7) record(h.cancel(at, "q" + std::to_string(i / 2)));
     }
     record(h.advance(10'000 * kSecond));
-    REQUIRE(h.engine->self_check_failures().empty());
-    return lines;
   };
-  const std::vector<std::string> checked = run(true);
-  const std::vector<std::string> fast = run(false);
+  const std::vector<std::string> checked = two_team_stream(true, scenario);
+  const std::vector<std::string> fast = two_team_stream(false, scenario);
   CHECK(checked.size() > 1'000);
   CHECK(fast == checked);
 }
