@@ -120,20 +120,30 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // until a cycle would have a head that is not quiet; the cycles before it are then done at once
 // (each team's first tasks parked, in queue order) and that cycle runs as usual. Decisions and
 // their order are those of the cycle-by-cycle run (self-check runs take every cycle, and the
-// property tests compare the two). Teams with a sticky preemptor or a StrictFIFO queue, and a
-// cycle after an eviction, are left to the usual cycles.
+// property tests compare the two). A deep queue whose classes are all quiet is not walked: its
+// length is all that counts (all_classes_quiet). Teams with a sticky preemptor or a StrictFIFO
+// queue, and a cycle after an eviction, are left to the usual cycles.
 void Scheduler::skip_quiet_cycles() {
   if (!last_cycle_quiet_ || core_.options.self_check || reactivate_after_cycle_) return;
   last_cycle_quiet_ = false;
   core_.tasks.teams_with_work(teams_);
-  walks_.clear();
   for (uint32_t team : teams_) {
-    const TeamQueue& queue = core_.tasks.queue(team);
-    if (queue.sticky >= 0 || core_.module.teams[team].queueing == ir::Queueing::strict_fifo) return;
-    walks_.push_back({team, queue.active.tasks.begin(), queue.active.tasks.end()});
+    if (core_.tasks.queue(team).sticky >= 0 || core_.module.teams[team].queueing == ir::Queueing::strict_fifo) return;
   }
   cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
   stamps_.update(core_.tasks);
+  // A team whose every queued class is quiet has a quiet head in every cycle it takes part in:
+  // only its length counts. The other teams are walked side by side.
+  walks_.clear();
+  size_t longest_settled = 0;
+  for (uint32_t team : teams_) {
+    const QueueSet& active = core_.tasks.queue(team).active;
+    if (all_classes_quiet(active)) {
+      longest_settled = std::max(longest_settled, active.tasks.size());
+    } else {
+      walks_.push_back({team, active.tasks.begin(), active.tasks.end()});
+    }
+  }
   size_t quiet_cycles = 0;
   for (;;) {
     bool any = false;
@@ -144,15 +154,31 @@ void Scheduler::skip_quiet_cycles() {
       quiet = quiet_head(*walk.next);
       if (!quiet) break;
     }
-    if (!any || !quiet) break;
+    if (!quiet) break;
+    if (!any) {  // the walked teams are out of work: the settled ones go on to their ends
+      quiet_cycles = std::max(quiet_cycles, longest_settled);
+      break;
+    }
     for (Walk& walk : walks_) {
       if (walk.next != walk.end) ++walk.next;
     }
     ++quiet_cycles;
   }
-  // The iterators are spent: park each team's first tasks (what those cycles' heads were).
-  for (const Walk& walk : walks_) core_.tasks.park_first(walk.team, quiet_cycles);
+  // Park each team's first tasks (what those cycles' heads were).
+  for (uint32_t team : teams_) core_.tasks.park_first(team, quiet_cycles);
   cycles_ += quiet_cycles;
+}
+
+// Whether every task of a counted set would be a quiet head (quiet_head is a function of the
+// queue class: the nomination of its shape against the state, and its last pending decision),
+// tested once per class through a task of it. False when the set's classes are not counted or
+// not exact, or a class has no task to test.
+bool Scheduler::all_classes_quiet(const QueueSet& set) {
+  if (!set.counted || set.collided) return false;
+  for (const auto& [hash, entry] : set.classes) {
+    if (entry.representative < 0 || !quiet_head(static_cast<uint32_t>(entry.representative))) return false;
+  }
+  return true;
 }
 
 // Whether a cycle with `task` as its team's head would park it again with no new decision

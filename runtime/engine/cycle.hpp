@@ -59,6 +59,7 @@ class Scheduler {
   bool run_cycle(std::vector<Decision>& out);
   void skip_quiet_cycles();
   bool quiet_head(uint32_t task);
+  bool all_classes_quiet(const QueueSet& set);
   size_t collect_heads();
   void nominate(Entry& entry);
   Nomination* nomination_for(Entry& entry);

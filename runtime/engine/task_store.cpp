@@ -121,20 +121,26 @@ uint64_t TaskStore::hash_class(const Task& task) const {
   return mix.value();
 }
 
-void TaskStore::add_class(QueueSet& set, const Task& task) {
-  auto [it, inserted] = set.classes.try_emplace(task.class_hash);
+void TaskStore::add_class(QueueSet& set, uint32_t task) {
+  const Task& t = tasks_[task];
+  auto [it, inserted] = set.classes.try_emplace(t.class_hash);
   if (inserted) {
-    it->second.value = class_of(task);
-  } else if (!same_class(it->second.value, task)) {
+    it->second.value = class_of(t);
+  } else if (!same_class(it->second.value, t)) {
     set.collided = true;
   }
   ++it->second.count;
+  it->second.representative = static_cast<int32_t>(task);
 }
 
-void TaskStore::remove_class(QueueSet& set, const Task& task) {
-  const auto it = set.classes.find(task.class_hash);
+void TaskStore::remove_class(QueueSet& set, uint32_t task) {
+  const auto it = set.classes.find(tasks_[task].class_hash);
   GOV_ASSERT(it != set.classes.end() && it->second.count > 0, "queued task missing from its class count");
-  if (--it->second.count == 0) set.classes.erase(it);
+  if (--it->second.count == 0) {
+    set.classes.erase(it);
+  } else if (it->second.representative == static_cast<int32_t>(task)) {
+    it->second.representative = -1;
+  }
 }
 
 void TaskStore::insert(QueueSet& set, uint32_t task, bool likely_last) {
@@ -152,7 +158,7 @@ void TaskStore::insert(QueueSet& set, uint32_t task, bool likely_last) {
     likely_last ? set.tasks.insert(set.tasks.end(), task) : set.tasks.insert(task).first;
   }
   if (set.counted) {
-    add_class(set, t);
+    add_class(set, task);
   } else if (set.tasks.size() >= QueueSet::kCountFrom) {
     count_all(set);
   }
@@ -162,18 +168,23 @@ void TaskStore::erase(QueueSet& set, uint32_t task) {
   // The first task (a head being taken) leaves without a search.
   auto it = !set.tasks.empty() && *set.tasks.begin() == task ? set.tasks.begin() : set.tasks.find(task);
   GOV_ASSERT(it != set.tasks.end(), "queued task missing from its set");
+  erase_at(set, it);
+}
+
+void TaskStore::erase_at(QueueSet& set, std::set<uint32_t, QueueLess>::const_iterator it) {
+  const uint32_t task = *it;
   if (spare_nodes_.size() < kSpareNodes) {
     spare_nodes_.push_back(set.tasks.extract(it));
   } else {
     set.tasks.erase(it);
   }
-  if (set.counted) remove_class(set, tasks_[task]);
+  if (set.counted) remove_class(set, task);
   if (set.tasks.empty()) forget_classes(set);
 }
 
 void TaskStore::count_all(QueueSet& set) {
   forget_classes(set);
-  for (uint32_t task : set.tasks) add_class(set, tasks_[task]);
+  for (uint32_t task : set.tasks) add_class(set, task);
   set.counted = true;
 }
 
@@ -188,7 +199,7 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   if (into.tasks.size() < from.tasks.size()) std::swap(from, into);  // ids travel with the sets
   for (uint32_t task : from.tasks) tasks_[task].queue_set = into.id;
   if (into.counted && !from.counted) {
-    for (uint32_t task : from.tasks) add_class(into, tasks_[task]);
+    for (uint32_t task : from.tasks) add_class(into, task);
   } else if (!into.counted) {
     forget_classes(from);  // `into` counts afresh below if it grows large enough
   }
@@ -199,6 +210,7 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
     auto [it, inserted] = into.classes.try_emplace(hash);
     if (inserted) {
       it->second.value = std::move(entry.value);
+      it->second.representative = entry.representative;
     } else if (it->second.value.message != entry.value.message || it->second.value.reason != entry.value.reason ||
                it->second.value.request != entry.value.request ||
                it->second.value.priority != entry.value.priority ||
@@ -266,21 +278,35 @@ void TaskStore::park_first(uint32_t team, size_t count) {
   GOV_ASSERT(q.sticky < 0, "a team with a sticky preemptor takes it as its next head");
   if (count == 0 || q.active.tasks.empty()) return;
   if (q.parked.tasks.empty()) note_parked(team);
-  for (size_t i = 0; i < count && !q.active.tasks.empty(); ++i) {
+  const size_t size = q.active.tasks.size();
+  if (count >= size - std::min(size, count)) {
+    // Most of the set parks: the rest steps out, the set moves whole, the rest steps back in.
+    std::vector<uint32_t>& rest = scratch_tasks_;
+    rest.clear();
+    for (size_t i = count; i < size; ++i) {
+      rest.push_back(*std::prev(q.active.tasks.end()));
+      erase_at(q.active, std::prev(q.active.tasks.end()));
+    }
+    move_all(q.active, q.parked);  // q.active is empty afterwards (ids travel with the sets)
+    for (auto r = rest.rbegin(); r != rest.rend(); ++r) insert(q.active, *r, /*likely_last=*/true);
+    has_work_[team] = !q.active.tasks.empty();
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) {
     auto node = q.active.tasks.extract(q.active.tasks.begin());
-    Task& t = tasks_[node.value()];
-    if (q.active.counted) remove_class(q.active, t);
+    const uint32_t task = node.value();
+    Task& t = tasks_[task];
+    if (q.active.counted) remove_class(q.active, task);
     t.slot = QueueSlot::queued;
     t.queue_set = q.parked.id;
     q.parked.tasks.insert(q.parked.tasks.end(), std::move(node));  // heads park in queue order
     if (q.parked.counted) {
-      add_class(q.parked, t);
+      add_class(q.parked, task);
     } else if (q.parked.tasks.size() >= QueueSet::kCountFrom) {
       count_all(q.parked);
     }
   }
-  if (q.active.tasks.empty()) forget_classes(q.active);
-  has_work_[team] = !q.active.tasks.empty();
+  has_work_[team] = true;
 }
 
 bool TaskStore::reactivate_parked() {
@@ -318,9 +344,9 @@ void TaskStore::reclassify(uint32_t task) {
   }
   TeamQueue& q = queues_[static_cast<size_t>(t.team)];
   QueueSet& set = t.queue_set == q.active.id ? q.active : q.parked;
-  if (set.counted) remove_class(set, t);
+  if (set.counted) remove_class(set, task);
   t.class_hash = hash_class(t);
-  if (set.counted) add_class(set, t);
+  if (set.counted) add_class(set, task);
 }
 
 bool TaskStore::park_like_prefix(uint32_t head) {

@@ -204,6 +204,9 @@ struct QueueSet {
   struct ClassCount {
     size_t count = 0;
     QueueClass value;
+    /// A task of the class in the set (the last one added), or -1 when it left and no other
+    /// was added since: the scheduler tests a class through it (Scheduler::all_classes_quiet).
+    int32_t representative = -1;
   };
   /// A set starts counting its classes when it reaches this many tasks, and stops when it
   /// empties. The counts serve TaskStore::park_like_prefix, whose O(1) bulk park matters for
@@ -275,7 +278,9 @@ class TaskStore {
   int32_t take_head(uint32_t team);
   /// Parks the team's first `count` active tasks (or all, when fewer), in queue order: what
   /// `count` cycles that each take the team's head and park it leave, without the steps between
-  /// (the team has no sticky preemptor). Their tree nodes move from one set to the other.
+  /// (the team has no sticky preemptor). O(min(count, rest) · log n) plus a merge into the
+  /// parked set: the fewer of the parked and the remaining tasks move one by one, the rest move
+  /// with their set.
   void park_first(uint32_t team, size_t count);
   /// Moves every parked task of the cohort back into its heap; returns whether any moved.
   bool reactivate_parked();
@@ -340,8 +345,9 @@ class TaskStore {
   uint64_t hash_class(const Task& task) const;
   void insert(QueueSet& set, uint32_t task, bool likely_last = false);
   void erase(QueueSet& set, uint32_t task);
-  void add_class(QueueSet& set, const Task& task);
-  void remove_class(QueueSet& set, const Task& task);
+  void erase_at(QueueSet& set, std::set<uint32_t, QueueLess>::const_iterator it);
+  void add_class(QueueSet& set, uint32_t task);
+  void remove_class(QueueSet& set, uint32_t task);
   /// Moves every task of `from` into `into` (the smaller set's tasks move; the sets may trade
   /// places). `into` then holds them all and `from` is empty.
   void move_all(QueueSet& from, QueueSet& into);
@@ -365,6 +371,7 @@ class TaskStore {
   /// without a free and a malloc (at most kSpareNodes kept).
   static constexpr size_t kSpareNodes = 1024;
   std::vector<std::set<uint32_t, QueueLess>::node_type> spare_nodes_;
+  std::vector<uint32_t> scratch_tasks_;  // park_first: the tasks that stay active
   std::vector<uint8_t> has_work_;                // per team: heap or sticky may hold a task
   std::vector<uint32_t> work_teams_;             // teams listed as having work (unordered)
   std::vector<uint8_t> in_work_teams_;           // per team: listed in work_teams_
