@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <new>
 
 #include <fmt/format.h>
@@ -33,6 +34,8 @@ void write_stdout(const std::string& text) { std::fwrite(text.data(), 1, text.si
 
 /// Largest trace file `gov simulate` reads (docs/limits.md).
 constexpr size_t kMaxTraceBytes = size_t{1} << 30;
+/// Address space held during a replay and given back to report running out of memory.
+constexpr size_t kReportReserve = size_t{1} << 20;
 
 /// The trace's first error, read as a stream: memory holds one event at a time (plus one
 /// record per task id), and the file's text is dropped as the reader moves on.
@@ -267,8 +270,12 @@ int run_simulate(const Args& args) {
   };
   std::vector<gov::Event> batch;
   // Running out of memory is reported with where the replay was (a bare std::bad_alloc says
-  // nothing); decisions printed before it stay printed.
+  // nothing); decisions printed before it stay printed. The report must not need memory the
+  // replay may have taken to its last byte: the trace's name is rendered now, and a reserve is
+  // given back before the report is written.
   size_t events_read = 0;  // events handed to the engine so far (1-based index of the last)
+  const std::string shown_trace = display_path(trace_path);
+  std::unique_ptr<char[]> report_reserve(new char[kReportReserve]);  // never written: no resident pages
   if (submits) {
     try {
       for (size_t i = 0; i < submits->size();) {
@@ -279,6 +286,7 @@ int run_simulate(const Args& args) {
       }
       emit(engine->tick(gov::kForever));
     } catch (const std::bad_alloc&) {
+      report_reserve.reset();
       write_stdout(out);
       out = {};
       fmt::print(stderr, "error: out of memory while replaying the workloads (at workload {})\n", events_read);
@@ -311,9 +319,10 @@ int run_simulate(const Args& args) {
     // Tasks with a duration finish after the last event too.
     if (trace_reader) emit(engine->tick(gov::kForever));
   } catch (const std::bad_alloc&) {
+    report_reserve.reset();
     write_stdout(out);
     out = {};
-    fmt::print(stderr, "error: out of memory while replaying the trace `{}` (at event {})\n", display_path(trace_path),
+    fmt::print(stderr, "error: out of memory while replaying the trace `{}` (at event {})\n", shown_trace,
                events_read);
     return kFailed;
   }
