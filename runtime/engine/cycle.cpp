@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 
 namespace gov::engine {
 
@@ -116,13 +117,14 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // long runs after a finish brings the parked heads back and each team's queue is walked again
 // (docs/perf/analysis.md: 95% of the cycles of the 85% trace). The cycles ahead are looked at
 // together: the k-th cycle from now takes the k-th active task of every team that still has one,
-// so the teams' queues are walked side by side, each task tested as process() would treat it,
-// until a cycle would have a head that is not quiet; the cycles before it are then done at once
-// (each team's first tasks parked, in queue order) and that cycle runs as usual. Decisions and
-// their order are those of the cycle-by-cycle run (self-check runs take every cycle, and the
-// property tests compare the two). A deep queue whose classes are all quiet is not walked: its
-// length is all that counts (all_classes_quiet). Teams with a sticky preemptor or a StrictFIFO
-// queue, and a cycle after an eviction, are left to the usual cycles.
+// so they run until the first position p, in any team's queue, of a task that is not quiet
+// (tested as process() would treat it); the p cycles before it are then done at once (each
+// team's first p tasks parked, in queue order) and cycle p runs as usual. Whether a task is quiet
+// depends on its queue class only, so it is tested once per class slot (quiet_classes,
+// quiet_in_class), and a queue whose classes are all quiet is not walked at all: its length is
+// all that counts. Decisions and their order are those of the cycle-by-cycle run (self-check
+// runs take every cycle, and the property tests compare the two). Teams with a sticky preemptor
+// or a StrictFIFO queue, and a cycle after an eviction, are left to the usual cycles.
 void Scheduler::skip_quiet_cycles() {
   if (!last_cycle_quiet_ || core_.options.self_check || reactivate_after_cycle_) return;
   last_cycle_quiet_ = false;
@@ -132,72 +134,79 @@ void Scheduler::skip_quiet_cycles() {
   }
   cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
   stamps_.update(core_.tasks);
-  // A team whose every queued class is quiet has a quiet head in every cycle it takes part in:
-  // only its length counts. The other teams are walked side by side.
-  walks_.clear();
-  size_t longest_settled = 0;
+  // The cycles ahead stop at the first position, in any team's queue, of a task that is not
+  // quiet; each team is looked at on its own up to the first such position found so far. A team
+  // whose every class is quiet is not walked (its length is all that counts).
+  size_t stop = std::numeric_limits<size_t>::max();
+  size_t longest = 0;
   for (uint32_t team : teams_) {
     const QueueSet& active = core_.tasks.queue(team).active;
-    if (all_classes_quiet(active)) {
-      longest_settled = std::max(longest_settled, active.tasks.size());
-    } else {
-      walks_.push_back({team, active.tasks.begin(), active.tasks.end()});
+    longest = std::max(longest, active.tasks.size());
+    if (quiet_classes(active)) continue;
+    size_t position = 0;
+    for (auto it = active.tasks.begin(); it != active.tasks.end() && position < stop; ++it, ++position) {
+      if (!quiet_in_class(*it)) {
+        stop = position;
+        break;
+      }
     }
-  }
-  size_t quiet_cycles = 0;
-  for (;;) {
-    bool any = false;
-    bool quiet = true;
-    for (const Walk& walk : walks_) {
-      if (walk.next == walk.end) continue;  // out of work: takes no part in this cycle
-      any = true;
-      quiet = quiet_head(*walk.next);
-      if (!quiet) break;
-    }
-    if (!quiet) break;
-    if (!any) {  // the walked teams are out of work: the settled ones go on to their ends
-      quiet_cycles = std::max(quiet_cycles, longest_settled);
-      break;
-    }
-    for (Walk& walk : walks_) {
-      if (walk.next != walk.end) ++walk.next;
-    }
-    ++quiet_cycles;
   }
   // Park each team's first tasks (what those cycles' heads were).
+  const size_t quiet_cycles = std::min(stop, longest);
   for (uint32_t team : teams_) core_.tasks.park_first(team, quiet_cycles);
   cycles_ += quiet_cycles;
 }
 
-// Whether every task of a counted set would be a quiet head (quiet_head is a function of the
-// queue class: the nomination of its shape against the state, and its last pending decision),
-// tested once per class through a task of it. False when the set's classes are not counted or
-// not exact, or a class has no task to test.
-bool Scheduler::all_classes_quiet(const QueueSet& set) {
-  if (!set.counted || set.collided) return false;
-  for (const auto& [hash, entry] : set.classes) {
-    if (entry.representative < 0 || !quiet_head(static_cast<uint32_t>(entry.representative))) return false;
+// Whether every task of the set would be a quiet head, tested once per class slot through a
+// task of it (quiet_head is a function of the queue class: the nomination of its shape against
+// the state, and its last pending decision). Starts a new memo of verdicts per slot for
+// quiet_in_class. Stops at the first class that is not quiet, that has no task to test, or
+// whose nomination is not known yet: the walk computes it only if it gets that far (a class far
+// down the queue, behind a task that is not quiet, is not nominated).
+bool Scheduler::quiet_classes(const QueueSet& set) {
+  ++verdict_epoch_;
+  const SetClasses& classes = set.classes;
+  if (verdicts_.size() < classes.counts.size()) verdicts_.resize(classes.counts.size());
+  for (uint32_t slot : classes.present) {
+    const int32_t representative = classes.counts[slot].representative;
+    if (representative < 0) return false;
+    const Quiet quiet = quiet_head(static_cast<uint32_t>(representative), /*compute=*/false);
+    if (quiet == Quiet::unknown) return false;
+    verdicts_[slot] = {verdict_epoch_, quiet == Quiet::yes};
+    if (quiet == Quiet::no) return false;
   }
   return true;
+}
+
+// quiet_head of a task of the set quiet_classes last looked at, memoised per class slot.
+bool Scheduler::quiet_in_class(uint32_t task) {
+  const uint32_t slot = core_.tasks[task].queue_class;
+  if (slot >= verdicts_.size()) verdicts_.resize(slot + 1);
+  Verdict& verdict = verdicts_[slot];
+  if (verdict.epoch != verdict_epoch_) verdict = {verdict_epoch_, quiet_head(task, /*compute=*/true) == Quiet::yes};
+  return verdict.quiet;
 }
 
 // Whether a cycle with `task` as its team's head would park it again with no new decision
 // (process() and emit_pending, for a parked head). A parked head of a team that cannot always
 // reclaim reserves quota for the rest of its cycle (reserve_for_unreclaimable), but that changes
 // only what a later head that fits is checked against, and a quiet cycle has none.
-bool Scheduler::quiet_head(uint32_t task) {
+// With `compute` false, a nomination that would have to be computed is not, and the answer is
+// `unknown`.
+Scheduler::Quiet Scheduler::quiet_head(uint32_t task, bool compute) {
   probe_.task = task;
   probe_.team = static_cast<uint32_t>(core_.tasks[task].team);
-  Nomination* nomination = nomination_for(probe_);
+  Nomination* nomination = nomination_for(probe_, compute);
+  if (nomination == nullptr) return Quiet::unknown;
   const Assignment& a = nomination->assignment;
-  if (!nomination->parks()) return false;  // admitted or preempting
+  if (!nomination->parks()) return Quiet::no;  // admitted or preempting
   Task& t = core_.tasks[task];
-  if (t.last_reason != assignment_reason(a)) return false;
+  if (t.last_reason != assignment_reason(a)) return Quiet::no;
   const std::string& message = assignment_message(task, *nomination);
-  if (t.last_message_serial != 0 && t.last_message_serial == nomination->message_serial) return true;
-  if (t.last_message != message) return false;
+  if (t.last_message_serial != 0 && t.last_message_serial == nomination->message_serial) return Quiet::yes;
+  if (t.last_message != message) return Quiet::no;
   t.last_message_serial = nomination->message_serial;  // the same text: the next test is a number's
-  return true;
+  return Quiet::yes;
 }
 
 // §3 step 1: one head per team; a sticky preemptor first (docs/semantics.md §3).
@@ -227,7 +236,7 @@ void Scheduler::nominate(Entry& entry) {
 
 // §3 step 3: the flavor assignment and, in mode Preempt, the victims; remembered per task shape
 // until something in the instance types it may use changes (NominationCache).
-Nomination* Scheduler::nomination_for(Entry& entry) {
+Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   Task& task = core_.tasks[entry.task];
   // Self-check runs recompute everything; a task of several pod sets is its own shape (their
   // names are in its messages), so it is never cached.
@@ -236,9 +245,13 @@ Nomination* Scheduler::nomination_for(Entry& entry) {
   const bool use_cache = !core_.options.self_check && task.pod_sets.empty() &&
                          core_.module.teams[static_cast<size_t>(task.team)].groups.empty();
   bool valid = false;
-  Nomination* stored = use_cache ? cache_.lookup(core_.module, task, stamps_, valid) : nullptr;
+  if (!compute && !use_cache) return nullptr;
+  Nomination* stored = !use_cache ? nullptr
+                       : compute  ? cache_.lookup(core_.module, task, stamps_, valid)
+                                  : cache_.peek(core_.module, task, stamps_, valid);
   if (valid) return stored;
   if (stored != nullptr && still_own_determined(*stored, static_cast<uint32_t>(task.team))) return stored;
+  if (!compute) return nullptr;
   Nomination& nomination = stored != nullptr ? *stored : entry.own;
   // The message is a function of the reasons (a cached shape has no pod set names): when a new
   // state gives the same reasons, as it mostly does for a parked head, the text is kept.

@@ -58,11 +58,14 @@ class Scheduler {
 
   bool run_cycle(std::vector<Decision>& out);
   void skip_quiet_cycles();
-  bool quiet_head(uint32_t task);
-  bool all_classes_quiet(const QueueSet& set);
+  enum class Quiet : uint8_t { no, yes, unknown };
+  Quiet quiet_head(uint32_t task, bool compute);
+  bool quiet_classes(const QueueSet& set);
+  bool quiet_in_class(uint32_t task);
   size_t collect_heads();
   void nominate(Entry& entry);
-  Nomination* nomination_for(Entry& entry);
+  /// With `compute` false: null when the nomination is not remembered for the current state.
+  Nomination* nomination_for(Entry& entry, bool compute = true);
   bool still_own_determined(const Nomination& nomination, uint32_t team) const;
   void set_order_keys(Entry& entry);
   void order_entries(size_t count);
@@ -99,12 +102,13 @@ class Scheduler {
   /// The previous cycle parked every head again with no new decision: the next ones are likely
   /// to do the same (skip_quiet_cycles tries then).
   bool last_cycle_quiet_ = false;
-  struct Walk {
-    uint32_t team;
-    std::set<uint32_t, QueueLess>::const_iterator next, end;
+  struct Verdict {
+    uint64_t epoch = 0;  // valid while verdict_epoch_ is this
+    bool quiet = false;
   };
-  std::vector<Walk> walks_;  // skip_quiet_cycles: each team's active tasks, in queue order
-  Entry probe_;              // skip_quiet_cycles: the head being looked at
+  std::vector<Verdict> verdicts_;  // skip_quiet_cycles: per class slot of the team looked at
+  uint64_t verdict_epoch_ = 0;
+  Entry probe_;  // skip_quiet_cycles: the head being looked at
   std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons
   uint64_t cycles_ = 0;
 };

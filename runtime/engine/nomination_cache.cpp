@@ -115,4 +115,24 @@ Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
   return &entries_[slot];
 }
 
+Nomination* NominationCache::peek(const ir::Module& module, Task& task, const FlavorStamps& stamps, bool& valid) {
+  valid = false;
+  uint32_t slot = task.nomination_slot;
+  if (task.nomination_generation != generation_) {
+    const Key key = key_of(module, task);
+    const auto it = index_.find(hash_of(key));
+    if (it == index_.end() || !(keys_[it->second] == key)) return nullptr;
+    slot = it->second;
+    task.nomination_slot = slot;
+    task.nomination_generation = generation_;
+  }
+  if (checked_epoch_[slot] != stamps.epoch()) {
+    stamps_of(module, keys_[slot], stamps, scratch_);
+    if (stamps_[slot] != scratch_) return &entries_[slot];  // left as it was: lookup fills it in
+    checked_epoch_[slot] = stamps.epoch();
+  }
+  valid = true;
+  return &entries_[slot];
+}
+
 }  // namespace gov::engine

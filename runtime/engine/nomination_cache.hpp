@@ -81,6 +81,9 @@ class NominationCache {
   /// compare its shape.
   Nomination* lookup(const ir::Module& module, Task& task, const FlavorStamps& stamps,
                      bool& valid);
+  /// As lookup, for a caller that will not fill the entry in: null when the shape has no entry,
+  /// and an entry that is not `valid` is left as it was (the next lookup finds it stale too).
+  Nomination* peek(const ir::Module& module, Task& task, const FlavorStamps& stamps, bool& valid);
 
  private:
   struct Key {

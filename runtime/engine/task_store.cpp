@@ -52,6 +52,7 @@ uint32_t TaskStore::add(Task task, bool claim_id) {
   if (claim_id) by_id_[task.id] = index;
   if (task.state == TaskState::pending) ++live_;
   task.class_hash = hash_class(task);
+  task.queue_class_generation = 0;
   task.id_key = id_key_of(task.id);
   tasks_.push_back(std::move(task));
   return index;
@@ -121,25 +122,65 @@ uint64_t TaskStore::hash_class(const Task& task) const {
   return mix.value();
 }
 
-void TaskStore::add_class(QueueSet& set, uint32_t task) {
-  const Task& t = tasks_[task];
-  auto [it, inserted] = set.classes.try_emplace(t.class_hash);
-  if (inserted) {
-    it->second.value = class_of(t);
-  } else if (!same_class(it->second.value, t)) {
-    set.collided = true;
+uint32_t TaskStore::class_slot(uint32_t task) {
+  Task& t = tasks_[task];
+  ClassTable& table = queues_[static_cast<size_t>(t.team)].classes;
+  if (t.queue_class_generation == table.generation) return t.queue_class;
+  const auto found = table.by_hash.find(t.class_hash);
+  uint32_t slot = 0;
+  if (found != table.by_hash.end() && same_class(table.slots[found->second].value, t)) {
+    slot = found->second;
+  } else {
+    slot = static_cast<uint32_t>(table.slots.size());
+    table.slots.push_back({class_of(t), t.class_hash});
+    if (found == table.by_hash.end()) table.by_hash.emplace(t.class_hash, slot);
   }
-  ++it->second.count;
-  it->second.representative = static_cast<int32_t>(task);
+  t.queue_class = slot;
+  t.queue_class_generation = table.generation;
+  return slot;
+}
+
+void TaskStore::add_class(QueueSet& set, uint32_t task) {
+  const uint32_t slot = class_slot(task);
+  SetClasses& classes = set.classes;
+  if (slot >= classes.counts.size()) classes.counts.resize(slot + 1);
+  SetClasses::Count& c = classes.counts[slot];
+  if (c.count++ == 0) {
+    c.position = static_cast<uint32_t>(classes.present.size());
+    classes.present.push_back(slot);
+  }
+  c.representative = static_cast<int32_t>(task);
 }
 
 void TaskStore::remove_class(QueueSet& set, uint32_t task) {
-  const auto it = set.classes.find(tasks_[task].class_hash);
-  GOV_ASSERT(it != set.classes.end() && it->second.count > 0, "queued task missing from its class count");
-  if (--it->second.count == 0) {
-    set.classes.erase(it);
-  } else if (it->second.representative == static_cast<int32_t>(task)) {
-    it->second.representative = -1;
+  const Task& t = tasks_[task];
+  GOV_ASSERT(t.queue_class_generation == queues_[static_cast<size_t>(t.team)].classes.generation,
+             "a queued task has a class slot");
+  SetClasses& classes = set.classes;
+  GOV_ASSERT(t.queue_class < classes.counts.size() && classes.counts[t.queue_class].count > 0,
+             "queued task missing from its class count");
+  SetClasses::Count& c = classes.counts[t.queue_class];
+  if (--c.count == 0) {
+    const uint32_t last = classes.present.back();
+    classes.present[c.position] = last;
+    classes.counts[last].position = c.position;
+    classes.present.pop_back();
+    c.representative = -1;
+  } else if (c.representative == static_cast<int32_t>(task)) {
+    c.representative = -1;
+  }
+}
+
+void TaskStore::compact_classes(uint32_t team) {
+  TeamQueue& q = queues_[team];
+  const size_t queued = q.active.tasks.size() + q.parked.tasks.size();
+  if (q.classes.slots.size() < 64 || q.classes.slots.size() < 4 * queued) return;
+  q.classes.slots.clear();
+  q.classes.by_hash.clear();
+  ++q.classes.generation;  // every task's slot is stale: the queued ones get new ones now
+  for (QueueSet* set : {&q.active, &q.parked}) {
+    set->classes = {};
+    for (uint32_t task : set->tasks) add_class(*set, task);
   }
 }
 
@@ -157,11 +198,7 @@ void TaskStore::insert(QueueSet& set, uint32_t task, bool likely_last) {
   } else {
     likely_last ? set.tasks.insert(set.tasks.end(), task) : set.tasks.insert(task).first;
   }
-  if (set.counted) {
-    add_class(set, task);
-  } else if (set.tasks.size() >= QueueSet::kCountFrom) {
-    count_all(set);
-  }
+  add_class(set, task);
 }
 
 void TaskStore::erase(QueueSet& set, uint32_t task) {
@@ -178,50 +215,30 @@ void TaskStore::erase_at(QueueSet& set, std::set<uint32_t, QueueLess>::const_ite
   } else {
     set.tasks.erase(it);
   }
-  if (set.counted) remove_class(set, task);
-  if (set.tasks.empty()) forget_classes(set);
-}
-
-void TaskStore::count_all(QueueSet& set) {
-  forget_classes(set);
-  for (uint32_t task : set.tasks) add_class(set, task);
-  set.counted = true;
-}
-
-void TaskStore::forget_classes(QueueSet& set) {
-  set.classes.clear();
-  set.counted = false;
-  set.collided = false;
+  remove_class(set, task);
 }
 
 void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   if (from.tasks.empty()) return;
   if (into.tasks.size() < from.tasks.size()) std::swap(from, into);  // ids travel with the sets
   for (uint32_t task : from.tasks) tasks_[task].queue_set = into.id;
-  if (into.counted && !from.counted) {
-    for (uint32_t task : from.tasks) add_class(into, task);
-  } else if (!into.counted) {
-    forget_classes(from);  // `into` counts afresh below if it grows large enough
-  }
   into.tasks.merge(from.tasks);
   GOV_ASSERT(from.tasks.empty(), "queue orders are total: no task is in two sets");
-  if (!into.counted && into.tasks.size() >= QueueSet::kCountFrom) count_all(into);
-  for (auto& [hash, entry] : from.classes) {
-    auto [it, inserted] = into.classes.try_emplace(hash);
-    if (inserted) {
-      it->second.value = std::move(entry.value);
-      it->second.representative = entry.representative;
-    } else if (it->second.value.message != entry.value.message || it->second.value.reason != entry.value.reason ||
-               it->second.value.request != entry.value.request ||
-               it->second.value.priority != entry.value.priority ||
-               it->second.value.requested_flavor != entry.value.requested_flavor ||
-               it->second.value.submitted_at != entry.value.submitted_at) {
-      into.collided = true;
+  // Both sets count slots of the same team's table: add the counts, O(classes).
+  SetClasses& target = into.classes;
+  for (uint32_t slot : from.classes.present) {
+    const SetClasses::Count& moving = from.classes.counts[slot];
+    if (slot >= target.counts.size()) target.counts.resize(slot + 1);
+    SetClasses::Count& c = target.counts[slot];
+    if (c.count == 0) {
+      c.position = static_cast<uint32_t>(target.present.size());
+      target.present.push_back(slot);
     }
-    it->second.count += entry.count;
+    c.count += moving.count;
+    if (c.representative < 0) c.representative = moving.representative;
   }
-  into.collided = into.collided || from.collided;
-  forget_classes(from);
+  from.classes.counts.clear();
+  from.classes.present.clear();
 }
 
 void TaskStore::note_parked(uint32_t team) {
@@ -240,6 +257,7 @@ void TaskStore::enqueue(uint32_t task) {
   const auto team = static_cast<uint32_t>(t.team);
   insert(queues_[team].active, task);
   mark_work(team);
+  compact_classes(team);
 }
 
 void TaskStore::park(uint32_t task) {
@@ -296,15 +314,11 @@ void TaskStore::park_first(uint32_t team, size_t count) {
     auto node = q.active.tasks.extract(q.active.tasks.begin());
     const uint32_t task = node.value();
     Task& t = tasks_[task];
-    if (q.active.counted) remove_class(q.active, task);
+    remove_class(q.active, task);
     t.slot = QueueSlot::queued;
     t.queue_set = q.parked.id;
     q.parked.tasks.insert(q.parked.tasks.end(), std::move(node));  // heads park in queue order
-    if (q.parked.counted) {
-      add_class(q.parked, task);
-    } else if (q.parked.tasks.size() >= QueueSet::kCountFrom) {
-      count_all(q.parked);
-    }
+    add_class(q.parked, task);
   }
   has_work_[team] = true;
 }
@@ -340,13 +354,17 @@ void TaskStore::reclassify(uint32_t task) {
   Task& t = tasks_[task];
   if (t.slot != QueueSlot::queued) {  // heads, sticky and admitted tasks are in no set
     t.class_hash = hash_class(t);
+    t.queue_class_generation = 0;  // a slot is found again when it queues
     return;
   }
-  TeamQueue& q = queues_[static_cast<size_t>(t.team)];
+  const auto team = static_cast<uint32_t>(t.team);
+  TeamQueue& q = queues_[team];
   QueueSet& set = t.queue_set == q.active.id ? q.active : q.parked;
-  if (set.counted) remove_class(set, task);
+  remove_class(set, task);
   t.class_hash = hash_class(t);
-  if (set.counted) add_class(set, task);
+  t.queue_class_generation = 0;
+  add_class(set, task);
+  compact_classes(team);
 }
 
 bool TaskStore::park_like_prefix(uint32_t head) {
@@ -354,17 +372,16 @@ bool TaskStore::park_like_prefix(uint32_t head) {
   const auto team = static_cast<uint32_t>(h.team);
   TeamQueue& q = queues_[team];
   QueueSet& active = q.active;
-  // An uncounted set is short: the scheduler's quiet-cycle skip walks it.
-  if (active.tasks.empty() || !active.counted || active.collided) return false;
-  const auto like = active.classes.find(h.class_hash);
-  if (like == active.classes.end() || !same_class(like->second.value, h)) return false;
-  const size_t unlike = active.tasks.size() - like->second.count;
+  GOV_ASSERT(h.queue_class_generation == q.classes.generation, "a parked head has a class slot");
+  const uint32_t like = h.queue_class;
+  if (active.classes.count(like) == 0) return false;
+  const size_t unlike = active.tasks.size() - active.classes.count(like);
   if (unlike > kMaxUnlikeTail) return false;
   // The unlike tasks must be the last ones in queue order: every like task comes before them.
   std::vector<uint32_t> tail;
   auto it = active.tasks.rbegin();
   for (size_t i = 0; i < unlike; ++i, ++it) {
-    if (same_class(like->second.value, tasks_[*it])) return false;
+    if (tasks_[*it].queue_class == like) return false;
     tail.push_back(*it);
   }
   for (uint32_t task : tail) erase(active, task);

@@ -115,6 +115,10 @@ struct Task {
   uint32_t nomination_slot = 0;
   // While queued: the set holding it (QueueSet::id).
   uint32_t queue_set = 0;
+  /// Its slot in its team's ClassTable, valid while `queue_class_generation` is the table's
+  /// (0: none; TaskStore::add clears it, so a task copied from another engine has none).
+  uint32_t queue_class = 0;
+  uint32_t queue_class_generation = 0;
 };
 
 /// The tasks of a store in chunks of kChunk: indices and addresses stay stable as it grows, and
@@ -199,27 +203,41 @@ struct QueueClass {
   std::string message;
 };
 
-/// An ordered set of queued tasks and, once it is large, the count of each class among them.
-struct QueueSet {
-  struct ClassCount {
-    size_t count = 0;
+/// One team's queue classes: each class among its queued tasks has a slot, which a queued task
+/// names (Task::queue_class, valid while Task::queue_class_generation is the table's
+/// generation). Slots are found by class hash and checked with the whole class; a class whose
+/// hash another class holds gets a slot of its own that no hash finds (so one class may have
+/// several slots, and a slot is always one class). The table is rebuilt from the queued tasks
+/// when it has grown to many times their number (TaskStore::compact_classes).
+struct ClassTable {
+  struct Slot {
     QueueClass value;
-    /// A task of the class in the set (the last one added), or -1 when it left and no other
-    /// was added since: the scheduler tests a class through it (Scheduler::all_classes_quiet).
-    int32_t representative = -1;
+    uint64_t hash = 0;
   };
-  /// A set starts counting its classes when it reaches this many tasks, and stops when it
-  /// empties. The counts serve TaskStore::park_like_prefix, whose O(1) bulk park matters for
-  /// deep queues only (a shorter one is walked by the scheduler's quiet-cycle skip); keeping
-  /// them for every set cost a hash lookup per queue move, 18% of a simulation (issue 21).
-  static constexpr size_t kCountFrom = 512;
+  std::vector<Slot> slots;
+  std::unordered_map<uint64_t, uint32_t> by_hash;  // lookups only, never iterated
+  uint32_t generation = 1;
+};
+
+/// How many tasks of each class slot a queue set holds.
+struct SetClasses {
+  struct Count {
+    uint32_t count = 0;
+    /// A task of the slot in the set (the last one added), or -1 when it left and no other was
+    /// added since: the scheduler tests a class through it (Scheduler::quiet_classes).
+    int32_t representative = -1;
+    uint32_t position = 0;  // in `present`, while count > 0
+  };
+  std::vector<Count> counts;      // by slot; may be shorter than the table
+  std::vector<uint32_t> present;  // the slots with count > 0, in no particular order
+  uint32_t count(uint32_t slot) const { return slot < counts.size() ? counts[slot].count : 0; }
+};
+
+/// An ordered set of queued tasks and the count of each class among them.
+struct QueueSet {
   std::set<uint32_t, QueueLess> tasks;
-  // By class hash, while `counted`. Iterated only to merge counts, which no iteration order
-  // changes.
-  std::unordered_map<uint64_t, ClassCount> classes;
-  bool counted = false;   // `classes` counts every task (then tasks.size() reached kCountFrom)
-  bool collided = false;  // two classes met under one hash: the class counts are not exact
-  uint32_t id = 0;        // what Task::queue_set holds for its tasks; moves with the set
+  SetClasses classes;
+  uint32_t id = 0;  // what Task::queue_set holds for its tasks; moves with the set
 };
 
 /// One team's pending tasks.
@@ -231,6 +249,7 @@ struct TeamQueue {
   QueueSet active;      // competing to be the head, in queue order
   QueueSet parked;      // parked heads
   int32_t sticky = -1;  // the preemptor that is its head in the next cycle
+  ClassTable classes;   // of the tasks in `active` and `parked`
 };
 
 /// Hashes std::string keys by std::string_view, so lookups do not allocate.
@@ -293,12 +312,11 @@ class TaskStore {
   void reclassify(uint32_t task);
   /// Most active tasks of another class that park_like_prefix looks for behind the like ones.
   static constexpr size_t kMaxUnlikeTail = 64;
-  /// When the active tasks of the parked task `head`'s team are of `head`'s queue class except
+  /// When the active tasks of the parked task `head`'s team are of `head`'s class slot except
   /// at most kMaxUnlikeTail tasks that all come after them in queue order (tasks submitted in
   /// this instant have no decision yet, so a different class, and queue last): parks the like
-  /// ones at once and returns true. False (nothing moved) otherwise, or when the class counts
-  /// collided. O(1) plus O(tail · log n) when nothing is parked yet, else the smaller set merged
-  /// into the larger.
+  /// ones at once and returns true. False (nothing moved) otherwise. O(1) plus O(tail · log n)
+  /// when nothing is parked yet, else the smaller set merged into the larger.
   bool park_like_prefix(uint32_t head);
   /// Whether the team has an active or sticky task.
   bool has_active_work(uint32_t team) const {
@@ -346,15 +364,16 @@ class TaskStore {
   void insert(QueueSet& set, uint32_t task, bool likely_last = false);
   void erase(QueueSet& set, uint32_t task);
   void erase_at(QueueSet& set, std::set<uint32_t, QueueLess>::const_iterator it);
+  /// The task's slot in its team's class table, found or made (it must be queued or queuing).
+  uint32_t class_slot(uint32_t task);
   void add_class(QueueSet& set, uint32_t task);
   void remove_class(QueueSet& set, uint32_t task);
+  /// Rebuilds a team's class table from its queued tasks when it holds many more slots than
+  /// they need (classes of tasks that left stay until then). Amortised O(1) per slot made.
+  void compact_classes(uint32_t team);
   /// Moves every task of `from` into `into` (the smaller set's tasks move; the sets may trade
   /// places). `into` then holds them all and `from` is empty.
   void move_all(QueueSet& from, QueueSet& into);
-  /// Counts the classes of every task of `set` (it reached QueueSet::kCountFrom tasks).
-  void count_all(QueueSet& set);
-  /// Empties a set's class counts (it emptied, or lost its counts in a merge).
-  static void forget_classes(QueueSet& set);
   void note_parked(uint32_t team);
 
   uint64_t comparisons_ = 0;

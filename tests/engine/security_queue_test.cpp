@@ -75,9 +75,8 @@ TEST_CASE("a finish with a deep queue of one team does work logarithmic in its l
 TEST_CASE("parking a deep queue at once gives the decisions of the cycle-by-cycle run",
           "[security][engine-queue]") {
   // Two shapes and two priorities interleaved, finishes, cancels and new submissions: the bulk
-  // park applies only where every active task is of the parked head's class (and only in a set
-  // of QueueSet::kCountFrom tasks or more, which the next case reaches); here the quiet-cycle
-  // skip walks the queue.
+  // park applies only where every active task is of the parked head's class (which the next case
+  // reaches); here the quiet-cycle skip walks the queue.
   const auto scenario = [](Harness& h, const Record& record) {
     for (int i = 0; i < 3; ++i)
       record(h.submit(0, TaskBuilder("r" + std::to_string(i), "a").gpus(1).priority("high").duration(40 * kSecond)));
@@ -98,8 +97,8 @@ TEST_CASE("parking a deep queue at once gives the decisions of the cycle-by-cycl
 
 TEST_CASE("parking a deep queue of one class at once gives the decisions of the cycle-by-cycle run",
           "[security][engine-queue]") {
-  // One class of 2-GPU tasks queued a thousand deep in a team of 3 GPUs (past
-  // QueueSet::kCountFrom, so the bulk park applies), with a tail of another class (1-GPU tasks
+  // One class of 2-GPU tasks queued a thousand deep in a team of 3 GPUs (the bulk park
+  // applies), with a tail of another class (1-GPU tasks
   // submitted in the instant, with no decision yet, which fit), cancels, a second team's
   // occasional work, and late tasks that end the one-class queue.
   const auto scenario = [](Harness& h, const Record& record) {

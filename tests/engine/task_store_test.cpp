@@ -1,11 +1,12 @@
 // The queue sets' bookkeeping under random queue operations, against a plain model: each set
-// holds the tasks the model says, in queue order; a counted set's class counts are exact; and
-// each class's representative (the task Scheduler::all_classes_quiet tests the class through) is
-// a task of that class in that set. park_first's bulk path (most of the set parks: the rest steps
+// holds the tasks the model says, in queue order; every queued task has a class slot of its
+// class; each set's class counts are exact; and each slot's representative (the task
+// Scheduler::quiet_classes tests the class through) is a task of that slot in that set. park_first's bulk path (most of the set parks: the rest steps
 // out and the set moves whole) must leave what parking the heads one by one leaves.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <random>
 #include <string>
@@ -76,8 +77,10 @@ class StoreUnderTest {
     }
   }
 
-  /// Cancels the k-th task (mod the count) of one of the team's sets.
+  /// Cancels the k-th task (mod the count) of one of the team's sets (of the other when it is
+  /// empty).
   void cancel(uint32_t team, bool parked, size_t k) {
+    if ((parked ? model_.parked[team] : model_.active[team]).empty()) parked = !parked;
     std::vector<uint32_t>& list = parked ? model_.parked[team] : model_.active[team];
     if (list.empty()) return;
     const uint32_t task = list[k % list.size()];
@@ -95,11 +98,18 @@ class StoreUnderTest {
     store_.reclassify(task);
   }
 
+  /// How many times the teams' class tables were rebuilt (each rebuild starts a generation).
+  uint32_t table_rebuilds() const {
+    uint32_t rebuilds = 0;
+    for (uint32_t team = 0; team < kTeams; ++team) rebuilds += store_.queue(team).classes.generation - 1;
+    return rebuilds;
+  }
+
   void check() const {
     for (uint32_t team = 0; team < kTeams; ++team) {
       const TeamQueue& q = store_.queue(team);
-      check_set(q.active, model_.active[team], "active");
-      check_set(q.parked, model_.parked[team], "parked");
+      check_set(team, q.active, model_.active[team], "active");
+      check_set(team, q.parked, model_.parked[team], "parked");
     }
   }
 
@@ -111,27 +121,43 @@ class StoreUnderTest {
     list.insert(at, task);
   }
 
-  void check_set(const QueueSet& set, const std::vector<uint32_t>& expected, const char* which) const {
-    INFO(which << " set of " << expected.size() << " tasks");
+  /// Compares one set with the model; Catch's assertions are per set, not per task (the test
+  /// checks every set after every operation).
+  void check_set(uint32_t team, const QueueSet& set, const std::vector<uint32_t>& expected, const char* which) const {
+    INFO(which << " set of team " << team << ", " << expected.size() << " tasks");
     REQUIRE(std::vector<uint32_t>(set.tasks.begin(), set.tasks.end()) == expected);
+    const ClassTable& table = store_.queue(team).classes;
+    std::map<uint32_t, uint32_t> counts;
+    size_t misplaced = 0;
+    size_t wrong_slot = 0;
     for (uint32_t task : expected) {
-      REQUIRE(store_[task].queue_set == set.id);
-      REQUIRE(store_[task].slot == QueueSlot::queued);
+      const Task& t = store_[task];
+      misplaced += t.queue_set != set.id || t.slot != QueueSlot::queued ? 1 : 0;
+      const bool slot_ok = t.queue_class_generation == table.generation && t.queue_class < table.slots.size() &&
+                           table.slots[t.queue_class].hash == t.class_hash &&  // a slot is one class
+                           table.slots[t.queue_class].value.message == t.last_message;
+      wrong_slot += slot_ok ? 0 : 1;
+      ++counts[t.queue_class];
     }
-    if (expected.size() >= QueueSet::kCountFrom) REQUIRE(set.counted);
-    if (expected.empty()) REQUIRE_FALSE(set.counted);
-    if (!set.counted) return;
-    std::map<uint64_t, size_t> counts;
-    for (uint32_t task : expected) ++counts[store_[task].class_hash];
-    REQUIRE(set.classes.size() == counts.size());
-    for (const auto& [hash, entry] : set.classes) {
-      REQUIRE(entry.count == counts[hash]);
+    REQUIRE(misplaced == 0);
+    REQUIRE(wrong_slot == 0);
+    REQUIRE(set.classes.present.size() == counts.size());
+    size_t wrong_counts = 0;
+    size_t wrong_representatives = 0;
+    for (uint32_t slot : set.classes.present) {
+      const SetClasses::Count& entry = set.classes.counts[slot];
+      wrong_counts += entry.count != counts[slot] || set.classes.present[entry.position] != slot ? 1 : 0;
       if (entry.representative < 0) continue;
-      const auto rep = static_cast<uint32_t>(entry.representative);
-      REQUIRE(std::find(expected.begin(), expected.end(), rep) != expected.end());
-      REQUIRE(store_[rep].class_hash == hash);
+      const Task& rep = store_[static_cast<uint32_t>(entry.representative)];
+      const bool in_set = rep.slot == QueueSlot::queued && rep.queue_set == set.id;
+      wrong_representatives += in_set && rep.queue_class == slot ? 0 : 1;
       ++representatives_checked;
     }
+    for (size_t slot = 0; slot < set.classes.counts.size(); ++slot) {
+      if (counts.count(static_cast<uint32_t>(slot)) == 0 && set.classes.counts[slot].count != 0) ++wrong_counts;
+    }
+    REQUIRE(wrong_counts == 0);
+    REQUIRE(wrong_representatives == 0);
   }
 
   TaskStore store_;
@@ -148,26 +174,37 @@ TEST_CASE("queue sets keep their order, class counts and class representatives u
   std::mt19937_64 random(20261127);
   StoreUnderTest s;
   Time now = 0;
-  for (int step = 0; step < 6'000; ++step) {
-    const auto team = static_cast<uint32_t>(random() % kTeams);
-    const uint64_t roll = random() % 100;
-    if (roll < 45) {  // a submission: few shapes and messages, so that classes repeat
-      s.add(team, static_cast<int32_t>(random() % 3), now++, 1 + static_cast<int>(random() % 2),
-            "waiting " + std::to_string(random() % 3));
-    } else if (roll < 55) {
-      s.park_first(team, static_cast<size_t>(random() % 900));
-    } else if (roll < 62) {
-      s.reactivate();
-    } else if (roll < 80) {
-      s.cycle(team, random() % 4 != 0);
-    } else if (roll < 90) {
-      s.cancel(team, random() % 2 == 0, static_cast<size_t>(random()));
-    } else {
-      s.new_message(team, random() % 2 == 0, static_cast<size_t>(random()), "waiting " + std::to_string(random() % 4));
+  // A phase that grows the queues (sets of thousands, bulk parks), then one that drains them
+  // while giving tasks many new messages (class slots pile up until the table is rebuilt).
+  // Shares of the operations in percent: submit, park_first, reactivate, cycle, cancel; the
+  // rest give a task a new message.
+  struct Phase {
+    int steps;
+    std::array<uint64_t, 5> shares;
+    uint64_t messages;
+  };
+  for (const Phase& phase : {Phase{6'000, {45, 10, 7, 18, 10}, 3}, Phase{6'000, {4, 5, 5, 10, 50}, 400}}) {
+    for (int step = 0; step < phase.steps; ++step) {
+      const auto team = static_cast<uint32_t>(random() % kTeams);
+      uint64_t roll = random() % 100;
+      const std::string message = "waiting " + std::to_string(random() % phase.messages);
+      size_t op = 0;
+      while (op < phase.shares.size() && roll >= phase.shares[op]) roll -= phase.shares[op++];
+      switch (op) {
+        case 0:  // few shapes, so that classes repeat
+          s.add(team, static_cast<int32_t>(random() % 3), now++, 1 + static_cast<int>(random() % 2), message);
+          break;
+        case 1: s.park_first(team, static_cast<size_t>(random() % 900)); break;
+        case 2: s.reactivate(); break;
+        case 3: s.cycle(team, random() % 4 != 0); break;
+        case 4: s.cancel(team, random() % 2 == 0, static_cast<size_t>(random())); break;
+        default: s.new_message(team, random() % 2 == 0, static_cast<size_t>(random()), message); break;
+      }
+      s.check();
     }
-    s.check();
   }
   CHECK(s.representatives_checked > 10'000);
+  CHECK(s.table_rebuilds() > 0);
 }
 
 }  // namespace gov::engine::test
