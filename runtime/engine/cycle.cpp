@@ -134,64 +134,55 @@ void Scheduler::skip_quiet_cycles() {
   }
   cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
   stamps_.update(core_.tasks);
-  // A team whose every class is quiet is not walked (its length is all that counts). The others
-  // are walked side by side, as the cycles would take their heads, so that no class is
-  // nominated beyond the first position that is not quiet (its cycle changes the state).
-  ++verdict_epoch_;
+  // The cycles ahead stop at the first position, in any team's queue, of a task that is not
+  // quiet; each team is looked at on its own up to the first such position found so far. A team
+  // whose every class is quiet is not walked (its length is all that counts).
+  size_t stop = std::numeric_limits<size_t>::max();
   size_t longest = 0;
-  size_t base = 0;  // each walked team's verdicts take a range of verdicts_, one per class slot
-  walks_.clear();
   for (uint32_t team : teams_) {
-    const TeamQueue& queue = core_.tasks.queue(team);
-    longest = std::max(longest, queue.active.tasks.size());
-    const size_t slots = queue.classes.slots.size();
-    if (verdicts_.size() < base + slots) verdicts_.resize(base + slots);
-    if (!quiet_classes(queue.active, base)) walks_.push_back({base, queue.active.tasks.begin(), queue.active.tasks.end()});
-    base += slots;  // a range is never shared: the verdicts there are this team's
-  }
-  size_t quiet_cycles = 0;
-  bool stopped = false;
-  while (!walks_.empty() && !stopped) {
-    size_t left = 0;  // the walks with tasks after this cycle
-    for (Walk& walk : walks_) {
-      if (!quiet_in_class(walk.base, *walk.next)) {
-        stopped = true;
+    const QueueSet& active = core_.tasks.queue(team).active;
+    longest = std::max(longest, active.tasks.size());
+    if (quiet_classes(active)) continue;
+    size_t position = 0;
+    for (auto it = active.tasks.begin(); it != active.tasks.end() && position < stop; ++it, ++position) {
+      if (!quiet_in_class(*it)) {
+        stop = position;
         break;
       }
-      if (++walk.next != walk.end) walks_[left++] = walk;
     }
-    if (stopped) break;
-    walks_.resize(left);
-    ++quiet_cycles;
   }
-  if (!stopped) quiet_cycles = std::max(quiet_cycles, longest);  // no task that is not quiet
   // Park each team's first tasks (what those cycles' heads were).
+  const size_t quiet_cycles = std::min(stop, longest);
   for (uint32_t team : teams_) core_.tasks.park_first(team, quiet_cycles);
   cycles_ += quiet_cycles;
 }
 
 // Whether every task of the set would be a quiet head, tested once per class slot through a
 // task of it (quiet_head is a function of the queue class: the nomination of its shape against
-// the state, and its last pending decision). Records each verdict at verdicts_[base + slot] for
-// quiet_in_class. Stops at the first class that is not quiet, that has no task to test, or whose
-// nomination is not known yet: the walk computes it only if it gets that far (a class far down
-// the queue, behind a task that is not quiet, is not nominated).
-bool Scheduler::quiet_classes(const QueueSet& set, size_t base) {
+// the state, and its last pending decision). Starts a new memo of verdicts per slot for
+// quiet_in_class. Stops at the first class that is not quiet, that has no task to test, or
+// whose nomination is not known yet: the walk computes it only if it gets that far (a class far
+// down the queue, behind a task that is not quiet, is not nominated).
+bool Scheduler::quiet_classes(const QueueSet& set) {
+  ++verdict_epoch_;
   const SetClasses& classes = set.classes;
+  if (verdicts_.size() < classes.counts.size()) verdicts_.resize(classes.counts.size());
   for (uint32_t slot : classes.present) {
     const int32_t representative = classes.counts[slot].representative;
     if (representative < 0) return false;
     const Quiet quiet = quiet_head(static_cast<uint32_t>(representative), /*compute=*/false);
     if (quiet == Quiet::unknown) return false;
-    verdicts_[base + slot] = {verdict_epoch_, quiet == Quiet::yes};
+    verdicts_[slot] = {verdict_epoch_, quiet == Quiet::yes};
     if (quiet == Quiet::no) return false;
   }
   return true;
 }
 
-// quiet_head of a queued task, memoised per class slot at verdicts_[base + slot] for this skip.
-bool Scheduler::quiet_in_class(size_t base, uint32_t task) {
-  Verdict& verdict = verdicts_[base + core_.tasks[task].queue_class];
+// quiet_head of a task of the set quiet_classes last looked at, memoised per class slot.
+bool Scheduler::quiet_in_class(uint32_t task) {
+  const uint32_t slot = core_.tasks[task].queue_class;
+  if (slot >= verdicts_.size()) verdicts_.resize(slot + 1);
+  Verdict& verdict = verdicts_[slot];
   if (verdict.epoch != verdict_epoch_) verdict = {verdict_epoch_, quiet_head(task, /*compute=*/true) == Quiet::yes};
   return verdict.quiet;
 }

@@ -60,8 +60,8 @@ class Scheduler {
   void skip_quiet_cycles();
   enum class Quiet : uint8_t { no, yes, unknown };
   Quiet quiet_head(uint32_t task, bool compute);
-  bool quiet_classes(const QueueSet& set, size_t base);
-  bool quiet_in_class(size_t base, uint32_t task);
+  bool quiet_classes(const QueueSet& set);
+  bool quiet_in_class(uint32_t task);
   size_t collect_heads();
   void nominate(Entry& entry);
   /// With `compute` false: null when the nomination is not remembered for the current state.
@@ -106,13 +106,8 @@ class Scheduler {
     uint64_t epoch = 0;  // valid while verdict_epoch_ is this
     bool quiet = false;
   };
-  std::vector<Verdict> verdicts_;  // skip_quiet_cycles: per walked team, per class slot
-  uint64_t verdict_epoch_ = 0;     // one per skip_quiet_cycles
-  struct Walk {
-    size_t base;  // the team's range of verdicts_
-    std::set<uint32_t, QueueLess>::const_iterator next, end;
-  };
-  std::vector<Walk> walks_;  // skip_quiet_cycles: the teams walked, each at its next task
+  std::vector<Verdict> verdicts_;  // skip_quiet_cycles: per class slot of the team looked at
+  uint64_t verdict_epoch_ = 0;
   Entry probe_;  // skip_quiet_cycles: the head being looked at
   std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons
   uint64_t cycles_ = 0;
