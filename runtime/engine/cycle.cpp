@@ -136,7 +136,7 @@ void Scheduler::skip_quiet_cycles() {
   stamps_.update(core_.tasks);
   // The cycles ahead stop at the first position, in any team's queue, of a task that is not
   // quiet; each team is looked at on its own up to the first such position found so far. A team
-  // whose every class is quiet is not walked (its length is all that counts).
+  // whose every class is known quiet is not walked, or no further (its length is all that counts).
   size_t stop = std::numeric_limits<size_t>::max();
   size_t longest = 0;
   for (uint32_t team : teams_) {
@@ -149,6 +149,7 @@ void Scheduler::skip_quiet_cycles() {
         stop = position;
         break;
       }
+      if (quiet_known_ == active.classes.present.size()) break;  // the rest are of quiet classes
     }
   }
   // Park each team's first tasks (what those cycles' heads were).
@@ -160,30 +161,36 @@ void Scheduler::skip_quiet_cycles() {
 // Whether every task of the set would be a quiet head, tested once per class slot through a
 // task of it (quiet_head is a function of the queue class: the nomination of its shape against
 // the state, and its last pending decision). Starts a new memo of verdicts per slot for
-// quiet_in_class. Stops at the first class that is not quiet, that has no task to test, or
-// whose nomination is not known yet: the walk computes it only if it gets that far (a class far
-// down the queue, behind a task that is not quiet, is not nominated).
+// quiet_in_class, and counts the classes known quiet (quiet_known_). A class whose nomination
+// is not remembered for the current state is not nominated here: the walk does it only if it
+// gets that far (a class far down the queue, behind a task that is not quiet, is not nominated).
 bool Scheduler::quiet_classes(const QueueSet& set) {
   ++verdict_epoch_;
+  quiet_known_ = 0;
   const SetClasses& classes = set.classes;
   if (verdicts_.size() < classes.counts.size()) verdicts_.resize(classes.counts.size());
   for (uint32_t slot : classes.present) {
     const int32_t representative = classes.counts[slot].representative;
-    if (representative < 0) return false;
+    if (representative < 0) continue;
     const Quiet quiet = quiet_head(static_cast<uint32_t>(representative), /*compute=*/false);
-    if (quiet == Quiet::unknown) return false;
+    if (quiet == Quiet::unknown) continue;
     verdicts_[slot] = {verdict_epoch_, quiet == Quiet::yes};
-    if (quiet == Quiet::no) return false;
+    if (quiet == Quiet::no) return false;  // the walk finds where
+    ++quiet_known_;
   }
-  return true;
+  return quiet_known_ == classes.present.size();
 }
 
-// quiet_head of a task of the set quiet_classes last looked at, memoised per class slot.
+// quiet_head of a task of the set quiet_classes last looked at, memoised per class slot (a new
+// quiet verdict counts in quiet_known_).
 bool Scheduler::quiet_in_class(uint32_t task) {
   const uint32_t slot = core_.tasks[task].queue_class;
   if (slot >= verdicts_.size()) verdicts_.resize(slot + 1);
   Verdict& verdict = verdicts_[slot];
-  if (verdict.epoch != verdict_epoch_) verdict = {verdict_epoch_, quiet_head(task, /*compute=*/true) == Quiet::yes};
+  if (verdict.epoch != verdict_epoch_) {
+    verdict = {verdict_epoch_, quiet_head(task, /*compute=*/true) == Quiet::yes};
+    if (verdict.quiet) ++quiet_known_;
+  }
   return verdict.quiet;
 }
 

@@ -108,6 +108,7 @@ class Scheduler {
   };
   std::vector<Verdict> verdicts_;  // skip_quiet_cycles: per class slot of the team looked at
   uint64_t verdict_epoch_ = 0;
+  size_t quiet_known_ = 0;  // skip_quiet_cycles: classes of the team looked at known quiet
   Entry probe_;  // skip_quiet_cycles: the head being looked at
   std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons
   uint64_t cycles_ = 0;
