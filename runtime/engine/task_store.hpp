@@ -298,8 +298,8 @@ class TaskStore {
   /// Parks the team's first `count` active tasks (or all, when fewer), in queue order: what
   /// `count` cycles that each take the team's head and park it leave, without the steps between
   /// (the team has no sticky preemptor). O(min(count, rest) · log n) plus a merge into the
-  /// parked set: the fewer of the parked and the remaining tasks move one by one, the rest move
-  /// with their set.
+  /// parked set: the parking tasks move one by one when they are fewer than those that stay,
+  /// else those that stay step out, the set moves whole and they step back in.
   void park_first(uint32_t team, size_t count);
   /// Moves every parked task of the cohort back into its heap; returns whether any moved.
   bool reactivate_parked();
