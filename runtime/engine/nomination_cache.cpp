@@ -78,6 +78,15 @@ void NominationCache::stamps_of(const ir::Module& module, const Key& key,
 
 Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
                                     const FlavorStamps& stamps, bool& valid) {
+  return find(module, task, stamps, valid, /*will_fill=*/true);
+}
+
+Nomination* NominationCache::peek(const ir::Module& module, Task& task, const FlavorStamps& stamps, bool& valid) {
+  return find(module, task, stamps, valid, /*will_fill=*/false);
+}
+
+Nomination* NominationCache::find(const ir::Module& module, Task& task, const FlavorStamps& stamps,
+                                  bool& valid, bool will_fill) {
   valid = false;
   uint32_t slot = task.nomination_slot;
   if (task.nomination_generation != generation_) {
@@ -87,7 +96,7 @@ Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
       if (!(keys_[it->second] == key)) return nullptr;  // a colliding shape holds the slot
       slot = it->second;
     } else {
-      if (keys_.size() >= kMaxEntries) return nullptr;
+      if (!will_fill || keys_.size() >= kMaxEntries) return nullptr;
       slot = static_cast<uint32_t>(keys_.size());
       index_.emplace(hash, slot);
       keys_.push_back(key);
@@ -104,31 +113,14 @@ Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
     task.nomination_slot = slot;
     task.nomination_generation = generation_;
   }
-  if (checked_epoch_[slot] == stamps.epoch()) {
-    valid = true;
-    return &entries_[slot];
-  }
-  checked_epoch_[slot] = stamps.epoch();
-  stamps_of(module, keys_[slot], stamps, scratch_);
-  valid = stamps_[slot] == scratch_;
-  if (!valid) stamps_[slot].swap(scratch_);
-  return &entries_[slot];
-}
-
-Nomination* NominationCache::peek(const ir::Module& module, Task& task, const FlavorStamps& stamps, bool& valid) {
-  valid = false;
-  uint32_t slot = task.nomination_slot;
-  if (task.nomination_generation != generation_) {
-    const Key key = key_of(module, task);
-    const auto it = index_.find(hash_of(key));
-    if (it == index_.end() || !(keys_[it->second] == key)) return nullptr;
-    slot = it->second;
-    task.nomination_slot = slot;
-    task.nomination_generation = generation_;
-  }
   if (checked_epoch_[slot] != stamps.epoch()) {
     stamps_of(module, keys_[slot], stamps, scratch_);
-    if (stamps_[slot] != scratch_) return &entries_[slot];  // left as it was: lookup fills it in
+    if (stamps_[slot] != scratch_) {
+      if (!will_fill) return &entries_[slot];  // left stale: the next lookup finds it so too
+      stamps_[slot].swap(scratch_);  // the caller fills the entry in for these stamps
+      checked_epoch_[slot] = stamps.epoch();
+      return &entries_[slot];
+    }
     checked_epoch_[slot] = stamps.epoch();
   }
   valid = true;

@@ -95,6 +95,8 @@ class NominationCache {
     const std::string* unavailable_partition = nullptr;  // interned per engine: a pointer names it
     friend bool operator==(const Key&, const Key&) = default;
   };
+  /// lookup (`will_fill`) and peek.
+  Nomination* find(const ir::Module& module, Task& task, const FlavorStamps& stamps, bool& valid, bool will_fill);
   static Key key_of(const ir::Module& module, const Task& task);
   static uint64_t hash_of(const Key& key);
   /// The stamps of the types a task of this shape may use, in the order tried.

@@ -142,14 +142,8 @@ uint32_t TaskStore::class_slot(uint32_t task) {
 
 void TaskStore::add_class(QueueSet& set, uint32_t task) {
   const uint32_t slot = class_slot(task);
-  SetClasses& classes = set.classes;
-  if (slot >= classes.counts.size()) classes.counts.resize(slot + 1);
-  SetClasses::Count& c = classes.counts[slot];
-  if (c.count++ == 0) {
-    c.position = static_cast<uint32_t>(classes.present.size());
-    classes.present.push_back(slot);
-  }
-  c.representative = static_cast<int32_t>(task);
+  set.classes.add(slot, 1, -1);
+  set.classes.counts[slot].representative = static_cast<int32_t>(task);  // the last one added
 }
 
 void TaskStore::remove_class(QueueSet& set, uint32_t task) {
@@ -225,17 +219,9 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   into.tasks.merge(from.tasks);
   GOV_ASSERT(from.tasks.empty(), "queue orders are total: no task is in two sets");
   // Both sets count slots of the same team's table: add the counts, O(classes).
-  SetClasses& target = into.classes;
   for (uint32_t slot : from.classes.present) {
     const SetClasses::Count& moving = from.classes.counts[slot];
-    if (slot >= target.counts.size()) target.counts.resize(slot + 1);
-    SetClasses::Count& c = target.counts[slot];
-    if (c.count == 0) {
-      c.position = static_cast<uint32_t>(target.present.size());
-      target.present.push_back(slot);
-    }
-    c.count += moving.count;
-    if (c.representative < 0) c.representative = moving.representative;
+    into.classes.add(slot, moving.count, moving.representative);
   }
   from.classes.counts.clear();
   from.classes.present.clear();
@@ -370,25 +356,19 @@ void TaskStore::reclassify(uint32_t task) {
 bool TaskStore::park_like_prefix(uint32_t head) {
   const Task& h = tasks_[head];
   const auto team = static_cast<uint32_t>(h.team);
-  TeamQueue& q = queues_[team];
-  QueueSet& active = q.active;
+  const TeamQueue& q = queues_[team];
+  const QueueSet& active = q.active;
   GOV_ASSERT(h.queue_class_generation == q.classes.generation, "a parked head has a class slot");
   const uint32_t like = h.queue_class;
   if (active.classes.count(like) == 0) return false;
   const size_t unlike = active.tasks.size() - active.classes.count(like);
   if (unlike > kMaxUnlikeTail) return false;
   // The unlike tasks must be the last ones in queue order: every like task comes before them.
-  std::vector<uint32_t> tail;
   auto it = active.tasks.rbegin();
   for (size_t i = 0; i < unlike; ++i, ++it) {
     if (tasks_[*it].queue_class == like) return false;
-    tail.push_back(*it);
   }
-  for (uint32_t task : tail) erase(active, task);
-  if (q.parked.tasks.empty()) note_parked(team);
-  move_all(q.active, q.parked);  // q.active is empty afterwards (the sets' ids travel with them)
-  for (uint32_t task : tail) insert(q.active, task);
-  has_work_[team] = !q.active.tasks.empty() || q.sticky >= 0;
+  park_first(team, active.tasks.size() - unlike);
   return true;
 }
 

@@ -231,6 +231,17 @@ struct SetClasses {
   std::vector<Count> counts;      // by slot; may be shorter than the table
   std::vector<uint32_t> present;  // the slots with count > 0, in no particular order
   uint32_t count(uint32_t slot) const { return slot < counts.size() ? counts[slot].count : 0; }
+  /// Counts `n` more tasks of `slot`, `representative` one of them (kept if the slot has one).
+  void add(uint32_t slot, uint32_t n, int32_t representative) {
+    if (slot >= counts.size()) counts.resize(slot + 1);
+    Count& c = counts[slot];
+    if (c.count == 0) {
+      c.position = static_cast<uint32_t>(present.size());
+      present.push_back(slot);
+    }
+    c.count += n;
+    if (c.representative < 0) c.representative = representative;
+  }
 };
 
 /// An ordered set of queued tasks and the count of each class among them.
