@@ -257,7 +257,7 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
                        : compute  ? cache_.lookup(core_.module, task, stamps_, valid)
                                   : cache_.peek(core_.module, task, stamps_, valid);
   if (valid) return stored;
-  if (stored != nullptr && still_own_determined(*stored, static_cast<uint32_t>(task.team))) return stored;
+  if (stored != nullptr && still_own_determined(*stored, entry.task)) return stored;
   if (!compute) return nullptr;
   Nomination& nomination = stored != nullptr ? *stored : entry.own;
   // The message is a function of the reasons (a cached shape has no pod set names): when a new
@@ -272,23 +272,33 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
     assigner_.targets_for(entry.task, nomination.assignment, nomination.targets);
   }
   nomination.own_determined = stored != nullptr && assigner_.own_determined() && nomination.parks();
+  nomination.flavor_local = stored != nullptr && assigner_.flavor_local();
   if (nomination.own_determined) {
-    nomination.own_version = core_.tasks.team_version(static_cast<uint32_t>(task.team));
+    nomination.own_version = own_version(task);
     nomination.cohort_bounds = assigner_.cohort_bounds();
   }
   return &nomination;
 }
 
 // A cached nomination whose stamps moved still holds when it read only its team's own state
-// (FlavorAssigner::own_determined): the team's admitted tasks, hence its usage, are the same
-// (its version), and each available() it read still takes the team's own limit, the cohort
-// having at least as much left. Time is the cache's concern as for any entry (begin_cycle).
-bool Scheduler::still_own_determined(const Nomination& nomination, uint32_t team) const {
-  if (!nomination.own_determined || core_.tasks.team_version(team) != nomination.own_version) return false;
+// (FlavorAssigner::own_determined): the team's admitted tasks, hence its usage, are the same in
+// every instance type the task may use (own_version: a change in another type leaves the answer
+// alone), and each available() it read still takes the team's own limit, the cohort having at
+// least as much left. Time is the cache's concern as for any entry (begin_cycle).
+bool Scheduler::still_own_determined(const Nomination& nomination, uint32_t task) const {
+  if (!nomination.own_determined || own_version(core_.tasks[task]) != nomination.own_version) return false;
   for (const FlavorAssigner::CohortBound& bound : nomination.cohort_bounds) {
     if (core_.quota.cohort_left(bound.flavor, bound.resource) < bound.limit_left) return false;
   }
   return true;
+}
+
+uint64_t Scheduler::own_version(const Task& task) const {
+  const auto team = static_cast<uint32_t>(task.team);
+  if (task.requested_flavor >= 0) return core_.tasks.cell_version(team, static_cast<uint32_t>(task.requested_flavor));
+  uint64_t sum = 0;
+  for (const ir::FlavorQuota& quota : core_.module.teams[team].quotas) sum += core_.tasks.cell_version(team, quota.flavor);
+  return sum;
 }
 
 void Scheduler::set_order_keys(Entry& entry) {

@@ -66,7 +66,10 @@ class Scheduler {
   void nominate(Entry& entry);
   /// With `compute` false: null when the nomination is not remembered for the current state.
   Nomination* nomination_for(Entry& entry, bool compute = true);
-  bool still_own_determined(const Nomination& nomination, uint32_t team) const;
+  bool still_own_determined(const Nomination& nomination, uint32_t task) const;
+  /// A number that changes whenever the admitted tasks (hence the usage) of `task`'s team change
+  /// in an instance type the task may use: the sum of those cells' TaskStore::cell_version.
+  uint64_t own_version(const Task& task) const;
   void set_order_keys(Entry& entry);
   void order_entries(size_t count);
   void process(Entry& entry, std::vector<Decision>& out);

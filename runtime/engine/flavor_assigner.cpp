@@ -206,13 +206,13 @@ GranularMode FlavorAssigner::oracle(uint32_t task, uint32_t flavor, ir::Resource
   PreemptionRequest request = request_for(task, flavor, resource_bit(resource));
   request.parts[0].request = {};
   request.parts[0].request[ir::index(resource)] = amount;
-  bool own_settled = false;
-  find_targets(context_, request, scratch_, nullptr, &own_settled);
-  if (!own_settled) own_determined_ = false;
+  SearchReads reads;
+  find_targets(context_, request, scratch_, nullptr, &reads);
+  note_search(reads);
   if (simulated_count_ == simulated_.size()) simulated_.emplace_back();
   simulated_[simulated_count_].request = request;
   simulated_[simulated_count_].targets = scratch_;
-  simulated_[simulated_count_].own_settled = own_settled;
+  simulated_[simulated_count_].reads = reads;
   ++simulated_count_;
   if (scratch_.empty()) {
     return {FitMode::no_candidates, context_.quota.borrowing_level(team, flavor, resource, amount)};
@@ -384,13 +384,18 @@ void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
   for (size_t i = 0; context_.shortcuts && i < simulated_count_; ++i) {
     if (simulated_[i].request == request) {
       out = simulated_[i].targets;
-      if (!simulated_[i].own_settled) own_determined_ = false;
+      note_search(simulated_[i].reads);
       return;
     }
   }
-  bool own_settled = false;
-  find_targets(context_, request, out, nullptr, &own_settled);
-  if (!own_settled) own_determined_ = false;
+  SearchReads reads;
+  find_targets(context_, request, out, nullptr, &reads);
+  note_search(reads);
+}
+
+void FlavorAssigner::note_search(const SearchReads& reads) {
+  if (!reads.own_settled) own_determined_ = false;
+  if (!reads.flavor_local) flavor_local_ = false;
 }
 
 void FlavorAssigner::note_available_read(uint32_t team, uint32_t flavor, ir::Resource r) {
@@ -413,6 +418,7 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   simulated_count_ = 0;
   cohort_bounds_.clear();
   own_determined_ = false;
+  flavor_local_ = false;
   const Task& task = context_.tasks[task_index];
   const auto team = static_cast<uint32_t>(task.team);
   const ir::Team& team_def = context_.module.teams[team];
@@ -427,6 +433,7 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   // The one-flavor-list path below records what it reads (own_determined); a fit, a tree of
   // cohorts or a partition clears it.
   own_determined_ = context_.shortcuts && !context_.quota.tree();
+  flavor_local_ = own_determined_;
   const bool named_and_held =
       task.requested_flavor >= 0 &&
       context_.quota.has_quota(team, static_cast<uint32_t>(task.requested_flavor));
@@ -490,6 +497,8 @@ void FlavorAssigner::assign_pinned(uint32_t task_index, Assignment& out, const A
   const Assignment pinned = nominated;  // `out` may be `nominated`
   out.clear();
   simulated_count_ = 0;
+  own_determined_ = false;
+  flavor_local_ = false;
   if (pinned.group_count > 0) {
     assign_groups(task_index, out, nullptr, &pinned);
     return;

@@ -133,6 +133,11 @@ class FlavorAssigner {
   /// found, every available() own-limited, every search settled at the own team's limits
   /// (find_targets's `own_settled`). Conservative: false when unsure.
   bool own_determined() const { return own_determined_; }
+  /// Whether what the last assign (and targets_for since) answered read, besides the task and
+  /// the policy, only the admitted tasks and usage in the flavors the task may use: one flat
+  /// cohort, one list of flavors, every search ended at a bound before its candidate walk
+  /// (SearchReads::flavor_local), so no fair-sharing share was read. Conservative.
+  bool flavor_local() const { return flavor_local_; }
   const std::vector<CohortBound>& cohort_bounds() const { return cohort_bounds_; }
 
  private:
@@ -182,8 +187,10 @@ class FlavorAssigner {
   struct Simulated {
     PreemptionRequest request;
     std::vector<Target> targets;
-    bool own_settled = false;  // find_targets's
+    SearchReads reads;  // find_targets's
   };
+  /// Records what a search read (own_determined, flavor_local).
+  void note_search(const SearchReads& reads);
   /// Records that available(team, flavor, r) was read (own_determined).
   void note_available_read(uint32_t team, uint32_t flavor, ir::Resource r);
 
@@ -192,6 +199,7 @@ class FlavorAssigner {
   std::vector<Simulated> simulated_;  // of the last assign, reused by targets_for
   size_t simulated_count_ = 0;
   bool own_determined_ = false;
+  bool flavor_local_ = false;
   std::vector<CohortBound> cohort_bounds_;
 };
 

@@ -1,5 +1,6 @@
 #include "runtime/engine/nomination_cache.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 #include "runtime/engine/hash_mix.hpp"
@@ -10,10 +11,14 @@ FlavorStamps::FlavorStamps(const ir::Module& module)
     : module_(module),
       every_type_(module.settings.fair_sharing && !module.cohorts.empty()),
       seen_(module.teams.size(), 0),
-      stamps_(module.flavors.size(), 0) {}
+      stamps_(module.flavors.size(), 0),
+      local_(module.flavors.size(), 0) {}
 
 void FlavorStamps::update(TaskStore& tasks) {
   tasks.take_changed_teams(changed_);
+  if (!changed_.empty()) {  // a flavor's admitted tasks change only with a team's
+    for (uint32_t flavor = 0; flavor < local_.size(); ++flavor) local_[flavor] = tasks.flavor_version(flavor);
+  }
   for (uint32_t team : changed_) {
     const uint64_t version = tasks.team_version(team);
     const uint64_t increase = version - seen_[team];
@@ -69,11 +74,22 @@ void NominationCache::stamps_of(const ir::Module& module, const Key& key,
                                 const FlavorStamps& stamps, std::vector<uint64_t>& out) {
   out.clear();
   if (key.requested_flavor >= 0) {
-    out.push_back(stamps[static_cast<uint32_t>(key.requested_flavor)]);
+    const auto flavor = static_cast<uint32_t>(key.requested_flavor);
+    out.push_back(stamps[flavor]);
+    out.push_back(stamps.local(flavor));
     return;
   }
-  for (const ir::FlavorQuota& quota : module.teams[static_cast<size_t>(key.team)].quotas)
-    out.push_back(stamps[quota.flavor]);
+  const std::vector<ir::FlavorQuota>& quotas = module.teams[static_cast<size_t>(key.team)].quotas;
+  for (const ir::FlavorQuota& quota : quotas) out.push_back(stamps[quota.flavor]);
+  for (const ir::FlavorQuota& quota : quotas) out.push_back(stamps.local(quota.flavor));
+}
+
+bool NominationCache::holds(const Nomination& entry, const std::vector<uint64_t>& computed_under,
+                            const std::vector<uint64_t>& now) {
+  if (!entry.flavor_local) return computed_under == now;
+  const size_t half = now.size() / 2;
+  return std::equal(computed_under.begin() + static_cast<std::ptrdiff_t>(half), computed_under.end(),
+                    now.begin() + static_cast<std::ptrdiff_t>(half));
 }
 
 Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
@@ -104,6 +120,7 @@ Nomination* NominationCache::find(const ir::Module& module, Task& task, const Fl
       if (checked_epoch_.size() < keys_.size()) checked_epoch_.emplace_back();
       if (entries_.size() < keys_.size()) entries_.emplace_back();
       entries_[slot].own_determined = false;  // a slot reused by another shape
+      entries_[slot].flavor_local = false;
       stamps_of(module, key, stamps, stamps_[slot]);
       checked_epoch_[slot] = stamps.epoch();
       task.nomination_slot = slot;
@@ -115,7 +132,7 @@ Nomination* NominationCache::find(const ir::Module& module, Task& task, const Fl
   }
   if (checked_epoch_[slot] != stamps.epoch()) {
     stamps_of(module, keys_[slot], stamps, scratch_);
-    if (stamps_[slot] != scratch_) {
+    if (!holds(entries_[slot], stamps_[slot], scratch_)) {
       if (!will_fill) return &entries_[slot];  // left stale: the next lookup finds it so too
       stamps_[slot].swap(scratch_);  // the caller fills the entry in for these stamps
       checked_epoch_[slot] = stamps.epoch();

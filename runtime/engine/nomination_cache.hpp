@@ -28,11 +28,15 @@ struct Nomination {
   /// equal serials mean equal texts (Task::last_message_serial, PendingUpdate::message_serial).
   uint64_t message_serial = 0;
   /// A parking nomination that read only its team's own state (FlavorAssigner::own_determined):
-  /// it holds while the team's version is `own_version` and every cohort bound holds, whatever
+  /// it holds while Scheduler::own_version is `own_version` and every cohort bound holds, whatever
   /// the stamps of its instance types say (Scheduler::still_own_determined).
   bool own_determined = false;
   uint64_t own_version = 0;
   std::vector<FlavorAssigner::CohortBound> cohort_bounds;
+  /// A nomination that read only the admitted tasks and usage in the flavors its task may use
+  /// (FlavorAssigner::flavor_local): it holds while their FlavorStamps::local stamps hold,
+  /// whatever other flavors' changes did to the teams' versions.
+  bool flavor_local = false;
 
   /// A cycle parks its task: no instance type fits, or none does without victims and the search
   /// found none (Scheduler::process, and skip_quiet_cycles's test of the cycles ahead).
@@ -54,6 +58,9 @@ class FlavorStamps {
   /// O(quotas). The store's changed list must have no other consumer.
   void update(TaskStore& tasks);
   uint64_t operator[](uint32_t flavor) const { return stamps_[flavor]; }
+  /// Per instance type, a number that changes whenever the admitted tasks there (hence the usage
+  /// there) change, in any team: TaskStore::flavor_version as of the last update.
+  uint64_t local(uint32_t flavor) const { return local_[flavor]; }
   /// Changes whenever any stamp changes: an entry checked at this epoch holds until it moves.
   uint64_t epoch() const { return epoch_; }
 
@@ -62,6 +69,7 @@ class FlavorStamps {
   bool every_type_;             // a change of any team changes every type's stamp
   std::vector<uint64_t> seen_;  // per team: its version the stamps include
   std::vector<uint64_t> stamps_;
+  std::vector<uint64_t> local_;
   std::vector<uint32_t> changed_;  // scratch
   uint64_t epoch_ = 1;
 };
@@ -99,10 +107,14 @@ class NominationCache {
   Nomination* find(const ir::Module& module, Task& task, const FlavorStamps& stamps, bool& valid, bool will_fill);
   static Key key_of(const ir::Module& module, const Task& task);
   static uint64_t hash_of(const Key& key);
-  /// The stamps of the types a task of this shape may use, in the order tried.
+  /// The stamps of the types a task of this shape may use, in the order tried, then their local
+  /// stamps in the same order.
   static void stamps_of(const ir::Module& module, const Key& key, const FlavorStamps& stamps,
                         std::vector<uint64_t>& out);
 
+  /// Whether `entry`, computed under the stamps `computed_under`, holds under `now` (stamps_of).
+  static bool holds(const Nomination& entry, const std::vector<uint64_t>& computed_under,
+                    const std::vector<uint64_t>& now);
   /// A number no other cache or generation has used (tasks are copied between engines).
   static uint64_t new_generation();
 
@@ -111,7 +123,9 @@ class NominationCache {
   uint64_t generation_ = new_generation();  // changes whenever the entries are forgotten
   std::unordered_map<uint64_t, uint32_t> index_;  // hash → entry; lookups only, never iterated
   std::vector<Key> keys_;
-  std::vector<std::vector<uint64_t>> stamps_;  // per entry: the stamps it was computed under
+  /// Per entry: the stamps it was computed under (stamps_of), compared in full, or only their
+  /// local half for a Nomination::flavor_local entry.
+  std::vector<std::vector<uint64_t>> stamps_;
   /// Per entry: the FlavorStamps epoch at which its stamps were last compared (or it was
   /// computed); while the epoch is the same no stamp changed, so the entry holds without a
   /// comparison (the heads of one shape in a run of quiet cycles).

@@ -126,11 +126,19 @@ struct SearchContext {
 /// nothing when no set of allowed candidates does (all or nothing). Candidates: the preemptor's
 /// own team per its within-team policy; other teams over nominal in the contested resources per
 /// the reclaim policy; never a task already preempted at this event time. `trace` may be null.
-/// `own_settled`, when given, is set to whether the search ended at the own team's limits
-/// (preemption::over_own_limits): its empty answer then read only the own team's admitted tasks
-/// and usage (FlavorAssigner::own_determined).
+/// `reads`, when given, says what the answer read (for the caches that keep it).
+struct SearchReads {
+  /// The search ended at the own team's limits (preemption::over_own_limits): its empty answer
+  /// read only the own team's admitted tasks and usage (FlavorAssigner::own_determined).
+  bool own_settled = false;
+  /// The search ended at a bound before walking any candidate (the own team's limits, no team
+  /// with candidates, or no fit with every candidate team's usage gone): its empty answer read
+  /// admitted tasks and usage in the request's flavors only, and no fair-sharing share (a
+  /// team's share sums its usage in every flavor). FlavorAssigner::flavor_local.
+  bool flavor_local = false;
+};
 void find_targets(const SearchContext& context, const PreemptionRequest& request,
-                  std::vector<Target>& out, SearchTrace* trace = nullptr, bool* own_settled = nullptr);
+                  std::vector<Target>& out, SearchTrace* trace = nullptr, SearchReads* reads = nullptr);
 
 /// Self-check (EngineOptions::self_check) of the victims of a fair-sharing search in a tree of
 /// cohorts, against the usage the search saw: `start_usage` (team × flavor), or the usage of

@@ -9,19 +9,24 @@
 namespace gov::engine {
 
 void find_targets(const SearchContext& context, const PreemptionRequest& request,
-                  std::vector<Target>& out, SearchTrace* trace, bool* own_settled) {
+                  std::vector<Target>& out, SearchTrace* trace, SearchReads* reads) {
   out.clear();
-  if (own_settled != nullptr) *own_settled = false;
+  SearchReads ignored;
+  SearchReads& read = reads != nullptr ? *reads : ignored;
+  read = {};
   // Most searches of parked heads are hopeless; a team-level bound settles them in O(teams).
   if (context.shortcuts) {
     Resources own_held{};
     if (preemption::over_own_limits(context, request, own_held)) {
-      if (own_settled != nullptr) *own_settled = true;
+      read = {.own_settled = true, .flavor_local = true};
       return;
     }
     thread_local std::vector<uint32_t> teams;  // reused: no allocation once warm
     preemption::teams_with_candidates(context, request, teams);
-    if (teams.empty() || !preemption::fits_without_teams(context, request, teams, own_held)) return;
+    if (teams.empty() || !preemption::fits_without_teams(context, request, teams, own_held)) {
+      read.flavor_local = true;
+      return;
+    }
   }
   if (context.module.settings.fair_sharing) {
     preemption::fair_sharing_targets(context, request, out, trace);

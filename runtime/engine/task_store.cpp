@@ -37,7 +37,9 @@ TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> s
       in_changed_teams_(team_count, 0),
       in_parked_teams_(team_count, 0),
       admitted_(team_count * flavor_count),
-      team_versions_(team_count, 0) {
+      team_versions_(team_count, 0),
+      flavor_versions_(flavor_count, 0),
+      cell_versions_(team_count * flavor_count, 0) {
   GOV_ASSERT(submission_matters_.size() == team_count, "one flag per team");
   queues_.reserve(team_count);
   for (size_t team = 0; team < team_count; ++team) {
@@ -398,6 +400,8 @@ void TaskStore::insert_admitted(uint32_t task) {
       return candidate_order_less(tasks_[a], tasks_[b]);
     });
     list.insert(pos, task);
+    ++flavor_versions_[flavor];
+    ++cell_versions_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
   });
   bump_version(static_cast<uint32_t>(t.team));
   if (t.preempted_at != kNever)
@@ -413,6 +417,8 @@ void TaskStore::erase_admitted(uint32_t task) {
     });
     GOV_ASSERT(pos != list.end() && *pos == task, "admitted task missing from its candidate list");
     list.erase(pos);
+    ++flavor_versions_[flavor];
+    ++cell_versions_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
   });
   bump_version(static_cast<uint32_t>(t.team));
 }

@@ -353,6 +353,14 @@ class TaskStore {
   /// Bumped whenever the team's admitted tasks change in any flavor (so does its usage): what
   /// the nomination cache checks its entries against.
   uint64_t team_version(uint32_t team) const { return team_versions_[team]; }
+  /// Bumped whenever any team's admitted tasks in `flavor` change (so does the usage there):
+  /// what a nomination that read only that flavor's state is checked against
+  /// (Nomination::flavor_local).
+  uint64_t flavor_version(uint32_t flavor) const { return flavor_versions_[flavor]; }
+  /// Bumped whenever the team's admitted tasks in `flavor` change (so does its usage there).
+  uint64_t cell_version(uint32_t team, uint32_t flavor) const {
+    return cell_versions_[static_cast<size_t>(team) * flavor_count_ + flavor];
+  }
   /// Moves into `out` (cleared first) the teams whose version changed since the last call, each
   /// once, in no particular order. One consumer: the scheduler's FlavorStamps, which keeps its
   /// sums in step with the versions in O(changed teams) instead of O(quotas) per cycle.
@@ -411,6 +419,8 @@ class TaskStore {
   std::vector<uint8_t> in_parked_teams_;         // per team: listed in parked_teams_
   std::vector<std::vector<uint32_t>> admitted_;  // team × flavor
   std::vector<uint64_t> team_versions_;          // per team
+  std::vector<uint64_t> flavor_versions_;        // per flavor
+  std::vector<uint64_t> cell_versions_;          // team × flavor
   Time latest_preempted_admission_ = kNever;
   uint64_t preemptions_ = 0;
 };
