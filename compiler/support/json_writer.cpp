@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "compiler/support/assert.hpp"
+#include "compiler/support/swar.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "compiler/support/utf8.hpp"
 
@@ -27,6 +28,12 @@ void append_json_string(std::string& out, std::string_view text, JsonEscapes esc
   while (i < text.size()) {
     // A run of printable ASCII that needs no escape goes in one append (most text is one run).
     size_t run = i;
+    for (; run + 8 <= text.size(); run += 8) {  // eight plain bytes at a time
+      const uint64_t word = swar::load(text, run);
+      if (swar::any_below(word, 0x20) | swar::any_high(word) | swar::any_equal(word, 0x7F) |
+          swar::any_equal(word, '"') | swar::any_equal(word, '\\'))
+        break;
+    }
     while (run < text.size()) {
       const auto p = static_cast<unsigned char>(text[run]);
       if (p < 0x20 || p >= 0x7F || p == '"' || p == '\\') break;

@@ -2,6 +2,7 @@
 #include "runtime/trace/json.hpp"
 
 #include "compiler/diagnostics/source_file.hpp"
+#include "compiler/support/swar.hpp"
 #include "compiler/support/utf8.hpp"
 
 #include <fmt/format.h>
@@ -252,6 +253,14 @@ JsonPosition JsonReader::position_at(size_t offset) {
   if (column_offset_ <= offset && column_offset_ > from.offset) from = {column_offset_, column_line_, column_};
   JsonPosition p = from;
   for (size_t i = from.offset; i < offset; ++i) {
+    if (i + 8 <= offset) {  // eight ASCII bytes without a newline: eight columns
+      const uint64_t word = swar::load(text_, i);
+      if (!(swar::any_high(word) | swar::any_equal(word, '\n'))) {
+        p.column += 8;
+        i += 7;
+        continue;
+      }
+    }
     const auto c = static_cast<unsigned char>(text_[i]);
     if (c == '\n') {
       ++p.line;
@@ -364,11 +373,10 @@ bool JsonReader::parse_object(JsonValue& out, size_t depth) {
   for (bool after_comma = false;; after_comma = true) {
     JsonKey key;
     if (!parse_member_key(out.keys, index, after_comma, key)) return false;
-    JsonValue value;
-    if (!parse_value(value, depth + 1)) return false;
     out.keys.push_back(std::move(key));
     index.add(out.keys);
-    out.items.push_back(std::move(value));
+    // Parsed in place (no move of a nested value); after an error `out` is not looked at.
+    if (!parse_value(out.items.emplace_back(), depth + 1)) return false;
     skip_whitespace();
     if (at_end() || (peek() != ',' && peek() != '}'))
       return fail_expected("expected ',' or '}' after an object member");

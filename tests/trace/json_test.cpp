@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <string>
+#include <utility>
+#include <vector>
 
 using gov::trace::JsonKey;
 using gov::trace::JsonKind;
@@ -254,6 +256,38 @@ TEST_CASE("json: the escaper writes valid JSON and valid UTF-8", "[trace][json]"
   const char raw[] = "x\0y\b\f\r/\"\\\x1F é";
   std::string tricky(raw, sizeof(raw) - 1);
   CHECK(string_value(gov::json_quote(tricky)) == tricky);
+}
+
+// The escaper and the position counter test eight bytes at once (compiler/support/swar.hpp);
+// each special byte is put at every offset of a long plain run, so it falls in every lane of a
+// word and in the byte-by-byte tail.
+TEST_CASE("json: escapes and columns are right wherever a special byte falls in a long run",
+          "[trace][json]") {
+  const std::vector<std::pair<std::string, std::string>> specials = {
+      {"\"", "\\\""}, {"\\", "\\\\"}, {"\n", "\\n"}, {std::string(1, '\0'), "\\u0000"},
+      {"\x1F", "\\u001f"}, {"\x7F", "\x7F"}, {"\x20", " "}, {"\x7E", "~"}, {"é", "é"}, {"\xFF", "\xEF\xBF\xBD"}};
+  for (size_t length : {size_t{7}, size_t{8}, size_t{9}, size_t{23}}) {
+    for (size_t at = 0; at <= length; ++at) {
+      for (const auto& [special, escaped] : specials) {
+        const std::string plain(length, 'a');
+        const std::string text = plain.substr(0, at) + special + plain.substr(at);
+        INFO("length " << length << ", at " << at << ", byte " << static_cast<int>(static_cast<unsigned char>(special[0])));
+        CHECK(gov::json_quote(text) == "\"" + plain.substr(0, at) + escaped + plain.substr(at) + "\"");
+      }
+    }
+  }
+  // Columns count code points and restart after a newline, wherever they fall in a word. The
+  // error is at `x`.
+  for (size_t at = 0; at <= 20; ++at) {
+    for (const std::string& wide : {std::string("é"), std::string("日")}) {
+      const std::string text = "[\"" + std::string(at, 'b') + wide + std::string(17, 'c') + "\", x]";
+      INFO("at " << at << ", " << wide);
+      CHECK(error_of(text).starts_with(fmt::format("line 1, column {}: ", at + 24)));
+    }
+    const std::string text = "[" + std::string(at, ' ') + "\n" + std::string(17, ' ') + "x]";
+    INFO("newline at " << at);
+    CHECK(error_of(text).starts_with("line 2, column 18: "));
+  }
 }
 
 TEST_CASE("json: the pull reader steps into containers and reads one element at a time",
