@@ -142,7 +142,7 @@ void Scheduler::skip_quiet_cycles() {
   for (uint32_t team : teams_) {
     const QueueSet& active = core_.tasks.queue(team).active;
     longest = std::max(longest, active.tasks.size());
-    if (quiet_classes(active)) continue;
+    if (quiet_classes(team, active)) continue;
     size_t position = 0;
     for (auto it = active.tasks.begin(); it != active.tasks.end() && position < stop; ++it, ++position) {
       if (!quiet_in_class(*it)) {
@@ -160,35 +160,54 @@ void Scheduler::skip_quiet_cycles() {
 
 // Whether every task of the set would be a quiet head, tested once per class slot through a
 // task of it (quiet_head is a function of the queue class: the nomination of its shape against
-// the state, and its last pending decision). Starts a new memo of verdicts per slot for
-// quiet_in_class, and counts the classes known quiet (quiet_known_). A class whose nomination
-// is not remembered for the current state is not nominated here: the walk does it only if it
-// gets that far (a class far down the queue, behind a task that is not quiet, is not nominated).
-bool Scheduler::quiet_classes(const QueueSet& set) {
-  ++verdict_epoch_;
+// the state, and its last pending decision), or by the verdict kept for the slot (TeamVerdicts).
+// Counts the classes known quiet (quiet_known_) for quiet_in_class. A class whose nomination is
+// not remembered for the current state is not nominated here: the walk does it only if it gets
+// that far (a class far down the queue, behind a task that is not quiet, is not nominated).
+bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
+  renew_verdicts(team);
   quiet_known_ = 0;
   const SetClasses& classes = set.classes;
-  if (verdicts_.size() < classes.counts.size()) verdicts_.resize(classes.counts.size());
+  std::vector<Verdict>& verdicts = looked_at_->slots;
+  if (verdicts.size() < classes.counts.size()) verdicts.resize(classes.counts.size());
   for (uint32_t slot : classes.present) {
-    const int32_t representative = classes.counts[slot].representative;
-    if (representative < 0) continue;
-    const Quiet quiet = quiet_head(static_cast<uint32_t>(representative), /*compute=*/false);
-    if (quiet == Quiet::unknown) continue;
-    verdicts_[slot] = {verdict_epoch_, quiet == Quiet::yes};
-    if (quiet == Quiet::no) return false;  // the walk finds where
+    Verdict& verdict = verdicts[slot];
+    if (verdict.epoch != looked_at_->epoch) {
+      const int32_t representative = classes.counts[slot].representative;
+      if (representative < 0) continue;
+      const Quiet quiet = quiet_head(static_cast<uint32_t>(representative), /*compute=*/false);
+      if (quiet == Quiet::unknown) continue;
+      verdict = {looked_at_->epoch, quiet == Quiet::yes};
+    }
+    if (!verdict.quiet) return false;  // the walk finds where
     ++quiet_known_;
   }
   return quiet_known_ == classes.present.size();
 }
 
-// quiet_head of a task of the set quiet_classes last looked at, memoised per class slot (a new
-// quiet verdict counts in quiet_known_).
+void Scheduler::renew_verdicts(uint32_t team) {
+  if (team_verdicts_.size() <= team) team_verdicts_.resize(core_.module.teams.size());
+  TeamVerdicts& kept = team_verdicts_[team];
+  looked_at_ = &kept;
+  uint64_t stamps = 0;
+  for (const ir::FlavorQuota& quota : core_.module.teams[team].quotas) stamps += stamps_[quota.flavor];
+  const uint64_t cache_generation = cache_.generation();
+  const uint32_t table_generation = core_.tasks.queue(team).classes.generation;
+  if (kept.epoch != 0 && kept.stamps == stamps && kept.cache_generation == cache_generation &&
+      kept.table_generation == table_generation)
+    return;
+  kept = {stamps, cache_generation, table_generation, ++verdict_epoch_, std::move(kept.slots)};
+}
+
+// quiet_head of a task of the set quiet_classes last looked at, through the verdict kept for its
+// class slot (a new quiet verdict counts in quiet_known_).
 bool Scheduler::quiet_in_class(uint32_t task) {
   const uint32_t slot = core_.tasks[task].queue_class;
-  if (slot >= verdicts_.size()) verdicts_.resize(slot + 1);
-  Verdict& verdict = verdicts_[slot];
-  if (verdict.epoch != verdict_epoch_) {
-    verdict = {verdict_epoch_, quiet_head(task, /*compute=*/true) == Quiet::yes};
+  std::vector<Verdict>& verdicts = looked_at_->slots;
+  if (slot >= verdicts.size()) verdicts.resize(slot + 1);
+  Verdict& verdict = verdicts[slot];
+  if (verdict.epoch != looked_at_->epoch) {
+    verdict = {looked_at_->epoch, quiet_head(task, /*compute=*/true) == Quiet::yes};
     if (verdict.quiet) ++quiet_known_;
   }
   return verdict.quiet;

@@ -60,7 +60,9 @@ class Scheduler {
   void skip_quiet_cycles();
   enum class Quiet : uint8_t { no, yes, unknown };
   Quiet quiet_head(uint32_t task, bool compute);
-  bool quiet_classes(const QueueSet& set);
+  bool quiet_classes(uint32_t team, const QueueSet& set);
+  /// The verdicts kept for `team`'s class slots, those of an earlier state forgotten.
+  void renew_verdicts(uint32_t team);
   bool quiet_in_class(uint32_t task);
   size_t collect_heads();
   void nominate(Entry& entry);
@@ -106,11 +108,25 @@ class Scheduler {
   /// to do the same (skip_quiet_cycles tries then).
   bool last_cycle_quiet_ = false;
   struct Verdict {
-    uint64_t epoch = 0;  // valid while verdict_epoch_ is this
+    uint64_t epoch = 0;  // valid while its team's TeamVerdicts::epoch is this
     bool quiet = false;
   };
-  std::vector<Verdict> verdicts_;  // skip_quiet_cycles: per class slot of the team looked at
-  uint64_t verdict_epoch_ = 0;
+  /// skip_quiet_cycles's verdicts on one team's class slots. A verdict is a function of the
+  /// slot's class and of the nomination of its shape, which the NominationCache keeps while the
+  /// stamps of the team's instance types hold: verdicts are kept from one quiet run to the next
+  /// while the sum of those stamps (they only grow, so the sum moves with any of them), the
+  /// cache's generation and the class table's generation are the same, so that a team a finish
+  /// did not touch costs a sum, not a nomination lookup per class.
+  struct TeamVerdicts {
+    uint64_t stamps = 0;
+    uint64_t cache_generation = 0;
+    uint32_t table_generation = 0;
+    uint64_t epoch = 0;
+    std::vector<Verdict> slots;
+  };
+  std::vector<TeamVerdicts> team_verdicts_;
+  uint64_t verdict_epoch_ = 0;  // the last epoch handed to a team
+  TeamVerdicts* looked_at_ = nullptr;  // the team quiet_classes last renewed
   size_t quiet_known_ = 0;  // skip_quiet_cycles: classes of the team looked at known quiet
   Entry probe_;  // skip_quiet_cycles: the head being looked at
   std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons

@@ -92,6 +92,8 @@ class NominationCache {
   /// As lookup, for a caller that will not fill the entry in: null when the shape has no entry,
   /// and an entry that is not `valid` is left as it was (the next lookup finds it stale too).
   Nomination* peek(const ir::Module& module, Task& task, const FlavorStamps& stamps, bool& valid);
+  /// Changes whenever the entries are forgotten (begin_cycle).
+  uint64_t generation() const { return generation_; }
 
  private:
   struct Key {

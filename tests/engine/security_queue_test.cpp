@@ -123,4 +123,55 @@ TEST_CASE("parking a deep queue of one class at once gives the decisions of the 
   CHECK(fast == checked);
 }
 
+namespace {
+
+/// The decision stream of `scenario` on team `a` (3 GPUs of type `gpu`) and team `b` (1 GPU of
+/// type `gpu2`): b's work never touches the type a's verdicts depend on.
+std::vector<std::string> two_type_stream(bool self_check, const std::function<void(Harness&, const Record&)>& scenario) {
+  EngineOptions options;
+  options.self_check = self_check;
+  ir::Module m = gpu_module({{"a", 3, /*borrowing_limit=*/0}});
+  m.flavors.push_back(make_flavor("gpu2", gpus(1), 1));
+  m.teams.push_back(make_team("b", {make_quota(1, gpus(1), gpus(0))}));
+  Harness h(std::move(m), options);
+  std::vector<std::string> lines;
+  scenario(h, [&lines](const std::vector<Decision>& decisions) {
+    for (const std::string& line : json_lines(decisions)) lines.push_back(line);
+  });
+  REQUIRE(h.engine->self_check_failures().empty());
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("quiet verdicts kept for a team are forgotten when its class table is rebuilt",
+          "[security][engine-queue]") {
+  // Team a waits behind a task that holds its 3 GPUs: 80 tasks of 80 classes (1 to 80 GPUs).
+  // Team b's finishes bring a's parked tasks back again and again, and the quiet-cycle skip keeps
+  // its verdicts on a's classes (a's type is untouched). Cancels then leave a's class table many
+  // times larger than its queue, so the next submission rebuilds it with new slot numbers, and
+  // new tasks of new classes, queued behind the quiet ones, take the slots quiet classes had:
+  // their first pending decisions must still be made.
+  const auto scenario = [](Harness& h, const Record& record) {
+    record(h.submit(0, TaskBuilder("holder", "a").gpus(3).priority("high")));
+    for (int k = 0; k < 80; ++k)
+      record(h.submit(static_cast<Time>(k + 1) * kSecond, TaskBuilder("c" + std::to_string(k), "a").gpus(k + 1).priority("mid")));
+    Time at = 100 * kSecond;
+    for (int round = 0; round < 3; ++round, at += 10 * kSecond)
+      record(h.submit(at, TaskBuilder("b" + std::to_string(round), "b").gpus(1).duration(2 * kSecond)));
+    for (int k = 4; k < 80; ++k) record(h.cancel(at, "c" + std::to_string(k)));
+    at += 10 * kSecond;
+    record(h.submit(at, TaskBuilder("b-last", "b").gpus(1).duration(2 * kSecond)));
+    std::vector<gov::Task> late;  // due as b-last finishes
+    for (int k = 0; k < 6; ++k)
+      late.push_back(TaskBuilder("new" + std::to_string(k), "a").gpus(k % 3 + 1).priority("low").duration(kSecond));
+    record(h.submit_all(at + 2 * kSecond, late));
+    record(h.advance(at + 100 * kSecond));
+  };
+  const std::vector<std::string> checked = two_type_stream(true, scenario);
+  const std::vector<std::string> fast = two_type_stream(false, scenario);
+  CHECK(checked.size() > 100);
+  CHECK(fast == checked);
+}
+
 }  // namespace gov::engine::test
