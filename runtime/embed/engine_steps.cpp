@@ -51,18 +51,20 @@ Step Engine::Impl::publish(size_t forced) {
     Decision& decision = step.decisions.emplace_back(std::move(buffer[i]));
     decision.version = step.version;
     decision.sequence = step.sequence;
-    remember(decision, i < forced);
+    if (options.remember_decisions) remember(decision, i < forced);
   }
   buffer.clear();
+  // The counters ask about the state after the step (the core's, whatever `latest` keeps).
   step_counters.record(
       step,
       [this](std::string_view id) -> std::string_view {
-        auto it = latest.find(id);
-        return it == latest.end() ? std::string_view() : std::string_view(it->second.team);
+        const std::optional<engine::Engine::TaskOfId> task = core->task_of_id(id);
+        if (!task || task->team < 0) return {};
+        return core->module().teams[static_cast<size_t>(task->team)].name;
       },
       [this](std::string_view id) {
-        auto it = latest.find(id);
-        return it != latest.end() && embed::is_live(it->second.outcome);
+        const std::optional<engine::Engine::TaskOfId> task = core->task_of_id(id);
+        return task && task->live;
       });
   decision_log.write(step, policy->info);
   if (options.on_step) {

@@ -448,6 +448,12 @@ size_t Engine::task_count() const {
 size_t Engine::live_tasks() const {
   return impl_->core.tasks.live();
 }
+std::optional<Engine::TaskOfId> Engine::task_of_id(std::string_view id) const {
+  const int32_t index = impl_->core.tasks.find(id);
+  if (index < 0) return std::nullopt;
+  const Task& task = impl_->core.tasks[static_cast<uint32_t>(index)];
+  return TaskOfId{task.team, task.state == TaskState::pending || task.state == TaskState::admitted};
+}
 Time Engine::now() const {
   return impl_->core.now;
 }

@@ -121,6 +121,14 @@ class Engine {
   size_t task_count() const;
   /// Pending and admitted tasks (O(1)).
   size_t live_tasks() const;
+  /// The latest task with an id: its team (index into module().teams; -1 for a task with an
+  /// unknown team) and whether it is live (pending or admitted).
+  struct TaskOfId {
+    int32_t team = -1;
+    bool live = false;
+  };
+  /// nullopt for an id never submitted or loaded. One hash lookup.
+  std::optional<TaskOfId> task_of_id(std::string_view id) const;
   /// The work of queue operations so far: queue comparisons plus admission cycles. For tests
   /// that check how it grows with the length of a queue (never part of a decision).
   uint64_t queue_work() const;

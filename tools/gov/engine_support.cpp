@@ -72,12 +72,14 @@ std::string with_option_hint(std::string message) {
   return message;
 }
 
-std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status) {
+std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status,
+                                       bool replay) {
   std::optional<gov::Options> options = api_options_from(args);
   if (!options) {
     status = kUsage;
     return std::nullopt;
   }
+  if (replay) options->remember_decisions = false;
   std::optional<gov::Engine> engine;
   try {
     engine.emplace(file ? gov::Engine::compile_file(*file, std::move(*options))

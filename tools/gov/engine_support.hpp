@@ -41,7 +41,10 @@ std::string with_option_hint(std::string message);
 /// --engine, --dialect, --verify-key (else $GOV_VERIFY_KEY) and --require-signature. On failure
 /// prints the diagnostics or the error and sets `status` (1 for policy and store errors, 2 for
 /// usage and unreadable files); prints the JIT fallback warning and, for a store, which code runs.
-std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status);
+/// `replay`: for a batch replay that never asks Engine::decision() (Options::remember_decisions
+/// off).
+std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status,
+                                       bool replay = false);
 
 /// The embedding options the engine options on the command line ask for (--engine, --dialect,
 /// --verify-key, --require-signature, --policy, --root); nullopt after printing why not.

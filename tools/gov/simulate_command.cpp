@@ -216,7 +216,7 @@ int run_simulate(const Args& args) {
   std::vector<std::string> extra(args.positional.begin() + (file ? 1 : 0), args.positional.end());
   std::optional<std::vector<std::string>> paths;
   if (workloads && !(paths = workload_paths(args, extra))) return kUsage;
-  std::optional<gov::Engine> engine = open_engine(args, file, status);
+  std::optional<gov::Engine> engine = open_engine(args, file, status, /*replay=*/true);
   if (!engine) return status;
   const std::shared_ptr<const ir::Module> module = EngineInternals::module(*engine);
 

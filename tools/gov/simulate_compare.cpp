@@ -85,7 +85,7 @@ int run_simulate_comparison(const Args& args) {
   std::array<report::RunOutcomes, 2> runs;
   for (size_t i = 0; i < 2; ++i) {
     int status = kOk;
-    std::optional<gov::Engine> engine = open_engine(args, args.positional[i], status);
+    std::optional<gov::Engine> engine = open_engine(args, args.positional[i], status, /*replay=*/true);
     if (!engine) return status;
     std::vector<gov::TimedEvent> events;
     try {

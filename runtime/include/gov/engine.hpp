@@ -56,6 +56,11 @@ struct Options {
   /// How many ended tasks (finished, cancelled, rejected, invalid) decision() still remembers;
   /// the oldest are forgotten first. Live tasks are always remembered.
   std::size_t remembered_ended_tasks = 65536;
+  /// Whether decision() answers: every decision of every step is then copied into a map by task
+  /// id. A batch replay that never asks (`gov simulate`) turns it off and saves that copy and
+  /// the map (about a sixth of the CPU of a long replay); decision() then always answers
+  /// nullopt. Metrics and the decision log do not depend on it.
+  bool remember_decisions = true;
   /// A store engine: the Ed25519 public key file (`gov keygen`'s PREFIX.pub) that stored
   /// versions must be signed with. Only with it does the store's cached native code run (when
   /// the version's and the object's signatures verify); without it every version is compiled
@@ -190,7 +195,8 @@ class GOV_API Engine {
   ClusterState export_state() const;
 
   /// The latest decision about the task with this id (also after reloads), or nullopt for an id
-  /// never submitted or an ended task forgotten (Options::remembered_ended_tasks).
+  /// never submitted, an ended task forgotten (Options::remembered_ended_tasks), or any id when
+  /// Options::remember_decisions is off.
   std::optional<Decision> decision(std::string_view id) const;
   /// Why the task is where it is against the current state: what it needs, what its team has,
   /// what the cohort has idle, which preemption candidates were considered. nullopt for an
