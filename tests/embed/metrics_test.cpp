@@ -152,6 +152,28 @@ std::string promtool() {
 
 }  // namespace
 
+TEST_CASE("metrics: an engine that remembers no decisions counts the same and decision() answers nothing",
+          "[embed][metrics]") {
+  gov::Engine remembering = walkthrough_engine();
+  gov::Options options;
+  options.remember_decisions = false;
+  options.remembered_ended_tasks = 0;  // what the commands set
+  gov::Engine forgetting = gov::Engine::compile_file(gov::test::repo_path("policies/examples/workshop-g5.gov"), options);
+  replay_walkthrough(remembering);
+  replay_walkthrough(forgetting);
+  REQUIRE(remembering.decision("a1"));
+  CHECK_FALSE(forgetting.decision("a1"));
+  CHECK_FALSE(forgetting.decision("b1"));
+  // Every series but the step latencies (which time the steps) is the same.
+  std::map<std::string, double> a = parse_exposition(remembering.metrics()).samples;
+  std::map<std::string, double> b = parse_exposition(forgetting.metrics()).samples;
+  for (auto* samples : {&a, &b}) {
+    std::erase_if(*samples, [](const auto& sample) { return sample.first.starts_with("gov_decision_latency_seconds"); });
+  }
+  CHECK(b.count(R"(kueue_preempted_workloads_total{preempting_cluster_queue="team-b",reason="InCohortReclamation"})") == 1);
+  CHECK(a == b);
+}
+
 TEST_CASE("metrics: the walkthrough's exposition parses and counts what the stream says", "[embed][metrics]") {
   gov::Engine engine = walkthrough_engine();
   replay_walkthrough(engine);
