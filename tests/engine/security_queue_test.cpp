@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/engine/engine_test_support.hpp"
@@ -47,18 +48,25 @@ uint64_t finish_work(size_t queued) {
 
 using Record = std::function<void(const std::vector<Decision>&)>;
 
-/// The decision stream (JSON lines) of `scenario` on an engine of team `a` (3 GPUs) and team `b`
-/// (1 GPU), neither borrowing; with `self_check`, every cycle is taken and nothing is cached.
-std::vector<std::string> two_team_stream(bool self_check, const std::function<void(Harness&, const Record&)>& scenario) {
+using Scenario = std::function<void(Harness&, const Record&)>;
+
+/// The decision stream (JSON lines) of `scenario` on an engine of `module`; with `self_check`,
+/// every cycle is taken and nothing is cached.
+std::vector<std::string> stream_of(ir::Module module, bool self_check, const Scenario& scenario) {
   EngineOptions options;
   options.self_check = self_check;
-  Harness h(gpu_module({{"a", 3, /*borrowing_limit=*/0}, {"b", 1, /*borrowing_limit=*/0}}), options);
+  Harness h(std::move(module), options);
   std::vector<std::string> lines;
   scenario(h, [&lines](const std::vector<Decision>& decisions) {
     for (const std::string& line : json_lines(decisions)) lines.push_back(line);
   });
   REQUIRE(h.engine->self_check_failures().empty());
   return lines;
+}
+
+/// stream_of team `a` (3 GPUs) and team `b` (1 GPU), neither borrowing.
+std::vector<std::string> two_team_stream(bool self_check, const Scenario& scenario) {
+  return stream_of(gpu_module({{"a", 3, /*borrowing_limit=*/0}, {"b", 1, /*borrowing_limit=*/0}}), self_check, scenario);
 }
 
 }  // namespace
@@ -125,21 +133,13 @@ TEST_CASE("parking a deep queue of one class at once gives the decisions of the 
 
 namespace {
 
-/// The decision stream of `scenario` on team `a` (3 GPUs of type `gpu`) and team `b` (1 GPU of
-/// type `gpu2`): b's work never touches the type a's verdicts depend on.
-std::vector<std::string> two_type_stream(bool self_check, const std::function<void(Harness&, const Record&)>& scenario) {
-  EngineOptions options;
-  options.self_check = self_check;
+/// stream_of team `a` (3 GPUs of type `gpu`) and team `b` (1 GPU of type `gpu2`): b's work never
+/// touches the type a's verdicts depend on.
+std::vector<std::string> two_type_stream(bool self_check, const Scenario& scenario) {
   ir::Module m = gpu_module({{"a", 3, /*borrowing_limit=*/0}});
   m.flavors.push_back(make_flavor("gpu2", gpus(1), 1));
   m.teams.push_back(make_team("b", {make_quota(1, gpus(1), gpus(0))}));
-  Harness h(std::move(m), options);
-  std::vector<std::string> lines;
-  scenario(h, [&lines](const std::vector<Decision>& decisions) {
-    for (const std::string& line : json_lines(decisions)) lines.push_back(line);
-  });
-  REQUIRE(h.engine->self_check_failures().empty());
-  return lines;
+  return stream_of(std::move(m), self_check, scenario);
 }
 
 }  // namespace
