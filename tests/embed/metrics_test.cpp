@@ -174,6 +174,38 @@ TEST_CASE("metrics: an engine that remembers no decisions counts the same and de
   CHECK(a == b);
 }
 
+TEST_CASE("metrics: a preemption counts for its team when the preemptor ends later in the same step",
+          "[embed][metrics]") {
+  gov::Options options;
+  options.remembered_ended_tasks = 0;  // what the commands set: no ended task is kept for decision()
+  gov::Engine engine = gov::Engine::compile_file(gov::test::repo_path("policies/examples/workshop-g5.gov"), options);
+  const auto task = [](std::string id, std::string team, int64_t gpus, std::string priority,
+                       std::optional<gov::Time> duration) {
+    gov::Task t;
+    t.id = std::move(id);
+    t.team = std::move(team);
+    t.priority = std::move(priority);
+    t.amounts[static_cast<size_t>(gov::Resource::gpu)] = gpus;
+    t.duration = duration;
+    return gov::Event::submit(std::move(t));
+  };
+  // team-b holds its two GPUs, so team-a cannot borrow; team-a holds a fine-tuning task and an
+  // inference task that ends at 5 s.
+  engine.step(0, {task("b1", "team-b", 1, "training", std::nullopt), task("b2", "team-b", 1, "training", std::nullopt),
+                  task("a-low", "team-a", 1, "fine-tuning", std::nullopt), task("a-mid", "team-a", 1, "inference", 5'000)});
+  // p needs 2 GPUs and may preempt only a-low (a-mid outranks it), which is not enough: it waits.
+  CHECK(engine.step(1'000, {task("p", "team-a", 2, "experimentation", 1'000)}).decisions.front().outcome ==
+        gov::Outcome::pending);
+  // One step: a-mid ends at 5 s, p preempts a-low and is admitted, and p ends at 6 s.
+  const gov::Step step = engine.tick(100'000);
+  std::vector<std::string> seen;
+  for (const gov::Decision& d : step.decisions) seen.push_back(d.task + " " + std::string(gov::outcome_name(d.outcome)));
+  CHECK(std::find(seen.begin(), seen.end(), "a-low preempted") != seen.end());
+  CHECK(std::find(seen.begin(), seen.end(), "p finished") != seen.end());
+  const Exposition e = parse_exposition(engine.metrics());
+  CHECK(e.value(R"(kueue_preempted_workloads_total{preempting_cluster_queue="team-a",reason="InClusterQueue"})") == 1);
+}
+
 TEST_CASE("metrics: the walkthrough's exposition parses and counts what the stream says", "[embed][metrics]") {
   gov::Engine engine = walkthrough_engine();
   replay_walkthrough(engine);
