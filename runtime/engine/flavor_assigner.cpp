@@ -430,8 +430,8 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
     assign_pod_sets(task_index, out, trace, nullptr);
     return;
   }
-  // The one-flavor-list path below records what it reads (own_determined); a fit, a tree of
-  // cohorts or a partition clears it.
+  // The one-flavor-list path below records what it reads: own_determined (a fit, a tree of
+  // cohorts or a partition clears it) and flavor_local (a search that walked candidates clears it).
   own_determined_ = context_.shortcuts && !context_.quota.tree();
   flavor_local_ = own_determined_;
   const bool named_and_held =
