@@ -157,8 +157,12 @@ std::optional<int64_t> JsonValue::as_int64() const {
 }
 
 ExactNumber JsonValue::to_units(int64_t factor) const {
-  if (kind != JsonKind::number || factor < 1 || factor > 1'000'000)
-    return {NumberStatus::not_a_number, 0};
+  if (kind != JsonKind::number) return {NumberStatus::not_a_number, 0};
+  return number_units(text, factor);
+}
+
+ExactNumber number_units(std::string_view text, int64_t factor) {
+  if (factor < 1 || factor > 1'000'000) return {NumberStatus::not_a_number, 0};
   Decomposed d = decompose(text);
   if (d.digits.empty()) return {NumberStatus::ok, 0};
   auto n = static_cast<int64_t>(d.digits.size());
@@ -766,6 +770,17 @@ bool JsonReader::read_value(JsonValue& out) {
         in_token_ = false;
         return fail(pos_, "out of memory");
       });
+}
+
+std::string_view JsonReader::lookahead(size_t n) {
+  if (error_) return {};
+  skip_whitespace();
+  ensure(n);
+  return text_.substr(pos_, std::min(n, text_.size() - pos_));
+}
+
+bool JsonReader::fits_limits(size_t bytes, size_t depth) const {
+  return !error_ && bytes <= limits_.max_value_bytes && frames_.size() + depth <= limits_.max_depth;
 }
 
 bool JsonReader::skip_value() {

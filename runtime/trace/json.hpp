@@ -47,6 +47,10 @@ struct ExactNumber {
   int64_t value = 0;
 };
 
+/// JsonValue::to_units on the text of a number (RFC 8259's grammar, which the caller has
+/// checked): exact, no floating point; `factor` must be in 1..1,000,000 (else not_a_number).
+ExactNumber number_units(std::string_view number, int64_t factor);
+
 /// An object member's key, decoded, with the position of its opening quote.
 struct JsonKey {
   std::string text;
@@ -132,6 +136,18 @@ class JsonReader {
 
   /// Reads the next complete value into `out`; false on error.
   bool read_value(JsonValue& out);
+
+  // A caller's own reading of a value, for a fast path that knows the value's shape: it looks
+  // at the raw text, and either consumes the value whole or leaves it to read_value.
+  /// The readable text from the next value (after whitespace): at most `n` bytes, fewer at the
+  /// end of the input. Valid until the next call. Consumes nothing but whitespace.
+  std::string_view lookahead(size_t n);
+  /// Whether read_value would accept a value of `bytes` bytes nested `depth` levels deep (the
+  /// value itself counts one) as far as the limits go.
+  bool fits_limits(size_t bytes, size_t depth) const;
+  /// Consumes `bytes` bytes of the text from the next value on: a complete, valid value the
+  /// caller read through lookahead, holding no line feed, within fits_limits.
+  void skip_read(size_t bytes) { pos_ += bytes; }
   /// Reads and discards the next complete value; false on error.
   bool skip_value();
   /// Checks that only whitespace remains after the outermost value; false on error.

@@ -12,6 +12,7 @@
 
 #include "compiler/model/partitions.hpp"
 #include "compiler/support/utf8.hpp"
+#include "runtime/trace/event_scanner.hpp"
 #include "runtime/trace/units.hpp"
 
 namespace gov::trace {
@@ -65,13 +66,19 @@ std::string found(const JsonValue& value) {
   return "?";
 }
 
-// A number below zero ("-0" and "-0.0" are zero).
-bool is_negative(const JsonValue& number) {
-  if (number.text.empty() || number.text[0] != '-') return false;
-  std::string_view mantissa(number.text);
-  mantissa = mantissa.substr(0, mantissa.find_first_of("eE"));
+// A number's text below zero ("-0" and "-0.0" are zero).
+bool is_negative(std::string_view number) {
+  if (number.empty() || number[0] != '-') return false;
+  std::string_view mantissa = number.substr(0, number.find_first_of("eE"));
   return mantissa.find_first_of("123456789") != std::string_view::npos;
 }
+bool is_negative(const JsonValue& number) { return is_negative(std::string_view(number.text)); }
+
+/// Looks task ids up by std::string_view too (a scanned event's id is a view of the text).
+struct IdHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
+};
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -185,6 +192,9 @@ struct TraceReader::State {
   }
 
   bool step(TraceEvent& event);
+  /// The fast path: the next event scanned (event_scanner.hpp) and checked into `event`, or
+  /// false with nothing consumed or remembered, for the DOM path to read it.
+  bool read_common(TraceEvent& event);
   bool open();
   bool close();
   bool json_failed();
@@ -197,7 +207,8 @@ struct TraceReader::State {
   size_t index = 0;  // of the next event
   gov::Time last_at = 0;
   size_t last_at_index = 0;
-  std::unordered_map<std::string, TaskRecord> tasks;
+  std::unordered_map<std::string, TaskRecord, IdHash, std::equal_to<>> tasks;
+  EventDecoding decoding = EventDecoding::scan_common;
   size_t text_bytes = 0;  // task ids and labels of the submits so far
   std::optional<support::Error> error;
   TraceFile* file = nullptr;  // the source of `json`, if it reads a file
@@ -212,6 +223,10 @@ class EventDecoder {
       : state_(state), module_(state.module), index_(index) {}
 
   bool decode(const JsonValue& value, TraceEvent& out);
+  /// decode()'s twin for a scanned event: the same checks, giving the same event. False (with
+  /// nothing remembered and no error) whenever decode() might say anything else, which it then
+  /// says: the DOM path stays the one source of every message.
+  bool decode_scanned(const ScannedEvent& in, TraceEvent& out);
   /// A submit object on its own (no event around it).
   bool decode_task(const JsonValue& value, gov::Task& out) {
     TraceEvent event;
@@ -253,6 +268,8 @@ class EventDecoder {
   bool read_pod_sets(const JsonValue& submit, const JsonValue& pod_sets, gov::Task& task);
   bool check_request_forms(const JsonValue& submit, const gov::Task& task);
   bool check_instances_type(const JsonValue& submit, const gov::Task& task);
+  bool scanned_submit(const ScannedEvent& in, TraceEvent& out);
+  bool scanned_request(const ScannedEvent& in, gov::Task& task);
 
   TraceReader::State& state_;
   const ir::Module& module_;
@@ -580,6 +597,120 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
   return true;
 }
 
+// ------------------------------------------------------------------ scanned events
+
+namespace {
+
+/// read_count's success case on a number's text: a whole number in range, at least `minimum`.
+bool scanned_count(std::string_view number, int64_t minimum, std::optional<int64_t>& out) {
+  const ExactNumber n = number_units(number, /*factor=*/1);
+  if (n.status != NumberStatus::ok || n.value < minimum) return false;
+  out = n.value;
+  return true;
+}
+
+/// read_amount's success case.
+bool scanned_amount(ir::Resource resource, std::string_view number, std::optional<int64_t>& out) {
+  const int64_t factor = base_units_per_file_unit(resource);
+  if (factor == 1) return scanned_count(number, /*minimum=*/0, out);
+  if (is_negative(number)) return false;
+  const ExactNumber n = number_units(number, factor);
+  if (n.status != NumberStatus::ok) return false;
+  out = n.value;
+  return true;
+}
+
+/// read_seconds's success case.
+bool scanned_seconds(std::string_view number, gov::Time& out) {
+  if (is_negative(number)) return false;
+  const ExactNumber millis = number_units(number, kMillisPerSecond);
+  if (millis.status != NumberStatus::ok) return false;
+  out = millis.value;
+  return true;
+}
+
+}  // namespace
+
+bool EventDecoder::decode_scanned(const ScannedEvent& in, TraceEvent& out) {
+  gov::Time at = 0;
+  if (!scanned_seconds(in.at, at) || (index_ > 0 && at < state_.last_at)) return false;
+  out.at = at;
+  if (in.kind == EventKind::submit) return scanned_submit(in, out);
+  // decode_end's success case.
+  const auto task = state_.tasks.find(in.id);
+  if (task == state_.tasks.end() || task->second.ended) return false;
+  task->second.ended = index_;
+  task->second.ended_by = in.kind;
+  out.kind = in.kind;
+  out.id = in.id;
+  return true;
+}
+
+// decode_submit's success case, in the same order of reading (a task without pod sets).
+bool EventDecoder::scanned_submit(const ScannedEvent& in, TraceEvent& out) {
+  if (in.id.empty() || in.team.empty() || state_.tasks.size() >= kMaxTraceTasks) return false;
+  const int32_t team = module_.team_index(in.team);
+  if (team < 0) return false;
+  gov::Task task;
+  task.team = in.team;
+  if (!in.priority.empty()) {
+    if (module_.class_index(in.priority) < 0) return false;
+    task.priority.emplace(in.priority);
+  }
+  if (!in.instance_type.empty()) {
+    if (module_.flavor_index(in.instance_type) < 0) return false;
+    task.instance_type.emplace(in.instance_type);
+  }
+  if (!scanned_request(in, task)) return false;
+  // read_labels' length check cannot fail here: the scan window is shorter (kScanWindow).
+  size_t text_bytes = in.id.size();
+  for (size_t i = 0; i < in.label_count; ++i) text_bytes += in.labels[i].first.size() + in.labels[i].second.size();
+  if (!in.duration.empty() && !scanned_seconds(in.duration, task.duration.emplace())) return false;
+  // check_instances_type's success case.
+  if (task.instances && !task.instance_type &&
+      module_.teams[static_cast<size_t>(team)].quotas.size() != 1)
+    return false;
+  if (state_.text_bytes + text_bytes > kMaxTraceTextBytes) return false;
+  // The id last: once it is remembered, the event has been read.
+  const auto [record, fresh] = state_.tasks.try_emplace(std::string(in.id));
+  if (!fresh) return false;
+  record->second.submitted = index_;
+  state_.text_bytes += text_bytes;
+  task.labels.reserve(in.label_count);
+  for (size_t i = 0; i < in.label_count; ++i) task.labels.emplace_back(in.labels[i].first, in.labels[i].second);
+  task.id = record->first;
+  out.kind = EventKind::submit;
+  out.id = record->first;
+  out.task = std::move(task);
+  return true;
+}
+
+// read_request's and check_request_forms' success cases: whole `instances`, top-level amounts,
+// or `pods` × `per_pod`, one form only, requesting something.
+bool EventDecoder::scanned_request(const ScannedEvent& in, gov::Task& task) {
+  bool top_amount = false;
+  for (ir::Resource resource : ir::kAllResources) {
+    const std::string_view amount = in.amounts[ir::index(resource)];
+    if (amount.empty()) continue;
+    top_amount = true;
+    if (!scanned_amount(resource, amount, task.amounts[ir::index(resource)])) return false;
+  }
+  const bool instances = !in.instances.empty();
+  const bool pods = !in.pods.empty();
+  if (in.per_pod != pods || (instances && (top_amount || pods)) || (pods && top_amount)) return false;
+  if (instances && !scanned_count(in.instances, /*minimum=*/0, task.instances)) return false;
+  if (pods) {
+    if (!scanned_count(in.pods, /*minimum=*/1, task.pods)) return false;
+    for (ir::Resource resource : ir::kAllResources) {
+      const std::string_view amount = in.per_pod_amounts[ir::index(resource)];
+      if (!amount.empty() && !scanned_amount(resource, amount, task.amounts[ir::index(resource)])) return false;
+    }
+  }
+  const bool any_amount =
+      std::any_of(task.amounts.begin(), task.amounts.end(), [](const auto& a) { return a.has_value(); });
+  return instances || any_amount;
+}
+
 bool EventDecoder::read_identity(const JsonValue& submit, gov::Task& task) {
   const JsonValue* id = submit.find("id");
   if (id == nullptr)
@@ -856,6 +987,24 @@ bool TraceReader::State::close() {
   return json.finish() || json_failed();
 }
 
+// Bytes of text the fast path looks at for one event: common events are a few hundred bytes.
+constexpr size_t kScanWindow = 4096;
+// So no scanned label value can pass the limit read_labels checks.
+static_assert(kScanWindow < kMaxLabelValueBytes);
+
+bool TraceReader::State::read_common(TraceEvent& event) {
+  ScannedEvent scanned;
+  if (!scan_common_event(json.lookahead(kScanWindow), scanned) || !json.fits_limits(scanned.length, scanned.depth))
+    return false;
+  EventDecoder decoder(*this, index);
+  if (!decoder.decode_scanned(scanned, event)) {
+    event = TraceEvent{};
+    return false;
+  }
+  json.skip_read(scanned.length);
+  return true;
+}
+
 bool TraceReader::State::step(TraceEvent& event) {
   if (phase == Phase::start && !open()) return false;
   JsonStep element = json.next_element();
@@ -865,10 +1014,16 @@ bool TraceReader::State::step(TraceEvent& event) {
     close();
     return false;
   }
+  event = TraceEvent{};
+  if (decoding == EventDecoding::scan_common && read_common(event)) {
+    last_at = event.at;
+    last_at_index = index;
+    ++index;
+    return true;
+  }
   JsonValue value;
   if (!json.read_value(value)) return json_failed();
   EventDecoder decoder(*this, index);
-  event = TraceEvent{};
   if (!decoder.decode(value, event)) {
     error = std::move(decoder.error());
     return false;
@@ -906,6 +1061,8 @@ bool TraceReader::next(TraceEvent& event) {
   return more;
 }
 
+void TraceReader::set_decoding(EventDecoding decoding) { state_->decoding = decoding; }
+
 const std::optional<support::Error>& TraceReader::error() const {
   return state_->error;
 }
@@ -918,9 +1075,11 @@ size_t TraceReader::bytes_read() const {
   return state_->json.offset();
 }
 
-TraceResult read_trace(std::string_view text, const ir::Module& module, const JsonLimits& limits) {
+TraceResult read_trace(std::string_view text, const ir::Module& module, const JsonLimits& limits,
+                       EventDecoding decoding) {
   std::vector<TraceEvent> events;
   TraceReader reader(text, module, limits);
+  reader.set_decoding(decoding);
   try {
     TraceEvent event;
     while (reader.next(event)) events.push_back(std::move(event));

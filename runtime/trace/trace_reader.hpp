@@ -52,13 +52,23 @@ struct TraceEvent {
 /// and its position is the offending value, key or character.
 using TraceResult = support::Expected<std::vector<TraceEvent>>;
 
+/// How a reader decodes each event. Both ways give the same events and the same errors; the
+/// second exists to check that (tests/trace/event_scanner_test.cpp, the `trace` fuzz target).
+enum class EventDecoding : uint8_t {
+  /// Events of the common shape (runtime/trace/event_scanner.hpp) are scanned from the text
+  /// and checked there; every other event, and every event with an error, as dom_only.
+  scan_common,
+  /// Every event is parsed into a JSON DOM (JsonReader::read_value), then decoded from it.
+  dom_only,
+};
+
 /// Reads a whole trace document and checks every event against `module` (teams, priority
 /// classes, instance types) and against the events before it (time never goes backwards,
 /// task ids are unique, only submitted tasks finish or are cancelled, and only once).
 /// Either every event or exactly one error: nothing of a bad trace is simulated. Never
 /// throws; `module` is only read during the call.
 TraceResult read_trace(std::string_view text, const ir::Module& module,
-                       const JsonLimits& limits = {});
+                       const JsonLimits& limits = {}, EventDecoding decoding = EventDecoding::scan_common);
 
 /// Reads a trace one event at a time: memory holds one event's JSON plus one small record
 /// per task id seen (for the duplicate and unknown-task checks), whatever the number of
@@ -78,6 +88,9 @@ class TraceReader {
   ~TraceReader();
   TraceReader(TraceReader&&) noexcept;
   TraceReader& operator=(TraceReader&&) noexcept;
+
+  /// How the events from the next one on are decoded (scan_common unless set).
+  void set_decoding(EventDecoding decoding);
 
   /// Reads the next event into `event` and returns true; returns false at the end of the
   /// trace (the rest of the document has then been checked) or on an error (see error()).

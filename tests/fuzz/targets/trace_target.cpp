@@ -1,6 +1,6 @@
 // Fuzz target `trace`: the trace reader on arbitrary bytes, then the engine on every trace
 // that reads, as `gov simulate` runs it. Properties: no crash, hang or exhausted memory; the
-// streaming reader and read_trace agree; on each of three policies (fair sharing, classical
+// streaming reader and read_trace agree, and so do the scanned and DOM decodings of events; on each of three policies (fair sharing, classical
 // preemption, Kueue's controls) the engine's self-check finds no broken invariant and decides exactly as the
 // normal engine does; every decision renders as JSON and text.
 #include <cstddef>
@@ -184,6 +184,42 @@ void check_streaming(std::string_view text, const Policy& policy, const gov::tra
   }
 }
 
+/// Whether two readings hold the same events, field by field.
+bool same_events(const std::vector<gov::trace::TraceEvent>& a, const std::vector<gov::trace::TraceEvent>& b) {
+  const auto same_task = [](const gov::Task& x, const gov::Task& y) {
+    bool same = x.id == y.id && x.team == y.team && x.priority == y.priority && x.instance_type == y.instance_type &&
+                x.instances == y.instances && x.amounts == y.amounts && x.pods == y.pods && x.partitions == y.partitions &&
+                x.labels == y.labels && x.duration == y.duration && x.created == y.created &&
+                x.pod_sets.size() == y.pod_sets.size();
+    for (size_t i = 0; same && i < x.pod_sets.size(); ++i) same = x.pod_sets[i].name == y.pod_sets[i].name;
+    return same;
+  };
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].at != b[i].at || a[i].kind != b[i].kind || a[i].id != b[i].id || !same_task(a[i].task, b[i].task))
+      return false;
+  }
+  return true;
+}
+
+/// The fast path (events of the common shape scanned from the text) against the DOM path alone.
+void check_decodings(std::string_view text, const Policy& policy, const gov::trace::TraceResult& scanned) {
+  const gov::trace::TraceResult dom =
+      gov::trace::read_trace(text, policy.module, {}, gov::trace::EventDecoding::dom_only);
+  gov::fuzz::require(dom.ok() == scanned.ok(), "the scanned and the DOM decodings disagree on an error");
+  if (!dom.ok()) {
+    const auto& a = dom.error().position;
+    const auto& b = scanned.error().position;
+    const bool same_place = a.has_value() == b.has_value() &&
+                            (!a || (a->offset == b->offset && a->line == b->line && a->column == b->column));
+    gov::fuzz::require(dom.error().message == scanned.error().message && same_place,
+                       "the scanned and the DOM decodings report different errors",
+                       scanned.error().message + "\n" + dom.error().message);
+    return;
+  }
+  gov::fuzz::require(same_events(*dom, *scanned), "the scanned and the DOM decodings read different events");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -191,6 +227,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const Policy& policy : policies()) {
     const gov::trace::TraceResult read = gov::trace::read_trace(text, policy.module);
     check_streaming(text, policy, read);
+    check_decodings(text, policy, read);
     if (!read.ok()) {
       gov::fuzz::require(!read.error().message.empty(), "a trace error without a message");
       continue;
