@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <array>
 #include <new>
-#include <unordered_map>
 #include <utility>
 
 #include "compiler/model/partitions.hpp"
 #include "compiler/support/utf8.hpp"
 #include "runtime/trace/event_scanner.hpp"
+#include "runtime/trace/task_ids.hpp"
 #include "runtime/trace/units.hpp"
 
 namespace gov::trace {
@@ -74,11 +74,7 @@ bool is_negative(std::string_view number) {
 }
 bool is_negative(const JsonValue& number) { return is_negative(std::string_view(number.text)); }
 
-/// Looks task ids up by std::string_view too (a scanned event's id is a view of the text).
-struct IdHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
-};
+
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -173,12 +169,6 @@ std::string_view event_kind_name(EventKind kind) {
 // ------------------------------------------------------------------ reader state
 
 struct TraceReader::State {
-  // What the checks remember of one task id.
-  struct TaskRecord {
-    size_t submitted = 0;         // event index
-    std::optional<size_t> ended;  // event index of its finish or cancel
-    EventKind ended_by = EventKind::finish;
-  };
   enum class Phase : uint8_t { start, events, done };
 
   State(std::string_view text, const ir::Module& m, const JsonLimits& limits)
@@ -207,7 +197,7 @@ struct TraceReader::State {
   size_t index = 0;  // of the next event
   gov::Time last_at = 0;
   size_t last_at_index = 0;
-  std::unordered_map<std::string, TaskRecord, IdHash, std::equal_to<>> tasks;
+  TaskIds tasks;  // every task id so far
   EventDecoding decoding = EventDecoding::scan_common;
   size_t text_bytes = 0;  // task ids and labels of the submits so far
   std::optional<support::Error> error;
@@ -537,21 +527,20 @@ bool EventDecoder::decode_end(EventKind kind, const JsonValue& value, TraceEvent
                       fmt::format("expected a task id, found {}", found(value)));
   }
   if (!no_nul(field, value.position, value.text)) return false;
-  auto it = state_.tasks.find(value.text);
-  if (it == state_.tasks.end()) {
+  TaskIds::Entry* task = state_.tasks.find(value.text);
+  if (task == nullptr) {
     return field_fail(
         field, value.position,
         fmt::format("unknown task {}; no earlier event submits it", quoted(value.text)));
   }
-  if (it->second.ended) {
+  if (task->ended != TaskIds::kNotEnded) {
     return field_fail(
         field, value.position,
         fmt::format("task {} was already {} by event {}", quoted(value.text),
-                    it->second.ended_by == EventKind::finish ? "finished" : "cancelled",
-                    *it->second.ended));
+                    task->ended_by == EventKind::finish ? "finished" : "cancelled", task->ended));
   }
-  it->second.ended = index_;
-  it->second.ended_by = kind;
+  task->ended = index_;
+  task->ended_by = kind;
   out.kind = kind;
   out.id = value.text;
   return true;
@@ -590,7 +579,7 @@ bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
                                   "gov replays",
                                   kMaxTraceTextBytes));
   }
-  state_.tasks[task.id].submitted = index_;
+  state_.tasks.insert(task.id)->submitted = index_;  // read_identity found no such id
   out.kind = EventKind::submit;
   out.id = task.id;
   out.task = std::move(task);
@@ -637,10 +626,10 @@ bool EventDecoder::decode_scanned(const ScannedEvent& in, TraceEvent& out) {
   out.at = at;
   if (in.kind == EventKind::submit) return scanned_submit(in, out);
   // decode_end's success case.
-  const auto task = state_.tasks.find(in.id);
-  if (task == state_.tasks.end() || task->second.ended) return false;
-  task->second.ended = index_;
-  task->second.ended_by = in.kind;
+  TaskIds::Entry* task = state_.tasks.find(in.id);
+  if (task == nullptr || task->ended != TaskIds::kNotEnded) return false;
+  task->ended = index_;
+  task->ended_by = in.kind;
   out.kind = in.kind;
   out.id = in.id;
   return true;
@@ -672,15 +661,15 @@ bool EventDecoder::scanned_submit(const ScannedEvent& in, TraceEvent& out) {
     return false;
   if (state_.text_bytes + text_bytes > kMaxTraceTextBytes) return false;
   // The id last: once it is remembered, the event has been read.
-  const auto [record, fresh] = state_.tasks.try_emplace(std::string(in.id));
-  if (!fresh) return false;
-  record->second.submitted = index_;
+  TaskIds::Entry* record = state_.tasks.insert(in.id);
+  if (record == nullptr) return false;
+  record->submitted = index_;
   state_.text_bytes += text_bytes;
   task.labels.reserve(in.label_count);
   for (size_t i = 0; i < in.label_count; ++i) task.labels.emplace_back(in.labels[i].first, in.labels[i].second);
-  task.id = record->first;
+  task.id = record->id;
   out.kind = EventKind::submit;
-  out.id = record->first;
+  out.id = record->id;
   out.task = std::move(task);
   return true;
 }
@@ -719,11 +708,10 @@ bool EventDecoder::read_identity(const JsonValue& submit, gov::Task& task) {
     return field_fail("id", id->position, fmt::format("expected a task id, found {}", found(*id)));
   }
   if (!no_nul("id", id->position, id->text)) return false;
-  auto earlier = state_.tasks.find(id->text);
-  if (earlier != state_.tasks.end()) {
+  if (const TaskIds::Entry* earlier = state_.tasks.find(id->text); earlier != nullptr) {
     return field_fail("id", id->position,
                       fmt::format("duplicate task id {}; event {} already submits it",
-                                  quoted(id->text), earlier->second.submitted));
+                                  quoted(id->text), earlier->submitted));
   }
   if (state_.tasks.size() >= kMaxTraceTasks) {
     return field_fail("id", id->position,
