@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 
 #include "compiler/support/utf8.hpp"
 #include "runtime/trace/json.hpp"
@@ -19,15 +20,34 @@ constexpr int64_t kMillisPerHour = 3'600'000;
 
 // ------------------------------------------------------------------ JSON
 
+// Keys and the names of enums (outcomes, reasons, resources) are spelled by this code: printable
+// ASCII with nothing to escape, so they go in as they are, without the escaper's scan.
+[[maybe_unused]] bool is_literal(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+}
+
+void append_literal(std::string& out, std::string_view text) {
+  assert(is_literal(text) && "a key or name the code spells");
+  out += '"';
+  out += text;
+  out += '"';
+}
+
 void append_key(std::string& out, std::string_view key) {
-  out += ',';
-  append_json_string(out, key);
-  out += ':';
+  assert(is_literal(key) && "a key the code spells");
+  out += ",\"";
+  out += key;
+  out += "\":";
 }
 
 void append_string_member(std::string& out, std::string_view key, std::string_view value) {
   append_key(out, key);
   append_json_string(out, value);
+}
+
+void append_literal_member(std::string& out, std::string_view key, std::string_view name) {
+  append_key(out, key);
+  append_literal(out, name);
 }
 
 void append_resources(std::string& out, std::string_view key,
@@ -42,7 +62,7 @@ void append_resources(std::string& out, std::string_view key,
       out += fmt::format("{}", amounts[i].amount);
       continue;
     }
-    append_json_string(out, ir::resource_key(amounts[i].resource));
+    append_literal(out, ir::resource_key(amounts[i].resource));
     out += ':';
     out += format_amount(amounts[i].resource, amounts[i].amount);
   }
@@ -54,7 +74,7 @@ void append_warnings(std::string& out, const std::vector<gov::RuleWarning>& warn
   out += '[';
   for (size_t i = 0; i < warnings.size(); ++i) {
     out += i > 0 ? ",{" : "{";
-    append_json_string(out, "rule");
+    append_literal(out, "rule");
     out += ':';
     append_json_string(out, warnings[i].rule);
     append_string_member(out, "message", warnings[i].message);
@@ -69,7 +89,7 @@ void append_pod_sets(std::string& out, const std::vector<gov::PodSetAdmission>& 
   out += '[';
   for (size_t i = 0; i < pod_sets.size(); ++i) {
     out += i > 0 ? ",{" : "{";
-    append_json_string(out, "name");
+    append_literal(out, "name");
     out += ':';
     append_json_string(out, pod_sets[i].name);
     append_string_member(out, "flavor", pod_sets[i].flavor);
@@ -100,14 +120,14 @@ void append_outcome_members(std::string& out, const gov::Decision& d) {
       if (!d.warnings.empty()) append_warnings(out, d.warnings);
       break;
     case gov::Outcome::pending:
-      if (d.reason) append_string_member(out, "reason", gov::reason_name(*d.reason));
+      if (d.reason) append_literal_member(out, "reason", gov::reason_name(*d.reason));
       if (!d.short_of.empty()) append_resources(out, "short", d.short_of);
       if (!d.maximum.empty()) append_resources(out, "max", d.maximum);
       if (!d.victims.empty()) append_victims(out, d.victims);
       break;
     case gov::Outcome::preempted:
       append_string_member(out, "by", d.by);
-      append_string_member(out, "kind", gov::preemption_kind_name(d.kind.value_or(PreemptionKind::in_team)));
+      append_literal_member(out, "kind", gov::preemption_kind_name(d.kind.value_or(PreemptionKind::in_team)));
       break;
     case gov::Outcome::rejected:
       append_string_member(out, "rule", d.rule);
@@ -297,7 +317,7 @@ void append_decision_json(std::string& out, const gov::Decision& decision) {
   out += "{\"at\":";
   out += format_seconds(decision.at);
   append_string_member(out, "task", decision.task);
-  append_string_member(out, "outcome", gov::outcome_name(decision.outcome));
+  append_literal_member(out, "outcome", gov::outcome_name(decision.outcome));
   append_string_member(out, "team", decision.team);
   append_outcome_members(out, decision);
   out += '}';

@@ -161,8 +161,40 @@ ExactNumber JsonValue::to_units(int64_t factor) const {
   return number_units(text, factor);
 }
 
+namespace {
+
+/// number_units of a plain decimal (-?digits(.digits)?, at most 18 digits, so it fits 64 bits
+/// whole), in 128-bit arithmetic: the numbers of traces. False for any other text.
+bool plain_decimal_units(std::string_view text, int64_t factor, ExactNumber& out) {
+  const bool negative = !text.empty() && text[0] == '-';
+  uint64_t value = 0;
+  uint64_t scale = 1;  // 10^(digits after the point)
+  size_t digits = 0;
+  bool fraction = false;
+  for (size_t i = negative ? 1 : 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.' && !fraction) {
+      fraction = true;
+      continue;
+    }
+    if (c < '0' || c > '9' || ++digits > 18) return false;
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+    if (fraction) scale *= 10;
+  }
+  const Uint128 scaled = static_cast<Uint128>(value) * static_cast<Uint128>(factor);
+  if (scaled % scale != 0) {
+    out = {NumberStatus::not_exact, 0};
+  } else {
+    out = signed_result(negative, scaled / scale);
+  }
+  return true;
+}
+
+}  // namespace
+
 ExactNumber number_units(std::string_view text, int64_t factor) {
   if (factor < 1 || factor > 1'000'000) return {NumberStatus::not_a_number, 0};
+  if (ExactNumber plain; plain_decimal_units(text, factor, plain)) return plain;
   Decomposed d = decompose(text);
   if (d.digits.empty()) return {NumberStatus::ok, 0};
   auto n = static_cast<int64_t>(d.digits.size());

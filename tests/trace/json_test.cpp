@@ -2,6 +2,7 @@
 #include "runtime/trace/json.hpp"
 
 #include <catch2/catch.hpp>
+#include <random>
 #include <fmt/format.h>
 #include <string>
 #include <utility>
@@ -246,6 +247,33 @@ TEST_CASE("json: exact integer and decimal reading, no floating point", "[trace]
   CHECK(status_of("1e19", 1) == NumberStatus::out_of_range);
   CHECK(status_of("1e999999999999", 1) == NumberStatus::out_of_range);
   CHECK(parsed("true").to_units(1).status == NumberStatus::not_a_number);
+}
+
+TEST_CASE("json: plain decimals read as the general path reads them", "[trace][json]") {
+  // number_units reads decimals of up to 18 digits by a short path; with "e0" after it the same
+  // number takes the general path (decompose), which must give the same status and value.
+  std::mt19937 random(11);
+  const int64_t factors[] = {1, 1000, 1024, 1'000'000, 3};
+  size_t not_exact = 0, out_of_range = 0;
+  for (int n = 0; n < 20'000; ++n) {
+    std::string text = random() % 4 == 0 ? "-" : "";
+    const size_t digits = 1 + random() % 19;
+    const size_t point = random() % 3 == 0 ? 0 : 1 + random() % digits;  // 0: no point
+    for (size_t i = 0; i < digits; ++i) {
+      if (i == point && point < digits) text += '.';
+      text += static_cast<char>('0' + (i == 0 && point != 1 && digits > 1 ? 1 + random() % 9 : random() % 10));
+    }
+    const int64_t factor = factors[random() % 5];
+    const gov::trace::ExactNumber plain = gov::trace::number_units(text, factor);
+    const gov::trace::ExactNumber general = gov::trace::number_units(text + "e0", factor);
+    INFO(text << " x " << factor);
+    REQUIRE(plain.status == general.status);
+    REQUIRE(plain.value == general.value);
+    not_exact += plain.status == NumberStatus::not_exact;
+    out_of_range += plain.status == NumberStatus::out_of_range;
+  }
+  CHECK(not_exact > 100);
+  CHECK(out_of_range > 100);
 }
 
 TEST_CASE("json: the escaper writes valid JSON and valid UTF-8", "[trace][json]") {
