@@ -51,18 +51,18 @@ TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> s
 
 uint32_t TaskStore::add(Task task, bool claim_id) {
   const auto index = static_cast<uint32_t>(tasks_.size());
-  if (claim_id) by_id_[task.id] = index;
   if (task.state == TaskState::pending) ++live_;
   task.class_hash = hash_class(task);
   task.queue_class_generation = 0;
   task.id_key = id_key_of(task.id);
   tasks_.push_back(std::move(task));
+  // After the push: the index reads the id back from the task.
+  if (claim_id) by_id_.assign(tasks_[index].id, index, id_at());
   return index;
 }
 
 int32_t TaskStore::find(std::string_view id) const {
-  const auto it = by_id_.find(id);
-  return it == by_id_.end() ? -1 : static_cast<int32_t>(it->second);
+  return static_cast<int32_t>(by_id_.find(id, id_at()));
 }
 
 void TaskStore::mark_work(uint32_t team) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "compiler/support/assert.hpp"
+#include "compiler/support/id_index.hpp"
 #include "compiler/ir/module.hpp"
 #include "runtime/engine/decision.hpp"
 
@@ -402,8 +403,11 @@ class TaskStore {
   size_t flavor_count_ = 0;
   size_t live_ = 0;
   TaskChunks tasks_;
-  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>>
-      by_id_;  // lookups only, never iterated
+  IdIndex by_id_;  // task ids to indices into tasks_ (the latest task of each id)
+  /// A task's id by index, as by_id_ reads it back (a task's id never changes once added).
+  auto id_at() const {
+    return [this](uint32_t index) -> std::string_view { return tasks_[index].id; };
+  }
   std::vector<TeamQueue> queues_;
   /// Nodes of queue sets' trees kept for reuse: a head moves from the active to the parked set
   /// without a free and a malloc (at most kSpareNodes kept).

@@ -1,7 +1,6 @@
 // The task ids a trace reader has seen, with what its checks remember of each (the event that
-// submitted it, the one that ended it). One lookup per event: a flat open-addressing table,
-// because the node-based map it replaces spent most of a scanned event's time following
-// pointers through a million nodes.
+// submitted it, the one that ended it): one probe of an IdIndex per event, the entries in chunks
+// that never move.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +9,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "compiler/support/id_index.hpp"
 
 namespace gov::trace {
 
@@ -20,10 +21,10 @@ class TaskIds {
  public:
   static constexpr size_t kNotEnded = SIZE_MAX;
   struct Entry {
-    std::string id;              // set by insert; never changed after
-    size_t submitted = 0;        // event index
-    size_t ended = kNotEnded;    // event index of its finish or cancel
-    EventKind ended_by{};        // finish or cancel, once ended
+    std::string id;            // set by insert; never changed after
+    size_t submitted = 0;      // event index
+    size_t ended = kNotEnded;  // event index of its finish or cancel
+    EventKind ended_by{};      // finish or cancel, once ended
   };
 
   /// The entry of `id`, or nullptr.
@@ -36,16 +37,12 @@ class TaskIds {
  private:
   static constexpr size_t kChunkEntries = 4096;
 
-  Entry& entry(size_t index) { return chunks_[index / kChunkEntries][index % kChunkEntries]; }
-  void grow();
-  /// The slot of `id` (hashing to `hash`) in slots_, or the empty slot where it would go.
-  size_t slot_of(std::string_view id, uint64_t hash);
-  /// Puts entry `index`, whose id hashes to `hash`, in the first free slot from its own.
-  static void place(std::vector<uint64_t>& slots, uint64_t hash, size_t index);
+  Entry& entry(size_t position) { return chunks_[position / kChunkEntries][position % kChunkEntries]; }
+  auto id_at() {
+    return [this](uint32_t position) -> std::string_view { return entry(position).id; };
+  }
 
-  // A slot is 0 (empty) or the entry's index + 1 in the low 32 bits beside the high 32 bits of
-  // its hash, so that a probe rarely touches an entry that is not the one sought.
-  std::vector<uint64_t> slots_;
+  IdIndex index_;
   std::vector<std::unique_ptr<Entry[]>> chunks_;  // entries in insertion order, never moved
   size_t size_ = 0;
 };

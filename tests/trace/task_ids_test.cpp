@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/support/id_index.hpp"
 #include "runtime/trace/trace_reader.hpp"
 
 using gov::trace::TaskIds;
@@ -43,4 +44,23 @@ TEST_CASE("the task id table finds what it holds and nothing else while it grows
     REQUIRE(found == entry);
     REQUIRE(found->id == id);
   }
+}
+
+TEST_CASE("the id index moves an id to its latest position and keeps the others", "[trace][task-ids]") {
+  // As the engine's TaskStore uses it: a resubmitted id points at its newest task.
+  std::vector<std::string> ids;  // position -> id (the owner the index reads back)
+  gov::IdIndex index;
+  std::map<std::string, uint32_t> latest;
+  const auto id_at = [&](uint32_t position) -> std::string_view { return ids[position]; };
+  std::mt19937 random(3);
+  for (uint32_t position = 0; position < 30'000; ++position) {
+    ids.push_back("task-" + std::to_string(random() % 12'000));
+    index.assign(ids.back(), position, id_at);
+    latest[ids.back()] = position;
+  }
+  REQUIRE(index.size() == latest.size());
+  for (const auto& [id, position] : latest) REQUIRE(index.find(id, id_at) == position);
+  CHECK(index.find("task-x", id_at) == gov::IdIndex::kAbsent);
+  // insert leaves a present id where it is.
+  CHECK(index.insert(ids[0], 99'999, id_at) == latest[ids[0]]);
 }
