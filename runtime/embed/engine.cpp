@@ -415,6 +415,11 @@ Time Engine::now() const {
   return impl_->core->now();
 }
 
+std::optional<Time> Engine::next_finish() {
+  std::unique_lock lock(impl_->state_mutex);  // drops stale timers
+  return impl_->core->next_finish();
+}
+
 // ------------------------------------------------------------------ traces
 
 std::shared_ptr<const driver::Policy> EngineInternals::runnable(const Engine& engine) {

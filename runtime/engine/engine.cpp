@@ -457,6 +457,16 @@ std::optional<Engine::TaskOfId> Engine::task_of_id(std::string_view id) const {
 Time Engine::now() const {
   return impl_->core.now;
 }
+std::optional<Time> Engine::next_finish() {
+  auto& timers = impl_->core.timers;
+  while (!timers.empty()) {
+    const FinishTimer& timer = timers.top();
+    const Task& task = impl_->core.tasks[timer.task];
+    if (task.state == TaskState::admitted && task.admissions == timer.admission) return timer.at;
+    timers.pop();  // stale: release_due would skip it
+  }
+  return std::nullopt;
+}
 double Engine::weighted_share(uint32_t team) const {
   const int64_t weight = impl_->core.module.teams.at(team).fair_share_weight_micros;
   return dominant_resource_share(impl_->core.quota, team, weight).weighted();

@@ -136,6 +136,11 @@ class Engine {
   /// for changed usage. For tests that check an event's work does not grow with the teams.
   uint64_t team_work() const;
   Time now() const;
+  /// When the next finish of a task admitted with a duration is due, or nullopt when no such
+  /// task runs. Drops the timers of tasks preempted or ended since (they finish nothing), so
+  /// that step(*next_finish(), {}) always finishes a task, exactly as the instant would inside a
+  /// step to a later time.
+  std::optional<Time> next_finish();
   /// A team's weighted dominant resource share now (docs/kueue-reference.md §6.1): what Kueue
   /// reports as kueue_cluster_queue_weighted_share. +inf for a borrowing team of weight 0, 0
   /// when it borrows nothing. `team` indexes module().teams.

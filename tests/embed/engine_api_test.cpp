@@ -178,6 +178,52 @@ TEST_CASE("tick runs duration-based finishes", "[embed]") {
   CHECK(step.decisions[0].at == 600);  // stamped with its own instant
 }
 
+TEST_CASE("next_finish gives each due instant and draining by it decides as tick(kForever)", "[embed]") {
+  // Two engines with the same tasks: one drains instant by instant, the other at once.
+  auto load = [](gov::Engine& engine) {
+    std::vector<gov::Event> events;
+    int64_t duration = 300;
+    for (const char* id : {"a1", "a2", "a3", "a4"}) {
+      gov::Task t = task(id, "team-a", 1);
+      t.duration = duration;
+      duration += 150;
+      events.push_back(gov::Event::submit(t));
+    }
+    for (const char* id : {"b1", "b2", "b3"}) {
+      gov::Task t = task(id, "team-b", 1);
+      t.duration = 400;  // b1 and b2 finish in the same instant
+      events.push_back(gov::Event::submit(t));
+    }
+    engine.step(0, events);
+    engine.cancel("a1", 10);  // admitted, then cancelled: its timer finishes nothing
+  };
+  gov::Engine stepped = gov::Engine::compile_file(repo_path(kWorkshop));
+  gov::Engine at_once = gov::Engine::compile_file(repo_path(kWorkshop));
+  load(stepped);
+  load(at_once);
+  std::string drained;
+  size_t instants = 0;
+  gov::Time last = 0;
+  while (const std::optional<gov::Time> due = stepped.next_finish()) {
+    const gov::Step step = stepped.tick(*due);
+    REQUIRE(*due > last);
+    last = *due;
+    ++instants;
+    // The instant finishes something: a1's stale timer at 300 is never given.
+    REQUIRE_FALSE(step.decisions.empty());
+    CHECK(step.decisions.front().outcome == gov::Outcome::finished);
+    CHECK(step.decisions.front().at == *due);
+    CHECK(*due != 300);
+    for (const gov::Decision& d : step.decisions) drained += gov::to_json(d) + "\n";
+  }
+  for (const gov::Decision& d : stepped.tick(gov::kForever).decisions) drained += gov::to_json(d) + "\n";
+  std::string whole;
+  for (const gov::Decision& d : at_once.tick(gov::kForever).decisions) whole += gov::to_json(d) + "\n";
+  CHECK(instants >= 4);
+  CHECK(drained == whole);
+  CHECK_FALSE(stepped.next_finish());
+}
+
 TEST_CASE("an engine opened from a store loads the active version's cached native code", "[embed][store]") {
   gov::test::ScratchDir dir("embed-store");
   const std::string db = dir / "policies.db";

@@ -170,6 +170,11 @@ class GOV_API Engine {
   /// instant followed by admission. tick(kForever) runs every remaining finish. (step(at, …)
   /// applies the finishes due at `at` together with its events, before admission.)
   Step tick(Time at);
+  /// When the next duration-based finish is due (the earliest task admitted with a duration
+  /// that is still running), or nullopt when none is. tick(*next_finish()) runs exactly that
+  /// instant, as tick(kForever) would among the others: `gov simulate` drains the finishes
+  /// after a trace's last event one instant per Step this way, so that no Step holds them all.
+  std::optional<Time> next_finish();
 
   /// Loads a cluster's state into an engine that has no tasks yet (right after opening it): what
   /// a controller that restarts does. Admitted tasks hold their quota as given (no quota check,
