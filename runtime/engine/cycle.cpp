@@ -202,7 +202,7 @@ void Scheduler::renew_verdicts(uint32_t team) {
 // quiet_head of a task of the set quiet_classes last looked at, through the verdict kept for its
 // class slot (a new quiet verdict counts in quiet_known_).
 bool Scheduler::quiet_in_class(uint32_t task) {
-  const uint32_t slot = core_.tasks[task].queue_class;
+  const uint32_t slot = core_.tasks.queue_class_of(task);
   std::vector<Verdict>& verdicts = looked_at_->slots;
   if (slot >= verdicts.size()) verdicts.resize(slot + 1);
   Verdict& verdict = verdicts[slot];

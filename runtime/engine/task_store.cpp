@@ -56,6 +56,7 @@ uint32_t TaskStore::add(Task task, bool claim_id) {
   task.queue_class_generation = 0;
   task.id_key = id_key_of(task.id);
   tasks_.push_back(std::move(task));
+  queue_classes_.push_back(tasks_[index].queue_class);
   // After the push: the index reads the id back from the task.
   if (claim_id) by_id_.assign(tasks_[index].id, index, id_at());
   return index;
@@ -138,6 +139,7 @@ uint32_t TaskStore::class_slot(uint32_t task) {
     if (found == table.by_hash.end()) table.by_hash.emplace(t.class_hash, slot);
   }
   t.queue_class = slot;
+  queue_classes_[task] = slot;
   t.queue_class_generation = table.generation;
   return slot;
 }
@@ -368,7 +370,7 @@ bool TaskStore::park_like_prefix(uint32_t head) {
   // The unlike tasks must be the last ones in queue order: every like task comes before them.
   auto it = active.tasks.rbegin();
   for (size_t i = 0; i < unlike; ++i, ++it) {
-    if (tasks_[*it].queue_class == like) return false;
+    if (queue_classes_[*it] == like) return false;
   }
   park_first(team, active.tasks.size() - unlike);
   return true;

@@ -283,6 +283,9 @@ class TaskStore {
   size_t size() const { return tasks_.size(); }
   Task& operator[](uint32_t index) { return tasks_[index]; }
   const Task& operator[](uint32_t index) const { return tasks_[index]; }
+  /// Task::queue_class of a queued task, from a dense copy: the quiet-cycle skip reads it for
+  /// every task it walks, and a task's record (472 bytes) is a cache miss where this is not.
+  uint32_t queue_class_of(uint32_t task) const { return queue_classes_[task]; }
 
   /// Adds a task; the id now names it (a later task with the same id replaces the name only
   /// when `claim_id`).
@@ -404,6 +407,7 @@ class TaskStore {
   size_t live_ = 0;
   TaskChunks tasks_;
   IdIndex by_id_;  // task ids to indices into tasks_ (the latest task of each id)
+  std::vector<uint32_t> queue_classes_;  // Task::queue_class of every task, by index
   /// A task's id by index, as by_id_ reads it back (a task's id never changes once added).
   auto id_at() const {
     return [this](uint32_t index) -> std::string_view { return tasks_[index].id; };
