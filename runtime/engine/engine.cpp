@@ -72,15 +72,25 @@ void Engine::Impl::run_due_finishes(Time before, std::vector<Decision>& out) {
   }
 }
 
+namespace {
+
+// Whether a timer still finishes its task: not when the task was preempted, or ended, since
+// the admission that set it.
+bool finishes_something(const EngineCore& core, const FinishTimer& timer) {
+  const Task& task = core.tasks[timer.task];
+  return task.state == TaskState::admitted && task.admissions == timer.admission;
+}
+
+}  // namespace
+
 // Ends every task whose duration runs out at `instant`, in the order the admissions happened;
-// no cycles. Returns whether any task ended (timers of tasks preempted or ended since are stale).
+// no cycles. Returns whether any task ended (stale timers finish nothing).
 bool Engine::Impl::release_due(Time instant, std::vector<Decision>& out) {
   bool any = false;
   while (!core.timers.empty() && core.timers.top().at == instant) {
     const FinishTimer timer = core.timers.top();
     core.timers.pop();
-    const Task& task = core.tasks[timer.task];
-    if (task.state != TaskState::admitted || task.admissions != timer.admission) continue;
+    if (!finishes_something(core, timer)) continue;
     release(core, timer.task, Outcome::finished, out);
     any = true;
   }
@@ -460,9 +470,7 @@ Time Engine::now() const {
 std::optional<Time> Engine::next_finish() {
   auto& timers = impl_->core.timers;
   while (!timers.empty()) {
-    const FinishTimer& timer = timers.top();
-    const Task& task = impl_->core.tasks[timer.task];
-    if (task.state == TaskState::admitted && task.admissions == timer.admission) return timer.at;
+    if (finishes_something(impl_->core, timers.top())) return timers.top().at;
     timers.pop();  // stale: release_due would skip it
   }
   return std::nullopt;

@@ -56,7 +56,7 @@ uint32_t TaskStore::add(Task task, bool claim_id) {
   task.queue_class_generation = 0;
   task.id_key = id_key_of(task.id);
   tasks_.push_back(std::move(task));
-  queue_classes_.push_back(tasks_[index].queue_class);
+  queue_classes_.push_back(0);  // no slot until class_slot gives one
   // After the push: the index reads the id back from the task.
   if (claim_id) by_id_.assign(tasks_[index].id, index, id_at());
   return index;
@@ -128,7 +128,7 @@ uint64_t TaskStore::hash_class(const Task& task) const {
 uint32_t TaskStore::class_slot(uint32_t task) {
   Task& t = tasks_[task];
   ClassTable& table = queues_[static_cast<size_t>(t.team)].classes;
-  if (t.queue_class_generation == table.generation) return t.queue_class;
+  if (t.queue_class_generation == table.generation) return queue_classes_[task];
   const auto found = table.by_hash.find(t.class_hash);
   uint32_t slot = 0;
   if (found != table.by_hash.end() && same_class(table.slots[found->second].value, t)) {
@@ -138,7 +138,6 @@ uint32_t TaskStore::class_slot(uint32_t task) {
     table.slots.push_back({class_of(t), t.class_hash});
     if (found == table.by_hash.end()) table.by_hash.emplace(t.class_hash, slot);
   }
-  t.queue_class = slot;
   queue_classes_[task] = slot;
   t.queue_class_generation = table.generation;
   return slot;
@@ -155,9 +154,10 @@ void TaskStore::remove_class(QueueSet& set, uint32_t task) {
   GOV_ASSERT(t.queue_class_generation == queues_[static_cast<size_t>(t.team)].classes.generation,
              "a queued task has a class slot");
   SetClasses& classes = set.classes;
-  GOV_ASSERT(t.queue_class < classes.counts.size() && classes.counts[t.queue_class].count > 0,
+  const uint32_t slot = queue_classes_[task];
+  GOV_ASSERT(slot < classes.counts.size() && classes.counts[slot].count > 0,
              "queued task missing from its class count");
-  SetClasses::Count& c = classes.counts[t.queue_class];
+  SetClasses::Count& c = classes.counts[slot];
   if (--c.count == 0) {
     const uint32_t last = classes.present.back();
     classes.present[c.position] = last;
@@ -363,7 +363,7 @@ bool TaskStore::park_like_prefix(uint32_t head) {
   const TeamQueue& q = queues_[team];
   const QueueSet& active = q.active;
   GOV_ASSERT(h.queue_class_generation == q.classes.generation, "a parked head has a class slot");
-  const uint32_t like = h.queue_class;
+  const uint32_t like = queue_classes_[head];
   if (active.classes.count(like) == 0) return false;
   const size_t unlike = active.tasks.size() - active.classes.count(like);
   if (unlike > kMaxUnlikeTail) return false;

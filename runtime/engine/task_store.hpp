@@ -116,9 +116,9 @@ struct Task {
   uint32_t nomination_slot = 0;
   // While queued: the set holding it (QueueSet::id).
   uint32_t queue_set = 0;
-  /// Its slot in its team's ClassTable, valid while `queue_class_generation` is the table's
-  /// (0: none; TaskStore::add clears it, so a task copied from another engine has none).
-  uint32_t queue_class = 0;
+  /// Its slot in its team's ClassTable (TaskStore::queue_class_of) is valid while this is the
+  /// table's generation (0: none; TaskStore::add clears it, so a task copied from another engine
+  /// has none).
   uint32_t queue_class_generation = 0;
 };
 
@@ -205,7 +205,7 @@ struct QueueClass {
 };
 
 /// One team's queue classes: each class among its queued tasks has a slot, which a queued task
-/// names (Task::queue_class, valid while Task::queue_class_generation is the table's
+/// names (TaskStore::queue_class_of, valid while Task::queue_class_generation is the table's
 /// generation). Slots are found by class hash and checked with the whole class; a class whose
 /// hash another class holds gets a slot of its own that no hash finds (so one class may have
 /// several slots, and a slot is always one class). The table is rebuilt from the queued tasks
@@ -283,8 +283,9 @@ class TaskStore {
   size_t size() const { return tasks_.size(); }
   Task& operator[](uint32_t index) { return tasks_[index]; }
   const Task& operator[](uint32_t index) const { return tasks_[index]; }
-  /// Task::queue_class of a queued task, from a dense copy: the quiet-cycle skip reads it for
-  /// every task it walks, and a task's record (472 bytes) is a cache miss where this is not.
+  /// A queued task's slot in its team's ClassTable. Kept apart from the Task, in a dense array:
+  /// the quiet-cycle skip reads it for every task it walks, and a task's record (472 bytes) is a
+  /// cache miss where 4 bytes of this array mostly are not.
   uint32_t queue_class_of(uint32_t task) const { return queue_classes_[task]; }
 
   /// Adds a task; the id now names it (a later task with the same id replaces the name only
@@ -407,7 +408,7 @@ class TaskStore {
   size_t live_ = 0;
   TaskChunks tasks_;
   IdIndex by_id_;  // task ids to indices into tasks_ (the latest task of each id)
-  std::vector<uint32_t> queue_classes_;  // Task::queue_class of every task, by index
+  std::vector<uint32_t> queue_classes_;  // every task's class slot (queue_class_of), by index
   /// A task's id by index, as by_id_ reads it back (a task's id never changes once added).
   auto id_at() const {
     return [this](uint32_t index) -> std::string_view { return tasks_[index].id; };

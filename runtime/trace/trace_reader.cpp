@@ -74,8 +74,6 @@ bool is_negative(std::string_view number) {
 }
 bool is_negative(const JsonValue& number) { return is_negative(std::string_view(number.text)); }
 
-
-
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -258,6 +256,8 @@ class EventDecoder {
   bool read_pod_sets(const JsonValue& submit, const JsonValue& pod_sets, gov::Task& task);
   bool check_request_forms(const JsonValue& submit, const gov::Task& task);
   bool check_instances_type(const JsonValue& submit, const gov::Task& task);
+  /// A finish or cancel of a known, live task: remembered, and the event filled in.
+  void end_task(TaskIds::Entry& task, EventKind kind, TraceEvent& out);
   bool scanned_submit(const ScannedEvent& in, TraceEvent& out);
   bool scanned_request(const ScannedEvent& in, gov::Task& task);
 
@@ -539,11 +539,15 @@ bool EventDecoder::decode_end(EventKind kind, const JsonValue& value, TraceEvent
         fmt::format("task {} was already {} by event {}", quoted(value.text),
                     task->ended_by == EventKind::finish ? "finished" : "cancelled", task->ended));
   }
-  task->ended = index_;
-  task->ended_by = kind;
-  out.kind = kind;
-  out.id = value.text;
+  end_task(*task, kind, out);
   return true;
+}
+
+void EventDecoder::end_task(TaskIds::Entry& task, EventKind kind, TraceEvent& out) {
+  task.ended = index_;
+  task.ended_by = kind;
+  out.kind = kind;
+  out.id = task.id;
 }
 
 bool EventDecoder::decode_submit(const JsonValue& value, TraceEvent& out) {
@@ -628,10 +632,7 @@ bool EventDecoder::decode_scanned(const ScannedEvent& in, TraceEvent& out) {
   // decode_end's success case.
   TaskIds::Entry* task = state_.tasks.find(in.id);
   if (task == nullptr || task->ended != TaskIds::kNotEnded) return false;
-  task->ended = index_;
-  task->ended_by = in.kind;
-  out.kind = in.kind;
-  out.id = in.id;
+  end_task(*task, in.kind, out);
   return true;
 }
 

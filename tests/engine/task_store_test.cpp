@@ -133,11 +133,11 @@ class StoreUnderTest {
     for (uint32_t task : expected) {
       const Task& t = store_[task];
       misplaced += t.queue_set != set.id || t.slot != QueueSlot::queued ? 1 : 0;
-      const bool slot_ok = t.queue_class_generation == table.generation && t.queue_class < table.slots.size() &&
-                           table.slots[t.queue_class].hash == t.class_hash &&  // a slot is one class
-                           table.slots[t.queue_class].value.message == t.last_message;
+      const bool slot_ok = t.queue_class_generation == table.generation && store_.queue_class_of(task) < table.slots.size() &&
+                           table.slots[store_.queue_class_of(task)].hash == t.class_hash &&  // a slot is one class
+                           table.slots[store_.queue_class_of(task)].value.message == t.last_message;
       wrong_slot += slot_ok ? 0 : 1;
-      ++counts[t.queue_class];
+      ++counts[store_.queue_class_of(task)];
     }
     REQUIRE(misplaced == 0);
     REQUIRE(wrong_slot == 0);
@@ -150,7 +150,7 @@ class StoreUnderTest {
       if (entry.representative < 0) continue;
       const Task& rep = store_[static_cast<uint32_t>(entry.representative)];
       const bool in_set = rep.slot == QueueSlot::queued && rep.queue_set == set.id;
-      wrong_representatives += in_set && rep.queue_class == slot ? 0 : 1;
+      wrong_representatives += in_set && store_.queue_class_of(static_cast<uint32_t>(entry.representative)) == slot ? 0 : 1;
       ++representatives_checked;
     }
     for (size_t slot = 0; slot < set.classes.counts.size(); ++slot) {

@@ -62,4 +62,14 @@ std::string located(const std::string& path, const support::Error& error);
 /// or nullopt after printing why not (status: 2 unreadable, 1 invalid).
 std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status);
 
+/// The finishes due after a replay's last event, one instant per Step (tick(kForever) would
+/// decide exactly the same, but hold every decision of the drain in one Step: hundreds of
+/// thousands at the end of a long trace), then tick(kForever) for whatever else is left. Each
+/// Step goes to `emit`.
+template <typename Emit>
+void drain_finishes(gov::Engine& engine, Emit&& emit) {
+  while (const std::optional<gov::Time> due = engine.next_finish()) emit(engine.tick(*due));
+  emit(engine.tick(gov::kForever));
+}
+
 }  // namespace gov::cli

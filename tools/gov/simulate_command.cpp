@@ -97,15 +97,6 @@ int run_simulate_comparison(const Args& args);
 
 namespace {
 
-/// The finishes due after the last event, one instant per Step (tick(kForever) would decide
-/// exactly the same, but hold every decision of the drain in one Step: hundreds of thousands at
-/// the end of a long trace), then tick(kForever) for whatever else is left.
-template <typename Emit>
-void drain(gov::Engine& engine, Emit&& emit) {
-  while (const std::optional<gov::Time> due = engine.next_finish()) emit(engine.tick(*due));
-  emit(engine.tick(gov::kForever));
-}
-
 /// `--workloads DIR|FILE...` (each `--workloads` option, and the positional arguments after the
 /// policy): the YAML files, a directory's `.yaml`, `.yml` and `.json` files in name order.
 std::optional<std::vector<std::string>> workload_paths(const Args& args, const std::vector<std::string>& extra) {
@@ -293,7 +284,7 @@ int run_simulate(const Args& args) {
         for (; i < submits->size() && (*submits)[i].at == at; ++i, ++events_read) batch.push_back(std::move((*submits)[i].event));
         emit(engine->step(at, batch));
       }
-      drain(*engine, emit);
+      drain_finishes(*engine, emit);
     } catch (const std::bad_alloc&) {
       report_reserve.reset();
       write_stdout(out);
@@ -326,7 +317,7 @@ int run_simulate(const Args& args) {
       return kUsage;
     }
     // Tasks with a duration finish after the last event too.
-    if (trace_reader) drain(*engine, emit);
+    if (trace_reader) drain_finishes(*engine, emit);
   } catch (const std::bad_alloc&) {
     report_reserve.reset();
     write_stdout(out);

@@ -31,11 +31,9 @@ void replay(gov::Engine& engine, const std::vector<gov::TimedEvent>& events, rep
     for (; i < events.size() && events[i].at == at; ++i) batch.push_back(events[i].event);
     for (const gov::Decision& d : engine.step(at, batch).decisions) run.add(d);
   }
-  // One instant per Step, as gov simulate drains (no Step holds every remaining finish).
-  while (const std::optional<gov::Time> due = engine.next_finish()) {
-    for (const gov::Decision& d : engine.tick(*due).decisions) run.add(d);
-  }
-  for (const gov::Decision& d : engine.tick(gov::kForever).decisions) run.add(d);
+  drain_finishes(engine, [&](const gov::Step& step) {
+    for (const gov::Decision& d : step.decisions) run.add(d);
+  });
   run.finish();
 }
 
