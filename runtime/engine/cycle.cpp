@@ -50,7 +50,7 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   // §3 steps 3–5: nominate every head against the state at the start of the cycle, then
   // process them in order, each admission updating usage before the next head is tried.
   cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
-  stamps_.update(core_.tasks);
+  stamps_.update(core_.tasks, core_.quota);
   ++cycles_;
   for (size_t i = 0; i < count; ++i) nominate(entries_[i]);
   order_entries(count);
@@ -133,7 +133,7 @@ void Scheduler::skip_quiet_cycles() {
     if (core_.tasks.queue(team).sticky >= 0 || core_.module.teams[team].queueing == ir::Queueing::strict_fifo) return;
   }
   cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
-  stamps_.update(core_.tasks);
+  stamps_.update(core_.tasks, core_.quota);
   // The cycles ahead stop at the first position, in any team's queue, of a task that is not
   // quiet; each team is looked at on its own up to the first such position found so far. A team
   // whose every class is known quiet is not walked, or no further (its length is all that counts).
@@ -190,7 +190,8 @@ void Scheduler::renew_verdicts(uint32_t team) {
   TeamVerdicts& kept = team_verdicts_[team];
   looked_at_ = &kept;
   uint64_t stamps = 0;
-  for (const ir::FlavorQuota& quota : core_.module.teams[team].quotas) stamps += stamps_[quota.flavor];
+  for (const ir::FlavorQuota& quota : core_.module.teams[team].quotas)
+    stamps += stamps_[quota.flavor] + stamps_.local(quota.flavor);
   const uint64_t cache_generation = cache_.generation();
   const uint32_t table_generation = core_.tasks.queue(team).classes.generation;
   if (kept.epoch != 0 && kept.stamps == stamps && kept.cache_generation == cache_generation &&

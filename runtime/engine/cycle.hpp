@@ -114,7 +114,8 @@ class Scheduler {
   /// skip_quiet_cycles's verdicts on one team's class slots. A verdict is a function of the
   /// slot's class and of the nomination of its shape, which the NominationCache keeps while the
   /// stamps of the team's instance types hold: verdicts are kept from one quiet run to the next
-  /// while the sum of those stamps (they only grow, so the sum moves with any of them), the
+  /// while the sum of those stamps and their local stamps (they only grow, so the sum moves with
+  /// any of them), the
   /// cache's generation and the class table's generation are the same, so that a team a finish
   /// did not touch costs a sum, not a nomination lookup per class.
   struct TeamVerdicts {

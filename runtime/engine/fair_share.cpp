@@ -35,6 +35,15 @@ Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int64_t weig
   return drs;
 }
 
+Resources borrowed_amounts(const QuotaState& quota, uint32_t team) {
+  Resources borrowed{};
+  for (ir::Resource r : quota.charged()) {
+    for (uint32_t f : quota.quota_flavors(team))
+      borrowed[ir::index(r)] += std::max<Amount>(0, quota.usage(team, f, r) - quota.nominal(team, f, r));
+  }
+  return borrowed;
+}
+
 int compare_drs(const Drs& a, const Drs& b) {
   const auto three_way = [](double x, double y) { return x < y ? -1 : (x > y ? 1 : 0); };
   if (a.zero_weight_borrows() && b.zero_weight_borrows())

@@ -32,6 +32,12 @@ inline Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int64
   return dominant_resource_share(quota, team, weight_micros, 0, nullptr);
 }
 
+/// Per charged resource, what `team` uses past its nominal summed over its instance types (the
+/// `borrowed` of dominant_resource_share). In a flat cohort a team's share, with or without an
+/// amount added or taken in one instance type, is a function of this and of that type's usage:
+/// what FlavorStamps keys nominations on under fair sharing.
+Resources borrowed_amounts(const QuotaState& quota, uint32_t team);
+
 /// <0 when `a` is the smaller share (preferred for admission), >0 when larger (preferred as a
 /// preemption target), 0 when equal (CompareDRS).
 int compare_drs(const Drs& a, const Drs& b);

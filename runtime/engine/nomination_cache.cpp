@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "runtime/engine/fair_share.hpp"
 #include "runtime/engine/hash_mix.hpp"
 
 namespace gov::engine {
@@ -10,25 +11,37 @@ namespace gov::engine {
 FlavorStamps::FlavorStamps(const ir::Module& module)
     : module_(module),
       every_type_(module.settings.fair_sharing && !module.cohorts.empty()),
+      by_borrowing_(module.settings.fair_sharing && module.cohorts.empty()),
       seen_(module.teams.size(), 0),
+      borrowed_(by_borrowing_ ? module.teams.size() : 0, Resources{}),
       stamps_(module.flavors.size(), 0),
       local_(module.flavors.size(), 0) {}
 
-void FlavorStamps::update(TaskStore& tasks) {
+void FlavorStamps::update(TaskStore& tasks, const QuotaState& quota) {
   tasks.take_changed_teams(changed_);
+  if (by_borrowing_ && tasks.multi_flavor_admitted()) {
+    by_borrowing_ = false;
+    borrowed_.clear();
+  }
   if (!changed_.empty()) {  // a flavor's admitted tasks change only with a team's
     for (uint32_t flavor = 0; flavor < local_.size(); ++flavor) local_[flavor] = tasks.flavor_version(flavor);
   }
   for (uint32_t team : changed_) {
     const uint64_t version = tasks.team_version(team);
-    const uint64_t increase = version - seen_[team];
+    uint64_t increase = version - seen_[team];
     seen_[team] = version;
-    if (increase != 0) ++epoch_;
+    if (increase != 0) ++epoch_;  // the local stamps moved too
     if (every_type_) {
       for (uint64_t& stamp : stamps_) stamp += increase;
       continue;
     }
-    for (const ir::FlavorQuota& quota : module_.teams[team].quotas) stamps_[quota.flavor] += increase;
+    if (by_borrowing_) {
+      const Resources borrowed = borrowed_amounts(quota, team);
+      if (borrowed == borrowed_[team]) continue;
+      borrowed_[team] = borrowed;
+      increase = 1;
+    }
+    for (const ir::FlavorQuota& flavor_quota : module_.teams[team].quotas) stamps_[flavor_quota.flavor] += increase;
   }
 }
 

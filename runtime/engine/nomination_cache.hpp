@@ -44,11 +44,24 @@ struct Nomination {
 };
 
 /// Per instance type, a number that changes whenever anything a nomination in that type reads
-/// may have changed: the sum over the teams with a quota there of TaskStore::team_version (every
-/// change of usage or of admitted tasks goes with a change of a team's admitted set; versions
-/// only grow, so the sum changes with any of them). Under fair sharing in a tree of cohorts, the
-/// sum over every team: a fair-sharing search there compares cohorts' shares, which sum the
-/// usage of teams without a quota in the type.
+/// may have changed, beside the type's local stamp (TaskStore::flavor_version: its admitted tasks
+/// and usage). What the number sums depends on the policy:
+/// - classical order: TaskStore::team_version of every team with a quota in the type (every
+///   change of usage or of admitted tasks goes with a change of a team's admitted set);
+/// - fair sharing in a flat cohort: per team with a quota in the type, a count of the changes of
+///   its borrowed amounts (borrowed_amounts). A nomination there reads the type's own state and
+///   the shares of teams with a quota in it, with the request added or a candidate taken out in
+///   that type, which are functions of the type's usage and of those amounts: a change in
+///   another type by a team that borrows no more and no less than before (most changes: a team
+///   within its nominal) leaves the number alone. Only while every admitted task is charged in
+///   one type (TaskStore::multi_flavor_admitted): taking out a task charged in several types
+///   changes its team's share through types the number does not follow, so from the first such
+///   admission on, the numbers add team versions' increases as in the classical order (an entry
+///   that held before still holds until a team with a quota in its type changes: the same test
+///   the classical order makes);
+/// - fair sharing in a tree of cohorts: the sum over every team, in every type (a search there
+///   compares cohorts' shares, which sum the usage of teams without a quota in the type).
+/// Versions and counts only grow, so a sum changes with any of its terms.
 class FlavorStamps {
  public:
   explicit FlavorStamps(const ir::Module& module);
@@ -56,18 +69,21 @@ class FlavorStamps {
   /// the last update (TaskStore::take_changed_teams) adds its increase to the types it has a
   /// quota in, so the stamps stay the sums and an update costs O(changed teams' quotas), not
   /// O(quotas). The store's changed list must have no other consumer.
-  void update(TaskStore& tasks);
+  void update(TaskStore& tasks, const QuotaState& quota);
   uint64_t operator[](uint32_t flavor) const { return stamps_[flavor]; }
   /// Per instance type, a number that changes whenever the admitted tasks there (hence the usage
   /// there) change, in any team: TaskStore::flavor_version as of the last update.
   uint64_t local(uint32_t flavor) const { return local_[flavor]; }
-  /// Changes whenever any stamp changes: an entry checked at this epoch holds until it moves.
+  /// Changes whenever any stamp, local or not, changes: an entry checked at this epoch holds
+  /// until it moves.
   uint64_t epoch() const { return epoch_; }
 
  private:
   const ir::Module& module_;
   bool every_type_;             // a change of any team changes every type's stamp
+  bool by_borrowing_;           // fair sharing in a flat cohort, no task charged in several types
   std::vector<uint64_t> seen_;  // per team: its version the stamps include
+  std::vector<Resources> borrowed_;  // by_borrowing_: per team, its borrowed amounts the stamps include
   std::vector<uint64_t> stamps_;
   std::vector<uint64_t> local_;
   std::vector<uint32_t> changed_;  // scratch

@@ -406,6 +406,9 @@ void TaskStore::insert_admitted(uint32_t task) {
     ++cell_versions_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
   });
   bump_version(static_cast<uint32_t>(t.team));
+  for (const ChargePart& part : t.charge) {
+    if (part.flavor != t.charge.front().flavor) multi_flavor_admitted_ = true;
+  }
   if (t.preempted_at != kNever)
     latest_preempted_admission_ = std::max(latest_preempted_admission_, t.preempted_at);
 }

@@ -374,6 +374,10 @@ class TaskStore {
   /// yet). Target searches skip tasks preempted at the current time, so a search made at time T
   /// may change at a later time when such a task was admitted at T.
   Time latest_preempted_admission() const { return latest_preempted_admission_; }
+  /// Whether a task charged in more than one instance type was ever admitted (one way: it stays
+  /// true). Until then removing any admitted task changes usage in one type only, which
+  /// FlavorStamps' finer stamps under fair sharing rely on.
+  bool multi_flavor_admitted() const { return multi_flavor_admitted_; }
   /// Records that a task was marked preempted (Task::preempted_at): candidate walks skip tasks
   /// preempted at the current time, so what they found may change (OwnHeldMemo).
   void note_preempted() { ++preemptions_; }
@@ -431,6 +435,7 @@ class TaskStore {
   std::vector<uint64_t> flavor_versions_;        // per flavor
   std::vector<uint64_t> cell_versions_;          // team × flavor
   Time latest_preempted_admission_ = kNever;
+  bool multi_flavor_admitted_ = false;
   uint64_t preemptions_ = 0;
 };
 
