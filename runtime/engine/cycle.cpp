@@ -172,12 +172,12 @@ bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
   if (verdicts.size() < classes.counts.size()) verdicts.resize(classes.counts.size());
   for (uint32_t slot : classes.present) {
     Verdict& verdict = verdicts[slot];
-    if (verdict.epoch != looked_at_->epoch) {
+    if (!verdict_holds(verdict)) {
       const int32_t representative = classes.counts[slot].representative;
       if (representative < 0) continue;
       const Quiet quiet = quiet_head(static_cast<uint32_t>(representative), /*compute=*/false);
       if (quiet == Quiet::unknown) continue;
-      verdict = {looked_at_->epoch, quiet == Quiet::yes};
+      set_verdict(verdict, slot, quiet == Quiet::yes);
     }
     if (!verdict.quiet) return false;  // the walk finds where
     ++quiet_known_;
@@ -189,15 +189,40 @@ void Scheduler::renew_verdicts(uint32_t team) {
   if (team_verdicts_.size() <= team) team_verdicts_.resize(core_.module.teams.size());
   TeamVerdicts& kept = team_verdicts_[team];
   looked_at_ = &kept;
-  uint64_t stamps = 0;
+  looked_at_team_ = team;
+  kept.team_stamps = 0;
   for (const ir::FlavorQuota& quota : core_.module.teams[team].quotas)
-    stamps += stamps_[quota.flavor] + stamps_.local(quota.flavor);
+    kept.team_stamps += stamps_[quota.flavor] + stamps_.local(quota.flavor);
   const uint64_t cache_generation = cache_.generation();
   const uint32_t table_generation = core_.tasks.queue(team).classes.generation;
-  if (kept.epoch != 0 && kept.stamps == stamps && kept.cache_generation == cache_generation &&
-      kept.table_generation == table_generation)
+  if (kept.epoch != 0 && kept.cache_generation == cache_generation && kept.table_generation == table_generation)
     return;
-  kept = {stamps, cache_generation, table_generation, ++verdict_epoch_, std::move(kept.slots)};
+  kept.cache_generation = cache_generation;
+  kept.table_generation = table_generation;
+  kept.epoch = ++verdict_epoch_;
+}
+
+int32_t Scheduler::class_flavor(uint32_t team, uint32_t slot) const {
+  const QueueClass& value = core_.tasks.queue(team).classes.slots[slot].value;
+  if (value.pod_sets != nullptr || !core_.module.teams[team].groups.empty()) return -1;
+  return value.requested_flavor;
+}
+
+uint64_t Scheduler::class_stamps(int32_t flavor) const {
+  if (flavor < 0) return looked_at_->team_stamps;
+  const auto f = static_cast<uint32_t>(flavor);
+  return stamps_[f] + stamps_.local(f);
+}
+
+bool Scheduler::verdict_holds(const Verdict& verdict) const {
+  return verdict.epoch == looked_at_->epoch && verdict.stamps == class_stamps(verdict.flavor);
+}
+
+void Scheduler::set_verdict(Verdict& verdict, uint32_t slot, bool quiet) {
+  if (verdict.epoch != looked_at_->epoch) verdict.flavor = class_flavor(looked_at_team_, slot);
+  verdict.epoch = looked_at_->epoch;
+  verdict.stamps = class_stamps(verdict.flavor);
+  verdict.quiet = quiet;
 }
 
 // quiet_head of a task of the set quiet_classes last looked at, through the verdict kept for its
@@ -207,8 +232,8 @@ bool Scheduler::quiet_in_class(uint32_t task) {
   std::vector<Verdict>& verdicts = looked_at_->slots;
   if (slot >= verdicts.size()) verdicts.resize(slot + 1);
   Verdict& verdict = verdicts[slot];
-  if (verdict.epoch != looked_at_->epoch) {
-    verdict = {looked_at_->epoch, quiet_head(task, /*compute=*/true) == Quiet::yes};
+  if (!verdict_holds(verdict)) {
+    set_verdict(verdict, slot, quiet_head(task, /*compute=*/true) == Quiet::yes);
     if (verdict.quiet) ++quiet_known_;
   }
   return verdict.quiet;

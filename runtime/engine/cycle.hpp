@@ -108,26 +108,39 @@ class Scheduler {
   /// to do the same (skip_quiet_cycles tries then).
   bool last_cycle_quiet_ = false;
   struct Verdict {
-    uint64_t epoch = 0;  // valid while its team's TeamVerdicts::epoch is this
+    uint64_t epoch = 0;   // valid while its team's TeamVerdicts::epoch is this
+    uint64_t stamps = 0;  // and its class's stamps (class_stamps) are this
+    int32_t flavor = -1;  // whose stamps those are (class_flavor), or -1: every type of the team
     bool quiet = false;
   };
   /// skip_quiet_cycles's verdicts on one team's class slots. A verdict is a function of the
   /// slot's class and of the nomination of its shape, which the NominationCache keeps while the
-  /// stamps of the team's instance types hold: verdicts are kept from one quiet run to the next
-  /// while the sum of those stamps and their local stamps (they only grow, so the sum moves with
-  /// any of them), the
-  /// cache's generation and the class table's generation are the same, so that a team a finish
-  /// did not touch costs a sum, not a nomination lookup per class.
+  /// stamps of the shape's instance types hold: a verdict is kept from one quiet run to the next
+  /// while the sum of those stamps and their local stamps (class_stamps; they only grow, so the
+  /// sum moves with any of them), the cache's generation and the class table's generation are
+  /// the same, so that a class whose instance type a finish did not touch costs a sum, not a
+  /// nomination lookup.
   struct TeamVerdicts {
-    uint64_t stamps = 0;
     uint64_t cache_generation = 0;
     uint32_t table_generation = 0;
     uint64_t epoch = 0;
+    uint64_t team_stamps = 0;  // of every type of the team, as of the last renew_verdicts
     std::vector<Verdict> slots;
   };
+  /// The instance type whose stamps a verdict on `team`'s class slot holds under: the type its
+  /// tasks name when their nominations are cached shapes (which read that type only:
+  /// NominationCache::stamps_of), else -1: every type of the team.
+  int32_t class_flavor(uint32_t team, uint32_t slot) const;
+  /// Those stamps' sum, with the local stamps.
+  uint64_t class_stamps(int32_t flavor) const;
+  /// Whether `verdict` holds now for the team looked at.
+  bool verdict_holds(const Verdict& verdict) const;
+  /// Records a verdict on `slot` of the team looked at, under the state now.
+  void set_verdict(Verdict& verdict, uint32_t slot, bool quiet);
   std::vector<TeamVerdicts> team_verdicts_;
   uint64_t verdict_epoch_ = 0;  // the last epoch handed to a team
   TeamVerdicts* looked_at_ = nullptr;  // the team quiet_classes last renewed
+  uint32_t looked_at_team_ = 0;         // and its index
   size_t quiet_known_ = 0;  // skip_quiet_cycles: classes of the team looked at known quiet
   Entry probe_;  // skip_quiet_cycles: the head being looked at
   std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons
