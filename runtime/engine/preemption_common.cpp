@@ -27,6 +27,10 @@ void find_targets(const SearchContext& context, const PreemptionRequest& request
       read.flavor_local = true;
       return;
     }
+    // Before the fair-sharing search lists the candidates of every team (a cursor each).
+    if (context.module.settings.fair_sharing && !context.quota.tree() &&
+        preemption::fair_hopeless_by_shares(context, request, teams, own_held))
+      return;
   }
   if (context.module.settings.fair_sharing) {
     preemption::fair_sharing_targets(context, request, out, trace);

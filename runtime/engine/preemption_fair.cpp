@@ -344,43 +344,21 @@ bool FairSearch::second_strategy(std::vector<Target>& out) {
   return false;
 }
 
-// A bound on what the strategies can ever take, in O(teams): unless the preemptor is within
-// nominal (reclaim without a share test), another team's candidate is taken only when the
-// preemptor's share then is at most the team's share then (S2-a; S2-b is stricter). The
-// preemptor's share is never lower than with every own-team candidate gone, and a team's share
-// only falls as it loses candidates (shares are monotone in usage and compare_drs is a total
-// preorder), so a team whose share now is below that lowest preemptor share can never yield a
-// victim. True when the request does not fit even with the own team's candidates and every other
-// team that might yield gone: then no search can succeed. One flavor only; searches of several
-// parts take the candidate walk.
 bool FairSearch::hopeless_by_shares() {
-  if (request_.part_count != 1) return false;
-  const RequestPart& part = request_.first();
-  add_incoming();
-  const bool within = within_nominal();
-  remove_incoming();
-  if (within) return false;
-  const Task& preemptor = context_.tasks[request_.preemptor];
+  thread_local std::vector<uint32_t> teams;  // reused: no allocation once warm
+  teams.clear();
+  bool own_has_candidates = false;
+  for (const TargetTeam& target : teams_) {
+    teams.push_back(target.team);
+    own_has_candidates = own_has_candidates || target.team == own_team_;
+  }
   Resources own_held{};
-  for (const TargetTeam& target : teams_) {
-    if (target.team == own_team_)
-      own_held = own_candidates_hold(context_, part, preemptor, within_team_policy(context_.module.teams[own_team_]));
+  if (own_has_candidates && request_.part_count == 1) {
+    const Task& preemptor = context_.tasks[request_.preemptor];
+    own_held = own_candidates_hold(context_, request_.first(), preemptor,
+                                   within_team_policy(context_.module.teams[own_team_]));
   }
-  context_.quota.subtract(own_team_, part.flavor, own_held);
-  add_incoming();
-  const Drs lowest = share(own_team_);
-  remove_incoming();
-  thread_local std::vector<std::pair<uint32_t, Resources>> held;  // reused: no allocation once warm
-  held.clear();
-  for (const TargetTeam& target : teams_) {
-    if (target.team == own_team_ || compare_drs(lowest, share(target.team)) > 0) continue;
-    held.emplace_back(target.team, context_.quota.usage(target.team, part.flavor));
-    context_.quota.subtract(target.team, part.flavor, held.back().second);
-  }
-  const bool fits = request_fits(context_, request_, /*allow_borrowing=*/true);
-  for (const auto& [team, amounts] : held) context_.quota.add(team, part.flavor, amounts);
-  context_.quota.add(own_team_, part.flavor, own_held);
-  return !fits;
+  return fair_hopeless_by_shares(context_, request_, teams, own_held);
 }
 
 void FairSearch::run(std::vector<Target>& out) {
@@ -399,6 +377,51 @@ void FairSearch::run(std::vector<Target>& out) {
 }
 
 }  // namespace
+
+// A bound on what the strategies can ever take, in O(teams): unless the preemptor is within
+// nominal (reclaim without a share test), another team's candidate is taken only when the
+// preemptor's share then is at most the team's share then (S2-a; S2-b is stricter). The
+// preemptor's share is never lower than with every own-team candidate gone, and a team's share
+// only falls as it loses candidates (shares are monotone in usage and compare_drs is a total
+// preorder), so a team whose share now is below that lowest preemptor share can never yield a
+// victim. True when the request does not fit even with the own team's candidates and every other
+// team that might yield gone: then no search can succeed. One flavor only; searches of several
+// parts take the candidate walk.
+bool fair_hopeless_by_shares(const SearchContext& context, const PreemptionRequest& request,
+                             std::span<const uint32_t> teams, const Resources& own_held) {
+  if (request.part_count != 1) return false;
+  const RequestPart& part = request.first();
+  const uint32_t own_team = request.team;
+  QuotaState& quota = context.quota;
+  const auto within_nominal = [&] {  // with the incoming request added
+    for (ir::Resource r : quota.charged()) {
+      if (contains(part.needs, r) && quota.borrowing(own_team, part.flavor, r)) return false;
+    }
+    return true;
+  };
+  const auto share = [&](uint32_t team) {
+    return dominant_resource_share(quota, team, context.module.teams[team].fair_share_weight_micros);
+  };
+  quota.add(own_team, part.flavor, part.request);
+  const bool within = within_nominal();
+  quota.subtract(own_team, part.flavor, part.request);
+  if (within) return false;
+  quota.subtract(own_team, part.flavor, own_held);
+  quota.add(own_team, part.flavor, part.request);
+  const Drs lowest = share(own_team);
+  quota.subtract(own_team, part.flavor, part.request);
+  thread_local std::vector<std::pair<uint32_t, Resources>> held;  // reused: no allocation once warm
+  held.clear();
+  for (uint32_t team : teams) {
+    if (team == own_team || compare_drs(lowest, share(team)) > 0) continue;
+    held.emplace_back(team, quota.usage(team, part.flavor));
+    quota.subtract(team, part.flavor, held.back().second);
+  }
+  const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
+  for (const auto& [team, amounts] : held) quota.add(team, part.flavor, amounts);
+  quota.add(own_team, part.flavor, own_held);
+  return !fits;
+}
 
 void fair_sharing_targets(const SearchContext& context, const PreemptionRequest& request,
                           std::vector<Target>& out, SearchTrace* trace) {

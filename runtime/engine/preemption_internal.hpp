@@ -3,6 +3,7 @@
 // (§5.4). Internal to gov::engine.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "runtime/engine/preemption.hpp"
@@ -88,6 +89,14 @@ Resources own_candidates_hold(const SearchContext& context, const RequestPart& p
 /// resources.
 void teams_with_candidates(const SearchContext& context, const PreemptionRequest& request,
                            std::vector<uint32_t>& out);
+
+/// Fair sharing in a flat cohort, a request of one part: true when no fair-sharing search can
+/// succeed, because the request does not fit even with `own_held` (what the own team's candidates
+/// hold) and everything gone that the other `teams` hold in its flavor, of those whose share could
+/// ever let one of their tasks go (preemption_fair.cpp). `teams` may hold teams without
+/// candidates (the answer is then only less often true). False for several parts.
+bool fair_hopeless_by_shares(const SearchContext& context, const PreemptionRequest& request,
+                             std::span<const uint32_t> teams, const Resources& own_held);
 
 /// Simulates an eviction, or undoes it.
 void remove_from_quota(const SearchContext& context, uint32_t task);
