@@ -310,7 +310,11 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   const bool had_message = stored != nullptr && nomination.message_ready;
   if (had_message) reasons_before_ = nomination.assignment.reasons;
   assigner_.set_now(core_.now);
+  // Nominations are made between cycles (at a cycle's start, or in skip_quiet_cycles): the
+  // quota holds the admitted tasks' usage and nothing else.
+  assigner_.remember_searches(core_.tasks.state_serial());
   assigner_.assign(entry.task, nomination.assignment);
+  assigner_.remember_searches(0);
   nomination.targets.clear();
   nomination.message_ready = had_message && nomination.assignment.reasons == reasons_before_;
   if (nomination.assignment.preempt_mode()) {

@@ -200,38 +200,77 @@ bool FlavorAssigner::can_preempt_while_borrowing(const ir::Team& team) const {
 
 // SimulatePreemption for one contested resource: no targets → no candidates; targets only in
 // other teams → reclaim; some in the own team → preempt; with the borrowing level after them.
+// Remembered under one state (remember_searches).
 GranularMode FlavorAssigner::oracle(uint32_t task, uint32_t flavor, ir::Resource resource, Amount amount) {
   const Task& t = context_.tasks[task];
   const auto team = static_cast<uint32_t>(t.team);
   PreemptionRequest request = request_for(task, flavor, resource_bit(resource));
   request.parts[0].request = {};
   request.parts[0].request[ir::index(resource)] = amount;
+  OracleSlot* slot = nullptr;
+  if (memo_serial_ != 0) {
+    const bool submission_matters =
+        context_.module.teams[team].within_team == ir::WithinTeam::lower_or_newer_equal_priority;
+    const OracleKey key{memo_serial_, context_.now, team,    flavor, t.priority,
+                        submission_matters ? t.submitted_at : 0, resource, amount};
+    slot = &oracle_slot(key);
+    if (slot->key == key) {
+      note_search(slot->reads);
+      record_simulation(request, slot->targets, slot->reads);
+      return slot->mode;
+    }
+    slot->key = key;
+  }
   SearchReads reads;
   find_targets(context_, request, scratch_, nullptr, &reads);
   note_search(reads);
-  if (simulated_count_ == simulated_.size()) simulated_.emplace_back();
-  simulated_[simulated_count_].request = request;
-  simulated_[simulated_count_].targets = scratch_;
-  simulated_[simulated_count_].reads = reads;
-  ++simulated_count_;
+  record_simulation(request, scratch_, reads);
+  GranularMode mode{FitMode::no_candidates, 0};
   if (scratch_.empty()) {
-    return {FitMode::no_candidates, context_.quota.borrowing_level(team, flavor, resource, amount)};
+    mode.borrow = context_.quota.borrowing_level(team, flavor, resource, amount);
+  } else {
+    bool in_own_team = false;
+    const auto charge = [this](const Task& victim, bool give_back) {
+      for_each_charge(victim, [&](uint32_t f, const Resources& amounts) {
+        give_back ? context_.quota.add(static_cast<uint32_t>(victim.team), f, amounts)
+                  : context_.quota.subtract(static_cast<uint32_t>(victim.team), f, amounts);
+      });
+    };
+    for (const Target& target : scratch_) {
+      const Task& victim = context_.tasks[target.task];
+      charge(victim, false);
+      in_own_team = in_own_team || victim.team == t.team;
+    }
+    mode = {in_own_team ? FitMode::preempt : FitMode::reclaim,
+            context_.quota.borrowing_level(team, flavor, resource, amount)};
+    for (const Target& target : scratch_) charge(context_.tasks[target.task], true);
   }
-  bool in_own_team = false;
-  const auto charge = [this](const Task& victim, bool give_back) {
-    for_each_charge(victim, [&](uint32_t f, const Resources& amounts) {
-      give_back ? context_.quota.add(static_cast<uint32_t>(victim.team), f, amounts)
-                : context_.quota.subtract(static_cast<uint32_t>(victim.team), f, amounts);
-    });
-  };
-  for (const Target& target : scratch_) {
-    const Task& victim = context_.tasks[target.task];
-    charge(victim, false);
-    in_own_team = in_own_team || victim.team == t.team;
+  if (slot != nullptr) {
+    slot->mode = mode;
+    slot->targets = scratch_;
+    slot->reads = reads;
   }
-  const uint8_t borrows = context_.quota.borrowing_level(team, flavor, resource, amount);
-  for (const Target& target : scratch_) charge(context_.tasks[target.task], true);
-  return {in_own_team ? FitMode::preempt : FitMode::reclaim, borrows};
+  return mode;
+}
+
+FlavorAssigner::OracleSlot& FlavorAssigner::oracle_slot(const OracleKey& key) {
+  static_assert(kOracleSlots == 256, "the slot is the hash's top 8 bits");
+  if (oracle_memo_.empty()) oracle_memo_.resize(kOracleSlots);
+  uint64_t h = key.serial * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t{key.team} << 32) ^ (uint64_t{key.flavor} << 16) ^ static_cast<uint32_t>(key.priority);
+  h ^= static_cast<uint64_t>(key.amount) * 0xC2B2AE3D27D4EB4Full;
+  h ^= (static_cast<uint64_t>(key.resource) << 56) ^ static_cast<uint64_t>(key.submitted_at);
+  h *= 0x9E3779B97F4A7C15ull;
+  return oracle_memo_[static_cast<size_t>(h >> 56)];
+}
+
+void FlavorAssigner::record_simulation(const PreemptionRequest& request, const std::vector<Target>& targets,
+                                       const SearchReads& reads) {
+  if (simulated_count_ == simulated_.size()) simulated_.emplace_back();
+  Simulated& simulated = simulated_[simulated_count_++];
+  simulated.request = request;
+  simulated.targets = targets;
+  simulated.reads = reads;
 }
 
 // The borrowing level of a fit in a tree (Assignment.Borrowing): the highest of the requested

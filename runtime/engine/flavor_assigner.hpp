@@ -101,6 +101,14 @@ class FlavorAssigner {
 
   /// The event time candidates are checked against (at most one preemption per task per time).
   void set_now(Time now) { context_.now = now; }
+  /// Lets the oracle's searches be remembered and reused under TaskStore::state_serial
+  /// `serial` (0: not, the default). Only while the quota holds exactly the usage of the
+  /// admitted tasks (between cycles: no reservation, no victim released) and never in
+  /// self-check runs. A search of the oracle is a function of that state, the time, and the
+  /// task's team, priority, instance type and amount of the contested resource (its submission
+  /// time too under a within-team policy that compares them): tasks of different shapes that
+  /// share these ask the same question, which the nominations of one state answer once.
+  void remember_searches(uint64_t serial) { memo_serial_ = context_.shortcuts ? serial : 0; }
   const SearchContext& context() const { return context_; }
 
   /// `pinned` >= 0 tries only that flavor (the recomputation of a task whose preemption targets
@@ -194,7 +202,34 @@ class FlavorAssigner {
   /// Records that available(team, flavor, r) was read (own_determined).
   void note_available_read(uint32_t team, uint32_t flavor, ir::Resource r);
 
+  /// The oracle's searches under one state (remember_searches): direct-mapped by a hash of the
+  /// key, each slot checked against the whole key.
+  struct OracleKey {
+    uint64_t serial = 0;
+    Time now = 0;
+    uint32_t team = 0;
+    uint32_t flavor = 0;
+    int32_t priority = 0;
+    Time submitted_at = 0;  // only when the team's within-team policy compares submissions
+    ir::Resource resource{};
+    Amount amount = 0;
+    friend bool operator==(const OracleKey&, const OracleKey&) = default;
+  };
+  struct OracleSlot {
+    OracleKey key;  // serial 0: empty
+    GranularMode mode;
+    std::vector<Target> targets;
+    SearchReads reads;
+  };
+  static constexpr size_t kOracleSlots = 256;
+  OracleSlot& oracle_slot(const OracleKey& key);
+  /// Records a simulation of the last assign (reused by targets_for).
+  void record_simulation(const PreemptionRequest& request, const std::vector<Target>& targets,
+                         const SearchReads& reads);
+
   SearchContext context_;
+  uint64_t memo_serial_ = 0;
+  std::vector<OracleSlot> oracle_memo_;  // kOracleSlots once used
   std::vector<Target> scratch_;
   std::vector<Simulated> simulated_;  // of the last assign, reused by targets_for
   size_t simulated_count_ = 0;

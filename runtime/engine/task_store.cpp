@@ -406,6 +406,7 @@ void TaskStore::insert_admitted(uint32_t task) {
     ++cell_versions_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
   });
   bump_version(static_cast<uint32_t>(t.team));
+  ++state_serial_;
   for (const ChargePart& part : t.charge) {
     if (part.flavor != t.charge.front().flavor) multi_flavor_admitted_ = true;
   }
@@ -426,6 +427,7 @@ void TaskStore::erase_admitted(uint32_t task) {
     ++cell_versions_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
   });
   bump_version(static_cast<uint32_t>(t.team));
+  ++state_serial_;
 }
 
 }  // namespace gov::engine

@@ -380,8 +380,15 @@ class TaskStore {
   bool multi_flavor_admitted() const { return multi_flavor_admitted_; }
   /// Records that a task was marked preempted (Task::preempted_at): candidate walks skip tasks
   /// preempted at the current time, so what they found may change (OwnHeldMemo).
-  void note_preempted() { ++preemptions_; }
+  void note_preempted() {
+    ++preemptions_;
+    ++state_serial_;
+  }
   uint64_t preemptions() const { return preemptions_; }
+  /// Bumped whenever any task is admitted or leaves its admission, and whenever one is marked
+  /// preempted: while it and the time are the same, so are the admitted tasks, what a search
+  /// may take of them, and, between cycles, the usage (FlavorAssigner's memo of searches).
+  uint64_t state_serial() const { return state_serial_; }
 
  private:
   void mark_work(uint32_t team);
@@ -437,6 +444,7 @@ class TaskStore {
   Time latest_preempted_admission_ = kNever;
   bool multi_flavor_admitted_ = false;
   uint64_t preemptions_ = 0;
+  uint64_t state_serial_ = 1;
 };
 
 }  // namespace gov::engine
