@@ -83,26 +83,23 @@ uint64_t NominationCache::hash_of(const Key& key) {
   return mix.value();
 }
 
-void NominationCache::stamps_of(const ir::Module& module, const Key& key,
-                                const FlavorStamps& stamps, std::vector<uint64_t>& out) {
-  out.clear();
+NominationCache::StampSums NominationCache::stamps_of(const ir::Module& module, const Key& key,
+                                                      const FlavorStamps& stamps) {
+  StampSums sums;
+  const auto add = [&](uint32_t flavor) {
+    sums.local += stamps.local(flavor);
+    sums.all += stamps[flavor] + stamps.local(flavor);
+  };
   if (key.requested_flavor >= 0) {
-    const auto flavor = static_cast<uint32_t>(key.requested_flavor);
-    out.push_back(stamps[flavor]);
-    out.push_back(stamps.local(flavor));
-    return;
+    add(static_cast<uint32_t>(key.requested_flavor));
+    return sums;
   }
-  const std::vector<ir::FlavorQuota>& quotas = module.teams[static_cast<size_t>(key.team)].quotas;
-  for (const ir::FlavorQuota& quota : quotas) out.push_back(stamps[quota.flavor]);
-  for (const ir::FlavorQuota& quota : quotas) out.push_back(stamps.local(quota.flavor));
+  for (const ir::FlavorQuota& quota : module.teams[static_cast<size_t>(key.team)].quotas) add(quota.flavor);
+  return sums;
 }
 
-bool NominationCache::holds(const Nomination& entry, const std::vector<uint64_t>& computed_under,
-                            const std::vector<uint64_t>& now) {
-  if (!entry.flavor_local) return computed_under == now;
-  const size_t half = now.size() / 2;
-  return std::equal(computed_under.begin() + static_cast<std::ptrdiff_t>(half), computed_under.end(),
-                    now.begin() + static_cast<std::ptrdiff_t>(half));
+bool NominationCache::holds(const Nomination& entry, const StampSums& computed_under, const StampSums& now) {
+  return entry.flavor_local ? computed_under.local == now.local : computed_under.all == now.all;
 }
 
 Nomination* NominationCache::lookup(const ir::Module& module, Task& task,
@@ -134,7 +131,7 @@ Nomination* NominationCache::find(const ir::Module& module, Task& task, const Fl
       if (entries_.size() < keys_.size()) entries_.emplace_back();
       entries_[slot].own_determined = false;  // a slot reused by another shape
       entries_[slot].flavor_local = false;
-      stamps_of(module, key, stamps, stamps_[slot]);
+      stamps_[slot] = stamps_of(module, key, stamps);
       checked_epoch_[slot] = stamps.epoch();
       task.nomination_slot = slot;
       task.nomination_generation = generation_;
@@ -144,10 +141,10 @@ Nomination* NominationCache::find(const ir::Module& module, Task& task, const Fl
     task.nomination_generation = generation_;
   }
   if (checked_epoch_[slot] != stamps.epoch()) {
-    stamps_of(module, keys_[slot], stamps, scratch_);
-    if (!holds(entries_[slot], stamps_[slot], scratch_)) {
+    const StampSums now = stamps_of(module, keys_[slot], stamps);
+    if (!holds(entries_[slot], stamps_[slot], now)) {
       if (!will_fill) return &entries_[slot];  // left stale: the next lookup finds it so too
-      stamps_[slot].swap(scratch_);  // the caller fills the entry in for these stamps
+      stamps_[slot] = now;  // the caller fills the entry in for these stamps
       checked_epoch_[slot] = stamps.epoch();
       return &entries_[slot];
     }

@@ -125,14 +125,18 @@ class NominationCache {
   Nomination* find(const ir::Module& module, Task& task, const FlavorStamps& stamps, bool& valid, bool will_fill);
   static Key key_of(const ir::Module& module, const Task& task);
   static uint64_t hash_of(const Key& key);
-  /// The stamps of the types a task of this shape may use, in the order tried, then their local
-  /// stamps in the same order.
-  static void stamps_of(const ir::Module& module, const Key& key, const FlavorStamps& stamps,
-                        std::vector<uint64_t>& out);
+  /// The stamps of the types a task of this shape may use, summed: every stamp and local stamp,
+  /// and the local stamps alone. Stamps only grow, so a sum is the same exactly when each of its
+  /// terms is.
+  struct StampSums {
+    uint64_t all = 0;
+    uint64_t local = 0;
+  };
+  static StampSums stamps_of(const ir::Module& module, const Key& key, const FlavorStamps& stamps);
 
-  /// Whether `entry`, computed under the stamps `computed_under`, holds under `now` (stamps_of).
-  static bool holds(const Nomination& entry, const std::vector<uint64_t>& computed_under,
-                    const std::vector<uint64_t>& now);
+  /// Whether `entry`, computed under the stamps `computed_under`, holds under `now` (stamps_of):
+  /// a Nomination::flavor_local entry compares the local stamps only.
+  static bool holds(const Nomination& entry, const StampSums& computed_under, const StampSums& now);
   /// A number no other cache or generation has used (tasks are copied between engines).
   static uint64_t new_generation();
 
@@ -141,16 +145,14 @@ class NominationCache {
   uint64_t generation_ = new_generation();  // changes whenever the entries are forgotten
   std::unordered_map<uint64_t, uint32_t> index_;  // hash → entry; lookups only, never iterated
   std::vector<Key> keys_;
-  /// Per entry: the stamps it was computed under (stamps_of), compared in full, or only their
-  /// local half for a Nomination::flavor_local entry.
-  std::vector<std::vector<uint64_t>> stamps_;
+  /// Per entry: the stamps it was computed under (stamps_of).
+  std::vector<StampSums> stamps_;
   /// Per entry: the FlavorStamps epoch at which its stamps were last compared (or it was
   /// computed); while the epoch is the same no stamp changed, so the entry holds without a
   /// comparison (the heads of one shape in a run of quiet cycles).
   std::vector<uint64_t> checked_epoch_;
   std::deque<Nomination>
       entries_;  // stable addresses; reused: only the first keys_.size() are live
-  std::vector<uint64_t> scratch_;
 };
 
 }  // namespace gov::engine
