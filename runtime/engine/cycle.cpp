@@ -316,6 +316,7 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   assigner_.assign(entry.task, nomination.assignment);
   assigner_.remember_searches(0);
   nomination.targets.clear();
+  nomination.order_keys_version = 0;
   nomination.message_ready = had_message && nomination.assignment.reasons == reasons_before_;
   if (nomination.assignment.preempt_mode()) {
     assigner_.targets_for(entry.task, nomination.assignment, nomination.targets);
@@ -354,6 +355,21 @@ void Scheduler::set_order_keys(Entry& entry) {
   const Assignment& a = entry.nomination->assignment;
   entry.borrows = a.borrowing;
   if (!core_.module.settings.fair_sharing) return;
+  Nomination& nomination = *entry.nomination;
+  const uint64_t version = core_.tasks.team_version(entry.team) + 1;
+  if (nomination.order_keys_version != version) {
+    compute_fair_order_keys(entry);
+    nomination.share = entry.share;
+    nomination.borrows_requested = entry.borrows_requested;
+    nomination.order_keys_version = version;
+    return;
+  }
+  entry.share = nomination.share;
+  entry.borrows_requested = nomination.borrows_requested;
+}
+
+void Scheduler::compute_fair_order_keys(Entry& entry) {
+  const Assignment& a = entry.nomination->assignment;
   // The fair-sharing order compares shares after admitting each entry; in a flat cohort a
   // team's share depends on its own usage only, so these keys hold for the whole cycle.
   const int64_t weight = core_.module.teams[entry.team].fair_share_weight_micros;

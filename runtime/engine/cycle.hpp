@@ -72,7 +72,10 @@ class Scheduler {
   /// A number that changes whenever the admitted tasks (hence the usage) of `task`'s team change
   /// in an instance type the task may use: the sum of those cells' TaskStore::cell_version.
   uint64_t own_version(const Task& task) const;
+  /// The entry's keys for order_entries; under fair sharing remembered with its nomination
+  /// (Nomination::order_keys_version).
   void set_order_keys(Entry& entry);
+  void compute_fair_order_keys(Entry& entry);
   void order_entries(size_t count);
   void process(Entry& entry, std::vector<Decision>& out);
   bool finish_cycle(size_t count);

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/engine/fair_share.hpp"
 #include "runtime/engine/flavor_assigner.hpp"
 #include "runtime/engine/preemption.hpp"
 
@@ -37,6 +38,13 @@ struct Nomination {
   /// (FlavorAssigner::flavor_local): it holds while their FlavorStamps::local stamps hold,
   /// whatever other flavors' changes did to the teams' versions.
   bool flavor_local = false;
+  /// Scheduler::set_order_keys's fair-sharing keys for this assignment, computed when the team's
+  /// TaskStore::team_version was `order_keys_version` − 1 (0: not computed since the assignment
+  /// was). They read only the team's usage and the assignment, and at a cycle's start the usage
+  /// is a function of the team's admitted tasks, hence of its version.
+  uint64_t order_keys_version = 0;
+  Drs share;
+  bool borrows_requested = false;
 
   /// A cycle parks its task: no instance type fits, or none does without victims and the search
   /// found none (Scheduler::process, and skip_quiet_cycles's test of the cycles ahead).
