@@ -96,12 +96,16 @@ std::vector<Step> busy_steps(Rng& rng, const ir::Module& m, int event_count) {
       const auto& team = m.teams[static_cast<size_t>(uniform(rng, 0, static_cast<int64_t>(m.teams.size()) - 1))];
       const int64_t sweep = chance(rng, 5) ? uniform(rng, 20, 120) : 1;
       const int64_t gpus = std::int64_t{1} << uniform(rng, 0, 3);
+      // Some shapes ask memory out of step with their GPUs, so that a team can borrow memory
+      // without borrowing GPUs (and its share move in one resource only).
+      const int64_t memory_mib = chance(rng, 30) ? uniform(rng, 1, 24) * 16 * 1024 : 0;
       const char* priority = chance(rng, 70) ? "low" : chance(rng, 60) ? "mid" : "high";
       const bool named = chance(rng, 30);
       const std::string type = m.flavors[static_cast<size_t>(uniform(rng, 0, 1))].name;
       for (int64_t k = 0; k < sweep && serial < event_count; ++k, ++serial) {
         TaskBuilder task(fmt::format("t{}", serial), team.name);
         task.gpus(gpus).priority(priority);
+        if (memory_mib > 0) task.memory_mib(memory_mib);
         if (named) task.type(type);
         if (chance(rng, 85)) task.duration(uniform(rng, 10, 600) * kSecond);
         events.push_back(Event::submit(task));
