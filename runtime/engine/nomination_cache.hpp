@@ -75,8 +75,9 @@ class FlavorStamps {
   explicit FlavorStamps(const ir::Module& module);
   /// Brings the stamps in step with the teams' versions: each team whose version changed since
   /// the last update (TaskStore::take_changed_teams) adds its increase to the types it has a
-  /// quota in, so the stamps stay the sums and an update costs O(changed teams' quotas), not
-  /// O(quotas). The store's changed list must have no other consumer.
+  /// quota in (counting borrowed amounts: one, when they changed), so the stamps stay the sums
+  /// and an update costs O(changed teams' quotas), not O(quotas). The store's changed list must
+  /// have no other consumer; `quota` must hold the admitted tasks' usage only (between cycles).
   void update(TaskStore& tasks, const QuotaState& quota);
   uint64_t operator[](uint32_t flavor) const { return stamps_[flavor]; }
   /// Per instance type, a number that changes whenever the admitted tasks there (hence the usage

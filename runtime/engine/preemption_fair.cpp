@@ -13,6 +13,22 @@
 namespace gov::engine::preemption {
 namespace {
 
+/// A team's share now (no incoming request, no candidate taken out).
+Drs team_share(const SearchContext& context, uint32_t team) {
+  return dominant_resource_share(context.quota, team, context.module.teams[team].fair_share_weight_micros);
+}
+
+/// queueWithinNominalInResourcesNeedingPreemption for the preemptor's team, with the incoming
+/// request already in the quota: it borrows in no contested resource of any part.
+bool preemptor_within_nominal(const SearchContext& context, const PreemptionRequest& request) {
+  for (const RequestPart& part : request.all()) {
+    for (ir::Resource r : context.quota.charged()) {
+      if (contains(part.needs, r) && context.quota.borrowing(request.team, part.flavor, r)) return false;
+    }
+  }
+  return true;
+}
+
 /// A team that may yield victims, with its remaining candidates in candidate order: walked
 /// lazily from its admitted tasks (first strategy), or kept from S2-a failures (second).
 struct TargetTeam {
@@ -77,15 +93,12 @@ class FairSearch {
  private:
   void collect_candidates();
   void keep_all(uint32_t team, CandidateCursor cursor);
-  Drs share(uint32_t team) const {
-    return dominant_resource_share(context_.quota, team,
-                                   context_.module.teams[team].fair_share_weight_micros);
-  }
+  Drs share(uint32_t team) const { return team_share(context_, team); }
   const Drs& share_of(TargetTeam& target);
   const Drs& preemptor_share();
   void usage_changed(uint32_t team);
   TargetTeam* pick_target(std::vector<TargetTeam>& teams);
-  bool within_nominal() const;
+  bool within_nominal() const { return preemptor_within_nominal(context_, request_); }
   bool take(uint32_t task, PreemptionKind kind, std::vector<Target>& out);
   bool fits_without_incoming();
   bool hopeless_by_shares();
@@ -209,17 +222,6 @@ TargetTeam* FairSearch::pick_target(std::vector<TargetTeam>& teams) {
     }
   }
   return best;
-}
-
-// queueWithinNominalInResourcesNeedingPreemption, with the incoming request already added.
-bool FairSearch::within_nominal() const {
-  for (const RequestPart& part : request_.all()) {
-    for (ir::Resource r : context_.quota.charged()) {
-      if (contains(part.needs, r) && context_.quota.borrowing(own_team_, part.flavor, r))
-        return false;
-    }
-  }
-  return true;
 }
 
 void FairSearch::add_incoming() {
@@ -393,27 +395,18 @@ bool fair_hopeless_by_shares(const SearchContext& context, const PreemptionReque
   const RequestPart& part = request.first();
   const uint32_t own_team = request.team;
   QuotaState& quota = context.quota;
-  const auto within_nominal = [&] {  // with the incoming request added
-    for (ir::Resource r : quota.charged()) {
-      if (contains(part.needs, r) && quota.borrowing(own_team, part.flavor, r)) return false;
-    }
-    return true;
-  };
-  const auto share = [&](uint32_t team) {
-    return dominant_resource_share(quota, team, context.module.teams[team].fair_share_weight_micros);
-  };
   quota.add(own_team, part.flavor, part.request);
-  const bool within = within_nominal();
+  const bool within = preemptor_within_nominal(context, request);
   quota.subtract(own_team, part.flavor, part.request);
   if (within) return false;
   quota.subtract(own_team, part.flavor, own_held);
   quota.add(own_team, part.flavor, part.request);
-  const Drs lowest = share(own_team);
+  const Drs lowest = team_share(context, own_team);
   quota.subtract(own_team, part.flavor, part.request);
   thread_local std::vector<std::pair<uint32_t, Resources>> held;  // reused: no allocation once warm
   held.clear();
   for (uint32_t team : teams) {
-    if (team == own_team || compare_drs(lowest, share(team)) > 0) continue;
+    if (team == own_team || compare_drs(lowest, team_share(context, team)) > 0) continue;
     held.emplace_back(team, quota.usage(team, part.flavor));
     quota.subtract(team, part.flavor, held.back().second);
   }
