@@ -33,7 +33,7 @@ void Scheduler::run_until_stable(std::vector<Decision>& out) {
 }
 
 bool Scheduler::run_cycle(std::vector<Decision>& out) {
-  skip_quiet_cycles();
+  skip_quiet_cycles(out);
   const size_t count = collect_heads();
   if (count == 0) {
     if (!reactivate_after_cycle_) return false;
@@ -80,9 +80,9 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   } else {
     for (uint32_t i : order_) process(entries_[i], out);
   }
-  last_cycle_quiet_ = out.size() == decisions_before;  // then no victims either
-  for (size_t i = 0; i < count && last_cycle_quiet_; ++i)
-    last_cycle_quiet_ = entries_[i].result == Result::parked;
+  last_cycle_parked_ = true;  // then no victims either
+  for (size_t i = 0; i < count && last_cycle_parked_; ++i)
+    last_cycle_parked_ = entries_[i].result == Result::parked;
   const bool changed = finish_cycle(count);
   if (count == 1) park_like_heads(entries_[0], decisions_before, out);
   return changed;
@@ -110,63 +110,107 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
   core_.tasks.park_like_prefix(entry.task);
 }
 
-// A cycle in which every head is parked again with no new decision changes nothing but where
-// those heads wait (the quota a parked head reserves is given back at the cycle's end): the next cycle sees the same usage, so each
-// team's next head is nominated against the same state as the one before it (nominations are a
-// function of the task's shape and the state: NominationCache), and so on. Such cycles come in
-// long runs after a finish brings the parked heads back and each team's queue is walked again
-// (docs/perf/analysis.md: 95% of the cycles of the 85% trace). The cycles ahead are looked at
-// together: the k-th cycle from now takes the k-th active task of every team that still has one,
-// so they run until the first position p, in any team's queue, of a task that is not quiet
-// (tested as process() would treat it); the p cycles before it are then done at once (each
-// team's first p tasks parked, in queue order) and cycle p runs as usual. Whether a task is quiet
-// depends on its queue class only, so it is tested once per class slot (quiet_classes,
-// quiet_in_class), and a queue whose classes are all quiet is not walked at all: its length is
-// all that counts. Decisions and their order are those of the cycle-by-cycle run (self-check
-// runs take every cycle, and the property tests compare the two). Teams with a sticky preemptor
-// or a StrictFIFO queue, and a cycle after an eviction, are left to the usual cycles.
-void Scheduler::skip_quiet_cycles() {
-  if (!last_cycle_quiet_ || core_.options.self_check || reactivate_after_cycle_) return;
-  last_cycle_quiet_ = false;
+// A cycle in which every head is parked again changes nothing but where those heads wait and
+// their last pending decisions (the quota a parked head reserves is given back at the cycle's
+// end): the next cycle sees the same usage, so each team's next head is nominated against the
+// same state as the one before it (nominations are a function of the task's shape and the state:
+// NominationCache), and so on. Such cycles come in long runs after a finish brings the parked
+// heads back and each team's queue is walked again (docs/perf/analysis.md: 95% of the cycles of
+// the 85% trace). The cycles ahead are looked at together: the k-th cycle from now takes the k-th
+// active task of every team that still has one, so they run until the first position p, in any
+// team's queue, of a task that would not park (tested as process() would treat it); the p cycles
+// before it are then done at once: the new pending decisions of their heads are emitted in the
+// order those cycles would emit them (emit_skipped_decisions), each team's first p tasks are
+// parked, in queue order, and cycle p runs as usual. Whether a task parks, and with which
+// decision, depends on its queue class only, so it is tested once per class slot (quiet_classes,
+// quiet_in_class), and a queue whose classes all park quietly is not walked at all: its length is
+// all that counts. Decisions and their order are those of the cycle-by-cycle run (self-check runs
+// take every cycle, and the property tests compare the two). Teams with a sticky preemptor or a
+// StrictFIFO queue, and a cycle after an eviction, are left to the usual cycles; so are the heads
+// with a new decision in a tree of cohorts, whose cycle order is a tournament over the usage.
+void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
+  if (!last_cycle_parked_ || core_.options.self_check || reactivate_after_cycle_) return;
+  last_cycle_parked_ = false;
   core_.tasks.teams_with_work(teams_);
   for (uint32_t team : teams_) {
     if (core_.tasks.queue(team).sticky >= 0 || core_.module.teams[team].queueing == ir::Queueing::strict_fifo) return;
   }
   cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
   stamps_.update(core_.tasks, core_.quota);
-  // The cycles ahead stop at the first position, in any team's queue, of a task that is not
-  // quiet; each team is looked at on its own up to the first such position found so far. A team
-  // whose every class is known quiet is not walked, or no further (its length is all that counts).
+  // The cycles ahead stop at the first position, in any team's queue, of a task that would not
+  // park; each team is looked at on its own up to the first such position found so far. A team
+  // whose every class is known to park quietly is not walked, and a walk ends once every class is
+  // known to park and every task of a class that decides anew was seen.
   size_t stop = std::numeric_limits<size_t>::max();
   size_t longest = 0;
+  deciders_.clear();
   for (uint32_t team : teams_) {
     const QueueSet& active = core_.tasks.queue(team).active;
     longest = std::max(longest, active.tasks.size());
-    if (quiet_classes(team, active)) continue;
+    const bool tallied = quiet_classes(team, active);
+    const auto walked_enough = [&] {
+      return tallied && parking_known_ == active.classes.present.size() && deciders_left_ == 0;
+    };
+    if (walked_enough()) continue;
     size_t position = 0;
     for (auto it = active.tasks.begin(); it != active.tasks.end() && position < stop; ++it, ++position) {
-      if (!quiet_in_class(*it)) {
+      const Quiet quiet = quiet_in_class(*it);
+      if (quiet == Quiet::no) {
         stop = position;
         break;
       }
-      if (quiet_known_ == active.classes.present.size()) break;  // the rest are of quiet classes
+      if (quiet == Quiet::decides) {
+        deciders_.push_back({position, team, *it});
+        --deciders_left_;
+      }
+      if (walked_enough()) break;
     }
   }
+  const size_t skipped = std::min(stop, longest);
+  emit_skipped_decisions(skipped, out);
   // Park each team's first tasks (what those cycles' heads were).
-  const size_t quiet_cycles = std::min(stop, longest);
-  for (uint32_t team : teams_) core_.tasks.park_first(team, quiet_cycles);
-  cycles_ += quiet_cycles;
+  for (uint32_t team : teams_) core_.tasks.park_first(team, skipped);
+  cycles_ += skipped;
 }
 
-// Whether every task of the set would be a quiet head, tested once per class slot through a
-// task of it (quiet_head is a function of the queue class: the nomination of its shape against
-// the state, and its last pending decision), or by the verdict kept for the slot (TeamVerdicts).
-// Counts the classes known quiet (quiet_known_) for quiet_in_class. A class whose nomination is
-// not remembered for the current state is not nominated here: the walk does it only if it gets
-// that far (a class far down the queue, behind a task that is not quiet, is not nominated).
+// Each skipped cycle's heads that decide anew, nominated and ordered as that cycle would order
+// them (order_entries: its order is total, so the heads that decide keep their order among all
+// of the cycle's heads), then emitted as process() does for a parked head.
+void Scheduler::emit_skipped_decisions(size_t stop, std::vector<Decision>& out) {
+  std::sort(deciders_.begin(), deciders_.end(),
+            [](const Decider& a, const Decider& b) { return a.position < b.position; });
+  size_t next = 0;
+  while (next < deciders_.size() && deciders_[next].position < stop) {
+    const size_t position = deciders_[next].position;
+    size_t count = 0;
+    for (; next < deciders_.size() && deciders_[next].position == position; ++next) {
+      if (count == entries_.size()) entries_.emplace_back();
+      Entry& entry = entries_[count++];
+      entry.task = deciders_[next].task;
+      entry.team = deciders_[next].team;
+      entry.preemptor = false;
+      entry.result = Result::parked;
+      entry.recomputed = false;
+      nominate(entry);
+    }
+    order_entries(count);
+    for (uint32_t i : order_) emit_assignment_pending(entries_[i], out);
+  }
+}
+
+// Whether every task of the set would park, and how, tested once per class slot through a task
+// of it (quiet_head is a function of the queue class: the nomination of its shape against the
+// state, and its last pending decision), or by the verdict kept for the slot (TeamVerdicts).
+// Tallies the classes known to park (parking_known_) and the tasks of those that decide anew
+// (deciders_left_) for the walk; returns false when a class known not to park ends the tally
+// early (the walk then goes to where it is). A class whose nomination is not remembered for the
+// current state is not nominated here: the walk does it only if it gets that far (a class far
+// down the queue, behind a task that does not park, is not nominated).
 bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
   renew_verdicts(team);
-  quiet_known_ = 0;
+  looked_at_classes_ = &set.classes;
+  parking_known_ = 0;
+  deciders_left_ = 0;
   const SetClasses& classes = set.classes;
   std::vector<Verdict>& verdicts = looked_at_->slots;
   if (verdicts.size() < classes.counts.size()) verdicts.resize(classes.counts.size());
@@ -177,12 +221,17 @@ bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
       if (representative < 0) continue;
       const Quiet quiet = quiet_head(static_cast<uint32_t>(representative), /*compute=*/false);
       if (quiet == Quiet::unknown) continue;
-      set_verdict(verdict, slot, quiet == Quiet::yes);
+      set_verdict(verdict, slot, quiet);
     }
-    if (!verdict.quiet) return false;  // the walk finds where
-    ++quiet_known_;
+    if (verdict.quiet == Quiet::no) return false;  // the walk finds where
+    tally(slot, verdict.quiet);
   }
-  return quiet_known_ == classes.present.size();
+  return true;
+}
+
+void Scheduler::tally(uint32_t slot, Quiet quiet) {
+  ++parking_known_;
+  if (quiet == Quiet::decides) deciders_left_ += looked_at_classes_->count(slot);
 }
 
 void Scheduler::renew_verdicts(uint32_t team) {
@@ -218,7 +267,7 @@ bool Scheduler::verdict_holds(const Verdict& verdict) const {
   return verdict.epoch == looked_at_->epoch && verdict.stamps == class_stamps(verdict.flavor);
 }
 
-void Scheduler::set_verdict(Verdict& verdict, uint32_t slot, bool quiet) {
+void Scheduler::set_verdict(Verdict& verdict, uint32_t slot, Quiet quiet) {
   if (verdict.epoch != looked_at_->epoch) verdict.flavor = class_flavor(looked_at_team_, slot);
   verdict.epoch = looked_at_->epoch;
   verdict.stamps = class_stamps(verdict.flavor);
@@ -226,25 +275,24 @@ void Scheduler::set_verdict(Verdict& verdict, uint32_t slot, bool quiet) {
 }
 
 // quiet_head of a task of the set quiet_classes last looked at, through the verdict kept for its
-// class slot (a new quiet verdict counts in quiet_known_).
-bool Scheduler::quiet_in_class(uint32_t task) {
+// class slot (a new verdict that parks is tallied).
+Scheduler::Quiet Scheduler::quiet_in_class(uint32_t task) {
   const uint32_t slot = core_.tasks.queue_class_of(task);
   std::vector<Verdict>& verdicts = looked_at_->slots;
   if (slot >= verdicts.size()) verdicts.resize(slot + 1);
   Verdict& verdict = verdicts[slot];
   if (!verdict_holds(verdict)) {
-    set_verdict(verdict, slot, quiet_head(task, /*compute=*/true) == Quiet::yes);
-    if (verdict.quiet) ++quiet_known_;
+    set_verdict(verdict, slot, quiet_head(task, /*compute=*/true));
+    if (verdict.quiet != Quiet::no) tally(slot, verdict.quiet);
   }
   return verdict.quiet;
 }
 
-// Whether a cycle with `task` as its team's head would park it again with no new decision
-// (process() and emit_pending, for a parked head). A parked head of a team that cannot always
-// reclaim reserves quota for the rest of its cycle (reserve_for_unreclaimable), but that changes
-// only what a later head that fits is checked against, and a quiet cycle has none.
-// With `compute` false, a nomination that would have to be computed is not, and the answer is
-// `unknown`.
+// What a cycle with `task` as its team's head would do with it (process() and emit_pending, for
+// a parked head). A parked head of a team that cannot always reclaim reserves quota for the rest
+// of its cycle (reserve_for_unreclaimable), but that changes only what a later head that fits is
+// checked against, and a skipped cycle has none. With `compute` false, a nomination that would
+// have to be computed is not, and the answer is `unknown`.
 Scheduler::Quiet Scheduler::quiet_head(uint32_t task, bool compute) {
   probe_.task = task;
   probe_.team = static_cast<uint32_t>(core_.tasks[task].team);
@@ -252,11 +300,14 @@ Scheduler::Quiet Scheduler::quiet_head(uint32_t task, bool compute) {
   if (nomination == nullptr) return Quiet::unknown;
   const Assignment& a = nomination->assignment;
   if (!nomination->parks()) return Quiet::no;  // admitted or preempting
+  // A tree of cohorts orders a cycle's heads by a tournament over the usage: a head that decides
+  // anew is left to its cycle.
+  const Quiet decides = core_.module.settings.fair_sharing && core_.quota.tree() ? Quiet::no : Quiet::decides;
   Task& t = core_.tasks[task];
-  if (t.last_reason != assignment_reason(a)) return Quiet::no;
+  if (t.last_reason != assignment_reason(a)) return decides;
   const std::string& message = assignment_message(task, *nomination);
   if (t.last_message_serial != 0 && t.last_message_serial == nomination->message_serial) return Quiet::yes;
-  if (t.last_message != message) return Quiet::no;
+  if (t.last_message != message) return decides;
   t.last_message_serial = nomination->message_serial;  // the same text: the next test is a number's
   return Quiet::yes;
 }

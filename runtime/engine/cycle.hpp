@@ -57,13 +57,21 @@ class Scheduler {
   };
 
   bool run_cycle(std::vector<Decision>& out);
-  void skip_quiet_cycles();
-  enum class Quiet : uint8_t { no, yes, unknown };
+  void skip_quiet_cycles(std::vector<Decision>& out);
+  /// What a cycle would do with a task as its team's head: not park it (`no`: it is admitted or
+  /// preempts), park it with its last decision unchanged (`yes`), park it with a new pending
+  /// decision (`decides`), or `unknown` (its nomination is not remembered).
+  enum class Quiet : uint8_t { no, yes, decides, unknown };
   Quiet quiet_head(uint32_t task, bool compute);
   bool quiet_classes(uint32_t team, const QueueSet& set);
   /// The verdicts kept for `team`'s class slots, those of an earlier state forgotten.
   void renew_verdicts(uint32_t team);
-  bool quiet_in_class(uint32_t task);
+  Quiet quiet_in_class(uint32_t task);
+  /// Counts a class slot of the set looked at known to park (skip_quiet_cycles' walk).
+  void tally(uint32_t slot, Quiet quiet);
+  /// Emits, in the order the skipped cycles would, the new pending decisions of the heads
+  /// skip_quiet_cycles found before `stop` (deciders_).
+  void emit_skipped_decisions(size_t stop, std::vector<Decision>& out);
   size_t collect_heads();
   void nominate(Entry& entry);
   /// With `compute` false: null when the nomination is not remembered for the current state.
@@ -107,14 +115,14 @@ class Scheduler {
   std::vector<Reservation> reservations_;
   std::vector<Resources> cycle_start_usage_;  // self-check only: team × flavor
   bool reactivate_after_cycle_ = false;       // an eviction happened in the previous cycle
-  /// The previous cycle parked every head again with no new decision: the next ones are likely
-  /// to do the same (skip_quiet_cycles tries then).
-  bool last_cycle_quiet_ = false;
+  /// The previous cycle parked every head again: the next ones are likely to do the same
+  /// (skip_quiet_cycles tries then).
+  bool last_cycle_parked_ = false;
   struct Verdict {
     uint64_t epoch = 0;   // valid while its team's TeamVerdicts::epoch is this
     uint64_t stamps = 0;  // and its class's stamps (class_stamps) are this
     int32_t flavor = -1;  // whose stamps those are (class_flavor), or -1: every type of the team
-    bool quiet = false;
+    Quiet quiet = Quiet::unknown;  // yes, no or decides
   };
   /// skip_quiet_cycles's verdicts on one team's class slots. A verdict is a function of the
   /// slot's class and of the nomination of its shape, which the NominationCache keeps while the
@@ -139,12 +147,24 @@ class Scheduler {
   /// Whether `verdict` holds now for the team looked at.
   bool verdict_holds(const Verdict& verdict) const;
   /// Records a verdict on `slot` of the team looked at, under the state now.
-  void set_verdict(Verdict& verdict, uint32_t slot, bool quiet);
+  void set_verdict(Verdict& verdict, uint32_t slot, Quiet quiet);
   std::vector<TeamVerdicts> team_verdicts_;
   uint64_t verdict_epoch_ = 0;  // the last epoch handed to a team
   TeamVerdicts* looked_at_ = nullptr;  // the team quiet_classes last renewed
   uint32_t looked_at_team_ = 0;         // and its index
-  size_t quiet_known_ = 0;  // skip_quiet_cycles: classes of the team looked at known quiet
+  // skip_quiet_cycles, for the team looked at: its classes known to park (quiet or with a new
+  // decision), and how many of its tasks of classes known to decide are not walked yet.
+  const SetClasses* looked_at_classes_ = nullptr;
+  size_t parking_known_ = 0;
+  size_t deciders_left_ = 0;
+  /// A head in the skipped cycles that parks with a new decision: its cycle (its position in its
+  /// team's queue) and the task.
+  struct Decider {
+    size_t position;
+    uint32_t team;
+    uint32_t task;
+  };
+  std::vector<Decider> deciders_;
   Entry probe_;  // skip_quiet_cycles: the head being looked at
   std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons
   uint64_t cycles_ = 0;
