@@ -135,7 +135,7 @@ uint32_t TaskStore::class_slot(uint32_t task) {
     slot = found->second;
   } else {
     slot = static_cast<uint32_t>(table.slots.size());
-    table.slots.push_back({class_of(t), t.class_hash});
+    table.slots.push_back({class_of(t), t.class_hash, {}});
     if (found == table.by_hash.end()) table.by_hash.emplace(t.class_hash, slot);
   }
   queue_classes_[task] = slot;
@@ -350,10 +350,24 @@ void TaskStore::reclassify(uint32_t task) {
   const auto team = static_cast<uint32_t>(t.team);
   TeamQueue& q = queues_[team];
   QueueSet& set = t.queue_set == q.active.id ? q.active : q.parked;
+  const uint32_t from = queue_classes_[task];
   remove_class(set, task);
-  t.class_hash = hash_class(t);
-  t.queue_class_generation = 0;
-  add_class(set, task);
+  // Tasks of one class that get the same nomination's decision move to the same class: after the
+  // first, the move is remembered.
+  ClassTable::Move& move = q.classes.slots[from].last_move;
+  if (t.last_message_serial != 0 && move.serial == t.last_message_serial && move.reason == t.last_reason) {
+    t.class_hash = q.classes.slots[move.to].hash;
+    queue_classes_[task] = move.to;
+    set.classes.add(move.to, 1, -1);
+    set.classes.counts[move.to].representative = static_cast<int32_t>(task);
+  } else {
+    t.class_hash = hash_class(t);
+    t.queue_class_generation = 0;
+    add_class(set, task);
+    // add_class may grow the table: the reference above may no longer hold.
+    if (t.last_message_serial != 0)
+      q.classes.slots[from].last_move = {t.last_message_serial, t.last_reason, queue_classes_[task]};
+  }
   compact_classes(team);
 }
 

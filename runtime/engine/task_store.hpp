@@ -211,9 +211,19 @@ struct QueueClass {
 /// several slots, and a slot is always one class). The table is rebuilt from the queued tasks
 /// when it has grown to many times their number (TaskStore::compact_classes).
 struct ClassTable {
+  /// The last move of a queued task out of a slot whose new message came from a nomination
+  /// (Task::last_message_serial): a task leaving the slot with the same reason and serial (hence
+  /// the same text; the slot gives the rest of the class) lands in slot `to`, found without
+  /// hashing or comparing the text (the tasks of a class decide anew together).
+  struct Move {
+    uint64_t serial = 0;  // 0: none yet
+    std::optional<PendingReason> reason;
+    uint32_t to = 0;
+  };
   struct Slot {
     QueueClass value;
     uint64_t hash = 0;
+    Move last_move;
   };
   std::vector<Slot> slots;
   std::unordered_map<uint64_t, uint32_t> by_hash;  // lookups only, never iterated

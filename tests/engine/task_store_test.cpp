@@ -89,11 +89,14 @@ class StoreUnderTest {
     list.erase(std::find(list.begin(), list.end(), task));
   }
 
-  /// Gives the k-th queued task of the team a new last message (a new pending decision).
-  void new_message(uint32_t team, bool parked, size_t k, std::string message) {
+  /// Gives the k-th queued task of the team a new last message (a new pending decision), with
+  /// a serial that names the text (as a nomination's does) or none (0). One serial serves tasks
+  /// of every shape here: TaskStore::reclassify may take a serial as naming the text only.
+  void new_message(uint32_t team, bool parked, size_t k, std::string message, bool with_serial) {
     const std::vector<uint32_t>& list = parked ? model_.parked[team] : model_.active[team];
     if (list.empty()) return;
     const uint32_t task = list[k % list.size()];
+    store_[task].last_message_serial = with_serial ? std::hash<std::string>{}(message) | 1 : 0;
     store_[task].last_message = std::move(message);
     store_.reclassify(task);
   }
@@ -135,7 +138,9 @@ class StoreUnderTest {
       misplaced += t.queue_set != set.id || t.slot != QueueSlot::queued ? 1 : 0;
       const bool slot_ok = t.queue_class_generation == table.generation && store_.queue_class_of(task) < table.slots.size() &&
                            table.slots[store_.queue_class_of(task)].hash == t.class_hash &&  // a slot is one class
-                           table.slots[store_.queue_class_of(task)].value.message == t.last_message;
+                           table.slots[store_.queue_class_of(task)].value.message == t.last_message &&
+                           table.slots[store_.queue_class_of(task)].value.priority == t.priority &&
+                           table.slots[store_.queue_class_of(task)].value.request == t.request;
       wrong_slot += slot_ok ? 0 : 1;
       ++counts[store_.queue_class_of(task)];
     }
@@ -198,13 +203,57 @@ TEST_CASE("queue sets keep their order, class counts and class representatives u
         case 2: s.reactivate(); break;
         case 3: s.cycle(team, random() % 4 != 0); break;
         case 4: s.cancel(team, random() % 2 == 0, static_cast<size_t>(random())); break;
-        default: s.new_message(team, random() % 2 == 0, static_cast<size_t>(random()), message); break;
+        default: s.new_message(team, random() % 2 == 0, static_cast<size_t>(random()), message, random() % 4 != 0); break;
       }
       s.check();
     }
   }
   CHECK(s.representatives_checked > 10'000);
   CHECK(s.table_rebuilds() > 0);
+}
+
+namespace {
+
+uint32_t queued_task(TaskStore& store, int gpus, std::string message) {
+  Task task;
+  task.id = "t" + std::to_string(store.size());
+  task.team = 0;
+  task.submitted_at = static_cast<Time>(store.size());
+  task.request[ir::index(ir::Resource::gpu)] = gpus;
+  task.last_reason = PendingReason::waiting_for_quota;
+  task.last_message = std::move(message);
+  task.state = TaskState::pending;
+  const uint32_t index = store.add(std::move(task), true);
+  store.enqueue(index);
+  return index;
+}
+
+void decide(TaskStore& store, uint32_t task, std::string message, uint64_t serial) {
+  store[task].last_message = std::move(message);
+  store[task].last_message_serial = serial;
+  store.reclassify(task);
+}
+
+}  // namespace
+
+// TaskStore::reclassify remembers the last move between class slots (ClassTable::Move); slot
+// numbers change when the table is rebuilt, so a move remembered before must not be taken after.
+TEST_CASE("a rebuilt class table forgets the last move of a task between classes", "[engine][queues]") {
+  TaskStore store(1, 1, {false});
+  const uint32_t first = queued_task(store, 1, "waiting");
+  const uint32_t second = queued_task(store, 2, "waiting");
+  decide(store, first, "decided", 7);  // remembered: first's old slot, serial 7 -> its new slot
+  // The second task's decisions pile up slots until the table is rebuilt, and then some more.
+  for (int i = 0; i < 80; ++i) decide(store, second, "message " + std::to_string(i), 0);
+  const ClassTable& table = store.queue(0).classes;
+  REQUIRE(table.generation > 1);
+  // The first task now holds the first slot again (it queues first), the remembered move's
+  // origin; the same decision again must leave it in a slot of its own class.
+  decide(store, first, "decided", 7);
+  const ClassTable::Slot& slot = table.slots.at(store.queue_class_of(first));
+  CHECK(slot.value.message == "decided");
+  CHECK(slot.value.request == store[first].request);
+  CHECK(store.queue_class_of(first) != store.queue_class_of(second));
 }
 
 }  // namespace gov::engine::test
