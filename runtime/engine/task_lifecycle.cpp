@@ -253,7 +253,13 @@ void emit_pending(EngineCore& core, uint32_t task_index, const PendingUpdate& up
   task.has_decision = true;
   core.tasks.reclassify(task_index);  // a queued task's class follows its last decision
 
-  Decision decision = base_decision(core, task, Outcome::pending);
+  // Built in place: a pending decision is the engine's most frequent output, and a Decision is
+  // large enough that a move and the moved-from object's destruction show in a long replay.
+  Decision& decision = out.emplace_back();
+  decision.at = core.now;
+  decision.task = task.id;
+  decision.team = core.team_name(task);
+  decision.outcome = Outcome::pending;
   decision.reason = update.reason;
   decision.message.assign(update.message);
   if (update.assignment != nullptr) {
@@ -271,7 +277,6 @@ void emit_pending(EngineCore& core, uint32_t task_index, const PendingUpdate& up
     for (const Target& target : *update.victims)
       decision.victims.push_back(core.tasks[target.task].id);
   }
-  out.push_back(std::move(decision));
 }
 
 void emit_preempted(EngineCore& core, const Target& target, uint32_t preemptor,
