@@ -80,9 +80,6 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   } else {
     for (uint32_t i : order_) process(entries_[i], out);
   }
-  last_cycle_parked_ = true;  // then no victims either
-  for (size_t i = 0; i < count && last_cycle_parked_; ++i)
-    last_cycle_parked_ = entries_[i].result == Result::parked;
   const bool changed = finish_cycle(count);
   if (count == 1) park_like_heads(entries_[0], decisions_before, out);
   return changed;
@@ -121,7 +118,9 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // team's queue, of a task that would not park (tested as process() would treat it); the p cycles
 // before it are then done at once: the new pending decisions of their heads are emitted in the
 // order those cycles would emit them (emit_skipped_decisions), each team's first p tasks are
-// parked, in queue order, and cycle p runs as usual. Whether a task parks, and with which
+// parked, in queue order, and cycle p runs as usual. The skip is tried before every cycle, the
+// next cycle's heads first: when one of them would not park, p is 0, and only what that cycle
+// nominates anyway was nominated. Whether a task parks, and with which
 // decision, depends on its queue class only, so it is tested once per class slot (quiet_classes,
 // quiet_in_class), and a queue whose classes all park quietly is not walked at all: its length is
 // all that counts. Decisions and their order are those of the cycle-by-cycle run (self-check runs
@@ -129,8 +128,7 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // StrictFIFO queue, and a cycle after an eviction, are left to the usual cycles; so are the heads
 // with a new decision in a tree of cohorts, whose cycle order is a tournament over the usage.
 void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
-  if (!last_cycle_parked_ || core_.options.self_check || reactivate_after_cycle_) return;
-  last_cycle_parked_ = false;
+  if (core_.options.self_check || reactivate_after_cycle_) return;
   core_.tasks.teams_with_work(teams_);
   for (uint32_t team : teams_) {
     if (core_.tasks.queue(team).sticky >= 0 || core_.module.teams[team].queueing == ir::Queueing::strict_fifo) return;
@@ -141,6 +139,13 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   // park; each team is looked at on its own up to the first such position found so far. A team
   // whose every class is known to park quietly is not walked, and a walk ends once every class is
   // known to park and every task of a class that decides anew was seen.
+  for (uint32_t team : teams_) {
+    const QueueSet& active = core_.tasks.queue(team).active;
+    if (active.tasks.empty()) continue;
+    renew_verdicts(team);
+    looked_at_classes_ = &active.classes;
+    if (quiet_in_class(*active.tasks.begin()) == Quiet::no) return;
+  }
   size_t stop = std::numeric_limits<size_t>::max();
   size_t longest = 0;
   deciders_.clear();
@@ -154,6 +159,7 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
     if (walked_enough()) continue;
     size_t position = 0;
     for (auto it = active.tasks.begin(); it != active.tasks.end() && position < stop; ++it, ++position) {
+      ++cycles_;  // the work of a walk: one task looked at
       const Quiet quiet = quiet_in_class(*it);
       if (quiet == Quiet::no) {
         stop = position;
@@ -170,7 +176,6 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   emit_skipped_decisions(skipped, out);
   // Park each team's first tasks (what those cycles' heads were).
   for (uint32_t team : teams_) core_.tasks.park_first(team, skipped);
-  cycles_ += skipped;
 }
 
 // Each skipped cycle's heads that decide anew, nominated and ordered as that cycle would order
@@ -214,6 +219,7 @@ bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
   const SetClasses& classes = set.classes;
   std::vector<Verdict>& verdicts = looked_at_->slots;
   if (verdicts.size() < classes.counts.size()) verdicts.resize(classes.counts.size());
+  cycles_ += classes.present.size();  // the work of the tally: one verdict per class
   for (uint32_t slot : classes.present) {
     Verdict& verdict = verdicts[slot];
     if (!verdict_holds(verdict)) {

@@ -30,8 +30,9 @@ class Scheduler {
   /// gets a decision at its submission time").
   void emit_current_pending(uint32_t task, std::vector<Decision>& out);
 
-  /// Cycles run so far (with the queue comparisons, the work tests compare across queue
-  /// lengths).
+  /// The work of the cycles so far, which tests compare across queue lengths (with the queue
+  /// comparisons): the cycles run one by one, plus what the quiet-cycle skip looked at (class
+  /// verdicts and queued tasks walked) instead of the cycles it skipped.
   uint64_t cycles() const { return cycles_; }
 
  private:
@@ -115,9 +116,6 @@ class Scheduler {
   std::vector<Reservation> reservations_;
   std::vector<Resources> cycle_start_usage_;  // self-check only: team × flavor
   bool reactivate_after_cycle_ = false;       // an eviction happened in the previous cycle
-  /// The previous cycle parked every head again: the next ones are likely to do the same
-  /// (skip_quiet_cycles tries then).
-  bool last_cycle_parked_ = false;
   struct Verdict {
     uint64_t epoch = 0;   // valid while its team's TeamVerdicts::epoch is this
     uint64_t stamps = 0;  // and its class's stamps (class_stamps) are this
