@@ -80,6 +80,9 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   } else {
     for (uint32_t i : order_) process(entries_[i], out);
   }
+  last_cycle_parked_ = true;  // then no victims either
+  for (size_t i = 0; i < count && last_cycle_parked_; ++i)
+    last_cycle_parked_ = entries_[i].result == Result::parked;
   const bool changed = finish_cycle(count);
   if (count == 1) park_like_heads(entries_[0], decisions_before, out);
   return changed;
@@ -118,9 +121,12 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // team's queue, of a task that would not park (tested as process() would treat it); the p cycles
 // before it are then done at once: the new pending decisions of their heads are emitted in the
 // order those cycles would emit them (emit_skipped_decisions), each team's first p tasks are
-// parked, in queue order, and cycle p runs as usual. The skip is tried before every cycle, the
-// next cycle's heads first: when one of them would not park, p is 0, and only what that cycle
-// nominates anyway was nominated. Whether a task parks, and with which
+// parked, in queue order, and cycle p runs as usual. The skip is exact before any cycle, but it
+// is tried only after a cycle that parked every head: finding a position can take a walk down a
+// queue (a new task queued last behind thousands), which then costs O(queue) per event, where the
+// cycles one by one and park_like_heads cost O(log queue). It looks at the next cycle's heads
+// first: when one of them would not park, p is 0, and only what that cycle nominates anyway was
+// nominated. Whether a task parks, and with which
 // decision, depends on its queue class only, so it is tested once per class slot (quiet_classes,
 // quiet_in_class), and a queue whose classes all park quietly is not walked at all: its length is
 // all that counts. Decisions and their order are those of the cycle-by-cycle run (self-check runs
@@ -128,7 +134,8 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // StrictFIFO queue, and a cycle after an eviction, are left to the usual cycles; so are the heads
 // with a new decision in a tree of cohorts, whose cycle order is a tournament over the usage.
 void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
-  if (core_.options.self_check || reactivate_after_cycle_) return;
+  if (!last_cycle_parked_ || core_.options.self_check || reactivate_after_cycle_) return;
+  last_cycle_parked_ = false;
   core_.tasks.teams_with_work(teams_);
   for (uint32_t team : teams_) {
     if (core_.tasks.queue(team).sticky >= 0 || core_.module.teams[team].queueing == ir::Queueing::strict_fifo) return;

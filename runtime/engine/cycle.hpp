@@ -116,6 +116,9 @@ class Scheduler {
   std::vector<Reservation> reservations_;
   std::vector<Resources> cycle_start_usage_;  // self-check only: team × flavor
   bool reactivate_after_cycle_ = false;       // an eviction happened in the previous cycle
+  /// The previous cycle parked every head: the next ones are likely to do the same
+  /// (skip_quiet_cycles tries then).
+  bool last_cycle_parked_ = false;
   struct Verdict {
     uint64_t epoch = 0;   // valid while its team's TeamVerdicts::epoch is this
     uint64_t stamps = 0;  // and its class's stamps (class_stamps) are this

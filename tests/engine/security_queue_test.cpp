@@ -80,6 +80,33 @@ TEST_CASE("a finish with a deep queue of one team does work logarithmic in its l
   CHECK(large < 2 * small);
 }
 
+TEST_CASE("a finish with a new task queued behind a deep queue does work logarithmic in its length",
+          "[security][engine-queue]") {
+  // The new task, with no decision yet, is a class of its own at the end of the queue: finding
+  // its cycle by walking the queue from the front cost O(n) per event (the quiet-cycle skip tried
+  // before every cycle did, in session 19, until the OOM test of a 400,000-task queue timed out).
+  const auto work = [](size_t queued) {
+    Harness h = deep_queue(queued, 2);
+    const Time at = static_cast<Time>(queued + 1) * kSecond;
+    const uint64_t before = h.engine->queue_work();
+    std::vector<Event> events;
+    events.push_back(Event::finish("r0"));
+    events.push_back(Event::submit(static_cast<gov::Task>(TaskBuilder("late", "a").gpus(1))));
+    std::vector<Decision> d;
+    h.engine->step(at, events, d);
+    REQUIRE(d.size() == 3);
+    CHECK(d[1].task == "q0");
+    CHECK(d[1].outcome == Outcome::admitted);
+    CHECK(d[2].task == "late");
+    CHECK(d[2].outcome == Outcome::pending);
+    return h.engine->queue_work() - before;
+  };
+  const uint64_t small = work(1'000);
+  const uint64_t large = work(16'000);
+  INFO("queue work of one finish and one submission: " << small << " at 1,000 queued, " << large << " at 16,000");
+  CHECK(large < 2 * small);
+}
+
 TEST_CASE("parking a deep queue at once gives the decisions of the cycle-by-cycle run",
           "[security][engine-queue]") {
   // Two shapes and two priorities interleaved, finishes, cancels and new submissions: the bulk
