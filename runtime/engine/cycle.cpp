@@ -124,9 +124,7 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // parked, in queue order, and cycle p runs as usual. The skip is exact before any cycle, but it
 // is tried only after a cycle that parked every head: finding a position can take a walk down a
 // queue (a new task queued last behind thousands), which then costs O(queue) per event, where the
-// cycles one by one and park_like_heads cost O(log queue). It looks at the next cycle's heads
-// first: when one of them would not park, p is 0, and only what that cycle nominates anyway was
-// nominated. Whether a task parks, and with which
+// cycles one by one and park_like_heads cost O(log queue). Whether a task parks, and with which
 // decision, depends on its queue class only, so it is tested once per class slot (quiet_classes,
 // quiet_in_class), and a queue whose classes all park quietly is not walked at all: its length is
 // all that counts. Decisions and their order are those of the cycle-by-cycle run (self-check runs
@@ -146,13 +144,6 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   // park; each team is looked at on its own up to the first such position found so far. A team
   // whose every class is known to park quietly is not walked, and a walk ends once every class is
   // known to park and every task of a class that decides anew was seen.
-  for (uint32_t team : teams_) {
-    const QueueSet& active = core_.tasks.queue(team).active;
-    if (active.tasks.empty()) continue;
-    renew_verdicts(team);
-    looked_at_classes_ = &active.classes;
-    if (quiet_in_class(*active.tasks.begin()) == Quiet::no) return;
-  }
   size_t stop = std::numeric_limits<size_t>::max();
   size_t longest = 0;
   deciders_.clear();
@@ -196,14 +187,7 @@ void Scheduler::emit_skipped_decisions(size_t stop, std::vector<Decision>& out) 
     const size_t position = deciders_[next].position;
     size_t count = 0;
     for (; next < deciders_.size() && deciders_[next].position == position; ++next) {
-      if (count == entries_.size()) entries_.emplace_back();
-      Entry& entry = entries_[count++];
-      entry.task = deciders_[next].task;
-      entry.team = deciders_[next].team;
-      entry.preemptor = false;
-      entry.result = Result::parked;
-      entry.recomputed = false;
-      nominate(entry);
+      nominate(next_entry(count, deciders_[next].task, deciders_[next].team, /*preemptor=*/false));
     }
     order_entries(count);
     for (uint32_t i : order_) emit_assignment_pending(entries_[i], out);
@@ -333,16 +317,21 @@ size_t Scheduler::collect_heads() {
     const bool sticky = core_.tasks.queue(team).sticky >= 0;
     const int32_t head = core_.tasks.take_head(team);
     if (head < 0) continue;
-    if (count == entries_.size()) entries_.emplace_back();
-    Entry& entry = entries_[count++];
-    entry.task = static_cast<uint32_t>(head);
-    entry.team = team;
-    entry.preemptor = sticky;
-    entry.nomination = nullptr;
-    entry.result = Result::parked;
-    entry.recomputed = false;
+    next_entry(count, static_cast<uint32_t>(head), team, sticky);
   }
   return count;
+}
+
+Scheduler::Entry& Scheduler::next_entry(size_t& count, uint32_t task, uint32_t team, bool preemptor) {
+  if (count == entries_.size()) entries_.emplace_back();
+  Entry& entry = entries_[count++];
+  entry.task = task;
+  entry.team = team;
+  entry.preemptor = preemptor;
+  entry.nomination = nullptr;
+  entry.result = Result::parked;
+  entry.recomputed = false;
+  return entry;
 }
 
 void Scheduler::nominate(Entry& entry) {

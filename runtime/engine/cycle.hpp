@@ -74,6 +74,8 @@ class Scheduler {
   /// skip_quiet_cycles found before `stop` (deciders_).
   void emit_skipped_decisions(size_t stop, std::vector<Decision>& out);
   size_t collect_heads();
+  /// entries_[count], reset for a head (`task` of `team`), and count one more.
+  Entry& next_entry(size_t& count, uint32_t task, uint32_t team, bool preemptor);
   void nominate(Entry& entry);
   /// With `compute` false: null when the nomination is not remembered for the current state.
   Nomination* nomination_for(Entry& entry, bool compute = true);

@@ -357,9 +357,8 @@ void TaskStore::reclassify(uint32_t task) {
   ClassTable::Move& move = q.classes.slots[from].last_move;
   if (t.last_message_serial != 0 && move.serial == t.last_message_serial && move.reason == t.last_reason) {
     t.class_hash = q.classes.slots[move.to].hash;
-    queue_classes_[task] = move.to;
-    set.classes.add(move.to, 1, -1);
-    set.classes.counts[move.to].representative = static_cast<int32_t>(task);
+    queue_classes_[task] = move.to;  // its slot's generation holds: add_class takes this slot
+    add_class(set, task);
   } else {
     t.class_hash = hash_class(t);
     t.queue_class_generation = 0;

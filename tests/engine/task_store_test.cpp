@@ -19,6 +19,22 @@ namespace {
 
 constexpr size_t kTeams = 2;
 
+/// Adds a pending task of one GPU count with a last pending message and queues it.
+uint32_t queued_task(TaskStore& store, uint32_t team, int32_t priority, Time submitted, int gpus, std::string message) {
+  Task task;
+  task.id = "t" + std::to_string(store.size());
+  task.team = static_cast<int32_t>(team);
+  task.priority = priority;
+  task.submitted_at = submitted;
+  task.request[ir::index(ir::Resource::gpu)] = gpus;
+  task.last_reason = PendingReason::waiting_for_quota;
+  task.last_message = std::move(message);
+  task.state = TaskState::pending;
+  const uint32_t index = store.add(std::move(task), true);
+  store.enqueue(index);
+  return index;
+}
+
 struct Model {
   std::vector<uint32_t> active[kTeams];
   std::vector<uint32_t> parked[kTeams];
@@ -29,17 +45,7 @@ class StoreUnderTest {
   StoreUnderTest() : store_(kTeams, 1, std::vector<bool>(kTeams, false)) {}
 
   uint32_t add(uint32_t team, int32_t priority, Time submitted, int gpus, std::string message) {
-    Task task;
-    task.id = "t" + std::to_string(store_.size());
-    task.team = static_cast<int32_t>(team);
-    task.priority = priority;
-    task.submitted_at = submitted;
-    task.request[ir::index(ir::Resource::gpu)] = gpus;
-    task.last_reason = PendingReason::waiting_for_quota;
-    task.last_message = std::move(message);
-    task.state = TaskState::pending;
-    const uint32_t index = store_.add(std::move(task), true);
-    store_.enqueue(index);
+    const uint32_t index = queued_task(store_, team, priority, submitted, gpus, std::move(message));
     insert_sorted(model_.active[team], index);
     return index;
   }
@@ -214,20 +220,6 @@ TEST_CASE("queue sets keep their order, class counts and class representatives u
 
 namespace {
 
-uint32_t queued_task(TaskStore& store, int gpus, std::string message) {
-  Task task;
-  task.id = "t" + std::to_string(store.size());
-  task.team = 0;
-  task.submitted_at = static_cast<Time>(store.size());
-  task.request[ir::index(ir::Resource::gpu)] = gpus;
-  task.last_reason = PendingReason::waiting_for_quota;
-  task.last_message = std::move(message);
-  task.state = TaskState::pending;
-  const uint32_t index = store.add(std::move(task), true);
-  store.enqueue(index);
-  return index;
-}
-
 void decide(TaskStore& store, uint32_t task, std::string message, uint64_t serial) {
   store[task].last_message = std::move(message);
   store[task].last_message_serial = serial;
@@ -240,8 +232,8 @@ void decide(TaskStore& store, uint32_t task, std::string message, uint64_t seria
 // numbers change when the table is rebuilt, so a move remembered before must not be taken after.
 TEST_CASE("a rebuilt class table forgets the last move of a task between classes", "[engine][queues]") {
   TaskStore store(1, 1, {false});
-  const uint32_t first = queued_task(store, 1, "waiting");
-  const uint32_t second = queued_task(store, 2, "waiting");
+  const uint32_t first = queued_task(store, 0, 0, 0, 1, "waiting");
+  const uint32_t second = queued_task(store, 0, 0, 1, 2, "waiting");
   decide(store, first, "decided", 7);  // remembered: first's old slot, serial 7 -> its new slot
   // The second task's decisions pile up slots until the table is rebuilt, and then some more.
   for (int i = 0; i < 80; ++i) decide(store, second, "message " + std::to_string(i), 0);
