@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -184,7 +185,18 @@ class FlavorAssigner {
   /// were assigned in the flavor) against one flavor.
   FlavorResult try_flavor(const Task& task, uint32_t task_index, uint32_t flavor, const Resources& request,
                           const Resources* assumed, Assignment& out);
-  GranularMode oracle(uint32_t task, uint32_t flavor, ir::Resource resource, Amount amount);
+  /// How much of the preemption search the oracle runs: all of it (find_targets), only the
+  /// bounds (settled_without_targets; no answer when they do not settle it), or only the walk
+  /// (the bounds were tried under the same state and did not settle it).
+  enum class Search : uint8_t { full, bounds_only, walk_only };
+  std::optional<GranularMode> oracle(uint32_t task, uint32_t flavor, ir::Resource resource, Amount amount,
+                                     Search search = Search::full);
+  /// One resource's mode into a flavor's result: the least preferred mode (`mode`), the lowest
+  /// (`worst`), the highest borrowing level.
+  static void worsen_by(FlavorResult& result, GranularMode mode, ir::FlavorPreference preference);
+  /// try_flavor's simulations of the contested resources (`simulate`) into `result`.
+  void simulate_contested(uint32_t task, uint32_t flavor, ResourceMask simulate, const Resources& amounts,
+                          ir::FlavorPreference preference, FlavorResult& result);
   void assign_pod_sets(uint32_t task, Assignment& out, AssignmentTrace* trace, const Assignment* pinned);
   void assign_groups(uint32_t task, Assignment& out, AssignmentTrace* trace, const Assignment* pinned);
   bool can_preempt_while_borrowing(const ir::Team& team) const;

@@ -139,6 +139,14 @@ struct SearchReads {
 };
 void find_targets(const SearchContext& context, const PreemptionRequest& request,
                   std::vector<Target>& out, SearchTrace* trace = nullptr, SearchReads* reads = nullptr);
+/// The bounds find_targets tries first in runs with shortcuts (SearchContext::shortcuts), each in
+/// O(teams) or the own team's candidates: true when one settles that no search can succeed (the
+/// answer is no targets), with what it read in `reads` (empty when false).
+bool settled_without_targets(const SearchContext& context, const PreemptionRequest& request, SearchReads& reads);
+/// find_targets without those bounds: the candidate walk (fair sharing or classical). Its answer
+/// reads other teams' candidates and shares (SearchReads{}).
+void search_targets(const SearchContext& context, const PreemptionRequest& request, std::vector<Target>& out,
+                    SearchTrace* trace = nullptr);
 
 /// Self-check (EngineOptions::self_check) of the victims of a fair-sharing search in a tree of
 /// cohorts, against the usage the search saw: `start_usage` (team × flavor), or the usage of

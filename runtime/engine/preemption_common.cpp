@@ -14,24 +14,32 @@ void find_targets(const SearchContext& context, const PreemptionRequest& request
   SearchReads ignored;
   SearchReads& read = reads != nullptr ? *reads : ignored;
   read = {};
-  // Most searches of parked heads are hopeless; a team-level bound settles them in O(teams).
-  if (context.shortcuts) {
-    Resources own_held{};
-    if (preemption::over_own_limits(context, request, own_held)) {
-      read = {.own_settled = true, .flavor_local = true};
-      return;
-    }
-    thread_local std::vector<uint32_t> teams;  // reused: no allocation once warm
-    preemption::teams_with_candidates(context, request, teams);
-    if (teams.empty() || !preemption::fits_without_teams(context, request, teams, own_held)) {
-      read.flavor_local = true;
-      return;
-    }
-    // Before the fair-sharing search lists the candidates of every team (a cursor each).
-    if (context.module.settings.fair_sharing && !context.quota.tree() &&
-        preemption::fair_hopeless_by_shares(context, request, teams, own_held))
-      return;
+  if (context.shortcuts && settled_without_targets(context, request, read)) return;
+  search_targets(context, request, out, trace);
+}
+
+// Most searches of parked heads are hopeless; a team-level bound settles them in O(teams).
+bool settled_without_targets(const SearchContext& context, const PreemptionRequest& request, SearchReads& read) {
+  read = {};
+  Resources own_held{};
+  if (preemption::over_own_limits(context, request, own_held)) {
+    read = {.own_settled = true, .flavor_local = true};
+    return true;
   }
+  thread_local std::vector<uint32_t> teams;  // reused: no allocation once warm
+  preemption::teams_with_candidates(context, request, teams);
+  if (teams.empty() || !preemption::fits_without_teams(context, request, teams, own_held)) {
+    read.flavor_local = true;
+    return true;
+  }
+  // Before the fair-sharing search lists the candidates of every team (a cursor each).
+  return context.module.settings.fair_sharing && !context.quota.tree() &&
+         preemption::fair_hopeless_by_shares(context, request, teams, own_held);
+}
+
+void search_targets(const SearchContext& context, const PreemptionRequest& request, std::vector<Target>& out,
+                    SearchTrace* trace) {
+  out.clear();
   if (context.module.settings.fair_sharing) {
     preemption::fair_sharing_targets(context, request, out, trace);
   } else {
