@@ -273,3 +273,52 @@ TEST_CASE("a search at the same instant sees the own team's candidates admitted 
 }
 
 }  // namespace gov::engine::test
+
+namespace gov::engine::test {
+
+// FlavorAssigner::simulate_contested: a flavor's mode is the least preferred of its contested
+// resources', so a resource the own team's limits settle with no candidates (memory here) makes
+// the flavor "no candidates" whatever the other resource's search would find (GPUs: a borrows 4
+// in 1-GPU tasks, which the S2-a test above preempts). Shortcut runs skip that search; self-check
+// runs make it, and both give the same decisions.
+TEST_CASE("fair sharing: a resource with no candidates parks the task however many another has",
+          "[engine]") {
+  const auto run = [](ir::Amount memory, bool self_check) {
+    ir::Module m;
+    m.strings = {""};
+    m.flavors.push_back(make_flavor("ml.x", amounts(1, 0, 0, 10), 8));  // 8 GPUs, 80 MiB
+    ir::Resources memory_capped = unlimited();
+    memory_capped[ir::index(ir::Resource::memory)] = 0;  // b may not borrow memory
+    m.teams.push_back(make_team("a", {make_quota(0, amounts(2, 0, 0, 20), unlimited())}));
+    m.teams.push_back(make_team("b", {make_quota(0, amounts(2, 0, 0, 20), memory_capped)}));
+    m.teams.push_back(make_team("c", {make_quota(0, amounts(4, 0, 0, 40), unlimited())}));
+    for (ir::Team& team : m.teams) team.fair_share_weight_micros = model::kWeightScale;
+    m.classes = {{"low", 10}, {"mid", 50}, {"high", 90}};
+    m.settings.fair_sharing = true;
+    EngineOptions options;
+    options.self_check = self_check;
+    Harness h(std::move(m), options);
+    std::vector<Decision> all;
+    const auto keep = [&all](const std::vector<Decision>& d) { all.insert(all.end(), d.begin(), d.end()); };
+    for (int i = 0; i < 6; ++i)
+      keep(h.submit(i, TaskBuilder("a" + std::to_string(i), "a").gpus(1).memory_mib(1).priority("high")));
+    keep(h.submit(10, TaskBuilder("b0", "b").gpus(2).memory_mib(20).priority("high")));
+    keep(h.submit(11, TaskBuilder("b1", "b").gpus(2).memory_mib(memory).priority("high")));
+    REQUIRE(h.engine->self_check_failures().empty());
+    return all;
+  };
+  // Without memory, b1 takes two of a's GPUs (the GPU search finds targets).
+  const std::vector<Decision> gpus_only = run(0, false);
+  CHECK(victims_of(gpus_only, "b1") == std::vector<std::string>{"a5", "a4"});
+  CHECK(json_lines(gpus_only) == json_lines(run(0, true)));
+  // With memory b cannot get (at its nominal, no borrowing, no own candidate): nothing is
+  // preempted, and b1 waits for quota.
+  const std::vector<Decision> with_memory = run(5, false);
+  CHECK(ids_with(with_memory, Outcome::preempted).empty());
+  const Decision* last = last_for(with_memory, "b1");
+  REQUIRE(last != nullptr);
+  CHECK(last->reason == PendingReason::waiting_for_quota);
+  CHECK(json_lines(with_memory) == json_lines(run(5, true)));
+}
+
+}  // namespace gov::engine::test
