@@ -322,3 +322,51 @@ TEST_CASE("fair sharing: a resource with no candidates parks the task however ma
 }
 
 }  // namespace gov::engine::test
+
+namespace gov::engine::test {
+
+// The other half of simulate_contested's rule: a search is skipped only when it cannot raise the
+// flavor's borrowing level, which orders a classical cycle's heads (non-borrowing first). b1's
+// memory is within b's nominal (level 0) but c borrows it, and b may not reclaim: no candidates.
+// Its GPU would borrow (b holds 3 of its 2); preempting b's own low-priority task leaves it
+// borrowing. So b1 parks at level 1, and e1, parked at level 0 in the same cycle, comes first,
+// although b1 has the higher priority. Skipping the GPU search would have put b1 first.
+TEST_CASE("a search that may raise the borrowing level is made", "[engine]") {
+  const auto run = [](bool self_check) {
+    ir::Module m;
+    m.strings = {""};
+    m.flavors.push_back(make_flavor("ml.x", amounts(1, 0, 0, 10), 8));  // 8 GPUs, 80 MiB
+    m.teams.push_back(make_team("b", {make_quota(0, amounts(2, 0, 0, 20), unlimited())}));
+    m.teams.push_back(make_team("c", {make_quota(0, amounts(4, 0, 0, 40), unlimited())}));
+    m.teams.push_back(make_team("e", {make_quota(0, amounts(2, 0, 0, 20), unlimited())}));
+    for (ir::Team& team : m.teams) team.reclaim_within_cohort = ir::ReclaimWithinCohort::never;
+    m.classes = {{"low", 10}, {"mid", 50}, {"high", 90}};
+    m.settings.fair_sharing = false;  // the classical order
+    EngineOptions options;
+    options.self_check = self_check;
+    Harness h(std::move(m), options);
+    std::vector<Decision> all;
+    const auto keep = [&all](const std::vector<Decision>& d) { all.insert(all.end(), d.begin(), d.end()); };
+    keep(h.submit(0, TaskBuilder("e0", "e").memory_mib(20).priority("high")));
+    keep(h.submit_all(1, {TaskBuilder("b-low", "b").gpus(1).priority("low"),
+                          TaskBuilder("b-high-1", "b").gpus(1).priority("high"),
+                          TaskBuilder("b-high-2", "b").gpus(1).priority("high")}));
+    keep(h.submit(2, TaskBuilder("c0", "c").gpus(5).memory_mib(60).priority("high")));
+    keep(h.submit_all(3, {TaskBuilder("b1", "b").gpus(1).memory_mib(5).priority("high"),
+                          TaskBuilder("e1", "e").gpus(1).priority("low")}));
+    REQUIRE(h.engine->self_check_failures().empty());
+    return all;
+  };
+  const std::vector<Decision> fast = run(false);
+  for (const char* id : {"e0", "b-low", "b-high-1", "b-high-2", "c0"})
+    CHECK(last_for(fast, id)->outcome == Outcome::admitted);
+  CHECK(ids_with(fast, Outcome::preempted).empty());
+  std::vector<std::string> parked;
+  for (const Decision& d : fast) {
+    if (d.at == 3 && d.outcome == Outcome::pending) parked.push_back(d.task);
+  }
+  CHECK(parked == std::vector<std::string>{"e1", "b1"});
+  CHECK(json_lines(fast) == json_lines(run(true)));
+}
+
+}  // namespace gov::engine::test
