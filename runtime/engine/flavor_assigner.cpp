@@ -1,6 +1,7 @@
 #include "runtime/engine/flavor_assigner.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace gov::engine {
 namespace {
@@ -471,7 +472,7 @@ void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
                                  std::vector<Target>& out) {
   const PreemptionRequest request = request_for(task, assignment);
   for (size_t i = 0; context_.shortcuts && i < simulated_count_; ++i) {
-    if (simulated_[i].request == request) {
+    if (simulated_[i].request == request || own_limits_settle(simulated_[i], request)) {
       out = simulated_[i].targets;
       note_search(simulated_[i].reads);
       return;
@@ -480,6 +481,26 @@ void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
   SearchReads reads;
   find_targets(context_, request, out, nullptr, &reads);
   note_search(reads);
+}
+
+// preemption::over_own_limits settled `simulated` (one resource r of one flavor) with no
+// targets: r's amount exceeds the own team's limits even with what its candidates hold gone. The
+// whole request contests r in that flavor and asks at least that amount of it (the same for a
+// task of one pod set; the sum of every pod set's where the simulation counted the pod sets up to
+// one), so its search ends at the same bound: its own-team candidates are those that hold a
+// contested resource, and a candidate that holds none of r frees none of it, so they hold the
+// same amount of r, and the limits read no other team. Most parked heads' whole-request searches
+// end there.
+bool FlavorAssigner::own_limits_settle(const Simulated& simulated, const PreemptionRequest& request) {
+  if (!simulated.reads.own_settled || !simulated.targets.empty()) return false;
+  if (request.part_count != 1 || simulated.request.part_count != 1) return false;
+  const RequestPart& whole = request.first();
+  const RequestPart& one = simulated.request.first();
+  if (request.team != simulated.request.team || request.preemptor != simulated.request.preemptor ||
+      whole.flavor != one.flavor || std::popcount(one.needs) != 1 || (whole.needs & one.needs) == 0)
+    return false;
+  const auto r = static_cast<size_t>(std::countr_zero(one.needs));
+  return whole.request[r] >= one.request[r];
 }
 
 void FlavorAssigner::note_search(const SearchReads& reads) {

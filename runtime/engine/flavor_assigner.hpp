@@ -209,6 +209,9 @@ class FlavorAssigner {
     std::vector<Target> targets;
     SearchReads reads;  // find_targets's
   };
+  /// Whether `simulated`, a search the own team's limits settled with no targets, settles the
+  /// search for `request` (the whole request of the same task in its flavor) the same way.
+  static bool own_limits_settle(const Simulated& simulated, const PreemptionRequest& request);
   /// Records what a search read (own_determined, flavor_local).
   void note_search(const SearchReads& reads);
   /// Records that available(team, flavor, r) was read (own_determined).
