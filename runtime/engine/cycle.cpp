@@ -648,8 +648,8 @@ const std::string& Scheduler::assignment_message(uint32_t task, Nomination& nomi
     const Task& t = core_.tasks[task];
     std::array<std::string_view, kMaxPodSets> names{};
     for (size_t i = 0; i < t.pod_sets.size(); ++i) names[i] = t.pod_sets[i].name;
-    render_assignment_message(core_.module, core_.options.dialect, nomination.assignment.reasons,
-                              nomination.message, std::span<const std::string_view>(names.data(), t.pod_sets.size()));
+    render_assignment_message(reason_texts_, nomination.assignment.reasons, nomination.message,
+                              std::span<const std::string_view>(names.data(), t.pod_sets.size()));
     nomination.message_ready = true;
     nomination.message_serial = next_message_serial();
   }

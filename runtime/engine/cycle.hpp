@@ -19,7 +19,10 @@ namespace gov::engine {
 class Scheduler {
  public:
   explicit Scheduler(EngineCore& core)
-      : core_(core), assigner_(core.search_context()), stamps_(core.module) {}
+      : core_(core),
+        assigner_(core.search_context()),
+        stamps_(core.module),
+        reason_texts_(core.module, core.options.dialect) {}
 
   /// Runs cycles at core.now until one changes nothing (no admission, preemption, parking or
   /// return of parked heads); appends the decisions in the order they happen.
@@ -111,6 +114,7 @@ class Scheduler {
   FlavorAssigner assigner_;
   NominationCache cache_;
   FlavorStamps stamps_;  // of the current cycle
+  ReasonTexts reason_texts_;  // assignment_message's
   std::vector<Entry> entries_;   // reused across cycles
   std::vector<uint32_t> order_;  // processing order (indices into entries_)
   std::vector<uint32_t> teams_;

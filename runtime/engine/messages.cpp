@@ -8,6 +8,7 @@
 
 #include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
+#include "runtime/engine/hash_mix.hpp"
 
 namespace gov::engine {
 namespace {
@@ -80,26 +81,43 @@ std::string reason_text(const ir::Module& module, MessageDialect dialect,
   return {};
 }
 
-void render_assignment_message(const ir::Module& module, MessageDialect dialect,
-                               std::span<const FlavorReason> reasons, std::string& out,
+const std::string& ReasonTexts::text(const FlavorReason& reason) {
+  FlavorReason key = reason;
+  key.pod_set = 0;
+  HashMix mix;  // collisions are checked, never trusted
+  mix(static_cast<uint64_t>(key.kind) | static_cast<uint64_t>(key.resource) << 8 |
+      static_cast<uint64_t>(key.beyond_borrowing_limit) << 16 | static_cast<uint64_t>(key.flavor) << 32);
+  for (Amount amount : {key.request, key.assumed, key.max_capacity, key.lack}) mix(static_cast<uint64_t>(amount));
+  mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(key.unavailable_partition)));
+  if (slots_.empty()) slots_.resize(kSlots);
+  Slot& slot = slots_[mix.value() & (kSlots - 1)];
+  if (!slot.used || !(slot.reason == key)) {
+    slot.reason = key;
+    slot.text = reason_text(module_, dialect_, key);
+    slot.used = true;
+  }
+  return slot.text;
+}
+
+void render_assignment_message(ReasonTexts& cache, std::span<const FlavorReason> reasons, std::string& out,
                                std::span<const std::string_view> pod_sets) {
-  std::vector<std::string> texts;
-  texts.reserve(reasons.size());
+  thread_local std::vector<std::string> texts;  // reused: no allocation once warm
   out.clear();
   const size_t groups = pod_sets.empty() ? 1 : pod_sets.size();
   for (size_t group = 0; group < groups; ++group) {
-    texts.clear();
+    size_t count = 0;
     for (const FlavorReason& reason : reasons) {
       if (!pod_sets.empty() && reason.pod_set != group) continue;
-      texts.push_back(reason_text(module, dialect, reason));
+      if (count == texts.size()) texts.emplace_back();
+      texts[count++].assign(cache.text(reason));  // copied: a later reason may take the slot
     }
-    if (texts.empty() && !pod_sets.empty()) continue;
-    std::sort(texts.begin(), texts.end());
+    if (count == 0 && !pod_sets.empty()) continue;
+    std::sort(texts.begin(), texts.begin() + static_cast<std::ptrdiff_t>(count));
     if (!out.empty()) out.append("; ");
     out.append("couldn't assign flavors to pod set ");
     out.append(pod_sets.empty() ? kPodSetName : pod_sets[group]);
     out.append(": ");
-    for (size_t i = 0; i < texts.size(); ++i) {
+    for (size_t i = 0; i < count; ++i) {
       if (i > 0) out.append(", ");
       out.append(texts[i]);
     }

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "compiler/ir/module.hpp"
 #include "runtime/engine/decision.hpp"
@@ -46,17 +47,40 @@ struct FlavorReason {
 /// The pod set of a task of one pod set.
 inline constexpr std::string_view kPodSetName = "main";
 
+/// One reason, rendered.
+std::string reason_text(const ir::Module& module, MessageDialect dialect,
+                        const FlavorReason& reason);
+
+/// reason_text, remembered for one module and dialect. A reason's text is a function of its
+/// fields (all but `pod_set`), and the same reasons recur across the pending heads of a replay
+/// (the same shortfall of the same resource in the same instance type): rendering them with fmt
+/// was 4% of a replay's instructions. Direct-mapped on a hash of the fields, each slot checked
+/// against all of them. Not thread-safe.
+class ReasonTexts {
+ public:
+  ReasonTexts(const ir::Module& module, MessageDialect dialect) : module_(module), dialect_(dialect) {}
+  /// The text of `reason`; valid until the next call.
+  const std::string& text(const FlavorReason& reason);
+
+ private:
+  struct Slot {
+    FlavorReason reason;  // pod_set 0
+    std::string text;
+    bool used = false;
+  };
+  static constexpr size_t kSlots = 1024;
+  const ir::Module& module_;
+  MessageDialect dialect_;
+  std::vector<Slot> slots_;  // kSlots once used
+};
+
 /// `couldn't assign flavors to pod set main: <reasons>`, the reasons rendered, sorted and joined
 /// by ", " as Kueue's Assignment.Message() does; for a task of several pod sets one such part per
 /// pod set with reasons, in pod set order, joined by "; " (FlavorReason::pod_set indexes
 /// `pod_sets`, the pod sets' names; empty: one pod set, `main`). Writes into `out` (reused, no
 /// allocation once warm).
-void render_assignment_message(const ir::Module& module, MessageDialect dialect,
-                               std::span<const FlavorReason> reasons, std::string& out,
+void render_assignment_message(ReasonTexts& texts, std::span<const FlavorReason> reasons, std::string& out,
                                std::span<const std::string_view> pod_sets = {});
-/// One reason, rendered.
-std::string reason_text(const ir::Module& module, MessageDialect dialect,
-                        const FlavorReason& reason);
 
 /// A quantity as Kubernetes prints it: `1`, `1k`, `500m`, `64`, `256Gi`, `1536Mi`.
 std::string quantity_text(ir::Resource resource, Amount amount);

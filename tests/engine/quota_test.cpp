@@ -2,6 +2,9 @@
 // idle-resource sharing and quantity printing.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <vector>
+
 #include "runtime/engine/messages.hpp"
 #include "runtime/engine/quota_state.hpp"
 #include "tests/engine/engine_test_support.hpp"
@@ -158,6 +161,39 @@ TEST_CASE("quantities print as Kubernetes prints them", "[engine]") {
   CHECK(quantity_text(Resource::memory, 1536) == "1536Mi");
   CHECK(quantity_text(Resource::memory, 262144) == "256Gi");
   CHECK(quantity_text(Resource::memory, 1048576) == "1Ti");
+}
+
+TEST_CASE("remembered reason texts are those rendered anew whatever shares their slot", "[engine]") {
+  const ir::Module m = workshop_module();
+  ReasonTexts texts(m, MessageDialect::head);
+  // More reasons than slots, each field varied, each asked for twice (the second time mostly
+  // from its slot, or after another reason took it): every text is reason_text's.
+  std::vector<FlavorReason> reasons;
+  for (Amount lack = 1; lack <= 600; ++lack) {
+    for (FlavorReason::Kind kind : {FlavorReason::Kind::insufficient_unused, FlavorReason::Kind::exceeds_max_capacity}) {
+      FlavorReason reason;
+      reason.kind = kind;
+      reason.resource = lack % 3 == 0 ? ir::Resource::memory : ir::Resource::gpu;
+      reason.lack = lack;
+      reason.request = lack + lack % 7;
+      reason.assumed = lack % 5;
+      reason.max_capacity = lack % 11;
+      reason.pod_set = static_cast<uint32_t>(lack % 2);
+      reasons.push_back(reason);
+    }
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (const FlavorReason& reason : reasons) {
+      INFO("lack " << reason.lack << ", request " << reason.request);
+      CHECK(texts.text(reason) == reason_text(m, MessageDialect::head, reason));
+    }
+  }
+  std::string message;
+  render_assignment_message(texts, std::span<const FlavorReason>(reasons.data(), 2), message);
+  CHECK(message ==
+        "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor ml.g5.8xlarge, "
+        "previously considered podsets requests (1) + current podset request (2) > maximum capacity (1), "
+        "insufficient unused quota for nvidia.com/gpu in flavor ml.g5.8xlarge, 1 more needed");
 }
 
 TEST_CASE("EFA is never charged: it neither appears in usage nor makes a task wait", "[engine]") {
