@@ -155,15 +155,21 @@ void Assignment::clear() {
 
 PreemptionRequest FlavorAssigner::request_for(uint32_t task, uint32_t flavor,
                                               ResourceMask needs) const {
-  const Task& t = context_.tasks[task];
   PreemptionRequest request;
-  request.preemptor = task;
-  request.team = static_cast<uint32_t>(t.team);
-  RequestPart& part = request.parts[0];
+  one_part_request(request, task, flavor, needs);
+  return request;
+}
+
+void FlavorAssigner::one_part_request(PreemptionRequest& into, uint32_t task, uint32_t flavor, ResourceMask needs) const {
+  const Task& t = context_.tasks[task];
+  into.preemptor = task;
+  into.team = static_cast<uint32_t>(t.team);
+  into.part_count = 1;
+  RequestPart& part = into.parts[0];
   part.flavor = flavor;
+  part.request = {};
   for (ir::Resource r : context_.quota.charged()) part.request[ir::index(r)] = t.request[ir::index(r)];
   part.needs = needs;
-  return request;
 }
 
 PreemptionRequest FlavorAssigner::request_for(uint32_t task, const Assignment& assignment) const {
@@ -206,8 +212,11 @@ std::optional<GranularMode> FlavorAssigner::oracle(uint32_t task, uint32_t flavo
                                                    Amount amount, Search search) {
   const Task& t = context_.tasks[task];
   const auto team = static_cast<uint32_t>(t.team);
-  PreemptionRequest request = request_for(task, flavor, resource_bit(resource));
-  request.parts[0].request = {};
+  PreemptionRequest& request = oracle_request_;  // searches do not call the oracle: never in use
+  request.preemptor = task;
+  request.team = team;
+  request.part_count = 1;
+  request.parts[0] = RequestPart{flavor, {}, resource_bit(resource)};
   request.parts[0].request[ir::index(resource)] = amount;
   OracleSlot* slot = nullptr;
   OracleKey key;
@@ -282,7 +291,11 @@ void FlavorAssigner::record_simulation(const PreemptionRequest& request, const s
                                        const SearchReads& reads) {
   if (simulated_count_ == simulated_.size()) simulated_.emplace_back();
   Simulated& simulated = simulated_[simulated_count_++];
-  simulated.request = request;
+  // The parts in use only (a request is about 1 KB, and equality reads no more).
+  simulated.request.preemptor = request.preemptor;
+  simulated.request.team = request.team;
+  simulated.request.part_count = request.part_count;
+  std::copy_n(request.parts.begin(), request.part_count, simulated.request.parts.begin());
   simulated.targets = targets;
   simulated.reads = reads;
 }
@@ -470,7 +483,12 @@ void FlavorAssigner::no_flavor_of_team(const Task& task, Assignment& out) const 
 
 void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
                                  std::vector<Target>& out) {
-  const PreemptionRequest request = request_for(task, assignment);
+  PreemptionRequest& request = whole_request_;
+  if (assignment.pod_set_count == 0) {
+    one_part_request(request, task, static_cast<uint32_t>(assignment.flavor), assignment.needs_preemption);
+  } else {
+    request = request_for(task, assignment);
+  }
   for (size_t i = 0; context_.shortcuts && i < simulated_count_; ++i) {
     if (simulated_[i].request == request || own_limits_settle(simulated_[i], request)) {
       out = simulated_[i].targets;

@@ -209,6 +209,8 @@ class FlavorAssigner {
     std::vector<Target> targets;
     SearchReads reads;  // find_targets's
   };
+  /// request_for of a task of one pod set, into `into` (reused: only the first part is written).
+  void one_part_request(PreemptionRequest& into, uint32_t task, uint32_t flavor, ResourceMask needs) const;
   /// Whether `simulated`, a search the own team's limits settled with no targets, settles the
   /// search for `request` (the whole request of the same task in its flavor) the same way.
   static bool own_limits_settle(const Simulated& simulated, const PreemptionRequest& request);
@@ -246,6 +248,9 @@ class FlavorAssigner {
   uint64_t memo_serial_ = 0;
   std::vector<OracleSlot> oracle_memo_;  // kOracleSlots once used
   std::vector<Target> scratch_;
+  // The oracle's and targets_for's requests, reused: constructing one zeroes about 1 KB.
+  PreemptionRequest oracle_request_;
+  PreemptionRequest whole_request_;
   std::vector<Simulated> simulated_;  // of the last assign, reused by targets_for
   size_t simulated_count_ = 0;
   bool own_determined_ = false;
