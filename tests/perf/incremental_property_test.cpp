@@ -190,4 +190,24 @@ TEST_CASE("the incremental engine decides as the full re-nomination with queues 
   CHECK(totals.preempted > 10);
 }
 
+TEST_CASE("a round of the long mode whose searches turn on another type's borrowing decides alike",
+          "[perf][engine][property]") {
+  // Round 8 of GOV_PROPERTY_LONG=1, the default run's blind spot (session 20): about 2,500 events
+  // in, a parked head's fair-sharing search turns on the share of a team whose borrowing moved in
+  // the other instance type. The quiet-cycle skip's verdict on the head's class must follow that
+  // type's stamps, not only the head's own type's admitted tasks and usage; keyed on those alone
+  // (session 19's dropped idea applied to every verdict), this round fails, while the eight short
+  // rounds above and the 85% trace's first 400,000 lines of decisions do not notice.
+  Rng rng(20261126);
+  for (int round = 0; round < 8; ++round) {
+    const ir::Module skipped = busy_module(rng);
+    busy_steps(rng, skipped, 12'000);
+  }
+  const ir::Module m = busy_module(rng);
+  const std::vector<Step> steps = busy_steps(rng, m, 12'000);
+  Totals totals;
+  compare_side_by_side(m, steps, totals);
+  CHECK(totals.preempted > 0);
+}
+
 }  // namespace gov::engine::test
