@@ -213,7 +213,7 @@ bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
   cycles_ += classes.present.size();  // the work of the tally: one verdict per class
   for (uint32_t slot : classes.present) {
     Verdict& verdict = verdicts[slot];
-    if (!verdict_holds(verdict)) {
+    if (!verdict_holds(verdict, slot)) {
       const int32_t representative = classes.counts[slot].representative;
       if (representative < 0) continue;
       const Quiet quiet = quiet_head(static_cast<uint32_t>(representative), /*compute=*/false);
@@ -260,14 +260,25 @@ uint64_t Scheduler::class_stamps(int32_t flavor) const {
   return stamps_[f] + stamps_.local(f);
 }
 
-bool Scheduler::verdict_holds(const Verdict& verdict) const {
-  return verdict.epoch == looked_at_->epoch && verdict.stamps == class_stamps(verdict.flavor);
+bool Scheduler::verdict_holds(Verdict& verdict, uint32_t slot) {
+  if (verdict.epoch != looked_at_->epoch) return false;
+  const uint64_t stamps = class_stamps(verdict.flavor);
+  if (verdict.stamps == stamps) return true;
+  // The epoch holds the cache's generation, so the entry is still its class's shape's.
+  const Nomination* nomination = verdict.nomination;
+  if (nomination == nullptr || nomination->fill != verdict.fill) return false;
+  const QueueClass& value = core_.tasks.queue(looked_at_team_).classes.slots[slot].value;
+  if (!still_own_determined(*nomination, looked_at_team_, value.requested_flavor)) return false;
+  verdict.stamps = stamps;
+  return true;
 }
 
 void Scheduler::set_verdict(Verdict& verdict, uint32_t slot, Quiet quiet) {
   if (verdict.epoch != looked_at_->epoch) verdict.flavor = class_flavor(looked_at_team_, slot);
   verdict.epoch = looked_at_->epoch;
   verdict.stamps = class_stamps(verdict.flavor);
+  verdict.nomination = probed_;
+  verdict.fill = probed_ != nullptr ? probed_->fill : 0;
   verdict.quiet = quiet;
 }
 
@@ -278,7 +289,7 @@ Scheduler::Quiet Scheduler::quiet_in_class(uint32_t task) {
   std::vector<Verdict>& verdicts = looked_at_->slots;
   if (slot >= verdicts.size()) verdicts.resize(slot + 1);
   Verdict& verdict = verdicts[slot];
-  if (!verdict_holds(verdict)) {
+  if (!verdict_holds(verdict, slot)) {
     set_verdict(verdict, slot, quiet_head(task, /*compute=*/true));
     if (verdict.quiet != Quiet::no) tally(slot, verdict.quiet);
   }
@@ -294,6 +305,7 @@ Scheduler::Quiet Scheduler::quiet_head(uint32_t task, bool compute) {
   probe_.task = task;
   probe_.team = static_cast<uint32_t>(core_.tasks[task].team);
   Nomination* nomination = nomination_for(probe_, compute);
+  probed_ = nomination != &probe_.own ? nomination : nullptr;
   if (nomination == nullptr) return Quiet::unknown;
   const Assignment& a = nomination->assignment;
   if (!nomination->parks()) return Quiet::no;  // admitted or preempting
@@ -355,7 +367,7 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
                        : compute  ? cache_.lookup(core_.module, task, stamps_, valid)
                                   : cache_.peek(core_.module, task, stamps_, valid);
   if (valid) return stored;
-  if (stored != nullptr && still_own_determined(*stored, entry.task)) return stored;
+  if (stored != nullptr && still_own_determined(*stored, entry.team, task.requested_flavor)) return stored;
   if (!compute) return nullptr;
   Nomination& nomination = stored != nullptr ? *stored : entry.own;
   // The message is a function of the reasons (a cached shape has no pod set names): when a new
@@ -368,6 +380,7 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   assigner_.remember_searches(core_.tasks.state_serial());
   assigner_.assign(entry.task, nomination.assignment);
   assigner_.remember_searches(0);
+  nomination.fill = ++fills_;
   nomination.targets.clear();
   nomination.order_keys_version = 0;
   nomination.message_ready = had_message && nomination.assignment.reasons == reasons_before_;
@@ -377,7 +390,7 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   nomination.own_determined = stored != nullptr && assigner_.own_determined() && nomination.parks();
   nomination.flavor_local = stored != nullptr && assigner_.flavor_local();
   if (nomination.own_determined) {
-    nomination.own_version = own_version(task);
+    nomination.own_version = own_version(entry.team, task.requested_flavor);
     nomination.cohort_bounds = assigner_.cohort_bounds();
   }
   return &nomination;
@@ -388,17 +401,16 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
 // every instance type the task may use (own_version: a change in another type leaves the answer
 // alone), and each available() it read still takes the team's own limit, the cohort having at
 // least as much left. Time is the cache's concern as for any entry (begin_cycle).
-bool Scheduler::still_own_determined(const Nomination& nomination, uint32_t task) const {
-  if (!nomination.own_determined || own_version(core_.tasks[task]) != nomination.own_version) return false;
+bool Scheduler::still_own_determined(const Nomination& nomination, uint32_t team, int32_t requested_flavor) const {
+  if (!nomination.own_determined || own_version(team, requested_flavor) != nomination.own_version) return false;
   for (const FlavorAssigner::CohortBound& bound : nomination.cohort_bounds) {
     if (core_.quota.cohort_left(bound.flavor, bound.resource) < bound.limit_left) return false;
   }
   return true;
 }
 
-uint64_t Scheduler::own_version(const Task& task) const {
-  const auto team = static_cast<uint32_t>(task.team);
-  if (task.requested_flavor >= 0) return core_.tasks.cell_version(team, static_cast<uint32_t>(task.requested_flavor));
+uint64_t Scheduler::own_version(uint32_t team, int32_t requested_flavor) const {
+  if (requested_flavor >= 0) return core_.tasks.cell_version(team, static_cast<uint32_t>(requested_flavor));
   uint64_t sum = 0;
   for (const ir::FlavorQuota& quota : core_.module.teams[team].quotas) sum += core_.tasks.cell_version(team, quota.flavor);
   return sum;

@@ -82,10 +82,11 @@ class Scheduler {
   void nominate(Entry& entry);
   /// With `compute` false: null when the nomination is not remembered for the current state.
   Nomination* nomination_for(Entry& entry, bool compute = true);
-  bool still_own_determined(const Nomination& nomination, uint32_t task) const;
-  /// A number that changes whenever the admitted tasks (hence the usage) of `task`'s team change
-  /// in an instance type the task may use: the sum of those cells' TaskStore::cell_version.
-  uint64_t own_version(const Task& task) const;
+  bool still_own_determined(const Nomination& nomination, uint32_t team, int32_t requested_flavor) const;
+  /// A number that changes whenever the admitted tasks (hence the usage) of `team` change in an
+  /// instance type a task of it asking for `requested_flavor` (or any: −1) may use: the sum of
+  /// those cells' TaskStore::cell_version.
+  uint64_t own_version(uint32_t team, int32_t requested_flavor) const;
   /// The entry's keys for order_entries; under fair sharing remembered with its nomination
   /// (Nomination::order_keys_version).
   void set_order_keys(Entry& entry);
@@ -127,7 +128,11 @@ class Scheduler {
   bool last_cycle_parked_ = false;
   struct Verdict {
     uint64_t epoch = 0;   // valid while its team's TeamVerdicts::epoch is this
-    uint64_t stamps = 0;  // and its class's stamps (class_stamps) are this
+    uint64_t stamps = 0;  // and its class's stamps (class_stamps) are this,
+    /// or the cached nomination it was drawn from, still as filled in then (`fill`), holds as
+    /// Nomination::own_determined (null: a nomination the cache does not keep).
+    const Nomination* nomination = nullptr;
+    uint64_t fill = 0;
     int32_t flavor = -1;  // whose stamps those are (class_flavor), or -1: every type of the team
     Quiet quiet = Quiet::unknown;  // yes, no or decides
   };
@@ -151,8 +156,11 @@ class Scheduler {
   int32_t class_flavor(uint32_t team, uint32_t slot) const;
   /// Those stamps' sum, with the local stamps.
   uint64_t class_stamps(int32_t flavor) const;
-  /// Whether `verdict` holds now for the team looked at.
-  bool verdict_holds(const Verdict& verdict) const;
+  /// Whether `verdict` on `slot` holds now for the team looked at. A verdict whose stamps moved
+  /// still holds when the nomination it was drawn from is unchanged and still own-determined:
+  /// quiet_head would find that very entry and answer the same (it is then renewed under the
+  /// stamps of now).
+  bool verdict_holds(Verdict& verdict, uint32_t slot);
   /// Records a verdict on `slot` of the team looked at, under the state now.
   void set_verdict(Verdict& verdict, uint32_t slot, Quiet quiet);
   std::vector<TeamVerdicts> team_verdicts_;
@@ -173,6 +181,8 @@ class Scheduler {
   };
   std::vector<Decider> deciders_;
   Entry probe_;  // skip_quiet_cycles: the head being looked at
+  const Nomination* probed_ = nullptr;  // quiet_head's nomination when the cache keeps it, or null
+  uint64_t fills_ = 0;  // Nomination::fill's last number
   std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons
   uint64_t cycles_ = 0;
 };

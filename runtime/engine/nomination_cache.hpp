@@ -33,6 +33,9 @@ struct Nomination {
   /// the stamps of its instance types say (Scheduler::still_own_determined).
   bool own_determined = false;
   uint64_t own_version = 0;
+  /// The Scheduler's number of the computation that filled this entry in (never 0): equal
+  /// numbers, the same assignment and targets (a verdict on a class remembers it).
+  uint64_t fill = 0;
   std::vector<FlavorAssigner::CohortBound> cohort_bounds;
   /// A nomination that read only the admitted tasks and usage in the flavors its task may use
   /// (FlavorAssigner::flavor_local): it holds while their FlavorStamps::local stamps hold,
