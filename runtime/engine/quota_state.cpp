@@ -247,10 +247,6 @@ Amount QuotaState::available(uint32_t team, uint32_t flavor, ir::Resource r) con
                        cohort_usage(flavor, r));
 }
 
-Amount QuotaState::cohort_left(uint32_t flavor, ir::Resource r) const {
-  return model::checked_sub(cohort_quota(flavor, r), cohort_usage(flavor, r));
-}
-
 Amount QuotaState::own_limit_left(uint32_t team, uint32_t flavor, ir::Resource r) const {
   const ir::QuotaCell& c = cell(team, flavor);
   const size_t i = ir::index(r);

@@ -12,6 +12,7 @@
 #include "compiler/ir/decisions.hpp"
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
+#include "compiler/model/arithmetic.hpp"
 
 namespace gov::engine {
 
@@ -92,7 +93,9 @@ class QuotaState {
   }
   /// One flat cohort: available(team, flavor, r) is max(0, private part + min(cohort_left,
   /// own_limit_left)). What the cohort has left of its quota:
-  Amount cohort_left(uint32_t flavor, ir::Resource r) const;
+  Amount cohort_left(uint32_t flavor, ir::Resource r) const {
+    return model::checked_sub(cohort_quota(flavor, r), cohort_usage(flavor, r));
+  }
   /// What the team's own limits leave it from the cohort: lendable part − spill + borrowing limit
   /// (ir::kUnlimited without a borrowing limit). A function of the team's own usage.
   Amount own_limit_left(uint32_t team, uint32_t flavor, ir::Resource r) const;
