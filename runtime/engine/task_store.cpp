@@ -227,7 +227,9 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
     const SetClasses::Count& moving = from.classes.counts[slot];
     into.classes.add(slot, moving.count, moving.representative);
   }
-  from.classes.counts.clear();
+  // Only the present slots are reset: `counts` keeps its length, so the set's next additions do
+  // not grow it again slot by slot (a table holds hundreds of slots between compactions).
+  for (uint32_t slot : from.classes.present) from.classes.counts[slot] = {};
   from.classes.present.clear();
 }
 
