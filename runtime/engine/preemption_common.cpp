@@ -49,11 +49,6 @@ void search_targets(const SearchContext& context, const PreemptionRequest& reque
 
 namespace preemption {
 
-ir::PreemptionPair preemption_pair(const Task& preemptor, const Task& candidate) {
-  return {static_cast<uint32_t>(preemptor.team), preemptor.priority, preemptor.submitted_at,
-          static_cast<uint32_t>(candidate.team), candidate.priority, candidate.submitted_at};
-}
-
 bool policy_allows(Policy policy, const Task& preemptor, const Task& candidate) {
   return ir::policy_allows(policy, preemption_pair(preemptor, candidate));
 }
@@ -129,36 +124,26 @@ bool borrowing_in_any(const SearchContext& context, uint32_t team, const Preempt
   return false;
 }
 
-// What the candidates hold is summed per team and instance type, and each sum is subtracted
-// once: the cohort's usage is a function of each team's usage (the spill over its local quota),
-// so one subtraction of a sum leaves the same state as one per candidate, at a fraction of the
-// cost (this bound runs for every search of a parked head).
+Resources& HeldSums::find_or_add(uint32_t team, uint32_t flavor) {
+  auto it = std::find_if(held_.rbegin(), held_.rend(),
+                         [&](const Held& h) { return h.team == team && h.flavor == flavor; });
+  return it != held_.rend() ? it->amounts : held_.emplace_back(Held{team, flavor, {}}).amounts;
+}
+
+bool HeldSums::request_fits_without(const SearchContext& context, const PreemptionRequest& request) const {
+  for (const Held& h : held_) context.quota.subtract(h.team, h.flavor, h.amounts);
+  const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
+  for (const Held& h : held_) context.quota.add(h.team, h.flavor, h.amounts);
+  return fits;
+}
+
+// This bound runs for every search that the team-level bounds did not settle.
 bool fits_without_all(const SearchContext& context, const PreemptionRequest& request,
                       const std::vector<uint32_t>& candidates) {
-  struct Held {
-    uint32_t team;
-    uint32_t flavor;
-    Resources amounts;
-  };
-  thread_local std::vector<Held> held;  // reused: no allocation in steady state
+  thread_local HeldSums held;  // reused: no allocation in steady state
   held.clear();
-  for (uint32_t task : candidates) {
-    const Task& t = context.tasks[task];
-    GOV_ASSERT(t.state == TaskState::admitted, "only admitted tasks hold quota");
-    const auto team = static_cast<uint32_t>(t.team);
-    for_each_charge(t, [&](uint32_t flavor, const Resources& amounts) {
-      auto it = std::find_if(held.rbegin(), held.rend(), [&](const Held& h) {
-        return h.team == team && h.flavor == flavor;
-      });
-      Held& sum = it != held.rend() ? *it : held.emplace_back(Held{team, flavor, {}});
-      // No overflow: the sum stays at or below the team's usage there, which holds every term.
-      for (size_t i = 0; i < sum.amounts.size(); ++i) sum.amounts[i] += amounts[i];
-    });
-  }
-  for (const Held& h : held) context.quota.subtract(h.team, h.flavor, h.amounts);
-  const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
-  for (const Held& h : held) context.quota.add(h.team, h.flavor, h.amounts);
-  return fits;
+  for (uint32_t task : candidates) held.add(context.tasks, task);
+  return held.request_fits_without(context, request);
 }
 
 }  // namespace preemption

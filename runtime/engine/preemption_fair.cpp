@@ -56,7 +56,7 @@ struct TargetTeam {
 struct SearchBuffers {
   std::vector<TargetTeam> teams;
   std::vector<TargetTeam> retry;
-  std::vector<uint32_t> candidates;
+  HeldSums held;  // fits_without_candidates
   bool in_use = false;
 };
 
@@ -107,8 +107,9 @@ class FairSearch {
   bool first_strategy(std::vector<Target>& out);
   bool second_strategy(std::vector<Target>& out);
   TargetTeam& retry_for(uint32_t team);
-  /// Every candidate of every target team (in buffers_.candidates).
-  const std::vector<uint32_t>& all_candidates();
+  /// fits_without_all over every candidate of every target team, summed as the cursors walk
+  /// (no list of them is built).
+  bool fits_without_candidates();
 
   const SearchContext& context_;
   const PreemptionRequest& request_;
@@ -306,18 +307,18 @@ bool FairSearch::first_strategy(std::vector<Target>& out) {
   return false;
 }
 
-const std::vector<uint32_t>& FairSearch::all_candidates() {
-  std::vector<uint32_t>& out = buffers_.candidates;
-  out.clear();
+bool FairSearch::fits_without_candidates() {
+  HeldSums& held = buffers_.held;
+  held.clear();
   for (const TargetTeam& target : teams_) {
     if (!target.cursor) {
-      out.insert(out.end(), target.kept.begin(), target.kept.end());
+      for (uint32_t task : target.kept) held.add(context_.tasks, task);
       continue;
     }
     for (CandidateCursor cursor = *target.cursor; !cursor.done(); cursor.advance())
-      out.push_back(cursor.task());
+      held.add(context_.tasks, cursor.task());
   }
-  return out;
+  return held.request_fits_without(context_, request_);
 }
 
 TargetTeam& FairSearch::retry_for(uint32_t team) {
@@ -367,7 +368,7 @@ void FairSearch::run(std::vector<Target>& out) {
   collect_candidates();
   if (teams_.empty()) return;
   if (context_.shortcuts && hopeless_by_shares()) return;
-  if (context_.shortcuts && !fits_without_all(context_, request_, all_candidates())) return;
+  if (context_.shortcuts && !fits_without_candidates()) return;
   // Shares are computed with the incoming request admitted (§6.3 step 2).
   add_incoming();
   // Rule S2-b as a second pass runs only when it follows S2-a ([S2-a, S2-b], the default).

@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "compiler/support/assert.hpp"
 #include "runtime/engine/preemption.hpp"
 
 namespace gov::engine::preemption {
@@ -15,7 +16,10 @@ using Policy = ir::PreemptionPolicy;
 using ir::reclaim_policy;
 using ir::within_team_policy;
 /// The may-preempt question about two tasks.
-ir::PreemptionPair preemption_pair(const Task& preemptor, const Task& candidate);
+inline ir::PreemptionPair preemption_pair(const Task& preemptor, const Task& candidate) {
+  return {static_cast<uint32_t>(preemptor.team), preemptor.priority, preemptor.submitted_at,
+          static_cast<uint32_t>(candidate.team), candidate.priority, candidate.submitted_at};
+}
 /// Whether `policy` lets `preemptor` preempt `candidate`.
 bool policy_allows(Policy policy, const Task& preemptor, const Task& candidate);
 
@@ -57,6 +61,43 @@ bool borrowing_in_any(const SearchContext& context, uint32_t team, const Preempt
 /// part and, without borrowing, usage + request <= nominal (workloadFits).
 bool request_fits(const SearchContext& context, const PreemptionRequest& request,
                   bool allow_borrowing);
+
+/// What a set of admitted tasks holds, summed per team and instance type (fits_without_all's
+/// bound). The cohort's usage is a function of each team's usage, so subtracting each sum once
+/// leaves the same state as subtracting every task, at a fraction of the cost.
+class HeldSums {
+ public:
+  void clear() { held_.clear(); }
+  /// Inline: it runs once per candidate of every search the team-level bounds leave.
+  void add(const TaskStore& tasks, uint32_t task) {
+    const Task& t = tasks[task];
+    GOV_ASSERT(t.state == TaskState::admitted, "only admitted tasks hold quota");
+    const auto team = static_cast<uint32_t>(t.team);
+    for_each_charge(t, [&](uint32_t flavor, const Resources& amounts) {
+      // No overflow: a sum stays at or below the team's usage there, which holds every term.
+      Resources& sum = sum_for(team, flavor);
+      for (size_t i = 0; i < sum.size(); ++i) sum[i] += amounts[i];
+    });
+  }
+  /// Whether the request would fit with everything summed gone (the quota is as before on
+  /// return).
+  bool request_fits_without(const SearchContext& context, const PreemptionRequest& request) const;
+
+ private:
+  struct Held {
+    uint32_t team;
+    uint32_t flavor;
+    Resources amounts;
+  };
+  Resources& sum_for(uint32_t team, uint32_t flavor) {
+    // Candidates come team by team: the sum is nearly always the last one.
+    if (!held_.empty() && held_.back().team == team && held_.back().flavor == flavor) [[likely]]
+      return held_.back().amounts;
+    return find_or_add(team, flavor);
+  }
+  Resources& find_or_add(uint32_t team, uint32_t flavor);
+  std::vector<Held> held_;
+};
 
 /// Whether the request would fit with every one of `candidates` gone. Available quota only grows
 /// as tasks leave, so when it would not, no subset can make room and the search can stop
