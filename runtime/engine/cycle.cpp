@@ -254,16 +254,7 @@ int32_t Scheduler::class_flavor(uint32_t team, uint32_t slot) const {
   return value.requested_flavor;
 }
 
-uint64_t Scheduler::class_stamps(int32_t flavor) const {
-  if (flavor < 0) return looked_at_->team_stamps;
-  const auto f = static_cast<uint32_t>(flavor);
-  return stamps_[f] + stamps_.local(f);
-}
-
-bool Scheduler::verdict_holds(Verdict& verdict, uint32_t slot) {
-  if (verdict.epoch != looked_at_->epoch) return false;
-  const uint64_t stamps = class_stamps(verdict.flavor);
-  if (verdict.stamps == stamps) return true;
+bool Scheduler::still_holds(Verdict& verdict, uint32_t slot, uint64_t stamps) {
   // The epoch holds the cache's generation, so the entry is still its class's shape's.
   const Nomination* nomination = verdict.nomination;
   if (nomination == nullptr || nomination->fill != verdict.fill) return false;

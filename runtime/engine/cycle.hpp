@@ -155,12 +155,23 @@ class Scheduler {
   /// NominationCache::stamps_of), else -1: every type of the team.
   int32_t class_flavor(uint32_t team, uint32_t slot) const;
   /// Those stamps' sum, with the local stamps.
-  uint64_t class_stamps(int32_t flavor) const;
+  uint64_t class_stamps(int32_t flavor) const {
+    if (flavor < 0) return looked_at_->team_stamps;
+    const auto f = static_cast<uint32_t>(flavor);
+    return stamps_[f] + stamps_.local(f);
+  }
   /// Whether `verdict` on `slot` holds now for the team looked at. A verdict whose stamps moved
   /// still holds when the nomination it was drawn from is unchanged and still own-determined:
   /// quiet_head would find that very entry and answer the same (it is then renewed under the
   /// stamps of now).
-  bool verdict_holds(Verdict& verdict, uint32_t slot);
+  /// Inline for the common answers (it runs once per class slot of every team a skip looks at).
+  bool verdict_holds(Verdict& verdict, uint32_t slot) {
+    if (verdict.epoch != looked_at_->epoch) return false;
+    const uint64_t stamps = class_stamps(verdict.flavor);
+    return verdict.stamps == stamps || still_holds(verdict, slot, stamps);
+  }
+  /// verdict_holds for a verdict of this epoch whose stamps are no longer `stamps`.
+  bool still_holds(Verdict& verdict, uint32_t slot, uint64_t stamps);
   /// Records a verdict on `slot` of the team looked at, under the state now.
   void set_verdict(Verdict& verdict, uint32_t slot, Quiet quiet);
   std::vector<TeamVerdicts> team_verdicts_;
