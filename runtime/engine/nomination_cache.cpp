@@ -23,8 +23,14 @@ void FlavorStamps::update(TaskStore& tasks, const QuotaState& quota) {
     by_borrowing_ = false;
     borrowed_.clear();
   }
-  if (!changed_.empty()) {  // a flavor's admitted tasks change only with a team's
+  // The local stamps are the flavors' versions: those that changed are read again (all of them
+  // at the first update, which may follow changes another consumer took).
+  tasks.take_changed_flavors(changed_flavors_);
+  if (!synced_) {
     for (uint32_t flavor = 0; flavor < local_.size(); ++flavor) local_[flavor] = tasks.flavor_version(flavor);
+    synced_ = true;
+  } else {
+    for (uint32_t flavor : changed_flavors_) local_[flavor] = tasks.flavor_version(flavor);
   }
   for (uint32_t team : changed_) {
     const uint64_t version = tasks.team_version(team);

@@ -99,6 +99,8 @@ class FlavorStamps {
   std::vector<uint64_t> stamps_;
   std::vector<uint64_t> local_;
   std::vector<uint32_t> changed_;  // scratch
+  std::vector<uint32_t> changed_flavors_;  // scratch
+  bool synced_ = false;  // local_ was read whole once
   uint64_t epoch_ = 1;
 };
 

@@ -39,6 +39,7 @@ TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> s
       admitted_(team_count * flavor_count),
       team_versions_(team_count, 0),
       flavor_versions_(flavor_count, 0),
+      in_changed_flavors_(flavor_count, 0),
       cell_versions_(team_count * flavor_count, 0) {
   GOV_ASSERT(submission_matters_.size() == team_count, "one flag per team");
   queues_.reserve(team_count);
@@ -78,6 +79,19 @@ void TaskStore::bump_version(uint32_t team) {
   if (in_changed_teams_[team]) return;
   in_changed_teams_[team] = 1;
   changed_teams_.push_back(team);
+}
+
+void TaskStore::bump_flavor_version(uint32_t flavor) {
+  ++flavor_versions_[flavor];
+  if (in_changed_flavors_[flavor]) return;
+  in_changed_flavors_[flavor] = 1;
+  changed_flavors_.push_back(flavor);
+}
+
+void TaskStore::take_changed_flavors(std::vector<uint32_t>& out) {
+  out.clear();
+  out.swap(changed_flavors_);
+  for (uint32_t flavor : out) in_changed_flavors_[flavor] = 0;
 }
 
 void TaskStore::take_changed_teams(std::vector<uint32_t>& out) {
@@ -417,7 +431,7 @@ void TaskStore::insert_admitted(uint32_t task) {
       return candidate_order_less(tasks_[a], tasks_[b]);
     });
     list.insert(pos, task);
-    ++flavor_versions_[flavor];
+    bump_flavor_version(flavor);
     ++cell_versions_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
   });
   bump_version(static_cast<uint32_t>(t.team));
@@ -438,7 +452,7 @@ void TaskStore::erase_admitted(uint32_t task) {
     });
     GOV_ASSERT(pos != list.end() && *pos == task, "admitted task missing from its candidate list");
     list.erase(pos);
-    ++flavor_versions_[flavor];
+    bump_flavor_version(flavor);
     ++cell_versions_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
   });
   bump_version(static_cast<uint32_t>(t.team));

@@ -380,6 +380,8 @@ class TaskStore {
   /// once, in no particular order. One consumer: the scheduler's FlavorStamps, which keeps its
   /// sums in step with the versions in O(changed teams) instead of O(quotas) per cycle.
   void take_changed_teams(std::vector<uint32_t>& out);
+  /// The same for the instance types whose flavor_version changed (the same consumer).
+  void take_changed_flavors(std::vector<uint32_t>& out);
   /// The latest preemption time of a task admitted again after it was preempted (kNever: none
   /// yet). Target searches skip tasks preempted at the current time, so a search made at time T
   /// may change at a later time when such a task was admitted at T.
@@ -403,6 +405,7 @@ class TaskStore {
  private:
   void mark_work(uint32_t team);
   void bump_version(uint32_t team);
+  void bump_flavor_version(uint32_t flavor);
   QueueClass class_of(const Task& task) const;
   bool same_class(const QueueClass& value, const Task& task) const;
   uint64_t hash_class(const Task& task) const;
@@ -450,6 +453,8 @@ class TaskStore {
   std::vector<std::vector<uint32_t>> admitted_;  // team × flavor
   std::vector<uint64_t> team_versions_;          // per team
   std::vector<uint64_t> flavor_versions_;        // per flavor
+  std::vector<uint32_t> changed_flavors_;        // flavors whose version changed since taken
+  std::vector<uint8_t> in_changed_flavors_;      // per flavor: listed in changed_flavors_
   std::vector<uint64_t> cell_versions_;          // team × flavor
   Time latest_preempted_admission_ = kNever;
   bool multi_flavor_admitted_ = false;
