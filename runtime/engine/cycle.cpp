@@ -226,11 +226,6 @@ bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
   return true;
 }
 
-void Scheduler::tally(uint32_t slot, Quiet quiet) {
-  ++parking_known_;
-  if (quiet == Quiet::decides) deciders_left_ += looked_at_classes_->count(slot);
-}
-
 void Scheduler::renew_verdicts(uint32_t team) {
   if (team_verdicts_.size() <= team) team_verdicts_.resize(core_.module.teams.size());
   TeamVerdicts& kept = team_verdicts_[team];
@@ -393,7 +388,12 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
 // alone), and each available() it read still takes the team's own limit, the cohort having at
 // least as much left. Time is the cache's concern as for any entry (begin_cycle).
 bool Scheduler::still_own_determined(const Nomination& nomination, uint32_t team, int32_t requested_flavor) const {
-  if (!nomination.own_determined || own_version(team, requested_flavor) != nomination.own_version) return false;
+  if (!nomination.own_determined) return false;
+  // A task naming its instance type (the common case) reads one cell's version.
+  const uint64_t version = requested_flavor >= 0
+                               ? core_.tasks.cell_version(team, static_cast<uint32_t>(requested_flavor))
+                               : own_version(team, requested_flavor);
+  if (version != nomination.own_version) return false;
   for (const FlavorAssigner::CohortBound& bound : nomination.cohort_bounds) {
     if (core_.quota.cohort_left(bound.flavor, bound.resource) < bound.limit_left) return false;
   }

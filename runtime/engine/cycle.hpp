@@ -72,7 +72,10 @@ class Scheduler {
   void renew_verdicts(uint32_t team);
   Quiet quiet_in_class(uint32_t task);
   /// Counts a class slot of the set looked at known to park (skip_quiet_cycles' walk).
-  void tally(uint32_t slot, Quiet quiet);
+  void tally(uint32_t slot, Quiet quiet) {
+    ++parking_known_;
+    if (quiet == Quiet::decides) deciders_left_ += looked_at_classes_->count(slot);
+  }
   /// Emits, in the order the skipped cycles would, the new pending decisions of the heads
   /// skip_quiet_cycles found before `stop` (deciders_).
   void emit_skipped_decisions(size_t stop, std::vector<Decision>& out);
