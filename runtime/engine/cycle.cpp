@@ -388,20 +388,14 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
 // alone), and each available() it read still takes the team's own limit, the cohort having at
 // least as much left. Time is the cache's concern as for any entry (begin_cycle).
 bool Scheduler::still_own_determined(const Nomination& nomination, uint32_t team, int32_t requested_flavor) const {
-  if (!nomination.own_determined) return false;
-  // A task naming its instance type (the common case) reads one cell's version.
-  const uint64_t version = requested_flavor >= 0
-                               ? core_.tasks.cell_version(team, static_cast<uint32_t>(requested_flavor))
-                               : own_version(team, requested_flavor);
-  if (version != nomination.own_version) return false;
+  if (!nomination.own_determined || own_version(team, requested_flavor) != nomination.own_version) return false;
   for (const FlavorAssigner::CohortBound& bound : nomination.cohort_bounds) {
     if (core_.quota.cohort_left(bound.flavor, bound.resource) < bound.limit_left) return false;
   }
   return true;
 }
 
-uint64_t Scheduler::own_version(uint32_t team, int32_t requested_flavor) const {
-  if (requested_flavor >= 0) return core_.tasks.cell_version(team, static_cast<uint32_t>(requested_flavor));
+uint64_t Scheduler::own_version_of_team(uint32_t team) const {
   uint64_t sum = 0;
   for (const ir::FlavorQuota& quota : core_.module.teams[team].quotas) sum += core_.tasks.cell_version(team, quota.flavor);
   return sum;

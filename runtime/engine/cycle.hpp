@@ -89,7 +89,13 @@ class Scheduler {
   /// A number that changes whenever the admitted tasks (hence the usage) of `team` change in an
   /// instance type a task of it asking for `requested_flavor` (or any: −1) may use: the sum of
   /// those cells' TaskStore::cell_version.
-  uint64_t own_version(uint32_t team, int32_t requested_flavor) const;
+  /// Inline: a task naming its instance type (the common case) reads one cell's version.
+  uint64_t own_version(uint32_t team, int32_t requested_flavor) const {
+    if (requested_flavor >= 0) return core_.tasks.cell_version(team, static_cast<uint32_t>(requested_flavor));
+    return own_version_of_team(team);
+  }
+  /// own_version over every instance type of the team.
+  uint64_t own_version_of_team(uint32_t team) const;
   /// The entry's keys for order_entries; under fair sharing remembered with its nomination
   /// (Nomination::order_keys_version).
   void set_order_keys(Entry& entry);
