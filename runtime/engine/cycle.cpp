@@ -213,7 +213,7 @@ bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
   cycles_ += classes.present.size();  // the work of the tally: one verdict per class
   for (uint32_t slot : classes.present) {
     Verdict& verdict = verdicts[slot];
-    if (!verdict_holds(verdict, slot)) {
+    if (!verdict_holds(verdict)) {
       const int32_t representative = classes.counts[slot].representative;
       if (representative < 0) continue;
       const Quiet quiet = quiet_head(static_cast<uint32_t>(representative), /*compute=*/false);
@@ -249,12 +249,13 @@ int32_t Scheduler::class_flavor(uint32_t team, uint32_t slot) const {
   return value.requested_flavor;
 }
 
-bool Scheduler::still_holds(Verdict& verdict, uint32_t slot, uint64_t stamps) {
+bool Scheduler::still_holds(Verdict& verdict, uint64_t stamps) {
   // The epoch holds the cache's generation, so the entry is still its class's shape's.
   const Nomination* nomination = verdict.nomination;
   if (nomination == nullptr || nomination->fill != verdict.fill) return false;
-  const QueueClass& value = core_.tasks.queue(looked_at_team_).classes.slots[slot].value;
-  if (!still_own_determined(*nomination, looked_at_team_, value.requested_flavor)) return false;
+  // A cached nomination is of a class without pod sets or resource groups, whose class_flavor
+  // is its tasks' requested flavor: the verdict's own copy, read without the class record.
+  if (!still_own_determined(*nomination, looked_at_team_, verdict.flavor)) return false;
   verdict.stamps = stamps;
   return true;
 }
@@ -275,7 +276,7 @@ Scheduler::Quiet Scheduler::quiet_in_class(uint32_t task) {
   std::vector<Verdict>& verdicts = looked_at_->slots;
   if (slot >= verdicts.size()) verdicts.resize(slot + 1);
   Verdict& verdict = verdicts[slot];
-  if (!verdict_holds(verdict, slot)) {
+  if (!verdict_holds(verdict)) {
     set_verdict(verdict, slot, quiet_head(task, /*compute=*/true));
     if (verdict.quiet != Quiet::no) tally(slot, verdict.quiet);
   }
@@ -364,7 +365,10 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   // Nominations are made between cycles (at a cycle's start, or in skip_quiet_cycles): the
   // quota holds the admitted tasks' usage and nothing else.
   assigner_.remember_searches(core_.tasks.state_serial());
+  // A cached entry filled in before parked its shape then: it mostly parks again.
+  assigner_.expect_no_fit(stored != nullptr && stored->fill != 0 && stored->parks());
   assigner_.assign(entry.task, nomination.assignment);
+  assigner_.expect_no_fit(false);
   assigner_.remember_searches(0);
   nomination.fill = ++fills_;
   nomination.targets.clear();

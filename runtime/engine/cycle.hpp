@@ -169,18 +169,18 @@ class Scheduler {
     const auto f = static_cast<uint32_t>(flavor);
     return stamps_[f] + stamps_.local(f);
   }
-  /// Whether `verdict` on `slot` holds now for the team looked at. A verdict whose stamps moved
-  /// still holds when the nomination it was drawn from is unchanged and still own-determined:
-  /// quiet_head would find that very entry and answer the same (it is then renewed under the
-  /// stamps of now).
+  /// Whether `verdict` (on a class slot) holds now for the team looked at. A verdict whose stamps
+  /// moved still holds when the nomination it was drawn from is unchanged and still
+  /// own-determined: quiet_head would find that very entry and answer the same (it is then
+  /// renewed under the stamps of now).
   /// Inline for the common answers (it runs once per class slot of every team a skip looks at).
-  bool verdict_holds(Verdict& verdict, uint32_t slot) {
+  bool verdict_holds(Verdict& verdict) {
     if (verdict.epoch != looked_at_->epoch) return false;
     const uint64_t stamps = class_stamps(verdict.flavor);
-    return verdict.stamps == stamps || still_holds(verdict, slot, stamps);
+    return verdict.stamps == stamps || still_holds(verdict, stamps);
   }
   /// verdict_holds for a verdict of this epoch whose stamps are no longer `stamps`.
-  bool still_holds(Verdict& verdict, uint32_t slot, uint64_t stamps);
+  bool still_holds(Verdict& verdict, uint64_t stamps);
   /// Records a verdict on `slot` of the team looked at, under the state now.
   void set_verdict(Verdict& verdict, uint32_t slot, Quiet quiet);
   std::vector<TeamVerdicts> team_verdicts_;

@@ -356,7 +356,7 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
   // The hot path: one call to the (compiled) fit test settles a task that fits. Self-check
   // runs take the per-resource path below, so comparing their decisions tests this one.
   if (assumed != nullptr || requests_partitions(request)) own_determined_ = false;
-  if (context_.shortcuts && assumed == nullptr && !requests_partitions(request)) {
+  if (context_.shortcuts && !expect_no_fit_ && assumed == nullptr && !requests_partitions(request)) {
     const ir::FitResult fit =
         context_.quota.fit(context_.evaluator, team, flavor, request);
     if (fit.fits_all()) {

@@ -110,6 +110,11 @@ class FlavorAssigner {
   /// time too under a within-team policy that compares them): tasks of different shapes that
   /// share these ask the same question, which the nominations of one state answer once.
   void remember_searches(uint64_t serial) { memo_serial_ = context_.shortcuts ? serial : 0; }
+  /// Tells the next assignments that their tasks most likely fit nowhere (the same shape was
+  /// parked under an earlier state), until called with false: flavors are then tried resource by
+  /// resource without the fused fit test first, which would only fail. The answer is the same
+  /// either way (self-check runs always take the per-resource path).
+  void expect_no_fit(bool expect) { expect_no_fit_ = expect; }
   const SearchContext& context() const { return context_; }
 
   /// `pinned` >= 0 tries only that flavor (the recomputation of a task whose preemption targets
@@ -246,6 +251,7 @@ class FlavorAssigner {
 
   SearchContext context_;
   uint64_t memo_serial_ = 0;
+  bool expect_no_fit_ = false;
   std::vector<OracleSlot> oracle_memo_;  // kOracleSlots once used
   std::vector<Target> scratch_;
   // The oracle's and targets_for's requests, reused: constructing one zeroes about 1 KB.
