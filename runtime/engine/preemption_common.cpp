@@ -62,6 +62,11 @@ CandidateCursor::CandidateCursor(const SearchContext& context, const RequestPart
       needs_(part.needs),
       policy_(policy),
       team_(team) {
+  // The policy the predicate applies to this pair of teams (ir::may_preempt), which the cursor's
+  // `policy` should be, read again so that the memo never rests on the caller's choice.
+  const ir::Team& own = context.module.teams[static_cast<size_t>(preemptor.team)];
+  const Policy applied = static_cast<int32_t>(team) == preemptor.team ? within_team_policy(own) : reclaim_policy(own);
+  by_priority_ = applied != Policy::lower_or_newer_equal_priority;
   if (policy_ == Policy::never) position_ = list_->size();
   skip_ineligible();
 }
@@ -92,7 +97,16 @@ void CandidateCursor::skip_ineligible() {
     if (!uses_contested) continue;
     // The cursor's policy is the one may_preempt picks for this team (within-team for the
     // preemptor's own, reclaim for others); it only bounds the walk.
-    if (context_->evaluator.may_preempt(preemption_pair(*preemptor_, candidate))) return;
+    if (!by_priority_) {
+      if (context_->evaluator.may_preempt(preemption_pair(*preemptor_, candidate))) return;
+      continue;
+    }
+    if (!asked_ || asked_priority_ != candidate.priority) {
+      asked_ = true;
+      asked_priority_ = candidate.priority;
+      allowed_ = context_->evaluator.may_preempt(preemption_pair(*preemptor_, candidate));
+    }
+    if (allowed_) return;
   }
 }
 

@@ -47,6 +47,13 @@ class CandidateCursor {
   Policy policy_;
   uint32_t team_;
   size_t position_ = 0;
+  /// The evaluator's may_preempt answer for the last candidate priority asked, when the policy
+  /// compares priorities only (not submission times): the list runs in priority order, so one
+  /// call answers a run of equal priorities (the predicate is a pure function of the pair).
+  bool by_priority_ = false;
+  bool asked_ = false;
+  int32_t asked_priority_ = 0;
+  bool allowed_ = false;
 };
 
 /// The full candidate order of §5.3 between tasks of different teams: other teams before the

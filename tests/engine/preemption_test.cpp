@@ -224,6 +224,27 @@ TEST_CASE("within-team lower-or-newer-equal priority preempts newer tasks of equ
   CHECK(run(ir::WithinTeam::never).empty());
 }
 
+TEST_CASE("within-team lower-or-newer-equal priority reads each equal-priority candidate's submission",
+          "[engine]") {
+  // Candidate order puts the most recently admitted first: `old` (submitted before `p`, so not
+  // a candidate) comes before `new` (submitted after `p`) at the same priority. The search must
+  // ask about `new` itself, not reuse the answer for `old` (CandidateCursor asks once per
+  // priority only under policies that compare priorities alone).
+  ir::Module m = gpu_module({{"a", 4, 0}});
+  m.teams[0].within_team = ir::WithinTeam::lower_or_newer_equal_priority;
+  Harness h(std::move(m));
+  h.submit(0, TaskBuilder("big", "a").gpus(3).priority("high"));
+  h.submit(0, TaskBuilder("x", "a").gpus(1).priority("high"));
+  h.submit(1, TaskBuilder("old", "a").gpus(2).priority("mid"));
+  h.submit(2, TaskBuilder("p", "a").gpus(2).priority("mid"));
+  h.submit(3, TaskBuilder("new", "a").gpus(1).priority("mid"));
+  h.finish(4, "x");  // `new` fits in the GPU x frees; `old` and `p` do not
+  REQUIRE(state_of(*h.engine, "new") == TaskState::admitted);
+  auto d = h.finish(5, "big");  // `old` is admitted, then `p` needs one GPU more: `new`'s
+  CHECK(state_of(*h.engine, "old") == TaskState::admitted);
+  CHECK(victims_of(d, "p") == std::vector<std::string>{"new"});
+}
+
 TEST_CASE("classical borrowWithinCohort lets a borrowing task reclaim lower-priority borrowers",
           "[engine]") {
   ir::Module m = gpu_module({{"a", 1}, {"b", 1}, {"c", 2}});
