@@ -307,16 +307,32 @@ bool FairSearch::first_strategy(std::vector<Target>& out) {
   return false;
 }
 
+// The request fits with every candidate gone as soon as it fits with some of them gone:
+// available quota only grows as tasks leave. So the sums are tested as they grow, after 1, 2, 4,
+// 8, ... candidates: a search that needs few victims among thousands of candidates stops the
+// walk early (at most twice as far as the first sum that fits), and a hopeless one walks them all
+// with O(log n) extra tests. The answer is the test on every candidate's sum either way.
 bool FairSearch::fits_without_candidates() {
   HeldSums& held = buffers_.held;
   held.clear();
+  size_t added = 0;
+  size_t next_test = 1;
+  const auto add = [&](uint32_t task) {
+    held.add(context_.tasks, task);
+    if (++added < next_test) return false;
+    next_test *= 2;
+    return held.request_fits_without(context_, request_);
+  };
   for (const TargetTeam& target : teams_) {
     if (!target.cursor) {
-      for (uint32_t task : target.kept) held.add(context_.tasks, task);
+      for (uint32_t task : target.kept) {
+        if (add(task)) return true;
+      }
       continue;
     }
-    for (CandidateCursor cursor = *target.cursor; !cursor.done(); cursor.advance())
-      held.add(context_.tasks, cursor.task());
+    for (CandidateCursor cursor = *target.cursor; !cursor.done(); cursor.advance()) {
+      if (add(cursor.task())) return true;
+    }
   }
   return held.request_fits_without(context_, request_);
 }
