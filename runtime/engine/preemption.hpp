@@ -12,6 +12,7 @@
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
 #include "runtime/engine/decision.hpp"
+#include "runtime/engine/fair_share.hpp"
 #include "runtime/engine/quota_state.hpp"
 #include "runtime/engine/task_store.hpp"
 
@@ -106,6 +107,25 @@ class OwnHeldMemo {
   std::array<Slot, kSlots> slots_{};
 };
 
+/// Fair-sharing shares of teams (flat cohort), each remembered with the TaskStore::team_version
+/// it was computed under. In a flat cohort a team's share is a function of its own usage, and
+/// while the quota holds exactly the admitted tasks' usage (between cycles, with no search
+/// simulating in that team) its usage is a function of its admitted tasks, hence of its version.
+/// Used only through SearchContext::share_memo, which is set for exactly those states. Not
+/// thread-safe.
+class TeamShareMemo {
+ public:
+  /// The share of `team` (weight from the module) at `version`, computed on a miss.
+  const Drs& share(const QuotaState& quota, const ir::Module& module, uint32_t team, uint64_t version);
+
+ private:
+  struct Entry {
+    uint64_t version_plus_one = 0;  // 0: none
+    Drs share;
+  };
+  std::vector<Entry> entries_;  // by team
+};
+
 struct SearchContext {
   const ir::Module& module;
   const ir::Evaluator& evaluator;  // the fit test and the may-preempt predicate
@@ -120,6 +140,9 @@ struct SearchContext {
   std::vector<std::string>* self_check_failures = nullptr;
   /// With the shortcuts: the own team's candidate sums of earlier searches (null: none kept).
   OwnHeldMemo* own_held_memo = nullptr;
+  /// Set only while the quota holds exactly the admitted tasks' usage (the scheduler's
+  /// nominations between cycles): teams' shares remembered by version. Null otherwise.
+  TeamShareMemo* share_memo = nullptr;
 };
 
 /// Appends to `out` the victims that make `request` fit, in the order they were chosen, or

@@ -10,12 +10,33 @@
 #include "runtime/engine/fair_share.hpp"
 #include "runtime/engine/preemption_internal.hpp"
 
+namespace gov::engine {
+
+const Drs& TeamShareMemo::share(const QuotaState& quota, const ir::Module& module, uint32_t team, uint64_t version) {
+  if (entries_.size() <= team) entries_.resize(module.teams.size());
+  Entry& entry = entries_[team];
+  if (entry.version_plus_one != version + 1) {
+    entry.share = dominant_resource_share(quota, team, module.teams[team].fair_share_weight_micros);
+    entry.version_plus_one = version + 1;
+  }
+  return entry.share;
+}
+
+}  // namespace gov::engine
+
 namespace gov::engine::preemption {
 namespace {
 
 /// A team's share now (no incoming request, no candidate taken out).
 Drs team_share(const SearchContext& context, uint32_t team) {
   return dominant_resource_share(context.quota, team, context.module.teams[team].fair_share_weight_micros);
+}
+
+/// team_share of a team whose usage no search has changed: through the context's memo when the
+/// quota holds the admitted tasks' usage (SearchContext::share_memo).
+Drs unsimulated_team_share(const SearchContext& context, uint32_t team) {
+  if (context.share_memo == nullptr) return team_share(context, team);
+  return context.share_memo->share(context.quota, context.module, team, context.tasks.team_version(team));
 }
 
 /// queueWithinNominalInResourcesNeedingPreemption for the preemptor's team, with the incoming
@@ -423,7 +444,9 @@ bool fair_hopeless_by_shares(const SearchContext& context, const PreemptionReque
   thread_local std::vector<std::pair<uint32_t, Resources>> held;  // reused: no allocation once warm
   held.clear();
   for (uint32_t team : teams) {
-    if (team == own_team || compare_drs(lowest, team_share(context, team)) > 0) continue;
+    // The teams' usage is as the caller's state holds it: only the own team's was changed here
+    // (and the teams subtracted so far, which are others: a flat cohort's share reads its own).
+    if (team == own_team || compare_drs(lowest, unsimulated_team_share(context, team)) > 0) continue;
     held.emplace_back(team, quota.usage(team, part.flavor));
     quota.subtract(team, part.flavor, held.back().second);
   }
