@@ -365,7 +365,7 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   // Nominations are made between cycles (at a cycle's start, or in skip_quiet_cycles): the
   // quota holds the admitted tasks' usage and nothing else.
   assigner_.remember_searches(core_.tasks.state_serial());
-  assigner_.memo_shares(&core_.team_share_memo);
+  assigner_.memo_between_cycles(&core_.between_cycles);
   // A cached entry filled in before parked its shape then: it mostly parks again.
   assigner_.expect_no_fit(stored != nullptr && stored->fill != 0 && stored->parks());
   assigner_.assign(entry.task, nomination.assignment);
@@ -378,7 +378,7 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   if (nomination.assignment.preempt_mode()) {
     assigner_.targets_for(entry.task, nomination.assignment, nomination.targets);
   }
-  assigner_.memo_shares(nullptr);
+  assigner_.memo_between_cycles(nullptr);
   nomination.own_determined = stored != nullptr && assigner_.own_determined() && nomination.parks();
   nomination.flavor_local = stored != nullptr && assigner_.flavor_local();
   if (nomination.own_determined) {

@@ -69,7 +69,7 @@ struct EngineCore {
   QuotaState quota;
   TaskStore tasks;
   OwnHeldMemo own_held_memo;  // the searches' (SearchContext::own_held_memo)
-  TeamShareMemo team_share_memo;  // the scheduler's nominations' (SearchContext::share_memo)
+  BetweenCycles between_cycles;  // the scheduler's nominations' (SearchContext::between_cycles)
   AdmissionRules rules;
   Time now = 0;
   uint64_t admissions = 0;

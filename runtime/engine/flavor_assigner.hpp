@@ -115,10 +115,10 @@ class FlavorAssigner {
   /// resource without the fused fit test first, which would only fail. The answer is the same
   /// either way (self-check runs always take the per-resource path).
   void expect_no_fit(bool expect) { expect_no_fit_ = expect; }
-  /// Lets the searches of the next assignments and targets_for read teams' shares from `memo`
-  /// (null: not, the default). Only while the quota holds exactly the admitted tasks' usage, as
-  /// for remember_searches, and never in self-check runs (SearchContext::share_memo).
-  void memo_shares(TeamShareMemo* memo) { context_.share_memo = context_.shortcuts ? memo : nullptr; }
+  /// Lets the searches of the next assignments and targets_for use `memos` (null: not, the
+  /// default). Only while the quota holds exactly the admitted tasks' usage, as for
+  /// remember_searches, and never in self-check runs (SearchContext::between_cycles).
+  void memo_between_cycles(BetweenCycles* memos) { context_.between_cycles = context_.shortcuts ? memos : nullptr; }
   const SearchContext& context() const { return context_; }
 
   /// `pinned` >= 0 tries only that flavor (the recomputation of a task whose preemption targets

@@ -109,10 +109,8 @@ class OwnHeldMemo {
 
 /// Fair-sharing shares of teams (flat cohort), each remembered with the TaskStore::team_version
 /// it was computed under. In a flat cohort a team's share is a function of its own usage, and
-/// while the quota holds exactly the admitted tasks' usage (between cycles, with no search
-/// simulating in that team) its usage is a function of its admitted tasks, hence of its version.
-/// Used only through SearchContext::share_memo, which is set for exactly those states. Not
-/// thread-safe.
+/// between cycles (BetweenCycles) its usage is a function of its admitted tasks, hence of its
+/// version. Not thread-safe.
 class TeamShareMemo {
  public:
   /// The share of `team` (weight from the module) at `version`, computed on a miss.
@@ -124,6 +122,48 @@ class TeamShareMemo {
     Drs share;
   };
   std::vector<Entry> entries_;  // by team
+};
+
+/// What preemption::fits_without_teams finds available to a one-part request with every other
+/// team that has candidates gone and the own team's candidates gone, per charged resource: a
+/// function of the state (TaskStore::state_serial between cycles, and the time, which decides
+/// which tasks count as preempted now) and of what picks those candidates (the team, the flavor,
+/// the preemptor's priority and, where its policy compares them, submission time, and the
+/// contested resources), not of the amounts requested. Heads parked in one state ask it again
+/// and again with other amounts. Direct-mapped; not thread-safe.
+class TeamsGoneMemo {
+ public:
+  struct Key {
+    uint64_t serial = 0;
+    Time now = 0;
+    Time submitted_at = 0;
+    uint32_t team = 0;
+    uint32_t flavor = 0;
+    int32_t priority = 0;
+    ResourceMask needs = 0;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  struct Entry {
+    bool used = false;
+    Key key;
+    bool has_quota = false;  // the team has a quota in the flavor
+    Resources available{};   // per charged resource
+  };
+  /// The entry for `key`, or null.
+  const Entry* find(const Key& key) const;
+  void store(const Entry& entry);
+
+ private:
+  static size_t slot_of(const Key& key);
+  static constexpr size_t kSlots = 64;
+  std::array<Entry, kSlots> slots_{};
+};
+
+/// Memos valid only while the quota holds exactly the admitted tasks' usage: between cycles,
+/// when the scheduler nominates (no reservation, no victim released), with no search simulating.
+struct BetweenCycles {
+  TeamShareMemo shares;
+  TeamsGoneMemo teams_gone;
 };
 
 struct SearchContext {
@@ -141,8 +181,8 @@ struct SearchContext {
   /// With the shortcuts: the own team's candidate sums of earlier searches (null: none kept).
   OwnHeldMemo* own_held_memo = nullptr;
   /// Set only while the quota holds exactly the admitted tasks' usage (the scheduler's
-  /// nominations between cycles): teams' shares remembered by version. Null otherwise.
-  TeamShareMemo* share_memo = nullptr;
+  /// nominations between cycles, with the shortcuts): the memos of those states. Null otherwise.
+  BetweenCycles* between_cycles = nullptr;
 };
 
 /// Appends to `out` the victims that make `request` fit, in the order they were chosen, or

@@ -174,6 +174,27 @@ void OwnHeldMemo::store(const Key& key, const Resources& held) {
   slot.held = held;
 }
 
+const TeamsGoneMemo::Entry* TeamsGoneMemo::find(const Key& key) const {
+  const Entry& slot = slots_[slot_of(key)];
+  return slot.used && slot.key == key ? &slot : nullptr;
+}
+
+void TeamsGoneMemo::store(const Entry& entry) {
+  Entry& slot = slots_[slot_of(entry.key)];
+  slot = entry;
+  slot.used = true;
+}
+
+size_t TeamsGoneMemo::slot_of(const Key& key) {
+  // As OwnHeldMemo's (the key is compared in full); the serial tells states apart.
+  const uint64_t h = (uint64_t{key.team} << 40) ^ (uint64_t{key.flavor} << 24) ^
+                     static_cast<uint64_t>(static_cast<uint32_t>(key.priority)) ^
+                     (static_cast<uint64_t>(key.submitted_at) << 8) ^ (uint64_t{key.needs} << 56) ^
+                     (key.serial * 0xC2B2AE3D27D4EB4Full);
+  static_assert(kSlots == 64, "the slot is the product's top 6 bits");
+  return static_cast<size_t>((h * 0x9E3779B97F4A7C15ull) >> 58);
+}
+
 size_t OwnHeldMemo::slot_of(const Key& key) {
   // A multiplicative hash of the fields that tell the searches of one state apart (a slot's key
   // is compared in full; HashMix's five rounds cost 4% of a simulation here).
@@ -229,8 +250,51 @@ bool over_own_limits(const SearchContext& context, const PreemptionRequest& requ
   return false;
 }
 
+namespace {
+
+/// The TeamsGoneMemo key of a one-part request, in a state the memo may be used in.
+TeamsGoneMemo::Key teams_gone_key(const SearchContext& context, const PreemptionRequest& request) {
+  const Task& preemptor = context.tasks[request.preemptor];
+  const RequestPart& part = request.first();
+  const bool submission_matters =
+      context.module.teams[request.team].within_team == ir::WithinTeam::lower_or_newer_equal_priority;
+  TeamsGoneMemo::Key key;
+  key.serial = context.tasks.state_serial();
+  key.now = context.now;
+  key.submitted_at = submission_matters ? preemptor.submitted_at : 0;
+  key.team = request.team;
+  key.flavor = part.flavor;
+  key.priority = preemptor.priority;
+  key.needs = part.needs & context.quota.charged_mask();
+  return key;
+}
+
+/// request_fits of a one-part request in a flat cohort, from what is available per charged
+/// resource: the back ends' fit test and partitions_fit both take a requested amount when it
+/// is at most available() (ir::fit), and need a quota in the flavor.
+bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, const Resources& request) {
+  if (!entry.has_quota) return false;
+  for (ir::Resource r : context.quota.charged()) {
+    const Amount amount = request[ir::index(r)];
+    if (amount != 0 && amount > entry.available[ir::index(r)]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
                         const std::vector<uint32_t>& teams, const Resources& own_held) {
+  // Between cycles, a one-part request in a flat cohort reads what is available with the teams
+  // gone from the memo: the teams and own_held are functions of the key (teams_with_candidates,
+  // own_candidates_hold), and so is the usage they leave.
+  const bool memo = context.between_cycles != nullptr && request.part_count == 1 && !context.quota.tree();
+  TeamsGoneMemo::Entry entry;
+  if (memo) {
+    entry.key = teams_gone_key(context, request);
+    if (const TeamsGoneMemo::Entry* found = context.between_cycles->teams_gone.find(entry.key))
+      return fits_in(context, *found, request.first().request);
+  }
   thread_local std::vector<Resources> held;  // reused: no allocation once warm
   held.clear();
   for (const RequestPart& part : request.all()) {
@@ -244,6 +308,15 @@ bool fits_without_teams(const SearchContext& context, const PreemptionRequest& r
     }
   }
   const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
+  if (memo) {
+    const uint32_t flavor = request.first().flavor;
+    entry.has_quota = context.quota.has_quota(request.team, flavor);
+    for (ir::Resource r : context.quota.charged())
+      entry.available[ir::index(r)] = context.quota.available(request.team, flavor, r);
+    GOV_ASSERT(fits == fits_in(context, entry, request.first().request),
+               "the memo's fit test answers as request_fits");
+    context.between_cycles->teams_gone.store(entry);
+  }
   size_t i = 0;
   for (const RequestPart& part : request.all()) {
     for (uint32_t team : teams) context.quota.add(team, part.flavor, held[i++]);

@@ -33,10 +33,10 @@ Drs team_share(const SearchContext& context, uint32_t team) {
 }
 
 /// team_share of a team whose usage no search has changed: through the context's memo when the
-/// quota holds the admitted tasks' usage (SearchContext::share_memo).
+/// quota holds the admitted tasks' usage (SearchContext::between_cycles).
 Drs unsimulated_team_share(const SearchContext& context, uint32_t team) {
-  if (context.share_memo == nullptr) return team_share(context, team);
-  return context.share_memo->share(context.quota, context.module, team, context.tasks.team_version(team));
+  if (context.between_cycles == nullptr) return team_share(context, team);
+  return context.between_cycles->shares.share(context.quota, context.module, team, context.tasks.team_version(team));
 }
 
 /// queueWithinNominalInResourcesNeedingPreemption for the preemptor's team, with the incoming
