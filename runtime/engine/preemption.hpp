@@ -124,13 +124,14 @@ class TeamShareMemo {
   std::vector<Entry> entries_;  // by team
 };
 
-/// What preemption::fits_without_teams finds available to a one-part request with every other
-/// team that has candidates gone and the own team's candidates gone, per charged resource: a
-/// function of the state (TaskStore::state_serial between cycles, and the time, which decides
-/// which tasks count as preempted now) and of what picks those candidates (the team, the flavor,
-/// the preemptor's priority and, where its policy compares them, submission time, and the
-/// contested resources), not of the amounts requested. Heads parked in one state ask it again
-/// and again with other amounts. Direct-mapped; not thread-safe.
+/// The teams with candidates for a one-part request (preemption::teams_with_candidates) and what
+/// it finds available, per charged resource, with every one of them gone (the own team's
+/// candidates only: preemption::fits_without_teams): functions of the state
+/// (TaskStore::state_serial between cycles, and the time, which decides which tasks count as
+/// preempted now) and of what picks those candidates (the team, the flavor, the preemptor's
+/// priority and, where its policy compares them, submission time, and the contested resources),
+/// not of the amounts requested. Heads parked in one state ask again and again with other
+/// amounts. Direct-mapped; not thread-safe.
 class TeamsGoneMemo {
  public:
   struct Key {
@@ -146,12 +147,14 @@ class TeamsGoneMemo {
   struct Entry {
     bool used = false;
     Key key;
-    bool has_quota = false;  // the team has a quota in the flavor
-    Resources available{};   // per charged resource
+    std::vector<uint32_t> teams;  // with candidates; when empty, the rest is unset
+    bool has_quota = false;       // the team has a quota in the flavor
+    Resources available{};        // per charged resource, with `teams` gone
   };
   /// The entry for `key`, or null.
   const Entry* find(const Key& key) const;
-  void store(const Entry& entry);
+  /// Stores a copy of `entry` (in a slot whose buffers are reused) and returns it.
+  const Entry& store(const Entry& entry);
 
  private:
   static size_t slot_of(const Key& key);

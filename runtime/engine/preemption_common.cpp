@@ -18,6 +18,26 @@ void find_targets(const SearchContext& context, const PreemptionRequest& request
   search_targets(context, request, out, trace);
 }
 
+namespace {
+
+/// The TeamsGoneMemo entry of a one-part request in a flat cohort, between cycles: found, or
+/// computed (the teams with candidates, and what they leave available with `own_held` of the own
+/// team's) and stored.
+const TeamsGoneMemo::Entry& teams_gone(const SearchContext& context, const PreemptionRequest& request,
+                                       const Resources& own_held) {
+  TeamsGoneMemo& memo = context.between_cycles->teams_gone;
+  const TeamsGoneMemo::Key key = preemption::teams_gone_key(context, request);
+  if (const TeamsGoneMemo::Entry* found = memo.find(key)) return *found;
+  thread_local TeamsGoneMemo::Entry fresh;  // reused: its list does not allocate once warm
+  fresh = {};
+  fresh.key = key;
+  preemption::teams_with_candidates(context, request, fresh.teams);
+  if (!fresh.teams.empty()) preemption::fits_without_teams(context, request, fresh.teams, own_held, &fresh);
+  return memo.store(fresh);
+}
+
+}  // namespace
+
 // Most searches of parked heads are hopeless; a team-level bound settles them in O(teams).
 bool settled_without_targets(const SearchContext& context, const PreemptionRequest& request, SearchReads& read) {
   read = {};
@@ -26,6 +46,17 @@ bool settled_without_targets(const SearchContext& context, const PreemptionReque
     read = {.own_settled = true, .flavor_local = true};
     return true;
   }
+  const bool fair_flat = context.module.settings.fair_sharing && !context.quota.tree();
+  // Between cycles, a one-part request in a flat cohort reads the teams and what they leave
+  // from the memo: own_held, like they, is a function of its key (own_candidates_hold).
+  if (context.between_cycles != nullptr && request.part_count == 1 && !context.quota.tree()) {
+    const TeamsGoneMemo::Entry& entry = teams_gone(context, request, own_held);
+    if (entry.teams.empty() || !preemption::fits_in(context, entry, request.first().request)) {
+      read.flavor_local = true;
+      return true;
+    }
+    return fair_flat && preemption::fair_hopeless_by_shares(context, request, entry.teams, own_held);
+  }
   thread_local std::vector<uint32_t> teams;  // reused: no allocation once warm
   preemption::teams_with_candidates(context, request, teams);
   if (teams.empty() || !preemption::fits_without_teams(context, request, teams, own_held)) {
@@ -33,8 +64,7 @@ bool settled_without_targets(const SearchContext& context, const PreemptionReque
     return true;
   }
   // Before the fair-sharing search lists the candidates of every team (a cursor each).
-  return context.module.settings.fair_sharing && !context.quota.tree() &&
-         preemption::fair_hopeless_by_shares(context, request, teams, own_held);
+  return fair_flat && preemption::fair_hopeless_by_shares(context, request, teams, own_held);
 }
 
 void search_targets(const SearchContext& context, const PreemptionRequest& request, std::vector<Target>& out,
@@ -179,10 +209,11 @@ const TeamsGoneMemo::Entry* TeamsGoneMemo::find(const Key& key) const {
   return slot.used && slot.key == key ? &slot : nullptr;
 }
 
-void TeamsGoneMemo::store(const Entry& entry) {
+const TeamsGoneMemo::Entry& TeamsGoneMemo::store(const Entry& entry) {
   Entry& slot = slots_[slot_of(entry.key)];
   slot = entry;
   slot.used = true;
+  return slot;
 }
 
 size_t TeamsGoneMemo::slot_of(const Key& key) {
@@ -250,9 +281,6 @@ bool over_own_limits(const SearchContext& context, const PreemptionRequest& requ
   return false;
 }
 
-namespace {
-
-/// The TeamsGoneMemo key of a one-part request, in a state the memo may be used in.
 TeamsGoneMemo::Key teams_gone_key(const SearchContext& context, const PreemptionRequest& request) {
   const Task& preemptor = context.tasks[request.preemptor];
   const RequestPart& part = request.first();
@@ -269,9 +297,6 @@ TeamsGoneMemo::Key teams_gone_key(const SearchContext& context, const Preemption
   return key;
 }
 
-/// request_fits of a one-part request in a flat cohort, from what is available per charged
-/// resource: the back ends' fit test and partitions_fit both take a requested amount when it
-/// is at most available() (ir::fit), and need a quota in the flavor.
 bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, const Resources& request) {
   if (!entry.has_quota) return false;
   for (ir::Resource r : context.quota.charged()) {
@@ -281,20 +306,9 @@ bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, co
   return true;
 }
 
-}  // namespace
-
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
-                        const std::vector<uint32_t>& teams, const Resources& own_held) {
-  // Between cycles, a one-part request in a flat cohort reads what is available with the teams
-  // gone from the memo: the teams and own_held are functions of the key (teams_with_candidates,
-  // own_candidates_hold), and so is the usage they leave.
-  const bool memo = context.between_cycles != nullptr && request.part_count == 1 && !context.quota.tree();
-  TeamsGoneMemo::Entry entry;
-  if (memo) {
-    entry.key = teams_gone_key(context, request);
-    if (const TeamsGoneMemo::Entry* found = context.between_cycles->teams_gone.find(entry.key))
-      return fits_in(context, *found, request.first().request);
-  }
+                        std::span<const uint32_t> teams, const Resources& own_held,
+                        TeamsGoneMemo::Entry* record) {
   thread_local std::vector<Resources> held;  // reused: no allocation once warm
   held.clear();
   for (const RequestPart& part : request.all()) {
@@ -308,14 +322,13 @@ bool fits_without_teams(const SearchContext& context, const PreemptionRequest& r
     }
   }
   const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
-  if (memo) {
+  if (record != nullptr) {
     const uint32_t flavor = request.first().flavor;
-    entry.has_quota = context.quota.has_quota(request.team, flavor);
+    record->has_quota = context.quota.has_quota(request.team, flavor);
     for (ir::Resource r : context.quota.charged())
-      entry.available[ir::index(r)] = context.quota.available(request.team, flavor, r);
-    GOV_ASSERT(fits == fits_in(context, entry, request.first().request),
+      record->available[ir::index(r)] = context.quota.available(request.team, flavor, r);
+    GOV_ASSERT(fits == fits_in(context, *record, request.first().request),
                "the memo's fit test answers as request_fits");
-    context.between_cycles->teams_gone.store(entry);
   }
   size_t i = 0;
   for (const RequestPart& part : request.all()) {

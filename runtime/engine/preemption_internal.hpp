@@ -120,8 +120,18 @@ bool fits_without_all(const SearchContext& context, const PreemptionRequest& req
 /// cost O(1) each: on a busy cluster most searches of parked heads end here, because the
 /// preemptor's team is at its own ceiling and only its own lower-priority tasks could help.
 /// `own_held`: over_own_limits's for a request of one part (unused for several parts).
+/// `record`, for a request of one part in a flat cohort: receives whether the team has a quota
+/// in the flavor and what is available there per charged resource with the teams gone
+/// (TeamsGoneMemo).
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
-                        const std::vector<uint32_t>& teams, const Resources& own_held);
+                        std::span<const uint32_t> teams, const Resources& own_held,
+                        TeamsGoneMemo::Entry* record = nullptr);
+/// The TeamsGoneMemo key of a one-part request (between cycles only).
+TeamsGoneMemo::Key teams_gone_key(const SearchContext& context, const PreemptionRequest& request);
+/// request_fits of the entry's one-part request with other amounts `request`: the back ends'
+/// fit test and partitions_fit take a requested amount when it is at most available()
+/// (ir::fit), and need a quota in the flavor.
+bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, const Resources& request);
 /// For a request of one part: sets `own_held` to what the own team's candidates hold in its
 /// flavor (zero when its within-team policy is never) and tells whether the request exceeds the
 /// own team's own limits even with that gone. No other team's usage raises those limits
