@@ -5,12 +5,6 @@
 
 namespace gov::engine {
 
-double Drs::weighted() const {
-  if (zero_weight_borrows()) return std::numeric_limits<double>::infinity();
-  if (unweighted == 0) return 0;
-  return unweighted / weight;
-}
-
 // borrowed[r] = Σ over the team's flavors of max(0, U + extra − nominal); lendable[r] = the
 // cohort's quota of r over all flavors; ratio = borrowed × 1000 / lendable where lendable > 0
 // (docs/kueue-reference.md §6.1; floating point exactly as Kueue HEAD computes it).
@@ -42,15 +36,6 @@ Resources borrowed_amounts(const QuotaState& quota, uint32_t team) {
       borrowed[ir::index(r)] += std::max<Amount>(0, quota.usage(team, f, r) - quota.nominal(team, f, r));
   }
   return borrowed;
-}
-
-int compare_drs(const Drs& a, const Drs& b) {
-  const auto three_way = [](double x, double y) { return x < y ? -1 : (x > y ? 1 : 0); };
-  if (a.zero_weight_borrows() && b.zero_weight_borrows())
-    return three_way(a.unweighted, b.unweighted);
-  if (a.zero_weight_borrows()) return 1;
-  if (b.zero_weight_borrows()) return -1;
-  return three_way(a.weighted(), b.weighted());
 }
 
 // ------------------------------------------------------------------ trees of cohorts

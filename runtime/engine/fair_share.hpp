@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <utility>
 #include <vector>
@@ -21,7 +22,11 @@ struct Drs {
 
   bool zero_weight_borrows() const { return zero_weight && borrowing; }
   /// +inf for a borrowing team of weight 0; 0 when nothing is borrowed.
-  double weighted() const;
+  double weighted() const {
+    if (zero_weight_borrows()) return std::numeric_limits<double>::infinity();
+    if (unweighted == 0) return 0;
+    return unweighted / weight;
+  }
 };
 
 /// The share of `team` with `extra` added in `flavor` (pass nullptr for none); `weight_micros` is
@@ -40,7 +45,14 @@ Resources borrowed_amounts(const QuotaState& quota, uint32_t team);
 
 /// <0 when `a` is the smaller share (preferred for admission), >0 when larger (preferred as a
 /// preemption target), 0 when equal (CompareDRS).
-int compare_drs(const Drs& a, const Drs& b);
+/// Inline: the fair-sharing bounds and orders compare shares millions of times per replay.
+inline int compare_drs(const Drs& a, const Drs& b) {
+  const auto three_way = [](double x, double y) { return x < y ? -1 : (x > y ? 1 : 0); };
+  if (a.zero_weight_borrows() && b.zero_weight_borrows()) return three_way(a.unweighted, b.unweighted);
+  if (a.zero_weight_borrows()) return 1;
+  if (b.zero_weight_borrows()) return -1;
+  return three_way(a.weighted(), b.weighted());
+}
 
 // ------------------------------------------------------------------ trees of cohorts
 
