@@ -74,6 +74,22 @@ struct SearchTrace {
 };
 
 /// Everything a search reads. `quota` is mutated while simulating and restored before return.
+/// What picks a one-part request's candidates besides the state: the preemptor's team, the
+/// flavor, its priority and (where its team's within-team policy compares them) submission time,
+/// the contested resources, and the time (a task preempted at this time is no candidate). The
+/// memos below key on it with what they read of the state (preemption::candidate_choice).
+struct CandidateChoice {
+  Time now = 0;
+  Time submitted_at = 0;
+  uint32_t team = 0;
+  uint32_t flavor = 0;
+  int32_t priority = 0;
+  ResourceMask needs = 0;
+  friend bool operator==(const CandidateChoice&, const CandidateChoice&) = default;
+  /// A multiplicative hash of the fields (the memos compare their keys in full).
+  uint64_t hash() const;
+};
+
 /// What the own team's candidates hold, remembered per (team, flavor, preemptor's priority and,
 /// where its policy compares them, submission time, contested resources) while nothing it reads
 /// changes: the team's admitted tasks (TaskStore::team_version), the tasks marked preempted
@@ -84,12 +100,7 @@ class OwnHeldMemo {
   struct Key {
     uint64_t team_version = 0;
     uint64_t preemptions = 0;
-    Time now = 0;
-    Time submitted_at = 0;
-    uint32_t team = 0;
-    uint32_t flavor = 0;
-    int32_t priority = 0;
-    ResourceMask needs = 0;
+    CandidateChoice choice;
     friend bool operator==(const Key&, const Key&) = default;
   };
   /// The remembered sum for `key`, or null.
@@ -135,13 +146,8 @@ class TeamShareMemo {
 class TeamsGoneMemo {
  public:
   struct Key {
-    uint64_t serial = 0;
-    Time now = 0;
-    Time submitted_at = 0;
-    uint32_t team = 0;
-    uint32_t flavor = 0;
-    int32_t priority = 0;
-    ResourceMask needs = 0;
+    uint64_t serial = 0;  // TaskStore::state_serial
+    CandidateChoice choice;
     friend bool operator==(const Key&, const Key&) = default;
   };
   struct Entry {

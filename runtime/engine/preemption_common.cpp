@@ -26,7 +26,7 @@ namespace {
 const TeamsGoneMemo::Entry& teams_gone(const SearchContext& context, const PreemptionRequest& request,
                                        const Resources& own_held) {
   TeamsGoneMemo& memo = context.between_cycles->teams_gone;
-  const TeamsGoneMemo::Key key = preemption::teams_gone_key(context, request);
+  const TeamsGoneMemo::Key key{context.tasks.state_serial(), preemption::candidate_choice(context, request)};
   if (const TeamsGoneMemo::Entry* found = memo.find(key)) return *found;
   thread_local TeamsGoneMemo::Entry fresh;  // reused: its list does not allocate once warm
   fresh = {};
@@ -217,23 +217,21 @@ const TeamsGoneMemo::Entry& TeamsGoneMemo::store(const Entry& entry) {
 }
 
 size_t TeamsGoneMemo::slot_of(const Key& key) {
-  // As OwnHeldMemo's (the key is compared in full); the serial tells states apart.
-  const uint64_t h = (uint64_t{key.team} << 40) ^ (uint64_t{key.flavor} << 24) ^
-                     static_cast<uint64_t>(static_cast<uint32_t>(key.priority)) ^
-                     (static_cast<uint64_t>(key.submitted_at) << 8) ^ (uint64_t{key.needs} << 56) ^
-                     (key.serial * 0xC2B2AE3D27D4EB4Full);
+  const uint64_t h = key.choice.hash() ^ (key.serial * 0xC2B2AE3D27D4EB4Full);
   static_assert(kSlots == 64, "the slot is the product's top 6 bits");
   return static_cast<size_t>((h * 0x9E3779B97F4A7C15ull) >> 58);
 }
 
 size_t OwnHeldMemo::slot_of(const Key& key) {
-  // A multiplicative hash of the fields that tell the searches of one state apart (a slot's key
-  // is compared in full; HashMix's five rounds cost 4% of a simulation here).
-  const uint64_t h = (uint64_t{key.team} << 40) ^ (uint64_t{key.flavor} << 24) ^
-                     static_cast<uint64_t>(static_cast<uint32_t>(key.priority)) ^
-                     (static_cast<uint64_t>(key.submitted_at) << 8) ^ (uint64_t{key.needs} << 56);
   static_assert(kSlots == 64, "the slot is the product's top 6 bits");
-  return static_cast<size_t>((h * 0x9E3779B97F4A7C15ull) >> 58);
+  return static_cast<size_t>((key.choice.hash() * 0x9E3779B97F4A7C15ull) >> 58);
+}
+
+uint64_t CandidateChoice::hash() const {
+  // The fields that tell the searches of one state apart, shifted apart (HashMix's five rounds
+  // cost 4% of a simulation here); the callers multiply.
+  return (uint64_t{team} << 40) ^ (uint64_t{flavor} << 24) ^ static_cast<uint64_t>(static_cast<uint32_t>(priority)) ^
+         (static_cast<uint64_t>(submitted_at) << 8) ^ (uint64_t{needs} << 56);
 }
 
 namespace preemption {
@@ -246,16 +244,8 @@ Resources own_held_of(const SearchContext& context, const PreemptionRequest& req
   const Task& preemptor = context.tasks[request.preemptor];
   const Policy policy = within_team_policy(own);
   if (context.own_held_memo == nullptr) return own_candidates_hold(context, part, preemptor, policy);
-  OwnHeldMemo::Key key;
-  key.team_version = context.tasks.team_version(request.team);
-  key.preemptions = context.tasks.preemptions();
-  key.now = context.now;
-  // Only this policy reads submission times (ir::policy_allows).
-  key.submitted_at = policy == Policy::lower_or_newer_equal_priority ? preemptor.submitted_at : 0;
-  key.team = request.team;
-  key.flavor = part.flavor;
-  key.priority = preemptor.priority;
-  key.needs = part.needs & context.quota.charged_mask();
+  const OwnHeldMemo::Key key{context.tasks.team_version(request.team), context.tasks.preemptions(),
+                             candidate_choice(context, request)};
   if (const Resources* held = context.own_held_memo->find(key)) return *held;
   const Resources held = own_candidates_hold(context, part, preemptor, policy);
   context.own_held_memo->store(key, held);
@@ -281,20 +271,18 @@ bool over_own_limits(const SearchContext& context, const PreemptionRequest& requ
   return false;
 }
 
-TeamsGoneMemo::Key teams_gone_key(const SearchContext& context, const PreemptionRequest& request) {
+CandidateChoice candidate_choice(const SearchContext& context, const PreemptionRequest& request) {
   const Task& preemptor = context.tasks[request.preemptor];
   const RequestPart& part = request.first();
+  // Only this within-team policy reads submission times (ir::policy_allows).
   const bool submission_matters =
       context.module.teams[request.team].within_team == ir::WithinTeam::lower_or_newer_equal_priority;
-  TeamsGoneMemo::Key key;
-  key.serial = context.tasks.state_serial();
-  key.now = context.now;
-  key.submitted_at = submission_matters ? preemptor.submitted_at : 0;
-  key.team = request.team;
-  key.flavor = part.flavor;
-  key.priority = preemptor.priority;
-  key.needs = part.needs & context.quota.charged_mask();
-  return key;
+  return {context.now,
+          submission_matters ? preemptor.submitted_at : 0,
+          request.team,
+          part.flavor,
+          preemptor.priority,
+          static_cast<ResourceMask>(part.needs & context.quota.charged_mask())};
 }
 
 bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, const Resources& request) {

@@ -126,8 +126,8 @@ bool fits_without_all(const SearchContext& context, const PreemptionRequest& req
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
                         std::span<const uint32_t> teams, const Resources& own_held,
                         TeamsGoneMemo::Entry* record = nullptr);
-/// The TeamsGoneMemo key of a one-part request (between cycles only).
-TeamsGoneMemo::Key teams_gone_key(const SearchContext& context, const PreemptionRequest& request);
+/// What picks a one-part request's candidates, besides the state (the memos' keys).
+CandidateChoice candidate_choice(const SearchContext& context, const PreemptionRequest& request);
 /// request_fits of the entry's one-part request with other amounts `request`: the back ends'
 /// fit test and partitions_fit take a requested amount when it is at most available()
 /// (ir::fit), and need a quota in the flavor.
