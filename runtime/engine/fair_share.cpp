@@ -38,6 +38,16 @@ Resources borrowed_amounts(const QuotaState& quota, uint32_t team) {
   return borrowed;
 }
 
+const Drs& TeamShareMemo::share(const QuotaState& quota, const ir::Module& module, uint32_t team, uint64_t version) {
+  if (entries_.size() <= team) entries_.resize(module.teams.size());
+  Entry& entry = entries_[team];
+  if (entry.version_plus_one != version + 1) {
+    entry.share = dominant_resource_share(quota, team, module.teams[team].fair_share_weight_micros);
+    entry.version_plus_one = version + 1;
+  }
+  return entry.share;
+}
+
 // ------------------------------------------------------------------ trees of cohorts
 
 namespace {

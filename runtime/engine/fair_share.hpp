@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/ir/module.hpp"
 #include "runtime/engine/quota_state.hpp"
 
 namespace gov::engine {
@@ -53,6 +54,23 @@ inline int compare_drs(const Drs& a, const Drs& b) {
   if (b.zero_weight_borrows()) return -1;
   return three_way(a.weighted(), b.weighted());
 }
+
+/// Fair-sharing shares of teams (flat cohort), each remembered with the TaskStore::team_version
+/// it was computed under. In a flat cohort a team's share is a function of its own usage, and
+/// between cycles (BetweenCycles, preemption.hpp) its usage is a function of its admitted tasks, hence of its
+/// version. Not thread-safe.
+class TeamShareMemo {
+ public:
+  /// The share of `team` (weight from the module) at `version`, computed on a miss.
+  const Drs& share(const QuotaState& quota, const ir::Module& module, uint32_t team, uint64_t version);
+
+ private:
+  struct Entry {
+    uint64_t version_plus_one = 0;  // 0: none
+    Drs share;
+  };
+  std::vector<Entry> entries_;  // by team
+};
 
 // ------------------------------------------------------------------ trees of cohorts
 

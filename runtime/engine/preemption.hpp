@@ -73,7 +73,6 @@ struct SearchTrace {
   std::vector<CandidateNote> notes;
 };
 
-/// Everything a search reads. `quota` is mutated while simulating and restored before return.
 /// What picks a one-part request's candidates besides the state: the preemptor's team, the
 /// flavor, its priority and (where its team's within-team policy compares them) submission time,
 /// the contested resources, and the time (a task preempted at this time is no candidate). The
@@ -118,23 +117,6 @@ class OwnHeldMemo {
   std::array<Slot, kSlots> slots_{};
 };
 
-/// Fair-sharing shares of teams (flat cohort), each remembered with the TaskStore::team_version
-/// it was computed under. In a flat cohort a team's share is a function of its own usage, and
-/// between cycles (BetweenCycles) its usage is a function of its admitted tasks, hence of its
-/// version. Not thread-safe.
-class TeamShareMemo {
- public:
-  /// The share of `team` (weight from the module) at `version`, computed on a miss.
-  const Drs& share(const QuotaState& quota, const ir::Module& module, uint32_t team, uint64_t version);
-
- private:
-  struct Entry {
-    uint64_t version_plus_one = 0;  // 0: none
-    Drs share;
-  };
-  std::vector<Entry> entries_;  // by team
-};
-
 /// The teams with candidates for a one-part request (preemption::teams_with_candidates) and what
 /// it finds available, per charged resource, with every one of them gone (the own team's
 /// candidates only: preemption::fits_without_teams): functions of the state
@@ -175,6 +157,7 @@ struct BetweenCycles {
   TeamsGoneMemo teams_gone;
 };
 
+/// Everything a search reads. `quota` is mutated while simulating and restored before return.
 struct SearchContext {
   const ir::Module& module;
   const ir::Evaluator& evaluator;  // the fit test and the may-preempt predicate

@@ -29,9 +29,10 @@ const TeamsGoneMemo::Entry& teams_gone(const SearchContext& context, const Preem
   const TeamsGoneMemo::Key key{context.tasks.state_serial(), preemption::candidate_choice(context, request)};
   if (const TeamsGoneMemo::Entry* found = memo.find(key)) return *found;
   thread_local TeamsGoneMemo::Entry fresh;  // reused: its list does not allocate once warm
-  fresh = {};
   fresh.key = key;
-  preemption::teams_with_candidates(context, request, fresh.teams);
+  fresh.has_quota = false;
+  fresh.available = {};
+  preemption::teams_with_candidates(context, request, fresh.teams);  // clears the list first
   if (!fresh.teams.empty()) preemption::fits_without_teams(context, request, fresh.teams, own_held, &fresh);
   return memo.store(fresh);
 }

@@ -10,20 +10,6 @@
 #include "runtime/engine/fair_share.hpp"
 #include "runtime/engine/preemption_internal.hpp"
 
-namespace gov::engine {
-
-const Drs& TeamShareMemo::share(const QuotaState& quota, const ir::Module& module, uint32_t team, uint64_t version) {
-  if (entries_.size() <= team) entries_.resize(module.teams.size());
-  Entry& entry = entries_[team];
-  if (entry.version_plus_one != version + 1) {
-    entry.share = dominant_resource_share(quota, team, module.teams[team].fair_share_weight_micros);
-    entry.version_plus_one = version + 1;
-  }
-  return entry.share;
-}
-
-}  // namespace gov::engine
-
 namespace gov::engine::preemption {
 namespace {
 
