@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -132,17 +133,41 @@ class TeamsGoneMemo {
     CandidateChoice choice;
     friend bool operator==(const Key&, const Key&) = default;
   };
+  /// Answers of preemption::fair_hopeless_by_shares for one entry's key, by requested amounts.
+  /// Under one key that bound is monotone in the request: a larger request raises the
+  /// preemptor's share (so fewer teams can yield), finds less available and is less often within
+  /// nominal. So a request at least as large, in every resource, as one found hopeless is
+  /// hopeless, and one at most as large as one found hopeful is not. The last few of each are
+  /// kept (on the 85% trace 70% of the bound's calls are answered so).
+  class HopelessAnswers {
+   public:
+    /// The answer a kept request decides for `request`, or none.
+    std::optional<bool> find(const Resources& request) const;
+    void add(const Resources& request, bool hopeless);
+    void clear() { hopeless_.count = hopeless_.next = hopeful_.count = hopeful_.next = 0; }
+
+   private:
+    static constexpr size_t kKept = 4;
+    struct Kept {
+      std::array<Resources, kKept> requests{};
+      uint8_t count = 0;
+      uint8_t next = 0;  // the oldest, replaced next when full
+    };
+    Kept hopeless_, hopeful_;
+  };
   struct Entry {
     bool used = false;
     Key key;
     std::vector<uint32_t> teams;  // with candidates; when empty, the rest is unset
     bool has_quota = false;       // the team has a quota in the flavor
     Resources available{};        // per charged resource, with `teams` gone
+    HopelessAnswers hopeless;     // fair-sharing only, filled in as the bound is asked
   };
   /// The entry for `key`, or null.
-  const Entry* find(const Key& key) const;
-  /// Stores a copy of `entry` (in a slot whose buffers are reused) and returns it.
-  const Entry& store(const Entry& entry);
+  Entry* find(const Key& key);
+  /// Stores a copy of `entry` but for its answers (in a slot whose buffers are reused; no
+  /// answers yet) and returns it.
+  Entry& store(const Entry& entry);
 
  private:
   static size_t slot_of(const Key& key);

@@ -23,11 +23,11 @@ namespace {
 /// The TeamsGoneMemo entry of a one-part request in a flat cohort, between cycles: found, or
 /// computed (the teams with candidates, and what they leave available with `own_held` of the own
 /// team's) and stored.
-const TeamsGoneMemo::Entry& teams_gone(const SearchContext& context, const PreemptionRequest& request,
-                                       const Resources& own_held) {
+TeamsGoneMemo::Entry& teams_gone(const SearchContext& context, const PreemptionRequest& request,
+                                 const Resources& own_held) {
   TeamsGoneMemo& memo = context.between_cycles->teams_gone;
   const TeamsGoneMemo::Key key{context.tasks.state_serial(), preemption::candidate_choice(context, request)};
-  if (const TeamsGoneMemo::Entry* found = memo.find(key)) return *found;
+  if (TeamsGoneMemo::Entry* found = memo.find(key)) return *found;
   thread_local TeamsGoneMemo::Entry fresh;  // reused: its list does not allocate once warm
   fresh.key = key;
   fresh.has_quota = false;
@@ -51,12 +51,22 @@ bool settled_without_targets(const SearchContext& context, const PreemptionReque
   // Between cycles, a one-part request in a flat cohort reads the teams and what they leave
   // from the memo: own_held, like they, is a function of its key (own_candidates_hold).
   if (context.between_cycles != nullptr && request.part_count == 1 && !context.quota.tree()) {
-    const TeamsGoneMemo::Entry& entry = teams_gone(context, request, own_held);
-    if (entry.teams.empty() || !preemption::fits_in(context, entry, request.first().request)) {
+    TeamsGoneMemo::Entry& entry = teams_gone(context, request, own_held);
+    const Resources& amounts = request.first().request;
+    if (entry.teams.empty() || !preemption::fits_in(context, entry, amounts)) {
       read.flavor_local = true;
       return true;
     }
-    return fair_flat && preemption::fair_hopeless_by_shares(context, request, entry.teams, own_held);
+    if (!fair_flat) return false;
+    // The bound's answer is a function of the entry's key and the amounts (own_held is too).
+    if (const std::optional<bool> known = entry.hopeless.find(amounts)) {
+      GOV_ASSERT(*known == preemption::fair_hopeless_by_shares(context, request, entry.teams, own_held),
+                 "the share bound is monotone in the requested amounts");
+      return *known;
+    }
+    const bool hopeless = preemption::fair_hopeless_by_shares(context, request, entry.teams, own_held);
+    entry.hopeless.add(amounts, hopeless);
+    return hopeless;
   }
   thread_local std::vector<uint32_t> teams;  // reused: no allocation once warm
   preemption::teams_with_candidates(context, request, teams);
@@ -205,16 +215,49 @@ void OwnHeldMemo::store(const Key& key, const Resources& held) {
   slot.held = held;
 }
 
-const TeamsGoneMemo::Entry* TeamsGoneMemo::find(const Key& key) const {
-  const Entry& slot = slots_[slot_of(key)];
+TeamsGoneMemo::Entry* TeamsGoneMemo::find(const Key& key) {
+  Entry& slot = slots_[slot_of(key)];
   return slot.used && slot.key == key ? &slot : nullptr;
 }
 
-const TeamsGoneMemo::Entry& TeamsGoneMemo::store(const Entry& entry) {
+TeamsGoneMemo::Entry& TeamsGoneMemo::store(const Entry& entry) {
   Entry& slot = slots_[slot_of(entry.key)];
-  slot = entry;
   slot.used = true;
+  slot.key = entry.key;
+  slot.teams = entry.teams;  // reuses the slot's buffer
+  slot.has_quota = entry.has_quota;
+  slot.available = entry.available;
+  slot.hopeless.clear();
   return slot;
+}
+
+namespace {
+
+/// Whether `a` asks for at most what `b` does, in every resource.
+bool at_most(const Resources& a, const Resources& b) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] > b[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<bool> TeamsGoneMemo::HopelessAnswers::find(const Resources& request) const {
+  for (uint8_t i = 0; i < hopeless_.count; ++i) {
+    if (at_most(hopeless_.requests[i], request)) return true;
+  }
+  for (uint8_t i = 0; i < hopeful_.count; ++i) {
+    if (at_most(request, hopeful_.requests[i])) return false;
+  }
+  return std::nullopt;
+}
+
+void TeamsGoneMemo::HopelessAnswers::add(const Resources& request, bool hopeless) {
+  Kept& kept = hopeless ? hopeless_ : hopeful_;
+  kept.requests[kept.next] = request;
+  kept.next = static_cast<uint8_t>((kept.next + 1) % kKept);
+  if (kept.count < kKept) ++kept.count;
 }
 
 size_t TeamsGoneMemo::slot_of(const Key& key) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "runtime/engine/preemption.hpp"
 #include "tests/engine/engine_test_support.hpp"
 
 namespace gov::engine::test {
@@ -388,6 +389,68 @@ TEST_CASE("a search that may raise the borrowing level is made", "[engine]") {
   }
   CHECK(parked == std::vector<std::string>{"e1", "b1"});
   CHECK(json_lines(fast) == json_lines(run(true)));
+}
+
+}  // namespace gov::engine::test
+
+namespace gov::engine::test {
+
+namespace {
+
+/// GPUs and memory (MiB), the rest zero.
+Resources request_of(Amount gpus, Amount memory = 0) {
+  return amounts(gpus, 0, 0, memory);
+}
+
+}  // namespace
+
+// TeamsGoneMemo::HopelessAnswers: the fair-sharing share bound is monotone in the request under
+// one key, so a request at least as large as a hopeless one is hopeless and one at most as large
+// as a hopeful one is not; anything else is asked again. (The engine-level check is the
+// long-queue property test, which compares with a run that keeps no memo.)
+TEST_CASE("the share bound's answers decide only the requests they bound", "[engine]") {
+  TeamsGoneMemo::HopelessAnswers answers;
+  CHECK_FALSE(answers.find(request_of(1)).has_value());
+  answers.add(request_of(4, 100), /*hopeless=*/true);
+  CHECK(answers.find(request_of(4, 100)) == std::optional<bool>(true));
+  CHECK(answers.find(request_of(8, 200)) == std::optional<bool>(true));
+  CHECK_FALSE(answers.find(request_of(8, 50)).has_value());  // less memory: not bounded
+  CHECK_FALSE(answers.find(request_of(2, 100)).has_value());
+  answers.add(request_of(2, 80), /*hopeless=*/false);
+  CHECK(answers.find(request_of(2, 80)) == std::optional<bool>(false));
+  CHECK(answers.find(request_of(1, 0)) == std::optional<bool>(false));
+  CHECK_FALSE(answers.find(request_of(3, 80)).has_value());
+}
+
+TEST_CASE("the share bound's answers keep the latest few and forget all on clear", "[engine]") {
+  TeamsGoneMemo::HopelessAnswers answers;
+  // Five hopeless answers, each smaller than the one before: the first is replaced.
+  for (Amount gpus = 9; gpus >= 5; --gpus) answers.add(request_of(gpus), /*hopeless=*/true);
+  CHECK(answers.find(request_of(5)) == std::optional<bool>(true));
+  // Cleared after two adds (the ring's next slot is then not its first), then one answer: only
+  // it counts, neither of the two before.
+  TeamsGoneMemo::HopelessAnswers reused;
+  for (Amount gpus = 1; gpus <= 2; ++gpus) reused.add(request_of(gpus), /*hopeless=*/true);
+  reused.clear();
+  CHECK_FALSE(reused.find(request_of(3)).has_value());
+  reused.add(request_of(100), /*hopeless=*/true);
+  CHECK_FALSE(reused.find(request_of(3)).has_value());
+  CHECK(reused.find(request_of(100)) == std::optional<bool>(true));
+}
+
+TEST_CASE("a stored TeamsGoneMemo entry starts without answers", "[engine]") {
+  TeamsGoneMemo memo;
+  TeamsGoneMemo::Entry entry;
+  entry.key.serial = 7;
+  entry.teams = {1, 2};
+  TeamsGoneMemo::Entry& stored = memo.store(entry);
+  stored.hopeless.add(request_of(1), /*hopeless=*/true);
+  REQUIRE(memo.find(entry.key) != nullptr);
+  CHECK(memo.find(entry.key)->hopeless.find(request_of(2)) == std::optional<bool>(true));
+  // The same slot filled again (the state moved on and came back to this key): no answers.
+  memo.store(entry);
+  CHECK_FALSE(memo.find(entry.key)->hopeless.find(request_of(2)).has_value());
+  CHECK(memo.find(entry.key)->teams == std::vector<uint32_t>{1, 2});
 }
 
 }  // namespace gov::engine::test
