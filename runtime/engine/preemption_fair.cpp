@@ -284,6 +284,13 @@ bool FairSearch::first_strategy(std::vector<Target>& out) {
       while (target->has_candidate()) retry.kept.push_back(target->pop());
       continue;
     }
+    if (context_.shortcuts && trace_ == nullptr && compare_drs(preemptor_new, target_old) > 0) {
+      // The team's share only falls as it loses candidates, so with the preemptor's above it
+      // now, no candidate passes S2-a (nor S2-b) this round: each would be compared and kept, in
+      // this order. A trace records every comparison, and self-check runs make them all.
+      while (target->has_candidate()) retry.kept.push_back(target->pop());
+      continue;
+    }
     const Resources* last_request = nullptr;  // candidates of the same shape give the same share
     Drs target_new;
     while (target->has_candidate()) {
