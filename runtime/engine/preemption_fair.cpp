@@ -47,6 +47,16 @@ struct TargetTeam {
   Drs share;  // cached until the team's usage changes
   bool share_valid = false;
 
+  /// Back to a fresh target of `of`, keeping the buffer of `kept`.
+  void reset(uint32_t of) {
+    team = of;
+    cursor.reset();
+    kept.clear();
+    next = 0;
+    dropped = false;
+    share = {};
+    share_valid = false;
+  }
   bool has_candidate() const { return cursor ? !cursor->done() : next < kept.size(); }
   uint32_t front() const { return cursor ? cursor->task() : kept[next]; }
   uint32_t pop() {
@@ -57,12 +67,36 @@ struct TargetTeam {
   }
 };
 
+/// The target teams of one search, in elements kept from earlier searches: clear() forgets them
+/// without freeing their `kept` lists, which add() reuses (a cleared vector of TargetTeams would
+/// free them, and every S2-a failure would allocate again).
+class TargetList {
+ public:
+  void clear() { count_ = 0; }
+  bool empty() const { return count_ == 0; }
+  /// A fresh target of `team`, last in the list.
+  TargetTeam& add(uint32_t team) {
+    if (count_ == items_.size()) items_.emplace_back();
+    TargetTeam& target = items_[count_++];
+    target.reset(team);
+    return target;
+  }
+  TargetTeam* begin() { return items_.data(); }
+  TargetTeam* end() { return items_.data() + count_; }
+  const TargetTeam* begin() const { return items_.data(); }
+  const TargetTeam* end() const { return items_.data() + count_; }
+
+ private:
+  std::vector<TargetTeam> items_;
+  size_t count_ = 0;
+};
+
 /// A search's lists, per thread and reused, so that a warm search does not allocate for them
 /// (every parked head's nomination may run one). Searches do not nest: nothing a search calls
 /// starts another (`in_use` checks it in debug builds).
 struct SearchBuffers {
-  std::vector<TargetTeam> teams;
-  std::vector<TargetTeam> retry;
+  TargetList teams;
+  TargetList retry;
   HeldSums held;  // fits_without_candidates
   bool in_use = false;
 };
@@ -104,7 +138,7 @@ class FairSearch {
   const Drs& share_of(TargetTeam& target);
   const Drs& preemptor_share();
   void usage_changed(uint32_t team);
-  TargetTeam* pick_target(std::vector<TargetTeam>& teams);
+  TargetTeam* pick_target(TargetList& teams);
   bool within_nominal() const { return preemptor_within_nominal(context_, request_); }
   bool take(uint32_t task, PreemptionKind kind, std::vector<Target>& out);
   bool fits_without_incoming();
@@ -123,8 +157,8 @@ class FairSearch {
   SearchTrace* trace_;
   uint32_t own_team_;
   SearchBuffers& buffers_;
-  std::vector<TargetTeam>& teams_;
-  std::vector<TargetTeam>& retry_;  // candidates that failed S2-a, per team
+  TargetList& teams_;
+  TargetList& retry_;  // candidates that failed S2-a, per team
   Drs preemptor_share_;
   bool preemptor_share_valid_ = false;
   ir::FairShareStrategy first_ = ir::FairShareStrategy::less_than_or_equal_to_final_share;
@@ -150,7 +184,7 @@ const Drs& FairSearch::preemptor_share() {
 
 // Shares are cached per team; a removal changes only its own team's share (flat cohort).
 void FairSearch::usage_changed(uint32_t team) {
-  for (std::vector<TargetTeam>* list : {&teams_, &retry_}) {
+  for (TargetList* list : {&teams_, &retry_}) {
     for (TargetTeam& target : *list) {
       if (target.team == team) target.share_valid = false;
     }
@@ -174,10 +208,7 @@ void FairSearch::collect_candidates() {
         keep_all(t, cursor);
         continue;
       }
-      TargetTeam target;
-      target.team = t;
-      target.cursor = cursor;
-      teams_.push_back(std::move(target));
+      teams_.add(t).cursor = cursor;
     }
   }
 }
@@ -185,12 +216,8 @@ void FairSearch::collect_candidates() {
 // A request of several flavors: a team's candidates in each flavor, merged into one list in
 // candidate order, each task once (a task of several pod sets is listed in every flavor it holds).
 void FairSearch::keep_all(uint32_t team, CandidateCursor cursor) {
-  auto it = std::find_if(teams_.begin(), teams_.end(), [team](const TargetTeam& t) { return t.team == team; });
-  if (it == teams_.end()) {
-    teams_.emplace_back();
-    teams_.back().team = team;
-    it = teams_.end() - 1;
-  }
+  TargetTeam* it = std::find_if(teams_.begin(), teams_.end(), [team](const TargetTeam& t) { return t.team == team; });
+  if (it == teams_.end()) it = &teams_.add(team);
   std::vector<uint32_t>& kept = it->kept;
   for (; !cursor.done(); cursor.advance()) {
     if (std::find(kept.begin(), kept.end(), cursor.task()) == kept.end()) kept.push_back(cursor.task());
@@ -203,7 +230,7 @@ void FairSearch::keep_all(uint32_t team, CandidateCursor cursor) {
 // TargetClusterQueueOrdering: the team with the highest share among those with candidates;
 // other teams that no longer borrow are dropped (the preemptor's own team only when it runs
 // out). Ties: the first candidates in candidate order, then declaration order.
-TargetTeam* FairSearch::pick_target(std::vector<TargetTeam>& teams) {
+TargetTeam* FairSearch::pick_target(TargetList& teams) {
   TargetTeam* best = nullptr;
   Drs best_share;
   for (TargetTeam& target : teams) {
@@ -355,9 +382,7 @@ TargetTeam& FairSearch::retry_for(uint32_t team) {
   for (TargetTeam& target : retry_) {
     if (target.team == team) return target;
   }
-  retry_.emplace_back();
-  retry_.back().team = team;
-  return retry_.back();
+  return retry_.add(team);
 }
 
 // iterateWithSecondFsStrategy: per team (highest share first) at most one S2-b preemption.
