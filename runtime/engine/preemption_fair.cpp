@@ -313,9 +313,12 @@ bool FairSearch::first_strategy(std::vector<Target>& out) {
     }
     if (context_.shortcuts && trace_ == nullptr && compare_drs(preemptor_new, target_old) > 0) {
       // The team's share only falls as it loses candidates, so with the preemptor's above it
-      // now, no candidate passes S2-a (nor S2-b) this round: each would be compared and kept, in
-      // this order. A trace records every comparison, and self-check runs make them all.
-      while (target->has_candidate()) retry.kept.push_back(target->pop());
+      // now, no candidate passes S2-a this round: each would be compared and kept, in this
+      // order. The second strategy pops one candidate per team, its first kept, so only that one
+      // is kept, and the team is done here. A trace records every comparison, and self-check
+      // runs make them all.
+      if (retry.kept.empty()) retry.kept.push_back(target->pop());
+      target->dropped = true;
       continue;
     }
     const Resources* last_request = nullptr;  // candidates of the same shape give the same share
