@@ -1,7 +1,12 @@
-// SHA-256 after FIPS 180-4 §6.2, written out so the store needs no crypto dependency.
+// SHA-256: OpenSSL's EVP digest, with FIPS 180-4 §6.2 written out as the fallback and the
+// tests' reference.
 #include "compiler/support/sha256.hpp"
 
+#include <openssl/evp.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace gov {
@@ -28,11 +33,58 @@ uint32_t load_be32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
 
+/// OpenSSL's SHA-256, fetched once per process (an implicit fetch at every init costs a
+/// provider lookup); null when no provider offers it.
+const EVP_MD* openssl_sha256() {
+  static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);
+  return md;
+}
+
+/// An initialised software digest's update and final cannot fail (OpenSSL's own contract for
+/// them: only a null or uninitialised context does). If they did, no digest could be trusted,
+/// and a wrong content hash would be stored or an object accepted: stop instead.
+[[noreturn]] void libcrypto_broke(const char* call) {
+  std::fprintf(stderr, "gov: internal error: OpenSSL's %s failed on an initialised SHA-256 context\n", call);
+  std::abort();
+}
+
 }  // namespace
 
-Sha256::Sha256() : state_(kInitialState) {}
+Sha256::Sha256() {
+  if (const EVP_MD* md = openssl_sha256()) {
+    openssl_ = EVP_MD_CTX_new();
+    if (openssl_ != nullptr && EVP_DigestInit_ex(openssl_, md, nullptr) != 1) {
+      EVP_MD_CTX_free(openssl_);
+      openssl_ = nullptr;
+    }
+  }
+}
 
-void Sha256::compress(const uint8_t* block) {
+Sha256::~Sha256() { EVP_MD_CTX_free(openssl_); }
+
+void Sha256::update(std::string_view bytes) {
+  if (openssl_ == nullptr) return portable_.update(bytes);
+  if (EVP_DigestUpdate(openssl_, bytes.data(), bytes.size()) != 1) libcrypto_broke("EVP_DigestUpdate");
+}
+
+Digest Sha256::finish() {
+  if (openssl_ == nullptr) return portable_.finish();
+  Digest digest{};
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(openssl_, digest.data(), &length) != 1 || length != digest.size())
+    libcrypto_broke("EVP_DigestFinal_ex");
+  return digest;
+}
+
+Digest Sha256::portable(std::string_view bytes) {
+  Portable hash;
+  hash.update(bytes);
+  return hash.finish();
+}
+
+Sha256::Portable::Portable() : state(kInitialState) {}
+
+void Sha256::Portable::compress(const uint8_t* block) {
   std::array<uint32_t, 64> w;
   for (int t = 0; t < 16; ++t) w[t] = load_be32(block + 4 * t);
   for (int t = 16; t < 64; ++t) {
@@ -40,7 +92,7 @@ void Sha256::compress(const uint8_t* block) {
     uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
     w[t] = w[t - 16] + s0 + w[t - 7] + s1;
   }
-  auto [a, b, c, d, e, f, g, h] = state_;
+  auto [a, b, c, d, e, f, g, h] = state;
   for (int t = 0; t < 64; ++t) {
     uint32_t big_sigma1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
     uint32_t choose = (e & f) ^ (~e & g);
@@ -58,43 +110,43 @@ void Sha256::compress(const uint8_t* block) {
     a = t1 + t2;
   }
   std::array<uint32_t, 8> add = {a, b, c, d, e, f, g, h};
-  for (size_t i = 0; i < 8; ++i) state_[i] += add[i];
+  for (size_t i = 0; i < 8; ++i) state[i] += add[i];
 }
 
-void Sha256::update(std::string_view bytes) {
+void Sha256::Portable::update(std::string_view bytes) {
   const auto* p = reinterpret_cast<const uint8_t*>(bytes.data());
   size_t left = bytes.size();
-  total_bytes_ += left;
-  if (buffered_ > 0) {
-    size_t take = std::min(left, buffer_.size() - buffered_);
-    std::memcpy(buffer_.data() + buffered_, p, take);
-    buffered_ += take;
+  total_bytes += left;
+  if (buffered > 0) {
+    size_t take = std::min(left, buffer.size() - buffered);
+    std::memcpy(buffer.data() + buffered, p, take);
+    buffered += take;
     p += take;
     left -= take;
-    if (buffered_ < buffer_.size()) return;
-    compress(buffer_.data());
-    buffered_ = 0;
+    if (buffered < buffer.size()) return;
+    compress(buffer.data());
+    buffered = 0;
   }
   for (; left >= 64; p += 64, left -= 64) compress(p);
-  if (left > 0) std::memcpy(buffer_.data(), p, left);
-  buffered_ = left;
+  if (left > 0) std::memcpy(buffer.data(), p, left);
+  buffered = left;
 }
 
-Digest Sha256::finish() {
+Digest Sha256::Portable::finish() {
   // Padding (§5.1.1): a 1 bit, zeros up to 56 mod 64 bytes, then the length in bits, big-endian.
-  uint64_t bit_length = total_bytes_ * 8;
-  buffer_[buffered_++] = 0x80;
-  if (buffered_ > 56) {
-    std::memset(buffer_.data() + buffered_, 0, 64 - buffered_);
-    compress(buffer_.data());
-    buffered_ = 0;
+  uint64_t bit_length = total_bytes * 8;
+  buffer[buffered++] = 0x80;
+  if (buffered > 56) {
+    std::memset(buffer.data() + buffered, 0, 64 - buffered);
+    compress(buffer.data());
+    buffered = 0;
   }
-  std::memset(buffer_.data() + buffered_, 0, 56 - buffered_);
-  for (int i = 0; i < 8; ++i) buffer_[56 + i] = static_cast<uint8_t>(bit_length >> (56 - 8 * i));
-  compress(buffer_.data());
+  std::memset(buffer.data() + buffered, 0, 56 - buffered);
+  for (int i = 0; i < 8; ++i) buffer[56 + i] = static_cast<uint8_t>(bit_length >> (56 - 8 * i));
+  compress(buffer.data());
   Digest digest;
   for (size_t i = 0; i < 8; ++i) {
-    for (size_t j = 0; j < 4; ++j) digest[4 * i + j] = static_cast<uint8_t>(state_[i] >> (24 - 8 * j));
+    for (size_t j = 0; j < 4; ++j) digest[4 * i + j] = static_cast<uint8_t>(state[i] >> (24 - 8 * j));
   }
   return digest;
 }
