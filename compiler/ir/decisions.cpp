@@ -69,10 +69,13 @@ QuotaTable quota_table(const Module& module) {
   QuotaTable table;
   table.team_count = declared.team_count;
   table.flavor_count = declared.flavor_count;
-  table.cells.resize(table.team_count * table.flavor_count);
+  table.slots.assign(table.team_count * table.flavor_count, 0);
+  table.cells.reserve(declared.cells.size() + 1);
+  table.cells.emplace_back();  // slot 0: absent
+  table.cells.insert(table.cells.end(), declared.cells.begin(), declared.cells.end());
   for (size_t t = 0; t < table.team_count; ++t) {
     for (uint32_t k = declared.team_first[t]; k < declared.team_first[t + 1]; ++k)
-      table.cells[t * table.flavor_count + declared.flavors[k]] = declared.cells[k];
+      table.slots[t * table.flavor_count + declared.flavors[k]] = k + 1;
   }
   table.cohort_quota = std::move(declared.cohort_quota);
   table.cohort_own = std::move(declared.cohort_own);

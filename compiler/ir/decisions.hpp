@@ -25,20 +25,26 @@ struct QuotaCell {
 };
 
 /// Every team × flavor cell of a module and each flavor's cohort quota. Plain data.
+///
+/// The grid is teams × every instance type of the catalog (205), and a team declares a few:
+/// each declared cell is stored once, and the grid holds a 4-byte slot per team × flavor that
+/// names it (slot 0 is the one absent cell, all zeros). A 10,000-team policy's table is 8 MB of
+/// slots and its declared cells, not 870 MB of cells.
 struct QuotaTable {
   size_t team_count = 0;
   size_t flavor_count = 0;
-  std::vector<QuotaCell> cells;         // [team * flavor_count + flavor]
+  std::vector<uint32_t> slots;          // [team * flavor_count + flavor]: an index into `cells`
+  std::vector<QuotaCell> cells;         // cells[0] is absent; then the declared cells
   std::vector<Resources> cohort_quota;  // per flavor: Σ lendable + cohort_own
   std::vector<Resources> cohort_own;    // per flavor: unreserved capacity (idle-resource sharing)
 
   const QuotaCell& cell(size_t team, size_t flavor) const {
-    return cells[team * flavor_count + flavor];
+    return cells[slots[team * flavor_count + flavor]];
   }
 };
 
 /// The quota table of `module` (docs/semantics.md §2: `lend` never borrows, `dont-lend` lends
-/// nothing): declared_quotas(module) spread over the team × flavor grid.
+/// nothing): declared_quotas(module) over the team × flavor grid; cells[k + 1] is declared cell k.
 QuotaTable quota_table(const Module& module);
 
 /// The present cells of the quota table only, per team in declared order: what the generated

@@ -93,6 +93,31 @@ TEST_CASE("JIT: an object grows with the declared quotas, not with teams times t
   CHECK(large - few_types <= (kCatalog - 10) * 128);
 }
 
+TEST_CASE("the quota table every engine and the interpreter build stores each declared cell once", "[jit][sparse]") {
+  // 1,000 teams over the shipped catalog's 205 types: a dense grid of cells would be 205,000
+  // cells (87 MB); the table holds the 1,000 declared ones, the absent cell and a slot per pair.
+  const ir::Module module = module_of(1000, kCatalog, /*distinct=*/true);
+  const ir::QuotaTable table = ir::quota_table(module);
+  REQUIRE(table.cells.size() == 1001);
+  CHECK_FALSE(table.cells[0].present);
+  CHECK(table.cells[0].nominal == ir::Resources{});
+  size_t present = 0;
+  for (uint32_t t = 0; t < 1000; ++t) {
+    for (uint32_t f = 0; f < kCatalog; ++f) {
+      const ir::QuotaCell& cell = table.cell(t, f);
+      if (f != t % 7) {
+        CHECK_FALSE(cell.present);
+        continue;
+      }
+      ++present;
+      CHECK(cell.present);
+      CHECK(cell.nominal[ir::index(ir::Resource::gpu)] == static_cast<int64_t>(t) + 1);
+      CHECK(cell.borrowing_limit[ir::index(ir::Resource::gpu)] == 4);
+    }
+  }
+  CHECK(present == 1000);
+}
+
 TEST_CASE("JIT: the sparse tables decide as the interpreter where declared order is not catalog order", "[jit][sparse]") {
   // 40 teams of three quotas each (120 cells: the table walk) and the same 20 teams (60 cells:
   // unrolled), declared in descending instance type, with usage that borrows in some.
