@@ -217,7 +217,7 @@ Amount team_figure(uint8_t slot, const QuotaTable& table, const UsageView& view,
   const auto stat = static_cast<TeamStat>(slot / kResourceCount);
   const size_t r = slot % kResourceCount;
   const QuotaCell& cell = table.cell(team, flavor);
-  const Amount used = view.usage[(team * table.flavor_count + flavor) * kColumnCount + r];
+  const Amount used = view.usage[table.slot(team, flavor) * kColumnCount + r];
   switch (stat) {
     case TeamStat::nominal:
       return cell.nominal[r];
@@ -309,7 +309,7 @@ DecideResult conclude_fit(const Module& module, const QuotaTable& table, const D
   for (const FlavorQuota& quota : team_def.quotas) {
     if (requested >= 0 && quota.flavor != static_cast<uint64_t>(requested)) continue;
     const FitInput fit_input{team, quota.flavor, request,
-                             input.usage.usage + (team * table.flavor_count + quota.flavor) * kColumnCount,
+                             input.usage.usage + table.slot(team, quota.flavor) * kColumnCount,
                              input.usage.cohort_usage + quota.flavor * kColumnCount};
     const FitResult answer = fit(table, fit_input);
     if (!answer.fits_all()) continue;

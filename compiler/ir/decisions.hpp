@@ -38,9 +38,10 @@ struct QuotaTable {
   std::vector<Resources> cohort_quota;  // per flavor: Σ lendable + cohort_own
   std::vector<Resources> cohort_own;    // per flavor: unreserved capacity (idle-resource sharing)
 
-  const QuotaCell& cell(size_t team, size_t flavor) const {
-    return cells[slots[team * flavor_count + flavor]];
-  }
+  /// Where the team's cell of the flavor is: 0 when it declares none, else 1 + its index in
+  /// declared_quotas(module). Also the team's row in UsageView::usage.
+  uint32_t slot(size_t team, size_t flavor) const { return slots[team * flavor_count + flavor]; }
+  const QuotaCell& cell(size_t team, size_t flavor) const { return cells[slot(team, flavor)]; }
 };
 
 /// The quota table of `module` (docs/semantics.md §2: `lend` never borrows, `dont-lend` lends
@@ -144,10 +145,13 @@ int32_t priority(const Module& module, int32_t class_index);
 
 // ------------------------------------------------------------------ the whole decision
 
-/// The usage tables of a cluster state, as the engine keeps them (kResourceCount amounts per
-/// entry): every team's usage of every flavor, the cohort's and all teams' usage per flavor.
+/// The usage tables of a cluster state, as the engine keeps them (kColumnCount amounts per
+/// entry): every team's usage of each instance type it declares a quota for, the cohort's and
+/// all teams' usage per flavor. A team's usage is kept per quota cell, at its slot in the
+/// QuotaTable (QuotaTable::slot; declared cell k at k + 1); row 0, the absent cell's, is all
+/// zeros: a team never holds an instance type it has no quota for.
 struct UsageView {
-  const Amount* usage = nullptr;         // [team * flavor_count + flavor]
+  const Amount* usage = nullptr;         // [QuotaTable::slot(team, flavor)]
   const Amount* cohort_usage = nullptr;  // [flavor]
   const Amount* flavor_usage = nullptr;  // [flavor]
 };

@@ -111,31 +111,37 @@ class DecisionLowering {
   }
   /// The cell of a team (in range) in an instance type (in range): a binary search of the
   /// team's quotas sorted by instance type (`gov.lookup_flavors`), the absent cell (number 0)
-  /// when it declares none there. As (cell, present as i1).
-  std::pair<llvm::Value*, llvm::Value*> cell_lookup(llvm::Value* team, llvm::Value* flavor);
+  /// when it declares none there.
+  struct FoundCell {
+    llvm::Value* cell = nullptr;     // the cell's constants
+    llvm::Value* present = nullptr;  // i1
+    llvm::Value* slot = nullptr;     // i64: its row in the usage table (`gov.lookup_slots`), 0 if absent
+  };
+  FoundCell cell_lookup(llvm::Value* team, llvm::Value* flavor);
   /// Element `index` of a constant table of 32-bit entries, widened to 64 bits.
   llvm::Value* load_u32(llvm::ArrayType* type, llvm::GlobalVariable* table, llvm::Value* index);
   llvm::Value* pool_at(llvm::Value* flavor) {
     return builder_.CreateInBoundsGEP(pools_type_, pool_table_, {i64(0), flavor});
   }
   /// One figure of ir::fill_figures (team or cluster slot) of one instance type: `cell` is the
-  /// team's cell there (known or loaded), `grid` its position team × flavor_count + flavor in the
-  /// engine's usage table, `flavor` the instance type.
-  llvm::Value* figure(bool team_stat, uint8_t slot, const CellRef& cell, llvm::Value* grid,
+  /// team's cell there (known or loaded), `row` its row in the engine's usage table (the cell's
+  /// slot, ir::UsageView: 1 + its declared index, 0 when absent), `flavor` the instance type.
+  llvm::Value* figure(bool team_stat, uint8_t slot, const CellRef& cell, llvm::Value* row,
                       llvm::Value* flavor, llvm::Value* usage_base, llvm::Value* cohort_base,
                       llvm::Value* flavor_base);
   llvm::Value* add_figure(llvm::Value* a, llvm::Value* b);
-  /// fits_and_borrows of one team and instance type through a call of gov_fit (i64 values).
-  std::pair<llvm::Value*, llvm::Value*> fit_call(llvm::Value* team, llvm::Value* flavor,
+  /// fits_and_borrows of one team and instance type through a call of gov_fit (i64 values;
+  /// `row` as in figure()).
+  std::pair<llvm::Value*, llvm::Value*> fit_call(llvm::Value* team, llvm::Value* flavor, llvm::Value* row,
                                                  llvm::Value* request, llvm::Value* usage_base,
                                                  llvm::Value* cohort_base);
-  /// The loads of the fit of one team and instance type (`grid` as in figure()), and the
+  /// The loads of the fit of one team and instance type (`row` as in figure()), and the
   /// guard that every request and usage is in [0, kGuardedBound].
   struct FitLoads {
     std::array<Bounded, ir::kResourceCount> amounts{}, used{}, cohort_used{};
     llvm::Value* usual = nullptr;
   };
-  FitLoads fit_loads(llvm::Value* request, llvm::Value* grid, llvm::Value* flavor,
+  FitLoads fit_loads(llvm::Value* request, llvm::Value* row, llvm::Value* flavor,
                      llvm::Value* usage_base, llvm::Value* cohort_base);
   /// Up to this many quota cells (team × instance type), gov_decide is specialised per team
   /// (constants folded, a switch over teams). Above it, the code would grow with the policy
@@ -161,7 +167,7 @@ class DecisionLowering {
                                                     llvm::Value* usage_base, llvm::Value* cohort_base);
   /// The fast path and gov_fit out of line, joined: `fast` emits the fit on the guarded loads.
   std::pair<llvm::Value*, llvm::Value*> guarded(
-      const FitLoads& loads, llvm::Value* team, llvm::Value* flavor, llvm::Value* request,
+      const FitLoads& loads, llvm::Value* team, llvm::Value* flavor, llvm::Value* row, llvm::Value* request,
       llvm::Value* usage_base, llvm::Value* cohort_base,
       const std::function<std::pair<llvm::Value*, llvm::Value*>(const FitLoads&)>& fast);
   /// The fast path's bound on requests and usage: 2^62 − 1, far above any real cluster (a
@@ -192,6 +198,7 @@ class DecisionLowering {
   llvm::ArrayType* lookup_type_ = nullptr;  // quotas + 1 entries: a sentinel past the last team's
   llvm::GlobalVariable* lookup_flavors_ = nullptr;  // per team, its instance types in ascending order
   llvm::GlobalVariable* lookup_cells_ = nullptr;    // their cells' numbers
+  llvm::GlobalVariable* lookup_slots_ = nullptr;    // their usage rows (the table walk only)
   llvm::ArrayType* capacity_type_ = nullptr;  // per flavor: capacity × per instance
   llvm::GlobalVariable* capacity_table_ = nullptr;
   size_t quota_cells_ = 0;  // quotas over all teams

@@ -213,7 +213,7 @@ void DecisionLowering::build_tables() {
 
   // Per team, its quotas by ascending instance type for cell_lookup, and a sentinel entry (an
   // instance type no module has, the absent cell) so that the search's last read stays inside.
-  std::vector<llvm::Constant*> first, lookup_flavors, lookup_cells;
+  std::vector<llvm::Constant*> first, lookup_flavors, lookup_cells, lookup_slots;
   std::vector<uint32_t> order;
   for (size_t t = 0; t < declared_.team_count; ++t) {
     first.push_back(builder_.getInt32(declared_.team_first[t]));
@@ -223,17 +223,24 @@ void DecisionLowering::build_tables() {
     for (uint32_t k : order) {
       lookup_flavors.push_back(builder_.getInt32(declared_.flavors[k]));
       lookup_cells.push_back(builder_.getInt32(declared_cell_[k]));
+      lookup_slots.push_back(builder_.getInt32(k + 1));
     }
   }
   first.push_back(builder_.getInt32(static_cast<uint32_t>(declared_.cells.size())));
   lookup_flavors.push_back(builder_.getInt32(std::numeric_limits<uint32_t>::max()));
   lookup_cells.push_back(builder_.getInt32(0));
+  lookup_slots.push_back(builder_.getInt32(0));
   team_first_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), first.size());
   team_first_ = constant_table(llvm::ConstantArray::get(team_first_type_, first), "gov.team_first");
   lookup_type_ = llvm::ArrayType::get(builder_.getInt32Ty(), lookup_flavors.size());
   lookup_flavors_ = constant_table(llvm::ConstantArray::get(lookup_type_, lookup_flavors), "gov.lookup_flavors");
   lookup_cells_ = constant_table(llvm::ConstantArray::get(lookup_type_, lookup_cells), "gov.lookup_cells");
-  if (!unrolled()) build_team_tables();
+  if (!unrolled()) {
+    // The named instance type's row in the usage table, for gov_decide's figures (unrolled
+    // code knows each row).
+    lookup_slots_ = constant_table(llvm::ConstantArray::get(lookup_type_, lookup_slots), "gov.lookup_slots");
+    build_team_tables();
+  }
 }
 
 void DecisionLowering::build_team_tables() {
@@ -261,7 +268,7 @@ llvm::Value* DecisionLowering::load_u32(llvm::ArrayType* type, llvm::GlobalVaria
   return builder_.CreateZExt(builder_.CreateLoad(builder_.getInt32Ty(), element), builder_.getInt64Ty());
 }
 
-std::pair<llvm::Value*, llvm::Value*> DecisionLowering::cell_lookup(llvm::Value* team, llvm::Value* flavor) {
+DecisionLowering::FoundCell DecisionLowering::cell_lookup(llvm::Value* team, llvm::Value* flavor) {
   llvm::LLVMContext& context = out_.getContext();
   llvm::Function* function = builder_.GetInsertBlock()->getParent();
   llvm::Type* i64_type = builder_.getInt64Ty();
@@ -290,7 +297,10 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::cell_lookup(llvm::Value*
   llvm::Value* found = builder_.CreateAnd(builder_.CreateICmpULT(lo, end),
                                           builder_.CreateICmpEQ(load_u32(lookup_type_, lookup_flavors_, lo), flavor));
   llvm::Value* number = builder_.CreateSelect(found, load_u32(lookup_type_, lookup_cells_, lo), i64(0));
-  return {cell_number(number), found};
+  llvm::Value* slot = lookup_slots_ == nullptr
+                          ? nullptr
+                          : builder_.CreateSelect(found, load_u32(lookup_type_, lookup_slots_, lo), i64(0));
+  return {cell_number(number), found, slot};
 }
 
 }  // namespace gov::jit::detail

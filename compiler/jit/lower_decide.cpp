@@ -30,13 +30,13 @@ llvm::Value* DecisionLowering::add_figure(llvm::Value* a, llvm::Value* b) {
                                builder_.CreateExtractValue(pair, 0));
 }
 
-llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, const CellRef& cell, llvm::Value* grid,
+llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, const CellRef& cell, llvm::Value* row,
                                       llvm::Value* flavor, llvm::Value* usage_base, llvm::Value* cohort_base,
                                       llvm::Value* flavor_base) {
   const unsigned r = slot % ir::kResourceCount;
   llvm::Type* i64_type = builder_.getInt64Ty();
-  const auto element = [&](llvm::Value* base, llvm::Value* row) {
-    llvm::Value* at = builder_.CreateAdd(builder_.CreateMul(row, i64(ir::kColumnCount)), i64(r));
+  const auto element = [&](llvm::Value* base, llvm::Value* index) {
+    llvm::Value* at = builder_.CreateAdd(builder_.CreateMul(index, i64(ir::kColumnCount)), i64(r));
     return builder_.CreateLoad(i64_type, builder_.CreateInBoundsGEP(i64_type, base, at));
   };
   if (!team_stat) {
@@ -53,7 +53,7 @@ llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, const CellRe
     }
     return i64(0);
   }
-  llvm::Value* used = element(usage_base, grid);
+  llvm::Value* used = element(usage_base, row);
   llvm::Value* nominal = cell_field(cell, kNominal, r).value;
   switch (static_cast<ir::TeamStat>(slot / ir::kResourceCount)) {
     case ir::TeamStat::nominal:
@@ -75,14 +75,14 @@ llvm::Value* DecisionLowering::figure(bool team_stat, uint8_t slot, const CellRe
   return i64(0);
 }
 
-DecisionLowering::FitLoads DecisionLowering::fit_loads(llvm::Value* request, llvm::Value* grid,
+DecisionLowering::FitLoads DecisionLowering::fit_loads(llvm::Value* request, llvm::Value* row,
                                                        llvm::Value* flavor, llvm::Value* usage_base,
                                                        llvm::Value* cohort_base) {
   llvm::Type* i64_type = builder_.getInt64Ty();
-  const auto at = [&](llvm::Value* base, llvm::Value* row, size_t r) {
-    llvm::Value* index = row == nullptr ? i64(static_cast<int64_t>(r))
-                                        : builder_.CreateAdd(builder_.CreateMul(row, i64(ir::kColumnCount)),
-                                                             i64(static_cast<int64_t>(r)));
+  const auto at = [&](llvm::Value* base, llvm::Value* at_row, size_t r) {
+    llvm::Value* index = at_row == nullptr ? i64(static_cast<int64_t>(r))
+                                           : builder_.CreateAdd(builder_.CreateMul(at_row, i64(ir::kColumnCount)),
+                                                                i64(static_cast<int64_t>(r)));
     return builder_.CreateLoad(i64_type, builder_.CreateInBoundsGEP(i64_type, base, index));
   };
   FitLoads loads;
@@ -91,7 +91,7 @@ DecisionLowering::FitLoads DecisionLowering::fit_loads(llvm::Value* request, llv
     if (!ir::is_charged(resource)) continue;
     const size_t r = ir::index(resource);
     loads.amounts[r] = {at(request, nullptr, r)};
-    loads.used[r] = {at(usage_base, grid, r)};
+    loads.used[r] = {at(usage_base, row, r)};
     loads.cohort_used[r] = {at(cohort_base, flavor, r)};
     any_bits = builder_.CreateOr(any_bits, builder_.CreateOr(loads.amounts[r].value,
                                                              builder_.CreateOr(loads.used[r].value,
@@ -107,7 +107,7 @@ DecisionLowering::FitLoads DecisionLowering::fit_loads(llvm::Value* request, llv
 /// loaded cell, no sum or difference can saturate and the arithmetic is plain) and gov_fit,
 /// out of line, for the rest.
 std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded(
-    const FitLoads& loads, llvm::Value* team, llvm::Value* flavor, llvm::Value* request,
+    const FitLoads& loads, llvm::Value* team, llvm::Value* flavor, llvm::Value* row, llvm::Value* request,
     llvm::Value* usage_base, llvm::Value* cohort_base,
     const std::function<std::pair<llvm::Value*, llvm::Value*>(const FitLoads&)>& fast_fit) {
   llvm::LLVMContext& context = out_.getContext();
@@ -130,7 +130,7 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded(
   // The rest: gov_fit, out of line (inlining it into every team and instance type would
   // multiply the code, and the time to compile it, for inputs no cluster has).
   builder_.SetInsertPoint(general);
-  const auto general_answer = fit_call(team, flavor, request, usage_base, cohort_base);
+  const auto general_answer = fit_call(team, flavor, row, request, usage_base, cohort_base);
   llvm::BasicBlock* general_end = builder_.GetInsertBlock();
   builder_.CreateBr(joined);
 
@@ -154,15 +154,15 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::guarded_fit(int64_t team
   CellRef ref;
   ref.known = &declared_.cells[quota];
   ref.known_pool = &declared_.cohort_quota[flavor];
-  const int64_t grid = team * static_cast<int64_t>(declared_.flavor_count) + flavor;
-  const FitLoads loads = fit_loads(request, i64(grid), i64(flavor), usage_base, cohort_base);
-  return guarded(loads, i64(team), i64(flavor), request, usage_base, cohort_base, [&](const FitLoads& fast) {
+  const int64_t row = static_cast<int64_t>(quota) + 1;  // its slot (ir::QuotaTable::slot)
+  const FitLoads loads = fit_loads(request, i64(row), i64(flavor), usage_base, cohort_base);
+  return guarded(loads, i64(team), i64(flavor), i64(row), request, usage_base, cohort_base, [&](const FitLoads& fast) {
     return fits_and_borrows(ref, fast.amounts.data(), fast.used.data(), fast.cohort_used.data());
   });
 }
 
 std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(llvm::Value* team, llvm::Value* flavor,
-                                                                 llvm::Value* request,
+                                                                 llvm::Value* row, llvm::Value* request,
                                                                  llvm::Value* usage_base,
                                                                  llvm::Value* cohort_base) {
   llvm::LLVMContext& context = out_.getContext();
@@ -176,11 +176,10 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_call(llvm::Value* te
   const auto set = [&](unsigned field, llvm::Value* value) {
     builder_.CreateStore(value, builder_.CreateConstInBoundsGEP2_32(input_type, input, 0, field));
   };
-  llvm::Value* grid = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(declared_.flavor_count))), flavor);
   set(0, builder_.CreateTrunc(team, i32_type));
   set(1, builder_.CreateTrunc(flavor, i32_type));
   set(2, request);
-  set(3, builder_.CreateInBoundsGEP(i64_type, usage_base, builder_.CreateMul(grid, i64(ir::kColumnCount))));
+  set(3, builder_.CreateInBoundsGEP(i64_type, usage_base, builder_.CreateMul(row, i64(ir::kColumnCount))));
   set(4, builder_.CreateInBoundsGEP(i64_type, cohort_base, builder_.CreateMul(flavor, i64(ir::kColumnCount))));
   llvm::CallInst* bits = builder_.CreateCall(out_.getFunction(kFitSymbol), {input});
   bits->addFnAttr(llvm::Attribute::NoInline);
@@ -225,10 +224,10 @@ void DecisionLowering::held_figures_by_table(const ir::FigureSlots& slots, llvm:
   CellRef cell;
   cell.cell = cell_number(load_u32(team_flavors_type_, team_cells_, i));
   cell.pool = pool_at(flavor);
-  llvm::Value* grid = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(declared_.flavor_count))), flavor);
+  llvm::Value* row = builder_.CreateAdd(i, i64(1));  // declared cell i's slot
   std::vector<llvm::Value*> next;
   for (size_t k = 0; k < all.size(); ++k) {
-    next.push_back(add_figure(sums[k], figure(all[k].first, all[k].second, cell, grid, flavor, usage_base,
+    next.push_back(add_figure(sums[k], figure(all[k].first, all[k].second, cell, row, flavor, usage_base,
                                               cohort_base, flavor_base)));
   }
   llvm::BasicBlock* latch = builder_.GetInsertBlock();
@@ -290,9 +289,9 @@ std::pair<llvm::Value*, llvm::Value*> DecisionLowering::fit_by_table(llvm::Value
   CellRef cell;
   cell.cell = cell_number(load_u32(team_flavors_type_, team_cells_, i));
   cell.pool = pool_at(flavor);
-  llvm::Value* grid = builder_.CreateAdd(builder_.CreateMul(team, i64(static_cast<int64_t>(declared_.flavor_count))), flavor);
-  const FitLoads loads = fit_loads(request, grid, flavor, usage_base, cohort_base);
-  const auto [fits, borrows] = guarded(loads, team, flavor, request, usage_base, cohort_base, [&](const FitLoads& fast) {
+  llvm::Value* row = builder_.CreateAdd(i, i64(1));  // declared cell i's slot
+  const FitLoads loads = fit_loads(request, row, flavor, usage_base, cohort_base);
+  const auto [fits, borrows] = guarded(loads, team, flavor, row, request, usage_base, cohort_base, [&](const FitLoads& fast) {
     return fits_and_borrows(cell, fast.amounts.data(), fast.used.data(), fast.cohort_used.data());
   });
   llvm::BasicBlock* tested = builder_.GetInsertBlock();
@@ -411,22 +410,22 @@ void DecisionLowering::decide() {
       llvm::BasicBlock* held = llvm::BasicBlock::Create(context, "figures.held", function);
       llvm::BasicBlock* joined = llvm::BasicBlock::Create(context, "figures.done", function);
       builder_.CreateCondBr(builder_.CreateICmpSGE(requested, i64(0)), named, held);
-      const auto store_figures = [&](const CellRef& cell, llvm::Value* grid, llvm::Value* flavor) {
+      const auto store_figures = [&](const CellRef& cell, llvm::Value* row, llvm::Value* flavor) {
         for (bool team_stat : {true, false}) {
           for (uint8_t slot : team_stat ? slots.team : slots.cluster) {
-            builder_.CreateStore(figure(team_stat, slot, cell, grid, flavor, usage_base, cohort_base, flavor_base),
+            builder_.CreateStore(figure(team_stat, slot, cell, row, flavor, usage_base, cohort_base, flavor_base),
                                  slot_address(team_stat, slot));
           }
         }
         builder_.CreateBr(joined);
       };
       builder_.SetInsertPoint(named);
-      llvm::Value* named_grid = builder_.CreateAdd(builder_.CreateMul(team, i64(flavors)), requested);
       if (!unrolled()) {
+        const FoundCell found = cell_lookup(team, requested);
         CellRef cell;
-        cell.cell = cell_lookup(team, requested).first;
+        cell.cell = found.cell;
         cell.pool = pool_at(requested);
-        store_figures(cell, named_grid, requested);
+        store_figures(cell, found.slot, requested);
       } else {
         // A quota the team does not declare: the absent cell (team figures 0 but what it uses).
         static const ir::QuotaCell kAbsentCell{};
@@ -448,13 +447,13 @@ void DecisionLowering::decide() {
             CellRef cell;
             cell.known = &declared_.cells[k];
             cell.known_pool = &declared_.cohort_quota[flavor];
-            store_figures(cell, i64(t * flavors + flavor), i64(flavor));
+            store_figures(cell, i64(static_cast<int64_t>(k) + 1), i64(flavor));
           }
         }
         builder_.SetInsertPoint(absent);
         CellRef cell;
         cell.known = &kAbsentCell;
-        store_figures(cell, named_grid, requested);
+        store_figures(cell, i64(0), requested);  // the absent cell's row: all zeros
       }
       builder_.SetInsertPoint(held);
       if (!unrolled()) {
@@ -474,7 +473,7 @@ void DecisionLowering::decide() {
               CellRef cell;
               cell.known = &declared_.cells[k];
               cell.known_pool = &declared_.cohort_quota[flavor];
-              sum = add_figure(sum, figure(team_stat, slot, cell, i64(t * flavors + flavor), i64(flavor), usage_base,
+              sum = add_figure(sum, figure(team_stat, slot, cell, i64(static_cast<int64_t>(k) + 1), i64(flavor), usage_base,
                                            cohort_base, flavor_base));
             }
             builder_.CreateStore(sum, slot_address(team_stat, slot));

@@ -90,7 +90,7 @@ void DecisionLowering::fit() {
   builder_.SetInsertPoint(none);
   builder_.CreateRet(i32(0));
   builder_.SetInsertPoint(lookup);
-  const auto [cell, present] = cell_lookup(team, flavor);
+  const auto [cell, present, slot] = cell_lookup(team, flavor);
   builder_.CreateCondBr(present, compute, none);
 
   // Only now are the input's pointers read: the reference reads them only for a quota.

@@ -16,8 +16,9 @@ namespace {
 /// 8: quota cells only where a team declares a quota, found through per-team lists (7 and
 /// before carried a slot for every team × instance type of the catalog); or, on another branch,
 /// the rule index. 9: both. 10: an indexed rule list out of line, the IR pipeline at O1. 11: level 1
-/// is gov's own pass pipeline (codegen.cpp).
-constexpr uint32_t kCodegenVersion = 11;
+/// is gov's own pass pipeline (codegen.cpp). 12: a team's usage is read at its quota cell's slot
+/// (ir::UsageView), not at team × flavor_count + flavor.
+constexpr uint32_t kCodegenVersion = 12;
 constexpr uint32_t kFormatVersion = 1;
 constexpr std::string_view kMagic = "GOVJITOB";
 

@@ -37,8 +37,9 @@ IndexLists index_lists(size_t keys, size_t values, Has has) {
 
 QuotaState::QuotaState(const ir::Module& module)
     : table_(ir::quota_table(module)),
-      // At least one row each, so that usage_view() needs no emptiness test (the hot path).
-      usage_(std::max<size_t>(1, table_.team_count * table_.flavor_count)),
+      // One row per slot of the table (the absent cell's row 0 first), so that usage_view()
+      // needs no emptiness test (the hot path).
+      usage_(table_.cells.size()),
       pool_used_(std::max<size_t>(1, table_.flavor_count)),
       flavor_usage_(std::max<size_t>(1, table_.flavor_count)) {
   for (ir::Resource r : module.charged_columns()) {
@@ -130,7 +131,9 @@ void QuotaState::build_tree(const ir::Module& module) {
 // The roots' usage is summed in pool_used_ (the cohort usage snapshots and invariants read).
 void QuotaState::tree_change(uint32_t team, uint32_t flavor, const Resources& amounts, bool add) {
   const ir::QuotaCell& c = cell(team, flavor);
-  Resources& usage = usage_[team * table_.flavor_count + flavor];
+  Resources* row = held_row(team, flavor, amounts);
+  if (row == nullptr) return;
+  Resources& usage = *row;
   for (ir::Resource r : charged()) {
     const size_t i = ir::index(r);
     if (amounts[i] == 0) continue;
@@ -201,7 +204,9 @@ ir::FitResult QuotaState::tree_fit(uint32_t team, uint32_t flavor, const Resourc
 void QuotaState::add(uint32_t team, uint32_t flavor, const Resources& amounts) {
   if (tree_) [[unlikely]] return tree_change(team, flavor, amounts, true);
   const ir::QuotaCell& c = cell(team, flavor);
-  Resources& usage = usage_[team * table_.flavor_count + flavor];
+  Resources* row = held_row(team, flavor, amounts);
+  if (row == nullptr) return;
+  Resources& usage = *row;
   for (ir::Resource r : charged()) {
     const size_t i = ir::index(r);
     if (amounts[i] == 0) continue;
@@ -216,7 +221,9 @@ void QuotaState::add(uint32_t team, uint32_t flavor, const Resources& amounts) {
 void QuotaState::subtract(uint32_t team, uint32_t flavor, const Resources& amounts) {
   if (tree_) [[unlikely]] return tree_change(team, flavor, amounts, false);
   const ir::QuotaCell& c = cell(team, flavor);
-  Resources& usage = usage_[team * table_.flavor_count + flavor];
+  Resources* row = held_row(team, flavor, amounts);
+  if (row == nullptr) return;
+  Resources& usage = *row;
   for (ir::Resource r : charged()) {
     const size_t i = ir::index(r);
     if (amounts[i] == 0) continue;

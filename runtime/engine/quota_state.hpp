@@ -13,6 +13,7 @@
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
 #include "compiler/model/arithmetic.hpp"
+#include "compiler/support/assert.hpp"
 
 namespace gov::engine {
 
@@ -103,9 +104,8 @@ class QuotaState {
   /// of the cohort holds: its own limits (local quota, lendable part, borrowing limit), as if the
   /// cohort had room without end. ir::kUnlimited when the borrowing limit is.
   Amount own_limits_available(uint32_t team, uint32_t flavor, ir::Resource r, Amount usage) const;
-  const Resources& usage(uint32_t team, uint32_t flavor) const {
-    return usage_[team * table_.flavor_count + flavor];
-  }
+  /// Zero where the team has no quota (the absent cell's row).
+  const Resources& usage(uint32_t team, uint32_t flavor) const { return usage_[table_.slot(team, flavor)]; }
 
   /// Adds or removes charged amounts (EFA is ignored) to a team's usage in a flavor, keeping the
   /// cohort's usage in step (cohort usage = Σ max(0, U − local), docs/kueue-reference.md §2).
@@ -228,6 +228,17 @@ class QuotaState {
   const ir::QuotaCell& cell(uint32_t team, uint32_t flavor) const {
     return table_.cell(team, flavor);
   }
+  /// The team's usage row of a flavor, to change by `amounts`; null where the team declares no
+  /// quota (the shared absent row), which only a change of nothing may ask for: a team holds
+  /// only instance types it has a quota for (every admission path checks has_quota), and the
+  /// bounds that take a team's usage away and put it back do so with its zero usage there.
+  Resources* held_row(uint32_t team, uint32_t flavor, const Resources& amounts) {
+    const uint32_t slot = table_.slot(team, flavor);
+    if (slot != 0) [[likely]] return &usage_[slot];
+    for (ir::Resource r : charged())
+      GOV_ASSERT(amounts[ir::index(r)] == 0, "a team holds an instance type it has no quota for");
+    return nullptr;
+  }
 
   // The tree of cohorts (docs/semantics.md §2, "Cohort trees"; Kueue's resource_node.go). Nodes
   // are the module's cohorts; per node × flavor its subtree quota, local quota (what its lending
@@ -256,7 +267,7 @@ class QuotaState {
   ResourceMask charged_mask_ = 0;  // the charged columns as a mask
   IndexLists flavors_of_team_;  // the flavors each team has a quota for
   IndexLists teams_of_flavor_;  // the teams with a quota for each flavor
-  std::vector<Resources> usage_;         // per team × flavor
+  std::vector<Resources> usage_;         // per slot of table_ (ir::UsageView::usage)
   std::vector<Resources> pool_used_;     // per flavor: cohort Usage
   std::vector<Resources> flavor_usage_;  // per flavor: Σ over teams of usage
   Resources lendable_total_{};

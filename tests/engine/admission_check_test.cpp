@@ -152,7 +152,7 @@ namespace {
 /// the task would fit (ir::conclude; the JIT branches past its fit code).
 void check_rejected_is_not_fitted(const ir::Module& module, const ir::Evaluator& evaluator) {
   const ir::QuotaTable table = ir::quota_table(module);
-  const std::vector<ir::Amount> usage(table.team_count * table.flavor_count * ir::kResourceCount, 0);
+  const std::vector<ir::Amount> usage(table.cells.size() * ir::kColumnCount, 0);  // a row per slot
   const std::vector<ir::Amount> pools(table.flavor_count * ir::kResourceCount, 0);
   std::array<int64_t, ir::kTaskFieldCount> task{};
   const auto field = [&task](ir::TaskField f) -> int64_t& { return task[static_cast<size_t>(f)]; };

@@ -140,10 +140,11 @@ TEST_CASE("JIT: the sparse tables decide as the interpreter where declared order
     const jit::JitEvaluator& native = *compiled.value();
     gov::interp::Interpreter reference(module);
     const ir::QuotaTable table = ir::quota_table(module);
-    std::vector<int64_t> usage(teams * module.flavors.size() * ir::kColumnCount, 0);
+    // A row per quota cell slot (ir::UsageView), the absent cell's row 0 all zeros.
+    std::vector<int64_t> usage(table.cells.size() * ir::kColumnCount, 0);
     std::vector<int64_t> cohort(module.flavors.size() * ir::kColumnCount, 0);
     std::vector<int64_t> used(module.flavors.size() * ir::kColumnCount, 0);
-    for (size_t i = 0; i < usage.size(); i += ir::kColumnCount) usage[i] = static_cast<int64_t>(i / ir::kColumnCount % 9);
+    for (size_t i = ir::kColumnCount; i < usage.size(); i += ir::kColumnCount) usage[i] = static_cast<int64_t>(i / ir::kColumnCount % 9);
     for (size_t f = 0; f < module.flavors.size(); ++f) cohort[f * ir::kColumnCount] = static_cast<int64_t>(f * 3 % 11);
     const ir::UsageView view{usage.data(), cohort.data(), used.data()};
     size_t compared = 0;
@@ -161,7 +162,7 @@ TEST_CASE("JIT: the sparse tables decide as the interpreter where declared order
           CHECK(jit_verdicts == reference_verdicts);
           if (flavor < 0) continue;
           const ir::FitInput fit{t, static_cast<uint32_t>(flavor), task.data() + static_cast<size_t>(ir::TaskField::gpus),
-                                 usage.data() + (t * module.flavors.size() + static_cast<size_t>(flavor)) * ir::kColumnCount,
+                                 usage.data() + table.slot(t, static_cast<size_t>(flavor)) * ir::kColumnCount,
                                  cohort.data() + static_cast<size_t>(flavor) * ir::kColumnCount};
           CHECK(native.fit(fit) == ir::fit(table, fit));
           ++compared;

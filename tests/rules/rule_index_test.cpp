@@ -206,7 +206,7 @@ std::pair<size_t, size_t> compare(const ir::Module& indexed, uint64_t seed, size
   const BackEnds slow = back_ends(every);
   const ir::QuotaTable table = ir::quota_table(indexed);
   const size_t rules = indexed.rules.size();
-  const size_t cells = indexed.teams.size() * indexed.flavors.size() * ir::kColumnCount;
+  const size_t cells = table.cells.size() * ir::kColumnCount;  // a row per slot (ir::UsageView)
   std::vector<ir::Amount> usage(cells), cohort(indexed.flavors.size() * ir::kColumnCount),
       flavor_usage(cohort.size());
   Rng rng(seed);
@@ -228,6 +228,7 @@ std::pair<size_t, size_t> compare(const ir::Module& indexed, uint64_t seed, size
 
     // The whole decision, figures from a random usage.
     for (ir::Amount& a : usage) a = static_cast<ir::Amount>(below(rng, 3));
+    std::fill(usage.begin(), usage.begin() + ir::kColumnCount, 0);  // the absent cell's row
     for (ir::Amount& a : cohort) a = static_cast<ir::Amount>(below(rng, 6));
     for (ir::Amount& a : flavor_usage) a = static_cast<ir::Amount>(below(rng, 6));
     const ir::DecideInput decide{input.task.data(), input.labels, {usage.data(), cohort.data(), flavor_usage.data()}};

@@ -398,7 +398,12 @@ DecisionCase InputGenerator::decision(Rng& rng) const {
       for (size_t i = 0; i < ir::kColumnCount; ++i) table.push_back(i < ir::kResourceCount ? amount(rng) : 0);
     }
   };
-  rows(out.usage_table, module_.teams.size() * module_.flavors.size());
+  // The usage table has a row per quota cell slot (ir::UsageView): row 0, the absent cell's,
+  // is zeros, then one per declared quota.
+  out.usage_table.assign(ir::kColumnCount, 0);
+  size_t declared = 0;
+  for (const ir::Team& team : module_.teams) declared += team.quotas.size();
+  rows(out.usage_table, declared);
   for (size_t f = 0; f < module_.flavors.size(); ++f) {
     rows(out.cohort_table, 1);
     rows(out.flavor_table, 1);

@@ -46,7 +46,7 @@ struct DecisionCase {
   ir::PreemptionPair pair;
   // A whole decision: task fields (team and flavor mostly in range) and a usage state.
   std::array<int64_t, ir::kTaskFieldCount> task{};
-  std::vector<ir::Amount> usage_table;   // teams × flavors × ir::kColumnCount
+  std::vector<ir::Amount> usage_table;   // per quota cell slot (ir::UsageView) × ir::kColumnCount
   std::vector<ir::Amount> cohort_table;  // flavors × resources
   std::vector<ir::Amount> flavor_table;  // flavors × resources
 
