@@ -29,7 +29,7 @@ EngineCore::EngineCore(const ir::Module& module_ref, const ir::Evaluator& evalua
       options(engine_options),
       names(module_ref),
       quota(module_ref),
-      tasks(module_ref.teams.size(), module_ref.flavors.size(), submission_matters(module_ref)),
+      tasks(module_ref.teams.size(), module_ref.flavors.size(), quota.table().slots, submission_matters(module_ref)),
       rules(module_ref, evaluator_ref) {}
 
 const std::string& EngineCore::team_name(const Task& task) const {

@@ -29,19 +29,41 @@ bool candidate_order_less(const Task& a, const Task& b) {
   return id_less(a, b);
 }
 
+namespace {
+
+/// Every team × flavor pair its own slot (1 + its position; 0 stays the absent cell's).
+std::vector<uint32_t> every_pair_a_cell(size_t team_count, size_t flavor_count) {
+  std::vector<uint32_t> slots(team_count * flavor_count);
+  for (size_t i = 0; i < slots.size(); ++i) slots[i] = static_cast<uint32_t>(i + 1);
+  return slots;
+}
+
+size_t slot_count(const std::vector<uint32_t>& slots) {
+  return slots.empty() ? 1 : size_t{*std::max_element(slots.begin(), slots.end())} + 1;
+}
+
+}  // namespace
+
 TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> submission_matters)
+    : TaskStore(team_count, flavor_count, every_pair_a_cell(team_count, flavor_count),
+                std::move(submission_matters)) {}
+
+TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<uint32_t> cell_slots,
+                     std::vector<bool> submission_matters)
     : submission_matters_(std::move(submission_matters)),
       flavor_count_(flavor_count),
       has_work_(team_count, 0),
       in_work_teams_(team_count, 0),
       in_changed_teams_(team_count, 0),
       in_parked_teams_(team_count, 0),
-      admitted_(team_count * flavor_count),
+      cell_slots_(std::move(cell_slots)),
+      admitted_(slot_count(cell_slots_)),
       team_versions_(team_count, 0),
       flavor_versions_(flavor_count, 0),
       in_changed_flavors_(flavor_count, 0),
-      cell_versions_(team_count * flavor_count, 0) {
+      cell_versions_(admitted_.size(), 0) {
   GOV_ASSERT(submission_matters_.size() == team_count, "one flag per team");
+  GOV_ASSERT(cell_slots_.size() == team_count * flavor_count, "one slot per team and flavor");
   queues_.reserve(team_count);
   for (size_t team = 0; team < team_count; ++team) {
     TeamQueue& q = queues_.emplace_back(QueueLess{&tasks_, &comparisons_});
@@ -426,13 +448,14 @@ void TaskStore::teams_with_work(std::vector<uint32_t>& out) {
 void TaskStore::insert_admitted(uint32_t task) {
   const Task& t = tasks_[task];
   for_each_charge(t, [&](uint32_t flavor, const Resources&) {
-    std::vector<uint32_t>& list = admitted_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
+    const uint32_t slot = held_slot(static_cast<uint32_t>(t.team), flavor);
+    std::vector<uint32_t>& list = admitted_[slot];
     const auto pos = std::upper_bound(list.begin(), list.end(), task, [this](uint32_t a, uint32_t b) {
       return candidate_order_less(tasks_[a], tasks_[b]);
     });
     list.insert(pos, task);
     bump_flavor_version(flavor);
-    ++cell_versions_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
+    ++cell_versions_[slot];
   });
   bump_version(static_cast<uint32_t>(t.team));
   ++state_serial_;
@@ -446,14 +469,15 @@ void TaskStore::insert_admitted(uint32_t task) {
 void TaskStore::erase_admitted(uint32_t task) {
   const Task& t = tasks_[task];
   for_each_charge(t, [&](uint32_t flavor, const Resources&) {
-    std::vector<uint32_t>& list = admitted_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
+    const uint32_t slot = held_slot(static_cast<uint32_t>(t.team), flavor);
+    std::vector<uint32_t>& list = admitted_[slot];
     const auto pos = std::lower_bound(list.begin(), list.end(), task, [this](uint32_t a, uint32_t b) {
       return candidate_order_less(tasks_[a], tasks_[b]);
     });
     GOV_ASSERT(pos != list.end() && *pos == task, "admitted task missing from its candidate list");
     list.erase(pos);
     bump_flavor_version(flavor);
-    ++cell_versions_[static_cast<size_t>(t.team) * flavor_count_ + flavor];
+    ++cell_versions_[slot];
   });
   bump_version(static_cast<uint32_t>(t.team));
   ++state_serial_;

@@ -285,7 +285,13 @@ struct StringHash {
 class TaskStore {
  public:
   /// `submission_matters[t]`: team t's within-team policy compares submission times (they are
-  /// then part of a task's queue class).
+  /// then part of a task's queue class). `cell_slots`: per team × flavor, the slot of the team's
+  /// quota cell there (ir::QuotaTable::slots: 0 where it declares none, else 1 + its declared
+  /// index), so that the per-cell lists and versions grow with the quotas, not with teams × the
+  /// catalog; only cells with a slot may hold admitted tasks.
+  TaskStore(size_t team_count, size_t flavor_count, std::vector<uint32_t> cell_slots,
+            std::vector<bool> submission_matters);
+  /// A store where every team × flavor pair is a cell (tests, hand-built states).
   TaskStore(size_t team_count, size_t flavor_count, std::vector<bool> submission_matters);
   TaskStore(const TaskStore&) = delete;
   TaskStore& operator=(const TaskStore&) = delete;
@@ -363,7 +369,7 @@ class TaskStore {
   void insert_admitted(uint32_t task);
   void erase_admitted(uint32_t task);
   const std::vector<uint32_t>& admitted(uint32_t team, uint32_t flavor) const {
-    return admitted_[team * flavor_count_ + flavor];
+    return admitted_[cell_slot(team, flavor)];  // the absent cell's list is empty
   }
   /// Bumped whenever the team's admitted tasks change in any flavor (so does its usage): what
   /// the nomination cache checks its entries against.
@@ -373,9 +379,7 @@ class TaskStore {
   /// (Nomination::flavor_local).
   uint64_t flavor_version(uint32_t flavor) const { return flavor_versions_[flavor]; }
   /// Bumped whenever the team's admitted tasks in `flavor` change (so does its usage there).
-  uint64_t cell_version(uint32_t team, uint32_t flavor) const {
-    return cell_versions_[static_cast<size_t>(team) * flavor_count_ + flavor];
-  }
+  uint64_t cell_version(uint32_t team, uint32_t flavor) const { return cell_versions_[cell_slot(team, flavor)]; }
   /// Moves into `out` (cleared first) the teams whose version changed since the last call, each
   /// once, in no particular order. One consumer: the scheduler's FlavorStamps, which keeps its
   /// sums in step with the versions in O(changed teams) instead of O(quotas) per cycle.
@@ -450,12 +454,22 @@ class TaskStore {
   std::vector<uint8_t> in_changed_teams_;        // per team: listed in changed_teams_
   std::vector<uint32_t> parked_teams_;           // teams with parked tasks (unordered)
   std::vector<uint8_t> in_parked_teams_;         // per team: listed in parked_teams_
-  std::vector<std::vector<uint32_t>> admitted_;  // team × flavor
+  uint32_t cell_slot(uint32_t team, uint32_t flavor) const {
+    return cell_slots_[static_cast<size_t>(team) * flavor_count_ + flavor];
+  }
+  /// The slot of a cell that gains or loses an admitted task (never the absent one).
+  uint32_t held_slot(uint32_t team, uint32_t flavor) const {
+    const uint32_t slot = cell_slot(team, flavor);
+    GOV_ASSERT(slot != 0, "an admitted task charged where its team has no quota");
+    return slot;
+  }
+  std::vector<uint32_t> cell_slots_;             // team × flavor: the cell's slot
+  std::vector<std::vector<uint32_t>> admitted_;  // per cell slot
   std::vector<uint64_t> team_versions_;          // per team
   std::vector<uint64_t> flavor_versions_;        // per flavor
   std::vector<uint32_t> changed_flavors_;        // flavors whose version changed since taken
   std::vector<uint8_t> in_changed_flavors_;      // per flavor: listed in changed_flavors_
-  std::vector<uint64_t> cell_versions_;          // team × flavor
+  std::vector<uint64_t> cell_versions_;          // per cell slot
   Time latest_preempted_admission_ = kNever;
   bool multi_flavor_admitted_ = false;
   uint64_t preemptions_ = 0;
