@@ -16,6 +16,7 @@
 #include "compiler/driver/driver.hpp"
 #include "compiler/jit/jit.hpp"
 #include "compiler/lower/lower.hpp"
+#include "runtime/engine/engine.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/bench/bench_support.hpp"
 #include "tools/bench/registration.hpp"
@@ -102,6 +103,14 @@ void large_object(benchmark::State& state) {
   state.counters["teams"] = static_cast<double>(policy->module.teams.size());
   state.counters["object_bytes"] = static_cast<double>(object_bytes);
   state.counters["stored_bytes"] = static_cast<double>(stored_bytes);
+  // An engine of the policy, idle (outside the timing): what its quota, usage and queue tables
+  // take, which grows with the quotas declared, not with teams × the catalog's instance types.
+  const uint64_t heap_before = heap_bytes_in_use();
+  {
+    const engine::Engine engine(policy->module, policy->evaluator(/*use_jit=*/false));
+    state.counters["engine_heap_MiB"] =
+        static_cast<double>(heap_bytes_in_use() - heap_before) / (1024.0 * 1024.0);
+  }
 }
 
 /// A store with one version of compile.gov and its compiled object, in a temporary folder or
