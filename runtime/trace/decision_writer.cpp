@@ -315,7 +315,7 @@ std::string table_line(const SummaryRow& row, const std::vector<size_t>& widths)
 
 void append_decision_json(std::string& out, const gov::Decision& decision) {
   out += "{\"at\":";
-  out += format_seconds(decision.at);
+  append_seconds(out, decision.at);
   append_string_member(out, "task", decision.task);
   append_literal_member(out, "outcome", gov::outcome_name(decision.outcome));
   append_string_member(out, "team", decision.team);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "compiler/model/partitions.hpp"
+#include "compiler/support/name_index.hpp"
 #include "compiler/support/utf8.hpp"
 #include "runtime/trace/event_scanner.hpp"
 #include "runtime/trace/task_ids.hpp"
@@ -170,9 +171,9 @@ struct TraceReader::State {
   enum class Phase : uint8_t { start, events, done };
 
   State(std::string_view text, const ir::Module& m, const JsonLimits& limits)
-      : json(text, event_limits(limits)), module(m) {}
+      : json(text, event_limits(limits)), module(m), names(m) {}
   State(TraceFile& f, const ir::Module& m, const JsonLimits& limits)
-      : json(f.text(), event_limits(limits), f), module(m), file(&f) {}
+      : json(f.text(), event_limits(limits), f), module(m), names(m), file(&f) {}
 
   static JsonLimits event_limits(JsonLimits limits) {
     limits.max_value_bytes = std::min(limits.max_value_bytes, kMaxEventBytes);
@@ -191,6 +192,26 @@ struct TraceReader::State {
 
   JsonReader json;
   const ir::Module& module;
+  /// The module's teams, classes and instance types by name: every submit names some, and a
+  /// policy may have 10,000 of each (ir::Module's lookups are linear).
+  struct Names {
+    explicit Names(const ir::Module& m) : teams(of(m.teams)), classes(of(m.classes)), flavors(of(m.flavors)) {}
+    template <typename T>
+    static NameIndex of(const std::vector<T>& items) {
+      std::vector<std::string> names;
+      names.reserve(items.size());
+      for (const T& item : items) names.push_back(item.name);
+      return NameIndex(names);
+    }
+    static int32_t index(const NameIndex& index, std::string_view name) {
+      const std::optional<size_t> at = index.find(name);
+      return at ? static_cast<int32_t>(*at) : -1;
+    }
+    int32_t team(std::string_view name) const { return index(teams, name); }
+    int32_t class_of(std::string_view name) const { return index(classes, name); }
+    int32_t flavor(std::string_view name) const { return index(flavors, name); }
+    NameIndex teams, classes, flavors;
+  } names;
   Phase phase = Phase::start;
   size_t index = 0;  // of the next event
   gov::Time last_at = 0;
@@ -639,16 +660,16 @@ bool EventDecoder::decode_scanned(const ScannedEvent& in, TraceEvent& out) {
 // decode_submit's success case, in the same order of reading (a task without pod sets).
 bool EventDecoder::scanned_submit(const ScannedEvent& in, TraceEvent& out) {
   if (in.id.empty() || in.team.empty() || state_.tasks.size() >= kMaxTraceTasks) return false;
-  const int32_t team = module_.team_index(in.team);
+  const int32_t team = state_.names.team(in.team);
   if (team < 0) return false;
   gov::Task task;
   task.team = in.team;
   if (!in.priority.empty()) {
-    if (module_.class_index(in.priority) < 0) return false;
+    if (state_.names.class_of(in.priority) < 0) return false;
     task.priority.emplace(in.priority);
   }
   if (!in.instance_type.empty()) {
-    if (module_.flavor_index(in.instance_type) < 0) return false;
+    if (state_.names.flavor(in.instance_type) < 0) return false;
     task.instance_type.emplace(in.instance_type);
   }
   if (!scanned_request(in, task)) return false;
@@ -728,14 +749,14 @@ bool EventDecoder::read_names(const JsonValue& submit, gov::Task& task) {
   if (team == nullptr)
     return field_fail("team", submit.position, "missing; a submit needs \"id\" and \"team\"");
   if (!read_string("team", *team, task.team)) return false;
-  if (module_.team_index(task.team) < 0) {
+  if (state_.names.team(task.team) < 0) {
     return field_fail("team", team->position,
                       fmt::format("unknown team {}; {}", quoted(task.team),
                                   known_names(module_.teams, "team", "teams")));
   }
   if (const JsonValue* priority = submit.find("priority"); priority != nullptr) {
     if (!read_string("priority", *priority, task.priority.emplace())) return false;
-    if (module_.class_index(*task.priority) < 0) {
+    if (state_.names.class_of(*task.priority) < 0) {
       return field_fail(
           "priority", priority->position,
           fmt::format("unknown priority class {}; {}", quoted(*task.priority),
@@ -744,7 +765,7 @@ bool EventDecoder::read_names(const JsonValue& submit, gov::Task& task) {
   }
   if (const JsonValue* type = submit.find("instance_type"); type != nullptr) {
     if (!read_string("instance_type", *type, task.instance_type.emplace())) return false;
-    if (module_.flavor_index(*task.instance_type) < 0) {
+    if (state_.names.flavor(*task.instance_type) < 0) {
       return field_fail(
           "instance_type", type->position,
           fmt::format("unknown instance type {}; {}", quoted(*task.instance_type),
@@ -816,7 +837,7 @@ bool EventDecoder::read_pod_sets(const JsonValue& submit, const JsonValue& pod_s
     one.team = task.team;
     if (const JsonValue* type = item.find("instance_type"); type != nullptr) {
       if (!read_string("pod_sets.instance_type", *type, one.instance_type.emplace())) return false;
-      if (module_.flavor_index(*one.instance_type) < 0) {
+      if (state_.names.flavor(*one.instance_type) < 0) {
         return field_fail("pod_sets.instance_type", type->position,
                           fmt::format("unknown instance type {}; {}", quoted(*one.instance_type),
                                       names_help(module_.flavors, *one.instance_type, "instance type", "instance types")));
@@ -886,7 +907,7 @@ bool EventDecoder::check_request_forms(const JsonValue& submit, const gov::Task&
 // `instances` without `instance_type` means the team's one instance type.
 bool EventDecoder::check_instances_type(const JsonValue& submit, const gov::Task& task) {
   if (!task.instances || task.instance_type) return true;
-  const ir::Team& team = module_.teams[static_cast<size_t>(module_.team_index(task.team))];
+  const ir::Team& team = module_.teams[static_cast<size_t>(state_.names.team(task.team))];
   if (team.quotas.size() == 1) return true;
   const JsonValue& instances = *submit.find("instances");
   if (team.quotas.empty()) {

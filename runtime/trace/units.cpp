@@ -21,8 +21,35 @@ int64_t base_units_per_file_unit(ir::Resource resource) {
   return 1;
 }
 
+void append_seconds(std::string& out, gov::Time millis) {
+  // model::format_decimal(millis, kMillisPerSecond), written out: a count of milliseconds has
+  // at most three decimals, which format_decimal keeps exactly (it rounds past 64 digits only),
+  // and a stream writes one per decision.
+  static_assert(kMillisPerSecond == 1000);
+  const uint64_t magnitude = millis < 0 ? 0 - static_cast<uint64_t>(millis) : static_cast<uint64_t>(millis);
+  if (millis < 0) out += '-';
+  char digits[24];
+  char* end = digits + sizeof digits;
+  char* at = end;
+  uint64_t whole = magnitude / 1000;
+  do {
+    *--at = static_cast<char>('0' + whole % 10);
+    whole /= 10;
+  } while (whole != 0);
+  out.append(at, static_cast<size_t>(end - at));
+  const auto rest = static_cast<unsigned>(magnitude % 1000);
+  if (rest == 0) return;
+  const char fraction[4] = {'.', static_cast<char>('0' + rest / 100), static_cast<char>('0' + rest / 10 % 10),
+                            static_cast<char>('0' + rest % 10)};
+  size_t length = 4;
+  while (fraction[length - 1] == '0') --length;
+  out.append(fraction, length);
+}
+
 std::string format_seconds(gov::Time millis) {
-  return model::format_decimal(millis, kMillisPerSecond);
+  std::string out;
+  append_seconds(out, millis);
+  return out;
 }
 
 std::string format_amount(ir::Resource resource, ir::Amount amount) {

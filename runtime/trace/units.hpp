@@ -17,8 +17,10 @@ inline constexpr int64_t kMillisPerSecond = 1000;
 /// vcpu (file: vCPUs, base: millicores), 1024 for memory (file: GiB, base: MiB).
 int64_t base_units_per_file_unit(ir::Resource resource);
 
-/// Milliseconds as seconds: "5", "90.5", "0.001".
+/// Milliseconds as seconds: "5", "90.5", "0.001" (model::format_decimal's text).
 std::string format_seconds(gov::Time millis);
+/// format_seconds appended to `out`, without allocating.
+void append_seconds(std::string& out, gov::Time millis);
 /// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5" (exact; the
 /// decimal notation of model::format_amount).
 std::string format_amount(ir::Resource resource, ir::Amount amount);

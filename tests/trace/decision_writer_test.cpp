@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -108,6 +109,14 @@ TEST_CASE("decisions: times and amounts print exactly, integers when whole", "[t
   CHECK(gov::trace::format_seconds(0) == "0");
   CHECK(gov::trace::format_seconds(90500) == "90.5");
   CHECK(gov::trace::format_seconds(1) == "0.001");
+  // The written-out formatter gives model::format_decimal's text, negative and extreme too.
+  std::vector<gov::Time> values = {std::numeric_limits<gov::Time>::min(), std::numeric_limits<gov::Time>::max(),
+                                   -1, -999, -1000, -1001, 10, 100, 120, 1230, 999999};
+  for (gov::Time v = -2500; v <= 2500; v += 7) values.push_back(v);
+  for (const gov::Time v : values) {
+    INFO(v);
+    CHECK(gov::trace::format_seconds(v) == gov::model::format_decimal(v, 1000));
+  }
   CHECK(gov::trace::format_seconds(1250) == "1.25");
   CHECK(gov::trace::format_amount(Resource::vcpu, 500) == "0.5");
   CHECK(gov::trace::format_amount(Resource::vcpu, 1) == "0.001");
