@@ -110,6 +110,35 @@ TEST_CASE("a parked head is nominated again when a team it could take victims fr
   CHECK(ids_with(fast, Outcome::admitted).back() == "p1");
 }
 
+TEST_CASE("usage and admitted lists and their versions live at the quota cells the teams declare", "[engine][stamps]") {
+  // The engine's tables are per quota cell slot (ir::QuotaTable::slot), not teams × instance
+  // types: 6 declared cells here, 15 pairs.
+  const ir::Module m = stamps_module();
+  QuotaState quota(m);
+  TaskStore tasks(m.teams.size(), m.flavors.size(), quota.table().slots, std::vector<bool>(m.teams.size(), false));
+  REQUIRE(quota.table().cells.size() == 7);
+  const uint32_t y_in_b = quota.table().slot(kY, kB);
+  REQUIRE(y_in_b != 0);
+  CHECK(quota.table().slot(kY, kC) == 0);
+  const uint64_t version = tasks.cell_version(kY, kB);
+  const uint32_t task = admit(tasks, quota, kY, kB, amounts(0, 0, 0, 40 * kGiB));
+  CHECK(tasks.admitted(kY, kB) == std::vector<uint32_t>{task});
+  CHECK(tasks.cell_version(kY, kB) != version);
+  CHECK(quota.usage(kY, kB, ir::Resource::memory) == 40 * kGiB);
+  // The generated code and the interpreter read the row of the cell's slot.
+  const ir::UsageView view = quota.usage_view();
+  CHECK(view.usage[y_in_b * ir::kColumnCount + ir::index(ir::Resource::memory)] == 40 * kGiB);
+  // Where the team declares nothing: no list, no version, no usage, and the shared row stays 0.
+  for (uint32_t f : {kC}) {
+    CHECK(tasks.admitted(kY, f).empty());
+    CHECK(tasks.cell_version(kY, f) == 0);
+    CHECK(quota.usage(kY, f) == Resources{});
+  }
+  // Taking a team's (zero) usage away where it has no quota, as the bounds do, changes nothing.
+  quota.subtract(kY, kC, quota.usage(kY, kC));
+  for (size_t i = 0; i < ir::kColumnCount; ++i) CHECK(view.usage[i] == 0);
+}
+
 TEST_CASE("fair-sharing stamps follow borrowed amounts until a task charged in two types is admitted",
           "[engine][stamps]") {
   const ir::Module m = stamps_module();
