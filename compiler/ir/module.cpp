@@ -1,4 +1,5 @@
 #include "compiler/ir/module.hpp"
+#include "compiler/ir/module_names.hpp"
 
 #include "compiler/support/assert.hpp"
 
@@ -69,6 +70,16 @@ int32_t Module::partition_index(std::string_view profile) const {
     if (partitions[k] == profile) return static_cast<int32_t>(k);
   }
   return -1;
+}
+
+ModuleNames::ModuleNames(const Module& module) {
+  const auto index = [](Map& map, const auto& named) {
+    for (size_t i = 0; i < named.size(); ++i)
+      map.emplace(named[i].name, static_cast<int32_t>(i));  // the first of duplicates wins, as in the IR
+  };
+  index(teams_, module.teams);
+  index(flavors_, module.flavors);
+  index(classes_, module.classes);
 }
 
 }  // namespace gov::ir

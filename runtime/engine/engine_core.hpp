@@ -64,7 +64,7 @@ struct EngineCore {
   const ir::Evaluator& evaluator;
   const size_t rule_count;  // module.rules.size(), which the hot path would recompute per call
   EngineOptions options;
-  NameIndex names;
+  ir::ModuleNames names;
   mutable UnavailablePartitions unavailable_partitions;  // interned by resolve_task
   QuotaState quota;
   TaskStore tasks;

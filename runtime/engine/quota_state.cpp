@@ -130,10 +130,10 @@ void QuotaState::build_tree(const ir::Module& module) {
 // Kueue's addUsage / removeUsage: what a node holds past its local quota is held in its parent.
 // The roots' usage is summed in pool_used_ (the cohort usage snapshots and invariants read).
 void QuotaState::tree_change(uint32_t team, uint32_t flavor, const Resources& amounts, bool add) {
-  const ir::QuotaCell& c = cell(team, flavor);
-  Resources* row = held_row(team, flavor, amounts);
-  if (row == nullptr) return;
-  Resources& usage = *row;
+  const uint32_t slot = held_slot(team, flavor, amounts);
+  if (slot == 0) return;
+  const ir::QuotaCell& c = table_.cells[slot];
+  Resources& usage = usage_[slot];
   for (ir::Resource r : charged()) {
     const size_t i = ir::index(r);
     if (amounts[i] == 0) continue;
@@ -203,10 +203,10 @@ ir::FitResult QuotaState::tree_fit(uint32_t team, uint32_t flavor, const Resourc
 // The cohort's usage counts only what spills over a team's private (local) quota.
 void QuotaState::add(uint32_t team, uint32_t flavor, const Resources& amounts) {
   if (tree_) [[unlikely]] return tree_change(team, flavor, amounts, true);
-  const ir::QuotaCell& c = cell(team, flavor);
-  Resources* row = held_row(team, flavor, amounts);
-  if (row == nullptr) return;
-  Resources& usage = *row;
+  const uint32_t slot = held_slot(team, flavor, amounts);
+  if (slot == 0) return;
+  const ir::QuotaCell& c = table_.cells[slot];
+  Resources& usage = usage_[slot];
   for (ir::Resource r : charged()) {
     const size_t i = ir::index(r);
     if (amounts[i] == 0) continue;
@@ -220,10 +220,10 @@ void QuotaState::add(uint32_t team, uint32_t flavor, const Resources& amounts) {
 
 void QuotaState::subtract(uint32_t team, uint32_t flavor, const Resources& amounts) {
   if (tree_) [[unlikely]] return tree_change(team, flavor, amounts, false);
-  const ir::QuotaCell& c = cell(team, flavor);
-  Resources* row = held_row(team, flavor, amounts);
-  if (row == nullptr) return;
-  Resources& usage = *row;
+  const uint32_t slot = held_slot(team, flavor, amounts);
+  if (slot == 0) return;
+  const ir::QuotaCell& c = table_.cells[slot];
+  Resources& usage = usage_[slot];
   for (ir::Resource r : charged()) {
     const size_t i = ir::index(r);
     if (amounts[i] == 0) continue;

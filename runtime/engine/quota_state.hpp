@@ -228,16 +228,18 @@ class QuotaState {
   const ir::QuotaCell& cell(uint32_t team, uint32_t flavor) const {
     return table_.cell(team, flavor);
   }
-  /// The team's usage row of a flavor, to change by `amounts`; null where the team declares no
-  /// quota (the shared absent row), which only a change of nothing may ask for: a team holds
-  /// only instance types it has a quota for (every admission path checks has_quota), and the
-  /// bounds that take a team's usage away and put it back do so with its zero usage there.
-  Resources* held_row(uint32_t team, uint32_t flavor, const Resources& amounts) {
+  /// The slot of the team's cell of a flavor, whose usage row changes by `amounts`; 0 where the
+  /// team declares no quota (the shared absent row, which stays zeros), which only a change of
+  /// nothing may ask for: a team holds only instance types it has a quota for (every admission
+  /// path checks has_quota), and the bounds that take a team's usage away and put it back do so
+  /// with its zero usage there.
+  uint32_t held_slot(uint32_t team, uint32_t flavor, const Resources& amounts) const {
     const uint32_t slot = table_.slot(team, flavor);
-    if (slot != 0) [[likely]] return &usage_[slot];
-    for (ir::Resource r : charged())
-      GOV_ASSERT(amounts[ir::index(r)] == 0, "a team holds an instance type it has no quota for");
-    return nullptr;
+    if (slot == 0) [[unlikely]] {
+      for (ir::Resource r : charged())
+        GOV_ASSERT(amounts[ir::index(r)] == 0, "a team holds an instance type it has no quota for");
+    }
+    return slot;
   }
 
   // The tree of cohorts (docs/semantics.md §2, "Cohort trees"; Kueue's resource_node.go). Nodes

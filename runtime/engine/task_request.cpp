@@ -185,16 +185,6 @@ bool is_single_main(const gov::Task& spec) {
   return spec.pod_sets.size() == 1 && spec.pod_sets[0].name == kPodSetName;
 }
 
-NameIndex::NameIndex(const ir::Module& module) {
-  const auto index = [](Map& map, const auto& named) {
-    for (size_t i = 0; i < named.size(); ++i)
-      map.emplace(named[i].name, static_cast<int32_t>(i));  // the first of duplicates wins, as in the IR
-  };
-  index(teams_, module.teams);
-  index(flavors_, module.flavors);
-  index(classes_, module.classes);
-}
-
 std::optional<std::string> resolve_request(const Resolver& resolver, const gov::Task& spec,
                                            TaskRequest& out) {
   if (!spec.pod_sets.empty()) [[unlikely]] {

@@ -6,38 +6,15 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/module.hpp"
+#include "compiler/ir/module_names.hpp"
 #include "runtime/engine/decision.hpp"
 #include "runtime/engine/task_store.hpp"
 
 namespace gov::engine {
-
-/// The module's team, instance type and class names for O(1) lookups (ir::Module's own
-/// lookups scan). Holds views of the module's names: the module must outlive it. Not
-/// gov::NameIndex, which owns copies: on the hot path (a check from a task's names) the views'
-/// smaller nodes measured 7 ns faster per check (decision-from-spec/jit, 60 ns against 67 ns).
-class NameIndex {
- public:
-  explicit NameIndex(const ir::Module& module);
-  /// The index, or -1 for an unknown name.
-  int32_t team(std::string_view name) const { return find(teams_, name); }
-  int32_t flavor(std::string_view name) const { return find(flavors_, name); }
-  int32_t priority_class(std::string_view name) const { return find(classes_, name); }
-
- private:
-  using Map = std::unordered_map<std::string_view, int32_t>;
-  static int32_t find(const Map& map, std::string_view name) {
-    const auto it = map.find(name);
-    return it == map.end() ? -1 : it->second;
-  }
-  Map teams_;
-  Map flavors_;
-  Map classes_;
-};
 
 /// Profiles of GPU partitions that tasks asked for and no quota of the policy gives, interned:
 /// a task holds a pointer to its name (stable for the engine's life), and flavor-assignment
@@ -69,7 +46,7 @@ struct TaskRequest {
 struct Resolver {
   const ir::Module& module;
   const ir::Evaluator& evaluator;
-  const NameIndex& names;
+  const ir::ModuleNames& names;
   UnavailablePartitions* unavailable = nullptr;  // where resolve_task interns such profiles
 
   /// The same, interning nothing: for readers that may run concurrently (checks).

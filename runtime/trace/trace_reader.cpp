@@ -9,8 +9,8 @@
 #include <new>
 #include <utility>
 
+#include "compiler/ir/module_names.hpp"
 #include "compiler/model/partitions.hpp"
-#include "compiler/support/name_index.hpp"
 #include "compiler/support/utf8.hpp"
 #include "runtime/trace/event_scanner.hpp"
 #include "runtime/trace/task_ids.hpp"
@@ -192,26 +192,7 @@ struct TraceReader::State {
 
   JsonReader json;
   const ir::Module& module;
-  /// The module's teams, classes and instance types by name: every submit names some, and a
-  /// policy may have 10,000 of each (ir::Module's lookups are linear).
-  struct Names {
-    explicit Names(const ir::Module& m) : teams(of(m.teams)), classes(of(m.classes)), flavors(of(m.flavors)) {}
-    template <typename T>
-    static NameIndex of(const std::vector<T>& items) {
-      std::vector<std::string> names;
-      names.reserve(items.size());
-      for (const T& item : items) names.push_back(item.name);
-      return NameIndex(names);
-    }
-    static int32_t index(const NameIndex& index, std::string_view name) {
-      const std::optional<size_t> at = index.find(name);
-      return at ? static_cast<int32_t>(*at) : -1;
-    }
-    int32_t team(std::string_view name) const { return index(teams, name); }
-    int32_t class_of(std::string_view name) const { return index(classes, name); }
-    int32_t flavor(std::string_view name) const { return index(flavors, name); }
-    NameIndex teams, classes, flavors;
-  } names;
+  ir::ModuleNames names;  // every submit names a team, and maybe a class and instance types
   Phase phase = Phase::start;
   size_t index = 0;  // of the next event
   gov::Time last_at = 0;
@@ -665,7 +646,7 @@ bool EventDecoder::scanned_submit(const ScannedEvent& in, TraceEvent& out) {
   gov::Task task;
   task.team = in.team;
   if (!in.priority.empty()) {
-    if (state_.names.class_of(in.priority) < 0) return false;
+    if (state_.names.priority_class(in.priority) < 0) return false;
     task.priority.emplace(in.priority);
   }
   if (!in.instance_type.empty()) {
@@ -756,7 +737,7 @@ bool EventDecoder::read_names(const JsonValue& submit, gov::Task& task) {
   }
   if (const JsonValue* priority = submit.find("priority"); priority != nullptr) {
     if (!read_string("priority", *priority, task.priority.emplace())) return false;
-    if (state_.names.class_of(*task.priority) < 0) {
+    if (state_.names.priority_class(*task.priority) < 0) {
       return field_fail(
           "priority", priority->position,
           fmt::format("unknown priority class {}; {}", quoted(*task.priority),
