@@ -252,11 +252,30 @@ void TaskStore::erase_at(QueueSet& set, std::set<uint32_t, QueueLess>::const_ite
   remove_class(set, task);
 }
 
+// The sets of a team mostly meet end to end (the heads parked in this instant come before the
+// tasks still active behind them): then each node goes in at the end it joins, one comparison
+// each, where std::set::merge searches the tree from its root for every node.
+void TaskStore::splice(std::set<uint32_t, QueueLess>& from, std::set<uint32_t, QueueLess>& into) {
+  if (from.empty()) return;
+  if (into.empty()) {
+    into.swap(from);  // one ordering: only the trees trade places
+    return;
+  }
+  const QueueLess& less = into.key_comp();
+  if (less(*std::prev(into.end()), *from.begin())) {
+    while (!from.empty()) into.insert(into.end(), from.extract(from.begin()));
+  } else if (less(*std::prev(from.end()), *into.begin())) {
+    while (!from.empty()) into.insert(into.begin(), from.extract(std::prev(from.end())));
+  } else {
+    into.merge(from);
+  }
+}
+
 void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   if (from.tasks.empty()) return;
   if (into.tasks.size() < from.tasks.size()) std::swap(from, into);  // ids travel with the sets
   for (uint32_t task : from.tasks) tasks_[task].queue_set = into.id;
-  into.tasks.merge(from.tasks);
+  splice(from.tasks, into.tasks);
   GOV_ASSERT(from.tasks.empty(), "queue orders are total: no task is in two sets");
   // Both sets count slots of the same team's table: add the counts, O(classes).
   for (uint32_t slot : from.classes.present) {

@@ -426,6 +426,8 @@ class TaskStore {
   /// Moves every task of `from` into `into` (the smaller set's tasks move; the sets may trade
   /// places). `into` then holds them all and `from` is empty.
   void move_all(QueueSet& from, QueueSet& into);
+  /// Moves every task of `from` into `into` (both of one ordering).
+  static void splice(std::set<uint32_t, QueueLess>& from, std::set<uint32_t, QueueLess>& into);
   void note_parked(uint32_t team);
 
   uint64_t comparisons_ = 0;
