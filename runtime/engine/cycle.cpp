@@ -208,7 +208,15 @@ bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
   parking_known_ = 0;
   deciders_left_ = 0;
   const SetClasses& classes = set.classes;
-  std::vector<Verdict>& verdicts = looked_at_->slots;
+  TeamVerdicts& kept = *looked_at_;
+  const TeamVerdicts::QuietTally now{kept.epoch, kept.team_stamps, set.id, classes.changes};
+  if (kept.all_quiet.epoch == now.epoch && kept.all_quiet.team_stamps == now.team_stamps &&
+      kept.all_quiet.set == now.set && kept.all_quiet.changes == now.changes) {
+    ++cycles_;  // the work of the tally: one comparison
+    parking_known_ = classes.present.size();
+    return true;
+  }
+  std::vector<Verdict>& verdicts = kept.slots;
   if (verdicts.size() < classes.counts.size()) verdicts.resize(classes.counts.size());
   cycles_ += classes.present.size();  // the work of the tally: one verdict per class
   for (uint32_t slot : classes.present) {
@@ -223,6 +231,7 @@ bool Scheduler::quiet_classes(uint32_t team, const QueueSet& set) {
     if (verdict.quiet == Quiet::no) return false;  // the walk finds where
     tally(slot, verdict.quiet);
   }
+  if (parking_known_ == classes.present.size() && deciders_left_ == 0 && kept.foreign == 0) kept.all_quiet = now;
   return true;
 }
 
@@ -241,6 +250,7 @@ void Scheduler::renew_verdicts(uint32_t team) {
   kept.cache_generation = cache_generation;
   kept.table_generation = table_generation;
   kept.epoch = ++verdict_epoch_;
+  kept.foreign = 0;
 }
 
 int32_t Scheduler::class_flavor(uint32_t team, uint32_t slot) const {
@@ -261,7 +271,11 @@ bool Scheduler::still_holds(Verdict& verdict, uint64_t stamps) {
 }
 
 void Scheduler::set_verdict(Verdict& verdict, uint32_t slot, Quiet quiet) {
-  if (verdict.epoch != looked_at_->epoch) verdict.flavor = class_flavor(looked_at_team_, slot);
+  if (verdict.epoch != looked_at_->epoch) {
+    verdict.flavor = class_flavor(looked_at_team_, slot);
+    if (verdict.flavor >= 0 && core_.quota.table().slot(looked_at_team_, static_cast<uint32_t>(verdict.flavor)) == 0)
+      ++looked_at_->foreign;
+  }
   verdict.epoch = looked_at_->epoch;
   verdict.stamps = class_stamps(verdict.flavor);
   verdict.nomination = probed_;

@@ -158,6 +158,20 @@ class Scheduler {
     uint64_t epoch = 0;
     uint64_t team_stamps = 0;  // of every type of the team, as of the last renew_verdicts
     std::vector<Verdict> slots;
+    /// Verdicts of this epoch on a class naming an instance type the team has no quota in: its
+    /// stamps are not among the team's, so no tally is remembered while there are any.
+    uint32_t foreign = 0;
+    /// The last tally that found every class of a set (QueueSet::id) parking quietly, and what it
+    /// was made under. While the epoch, the team's stamps and the slots present in that set are
+    /// the same, each verdict it read still holds by its stamps (the team's stamps are a sum of
+    /// numbers that only grow: an equal sum is equal terms), so the tally is too.
+    struct QuietTally {
+      uint64_t epoch = 0;  // 0: none
+      uint64_t team_stamps = 0;
+      uint32_t set = 0;
+      uint64_t changes = 0;  // SetClasses::changes
+    };
+    QuietTally all_quiet;
   };
   /// The instance type whose stamps a verdict on `team`'s class slot holds under: the type its
   /// tasks name when their nominations are cached shapes (which read that type only:

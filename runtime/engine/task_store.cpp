@@ -199,6 +199,7 @@ void TaskStore::remove_class(QueueSet& set, uint32_t task) {
     classes.present[c.position] = last;
     classes.counts[last].position = c.position;
     classes.present.pop_back();
+    ++classes.changes;
     c.representative = -1;
   } else if (c.representative == static_cast<int32_t>(task)) {
     c.representative = -1;
@@ -213,7 +214,9 @@ void TaskStore::compact_classes(uint32_t team) {
   q.classes.by_hash.clear();
   ++q.classes.generation;  // every task's slot is stale: the queued ones get new ones now
   for (QueueSet* set : {&q.active, &q.parked}) {
+    const uint64_t changes = set->classes.changes;
     set->classes = {};
+    set->classes.changes = changes + 1;
     for (uint32_t task : set->tasks) add_class(*set, task);
   }
 }
@@ -286,6 +289,7 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   // not grow it again slot by slot (a table holds hundreds of slots between compactions).
   for (uint32_t slot : from.classes.present) from.classes.counts[slot] = {};
   from.classes.present.clear();
+  ++from.classes.changes;
 }
 
 void TaskStore::note_parked(uint32_t team) {

@@ -241,6 +241,9 @@ struct SetClasses {
   };
   std::vector<Count> counts;      // by slot; may be shorter than the table
   std::vector<uint32_t> present;  // the slots with count > 0, in no particular order
+  /// Moves whenever `present` changes (it only grows, and travels with the set, as its id does):
+  /// the same set id and number, the same slots present.
+  uint64_t changes = 0;
   uint32_t count(uint32_t slot) const { return slot < counts.size() ? counts[slot].count : 0; }
   /// Counts `n` more tasks of `slot`, `representative` one of them (kept if the slot has one).
   void add(uint32_t slot, uint32_t n, int32_t representative) {
@@ -249,6 +252,7 @@ struct SetClasses {
     if (c.count == 0) {
       c.position = static_cast<uint32_t>(present.size());
       present.push_back(slot);
+      ++changes;
     }
     c.count += n;
     if (c.representative < 0) c.representative = representative;
