@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "compiler/support/assert.hpp"
 #include "compiler/support/swar.hpp"
 #include "compiler/support/terminal_text.hpp"
@@ -20,6 +24,37 @@ void append_unicode_escape(std::string& out, uint32_t c) {
   }
 }
 
+/// A byte a JSON string holds as it is: printable ASCII but '"' and '\\'.
+bool is_plain(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+
+/// The end of the run of plain bytes of `text` from `at`. Sixteen bytes at a time with SSE2 (the
+/// position of the first byte that is not plain comes from the comparison's mask), then eight
+/// (SWAR), then one. Most text is one run.
+size_t plain_run_end(std::string_view text, size_t at) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i space = _mm_set1_epi8(0x20);
+  const __m128i del = _mm_set1_epi8(0x7F);
+  for (; at + 16 <= text.size(); at += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + at));
+    // The comparison is signed: bytes 0x80 and above are negative, hence below 0x20 too.
+    const __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(bytes, quote), _mm_cmpeq_epi8(bytes, backslash)),
+                                         _mm_or_si128(_mm_cmplt_epi8(bytes, space), _mm_cmpeq_epi8(bytes, del)));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+    if (mask != 0) return at + static_cast<size_t>(__builtin_ctz(mask));
+  }
+#endif
+  for (; at + 8 <= text.size(); at += 8) {
+    const uint64_t word = swar::load(text, at);
+    if (swar::any_below(word, 0x20) | swar::any_high(word) | swar::any_equal(word, 0x7F) |
+        swar::any_equal(word, '"') | swar::any_equal(word, '\\'))
+      break;
+  }
+  while (at < text.size() && is_plain(static_cast<unsigned char>(text[at]))) ++at;
+  return at;
+}
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view text, JsonEscapes escapes) {
@@ -27,18 +62,7 @@ void append_json_string(std::string& out, std::string_view text, JsonEscapes esc
   size_t i = 0;
   while (i < text.size()) {
     // A run of printable ASCII that needs no escape goes in one append (most text is one run).
-    size_t run = i;
-    for (; run + 8 <= text.size(); run += 8) {  // eight plain bytes at a time
-      const uint64_t word = swar::load(text, run);
-      if (swar::any_below(word, 0x20) | swar::any_high(word) | swar::any_equal(word, 0x7F) |
-          swar::any_equal(word, '"') | swar::any_equal(word, '\\'))
-        break;
-    }
-    while (run < text.size()) {
-      const auto p = static_cast<unsigned char>(text[run]);
-      if (p < 0x20 || p >= 0x7F || p == '"' || p == '\\') break;
-      ++run;
-    }
+    const size_t run = plain_run_end(text, i);
     if (run > i) {
       out.append(text.data() + i, run - i);
       i = run;

@@ -29,15 +29,15 @@ constexpr int64_t kMillisPerHour = 3'600'000;
 void append_literal(std::string& out, std::string_view text) {
   assert(is_literal(text) && "a key or name the code spells");
   out += '"';
-  out += text;
+  out.append(text.data(), text.size());
   out += '"';
 }
 
 void append_key(std::string& out, std::string_view key) {
   assert(is_literal(key) && "a key the code spells");
-  out += ",\"";
-  out += key;
-  out += "\":";
+  out.append(",\"", 2);
+  out.append(key.data(), key.size());
+  out.append("\":", 2);
 }
 
 void append_string_member(std::string& out, std::string_view key, std::string_view value) {
@@ -64,7 +64,7 @@ void append_resources(std::string& out, std::string_view key,
     }
     append_literal(out, ir::resource_key(amounts[i].resource));
     out += ':';
-    out += format_amount(amounts[i].resource, amounts[i].amount);
+    append_amount(out, amounts[i].resource, amounts[i].amount);
   }
   out += '}';
 }
@@ -314,7 +314,7 @@ std::string table_line(const SummaryRow& row, const std::vector<size_t>& widths)
 // ------------------------------------------------------------------ public writers
 
 void append_decision_json(std::string& out, const gov::Decision& decision) {
-  out += "{\"at\":";
+  out.append("{\"at\":", 6);
   append_seconds(out, decision.at);
   append_string_member(out, "task", decision.task);
   append_literal_member(out, "outcome", gov::outcome_name(decision.outcome));

@@ -21,6 +21,22 @@ int64_t base_units_per_file_unit(ir::Resource resource) {
   return 1;
 }
 
+namespace {
+
+/// The decimal digits of `value`, appended.
+void append_digits(std::string& out, uint64_t value) {
+  char digits[20];
+  char* const end = digits + sizeof digits;
+  char* at = end;
+  do {
+    *--at = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  out.append(at, static_cast<size_t>(end - at));
+}
+
+}  // namespace
+
 void append_seconds(std::string& out, gov::Time millis) {
   // model::format_decimal(millis, kMillisPerSecond), written out: a count of milliseconds has
   // at most three decimals, which format_decimal keeps exactly (it rounds past 64 digits only),
@@ -28,15 +44,7 @@ void append_seconds(std::string& out, gov::Time millis) {
   static_assert(kMillisPerSecond == 1000);
   const uint64_t magnitude = millis < 0 ? 0 - static_cast<uint64_t>(millis) : static_cast<uint64_t>(millis);
   if (millis < 0) out += '-';
-  char digits[24];
-  char* end = digits + sizeof digits;
-  char* at = end;
-  uint64_t whole = magnitude / 1000;
-  do {
-    *--at = static_cast<char>('0' + whole % 10);
-    whole /= 10;
-  } while (whole != 0);
-  out.append(at, static_cast<size_t>(end - at));
+  append_digits(out, magnitude / 1000);
   const auto rest = static_cast<unsigned>(magnitude % 1000);
   if (rest == 0) return;
   const char fraction[4] = {'.', static_cast<char>('0' + rest / 100), static_cast<char>('0' + rest / 10 % 10),
@@ -54,6 +62,16 @@ std::string format_seconds(gov::Time millis) {
 
 std::string format_amount(ir::Resource resource, ir::Amount amount) {
   return model::format_amount(resource, amount, model::decimal_notation());
+}
+
+void append_amount(std::string& out, ir::Resource resource, ir::Amount amount) {
+  // A whole number of file units, the common case, is format_decimal's integer: its digits.
+  const int64_t unit = base_units_per_file_unit(resource);
+  if (amount >= 0 && amount % unit == 0) {
+    append_digits(out, static_cast<uint64_t>(amount / unit));
+    return;
+  }
+  out += format_amount(resource, amount);
 }
 
 std::string_view trace_key(ir::Resource resource) {

@@ -24,6 +24,8 @@ void append_seconds(std::string& out, gov::Time millis);
 /// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5" (exact; the
 /// decimal notation of model::format_amount).
 std::string format_amount(ir::Resource resource, ir::Amount amount);
+/// format_amount appended to `out`; a whole number of file units without allocating.
+void append_amount(std::string& out, ir::Resource resource, ir::Amount amount);
 /// The key of a resource's amount in a trace's task object: "gpus", "neuron", "vcpus",
 /// "memory_gib", "efa".
 std::string_view trace_key(ir::Resource resource);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 #include "compiler/support/json_writer.hpp"
@@ -28,6 +29,29 @@ TEST_CASE("support: the required JSON escapes are what RFC 8259 asks and nothing
   CHECK(gov::json_quote(std::string("x") + kRlo) == std::string("\"x") + kRlo + "\"");
   CHECK(gov::json_quote("ok\xFF\xC3") == "\"ok\xEF\xBF\xBD\xEF\xBF\xBD\"");
   CHECK(gov::json_quote("日本 🚀") == "\"日本 🚀\"");
+}
+
+TEST_CASE("support: the escaper finds a byte to escape at any offset of a long string", "[support]") {
+  // The escaper scans plain runs 16 bytes at a time (SSE2), then 8, then one by one: a byte
+  // that must be escaped, at every offset of strings of every length around those blocks, is
+  // escaped as it is alone (escaping is byte by byte for ASCII, character by character else).
+  using gov::JsonEscapes;
+  const auto inner = [](const std::string& quoted) { return quoted.substr(1, quoted.size() - 2); };
+  const std::vector<std::string> specials = {"\"", "\\", "\n", "\x01", "\x1F", "\x7F", "\xFF", "é", kRlo,
+                                             " ", "~"};
+  for (JsonEscapes escapes : {JsonEscapes::required, JsonEscapes::unsafe}) {
+    for (const std::string& special : specials) {
+      const std::string escaped = inner(gov::json_quote(special, escapes));
+      for (size_t length = 1; length <= 40; ++length) {
+        for (size_t at = 0; at < length; ++at) {
+          const std::string text = std::string(at, 'a') + special + std::string(length - at - 1, 'b');
+          INFO("length " << length << ", at " << at);
+          CHECK(gov::json_quote(text, escapes) ==
+                "\"" + std::string(at, 'a') + escaped + std::string(length - at - 1, 'b') + "\"");
+        }
+      }
+    }
+  }
 }
 
 TEST_CASE("support: the unsafe JSON escapes also hide nothing from a terminal", "[support]") {

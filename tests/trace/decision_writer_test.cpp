@@ -125,6 +125,18 @@ TEST_CASE("decisions: times and amounts print exactly, integers when whole", "[t
   CHECK(gov::trace::format_amount(Resource::memory, 1536) == "1.5");
   CHECK(gov::trace::format_amount(Resource::gpu, 8) == "8");
   CHECK(gov::model::format_decimal(-1500, 1000) == "-1.5");
+  // The stream's writer appends amounts (whole ones without format_decimal): the same text.
+  std::vector<int64_t> amounts = {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                                  -1024, -1000, -1, 0, 1, 999, 1000, 1023, 1024, 1536, 64000, 1 << 20};
+  for (int64_t v = -3000; v <= 3000; v += 13) amounts.push_back(v);
+  for (const Resource r : {Resource::gpu, Resource::neuron, Resource::vcpu, Resource::memory, Resource::efa}) {
+    for (const int64_t v : amounts) {
+      INFO(gov::model::resource_key(r) << " " << v);
+      std::string out = "x";
+      gov::trace::append_amount(out, r, v);
+      CHECK(out == "x" + gov::trace::format_amount(r, v));
+    }
+  }
 
   Decision d = admitted(90500, "t", "team-a",
                         {{Resource::gpu, 1}, {Resource::vcpu, 500}, {Resource::memory, 512}}, {});
