@@ -338,9 +338,68 @@ bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, co
   return true;
 }
 
+namespace {
+
+/// fits_without_teams for a request of one part in a flat cohort, without changing the quota:
+/// what QuotaState::available would give after `subtract`ing each team's part (the own team's
+/// candidates' holdings, every other team's usage) is ir::available of the own team's usage less
+/// its part and of the cohort's usage less what each subtraction would take off it (the drop of
+/// the team's spill over its local quota). fits_in's test then answers as request_fits does.
+/// `available` receives the amounts per charged resource.
+bool fits_without_teams_flat(const SearchContext& context, const PreemptionRequest& request,
+                             std::span<const uint32_t> teams, const Resources& own_held, Resources& available) {
+  const QuotaState& quota = context.quota;
+  const uint32_t flavor = request.first().flavor;
+  Resources own_usage = quota.usage(request.team, flavor);
+  Resources cohort_usage{};
+  for (ir::Resource r : quota.charged()) cohort_usage[ir::index(r)] = quota.cohort_usage(flavor, r);
+  for (uint32_t team : teams) {
+    const Resources& usage = quota.usage(team, flavor);
+    const Resources& gone = team == request.team ? own_held : usage;
+    const ir::QuotaCell& cell = quota.table().cell(team, flavor);
+    for (ir::Resource r : quota.charged()) {
+      const size_t i = ir::index(r);
+      if (gone[i] == 0) continue;
+      const Amount spill_before = std::max<Amount>(0, usage[i] - cell.local[i]);
+      const Amount spill_after = std::max<Amount>(0, usage[i] - gone[i] - cell.local[i]);
+      cohort_usage[i] += spill_after - spill_before;
+      if (team == request.team) own_usage[i] -= gone[i];
+    }
+  }
+  const ir::QuotaCell& own = quota.table().cell(request.team, flavor);
+  const Resources& cohort_quota = quota.table().cohort_quota[flavor];
+  bool fits = own.present;
+  for (ir::Resource r : quota.charged()) {
+    const size_t i = ir::index(r);
+    available[i] = ir::available(own, cohort_quota, r, own_usage[i], cohort_usage[i]);
+    const Amount amount = request.first().request[i];
+    if (amount != 0 && amount > available[i]) fits = false;
+  }
+  return fits;
+}
+
+}  // namespace
+
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
                         std::span<const uint32_t> teams, const Resources& own_held,
                         TeamsGoneMemo::Entry* record) {
+  if (request.part_count == 1 && !context.quota.tree()) {
+    Resources available{};
+    const bool fits = fits_without_teams_flat(context, request, teams, own_held, available);
+    GOV_ASSERT(fits == fits_without_teams_by_change(context, request, teams, own_held, nullptr),
+               "the flat cohort's bound answers as the quota changed and put back");
+    if (record != nullptr) {
+      record->has_quota = context.quota.has_quota(request.team, request.first().flavor);
+      record->available = available;
+    }
+    return fits;
+  }
+  return fits_without_teams_by_change(context, request, teams, own_held, record);
+}
+
+bool fits_without_teams_by_change(const SearchContext& context, const PreemptionRequest& request,
+                                  std::span<const uint32_t> teams, const Resources& own_held,
+                                  TeamsGoneMemo::Entry* record) {
   thread_local std::vector<Resources> held;  // reused: no allocation once warm
   held.clear();
   for (const RequestPart& part : request.all()) {

@@ -123,9 +123,16 @@ bool fits_without_all(const SearchContext& context, const PreemptionRequest& req
 /// `record`, for a request of one part in a flat cohort: receives whether the team has a quota
 /// in the flavor and what is available there per charged resource with the teams gone
 /// (TeamsGoneMemo).
+/// In a flat cohort a request of one part is answered without changing the quota; else (and
+/// in assertion builds, to check that answer) by fits_without_teams_by_change.
 bool fits_without_teams(const SearchContext& context, const PreemptionRequest& request,
                         std::span<const uint32_t> teams, const Resources& own_held,
                         TeamsGoneMemo::Entry* record = nullptr);
+/// fits_without_teams by subtracting what the teams give up from the quota, testing
+/// request_fits, and adding it back.
+bool fits_without_teams_by_change(const SearchContext& context, const PreemptionRequest& request,
+                                  std::span<const uint32_t> teams, const Resources& own_held,
+                                  TeamsGoneMemo::Entry* record);
 /// What picks a one-part request's candidates, besides the state (the memos' keys).
 CandidateChoice candidate_choice(const SearchContext& context, const PreemptionRequest& request);
 /// request_fits of the entry's one-part request with other amounts `request`: the back ends'
