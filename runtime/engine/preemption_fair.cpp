@@ -462,19 +462,16 @@ bool fair_hopeless_by_shares(const SearchContext& context, const PreemptionReque
   quota.add(own_team, part.flavor, part.request);
   const Drs lowest = team_share(context, own_team);
   quota.subtract(own_team, part.flavor, part.request);
-  thread_local std::vector<std::pair<uint32_t, Resources>> held;  // reused: no allocation once warm
-  held.clear();
-  for (uint32_t team : teams) {
-    // The teams' usage is as the caller's state holds it: only the own team's was changed here
-    // (and the teams subtracted so far, which are others: a flat cohort's share reads its own).
-    if (team == own_team || compare_drs(lowest, unsimulated_team_share(context, team)) > 0) continue;
-    held.emplace_back(team, quota.usage(team, part.flavor));
-    quota.subtract(team, part.flavor, held.back().second);
-  }
-  const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
-  for (const auto& [team, amounts] : held) quota.add(team, part.flavor, amounts);
   quota.add(own_team, part.flavor, own_held);
-  return !fits;
+  // The request fits, or not, with what the own team's candidates hold gone and every other team
+  // whose share is not below the preemptor's lowest gone whole (a flat cohort's share reads only
+  // its team's usage, so the order of the tests does not matter).
+  thread_local std::vector<uint32_t> gone;  // reused: no allocation once warm
+  gone.assign(1, own_team);
+  for (uint32_t team : teams) {
+    if (team != own_team && compare_drs(lowest, unsimulated_team_share(context, team)) <= 0) gone.push_back(team);
+  }
+  return !fits_without_teams(context, request, gone, own_held);
 }
 
 void fair_sharing_targets(const SearchContext& context, const PreemptionRequest& request,
