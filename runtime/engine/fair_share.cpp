@@ -13,12 +13,20 @@ Drs dominant_resource_share(const QuotaState& quota, uint32_t team, int64_t weig
   Drs drs;
   drs.weight = model::weight_value(weight_micros);
   drs.zero_weight = weight_micros == 0;
-  for (ir::Resource r : quota.charged()) {
-    Amount borrowed = 0;
-    for (uint32_t f : quota.quota_flavors(team)) {
-      const Amount added = (extra != nullptr && f == flavor) ? (*extra)[ir::index(r)] : 0;
-      borrowed += std::max<Amount>(0, quota.usage(team, f, r) + added - quota.nominal(team, f, r));
+  // Per flavor, then per resource: one lookup of the team's cell and usage row per flavor. The
+  // sums add the flavors in the same order as resource by resource would.
+  Resources borrowed_by_resource{};
+  for (uint32_t f : quota.quota_flavors(team)) {
+    const Resources& usage = quota.usage(team, f);
+    const Resources& nominal = quota.table().cell(team, f).nominal;
+    const Resources* added = extra != nullptr && f == flavor ? extra : nullptr;
+    for (ir::Resource r : quota.charged()) {
+      const size_t i = ir::index(r);
+      borrowed_by_resource[i] += std::max<Amount>(0, usage[i] + (added != nullptr ? (*added)[i] : 0) - nominal[i]);
     }
+  }
+  for (ir::Resource r : quota.charged()) {
+    const Amount borrowed = borrowed_by_resource[ir::index(r)];
     if (borrowed == 0) continue;
     drs.borrowing = true;
     const Amount lendable = quota.lendable_total(r);
