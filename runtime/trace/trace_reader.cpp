@@ -201,6 +201,7 @@ struct TraceReader::State {
   EventDecoding decoding = EventDecoding::scan_common;
   size_t text_bytes = 0;  // task ids and labels of the submits so far
   std::optional<support::Error> error;
+  bool out_of_memory = false;  // `error` is running out of memory
   TraceFile* file = nullptr;  // the source of `json`, if it reads a file
 };
 
@@ -1039,8 +1040,10 @@ bool TraceReader::next(TraceEvent& event) {
   try {
     more = state_->step(event);
   } catch (const std::bad_alloc&) {
+    state_->out_of_memory = true;
     state_->top_error(state_->json.position(), "out of memory reading the trace");
   } catch (const std::length_error&) {
+    state_->out_of_memory = true;
     state_->top_error(state_->json.position(), "out of memory reading the trace");
   }
   // A read error ends the file's text early; whatever the JSON reader made of that (end of
@@ -1056,6 +1059,10 @@ void TraceReader::set_decoding(EventDecoding decoding) { state_->decoding = deco
 
 const std::optional<support::Error>& TraceReader::error() const {
   return state_->error;
+}
+
+bool TraceReader::out_of_memory() const {
+  return state_->error.has_value() && state_->out_of_memory;
 }
 
 size_t TraceReader::events_read() const {

@@ -98,6 +98,9 @@ class TraceReader {
   /// The error that stopped the reader, if any (see TraceResult): kind `io` when its file could
   /// not be read, `invalid` for a problem of the trace.
   const std::optional<support::Error>& error() const;
+  /// Whether that error is running out of memory (its message: "out of memory reading the
+  /// trace"): a replay reading as it goes reports it as its own (`gov simulate`: where it was).
+  bool out_of_memory() const;
   /// How many events were read successfully so far.
   size_t events_read() const;
   /// Offset in the text before which everything has been read.

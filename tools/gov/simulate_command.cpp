@@ -307,6 +307,11 @@ int run_simulate(const Args& args) {
       }
       emit(engine->step(at, batch));
     }
+    if (trace_reader && trace_reader->out_of_memory()) {
+      // Memory ran out reading the next event: the replay's own report (below), at that event.
+      ++events_read;
+      throw std::bad_alloc();
+    }
     if (trace_reader && trace_reader->error()) {
       // The first pass read the whole trace, so this is a read failing the second time (or the
       // file changing in between): the decisions so far are out, and the run is not complete.
