@@ -76,7 +76,6 @@ class Writer {
   }
   void operator()(const PodSet& pod_set) { pod_set_fields(*this, pod_set); }
   std::string take() { return std::move(out_); }
-  void reserve(size_t bytes) { out_.reserve(bytes); }
 
  private:
   void u64(uint64_t v) {
@@ -143,12 +142,6 @@ class Reader {
 
 std::string encode_submitted(const gov::Task& task) {
   Writer writer;
-  // One allocation for a task of the usual shape: its text, and a varint of a few bytes for
-  // each count and number.
-  size_t text = task.id.size() + task.team.size() + (task.priority ? task.priority->size() : 0) +
-                (task.instance_type ? task.instance_type->size() : 0);
-  for (const auto& [key, value] : task.labels) text += key.size() + value.size() + 2;
-  writer.reserve(text + 64);
   task_fields(writer, task);
   return writer.take();
 }
