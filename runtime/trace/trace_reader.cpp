@@ -1050,6 +1050,7 @@ bool TraceReader::next(TraceEvent& event) {
   // input, a cut value), the real error is the read's.
   if (state_->file != nullptr && state_->file->error()) {
     state_->error = support::Error{support::ErrorKind::io, *state_->file->error()};
+    state_->out_of_memory = false;  // the read's error is the one reported
     return false;
   }
   return more;
