@@ -329,13 +329,23 @@ CandidateChoice candidate_choice(const SearchContext& context, const PreemptionR
           static_cast<ResourceMask>(part.needs & context.quota.charged_mask())};
 }
 
-bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, const Resources& request) {
-  if (!entry.has_quota) return false;
-  for (ir::Resource r : context.quota.charged()) {
+namespace {
+
+/// request_fits's answer from what is available per charged resource: a quota there, and every
+/// requested amount at most what is available (ir::fit, partitions_fit).
+bool fits_available(const QuotaState& quota, bool has_quota, const Resources& available, const Resources& request) {
+  if (!has_quota) return false;
+  for (ir::Resource r : quota.charged()) {
     const Amount amount = request[ir::index(r)];
-    if (amount != 0 && amount > entry.available[ir::index(r)]) return false;
+    if (amount != 0 && amount > available[ir::index(r)]) return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, const Resources& request) {
+  return fits_available(context.quota, entry.has_quota, entry.available, request);
 }
 
 namespace {
@@ -344,7 +354,7 @@ namespace {
 /// what QuotaState::available would give after `subtract`ing each team's part (the own team's
 /// candidates' holdings, every other team's usage) is ir::available of the own team's usage less
 /// its part and of the cohort's usage less what each subtraction would take off it (the drop of
-/// the team's spill over its local quota). fits_in's test then answers as request_fits does.
+/// the team's spill over its local quota). fits_available then answers as request_fits does.
 /// `available` receives the amounts per charged resource.
 bool fits_without_teams_flat(const SearchContext& context, const PreemptionRequest& request,
                              std::span<const uint32_t> teams, const Resources& own_held, Resources& available) {
@@ -368,14 +378,11 @@ bool fits_without_teams_flat(const SearchContext& context, const PreemptionReque
   }
   const ir::QuotaCell& own = quota.table().cell(request.team, flavor);
   const Resources& cohort_quota = quota.table().cohort_quota[flavor];
-  bool fits = own.present;
   for (ir::Resource r : quota.charged()) {
     const size_t i = ir::index(r);
     available[i] = ir::available(own, cohort_quota, r, own_usage[i], cohort_usage[i]);
-    const Amount amount = request.first().request[i];
-    if (amount != 0 && amount > available[i]) fits = false;
   }
-  return fits;
+  return fits_available(quota, own.present, available, request.first().request);
 }
 
 }  // namespace

@@ -203,23 +203,15 @@ ir::FitResult QuotaState::tree_fit(uint32_t team, uint32_t flavor, const Resourc
 // The cohort's usage counts only what spills over a team's private (local) quota.
 void QuotaState::add(uint32_t team, uint32_t flavor, const Resources& amounts) {
   if (tree_) [[unlikely]] return tree_change(team, flavor, amounts, true);
-  const uint32_t slot = held_slot(team, flavor, amounts);
-  if (slot == 0) return;
-  const ir::QuotaCell& c = table_.cells[slot];
-  Resources& usage = usage_[slot];
-  for (ir::Resource r : charged()) {
-    const size_t i = ir::index(r);
-    if (amounts[i] == 0) continue;
-    const Amount spill_before = std::max<Amount>(0, usage[i] - c.local[i]);
-    usage[i] += amounts[i];
-    flavor_usage_[flavor][i] += amounts[i];
-    const Amount spill_after = std::max<Amount>(0, usage[i] - c.local[i]);
-    pool_used_[flavor][i] += spill_after - spill_before;
-  }
+  flat_change(team, flavor, amounts, true);
 }
 
 void QuotaState::subtract(uint32_t team, uint32_t flavor, const Resources& amounts) {
   if (tree_) [[unlikely]] return tree_change(team, flavor, amounts, false);
+  flat_change(team, flavor, amounts, false);
+}
+
+void QuotaState::flat_change(uint32_t team, uint32_t flavor, const Resources& amounts, bool add) {
   const uint32_t slot = held_slot(team, flavor, amounts);
   if (slot == 0) return;
   const ir::QuotaCell& c = table_.cells[slot];
@@ -227,9 +219,10 @@ void QuotaState::subtract(uint32_t team, uint32_t flavor, const Resources& amoun
   for (ir::Resource r : charged()) {
     const size_t i = ir::index(r);
     if (amounts[i] == 0) continue;
+    const Amount delta = add ? amounts[i] : -amounts[i];
     const Amount spill_before = std::max<Amount>(0, usage[i] - c.local[i]);
-    usage[i] -= amounts[i];
-    flavor_usage_[flavor][i] -= amounts[i];
+    usage[i] += delta;
+    flavor_usage_[flavor][i] += delta;
     const Amount spill_after = std::max<Amount>(0, usage[i] - c.local[i]);
     pool_used_[flavor][i] += spill_after - spill_before;
   }

@@ -246,6 +246,8 @@ class QuotaState {
   // are the module's cohorts; per node × flavor its subtree quota, local quota (what its lending
   // limit keeps from its parent), borrowing limit (kUnlimited: none) and usage.
   void build_tree(const ir::Module& module);
+  /// add or subtract in the one flat cohort.
+  void flat_change(uint32_t team, uint32_t flavor, const Resources& amounts, bool add);
   void tree_change(uint32_t team, uint32_t flavor, const Resources& amounts, bool add);
   Amount tree_available(int32_t node, uint32_t flavor, size_t i) const;
   Amount tree_potential(int32_t node, uint32_t flavor, size_t i) const;

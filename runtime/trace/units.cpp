@@ -1,6 +1,8 @@
 // Exact decimal formatting: integer arithmetic only, so what is printed reads back exactly.
 #include "runtime/trace/units.hpp"
 
+#include <fmt/format.h>
+
 #include "compiler/model/quantities.hpp"
 
 namespace gov::trace {
@@ -23,16 +25,11 @@ int64_t base_units_per_file_unit(ir::Resource resource) {
 
 namespace {
 
-/// The decimal digits of `value`, appended.
+/// The decimal digits of `value`, appended (fmt::format_int writes them into a buffer of its
+/// own: no allocation).
 void append_digits(std::string& out, uint64_t value) {
-  char digits[20];
-  char* const end = digits + sizeof digits;
-  char* at = end;
-  do {
-    *--at = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  out.append(at, static_cast<size_t>(end - at));
+  const fmt::format_int digits(value);
+  out.append(digits.data(), digits.size());
 }
 
 }  // namespace
