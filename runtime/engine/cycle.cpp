@@ -369,6 +369,7 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
                                   : cache_.peek(core_.module, task, stamps_, valid);
   if (valid) return stored;
   if (stored != nullptr && still_own_determined(*stored, entry.team, task.requested_flavor)) return stored;
+  if (stored != nullptr && renew_own_answer(*stored, entry)) return stored;
   if (!compute) return nullptr;
   Nomination& nomination = stored != nullptr ? *stored : entry.own;
   // The message is a function of the reasons (a cached shape has no pod set names): when a new
@@ -398,8 +399,46 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   if (nomination.own_determined) {
     nomination.own_version = own_version(entry.team, task.requested_flavor);
     nomination.cohort_bounds = assigner_.cohort_bounds();
+    nomination.own_reads = assigner_.own_reads();
   }
   return &nomination;
+}
+
+// Most own-determined nominations recomputed because the team's own tasks changed give the same
+// answer: a resource that still fits moved (memory) while the one short (GPUs) did not, or the
+// tasks changed and the usage came back. What the answer read is checked instead of recomputed.
+bool Scheduler::renew_own_answer(Nomination& nomination, const Entry& entry) {
+  if (!nomination.own_determined || nomination.own_reads.flavor < 0) return false;
+  const uint64_t version = own_version(entry.team, core_.tasks[entry.task].requested_flavor);
+  if (version == nomination.renewal_failed_at) return false;  // tried under this own state
+  assigner_.set_now(core_.now);
+  assigner_.memo_between_cycles(&core_.between_cycles);
+  const bool holds = assigner_.own_answer_holds(entry.task, nomination.own_reads, nomination.assignment);
+  assigner_.memo_between_cycles(nullptr);
+  if (!holds) {
+    nomination.renewal_failed_at = version;
+    return false;
+  }
+  nomination.own_version = version;
+  nomination.cohort_bounds = assigner_.cohort_bounds();
+  GOV_ASSERT(same_as_recomputed(entry.task, nomination), "a renewed own-determined nomination is the one assign gives");
+  return true;
+}
+
+bool Scheduler::same_as_recomputed(uint32_t task, const Nomination& nomination) {
+  Nomination fresh;
+  assigner_.memo_between_cycles(&core_.between_cycles);
+  assigner_.assign(task, fresh.assignment);
+  if (fresh.assignment.preempt_mode()) assigner_.targets_for(task, fresh.assignment, fresh.targets);
+  assigner_.memo_between_cycles(nullptr);
+  const Assignment& a = fresh.assignment;
+  const Assignment& b = nomination.assignment;
+  return a.flavor == b.flavor && a.mode == b.mode && a.borrowing == b.borrowing &&
+         a.needs_preemption == b.needs_preemption && a.no_matching_flavor == b.no_matching_flavor &&
+         a.no_fit_class == b.no_fit_class && a.reasons == b.reasons && a.short_of == b.short_of &&
+         a.maximum == b.maximum && a.short_mask == b.short_mask && a.maximum_mask == b.maximum_mask &&
+         fresh.targets.empty() && nomination.targets.empty() && assigner_.own_determined() &&
+         assigner_.cohort_bounds() == nomination.cohort_bounds;
 }
 
 // A cached nomination whose stamps moved still holds when it read only its team's own state

@@ -37,6 +37,8 @@ class Scheduler {
   /// comparisons): the cycles run one by one, plus what the quiet-cycle skip looked at (class
   /// verdicts and queued tasks walked) instead of the cycles it skipped.
   uint64_t cycles() const { return cycles_; }
+  /// Nominations computed (FlavorAssigner::assign) so far: Engine::nomination_work.
+  uint64_t nominations_computed() const { return fills_; }
 
  private:
   enum class Result : uint8_t { admitted, preempting, parked, requeued };
@@ -86,6 +88,12 @@ class Scheduler {
   /// With `compute` false: null when the nomination is not remembered for the current state.
   Nomination* nomination_for(Entry& entry, bool compute = true);
   bool still_own_determined(const Nomination& nomination, uint32_t team, int32_t requested_flavor) const;
+  /// An own-determined nomination that no longer passes still_own_determined, kept when what it
+  /// read still gives the same answer (FlavorAssigner::own_answer_holds), with its version and
+  /// cohort bounds brought up to date. Its fill stays: the answer is the same.
+  bool renew_own_answer(Nomination& nomination, const Entry& entry);
+  /// Assertion builds: `nomination` is what assign and targets_for give `task` now.
+  bool same_as_recomputed(uint32_t task, const Nomination& nomination);
   /// A number that changes whenever the admitted tasks (hence the usage) of `team` change in an
   /// instance type a task of it asking for `requested_flavor` (or any: −1) may use: the sum of
   /// those cells' TaskStore::cell_version.

@@ -452,6 +452,9 @@ uint64_t Engine::queue_work() const {
 uint64_t Engine::team_work() const {
   return impl_->core.tasks.team_visits();
 }
+uint64_t Engine::nomination_work() const {
+  return impl_->scheduler.nominations_computed();
+}
 size_t Engine::task_count() const {
   return impl_->core.tasks.size();
 }

@@ -135,6 +135,9 @@ class Engine {
   /// The per-team work of the admission cycles so far: the teams they looked at for heads and
   /// for changed usage. For tests that check an event's work does not grow with the teams.
   uint64_t team_work() const;
+  /// The nominations computed so far (flavor assignments and their searches), cached ones not
+  /// counted. For tests that check what a change leaves alone.
+  uint64_t nomination_work() const;
   Time now() const;
   /// When the next finish of a task admitted with a duration is due, or nullopt when no such
   /// task runs. Drops the timers of tasks preempted or ended since (they finish nothing), so

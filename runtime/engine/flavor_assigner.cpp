@@ -372,6 +372,10 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
   // two differ only when preemption-over-borrowing ranks a borrowing fit below a preemption).
   const ir::FlavorPreference preference = context_.module.teams[team].flavor_preference;
   const auto worsen = [&result, preference](GranularMode mode) { worsen_by(result, mode, preference); };
+  if (own_determined_) {
+    own_reads_.flavor = static_cast<int32_t>(flavor);
+    ++own_reads_flavors_;
+  }
   ResourceMask simulate = 0;
   Resources amounts{};  // Kueue's val: the earlier pod sets' part of the flavor plus this request
   for (ir::Resource r : context_.quota.charged()) {
@@ -381,7 +385,14 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
     const Amount amount = own + before;
     amounts[ir::index(r)] = amount;
     ResourceCheck check = check_resource(team, flavor, r, amount);
-    if (own_determined_) note_available_read(team, flavor, r);
+    if (own_determined_) {
+      note_available_read(team, flavor, r);
+      const size_t i = ir::index(r);
+      own_reads_.fit[i] = static_cast<uint8_t>(check.fit);
+      own_reads_.borrow[i] = check.borrow;
+      own_reads_.usage[i] = context_.quota.usage(team, flavor, r);
+      if (own_determined_) own_reads_.limit_left[i] = cohort_bounds_.back().limit_left;
+    }
     check.reason.request = own;
     check.reason.assumed = before;
     if (check.fit == ResourceFit::fits) {
@@ -521,6 +532,50 @@ bool FlavorAssigner::own_limits_settle(const Simulated& simulated, const Preempt
   return whole.request[r] >= one.request[r];
 }
 
+bool FlavorAssigner::own_answer_holds(uint32_t task_index, const OwnReads& reads, const Assignment& assignment) {
+  if (reads.flavor < 0 || !context_.shortcuts || context_.quota.tree()) return false;
+  const Task& task = context_.tasks[task_index];
+  const auto team = static_cast<uint32_t>(task.team);
+  const auto flavor = static_cast<uint32_t>(reads.flavor);
+  const QuotaState& quota = context_.quota;
+  // What is short mostly moved when anything did: its shortfall first, the cheapest test.
+  for (const FlavorReason& reason : assignment.reasons) {
+    if (reason.request - quota.available(team, flavor, reason.resource) != reason.lack) return false;
+  }
+  cohort_bounds_.clear();
+  own_determined_ = true;
+  const Resources& usage = quota.usage(team, flavor);
+  size_t next_reason = 0;
+  for (ir::Resource r : quota.charged()) {
+    const size_t i = ir::index(r);
+    const Amount amount = task.request[i];
+    if (amount == 0) continue;
+    const auto fit = static_cast<ResourceFit>(reads.fit[i]);
+    if (usage[i] == reads.usage[i] && quota.cohort_left(flavor, r) >= reads.limit_left[i]) {
+      // The same usage under the same own limit: check_resource reads the same figures.
+      cohort_bounds_.push_back({flavor, r, reads.limit_left[i]});
+      if (fit != ResourceFit::fits) ++next_reason;
+    } else {
+      const ResourceCheck check = check_resource(team, flavor, r, amount);
+      if (check.fit != fit || check.borrow != reads.borrow[i]) return false;
+      note_available_read(team, flavor, r);
+      if (!own_determined_) return false;
+      if (fit == ResourceFit::fits) continue;
+      if (next_reason == assignment.reasons.size() || !(assignment.reasons[next_reason++] == check.reason)) return false;
+    }
+    if (fit != ResourceFit::may_preempt) continue;
+    // The oracle's question for r (oracle: one part, r alone), settled at the own limits.
+    PreemptionRequest& request = oracle_request_;
+    request.preemptor = task_index;
+    request.team = team;
+    request.part_count = 1;
+    request.parts[0] = RequestPart{flavor, {}, resource_bit(r)};
+    request.parts[0].request[i] = amount;
+    if (!over_own_limits(context_, request)) return false;
+  }
+  return next_reason == assignment.reasons.size();
+}
+
 void FlavorAssigner::note_search(const SearchReads& reads) {
   if (!reads.own_settled) own_determined_ = false;
   if (!reads.flavor_local) flavor_local_ = false;
@@ -547,6 +602,8 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   cohort_bounds_.clear();
   own_determined_ = false;
   flavor_local_ = false;
+  own_reads_.flavor = -1;
+  own_reads_flavors_ = 0;
   const Task& task = context_.tasks[task_index];
   const auto team = static_cast<uint32_t>(task.team);
   const ir::Team& team_def = context_.module.teams[team];
@@ -586,6 +643,9 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
     if (trace != nullptr) trace->attempts.emplace_back(quota.flavor, result.mode);
     if (choice.consider(result, quota.flavor, team_def)) break;
   }
+  // Reads are kept for a renewal only when one flavor was tried, and not a pinned one (the
+  // answer renewed is the cache's, of the task's whole list of flavors).
+  if (own_reads_flavors_ != 1 || pinned >= 0) own_reads_.flavor = -1;
   const GranularMode best = choice.best;
   FlavorResult best_result = choice.best_result;
   if (choice.chosen >= 0) out.flavor = choice.chosen;

@@ -158,6 +158,29 @@ class FlavorAssigner {
   bool flavor_local() const { return flavor_local_; }
   const std::vector<CohortBound>& cohort_bounds() const { return cohort_bounds_; }
 
+  /// What an own-determined assignment of one flavor read of the quota: per requested resource,
+  /// its fit (ResourceFit) and borrowing level as check_resource gave them (the reasons of those
+  /// that do not fit are the assignment's), from the team's usage and own limit left then.
+  /// `flavor` < 0: not recorded (several flavors tried, pod sets or resource groups, a pinned
+  /// flavor, or an answer that is not own-determined).
+  struct OwnReads {
+    int32_t flavor = -1;
+    std::array<uint8_t, ir::kColumnCount> fit{};
+    std::array<uint8_t, ir::kColumnCount> borrow{};
+    Resources usage{};
+    Resources limit_left{};
+  };
+  /// The last assign's, valid when own_determined().
+  const OwnReads& own_reads() const { return own_reads_; }
+  /// Whether assign would give `task` the own-determined answer `assignment` again, exactly,
+  /// given `reads`, what it read when it gave it: every requested resource checks as it did (the
+  /// same fit, borrowing level and reason), every available() still takes the team's own limit,
+  /// and every contested resource is still over the own team's limits with the team's
+  /// candidates gone (preemption::over_own_limits, the bound that settled its search, so the
+  /// whole request's search is settled with no targets too). The answer reads nothing else. On
+  /// true, cohort_bounds() holds the bounds read now.
+  bool own_answer_holds(uint32_t task, const OwnReads& reads, const Assignment& assignment);
+
  private:
   struct FlavorResult {
     GranularMode mode;  // representative (least preferred over resources): chooses the flavor
@@ -266,6 +289,8 @@ class FlavorAssigner {
   bool own_determined_ = false;
   bool flavor_local_ = false;
   std::vector<CohortBound> cohort_bounds_;
+  OwnReads own_reads_;
+  uint32_t own_reads_flavors_ = 0;  // the flavors the last assign recorded reads of
 };
 
 }  // namespace gov::engine

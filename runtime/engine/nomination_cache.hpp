@@ -37,6 +37,11 @@ struct Nomination {
   /// numbers, the same assignment and targets (a verdict on a class remembers it).
   uint64_t fill = 0;
   std::vector<FlavorAssigner::CohortBound> cohort_bounds;
+  /// What the own-determined answer read, to renew it when the team's own state moved
+  /// (Scheduler::renew_own_answer).
+  FlavorAssigner::OwnReads own_reads;
+  /// The own_version under which a renewal last failed (0: none): not tried again under it.
+  uint64_t renewal_failed_at = 0;
   /// A nomination that read only the admitted tasks and usage in the flavors its task may use
   /// (FlavorAssigner::flavor_local): it holds while their FlavorStamps::local stamps hold,
   /// whatever other flavors' changes did to the teams' versions.

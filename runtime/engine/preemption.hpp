@@ -223,6 +223,9 @@ void find_targets(const SearchContext& context, const PreemptionRequest& request
 /// O(teams) or the own team's candidates: true when one settles that no search can succeed (the
 /// answer is no targets), with what it read in `reads` (empty when false).
 bool settled_without_targets(const SearchContext& context, const PreemptionRequest& request, SearchReads& reads);
+/// The first of those bounds: the request's one part is over the own team's limits even with
+/// what the team's candidates hold gone (the bound behind SearchReads::own_settled).
+bool over_own_limits(const SearchContext& context, const PreemptionRequest& request);
 /// find_targets without those bounds: the candidate walk (fair sharing or classical). Its answer
 /// reads other teams' candidates and shares (SearchReads{}).
 void search_targets(const SearchContext& context, const PreemptionRequest& request, std::vector<Target>& out,

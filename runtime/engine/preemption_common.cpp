@@ -78,6 +78,11 @@ bool settled_without_targets(const SearchContext& context, const PreemptionReque
   return fair_flat && preemption::fair_hopeless_by_shares(context, request, teams, own_held);
 }
 
+bool over_own_limits(const SearchContext& context, const PreemptionRequest& request) {
+  Resources own_held{};
+  return preemption::over_own_limits(context, request, own_held);
+}
+
 void search_targets(const SearchContext& context, const PreemptionRequest& request, std::vector<Target>& out,
                     SearchTrace* trace) {
   out.clear();

@@ -72,4 +72,57 @@ TEST_CASE("the teams with work are found again after their heads were taken", "[
   CHECK(checked == fast);
 }
 
+namespace {
+
+/// One type (1 GPU, 8 vCPUs, 64 GiB an instance) and team-a with 4 instances' worth and no
+/// borrowing, in-team preemption of lower priority. team-a runs a 4-GPU `high` task, so its
+/// 2-GPU `low` head waits at its own limit with no candidate; then `churn` tasks that ask memory
+/// only come and go one after the other. Returns the decisions and the nominations computed over
+/// the churn.
+std::pair<std::vector<std::string>, uint64_t> memory_churn(bool self_check, int churn) {
+  ir::Module m;
+  m.cluster = "own";
+  m.strings = {""};
+  m.flavors.push_back(make_flavor("gpu", amounts(1, 0, 8000, 65536), 4));
+  ir::Team team = make_team("team-a", {make_quota(0, amounts(4, 0, 32000, 262144), amounts(0))});
+  team.within_team = ir::WithinTeam::lower_priority;
+  m.teams.push_back(team);
+  m.classes = {{"low", 10}, {"mid", 50}, {"high", 90}};
+  EngineOptions options;
+  options.self_check = self_check;
+  Harness h(std::move(m), options);
+  std::vector<std::string> lines;
+  const auto record = [&lines](const std::vector<Decision>& decisions) {
+    for (const std::string& line : json_lines(decisions)) lines.push_back(line);
+  };
+  record(h.submit(0, TaskBuilder("big", "team-a").gpus(4).memory_mib(4096).priority("high")));
+  record(h.submit(1 * kSecond, TaskBuilder("wait", "team-a").gpus(2).memory_mib(1024).priority("low")));
+  const uint64_t before = h.engine->nomination_work();
+  for (int i = 0; i < churn; ++i) {
+    const std::string id = "m" + std::to_string(i);
+    const Time at = static_cast<Time>(2 + 2 * i) * kSecond;
+    record(h.submit(at, TaskBuilder(id, "team-a").memory_mib(1024 * (1 + i % 3)).priority("mid")));
+    record(h.finish(at + kSecond, id));
+  }
+  REQUIRE(h.engine->self_check_failures().empty());
+  return {lines, h.engine->nomination_work() - before};
+}
+
+}  // namespace
+
+TEST_CASE("a head waiting at its own limit is not assigned again when only what fits moves", "[perf][engine]") {
+  // Each memory task changes team-a's admitted tasks and usage, and brings the parked head back
+  // for a cycle; its GPUs are as short as before, so what its nomination read gives the same
+  // answer (Scheduler::renew_own_answer) and it is not recomputed: only the memory tasks' own
+  // nominations are (one per task at most). The decisions are those of a self-check run.
+  constexpr int kChurn = 30;
+  const auto [checked, checked_work] = memory_churn(true, kChurn);
+  const auto [fast, fast_work] = memory_churn(false, kChurn);
+  CHECK(checked == fast);
+  CHECK(checked.size() == 2 + 2 * kChurn);  // big admitted, wait pending, then each m admitted and finished
+  INFO("nominations computed over the churn: " << fast_work << " (self-check: " << checked_work << ")");
+  CHECK(fast_work <= static_cast<uint64_t>(kChurn));
+  CHECK(checked_work >= static_cast<uint64_t>(2 * kChurn));  // every head, every cycle
+}
+
 }  // namespace gov::engine::test
