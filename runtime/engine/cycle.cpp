@@ -368,8 +368,11 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
                        : compute  ? cache_.lookup(core_.module, task, stamps_, valid)
                                   : cache_.peek(core_.module, task, stamps_, valid);
   if (valid) return stored;
-  if (stored != nullptr && still_own_determined(*stored, entry.team, task.requested_flavor)) return stored;
-  if (stored != nullptr && renew_own_answer(*stored, entry)) return stored;
+  if (stored != nullptr && stored->own_determined) {
+    const uint64_t version = own_version(entry.team, task.requested_flavor);
+    if (version == stored->own_version ? cohort_bounds_hold(*stored) : renew_own_answer(*stored, entry, version))
+      return stored;
+  }
   if (!compute) return nullptr;
   Nomination& nomination = stored != nullptr ? *stored : entry.own;
   // The message is a function of the reasons (a cached shape has no pod set names): when a new
@@ -407,10 +410,8 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
 // Most own-determined nominations recomputed because the team's own tasks changed give the same
 // answer: a resource that still fits moved (memory) while the one short (GPUs) did not, or the
 // tasks changed and the usage came back. What the answer read is checked instead of recomputed.
-bool Scheduler::renew_own_answer(Nomination& nomination, const Entry& entry) {
-  if (!nomination.own_determined || nomination.own_reads.flavor < 0) return false;
-  const uint64_t version = own_version(entry.team, core_.tasks[entry.task].requested_flavor);
-  if (version == nomination.renewal_failed_at) return false;  // tried under this own state
+bool Scheduler::renew_own_answer(Nomination& nomination, const Entry& entry, uint64_t version) {
+  if (nomination.own_reads.flavor < 0 || version == nomination.renewal_failed_at) return false;
   assigner_.set_now(core_.now);
   assigner_.memo_between_cycles(&core_.between_cycles);
   const bool holds = assigner_.own_answer_holds(entry.task, nomination.own_reads, nomination.assignment);
@@ -447,7 +448,11 @@ bool Scheduler::same_as_recomputed(uint32_t task, const Nomination& nomination) 
 // alone), and each available() it read still takes the team's own limit, the cohort having at
 // least as much left. Time is the cache's concern as for any entry (begin_cycle).
 bool Scheduler::still_own_determined(const Nomination& nomination, uint32_t team, int32_t requested_flavor) const {
-  if (!nomination.own_determined || own_version(team, requested_flavor) != nomination.own_version) return false;
+  return nomination.own_determined && own_version(team, requested_flavor) == nomination.own_version &&
+         cohort_bounds_hold(nomination);
+}
+
+bool Scheduler::cohort_bounds_hold(const Nomination& nomination) const {
   for (const FlavorAssigner::CohortBound& bound : nomination.cohort_bounds) {
     if (core_.quota.cohort_left(bound.flavor, bound.resource) < bound.limit_left) return false;
   }

@@ -88,10 +88,12 @@ class Scheduler {
   /// With `compute` false: null when the nomination is not remembered for the current state.
   Nomination* nomination_for(Entry& entry, bool compute = true);
   bool still_own_determined(const Nomination& nomination, uint32_t team, int32_t requested_flavor) const;
-  /// An own-determined nomination that no longer passes still_own_determined, kept when what it
+  /// Every cohort bound of an own-determined nomination still holds.
+  bool cohort_bounds_hold(const Nomination& nomination) const;
+  /// An own-determined nomination whose own version moved (now `version`), kept when what it
   /// read still gives the same answer (FlavorAssigner::own_answer_holds), with its version and
   /// cohort bounds brought up to date. Its fill stays: the answer is the same.
-  bool renew_own_answer(Nomination& nomination, const Entry& entry);
+  bool renew_own_answer(Nomination& nomination, const Entry& entry, uint64_t version);
   /// Assertion builds: `nomination` is what assign and targets_for give `task` now.
   bool same_as_recomputed(uint32_t task, const Nomination& nomination);
   /// A number that changes whenever the admitted tasks (hence the usage) of `team` change in an

@@ -538,13 +538,16 @@ bool FlavorAssigner::own_answer_holds(uint32_t task_index, const OwnReads& reads
   const auto team = static_cast<uint32_t>(task.team);
   const auto flavor = static_cast<uint32_t>(reads.flavor);
   const QuotaState& quota = context_.quota;
+  const Resources& usage = quota.usage(team, flavor);
   // What is short mostly moved when anything did: its shortfall first, the cheapest test.
   for (const FlavorReason& reason : assignment.reasons) {
-    if (reason.request - quota.available(team, flavor, reason.resource) != reason.lack) return false;
+    const ir::Resource r = reason.resource;
+    if (usage[ir::index(r)] != reads.usage[ir::index(r)] &&
+        reason.request - quota.available(team, flavor, r) != reason.lack)
+      return false;
   }
   cohort_bounds_.clear();
   own_determined_ = true;
-  const Resources& usage = quota.usage(team, flavor);
   size_t next_reason = 0;
   for (ir::Resource r : quota.charged()) {
     const size_t i = ir::index(r);
