@@ -439,6 +439,26 @@ void FairSearch::run(std::vector<Target>& out) {
 
 }  // namespace
 
+// Assertion builds: fair_hopeless_by_shares's figures as it computed them before reading them
+// off the usage, by changing the quota and changing it back.
+[[maybe_unused]] static Drs lowest_share_by_change(const SearchContext& context, const RequestPart& part, uint32_t own_team,
+                                            const Resources& own_held) {
+  QuotaState& quota = context.quota;
+  quota.subtract(own_team, part.flavor, own_held);
+  quota.add(own_team, part.flavor, part.request);
+  const Drs lowest = team_share(context, own_team);
+  quota.subtract(own_team, part.flavor, part.request);
+  quota.add(own_team, part.flavor, own_held);
+  return lowest;
+}
+[[maybe_unused]] static bool preemptor_within_nominal_by_change(const SearchContext& context, const PreemptionRequest& request) {
+  const RequestPart& part = request.first();
+  context.quota.add(request.team, part.flavor, part.request);
+  const bool within = preemptor_within_nominal(context, request);
+  context.quota.subtract(request.team, part.flavor, part.request);
+  return within;
+}
+
 // A bound on what the strategies can ever take, in O(teams): unless the preemptor is within
 // nominal (reclaim without a share test), another team's candidate is taken only when the
 // preemptor's share then is at most the team's share then (S2-a; S2-b is stricter). The
@@ -453,16 +473,25 @@ bool fair_hopeless_by_shares(const SearchContext& context, const PreemptionReque
   if (request.part_count != 1) return false;
   const RequestPart& part = request.first();
   const uint32_t own_team = request.team;
-  QuotaState& quota = context.quota;
-  quota.add(own_team, part.flavor, part.request);
-  const bool within = preemptor_within_nominal(context, request);
-  quota.subtract(own_team, part.flavor, part.request);
+  const QuotaState& quota = context.quota;
+  // Without a quota in the type the request changes no usage: within nominal, as before.
+  if (!quota.has_quota(own_team, part.flavor)) return false;
+  // Within nominal with the request added (preemptor_within_nominal on the usage plus it).
+  bool within = true;
+  for (ir::Resource r : quota.charged()) {
+    if (contains(part.needs, r) && quota.borrowing_with(own_team, part.flavor, r, part.request[ir::index(r)]))
+      within = false;
+  }
   if (within) return false;
-  quota.subtract(own_team, part.flavor, own_held);
-  quota.add(own_team, part.flavor, part.request);
-  const Drs lowest = team_share(context, own_team);
-  quota.subtract(own_team, part.flavor, part.request);
-  quota.add(own_team, part.flavor, own_held);
+  // The share with the own candidates' holdings gone and the request added, read off the usage
+  // (dominant_resource_share's `extra`) rather than by changing it and changing it back.
+  Resources change{};
+  for (ir::Resource r : quota.charged()) change[ir::index(r)] = part.request[ir::index(r)] - own_held[ir::index(r)];
+  const Drs lowest = dominant_resource_share(quota, own_team, context.module.teams[own_team].fair_share_weight_micros,
+                                             part.flavor, &change);
+  GOV_ASSERT(compare_drs(lowest, lowest_share_by_change(context, part, own_team, own_held)) == 0 &&
+                 !preemptor_within_nominal_by_change(context, request),
+             "the share bound's reads agree with changing the quota");
   // The request fits, or not, with what the own team's candidates hold gone and every other team
   // whose share is not below the preemptor's lowest gone whole (a flat cohort's share reads only
   // its team's usage, so the order of the tests does not matter).
