@@ -184,6 +184,57 @@ bool borrowing_in_any(const SearchContext& context, uint32_t team, const Preempt
   return false;
 }
 
+namespace {
+
+/// request_fits's answer from what is available per charged resource: a quota there, and every
+/// requested amount at most what is available (ir::fit, partitions_fit).
+bool fits_available(const QuotaState& quota, bool has_quota, const Resources& available, const Resources& request) {
+  if (!has_quota) return false;
+  for (ir::Resource r : quota.charged()) {
+    const Amount amount = request[ir::index(r)];
+    if (amount != 0 && amount > available[ir::index(r)]) return false;
+  }
+  return true;
+}
+
+/// request_fits of a request of one part in a flat cohort, without changing the quota, as if
+/// `for_each_gone(take)` had `subtract`ed what it passes to take(team, amounts) (at most once per
+/// team) from those teams' usage in the request's type: what QuotaState::available would give
+/// then is ir::available of the own team's usage less its part and of the cohort's usage less
+/// what each subtraction would take off it (the drop of the team's spill over its local quota).
+/// fits_available then answers as request_fits does. `available` receives the amounts per
+/// charged resource.
+template <typename ForEachGone>
+bool fits_flat_without(const SearchContext& context, const PreemptionRequest& request, ForEachGone&& for_each_gone,
+                       Resources& available) {
+  const QuotaState& quota = context.quota;
+  const uint32_t flavor = request.first().flavor;
+  Resources own_usage = quota.usage(request.team, flavor);
+  Resources cohort_usage{};
+  for (ir::Resource r : quota.charged()) cohort_usage[ir::index(r)] = quota.cohort_usage(flavor, r);
+  for_each_gone([&](uint32_t team, const Resources& gone) {
+    const Resources& usage = quota.usage(team, flavor);
+    const ir::QuotaCell& cell = quota.table().cell(team, flavor);
+    for (ir::Resource r : quota.charged()) {
+      const size_t i = ir::index(r);
+      if (gone[i] == 0) continue;
+      const Amount spill_before = std::max<Amount>(0, usage[i] - cell.local[i]);
+      const Amount spill_after = std::max<Amount>(0, usage[i] - gone[i] - cell.local[i]);
+      cohort_usage[i] += spill_after - spill_before;
+      if (team == request.team) own_usage[i] -= gone[i];
+    }
+  });
+  const ir::QuotaCell& own = quota.table().cell(request.team, flavor);
+  const Resources& cohort_quota = quota.table().cohort_quota[flavor];
+  for (ir::Resource r : quota.charged()) {
+    const size_t i = ir::index(r);
+    available[i] = ir::available(own, cohort_quota, r, own_usage[i], cohort_usage[i]);
+  }
+  return fits_available(quota, own.present, available, request.first().request);
+}
+
+}  // namespace
+
 Resources& HeldSums::find_or_add(uint32_t team, uint32_t flavor) {
   auto it = std::find_if(held_.rbegin(), held_.rend(),
                          [&](const Held& h) { return h.team == team && h.flavor == flavor; });
@@ -191,6 +242,24 @@ Resources& HeldSums::find_or_add(uint32_t team, uint32_t flavor) {
 }
 
 bool HeldSums::request_fits_without(const SearchContext& context, const PreemptionRequest& request) const {
+  if (request.part_count == 1 && !context.quota.tree()) {
+    // In a flat cohort only the request's type counts: read off the usage (fits_flat_without).
+    const uint32_t flavor = request.first().flavor;
+    const auto each_sum = [&](auto&& take) {
+      for (const Held& h : held_) {
+        if (h.flavor == flavor) take(h.team, h.amounts);
+      }
+    };
+    Resources available{};
+    const bool fits = fits_flat_without(context, request, each_sum, available);
+    GOV_ASSERT(fits == request_fits_without_by_change(context, request),
+               "the flat cohort's fit without the sums answers as the quota changed and put back");
+    return fits;
+  }
+  return request_fits_without_by_change(context, request);
+}
+
+bool HeldSums::request_fits_without_by_change(const SearchContext& context, const PreemptionRequest& request) const {
   for (const Held& h : held_) context.quota.subtract(h.team, h.flavor, h.amounts);
   const bool fits = request_fits(context, request, /*allow_borrowing=*/true);
   for (const Held& h : held_) context.quota.add(h.team, h.flavor, h.amounts);
@@ -334,20 +403,6 @@ CandidateChoice candidate_choice(const SearchContext& context, const PreemptionR
           static_cast<ResourceMask>(part.needs & context.quota.charged_mask())};
 }
 
-namespace {
-
-/// request_fits's answer from what is available per charged resource: a quota there, and every
-/// requested amount at most what is available (ir::fit, partitions_fit).
-bool fits_available(const QuotaState& quota, bool has_quota, const Resources& available, const Resources& request) {
-  if (!has_quota) return false;
-  for (ir::Resource r : quota.charged()) {
-    const Amount amount = request[ir::index(r)];
-    if (amount != 0 && amount > available[ir::index(r)]) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, const Resources& request) {
   return fits_available(context.quota, entry.has_quota, entry.available, request);
@@ -355,39 +410,15 @@ bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, co
 
 namespace {
 
-/// fits_without_teams for a request of one part in a flat cohort, without changing the quota:
-/// what QuotaState::available would give after `subtract`ing each team's part (the own team's
-/// candidates' holdings, every other team's usage) is ir::available of the own team's usage less
-/// its part and of the cohort's usage less what each subtraction would take off it (the drop of
-/// the team's spill over its local quota). fits_available then answers as request_fits does.
-/// `available` receives the amounts per charged resource.
+/// fits_without_teams in a flat cohort for a request of one part: the own team's candidates'
+/// holdings and every other listed team's usage gone.
 bool fits_without_teams_flat(const SearchContext& context, const PreemptionRequest& request,
                              std::span<const uint32_t> teams, const Resources& own_held, Resources& available) {
-  const QuotaState& quota = context.quota;
   const uint32_t flavor = request.first().flavor;
-  Resources own_usage = quota.usage(request.team, flavor);
-  Resources cohort_usage{};
-  for (ir::Resource r : quota.charged()) cohort_usage[ir::index(r)] = quota.cohort_usage(flavor, r);
-  for (uint32_t team : teams) {
-    const Resources& usage = quota.usage(team, flavor);
-    const Resources& gone = team == request.team ? own_held : usage;
-    const ir::QuotaCell& cell = quota.table().cell(team, flavor);
-    for (ir::Resource r : quota.charged()) {
-      const size_t i = ir::index(r);
-      if (gone[i] == 0) continue;
-      const Amount spill_before = std::max<Amount>(0, usage[i] - cell.local[i]);
-      const Amount spill_after = std::max<Amount>(0, usage[i] - gone[i] - cell.local[i]);
-      cohort_usage[i] += spill_after - spill_before;
-      if (team == request.team) own_usage[i] -= gone[i];
-    }
-  }
-  const ir::QuotaCell& own = quota.table().cell(request.team, flavor);
-  const Resources& cohort_quota = quota.table().cohort_quota[flavor];
-  for (ir::Resource r : quota.charged()) {
-    const size_t i = ir::index(r);
-    available[i] = ir::available(own, cohort_quota, r, own_usage[i], cohort_usage[i]);
-  }
-  return fits_available(quota, own.present, available, request.first().request);
+  const auto each_team = [&](auto&& take) {
+    for (uint32_t team : teams) take(team, team == request.team ? own_held : context.quota.usage(team, flavor));
+  };
+  return fits_flat_without(context, request, each_team, available);
 }
 
 }  // namespace

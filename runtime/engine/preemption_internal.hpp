@@ -89,6 +89,9 @@ class HeldSums {
   /// Whether the request would fit with everything summed gone (the quota is as before on
   /// return).
   bool request_fits_without(const SearchContext& context, const PreemptionRequest& request) const;
+  /// The same by subtracting the sums from the quota and adding them back (trees of cohorts,
+  /// requests of several parts; assertion builds compare).
+  bool request_fits_without_by_change(const SearchContext& context, const PreemptionRequest& request) const;
 
  private:
   struct Held {
