@@ -391,6 +391,7 @@ FlavorAssigner::FlavorResult FlavorAssigner::try_flavor(const Task& task, uint32
       own_reads_.fit[i] = static_cast<uint8_t>(check.fit);
       own_reads_.borrow[i] = check.borrow;
       own_reads_.usage[i] = context_.quota.usage(team, flavor, r);
+      // The bound note_available_read just recorded, unless the read ended own-determination.
       if (own_determined_) own_reads_.limit_left[i] = cohort_bounds_.back().limit_left;
     }
     check.reason.request = own;
