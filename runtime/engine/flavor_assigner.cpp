@@ -565,7 +565,8 @@ bool FlavorAssigner::own_answer_holds(uint32_t task_index, const OwnReads& reads
       note_available_read(team, flavor, r);
       if (!own_determined_) return false;
       if (fit == ResourceFit::fits) continue;
-      if (next_reason == assignment.reasons.size() || !(assignment.reasons[next_reason++] == check.reason)) return false;
+      if (next_reason == assignment.reasons.size() || !(assignment.reasons[next_reason++] == check.reason))
+        return false;
     }
     if (fit != ResourceFit::may_preempt) continue;
     // The oracle's question for r (oracle: one part, r alone), settled at the own limits.

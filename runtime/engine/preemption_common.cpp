@@ -403,7 +403,6 @@ CandidateChoice candidate_choice(const SearchContext& context, const PreemptionR
           static_cast<ResourceMask>(part.needs & context.quota.charged_mask())};
 }
 
-
 bool fits_in(const SearchContext& context, const TeamsGoneMemo::Entry& entry, const Resources& request) {
   return fits_available(context.quota, entry.has_quota, entry.available, request);
 }

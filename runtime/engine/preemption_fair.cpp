@@ -441,8 +441,8 @@ void FairSearch::run(std::vector<Target>& out) {
 
 // Assertion builds: fair_hopeless_by_shares's figures as it computed them before reading them
 // off the usage, by changing the quota and changing it back.
-[[maybe_unused]] static Drs lowest_share_by_change(const SearchContext& context, const RequestPart& part, uint32_t own_team,
-                                            const Resources& own_held) {
+[[maybe_unused]] static Drs lowest_share_by_change(const SearchContext& context, const RequestPart& part,
+                                                   uint32_t own_team, const Resources& own_held) {
   QuotaState& quota = context.quota;
   quota.subtract(own_team, part.flavor, own_held);
   quota.add(own_team, part.flavor, part.request);
@@ -451,7 +451,8 @@ void FairSearch::run(std::vector<Target>& out) {
   quota.add(own_team, part.flavor, own_held);
   return lowest;
 }
-[[maybe_unused]] static bool preemptor_within_nominal_by_change(const SearchContext& context, const PreemptionRequest& request) {
+[[maybe_unused]] static bool preemptor_within_nominal_by_change(const SearchContext& context,
+                                                                const PreemptionRequest& request) {
   const RequestPart& part = request.first();
   context.quota.add(request.team, part.flavor, part.request);
   const bool within = preemptor_within_nominal(context, request);
