@@ -17,8 +17,9 @@ namespace {
 /// before carried a slot for every team × instance type of the catalog); or, on another branch,
 /// the rule index. 9: both. 10: an indexed rule list out of line, the IR pipeline at O1. 11: level 1
 /// is gov's own pass pipeline (codegen.cpp). 12: a team's usage is read at its quota cell's slot
-/// (ir::UsageView), not at team × flavor_count + flavor.
-constexpr uint32_t kCodegenVersion = 12;
+/// (ir::UsageView), not at team × flavor_count + flavor. 13: a run of eight or more consecutive
+/// rules is concluded through a mask of its verdicts.
+constexpr uint32_t kCodegenVersion = 13;
 constexpr uint32_t kFormatVersion = 1;
 constexpr std::string_view kMagic = "GOVJITOB";
 
