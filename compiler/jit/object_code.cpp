@@ -18,8 +18,9 @@ namespace {
 /// the rule index. 9: both. 10: an indexed rule list out of line, the IR pipeline at O1. 11: level 1
 /// is gov's own pass pipeline (codegen.cpp). 12: a team's usage is read at its quota cell's slot
 /// (ir::UsageView), not at team × flavor_count + flavor. 13: a run of eight or more consecutive
-/// rules is concluded through a mask of its verdicts.
-constexpr uint32_t kCodegenVersion = 13;
+/// rules is concluded through a mask of its verdicts. 14: gov_messages unoptimised; the machine
+/// scheduler, loop strength reduction and the x86 cmov converter off (target.cpp).
+constexpr uint32_t kCodegenVersion = 14;
 constexpr uint32_t kFormatVersion = 1;
 constexpr std::string_view kMagic = "GOVJITOB";
 

@@ -18,20 +18,40 @@ namespace gov::jit {
 
 namespace {
 
-/// Turns off the x86 back end's machine combiner, which reassociates arithmetic for
-/// instruction-level parallelism at the Default code generation level. On gov's straight-line
-/// code it gains nothing (the workshop policy's gov_decide runs 224 instructions without it, 225
-/// with it) and its trace metrics took 12% of compile.gov's JIT compile (319 M → 281 M
-/// instructions; docs/perf/analysis.md, session 22). LLVM keeps the switch as a process-wide
-/// option, so this holds for every LLVM user in the process; an LLVM without the option is left
-/// as it is.
+/// Code generator passes gov turns off. gov's code is straight-line tests and short table
+/// walks, compiled once per policy version and run millions of times: each switch below was
+/// measured (callgrind of compile.gov's `emit_asm` and the hot paths' instructions per
+/// `check_admission`; docs/perf/analysis.md) to cost compile time and to leave every hot path
+/// with the same instructions or fewer.
+struct CodegenSwitch {
+  const char* option;
+  const char* value;
+};
+constexpr CodegenSwitch kCodegenSwitches[] = {
+    // The x86 machine combiner reassociates arithmetic for instruction-level parallelism; its
+    // trace metrics were 12% of the compile (session 22).
+    {"x86-machine-combiner", "false"},
+    // The pre-register-allocation machine scheduler: 6.7% of the compile, the same
+    // instructions on every hot path (an out-of-order core reorders them anyway).
+    {"enable-misched", "false"},
+    // Loop strength reduction (the table walks are the only loops): 2.5% of the compile.
+    {"disable-lsr", "true"},
+    // The x86 pass that turns cmov groups in loops into branches: 1.4% of the compile; the
+    // table walk keeps its branch-free selects.
+    {"x86-cmov-converter", "false"},
+};
+
+/// Applies kCodegenSwitches. LLVM keeps them as process-wide options, so they hold for every
+/// LLVM user in the process; an option this LLVM does not have is left alone.
 void tune_code_generator() {
   llvm::StringMap<llvm::cl::Option*>& options = llvm::cl::getRegisteredOptions();
-  const auto found = options.find("x86-machine-combiner");
-  if (found == options.end()) return;
-  // addOccurrence parses the value with the option's own parser (it returns true on failure,
-  // which leaves the option as it was).
-  (void)found->second->addOccurrence(0, "x86-machine-combiner", "false");
+  for (const CodegenSwitch& change : kCodegenSwitches) {
+    const auto found = options.find(change.option);
+    if (found == options.end()) continue;
+    // addOccurrence parses the value with the option's own parser (it returns true on failure,
+    // which leaves the option as it was).
+    (void)found->second->addOccurrence(0, change.option, change.value);
+  }
 }
 
 }  // namespace
