@@ -22,6 +22,7 @@ struct Drs {
   double weight = 0;  // model::weight_value of the team's weight
 
   bool zero_weight_borrows() const { return zero_weight && borrowing; }
+  friend bool operator==(const Drs&, const Drs&) = default;
   /// +inf for a borrowing team of weight 0; 0 when nothing is borrowed.
   double weighted() const {
     if (zero_weight_borrows()) return std::numeric_limits<double>::infinity();

@@ -135,6 +135,7 @@ class FairSearch {
   void collect_candidates();
   void keep_all(uint32_t team, CandidateCursor cursor);
   Drs share(uint32_t team) const { return team_share(context_, team); }
+  Drs share_without(uint32_t task) const;
   const Drs& share_of(TargetTeam& target);
   const Drs& preemptor_share();
   void usage_changed(uint32_t team);
@@ -275,6 +276,29 @@ bool FairSearch::fits_without_incoming() {
   return fits;
 }
 
+// A task of one charge part (what its request holds in its flavor): read off the usage with the
+// request taken away (dominant_resource_share's `extra`, usage − request − nominal, the same
+// integers QuotaState::subtract leaves), not by changing the quota and changing it back, which
+// the candidate walk did 1.4 M times on the 85% trace's first 100,000 events. A task of several
+// parts takes the change; assertion builds compare the two for every task.
+Drs FairSearch::share_without(uint32_t task) const {
+  const Task& held = context_.tasks[task];
+  const uint32_t team = static_cast<uint32_t>(held.team);
+  const auto by_change = [&] {
+    remove_from_quota(context_, task);
+    const Drs without = share(team);
+    restore_to_quota(context_, task);
+    return without;
+  };
+  if (!held.charge.empty()) return by_change();
+  Resources taken{};
+  for (size_t i = 0; i < taken.size(); ++i) taken[i] = -held.request[i];
+  const Drs without = dominant_resource_share(context_.quota, team, context_.module.teams[team].fair_share_weight_micros,
+                                              static_cast<uint32_t>(held.flavor), &taken);
+  GOV_ASSERT(without == by_change(), "a candidate's share without it agrees with changing the quota");
+  return without;
+}
+
 bool FairSearch::take(uint32_t task, PreemptionKind kind, std::vector<Target>& out) {
   remove_from_quota(context_, task);
   usage_changed(static_cast<uint32_t>(context_.tasks[task].team));
@@ -332,9 +356,7 @@ bool FairSearch::first_strategy(std::vector<Target>& out) {
         const Task& held = context_.tasks[candidate];
         const Resources& request = held.request;
         if (!held.charge.empty() || last_request == nullptr || *last_request != request) {
-          remove_from_quota(context_, candidate);
-          target_new = share(target->team);
-          restore_to_quota(context_, candidate);
+          target_new = share_without(candidate);
           last_request = held.charge.empty() ? &request : nullptr;
         }
         compared = &target_new;
