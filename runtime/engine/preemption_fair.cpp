@@ -98,6 +98,7 @@ struct SearchBuffers {
   TargetList teams;
   TargetList retry;
   HeldSums held;  // fits_without_candidates
+  std::vector<uint32_t> changed_teams;  // teams whose usage the search has changed (take)
   bool in_use = false;
 };
 
@@ -120,6 +121,7 @@ class FairSearch {
     buffers_.in_use = true;
     teams_.clear();
     retry_.clear();
+    buffers_.changed_teams.clear();
     const std::vector<ir::FairShareStrategy>& strategies =
         context.module.settings.fair_share_strategies;
     if (!strategies.empty()) first_ = strategies.front();
@@ -166,9 +168,17 @@ class FairSearch {
   bool second_ = true;  // S2-b runs on the candidates S2-a kept
 };
 
+// A team other than the preemptor's that the search has not taken from holds what its admitted
+// tasks hold, so its share is the one between cycles, read through the context's memo as
+// fair_hopeless_by_shares reads it; the preemptor's team holds the incoming request, and a team
+// taken from holds less.
 const Drs& FairSearch::share_of(TargetTeam& target) {
   if (!target.share_valid) {
-    target.share = share(target.team);
+    const std::vector<uint32_t>& changed = buffers_.changed_teams;
+    const bool as_admitted = target.team != own_team_ &&
+                             std::find(changed.begin(), changed.end(), target.team) == changed.end();
+    target.share = as_admitted ? unsimulated_team_share(context_, target.team) : share(target.team);
+    GOV_ASSERT(target.share == share(target.team), "a team's share between cycles is its share in the search");
     target.share_valid = true;
   }
   return target.share;
@@ -185,6 +195,8 @@ const Drs& FairSearch::preemptor_share() {
 
 // Shares are cached per team; a removal changes only its own team's share (flat cohort).
 void FairSearch::usage_changed(uint32_t team) {
+  std::vector<uint32_t>& changed = buffers_.changed_teams;
+  if (std::find(changed.begin(), changed.end(), team) == changed.end()) changed.push_back(team);
   for (TargetList* list : {&teams_, &retry_}) {
     for (TargetTeam& target : *list) {
       if (target.team == team) target.share_valid = false;
