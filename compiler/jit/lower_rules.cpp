@@ -357,15 +357,17 @@ RuleLowering::Matches RuleLowering::run_of_rules(size_t first_rule, size_t count
     mask = builder_.CreateOr(mask, builder_.CreateShl(builder_.CreateZExt(matched, i64), bit));
     if (module_.rules[first_rule + bit].action == ir::RuleAction::deny) deny_bits |= uint64_t{1} << bit;
   }
-  Matches out{so_far.deny,
-              builder_.CreateAdd(so_far.count, builder_.CreateTrunc(builder_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask), i32))};
+  llvm::Value* in_run = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mask);
+  Matches out{so_far.deny, builder_.CreateAdd(so_far.count, builder_.CreateTrunc(in_run, i32))};
   if (deny_bits != 0) {
     llvm::Value* denies = builder_.CreateAnd(mask, builder_.getInt64(deny_bits));
     // cttz of 0 is 64 (its flag says "defined at zero"); the select turns "none" into -1.
-    llvm::Value* lowest = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, denies, builder_.getFalse());
-    llvm::Value* first_deny = builder_.CreateSelect(
-        builder_.CreateICmpEQ(denies, builder_.getInt64(0)), builder_.getInt32(-1),
-        builder_.CreateAdd(builder_.CreateTrunc(lowest, i32), builder_.getInt32(static_cast<uint32_t>(first_rule))));
+    llvm::Value* lowest =
+        builder_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, denies, builder_.getFalse());
+    llvm::Value* lowest_rule = builder_.CreateAdd(builder_.CreateTrunc(lowest, i32),
+                                                  builder_.getInt32(static_cast<uint32_t>(first_rule)));
+    llvm::Value* none = builder_.CreateICmpEQ(denies, builder_.getInt64(0));
+    llvm::Value* first_deny = builder_.CreateSelect(none, builder_.getInt32(-1), lowest_rule);
     out.deny = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, so_far.deny, first_deny);
   }
   return out;

@@ -22,13 +22,14 @@ struct Drs {
   double weight = 0;  // model::weight_value of the team's weight
 
   bool zero_weight_borrows() const { return zero_weight && borrowing; }
-  friend bool operator==(const Drs&, const Drs&) = default;
   /// +inf for a borrowing team of weight 0; 0 when nothing is borrowed.
   double weighted() const {
     if (zero_weight_borrows()) return std::numeric_limits<double>::infinity();
     if (unweighted == 0) return 0;
     return unweighted / weight;
   }
+  /// Field by field (assertion builds compare a share read off the usage with one computed).
+  friend bool operator==(const Drs&, const Drs&) = default;
 };
 
 /// The share of `team` with `extra` added in `flavor` (pass nullptr for none); `weight_micros` is

@@ -178,7 +178,8 @@ const Drs& FairSearch::share_of(TargetTeam& target) {
     const bool as_admitted = target.team != own_team_ &&
                              std::find(changed.begin(), changed.end(), target.team) == changed.end();
     target.share = as_admitted ? unsimulated_team_share(context_, target.team) : share(target.team);
-    GOV_ASSERT(target.share == share(target.team), "a team's share between cycles is its share in the search");
+    GOV_ASSERT(target.share == share(target.team),
+               "a team's share between cycles is its share in the search");
     target.share_valid = true;
   }
   return target.share;
@@ -305,7 +306,8 @@ Drs FairSearch::share_without(uint32_t task) const {
   if (!held.charge.empty()) return by_change();
   Resources taken{};
   for (size_t i = 0; i < taken.size(); ++i) taken[i] = -held.request[i];
-  const Drs without = dominant_resource_share(context_.quota, team, context_.module.teams[team].fair_share_weight_micros,
+  const int64_t weight = context_.module.teams[team].fair_share_weight_micros;
+  const Drs without = dominant_resource_share(context_.quota, team, weight,
                                               static_cast<uint32_t>(held.flavor), &taken);
   GOV_ASSERT(without == by_change(), "a candidate's share without it agrees with changing the quota");
   return without;
