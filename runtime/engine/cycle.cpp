@@ -178,7 +178,9 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
 
 // Each skipped cycle's heads that decide anew, nominated and ordered as that cycle would order
 // them (order_entries: its order is total, so the heads that decide keep their order among all
-// of the cycle's heads), then emitted as process() does for a parked head.
+// of the cycle's heads), then emitted as process() does for a parked head. A cycle with one head
+// that decides has nothing to order: its order keys (fair shares, under fair sharing) are not
+// computed. On the 70% trace most skipped cycles have one (docs/perf/analysis.md, session 28).
 void Scheduler::emit_skipped_decisions(size_t stop, std::vector<Decision>& out) {
   std::sort(deciders_.begin(), deciders_.end(),
             [](const Decider& a, const Decider& b) { return a.position < b.position; });
@@ -187,8 +189,14 @@ void Scheduler::emit_skipped_decisions(size_t stop, std::vector<Decision>& out) 
     const size_t position = deciders_[next].position;
     size_t count = 0;
     for (; next < deciders_.size() && deciders_[next].position == position; ++next) {
-      nominate(next_entry(count, deciders_[next].task, deciders_[next].team, /*preemptor=*/false));
+      Entry& entry = next_entry(count, deciders_[next].task, deciders_[next].team, /*preemptor=*/false);
+      entry.nomination = nomination_for(entry);
     }
+    if (count == 1) {
+      emit_assignment_pending(entries_[0], out);
+      continue;
+    }
+    for (size_t i = 0; i < count; ++i) set_order_keys(entries_[i]);
     order_entries(count);
     for (uint32_t i : order_) emit_assignment_pending(entries_[i], out);
   }
