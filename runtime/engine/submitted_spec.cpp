@@ -75,14 +75,27 @@ class Writer {
     }
   }
   void operator()(const PodSet& pod_set) { pod_set_fields(*this, pod_set); }
-  std::string take() { return std::move(out_); }
+  /// The bytes written, in a string of their exact size (a task keeps it while it lives). A
+  /// buffer grown past 64 KiB by an unusual task is released rather than kept.
+  std::string take() {
+    std::string bytes(out_);
+    if (out_.capacity() > 64 * 1024) std::string().swap(out_);
+    return bytes;
+  }
 
  private:
   void u64(uint64_t v) {
     for (; v >= 0x80; v >>= 7) out_.push_back(static_cast<char>(v | 0x80));
     out_.push_back(static_cast<char>(v));
   }
-  std::string out_;
+  /// Written into a per-thread buffer that keeps its capacity: growing a new string byte by byte
+  /// reallocated it three or four times a submit.
+  std::string& out_ = buffer();
+  static std::string& buffer() {
+    thread_local std::string bytes;
+    bytes.clear();
+    return bytes;
+  }
 };
 
 class Reader {
