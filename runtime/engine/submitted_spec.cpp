@@ -89,7 +89,8 @@ class Writer {
     out_.push_back(static_cast<char>(v));
   }
   /// Written into a per-thread buffer that keeps its capacity: growing a new string byte by byte
-  /// reallocated it three or four times a submit.
+  /// reallocated it three or four times a submit. Hence one Writer at a time on a thread
+  /// (encode_submitted's, which does not nest).
   std::string& out_ = buffer();
   static std::string& buffer() {
     thread_local std::string bytes;

@@ -267,8 +267,10 @@ void emit_pending(EngineCore& core, uint32_t task_index, const PendingUpdate& up
     const Assignment& a = *update.assignment;
     // Sized once: growing one entry at a time allocated up to three times a decision, and
     // pending decisions are most of a long replay's stream.
-    if (update.reason == PendingReason::waiting_for_quota) decision.short_of.reserve(std::popcount(a.short_mask));
-    if (update.reason == PendingReason::exceeds_max_quota) decision.maximum.reserve(std::popcount(a.maximum_mask));
+    if (update.reason == PendingReason::waiting_for_quota)
+      decision.short_of.reserve(std::popcount(a.short_mask));
+    if (update.reason == PendingReason::exceeds_max_quota)
+      decision.maximum.reserve(std::popcount(a.maximum_mask));
     for (ir::Resource r : core.quota.charged()) {
       if (update.reason == PendingReason::waiting_for_quota && contains(a.short_mask, r)) {
         decision.short_of.push_back(core.module.public_amount(r, a.short_of[ir::index(r)]));
