@@ -1,8 +1,9 @@
 // Simulation throughput (docs/benchmarks.md: 1,000,000 events, 64 teams, 4 instance types, mixed
 // priorities, >= 200,000 events/s) and the engine's memory with 100,000 tasks (<= 100 MB).
 // The trace is read and parsed once, outside the timing; each run replays it into a fresh Engine
-// exactly as `gov simulate` does (events of one instant together), without formatting the
-// decisions.
+// as `gov simulate` does (events of one instant together), without formatting the decisions,
+// and stops at the last event: `gov simulate` then also runs the finishes of the tasks still
+// admitted (7.68 M decisions on the 1,000,000-event trace against the replay's 7.25 M).
 #include <benchmark/benchmark.h>
 #include <time.h>
 
