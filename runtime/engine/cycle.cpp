@@ -179,9 +179,9 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
 // Each skipped cycle's heads that decide anew, nominated and ordered as that cycle would order
 // them (order_entries: its order is total, so the heads that decide keep their order among all
 // of the cycle's heads), then emitted as process() does for a parked head. A cycle with one head
-// that decides has nothing to order: its order keys (fair shares, under fair sharing) are not
-// computed: 98% of the skipped cycles with a decision on the 70% trace's first 100,000 events
-// (docs/perf/analysis.md, session 28).
+// that decides has nothing to order, so its order keys (fair shares, under fair sharing) are not
+// computed. Such cycles are 98% of the skipped cycles with a decision on the 70% trace's first
+// 100,000 events (docs/perf/analysis.md, session 28).
 void Scheduler::emit_skipped_decisions(size_t stop, std::vector<Decision>& out) {
   std::sort(deciders_.begin(), deciders_.end(),
             [](const Decider& a, const Decider& b) { return a.position < b.position; });
