@@ -191,9 +191,11 @@ void Scheduler::emit_skipped_decisions(size_t stop, std::vector<Decision>& out) 
     size_t count = 0;
     for (; next < deciders_.size() && deciders_[next].position == position; ++next) {
       const Decider& decider = deciders_[next];
-      Entry& entry = next_entry(count, decider.task, decider.team, /*preemptor=*/false);
-      entry.nomination = nomination_for(entry);
+      next_entry(count, decider.task, decider.team, /*preemptor=*/false);
     }
+    // Nominated once all are made: making one may grow entries_, and a nomination that is not
+    // cached lives in its entry (Entry::own).
+    for (size_t i = 0; i < count; ++i) entries_[i].nomination = nomination_for(entries_[i]);
     if (count == 1) {
       emit_assignment_pending(entries_[0], out);
       continue;
