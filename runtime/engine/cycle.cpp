@@ -121,18 +121,23 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // team's queue, of a task that would not park (tested as process() would treat it); the p cycles
 // before it are then done at once: the new pending decisions of their heads are emitted in the
 // order those cycles would emit them (emit_skipped_decisions), each team's first p tasks are
-// parked, in queue order, and cycle p runs as usual. The skip is exact before any cycle, but it
-// is tried only after a cycle that parked every head: finding a position can take a walk down a
-// queue (a new task queued last behind thousands), which then costs O(queue) per event, where the
-// cycles one by one and park_like_heads cost O(log queue). Whether a task parks, and with which
-// decision, depends on its queue class only, so it is tested once per class slot (quiet_classes,
-// quiet_in_class), and a queue whose classes all park quietly is not walked at all: its length is
-// all that counts. Decisions and their order are those of the cycle-by-cycle run (self-check runs
-// take every cycle, and the property tests compare the two). Teams with a sticky preemptor or a
-// StrictFIFO queue, and a cycle after an eviction, are left to the usual cycles; so are the heads
-// with a new decision in a tree of cohorts, whose cycle order is a tournament over the usage.
+// parked, in queue order, and cycle p runs as usual. The skip is exact before any cycle and is
+// tried before each one (until session 29 only after a cycle that parked every head, which left
+// the first cycle of every quiet run to run alone). Each team's first task is tested first; when
+// one would not park, nothing is skipped. Finding a position can take a walk down a queue (a new
+// task queued last behind thousands) where the cycles one by one and park_like_heads cost
+// O(log queue): unless the last cycle parked every head, a walk gives up after kWalkBeforeCycle
+// tasks more than the deciders it found, and the cycles run one by one. Whether a task parks,
+// and with which decision, depends on its queue class only, so it is tested once per class slot
+// (quiet_classes, quiet_in_class), and a queue whose classes all park quietly is not walked at all:
+// its length is all that counts. Decisions and their order are those of the cycle-by-cycle run
+// (self-check runs take every cycle, and the property tests compare the two). Teams with a sticky
+// preemptor or a StrictFIFO queue, and a cycle after an eviction, are left to the usual cycles; so
+// are the heads with a new decision in a tree of cohorts, whose cycle order is a tournament over
+// the usage.
 void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
-  if (!last_cycle_parked_ || core_.options.self_check || reactivate_after_cycle_) return;
+  if (core_.options.self_check || reactivate_after_cycle_) return;
+  const bool after_parking_cycle = last_cycle_parked_;
   last_cycle_parked_ = false;
   core_.tasks.teams_with_work(teams_);
   for (uint32_t team : teams_) {
@@ -144,10 +149,21 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   // park; each team is looked at on its own up to the first such position found so far. A team
   // whose every class is known to park quietly is not walked, and a walk ends once every class is
   // known to park and every task of a class that decides anew was seen.
+  // Each team's first task first: when one would not park, no cycle is skipped, and the cycle
+  // nominates these heads anyway (the nominations are remembered), so nothing is walked for it.
+  for (uint32_t team : teams_) {
+    const QueueSet& active = core_.tasks.queue(team).active;
+    if (active.tasks.empty()) continue;
+    renew_verdicts(team);
+    looked_at_classes_ = &active.classes;
+    if (quiet_in_class(*active.tasks.begin()) == Quiet::no) return;
+  }
   size_t stop = std::numeric_limits<size_t>::max();
   size_t longest = 0;
+  size_t walked = 0;
   deciders_.clear();
   for (uint32_t team : teams_) {
+    if (stop == 0) break;  // no cycle is skipped, whatever the other teams' queues hold
     const QueueSet& active = core_.tasks.queue(team).active;
     longest = std::max(longest, active.tasks.size());
     const bool tallied = quiet_classes(team, active);
@@ -158,6 +174,7 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
     size_t position = 0;
     for (auto it = active.tasks.begin(); it != active.tasks.end() && position < stop; ++it, ++position) {
       ++cycles_;  // the work of a walk: one task looked at
+      if (!after_parking_cycle && ++walked > kWalkBeforeCycle + deciders_.size()) return;
       const Quiet quiet = quiet_in_class(*it);
       if (quiet == Quiet::no) {
         stop = position;
