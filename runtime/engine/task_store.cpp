@@ -276,7 +276,7 @@ void TaskStore::splice(std::set<uint32_t, QueueLess>& from, std::set<uint32_t, Q
 
 void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   if (from.tasks.empty()) return;
-  if (into.tasks.size() < from.tasks.size()) std::swap(from, into);  // ids travel with the sets
+  if (into.tasks.size() < from.tasks.size()) swap(from, into);  // ids travel with the sets
   for (uint32_t task : from.tasks) tasks_[task].queue_set = into.id;
   splice(from.tasks, into.tasks);
   GOV_ASSERT(from.tasks.empty(), "queue orders are total: no task is in two sets");

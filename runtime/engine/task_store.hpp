@@ -264,6 +264,15 @@ struct QueueSet {
   std::set<uint32_t, QueueLess> tasks;
   SetClasses classes;
   uint32_t id = 0;  // what Task::queue_set holds for its tasks; moves with the set
+  /// Trades the two sets' contents, ids included, member by member: std::swap's three moves
+  /// and a destruction cost a few hundred instructions, and the queues trade sets on most moves.
+  friend void swap(QueueSet& a, QueueSet& b) noexcept {
+    a.tasks.swap(b.tasks);
+    a.classes.counts.swap(b.classes.counts);
+    a.classes.present.swap(b.classes.present);
+    std::swap(a.classes.changes, b.classes.changes);
+    std::swap(a.id, b.id);
+  }
 };
 
 /// One team's pending tasks.
