@@ -122,24 +122,26 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // before it are then done at once: the new pending decisions of their heads are emitted in the
 // order those cycles would emit them (emit_skipped_decisions), each team's first p tasks are
 // parked, in queue order, and cycle p runs as usual. The skip is exact before any cycle and is
-// tried before each one (until session 29 only after a cycle that parked every head, which left
-// the first cycle of every quiet run to run alone). Each team's first task is tested first; when
-// one would not park, nothing is skipped. Finding a position can take a walk down a queue (a new
-// task queued last behind thousands) where the cycles one by one and park_like_heads cost
-// O(log queue): unless the last cycle parked every head, a walk gives up after kWalkBeforeCycle
-// tasks more than the deciders it found, and the cycles run one by one. Whether a task parks,
-// and with which decision, depends on its queue class only, so it is tested once per class slot
-// (quiet_classes, quiet_in_class), and a queue whose classes all park quietly is not walked at all:
-// its length is all that counts. Decisions and their order are those of the cycle-by-cycle run
-// (self-check runs take every cycle, and the property tests compare the two). Teams with a sticky
-// preemptor or a StrictFIFO queue, and a cycle after an eviction, are left to the usual cycles; so
-// are the heads with a new decision in a tree of cohorts, whose cycle order is a tournament over
-// the usage.
+// tried before each one (until session 29 only after a cycle that parked every head, which left the
+// first cycle of every quiet run to run alone). Each team's first task is tested first; when one
+// would not park, nothing is skipped. Finding a position can take a walk down a queue (a new task
+// queued last behind thousands). When every team's first task parks, the cycles one by one would
+// park every head of the next cycle and then walk the same queues from the skip after it, but for a
+// queue of the only team at work, where park_like_heads parks the like tasks in O(log queue)
+// without a walk: so a skip not right after a cycle that parked every head needs two teams at work.
+// Whether a task parks, and with which decision, depends on its queue class only, so it is tested
+// once per class slot (quiet_classes, quiet_in_class), and a queue whose classes all park quietly
+// is not walked at all: its length is all that counts. Decisions and their order are those of the
+// cycle-by-cycle run (self-check runs take every cycle, and the property tests compare the two).
+// Teams with a sticky preemptor or a StrictFIFO queue, and a cycle after an eviction, are left to
+// the usual cycles; so are the heads with a new decision in a tree of cohorts, whose cycle order is
+// a tournament over the usage.
 void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   if (core_.options.self_check || reactivate_after_cycle_) return;
   const bool after_parking_cycle = last_cycle_parked_;
   last_cycle_parked_ = false;
   core_.tasks.teams_with_work(teams_);
+  if (!after_parking_cycle && teams_.size() < 2) return;  // park_like_heads' case
   for (uint32_t team : teams_) {
     if (core_.tasks.queue(team).sticky >= 0 || core_.module.teams[team].queueing == ir::Queueing::strict_fifo) return;
   }
@@ -160,7 +162,6 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   }
   size_t stop = std::numeric_limits<size_t>::max();
   size_t longest = 0;
-  size_t walked = 0;
   deciders_.clear();
   for (uint32_t team : teams_) {
     if (stop == 0) break;  // no cycle is skipped, whatever the other teams' queues hold
@@ -174,7 +175,6 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
     size_t position = 0;
     for (auto it = active.tasks.begin(); it != active.tasks.end() && position < stop; ++it, ++position) {
       ++cycles_;  // the work of a walk: one task looked at
-      if (!after_parking_cycle && ++walked > kWalkBeforeCycle + deciders_.size()) return;
       const Quiet quiet = quiet_in_class(*it);
       if (quiet == Quiet::no) {
         stop = position;

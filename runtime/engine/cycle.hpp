@@ -229,10 +229,6 @@ class Scheduler {
   uint64_t fills_ = 0;  // Nomination::fill's last number
   std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons
   uint64_t cycles_ = 0;
-  /// Tasks a skip walks, beyond the deciders it finds, before it gives up, unless the last cycle
-  /// parked every head (skip_quiet_cycles). 64 skipped 0.9% fewer of the 70% trace's prefix
-  /// instructions than 256; 1,024 none more.
-  static constexpr size_t kWalkBeforeCycle = 256;
 };
 
 }  // namespace gov::engine
