@@ -147,10 +147,6 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   }
   cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
   stamps_.update(core_.tasks, core_.quota);
-  // The cycles ahead stop at the first position, in any team's queue, of a task that would not
-  // park; each team is looked at on its own up to the first such position found so far. A team
-  // whose every class is known to park quietly is not walked, and a walk ends once every class is
-  // known to park and every task of a class that decides anew was seen.
   // Each team's first task first: when one would not park, no cycle is skipped, and the cycle
   // nominates these heads anyway (the nominations are remembered), so nothing is walked for it.
   for (uint32_t team : teams_) {
@@ -160,11 +156,14 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
     looked_at_classes_ = &active.classes;
     if (quiet_in_class(*active.tasks.begin()) == Quiet::no) return;
   }
+  // The cycles ahead stop at the first position, in any team's queue, of a task that would not
+  // park; each team is looked at on its own up to the first such position found so far. A team
+  // whose every class is known to park quietly is not walked, and a walk ends once every class is
+  // known to park and every task of a class that decides anew was seen.
   size_t stop = std::numeric_limits<size_t>::max();
   size_t longest = 0;
   deciders_.clear();
   for (uint32_t team : teams_) {
-    if (stop == 0) break;  // no cycle is skipped, whatever the other teams' queues hold
     const QueueSet& active = core_.tasks.queue(team).active;
     longest = std::max(longest, active.tasks.size());
     const bool tallied = quiet_classes(team, active);

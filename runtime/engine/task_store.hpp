@@ -265,7 +265,8 @@ struct QueueSet {
   SetClasses classes;
   uint32_t id = 0;  // what Task::queue_set holds for its tasks; moves with the set
   /// Trades the two sets' contents, ids included, member by member: std::swap's three moves
-  /// and a destruction cost a few hundred instructions, and the queues trade sets on most moves.
+  /// and a destruction cost about a hundred instructions more, and the queues trade sets on most
+  /// moves (TaskStore::move_all).
   friend void swap(QueueSet& a, QueueSet& b) noexcept {
     a.tasks.swap(b.tasks);
     a.classes.counts.swap(b.classes.counts);
