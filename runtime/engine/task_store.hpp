@@ -245,6 +245,12 @@ struct SetClasses {
   /// the same set id and number, the same slots present.
   uint64_t changes = 0;
   uint32_t count(uint32_t slot) const { return slot < counts.size() ? counts[slot].count : 0; }
+  /// Member by member (QueueSet's swap).
+  friend void swap(SetClasses& a, SetClasses& b) noexcept {
+    a.counts.swap(b.counts);
+    a.present.swap(b.present);
+    std::swap(a.changes, b.changes);
+  }
   /// Counts `n` more tasks of `slot`, `representative` one of them (kept if the slot has one).
   void add(uint32_t slot, uint32_t n, int32_t representative) {
     if (slot >= counts.size()) counts.resize(slot + 1);
@@ -269,9 +275,7 @@ struct QueueSet {
   /// moves (TaskStore::move_all).
   friend void swap(QueueSet& a, QueueSet& b) noexcept {
     a.tasks.swap(b.tasks);
-    a.classes.counts.swap(b.classes.counts);
-    a.classes.present.swap(b.classes.present);
-    std::swap(a.classes.changes, b.classes.changes);
+    swap(a.classes, b.classes);
     std::swap(a.id, b.id);
   }
 };
