@@ -66,14 +66,18 @@ bool Interpreter::verdict(size_t rule, const ir::RuleInput& input) const {
 // requires another value of a key), so their verdict is 0 without evaluating them.
 ir::DecideResult Interpreter::evaluate_candidates(const ir::RuleInput& input, std::span<uint8_t> verdicts) const {
   ir::DecideResult result;
+  const bool keep = !verdicts.empty();
   if (index_ == nullptr) {
-    evaluate_every_rule(input, verdicts);
-    for (size_t i = 0; i < module_.rules.size(); ++i) count_match(i, verdicts[i] != 0, result);
+    for (size_t i = 0; i < module_.rules.size(); ++i) {
+      const bool matched = verdict(i, input);
+      if (keep) verdicts[i] = matched;
+      count_match(i, matched, result);
+    }
   } else {
-    std::fill(verdicts.begin(), verdicts.begin() + static_cast<std::ptrdiff_t>(module_.rules.size()), 0);
+    if (keep) std::fill(verdicts.begin(), verdicts.begin() + static_cast<std::ptrdiff_t>(module_.rules.size()), 0);
     ir::for_each_candidate(*index_, input, [&](uint32_t rule) {
       const bool matched = verdict(rule, input);
-      verdicts[rule] = matched;
+      if (keep) verdicts[rule] = matched;
       count_match(rule, matched, result);
     });
   }
@@ -124,18 +128,15 @@ void Interpreter::message_values(size_t rule, const ir::RuleInput& input,
   }
 }
 
-ir::DecideResult Interpreter::decide(const ir::DecideInput& in, std::span<uint8_t> verdicts) const {
-  if (!ir::decide_input_in_range(module_, in)) {
-    std::fill(verdicts.begin(), verdicts.end(), 0);
-    return {};
-  }
+ir::DecideResult Interpreter::decide(const ir::DecideInput& in) const {
+  if (!ir::decide_input_in_range(module_, in)) return {};
   ir::RuleInput input;
   std::copy_n(in.task, ir::kTaskFieldCount, input.task.begin());
   input.labels = in.labels;
   const auto team = static_cast<uint32_t>(in.task[static_cast<size_t>(ir::TaskField::team)]);
   const auto flavor = static_cast<int32_t>(in.task[static_cast<size_t>(ir::TaskField::flavor)]);
   ir::fill_figures(module_, quota_table_, in.usage, team, flavor, figure_slots_, input);
-  return ir::conclude_fit(module_, quota_table_, in, evaluate_candidates(input, verdicts));
+  return ir::conclude_fit(module_, quota_table_, in, evaluate_candidates(input, {}));
 }
 
 bool Interpreter::matches(size_t rule, const ir::RuleInput& input) const {

@@ -39,7 +39,7 @@ class Interpreter final : public ir::Evaluator {
   bool may_preempt(const ir::PreemptionPair& pair) const override {
     return ir::may_preempt(module_, pair);
   }
-  ir::DecideResult decide(const ir::DecideInput& input, std::span<uint8_t> verdicts) const override;
+  ir::DecideResult decide(const ir::DecideInput& input) const override;
   std::string_view name() const override { return "interp"; }
 
   /// Every register of one rule, for rendering its message (the slow path).
@@ -49,7 +49,8 @@ class Interpreter final : public ir::Evaluator {
  private:
   bool verdict(size_t rule, const ir::RuleInput& input) const;
   /// evaluate_rules, with the first matching deny rule and the other matches counted on the way
-  /// (only over the rules evaluated: the others did not match).
+  /// (only over the rules evaluated: the others did not match). An empty `verdicts` keeps
+  /// no verdict, only the count (decide).
   ir::DecideResult evaluate_candidates(const ir::RuleInput& input, std::span<uint8_t> verdicts) const;
   void count_match(size_t rule, bool matched, ir::DecideResult& result) const;
 

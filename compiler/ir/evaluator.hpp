@@ -33,17 +33,17 @@ class Evaluator {
   virtual FitResult fit(const FitInput& input) const = 0;
   /// ir::may_preempt(module, pair).
   virtual bool may_preempt(const PreemptionPair& pair) const = 0;
-  /// The whole hot-path decision: ir::fill_figures for the slots rules read, every rule into
-  /// `verdicts` (one entry per rule), then ir::conclude. Out-of-range team or flavor: every
-  /// verdict 0 and the empty result.
-  virtual DecideResult decide(const DecideInput& input, std::span<uint8_t> verdicts) const = 0;
+  /// The whole hot-path decision: ir::fill_figures for the slots rules read, the rules, then
+  /// ir::conclude. The verdicts themselves are not given back (evaluate_rules gives them): the
+  /// hot path reads only the conclusion, and under the JIT verdicts that no one reads are not
+  /// stored at all. Out-of-range team or flavor: the empty result.
+  virtual DecideResult decide(const DecideInput& input) const = 0;
   /// "interp" or "jit".
   virtual std::string_view name() const = 0;
 
   /// decide() as a plain function, when the back end has one (the JIT's native gov_decide),
-  /// else null: the hot path calls it without a virtual call. Same contract as decide(), with
-  /// `verdicts` holding one entry per rule.
-  using DecideFunction = void (*)(const DecideInput* input, uint8_t* verdicts, DecideResult* result);
+  /// else null: the hot path calls it without a virtual call. Same contract as decide().
+  using DecideFunction = void (*)(const DecideInput* input, DecideResult* result);
   DecideFunction decide_function() const { return decide_function_; }
 
  protected:

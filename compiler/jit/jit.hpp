@@ -93,7 +93,7 @@ struct NativeFunctions {
   uint32_t (*fit)(const ir::FitInput*) = nullptr;
   int32_t (*priority)(int32_t) = nullptr;
   uint8_t (*may_preempt)(const ir::PreemptionPair*) = nullptr;
-  void (*decide)(const ir::DecideInput*, uint8_t*, ir::DecideResult*) = nullptr;
+  void (*decide)(const ir::DecideInput*, ir::DecideResult*) = nullptr;
 };
 
 /// Evaluates by calling the loaded native code: every Evaluator function is one indirect
@@ -120,10 +120,9 @@ class JitEvaluator final : public ir::Evaluator {
   bool may_preempt(const ir::PreemptionPair& pair) const override {
     return native_.may_preempt(&pair) != 0;
   }
-  /// `verdicts` must have at least rule_count() entries.
-  ir::DecideResult decide(const ir::DecideInput& input, std::span<uint8_t> verdicts) const override {
+  ir::DecideResult decide(const ir::DecideInput& input) const override {
     ir::DecideResult result;
-    native_.decide(&input, verdicts.data(), &result);
+    native_.decide(&input, &result);
     return result;
   }
   std::string_view name() const override { return "jit"; }

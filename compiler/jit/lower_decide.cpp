@@ -1,4 +1,4 @@
-// gov_decide: the rules' verdicts, the first deny, the warnings and the fit of the task's
+// gov_decide: the rules, the first deny, the warnings and the fit of the task's
 // team, unrolled per team for small policies and walking the teams' lists of declared quota
 // cells for large ones.
 #include "compiler/jit/decision_lowering.hpp"
@@ -329,11 +329,10 @@ void DecisionLowering::decide() {
   llvm::Type* ptr = builder_.getPtrTy();
   llvm::Type* i64_type = builder_.getInt64Ty();
   llvm::Type* i32_type = builder_.getInt32Ty();
-  llvm::Function* function = declare(kDecideSymbol, builder_.getVoidTy(), {ptr, ptr, ptr});
-  for (unsigned written : {1u, 2u}) function->removeParamAttr(written, llvm::Attribute::ReadOnly);
+  llvm::Function* function = declare(kDecideSymbol, builder_.getVoidTy(), {ptr, ptr});
+  function->removeParamAttr(1, llvm::Attribute::ReadOnly);
   llvm::Value* in = function->getArg(0);
-  llvm::Value* verdicts = function->getArg(1);
-  llvm::Value* result = function->getArg(2);
+  llvm::Value* result = function->getArg(1);
   const size_t rules = module_.rules.size();
   const int64_t teams = static_cast<int64_t>(module_.teams.size());
   const int64_t flavors = static_cast<int64_t>(module_.flavors.size());
@@ -359,7 +358,7 @@ void DecisionLowering::decide() {
   llvm::Value* team = task_field(ir::TaskField::team);
   llvm::Value* requested = task_field(ir::TaskField::flavor);
 
-  // Out of range (ir::decide_input_in_range): all verdicts 0, the empty result.
+  // Out of range (ir::decide_input_in_range): the empty result.
   llvm::BasicBlock* body = llvm::BasicBlock::Create(context, "in_range", function);
   llvm::BasicBlock* outside = llvm::BasicBlock::Create(context, "out_of_range", function);
   llvm::Value* in_range = builder_.CreateAnd(
@@ -367,7 +366,6 @@ void DecisionLowering::decide() {
       builder_.CreateAnd(builder_.CreateICmpSGE(requested, i64(-1)), builder_.CreateICmpSLT(requested, i64(flavors))));
   builder_.CreateCondBr(in_range, body, outside);
   builder_.SetInsertPoint(outside);
-  if (rules > 0) builder_.CreateMemSet(verdicts, builder_.getInt8(0), rules, llvm::MaybeAlign(1));
   store_result(i32(-1), i32(0), i32(-1), builder_.getInt8(0));
   builder_.CreateRetVoid();
   builder_.SetInsertPoint(body);
@@ -383,7 +381,10 @@ void DecisionLowering::decide() {
         "gov.RuleInput");
   }
   // The rules through the index (lower_rules.cpp): their first matching deny and their number
-  // of matches come back with the verdicts, so no verdict is read again here.
+  // of matches come back with the verdicts, so no verdict is read again here. The verdicts go to
+  // a buffer of this frame that nothing reads: once the rules are inlined (small policies, the
+  // hot path's) their stores are dead and dropped, one store per rule (−12 instructions a
+  // decision of the workshop policy); else it is at most kMaxRules bytes of stack.
   llvm::Value* deny = i32(-1);
   llvm::Value* matches = i32(0);
   llvm::Function* rules_function = out_.getFunction(kIndexedRulesSymbol);
@@ -483,6 +484,7 @@ void DecisionLowering::decide() {
       }
       builder_.SetInsertPoint(joined);
     }
+    llvm::Value* verdicts = at_entry.CreateAlloca(llvm::ArrayType::get(builder_.getInt8Ty(), rules));
     llvm::Value* packed = builder_.CreateCall(rules_function, {input, verdicts});
     deny = builder_.CreateTrunc(packed, i32_type);
     matches = builder_.CreateTrunc(builder_.CreateLShr(packed, 32), i32_type);

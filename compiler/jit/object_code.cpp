@@ -19,8 +19,9 @@ namespace {
 /// is gov's own pass pipeline (codegen.cpp). 12: a team's usage is read at its quota cell's slot
 /// (ir::UsageView), not at team × flavor_count + flavor. 13: a run of eight or more consecutive
 /// rules is concluded through a mask of its verdicts. 14: gov_messages unoptimised; the machine
-/// scheduler, loop strength reduction and the x86 cmov converter off (target.cpp).
-constexpr uint32_t kCodegenVersion = 14;
+/// scheduler, loop strength reduction and the x86 cmov converter off (target.cpp). 15: gov_decide
+/// takes no verdicts buffer (an object of 14 would write through its result pointer's slot).
+constexpr uint32_t kCodegenVersion = 15;
 constexpr uint32_t kFormatVersion = 1;
 constexpr std::string_view kMagic = "GOVJITOB";
 

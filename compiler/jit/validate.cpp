@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/check/limits.hpp"
 #include "compiler/ir/printer.hpp"
 
 namespace gov::jit {
@@ -114,6 +115,11 @@ std::optional<Error> validate(const ir::Module& module) {
       }
       quoted_by[quota.flavor] = t + 1;
     }
+  }
+  // gov_decide keeps one byte per rule on its stack (lower_decide.cpp): a checked policy's bound.
+  if (module.rules.size() > check::kMaxRules) {
+    return Error{ErrorKind::invalid_module,
+                 fmt::format("{} rules; gov compiles at most {}", module.rules.size(), check::kMaxRules)};
   }
   for (const ir::Rule& rule : module.rules) {
     if (rule.condition_length > rule.code.size()) {

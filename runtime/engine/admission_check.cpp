@@ -59,10 +59,6 @@ AdmissionCheck decide_in_tree(const EngineCore& core, int32_t team, int32_t prio
 
 }  // namespace
 
-ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::DecideInput& input) {
-  return evaluate_decide(core, input, scratch(core.rule_count, 0).verdicts.data());
-}
-
 AdmissionCheck check_admission(const EngineCore& core, const gov::Task& spec) {
   if (!spec.pod_sets.empty() && !is_single_main(spec)) [[unlikely]] {
     thread_local PreparedTask prepared;  // reused: a warm check of pod sets allocates nothing

@@ -13,55 +13,38 @@
 
 namespace gov::engine {
 
-/// Verdicts of up to this many rules go to the stack; more, to a per-thread buffer.
-inline constexpr size_t kVerdictsOnStack = 256;
-
-/// Evaluator::decide, natively under the JIT (no virtual call), with `verdicts` room for
-/// every rule.
+/// Evaluator::decide, natively under the JIT (no virtual call).
 [[gnu::always_inline]] inline ir::DecideResult evaluate_decide(const EngineCore& core,
-                                                              const ir::DecideInput& input,
-                                                              uint8_t* verdicts) {
+                                                              const ir::DecideInput& input) {
   ir::DecideResult result;
   if (const ir::Evaluator::DecideFunction native = core.evaluator.decide_function()) {
-    native(&input, verdicts, &result);
+    native(&input, &result);
   } else {
-    result = core.evaluator.decide(input, std::span<uint8_t>(verdicts, core.rule_count));
+    result = core.evaluator.decide(input);
   }
   return result;
 }
 
-/// evaluate_decide with more than kVerdictsOnStack rules (admission_check.cpp): out of line,
-/// so that the common case keeps its registers.
-ir::DecideResult evaluate_decide_many_rules(const EngineCore& core, const ir::DecideInput& input);
-
 /// Evaluator::decide on a task's fields (RuleInput::task layout) and label ids, against the
-/// core's current usage; `team` and `priority` are copied into the answer. Always inlined
-/// (GCC keeps a function with a 256-byte array out of line otherwise).
+/// core's current usage; `team` and `priority` are copied into the answer. Always inlined, so
+/// that the prepared check_admission is one function around the generated code.
 [[gnu::always_inline]] inline AdmissionCheck decide(const EngineCore& core, int32_t team,
                                                    int32_t priority, const int64_t* fields,
                                                    const int64_t* label_ids) {
   const ir::DecideInput input{fields, label_ids, core.quota.usage_view()};
-  ir::DecideResult result;
-  if (core.rule_count <= kVerdictsOnStack) [[likely]] {
-    uint8_t verdicts[kVerdictsOnStack];
-    result = evaluate_decide(core, input, verdicts);
-  } else {
-    result = evaluate_decide_many_rules(core, input);
-  }
+  const ir::DecideResult result = evaluate_decide(core, input);
+  // Copied as they are: a rejected task has no flavor and a task that is not fitted does not
+  // borrow (ir::DecideResult), so every field already holds what its verdict asks.
   AdmissionCheck out;
   out.team = team;
   out.priority = priority;
   out.warnings = result.warnings;
-  if (result.deny_rule >= 0) {
-    out.verdict = AdmissionCheck::Verdict::reject;
-    out.rule = result.deny_rule;
-  } else if (result.flavor >= 0) {
-    out.verdict = AdmissionCheck::Verdict::admit;
-    out.flavor = result.flavor;
-    out.borrows = result.borrows != 0;
-  } else {
-    out.verdict = AdmissionCheck::Verdict::pending;
-  }
+  out.rule = result.deny_rule;
+  out.flavor = result.flavor;
+  out.borrows = result.borrows != 0;
+  out.verdict = result.deny_rule >= 0 ? AdmissionCheck::Verdict::reject
+                : result.flavor >= 0  ? AdmissionCheck::Verdict::admit
+                                      : AdmissionCheck::Verdict::pending;
   return out;
 }
 

@@ -167,14 +167,13 @@ void check_rejected_is_not_fitted(const ir::Module& module, const ir::Evaluator&
   field(ir::TaskField::id) = ir::kOtherString;
   const std::vector<int64_t> labels(module.label_keys.size(), ir::kOtherString);
   const ir::DecideInput input{task.data(), labels.data(), {usage.data(), pools.data(), pools.data()}};
-  std::vector<uint8_t> verdicts(module.rules.size());
 
-  const ir::DecideResult fits = evaluator.decide(input, verdicts);
+  const ir::DecideResult fits = evaluator.decide(input);
   REQUIRE(fits.deny_rule == -1);
   REQUIRE(fits.flavor >= 0);  // the task fits when no rule denies it
 
   field(ir::TaskField::pods) = 17;  // too-many-pods
-  const ir::DecideResult denied = evaluator.decide(input, verdicts);
+  const ir::DecideResult denied = evaluator.decide(input);
   CHECK(denied.deny_rule >= 0);
   CHECK(module.rules[static_cast<size_t>(denied.deny_rule)].name == "too-many-pods");
   CHECK(denied.flavor == -1);

@@ -135,9 +135,7 @@ class BrokenMul final : public ir::Evaluator {
   bool may_preempt(const ir::PreemptionPair& pair) const override {
     return real_.may_preempt(pair);
   }
-  ir::DecideResult decide(const ir::DecideInput& input, std::span<uint8_t> verdicts) const override {
-    return real_.decide(input, verdicts);
-  }
+  ir::DecideResult decide(const ir::DecideInput& input) const override { return real_.decide(input); }
   std::string_view name() const override { return "broken-mul"; }
 
  private:

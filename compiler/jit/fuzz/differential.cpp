@@ -115,8 +115,6 @@ std::string fit_text(const ir::FitResult& fit) {
 struct Scratch {
   std::vector<int64_t> jit_values;
   std::vector<int64_t> interp_values;
-  std::vector<uint8_t> jit_verdicts;
-  std::vector<uint8_t> interp_verdicts;
 };
 
 /// The first rule whose message values differ, as a Mismatch.
@@ -143,8 +141,7 @@ std::optional<Mismatch> message_mismatch(const ir::Module& module, const ir::Eva
 
 /// Priority, fit and may-preempt of the input's DecisionCase.
 std::optional<Mismatch> decision_mismatch(const ir::Module& module, const ir::Evaluator& jit,
-                                          const ir::Evaluator& interpreter, const InputCase& input,
-                                          Scratch& scratch) {
+                                          const ir::Evaluator& interpreter, const InputCase& input) {
   const DecisionCase& d = input.decision;
   const auto mismatch = [&](Check check, std::string answers) {
     return Mismatch{module, 0, input, 0, 0, check, std::move(answers)};
@@ -166,19 +163,14 @@ std::optional<Mismatch> decision_mismatch(const ir::Module& module, const ir::Ev
                                                     interpreter.may_preempt(d.pair)));
   }
   const int64_t* labels = input.has_labels ? input.labels.data() : nullptr;
-  std::vector<uint8_t>& jit_verdicts = scratch.jit_verdicts;
-  std::vector<uint8_t>& interp_verdicts = scratch.interp_verdicts;
-  jit_verdicts.assign(module.rules.size(), 0);
-  interp_verdicts.assign(module.rules.size(), 0);
-  const ir::DecideResult a = jit.decide(d.decide_input(labels), jit_verdicts);
-  const ir::DecideResult b = interpreter.decide(d.decide_input(labels), interp_verdicts);
-  if (a != b || jit_verdicts != interp_verdicts) {
+  const ir::DecideResult a = jit.decide(d.decide_input(labels));
+  const ir::DecideResult b = interpreter.decide(d.decide_input(labels));
+  if (a != b) {
     return mismatch(Check::decide,
-                    fmt::format("decide: jit {{deny {}, warnings {}, flavor {}, borrows {}, verdicts [{}]}}, "
-                                "interp {{deny {}, warnings {}, flavor {}, borrows {}, verdicts [{}]}}",
-                                a.deny_rule, a.warnings, a.flavor, a.borrows, fmt::join(jit_verdicts, ","),
-                                b.deny_rule, b.warnings, b.flavor, b.borrows,
-                                fmt::join(interp_verdicts, ",")));
+                    fmt::format("decide: jit {{deny {}, warnings {}, flavor {}, borrows {}}}, "
+                                "interp {{deny {}, warnings {}, flavor {}, borrows {}}}",
+                                a.deny_rule, a.warnings, a.flavor, a.borrows, b.deny_rule,
+                                b.warnings, b.flavor, b.borrows));
   }
   return std::nullopt;
 }
@@ -228,7 +220,7 @@ std::optional<Mismatch> first_mismatch(const ir::Module& module, const ir::Evalu
         return Mismatch{module, r, input, jit_verdicts[r], interp_verdicts[r], Check::verdict, ""};
     }
     if (auto found = message_mismatch(module, jit, interpreter, input, scratch)) return found;
-    if (auto found = decision_mismatch(module, jit, interpreter, input, scratch)) return found;
+    if (auto found = decision_mismatch(module, jit, interpreter, input)) return found;
   }
   return std::nullopt;
 }
