@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <limits>
 
+#include "compiler/check/limits.hpp"
 #include "compiler/interp/interpreter.hpp"
 #include "compiler/ir/evaluator.hpp"
 #include "compiler/ir/printer.hpp"
@@ -231,6 +232,13 @@ TEST_CASE("jit refuses malformed rule code with invalid_module", "[jit]") {
   ir::Module longer = module_of({rule({constant(1)})});
   longer.rules[0].condition_length = 2;
   CHECK(gov::jit::compile(longer).error().kind == gov::jit::ErrorKind::invalid_module);
+  // gov_decide keeps a byte per rule on its stack: past the checker's bound, the JIT refuses.
+  ir::Module many = module_of({rule({constant(0)})});
+  many.rules.resize(gov::check::kMaxRules + 1, many.rules[0]);
+  const auto refused = gov::jit::compile(many);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == gov::jit::ErrorKind::invalid_module);
+  CHECK(refused.error().message == "10001 rules; gov compiles at most 10000");
 }
 
 TEST_CASE("jit emits optimised LLVM IR and assembly for gov check --emit", "[jit]") {
