@@ -383,7 +383,7 @@ void DecisionLowering::decide() {
   // The rules through the index (lower_rules.cpp): their first matching deny and their number
   // of matches come back with the verdicts, so no verdict is read again here. The verdicts go to
   // a buffer of this frame that nothing reads: once the rules are inlined (small policies, the
-  // hot path's) their stores are dead and dropped, one store per rule (−12 instructions a
+  // hot path's) their stores are dead and dropped, one store per rule (about 13 instructions a
   // decision of the workshop policy); else it is at most kMaxRules bytes of stack.
   llvm::Value* deny = i32(-1);
   llvm::Value* matches = i32(0);
