@@ -1,6 +1,7 @@
 #include "compiler/diff/diff.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -394,6 +395,30 @@ class Comparer {
     for (const check::Team& t : before_.teams) {
       if (!find_team(after_, t.name)) team(&t, nullptr);
     }
+    claims_moved(/*namespaces=*/false);
+    claims_moved(/*namespaces=*/true);
+  }
+
+  /// A queue or namespace that another team claims after the change: its workloads change
+  /// teams when gov reads Kubernetes objects (docs/language.md, `queues`). Each is claimed by one
+  /// team at most on each side (E0230).
+  void claims_moved(bool namespaces) {
+    const auto owners = [&](const Policy& p) {
+      std::map<std::string_view, std::string_view> owner;
+      for (const check::Team& t : p.teams) {
+        for (const check::Team::ClaimedName& c : namespaces ? t.namespaces : t.queues) owner.emplace(c.name, t.name);
+      }
+      return owner;
+    };
+    const auto before = owners(before_), after = owners(after_);
+    for (const auto& [name, to] : after) {
+      const auto from = before.find(name);
+      if (from == before.end() || from->second == to) continue;
+      warn(namespaces ? "namespace-moves" : "queue-moves",
+           fmt::format("{} `{}` moves from team `{}` to team `{}`: gov reads its workloads as `{}`'s",
+                       namespaces ? "namespace" : "queue", name, from->second, to, to),
+           std::string(to));
+    }
   }
 
   void team(const check::Team* b, const check::Team* a) {
@@ -486,6 +511,17 @@ class Comparer {
       return fmt::format("{}", fmt::join(groups, "; "));
     };
     text("resource groups", "resource-groups", groups_text(b), groups_text(a));
+    // Which Kubernetes workloads gov reads as the team's (docs/language.md, `queues`): compared as
+    // sets, so that reordering a list is no change.
+    const auto names_text = [](const std::vector<check::Team::ClaimedName>& claimed) {
+      if (claimed.empty()) return std::string("(none)");
+      std::vector<std::string_view> names;
+      for (const check::Team::ClaimedName& c : claimed) names.push_back(c.name);
+      std::sort(names.begin(), names.end());
+      return fmt::format("{}", fmt::join(names, ", "));
+    };
+    text("queues", "queues", names_text(b.queues), names_text(a.queues));
+    text("namespaces", "namespaces", names_text(b.namespaces), names_text(a.namespaces));
   }
 
   /// What others can no longer borrow when a team stops lending; what it can no longer borrow.

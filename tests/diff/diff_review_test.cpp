@@ -3,6 +3,7 @@
 // `dont-lend`, `fcfs` and removed deny rules, a quota lowered below what a cluster state holds,
 // typed JSON, `--exit-code`, and `gov diff FILE` against the active stored version.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <string>
 
@@ -205,4 +206,58 @@ TEST_CASE("gov diff FILE compares the active stored version with a working file"
   auto same = run_gov("diff '" + f.before + "'" + db + " --exit-code");
   CHECK(same.exit_code == 0);
   CHECK(same.out.find("no changes") != std::string::npos);
+}
+
+TEST_CASE("gov diff compares queues and namespaces as sets and warns when one changes teams", "[diff]") {
+  // team-a reorders its queues (no change) and gives namespace `research` to team-b, which also
+  // claims `vision`.
+  const auto policy = [](std::string_view team_a_claims, std::string_view team_b_claims) {
+    return fmt::format(R"(import "aws-ml"
+
+cluster c {{
+  catalog  = aws-ml
+  capacity = {{ ml.p5.48xlarge: 4 }}
+}}
+
+policy {{
+  task-prioritization = task-ranking
+  priority high = 90
+}}
+
+team team-a {{
+  quota ml.p5.48xlarge {{ instances = 2 }}
+  {}
+}}
+
+team team-b {{
+  quota ml.p5.48xlarge {{ instances = 1 }}
+  {}
+}}
+)",
+                       team_a_claims, team_b_claims);
+  };
+  gov::test::TempDir dir{"diff-claims"};
+  const std::string before =
+      dir.write("before.gov", policy("queues = [\"ml-research\", \"ml-batch\"]\n  namespaces = [\"research\"]", ""));
+  const std::string reordered =
+      dir.write("reordered.gov", policy("queues = [\"ml-batch\", \"ml-research\"]\n  namespaces = [\"research\"]", ""));
+  const std::string after = dir.write(
+      "after.gov", policy("queues = [\"ml-batch\", \"ml-research\"]", "namespaces = [\"vision\", \"research\"]"));
+
+  const auto same = run_gov("diff --files '" + before + "' '" + reordered + "' --exit-code");
+  INFO(same.out << same.err);
+  CHECK(same.exit_code == 0);
+
+  const auto text = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(text.out << text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("  team `team-a`: namespaces research → (none)\n") != std::string::npos);
+  CHECK(text.out.find("  team `team-b`: namespaces (none) → research, vision\n") != std::string::npos);
+  CHECK(text.out.find("queues") == std::string::npos);  // reordered only
+  CHECK(text.out.find("namespace `research` moves from team `team-a` to team `team-b`: gov reads its workloads as "
+                      "`team-b`'s") != std::string::npos);
+
+  const Json doc = parse(run_gov("diff --files '" + before + "' '" + after + "' --format json").out);
+  CHECK(has_warning(doc, "namespace-moves", "team-b"));
+  CHECK_FALSE(has_warning(doc, "queue-moves"));
 }
