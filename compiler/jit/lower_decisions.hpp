@@ -20,9 +20,10 @@ inline constexpr std::string_view kPrioritySymbol = "gov_priority";
 /// `uint8_t gov_may_preempt(const ir::PreemptionPair*)`: ir::may_preempt(module, pair).
 inline constexpr std::string_view kMayPreemptSymbol = "gov_may_preempt";
 
-/// `void gov_decide(const ir::DecideInput*, ir::DecideResult*)`: Evaluator::decide, with
-/// gov_rules inlined (its verdicts go to a stack buffer of gov_decide's own, so that once
-/// inlined their stores are dead and dropped) and the team's instance types unrolled per team.
+/// `void gov_decide(const ir::DecideInput*, ir::DecideResult*)`: Evaluator::decide. It calls the
+/// rules' function with a stack buffer of its own for their verdicts, which nothing reads: where
+/// LLVM inlines that function (small policies) the stores are dropped. The team's instance types
+/// are unrolled per team.
 /// A rejected task is not fitted. Each (team, instance type) fit has a fast path for the
 /// usual inputs — every request and usage it reads in [0, 2^62), checked with one `or` and
 /// one compare — where the cell's constants are folded and arithmetic that provably cannot
