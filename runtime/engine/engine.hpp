@@ -38,16 +38,16 @@ struct AdmissionCheck {
   int32_t priority = 0;  // its effective priority
 };
 
-/// A task resolved once against an engine's policy (names to indices, labels to the ids rules
-/// compare), to check many times without hashing a string: what a controller keeps per
-/// workload. Valid for engines of the policy (ir::Module) that prepared it; another engine
-/// answers `invalid`.
 /// One pod set of a prepared task of several: what the check assigns a flavor.
 struct PreparedPodSet {
   int32_t requested_flavor = -1;
   ir::Resources request{};
 };
 
+/// A task resolved once against an engine's policy (names to indices, labels to the ids rules
+/// compare), to check many times without hashing a string: what a controller keeps per
+/// workload. Valid for engines of the policy (ir::Module) that prepared it; another engine
+/// answers `invalid`.
 struct PreparedTask {
   const ir::Module* policy = nullptr;  // the module it was resolved against; null: invalid task
   int32_t team = -1;
