@@ -5,7 +5,6 @@
 // there costs as much as a rule. Internal to gov::engine.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <span>
 

@@ -205,6 +205,7 @@ std::pair<size_t, size_t> compare(const ir::Module& indexed, uint64_t seed, size
   const BackEnds fast = back_ends(indexed);
   const BackEnds slow = back_ends(every);
   const ir::QuotaTable table = ir::quota_table(indexed);
+  const ir::FigureSlots slots = ir::figure_slots(every);
   const size_t rules = indexed.rules.size();
   const size_t cells = table.cells.size() * ir::kColumnCount;  // a row per slot (ir::UsageView)
   std::vector<ir::Amount> usage(cells), cohort(indexed.flavors.size() * ir::kColumnCount),
@@ -238,7 +239,7 @@ std::pair<size_t, size_t> compare(const ir::Module& indexed, uint64_t seed, size
       ir::RuleInput with_figures = input;
       const auto team = static_cast<uint32_t>(input.task[static_cast<size_t>(ir::TaskField::team)]);
       const auto flavor = static_cast<int32_t>(input.task[static_cast<size_t>(ir::TaskField::flavor)]);
-      ir::fill_figures(every, table, decide.usage, team, flavor, ir::figure_slots(every), with_figures);
+      ir::fill_figures(every, table, decide.usage, team, flavor, slots, with_figures);
       slow.interp->evaluate_every_rule(with_figures, slow_verdicts);
     }
     const ir::DecideResult expected = ir::conclude(every, table, decide, slow_verdicts);
