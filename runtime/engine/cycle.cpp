@@ -49,7 +49,8 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   }
   // §3 steps 3–5: nominate every head against the state at the start of the cycle, then
   // process them in order, each admission updating usage before the next head is tried.
-  cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
+  core_.tasks.expire_preemption_marks(core_.now);
+  cache_.begin_cycle();
   stamps_.update(core_.tasks, core_.quota);
   ++cycles_;
   for (size_t i = 0; i < count; ++i) nominate(entries_[i]);
@@ -145,7 +146,8 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   for (uint32_t team : teams_) {
     if (core_.tasks.queue(team).sticky >= 0 || core_.module.teams[team].queueing == ir::Queueing::strict_fifo) return;
   }
-  cache_.begin_cycle(core_.now, core_.tasks.latest_preempted_admission());
+  core_.tasks.expire_preemption_marks(core_.now);
+  cache_.begin_cycle();
   stamps_.update(core_.tasks, core_.quota);
   // Each team's first task first: when one would not park, no cycle is skipped, and the cycle
   // nominates these heads anyway (the nominations are remembered), so nothing is walked for it.

@@ -51,10 +51,8 @@ void FlavorStamps::update(TaskStore& tasks, const QuotaState& quota) {
   }
 }
 
-void NominationCache::begin_cycle(Time now, Time latest_preempted_admission) {
-  const bool time_matters = now != now_ && latest_preempted_admission == now_;
-  now_ = now;
-  if (!time_matters && keys_.size() < kMaxEntries) return;
+void NominationCache::begin_cycle() {
+  if (keys_.size() < kMaxEntries) return;
   index_.clear();
   keys_.clear();
   generation_ = new_generation();

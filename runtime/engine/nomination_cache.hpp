@@ -112,11 +112,11 @@ class FlavorStamps {
 /// Not thread-safe. Entries returned by `lookup` stay valid until the next `begin_cycle`.
 class NominationCache {
  public:
-  /// Starts a cycle at `now` (entries may be forgotten only here, between cycles): forgets
-  /// everything when full, or when time moved on from an instant at which a task preempted at
-  /// that instant was admitted again (a search skips tasks preempted at the current time, so
-  /// the same state can give another answer at another time).
-  void begin_cycle(Time now, Time latest_preempted_admission);
+  /// Starts a cycle (entries may be forgotten only here, between cycles): forgets everything
+  /// when full. Nothing else is forgotten at a cycle's start: what time changes for a search
+  /// (which tasks count as preempted now) moves the versions the stamps sum
+  /// (TaskStore::expire_preemption_marks).
+  void begin_cycle();
   /// The entry for `task`'s shape, nullptr when the cache is full. `valid` says whether it holds
   /// the nomination for the current state (it was computed under the same stamps of every type
   /// the task may use); otherwise the caller fills it in. Records the entry in the task
@@ -160,7 +160,6 @@ class NominationCache {
   static uint64_t new_generation();
 
   static constexpr size_t kMaxEntries = 4096;
-  Time now_ = 0;
   uint64_t generation_ = new_generation();  // changes whenever the entries are forgotten
   std::unordered_map<uint64_t, uint32_t> index_;  // hash → entry; lookups only, never iterated
   std::vector<Key> keys_;

@@ -485,8 +485,26 @@ void TaskStore::insert_admitted(uint32_t task) {
   for (const ChargePart& part : t.charge) {
     if (part.flavor != t.charge.front().flavor) multi_flavor_admitted_ = true;
   }
-  if (t.preempted_at != kNever)
-    latest_preempted_admission_ = std::max(latest_preempted_admission_, t.preempted_at);
+  if (t.preempted_at != kNever) marked_admitted_.push_back(task);
+}
+
+void TaskStore::expire_preemption_marks(Time now) {
+  size_t kept = 0;
+  for (uint32_t task : marked_admitted_) {
+    const Task& t = tasks_[task];
+    if (t.state != TaskState::admitted) continue;  // gone: its leaving moved the versions
+    if (t.preempted_at == now) {
+      marked_admitted_[kept++] = task;  // still skipped by searches at this time
+      continue;
+    }
+    for_each_charge(t, [&](uint32_t flavor, const Resources&) {
+      bump_flavor_version(flavor);
+      ++cell_versions_[held_slot(static_cast<uint32_t>(t.team), flavor)];
+    });
+    bump_version(static_cast<uint32_t>(t.team));
+    ++state_serial_;
+  }
+  marked_admitted_.resize(kept);
 }
 
 void TaskStore::erase_admitted(uint32_t task) {

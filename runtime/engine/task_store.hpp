@@ -404,10 +404,13 @@ class TaskStore {
   void take_changed_teams(std::vector<uint32_t>& out);
   /// The same for the instance types whose flavor_version changed (the same consumer).
   void take_changed_flavors(std::vector<uint32_t>& out);
-  /// The latest preemption time of a task admitted again after it was preempted (kNever: none
-  /// yet). Target searches skip tasks preempted at the current time, so a search made at time T
-  /// may change at a later time when such a task was admitted at T.
-  Time latest_preempted_admission() const { return latest_preempted_admission_; }
+  /// Target searches skip tasks preempted at the current time, so a search made at time T may
+  /// change at a later time when a task preempted at T was admitted again at T: at `now`, every
+  /// such task no longer preempted now counts as changed, as if admitted again (its cells',
+  /// instance types' and team's versions, and the state serial, move), so that what is kept
+  /// under those versions (nominations, their verdicts, the searches' memos) is looked at again
+  /// where it may differ, and nowhere else. Called before a cycle reads the versions.
+  void expire_preemption_marks(Time now);
   /// Whether a task charged in more than one instance type was ever admitted (one way: it stays
   /// true). Until then removing any admitted task changes usage in one type only, which
   /// FlavorStamps' finer stamps under fair sharing rely on.
@@ -490,7 +493,8 @@ class TaskStore {
   std::vector<uint32_t> changed_flavors_;        // flavors whose version changed since taken
   std::vector<uint8_t> in_changed_flavors_;      // per flavor: listed in changed_flavors_
   std::vector<uint64_t> cell_versions_;          // per cell slot
-  Time latest_preempted_admission_ = kNever;
+  /// Admitted while marked preempted (Task::preempted_at): expire_preemption_marks's tasks.
+  std::vector<uint32_t> marked_admitted_;
   bool multi_flavor_admitted_ = false;
   uint64_t preemptions_ = 0;
   uint64_t state_serial_ = 1;
