@@ -74,9 +74,32 @@ void Checker::check_name_format(const ast::Name& name, SourceId source, std::str
 
 std::optional<int64_t> Checker::count_in_range(const ast::Value& v, SourceId source, std::string_view what, int64_t low,
                                                int64_t high, std::string_view unit) {
-  std::optional<int64_t> n = v.kind == ast::Value::Kind::number ? whole_number(v.number) : std::nullopt;
-  if (v.kind == ast::Value::Kind::number && v.number.unit == ast::Unit::percent) n = percentage(v.number);
-  if (!n) return std::nullopt;  // the parser already reported the wrong kind
+  if (v.kind != ast::Value::Kind::number) return std::nullopt;  // the schema reported the wrong kind
+  const bool percent = v.number.unit == ast::Unit::percent;
+  const bool percent_wanted = unit == "%";
+  if (percent != percent_wanted && (percent || v.number.unit == ast::Unit::none)) {
+    // A percentage where a count goes (`priority inference = 90%`); the schema reports a count
+    // where a percentage goes, and other units are their callers' to report.
+    if (percent) {
+      Diagnostic& d = report(Code::wrong_value_kind, {source, v.span},
+                             fmt::format("{} is a number, not a percentage: found `{}`", what, ast::number_text(v.number)),
+                             "not a percentage");
+      if (v.number.micros % 1'000'000 == 0) d.help = fmt::format("write `{}`", v.number.micros / 1'000'000);
+    }
+    return std::nullopt;
+  }
+  const std::optional<int64_t> n = percent ? percentage(v.number) : whole_number(v.number);
+  if (!n) {
+    // The right kind, but not whole (`borrow-limit = 0.25%`, `priority inference = 99.9`): an
+    // error, never a default in its place. Other units are their callers' to report.
+    if (percent || v.number.unit == ast::Unit::none) {
+      report(Code::out_of_range, {source, v.span},
+             fmt::format("{} must be a whole number{}, found `{}`", what, percent ? " of percent" : "",
+                         ast::number_text(v.number)),
+             "not a whole number");
+    }
+    return std::nullopt;
+  }
   if (*n < low || *n > high) {
     Diagnostic& d = report(Code::out_of_range, {source, v.span},
                            fmt::format("{} is {}{}; HyperPod accepts {}{} to {}{}", what, *n, unit, low, unit, high, unit),
@@ -509,7 +532,7 @@ void Checker::priority_class(const ast::PriorityClass& c, SourceId source, std::
   weight.number = c.weight;
   weight.span = c.weight.span;
   auto w = count_in_range(weight, source, fmt::format("the weight of `{}`", c.name.text), 0, 100);
-  if (!w && c.weight.unit != ast::Unit::none) {
+  if (!w && c.weight.unit != ast::Unit::none && c.weight.unit != ast::Unit::percent) {
     report(Code::out_of_range, {source, c.weight.span},
            fmt::format("a class weight is a whole number from 0 to 100, found `{}`", ast::number_text(c.weight)));
   }
