@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "compiler/bridge/bridge.hpp"
+#include "compiler/driver/driver.hpp"
 #include "compiler/format/format.hpp"
 #include "compiler/kube/yaml.hpp"
 #include "compiler/support/terminal_text.hpp"
@@ -12,6 +13,30 @@
 
 namespace gov::cli {
 namespace {
+
+/// The catalog `--catalog` names: the file to read, and what the policy's import says.
+struct CatalogChoice {
+  std::string file;
+  std::string import_target;
+};
+
+/// A shipped catalog's name (`aws-ml`: what `import "aws-ml"` finds from any directory, so the
+/// policy's import is that name), or a file path (imported as given). Nullopt after printing a
+/// usage error.
+std::optional<CatalogChoice> choose_catalog(const std::string& given) {
+  const bool path = given.find('/') != std::string::npos || given.ends_with(".gov");
+  if (path) return CatalogChoice{given, given};
+  std::string looked;
+  for (const std::string& directory : driver::catalog_directories()) {
+    const std::filesystem::path file = std::filesystem::path(directory) / (given + ".gov");
+    std::error_code ignored;
+    if (std::filesystem::is_regular_file(file, ignored)) return CatalogChoice{file.string(), given};
+    looked += (looked.empty() ? "" : ", ") + directory;
+  }
+  fmt::print(stderr, "error: `--catalog {}`: no shipped catalog of that name (looked in {}); give a catalog file's path\n",
+             escape_for_terminal(given), escape_for_terminal(looked));
+  return std::nullopt;
+}
 
 /// `ml.g5.8xlarge=2,ml.p5.48xlarge=1`; nullopt after printing a usage error.
 std::optional<std::vector<std::pair<std::string, int64_t>>> capacity_argument(const std::string& text) {
@@ -43,7 +68,9 @@ int run_import(const Args& args) {
     return kUsage;
   }
   bridge::ImportOptions options;
-  options.catalog_import = args.value("catalog").value_or("policies/catalog/aws-ml.gov");
+  const std::optional<CatalogChoice> chosen = choose_catalog(args.value("catalog").value_or("aws-ml"));
+  if (!chosen) return kUsage;
+  options.catalog_import = chosen->import_target;
   if (const std::optional<std::string> capacity = args.value("capacity")) {
     std::optional<std::vector<std::pair<std::string, int64_t>>> parsed = capacity_argument(*capacity);
     if (!parsed) return kUsage;
@@ -53,7 +80,7 @@ int run_import(const Args& args) {
   // The catalog the instance types come from, checked on its own.
   int status = kOk;
   std::unique_ptr<driver::Policy> catalog =
-      load_policy(driver::Source::file(options.catalog_import), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false), status);
+      load_policy(driver::Source::file(chosen->file), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false), status);
   if (!catalog) return status;
   if (!catalog->checked.ok() || catalog->checked.result.policy.catalogs.size() != 1) {
     fmt::print(stderr, "error: `{}` must be one catalog that checks\n", escape_for_terminal(options.catalog_import));
@@ -61,7 +88,7 @@ int run_import(const Args& args) {
   }
   std::string error;
   std::string catalog_text;
-  if (std::optional<std::string> text = read_file(options.catalog_import, bridge::kMaxImportBytes * 16, error)) catalog_text = std::move(*text);
+  if (std::optional<std::string> text = read_file(chosen->file, bridge::kMaxImportBytes * 16, error)) catalog_text = std::move(*text);
 
   std::vector<bridge::ImportInput> inputs;
   const std::vector<std::string> paths(args.positional.begin() + 1, args.positional.end());
@@ -121,15 +148,15 @@ Command import_command() {
            "FILEs are `aws sagemaker describe-cluster-scheduler-config` and `describe-compute-quota` outputs (one JSON\n"
            "object each, at most one scheduler config), or `list-compute-quotas` outputs (a quota listed and described\n"
            "is read once; `list-cluster-scheduler-configs` needs the config's describe too); a DIR stands for its\n"
-           "`.json` files in name order. The policy imports the catalog `--catalog` names (default\n"
-           "policies/catalog/aws-ml.gov, written as given: run from the directory the policy will live in, or edit\n"
-           "the import); HyperPod's API has no capacity, so give it with `--capacity ml.g5.8xlarge=4,...` or fill in the\n"
+           "`.json` files in name order. The policy imports the catalog `--catalog` names: a shipped catalog's\n"
+           "name (default aws-ml, which `import \"aws-ml\"` finds from any directory) or a catalog file's path\n"
+           "(written as given: run from the directory the policy will live in); HyperPod's API has no capacity, so give it with `--capacity ml.g5.8xlarge=4,...` or fill in the\n"
            "comment. The output checks. What gov cannot represent (an unknown member, a partition, an amount that\n"
            "is not a whole number of MiB or millicores) is an error naming the file, the object and the member.\n"
            "`gov import kueue` reads Kueue's objects instead (`kubectl get clusterqueues,cohorts,resourceflavors,\n"
            "localqueues,workloadpriorityclasses -A -o yaml`, v1beta1 or v1beta2, Lists included); its errors name the\n"
            "file, line and column, the object and the field. See docs/deploy.md and docs/kubernetes.md.",
-           {{"catalog", "PATH", "the catalog file (default policies/catalog/aws-ml.gov)"},
+           {{"catalog", "NAME|PATH", "a shipped catalog's name or a catalog file (default aws-ml)"},
             {"capacity", "TYPE=N,...", "instances of each type in the cluster"}}},
           run_import};
 }

@@ -187,6 +187,14 @@ int run_simulate(const Args& args) {
     fmt::print(stderr, "error: give either --trace or --workloads, not both\n");
     return kUsage;
   }
+  // With --db the policy is the store's: a policy file beside it would be ignored, so it is
+  // refused (with --workloads the positional arguments are workload paths).
+  if (args.has("db") && !workloads && !args.positional.empty()) {
+    fmt::print(stderr,
+               "error: give a policy FILE or --db (the store's active version), not both: `{}` would be ignored\n",
+               display_path(args.positional[0]));
+    return kUsage;
+  }
   if (args.positional.size() == 2 && args.value("trace")) return run_simulate_comparison(args);
   if ((!workloads && args.positional.size() > 1) || (!args.value("trace") && !workloads) ||
       (args.positional.empty() && !args.has("db"))) {

@@ -226,12 +226,19 @@ std::string log_json(const std::vector<store::VersionInfo>& versions) {
 }
 
 int run_log(const Args& args) {
+  size_t limit = 50;
+  if (auto l = args.value("limit")) {
+    const std::optional<int64_t> n = l->empty() || (*l)[0] == 'v' ? std::nullopt : version_argument(*l);
+    if (!n || *n == 0) {
+      fmt::print(stderr, "error: --limit takes a positive whole number, found `{}`\n", escape_for_terminal(*l));
+      return kUsage;
+    }
+    limit = static_cast<size_t>(*n);
+  }
   std::optional<store::Store> db = open_store(args, Access::read);
   if (!db) return kFailed;
   std::optional<std::string> policy = policy_name(*db, args);
   if (!policy) return kFailed;
-  size_t limit = 50;
-  if (auto l = args.value("limit")) limit = static_cast<size_t>(version_argument(*l).value_or(50));
   auto versions = db->log(*policy, limit);
   if (!versions.ok()) {
     fmt::print(stderr, "error: {}\n", escape_for_terminal(versions.error().message));

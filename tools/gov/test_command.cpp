@@ -238,6 +238,11 @@ int run_test_command(const Args& args) {
     fmt::print("{}", text_report(ran, totals));
   }
   if (status != kOk) return status;
+  // A filter that matches nothing is a mistake (a typo in a CI job would pass with no test run).
+  if (filter && totals.passed + totals.failed == 0 && totals.not_loaded == 0) {
+    fmt::print(stderr, "error: no test block matches `--run {}`\n", escape_for_terminal(*args.value("run")));
+    return kFailed;
+  }
   return totals.failed ? kFailed : kOk;
 }
 

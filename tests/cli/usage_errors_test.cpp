@@ -1,0 +1,66 @@
+// Arguments a new user gets wrong are refused, never silently ignored or read as something else
+// (found by a new-user trial of the CLI, session 31).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "tests/support/test_support.hpp"
+
+using gov::test::run_gov;
+
+TEST_CASE("gov simulate refuses a policy file beside --db instead of ignoring it", "[cli][simulate]") {
+  const gov::test::TempDir dir("simulate-file-and-db");
+  const gov::test::CommandResult r = run_gov("simulate policies/examples/workshop-g5.gov --trace policies/examples/workshop-g5.trace.json --db '" +
+                                             (dir / "store.db") + "'");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("give a policy FILE or --db (the store's active version), not both") != std::string::npos);
+}
+
+TEST_CASE("gov log --limit takes a positive whole number", "[cli][store]") {
+  const gov::test::TempDir dir("log-limit");
+  const std::string db = "'" + (dir / "store.db") + "'";
+  REQUIRE(run_gov("apply policies/examples/workshop-g5.gov --db " + db).exit_code == 0);
+  for (const char* bad : {"abc", "-3", "1.5", "0", "v2"}) {
+    const gov::test::CommandResult r = run_gov(std::string("log --limit=") + bad + " --db " + db);
+    INFO(bad << ": " << r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--limit takes a positive whole number") != std::string::npos);
+  }
+  const gov::test::CommandResult one = run_gov("log --limit 1 --db " + db);
+  INFO(one.err);
+  CHECK(one.exit_code == 0);
+  CHECK(one.out.find("v1") != std::string::npos);
+}
+
+TEST_CASE("gov test --run that matches no block fails", "[cli][policy_test]") {
+  const gov::test::CommandResult none = run_gov("test policies/examples --run no-block-has-this-name");
+  INFO(none.out << none.err);
+  CHECK(none.exit_code == 1);
+  CHECK(none.err.find("no test block matches `--run no-block-has-this-name`") != std::string::npos);
+  // A filter that matches runs as before.
+  const gov::test::CommandResult some = run_gov("test policies/examples/workshop-g5.gov --run .");
+  INFO(some.out << some.err);
+  CHECK(some.exit_code == 0);
+}
+
+TEST_CASE("gov import names the shipped catalog by default, so the policy checks from any directory", "[cli][import]") {
+  const gov::test::TempDir dir("import-catalog");
+  const std::string yaml = dir / "kueue.yaml";
+  REQUIRE(run_gov("export kueue policies/examples/workshop-g5.gov > '" + yaml + "'").exit_code == 0);
+  const gov::test::CommandResult imported = run_gov("import kueue '" + yaml + "'");
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+  CHECK(imported.out.find("import \"aws-ml\"\n") != std::string::npos);
+  // Written outside the source tree, it checks (a relative path to policies/catalog would not).
+  const std::string back = dir.write("back.gov", imported.out);
+  const gov::test::CommandResult checked = run_gov("check '" + back + "'");
+  INFO(checked.err);
+  CHECK(checked.exit_code == 0);
+  // A shipped catalog named explicitly, and one that does not exist.
+  CHECK(run_gov("import kueue '" + yaml + "' --catalog aws-ml").out == imported.out);
+  const gov::test::CommandResult unknown = run_gov("import kueue '" + yaml + "' --catalog no-such-catalog");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.err.find("`--catalog no-such-catalog`: no shipped catalog of that name") != std::string::npos);
+}
