@@ -86,7 +86,7 @@ int print_diff(const Args& args, const check::Policy& before, const check::Polic
 }
 
 Command diff_command() {
-  return {{"diff", "gov diff [A] [B] | gov diff FILE | gov diff --files OLD NEW [--format text|json|markdown] [--state STATE.json]",
+  return {{"diff", "gov diff [A] [B] | gov diff FILE | gov diff --files OLD NEW [--format text|json|markdown] [--state STATE.json] [--exit-code]",
            "Compare two policies in cluster terms: quotas, limits, classes, rules, and their consequences.",
            "Prints one summary line per changed thing (a quota added, a setting, a rule), the consequences\n"
            "worth a reviewer's eye (a team or quota removed: its tasks become invalid on reload; a team\n"

@@ -1,4 +1,4 @@
-// `gov lsp`: the language server, on standard input and output (docs/editor.md).
+// `gov lsp`: the language server, on standard input and output (docs/editors.md).
 #include <unistd.h>
 
 #include <csignal>
@@ -30,7 +30,7 @@ Command lsp_command() {
            "for their files), hover (instance types, teams, classes, codes), completion, go to definition, find\n"
            "references, formatting (`gov fmt`), document symbols and quick fixes for the did-you-mean suggestions.\n"
            "Messages over 64 MiB, malformed headers or JSON, unknown methods and files outside the workspace are\n"
-           "JSON-RPC errors. The VS Code extension in tools/vscode starts it; docs/editor.md has the details.",
+           "JSON-RPC errors. The VS Code extension in tools/editors/vscode starts it; docs/editors.md has the details.",
            {}},
           run_lsp};
 }
