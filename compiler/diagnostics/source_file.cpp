@@ -17,6 +17,23 @@ SourceFile::SourceFile(std::string path, std::string text)
   for (uint32_t i = 0; i < text_.size(); ++i) {
     if (text_[i] == '\n') line_starts_.push_back(i + 1);
   }
+  // Columns on long lines: a checkpoint every kCheckpointBytes, reached by line_column's own
+  // steps from the line's start, so that a column costs at most that many steps.
+  const auto size = static_cast<uint32_t>(text_.size());
+  for (size_t line = 0; line < line_starts_.size(); ++line) {
+    const uint32_t begin = line_starts_[line];
+    const uint32_t end = line + 1 < line_starts_.size() ? line_starts_[line + 1] : size;
+    if (end - begin <= kCheckpointBytes) continue;
+    uint32_t column = 1;
+    uint32_t mark = begin + kCheckpointBytes;
+    for (uint32_t i = begin; i < end; ++column) {
+      if (i >= mark) {
+        checkpoints_.push_back({i, column});
+        mark = i + kCheckpointBytes;
+      }
+      i += static_cast<uint32_t>(std::max(1, utf8_sequence_length(static_cast<unsigned char>(text_[i]))));
+    }
+  }
 }
 
 std::string_view SourceFile::slice(Span span) const {
@@ -30,7 +47,15 @@ LineColumn SourceFile::line_column(uint32_t offset) const {
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   const uint32_t line = static_cast<uint32_t>(it - line_starts_.begin());
   uint32_t column = 1;
-  for (uint32_t i = line_starts_[line - 1]; i < offset;) {
+  uint32_t i = line_starts_[line - 1];
+  // The nearest checkpoint at or before the offset, on this line.
+  const auto cp = std::upper_bound(checkpoints_.begin(), checkpoints_.end(), offset,
+                                   [](uint32_t o, const Checkpoint& c) { return o < c.offset; });
+  if (cp != checkpoints_.begin() && std::prev(cp)->offset >= i) {
+    i = std::prev(cp)->offset;
+    column = std::prev(cp)->column;
+  }
+  for (; i < offset;) {
     i += std::max(1, utf8_sequence_length(static_cast<unsigned char>(text_[i])));
     ++column;
   }

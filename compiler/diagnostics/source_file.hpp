@@ -46,6 +46,15 @@ class SourceFile {
   std::string path_;
   std::string text_;
   std::vector<uint32_t> line_starts_;
+  /// On lines longer than kCheckpointBytes: the column at a byte offset, every kCheckpointBytes
+  /// or so (line_column starts from the nearest, so a diagnostic far along a 10 MB line costs
+  /// no more than one near its start). Sorted by offset.
+  struct Checkpoint {
+    uint32_t offset;
+    uint32_t column;
+  };
+  static constexpr uint32_t kCheckpointBytes = 4096;
+  std::vector<Checkpoint> checkpoints_;
 };
 
 using SourceId = uint32_t;
