@@ -67,6 +67,24 @@ Row property_row(const ast::Property& p, std::string_view source) {
   return row;
 }
 
+/// An item written `head { properties }` (a quota, a catalog's instance, a test's submit): on one
+/// line, or, when the author broke the line after its `{`, one row per property as written
+/// (each keeping its comments), then `}`. `head_end` is where the head ends (the `{` follows).
+Row braced_row(Span span, std::string left, const std::vector<ast::Property>& properties, int group, uint32_t head_end,
+               std::string_view source) {
+  Row row{span, std::move(left), " ", inline_properties(properties), group, {}, {}};
+  if (properties.empty() || span.end == 0) return row;
+  const uint32_t first = properties.front().span.begin;
+  const size_t brace = source.find('{', head_end);
+  if (brace == std::string_view::npos || brace >= first || first > source.size()) return row;
+  if (source.substr(brace, first - brace).find('\n') == std::string_view::npos) return row;
+  row.right = "{";
+  row.group = kNone;  // its `{` lines up with nothing
+  for (const ast::Property& p : properties) row.children.push_back(property_row(p, source));
+  row.closing = Span{static_cast<uint32_t>(brace), span.end};
+  return row;
+}
+
 class Formatter {
  public:
   Formatter(const ast::File& file, const SourceFile& source) : file_(file), source_(source) {}
@@ -225,7 +243,7 @@ class Formatter {
     else open(0, fmt::format("catalog {} {{", d.name.text), d.name.span.end);
     std::vector<Row> items;
     for (const ast::Instance& i : d.instances) {
-      items.push_back({i.span, "instance " + i.type.text, " ", inline_properties(i.properties), kInstance});
+      items.push_back(braced_row(i.span, "instance " + i.type.text, i.properties, kInstance, i.type.span.end, source_.text()));
     }
     rows(items, 1);
     close(0, d.span);
@@ -267,7 +285,8 @@ class Formatter {
         items.push_back(property_row(*p, source_.text()));
       } else {
         const auto& q = std::get<ast::Quota>(item);
-        items.push_back({q.span, "quota " + q.instance_type.text, " ", inline_properties(q.properties), kQuota});
+        items.push_back(braced_row(q.span, "quota " + q.instance_type.text, q.properties, kQuota, q.instance_type.span.end,
+                                   source_.text()));
       }
     }
     rows(items, 1);
@@ -289,7 +308,13 @@ class Formatter {
   void declaration(const ast::Test& d) {
     open(0, fmt::format("test {} {{", ast::string_text(d.name)), d.name.span.end);
     std::vector<Row> items;
-    for (const ast::Step& s : d.steps) items.push_back({s.span, step_text(s), "", "", kNone});
+    for (const ast::Step& s : d.steps) {
+      if (s.kind == ast::Step::Kind::submit) {
+        items.push_back(braced_row(s.span, "submit " + s.task.text, s.properties, kNone, s.task.span.end, source_.text()));
+      } else {
+        items.push_back({s.span, step_text(s), "", "", kNone});
+      }
+    }
     rows(items, 1);
     close(0, d.span);
   }

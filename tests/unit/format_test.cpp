@@ -129,6 +129,53 @@ TEST_CASE("a map written over several lines stays so, each entry with its commen
   CHECK(formatted(one_line) == "cluster c {\n  capacity = { ml.g5.8xlarge: 4, ml.p5.48xlarge: 2 }\n}\n");
 }
 
+TEST_CASE("a quota or a submit written over several lines stays so, each property with its comment", "[format]") {
+  const std::string messy =
+      "team research {\n"
+      "  quota ml.g5.8xlarge {\n"
+      "    instances = 2       # guaranteed\n"
+      "    borrow-limit = {\n"
+      "      gpus = 1  # one more\n"
+      "    }\n"
+      "  }\n"
+      "  quota ml.g5.12xlarge { instances = 1 } # c\n"
+      "}\n"
+      "test \"t\" {\n"
+      "  submit a {\n"
+      "    team = research   # who\n"
+      "    gpus = 1\n"
+      "  }\n"
+      "  expect a admitted\n"
+      "}\n";
+  const std::string canonical =
+      "team research {\n"
+      "  quota ml.g5.8xlarge {\n"
+      "    instances    = 2  # guaranteed\n"
+      "    borrow-limit = {\n"
+      "      gpus = 1  # one more\n"
+      "    }\n"
+      "  }\n"
+      "  quota ml.g5.12xlarge { instances = 1 }  # c\n"
+      "}\n"
+      "\n"
+      "test \"t\" {\n"
+      "  submit a {\n"
+      "    team = research  # who\n"
+      "    gpus = 1\n"
+      "  }\n"
+      "  expect a admitted\n"
+      "}\n";
+  auto parsed = parse_text(messy, "blocks.gov");
+  REQUIRE(parsed.result.ok());
+  CHECK(formatted(parsed) == canonical);
+  check_format_properties(messy, "blocks.gov");
+  // Written on one line, each stays on one line.
+  auto one_line = parse_text("team research {\n  quota ml.g5.8xlarge { instances = 2, borrow-limit = { gpus = 1 } }\n}\n",
+                             "one.gov");
+  REQUIRE(one_line.result.ok());
+  CHECK(formatted(one_line) == "team research {\n  quota ml.g5.8xlarge { instances = 2, borrow-limit = { gpus = 1 } }\n}\n");
+}
+
 TEST_CASE("an empty block closes on its header line unless a comment is inside", "[format]") {
   const std::string text =
       "cohort org {\n}\n\ncohort dept {\n  parent = org\n}\n\ncohort lab {  # kept\n}\n\n"
