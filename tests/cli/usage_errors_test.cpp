@@ -64,3 +64,24 @@ TEST_CASE("gov import names the shipped catalog by default, so the policy checks
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.err.find("`--catalog no-such-catalog`: no shipped catalog of that name") != std::string::npos);
 }
+
+TEST_CASE("gov test checks a file without test blocks as gov check does, and runs the rest", "[cli][policy_test]") {
+  // The shipped catalog has no cluster and no tests: nothing to run, nothing wrong (gov check
+  // passes it), so `gov test policies` does not fail on it.
+  const gov::test::CommandResult catalog = run_gov("test policies/catalog");
+  INFO(catalog.out << catalog.err);
+  CHECK(catalog.exit_code == 0);
+  CHECK(catalog.out == "0 passed, 0 failed\n");
+  const gov::test::CommandResult all = run_gov("test policies");
+  INFO(all.err);
+  CHECK(all.exit_code == 0);
+  CHECK(all.out.find("did not check") == std::string::npos);
+  // A file with test blocks still needs a cluster and a policy to run them.
+  const gov::test::TempDir dir("test-no-cluster");
+  const std::string file = dir.write("t.gov", "import \"aws-ml\"\nteam x { quota ml.g5.8xlarge { instances = 1 } }\n"
+                                               "test \"a\" {\n  submit t { team = x, gpus = 1 }\n  expect t admitted\n}\n");
+  const gov::test::CommandResult needs = run_gov("test '" + file + "'");
+  CHECK(needs.exit_code == 1);
+  CHECK(needs.err.find("error[E0216]: this policy has no `cluster` declaration") != std::string::npos);
+  CHECK(needs.out == "0 passed, 0 failed, 1 file did not check\n");
+}

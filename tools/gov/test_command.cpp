@@ -76,6 +76,15 @@ std::vector<RanFile> run_files(const Args& args, const std::vector<std::string>&
   for (const std::string& path : files) {
     RanFile& file = out.emplace_back();
     file.path = path;
+    // A file without test blocks (a catalog, a library of teams a policy imports) has nothing to
+    // run: it is checked as `gov check` checks it, not required to be a whole policy. Anything
+    // else, including a file that does not check, goes the engine's way, which reports it.
+    const driver::Result checked =
+        driver::load(driver::Source::file(path, root_option(args)), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false));
+    if (checked.ok() && checked.policy->checked.ok() && checked.policy->checked.result.policy.tests.empty()) {
+      file.loaded = true;
+      continue;
+    }
     int load_status = kOk;
     std::optional<gov::Engine> engine = open_engine(args, path, load_status);
     if (!engine) {
