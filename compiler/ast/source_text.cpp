@@ -137,7 +137,11 @@ std::string expr_text(const Expr& e) {
     case Expr::Kind::unary:
       // `not (a in b)` keeps its parentheses: `not a in b` is correct but reads ambiguously.
       if (e.unary_op == UnaryOp::logical_not) return "not " + wrapped(*e.operands[0], 5);
-      return "-" + wrapped(*e.operands[0], 7);
+      {
+        // `-(-x)` keeps its parentheses: `--x` parses the same but reads as a decrement.
+        const std::string operand = wrapped(*e.operands[0], 7);
+        return operand.starts_with('-') ? "-(" + operand + ")" : "-" + operand;
+      }
     case Expr::Kind::index:
       return wrapped(*e.operands[0], 8) + "[" + expr_text(*e.operands[1]) + "]";
     case Expr::Kind::binary: {

@@ -176,6 +176,14 @@ TEST_CASE("a quota or a submit written over several lines stays so, each propert
   CHECK(formatted(one_line) == "team research {\n  quota ml.g5.8xlarge { instances = 2, borrow-limit = { gpus = 1 } }\n}\n");
 }
 
+TEST_CASE("a negation of a negation keeps its parentheses", "[format]") {
+  const std::string text = "rule r {\n  when -(-task.gpus) > 2 and -(-(-task.gpus)) < 0\n  deny \"x\"\n}\n";
+  auto parsed = parse_text(text, "neg.gov");
+  REQUIRE(parsed.result.ok());
+  CHECK(formatted(parsed) == text);  // not `--task.gpus`, which parses alike but reads as a decrement
+  check_format_properties(text, "neg.gov");
+}
+
 TEST_CASE("an empty block closes on its header line unless a comment is inside", "[format]") {
   const std::string text =
       "cohort org {\n}\n\ncohort dept {\n  parent = org\n}\n\ncohort lab {  # kept\n}\n\n"
