@@ -332,7 +332,10 @@ Result load(const Source& source, const Request& request) {
         program = entry_only(source.path_, nullptr, error);
       }
     } else if (in_memory) {
-      program = check::read_program(*source.files_, source.root_, source.path_);
+      // Shipped catalogs by name (`import "aws-ml"`) as from a file: they are the installation's,
+      // not the file's neighbours (stdin, an editor's unsaved buffer).
+      const check::CatalogSources catalogs(catalog_directories());
+      program = check::read_program(*source.files_, source.root_, source.path_, &catalogs);
     } else {
       program = from_disk(source.path_, source.root_, source.buffers_.get());
     }

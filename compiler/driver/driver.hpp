@@ -75,9 +75,11 @@ class Source {
   static Source file(std::string path, std::string root = {});
   /// Files in memory (tests, fuzzing, stdin): the entry is `entry` (a logical path, see
   /// check::normalise_logical_path), shown in diagnostics as `display` (empty: `entry`).
+  /// Shipped catalogs are imported by name as from a file.
   static Source memory(check::MemorySources files, std::string entry, std::string display = {});
   /// One file's text in memory, shown as `display` ("fuzz.gov", "<stdin>"). There is no other
-  /// file: each import is an error (E0201 "no such file in memory", or E0208 for `../x`).
+  /// file: an import of a shipped catalog by name (`import "aws-ml"`) reads it as from a file,
+  /// any other import is an error (E0201 "no such file in memory", or E0208 for `../x`).
   static Source text(std::string display, std::string text);
   /// A version read from a store already (`gov show --inspect`, `gov diff`): checked from its
   /// stored files in memory (nothing is written, nothing else is read). Its signature is the

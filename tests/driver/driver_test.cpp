@@ -143,13 +143,22 @@ TEST_CASE("without imports only the entry file is read and parsed", "[driver]") 
   CHECK(followed.policy->checked.program.diagnostics.items()[0].code == Code::import_not_found);
 }
 
-TEST_CASE("a text in memory imports nothing", "[driver]") {
+TEST_CASE("a text in memory imports no file, only the shipped catalogs by name", "[driver]") {
   const Result loaded = load(Source::text("<stdin>", "import \"lib.gov\"\n"), Request::up_to(Stage::parse));
   REQUIRE(loaded.ok());
   const Diagnostics& d = loaded.policy->checked.program.diagnostics;
   REQUIRE(d.items().size() == 1);
   CHECK(d.items()[0].code == Code::import_not_found);
   CHECK(d.items()[0].message == "cannot import `lib.gov`: no such file in memory");
+  // `import "aws-ml"` names the installation's catalog, which a text in memory reads as a file does.
+  const Result shipped = load(Source::text("<stdin>", "import \"aws-ml\"\n"
+                                                      "cluster c { catalog = aws-ml, capacity = { ml.g5.8xlarge: 4 } }\n"
+                                                      "policy { priority training = 50 }\n"
+                                                      "team t { quota ml.g5.8xlarge { instances = 2 } }\n"),
+                              Request::up_to(Stage::check));
+  REQUIRE(shipped.ok());
+  CHECK(shipped.policy->checked.ok());
+  CHECK(shipped.policy->checked.program.diagnostics.items().empty());
 }
 
 TEST_CASE("gov check - checks standard input", "[driver]") {
