@@ -39,6 +39,12 @@ std::string counted(Resource r, Amount a) {
   return n;
 }
 
+/// Whether `counted` names one thing (`1 GPU`, `1 vCPU`): a singular verb then.
+bool is_one(Resource r, Amount a) {
+  if (r == Resource::memory) return false;  // "1 GiB memory" is an amount, not a count
+  return a == (r == Resource::vcpu ? model::kMillicoresPerVcpu : 1);
+}
+
 /// The nonzero amounts of a quota row, `8 GPUs, 96 vCPUs, 1152 GiB memory`.
 std::string amounts_text(const model::Resources& amounts) {
   std::vector<std::string> parts;
@@ -616,7 +622,9 @@ class Comparer {
       const std::string accelerator = t && !t->accelerator.empty() ? fmt::format(" ({})", t->accelerator) : "";
       warn("guaranteed-gpus-fall",
            fmt::format("team `{}` loses {} guaranteed {}{} on {}", team, before - after,
-                       r == Resource::gpu ? "GPUs" : "Neuron devices", accelerator, type),
+                       r == Resource::gpu ? (before - after == 1 ? "GPU" : "GPUs")
+                                          : (before - after == 1 ? "Neuron device" : "Neuron devices"),
+                       accelerator, type),
            team);
     }
   }
@@ -632,8 +640,9 @@ class Comparer {
       if (holds <= nominal || nominal >= b.nominal[model::index(r)]) continue;
       warn("quota-below-held",
            fmt::format("team `{}` holds {} on {} in the given state, above its new nominal quota of {}: nothing is "
-                       "evicted, but {} count as borrowed and other teams may reclaim them",
-                       team, counted(r, holds), type, amount_text(r, nominal), counted(r, holds - nominal)),
+                       "evicted, but {} {} as borrowed and other teams may reclaim {}",
+                       team, counted(r, holds), type, amount_text(r, nominal), counted(r, holds - nominal),
+                       is_one(r, holds - nominal) ? "counts" : "count", is_one(r, holds - nominal) ? "it" : "them"),
            team);
     }
   }
