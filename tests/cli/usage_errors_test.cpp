@@ -18,7 +18,7 @@ TEST_CASE("gov simulate refuses a policy file beside --db instead of ignoring it
   CHECK(r.err.find("give a policy FILE or --db (the store's active version), not both") != std::string::npos);
 }
 
-TEST_CASE("gov log --limit takes a positive whole number", "[cli][store]") {
+TEST_CASE("gov log --limit takes a positive whole number, gov rollback a version number", "[cli][store]") {
   const gov::test::TempDir dir("log-limit");
   const std::string db = "'" + (dir / "store.db") + "'";
   REQUIRE(run_gov("apply policies/examples/workshop-g5.gov --db " + db).exit_code == 0);
@@ -28,6 +28,9 @@ TEST_CASE("gov log --limit takes a positive whole number", "[cli][store]") {
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("--limit takes a positive whole number") != std::string::npos);
   }
+  const gov::test::CommandResult rollback = run_gov("rollback abc --db " + db);
+  CHECK(rollback.exit_code == 2);
+  CHECK(rollback.err == "error: `abc` is not a version number (usage: gov rollback VERSION)\n");
   const gov::test::CommandResult one = run_gov("log --limit 1 --db " + db);
   INFO(one.err);
   CHECK(one.exit_code == 0);

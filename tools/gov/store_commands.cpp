@@ -303,8 +303,13 @@ int run_show(const Args& args) {
 }
 
 int run_rollback(const Args& args) {
-  if (args.positional.size() != 1 || !version_argument(args.positional[0])) {
+  if (args.positional.size() != 1) {
     fmt::print(stderr, "error: usage: gov rollback VERSION\n");
+    return kUsage;
+  }
+  if (!version_argument(args.positional[0])) {
+    fmt::print(stderr, "error: `{}` is not a version number (usage: gov rollback VERSION)\n",
+               escape_for_terminal(args.positional[0]));
     return kUsage;
   }
   std::optional<store::Store> db = open_store(args, Access::write);
