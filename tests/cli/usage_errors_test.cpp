@@ -88,3 +88,18 @@ TEST_CASE("gov test checks a file without test blocks as gov check does, and run
   CHECK(needs.err.find("error[E0216]: this policy has no `cluster` declaration") != std::string::npos);
   CHECK(needs.out == "0 passed, 0 failed, 1 file did not check\n");
 }
+
+TEST_CASE("gov eval of a bad Kubernetes object says where once", "[cli][eval]") {
+  const gov::test::TempDir dir("eval-located");
+  const std::string job = dir.write("job.yaml",
+                                    "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  labels:\n"
+                                    "    kueue.x-k8s.io/queue-name: team-a\nspec:\n  template:\n    spec:\n"
+                                    "      containers:\n        - name: c\n          resources:\n            requests:\n"
+                                    "              nvidia.com/gpu: \"1x\"\n");
+  const gov::test::CommandResult r = run_gov("eval policies/examples/workshop-g5.gov --task '" + job + "'");
+  INFO(r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("job.yaml:14:31: Job `j`: `spec.template.spec.containers[0].resources.requests.nvidia.com/gpu`: "
+                   "`1x` is not a Kubernetes quantity") != std::string::npos);
+  CHECK(r.err.find("line 14, column 31") == std::string::npos);
+}

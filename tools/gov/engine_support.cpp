@@ -156,6 +156,17 @@ std::string located(const std::string& path, const support::Error& error) {
   return fmt::format("{}:{}:{}", display_path(path), error.position->line, error.position->column);
 }
 
+std::string message_after_location(const support::Error& error) {
+  std::string_view message = error.message;
+  // The readers say where in the message too (`line 14, column 31: ...`), for callers that
+  // print no file name; after `FILE:14:31:` it would say it twice.
+  if (error.position) {
+    const std::string prefix = fmt::format("line {}, column {}: ", error.position->line, error.position->column);
+    if (message.starts_with(prefix)) message.remove_prefix(prefix.size());
+  }
+  return escape_for_terminal(message);
+}
+
 std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status) {
   std::optional<gov::ClusterState> state;
   if (is_yaml_path(path)) {
@@ -169,7 +180,7 @@ std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string&
     }
     support::Expected<gov::ClusterState> read = trace::read_cluster_state(*json, *EngineInternals::module(engine));
     if (!read) {
-      fmt::print(stderr, "error: {}: {}\n", located(path, read.error()), escape_for_terminal(read.error().message));
+      fmt::print(stderr, "error: {}: {}\n", located(path, read.error()), message_after_location(read.error()));
       status = kFailed;
       return std::nullopt;
     }

@@ -55,6 +55,9 @@ std::optional<trace::JsonValue> read_json_file(const std::string& path);
 
 /// "task.json:3:14", or the path alone when the error has no position: where an editor jumps.
 std::string located(const std::string& path, const support::Error& error);
+/// The error's message without the `line L, column C: ` its reader put first when `located`
+/// prints that place already; escaped for the terminal.
+std::string message_after_location(const support::Error& error);
 
 /// Loads the cluster state document at `path` (trace::read_cluster_state: `gov eval --state`'s
 /// format; a `.yaml`/`.yml` path is `kubectl get workloads -A -o yaml`, read_workloads_state) into

@@ -100,7 +100,7 @@ int run_eval(const Args& args) {
     support::Expected<gov::Task> decoded = trace::TaskDecoder(*module).decode(*task_json);
     if (!decoded) {
       fmt::print(stderr, "error: {}: task: {}\n", located(*args.value("task"), decoded.error()),
-                 escape_for_terminal(decoded.error().message));
+                 message_after_location(decoded.error()));
       return kFailed;
     }
     task = std::move(decoded).value();

@@ -38,7 +38,7 @@ std::optional<std::vector<kube::Workload>> read_workload_file(const std::string&
   }
   support::Expected<std::vector<kube::Workload>> workloads = kube::read_workloads(*text);
   if (!workloads) {
-    fmt::print(stderr, "error: {}: {}\n", located(path, workloads.error()), escape_for_terminal(workloads.error().message));
+    fmt::print(stderr, "error: {}: {}\n", located(path, workloads.error()), message_after_location(workloads.error()));
     status = kFailed;
     return std::nullopt;
   }
