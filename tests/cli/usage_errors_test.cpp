@@ -42,6 +42,11 @@ TEST_CASE("gov test --run that matches no block fails", "[cli][policy_test]") {
   INFO(none.out << none.err);
   CHECK(none.exit_code == 1);
   CHECK(none.err.find("no test block matches `--run no-block-has-this-name`") != std::string::npos);
+  // A bad back end is a usage error, not a file that did not check.
+  const gov::test::CommandResult engine = run_gov("test policies/examples/workshop-g5.gov --engine foo");
+  CHECK(engine.exit_code == 2);
+  CHECK(engine.out.empty());
+  CHECK(engine.err == "error: unknown engine `foo` (expected `jit` or `interp`)\n");
   // A filter that matches runs as before.
   const gov::test::CommandResult some = run_gov("test policies/examples/workshop-g5.gov --run .");
   INFO(some.out << some.err);

@@ -234,6 +234,8 @@ int run_test_command(const Args& args) {
       return kUsage;
     }
   }
+  // A bad --engine or --dialect is a usage error before any file, not a file that did not check.
+  if (!api_options_from(args)) return kUsage;
   int status = kOk;
   const std::optional<std::vector<std::string>> files = policy_files(args.positional, status);
   if (!files) return status;
