@@ -150,9 +150,10 @@ Command import_command() {
            "is read once; `list-cluster-scheduler-configs` needs the config's describe too); a DIR stands for its\n"
            "`.json` files in name order. The policy imports the catalog `--catalog` names: a shipped catalog's\n"
            "name (default aws-ml, which `import \"aws-ml\"` finds from any directory) or a catalog file's path\n"
-           "(written as given: run from the directory the policy will live in); HyperPod's API has no capacity, so give it with `--capacity ml.g5.8xlarge=4,...` or fill in the\n"
-           "comment. The output checks. What gov cannot represent (an unknown member, a partition, an amount that\n"
-           "is not a whole number of MiB or millicores) is an error naming the file, the object and the member.\n"
+           "(written as given: run from the directory the policy will live in). HyperPod's API has no capacity,\n"
+           "so give it with `--capacity ml.g5.8xlarge=4,...` or fill in the comment. The output checks. What gov\n"
+           "cannot represent (an unknown member, a partition, an amount that is not a whole number of MiB or\n"
+           "millicores) is an error naming the file, the object and the member.\n"
            "`gov import kueue` reads Kueue's objects instead (`kubectl get clusterqueues,cohorts,resourceflavors,\n"
            "localqueues,workloadpriorityclasses -A -o yaml`, v1beta1 or v1beta2, Lists included); its errors name the\n"
            "file, line and column, the object and the field. See docs/deploy.md and docs/kubernetes.md.",
