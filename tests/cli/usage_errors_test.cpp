@@ -108,3 +108,16 @@ TEST_CASE("gov eval of a bad Kubernetes object says where once", "[cli][eval]") 
                    "`1x` is not a Kubernetes quantity") != std::string::npos);
   CHECK(r.err.find("line 14, column 31") == std::string::npos);
 }
+
+TEST_CASE("gov inspect shows a zero memory limit in GiB, beside the other memory cells", "[cli][inspect]") {
+  const gov::test::TempDir dir("inspect-zero");
+  const std::string policy = dir.write("z.gov", "import \"aws-ml\"\n"
+                                                "cluster c { catalog = aws-ml, capacity = { ml.g5.8xlarge: 4 } }\n"
+                                                "policy { priority a = 1 }\n"
+                                                "team t { quota ml.g5.8xlarge { instances = 2, borrow-limit = { memory = 0 GiB } } }\n");
+  const gov::test::CommandResult r = run_gov("inspect '" + policy + "'");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("    memory                    256 GiB            0 GiB      unlimited") != std::string::npos);
+  CHECK(r.out.find("0 TiB") == std::string::npos);
+}
