@@ -378,6 +378,11 @@ class Typer {
       d.help = fmt::format("give the size a unit: `{} GiB`", right.value);
     } else if (right.type == ValueType::mebibytes && is_count_literal(left)) {
       d.help = fmt::format("give the size a unit: `{} GiB`", left.value);
+    } else if ((left.type == ValueType::integer && right.type == ValueType::millicores && right.kind == Kind::constant) ||
+               (right.type == ValueType::integer && left.type == ValueType::millicores && left.kind == Kind::constant)) {
+      // `task.gpus > 2.5`: a number with a fraction reads as vCPUs, the only fractional amount.
+      d.help = "a number with a fraction (or `m`) is a vCPU amount; counts such as GPUs, pods and instances are "
+               "compared with whole numbers";
     }
     return std::nullopt;
   }
