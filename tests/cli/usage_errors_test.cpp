@@ -28,6 +28,11 @@ TEST_CASE("gov log --limit takes a positive whole number, gov rollback a version
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("--limit takes a positive whole number") != std::string::npos);
   }
+  // One version: gov diff has nothing to compare it with, and says so.
+  const gov::test::CommandResult first = run_gov("diff --db " + db);
+  INFO(first.err);
+  CHECK(first.exit_code == 0);
+  CHECK(first.out == "`workshop-g5` v1 has no earlier version to compare it with (give two versions, or a FILE)\n");
   const gov::test::CommandResult rollback = run_gov("rollback abc --db " + db);
   CHECK(rollback.exit_code == 2);
   CHECK(rollback.err == "error: `abc` is not a version number (usage: gov rollback VERSION)\n");

@@ -361,7 +361,13 @@ int run_store_diff(const Args& args) {
   }
   if (!b) b = active.value().number;
   if (file) a = active.value().number;
-  if (!a) a = args.positional.empty() ? active.value().parent.value_or(*b) : active.value().number;
+  if (args.positional.empty() && !active.value().parent) {
+    // The default pair is the active version and its parent: a first version has none.
+    fmt::print("`{}` v{} has no earlier version to compare it with (give two versions, or a FILE)\n",
+               escape_for_terminal(*policy), active.value().number);
+    return kOk;
+  }
+  if (!a) a = args.positional.empty() ? *active.value().parent : active.value().number;
   if (args.has("state") && *a != active.value().number) {
     fmt::print(stderr, "error: --state needs the old side to be the active version ({}), not version {}\n",
                active.value().number, *a);
