@@ -23,6 +23,24 @@ static_assert(check::kMaxLogicalPathBytes == store::kMaxFilePathBytes);
 
 namespace {
 
+/// The catalogs a program in memory imports by name: the one stored with its files
+/// (check::kCatalogLogicalDir/NAME.gov, what store_files records) when there is one, so that a
+/// stored policy reads the catalog it was stored with, else the installation's.
+class StoredThenShipped final : public check::SourceProvider {
+ public:
+  StoredThenShipped(const check::MemorySources& files, const check::CatalogSources& shipped)
+      : files_(files), shipped_(shipped) {}
+  check::SourceRead read(const std::string& name, size_t limit) const override {
+    check::SourceRead own = files_.read(std::string(check::kCatalogLogicalDir) + "/" + name, limit);
+    return own.ok() ? own : shipped_.read(name, limit);
+  }
+  std::string root_description() const override { return shipped_.root_description(); }
+
+ private:
+  const check::MemorySources& files_;
+  const check::CatalogSources& shipped_;
+};
+
 namespace fs = std::filesystem;
 
 Result failure(ErrorKind kind, std::string message, std::unique_ptr<Policy> policy = nullptr) {
@@ -332,9 +350,10 @@ Result load(const Source& source, const Request& request) {
         program = entry_only(source.path_, nullptr, error);
       }
     } else if (in_memory) {
-      // Shipped catalogs by name (`import "aws-ml"`) as from a file: they are the installation's,
-      // not the file's neighbours (stdin, an editor's unsaved buffer).
-      const check::CatalogSources catalogs(catalog_directories());
+      // Catalogs by name (`import "aws-ml"`): one stored with the files (under @catalog/) first,
+      // else the installation's, as from a file (stdin, an editor's unsaved buffer).
+      const check::CatalogSources shipped(catalog_directories());
+      const StoredThenShipped catalogs(*source.files_, shipped);
       program = check::read_program(*source.files_, source.root_, source.path_, &catalogs);
     } else {
       program = from_disk(source.path_, source.root_, source.buffers_.get());
