@@ -228,7 +228,7 @@ std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
     if (failure.list == LoadFailure::List::pending && failure.index < failed.size()) failed[failure.index] = true;
   }
   for (size_t i = 0; i < state.pending.size(); ++i) {
-    if (!failed[i]) impl_->step_counters.loaded_pending(state.pending[i].task.id, state.pending[i].submitted_at);
+    if (!failed[i] && impl_->options.count_decisions) impl_->step_counters.loaded_pending(state.pending[i].task.id, state.pending[i].submitted_at);
   }
   return failures;
 }
@@ -397,7 +397,7 @@ std::string Engine::metrics() const {
   std::shared_lock lock(impl_->state_mutex);
   inputs.decision_log_write_failures = impl_->decision_log.write_failures();
   inputs.policy = &impl_->policy->info;
-  inputs.steps = &impl_->step_counters;
+  inputs.steps = impl_->options.count_decisions ? &impl_->step_counters : nullptr;
   return embed::write_metrics(*impl_->core, inputs);
 }
 

@@ -112,7 +112,7 @@ struct Engine::Impl {
   embed::StringMap<Decision> latest;            // the latest decision about each id
   std::deque<std::pair<std::string, uint64_t>> ended;  // ended ids, oldest first, with the step
   uint64_t sequence = 0;
-  std::vector<Decision> buffer;  // reused by every step
+  std::vector<Decision> buffer;  // the decisions of the step being made (publish hands them over)
   std::atomic<int64_t> version{0};
 
   // ---------------------------------------------------------------- metrics (metrics.hpp)

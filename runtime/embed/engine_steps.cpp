@@ -1,5 +1,6 @@
 // gov::Engine: running a step on the core, numbering it, remembering each task's latest
 // decision and handing the step to on_step (engine_impl.hpp).
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -17,6 +18,10 @@ Step Engine::Impl::run_step(Time at, std::span<const Event> events) {
     }
   }
   buffer.clear();
+  if (!options.count_decisions) {
+    core->step(at, events, buffer);
+    return publish(/*forced=*/0);
+  }
   const auto started = std::chrono::steady_clock::now();
   core->step(at, events, buffer);
   step_counters.observe_latency(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -41,21 +46,31 @@ void Engine::Impl::refuse_past_max_tasks(std::span<const Event> events) const {
                           submits > 1 ? fmt::format(" (the step submits {} tasks)", submits) : std::string()));
 }
 
+namespace {
+/// The most decisions publish() reserves room for in the core's next buffer.
+constexpr size_t kBufferReserve = 1024;
+}  // namespace
+
 Step Engine::Impl::publish(size_t forced) {
   Step step;
   step.sequence = ++sequence;
   step.version = policy->info.version;
   step.at = core->now();
-  step.decisions.reserve(buffer.size());
-  for (size_t i = 0; i < buffer.size(); ++i) {
-    Decision& decision = step.decisions.emplace_back(std::move(buffer[i]));
+  // The core's decisions are handed over whole: a Decision is large, and moving each one out
+  // (and destroying what it left) cost as much as formatting it as JSON in a long replay.
+  // The buffer keeps its room (up to a bound), as it did when it was reused: growing it one
+  // decision at a time would move every decision again.
+  const size_t room = std::min(buffer.capacity(), kBufferReserve);
+  step.decisions.swap(buffer);
+  buffer.reserve(room);
+  for (size_t i = 0; i < step.decisions.size(); ++i) {
+    Decision& decision = step.decisions[i];
     decision.version = step.version;
     decision.sequence = step.sequence;
     if (options.remember_decisions) remember(decision, i < forced);
   }
-  buffer.clear();
   // The counters ask about the state after the step (the core's, whatever `latest` keeps).
-  step_counters.record(
+  if (options.count_decisions) step_counters.record(
       step,
       [this](std::string_view id) -> std::string_view {
         const std::optional<engine::Engine::TaskOfId> task = core->task_of_id(id);

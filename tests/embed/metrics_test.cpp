@@ -174,6 +174,32 @@ TEST_CASE("metrics: an engine that remembers no decisions counts the same and de
   CHECK(a == b);
 }
 
+TEST_CASE("metrics: an engine that counts no decisions leaves the decision series out, and the rest alike",
+          "[embed][metrics]") {
+  gov::Engine counting = walkthrough_engine();
+  gov::Options options;
+  options.count_decisions = false;  // what `gov simulate` sets without --metrics
+  gov::Engine quiet = gov::Engine::compile_file(gov::test::repo_path("policies/examples/workshop-g5.gov"), options);
+  replay_walkthrough(counting);
+  replay_walkthrough(quiet);
+  const Exposition a = parse_exposition(counting.metrics());
+  const Exposition b = parse_exposition(quiet.metrics());
+  CHECK(b.problem_text().empty());
+  // The counted series: present when counting, absent (the families declared, with no samples) when not.
+  const auto counted = [](const std::string& series) {
+    return series.starts_with("gov_decisions_total") || series.starts_with("gov_decision_latency_seconds") ||
+           series.starts_with("kueue_admitted_workloads_total") || series.starts_with("kueue_evicted_workloads_total") ||
+           series.starts_with("kueue_preempted_workloads_total") || series.starts_with("kueue_admission_wait_time_seconds");
+  };
+  CHECK(a.value(R"(gov_decisions_total{outcome="admitted"})") > 0);
+  CHECK(a.has(R"(kueue_preempted_workloads_total{preempting_cluster_queue="team-b",reason="InCohortReclamation"})"));
+  CHECK_FALSE(b.has(R"(gov_decisions_total{outcome="admitted"})"));
+  std::map<std::string, double> rest_a = a.samples;
+  for (const auto& [series, value] : b.samples) CHECK_FALSE(counted(series));
+  std::erase_if(rest_a, [&](const auto& sample) { return counted(sample.first); });
+  CHECK(rest_a == b.samples);  // the state's series (usage, quotas, pending) do not depend on it
+}
+
 TEST_CASE("metrics: a preemption counts for its team when the preemptor ends later in the same step",
           "[embed][metrics]") {
   gov::Options options;
@@ -380,6 +406,9 @@ TEST_CASE("metrics: promtool accepts gov simulate's metrics and rejects a broken
   CHECK(decisions == gov::test::read_text(gov::test::repo_path("tests/walkthrough/expected.jsonl")));
   const std::string exposition = run.out.substr(start);
   CHECK(parse_exposition(exposition).problem_text() == "");
+  // With --metrics the replay counts its decisions (without, it does not: Options::count_decisions).
+  CHECK(parse_exposition(exposition).value(R"(gov_decisions_total{outcome="admitted"})") > 0);
+  CHECK(parse_exposition(exposition).value(R"(kueue_admitted_workloads_total{cluster_queue="team-a"})") > 0);
   gov::test::write_text(dir / "good.prom", exposition);
   const gov::test::ProgramResult good = gov::test::run_program(tool + " check metrics < " + gov::test::quoted(dir / "good.prom"));
   INFO(good.out << good.err);

@@ -79,7 +79,10 @@ std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std
     status = kUsage;
     return std::nullopt;
   }
-  if (replay) options->remember_decisions = false;
+  if (replay) {
+    options->remember_decisions = false;
+    options->count_decisions = args.has("metrics");  // the counters show only in --metrics
+  }
   std::optional<gov::Engine> engine;
   try {
     engine.emplace(file ? gov::Engine::compile_file(*file, std::move(*options))

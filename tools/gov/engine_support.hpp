@@ -42,7 +42,7 @@ std::string with_option_hint(std::string message);
 /// prints the diagnostics or the error and sets `status` (1 for policy and store errors, 2 for
 /// usage and unreadable files); prints the JIT fallback warning and, for a store, which code runs.
 /// `replay`: for a batch replay that never asks Engine::decision() (Options::remember_decisions
-/// off).
+/// off) and counts decisions only for --metrics (Options::count_decisions).
 std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status,
                                        bool replay = false);
 
