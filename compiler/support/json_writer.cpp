@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -14,15 +17,6 @@
 
 namespace gov {
 namespace {
-
-void append_unicode_escape(std::string& out, uint32_t c) {
-  if (c > 0xFFFF) {
-    const uint32_t v = c - 0x10000;
-    out += fmt::format("\\u{:04x}\\u{:04x}", 0xD800 + (v >> 10), 0xDC00 + (v & 0x3FF));
-  } else {
-    out += fmt::format("\\u{:04x}", c);
-  }
-}
 
 /// A byte a JSON string holds as it is: printable ASCII but '"' and '\\'.
 bool is_plain(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
@@ -57,14 +51,38 @@ size_t plain_run_end(std::string_view text, size_t at) {
 
 }  // namespace
 
-void append_json_string(std::string& out, std::string_view text, JsonEscapes escapes) {
-  out += '"';
-  size_t i = 0;
-  while (i < text.size()) {
-    // A run of printable ASCII that needs no escape goes in one append (most text is one run).
-    const size_t run = plain_run_end(text, i);
+namespace {
+
+/// `\uXXXX` (lowercase hex), or a surrogate pair above U+FFFF: at most 12 bytes.
+char* write_unicode_escape(char* p, uint32_t c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto unit = [&p](uint32_t u) {
+    const char escape[6] = {'\\', 'u', kHex[(u >> 12) & 15], kHex[(u >> 8) & 15], kHex[(u >> 4) & 15], kHex[u & 15]};
+    std::memcpy(p, escape, sizeof escape);
+    p += sizeof escape;
+  };
+  if (c > 0xFFFF) {
+    const uint32_t v = c - 0x10000;
+    unit(0xD800 + (v >> 10));
+    unit(0xDC00 + (v & 0x3FF));
+  } else {
+    unit(c);
+  }
+  return p;
+}
+
+/// Escapes `text` from `i` at `p`, until `limit` (or the end) is reached; a code point that
+/// starts before `limit` is written whole, so the input consumed may pass `limit` by up to three
+/// bytes. Writes at most 6 bytes per input byte consumed (kJsonEscapeGrowth): an escaped control
+/// is 6 bytes for 1, U+FFFD 3 for 1, a surrogate pair 12 for 4. Returns the input position reached.
+size_t escape_json(char*& p, std::string_view text, size_t i, size_t limit, JsonEscapes escapes) {
+  const std::string_view window = text.substr(0, std::min(limit, text.size()));
+  while (i < window.size()) {
+    // A run of printable ASCII that needs no escape is copied at once (most text is one run).
+    const size_t run = plain_run_end(window, i);
     if (run > i) {
-      out.append(text.data() + i, run - i);
+      std::memcpy(p, text.data() + i, run - i);
+      p += run - i;
       i = run;
       continue;
     }
@@ -72,35 +90,68 @@ void append_json_string(std::string& out, std::string_view text, JsonEscapes esc
     if (c >= 0x80) {
       const size_t length = utf8_prefix_length(text.substr(i));
       if (length == 0) {
-        out += kReplacementCharacter;
+        std::memcpy(p, kReplacementCharacter.data(), kReplacementCharacter.size());
+        p += kReplacementCharacter.size();
         ++i;
         continue;
       }
       const uint32_t c_point = escapes == JsonEscapes::unsafe ? decode_code_point(text, i).value : 0;
       if (escapes == JsonEscapes::unsafe && is_unsafe_for_terminal(c_point)) {
-        append_unicode_escape(out, c_point);
+        p = write_unicode_escape(p, c_point);
       } else {
-        out.append(text.substr(i, length));
+        std::memcpy(p, text.data() + i, length);
+        p += length;
       }
       i += length;
       continue;
     }
+    char short_escape = 0;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20 || (c == 0x7F && escapes == JsonEscapes::unsafe)) {
-          append_unicode_escape(out, c);
-        } else {
-          out += static_cast<char>(c);
-        }
+      case '"': short_escape = '"'; break;
+      case '\\': short_escape = '\\'; break;
+      case '\n': short_escape = 'n'; break;
+      case '\r': short_escape = 'r'; break;
+      case '\t': short_escape = 't'; break;
+      case '\b': short_escape = 'b'; break;
+      case '\f': short_escape = 'f'; break;
+      default: break;
+    }
+    if (short_escape != 0) {
+      *p++ = '\\';
+      *p++ = short_escape;
+    } else if (c < 0x20 || (c == 0x7F && escapes == JsonEscapes::unsafe)) {
+      p = write_unicode_escape(p, c);
+    } else {
+      *p++ = static_cast<char>(c);
     }
     ++i;
+  }
+  return i;
+}
+
+/// Input bytes escaped per step of append_json_string: the room it sets aside stays small
+/// whatever the text's size.
+constexpr size_t kAppendChunk = 4096;
+
+}  // namespace
+
+char* write_json_string(char* out, std::string_view text, JsonEscapes escapes) {
+  *out++ = '"';
+  escape_json(out, text, 0, text.size(), escapes);
+  *out++ = '"';
+  return out;
+}
+
+void append_json_string(std::string& out, std::string_view text, JsonEscapes escapes) {
+  out += '"';
+  size_t i = 0;
+  while (i < text.size()) {
+    const size_t start = out.size();
+    // Room for the chunk, and for the last code point passing its end by up to three bytes.
+    out.resize(start + kJsonEscapeGrowth * (std::min(kAppendChunk, text.size() - i) + 3));
+    char* p = out.data() + start;
+    i = escape_json(p, text, i, i + kAppendChunk, escapes);
+    out.resize(static_cast<size_t>(p - out.data()));
   }
   out += '"';
 }

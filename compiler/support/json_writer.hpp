@@ -3,6 +3,7 @@
 // own allocation-free writer (runtime/trace/decision_writer.cpp) but escapes strings here too.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,6 +26,13 @@ enum class JsonEscapes : uint8_t {
 /// Appends `text` to `out` as a quoted JSON string. Bytes that are not valid UTF-8 become
 /// U+FFFD, so the output is always valid UTF-8 and valid JSON, whatever `text` holds.
 void append_json_string(std::string& out, std::string_view text, JsonEscapes escapes = JsonEscapes::required);
+/// The most bytes an escaped JSON string takes per byte of its text (an escaped control
+/// character: `\u00XX`).
+inline constexpr size_t kJsonEscapeGrowth = 6;
+/// Writes `text` as a quoted JSON string (as append_json_string) at `out`, which must have room
+/// for kJsonEscapeGrowth * text.size() + 2 bytes; returns the end of what it wrote. For writers
+/// that set room aside once for a whole line (the decision stream).
+char* write_json_string(char* out, std::string_view text, JsonEscapes escapes = JsonEscapes::required);
 /// `text` as a quoted JSON string (see append_json_string).
 std::string json_quote(std::string_view text, JsonEscapes escapes = JsonEscapes::required);
 

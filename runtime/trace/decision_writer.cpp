@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstring>
 
+#include "compiler/support/json_writer.hpp"
 #include "compiler/support/utf8.hpp"
 #include "runtime/trace/json.hpp"
 #include "runtime/trace/units.hpp"
@@ -26,111 +28,171 @@ constexpr int64_t kMillisPerHour = 3'600'000;
   return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
 }
 
-void append_literal(std::string& out, std::string_view text) {
-  assert(is_literal(text) && "a key or name the code spells");
-  out += '"';
-  out.append(text.data(), text.size());
-  out += '"';
-}
+/// Writes one decision's JSON straight into the bytes of the stream's string: room is set aside
+/// ahead (a few hundred bytes a line, more when a write needs it), so each key, name and number
+/// is a store rather than a std::string append (a replay writes millions of lines). Whatever
+/// happens, the string ends where the writing did.
+class LineWriter {
+ public:
+  explicit LineWriter(std::string& out) : out_(out), p_(nullptr), end_(nullptr) { grow(out.size(), kLineRoom); }
+  LineWriter(const LineWriter&) = delete;
+  LineWriter& operator=(const LineWriter&) = delete;
+  ~LineWriter() { out_.resize(written()); }
 
-void append_key(std::string& out, std::string_view key) {
-  assert(is_literal(key) && "a key the code spells");
-  out.append(",\"", 2);
-  out.append(key.data(), key.size());
-  out.append("\":", 2);
-}
+  /// A key or name the code spells (is_literal), quoted.
+  void literal(std::string_view text) {
+    assert(is_literal(text) && "a key or name the code spells");
+    room(text.size() + 2);
+    put('"');
+    copy(text);
+    put('"');
+  }
+  /// `,"key":`
+  void key(std::string_view key) {
+    assert(is_literal(key) && "a key the code spells");
+    room(key.size() + 4);
+    copy(",\"");
+    copy(key);
+    copy("\":");
+  }
+  void text(std::string_view text) {  // code-spelled punctuation
+    room(text.size());
+    copy(text);
+  }
+  void string(std::string_view value) {
+    room(kJsonEscapeGrowth * value.size() + 2);
+    p_ = write_json_string(p_, value);
+  }
+  void string_member(std::string_view key_name, std::string_view value) {
+    key(key_name);
+    string(value);
+  }
+  void literal_member(std::string_view key_name, std::string_view name) {
+    key(key_name);
+    literal(name);
+  }
+  void number(int64_t value) {
+    const fmt::format_int digits(value);
+    text(std::string_view(digits.data(), digits.size()));
+  }
+  void seconds(gov::Time millis) {
+    room(kMaxSecondsText);
+    p_ = write_seconds(p_, millis);
+  }
+  /// An amount in the trace's units (format_amount; a whole number of units is its digits).
+  void amount(ir::Resource resource, ir::Amount amount) {
+    const int64_t unit = base_units_per_file_unit(resource);
+    if (amount >= 0 && amount % unit == 0) {
+      number(amount / unit);
+      return;
+    }
+    text(format_amount(resource, amount));
+  }
 
-void append_string_member(std::string& out, std::string_view key, std::string_view value) {
-  append_key(out, key);
-  append_json_string(out, value);
-}
+ private:
+  static constexpr size_t kLineRoom = 512;   // most lines fit: one grow a line
 
-void append_literal_member(std::string& out, std::string_view key, std::string_view name) {
-  append_key(out, key);
-  append_literal(out, name);
-}
+  size_t written() const { return p_ == nullptr ? out_.size() : static_cast<size_t>(p_ - out_.data()); }
+  void room(size_t bytes) {
+    if (static_cast<size_t>(end_ - p_) < bytes) [[unlikely]] grow(written(), std::max(bytes, kLineRoom));
+  }
+  [[gnu::noinline]] void grow(size_t at, size_t bytes) {
+    out_.resize(at + bytes);
+    p_ = out_.data() + at;
+    end_ = out_.data() + out_.size();
+  }
+  void put(char c) { *p_++ = c; }
+  void copy(std::string_view text) {
+    std::memcpy(p_, text.data(), text.size());
+    p_ += text.size();
+  }
 
-void append_resources(std::string& out, std::string_view key,
-                      const gov::ResourceAmounts& amounts) {
-  append_key(out, key);
-  out += '{';
+  std::string& out_;
+  char* p_;
+  char* end_;
+};
+
+void write_resources(LineWriter& w, std::string_view key, const gov::ResourceAmounts& amounts) {
+  w.key(key);
+  w.text("{");
   for (size_t i = 0; i < amounts.size(); ++i) {
-    if (i > 0) out += ',';
+    if (i > 0) w.text(",");
     if (!amounts[i].partition.empty()) {  // GPU partitions of a profile: a count
-      append_json_string(out, amounts[i].partition);
-      out += ':';
-      out += fmt::format("{}", amounts[i].amount);
+      w.string(amounts[i].partition);
+      w.text(":");
+      w.number(amounts[i].amount);
       continue;
     }
-    append_literal(out, ir::resource_key(amounts[i].resource));
-    out += ':';
-    append_amount(out, amounts[i].resource, amounts[i].amount);
+    w.literal(ir::resource_key(amounts[i].resource));
+    w.text(":");
+    w.amount(amounts[i].resource, amounts[i].amount);
   }
-  out += '}';
+  w.text("}");
 }
 
-void append_warnings(std::string& out, const std::vector<gov::RuleWarning>& warnings) {
-  append_key(out, "warnings");
-  out += '[';
+void write_warnings(LineWriter& w, const std::vector<gov::RuleWarning>& warnings) {
+  w.key("warnings");
+  w.text("[");
   for (size_t i = 0; i < warnings.size(); ++i) {
-    out += i > 0 ? ",{" : "{";
-    append_literal(out, "rule");
-    out += ':';
-    append_json_string(out, warnings[i].rule);
-    append_string_member(out, "message", warnings[i].message);
-    out += '}';
+    w.text(i > 0 ? ",{" : "{");
+    w.literal("rule");
+    w.text(":");
+    w.string(warnings[i].rule);
+    w.string_member("message", warnings[i].message);
+    w.text("}");
   }
-  out += ']';
+  w.text("]");
 }
 
 // `"pod_sets":[{"name":"worker","flavor":"ml.p5.48xlarge","pods":3,"usage":{...}}]`.
-void append_pod_sets(std::string& out, const std::vector<gov::PodSetAdmission>& pod_sets) {
-  append_key(out, "pod_sets");
-  out += '[';
+void write_pod_sets(LineWriter& w, const std::vector<gov::PodSetAdmission>& pod_sets) {
+  w.key("pod_sets");
+  w.text("[");
   for (size_t i = 0; i < pod_sets.size(); ++i) {
-    out += i > 0 ? ",{" : "{";
-    append_literal(out, "name");
-    out += ':';
-    append_json_string(out, pod_sets[i].name);
-    append_string_member(out, "flavor", pod_sets[i].flavor);
-    out += fmt::format(",\"pods\":{}", pod_sets[i].pods);
-    append_resources(out, "usage", pod_sets[i].usage);
-    out += '}';
+    w.text(i > 0 ? ",{" : "{");
+    w.literal("name");
+    w.text(":");
+    w.string(pod_sets[i].name);
+    w.string_member("flavor", pod_sets[i].flavor);
+    w.key("pods");
+    w.number(pod_sets[i].pods);
+    write_resources(w, "usage", pod_sets[i].usage);
+    w.text("}");
   }
-  out += ']';
+  w.text("]");
 }
 
-void append_victims(std::string& out, const std::vector<std::string>& victims) {
-  append_key(out, "victims");
-  out += '[';
+void write_victims(LineWriter& w, const std::vector<std::string>& victims) {
+  w.key("victims");
+  w.text("[");
   for (size_t i = 0; i < victims.size(); ++i) {
-    if (i > 0) out += ',';
-    append_json_string(out, victims[i]);
+    if (i > 0) w.text(",");
+    w.string(victims[i]);
   }
-  out += ']';
+  w.text("]");
 }
 
-void append_outcome_members(std::string& out, const gov::Decision& d) {
+void write_outcome_members(LineWriter& w, const gov::Decision& d) {
   switch (d.outcome) {
     case gov::Outcome::admitted:
-      append_string_member(out, "flavor", d.flavor);
-      append_resources(out, "usage", d.usage);
-      append_resources(out, "borrowed", d.borrowed);
-      if (!d.pod_sets.empty()) append_pod_sets(out, d.pod_sets);
-      if (!d.warnings.empty()) append_warnings(out, d.warnings);
+      w.string_member("flavor", d.flavor);
+      write_resources(w, "usage", d.usage);
+      write_resources(w, "borrowed", d.borrowed);
+      if (!d.pod_sets.empty()) write_pod_sets(w, d.pod_sets);
+      if (!d.warnings.empty()) write_warnings(w, d.warnings);
       break;
     case gov::Outcome::pending:
-      if (d.reason) append_literal_member(out, "reason", gov::reason_name(*d.reason));
-      if (!d.short_of.empty()) append_resources(out, "short", d.short_of);
-      if (!d.maximum.empty()) append_resources(out, "max", d.maximum);
-      if (!d.victims.empty()) append_victims(out, d.victims);
+      if (d.reason) w.literal_member("reason", gov::reason_name(*d.reason));
+      if (!d.short_of.empty()) write_resources(w, "short", d.short_of);
+      if (!d.maximum.empty()) write_resources(w, "max", d.maximum);
+      if (!d.victims.empty()) write_victims(w, d.victims);
       break;
     case gov::Outcome::preempted:
-      append_string_member(out, "by", d.by);
-      append_literal_member(out, "kind", gov::preemption_kind_name(d.kind.value_or(PreemptionKind::in_team)));
+      w.string_member("by", d.by);
+      w.literal_member("kind", gov::preemption_kind_name(d.kind.value_or(PreemptionKind::in_team)));
       break;
     case gov::Outcome::rejected:
-      append_string_member(out, "rule", d.rule);
+      w.string_member("rule", d.rule);
       break;
     case gov::Outcome::finished:
     case gov::Outcome::cancelled:
@@ -138,7 +200,7 @@ void append_outcome_members(std::string& out, const gov::Decision& d) {
     case gov::Outcome::invalid:
       break;
   }
-  append_string_member(out, "message", d.message);
+  w.string_member("message", d.message);
 }
 
 // ------------------------------------------------------------------ text
@@ -314,13 +376,14 @@ std::string table_line(const SummaryRow& row, const std::vector<size_t>& widths)
 // ------------------------------------------------------------------ public writers
 
 void append_decision_json(std::string& out, const gov::Decision& decision) {
-  out.append("{\"at\":", 6);
-  append_seconds(out, decision.at);
-  append_string_member(out, "task", decision.task);
-  append_literal_member(out, "outcome", gov::outcome_name(decision.outcome));
-  append_string_member(out, "team", decision.team);
-  append_outcome_members(out, decision);
-  out += '}';
+  LineWriter w(out);
+  w.text("{\"at\":");
+  w.seconds(decision.at);
+  w.string_member("task", decision.task);
+  w.literal_member("outcome", gov::outcome_name(decision.outcome));
+  w.string_member("team", decision.team);
+  write_outcome_members(w, decision);
+  w.text("}");
 }
 
 std::string decision_json(const gov::Decision& decision) {

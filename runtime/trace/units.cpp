@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 #include "compiler/model/quantities.hpp"
 
 namespace gov::trace {
@@ -34,21 +36,29 @@ void append_digits(std::string& out, uint64_t value) {
 
 }  // namespace
 
-void append_seconds(std::string& out, gov::Time millis) {
+char* write_seconds(char* out, gov::Time millis) {
   // model::format_decimal(millis, kMillisPerSecond), written out: a count of milliseconds has
   // at most three decimals, which format_decimal keeps exactly (it rounds past 64 digits only),
   // and a stream writes one per decision.
   static_assert(kMillisPerSecond == 1000);
   const uint64_t magnitude = millis < 0 ? 0 - static_cast<uint64_t>(millis) : static_cast<uint64_t>(millis);
-  if (millis < 0) out += '-';
-  append_digits(out, magnitude / 1000);
+  if (millis < 0) *out++ = '-';
+  const fmt::format_int digits(magnitude / 1000);
+  std::memcpy(out, digits.data(), digits.size());
+  out += digits.size();
   const auto rest = static_cast<unsigned>(magnitude % 1000);
-  if (rest == 0) return;
+  if (rest == 0) return out;
   const char fraction[4] = {'.', static_cast<char>('0' + rest / 100), static_cast<char>('0' + rest / 10 % 10),
                             static_cast<char>('0' + rest % 10)};
   size_t length = 4;
   while (fraction[length - 1] == '0') --length;
-  out.append(fraction, length);
+  std::memcpy(out, fraction, length);
+  return out + length;
+}
+
+void append_seconds(std::string& out, gov::Time millis) {
+  char text[kMaxSecondsText];
+  out.append(text, static_cast<size_t>(write_seconds(text, millis) - text));
 }
 
 std::string format_seconds(gov::Time millis) {

@@ -21,6 +21,10 @@ int64_t base_units_per_file_unit(ir::Resource resource);
 std::string format_seconds(gov::Time millis);
 /// format_seconds appended to `out`, without allocating.
 void append_seconds(std::string& out, gov::Time millis);
+/// The most bytes write_seconds writes: a sign, 16 digits, a point and three decimals.
+inline constexpr size_t kMaxSecondsText = 21;
+/// append_seconds written at `out` (room for kMaxSecondsText bytes); returns the end.
+char* write_seconds(char* out, gov::Time millis);
 /// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5" (exact; the
 /// decimal notation of model::format_amount).
 std::string format_amount(ir::Resource resource, ir::Amount amount);

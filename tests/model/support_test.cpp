@@ -54,6 +54,46 @@ TEST_CASE("support: the escaper finds a byte to escape at any offset of a long s
   }
 }
 
+TEST_CASE("support: a long string is escaped as its characters are alone, across the escaper's chunks",
+          "[support]") {
+  // append_json_string escapes 4,096 input bytes at a time into room set aside for them; a
+  // character that straddles a chunk's end is written whole. Random texts of units (ASCII,
+  // escapes, 2- to 4-byte UTF-8, unsafe code points, invalid bytes) much longer than a chunk,
+  // each escaped whole, must be the concatenation of the units escaped alone; write_json_string
+  // (the decision stream's) must agree, within the room it documents.
+  using gov::JsonEscapes;
+  const auto inner = [](const std::string& quoted) { return quoted.substr(1, quoted.size() - 2); };
+  const std::vector<std::string> units = {"a", "~", "\"", "\\", "\n", "\x01", "\x7F", "\xFF", "\xC3" "A", "é",
+                                          "日", "🚀", kRlo, kTagA, kLineSeparator, "xyz0123456789"};
+  uint64_t seed = 0x9E3779B97F4A7C15ULL;
+  const auto next = [&seed] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  for (JsonEscapes escapes : {JsonEscapes::required, JsonEscapes::unsafe}) {
+    std::vector<std::string> alone;
+    for (const std::string& unit : units) alone.push_back(inner(gov::json_quote(unit, escapes)));
+    for (int round = 0; round < 40; ++round) {
+      std::string text;
+      std::string expected = "\"";
+      const size_t target = 3000 + next() % 12000;
+      while (text.size() < target) {
+        const size_t u = next() % units.size();
+        text += units[u];
+        expected += alone[u];
+      }
+      expected += '"';
+      INFO("round " << round << ", " << text.size() << " bytes");
+      CHECK(gov::json_quote(text, escapes) == expected);
+      std::string room(gov::kJsonEscapeGrowth * text.size() + 2, '\0');
+      const char* end = gov::write_json_string(room.data(), text, escapes);
+      CHECK(std::string(static_cast<const char*>(room.data()), end) == expected);
+    }
+  }
+}
+
 TEST_CASE("support: the unsafe JSON escapes also hide nothing from a terminal", "[support]") {
   using gov::JsonEscapes;
   CHECK(gov::json_quote("\x7F", JsonEscapes::unsafe) == "\"\\u007f\"");
