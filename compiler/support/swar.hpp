@@ -1,9 +1,10 @@
 // Byte tests on eight bytes at once (SIMD within a register), for the scans of text that
 // usually find nothing: JSON strings to escape, positions to count. Each test is exact about
-// whether any byte of the word qualifies (not which); callers go byte by byte from the first
-// word that has one. Byte order does not matter.
+// whether any byte of the word qualifies; first_flagged says which comes first.
 #pragma once
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -27,5 +28,14 @@ inline constexpr uint64_t any_equal(uint64_t word, uint8_t byte) { return any_ze
 inline constexpr uint64_t any_below(uint64_t word, uint8_t bound) { return (word - kOnes * bound) & ~word & kHighs; }
 /// Nonzero when some byte of `word` is 0x80 or above (not ASCII).
 inline constexpr uint64_t any_high(uint64_t word) { return word & kHighs; }
+
+/// Which byte of a word loaded from text (load) comes first among those a nonzero result of
+/// the tests above, or of several of them ORed, flags. A test may also flag bytes after a byte
+/// that qualifies (its borrow runs on), never one before it: so the lowest flag is exact, and
+/// on a little-endian machine the lowest byte is the first in the text.
+inline size_t first_flagged(uint64_t flags) {
+  static_assert(std::endian::native == std::endian::little, "words are loaded little-endian");
+  return static_cast<size_t>(__builtin_ctzll(flags)) / 8;
+}
 
 }  // namespace gov::swar

@@ -256,6 +256,9 @@ TEST_CASE("the scanner leaves every other shape to the DOM path", "[trace][scann
       R"({"at":1,"submit":{"id":"t1","team":"a","partitions":{"mig-1g.10gb":1}}})",     // partitions
       R"({"at":1,"submit":{"id":"t\u0031","team":"a","gpus":1}})",                      // an escape
       "{\"at\":1,\"submit\":{\"id\":\"t\xc3\xa9\",\"team\":\"a\",\"gpus\":1}}",         // non-ASCII
+      R"({"at":1,"submit":{"id":"task-0000\u0031","team":"a","gpus":1}})",             // an escape past 8 bytes
+      "{\"at\":1,\"submit\":{\"id\":\"task-000000-\xc3\xa9\",\"team\":\"a\",\"gpus\":1}}",  // non-ASCII past 8
+      "{\"at\":1,\"submit\":{\"id\":\"task-0000000\t\",\"team\":\"a\",\"gpus\":1}}",   // a control past 8
       "{\"at\":1,\n\"finish\":\"t1\"}",                                                 // a line break
       R"({"at":1,"finish":"t1","at":2})",                                               // a key twice
       R"({"at":1,"submit":{"id":"t1","team":"a","gpus":1,"gpus":2}})",                  // an amount twice
