@@ -182,7 +182,14 @@ bool plain_decimal_units(std::string_view text, int64_t factor, ExactNumber& out
     if (fraction) scale *= 10;
   }
   const Uint128 scaled = static_cast<Uint128>(value) * static_cast<Uint128>(factor);
-  if (scaled % scale != 0) {
+  // Most numbers are whole (no division) or small enough for 64-bit division, which is a
+  // single instruction where the 128-bit one is a library call.
+  if (scale == 1) {
+    out = signed_result(negative, scaled);
+  } else if (scaled >> 64 == 0) {
+    const auto narrow = static_cast<uint64_t>(scaled);
+    out = narrow % scale != 0 ? ExactNumber{NumberStatus::not_exact, 0} : signed_result(negative, narrow / scale);
+  } else if (scaled % scale != 0) {
     out = {NumberStatus::not_exact, 0};
   } else {
     out = signed_result(negative, scaled / scale);
