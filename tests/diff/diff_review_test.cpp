@@ -208,6 +208,26 @@ TEST_CASE("gov diff FILE compares the active stored version with a working file"
   CHECK(same.out.find("no changes") != std::string::npos);
 }
 
+TEST_CASE("gov diff FILE plans the apply of FILE in a store of several policies", "[diff][store]") {
+  // `gov apply FILE` writes the policy named after the file; `gov diff FILE` compares with that
+  // one without --policy, and asks for --policy only when the store has no policy of that name.
+  const Files f;
+  const std::string db = " --db '" + (f.dir / "store.db") + "'";
+  REQUIRE(run_gov("apply '" + f.before + "'" + db + " -m first").exit_code == 0);  // policy `before`
+  REQUIRE(run_gov("apply '" + f.after + "'" + db + " -m other").exit_code == 0);   // policy `after`
+  auto planned = run_gov("diff '" + f.before + "'" + db + " --exit-code");
+  INFO(planned.out << planned.err);
+  CHECK(planned.exit_code == 0);
+  CHECK(planned.out.find("no changes") != std::string::npos);
+  const std::string renamed = f.dir.write("renamed.gov", kAfter);
+  auto unnamed = run_gov("diff '" + renamed + "'" + db);
+  INFO(unnamed.out << unnamed.err);
+  CHECK(unnamed.exit_code != 0);
+  CHECK(unnamed.err.find("several policies") != std::string::npos);
+  auto chosen = run_gov("diff '" + renamed + "'" + db + " --policy before --exit-code");
+  CHECK(chosen.exit_code == 1);  // after's text against before's active version
+}
+
 TEST_CASE("gov diff compares queues and namespaces as sets and warns when one changes teams", "[diff]") {
   // team-a reorders its queues (no change) and gives namespace `research` to team-b, which also
   // claims `vision`.

@@ -95,7 +95,8 @@ Command diff_command() {
            "before -> after with deltas. `markdown` is ready to paste as a pull-request comment; `json` has\n"
            "typed fields (team, instance_type, resource, property; numbers exact, in vCPUs and GiB).\n"
            "Without --files it compares stored versions A and B (default: the active version and its parent);\n"
-           "`gov diff FILE` compares the active stored version with FILE (plan before apply). With\n"
+           "`gov diff FILE` compares the active stored version with FILE (plan before apply; without --policy,\n"
+           "of the policy named after FILE, as `gov apply FILE` names it, when the store has it). With\n"
            "--state, also warns where a lowered nominal quota falls below what the state's admitted tasks hold\n"
            "(Kueue evicts nothing on a quota change; the excess becomes borrowed). Exit 0, or with\n"
            "--exit-code 1 when something changed.",

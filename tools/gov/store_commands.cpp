@@ -338,18 +338,32 @@ int run_rollback(const Args& args) {
 
 }  // namespace
 
+/// The policy `gov apply FILE` would write (named after the file, as apply names it), when the
+/// store has it and --policy does not say otherwise: `gov diff FILE` plans that apply.
+std::optional<std::string> applied_policy_of(store::Store& db, const Args& args, const std::string& file) {
+  if (args.has("policy")) return std::nullopt;
+  const std::string stem = fs::path(file).stem().string();
+  auto policies = db.policies();
+  if (!policies.ok()) return std::nullopt;
+  for (const store::PolicyInfo& p : policies.value()) {
+    if (p.name == stem) return stem;
+  }
+  return std::nullopt;
+}
+
 int run_store_diff(const Args& args) {
   std::optional<store::Store> db = open_store(args, Access::read);
   if (!db) return kFailed;
-  std::optional<std::string> policy = policy_name(*db, args);
+  // `gov diff FILE`: the active version against a working file (plan before apply).
+  const bool file = args.positional.size() == 1 && !version_argument(args.positional[0]);
+  std::optional<std::string> policy = file ? applied_policy_of(*db, args, args.positional[0]) : std::nullopt;
+  if (!policy) policy = policy_name(*db, args);
   if (!policy) return kFailed;
   auto active = db->active(*policy);
   if (!active.ok()) {
     fmt::print(stderr, "error: {}\n", escape_for_terminal(active.error().message));
     return kFailed;
   }
-  // `gov diff FILE`: the active version against a working file (plan before apply).
-  const bool file = args.positional.size() == 1 && !version_argument(args.positional[0]);
   std::optional<int64_t> a, b;
   if (!file && args.positional.size() >= 1) a = version_argument(args.positional[0]);
   if (args.positional.size() >= 2) b = version_argument(args.positional[1]);
