@@ -174,6 +174,34 @@ void JsonWriter::string(std::string_view text) {
   append_json_string(out_, text, JsonEscapes::unsafe);
 }
 
+void JsonWriter::embedded(std::string_view json) {
+  separate();
+  size_t i = 0;
+  while (i < json.size()) {
+    const auto c = static_cast<unsigned char>(json[i]);
+    if (c < 0x7F) {
+      const size_t start = i;
+      while (i < json.size() && static_cast<unsigned char>(json[i]) < 0x7F) ++i;
+      out_.append(json.substr(start, i - start));
+      continue;
+    }
+    const size_t length = c == 0x7F ? 1 : utf8_prefix_length(json.substr(i));
+    if (length == 0) {  // not UTF-8: as string() writes it
+      out_ += kReplacementCharacter;
+      ++i;
+      continue;
+    }
+    const uint32_t c_point = c == 0x7F ? 0x7F : decode_code_point(json, i).value;
+    if (c == 0x7F || is_unsafe_for_terminal(c_point)) {
+      char escape[12];
+      out_.append(escape, static_cast<size_t>(write_unicode_escape(escape, c_point) - escape));
+    } else {
+      out_.append(json.substr(i, length));
+    }
+    i += length;
+  }
+}
+
 void JsonWriter::number(int64_t value) {
   separate();
   out_ += fmt::format("{}", value);

@@ -58,6 +58,10 @@ class JsonWriter {
   void decimal(std::string_view text);
   void boolean(bool value);
   void null();
+  /// A value that is already a compact JSON document (a decision-stream line), embedded as it
+  /// is but for the characters JsonEscapes::unsafe hides: raw non-ASCII bytes and DEL appear
+  /// only inside its strings, where their escape means the same. `json` must be valid JSON.
+  void embedded(std::string_view json);
   void field(std::string_view name, std::string_view text) {
     key(name);
     string(text);

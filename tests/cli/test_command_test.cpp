@@ -126,6 +126,10 @@ TEST_CASE("gov test --format json and junit report every block", "[cli]") {
   CHECK(tests[0]["passed"].boolean);
   CHECK(tests[1]["failure"]["actual"].str() == "outcome is pending");
   CHECK(tests[1]["failure"]["recent"].size() == 4);
+  // The block's stream: decision objects, not JSON text inside strings.
+  REQUIRE(tests[0]["decisions"].size() > 0);
+  CHECK(tests[0]["decisions"][0]["task"].str() == "j2");
+  CHECK_FALSE(tests[0]["decisions"][0]["outcome"].str().empty());
 
   const auto junit = run_gov("test --format junit " + quoted(file.path));
   INFO(junit.out);

@@ -208,6 +208,23 @@ TEST_CASE("support: markup escapes entities and replaces what XML cannot hold", 
   CHECK(gov::support::escape_markup("caf\xC3\xA9") == "caf\xC3\xA9");  // UTF-8 passes through
 }
 
+TEST_CASE("support: a JSON document embedded in a writer's document keeps its value and hides the unsafe characters",
+          "[support]") {
+  // A decision line as the stream writes it (required escapes only): a right-to-left override and
+  // DEL raw inside its strings, which JsonWriter's own strings would escape; ASCII and safe
+  // non-ASCII stay as they are, and the parsed value is the same.
+  const std::string line = std::string(R"({"task":"a)") + kRlo + "b\x7F\",\"note\":\"日本 \\\"q\\\"\",\"n\":[1,2]}";
+  gov::JsonWriter writer(/*indented=*/false);
+  writer.begin_array();
+  writer.embedded(line);
+  writer.end_array();
+  const std::string out = writer.finish();
+  CHECK(out == "[{\"task\":\"a\\u202eb\\u007f\",\"note\":\"日本 \\\"q\\\"\",\"n\":[1,2]}]\n");
+  const gov::test::Json doc = gov::test::JsonReader(out).document();
+  CHECK(doc[0]["task"].str() == std::string("a") + kRlo + "b\x7F");
+  CHECK(doc[0]["note"].str() == "日本 \"q\"");
+}
+
 TEST_CASE("support: JSON embedded in a script element cannot close it", "[support]") {
   const std::string json = "{\"name\": \"</script><script>alert(1)</script>\",\n \"n\": 1}";
   const std::string safe = gov::support::json_for_script(json);

@@ -169,9 +169,9 @@ std::string json_report(const std::vector<RanFile>& files, const Totals& totals)
         out.end_array();
         out.end_object();
       }
-      out.key("decisions");  // the block's stream, as decision-stream JSON lines
+      out.key("decisions");  // the block's stream: decision-stream objects, as `gov simulate` writes them
       out.begin_array();
-      for (const std::string& line : c.result.decisions) out.string(line);
+      for (const std::string& line : c.result.decisions) out.embedded(line);
       out.end_array();
       out.end_object();
     }
