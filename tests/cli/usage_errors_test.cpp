@@ -126,3 +126,19 @@ TEST_CASE("gov inspect shows a zero memory limit in GiB, beside the other memory
   CHECK(r.out.find("    memory                    256 GiB            0 GiB      unlimited") != std::string::npos);
   CHECK(r.out.find("0 TiB") == std::string::npos);
 }
+
+TEST_CASE("gov check --emit over several files names each file before its stage", "[cli]") {
+  const gov::test::CommandResult two =
+      run_gov("check --emit=ir policies/examples/workshop-g5.gov policies/examples/rules.gov");
+  INFO(two.out << two.err);
+  REQUIRE(two.exit_code == 0);
+  const size_t first = two.out.find("==> policies/examples/workshop-g5.gov <==\n");
+  const size_t second = two.out.find("\n==> policies/examples/rules.gov <==\n");
+  CHECK(first == 0);
+  REQUIRE(second != std::string::npos);
+  CHECK(two.out.find("module ", first) < second);  // each file's module under its own name
+  CHECK(two.out.find("module ", second) != std::string::npos);
+  // One file: its stage alone, as before.
+  const gov::test::CommandResult one = run_gov("check --emit=ir policies/examples/workshop-g5.gov");
+  CHECK(one.out.starts_with("module "));
+}

@@ -34,6 +34,8 @@ int run_check(const Args& args) {
         load_policy(*source, driver::Request::up_to(driver::Stage::check, /*require_cluster=*/lowered), io_status);
     if (!policy) continue;
     const CheckedPolicy& checked = policy->checked;
+    // Several files' stages are told apart as head(1) tells files apart.
+    if (!emit.empty() && files->size() > 1) fmt::print("{}==> {} <==\n", &path == &files->front() ? "" : "\n", display_path(path));
     if (emit == "ast") fmt::print("{}", ast::print(checked.program.files.front().ast));
     if (emit == "ir" && checked.ok()) fmt::print("{}", ir::print(lower::lower(checked.result.policy)));
     if ((emit == "llvm" || emit == "asm") && checked.ok()) {
@@ -60,7 +62,7 @@ Command check_command() {
            "FILE `-` is standard input (shown as `<stdin>`; it imports nothing).\n"
            "Exit status: 0 when clean or only warnings, 1 when there are errors, 2 when a file cannot be read.\n"
            "Lint warnings are printed by `gov lint`.",
-           {{"emit", "STAGE", "also print a stage: `ast` (syntax tree with byte spans), `ir` (the lowered module), `llvm` (optimised LLVM IR of the rules) or `asm`"},
+           {{"emit", "STAGE", "also print a stage: `ast` (syntax tree with byte spans), `ir` (the lowered module), `llvm` (optimised LLVM IR of the rules) or `asm`; of several files, each after a `==> FILE <==` line"},
             root_option_spec()}},
           run_check};
 }
