@@ -214,7 +214,7 @@ std::optional<Error> signed_object(store::Store& db, const store::Version& store
   const signing::Verification verdict = signing::verify_object(key, policy_name, stored.info.content_sha256, key_hex,
                                                                signed_bytes.bytes, signed_bytes.signature);
   if (verdict.verdict == signing::Verdict::not_signed) {
-    note = "native code not used: the cached object is not signed";
+    note = "stored native code not run: the cached object is not signed";
     return std::nullopt;
   }
   if (!verdict.ok()) {
@@ -235,7 +235,7 @@ std::optional<Error> stored_evaluator(store::Store& db, const store::Version& st
   std::optional<jit::ObjectCode> cached;
   if (back_end == BackEnd::jit) {
     if (native_refused) {
-      policy.code_note = fmt::format("native code not used: {}", *native_refused);
+      policy.code_note = fmt::format("stored native code not run: {}", *native_refused);
     } else if (auto tampered = signed_object(db, stored, policy.name, policy.module, *verify.key, cached,
                                              policy.code_note)) {
       return tampered;

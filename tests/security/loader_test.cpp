@@ -351,7 +351,7 @@ TEST_CASE("a damaged cached object is not used, and the reason is named", "[secu
   CHECK(result.err.find("loaded cached native code") == std::string::npos);
   // Unsigned, so no object is even read (signed versions: tests/security/signing_test.cpp,
   // where a changed object refuses the load).
-  CHECK(result.err.find("native code not used: no verify key configured") != std::string::npos);
+  CHECK(result.err.find("stored native code not run: no verify key configured") != std::string::npos);
 }
 
 TEST_CASE("loading a stored version writes no temporary file", "[security][loader]") {

@@ -443,14 +443,14 @@ TEST_CASE("a wrapped native object with a recomputed digest runs only without si
   const auto unverified = load(db, {});
   REQUIRE(unverified.ok());
   CHECK(unverified.policy->code == CodeOrigin::compiled);
-  CHECK(unverified.policy->code_note == "native code not used: no verify key configured");
+  CHECK(unverified.policy->code_note == "stored native code not run: no verify key configured");
   CHECK(unverified.policy->evaluator->priority(0) == honest);
   // Removing the object's signature as well: not executed, and said so.
   exec_sql(db, "DELETE FROM object_signature");
   const auto unsigned_object = load(db, with_key(keys.public_key));
   REQUIRE(unsigned_object.ok());
   CHECK(unsigned_object.policy->code == CodeOrigin::compiled);
-  CHECK(unsigned_object.policy->code_note == "native code not used: the cached object is not signed");
+  CHECK(unsigned_object.policy->code_note == "stored native code not run: the cached object is not signed");
   CHECK(unsigned_object.policy->evaluator->priority(0) == honest);
 }
 
@@ -501,11 +501,11 @@ TEST_CASE("without a verified signature cached native code never runs", "[securi
   const auto with = load(db, with_key(keys.public_key));
   REQUIRE(with.ok());
   CHECK(with.policy->code == CodeOrigin::compiled);
-  CHECK(with.policy->code_note == "native code not used: version 1 is not signed");
+  CHECK(with.policy->code_note == "stored native code not run: version 1 is not signed");
   const auto without = load(db, {});
   REQUIRE(without.ok());
   CHECK(without.policy->code == CodeOrigin::compiled);
-  CHECK(without.policy->code_note == "native code not used: no verify key configured");
+  CHECK(without.policy->code_note == "stored native code not run: no verify key configured");
   // require_signature: an unsigned version, or no key to check with, is refused.
   const auto required = load(db, with_key(keys.public_key, /*require=*/true));
   REQUIRE(required.error);
@@ -581,7 +581,7 @@ TEST_CASE("gov keygen apply --sign-key and simulate --verify-key --require-signa
   CHECK(trusted.err.find("loaded cached native code (no codegen)") != std::string::npos);
   auto untrusted = gov::test::run_gov("simulate --db '" + signed_db + "' --trace '" + trace + "'");
   CHECK(untrusted.exit_code == 0);
-  CHECK(untrusted.err.find("compiled native code (native code not used: no verify key configured)") != std::string::npos);
+  CHECK(untrusted.err.find("compiled native code (stored native code not run: no verify key configured)") != std::string::npos);
   // $GOV_VERIFY_KEY names the key too; a key that cannot be read is a usage error.
   auto from_env = gov::test::run_gov("simulate --db '" + signed_db + "' --trace '" + trace + "' --verify-key '" +
                                      dir / "missing.pub" + "'");
