@@ -70,9 +70,21 @@ Error read_error(std::string_view kind, std::string_view path, std::string_view 
   return Error{ErrorKind::io, fmt::format("cannot read {} `{}`: {}", kind, path, why)};
 }
 
-// The whole file at `path` (at most kMaxKeyFileBytes). With `private_file`, a file that group
-// or others may read is refused.
-Result<std::string> read_key_file(const std::string& path, std::string_view kind, bool private_file) {
+/// A key file's text and permission bits.
+struct KeyFile {
+  std::string text;
+  mode_t mode = 0;
+};
+
+/// The refusal of a secret key file that group or others may read.
+Error not_private(std::string_view kind, std::string_view path, mode_t mode) {
+  return Error{ErrorKind::invalid, fmt::format("cannot read {} `{}`: it is accessible by group or others (mode {:04o}); "
+                                               "make it private with `chmod 600`",
+                                               kind, path, mode & 07777)};
+}
+
+// The whole file at `path` (at most kMaxKeyFileBytes), and its mode.
+Result<KeyFile> read_key_file(const std::string& path, std::string_view kind) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return read_error(kind, path, std::strerror(errno));
   struct Closer {
@@ -82,12 +94,6 @@ Result<std::string> read_key_file(const std::string& path, std::string_view kind
   struct stat status {};
   if (::fstat(fd, &status) != 0) return read_error(kind, path, std::strerror(errno));
   if (!S_ISREG(status.st_mode)) return read_error(kind, path, "not a regular file");
-  if (private_file && (status.st_mode & 077) != 0) {
-    return Error{ErrorKind::invalid,
-                 fmt::format("cannot read {} `{}`: it is accessible by group or others (mode {:04o}); "
-                             "make it private with `chmod 600`",
-                             kind, path, status.st_mode & 07777)};
-  }
   std::string text(kMaxKeyFileBytes + 1, '\0');
   size_t size = 0;
   while (size < text.size()) {
@@ -98,7 +104,7 @@ Result<std::string> read_key_file(const std::string& path, std::string_view kind
     size += static_cast<size_t>(got);
   }
   text.resize(size);
-  return text;
+  return KeyFile{std::move(text), status.st_mode};
 }
 
 Result<void> write_new_file(const std::string& path, std::string_view text, mode_t mode) {
@@ -225,17 +231,21 @@ Result<PublicKey> parse_public_key(std::string_view text, std::string_view path)
 }
 
 Result<SecretKey> load_secret_key(const std::string& path) {
-  auto text = read_key_file(path, "signing key", /*private_file=*/true);
-  if (!text) return text.error();
-  auto key = parse_secret_key(*text, path);
-  sodium_memzero(text->data(), text->size());
+  auto file = read_key_file(path, "signing key");
+  if (!file) return file.error();
+  // A secret key that group or others may read is refused; a public key given by mistake is
+  // said to be one first (it need not be private, and chmod would not help).
+  const bool public_key = decode_key<kPublicKeyBytes>(file->text, kPublicKeyPrefix).has_value();
+  auto key = !public_key && (file->mode & 077) != 0 ? Result<SecretKey>(not_private("signing key", path, file->mode))
+                                                    : parse_secret_key(file->text, path);
+  sodium_memzero(file->text.data(), file->text.size());
   return key;
 }
 
 Result<PublicKey> load_public_key(const std::string& path) {
-  auto text = read_key_file(path, "verify key", /*private_file=*/false);
-  if (!text) return text.error();
-  return parse_public_key(*text, path);
+  auto file = read_key_file(path, "verify key");
+  if (!file) return file.error();
+  return parse_public_key(file->text, path);
 }
 
 Result<void> write_key_pair(const KeyPair& pair, const std::string& prefix) {

@@ -212,6 +212,12 @@ TEST_CASE("key files that are not keys are refused with the cause", "[security][
         fmt::format("cannot read signing key `{}`: it is accessible by group or others (mode 0640); make it "
                     "private with `chmod 600`",
                     dir / "k.key"));
+  // A public key given as the signing key (readable by all, as a .pub is) is said to be one:
+  // chmod would not help.
+  REQUIRE(::chmod((dir / "k.pub").c_str(), 0644) == 0);
+  CHECK(signing::load_secret_key(dir / "k.pub").error().message ==
+        fmt::format("cannot read signing key `{}`: it is a public key; sign with the secret key (the `.key` file)",
+                    dir / "k.pub"));
   CHECK(signing::load_secret_key(dir / "missing.key").error().message ==
         fmt::format("cannot read signing key `{}`: No such file or directory", dir / "missing.key"));
   gov::test::write_text(dir / "big.pub", std::string(1 << 20, 'a'));
