@@ -74,9 +74,31 @@ uint32_t skip_blank(std::string_view text, uint32_t offset) {
   return offset;
 }
 
-/// The innermost `{` left open at the end of the text, skipping strings and comments.
-std::optional<uint32_t> unclosed_brace(std::string_view text) {
+/// What the braces of a text say, strings and comments skipped.
+struct BraceScan {
+  /// The innermost `{` left open at the end of the text.
+  std::optional<uint32_t> unclosed;
+  /// The first pair, opened inside `unclosed`, whose `}` starts its line to the left of the
+  /// line its `{` is on: that `}` lines up with an outer block, so it probably closes that one,
+  /// and the `{`'s own line lost its `}` (`quota x { instances = 2` with the `}` forgotten).
+  std::optional<std::pair<uint32_t, uint32_t>> misaligned;  // the `{` and the `}`
+};
+
+/// The indentation (spaces and tabs) of the line holding `offset`, and whether only blanks
+/// come before `offset` on it.
+std::pair<uint32_t, bool> indentation(std::string_view text, uint32_t offset) {
+  uint32_t line_begin = offset;
+  while (line_begin > 0 && text[line_begin - 1] != '\n') --line_begin;
+  uint32_t i = line_begin;
+  while (i < offset && (text[i] == ' ' || text[i] == '\t')) ++i;
+  uint32_t indent = i;
+  while (indent < text.size() && (text[indent] == ' ' || text[indent] == '\t')) ++indent;
+  return {indent - line_begin, i == offset};
+}
+
+BraceScan scan_braces(std::string_view text) {
   std::vector<uint32_t> open;
+  std::vector<std::pair<uint32_t, uint32_t>> misaligned;
   for (uint32_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '#' || (c == '/' && i + 1 < text.size() && text[i + 1] == '/')) {
@@ -88,11 +110,21 @@ std::optional<uint32_t> unclosed_brace(std::string_view text) {
     } else if (c == '{') {
       open.push_back(i);
     } else if (c == '}' && !open.empty()) {
+      const auto [close_column, starts_line] = indentation(text, i);
+      if (starts_line && close_column < indentation(text, open.back()).first) misaligned.emplace_back(open.back(), i);
       open.pop_back();
     }
   }
-  if (open.empty()) return std::nullopt;
-  return open.back();
+  BraceScan scan;
+  if (open.empty()) return scan;
+  scan.unclosed = open.back();
+  for (const auto& pair : misaligned) {
+    if (pair.first > *scan.unclosed) {
+      scan.misaligned = pair;
+      break;
+    }
+  }
+  return scan;
 }
 
 /// The offset just after the last token before `offset` (skipping white space; comments
@@ -154,6 +186,20 @@ std::string name_help(std::string_view word, std::string_view rule) {
 }
 
 
+/// The notes of an unclosed block (E0031): where the block left open starts and, when a `}`
+/// lines up with an outer block but closes an inner one, that inner block (whose line most
+/// likely lost its `}`), with a help naming the line.
+void note_unclosed(Diagnostic& d, const ParseContext& ctx, const BraceScan& braces) {
+  const auto at = [&](Span span) { return Location{ctx.source, span}; };
+  if (braces.unclosed) d.notes.push_back({at({*braces.unclosed, *braces.unclosed + 1}), "the block opened here is never closed"});
+  if (!braces.misaligned) return;
+  const auto [inner, close] = *braces.misaligned;
+  d.notes.push_back({at({inner, inner + 1}),
+                     fmt::format("this `{{` is closed by the `}}` on line {}, which lines up with an outer block",
+                                 ctx.file.line_column(close).line)});
+  d.help = fmt::format("add `}}` at the end of line {}, or at the end of the block", ctx.file.line_column(inner).line);
+}
+
 /// A declaration keyword read as a property key (`team`, `rule`, … at the start of a line,
 /// then a name or `{` where `=` was expected): the block before it lacks its `}`. Reported
 /// as E0031 where the `}` belongs, with a note at the `{` left open.
@@ -169,16 +215,16 @@ std::optional<Diagnostic> declaration_inside_block(const ParseContext& ctx, std:
   uint32_t line_begin = key_begin;
   while (line_begin > 0 && (source[line_begin - 1] == ' ' || source[line_begin - 1] == '\t')) --line_begin;
   if (line_begin > 0 && source[line_begin - 1] != '\n') return std::nullopt;  // not first on its line
-  const std::optional<uint32_t> open = unclosed_brace(source.substr(0, key_begin));
-  if (!open) return std::nullopt;
+  const BraceScan braces = scan_braces(source.substr(0, key_begin));
+  if (!braces.unclosed) return std::nullopt;
   const uint32_t end = end_of_previous_token(source, line_begin);
   const auto at = [&](Span span) { return Location{ctx.source, span}; };
   Diagnostic d = make_diagnostic(Code::unclosed_block, at({end, end}),
                                  fmt::format("missing `}}` before `{}`: the block above is not closed", key),
                                  "expected `}` after this");
-  d.notes.push_back({at({*open, *open + 1}), "the block opened here is never closed"});
-  d.notes.push_back({at({key_begin, key_end}), fmt::format("`{}` starts a new declaration here", key)});
   d.help = "add `}` at the end of the block";
+  note_unclosed(d, ctx, braces);
+  d.notes.push_back({at({key_begin, key_end}), fmt::format("`{}` starts a new declaration here", key)});
   return d;
 }
 
@@ -264,9 +310,7 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
         const uint32_t end = end_of_previous_token(source, static_cast<uint32_t>(source.size()));
         Diagnostic d = make_diagnostic(Code::unclosed_block, at({end, end}), "missing `}` at the end of the file",
                                        "expected `}` after this");
-        if (auto open = unclosed_brace(source)) {
-          d.notes.push_back({Location{ctx.source, {*open, *open + 1}}, "the block opened here is never closed"});
-        }
+        note_unclosed(d, ctx, scan_braces(source));
         return d;
       }
       const std::string word(source.substr(token.begin, token.end - token.begin));
