@@ -84,40 +84,46 @@ struct BraceScan {
   std::optional<std::pair<uint32_t, uint32_t>> misaligned;  // the `{` and the `}`
 };
 
-/// The indentation (spaces and tabs) of the line holding `offset`, and whether only blanks
-/// come before `offset` on it.
-std::pair<uint32_t, bool> indentation(std::string_view text, uint32_t offset) {
-  uint32_t line_begin = offset;
-  while (line_begin > 0 && text[line_begin - 1] != '\n') --line_begin;
-  uint32_t i = line_begin;
-  while (i < offset && (text[i] == ' ' || text[i] == '\t')) ++i;
-  uint32_t indent = i;
-  while (indent < text.size() && (text[indent] == ' ' || text[indent] == '\t')) ++indent;
-  return {indent - line_begin, i == offset};
-}
-
+/// One pass over the text (it may be one long line: nothing is read twice), keeping the
+/// current line's indentation, so that a `}` starting its line is compared with the
+/// indentation of the line its `{` is on.
 BraceScan scan_braces(std::string_view text) {
-  std::vector<uint32_t> open;
+  struct Open {
+    uint32_t offset;
+    uint32_t indent;  // of the `{`'s line
+  };
+  std::vector<Open> open;
   std::vector<std::pair<uint32_t, uint32_t>> misaligned;
+  uint32_t line_begin = 0;
+  std::optional<uint32_t> first_on_line;  // the current line's first non-blank byte
   for (uint32_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
+    if (c == '\n') {
+      line_begin = i + 1;
+      first_on_line.reset();
+      continue;
+    }
+    if (!first_on_line && c != ' ' && c != '\t' && c != '\r') first_on_line = i;
     if (c == '#' || (c == '/' && i + 1 < text.size() && text[i + 1] == '/')) {
-      while (i < text.size() && text[i] != '\n') ++i;
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;  // the line feed is seen next
     } else if (c == '"') {
-      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i) {
-        if (text[i] == '\\') ++i;
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\n') {  // an unterminated string ends at its line
+          --i;
+          break;
+        }
+        if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] != '\n') ++i;
       }
     } else if (c == '{') {
-      open.push_back(i);
+      open.push_back({i, *first_on_line - line_begin});
     } else if (c == '}' && !open.empty()) {
-      const auto [close_column, starts_line] = indentation(text, i);
-      if (starts_line && close_column < indentation(text, open.back()).first) misaligned.emplace_back(open.back(), i);
+      if (*first_on_line == i && i - line_begin < open.back().indent) misaligned.emplace_back(open.back().offset, i);
       open.pop_back();
     }
   }
   BraceScan scan;
   if (open.empty()) return scan;
-  scan.unclosed = open.back();
+  scan.unclosed = open.back().offset;
   for (const auto& pair : misaligned) {
     if (pair.first > *scan.unclosed) {
       scan.misaligned = pair;
