@@ -81,9 +81,9 @@ class LineWriter {
   }
   /// An amount in the trace's units (format_amount; a whole number of units is its digits).
   void amount(ir::Resource resource, ir::Amount amount) {
-    const int64_t unit = base_units_per_file_unit(resource);
-    if (amount >= 0 && amount % unit == 0) {
-      number(amount / unit);
+    if (const std::optional<uint64_t> whole = whole_file_units(resource, amount)) {
+      const fmt::format_int digits(*whole);
+      text(std::string_view(digits.data(), digits.size()));
       return;
     }
     text(format_amount(resource, amount));

@@ -71,11 +71,15 @@ std::string format_amount(ir::Resource resource, ir::Amount amount) {
   return model::format_amount(resource, amount, model::decimal_notation());
 }
 
-void append_amount(std::string& out, ir::Resource resource, ir::Amount amount) {
-  // A whole number of file units, the common case, is format_decimal's integer: its digits.
+std::optional<uint64_t> whole_file_units(ir::Resource resource, ir::Amount amount) {
   const int64_t unit = base_units_per_file_unit(resource);
-  if (amount >= 0 && amount % unit == 0) {
-    append_digits(out, static_cast<uint64_t>(amount / unit));
+  if (amount >= 0 && amount % unit == 0) return static_cast<uint64_t>(amount / unit);
+  return std::nullopt;
+}
+
+void append_amount(std::string& out, ir::Resource resource, ir::Amount amount) {
+  if (const std::optional<uint64_t> whole = whole_file_units(resource, amount)) {
+    append_digits(out, *whole);
     return;
   }
   out += format_amount(resource, amount);

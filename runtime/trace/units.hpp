@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,9 @@ char* write_seconds(char* out, gov::Time millis);
 /// A base-unit amount in file units: 64000 millicores → "64", 512 MiB → "0.5" (exact; the
 /// decimal notation of model::format_amount).
 std::string format_amount(ir::Resource resource, ir::Amount amount);
+/// A base-unit amount as a whole, non-negative number of file units, when it is one (the
+/// common case): format_amount's text is then its digits.
+std::optional<uint64_t> whole_file_units(ir::Resource resource, ir::Amount amount);
 /// format_amount appended to `out`; a whole number of file units without allocating.
 void append_amount(std::string& out, ir::Resource resource, ir::Amount amount);
 /// The key of a resource's amount in a trace's task object: "gpus", "neuron", "vcpus",
