@@ -26,6 +26,7 @@ int run_check(const Args& args) {
   const std::optional<std::vector<std::string>> files = policy_files(args.positional, io_status);
   if (!files) return io_status;
   const bool lowered = emit == "ir" || emit == "llvm" || emit == "asm";
+  bool headed = false;  // a file's stage was printed under its name
   for (const std::string& path : *files) {
     std::optional<driver::Source> source = source_argument(path, io_status, root_option(args));
     if (!source) continue;
@@ -35,7 +36,10 @@ int run_check(const Args& args) {
     if (!policy) continue;
     const CheckedPolicy& checked = policy->checked;
     // Several files' stages are told apart as head(1) tells files apart.
-    if (!emit.empty() && files->size() > 1) fmt::print("{}==> {} <==\n", &path == &files->front() ? "" : "\n", display_path(path));
+    if (!emit.empty() && files->size() > 1) {
+      fmt::print("{}==> {} <==\n", headed ? "\n" : "", display_path(path));
+      headed = true;
+    }
     if (emit == "ast") fmt::print("{}", ast::print(checked.program.files.front().ast));
     if (emit == "ir" && checked.ok()) fmt::print("{}", ir::print(lower::lower(checked.result.policy)));
     if ((emit == "llvm" || emit == "asm") && checked.ok()) {

@@ -338,6 +338,8 @@ int run_rollback(const Args& args) {
 
 }  // namespace
 
+namespace {
+
 /// The policy `gov apply FILE` would write (named after the file, as apply names it), when the
 /// store has it and --policy does not say otherwise: `gov diff FILE` plans that apply.
 std::optional<std::string> applied_policy_of(store::Store& db, const Args& args, const std::string& file) {
@@ -350,6 +352,8 @@ std::optional<std::string> applied_policy_of(store::Store& db, const Args& args,
   }
   return std::nullopt;
 }
+
+}  // namespace
 
 int run_store_diff(const Args& args) {
   std::optional<store::Store> db = open_store(args, Access::read);
