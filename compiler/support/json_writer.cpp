@@ -53,7 +53,8 @@ size_t plain_run_end(std::string_view text, size_t at) {
 
 namespace {
 
-/// `\uXXXX` (lowercase hex), or a surrogate pair above U+FFFF: at most 12 bytes.
+/// A code point as a JSON `\u` escape of four lowercase hexadecimal digits, or above U+FFFF as
+/// a surrogate pair of two such escapes: at most 12 bytes.
 char* write_unicode_escape(char* p, uint32_t c) {
   static constexpr char kHex[] = "0123456789abcdef";
   const auto unit = [&p](uint32_t u) {
@@ -69,6 +70,27 @@ char* write_unicode_escape(char* p, uint32_t c) {
     unit(c);
   }
   return p;
+}
+
+/// The character at `i` of `text`, which is not ASCII, written at `p` as a JSON string holds it:
+/// U+FFFD for a byte that starts no UTF-8 sequence, a `\u` escape for a code point that
+/// JsonEscapes::unsafe hides (with those escapes), else as it is. Returns the bytes it took,
+/// having written at most 6 for each.
+size_t write_non_ascii(char*& p, std::string_view text, size_t i, JsonEscapes escapes) {
+  const size_t length = utf8_prefix_length(text.substr(i));
+  if (length == 0) {
+    std::memcpy(p, kReplacementCharacter.data(), kReplacementCharacter.size());
+    p += kReplacementCharacter.size();
+    return 1;
+  }
+  const uint32_t c_point = escapes == JsonEscapes::unsafe ? decode_code_point(text, i).value : 0;
+  if (escapes == JsonEscapes::unsafe && is_unsafe_for_terminal(c_point)) {
+    p = write_unicode_escape(p, c_point);
+  } else {
+    std::memcpy(p, text.data() + i, length);
+    p += length;
+  }
+  return length;
 }
 
 /// Escapes `text` from `i` at `p`, until `limit` (or the end) is reached; a code point that
@@ -88,21 +110,7 @@ size_t escape_json(char*& p, std::string_view text, size_t i, size_t limit, Json
     }
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x80) {
-      const size_t length = utf8_prefix_length(text.substr(i));
-      if (length == 0) {
-        std::memcpy(p, kReplacementCharacter.data(), kReplacementCharacter.size());
-        p += kReplacementCharacter.size();
-        ++i;
-        continue;
-      }
-      const uint32_t c_point = escapes == JsonEscapes::unsafe ? decode_code_point(text, i).value : 0;
-      if (escapes == JsonEscapes::unsafe && is_unsafe_for_terminal(c_point)) {
-        p = write_unicode_escape(p, c_point);
-      } else {
-        std::memcpy(p, text.data() + i, length);
-        p += length;
-      }
-      i += length;
+      i += write_non_ascii(p, text, i, escapes);
       continue;
     }
     char short_escape = 0;
@@ -185,20 +193,16 @@ void JsonWriter::embedded(std::string_view json) {
       out_.append(json.substr(start, i - start));
       continue;
     }
-    const size_t length = c == 0x7F ? 1 : utf8_prefix_length(json.substr(i));
-    if (length == 0) {  // not UTF-8: as string() writes it
-      out_ += kReplacementCharacter;
+    // DEL or a non-ASCII character: only inside a string, escaped as string() escapes it.
+    char written[4 * kJsonEscapeGrowth];
+    char* p = written;
+    if (c == 0x7F) {
+      p = write_unicode_escape(p, c);
       ++i;
-      continue;
-    }
-    const uint32_t c_point = c == 0x7F ? 0x7F : decode_code_point(json, i).value;
-    if (c == 0x7F || is_unsafe_for_terminal(c_point)) {
-      char escape[12];
-      out_.append(escape, static_cast<size_t>(write_unicode_escape(escape, c_point) - escape));
     } else {
-      out_.append(json.substr(i, length));
+      i += write_non_ascii(p, json, i, JsonEscapes::unsafe);
     }
-    i += length;
+    out_.append(written, static_cast<size_t>(p - written));
   }
 }
 

@@ -18,13 +18,11 @@ Step Engine::Impl::run_step(Time at, std::span<const Event> events) {
     }
   }
   buffer.clear();
-  if (!options.count_decisions) {
-    core->step(at, events, buffer);
-    return publish(/*forced=*/0);
-  }
-  const auto started = std::chrono::steady_clock::now();
+  // The step's latency is one of the counted series: timed only when decisions are counted.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point started = options.count_decisions ? Clock::now() : Clock::time_point{};
   core->step(at, events, buffer);
-  step_counters.observe_latency(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  if (options.count_decisions) step_counters.observe_latency(std::chrono::duration<double>(Clock::now() - started).count());
   return publish(/*forced=*/0);
 }
 

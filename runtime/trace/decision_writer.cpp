@@ -82,8 +82,7 @@ class LineWriter {
   /// An amount in the trace's units (format_amount; a whole number of units is its digits).
   void amount(ir::Resource resource, ir::Amount amount) {
     if (const std::optional<uint64_t> whole = whole_file_units(resource, amount)) {
-      const fmt::format_int digits(*whole);
-      text(std::string_view(digits.data(), digits.size()));
+      number(static_cast<int64_t>(*whole));  // at most the amount: it fits
       return;
     }
     text(format_amount(resource, amount));
