@@ -2,6 +2,9 @@
 
 #include <malloc.h>
 #include <unistd.h>
+#if GOV_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#endif
 
 #include <cstdlib>
 #include <filesystem>
@@ -133,8 +136,19 @@ uint64_t peak_resident_bytes() {
 }
 
 uint64_t heap_bytes_in_use() {
+#if GOV_JEMALLOC
+  // jemalloc's statistics are a snapshot taken when the epoch advances.
+  uint64_t epoch = 1;
+  size_t size = sizeof epoch;
+  mallctl("epoch", &epoch, &size, &epoch, size);
+  size_t allocated = 0;
+  size = sizeof allocated;
+  if (mallctl("stats.allocated", &allocated, &size, nullptr, 0) != 0) return 0;
+  return allocated;
+#else
   const struct mallinfo2 info = mallinfo2();
   return info.uordblks + info.hblkhd;
+#endif
 }
 
 }  // namespace gov::bench

@@ -63,8 +63,8 @@ uint64_t allocation_count();
 /// Resident set size of this process now, and its peak (VmHWM), in bytes (/proc/self/status).
 uint64_t resident_bytes();
 uint64_t peak_resident_bytes();
-/// Bytes the C allocator has handed out and not taken back (glibc mallinfo2().uordblks +
-/// hblkhd).
+/// Bytes the allocator has handed out and not taken back: jemalloc's stats.allocated when
+/// gov-bench links it (cmake/GovAllocator.cmake), else glibc's mallinfo2().uordblks + hblkhd.
 uint64_t heap_bytes_in_use();
 
 }  // namespace gov::bench

@@ -60,6 +60,15 @@ def children_seconds(times_file):
     return sum(int(m) * 60 + float(sec) for m, sec in re.findall(r"(\d+)m([\d.]+)s", last))
 
 
+def allocator():
+    """The allocator gov-bench runs with (cmake/GovAllocator.cmake): jemalloc when it links it."""
+    bench = os.path.join(os.environ.get("GOV_BUILD_DIR", "build"), "bin", "gov-bench")
+    linked = run("ldd", bench)
+    if not linked:
+        return "?"
+    return "jemalloc" if "jemalloc" in linked else "the C library's malloc"
+
+
 def first(path, prefix, sep):
     with open(path) as f:
         for line in f:
@@ -85,6 +94,7 @@ def main():
             "os": first("/etc/os-release", "PRETTY_NAME", "="), "kernel": platform.release(),
             "compiler": compiler[0] if compiler else "?",
             "llvm": run("/usr/lib/llvm-19/bin/llvm-config", "--version"), "node": run("node", "--version"),
+            "allocator": allocator(),
             "seed": sys.argv[3], "events": f"{int(sys.argv[4]):,}", "load_before": load,
             "ticks": cpu_ticks(), "busy_start": busy_seconds(), "started": time.time()})
     else:
