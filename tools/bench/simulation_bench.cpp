@@ -5,12 +5,18 @@
 // and stops at the last event: `gov simulate` then also runs the finishes of the tasks still
 // admitted (7.68 M decisions on the 1,000,000-event trace against the replay's 7.25 M).
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 
 #include "runtime/report/html_report.hpp"
@@ -240,6 +246,60 @@ void memory(benchmark::State& state) {
   state.counters["engine_rss_MiB"] = static_cast<double>(rss_engine - rss_inputs) / kMiB;
 }
 
+/// The `gov` program built beside this gov-bench (both land in the build's bin/).
+std::string gov_program() {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string("gov") : (self.parent_path() / "gov").string();
+}
+
+/// What an administrator runs: `gov simulate sim.gov --trace sim.trace.json` as a child process,
+/// its decisions to /dev/null. The child reads and checks the trace, replays it through the
+/// embedding API with the JIT, runs the finishes left at the end and writes every decision as a
+/// JSON line: everything the simulation/trace row leaves out. Its CPU time (user + system, from
+/// wait4) is the iteration's time; the wall time is a counter.
+void simulate_program(benchmark::State& state) {
+  const Replay& replay = replay_input("sim.gov", "sim.trace.json");  // for the event count
+  if (!replay.error.empty()) {
+    state.SkipWithError(replay.error.c_str());
+    return;
+  }
+  const std::string program = gov_program();
+  const std::string policy = input_path("sim.gov");
+  const std::string trace = input_path("sim.trace.json");
+  double cpu_seconds = 0, wall_seconds = 0;
+  for (auto _ : state) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    std::vector<std::string> args = {program, "simulate", policy, "--trace", trace};
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    const auto start = std::chrono::steady_clock::now();
+    pid_t child = 0;
+    const int spawned = posix_spawn(&child, program.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0) {
+      state.SkipWithError(("cannot run " + program).c_str());
+      return;
+    }
+    int status = 0;
+    rusage usage{};
+    if (wait4(child, &status, 0, &usage) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      state.SkipWithError(("`gov simulate` of sim.trace.json failed (" + program + ")").c_str());
+      return;
+    }
+    wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+    cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+    state.SetIterationTime(cpu_seconds);
+  }
+  state.counters["events"] = static_cast<double>(replay.trace.events);
+  state.counters["cpu_s"] = cpu_seconds;
+  state.counters["wall_s"] = wall_seconds;
+}
+
 /// Replays of the full trace take minutes while the engine is slow under queues: the repetitions
 /// are $GOV_BENCH_SIM_REPETITIONS (default 1).
 int sim_repetitions() {
@@ -255,6 +315,11 @@ int sim_repetitions() {
            sim_repetitions());
   repeated(benchmark::RegisterBenchmark("simulation/trace-85/jit", simulate_saturated)
                ->Unit(benchmark::kMillisecond)
+               ->Iterations(1),
+           sim_repetitions());
+  repeated(benchmark::RegisterBenchmark("simulation/gov-simulate/jit", simulate_program)
+               ->Unit(benchmark::kMillisecond)
+               ->UseManualTime()
                ->Iterations(1),
            sim_repetitions());
   benchmark::RegisterBenchmark("simulation/report/jit", report)->Unit(benchmark::kMillisecond)->Iterations(1);
