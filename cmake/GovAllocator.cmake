@@ -4,9 +4,10 @@
 # jemalloc (Debian's libjemalloc-dev) instead of the C library's malloc: a simulation allocates
 # and frees a decision's strings millions of times, with a heap of hundreds of megabytes, where
 # glibc's bins miss the cache. Measured on 2026-11-29 (docs/perf/analysis.md, issue 21, session
-# 33), the benchmark's 1,000,000-event replay: glibc 9.1-9.4 s, jemalloc 8.1-8.6 s (-9%).
-# gperftools' tcmalloc was faster still (7.8-8.1 s) but writes a line of its own to stderr when an
-# allocation fails, before gov's "out of memory" error; mimalloc aborted the process there.
+# 33), the benchmark's 1,000,000-event replay, a build without it and one with it alternating:
+# 9.05-9.47 s -> 7.91-8.14 s (-13%). gperftools' tcmalloc was 3-5% faster still (through
+# LD_PRELOAD) but writes a line of its own to stderr when an allocation fails, before gov's "out
+# of memory" error; mimalloc aborted the process there.
 # Sanitizer and fuzzing builds keep their own allocator, and so does a machine without the
 # package (a configure note says so; everything works, more slowly).
 option(GOV_JEMALLOC "Link the gov programs with jemalloc when it is installed" ON)
