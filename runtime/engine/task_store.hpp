@@ -55,55 +55,27 @@ struct ChargePart {
   Resources amounts{};
 };
 
-/// One submitted task, resolved against the module (indices, exact amounts). Fields are grouped
-/// by size to leave little padding between them: the engine holds one per task it has seen
-/// (gov-bench memory/100k-tasks).
+/// One submitted task, resolved against the module (indices, exact amounts). The engine holds one
+/// per task it has seen (gov-bench memory/100k-tasks): fields are grouped by size within the
+/// order below to leave little padding between them.
 struct Task {
-  std::string id;
-  /// The team name an invalid task gave, when unknown (shared: tasks are copied between engines).
-  std::shared_ptr<const std::string> unknown_team;
+  // The fields the scheduler reads on every look at a task (its queue class and last decision,
+  // its cached nomination, a candidate's priority and preemption mark) come first, together in
+  // the first two cache lines: a busy engine looks at thousands of tasks per event, and a
+  // field order by topic spread them over five lines of this 470-byte record.
   int32_t team = -1;         // -1 only for invalid tasks naming an unknown team
   int32_t class_index = -1;
   int32_t priority = 0;           // effective priority (docs/semantics.md §3)
   int32_t requested_flavor = -1;  // -1: the team's flavors in declared order
-  int64_t instances = 0;          // whole instances requested (rules read it)
-  int64_t pods = 1;
-  Resources request{};  // totals in base units; EFA is kept but never charged
-  /// A GPU partition profile it asks for that no quota gives (interned in the engine), or null.
-  const std::string* unavailable_partition = nullptr;
-  std::optional<Time> duration;
-  Time submitted_at = 0;
-  /// Several pod sets (or one not named `main`): each assigned a flavor of its own, all or
-  /// nothing. `request` is then their sum (what rules read, with `requested_flavor`, the task's
-  /// own instance type). Empty: one pod set `main`.
-  std::vector<PodSetRequest> pod_sets;
-
-  /// Admitted with several pod sets: each pod set's flavor, and what it holds per flavor.
-  std::vector<int32_t> pod_set_flavors;
-  std::vector<ChargePart> charge;
-  Time admitted_at = kNever;
-  uint64_t admission_order = 0;  // EngineCore::admissions at its latest admission (export_state)
-  Time preempted_at = kNever;  // at most one preemption per task per event time (docs/semantics.md §3)
-  int32_t flavor = -1;  // the flavor it holds while admitted (of several pod sets: the first's)
-  uint32_t admissions = 0;     // bumps at every admission: older finish timers are stale
-  int32_t preempted_by = -1;
   TaskState state = TaskState::pending;
   QueueSlot slot = QueueSlot::none;
   PreemptionKind preempted_kind = PreemptionKind::in_team;
   bool has_decision = false;  // a decision was emitted since it was submitted
-
   // The last pending decision emitted, to emit a new one only when it changes.
   std::optional<PendingReason> last_reason;
-  std::string last_message;
+  int32_t flavor = -1;  // the flavor it holds while admitted (of several pod sets: the first's)
   /// Nomination::message_serial of `last_message` when it came from one, else 0.
   uint64_t last_message_serial = 0;
-
-  std::vector<RuleWarning> warnings;  // matching `warn` rules, carried by its admissions
-  /// The task as it was submitted, while it is live (pending or admitted), encoded
-  /// (encode_submitted): what Engine::export_state hands another policy version. Released when
-  /// the task ends.
-  std::string submitted;
-
   // The hash of its queue class, kept up to date by TaskStore::add and TaskStore::reclassify.
   uint64_t class_hash = 0;
   /// The id's first 8 bytes as a big-endian number, zero-padded (TaskStore::add): unequal keys
@@ -120,6 +92,37 @@ struct Task {
   /// table's generation (0: none; TaskStore::add clears it, so a task copied from another engine
   /// has none).
   uint32_t queue_class_generation = 0;
+  uint32_t admissions = 0;     // bumps at every admission: older finish timers are stale
+  Time preempted_at = kNever;  // at most one preemption per task per event time (docs/semantics.md §3)
+  Time admitted_at = kNever;
+  Time submitted_at = 0;
+  std::vector<ChargePart> charge;
+  /// Several pod sets (or one not named `main`): each assigned a flavor of its own, all or
+  /// nothing. `request` is then their sum (what rules read, with `requested_flavor`, the task's
+  /// own instance type). Empty: one pod set `main`.
+  std::vector<PodSetRequest> pod_sets;
+  Resources request{};  // totals in base units; EFA is kept but never charged
+
+  std::string id;
+  /// The team name an invalid task gave, when unknown (shared: tasks are copied between engines).
+  std::shared_ptr<const std::string> unknown_team;
+  int64_t instances = 0;          // whole instances requested (rules read it)
+  int64_t pods = 1;
+  /// A GPU partition profile it asks for that no quota gives (interned in the engine), or null.
+  const std::string* unavailable_partition = nullptr;
+  std::optional<Time> duration;
+  /// Admitted with several pod sets: each pod set's flavor, and what it holds per flavor.
+  std::vector<int32_t> pod_set_flavors;
+  uint64_t admission_order = 0;  // EngineCore::admissions at its latest admission (export_state)
+  int32_t preempted_by = -1;
+
+  std::string last_message;
+
+  std::vector<RuleWarning> warnings;  // matching `warn` rules, carried by its admissions
+  /// The task as it was submitted, while it is live (pending or admitted), encoded
+  /// (encode_submitted): what Engine::export_state hands another policy version. Released when
+  /// the task ends.
+  std::string submitted;
 };
 
 /// The tasks of a store in chunks of kChunk: indices and addresses stay stable as it grows, and
