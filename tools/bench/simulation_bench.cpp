@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "runtime/report/html_report.hpp"
 #include "runtime/report/recorder.hpp"
@@ -253,11 +254,39 @@ std::string gov_program() {
   return error ? std::string("gov") : (self.parent_path() / "gov").string();
 }
 
+/// A child process's times: user + system CPU (from wait4) and wall.
+struct ChildTimes {
+  double cpu_seconds = 0;
+  double wall_seconds = 0;
+};
+
+/// Runs `args` (args[0] a path, not searched for) with stdout to /dev/null and waits for it;
+/// nullopt when it cannot start or does not exit with status 0.
+std::optional<ChildTimes> run_timed(std::vector<std::string> args) {
+  posix_spawn_file_actions_t actions;
+  if (posix_spawn_file_actions_init(&actions) != 0) return std::nullopt;
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  pid_t child = 0;
+  const int spawned = posix_spawn(&child, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return std::nullopt;
+  int status = 0;
+  rusage usage{};
+  if (wait4(child, &status, 0, &usage) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return ChildTimes{seconds(usage.ru_utime) + seconds(usage.ru_stime),
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+}
+
 /// What an administrator runs: `gov simulate sim.gov --trace sim.trace.json` as a child process,
 /// its decisions to /dev/null. The child reads and checks the trace, replays it through the
 /// embedding API with the JIT, runs the finishes left at the end and writes every decision as a
-/// JSON line: everything the simulation/trace row leaves out. Its CPU time (user + system, from
-/// wait4) is the iteration's time; the wall time is a counter.
+/// JSON line: everything the simulation/trace row leaves out. Its CPU time is the iteration's
+/// time; the wall time is a counter.
 void simulate_program(benchmark::State& state) {
   const Replay& replay = replay_input("sim.gov", "sim.trace.json");  // for the event count
   if (!replay.error.empty()) {
@@ -265,39 +294,20 @@ void simulate_program(benchmark::State& state) {
     return;
   }
   const std::string program = gov_program();
-  const std::string policy = input_path("sim.gov");
-  const std::string trace = input_path("sim.trace.json");
-  double cpu_seconds = 0, wall_seconds = 0;
+  ChildTimes times;
   for (auto _ : state) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    std::vector<std::string> args = {program, "simulate", policy, "--trace", trace};
-    std::vector<char*> argv;
-    for (std::string& arg : args) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    const auto start = std::chrono::steady_clock::now();
-    pid_t child = 0;
-    const int spawned = posix_spawn(&child, program.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawned != 0) {
-      state.SkipWithError(("cannot run " + program).c_str());
+    const std::optional<ChildTimes> run =
+        run_timed({program, "simulate", input_path("sim.gov"), "--trace", input_path("sim.trace.json")});
+    if (!run) {
+      state.SkipWithError(("`" + program + " simulate` of sim.trace.json did not start or failed").c_str());
       return;
     }
-    int status = 0;
-    rusage usage{};
-    if (wait4(child, &status, 0, &usage) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      state.SkipWithError(("`gov simulate` of sim.trace.json failed (" + program + ")").c_str());
-      return;
-    }
-    wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
-    cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
-    state.SetIterationTime(cpu_seconds);
+    times = *run;
+    state.SetIterationTime(times.cpu_seconds);
   }
   state.counters["events"] = static_cast<double>(replay.trace.events);
-  state.counters["cpu_s"] = cpu_seconds;
-  state.counters["wall_s"] = wall_seconds;
+  state.counters["cpu_s"] = times.cpu_seconds;
+  state.counters["wall_s"] = times.wall_seconds;
 }
 
 /// Replays of the full trace take minutes while the engine is slow under queues: the repetitions
