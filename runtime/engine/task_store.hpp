@@ -61,8 +61,9 @@ struct ChargePart {
 struct Task {
   // The fields the scheduler reads on every look at a task (its queue class and last decision,
   // its cached nomination, a candidate's priority and preemption mark) come first, together in
-  // the first two cache lines: a busy engine looks at thousands of tasks per event, and a
-  // field order by topic spread them over five lines of this 470-byte record.
+  // the first two cache lines: a busy engine looks at thousands of tasks per event. Ordered by
+  // topic, they spread over five lines of this 472-byte record (docs/perf/analysis.md, issue 21,
+  // session 33).
   int32_t team = -1;         // -1 only for invalid tasks naming an unknown team
   int32_t class_index = -1;
   int32_t priority = 0;           // effective priority (docs/semantics.md §3)
