@@ -65,13 +65,7 @@ TEST_CASE("support: a long string is escaped as its characters are alone, across
   const auto inner = [](const std::string& quoted) { return quoted.substr(1, quoted.size() - 2); };
   const std::vector<std::string> units = {"a", "~", "\"", "\\", "\n", "\x01", "\x7F", "\xFF", "\xC3" "A", "é",
                                           "日", "🚀", kRlo, kTagA, kLineSeparator, "xyz0123456789"};
-  uint64_t seed = 0x9E3779B97F4A7C15ULL;
-  const auto next = [&seed] {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return seed;
-  };
+  gov::test::Xorshift64 next;
   for (JsonEscapes escapes : {JsonEscapes::required, JsonEscapes::unsafe}) {
     std::vector<std::string> alone;
     for (const std::string& unit : units) alone.push_back(inner(gov::json_quote(unit, escapes)));

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "tests/support/test_support.hpp"
+
 namespace gov {
 namespace {
 
@@ -43,13 +45,7 @@ TEST_CASE("sha256: OpenSSL hashes, and agrees with the portable code", "[store][
   // what every other test silently exercises.
   CHECK(Sha256().uses_openssl());
   // Lengths around every padding and block boundary, and a long one, in pieces of varied sizes.
-  uint64_t seed = 0x9e3779b97f4a7c15ULL;
-  const auto next = [&seed] {
-    seed ^= seed << 13;
-    seed ^= seed >> 7;
-    seed ^= seed << 17;
-    return seed;
-  };
+  gov::test::Xorshift64 next;
   for (size_t length : {0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000, 4096, 100003}) {
     std::string text(length, '\0');
     for (char& c : text) c = static_cast<char>(next());

@@ -1,6 +1,7 @@
 // Helpers shared by the tests: repository paths, running `gov`, parsing text.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -52,6 +53,22 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+/// A deterministic pseudo-random sequence for tests that generate inputs (xorshift64): the
+/// same seed gives the same inputs on every run, so a failure reproduces.
+class Xorshift64 {
+ public:
+  explicit Xorshift64(uint64_t seed = 0x9E3779B97F4A7C15ULL) : state_(seed) {}
+  uint64_t operator()() {
+    state_ ^= state_ << 13;
+    state_ ^= state_ >> 7;
+    state_ ^= state_ << 17;
+    return state_;
+  }
+
+ private:
+  uint64_t state_;
+};
+
 /// Runs `build/bin/gov ARGS` in the repository root and captures both streams.
 CommandResult run_gov(const std::string& args);
 
