@@ -111,6 +111,20 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
   core_.tasks.park_like_prefix(entry.task);
 }
 
+// Inline: it runs once per task a walk looks at.
+inline bool Scheduler::walk_past(TeamWalk& walk, size_t position) {
+  ++cycles_;  // the work of a walk: one task looked at
+  const uint32_t task = *walk.next;
+  const Quiet quiet = quiet_in_class(task);
+  if (quiet == Quiet::no) return false;
+  if (quiet == Quiet::decides) {
+    deciders_.push_back({position, walk.team, task});
+    --deciders_left_;
+  }
+  ++walk.next;
+  return true;
+}
+
 // A cycle in which every head is parked again changes nothing but where those heads wait and
 // their last pending decisions (the quota a parked head reserves is given back at the cycle's
 // end): the next cycle sees the same usage, so each team's next head is nominated against the
@@ -159,33 +173,54 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
     if (quiet_in_class(*active.tasks.begin()) == Quiet::no) return;
   }
   // The cycles ahead stop at the first position, in any team's queue, of a task that would not
-  // park; each team is looked at on its own up to the first such position found so far. A team
-  // whose every class is known to park quietly is not walked, and a walk ends once every class is
-  // known to park and every task of a class that decides anew was seen.
+  // park. The queues are walked together, position by position (every team's k-th task before any
+  // team's k+1-th), so that no queue is walked, and no nomination made, past that position: walked
+  // one after another, a long queue looked at before a short one that stops early was walked in
+  // vain (on the 85% trace, 16 million of 42 million tasks looked at, and 6 million nominations).
+  // A team whose every class is known to park quietly is not walked, and a walk ends once every
+  // class is known to park and every task of a class that decides anew was seen.
   size_t stop = std::numeric_limits<size_t>::max();
   size_t longest = 0;
   deciders_.clear();
+  walks_.clear();
   for (uint32_t team : teams_) {
     const QueueSet& active = core_.tasks.queue(team).active;
     longest = std::max(longest, active.tasks.size());
-    const bool tallied = quiet_classes(team, active);
-    const auto walked_enough = [&] {
-      return tallied && parking_known_ == active.classes.present.size() && deciders_left_ == 0;
-    };
-    if (walked_enough()) continue;
-    size_t position = 0;
-    for (auto it = active.tasks.begin(); it != active.tasks.end() && position < stop; ++it, ++position) {
-      ++cycles_;  // the work of a walk: one task looked at
-      const Quiet quiet = quiet_in_class(*it);
-      if (quiet == Quiet::no) {
+    TeamWalk walk;
+    walk.team = team;
+    walk.tallied = quiet_classes(team, active);
+    walk.next = active.tasks.begin();
+    walk.end = active.tasks.end();
+    save_walk(walk);
+    if (walk.next != walk.end && !walk.walked_enough()) walks_.push_back(walk);
+  }
+  size_t position = 0;
+  for (; position < stop && walks_.size() > 1; ++position) {
+    size_t kept = 0;
+    for (size_t i = 0; i < walks_.size(); ++i) {
+      TeamWalk& walk = walks_[i];
+      look_at(walk);
+      if (!walk_past(walk, position)) {
         stop = position;
         break;
       }
-      if (quiet == Quiet::decides) {
-        deciders_.push_back({position, team, *it});
-        --deciders_left_;
+      save_walk(walk);
+      if (walk.next == walk.end || walk.walked_enough()) continue;
+      if (kept != i) walks_[kept] = walk;
+      ++kept;
+    }
+    walks_.resize(kept);
+  }
+  // The last queue still walked goes on alone (one team at work: the common case).
+  if (walks_.size() == 1 && position < stop) {
+    TeamWalk& walk = walks_[0];
+    look_at(walk);
+    for (; position < stop && walk.next != walk.end; ++position) {
+      if (!walk_past(walk, position)) {
+        stop = position;
+        break;
       }
-      if (walked_enough()) break;
+      if (walk.walked_enough(parking_known_, deciders_left_)) break;
     }
   }
   const size_t skipped = std::min(stop, longest);

@@ -216,6 +216,37 @@ class Scheduler {
   const SetClasses* looked_at_classes_ = nullptr;
   size_t parking_known_ = 0;
   size_t deciders_left_ = 0;
+  /// skip_quiet_cycles' walk down one team's queue: where it is, and the team's tally so far
+  /// (what parking_known_ and deciders_left_ hold while the team is looked at).
+  struct TeamWalk {
+    uint32_t team = 0;
+    bool tallied = false;  // quiet_classes looked at every class slot of the set
+    size_t parking_known = 0;
+    size_t deciders_left = 0;
+    const SetClasses* classes = nullptr;
+    std::set<uint32_t, QueueLess>::const_iterator next, end;
+    /// Every class is known to park, and every task of a class that decides anew was seen.
+    bool walked_enough(size_t known, size_t left) const { return tallied && known == classes->present.size() && left == 0; }
+    bool walked_enough() const { return walked_enough(parking_known, deciders_left); }
+  };
+  /// Looks at `walk`'s team again (the context quiet_classes set up for it, without renewing it).
+  void look_at(const TeamWalk& walk) {
+    looked_at_ = &team_verdicts_[walk.team];
+    looked_at_team_ = walk.team;
+    looked_at_classes_ = walk.classes;
+    parking_known_ = walk.parking_known;
+    deciders_left_ = walk.deciders_left;
+  }
+  /// Keeps the tally of the team looked at in `walk`.
+  void save_walk(TeamWalk& walk) const {
+    walk.classes = looked_at_classes_;
+    walk.parking_known = parking_known_;
+    walk.deciders_left = deciders_left_;
+  }
+  /// One step of `walk` (its team looked at): false when its next task would not park (a cycle
+  /// ahead at `position` changes something); else counts a new decision there and moves on.
+  bool walk_past(TeamWalk& walk, size_t position);
+  std::vector<TeamWalk> walks_;  // skip_quiet_cycles', reused
   /// A head in the skipped cycles that parks with a new decision: its cycle (its position in its
   /// team's queue) and the task.
   struct Decider {

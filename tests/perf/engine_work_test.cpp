@@ -126,3 +126,62 @@ TEST_CASE("a head waiting at its own limit is not assigned again when only what 
 }
 
 }  // namespace gov::engine::test
+
+namespace gov::engine::test {
+
+namespace {
+
+/// team-a (1 GPU) runs a task on it and one on a GPU it borrows from team-b (2 GPUs, borrows
+/// nothing), which runs a task on the other: the cohort is full. Then, in one step, `queued`
+/// 1-GPU tasks of as many shapes (memory 1, 2, 3, ... MiB) queue in team-a, and team-b queues two
+/// 3-GPU tasks, which can never fit, then a 1-GPU task, which reclaims the borrowed GPU. team-a's
+/// nominations read the cohort (it borrows), so team-b's reclaim changes them. Returns the
+/// decisions and the nominations computed in that step.
+std::pair<std::vector<std::string>, uint64_t> long_queue_beside_short(bool self_check, int queued) {
+  EngineOptions options;
+  options.self_check = self_check;
+  ir::Module m;
+  m.cluster = "gpus";
+  m.strings = {""};
+  m.flavors.push_back(make_flavor("node", amounts(1, 0, 0, 65536), 3));
+  m.teams.push_back(make_team("team-a", {make_quota(0, amounts(1, 0, 0, 65536), unlimited())}));
+  m.teams.push_back(make_team("team-b", {make_quota(0, amounts(2, 0, 0, 131072), amounts(0))}));
+  m.classes = {{"low", 10}, {"mid", 50}, {"high", 90}};
+  Harness h(std::move(m), options);
+  std::vector<std::string> lines;
+  const auto record = [&lines](const std::vector<Decision>& decisions) {
+    for (const std::string& line : json_lines(decisions)) lines.push_back(line);
+  };
+  record(h.submit_all(0, {TaskBuilder("a-running", "team-a").gpus(1), TaskBuilder("b-running", "team-b").gpus(1),
+                          TaskBuilder("a-borrowing", "team-a").gpus(1)}));
+  std::vector<gov::Task> step;
+  for (int i = 0; i < queued; ++i)
+    step.push_back(TaskBuilder("a" + std::to_string(i), "team-a").gpus(1).memory_mib(i + 1));
+  step.push_back(TaskBuilder("b1-too-big", "team-b").gpus(3));
+  step.push_back(TaskBuilder("b2-too-big", "team-b").gpus(3));
+  step.push_back(TaskBuilder("b3-reclaims", "team-b").gpus(1));
+  const uint64_t before = h.engine->nomination_work();
+  record(h.submit_all(kSecond, step));
+  REQUIRE(h.engine->self_check_failures().empty());
+  return {lines, h.engine->nomination_work() - before};
+}
+
+}  // namespace
+
+TEST_CASE("the quiet-cycle skip walks no queue past the first cycle that changes something", "[perf][engine]") {
+  // After the first cycle parks both heads, the cycles ahead stop at team-b's second queued task
+  // (it reclaims). The queues are walked together, position by position, so team-a's long queue
+  // is not nominated past that position before the reclaim, which changes every nomination in the
+  // type: each of team-a's shapes is then nominated once. Walked one queue after the other,
+  // team-a's queue was nominated twice. The decisions are those of a self-check run.
+  constexpr int kQueued = 60;
+  const auto [checked, checked_work] = long_queue_beside_short(true, kQueued);
+  const auto [fast, fast_work] = long_queue_beside_short(false, kQueued);
+  CHECK(checked == fast);
+  INFO("nominations computed in the step: " << fast_work << " (self-check: " << checked_work << ")");
+  // team-a's shapes once each, and a few more: team-b's heads, the preempted task, team-a's heads
+  // before the reclaim. Walked one queue after the other: 126.
+  CHECK(fast_work <= static_cast<uint64_t>(kQueued + 12));
+}
+
+}  // namespace gov::engine::test
