@@ -125,10 +125,6 @@ TEST_CASE("a head waiting at its own limit is not assigned again when only what 
   CHECK(checked_work >= static_cast<uint64_t>(2 * kChurn));  // every head, every cycle
 }
 
-}  // namespace gov::engine::test
-
-namespace gov::engine::test {
-
 namespace {
 
 /// team-a (1 GPU) runs a task on it and one on a GPU it borrows from team-b (2 GPUs, borrows
@@ -169,8 +165,8 @@ std::pair<std::vector<std::string>, uint64_t> long_queue_beside_short(bool self_
 }  // namespace
 
 TEST_CASE("the quiet-cycle skip walks no queue past the first cycle that changes something", "[perf][engine]") {
-  // After the first cycle parks both heads, the cycles ahead stop at team-b's second queued task
-  // (it reclaims). The queues are walked together, position by position, so team-a's long queue
+  // After the first cycle parks both heads (a0, b1-too-big), the cycles ahead stop at the second
+  // position, where b3-reclaims would reclaim. The queues are walked together, position by position, so team-a's long queue
   // is not nominated past that position before the reclaim, which changes every nomination in the
   // type: each of team-a's shapes is then nominated once. Walked one queue after the other,
   // team-a's queue was nominated twice. The decisions are those of a self-check run.
