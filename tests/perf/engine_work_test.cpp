@@ -166,10 +166,11 @@ std::pair<std::vector<std::string>, uint64_t> long_queue_beside_short(bool self_
 
 TEST_CASE("the quiet-cycle skip walks no queue past the first cycle that changes something", "[perf][engine]") {
   // After the first cycle parks both heads (a0, b1-too-big), the cycles ahead stop at the second
-  // position, where b3-reclaims would reclaim. The queues are walked together, position by position, so team-a's long queue
-  // is not nominated past that position before the reclaim, which changes every nomination in the
-  // type: each of team-a's shapes is then nominated once. Walked one queue after the other,
-  // team-a's queue was nominated twice. The decisions are those of a self-check run.
+  // position, where b3-reclaims would reclaim. The queues are walked together, position by
+  // position, so team-a's long queue is not nominated past that position before the reclaim,
+  // which changes every nomination in the type: each of team-a's shapes is then nominated once.
+  // Walked one queue after the other, team-a's queue was nominated twice. The decisions are those
+  // of a self-check run.
   constexpr int kQueued = 60;
   const auto [checked, checked_work] = long_queue_beside_short(true, kQueued);
   const auto [fast, fast_work] = long_queue_beside_short(false, kQueued);
