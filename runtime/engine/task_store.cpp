@@ -125,6 +125,28 @@ void TaskStore::take_changed_teams(std::vector<uint32_t>& out) {
 
 // ---- queue classes
 
+void SlotsByHash::insert(uint64_t hash, uint32_t slot) {
+  GOV_ASSERT(slot < std::numeric_limits<uint32_t>::max(), "a class slot is below 2^32 - 1");
+  if ((size_ + 1) * 2 > entries_.size()) grow();  // at most half full: short probes
+  Entry& entry = entries_[index_of(hash)];
+  GOV_ASSERT(entry.slot_plus_one == 0, "a hash is inserted once");
+  entry = {hash, slot + 1};
+  ++size_;
+}
+
+void SlotsByHash::clear() {
+  std::fill(entries_.begin(), entries_.end(), Entry{});
+  size_ = 0;
+}
+
+void SlotsByHash::grow() {
+  std::vector<Entry> old(entries_.empty() ? 16 : entries_.size() * 2);
+  old.swap(entries_);
+  for (const Entry& entry : old) {
+    if (entry.slot_plus_one != 0) entries_[index_of(entry.hash)] = entry;
+  }
+}
+
 QueueClass TaskStore::class_of(const Task& task) const {
   QueueClass value;
   value.requested_flavor = task.requested_flavor;
@@ -135,6 +157,7 @@ QueueClass TaskStore::class_of(const Task& task) const {
   value.pod_sets = task.pod_sets.empty() ? nullptr : task.pod_sets.data();
   value.reason = task.last_reason;
   value.message = task.last_message;
+  value.message_serial = task.last_message_serial;
   return value;
 }
 
@@ -144,7 +167,9 @@ bool TaskStore::same_class(const QueueClass& value, const Task& task) const {
          value.submitted_at == submitted && value.request == task.request &&
          value.unavailable_partition == task.unavailable_partition &&
          value.pod_sets == (task.pod_sets.empty() ? nullptr : task.pod_sets.data()) &&
-         value.reason == task.last_reason && value.message == task.last_message;
+         value.reason == task.last_reason &&
+         ((value.message_serial != 0 && value.message_serial == task.last_message_serial) ||
+          value.message == task.last_message);
 }
 
 uint64_t TaskStore::hash_class(const Task& task) const {
@@ -165,14 +190,14 @@ uint32_t TaskStore::class_slot(uint32_t task) {
   Task& t = tasks_[task];
   ClassTable& table = queues_[static_cast<size_t>(t.team)].classes;
   if (t.queue_class_generation == table.generation) return queue_classes_[task];
-  const auto found = table.by_hash.find(t.class_hash);
+  const int64_t found = table.by_hash.find(t.class_hash);
   uint32_t slot = 0;
-  if (found != table.by_hash.end() && same_class(table.slots[found->second].value, t)) {
-    slot = found->second;
+  if (found != SlotsByHash::kAbsent && same_class(table.slots[static_cast<size_t>(found)].value, t)) {
+    slot = static_cast<uint32_t>(found);
   } else {
     slot = static_cast<uint32_t>(table.slots.size());
     table.slots.push_back({class_of(t), t.class_hash, {}});
-    if (found == table.by_hash.end()) table.by_hash.emplace(t.class_hash, slot);
+    if (found == SlotsByHash::kAbsent) table.by_hash.insert(t.class_hash, slot);
   }
   queue_classes_[task] = slot;
   t.queue_class_generation = table.generation;

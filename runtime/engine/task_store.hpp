@@ -16,7 +16,6 @@
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "compiler/support/assert.hpp"
@@ -206,6 +205,48 @@ struct QueueClass {
   const PodSetRequest* pod_sets = nullptr;
   std::optional<PendingReason> reason;
   std::string message;
+  /// Task::last_message_serial of the task the class was taken from: a task with the same
+  /// nonzero serial has the same text, which is then not compared.
+  uint64_t message_serial = 0;
+};
+
+/// A class table's slots by class hash: open addressing over 16-byte entries that hold the whole
+/// hash beside the slot, at most half full, so that a lookup is one short probe of one array,
+/// with no node to follow and no division (the std::unordered_map it replaces cost both, and
+/// `TaskStore::class_slot` spent three quarters of its time there on the 85% trace:
+/// docs/perf/analysis.md, session 35). Lookups, inserts and clear only.
+class SlotsByHash {
+ public:
+  static constexpr int64_t kAbsent = -1;
+
+  /// The slot `hash` was inserted with, or kAbsent.
+  int64_t find(uint64_t hash) const {
+    if (entries_.empty()) return kAbsent;
+    const Entry& entry = entries_[index_of(hash)];
+    return entry.slot_plus_one == 0 ? kAbsent : static_cast<int64_t>(entry.slot_plus_one - 1);
+  }
+  /// Maps `hash`, which must be absent, to `slot` (below 2^32 - 1).
+  void insert(uint64_t hash, uint32_t slot);
+  /// Forgets every hash, keeping the array.
+  void clear();
+  size_t size() const { return size_; }
+
+ private:
+  struct Entry {
+    uint64_t hash = 0;
+    uint32_t slot_plus_one = 0;  // 0: empty
+  };
+  /// The entry holding `hash`, or the empty one where it would go.
+  size_t index_of(uint64_t hash) const {
+    const size_t mask = entries_.size() - 1;
+    size_t i = hash & mask;
+    while (entries_[i].slot_plus_one != 0 && entries_[i].hash != hash) i = (i + 1) & mask;
+    return i;
+  }
+  void grow();
+
+  std::vector<Entry> entries_;  // a power of two of them, or none
+  size_t size_ = 0;
 };
 
 /// One team's queue classes: each class among its queued tasks has a slot, which a queued task
@@ -230,7 +271,7 @@ struct ClassTable {
     Move last_move;
   };
   std::vector<Slot> slots;
-  std::unordered_map<uint64_t, uint32_t> by_hash;  // lookups only, never iterated
+  SlotsByHash by_hash;  // the first slot of each hash
   uint32_t generation = 1;
 };
 

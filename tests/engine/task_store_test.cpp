@@ -248,4 +248,37 @@ TEST_CASE("a rebuilt class table forgets the last move of a task between classes
   CHECK(store.queue_class_of(first) != store.queue_class_of(second));
 }
 
+// Equal nonzero serials mean equal texts (Nomination::message_serial), so a class's text is
+// not compared when the serials match; texts rendered apart are still one class when equal.
+TEST_CASE("tasks whose last messages read the same share a class slot whatever their serials", "[engine][queues]") {
+  TaskStore store(1, 1, {false});
+  const uint32_t a = queued_task(store, 0, 0, 0, 1, "waiting");
+  const uint32_t b = queued_task(store, 0, 0, 0, 1, "waiting");
+  const uint32_t c = queued_task(store, 0, 0, 0, 1, "waiting");
+  decide(store, a, "needs 8 more GPUs", 3);
+  decide(store, b, "needs 8 more GPUs", 9);  // the same text from another rendering
+  decide(store, c, "needs 16 more GPUs", 11);
+  CHECK(store.queue_class_of(a) == store.queue_class_of(b));
+  CHECK(store.queue_class_of(a) != store.queue_class_of(c));
+  CHECK(store.queue(0).classes.slots.at(store.queue_class_of(c)).value.message == "needs 16 more GPUs");
+}
+
+// The index is probed linearly from the hash's low bits: hashes that share them collide, and
+// each must still find its own slot, across the growth of the array and after a clear.
+TEST_CASE("a class table's hash index finds every hash's slot through collisions, growth and clear", "[engine][queues]") {
+  SlotsByHash index;
+  const auto colliding = [](uint32_t k) { return (uint64_t{k} << 32) | 5; };  // same low bits
+  for (uint32_t k = 1; k <= 100; ++k) index.insert(colliding(k), k * 3);
+  CHECK(index.size() == 100);
+  for (uint32_t k = 1; k <= 100; ++k) CHECK(index.find(colliding(k)) == k * 3);
+  CHECK(index.find(colliding(101)) == SlotsByHash::kAbsent);
+  CHECK(index.find(5) == SlotsByHash::kAbsent);
+  index.clear();
+  CHECK(index.size() == 0);
+  CHECK(index.find(colliding(7)) == SlotsByHash::kAbsent);
+  index.insert(colliding(7), 0);
+  CHECK(index.find(colliding(7)) == 0);
+  CHECK(index.find(colliding(8)) == SlotsByHash::kAbsent);
+}
+
 }  // namespace gov::engine::test
