@@ -213,9 +213,14 @@ std::optional<std::string> real_path(const std::string& path, std::string& error
 }
 
 std::optional<std::string> find_policy_root(const std::string& entry_path, std::string& error) {
-  const std::optional<std::string> entry = real_path(entry_path, error);
-  if (!entry) return std::nullopt;
-  const fs::path start = fs::path(*entry).parent_path();
+  // The entry must exist (its errors are the user's), but the root is looked for from the
+  // directory that holds its name: from a link's target's directory, a link to any file would
+  // bring its own root along and be read from outside the repository that holds the link.
+  if (!real_path(entry_path, error)) return std::nullopt;
+  const fs::path named_in = fs::path(entry_path).parent_path();
+  const std::optional<std::string> directory = real_path(named_in.empty() ? "." : named_in.string(), error);
+  if (!directory) return std::nullopt;
+  const fs::path start = *directory;
   for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
     if (path_exists(dir / "gov.toml")) {
       if (dir == dir.root_path()) break;

@@ -134,10 +134,12 @@ class CatalogSources final : public SourceProvider {
 };
 
 /// Where a policy entered at `entry_path` has its root, when no root is given: the nearest
-/// directory at or above the entry file's (real) directory that holds a `gov.toml` project
-/// file, else the top of the git work tree holding it (a directory with `.git`), else the
-/// entry file's own directory. The filesystem root `/` is never chosen (an error: give a
-/// root). Sets `error` and returns nullopt when the entry cannot be resolved.
+/// directory at or above the (real) directory the entry is named in that holds a `gov.toml`
+/// project file, else the top of the git work tree holding it (a directory with `.git`), else
+/// that directory. The directory of the name, not of what a symbolic link leads to: a link
+/// named as the entry is confined like one imported (docs/security.md). The filesystem root
+/// `/` is never chosen (an error: give a root). Sets `error` and returns nullopt when the entry
+/// cannot be resolved.
 std::optional<std::string> find_policy_root(const std::string& entry_path, std::string& error);
 
 /// The real path of `path` (absolute, every symlink resolved) or nullopt with `error` set.

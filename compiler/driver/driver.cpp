@@ -61,18 +61,10 @@ std::string rendered(const CheckedPolicy& checked) {
   return printer.text();
 }
 
-/// The entry file alone, read as the user named it, parsed (`gov fmt`): no root, no imports.
-check::Program entry_only(const std::string& display, const std::string* text_in_memory, std::string& error) {
+/// The entry file's text alone, parsed (`gov fmt`): no imports.
+check::Program entry_only(const std::string& display, std::string text) {
   check::Program program;
-  std::optional<std::string> text;
-  if (text_in_memory) text = *text_in_memory;
-  else text = read_text_file(display, kMaxEntryReadBytes, error);
-  if (!text) {
-    program.read_failed = true;
-    program.read_error = fmt::format("cannot read `{}`: {}", display, error);
-    return program;
-  }
-  const SourceId id = program.sources.add(display, std::move(*text));
+  const SourceId id = program.sources.add(display, std::move(text));
   grammar::ParseResult parsed = check::parse_file(program.sources, id);
   program.diagnostics.append(parsed.diagnostics);
   program.files.push_back({id, std::move(parsed.file), check::normalise_logical_path(display).value_or(display),
@@ -90,44 +82,95 @@ std::optional<fs::path> this_binary() {
   return binary;
 }
 
-/// The file at `entry_path` and its imports, none read from outside the root (`root`, else
-/// check::find_policy_root). The entry is named by the user; only its imports are confined.
-check::Program from_disk(const std::string& entry_path, const std::string& given_root,
-                         const Source::Buffers* buffers = nullptr) {
-  check::Program program;
-  const auto fail = [&](std::string message) {
-    program.read_failed = true;
-    program.read_error = std::move(message);
-    return std::move(program);
-  };
+/// Where a policy file named `entry_path` is read from: its root (`given_root`, else
+/// check::find_policy_root, found from where the entry is named) and the entry's logical path
+/// under it. The entry is confined like its imports: a directory walk (`gov check .`, `gov lint`,
+/// `gov fmt`) names files that a pull request may have made links leading out of the root.
+struct ConfinedEntry {
+  std::unique_ptr<check::DiskSources> sources;
+  std::string logical;
+  std::string error;  // when `sources` is null: one line, starting "cannot ..."
+};
+
+ConfinedEntry confine_entry(const std::string& entry_path, const std::string& given_root) {
+  ConfinedEntry out;
   std::string error;
   const std::optional<std::string> root =
       given_root.empty() ? check::find_policy_root(entry_path, error) : check::real_path(given_root, error);
   if (!root) {
-    if (!given_root.empty()) return fail(fmt::format("cannot use `{}` as the policy root: {}", given_root, error));
-    return fail(fmt::format("cannot read `{}`: {}", entry_path, error));
+    out.error = given_root.empty() ? fmt::format("cannot read `{}`: {}", entry_path, error)
+                                   : fmt::format("cannot use `{}` as the policy root: {}", given_root, error);
+    return out;
   }
-  const std::unique_ptr<check::DiskSources> sources = check::DiskSources::open(*root, error);
-  if (!sources) return fail(error);
+  std::unique_ptr<check::DiskSources> sources = check::DiskSources::open(*root, error);
+  if (!sources) {
+    out.error = error;
+    return out;
+  }
   // Its real path places the entry under the root.
   const std::optional<std::string> entry = check::real_path(entry_path, error);
-  if (!entry) return fail(fmt::format("cannot read `{}`: {}", entry_path, error));
+  if (!entry) {
+    out.error = fmt::format("cannot read `{}`: {}", entry_path, error);
+    return out;
+  }
   const fs::path relative = fs::path(*entry).lexically_relative(sources->real_root());
   const std::optional<std::string> logical = check::normalise_logical_path(relative.string());
   if (relative.empty() || !logical) {
-    return fail(fmt::format("cannot read `{}`: it is outside the policy root `{}`", entry_path, sources->real_root()));
+    if (std::error_code ec; fs::is_symlink(entry_path, ec)) {
+      out.error = fmt::format("cannot read `{}`: it is a symbolic link to `{}`, outside the policy root `{}`",
+                              entry_path, *entry, sources->real_root());
+    } else {
+      out.error = fmt::format("cannot read `{}`: it is outside the policy root `{}`", entry_path, sources->real_root());
+    }
+    return out;
   }
+  out.sources = std::move(sources);
+  out.logical = *logical;
+  return out;
+}
+
+/// The file at `entry_path` alone, read under its root (confine_entry) and parsed: what `gov
+/// fmt` rewrites, which must not be a file the root's rules would refuse to read.
+check::Program entry_only_from_disk(const std::string& entry_path, const std::string& given_root) {
+  const ConfinedEntry confined = confine_entry(entry_path, given_root);
+  if (!confined.sources) {
+    check::Program program;
+    program.read_failed = true;
+    program.read_error = confined.error;
+    return program;
+  }
+  check::SourceRead read = confined.sources->read(confined.logical, kMaxEntryReadBytes);
+  if (!read.ok()) {
+    check::Program program;
+    program.read_failed = true;
+    program.read_error = fmt::format("cannot read `{}`: {}", entry_path, read.error.reason);
+    return program;
+  }
+  return entry_only(entry_path, std::move(read.file->text));
+}
+
+/// The file at `entry_path` and its imports, none read from outside the root (confine_entry).
+check::Program from_disk(const std::string& entry_path, const std::string& given_root,
+                         const Source::Buffers* buffers = nullptr) {
+  ConfinedEntry confined = confine_entry(entry_path, given_root);
+  if (!confined.sources) {
+    check::Program program;
+    program.read_failed = true;
+    program.read_error = std::move(confined.error);
+    return program;
+  }
+  const check::DiskSources& sources = *confined.sources;
   const check::CatalogSources catalogs(catalog_directories());
-  if (buffers == nullptr || buffers->empty()) return check::read_program(*sources, *logical, entry_path, &catalogs);
+  if (buffers == nullptr || buffers->empty()) return check::read_program(sources, confined.logical, entry_path, &catalogs);
   // Editor buffers under the root replace the files they stand for.
   std::map<std::string, std::string, std::less<>> overlay;
   for (const auto& [path, text] : *buffers) {
     const std::optional<std::string> under =
-        check::normalise_logical_path(fs::path(path).lexically_relative(sources->real_root()).string());
+        check::normalise_logical_path(fs::path(path).lexically_relative(sources.real_root()).string());
     if (under) overlay.emplace(*under, text);
   }
-  const check::OverlaySources overlaid(*sources, std::move(overlay));
-  return check::read_program(overlaid, *logical, entry_path, &catalogs);
+  const check::OverlaySources overlaid(sources, std::move(overlay));
+  return check::read_program(overlaid, confined.logical, entry_path, &catalogs);
 }
 
 /// A stored version's files in memory, refused (nullopt, `error` in one line) when they do not
@@ -336,18 +379,16 @@ Result load(const Source& source, const Request& request) {
     check::Program& program = policy->checked.program;
     const bool in_memory = source.kind_ == Source::Kind::memory;
     if (!request.follow_imports) {
-      std::string error;
-      std::optional<std::string> text;
       if (in_memory) {
         check::SourceRead read = source.files_->read(source.root_, kMaxEntryReadBytes);
         if (!read.ok()) {
           program.read_failed = true;
           program.read_error = fmt::format("cannot read `{}`: {}", source.path_, read.error.reason);
         } else {
-          program = entry_only(source.path_, &read.file->text, error);
+          program = entry_only(source.path_, std::move(read.file->text));
         }
       } else {
-        program = entry_only(source.path_, nullptr, error);
+        program = entry_only_from_disk(source.path_, source.root_);
       }
     } else if (in_memory) {
       // Catalogs by name (`import "aws-ml"`): one stored with the files (under @catalog/) first,

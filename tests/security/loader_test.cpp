@@ -166,6 +166,37 @@ TEST_CASE("a symbolic link under the root that leads out of it is refused", "[se
   CHECK(followed.files[1].logical_path == "real/ok.gov");
 }
 
+// The root is looked for from the directory that names the entry, not from where a link leads:
+// else a link in a repository (a pull request's) to any file brings that file's directory as its
+// own root, and a directory walk in CI prints the file and `gov fmt` rewrites it.
+TEST_CASE("an entry file that is a symbolic link out of its root is neither read nor rewritten",
+          "[security][loader]") {
+  Scratch repo("entry-link");
+  Scratch outside("entry-target");
+  repo.write("gov.toml", "");
+  const std::string secret = outside.write("secret.txt", "team x {\n  quota a { k = SECRET_TOKEN }\n}\n");
+  const std::string target = outside.write("ok.gov", "team  x { quota ml.g5.8xlarge { instances = 1 } }\n");
+  fs::create_symlink(secret, repo.path / "s.gov");
+  fs::create_symlink(target, repo.path / "s2.gov");
+  for (const std::string command : {"check", "lint --format github", "fmt", "fmt --check"}) {
+    INFO(command);
+    const auto result = gov::test::run_gov(command + " '" + repo.path.string() + "'");
+    CHECK(result.exit_code == 2);
+    CHECK(result.out.find("SECRET_TOKEN") == std::string::npos);
+    CHECK(result.err.find("SECRET_TOKEN") == std::string::npos);
+    CHECK(result.err.find("is a symbolic link to `" + secret + "`, outside the policy root") != std::string::npos);
+  }
+  CHECK(gov::test::read_text(target) == "team  x { quota ml.g5.8xlarge { instances = 1 } }\n");
+  // A link that stays under the root is read, and `gov fmt` formats the file it leads to.
+  const std::string inside = repo.write("real/in.gov", "team  y { quota ml.g5.8xlarge { instances = 1 } }\n");
+  fs::create_symlink(inside, repo.path / "real/link.gov");
+  const auto formatted = gov::test::run_gov("fmt '" + (repo / "real/link.gov") + "'");
+  INFO(formatted.err);
+  CHECK(formatted.exit_code == 0);
+  CHECK(gov::test::read_text(inside) == "team y {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n");
+  CHECK(fs::is_symlink(repo.path / "real/link.gov"));
+}
+
 TEST_CASE("a symbolic link loop is reported as a loop", "[security][loader]") {
   Scratch dir("loop");
   const std::string entry = dir.write("policy.gov", "import \"a.gov\"\n");
