@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "compiler/support/json_writer.hpp"
+#include "compiler/support/terminal_text.hpp"
 #include "compiler/support/utf8.hpp"
 #include "runtime/trace/json.hpp"
 #include "runtime/trace/units.hpp"
@@ -204,24 +205,17 @@ void write_outcome_members(LineWriter& w, const gov::Decision& d) {
 
 // ------------------------------------------------------------------ text
 
-// Text for a one-line format: control characters escaped, invalid UTF-8 replaced.
+// Text for a one-line format, safe on a terminal and in a CI log: every character
+// escape_for_terminal escapes (controls, bidirectional overrides, invisible characters) as its
+// readable escape (`\n`, `\x1b`, `\u{202e}`: a policy's message or a trace's task id must not
+// reorder or hide what the line shows; docs/security.md), invalid UTF-8 replaced by U+FFFD.
 std::string one_line(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (size_t i = 0; i < text.size();) {
-    auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7F) {
-      out += c == '\n'   ? "\\n"
-             : c == '\t' ? "\\t"
-             : c == '\r' ? "\\r"
-                         : fmt::format("\\x{:02x}", c);
-      ++i;
-      continue;
-    }
-    size_t length = utf8_prefix_length(text.substr(i));
-    out += length == 0 ? std::string_view("\xEF\xBF\xBD") : text.substr(i, length);
-    i += std::max<size_t>(length, 1);
-  }
+  for_each_code_point(text, [&](std::string_view sequence, uint32_t code_point) {
+    if (is_unsafe_for_terminal(code_point)) out += escape_code_point(code_point);
+    else out += sequence;
+  });
   return out;
 }
 

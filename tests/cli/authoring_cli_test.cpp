@@ -22,6 +22,26 @@ TEST_CASE("gov eval does not say no candidates and then list them", "[cli][eval]
   CHECK(result.out.find("no preemption candidates") == std::string::npos);
 }
 
+// An admission that took victims says whom (the victims' lines, as gov simulate prints them), and
+// the explanation's text escapes what a terminal would reorder or hide (docs/security.md).
+TEST_CASE("gov eval prints whom its task preempted, and escapes bidi controls in the explanation", "[cli][eval]") {
+  const gov::test::TempDir dir("eval-victims");
+  const std::string task = dir.write("task.json", "{\"id\": \"b\\u202e1\", \"team\": \"team-b\", \"gpus\": 2, \"priority\": \"training\"}");
+  // team-a borrows one of team-b's GPUs, which b1 reclaims.
+  const std::string state = dir.write("state.json", R"({"at": 5, "admitted": [{"task": {"id": "a1", "team": "team-a",
+      "gpus": 3, "priority": "training"}, "submitted_at": 0, "admitted_at": 0, "flavor": "ml.g5.8xlarge"}]})");
+  auto result = run_gov("eval policies/examples/workshop-g5.gov --task '" + task + "' --state '" + state + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("{\"at\":5,\"task\":\"a1\",\"outcome\":\"preempted\",\"team\":\"team-a\",\"by\":\"b\u202e1\",\"kind\":\"reclaim\"") !=
+        std::string::npos);
+  CHECK(result.out.find("\"outcome\":\"admitted\"") != std::string::npos);
+  CHECK(result.out.find("task b\\u{202e}1 of team team-b: admitted") != std::string::npos);
+  const size_t explanation = result.out.find("\n\n");
+  REQUIRE(explanation != std::string::npos);
+  CHECK(result.out.find("\u202e", explanation) == std::string::npos);
+}
+
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
   const gov::test::TempDir dir("simulate-text");
   // team-b holds its 2 GPUs with b0 for two and a half hours; b1 (2 GPUs, same priority) could

@@ -209,6 +209,13 @@ TEST_CASE("decisions: one readable line per decision", "[trace]") {
   Decision invalid = make(0, "t", Outcome::invalid, "team-z");
   invalid.message = "unknown team";
   CHECK(gov::trace::decision_text(invalid) == "   0s  t  team-z  invalid  unknown team");
+  // What a terminal would act on or hide is escaped too: a right-to-left override in a task id
+  // or a rule's message, a zero-width space, a C1 control; other text stays as it is.
+  Decision hidden = make(0, "a\u202e1", Outcome::rejected, "team-a");
+  hidden.rule = "r";
+  hidden.message = "bad\u202etxt\u200b\xc2\x9b \u00e9t\u00e9";  // U+009B: a C1 control
+  CHECK(gov::trace::decision_text(hidden) ==
+        "   0s  a\\u{202e}1  team-a  rejected by rule r  bad\\u{202e}txt\\u{200b}\\u{9b} \u00e9t\u00e9");
 }
 
 TEST_CASE("decisions: the summary of the docs/interfaces.md walkthrough", "[trace]") {

@@ -58,6 +58,21 @@ std::string explanation_text(const gov::Explanation& e) {
   return out;
 }
 
+/// `text` line by line through escape_for_terminal: names, messages and candidates' reasons come
+/// from the policy and the task files, and must not reorder or hide what the terminal shows
+/// (docs/security.md).
+std::string escaped_lines(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    out += escape_for_terminal(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(end + 1);
+  }
+  return out;
+}
+
 /// A Kubernetes object (Job, PyTorchJob, ...; docs/kubernetes.md) as the task: one workload
 /// (workload_task). nullopt after printing the error; `status` is then the exit status.
 std::optional<gov::Task> kubernetes_task(const std::string& path, const gov::Engine& engine, const ir::Module& module,
@@ -113,10 +128,12 @@ int run_eval(const Args& args) {
   }
   const std::string id = task->id;
   const gov::Step step = engine->step(at, {gov::Event::submit(std::move(*task))});
+  // The task's decisions, and those of the tasks it preempted: an admission that needed victims
+  // says whom it took.
   for (const gov::Decision& d : step.decisions) {
-    if (d.task == id) fmt::print("{}\n", trace::decision_json(d));
+    if (d.task == id || (d.outcome == gov::Outcome::preempted && d.by == id)) fmt::print("{}\n", trace::decision_json(d));
   }
-  if (auto explanation = engine->explain(id)) fmt::print("\n{}", explanation_text(*explanation));
+  if (auto explanation = engine->explain(id)) fmt::print("\n{}", escaped_lines(explanation_text(*explanation)));
   return kOk;
 }
 
@@ -128,7 +145,8 @@ Command eval_command() {
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
   return {{"eval", "gov eval FILE --task TASK.json|JOB.yaml [--state STATE.json|WORKLOADS.yaml] [--engine interp]",
            "Decide one task against a cluster state and explain the decision.",
-           "Prints the task's decision (a decision-stream line) and an explanation: what it needs, what its team\n"
+           "Prints the task's decisions (decision-stream lines, with those of the tasks it preempted) and an\n"
+           "explanation: what it needs, what its team\n"
            "has guaranteed, in use and borrowable in each instance type tried, what the cohort has idle, and which\n"
            "preemption candidates were considered and why. STATE.json lists admitted tasks ({\"task\": {...},\n"
            "\"submitted_at\": s, \"admitted_at\": s, \"flavor\": \"...\"}) and pending ones ({\"task\": {...},\n"
