@@ -63,7 +63,7 @@ int run_check(const Args& args) {
 Command check_command() {
   return {{"check", "gov check FILE|DIR... [--emit=ast|ir|llvm|asm]",
            "Parse and check policy files (with their imports); print every problem found.",
-           "FILE `-` is standard input (shown as `<stdin>`; it imports nothing).\n"
+           "FILE `-` is standard input (shown as `<stdin>`; it imports shipped catalogs by name only, no files).\n"
            "Exit status: 0 when clean or only warnings, 1 when there are errors, 2 when a file cannot be read.\n"
            "Lint warnings are printed by `gov lint`.",
            {{"emit", "STAGE", "also print a stage: `ast` (syntax tree with byte spans), `ir` (the lowered module), `llvm` (optimised LLVM IR of the rules) or `asm`; of several files, each after a `==> FILE <==` line"},
