@@ -682,6 +682,10 @@ Result<std::string> integrity_in(Connection& db) {
 // ---- opening ------------------------------------------------------------------------------
 
 Result<void> prepare_location(const std::string& path, const OpenOptions& options, bool exists) {
+  if (std::error_code ec; exists && std::filesystem::is_directory(path, ec)) {
+    // SQLite would say "disk I/O error"; a store is a file.
+    return Error{ErrorKind::io, "it is a directory; a policy store is a file (`--db DIR/policies.db`)"};
+  }
   if (exists) return {};
   if (!options.create || options.read_only) {
     return Error{ErrorKind::not_found, fmt::format("no policy store at `{}`", path)};

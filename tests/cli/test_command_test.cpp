@@ -222,7 +222,7 @@ TEST_CASE("gov apply --db in a directory that does not exist is an error, not a 
   const std::string missing = file.dir / "no/such/dir";
   const auto result = run_gov("apply " + quoted(file.path) + " --db " + quoted(missing + "/x.db"));
   INFO(result.out << result.err);
-  CHECK(result.exit_code == 1);
+  CHECK(result.exit_code == 2);  // a store that cannot be opened: an I/O problem
   CHECK(result.err.find("directory `" + missing + "` does not exist; create it first") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(file.dir / "no"));
   // An existing directory is fine.

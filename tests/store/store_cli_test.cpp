@@ -64,16 +64,29 @@ TEST_CASE("apply, log, diff, rollback and log round-trip through the CLI", "[sto
   CHECK(simulate.out == gov::test::read_text(gov::test::repo_path("tests/walkthrough/expected.jsonl")));
 }
 
-TEST_CASE("store commands explain a missing or corrupt store", "[store][cli]") {
+// A store that cannot be opened is an I/O problem, exit status 2, as `gov store copy` has it
+// (docs/interfaces.md); a missing version is the command failing, 1, said in words.
+TEST_CASE("store commands explain a missing, corrupt or misplaced store", "[store][cli]") {
   auto missing = run_gov("log --db /nonexistent/dir/x.db");
-  CHECK(missing.exit_code == 1);
+  CHECK(missing.exit_code == 2);
   CHECK(missing.err.find("error: store") != std::string::npos);
   const std::string garbage = (std::filesystem::temp_directory_path() / ("gov-garbage-" + std::to_string(::getpid()) + ".db")).string();
   gov::test::write_text(garbage, std::string(5000, 'x'));
   auto corrupt = run_gov("log --db '" + garbage + "'");
-  CHECK(corrupt.exit_code == 1);
+  CHECK(corrupt.exit_code == 2);
   CHECK(corrupt.err.find("error: store") != std::string::npos);
   std::filesystem::remove(garbage);
+  auto directory = run_gov("log --db '" + std::filesystem::temp_directory_path().string() + "'");
+  CHECK(directory.exit_code == 2);
+  CHECK(directory.err.find("it is a directory; a policy store is a file") != std::string::npos);
+
+  const std::string db = (std::filesystem::temp_directory_path() / ("gov-cli-missing-version-" + std::to_string(::getpid()) + ".db")).string();
+  std::filesystem::remove(db);
+  REQUIRE(run_gov("apply policies/examples/workshop-g5.gov --db '" + db + "'").exit_code == 0);
+  auto rollback = run_gov("rollback 9 --db '" + db + "'");
+  CHECK(rollback.exit_code == 1);
+  CHECK(rollback.err == "error: policy `workshop-g5` has no version 9 (the latest is 1)\n");
+  std::filesystem::remove(db);
 }
 
 TEST_CASE("gov log --format json escapes quotes, backslashes and newlines in authors and messages", "[store][cli]") {

@@ -1,5 +1,6 @@
 // The policy store commands: `gov apply`, `log`, `show`, `rollback`, and `gov diff` between
 // stored versions. The store is `--db`, else $GOV_DB, else .gov/policies.db.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -51,6 +52,16 @@ std::optional<store::Store> open_store(const Args& args, Access access) {
     return std::nullopt;
   }
   return std::move(opened.value());
+}
+
+/// A store error for people: the message names what is missing or malformed; other kinds
+/// (busy, conflict, corrupt, read only, ...) lead with the kind, in words.
+std::string store_error_text(const store::Error& error) {
+  if (error.kind == store::ErrorKind::not_found || error.kind == store::ErrorKind::invalid)
+    return escape_for_terminal(error.message);
+  std::string kind(store::error_kind_name(error.kind));
+  std::replace(kind.begin(), kind.end(), '_', ' ');
+  return fmt::format("{}: {}", kind, escape_for_terminal(error.message));
 }
 
 std::string author(const Args& args) {
@@ -173,13 +184,12 @@ int run_apply(const Args& args) {
     sign_key = std::move(key.value());
   }
   std::optional<store::Store> db = open_store(args, Access::create);
-  if (!db) return kFailed;
+  if (!db) return kUsage;  // a store that cannot be opened: an I/O problem (docs/interfaces.md)
   std::string warning;
   auto result = driver::apply_policy(*db, *checked, std::move(request), warning, sign_key ? &*sign_key : nullptr);
   if (!warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(warning));
   if (!result.ok()) {
-    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind),
-               escape_for_terminal(result.error().message));
+    fmt::print(stderr, "error: {}\n", store_error_text(result.error()));
     return kFailed;
   }
   if (sign_key) {
@@ -236,7 +246,7 @@ int run_log(const Args& args) {
     limit = static_cast<size_t>(*n);
   }
   std::optional<store::Store> db = open_store(args, Access::read);
-  if (!db) return kFailed;
+  if (!db) return kUsage;  // a store that cannot be opened: an I/O problem (docs/interfaces.md)
   std::optional<std::string> policy = policy_name(*db, args);
   if (!policy) return kFailed;
   auto versions = db->log(*policy, limit);
@@ -260,7 +270,7 @@ int run_log(const Args& args) {
 
 int run_show(const Args& args) {
   std::optional<store::Store> db = open_store(args, Access::read);
-  if (!db) return kFailed;
+  if (!db) return kUsage;  // a store that cannot be opened: an I/O problem (docs/interfaces.md)
   std::optional<std::string> policy = policy_name(*db, args);
   if (!policy) return kFailed;
   std::optional<int64_t> number;
@@ -313,7 +323,7 @@ int run_rollback(const Args& args) {
     return kUsage;
   }
   std::optional<store::Store> db = open_store(args, Access::write);
-  if (!db) return kFailed;
+  if (!db) return kUsage;  // a store that cannot be opened: an I/O problem (docs/interfaces.md)
   std::optional<std::string> policy = policy_name(*db, args);
   if (!policy) return kFailed;
   store::RollbackRequest request;
@@ -323,8 +333,7 @@ int run_rollback(const Args& args) {
   request.message = args.value("message").value_or(fmt::format("rollback to version {}", request.version));
   auto result = db->rollback(request);
   if (!result.ok()) {
-    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(result.error().kind),
-               escape_for_terminal(result.error().message));
+    fmt::print(stderr, "error: {}\n", store_error_text(result.error()));
     return kFailed;
   }
   if (result.value().created) {
@@ -357,7 +366,7 @@ std::optional<std::string> applied_policy_of(store::Store& db, const Args& args,
 
 int run_store_diff(const Args& args) {
   std::optional<store::Store> db = open_store(args, Access::read);
-  if (!db) return kFailed;
+  if (!db) return kUsage;  // a store that cannot be opened: an I/O problem (docs/interfaces.md)
   // `gov diff FILE`: the active version against a working file (plan before apply).
   const bool file = args.positional.size() == 1 && !version_argument(args.positional[0]);
   std::optional<std::string> policy = file ? applied_policy_of(*db, args, args.positional[0]) : std::nullopt;
@@ -510,8 +519,7 @@ int run_store(const Args& args) {
   }
   auto copied = store::copy_history(from.value(), to.value());
   if (!copied.ok()) {
-    fmt::print(stderr, "error: {}: {}\n", store::error_kind_name(copied.error().kind),
-               escape_for_terminal(copied.error().message));
+    fmt::print(stderr, "error: {}\n", store_error_text(copied.error()));
     return copied.error().kind == store::ErrorKind::io ? 2 : 1;
   }
   const store::CopyResult& done = copied.value();
