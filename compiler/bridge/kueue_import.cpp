@@ -232,6 +232,12 @@ class Importer {
   }
 
   std::string policy() {
+    // Nothing to import is a mistake (an empty file, a failed export's output), not an empty
+    // policy that then checks.
+    if (flavors_.empty() && cohorts_.empty() && queues_.empty() && locals_.empty() && classes_.empty()) {
+      throw Failure{"the input holds no Kueue object (ClusterQueue, Cohort, ResourceFlavor, LocalQueue or "
+                    "WorkloadPriorityClass): nothing to import"};
+    }
     for (const Object& o : flavors_) read_flavor(o);
     hyperpod_naming_ = std::any_of(queues_.begin(), queues_.end(),
                                    [](const Object& q) { return strip(q.name, "hyperpod-ns-", "-clusterqueue").has_value(); });
