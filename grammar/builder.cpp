@@ -280,6 +280,9 @@ class Builder {
       Diagnostic d = make_diagnostic(Code::invalid_number, at(out.span), "number too large", "too large");
       d.help = "numbers in gov are at most 9,000,000,000,000";
       report(std::move(d));
+      // Reported once: the value is unusable, as with an unknown unit, so the checker says
+      // nothing more about it (a number 0 without its unit drew "takes a size, found 0").
+      out.unit = ast::Unit::invalid;
       return out;
     }
     if (fraction.size() > 6) {
