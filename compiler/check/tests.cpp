@@ -11,7 +11,10 @@
 namespace gov::check {
 
 void Checker::check_tests() {
+  // A name names one test: `gov test`'s reports (JUnit's testcases, JSON) and failures key on it.
+  std::map<std::string, Location> names;
   for (const auto& [test, source] : tests_) {
+    duplicate(names, test->name.plain(), {source, test->name.span}, "test");
     Test out{test->name.plain(), {}, {source, test->name.span}};
     if (test->name.has_interpolation()) {
       report(Code::interpolation_not_allowed, {source, interpolation_span(test->name)},

@@ -44,7 +44,7 @@ enum class Severity { error, warning, note };
   X(unknown_team, "E0204", "unknown-team", error, "a team name does not match any team") \
   X(unknown_priority_class, "E0205", "unknown-priority-class", error, "a priority class name does not match any class of the policy") \
   X(unknown_catalog, "E0206", "unknown-catalog", error, "a cluster, or a catalog's `extends`, names a catalog that is not defined") \
-  X(duplicate_definition, "E0207", "duplicate-definition", error, "two teams, cohorts, classes, rules, catalogs, instance types or tasks have the same name") \
+  X(duplicate_definition, "E0207", "duplicate-definition", error, "two teams, cohorts, classes, rules, catalogs, instance types, tests or tasks have the same name") \
   X(import_outside_root, "E0208", "import-outside-root", error, "an import leaves the policy's root directory") \
   X(unknown_field, "E0209", "unknown-field", error, "a path such as `task.gpus` names a field that does not exist") \
   X(type_mismatch, "E0210", "type-mismatch", error, "an operator is applied to values of types it does not accept") \
