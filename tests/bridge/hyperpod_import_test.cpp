@@ -135,4 +135,14 @@ TEST_CASE("gov import hyperpod names the file object and member of bad input", "
   CHECK(run_gov("import hyperpod " + (dir / "missing.json")).exit_code == 2);
   CHECK(run_gov("import kueue x.yaml").exit_code == 2);
   CHECK(run_gov("import hyperpod x.json --capacity ml.g5.8xlarge").exit_code == 2);
+  // A type the catalog lacks, or one given twice, is a usage error naming the entry, not a
+  // diagnostic inside the generated policy.
+  const std::string input = " tests/bridge/import/only-gpu-quota.json";
+  const gov::test::CommandResult typo = run_gov("import hyperpod" + input + " --capacity ml.g6.12xlarg=2");
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err == "error: `--capacity` entry `ml.g6.12xlarg=2`: `ml.g6.12xlarg` is not an instance type of catalog "
+                    "`aws-ml` (did you mean `ml.g6.12xlarge`?)\n");
+  const gov::test::CommandResult twice = run_gov("import hyperpod" + input + " --capacity ml.g6.12xlarge=2,ml.g6.12xlarge=3");
+  CHECK(twice.exit_code == 2);
+  CHECK(twice.err == "error: `--capacity` gives `ml.g6.12xlarge` twice\n");
 }

@@ -1,9 +1,11 @@
 // `gov import`: an existing SageMaker HyperPod setup as a formatted `.gov` policy that checks.
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "compiler/bridge/bridge.hpp"
+#include "compiler/diagnostics/diagnostic.hpp"
 #include "compiler/driver/driver.hpp"
 #include "compiler/format/format.hpp"
 #include "compiler/kube/yaml.hpp"
@@ -61,6 +63,29 @@ std::optional<std::vector<std::pair<std::string, int64_t>>> capacity_argument(co
   return out;
 }
 
+/// --capacity's types against the catalog, each once; false after printing a usage error that
+/// names the entry (checked in the generated policy, the mistake was reported inside it).
+bool capacity_in_catalog(const std::vector<std::pair<std::string, int64_t>>& capacity, const check::Catalog& catalog) {
+  std::vector<std::string> names;
+  for (const check::InstanceType& type : catalog.types) names.push_back(type.name);
+  std::vector<std::string> seen;
+  for (const auto& [type, count] : capacity) {
+    if (std::find(names.begin(), names.end(), type) == names.end()) {
+      const std::optional<std::string> near = closest_match(type, names);
+      fmt::print(stderr, "error: `--capacity` entry `{}={}`: `{}` is not an instance type of catalog `{}`{}\n",
+                 escape_for_terminal(type), count, escape_for_terminal(type), escape_for_terminal(catalog.name),
+                 near ? fmt::format(" (did you mean `{}`?)", *near) : "");
+      return false;
+    }
+    if (std::find(seen.begin(), seen.end(), type) != seen.end()) {
+      fmt::print(stderr, "error: `--capacity` gives `{}` twice\n", escape_for_terminal(type));
+      return false;
+    }
+    seen.push_back(type);
+  }
+  return true;
+}
+
 int run_import(const Args& args) {
   const bool kueue = !args.positional.empty() && args.positional[0] == "kueue";
   if (args.positional.size() < 2 || (args.positional[0] != "hyperpod" && !kueue)) {
@@ -107,6 +132,7 @@ int run_import(const Args& args) {
     inputs = std::move(*json);
   }
   const check::Catalog& types = catalog->checked.result.policy.catalogs[0];
+  if (!capacity_in_catalog(options.capacity, types)) return kUsage;
   support::Expected<std::string> imported =
       kueue ? bridge::import_kueue(inputs, types, options) : bridge::import_hyperpod(inputs, types, options);
   if (!imported) {
