@@ -152,6 +152,16 @@ TEST_CASE("gov test says a file did not check instead of 0 passed, 0 failed", "[
   const auto junit = run_gov("test --format junit " + quoted(file.path));
   CHECK(junit.out.find("errors=\"1\"") != std::string::npos);
   CHECK(junit.out.find("<error message=\"the policy does not check; see gov check\"/>") != std::string::npos);
+
+  // The JSON report says why, so that a tool need not read standard error.
+  const auto json = run_gov("test --format json " + quoted(file.path));
+  const gov::test::Json report = gov::test::JsonReader(json.out).document();
+  REQUIRE(report["files"].size() == 1);
+  CHECK_FALSE(report["files"][0]["checked"].boolean);
+  const std::string error = report["files"][0]["error"].str();
+  CHECK(error.find("error[E0") != std::string::npos);
+  CHECK(error.find("lend-and-borow") != std::string::npos);
+  CHECK(error.find('\x1b') == std::string::npos);  // no colour
 }
 
 TEST_CASE("gov fmt keeps expect eventually", "[cli]") {

@@ -44,8 +44,20 @@ struct RanCase {
 struct RanFile {
   std::string path;
   bool loaded = false;  // false: the file did not check (its diagnostics went to stderr)
+  /// When it did not check: why, as `gov check` prints it without colour (the JSON report's
+  /// `error`, so that a tool reading it need not scrape standard error).
+  std::string error;
   std::vector<RanCase> cases;
 };
+
+/// Why a file that was loaded to Stage::check did not check: the read error, or the
+/// diagnostics rendered; empty when it checked.
+std::string check_failure(const driver::Result& checked) {
+  if (!checked.ok()) return checked.error->message;
+  const CheckedPolicy& policy = checked.policy->checked;
+  if (policy.ok()) return {};
+  return render_all(policy.diagnostics(), policy.program.sources);
+}
 
 /// The failure report of a block as `gov test` prints it (before escaping): where, the
 /// expectation, what differs, the decision it was matched against, and the decisions since the
@@ -89,6 +101,7 @@ std::vector<RanFile> run_files(const Args& args, const std::vector<std::string>&
     std::optional<gov::Engine> engine = open_engine(args, path, load_status);
     if (!engine) {
       status = std::max(status, load_status);
+      file.error = check_failure(checked);
       continue;
     }
     file.loaded = true;
@@ -144,6 +157,7 @@ std::string json_report(const std::vector<RanFile>& files, const Totals& totals)
     out.begin_object();
     out.field("file", file.path);
     out.field("checked", file.loaded);
+    if (!file.loaded && !file.error.empty()) out.field("error", file.error);
     out.key("tests");
     out.begin_array();
     for (const RanCase& c : file.cases) {
