@@ -1,6 +1,7 @@
 #include "compiler/format/format.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -151,10 +152,13 @@ class Formatter {
     }
   }
 
-  /// Appends a comment that sits on source line `source_line` to the line just printed.
-  void trailing_comment(uint32_t source_line) {
+  /// Appends a comment that sits on source line `source_line` to the line just printed, unless it
+  /// begins at or after `before` (the next row's start, when a row shares its source line with
+  /// the next: `gpus = 1, labels = { k: "v" # c }` keeps the comment with `labels`).
+  void trailing_comment(uint32_t source_line, uint32_t before = std::numeric_limits<uint32_t>::max()) {
     if (next_comment_ >= file_.comments.size()) return;
     if (line_of(file_.comments[next_comment_].span.begin) != source_line) return;
+    if (file_.comments[next_comment_].span.begin >= before) return;
     out_.pop_back();  // the newline
     out_ += "  ";
     out_ += comment_text(next_comment_++);
@@ -215,7 +219,8 @@ class Formatter {
       // Comments inside a row that prints on one line move above it.
       leading_comments(row.span.end, indent, false);
       line(indent, left + row.separator + row.right);
-      trailing_comment(line_of(row.span.end > row.span.begin ? row.span.end - 1 : row.span.end));
+      trailing_comment(line_of(row.span.end > row.span.begin ? row.span.end - 1 : row.span.end),
+                       i + 1 < items.size() ? items[i + 1].span.begin : std::numeric_limits<uint32_t>::max());
       opened_block_ = false;
     }
   }

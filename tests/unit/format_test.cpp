@@ -176,6 +176,30 @@ TEST_CASE("a quota or a submit written over several lines stays so, each propert
   CHECK(formatted(one_line) == "team research {\n  quota ml.g5.8xlarge { instances = 2, borrow-limit = { gpus = 1 } }\n}\n");
 }
 
+// A trailing comment on a line that holds two properties is the second's (it follows it), and
+// the second, printed on one line, takes it above itself rather than leaving it to the first.
+TEST_CASE("a comment after the second property of a line does not go to the first", "[format]") {
+  const std::string messy =
+      "test \"t\" {\n"
+      "  submit a {\n"
+      "    gpus = 1, labels = { k: \"v\" # about the labels\n"
+      "    }\n"
+      "  }\n"
+      "}\n";
+  const std::string canonical =
+      "test \"t\" {\n"
+      "  submit a {\n"
+      "    gpus   = 1\n"
+      "    # about the labels\n"
+      "    labels = { k: \"v\" }\n"
+      "  }\n"
+      "}\n";
+  auto parsed = parse_text(messy, "shared-line.gov");
+  REQUIRE(parsed.result.ok());
+  CHECK(formatted(parsed) == canonical);
+  check_format_properties(messy, "shared-line.gov");
+}
+
 TEST_CASE("a negation of a negation keeps its parentheses", "[format]") {
   const std::string text = "rule r {\n  when -(-task.gpus) > 2 and -(-(-task.gpus)) < 0\n  deny \"x\"\n}\n";
   auto parsed = parse_text(text, "neg.gov");
