@@ -1,6 +1,8 @@
 // Entry point of gov::grammar: source text -> AST with spans, plus syntax diagnostics.
 #pragma once
 
+#include <string_view>
+
 #include <cstddef>
 
 #include "compiler/ast/ast.hpp"
@@ -32,5 +34,9 @@ struct ParseResult {
 /// that starts a declaration). Syntax only: which properties a block has and what values
 /// they take is gov::check's (check::parse_file parses and validates both).
 ParseResult parse(const SourceMap& sources, SourceId source);
+
+/// Whether `word` is one of the language's reserved words (`team`, `test`, `policy`, `in`, ...),
+/// which can never be a name: what writes names into `.gov` text (gov import) tests them first.
+bool is_reserved_word(std::string_view word);
 
 }  // namespace gov::grammar

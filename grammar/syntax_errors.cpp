@@ -11,6 +11,7 @@
 
 #include "compiler/model/hyperpod_names.hpp"
 #include "compiler/support/terminal_text.hpp"
+#include "grammar/parse.hpp"
 
 namespace gov::grammar {
 
@@ -412,5 +413,7 @@ std::size_t resume_offset(std::string_view text, std::size_t start, std::size_t 
   }
   return text.size();
 }
+
+bool is_reserved_word(std::string_view word) { return is_reserved(word); }
 
 }  // namespace gov::grammar

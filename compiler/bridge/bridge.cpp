@@ -6,12 +6,22 @@
 #include "compiler/bridge/hyperpod_export.hpp"
 #include "compiler/bridge/kueue_export.hpp"
 #include "compiler/check/checker.hpp"
+#include "grammar/parse.hpp"
 
 namespace gov::bridge {
 
 // A team's namespace is a Kubernetes DNS label (at most 63 characters). The checker's E0303 keeps
 // team names to 41 characters, so `hyperpod-ns-TEAM` always fits (HyperPod itself needs 51 or fewer).
 static_assert(std::string_view("hyperpod-ns-").size() + check::kMaxNameLength <= 63);
+
+std::optional<std::string> name_problem(std::string_view text) {
+  bool ok = !text.empty() && text.size() <= 63 && text[0] >= 'a' && text[0] <= 'z';
+  for (char c : text) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+  if (!ok) return "is not a name gov can write (lower-case letters, digits and hyphens)";
+  if (grammar::is_reserved_word(text))
+    return "is a reserved word of gov's language, which it cannot write as a name; rename it before importing";
+  return std::nullopt;
+}
 
 std::string namespace_name(Naming naming, std::string_view team) {
   return naming == Naming::hyperpod ? "hyperpod-ns-" + std::string(team) : std::string(team);

@@ -115,6 +115,12 @@ inline constexpr size_t kMaxImportBytes = size_t{1} << 20;
 /// input gov cannot represent fully is an Error (kind invalid) naming the file, the object and the
 /// member: an unknown member, a wrong kind, a value out of range, an amount that is not a whole
 /// number of base units, an instance type outside the catalog. Pure; never throws.
+/// Why `text` cannot be written as a gov name (`team-a`), or nullopt: the importers' test of every
+/// name they read (lower-case letters, digits and hyphens, a letter first, at most 63
+/// characters, and not a reserved word such as `test` or `policy`, which the language cannot
+/// write as a name), so that the error names the input rather than the generated policy.
+std::optional<std::string> name_problem(std::string_view text);
+
 support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
                                                const ImportOptions& options);
 

@@ -72,12 +72,11 @@ int64_t integer(const Context& at, const trace::JsonValue& value, std::string_vi
   return *n;
 }
 
-/// A gov name (`team-a`): lower-case letters, digits and hyphens, starting with a letter.
+/// A gov name (`team-a`; bridge::name_problem).
 std::string name(const Context& at, const trace::JsonValue& value, std::string_view path) {
   const std::string& text = value.text;
-  bool ok = !text.empty() && text.size() <= 63 && text[0] >= 'a' && text[0] <= 'z';
-  for (char c : text) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
-  if (!ok) at.fail(path, fmt::format("{} is not a name gov can write (lower-case letters, digits and hyphens)", json_quote(text, JsonEscapes::unsafe)));
+  if (const std::optional<std::string> problem = name_problem(text))
+    at.fail(path, fmt::format("{} {}", json_quote(text, JsonEscapes::unsafe), *problem));
   return text;
 }
 

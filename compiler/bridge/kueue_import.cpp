@@ -78,11 +78,9 @@ struct At {
     }
     return n.value;
   }
-  /// A gov name (`team-a`): lower-case letters, digits and hyphens, starting with a letter.
+  /// A gov name (`team-a`; bridge::name_problem).
   std::string name(const Node& value, std::string_view text, const std::string& field) const {
-    bool ok = !text.empty() && text.size() <= 63 && text[0] >= 'a' && text[0] <= 'z';
-    for (char c : text) ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
-    if (!ok) fail(value, field, fmt::format("`{}` is not a name gov can write (lower-case letters, digits and hyphens)", text));
+    if (const std::optional<std::string> problem = name_problem(text)) fail(value, field, fmt::format("`{}` {}", text, *problem));
     return std::string(text);
   }
 };

@@ -101,6 +101,9 @@ TEST_CASE("gov import hyperpod names the file object and member of bad input", "
       {std::string(100000, '[') + std::string(100000, ']'), "`bad.json`: line 1, column 65: "},
       {quota(kGood, R"({"FairShareWeight": 10})"), "`bad.json`: compute quota `q`: `ComputeQuotaTarget.TeamName`: missing"},
       {quota(kGood, R"({"TeamName": "Team_A"})"), "`ComputeQuotaTarget.TeamName`: \"Team_A\" is not a name gov can write"},
+      // A valid HyperPod name that the language reserves: said of the input, not of the output.
+      {quota(kGood, R"({"TeamName": "test"})"),
+       "`ComputeQuotaTarget.TeamName`: \"test\" is a reserved word of gov's language, which it cannot write as a name"},
       {quota(kGood, R"({"TeamName": "a", "FairShareWeight": 101})"), "`ComputeQuotaTarget.FairShareWeight`: 101 is not a whole number in 0..100"},
       {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.8xlarge", "MemoryInGiB": 1.00001}]})"),
        "`ComputeQuotaConfig.ComputeQuotaResources[0].MemoryInGiB`: 1.00001 GiB is not a whole number of MiB"},

@@ -192,6 +192,8 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
       {std::string(size_t{10} << 20, '['), "`bad.yaml`: line 1, column 1052673: the YAML parser read more than 1048576 bytes past the last node"},
       {std::string(100, '['), "nesting deeper than 64 levels of maps and lists"},
       {"a: [1\n", "`bad.yaml`: line 2, column 1: "},
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: policy}\nvalue: 10\n",
+       "WorkloadPriorityClass `policy`: `metadata.name`: `policy` is a reserved word of gov's language"},
       // An empty file (a failed export's output) or only skipped objects: nothing to import.
       {"", "the input holds no Kueue object (ClusterQueue, Cohort, ResourceFlavor, LocalQueue or WorkloadPriorityClass)"},
       {"apiVersion: v1\nkind: Namespace\nmetadata: {name: team-a}\n", "the input holds no Kueue object"},
