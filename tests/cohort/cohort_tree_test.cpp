@@ -10,6 +10,7 @@
 
 #include "runtime/engine/quota_state.hpp"
 #include "tests/engine/engine_test_support.hpp"
+#include "tests/check/json_reader.hpp"
 #include "tests/support/test_support.hpp"
 
 using gov::test::run_gov;
@@ -125,6 +126,13 @@ TEST_CASE("gov inspect prints the tree of cohorts with subtree quotas", "[hier]"
   const gov::test::CommandResult json = run_gov("inspect --format json tests/corpus/cohort-tree.gov");
   REQUIRE(json.exit_code == 0);
   CHECK(json.out.find("\"eng\":{\"parent\":\"org\",\"fair_share_weight\":1,\"teams\":[\"web\",\"ml\"]") != std::string::npos);
+  // The whole document parses: a cohort's own quota once wrote its type's key twice
+  // (`"own":"ml.g5.8xlarge":{...}`).
+  const gov::test::Json inspected = gov::test::JsonReader(json.out).document();
+  const gov::test::Json& org = inspected["cohorts"]["org"]["quotas"]["ml.g5.8xlarge"];
+  CHECK(org["own"]["gpu"]["nominal"].literal() == "2");
+  CHECK(org["subtree"]["gpu"].literal() == "6");
+  CHECK(inspected["cohorts"]["eng"]["quotas"]["ml.g5.8xlarge"]["own"]["gpu"]["borrowing_limit"].literal() == "1");
 }
 
 TEST_CASE("gov export kueue writes the tree and gov import kueue reads it back", "[hier]") {

@@ -105,8 +105,8 @@ std::string count_text(int64_t count) {
   return count == ir::kUnlimited ? std::string("unlimited") : fmt::format("{}", count);
 }
 
-void quota_json(JsonWriter& out, const Policy& p, const check::Quota& quota, const check::Team* team = nullptr) {
-  out.key(quota.type_name);
+/// A quota's figures as one JSON object (what quota_json writes under the type's name).
+void quota_object_json(JsonWriter& out, const Policy& p, const check::Quota& quota, const check::Team* team = nullptr) {
   out.begin_object();
   for (ir::Resource r : shown_resources(p.types()[quota.type], &quota, team)) {
     const size_t i = ir::index(r);
@@ -129,6 +129,12 @@ void quota_json(JsonWriter& out, const Policy& p, const check::Quota& quota, con
     out.end_object();
   }
   out.end_object();
+}
+
+/// `"<type>": {...}`: a quota keyed by its instance type.
+void quota_json(JsonWriter& out, const Policy& p, const check::Quota& quota, const check::Team* team = nullptr) {
+  out.key(quota.type_name);
+  quota_object_json(out, p, quota, team);
 }
 
 void team_json(JsonWriter& out, const Policy& p, const check::Team& team) {
@@ -247,8 +253,8 @@ std::string json(const Policy& p) {
           if (q.type == t) own = &q;
         }
         if (own) {
-          out.key("own");
-          quota_json(out, p, *own);
+          out.key("own");  // already under the type's key
+          quota_object_json(out, p, *own);
         }
         out.key("subtree");
         out.begin_object();
