@@ -138,6 +138,21 @@ class Comparer {
     return true;
   }
 
+  /// A fair-share weight's change: exact decimals (millionths, Change::micros), with a delta, so
+  /// that `0.5 → 2` is numbers in the JSON as `1 → 2` is. No summary line: the caller writes it.
+  bool weight(Change c, int64_t before_micros, int64_t after_micros) {
+    if (before_micros == after_micros) return false;
+    c.before = model::weight_text(before_micros);
+    c.after = model::weight_text(after_micros);
+    c.before_number = before_micros;
+    c.after_number = after_micros;
+    c.micros = true;
+    const int64_t delta = after_micros - before_micros;
+    c.delta = (delta > 0 ? "+" : "") + model::weight_text(delta);
+    diff_.changes.push_back(std::move(c));
+    return true;
+  }
+
   /// A resource amount's change (base units; kUnlimited allowed).
   bool amount(Change c, Resource r, std::optional<Amount> before, std::optional<Amount> after) {
     if (before == after) return false;
@@ -253,9 +268,14 @@ class Comparer {
       }
       change({.subject = subject, .field = "parent", .before = b ? parent_of(before_, *b) : "",
               .after = a ? parent_of(after_, *a) : "", .property = "parent"});
-      change({.subject = subject, .field = "fair-share weight",
-              .before = b ? model::weight_text(b->fair_share_weight_micros) : "",
-              .after = a ? model::weight_text(a->fair_share_weight_micros) : "", .property = "weight"});
+      if (b && a && weight({.subject = subject, .field = "fair-share weight", .property = "weight"},
+                           b->fair_share_weight_micros, a->fair_share_weight_micros)) {
+        diff_.summary.push_back(summary_of(diff_.changes.back()));
+      } else if (!b || !a) {
+        change({.subject = subject, .field = "fair-share weight",
+                .before = b ? model::weight_text(b->fair_share_weight_micros) : "",
+                .after = a ? model::weight_text(a->fair_share_weight_micros) : "", .property = "weight"});
+      }
       std::vector<std::string> types;
       for (const check::Cohort* c : {a, b}) {
         if (!c) continue;
@@ -309,8 +329,8 @@ class Comparer {
       const auto cohort_of = [](const Policy& p, const check::Team& t) {
         return t.cohort_index >= 0 ? p.cohort_tree[static_cast<size_t>(t.cohort_index)].name : std::string("(flat)");
       };
-      change({.subject = "team", .field = "cohort", .before = cohort_of(before_, *it), .after = cohort_of(after_, team),
-              .team = team.name, .property = "cohort"});
+      change({.subject = fmt::format("team {}", team.name), .field = "cohort", .before = cohort_of(before_, *it),
+              .after = cohort_of(after_, team), .team = team.name, .property = "cohort"});
     }
   }
 
@@ -475,14 +495,9 @@ class Comparer {
           fmt::format("team `{}`: borrow limit {}% → {}%", a.name, b.borrow_limit_percent, a.borrow_limit_percent));
     }
     text("preempt team tasks", "preempt-team-tasks", check::word_of(b.preempt_team_tasks), check::word_of(a.preempt_team_tasks));
-    // Whole weights compare as numbers (with a delta), decimal ones as their text.
+    // Weights compare as exact decimals, with a delta (one summary line, below).
     const int64_t wb = b.fair_share_weight_micros, wa = a.fair_share_weight_micros;
-    const bool whole = wb % model::kWeightScale == 0 && wa % model::kWeightScale == 0;
-    const bool weight_changed =
-        whole ? numeric({.subject = subject, .field = "fair-share weight", .team = a.name, .property = "fair-share-weight"},
-                        wb / model::kWeightScale, wa / model::kWeightScale)
-              : text("fair-share weight", "fair-share-weight", model::weight_text(wb), model::weight_text(wa));
-    if (weight_changed) {
+    if (weight({.subject = subject, .field = "fair-share weight", .team = a.name, .property = "fair-share-weight"}, wb, wa)) {
       diff_.summary.push_back(fmt::format("team `{}`: fair-share weight {} → {}", a.name, model::weight_text(wb),
                                           model::weight_text(wa)));
     }
@@ -803,6 +818,7 @@ std::string arrow(const Change& c) {
 /// `9.599609375` GiB); `null` for unlimited or absent.
 void number_value(JsonWriter& out, const Change& c, std::optional<int64_t> value) {
   if (!value || *value == model::kUnlimited) return out.null();
+  if (c.micros) return out.decimal(model::weight_text(*value));
   if (c.resource) return out.decimal(model::format_amount(*c.resource, *value, model::decimal_notation()));
   out.number(*value);
 }

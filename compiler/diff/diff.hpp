@@ -29,6 +29,7 @@ struct Change {
   std::string property{};  // `nominal`, `borrowing-limit`, `lending-limit`, `sharing`, `weight`, `rule`, ...
   std::optional<int64_t> before_number{};
   std::optional<int64_t> after_number{};
+  bool micros = false;  // the numbers are millionths (a fair-share weight): 500000 is 0.5
 };
 
 /// A consequence: a team loses guaranteed accelerators or is removed (its tasks become invalid),

@@ -186,6 +186,50 @@ TEST_CASE("gov diff --format json has typed fields and exact numbers", "[diff]")
   CHECK(memory_row);
 }
 
+// A decimal weight is a number like a whole one (one summary line, a delta), and a team moving
+// between cohorts is named: both once came out as text, the first twice and the second as `team`.
+TEST_CASE("gov diff gives decimal weights as numbers once and names a team that moves cohort", "[diff]") {
+  gov::test::TempDir dir("diff-weights");
+  dir.copy_catalog();
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.g5.8xlarge: 4 }\n}\n"
+                           "policy {\n  priority training = 50\n}\ncohort org {}\ncohort x { parent = org }\ncohort y { parent = org, fair-share-weight = 1 }\n";
+  const std::string before = dir.write("before.gov", head + "team a {\n  cohort = x\n  quota ml.g5.8xlarge { instances = 1 }\n"
+                                                            "  fair-share-weight = 0.5\n}\n");
+  const std::string after = dir.write("after.gov", std::string(head).replace(head.find("weight = 1"), 10, "weight = 2.25") +
+                                                       "team a {\n  cohort = y\n  quota ml.g5.8xlarge { instances = 1 }\n"
+                                                       "  fair-share-weight = 2\n}\n");
+  const auto text = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(text.out << text.err);
+  REQUIRE(text.exit_code == 0);
+  const std::string line = "  team `a`: fair-share weight 0.5 → 2\n";
+  REQUIRE(text.out.find(line) != std::string::npos);
+  CHECK(text.out.find(line, text.out.find(line) + 1) == std::string::npos);  // once
+  CHECK(text.out.find("fair-share weight: 0.5 → 2 (+1.5)") != std::string::npos);
+  CHECK(text.out.find("cohort `y`: fair-share weight 1 → 2.25") != std::string::npos);
+  const Json doc = parse(run_gov("diff --files '" + before + "' '" + after + "' --format json").out);
+  bool weight = false, moved = false, cohort_weight = false;
+  for (size_t i = 0; i < doc["changes"].size(); ++i) {
+    const Json& c = doc["changes"][i];
+    if (c["property"].str() == "fair-share-weight") {
+      weight = true;
+      CHECK(c["before"].literal() == "0.5");
+      CHECK(c["after"].literal() == "2");
+      CHECK(c["delta"].literal() == "1.5");
+    }
+    if (c["property"].str() == "weight") {
+      cohort_weight = true;
+      CHECK(c["delta"].literal() == "1.25");
+    }
+    if (c["property"].str() == "cohort" && c.has("team")) {
+      moved = true;
+      CHECK(c["subject"].str() == "team a");
+    }
+  }
+  CHECK(weight);
+  CHECK(moved);
+  CHECK(cohort_weight);
+}
+
 TEST_CASE("gov diff --exit-code exits 1 when the policies differ and 0 when not", "[diff]") {
   const Files f;
   CHECK(run_gov(f.args() + " --exit-code").exit_code == 1);
