@@ -711,6 +711,10 @@ class Importer {
     if (cohorts_.empty()) return "";
     const Object& o = cohorts_.front();
     const At& at = o.at;
+    // gov export writes the idle capacity of `idle-resource-sharing = true` as the cohort's own
+    // quota; the setting (read back from the annotation) derives it again, and a cohort block
+    // beside it would be E0340.
+    if (const Node* idle = annotation(*o.node, "gov/idle-resource-sharing"); idle && idle->text == "true") return "";
     const Node* spec = at.optional(*o.node, "spec", "spec", Node::Kind::map);
     const std::string quotas = cohort_quotas(at, spec, /*has_parent=*/false);
     if (quotas.empty()) return "";
