@@ -40,9 +40,11 @@ UsageRow& Recorder::row(std::map<Key, UsageRow>& rows, int64_t day, const std::s
   return it->second;
 }
 
-void Recorder::charge(std::map<Key, UsageRow>& rows, const Live& task, Time from, Time to) {
-  for (int64_t day = day_of(from); from < to; ++day) {
-    const Time day_end = model::checked_mul(day + 1, kDay);
+int64_t Recorder::day_at(Time at) const { return day_of(model::checked_add(origin_, at)); }
+
+void Recorder::charge(std::map<Key, UsageRow>& rows, const Live& task, Time from, Time to) const {
+  for (int64_t day = day_at(from); from < to; ++day) {
+    const Time day_end = model::checked_sub(model::checked_mul(day + 1, kDay), origin_);
     const Time until = std::min(to, day_end);
     const Time held = until - from;
     UsageRow& r = row(rows, day, task.team, task.flavor);
@@ -85,17 +87,17 @@ void Recorder::add(const Decision& decision) {
       task.held_since = decision.at;
       task.used = reported(decision.usage);
       task.borrowed = reported(decision.borrowed);
-      ++row(rows_, day_of(decision.at), task.team, task.flavor).admitted;
+      ++row(rows_, day_at(decision.at), task.team, task.flavor).admitted;
       return;
     case Outcome::pending:
       return;
     case Outcome::preempted:
       release(task, decision.at);
-      ++row(rows_, day_of(decision.at), task.team, task.flavor).preempted;
+      ++row(rows_, day_at(decision.at), task.team, task.flavor).preempted;
       return;
     case Outcome::finished:
       release(task, decision.at);
-      ++row(rows_, day_of(decision.at), task.team, task.flavor).finished;
+      ++row(rows_, day_at(decision.at), task.team, task.flavor).finished;
       live_.erase(it);
       return;
     case Outcome::invalid:  // traces have unique ids: a task that never ran, or one a reload ended
@@ -110,7 +112,7 @@ void Recorder::add(const Decision& decision) {
 std::vector<UsageRow> Recorder::usage(std::optional<Time> end) const {
   const Time until = end.value_or(last_);
   std::map<Key, UsageRow> rows = rows_;
-  const int64_t last_day = day_of(until);
+  const int64_t last_day = day_at(until);
   for (const auto& [id, task] : live_) {
     if (task.held_since) {
       if (until > *task.held_since) charge(rows, task, *task.held_since, until);

@@ -64,6 +64,11 @@ class Recorder {
   std::vector<UsageRow> usage(std::optional<Time> end = std::nullopt) const;
   /// The time of the last decision fed (0 before any).
   Time last_time() const { return last_; }
+  /// Where time 0 falls, in milliseconds since 1970-01-01 UTC, for the usage report's days (0,
+  /// the default: a trace's times are that themselves). `gov simulate --workloads` replays from
+  /// the earliest creationTimestamp at time 0, and gives it here so that the days are the
+  /// workloads' dates. Set before the first add().
+  void set_usage_origin(Time origin) { origin_ = origin; }
 
  private:
   using Amounts = std::array<int64_t, kReportedResources.size()>;
@@ -78,12 +83,15 @@ class Recorder {
 
   static UsageRow& row(std::map<Key, UsageRow>& rows, int64_t day, const std::string& team, const std::string& flavor);
   /// Adds the resource-time of [from, to) to the rows of the days it spans.
-  static void charge(std::map<Key, UsageRow>& rows, const Live& task, Time from, Time to);
+  void charge(std::map<Key, UsageRow>& rows, const Live& task, Time from, Time to) const;
+  /// The UTC day (days since 1970-01-01) of time `at`, given the origin.
+  int64_t day_at(Time at) const;
   void release(Live& task, Time at);
 
   std::unordered_map<std::string, Live> live_;
   std::map<Key, UsageRow> rows_;
   Time last_ = 0;
+  Time origin_ = 0;  // set_usage_origin
   std::unique_ptr<Timeline> timeline_;  // with `timeline` only
 };
 

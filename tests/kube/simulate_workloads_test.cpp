@@ -45,6 +45,35 @@ TEST_CASE("gov simulate replays a directory of Kubernetes jobs as the equivalent
   CHECK(text.out == run_gov("simulate " + kWalkthrough + " --trace " + dir.write("t2.json", kTrace) + " --format text").out);
 }
 
+// The replay starts at the earliest creationTimestamp; the usage report's days are still the
+// workloads' own dates, split at UTC midnight (they once came out as 1970-01-01).
+TEST_CASE("gov simulate --workloads --usage-report dates usage by the workloads' days", "[k8s][kube][simulate]") {
+  gov::test::TempDir dir("simulate-workloads-usage");
+  const auto job = [](const std::string& name, const std::string& created, const std::string& duration) {
+    return "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: " + name + "\n  namespace: hyperpod-ns-team-a\n"
+           "  creationTimestamp: \"" + created + "\"\n  labels:\n    kueue.x-k8s.io/queue-name: hyperpod-ns-team-a-localqueue\n"
+           "  annotations:\n    gov/duration: \"" + duration + "\"\nspec:\n  template:\n    spec:\n      containers:\n"
+           "        - name: c\n          resources:\n            limits: {nvidia.com/gpu: 1}\n";
+  };
+  const std::string jobs = dir.write("jobs.yaml", job("late", "2026-03-10T23:30:00Z", "3600") + "---\n" +
+                                                      job("later", "2026-03-11T01:00:00Z", "60"));
+  const std::string usage = dir / "usage.csv";
+  const gov::test::CommandResult run = run_gov("simulate policies/examples/workshop-g5.gov --workloads " + jobs +
+                                               " --usage-report " + usage);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const std::string csv = gov::test::read_text(usage);
+  CHECK(csv.find("\n2026-03-10,team-a,ml.g5.8xlarge,0.5,0.5,0,") != std::string::npos);
+  CHECK(csv.find("\n2026-03-11,team-a,ml.g5.8xlarge,0.516667,0.516667,0,") != std::string::npos);
+  CHECK(csv.find("1970-01-01") == std::string::npos);
+  // A second policy after the first reads as a comparison, which takes a trace.
+  const gov::test::CommandResult what_if =
+      run_gov("simulate policies/examples/workshop-g5.gov policies/examples/rules.gov --workloads " + jobs);
+  CHECK(what_if.exit_code == 2);
+  CHECK(what_if.err.find("is a policy file, but with --workloads the paths after the policy are Kubernetes objects") !=
+        std::string::npos);
+}
+
 TEST_CASE("gov simulate refuses workloads it cannot replay", "[k8s][kube][simulate]") {
   gov::test::TempDir dir("simulate-workloads-bad");
   // Objects of several pod sets replay as tasks of pod sets.

@@ -107,6 +107,14 @@ std::optional<std::vector<std::string>> workload_paths(const Args& args, const s
   given.insert(given.end(), extra.begin(), extra.end());
   std::vector<std::string> out;
   for (const std::string& path : given) {
+    if (path.ends_with(".gov")) {
+      // `A.gov B.gov --workloads ...` reads as a comparison, which replays a trace only.
+      fmt::print(stderr,
+                 "error: `{}` is a policy file, but with --workloads the paths after the policy are Kubernetes objects; "
+                 "comparing two policies (A.gov B.gov) takes --trace\n",
+                 display_path(path));
+      return std::nullopt;
+    }
     std::error_code error;
     if (!std::filesystem::is_directory(path, error)) {
       out.push_back(path);
@@ -137,7 +145,7 @@ std::optional<std::vector<std::string>> workload_paths(const Args& args, const s
 /// printing the first error (`status`).
 std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<std::string>& paths,
                                                            const gov::Engine& engine, const ir::Module& module,
-                                                           int& status) {
+                                                           int& status, gov::Time& origin) {
   struct Read {
     std::string path;
     kube::Workload workload;
@@ -163,6 +171,7 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
     first = any_time ? std::min(first, *r.workload.created) : *r.workload.created;
     any_time = true;
   }
+  origin = first;  // time 0 of the replay, for the usage report's dates
   const auto time_of = [&](const Read& r) { return r.workload.created ? *r.workload.created - first : 0; };
   std::stable_sort(all.begin(), all.end(), [&](const Read& a, const Read& b) { return time_of(a) < time_of(b); });
   const kube::QueueNaming naming = queue_naming(engine);
@@ -229,7 +238,8 @@ int run_simulate(const Args& args) {
   const std::shared_ptr<const ir::Module> module = EngineInternals::module(*engine);
 
   std::optional<std::vector<gov::TimedEvent>> submits;
-  if (workloads && !(submits = workload_events(*paths, *engine, *module, status))) return status;
+  gov::Time origin = 0;  // --workloads: the earliest creationTimestamp (ms since 1970)
+  if (workloads && !(submits = workload_events(*paths, *engine, *module, status, origin))) return status;
   std::optional<trace::TraceFile> trace_file;
   const std::string trace_path = args.value("trace").value_or("");
   if (!workloads) {
@@ -258,6 +268,7 @@ int run_simulate(const Args& args) {
   const bool recording = usage_path || report_path;
   report::Recorder recorder(report_path ? report_setup(*engine, *module) : report::ReportSetup{},
                             /*timeline=*/report_path.has_value());
+  recorder.set_usage_origin(origin);
   std::string out;
   auto emit = [&](const gov::Step& step) {
     for (const gov::Decision& d : step.decisions) {
