@@ -100,6 +100,16 @@ const Quota* quota_of(const std::vector<Quota>& quotas, size_t type) {
 
 }  // namespace
 
+bool group_covers(const Team& team, const Quota& quota, model::Resource r) {
+  if (team.groups.empty()) return true;
+  for (const ResourceGroup& group : team.groups) {
+    for (const auto& [name, at] : group.flavors) {
+      if (name == quota.type_name) return std::find(group.covers.begin(), group.covers.end(), r) != group.covers.end();
+    }
+  }
+  return false;
+}
+
 model::Resources subtree_quota(const Policy& policy, size_t cohort, size_t type) {
   model::Resources sum{};
   const Cohort& node = policy.cohort_tree[cohort];
@@ -109,6 +119,7 @@ model::Resources subtree_quota(const Policy& policy, size_t cohort, size_t type)
     const Quota* q = quota_of(team.quotas, type);
     if (!q) continue;
     for (size_t r = 0; r < model::kResourceCount; ++r) {
+      if (!group_covers(team, *q, static_cast<model::Resource>(r))) continue;
       const model::Amount lendable = team.sharing == model::Sharing::dont_lend ? 0 : std::min(q->nominal[r], q->lending_limit[r]);
       sum[r] = model::checked_add(sum[r], std::max<model::Amount>(0, lendable));
     }

@@ -41,10 +41,17 @@ model::Resources resolve_lending_limit(model::Sharing sharing);
 model::Resources resolve_lending_limit(const InstanceType& type, std::optional<int64_t> instances,
                                     const GivenAmounts& given);
 
+/// Whether `team` takes resource `r` from `quota`'s instance type: always without resource
+/// groups; with them, only when the group that lists the type covers `r` (the quota's other
+/// resolved amounts, derived from the instance's shape, are not quota: the engine, the exports,
+/// inspect and the editor leave them out).
+bool group_covers(const Team& team, const Quota& quota, model::Resource r);
+
 /// The subtree quota of cohort `cohort` (an index into Policy::cohort_tree) in instance type
 /// `type`, per resource: its own nominal quota plus what its teams (min(nominal, lending limit))
 /// and its child cohorts (their subtree quota less what their lending limit keeps) lend it; Kueue's
-/// SubtreeQuota (docs/semantics.md §2, "Cohort trees"). Saturating; partitions are not included.
+/// SubtreeQuota (docs/semantics.md §2, "Cohort trees"); a team's resources its groups do not cover
+/// count nothing (group_covers). Saturating; partitions are not included.
 model::Resources subtree_quota(const Policy& policy, size_t cohort, size_t type);
 
 /// Whether cohort `cohort`'s subtree (itself, its teams, its descendants and theirs) has a quota for

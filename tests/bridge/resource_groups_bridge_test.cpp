@@ -52,3 +52,47 @@ TEST_CASE("gov import kueue reads several resource groups back as resource-group
   CHECK(groups_of(before.out) == groups_of(after.out));
   CHECK(!groups_of(before.out).empty());
 }
+
+// The quota a team's groups do not cover is no quota: a cohort's subtree in gov inspect counts a
+// team's resources of a type only where its group covers them (the engine caps a borrower so;
+// the subtree once took the owner's uncovered 96 vCPUs of a p4d quota given in GPUs).
+TEST_CASE("gov inspect's cohort subtree counts only the resources a team's groups cover", "[bridge][groups]") {
+  gov::test::TempDir dir("inspect-groups-subtree");
+  dir.write("gov.toml", "");
+  const std::string file = dir.write("tree.gov", R"(import "aws-ml"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.p4d.24xlarge: 2, ml.c5.2xlarge: 4 }
+}
+policy {
+  priority training = 50
+}
+cohort org {}
+cohort product { parent = org }
+team owner {
+  cohort = product
+  quota ml.p4d.24xlarge { gpus = 8 }
+  quota ml.c5.2xlarge { vcpus = 8 }
+  resource-groups = {
+    gpu: { covers = [gpus], flavors = [ml.p4d.24xlarge] }
+    cpu: { covers = [vcpus, memory], flavors = [ml.c5.2xlarge] }
+  }
+}
+team borrower {
+  cohort = product
+  quota ml.p4d.24xlarge { gpus = 1 }
+  borrow-limit = 10000%
+}
+)");
+  const gov::test::CommandResult r = run_gov("inspect " + file);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // product's p4d subtree: gpus 8 + 1, vCPUs and memory the borrower's alone (12, 144 GiB).
+  const size_t product = r.out.find("    cohort product:");
+  REQUIRE(product != std::string::npos);
+  CHECK(r.out.find("        vcpu                            0             none           none         12\n", product) !=
+        std::string::npos);
+  CHECK(r.out.find("        memory                      0 GiB             none           none    144 GiB\n", product) !=
+        std::string::npos);
+  CHECK(r.out.find("1296 GiB") == std::string::npos);
+}

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/check/quotas.hpp"
 #include "compiler/check/surface.hpp"
 #include "compiler/diagnostics/codes.hpp"
 #include "compiler/format/format.hpp"
@@ -544,12 +545,19 @@ class Server {
                                     model::weight_text(team.fair_share_weight_micros),
                                     team.active ? "" : ", inactive");
       for (const check::Quota& q : team.quotas) {
+        // gov inspect's figures: the resources the team's groups take from this type, and its
+        // partitions.
         std::vector<std::string> parts;
         for (model::Resource r : model::kAllResources) {
           const size_t i = model::index(r);
-          if (q.nominal[i] == 0 && q.borrowing_limit[i] == 0) continue;
+          if (!check::group_covers(team, q, r) || (q.nominal[i] == 0 && q.borrowing_limit[i] == 0)) continue;
           parts.push_back(fmt::format("{} {} (+{})", check::resource_word(r), amount(r, q.nominal[i]),
                                       amount(r, q.borrowing_limit[i])));
+        }
+        for (const check::PartitionQuota& partition : q.partitions) {
+          parts.push_back(fmt::format("{} {} (+{})", partition.profile, partition.nominal,
+                                      partition.borrowing_limit == model::kUnlimited ? std::string("unlimited")
+                                                                                     : std::to_string(partition.borrowing_limit)));
         }
         out += fmt::format("  \n`{}`: {}", q.type_name, fmt::join(parts, ", "));
       }
