@@ -29,6 +29,21 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 }  // namespace
 
+// The JSON has what the text form lists, the rules among them (README: inspect shows "the rules").
+TEST_CASE("gov inspect --format json lists the rules as written", "[check][cli]") {
+  const auto result = run_gov("inspect --format json policies/examples/rules.gov");
+  INFO(result.err);
+  REQUIRE(result.exit_code == 0);
+  const Json doc = parse_json(result.out);
+  const Json& rules = doc["rules"];
+  REQUIRE(rules.size() == 12);
+  CHECK(rules[0]["name"].str() == "p5-reserved");
+  CHECK(rules[0]["effect"].str() == "deny");
+  CHECK(rules[0]["when"].str() == "task.instance-type == ml.p5.48xlarge and task.team not in [research, platform]");
+  CHECK(rules[0]["message"].str() == "\"ml.p5.48xlarge is reserved for research and platform, not {task.team}\"");
+  CHECK(parse_json(run_gov("inspect --format json policies/examples/workshop-g5.gov").out)["rules"].size() == 0);
+}
+
 TEST_CASE("gov inspect --format json shows onlygputeam's resolved quota", "[check][cli]") {
   const auto result = run_gov("inspect --format json policies/examples/fine-grained.gov");
   INFO(result.err);

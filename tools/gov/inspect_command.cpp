@@ -202,6 +202,18 @@ std::string json(const Policy& p) {
   out.begin_object();
   for (const check::Team& team : p.teams) team_json(out, p, team);
   out.end_object();
+  // The rules as the text form lists them: name, effect, condition and message as written.
+  out.key("rules");
+  out.begin_array();
+  for (const check::Rule& rule : p.rules) {
+    out.begin_object();
+    out.field("name", rule.name);
+    out.field("effect", rule.action == ast::RuleAction::deny ? "deny" : "warn");
+    out.field("when", rule.condition_text);
+    out.field("message", rule.message_text);
+    out.end_object();
+  }
+  out.end_array();
   if (p.cohort) {
     // The cohort's own quota (`cohort NAME { quota ... }`): nominal amounts only.
     out.key("cohort");
