@@ -186,6 +186,19 @@ class Linter {
              fmt::format("team `{}` only lends, so its borrow limit has no effect", team.name), "no effect")
             .help = "use `sharing = lend-and-borrow` to let it borrow, or remove `borrow-limit`";
       }
+      // The same of a quota's own `borrow-limit = { ... }` (the export writes no borrowing).
+      for (const Quota& q : team.quotas) {
+        if (team.sharing != model::Sharing::lend) break;
+        const bool given = q.borrow_limit_unlimited || q.borrow_limit_instances ||
+                           std::any_of(q.borrow_limit_given.begin(), q.borrow_limit_given.end(), [](bool b) { return b; }) ||
+                           std::any_of(q.partitions.begin(), q.partitions.end(),
+                                       [](const PartitionQuota& p) { return p.borrow_limit_given; });
+        if (!given) continue;
+        warn(Code::borrow_limit_on_lend_team, q.where,
+             fmt::format("team `{}` only lends, so the borrow limit of its `{}` quota has no effect", team.name, q.type_name),
+             "no effect")
+            .help = "use `sharing = lend-and-borrow` to let it borrow, or remove the quota's `borrow-limit`";
+      }
       if (team.sharing == model::Sharing::lend || (policy_.settings && policy_.settings->idle_resource_sharing)) continue;
       for (const Quota& q : team.quotas) {
         const bool may_borrow = std::any_of(q.borrowing_limit.begin(), q.borrowing_limit.end(), [](auto a) { return a > 0; });

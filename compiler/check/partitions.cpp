@@ -131,6 +131,7 @@ bool Checker::partition_limits(const QuotaDraft& draft, const InstanceType& type
   bool ok = !draft.borrow_partitions || limit_partitions(*draft.borrow_partitions, "borrow-limit", type, source, out, absolute);
   for (PartitionQuota& p : out.partitions) {
     p.lending_limit = team.sharing == model::Sharing::dont_lend ? 0 : model::kUnlimited;
+    p.borrow_limit_given = out.borrow_limit_unlimited || draft.borrow_instances || absolute.count(p.profile) > 0;
     if (team.sharing == model::Sharing::lend) {
       p.borrowing_limit = 0;
       continue;

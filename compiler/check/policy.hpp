@@ -90,6 +90,7 @@ struct PartitionQuota {
   int64_t borrowing_limit = 0;  // model::kUnlimited: no limit
   int64_t lending_limit = model::kUnlimited;
   bool absolute_borrow_limit = false;  // set by `borrow-limit = { partitions = ... }` or `instances`
+  bool borrow_limit_given = false;     // named by the quota's `borrow-limit` (a `lend` team's too, where it does nothing)
   bool lending_limit_given = false;
   Location where;  // the map entry
 };
