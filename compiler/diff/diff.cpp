@@ -293,7 +293,11 @@ class Comparer {
       for (const std::string& type : types) {
         const check::Quota* bq = quota_of(b, type);
         const check::Quota* aq = quota_of(a, type);
+        const check::InstanceType* t = type_named(after_, type);
+        if (!t) t = type_named(before_, type);
+        std::vector<std::string> parts;  // one summary line per type, as a team's limits have
         for (Resource r : model::kAllResources) {
+          if (!meaningful(t, r, bq, aq)) continue;  // no rows for what the type does not have
           const size_t i = model::index(r);
           const auto value = [i](const check::Quota* q, model::Resources check::Quota::*member) {
             return q ? std::optional<Amount>((q->*member)[i]) : std::nullopt;
@@ -309,15 +313,19 @@ class Comparer {
             if (property != "nominal" && before.value_or(model::kUnlimited) == model::kUnlimited &&
                 after.value_or(model::kUnlimited) == model::kUnlimited)
               continue;
-            if (amount({.subject = subject, .field = fmt::format("{} {} {}", type, model::resource_key(r), property),
+            std::string words(property);
+            std::replace(words.begin(), words.end(), '-', ' ');
+            if (amount({.subject = subject, .field = fmt::format("{} {} {}", type, kResourceNames[i], words),
                         .instance_type = type, .property = std::string(property)},
                        r, before, after)) {
-              diff_.summary.push_back(fmt::format("cohort `{}`: {} of `{}`: {} {} → {}", name, property, type,
-                                                  model::resource_key(r),
-                                                  before ? amount_text(r, *before) : std::string("none"),
-                                                  after ? amount_text(r, *after) : std::string("none")));
+              parts.push_back(fmt::format("{} {} {} → {}", kResourceNames[i], words,
+                                          before ? amount_text(r, *before) : std::string("none"),
+                                          after ? amount_text(r, *after) : std::string("none")));
             }
           }
+        }
+        if (!parts.empty()) {
+          diff_.summary.push_back(fmt::format("cohort `{}`: quota on {}: {}", name, type, fmt::join(parts, ", ")));
         }
       }
     }

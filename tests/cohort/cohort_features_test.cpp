@@ -138,3 +138,39 @@ TEST_CASE("gov diff reports a change of the cohort's own quota", "[cohort]") {
   INFO(r.out << r.err);
   CHECK(r.out.find("cohort quota of `ml.g5.8xlarge`: gpu 2 → 3") != std::string::npos);
 }
+
+// A cohort of a tree with limits: its rows leave out what the instance type does not have (no
+// Neuron devices on a p5) and name resources in words, in one summary line per type, as a team's.
+TEST_CASE("gov diff of a tree cohort's limits has no rows for absent resources", "[cohort]") {
+  gov::test::TempDir dir("cohort-tree-diff");
+  const std::string head = R"(import "aws-ml"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.p5.48xlarge: 2 }
+}
+policy {
+  priority training = 50
+}
+cohort org {}
+cohort eng {
+  parent = org
+  quota ml.p5.48xlarge { instances = 1, borrow-limit = LIMIT }
+}
+team a {
+  cohort = eng
+  quota ml.p5.48xlarge { instances = 1 }
+}
+)";
+  std::string before = head, after = head;
+  before.replace(before.find("LIMIT"), 5, "{ instances = 1 }");
+  after.replace(after.find("LIMIT"), 5, "unlimited");
+  const gov::test::CommandResult r =
+      run_gov("diff --files " + dir.write("before.gov", before) + " " + dir.write("after.gov", after));
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("  cohort `eng`: quota on ml.p5.48xlarge: gpu borrowing limit 8 → unlimited, vcpu borrowing limit 192 → "
+                   "unlimited, memory borrowing limit 2048 GiB → unlimited, efa borrowing limit 32 → unlimited\n") !=
+        std::string::npos);
+  CHECK(r.out.find("neuron") == std::string::npos);
+  CHECK(r.out.find("memory_gib") == std::string::npos);
+}
