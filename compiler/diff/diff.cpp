@@ -767,6 +767,18 @@ class Comparer {
       warn("deny-removed", fmt::format("rule `{}` now only warns: tasks it denied (when {}) are admitted", name,
                                        b->condition_text));
     }
+    const bool denies = a && a->action == ast::RuleAction::deny;
+    if (denies && b && !denied) {
+      warn("deny-added", fmt::format("rule `{}` now denies: tasks it warned about (when {}) are rejected", name,
+                                     a->condition_text));
+    } else if (denies && !b) {
+      warn("deny-added", fmt::format("rule `{}` is added: tasks it matches (when {}) are rejected", name, a->condition_text));
+    }
+    // Which tasks a changed condition lets in or keeps out is not computed: a reviewer reads both.
+    if (denied && denies && b->condition_text != a->condition_text) {
+      warn("deny-condition-changed", fmt::format("deny rule `{}` changes which tasks it rejects: when {} → when {}", name,
+                                                 b->condition_text, a->condition_text));
+    }
   }
 
   void rules() {

@@ -230,6 +230,30 @@ TEST_CASE("gov diff gives decimal weights as numbers once and names a team that 
   CHECK(cohort_weight);
 }
 
+// What a rule change does to tasks: a warn rule turned deny rejects what it warned about, and a
+// deny rule's new condition changes which tasks it rejects (both shown to the reviewer).
+TEST_CASE("gov diff warns when a rule starts denying or a deny rule's condition changes", "[diff]") {
+  gov::test::TempDir dir("diff-rules");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.g5.8xlarge: 4 }\n}\n"
+                           "policy {\n  priority training = 50\n}\nteam a {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n";
+  const std::string before = dir.write("before.gov", head + "rule big {\n  when task.gpus > 4\n  warn \"big\"\n}\n"
+                                                            "rule cap {\n  when task.gpus > 4\n  deny \"cap\"\n}\n");
+  const std::string after = dir.write("after.gov", head + "rule big {\n  when task.gpus > 4\n  deny \"big\"\n}\n"
+                                                          "rule cap {\n  when task.gpus > 8\n  deny \"cap\"\n}\n"
+                                                          "rule new {\n  when task.gpus > 16\n  deny \"new\"\n}\n");
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "' --format json");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  const Json doc = parse(result.out);
+  CHECK(has_warning(doc, "deny-added"));
+  CHECK(has_warning(doc, "deny-condition-changed"));
+  const auto text = run_gov("diff --files '" + before + "' '" + after + "'");
+  CHECK(text.out.find("rule `big` now denies: tasks it warned about (when task.gpus > 4) are rejected") != std::string::npos);
+  CHECK(text.out.find("deny rule `cap` changes which tasks it rejects: when task.gpus > 4 → when task.gpus > 8") !=
+        std::string::npos);
+  CHECK(text.out.find("rule `new` is added: tasks it matches (when task.gpus > 16) are rejected") != std::string::npos);
+}
+
 TEST_CASE("gov diff --exit-code exits 1 when the policies differ and 0 when not", "[diff]") {
   const Files f;
   CHECK(run_gov(f.args() + " --exit-code").exit_code == 1);
