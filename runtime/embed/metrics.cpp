@@ -314,7 +314,12 @@ std::string write_metrics(const engine::Engine& core, const MetricsInputs& input
         lending = quota.lending_limit[column];
       }
     }
-    rows.push_back({label("cohort", cohort) + "," + label("cluster_queue", row.team) + "," + label("flavor", row.flavor) +
+    // In a tree of cohorts a ClusterQueue's cohort is its team's (Kueue's `spec.cohortName`).
+    const std::string& team_cohort =
+        team >= 0 && module.teams[static_cast<size_t>(team)].cohort >= 0
+            ? module.cohorts[static_cast<size_t>(module.teams[static_cast<size_t>(team)].cohort)].name
+            : cohort;
+    rows.push_back({label("cohort", team_cohort) + "," + label("cluster_queue", row.team) + "," + label("flavor", row.flavor) +
                         "," + label("resource", row.partition.empty() ? std::string(model::kubernetes_name(row.resource))
                                                                       : model::partition_resource_name(row.partition)),
                     &row, lending});

@@ -198,3 +198,17 @@ TEST_CASE("more than 1000 cohorts are refused and a long chain of parents is che
   CHECK(cycle.err.find("error[E0343]: the parents of cohort `c0` form a cycle: `c0` → `c1` → `c2`") != std::string::npos);
   CHECK(cycle.err.find("`c999` → `c0`\n") != std::string::npos);
 }
+
+// Metrics label a ClusterQueue with its own cohort, as the exported ClusterQueue's cohortName
+// says (Kueue's dashboards group by it), not with the cluster's name.
+TEST_CASE("gov simulate --metrics labels each team with its cohort of the tree", "[hier]") {
+  gov::test::TempDir dir("cohort-tree-metrics");
+  const std::string trace = dir.write("t.json", R"({"events": [
+    {"at": 0, "submit": {"id": "w1", "team": "web", "gpus": 1}},
+    {"at": 0, "submit": {"id": "s1", "team": "crm", "gpus": 1}}]})");
+  const gov::test::CommandResult r = run_gov("simulate tests/corpus/cohort-tree.gov --trace " + trace + " --metrics");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(R"(kueue_cluster_queue_resource_usage{cohort="eng",cluster_queue="web",)") != std::string::npos);
+  CHECK(r.out.find(R"(kueue_cluster_queue_resource_usage{cohort="sales",cluster_queue="crm",)") != std::string::npos);
+}
