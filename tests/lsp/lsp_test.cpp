@@ -341,6 +341,42 @@ TEST_CASE("gov lsp: formatting, symbols and quick fixes", "[lsp]") {
   CHECK(symbols[0]["children"][0]["name"].str() == "quota ml.g5.8xlarge");
 }
 
+// Cohorts are declarations like teams: hover, definition from `cohort = NAME` and `parent = NAME`,
+// symbols, and completion of their names.
+TEST_CASE("gov lsp: cohorts of a tree have hover, definition, symbols and completion", "[lsp]") {
+  Session s;
+  std::string tree = kPolicy;
+  tree.replace(tree.find("team team-a {\n"), std::string("team team-a {\n").size(),
+               "cohort org {}\n\ncohort eng {\n  parent = org\n}\n\nteam team-a {\n  cohort = eng\n");
+  s.open(s.catalog_uri, kCatalog);
+  s.open(s.policy_uri, tree);
+  REQUIRE(s.client.diagnostics(s.policy_uri).size() == 0);
+  // Lines: 11 `cohort org {}`, 13 `cohort eng {`, 14 `  parent = org`, 17 `team team-a {`, 18 `  cohort = eng`.
+  s.client.request(50, "textDocument/hover", s.at(s.policy_uri, 13, 8));
+  const std::string hover = s.client.response(50)["result"]["contents"]["value"].str();
+  CHECK(hover.find("**cohort eng**: parent org, fair-share weight 1, teams team-a") != std::string::npos);
+  s.client.request(51, "textDocument/definition", s.at(s.policy_uri, 18, 12));
+  const Json eng = s.client.response(51)["result"];
+  CHECK(eng["range"]["start"]["line"].integer() == 13);
+  s.client.request(52, "textDocument/definition", s.at(s.policy_uri, 14, 12));
+  CHECK(s.client.response(52)["result"]["range"]["start"]["line"].integer() == 11);
+  s.client.request(53, "textDocument/documentSymbol", R"({"textDocument":{"uri":")" + s.policy_uri + R"("}})");
+  const Json symbols = s.client.response(53)["result"];
+  std::vector<std::string> names;
+  for (const Json& symbol : symbols.items) names.push_back(symbol["name"].str());
+  CHECK(std::find(names.begin(), names.end(), "cohort org") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "cohort eng") != names.end());
+  std::string editing = tree;
+  editing.replace(editing.find("  cohort = eng\n"), std::string("  cohort = eng\n").size(), "  cohort = \n");
+  s.change(s.policy_uri, editing, 2);
+  s.client.request(54, "textDocument/completion", s.at(s.policy_uri, 18, 11));
+  const Json reply = s.client.response(54);
+  std::vector<std::string> labels;
+  for (const Json& item : reply["result"]["items"].items) labels.push_back(item["label"].str());
+  CHECK(std::find(labels.begin(), labels.end(), "eng") != labels.end());
+  CHECK(std::find(labels.begin(), labels.end(), "org") != labels.end());
+}
+
 TEST_CASE("gov lsp: hostile input is a JSON-RPC error, never a crash or a hang", "[lsp][security]") {
   Session s;
   // A header without Content-Length, then a valid request: both answered.

@@ -510,6 +510,14 @@ class Server {
     return nullptr;
   }
 
+  /// The policy's cohorts: the tree's, or the one flat cohort when it is declared.
+  static std::vector<const check::Cohort*> cohorts_of(const check::Policy& p) {
+    std::vector<const check::Cohort*> out;
+    for (const check::Cohort& c : p.cohort_tree) out.push_back(&c);
+    if (p.cohort_tree.empty() && p.cohort) out.push_back(&*p.cohort);
+    return out;
+  }
+
   static std::string hover_text(const std::string& word, const Checked& checked) {
     if (word.size() == 5 && (word[0] == 'E' || word[0] == 'W')) {
       if (std::optional<CodeInfo> info = find_code(word)) {
@@ -563,6 +571,29 @@ class Server {
       }
       return out + "  \n(nominal, and in parentheses the borrowing limit)";
     }
+    for (const check::Cohort* cohort : cohorts_of(p)) {
+      if (cohort->name != word) continue;
+      std::vector<std::string> teams;
+      for (const check::Team& team : p.teams) {
+        const bool member = team.cohort_index >= 0 ? p.cohort_tree[static_cast<size_t>(team.cohort_index)].name == cohort->name
+                                                   : p.cohort_tree.empty();
+        if (member) teams.push_back(team.name);
+      }
+      std::string out = fmt::format("**cohort {}**: {}, fair-share weight {}, teams {}", cohort->name,
+                                    cohort->parent_name.empty() ? std::string("a root") : "parent " + cohort->parent_name,
+                                    model::weight_text(cohort->fair_share_weight_micros),
+                                    teams.empty() ? std::string("none") : fmt::format("{}", fmt::join(teams, ", ")));
+      for (const check::Quota& q : cohort->quotas) {
+        std::vector<std::string> parts;
+        for (model::Resource r : model::kAllResources) {
+          const size_t i = model::index(r);
+          if (q.nominal[i] != 0) parts.push_back(fmt::format("{} {}", check::resource_word(r), amount(r, q.nominal[i])));
+        }
+        for (const check::PartitionQuota& partition : q.partitions) parts.push_back(fmt::format("{} {}", partition.profile, partition.nominal));
+        out += fmt::format("  \n`{}`: own quota {}", q.type_name, parts.empty() ? std::string("0") : fmt::format("{}", fmt::join(parts, ", ")));
+      }
+      return out;
+    }
     std::vector<const check::PriorityClass*> ranked;
     for (const check::PriorityClass& c : p.classes) ranked.push_back(&c);
     std::stable_sort(ranked.begin(), ranked.end(), [](auto* a, auto* b) { return a->weight > b->weight; });
@@ -603,6 +634,9 @@ class Server {
     };
     for (const check::Team& t : p.teams) {
       if (t.name == word) return at(t.where);
+    }
+    for (const check::Cohort* c : cohorts_of(p)) {
+      if (c->name == word) return at(c->where);
     }
     for (const check::PriorityClass& c : p.classes) {
       if (c.name == word) return at(c.where);
@@ -749,6 +783,14 @@ class Server {
                 }
               }
             });
+          } else if constexpr (std::is_same_v<T, ast::Cohort>) {
+            symbol(out, text, "cohort " + d.name.text, 3, d.span, d.name.span, [&] {
+              for (const auto& item : d.items) {
+                if (const auto* q = std::get_if<ast::Quota>(&item)) {
+                  symbol(out, text, "quota " + q->instance_type.text, 23, q->span, q->instance_type.span);
+                }
+              }
+            });
           } else if constexpr (std::is_same_v<T, ast::Rule>) {
             symbol(out, text, "rule " + d.name.text, 12, d.span, d.name.span);
           } else if constexpr (std::is_same_v<T, ast::Test>) {
@@ -886,6 +928,8 @@ class Server {
       const std::string key = m[1];
       if (key == "team" && policy) {
         for (const check::Team& t : policy->teams) items.push_back({t.name, 12, "team"});
+      } else if ((key == "cohort" || key == "parent") && policy) {
+        for (const check::Cohort* c : cohorts_of(*policy)) items.push_back({c->name, 12, "cohort"});
       } else if ((key == "priority" || key == "default-priority") && policy) {
         for (const check::PriorityClass& c : policy->classes) items.push_back({c.name, 12, fmt::format("weight {}", c.weight)});
       } else if (key == "instance-type") {
