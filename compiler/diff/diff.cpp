@@ -624,7 +624,13 @@ class Comparer {
     }
     if (a && b && !nominal_parts.empty()) {
       const std::optional<Amount> was = whole_instances(t, b->nominal), now = whole_instances(t, a->nominal);
-      const std::string counts = was && now ? fmt::format(" {} → {} instances", *was, *now) : "";
+      // A quota that is not whole instances (`gpus = 4` of a p5) counts in the instances its
+      // largest share holds, as gov inspect's guaranteed column does.
+      const std::string counts =
+          was && now ? fmt::format(" {} → {} instances", *was, *now)
+          : t        ? fmt::format(" {} → {} instances", model::format_instances(t->instances_holding(b->nominal), 3),
+                                   model::format_instances(t->instances_holding(a->nominal), 3))
+                     : "";
       diff_.summary.push_back(
           fmt::format("{}: guaranteed on {}:{} ({})", who, type, counts, deltas_text(b->nominal, a->nominal)));
     }

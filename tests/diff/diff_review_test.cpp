@@ -254,6 +254,18 @@ TEST_CASE("gov diff warns when a rule starts denying or a deny rule's condition 
   CHECK(text.out.find("rule `new` is added: tasks it matches (when task.gpus > 16) are rejected") != std::string::npos);
 }
 
+// A quota changing form (whole instances to GPUs) still says how many instances it holds.
+TEST_CASE("gov diff gives a quota's instances when it changes from instances to amounts", "[diff]") {
+  gov::test::TempDir dir("diff-quota-form");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.p5.48xlarge: 2 }\n}\n"
+                           "policy {\n  priority training = 50\n}\n";
+  const std::string before = dir.write("before.gov", head + "team a {\n  quota ml.p5.48xlarge { instances = 1 }\n}\n");
+  const std::string after = dir.write("after.gov", head + "team a {\n  quota ml.p5.48xlarge { gpus = 4 }\n}\n");
+  const auto text = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(text.out << text.err);
+  CHECK(text.out.find("  team `a`: guaranteed on ml.p5.48xlarge: 1 → 0.5 instances (-4 GPUs,") != std::string::npos);
+}
+
 TEST_CASE("gov diff --exit-code exits 1 when the policies differ and 0 when not", "[diff]") {
   const Files f;
   CHECK(run_gov(f.args() + " --exit-code").exit_code == 1);
