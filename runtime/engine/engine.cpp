@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "compiler/support/utf8.hpp"
 #include "runtime/engine/admission_check.hpp"
 #include "runtime/engine/cycle.hpp"
 #include "runtime/engine/engine_core.hpp"
@@ -130,6 +131,9 @@ void Engine::Impl::submit(const gov::Task& spec, std::vector<Decision>& out) {
     error = fmt::format("task id `{}` is already used by a task that has not ended", spec.id);
   // As the trace reader refuses one: a task nobody could name again (finish, cancel, explain).
   if (spec.id.empty()) error = std::string("the task has no id (an empty string)");
+  // Strings are UTF-8 (gov.h, engine.hpp): an id that is not is written as U+FFFD in every
+  // decision stream and exported state, where two of them would become one task.
+  if (find_invalid_utf8(spec.id) != std::string::npos) error = std::string("the task id is not valid UTF-8");
   if (error) {
     task.state = TaskState::invalid;
     const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/!duplicate);

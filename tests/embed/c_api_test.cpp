@@ -149,6 +149,17 @@ TEST_CASE("C: errors are codes with a thread-local message, NULLs are refused", 
   CHECK(std::string(gov_decisions_get(step, 0)->message) == "the task has no id (an empty string)");
   gov_decisions_free(step);
 
+  // Ids that are not UTF-8 are invalid too: every stream and exported state writes them as U+FFFD,
+  // where two of them (here \xff and \xfe) would become one task after a restart.
+  for (const char* id : {"\xff", "\xfe"}) {
+    gov_task bytes = gpu_task(id, "team-a", 1);
+    REQUIRE(gov_engine_submit(e.handle, 0, &bytes, &step) == GOV_OK);
+    REQUIRE(gov_decisions_count(step) == 1);
+    CHECK(gov_decisions_get(step, 0)->outcome == GOV_INVALID);
+    CHECK(std::string(gov_decisions_get(step, 0)->message) == "the task id is not valid UTF-8");
+    gov_decisions_free(step);
+  }
+
   gov_engine* broken = nullptr;
   gov::test::ScratchDir dir("c-errors");
   gov::test::write_text(dir / "broken.gov", "team t { quota x { memory = 128 GB } }\n");
