@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -989,9 +991,55 @@ Result<void> SqliteStore::import_active(std::string_view policy, std::optional<i
   return in_context(doing, import_active_in(db, policy, version));
 }
 
+/// A file shorter than its SQLite header says (a copy cut short, a full disk), in words where
+/// SQLite says only "database disk image is malformed". nullopt when the file is not SQLite's
+/// (reported later, by what reads it) or its header's page count is not to be trusted (bytes
+/// 92-95 differ from the change counter at 24-27: an old writer), or when a write-ahead log holds
+/// pages the file does not have yet.
+std::optional<std::string> truncated_file(const std::string& path) {
+  static constexpr char kMagic[] = "SQLite format 3";  // and its NUL: 16 bytes
+  struct stat status {};
+  struct stat wal {};
+  if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return std::nullopt;
+  if (::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0) return std::nullopt;
+  const auto size = static_cast<int64_t>(status.st_size);
+  unsigned char header[100] = {};
+  FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return std::nullopt;
+  const size_t read = std::fread(header, 1, sizeof header, file);
+  std::fclose(file);
+  if (read == 0 || std::memcmp(header, kMagic, std::min<size_t>(read, sizeof kMagic)) != 0) return std::nullopt;
+  if (read < sizeof header) {
+    return fmt::format("the file is truncated: it holds {} bytes, less than an SQLite header (100)", size);
+  }
+  const auto be16 = [&](size_t at) { return uint32_t{header[at]} << 8 | header[at + 1]; };
+  const auto be32 = [&](size_t at) { return be16(at) << 16 | be16(at + 2); };
+  const int64_t page_size = be16(16) == 1 ? 65536 : be16(16);
+  const int64_t pages = be32(28);
+  if (pages == 0 || be32(92) != be32(24)) return std::nullopt;
+  const int64_t expected = page_size * pages;
+  if (size >= expected) return std::nullopt;
+  return fmt::format("the file is truncated: it holds {} bytes, and its header says {} ({} pages of {} bytes)", size,
+                     expected, pages, page_size);
+}
+
 namespace detail {
 
+Result<std::unique_ptr<Store::Impl>> open_sqlite_file(const std::string& path, const OpenOptions& options);
+
+// A store SQLite finds damaged is looked at again, to name a truncated file as such: after the
+// failure, not before it (another process may be creating the file meanwhile, its header written
+// before its first page).
 Result<std::unique_ptr<Store::Impl>> open_sqlite(const std::string& path, const OpenOptions& options) {
+  auto opened = open_sqlite_file(path, options);
+  if (opened || opened.error().kind != ErrorKind::corrupt) return opened;
+  if (std::optional<std::string> cut = truncated_file(path)) {
+    return Error{ErrorKind::corrupt, fmt::format("cannot open policy store `{}`: the database is damaged: {}", path, *cut)};
+  }
+  return opened;
+}
+
+Result<std::unique_ptr<Store::Impl>> open_sqlite_file(const std::string& path, const OpenOptions& options) {
   auto impl = std::make_unique<SqliteStore>();
   impl->path_ = path;
   impl->options = options;
@@ -1005,6 +1053,7 @@ Result<std::unique_ptr<Store::Impl>> open_sqlite(const std::string& path, const 
   if (options.read_only) impl->read_only_reason = "the store is opened read-only";
   if (file_read_only) impl->read_only_reason = "the file is read-only";
   Surroundings around = exists ? look_around(path, file_read_only) : Surroundings{};
+
   // A frozen store is read as immutable: no -shm or -wal is created (WAL's shared memory needs
   // write access next to the file, which a read-only volume does not give) and no lock taken.
   bool immutable = impl->read_only_reason && around.frozen && around.wal_bytes == 0;

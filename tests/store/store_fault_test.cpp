@@ -278,6 +278,30 @@ TEST_CASE("store fault: a garbage file is reported as corrupt and left alone", "
   }
 }
 
+// A copy cut short (a full disk, an interrupted transfer) is named as such, with both sizes,
+// where SQLite says only "database disk image is malformed"; the file is left as it is.
+TEST_CASE("store fault: a truncated store is named truncated and left alone", "[store][fault]") {
+  test::TempDir dir;
+  std::string path = dir.path("p.db");
+  make_store(path, 20, 4096);
+  const std::string bytes = read_bytes(path);
+  REQUIRE(bytes.size() > 3 * 4096);
+  const size_t pages = bytes.size() / 4096;
+  for (const size_t keep : {bytes.size() - 4096, size_t{4096}}) {
+    INFO(keep);
+    write_bytes(path, bytes.substr(0, keep));
+    Error error = open_error(path);
+    CHECK(error.kind == ErrorKind::corrupt);
+    CHECK(error.message == fmt::format("cannot open policy store `{}`: the database is damaged: the file is truncated: it "
+                                       "holds {} bytes, and its header says {} ({} pages of 4096 bytes)",
+                                       path, keep, bytes.size(), pages));
+    CHECK(read_bytes(path) == bytes.substr(0, keep));
+  }
+  write_bytes(path, bytes.substr(0, 50));
+  CHECK(open_error(path).message.find("the file is truncated: it holds 50 bytes, less than an SQLite header (100)") !=
+        std::string::npos);
+}
+
 TEST_CASE("store fault: a database from a newer schema is refused untouched", "[store][fault]") {
   test::TempDir dir;
   std::string path = dir.path("p.db");
