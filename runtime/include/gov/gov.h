@@ -275,7 +275,10 @@ GOV_API gov_status gov_engine_open_file(const char* policy_path, const gov_open_
 GOV_API void gov_engine_close(gov_engine* engine);
 
 /* State changes. Each runs one step at `at_ms` and, when `out` is not NULL, returns every
- * decision of the step (free it with gov_decisions_free). */
+ * decision of the step (free it with gov_decisions_free). A finish or cancel of an id that is
+ * not live (unknown, or already ended) changes no task, as in a trace, and is no error: the step
+ * still runs at `at_ms` (finishes due by then happen) and takes its sequence number; its
+ * decisions hold none for `id`. */
 GOV_API gov_status gov_engine_submit(gov_engine* engine, int64_t at_ms, const gov_task* task, gov_decisions** out);
 GOV_API gov_status gov_engine_finish(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out);
 GOV_API gov_status gov_engine_cancel(gov_engine* engine, int64_t at_ms, const char* id, gov_decisions** out);
