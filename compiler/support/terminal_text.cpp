@@ -143,6 +143,18 @@ std::string escape_code_point(uint32_t c) {
 
 std::string escape_for_terminal(std::string_view text) { return escape(text, /*path=*/false); }
 
+std::string escape_lines_for_terminal(std::string_view text) {
+  std::string out;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    out += escape_for_terminal(text.substr(0, end));
+    if (end == std::string_view::npos) break;
+    out += '\n';
+    text.remove_prefix(end + 1);
+  }
+  return out;
+}
+
 std::string display_path(std::string_view path) { return escape(path, /*path=*/true); }
 
 }  // namespace gov

@@ -39,6 +39,10 @@ std::string escape_code_point(uint32_t c);
 /// bidi control or an invisible character, and is valid UTF-8.
 std::string escape_for_terminal(std::string_view text);
 
+/// escape_for_terminal() of each line of `text`, the line breaks kept: multi-line text for a
+/// terminal (a failure report, an explanation) whose lines quote names and messages.
+std::string escape_lines_for_terminal(std::string_view text);
+
 /// A file path for messages: escape_for_terminal() with backslashes doubled, so that the
 /// text names exactly one path (`a\nb` is a newline, `a\\nb` a backslash).
 std::string display_path(std::string_view path);

@@ -58,21 +58,6 @@ std::string explanation_text(const gov::Explanation& e) {
   return out;
 }
 
-/// `text` line by line through escape_for_terminal: names, messages and candidates' reasons come
-/// from the policy and the task files, and must not reorder or hide what the terminal shows
-/// (docs/security.md).
-std::string escaped_lines(std::string_view text) {
-  std::string out;
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    out += escape_for_terminal(text.substr(0, end));
-    if (end == std::string_view::npos) break;
-    out += '\n';
-    text.remove_prefix(end + 1);
-  }
-  return out;
-}
-
 /// A Kubernetes object (Job, PyTorchJob, ...; docs/kubernetes.md) as the task: one workload
 /// (workload_task). nullopt after printing the error; `status` is then the exit status.
 std::optional<gov::Task> kubernetes_task(const std::string& path, const gov::Engine& engine, const ir::Module& module,
@@ -133,7 +118,7 @@ int run_eval(const Args& args) {
   for (const gov::Decision& d : step.decisions) {
     if (d.task == id || (d.outcome == gov::Outcome::preempted && d.by == id)) fmt::print("{}\n", trace::decision_json(d));
   }
-  if (auto explanation = engine->explain(id)) fmt::print("\n{}", escaped_lines(explanation_text(*explanation)));
+  if (auto explanation = engine->explain(id)) fmt::print("\n{}", escape_lines_for_terminal(explanation_text(*explanation)));
   return kOk;
 }
 

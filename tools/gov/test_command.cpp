@@ -18,20 +18,6 @@
 namespace gov::cli {
 namespace {
 
-/// `text` with each line passed through escape_for_terminal(): a failure report quotes rule
-/// messages and test names, which may hold any character through string escapes.
-std::string escape_lines(std::string_view text) {
-  std::string out;
-  while (!text.empty()) {
-    const size_t end = text.find('\n');
-    out += escape_for_terminal(text.substr(0, end));
-    if (end == std::string_view::npos) break;
-    out += '\n';
-    text.remove_prefix(end + 1);
-  }
-  return out;
-}
-
 /// One block's result with where it was written, for the reports.
 struct RanCase {
   policy_test::CaseResult result;
@@ -134,7 +120,7 @@ std::string text_report(const std::vector<RanFile>& files, const Totals& totals)
     for (const RanCase& c : file.cases) {
       out += fmt::format("{}  {}: {}\n", c.result.passed() ? "ok  " : "FAIL", display_path(file.path),
                          escape_for_terminal(c.result.name));
-      if (!c.result.passed()) out += escape_lines(failure_report(c));
+      if (!c.result.passed()) out += escape_lines_for_terminal(failure_report(c));
       for (const std::string& line : c.stream) out += fmt::format("      {}\n", escape_for_terminal(line));
     }
   }
