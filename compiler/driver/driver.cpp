@@ -129,23 +129,21 @@ ConfinedEntry confine_entry(const std::string& entry_path, const std::string& gi
   return out;
 }
 
+/// A program that could not be read, and why (one line).
+check::Program read_failure(std::string message) {
+  check::Program program;
+  program.read_failed = true;
+  program.read_error = std::move(message);
+  return program;
+}
+
 /// The file at `entry_path` alone, read under its root (confine_entry) and parsed: what `gov
 /// fmt` rewrites, which must not be a file the root's rules would refuse to read.
 check::Program entry_only_from_disk(const std::string& entry_path, const std::string& given_root) {
-  const ConfinedEntry confined = confine_entry(entry_path, given_root);
-  if (!confined.sources) {
-    check::Program program;
-    program.read_failed = true;
-    program.read_error = confined.error;
-    return program;
-  }
+  ConfinedEntry confined = confine_entry(entry_path, given_root);
+  if (!confined.sources) return read_failure(std::move(confined.error));
   check::SourceRead read = confined.sources->read(confined.logical, kMaxEntryReadBytes);
-  if (!read.ok()) {
-    check::Program program;
-    program.read_failed = true;
-    program.read_error = fmt::format("cannot read `{}`: {}", entry_path, read.error.reason);
-    return program;
-  }
+  if (!read.ok()) return read_failure(fmt::format("cannot read `{}`: {}", entry_path, read.error.reason));
   return entry_only(entry_path, std::move(read.file->text));
 }
 
@@ -153,12 +151,7 @@ check::Program entry_only_from_disk(const std::string& entry_path, const std::st
 check::Program from_disk(const std::string& entry_path, const std::string& given_root,
                          const Source::Buffers* buffers = nullptr) {
   ConfinedEntry confined = confine_entry(entry_path, given_root);
-  if (!confined.sources) {
-    check::Program program;
-    program.read_failed = true;
-    program.read_error = std::move(confined.error);
-    return program;
-  }
+  if (!confined.sources) return read_failure(std::move(confined.error));
   const check::DiskSources& sources = *confined.sources;
   const check::CatalogSources catalogs(catalog_directories());
   if (buffers == nullptr || buffers->empty()) return check::read_program(sources, confined.logical, entry_path, &catalogs);
