@@ -144,6 +144,15 @@ void check_label_value(const char* value) {
 }
 static_assert(gov::trace::kMaxLabelValueBytes == 65536, "the message above states the bound");
 
+/// The same bound for a submitted task's id and team: decisions print them, and an unknown team's
+/// message repeats its name (a 10 MiB team made a 20 MB decision line). Checks, which print no
+/// decision, leave them unbounded and unscanned.
+void check_name(const char* text, const char* what) {
+  if (::strnlen(text, gov::trace::kMaxLabelValueBytes + 1) > gov::trace::kMaxLabelValueBytes) {
+    invalid(what);
+  }
+}
+
 /// C partitions into `out` (cleared first; no allocation when none).
 void read_partitions(const gov_partition* partitions, size_t count,
                      std::vector<std::pair<std::string, int64_t>>& out) {
@@ -182,6 +191,8 @@ void read_pod_sets(const gov_task& c, std::vector<gov::PodSet>& out) {
 gov::Task task_from_c(const gov_task& c) {
   if (c.id == nullptr) invalid("the task has no id (NULL)");
   if (c.team == nullptr) invalid("the task has no team (NULL)");
+  check_name(c.id, "the task's id is longer than 65536 bytes, the most gov accepts");
+  check_name(c.team, "the task's team is longer than 65536 bytes, the most gov accepts");
   if (c.label_count > 0 && c.labels == nullptr) invalid("the task has label_count > 0 but labels is NULL");
   gov::Task task;
   task.id = c.id;

@@ -149,6 +149,15 @@ TEST_CASE("C: errors are codes with a thread-local message, NULLs are refused", 
   CHECK(std::string(gov_decisions_get(step, 0)->message) == "the task has no id (an empty string)");
   gov_decisions_free(step);
 
+  // An id or team longer than 64 KiB is refused, as a label value is: decisions print both.
+  const std::string huge(70000, 'x');
+  gov_task long_id = gpu_task(huge.c_str(), "team-a", 1);
+  CHECK(gov_engine_submit(e.handle, 0, &long_id, &step) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(gov_last_error()).find("the task's id is longer than 65536 bytes") != std::string::npos);
+  gov_task long_team = gpu_task("y", huge.c_str(), 1);
+  CHECK(gov_engine_submit(e.handle, 0, &long_team, &step) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(gov_last_error()).find("the task's team is longer than 65536 bytes") != std::string::npos);
+
   // Ids that are not UTF-8 are invalid too: every stream and exported state writes them as U+FFFD,
   // where two of them (here \xff and \xfe) would become one task after a restart.
   for (const char* id : {"\xff", "\xfe"}) {
