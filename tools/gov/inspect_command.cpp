@@ -28,15 +28,9 @@ std::string human(ir::Resource r, ir::Amount a) {
 /// quota of a team with resource groups, only those its group covers (the team holds no other).
 std::vector<ir::Resource> shown_resources(const check::InstanceType& type, const check::Quota* quota = nullptr,
                                           const check::Team* team = nullptr) {
-  const check::ResourceGroup* group = nullptr;
-  for (size_t g = 0; quota != nullptr && team != nullptr && g < team->groups.size(); ++g) {
-    for (const auto& [name, at] : team->groups[g].flavors) {
-      if (name == quota->type_name) group = &team->groups[g];
-    }
-  }
   std::vector<ir::Resource> out;
   for (ir::Resource r : ir::kAllResources) {
-    if (group != nullptr && std::find(group->covers.begin(), group->covers.end(), r) == group->covers.end()) continue;
+    if (quota != nullptr && team != nullptr && !check::group_covers(*team, *quota, r)) continue;
     if (type.per_instance[ir::index(r)] > 0 || (quota && quota->nominal[ir::index(r)] > 0)) out.push_back(r);
   }
   return out;
