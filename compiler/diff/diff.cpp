@@ -170,7 +170,11 @@ class Comparer {
   }
 
   void warn(std::string kind, std::string message, std::string team = "") {
-    diff_.warnings.push_back({std::move(kind), std::move(message), std::move(team)});
+    diff_.warnings.push_back({std::move(kind), std::move(message), std::move(team), ""});
+  }
+
+  void warn_rule(std::string kind, std::string message, const std::string& rule) {
+    diff_.warnings.push_back({std::move(kind), std::move(message), "", rule});
   }
 
   void cluster() {
@@ -264,17 +268,17 @@ class Comparer {
       const std::string subject = fmt::format("cohort `{}`", name);
       if (!b || !a) {
         change({.subject = subject, .field = "cohort", .before = b ? "declared" : "", .after = a ? "declared" : "",
-                .property = "cohort"});
+                .cohort = name, .property = "cohort"});
       }
       change({.subject = subject, .field = "parent", .before = b ? parent_of(before_, *b) : "",
-              .after = a ? parent_of(after_, *a) : "", .property = "parent"});
-      if (b && a && weight({.subject = subject, .field = "fair-share weight", .property = "weight"},
+              .after = a ? parent_of(after_, *a) : "", .cohort = name, .property = "parent"});
+      if (b && a && weight({.subject = subject, .field = "fair-share weight", .cohort = name, .property = "weight"},
                            b->fair_share_weight_micros, a->fair_share_weight_micros)) {
         diff_.summary.push_back(summary_of(diff_.changes.back()));
       } else if (!b || !a) {
         change({.subject = subject, .field = "fair-share weight",
                 .before = b ? model::weight_text(b->fair_share_weight_micros) : "",
-                .after = a ? model::weight_text(a->fair_share_weight_micros) : "", .property = "weight"});
+                .after = a ? model::weight_text(a->fair_share_weight_micros) : "", .cohort = name, .property = "weight"});
       }
       std::vector<std::string> types;
       for (const check::Cohort* c : {a, b}) {
@@ -316,7 +320,7 @@ class Comparer {
             std::string words(property);
             std::replace(words.begin(), words.end(), '-', ' ');
             if (amount({.subject = subject, .field = fmt::format("{} {} {}", type, kResourceNames[i], words),
-                        .instance_type = type, .property = std::string(property)},
+                        .instance_type = type, .cohort = name, .property = std::string(property)},
                        r, before, after)) {
               parts.push_back(fmt::format("{} {} {} → {}", kResourceNames[i], words,
                                           before ? amount_text(r, *before) : std::string("none"),
@@ -379,7 +383,7 @@ class Comparer {
 
   void class_change(const std::string& name, const check::PriorityClass* b, const check::PriorityClass* a) {
     const auto weight = [](const check::PriorityClass* c) { return c ? std::optional<int64_t>(c->weight) : std::nullopt; };
-    if (!numeric({.subject = "classes", .field = fmt::format("{} weight", name), .property = "weight"}, weight(b), weight(a))) {
+    if (!numeric({.subject = "classes", .field = fmt::format("{} weight", name), .priority_class = name, .property = "weight"}, weight(b), weight(a))) {
       return;
     }
     if (!b) diff_.summary.push_back(fmt::format("class `{}` added (weight {})", name, a->weight));
@@ -762,28 +766,28 @@ class Comparer {
     const std::string before = describe(b), after = describe(a);
     if (before == after) return;
     diff_.changes.push_back({.subject = fmt::format("rule {}", name), .field = "rule", .before = before, .after = after,
-                             .property = "rule"});
+                             .rule = name, .property = "rule"});
     diff_.summary.push_back(fmt::format("rule `{}` {}", name, !b ? "added" : !a ? "removed" : "changed"));
     const bool denied = b && b->action == ast::RuleAction::deny;
     if (denied && !a) {
-      warn("deny-removed", fmt::format("rule `{}` is removed: tasks it denied (when {}) are admitted again", name,
-                                       b->condition_text));
+      warn_rule("deny-removed", fmt::format("rule `{}` is removed: tasks it denied (when {}) are admitted again", name,
+                                       b->condition_text), name);
     }
     if (denied && a && a->action != ast::RuleAction::deny) {
-      warn("deny-removed", fmt::format("rule `{}` now only warns: tasks it denied (when {}) are admitted", name,
-                                       b->condition_text));
+      warn_rule("deny-removed", fmt::format("rule `{}` now only warns: tasks it denied (when {}) are admitted", name,
+                                       b->condition_text), name);
     }
     const bool denies = a && a->action == ast::RuleAction::deny;
     if (denies && b && !denied) {
-      warn("deny-added", fmt::format("rule `{}` now denies: tasks it warned about (when {}) are rejected", name,
-                                     a->condition_text));
+      warn_rule("deny-added", fmt::format("rule `{}` now denies: tasks it warned about (when {}) are rejected", name,
+                                     a->condition_text), name);
     } else if (denies && !b) {
-      warn("deny-added", fmt::format("rule `{}` is added: tasks it matches (when {}) are rejected", name, a->condition_text));
+      warn_rule("deny-added", fmt::format("rule `{}` is added: tasks it matches (when {}) are rejected", name, a->condition_text), name);
     }
     // Which tasks a changed condition lets in or keeps out is not computed: a reviewer reads both.
     if (denied && denies && b->condition_text != a->condition_text) {
-      warn("deny-condition-changed", fmt::format("deny rule `{}` changes which tasks it rejects: when {} → when {}", name,
-                                                 b->condition_text, a->condition_text));
+      warn_rule("deny-condition-changed", fmt::format("deny rule `{}` changes which tasks it rejects: when {} → when {}", name,
+                                                 b->condition_text, a->condition_text), name);
     }
   }
 
@@ -855,6 +859,9 @@ void change_json(JsonWriter& out, const Change& c) {
   out.field("field", c.field);
   if (!c.team.empty()) out.field("team", c.team);
   if (!c.instance_type.empty()) out.field("instance_type", c.instance_type);
+  if (!c.rule.empty()) out.field("rule", c.rule);
+  if (!c.priority_class.empty()) out.field("class", c.priority_class);
+  if (!c.cohort.empty()) out.field("cohort", c.cohort);
   if (c.resource) out.field("resource", model::resource_key(*c.resource));
   out.field("property", c.property);
   if (c.before_number || c.after_number) {
@@ -923,6 +930,7 @@ std::string render_json(const PolicyDiff& diff, std::string_view before_name, st
     out.begin_object();
     out.field("kind", w.kind);
     if (!w.team.empty()) out.field("team", w.team);
+    if (!w.rule.empty()) out.field("rule", w.rule);
     out.field("message", w.message);
     out.end_object();
   }

@@ -13,8 +13,8 @@
 namespace gov::diff {
 
 /// One changed fact. `subject` and `field` are its display grouping (`team team-a`,
-/// `ml.g5.8xlarge gpu nominal`); `team`, `instance_type`, `resource` and `property` are the same
-/// fact typed, for JSON and for tools. Numbers are exact: resource amounts in base units
+/// `ml.g5.8xlarge gpu nominal`); `team`, `instance_type`, `rule`, `priority_class`, `cohort`,
+/// `resource` and `property` are the same fact typed, for JSON and for tools. Numbers are exact: resource amounts in base units
 /// (`resource` says which), everything else (percent, weights, instances) as written.
 struct Change {
   std::string subject{};
@@ -25,6 +25,9 @@ struct Change {
 
   std::string team{};           // the team, when the fact is a team's
   std::string instance_type{};  // a quota's or capacity's instance type
+  std::string rule{};           // the rule, when the fact is a rule's
+  std::string priority_class{}; // the priority class, when the fact is a class's weight
+  std::string cohort{};         // the cohort, when the fact is a declared cohort's
   std::optional<model::Resource> resource{};
   std::string property{};  // `nominal`, `borrowing-limit`, `lending-limit`, `sharing`, `weight`, `rule`, ...
   std::optional<int64_t> before_number{};
@@ -40,6 +43,7 @@ struct Warning {
   std::string kind;  // e.g. "guaranteed-gpus-fall", "team-removed", "quota-below-held"
   std::string message;
   std::string team;  // when it is about one team
+  std::string rule{};  // when it is about one rule
 };
 
 struct PolicyDiff {

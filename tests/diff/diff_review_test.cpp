@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <string>
+#include <vector>
 
 #include "compiler/support/utf8.hpp"
 #include "tests/check/json_reader.hpp"
@@ -218,6 +219,7 @@ TEST_CASE("gov diff gives decimal weights as numbers once and names a team that 
     }
     if (c["property"].str() == "weight") {
       cohort_weight = true;
+      CHECK(c["cohort"].str() == "y");  // typed, not only in the subject's text
       CHECK(c["delta"].literal() == "1.25");
     }
     if (c["property"].str() == "cohort" && c.has("team")) {
@@ -247,6 +249,14 @@ TEST_CASE("gov diff warns when a rule starts denying or a deny rule's condition 
   const Json doc = parse(result.out);
   CHECK(has_warning(doc, "deny-added"));
   CHECK(has_warning(doc, "deny-condition-changed"));
+  // The rule is a typed field of its changes and warnings, not only words in a subject.
+  std::vector<std::string> changed_rules, warned_rules;
+  for (size_t i = 0; i < doc["changes"].size(); ++i) {
+    if (doc["changes"][i]["property"].str() == "rule") changed_rules.push_back(doc["changes"][i]["rule"].str());
+  }
+  for (size_t i = 0; i < doc["warnings"].size(); ++i) warned_rules.push_back(doc["warnings"][i]["rule"].str());
+  CHECK(changed_rules == std::vector<std::string>{"big", "cap", "new"});
+  CHECK(warned_rules == std::vector<std::string>{"big", "cap", "new"});
   const auto text = run_gov("diff --files '" + before + "' '" + after + "'");
   CHECK(text.out.find("rule `big` now denies: tasks it warned about (when task.gpus > 4) are rejected") != std::string::npos);
   CHECK(text.out.find("deny rule `cap` changes which tasks it rejects: when task.gpus > 4 → when task.gpus > 8") !=

@@ -57,5 +57,5 @@ TEST_CASE("gov diff flags lost accelerators and reordered classes", "[diff]") {
   INFO(result.out << result.err);
   CHECK(result.exit_code == 0);
   CHECK(result.out.find("\"kind\":\"class-order\"") != std::string::npos);
-  CHECK(result.out.find("\"field\":\"training weight\",\"property\":\"weight\",\"before\":70,\"after\":85,\"delta\":15") != std::string::npos);
+  CHECK(result.out.find("\"field\":\"training weight\",\"class\":\"training\",\"property\":\"weight\",\"before\":70,\"after\":85,\"delta\":15") != std::string::npos);
 }
