@@ -1,6 +1,7 @@
 // The SageMaker HyperPod exporter of gov::bridge (internal: callers use bridge::export_policy).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,6 +53,16 @@ inline constexpr int64_t kMaxApiBorrowLimit = 10000;
 /// (hyperpod_update.cpp).
 std::string canonical_compute_quota(const trace::JsonValue& document);
 std::string canonical_scheduler_config(const trace::JsonValue& document);
+
+/// A described object's `Status` when it says the object does not govern the cluster: `Deleted`,
+/// `Deleting`, `CreateFailed` or `CreateRollbackFailed` (a list keeps deleted quotas). Import and
+/// `--current` read past such objects; nullopt for every other status or none.
+std::optional<std::string> retired_status(const trace::JsonValue& document);
+
+/// A list-* output's `NextToken` when it is a string that is not empty: the list is one page of
+/// several (the AWS CLI fetches every page unless told --max-items or --no-paginate), and reading
+/// it as the whole list would drop the objects of the other pages.
+std::optional<std::string> next_page(const trace::JsonValue& document);
 
 /// What HyperPod's API accepts but its documentation does not (W0401), as warnings into `out`:
 /// the export goes on.

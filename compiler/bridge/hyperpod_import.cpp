@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compiler/bridge/bridge.hpp"
+#include "compiler/bridge/hyperpod_export.hpp"
 #include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 #include "runtime/trace/json.hpp"
@@ -256,13 +257,30 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
     std::vector<std::string> teams;
     std::set<std::string> quota_ids;                // a quota listed and described is read once
     std::optional<std::string> listed_config;       // list-cluster-scheduler-configs: a config to describe
-    const auto add_team = [&](const std::string& file, const trace::JsonValue& doc, const std::string& where) {
+    std::vector<std::string> skipped;               // retired objects, named in a comment
+    const auto object_name_of = [](const trace::JsonValue& doc) {
       const trace::JsonValue* object_name = doc.find("Name");
+      return object_name && object_name->kind == trace::JsonKind::string ? object_name->text : std::string("?");
+    };
+    // A deleted (or never created) object governs nothing: it is named in a comment, not imported.
+    const auto retired = [&](const std::string& file, const trace::JsonValue& doc, std::string_view what) {
+      const std::optional<std::string> status = retired_status(doc);
+      if (status) skipped.push_back(fmt::format("{} {} in {} (status {})", what, json_quote(object_name_of(doc), JsonEscapes::unsafe),
+                                                json_quote(file, JsonEscapes::unsafe), json_quote(*status, JsonEscapes::unsafe)));
+      return status.has_value();
+    };
+    const auto add_team = [&](const std::string& file, const trace::JsonValue& doc, const std::string& where) {
       const trace::JsonValue* id = doc.find("ComputeQuotaId");
+      if (retired(file, doc, "compute quota")) return;
       if (id && id->kind == trace::JsonKind::string && !quota_ids.insert(id->text).second) return;
-      const Context at{file, fmt::format("{}compute quota `{}`", where,
-                                         object_name && object_name->kind == trace::JsonKind::string ? object_name->text : "?")};
+      const Context at{file, fmt::format("{}compute quota `{}`", where, object_name_of(doc))};
       teams.push_back(team_block(at, doc, catalog.types));
+    };
+    const auto whole_list = [](const Context& at, const trace::JsonValue& doc) {
+      if (next_page(doc)) {
+        at.fail("NextToken", "this is one page of several: objects on the other pages would be missed; run the list "
+                             "without --max-items or --no-paginate, which fetches every page");
+      }
     };
     for (const ImportInput& input : inputs) {
       trace::JsonLimits limits;
@@ -272,6 +290,7 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
       const trace::JsonValue& doc = parsed.value();
       if (doc.kind != trace::JsonKind::object) throw Failure{fmt::format("`{}`: expected a JSON object", input.name)};
       if (doc.find("SchedulerConfig")) {
+        if (retired(input.name, doc, "cluster scheduler config")) continue;
         const trace::JsonValue* object_name = doc.find("Name");
         const Context at{input.name, fmt::format("cluster scheduler config `{}`",
                                                  object_name && object_name->kind == trace::JsonKind::string ? object_name->text : "?")};
@@ -284,6 +303,7 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
         // list-compute-quotas: each summary holds the quota's whole configuration.
         const Context at{input.name, "list-compute-quotas output"};
         only(at, doc, "", {"ComputeQuotaSummaries", "NextToken"});
+        whole_list(at, doc);
         if (summaries->kind != trace::JsonKind::array) at.fail("ComputeQuotaSummaries", "expected an array");
         for (size_t i = 0; i < summaries->items.size(); ++i) {
           if (summaries->items[i].kind != trace::JsonKind::object) at.fail(fmt::format("ComputeQuotaSummaries[{}]", i), "expected an object");
@@ -293,8 +313,10 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
         // list-cluster-scheduler-configs has no SchedulerConfig: the describe output must be given too.
         const Context at{input.name, "list-cluster-scheduler-configs output"};
         only(at, doc, "", {"ClusterSchedulerConfigSummaries", "NextToken"});
+        whole_list(at, doc);
         if (configs->kind != trace::JsonKind::array) at.fail("ClusterSchedulerConfigSummaries", "expected an array");
         for (const trace::JsonValue& summary : configs->items) {
+          if (summary.kind == trace::JsonKind::object && retired_status(summary)) continue;
           const trace::JsonValue* config_name = summary.kind == trace::JsonKind::object ? summary.find("Name") : nullptr;
           if (!listed_config) listed_config = config_name && config_name->kind == trace::JsonKind::string ? config_name->text : "?";
         }
@@ -311,8 +333,9 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
                                 json_quote(*listed_config, JsonEscapes::unsafe))};
     }
     if (policy.empty()) policy = "policy {\n}\n";  // HyperPod's defaults when no scheduler config is given
-    std::string out = fmt::format("# Imported by `gov import hyperpod`.\nimport \"{}\"\n\ncluster {} {{\n  catalog = {}\n",
-                                  options.catalog_import, cluster_name, catalog.name);
+    std::string out = "# Imported by `gov import hyperpod`.\n";
+    for (const std::string& line : skipped) out += fmt::format("# Not imported: {}: it does not govern the cluster.\n", line);
+    out += fmt::format("import \"{}\"\n\ncluster {} {{\n  catalog = {}\n", options.catalog_import, cluster_name, catalog.name);
     if (options.capacity.empty()) {
       out += "  # capacity: HyperPod's API does not say; give it (gov import hyperpod --capacity TYPE=N,...)\n";
     } else {

@@ -155,6 +155,27 @@ std::string canonical_scheduler_config(const trace::JsonValue& document) {
   return canonical(*config, "SchedulerConfig");
 }
 
+std::optional<std::string> retired_status(const trace::JsonValue& document) {
+  const trace::JsonValue* status = document.find("Status");
+  if (!status || status->kind != trace::JsonKind::string) return std::nullopt;
+  for (std::string_view retired : {"Deleted", "Deleting", "CreateFailed", "CreateRollbackFailed"}) {
+    if (status->text == retired) return status->text;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> next_page(const trace::JsonValue& document) {
+  const trace::JsonValue* token = document.find("NextToken");
+  if (!token || token->kind != trace::JsonKind::string || token->text.empty()) return std::nullopt;
+  return token->text;
+}
+
+std::string one_page_only(std::string_view file, std::string_view list) {
+  return fmt::format("{}: the {} output is one page of several (it has a `NextToken`): objects on the other pages would "
+                     "be missed; run it without --max-items or --no-paginate, which fetches every page",
+                     file, list);
+}
+
 support::Expected<HyperpodState> read_hyperpod_state(const std::vector<ImportInput>& inputs) {
   HyperpodState state;
   try {
@@ -169,11 +190,15 @@ support::Expected<HyperpodState> read_hyperpod_state(const std::vector<ImportInp
       if (const trace::JsonValue* list = doc.find("ComputeQuotaSummaries")) {
         // list-compute-quotas: each summary holds the quota's configuration, id and version.
         if (list->kind != trace::JsonKind::array) throw Failure{file + ": `ComputeQuotaSummaries`: expected an array"};
+        if (next_page(doc)) throw Failure{one_page_only(file, "list-compute-quotas")};
         for (size_t i = 0; i < list->items.size(); ++i) {
           const std::string where = fmt::format("{}: `ComputeQuotaSummaries[{}]`", file, i);
           if (list->items[i].kind != trace::JsonKind::object) throw Failure{where + ": expected an object"};
+          if (retired_status(list->items[i])) continue;  // not on the cluster: nothing to update or delete
           add_quota(where, list->items[i], state);
         }
+      } else if (retired_status(doc)) {
+        continue;  // a deleted (or never created) object: not what the cluster has
       } else if (doc.find("SchedulerConfig")) {
         const std::string where = file + ": cluster scheduler config";
         CurrentObject config = described(where, doc, "ClusterSchedulerConfigId", "ClusterSchedulerConfigVersion");

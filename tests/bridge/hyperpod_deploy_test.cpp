@@ -308,7 +308,7 @@ TEST_CASE("gov import hyperpod reads list-compute-quotas outputs and directories
   dir.write("state/config.json", kConfigDescribe);
   dir.write("state/list.json", R"({"ComputeQuotaSummaries": [)" +
                                    quota_describe("aaaaaaaaaaaa", "a", kQuotaA, R"(, "FairShareWeight": 10)") + ", " +
-                                   quota_describe("bbbbbbbbbbbb", "b", kQuotaB, "") + R"(], "NextToken": "x"})");
+                                   quota_describe("bbbbbbbbbbbb", "b", kQuotaB, "") + R"(], "NextToken": ""})");
   dir.write("state/quota-b.json", quota_describe("bbbbbbbbbbbb", "b", kQuotaB, ""));
   dir.write("state/README", "not read");
   const gov::test::CommandResult r =
@@ -339,6 +339,68 @@ TEST_CASE("gov import hyperpod reads list-compute-quotas outputs and directories
                                                (dir / "policies/catalog/aws-ml.gov"));
   CHECK(bad.exit_code == 1);
   CHECK(bad.err.find("`quotas.json`: list-compute-quotas output: `ComputeQuotaSummaries[0]`: expected an object") != std::string::npos);
+}
+
+namespace {
+/// A describe output of quota `id` for `team` with its `Status` set to `status`.
+std::string quota_with_status(const std::string& id, const std::string& team, const std::string& status) {
+  std::string text = quota_describe(id, team, kQuotaB, "");
+  text.replace(text.find("\"Created\""), 9, "\"" + status + "\"");
+  return text;
+}
+}  // namespace
+
+// A list keeps deleted quotas, and a quota whose creation failed exists only as a record: neither
+// governs the cluster. Importing them granted quota that does not exist, and `--current` planned
+// a delete of a deleted quota first (which, refused, stopped apply.sh before its creates).
+TEST_CASE("gov import and export --current read past deleted and failed quotas", "[hyperpod][import]") {
+  gov::test::TempDir dir("hyperpod-retired");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/two.gov", policy_with(kTwoTeams));
+  dir.write("state/config.json", kConfigDescribe);
+  // team a recreated after a delete; team old deleted; team z never created.
+  dir.write("state/list.json", R"({"ComputeQuotaSummaries": [)" + quota_with_status("aaaaaaaaaaa0", "a", "Deleted") + ", " +
+                                   quota_describe("aaaaaaaaaaaa", "a", kQuotaA, R"(, "FairShareWeight": 10)") + ", " +
+                                   quota_describe("bbbbbbbbbbbb", "b", kQuotaB, "") + ", " +
+                                   quota_with_status("000000000old", "old", "Deleting") + ", " +
+                                   quota_with_status("zzzzzzzzzzzz", "z", "CreateFailed") + "]}");
+  const std::string catalog = " --catalog " + (dir / "policies/catalog/aws-ml.gov");
+  const gov::test::CommandResult imported = run_gov("import hyperpod " + (dir / "state") + catalog);
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+  CHECK(imported.out.find("team a {") == imported.out.rfind("team a {"));
+  CHECK(imported.out.find("team old") == std::string::npos);
+  CHECK(imported.out.find("team z") == std::string::npos);
+  CHECK(imported.out.find("# Not imported: compute quota \"quota-old\" in \"list.json\" (status \"Deleting\"): it does "
+                          "not govern the cluster.\n") != std::string::npos);
+  CHECK(imported.out.find("\"quota-z\" in \"list.json\" (status \"CreateFailed\")") != std::string::npos);
+
+  const gov::test::CommandResult plan = run_gov("export hyperpod " + path + " --current " + (dir / "state"));
+  INFO(plan.err);
+  REQUIRE(plan.exit_code == 0);
+  const std::string script = file(plan.out, "apply.sh");
+  CHECK(script.find("delete-compute-quota") == std::string::npos);
+  CHECK(script.find("create-compute-quota") == std::string::npos);
+}
+
+// A list printed with --max-items or --no-paginate is one page: read as the whole list, the other
+// pages' quotas were missing from the import and created again by `--current`'s plan.
+TEST_CASE("gov import and export --current refuse one page of a paginated list", "[hyperpod][import]") {
+  gov::test::TempDir dir("hyperpod-page");
+  dir.copy_catalog();
+  const std::string path = dir.write("tests/bridge/two.gov", policy_with(kTwoTeams));
+  dir.write("state/config.json", kConfigDescribe);
+  dir.write("state/list.json", R"({"ComputeQuotaSummaries": [)" + quota_describe("aaaaaaaaaaaa", "a", kQuotaA, "") +
+                                   R"(], "NextToken": "eyJuZXh0IjoyfQ=="})");
+  const gov::test::CommandResult imported =
+      run_gov("import hyperpod " + (dir / "state") + " --catalog " + (dir / "policies/catalog/aws-ml.gov"));
+  CHECK(imported.exit_code == 1);
+  CHECK(imported.out.empty());
+  CHECK(imported.err.find("`list.json`: list-compute-quotas output: `NextToken`: this is one page of several") != std::string::npos);
+  const gov::test::CommandResult plan = run_gov("export hyperpod " + path + " --current " + (dir / "state"));
+  CHECK(plan.exit_code == 2);
+  CHECK(plan.out.empty());
+  CHECK(plan.err.find("`list.json`: the list-compute-quotas output is one page of several") != std::string::npos);
 }
 
 TEST_CASE("gov export hyperpod writes a borrow limit in instances as the entry's Count", "[hyperpod][export]") {
