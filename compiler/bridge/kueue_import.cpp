@@ -329,7 +329,17 @@ class Importer {
 
   void read_local_queue(const Object& o) {
     const Node& spec = o.at.need(*o.node, "spec", "spec", Node::Kind::map);
-    o.at.only(spec, "spec", {"clusterQueue"});
+    o.at.only(spec, "spec", {"clusterQueue", "stopPolicy"});
+    // `None` is the default, and HyperPod writes it (seed 004); a held LocalQueue stops one
+    // namespace's queue, which gov's teams cannot say (a held ClusterQueue is `active = false`).
+    if (const Node* stop = o.at.optional(spec, "stopPolicy", "spec.stopPolicy", Node::Kind::scalar)) {
+      if (!o.at.choice<bool>(*stop, "spec.stopPolicy", {{"None", true}, {"Hold", false}, {"HoldAndDrain", false}})) {
+        o.at.fail(*stop, "spec.stopPolicy",
+                  fmt::format("`{}` holds this LocalQueue alone, which gov cannot represent (hold the ClusterQueue: a "
+                              "team's `active = false`)",
+                              stop->text));
+      }
+    }
     const Node& queue = o.at.need(spec, "clusterQueue", "spec.clusterQueue", Node::Kind::scalar);
     TeamHints& hints = hints_[queue.text];
     if (const Node* sharing = annotation(*o.node, "gov/sharing")) {

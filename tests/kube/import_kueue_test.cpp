@@ -121,6 +121,23 @@ TEST_CASE("gov import kueue reads HyperPod's own ClusterQueue of seed 004", "[ku
   const gov::test::CommandResult bare = run_gov("import kueue tests/bridge/golden/hyperpod-ns-onlygputeam-clusterqueue.v1beta2.yaml");
   REQUIRE(bare.exit_code == 0);
   CHECK(bare.out.find("  # capacity: Kueue's objects do not say; give it") != std::string::npos);
+  // HyperPod's LocalQueue beside it, with the `Stop Policy: None` seed 004 shows: the default, read
+  // past (it was refused as a field gov cannot represent). A held LocalQueue is still refused.
+  const std::string local_queue = "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata:\n  name: "
+                                  "hyperpod-ns-onlygputeam-localqueue\n  namespace: hyperpod-ns-onlygputeam\nspec:\n  "
+                                  "clusterQueue: hyperpod-ns-onlygputeam-clusterqueue\n  stopPolicy: None\n";
+  const std::string queue_text = gov::test::read_text("tests/bridge/golden/hyperpod-ns-onlygputeam-clusterqueue.v1beta1.yaml");
+  dir.write("with-local.yaml", queue_text + local_queue);
+  const gov::test::CommandResult with_local = run_gov("import kueue " + (dir / "with-local.yaml"));
+  INFO(with_local.err);
+  CHECK(with_local.exit_code == 0);
+  CHECK(with_local.out.find("team onlygputeam {") != std::string::npos);
+  std::string held = queue_text + local_queue;
+  held.replace(held.rfind("stopPolicy: None"), 16, "stopPolicy: Hold");
+  dir.write("held.yaml", held);
+  const gov::test::CommandResult held_result = run_gov("import kueue " + (dir / "held.yaml"));
+  CHECK(held_result.exit_code == 1);
+  CHECK(held_result.err.find("`spec.stopPolicy`: `Hold` holds this LocalQueue alone") != std::string::npos);
 }
 
 TEST_CASE("gov import kueue reads a missing borrowingLimit as borrow-limit = unlimited", "[kube][import]") {
