@@ -475,3 +475,28 @@ rule not-b {
   CHECK(std::find(labels.begin(), labels.end(), "instances") != labels.end());
   CHECK(std::find(labels.begin(), labels.end(), "lending-limit") != labels.end());
 }
+
+// A problem in an imported file is shown on the import line of the open document, with its place
+// as related information: before, a buffer whose import `gov check` rejects showed no problem.
+TEST_CASE("gov lsp: an error in an imported file shows on the import line", "[lsp]") {
+  Session s;
+  const std::string teams = s.dir.write("teams.gov", "team team-b {\n  quota ml.g5.8xlargee { instances = 1 }\n}\n");
+  const std::string policy = std::string("import \"catalog.gov\"\nimport \"teams.gov\"\n") +
+                             "cluster c {\n  catalog  = lab\n  capacity = { ml.g5.8xlarge: 4 }\n}\n"
+                             "policy {\n  priority high = 90\n}\n";
+  s.open(s.policy_uri, policy);
+  const Json diagnostics = s.client.diagnostics(s.policy_uri);
+  REQUIRE(diagnostics.size() == 1);
+  const Json& d = diagnostics[0];
+  CHECK(d["code"].str() == "E0203");
+  CHECK(d["severity"].integer() == 1);
+  CHECK(d["range"]["start"]["line"].integer() == 1);  // `import "teams.gov"`
+  CHECK(d["range"]["start"]["character"].integer() == 0);
+  INFO(d["message"].str());
+  CHECK(d["message"].str().starts_with("in `teams.gov` (line 2): unknown instance type `ml.g5.8xlargee`"));
+  REQUIRE(d["relatedInformation"].size() >= 1);
+  const Json& here = d["relatedInformation"][0]["location"];
+  CHECK(here["uri"].str() == "file://" + teams);
+  CHECK(here["range"]["start"]["line"].integer() == 1);
+  CHECK(here["range"]["start"]["character"].integer() == 8);
+}

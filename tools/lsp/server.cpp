@@ -382,7 +382,11 @@ class Server {
         const Diagnostics all = policy->diagnostics();
         for (const Diagnostic& d : all.items()) {
           const std::string where = checked.path_of(d.primary.source);
-          if (where == real || (where.empty() && d.primary.source == 0)) own.push_back(d);
+          if (where == real || (where.empty() && d.primary.source == 0)) {
+            own.push_back(d);
+          } else if (std::optional<Diagnostic> shown = at_import(d, checked, real)) {
+            own.push_back(std::move(*shown));
+          }
         }
       }
       publish(uri, document->version, own, &checked);
@@ -393,6 +397,28 @@ class Server {
         last_parsed_[uri] = current;
       }
     }
+  }
+
+  /// A problem in a file this document imports (directly or through others), shown on the import
+  /// line of this document that brings that file in, with its place as related information:
+  /// otherwise a buffer `gov check` rejects would show no problem at all. nullopt when the
+  /// diagnostic has no import chain through this document.
+  static std::optional<Diagnostic> at_import(const Diagnostic& d, const Checked& checked, const std::string& real) {
+    const SourceMap& sources = checked.checked()->program.sources;
+    for (const Note& note : d.notes) {
+      if (!note.where || checked.path_of(note.where->source) != real) continue;
+      const SourceFile& file = sources.get(d.primary.source);
+      const Position at = LineIndex(file.text()).position(d.primary.span.begin);
+      Diagnostic shown = d;
+      shown.primary = *note.where;
+      // Named as the import names it: relative to this document's directory.
+      std::string name = fs::path(file.path()).lexically_relative(fs::path(real).parent_path()).string();
+      if (name.empty()) name = file.path();
+      shown.message = fmt::format("in `{}` (line {}): {}", name, at.line + 1, d.message);
+      shown.notes.insert(shown.notes.begin(), Note{d.primary, d.label.empty() ? std::string("here") : d.label});
+      return shown;
+    }
+    return std::nullopt;
   }
 
   static std::string real_path(const std::string& path) {
