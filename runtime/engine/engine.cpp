@@ -126,6 +126,8 @@ void Engine::Impl::submit(const gov::Task& spec, std::vector<Decision>& out) {
   std::optional<std::string> error = resolve_task(core.resolver(), spec, task);
   if (!error && spec.created && *spec.created > core.now)
     error = std::string("the task's creation time (`created`) is after the time it is submitted");
+  if (!error && spec.created && *spec.created < kEarliestCreated)
+    error = std::string("the task's creation time (`created`) is more than 10^9 seconds before time zero");
   const bool duplicate = id_in_use(spec.id);
   if (duplicate)
     error = fmt::format("task id `{}` is already used by a task that has not ended", spec.id);
@@ -259,6 +261,15 @@ std::optional<std::string> Engine::Impl::group_flavors_of(const AdmittedTask& en
   return std::nullopt;
 }
 
+namespace {
+/// A state entry's `submitted_at` the engine cannot queue by: before kEarliestCreated (the same
+/// bound a submitted task's `created` has, so every state an engine exports loads back).
+std::optional<std::string> queue_time_problem(Time submitted_at) {
+  if (submitted_at >= kEarliestCreated) return std::nullopt;
+  return std::string("`submitted_at` is more than 10^9 seconds before time zero");
+}
+}  // namespace
+
 std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry) {
   Task task;
   if (auto error = resolve_task(core.resolver(), entry.task, task)) return error;
@@ -283,6 +294,7 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
       !core.quota.has_quota(static_cast<uint32_t>(task.team), static_cast<uint32_t>(flavor))) {
     return fmt::format("team `{}` has no quota for the task's instance type", team.name);
   }
+  if (auto error = queue_time_problem(entry.submitted_at)) return error;
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
   task.submitted = encode_submitted(entry.task);
@@ -305,6 +317,7 @@ std::optional<std::string> Engine::Impl::load_pending(const PendingTask& entry) 
   Task task;
   if (auto error = resolve_task(core.resolver(), entry.task, task)) return error;
   if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
+  if (auto error = queue_time_problem(entry.submitted_at)) return error;
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
   task.submitted = encode_submitted(entry.task);

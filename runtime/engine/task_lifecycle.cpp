@@ -91,7 +91,11 @@ void record_admission(EngineCore& core, uint32_t task_index, Decision& decision,
   core.tasks.reclassify(task_index);
   core.tasks.insert_admitted(task_index);
   if (task.duration) {
-    core.timers.push({core.now + *task.duration, core.admissions, task_index, task.admissions});
+    // Saturated at kForever, which tick(kForever) reaches (a duration near int64's end would
+    // overflow, and finish after it).
+    const Time due = *task.duration > kForever - std::min(core.now, kForever) ? std::max(core.now, kForever)
+                                                                               : core.now + *task.duration;
+    core.timers.push({due, core.admissions, task_index, task.admissions});
   }
   ++core.admissions;
   out.push_back(std::move(decision));

@@ -37,7 +37,7 @@ constexpr std::array<std::string_view, 6> kPerPodObjectKeys = {"gpus", "vcpus", 
 constexpr std::array<std::string_view, 1> kTopKeys = {"events"};
 // Most seconds a task's `created` may lie before the trace's start (about 31.7 years): keeps
 // every queue-order time far from int64's ends, whatever arithmetic compares them.
-constexpr gov::Time kMaxCreatedMillis = gov::Time{1'000'000'000} * 1000;
+constexpr gov::Time kMaxCreatedMillis = -gov::kEarliestCreated;
 constexpr size_t kNamesListed = 10;  // longer lists of names are cut short in messages
 constexpr size_t kQuoteLimit = 64;   // longer user strings are cut short in messages
 
@@ -1170,6 +1170,22 @@ class StateDecoder {
     return true;
   }
 
+  /// An entry's `submitted_at`: its queue-order time, which may be negative as a trace's
+  /// `created` may (a task created before the clock's zero), down to the same bound.
+  bool queue_time(const JsonValue& object, std::string_view where, gov::Time& out) {
+    const JsonValue* v = object.find("submitted_at");
+    if (v == nullptr) return true;
+    const ExactNumber ms = v->kind == JsonKind::number ? v->to_units(kMillisPerSecond) : ExactNumber{};
+    if (v->kind != JsonKind::number || ms.status != NumberStatus::ok || ms.value < -kMaxCreatedMillis) {
+      return fail(where, v->position,
+                  fmt::format("field \"submitted_at\": expected a number of seconds (at most 3 decimals, not before "
+                              "-1000000000), found {}",
+                              found(*v)));
+    }
+    out = ms.value;
+    return true;
+  }
+
   bool string_field(const JsonValue& object, std::string_view key, std::string_view where, std::string_view what,
                     std::string& out) {
     const JsonValue* v = object.find(key);
@@ -1234,7 +1250,7 @@ class StateDecoder {
     support::Expected<gov::Task> task = tasks_.decode(*task_value);
     if (!task) return fail(where, task.error().position.value_or(task_value->position), task.error().message);
     gov::Time submitted_at = 0;
-    if (!seconds(entry, "submitted_at", where, submitted_at)) return false;
+    if (!queue_time(entry, where, submitted_at)) return false;
     std::vector<gov::RuleWarning> matched;
     if (!warnings(entry, where, matched)) return false;
     if (!admitted) {

@@ -6,6 +6,7 @@
 #include <gov/engine.hpp>
 
 #include <fstream>
+#include <limits>
 
 #include "tests/embed/embed_support.hpp"
 #include "tests/support/test_support.hpp"
@@ -460,6 +461,57 @@ TEST_CASE("export_state and load_state restart an engine with its admitted and p
   CHECK(restarted.decision("b2")->outcome == gov::Outcome::admitted);
   // Loading into an engine that has tasks is refused as a whole.
   CHECK_THROWS_AS(restarted.load_state(state), gov::Error);
+}
+
+// A controller whose clock starts when it does sees Workloads created before its zero. Such a
+// task's state entry has a negative `submitted_at`, which the state reader refused: the restarted
+// engine dropped the admitted task and then admitted past the team's quota.
+TEST_CASE("a task created before the clock's zero survives a restart through the state JSON", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  gov::Task early = task("wl-1", "team-a", 3);
+  early.created = -5000;
+  REQUIRE(engine.submit(early, 0).outcome == gov::Outcome::admitted);
+  gov::Task late = task("wl-0", "team-b", 1);
+  late.created = -1500;  // queued before 0, after wl-1
+  REQUIRE(engine.submit(late, 0).outcome == gov::Outcome::admitted);
+  const std::string json = gov::to_json(engine.export_state());
+  CHECK(json.find(R"("submitted_at":-5)") != std::string::npos);
+  CHECK(json.find(R"("submitted_at":-1.5)") != std::string::npos);
+  gov::Engine restarted = engine.fresh();
+  const std::vector<gov::LoadFailure> failures = restarted.load_state_json(json);
+  for (const gov::LoadFailure& f : failures) INFO(f.message);
+  CHECK(failures.empty());
+  CHECK(restarted.snapshot().usage == engine.snapshot().usage);
+  CHECK(gov::to_json(restarted.export_state()) == json);
+  // team-a holds its 2 GPUs and borrows 1 of team-b's: another 3 must wait, as in the original.
+  CHECK(restarted.submit(task("wl-2", "team-a", 3), 1000).outcome == engine.submit(task("wl-2", "team-a", 3), 1000).outcome);
+  CHECK(restarted.decision("wl-2")->outcome == gov::Outcome::pending);
+
+  // The bound: 10^9 s before zero, for a submitted task and for a state entry alike.
+  gov::Task ancient = task("old", "team-a", 1);
+  ancient.created = gov::kEarliestCreated - 1;
+  const gov::Decision refused = engine.fresh().submit(ancient, 0);
+  CHECK(refused.outcome == gov::Outcome::invalid);
+  CHECK(refused.message.find("more than 10^9 seconds before time zero") != std::string::npos);
+  std::string too_early = json;
+  const std::string field = R"("submitted_at":-5)";
+  too_early.replace(too_early.find(field), field.size(), R"("submitted_at":-1000000001)");
+  const std::vector<gov::LoadFailure> bounded = engine.fresh().load_state_json(too_early);
+  REQUIRE(bounded.size() == 1);
+  CHECK(bounded[0].message.find("not before -1000000000") != std::string::npos);
+}
+
+// A duration near int64's end overflowed the finish time (undefined behaviour) and finished after
+// kForever, so tick(kForever) did not end the task as its contract says.
+TEST_CASE("tick(kForever) finishes a task of any duration", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  gov::Task endless = task("endless", "team-a", 1);
+  endless.duration = std::numeric_limits<gov::Time>::max();
+  REQUIRE(engine.submit(endless, 7).outcome == gov::Outcome::admitted);
+  CHECK(engine.next_finish() == gov::kForever);
+  const gov::Step last = engine.tick(gov::kForever);
+  REQUIRE(last.decisions.size() == 1);
+  CHECK(last.decisions[0].outcome == gov::Outcome::finished);
 }
 
 namespace {

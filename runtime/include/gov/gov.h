@@ -123,7 +123,8 @@ typedef struct gov_task {
   const gov_partition* partitions;
   size_t partition_count;
   /* GOV_UNSET, or its queue-order time (Kueue's creationTimestamp), at or before the time it is
-   * submitted: tasks of one priority queue by it. */
+   * submitted and not more than 10^12 ms before time zero (negative is fine: created before the
+   * clock's zero): tasks of one priority queue by it. */
   int64_t created_ms;
   /* Its pod sets (at most 8), when it has several: then instances, amounts, pods and partitions
    * stay unset, and instance_type is their default. NULL / 0: the task is one pod set. An

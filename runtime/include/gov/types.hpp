@@ -27,6 +27,11 @@ using Time = std::int64_t;
 /// exactly as `gov simulate` does after the last event of a trace.
 inline constexpr Time kForever = std::numeric_limits<Time>::max() / 4;
 
+/// The earliest queue-order time a task may give (`Task::created`, a state entry's
+/// `submitted_at`): 10^12 ms (about 31.7 years) before time zero, so that every time the engine
+/// compares stays far from int64's ends. An earlier `created` makes the task `invalid`.
+inline constexpr Time kEarliestCreated = -1'000'000'000'000;
+
 /// Resources in their base units: whole devices for gpu, neuron and efa; millicores for vcpu;
 /// MiB for memory. (The JSON forms print vCPUs and GiB, as traces do.)
 enum class Resource : std::uint8_t { gpu = 0, neuron = 1, vcpu = 2, memory = 3, efa = 4 };
@@ -84,8 +89,9 @@ struct Task {
   std::vector<std::pair<std::string, std::int64_t>> partitions;
   std::vector<std::pair<std::string, std::string>> labels;
   std::optional<Time> duration;  // finishes this long after it was last admitted
-  /// Its queue-order time (Kueue's creationTimestamp), at or before the time it is submitted;
-  /// absent: the time it is submitted. Tasks of one priority queue by it, then by id.
+  /// Its queue-order time (Kueue's creationTimestamp), at or before the time it is submitted and
+  /// not before kEarliestCreated (negative is fine: created before the clock's zero); absent: the
+  /// time it is submitted. Tasks of one priority queue by it, then by id.
   std::optional<Time> created;
   /// Its pod sets, when it has several (or one not named `main`): then `instances`, `amounts`,
   /// `pods` and `partitions` stay unset, and `instance_type` is the pod sets' default. Empty: the
