@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gov/engine.hpp"
+#include "runtime/embed/engine_internals.hpp"
 #include "runtime/trace/trace_reader.hpp"
 
 struct gov_engine {
@@ -548,6 +549,9 @@ gov_status gov_engine_open_file(const char* policy_path, const gov_open_options*
 }
 
 void gov_engine_close(gov_engine* engine) {
+  // From the engine's own on_step, the step that runs the callback still uses the engine (and
+  // the watcher would join itself): refused, as every other call from there is, by doing nothing.
+  if (engine != nullptr && gov::EngineInternals::in_own_callback(engine->engine)) return;
   delete engine;
 }
 

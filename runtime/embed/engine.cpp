@@ -432,6 +432,12 @@ std::shared_ptr<const driver::Policy> EngineInternals::runnable(const Engine& en
   return std::shared_ptr<const driver::Policy>(std::move(policy), runnable);
 }
 
+bool EngineInternals::in_own_callback(const Engine& engine) {
+  if (engine.impl_->state_mutex.held_by_this_thread()) return true;
+  std::lock_guard lock(engine.impl_->watch_mutex);  // never held while a callback runs
+  return engine.impl_->watcher.get_id() == std::this_thread::get_id();
+}
+
 std::shared_ptr<const ir::Module> EngineInternals::module(const Engine& engine) {
   std::shared_ptr<const embed::LoadedPolicy> policy;
   {

@@ -18,6 +18,10 @@ class EngineInternals {
   static std::shared_ptr<const ir::Module> module(const Engine& engine);
   /// The whole compiled policy the engine runs now (its checked program: test blocks, sources).
   static std::shared_ptr<const driver::Policy> runnable(const Engine& engine);
+  /// Whether the calling thread is inside one of the engine's callbacks (it holds the engine's
+  /// state lock, or it is the engine's watcher): closing the engine there would free it under
+  /// the step that runs the callback, or make the watcher join itself.
+  static bool in_own_callback(const Engine& engine);
 };
 
 }  // namespace gov

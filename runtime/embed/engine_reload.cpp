@@ -234,6 +234,11 @@ void Engine::watch(std::chrono::milliseconds interval) {
 
 void Engine::stop_watching() {
   impl_->state_mutex.refuse_reentry();  // joining a watcher that waits for this lock would hang
+  // From the watcher's own on_reload_error: the watcher would join itself.
+  if (std::lock_guard lock(impl_->watch_mutex); impl_->watcher.get_id() == std::this_thread::get_id()) {
+    throw Error(ErrorCode::reentrant, "stop_watching was called from the engine's own watcher (its on_reload_error "
+                                      "callback); stop it after the callback returns");
+  }
   impl_->stop_watching();
 }
 

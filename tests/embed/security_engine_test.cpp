@@ -234,6 +234,61 @@ TEST_CASE("C: calls back into the engine from on_step return GOV_ERROR_REENTRANT
   gov_engine_close(engine);
 }
 
+namespace {
+
+struct ClosingCallback {
+  gov_engine* engine = nullptr;
+  std::atomic<int> calls{0};
+};
+
+void closing_callback(const gov_decisions*, void* user_data) {
+  auto* state = static_cast<ClosingCallback*>(user_data);
+  state->calls.fetch_add(1);
+  gov_engine_close(state->engine);  // refused: the step running this callback still uses it
+}
+
+}  // namespace
+
+// gov_engine_close from on_step freed the engine under the step that ran the callback (a use after
+// free on the submitting thread), and on the watcher's thread made the watcher join itself (an
+// exception through the C ABI: the process aborted). It is now refused by doing nothing.
+TEST_CASE("C: gov_engine_close from the engine's own on_step does nothing", "[security][embed-reentry]") {
+  gov::test::ScratchDir dir("c-close-in-callback");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, repo_path(kWorkshop), "workshop-g5");
+  ClosingCallback state;
+  gov_open_options options;
+  gov_open_options_init(&options);
+  options.on_step = closing_callback;
+  options.on_step_user_data = &state;
+  REQUIRE(gov_engine_open(db.c_str(), &options, &state.engine) == GOV_OK);
+
+  // On the submitting thread.
+  gov_task a1 = c_gpu_task("a1", "team-a", 1);
+  REQUIRE(gov_engine_submit(state.engine, 0, &a1, nullptr) == GOV_OK);
+  CHECK(state.calls.load() == 1);
+  gov_task a2 = c_gpu_task("a2", "team-a", 1);
+  gov_decisions* step = nullptr;
+  REQUIRE(gov_engine_submit(state.engine, 1, &a2, &step) == GOV_OK);  // still open
+  CHECK(gov_decisions_find(step, "a2")->outcome == GOV_ADMITTED);
+  gov_decisions_free(step);
+
+  // On the watcher's thread: a new version's reload step runs the callback there.
+  REQUIRE(gov_engine_watch(state.engine, 10) == GOV_OK);
+  CHECK(gov::test::apply_policy_file(db, repo_path("tests/diff/workshop-g5-team-a-3.gov"), "workshop-g5") == 2);
+  // Waits for the reload (not a timing assertion: the deadline only ends a hung test).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (state.calls.load() < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(state.calls.load() == 3);
+  CHECK(gov_engine_version(state.engine) == 2);
+  gov_snapshot* snapshot = nullptr;
+  REQUIRE(gov_engine_snapshot(state.engine, &snapshot) == GOV_OK);
+  gov_snapshot_free(snapshot);
+  gov_engine_close(state.engine);  // from outside the callback: closed
+}
+
 // ------------------------------------------------------------------ point 15b: max_tasks
 
 TEST_CASE("a submit past max_tasks live tasks is refused and changes nothing", "[security][embed-limits]") {

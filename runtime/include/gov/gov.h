@@ -272,7 +272,9 @@ GOV_API void gov_open_options_init(gov_open_options* options);
 GOV_API gov_status gov_engine_open(const char* db_path, const gov_open_options* options, gov_engine** out);
 /* Loads, checks and compiles a policy file. Errors: IO, POLICY. */
 GOV_API gov_status gov_engine_open_file(const char* policy_path, const gov_open_options* options, gov_engine** out);
-/* Stops the engine's watcher and frees it. No other thread may use it any more. NULL is ignored. */
+/* Stops the engine's watcher and frees it. No other thread may use it any more. NULL is ignored.
+ * Called from the engine's own on_step callback it does nothing (the step running the callback
+ * still uses the engine): close it after the callback returns. */
 GOV_API void gov_engine_close(gov_engine* engine);
 
 /* State changes. Each runs one step at `at_ms` and, when `out` is not NULL, returns every
