@@ -80,7 +80,9 @@ std::string render_message(const Module& module, size_t rule, std::span<const in
       case MessagePart::Kind::label: {
         const std::string& key = module.label_keys[static_cast<size_t>(part.label)];
         for (const auto& [k, v] : labels) {
-          if (k == key) more = more && out.append(v);
+          if (k != key) continue;
+          more = out.append(v);  // a key given twice: its first value, as the rules read it
+          break;
         }
         break;
       }

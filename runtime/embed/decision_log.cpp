@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "compiler/support/json_writer.hpp"
+#include "runtime/embed/labels.hpp"
 
 namespace gov::embed {
 
@@ -37,10 +38,11 @@ DecisionLog::~DecisionLog() {
 
 void DecisionLog::remember(const Task& task) {
   if (!enabled_ || !with_labels_ || task.labels.empty()) return;
-  Labels labels = task.labels;
-  for (auto& [key, value] : labels) {
-    if (mask_all_ || std::find(masked_.begin(), masked_.end(), key) != masked_.end()) value = "***";
-  }
+  Labels labels;
+  for_each_first_label(task.labels, [&](const std::string& key, const std::string& value) {
+    const bool masked = mask_all_ || std::find(masked_.begin(), masked_.end(), key) != masked_.end();
+    labels.emplace_back(key, masked ? std::string("***") : value);
+  });
   labels_.insert_or_assign(task.id, std::move(labels));
 }
 

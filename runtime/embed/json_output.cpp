@@ -8,6 +8,7 @@
 
 #include "compiler/support/json_writer.hpp"
 #include "gov/types.hpp"
+#include "runtime/embed/labels.hpp"
 #include "runtime/trace/decision_writer.hpp"
 #include "runtime/trace/json.hpp"
 #include "runtime/trace/units.hpp"
@@ -121,12 +122,7 @@ void write_task(ObjectWriter& t, const Task& task) {
   }
   if (!task.labels.empty()) {
     ObjectWriter labels(t.key("labels"));
-    std::vector<std::string_view> written;
-    for (const auto& [key, value] : task.labels) {
-      if (std::find(written.begin(), written.end(), key) != written.end()) continue;
-      written.push_back(key);
-      labels.string(key, value);
-    }
+    embed::for_each_first_label(task.labels, [&](const std::string& key, const std::string& value) { labels.string(key, value); });
   }
   if (task.duration) t.seconds("duration", *task.duration);
 }

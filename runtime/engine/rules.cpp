@@ -43,7 +43,9 @@ void AdmissionRules::label_strings(const Labels& labels, std::span<int64_t> labe
   std::fill(label_ids.begin(), label_ids.end(), ir::kAbsentLabel);
   for (size_t k = 0; k < module_.label_keys.size() && k < label_ids.size(); ++k) {
     for (const auto& [key, value] : labels) {
-      if (key == module_.label_keys[k]) label_ids[k] = string_id(value);
+      if (key != module_.label_keys[k]) continue;
+      label_ids[k] = string_id(value);  // a key given twice reads its first value, as it is exported
+      break;
     }
   }
 }

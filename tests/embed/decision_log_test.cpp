@@ -139,3 +139,54 @@ TEST_CASE("decision log: a file that cannot be opened is an io error at open", "
     CHECK(std::string(e.what()).find("decision log `/nonexistent-dir/decisions.jsonl`: cannot open it") == 0);
   }
 }
+
+// A label key given twice through the API: the rules read its second value while the exported
+// state kept the first and the decision log wrote the key twice (JSON with a duplicate key). Every
+// reader now takes the first value, as docs/embedding.md says the export does.
+TEST_CASE("a label key given twice reads, exports and logs its first value", "[embed][decision-log]") {
+  gov::test::TempDir dir("repeated-label");
+  dir.copy_catalog();
+  const std::string policy = dir.write("policies/examples/labels.gov", R"(import "../catalog/aws-ml.gov"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.g5.8xlarge: 4 }
+}
+policy {
+  priority training = 50
+}
+team a {
+  quota ml.g5.8xlarge { instances = 4 }
+}
+rule need-cost-center {
+  when task.labels["cost-center"] == ""
+  deny "cost center {task.labels["cost-center"]} is empty"
+}
+rule show {
+  when "cost-center" in task.labels
+  warn "cost center <{task.labels["cost-center"]}>"
+}
+)");
+  std::vector<std::string> lines;
+  gov::Options options;
+  options.on_decision_log = [&lines](std::string_view line) { lines.emplace_back(line); };
+  gov::Engine engine = gov::Engine::compile_file(policy, std::move(options));
+  const auto task = [](const std::string& id, const std::string& first, const std::string& second) {
+    gov::Task t = gov::test::g5_gpu_task(id, "a", 1);
+    t.labels = {{"cost-center", first}, {"project", "llm"}, {"cost-center", second}};
+    return t;
+  };
+  const gov::Decision empty_first = engine.submit(task("x", "", "cc1"), 0);
+  CHECK(empty_first.outcome == gov::Outcome::rejected);
+  const gov::Decision set_first = engine.submit(task("y", "cc1", ""), 0);
+  REQUIRE(set_first.outcome == gov::Outcome::admitted);
+  REQUIRE(set_first.warnings.size() == 1);
+  CHECK(set_first.warnings[0].message == "cost center <cc1>");  // not "<cc1>" and "" run together
+  const std::string state = gov::to_json(engine.export_state());
+  CHECK(state.find(R"("labels":{"cost-center":"cc1","project":"llm"})") != std::string::npos);
+  REQUIRE(!lines.empty());
+  CHECK(lines.back().find(R"("labels":{"cost-center":"cc1","project":"llm"})") != std::string::npos);
+  // The restarted engine decides the same from the exported state.
+  gov::Engine restarted = engine.fresh();
+  CHECK(restarted.load_state_json(state).empty());
+  CHECK(gov::to_json(restarted.export_state()) == state);
+}
