@@ -42,6 +42,20 @@ TEST_CASE("gov eval prints whom its task preempted, and escapes bidi controls in
   CHECK(result.out.find("\u202e", explanation) == std::string::npos);
 }
 
+// A task whose id the state already has was decided `invalid` and the state's task explained
+// in its place (exit 0); it is now an error naming both files.
+TEST_CASE("gov eval refuses a task whose id is already in the state", "[cli][eval]") {
+  const gov::test::TempDir dir("eval-same-id");
+  const std::string task = dir.write("task.json", R"({"id": "t1", "team": "team-a", "gpus": 3})");
+  const std::string state = dir.write("state.json", R"({"at": 5, "admitted": [{"task": {"id": "t1", "team": "team-b",
+      "gpus": 1}, "submitted_at": 0, "admitted_at": 0, "flavor": "ml.g5.8xlarge"}]})");
+  auto result = run_gov("eval policies/examples/workshop-g5.gov --task '" + task + "' --state '" + state + "'");
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.empty());
+  CHECK(result.err.find("task id `t1` is already a task of the state") != std::string::npos);
+}
+
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
   const gov::test::TempDir dir("simulate-text");
   // team-b holds its 2 GPUs with b0 for two and a half hours; b1 (2 GPUs, same priority) could

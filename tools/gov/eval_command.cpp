@@ -112,6 +112,13 @@ int run_eval(const Args& args) {
     at = *state_at;
   }
   const std::string id = task->id;
+  // A task of the state with the same id would make the submit `invalid` and the explanation
+  // the state's task, not this one.
+  if (args.value("state") && engine->explain(id)) {
+    fmt::print(stderr, "error: `{}`: task id `{}` is already a task of the state `{}`; give the task to evaluate an id of its own\n",
+               *args.value("task"), escape_for_terminal(id), *args.value("state"));
+    return kFailed;
+  }
   const gov::Step step = engine->step(at, {gov::Event::submit(std::move(*task))});
   // The task's decisions, and those of the tasks it preempted: an admission that needed victims
   // says whom it took.
