@@ -33,7 +33,8 @@ std::string language_text(Resource resource, Amount amount, Amount largest_memor
     return fmt::format("{}m", amount);
   }
   if (resource != Resource::memory) return fmt::format("{}", amount);
-  if (largest_memory_unit >= kMebibytesPerTebibyte && amount % kMebibytesPerTebibyte == 0)
+  // Zero divides by every unit; GiB is the one sizes are usually written in (`0 TiB` read oddly).
+  if (largest_memory_unit >= kMebibytesPerTebibyte && amount != 0 && amount % kMebibytesPerTebibyte == 0)
     return fmt::format("{} TiB", amount / kMebibytesPerTebibyte);
   if (amount % kMebibytesPerGibibyte == 0) return fmt::format("{} GiB", amount / kMebibytesPerGibibyte);
   return fmt::format("{} MiB", amount);

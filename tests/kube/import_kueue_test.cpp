@@ -150,7 +150,7 @@ TEST_CASE("gov import kueue reads a missing borrowingLimit as borrow-limit = unl
   INFO(team.err);
   REQUIRE(team.exit_code == 0);
   CHECK(team.out.find("  borrow-limit          = unlimited\n") != std::string::npos);
-  CHECK(team.out.find("borrow-limit = { neuron = 0, vcpus = 0, memory = 0 TiB, efa = 0 }") != std::string::npos);
+  CHECK(team.out.find("borrow-limit = { neuron = 0, vcpus = 0, memory = 0 GiB, efa = 0 }") != std::string::npos);
   // One quota without limits beside a limited one: the quota's.
   dir.write("quota.yaml",
             queue("{name: nvidia.com/gpu, nominalQuota: 4}\n      - {name: cpu, nominalQuota: 8}\n      - {name: memory, "

@@ -23,7 +23,7 @@ using gov::model::Resource;
 // The interpreter's value_text for millicores and MiB (rule messages in decision streams).
 std::string old_rule_value(Resource r, Amount value) {
   if (r == Resource::vcpu) return value % 1000 == 0 ? fmt::format("{}", value / 1000) : fmt::format("{}m", value);
-  if (value % (1024 * 1024) == 0) return fmt::format("{} TiB", value / (1024 * 1024));
+  if (value != 0 && value % (1024 * 1024) == 0) return fmt::format("{} TiB", value / (1024 * 1024));  // 0: `0 GiB`
   if (value % 1024 == 0) return fmt::format("{} GiB", value / 1024);
   return fmt::format("{} MiB", value);
 }
@@ -99,7 +99,7 @@ TEST_CASE("model: the language notation writes rule values as the interpreter di
     for (Amount a : samples()) REQUIRE(format_amount(r, a, gov::model::language_notation()) == old_rule_value(r, a));
   }
   CHECK(format_amount(Resource::memory, 1024 * 1024) == "1 TiB");
-  CHECK(format_amount(Resource::memory, 0) == "0 TiB");
+  CHECK(format_amount(Resource::memory, 0) == "0 GiB");  // not `0 TiB`, which read oddly beside `128 GiB`
   CHECK(format_amount(Resource::gpu, 8) == "8");
 }
 

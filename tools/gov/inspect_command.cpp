@@ -313,7 +313,6 @@ namespace {
 /// (`192 GiB`, `2 TiB`, `9830 MiB`), never a long GiB fraction.
 std::string cell(ir::Resource r, ir::Amount a) {
   if (r != ir::Resource::memory || a == ir::kUnlimited) return human(r, a);
-  if (a == 0) return "0 GiB";  // the language notation's `0 TiB` reads oddly beside `192 GiB`
   return model::format_amount(r, a, model::language_notation());
 }
 
