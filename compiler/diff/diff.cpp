@@ -940,13 +940,38 @@ std::string render_json(const PolicyDiff& diff, std::string_view before_name, st
 }
 
 namespace {
-/// Table cells: a `|` would end the cell, a newline the row.
+/// HTML's three special characters as entities: rule messages and conditions are the policy
+/// author's text, and a `</details>` in one would close the comment's collapsed section.
+void append_html_escaped(std::string& out, char c) {
+  if (c == '<') out += "&lt;";
+  else if (c == '>') out += "&gt;";
+  else if (c == '&') out += "&amp;";
+  else out += c;
+}
+
+/// Table cells: a `|` would end the cell, a newline the row; no code spans are meant there, so a
+/// backtick is escaped too, and HTML everywhere.
 std::string cell(std::string_view text) {
   std::string out;
   for (char c : text) {
     if (c == '|') out += "\\|";
+    else if (c == '`') out += "\\`";
     else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    else append_html_escaped(out, c);
+  }
+  return out;
+}
+
+/// A summary or warning line: names stand in backticks (code spans, where HTML is inert and an
+/// entity would show as written), the rest is escaped; a line break is a space.
+std::string line_text(std::string_view text) {
+  std::string out;
+  bool in_code = false;
+  for (char c : text) {
+    if (c == '`') in_code = !in_code;
+    if (c == '\n' || c == '\r') out += ' ';
+    else if (in_code) out += c;
+    else append_html_escaped(out, c);
   }
   return out;
 }
@@ -957,11 +982,11 @@ std::string render_markdown(const PolicyDiff& diff, std::string_view before_name
     return fmt::format("**gov diff**: no changes between `{}` and `{}`.\n", before_name, after_name);
   }
   std::string out = fmt::format("### gov diff: `{}` → `{}`\n\n", before_name, after_name);
-  for (const std::string& line : diff.summary) out += fmt::format("- {}\n", line);
+  for (const std::string& line : diff.summary) out += fmt::format("- {}\n", line_text(line));
   out += "\n";
   if (!diff.warnings.empty()) {
     out += "> [!WARNING]\n";
-    for (const Warning& w : diff.warnings) out += fmt::format("> - {}\n", w.message);
+    for (const Warning& w : diff.warnings) out += fmt::format("> - {}\n", line_text(w.message));
     out += "\n";
   }
   out += "<details><summary>Every changed field</summary>\n";
@@ -969,10 +994,10 @@ std::string render_markdown(const PolicyDiff& diff, std::string_view before_name
   for (const Change& c : diff.changes) {
     if (c.subject != subject) {
       subject = c.subject;
-      out += fmt::format("\n**{}**\n\n| what | before | after | change |\n|---|---|---|---|\n", subject);
+      out += fmt::format("\n**{}**\n\n| what | before | after | change |\n|---|---|---|---|\n", line_text(subject));
     }
     out += fmt::format("| {} | {} | {} | {} |\n", cell(c.field), c.before.empty() ? "—" : cell(c.before),
-                       c.after.empty() ? "—" : cell(c.after), c.delta.value_or(""));
+                       c.after.empty() ? "—" : cell(c.after), cell(c.delta.value_or("")));
   }
   out += "\n</details>\n";
   return out;

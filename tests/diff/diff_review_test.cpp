@@ -264,6 +264,24 @@ TEST_CASE("gov diff warns when a rule starts denying or a deny rule's condition 
   CHECK(text.out.find("rule `new` is added: tasks it matches (when task.gpus > 16) are rejected") != std::string::npos);
 }
 
+// The markdown is pasted into a pull-request comment inside <details>: a rule message with
+// `</details>` closed the section early. HTML is escaped outside the names' code spans.
+TEST_CASE("gov diff --format markdown escapes HTML in the author's text", "[diff]") {
+  gov::test::TempDir dir("diff-markdown-html");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.g5.8xlarge: 4 }\n}\n"
+                           "policy {\n  priority training = 50\n}\nteam a {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n";
+  const std::string before = dir.write("before.gov", head + "rule cap {\n  when task.gpus > 4\n  deny \"cap\"\n}\n");
+  const std::string after =
+      dir.write("after.gov", head + "rule cap {\n  when task.gpus > 8\n  deny \"a | b </details> & `x\"\n}\n");
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "' --format markdown");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("</details>") == result.out.rfind("</details>"));  // only the section's own
+  CHECK(result.out.find("deny \"a \\| b &lt;/details&gt; &amp; \\`x\"") != std::string::npos);
+  CHECK(result.out.find("- rule `cap` changed\n") != std::string::npos);  // names keep their code spans
+  CHECK(result.out.find("when task.gpus &gt; 4 → when task.gpus &gt; 8") != std::string::npos);
+}
+
 // A quota changing form (whole instances to GPUs) still says how many instances it holds.
 TEST_CASE("gov diff gives a quota's instances when it changes from instances to amounts", "[diff]") {
   gov::test::TempDir dir("diff-quota-form");
