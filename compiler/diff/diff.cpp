@@ -19,8 +19,10 @@ using model::Resource;
 constexpr std::array<std::string_view, model::kResourceCount> kResourceNames = {"gpu", "neuron", "vcpu", "memory", "efa"};
 
 /// An amount as a reviewer reads it: devices, vCPUs, GiB, 3 digits at most after the point.
+// Exact: MiB in GiB end within ten decimals, and amounts rounded one by one did not add up
+// (`614.399 GiB → 204.8 GiB (-409.6 GiB)`).
 std::string amount_text(Resource r, Amount a) {
-  model::AmountFormat format = model::decimal_notation(/*fraction_digits=*/3);
+  model::AmountFormat format = model::decimal_notation();
   format.memory_unit = true;
   format.unlimited_word = true;
   return model::format_amount(r, a, format);

@@ -282,6 +282,20 @@ TEST_CASE("gov diff --format markdown escapes HTML in the author's text", "[diff
   CHECK(result.out.find("when task.gpus &gt; 4 → when task.gpus &gt; 8") != std::string::npos);
 }
 
+// Sizes that are not whole GiB were rounded to three decimals each, so the delta did not equal
+// the difference of the figures shown.
+TEST_CASE("gov diff shows sizes exactly, so that the delta adds up", "[diff]") {
+  gov::test::TempDir dir("diff-exact-sizes");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.g5.8xlarge: 4 }\n}\n"
+                           "policy {\n  priority training = 50\n}\n";
+  const std::string before = dir.write("before.gov", head + "team a {\n  quota ml.g5.8xlarge { gpus = 1, memory = 1000 MiB }\n}\n");
+  const std::string after = dir.write("after.gov", head + "team a {\n  quota ml.g5.8xlarge { gpus = 1, memory = 2 GiB }\n}\n");
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("0.9765625 GiB → 2 GiB (+1.0234375 GiB)") != std::string::npos);
+}
+
 // A quota changing form (whole instances to GPUs) still says how many instances it holds.
 TEST_CASE("gov diff gives a quota's instances when it changes from instances to amounts", "[diff]") {
   gov::test::TempDir dir("diff-quota-form");
