@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "compiler/bridge/bridge.hpp"
+#include "compiler/check/quotas.hpp"
 #include "compiler/check/surface.hpp"
 #include "compiler/model/arithmetic.hpp"
 #include "compiler/model/partitions.hpp"
@@ -201,40 +202,6 @@ std::vector<std::string> quota_profiles(const std::vector<check::Quota>& quotas)
   return out;
 }
 
-/// `idle-resource-sharing = true`: the capacity no team is guaranteed, as the flat cohort's own
-/// quota (docs/language.md; ir::quota_table's cohort_own): per instance type the cluster has and a
-/// team has a quota in (a ClusterQueue uses a flavor only through its own quota), capacity ×
-/// per-instance resources − the teams' nominal quotas, never negative. Partitions have no
-/// capacity of their own, so none. Types where nothing is left are left out.
-std::vector<check::Quota> idle_capacity_quotas(const check::Policy& policy) {
-  std::vector<check::Quota> out;
-  if (!policy.cluster) return out;
-  for (const check::Capacity& capacity : policy.cluster->capacity) {
-    const check::InstanceType& type = policy.types()[capacity.type];
-    model::Resources reserved{};
-    bool quota_here = false;
-    for (const check::Team& team : policy.teams) {
-      for (const check::Quota& quota : team.quotas) {
-        if (quota.type != capacity.type) continue;
-        quota_here = true;
-        for (size_t i = 0; i < reserved.size(); ++i) reserved[i] = model::checked_add(reserved[i], quota.nominal[i]);
-      }
-    }
-    if (!quota_here) continue;
-    check::Quota idle;
-    idle.type = capacity.type;
-    idle.type_name = type.name;
-    bool any = false;
-    for (size_t i = 0; i < idle.nominal.size(); ++i) {
-      const model::Amount total = model::checked_mul(capacity.instances, type.per_instance[i]);
-      idle.nominal[i] = std::max<model::Amount>(0, model::checked_sub(total, reserved[i]));
-      any = any || idle.nominal[i] > 0;
-    }
-    if (any) out.push_back(std::move(idle));
-  }
-  return out;
-}
-
 void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportOptions& options) {
   begin_object(out, api_version(options.api), "Cohort");
   write_settings(out, policy);
@@ -244,7 +211,7 @@ void write_cohort(YAML::Emitter& out, const check::Policy& policy, const ExportO
   // exclude each other: E0340).
   const bool idle_sharing = policy.settings && policy.settings->idle_resource_sharing;
   const std::vector<check::Quota> own =
-      idle_sharing ? idle_capacity_quotas(policy) : policy.cohort ? policy.cohort->quotas : std::vector<check::Quota>{};
+      idle_sharing ? check::idle_capacity_quotas(policy) : policy.cohort ? policy.cohort->quotas : std::vector<check::Quota>{};
   if (own.empty()) {
     out << YAML::Key << "spec" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::EndMap;
     out << YAML::EndMap;

@@ -149,4 +149,34 @@ bool subtree_has_type(const Policy& policy, size_t cohort, size_t type) {
   return false;
 }
 
+std::vector<Quota> idle_capacity_quotas(const Policy& policy) {
+  std::vector<Quota> out;
+  if (!policy.cluster) return out;
+  for (const Capacity& capacity : policy.cluster->capacity) {
+    const InstanceType& type = policy.types()[capacity.type];
+    model::Resources reserved{};
+    bool quota_here = false;
+    for (const Team& team : policy.teams) {
+      for (const Quota& quota : team.quotas) {
+        if (quota.type != capacity.type) continue;
+        quota_here = true;
+        for (size_t i = 0; i < reserved.size(); ++i) reserved[i] = model::checked_add(reserved[i], quota.nominal[i]);
+      }
+    }
+    if (!quota_here) continue;
+    Quota idle;
+    idle.type = capacity.type;
+    idle.type_name = type.name;
+    bool any = false;
+    for (size_t i = 0; i < idle.nominal.size(); ++i) {
+      const model::Amount total = model::checked_mul(capacity.instances, type.per_instance[i]);
+      idle.nominal[i] = std::max<model::Amount>(0, model::checked_sub(total, reserved[i]));
+      any = any || idle.nominal[i] > 0;
+    }
+    if (any) out.push_back(std::move(idle));
+  }
+  return out;
+}
+
+
 }  // namespace gov::check

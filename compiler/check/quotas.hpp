@@ -4,6 +4,7 @@
 
 #include <array>
 #include <optional>
+#include <vector>
 
 #include "compiler/check/policy.hpp"
 
@@ -57,5 +58,13 @@ model::Resources subtree_quota(const Policy& policy, size_t cohort, size_t type)
 /// Whether cohort `cohort`'s subtree (itself, its teams, its descendants and theirs) has a quota for
 /// instance type `type`.
 bool subtree_has_type(const Policy& policy, size_t cohort, size_t type);
+
+/// The capacity no team is guaranteed, which `idle-resource-sharing = true` lends as the flat
+/// cohort's own quota (docs/language.md; ir::quota_table's cohort_own; what `gov export kueue`
+/// writes into the Cohort): per instance type the cluster has and a team has a quota in (a
+/// ClusterQueue uses a flavor only through its own quota), capacity × per-instance resources − the
+/// teams' nominal quotas, never negative. Partitions have no capacity of their own, so none. Types
+/// where nothing is left are left out. Whatever the setting: callers look at it.
+std::vector<Quota> idle_capacity_quotas(const Policy& policy);
 
 }  // namespace gov::check

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/check/quotas.hpp"
 #include "compiler/check/surface.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/json_writer.hpp"
@@ -104,6 +105,7 @@ class Comparer {
     classes();
     teams();
     cohort();
+    idle_pool();
     cohort_tree();
     rules();
     capacity_consequences();
@@ -242,6 +244,57 @@ class Comparer {
                                               before ? amount_text(r, *before) : std::string("none"),
                                               after ? amount_text(r, *after) : std::string("none")));
         }
+      }
+    }
+  }
+
+  /// Under `idle-resource-sharing`, the idle compute every team may borrow: per instance type the
+  /// capacity no team is guaranteed (check::idle_capacity_quotas; the Kueue export's Cohort quota).
+  /// It moves with the capacity and the teams' quotas without any row of its own saying so, and a
+  /// smaller pool leaves tasks that borrowed from it waiting: a warning.
+  void idle_pool() {
+    const auto pool = [](const Policy& p) {
+      const bool sharing = p.settings && p.settings->idle_resource_sharing;
+      return sharing ? check::idle_capacity_quotas(p) : std::vector<check::Quota>{};
+    };
+    const std::vector<check::Quota> b_pool = pool(before_), a_pool = pool(after_);
+    const auto find = [](const std::vector<check::Quota>& quotas, const std::string& type) -> const check::Quota* {
+      for (const check::Quota& q : quotas) {
+        if (q.type_name == type) return &q;
+      }
+      return nullptr;
+    };
+    std::vector<std::string> types;
+    for (const std::vector<check::Quota>* quotas : {&a_pool, &b_pool}) {
+      for (const check::Quota& q : *quotas) {
+        if (std::find(types.begin(), types.end(), q.type_name) == types.end()) types.push_back(q.type_name);
+      }
+    }
+    for (const std::string& type : types) {
+      const check::Quota* b = find(b_pool, type);
+      const check::Quota* a = find(a_pool, type);
+      std::vector<std::string> parts, shrunk;
+      for (Resource r : model::kAllResources) {
+        const Amount before = b ? b->nominal[model::index(r)] : 0, after = a ? a->nominal[model::index(r)] : 0;
+        if (!amount({.subject = "idle compute", .field = fmt::format("{} {}", type, kResourceNames[model::index(r)]),
+                     .instance_type = type, .property = "idle-pool"},
+                    r, before, after)) {
+          continue;
+        }
+        const std::string part =
+            fmt::format("{} {} → {}", kResourceNames[model::index(r)], amount_text(r, before), amount_text(r, after));
+        parts.push_back(part);
+        if (after < before) shrunk.push_back(part);
+      }
+      if (!parts.empty()) {
+        diff_.summary.push_back(fmt::format("idle compute of `{}` (what no team is guaranteed, lent under "
+                                            "idle-resource-sharing): {}",
+                                            type, fmt::join(parts, ", ")));
+      }
+      if (!shrunk.empty()) {
+        warn("idle-pool-shrinks", fmt::format("the idle compute teams may borrow in `{}` shrinks ({}): tasks that borrow "
+                                              "it may wait or be reclaimed",
+                                              type, fmt::join(shrunk, ", ")));
       }
     }
   }

@@ -282,6 +282,41 @@ TEST_CASE("gov diff --format markdown escapes HTML in the author's text", "[diff
   CHECK(result.out.find("when task.gpus &gt; 4 → when task.gpus &gt; 8") != std::string::npos);
 }
 
+// Under idle-resource-sharing the capacity no team is guaranteed is lent to every team: a smaller
+// capacity shrinks that pool, and tasks borrowing it wait, but the diff showed only the capacity.
+TEST_CASE("gov diff shows the idle compute pool under idle-resource-sharing and warns when it shrinks", "[diff]") {
+  gov::test::TempDir dir("diff-idle-pool");
+  const auto policy = [](int capacity) {
+    return "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.g5.8xlarge: " + std::to_string(capacity) +
+           " }\n}\npolicy {\n  idle-resource-sharing = true\n  priority training = 50\n}\n"
+           "team a {\n  quota ml.g5.8xlarge { instances = 3 }\n}\nteam b {\n  quota ml.g5.8xlarge { instances = 3 }\n}\n";
+  };
+  const std::string before = dir.write("before.gov", policy(8));
+  const std::string after = dir.write("after.gov", policy(7));
+  const auto text = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(text.out << text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("idle compute of `ml.g5.8xlarge` (what no team is guaranteed, lent under idle-resource-sharing): "
+                      "gpu 2 → 1, vcpu 64 → 32, memory 256 GiB → 128 GiB, efa 2 → 1") != std::string::npos);
+  CHECK(text.out.find("! the idle compute teams may borrow in `ml.g5.8xlarge` shrinks (gpu 2 → 1") != std::string::npos);
+  const Json doc = parse(run_gov("diff --files '" + before + "' '" + after + "' --format json").out);
+  CHECK(has_warning(doc, "idle-pool-shrinks"));
+  bool gpu_row = false;
+  for (size_t i = 0; i < doc["changes"].size(); ++i) {
+    const Json& c = doc["changes"][i];
+    if (c["property"].str() != "idle-pool" || c["resource"].str() != "gpu") continue;
+    gpu_row = true;
+    CHECK(c["instance_type"].str() == "ml.g5.8xlarge");
+    CHECK(c["before"].num() == 2);
+    CHECK(c["after"].num() == 1);
+  }
+  CHECK(gpu_row);
+  // A larger pool is shown, without the warning.
+  const auto grown = run_gov("diff --files '" + after + "' '" + before + "'");
+  CHECK(grown.out.find("gpu 1 → 2") != std::string::npos);
+  CHECK(grown.out.find("shrinks") == std::string::npos);
+}
+
 // Sizes that are not whole GiB were rounded to three decimals each, so the delta did not equal
 // the difference of the figures shown.
 TEST_CASE("gov diff shows sizes exactly, so that the delta adds up", "[diff]") {
