@@ -545,6 +545,17 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
 }
 
 void hyperpod_warnings(const check::Policy& policy, Diagnostics& out) {
+  // The cluster policy's Name is an EntityName: another name would be refused, so it is rewritten,
+  // and said (a round trip through gov import then names the cluster differently).
+  if (policy.cluster && scheduler_config_name(policy) != policy.cluster->name) {
+    Diagnostic& d = out.report(make_diagnostic(
+        Code::cluster_name_rewritten, policy.cluster->name_at,
+        fmt::format("HyperPod's cluster policy cannot be named `{}`; it is exported as `{}`", policy.cluster->name,
+                    scheduler_config_name(policy)),
+        "not a HyperPod name"));
+    d.help = "HyperPod names take letters, digits and hyphens, at most 63 of them: name the cluster `" +
+             scheduler_config_name(policy) + "` to export it as it is written";
+  }
   for (const check::Team& team : policy.teams) {
     // The default (50) is inside the range; only a written limit can be outside it.
     if (!team.borrow_limit_at || team.borrow_limit_unlimited) continue;  // unlimited is E0401

@@ -426,7 +426,8 @@ void Checker::check_cluster() {
                       : names_help("catalogs", names));
     return;
   }
-  Cluster out{cluster->name.text, static_cast<size_t>(it - policy_.catalogs.begin()), {}, {source, cluster->span}};
+  Cluster out{cluster->name.text, static_cast<size_t>(it - policy_.catalogs.begin()), {}, {source, cluster->span},
+              {source, cluster->name.span}};
   policy_.cluster = std::move(out);
   if (const ast::Property* capacity = properties.capacity) {
     for (const ast::MapEntry& entry : capacity->value->map) {

@@ -57,6 +57,7 @@ struct Cluster {
   size_t catalog = 0;  // index into Policy::catalogs
   std::vector<Capacity> capacity;
   Location where;
+  Location name_at;  // the name after `cluster`
 };
 
 enum class Prioritization { fcfs, task_ranking };

@@ -114,7 +114,8 @@ enum class Severity { error, warning, note };
   X(instance_types_not_checked, "W0118", "instance-types-not-checked", warning, "no catalog is visible, so the instance types a file names are not checked") \
   X(partition_not_in_hyperpod_api, "W0130", "partition-not-in-hyperpod-api", warning, "a quota gives partitions of a MIG profile HyperPod's API does not accept (fine for Kueue, not for `gov export hyperpod`)") \
   X(weight_not_in_hyperpod_api, "W0140", "weight-not-in-hyperpod-api", warning, "a team's fair-share weight is not a whole number from 0 to 100, what HyperPod's API takes (fine for Kueue, not for `gov export hyperpod`)") \
-  X(borrow_limit_outside_documented_range, "W0401", "borrow-limit-outside-documented-range", warning, "`gov export hyperpod`: a team's borrow limit is outside 1–500 %, the range HyperPod's documentation gives (its API model accepts 0–10000)")
+  X(borrow_limit_outside_documented_range, "W0401", "borrow-limit-outside-documented-range", warning, "`gov export hyperpod`: a team's borrow limit is outside 1–500 %, the range HyperPod's documentation gives (its API model accepts 0–10000)") \
+  X(cluster_name_rewritten, "W0402", "cluster-name-rewritten", warning, "`gov export hyperpod`: the cluster's name is not one HyperPod accepts for its cluster policy (letters, digits and hyphens, at most 63), so the policy is exported under another")
 
 enum class Code {
 #define GOV_X(id, code, name, severity, summary) id,
