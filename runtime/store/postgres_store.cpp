@@ -568,7 +568,10 @@ Result<int64_t> insert_version(Connection& db, const NewVersion& version) {
 Result<int64_t> store_source(Connection& db, std::string_view text) {
   const std::string sha256 = sha256_hex(text);
   // Writers hold the store's lock: no other transaction inserts this row meanwhile.
-  auto inserted = db.exec("INSERT INTO gov_source (sha256, text) VALUES ($1, $2) ON CONFLICT (sha256) DO NOTHING",
+  // A row whose text no longer hashes to its key (changed outside gov, or damaged) is written again:
+  // the key says what its text is, and every version naming it reads back right.
+  auto inserted = db.exec("INSERT INTO gov_source (sha256, text) VALUES ($1, $2) ON CONFLICT (sha256) DO UPDATE "
+                          "SET text = excluded.text WHERE gov_source.text IS DISTINCT FROM excluded.text",
                           Params().text(sha256).bytes(text));
   if (!inserted) return inserted.error();
   auto rows = db.exec("SELECT id FROM gov_source WHERE sha256 = $1", Params().text(sha256));
@@ -703,6 +706,34 @@ Result<ApplyResult> unchanged(Connection& db, Transaction& transaction, const Ve
   return ApplyResult{active.number, /*created=*/false, active.number, active.content_sha256};
 }
 
+Result<std::vector<PolicyFile>> read_files(Connection& db, int64_t version_id);  // below, with the reads
+
+/// The files of a version just written, read back inside the transaction and hashed again: a
+/// version whose files do not give its content hash (a source row changed outside gov or damaged,
+/// which a rollback copies) is never made active.
+Result<void> verify_written(Connection& db, int64_t version_id, const std::string& content_sha256, std::string_view doing) {
+  auto files = read_files(db, version_id);
+  if (!files) return files.error();
+  if (const std::string found = content_hash(*files); found != content_sha256) {
+    return Error{ErrorKind::corrupt,
+                 fmt::format("{}: the stored files do not read back to the content hash {} (found {}): the store's "
+                             "source rows were changed outside gov or are damaged; nothing was changed (`gov apply` of the "
+                             "policy's files writes them again)",
+                             doing, content_sha256.substr(0, 12), found.substr(0, 12))};
+  }
+  return {};
+}
+
+/// An apply whose content is the active version's writes its files again all the same: a source
+/// row changed outside gov is repaired (store_source), so the active version loads again.
+Result<void> rewrite_sources(Connection& db, const std::vector<PolicyFile>& files) {
+  for (const PolicyFile& file : files) {
+    auto stored = store_source(db, file.text);
+    if (!stored) return stored.error();
+  }
+  return {};
+}
+
 Result<ApplyResult> apply_in(PostgresStore& store, const ApplyRequest& request, const std::string& content_sha256) {
   Connection& db = store.db;
   auto transaction = store.begin_write();
@@ -714,6 +745,8 @@ Result<ApplyResult> apply_in(PostgresStore& store, const ApplyRequest& request, 
   auto expected = check_expected(request.policy, request.expect_version, *active);
   if (!expected) return expected.error();
   if (*active && (*active)->content_sha256 == content_sha256) {
+    auto rewritten = rewrite_sources(db, request.files);
+    if (!rewritten) return rewritten.error();
     return unchanged(db, *transaction, **active, request.object, request.signature);
   }
   auto latest = latest_number(db, *policy_id);
@@ -723,6 +756,8 @@ Result<ApplyResult> apply_in(PostgresStore& store, const ApplyRequest& request, 
   if (!version_id) return version_id.error();
   auto files = insert_files(db, *version_id, request.files);
   if (!files) return files.error();
+  auto written = verify_written(db, *version_id, content_sha256, fmt::format("applying policy `{}`", request.policy));
+  if (!written) return written.error();
   if (request.signature) {
     auto signed_version = store_version_signature(db, *version_id, *request.signature);
     if (!signed_version) return signed_version.error();
@@ -765,6 +800,9 @@ Result<ApplyResult> rollback_in(PostgresStore& store, const RollbackRequest& req
   if (!version_id) return version_id.error();
   auto copied = copy_version_contents(db, target->id, *version_id);
   if (!copied) return copied.error();
+  auto written = verify_written(db, *version_id, target->content_sha256,
+                                fmt::format("rolling policy `{}` back to version {}", request.policy, request.version));
+  if (!written) return written.error();
   auto activated = make_active(db, request.policy, *policy_id, *version_id);
   if (!activated) return activated.error();
   auto audited = append_audit(db, {*policy_id, AuditAction::rollback, *version_id, id_of(*active), request.author,

@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+#include "compiler/support/sha256.hpp"
 #include "runtime/store/store.hpp"
+#include "tests/security/security_support.hpp"
 #include "tests/store/store_fixture.hpp"
 
 namespace gov::store {
@@ -338,6 +340,68 @@ TEST_CASE("store: a batch commits all of its writes or none", "[store][backends]
   REQUIRE(done);
   CHECK(store.active("p")->number == 3);
   CHECK(store.log("p", 10)->size() == 3);
+}
+
+namespace {
+/// Runs `sql` (written for SQLite; `gov_` tables on PostgreSQL) on the store behind gov's back.
+void behind_gov(const test::StoreLocation& location, const std::string& sqlite_sql, const std::string& postgres_sql) {
+  if (location.backend() == Backend::sqlite) {
+    gov::test::exec_sql(location.url(), sqlite_sql);
+  } else {
+    test::postgres_exec(location.url(), postgres_sql);
+  }
+}
+
+/// Whether version `number` of policy `p` reads back to its recorded content hash.
+bool reads_back(Store& store, int64_t number) {
+  auto version = store.show("p", number);
+  return version && content_hash(version->files) == version->info.content_sha256;
+}
+}  // namespace
+
+// A source row changed outside gov (or damaged) is shared by every version with that file: an
+// apply reused it as it was, signed what it meant to write and made an unloadable version active,
+// and applying again said "unchanged". A rollback copied a damaged version the same way. Now an
+// apply writes the row again, and nothing is made active that does not read back to its hash.
+TEST_CASE("store: an apply repairs a source row changed outside gov, and a rollback onto one is refused", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  Store store = open_or_fail(location.url());
+  const std::vector<PolicyFile> one = marked_files("one");
+  must(store.apply(apply_request("p", one)));
+  // The imported file (shared with the next version) gains a line behind gov's back.
+  const std::string sha = gov::sha256_hex(one[1].text);
+  behind_gov(location, "UPDATE source SET text = CAST(text || x'0a23' AS BLOB) WHERE sha256 = '" + sha + "'",
+             "UPDATE gov_source SET text = text || convert_to(E'\\n#', 'UTF8') WHERE sha256 = '" + sha + "'");
+  REQUIRE_FALSE(reads_back(store, 1));
+
+  SECTION("applying the same content again repairs the active version") {
+    auto again = must(store.apply(apply_request("p", one)));
+    CHECK_FALSE(again.created);
+    CHECK(reads_back(store, 1));
+  }
+  SECTION("a new version with the file repairs it, and the old version with it") {
+    std::vector<PolicyFile> two = one;
+    two[0].text += "\n# two";
+    must(store.apply(apply_request("p", two)));
+    CHECK(reads_back(store, 2));
+    CHECK(reads_back(store, 1));
+  }
+  SECTION("a rollback onto a version that does not read back is refused, and changes nothing") {
+    std::vector<PolicyFile> two = marked_files("two");
+    two[1] = one[1];  // shares the damaged import: repairs it
+    must(store.apply(apply_request("p", two)));
+    const std::string entry = gov::sha256_hex(one[0].text);
+    behind_gov(location, "UPDATE source SET text = CAST(text || x'0a23' AS BLOB) WHERE sha256 = '" + entry + "'",
+               "UPDATE gov_source SET text = text || convert_to(E'\\n#', 'UTF8') WHERE sha256 = '" + entry + "'");
+    auto back = store.rollback(rollback_request("p", 1));
+    REQUIRE_FALSE(back);
+    CHECK(back.error().kind == ErrorKind::corrupt);
+    CHECK(back.error().message.find("do not read back to the content hash") != std::string::npos);
+    CHECK(store.log("p", 10)->size() == 2);
+    CHECK(store.active("p")->number == 2);
+  }
 }
 
 TEST_CASE("store: content_hash is length-prefixed and ordered", "[store]") {
