@@ -1044,9 +1044,14 @@ enum class Found : uint8_t { store, nothing };
 // ours; anything else is an error. Runs inside the caller's transaction.
 Result<Found> look(PostgresStore& store) {
   Connection& db = store.db;
-  auto exists = db.exec("SELECT to_regclass('gov_meta') IS NOT NULL");
-  if (!exists) return exists.error();
-  if (exists->int64(0, 0) != 0) {
+  // One statement, so one snapshot, for both questions: read in two (gov_meta first, then the
+  // other tables), a store another process committed in between looked like tables without
+  // gov_meta (a "damaged" store) to processes creating it at once.
+  auto tables = db.exec(
+      "SELECT count(*), count(*) FILTER (WHERE tablename = 'gov_meta') FROM pg_catalog.pg_tables "
+      "WHERE schemaname = current_schema() AND tablename LIKE 'gov\\_%'");
+  if (!tables) return tables.error();
+  if (tables->int64(0, 1) != 0) {
     auto found = db.exec(
         "SELECT (SELECT value FROM gov_meta WHERE key = 'application'), "
         "(SELECT value FROM gov_meta WHERE key = 'schema_version')");
@@ -1067,13 +1072,10 @@ Result<Found> look(PostgresStore& store) {
     return Found::store;
   }
   // No gov_meta. Tables of ours without it are not a state gov leaves.
-  auto ours = db.exec(
-      "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'gov\\_%'");
-  if (!ours) return ours.error();
-  if (ours->int64(0, 0) > 0) {
+  if (tables->int64(0, 0) > 0) {
     return Error{ErrorKind::corrupt, fmt::format("schema `{}` has {} `gov_` tables but no `gov_meta`: not a gov policy "
                                                  "store (or a damaged one); it is not created over",
-                                                 store.schema, ours->int64(0, 0))};
+                                                 store.schema, tables->int64(0, 0))};
   }
   return Found::nothing;
 }

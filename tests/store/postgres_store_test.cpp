@@ -193,6 +193,52 @@ TEST_CASE("store concurrency: 20 processes apply 25 times each while a reader ch
                             reads));
 }
 
+// Processes that open a new store at once create it once, and every one opens it: on PostgreSQL
+// one of them judged the schema in two statements, and a store committed between the two looked
+// like `gov_` tables without `gov_meta` ("not a gov policy store (or a damaged one)").
+TEST_CASE("store concurrency: eight processes creating one new store at once all open it", "[store][concurrency][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  constexpr int kRounds = 6;
+  constexpr int kOpeners = 8;
+  for (int round = 0; round < kRounds; ++round) {
+    test::StoreLocation location(backend);
+    int start[2];
+    REQUIRE(::pipe(start) == 0);
+    std::vector<pid_t> children;
+    for (int id = 0; id < kOpeners; ++id) {
+      const pid_t child = ::fork();
+      REQUIRE(child >= 0);
+      if (child != 0) {
+        children.push_back(child);
+        continue;
+      }
+      ::close(start[1]);
+      char go = 0;
+      (void)!::read(start[0], &go, 1);  // EOF when the parent closes its end: all start at once
+      OpenOptions options;
+      options.busy_timeout = std::chrono::milliseconds(60'000);
+      auto store = Store::open(location.url(), options);
+      if (!store) {
+        std::ofstream(location.dir().path(fmt::format("opener-{}.txt", id))) << store.error().message << "\n";
+        ::_exit(1);
+      }
+      ::_exit(0);
+    }
+    ::close(start[0]);
+    ::close(start[1]);
+    for (size_t i = 0; i < children.size(); ++i) {
+      int status = 0;
+      ::waitpid(children[i], &status, 0);
+      INFO("round " << round << ", opener " << i << ": "
+                    << gov::test::read_text(location.dir().path(fmt::format("opener-{}.txt", i))));
+      CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+    }
+    Store store = open_or_fail(location.url());
+    CHECK(store.policies()->empty());
+  }
+}
+
 TEST_CASE("postgresql store: the server killed with SIGKILL in the middle of an apply leaves no half version",
           "[postgresql][store][fault]") {
   for (const char* point : {"apply:before_activate", "apply:before_commit", "rollback:before_commit"}) {
