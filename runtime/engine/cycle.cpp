@@ -764,8 +764,13 @@ void Scheduler::issue_preemptions(Entry& entry, std::vector<Decision>& out) {
 
   const std::string message =
       pending_preemption_message(assignment_message(entry.task, *entry.nomination), targets.size());
-  emit_pending(core_, entry.task,
-               {PendingReason::waiting_for_preemption, message, nullptr, &targets}, out);
+  PendingUpdate update{PendingReason::waiting_for_preemption, message, nullptr, &targets};
+  std::string shown;
+  if (core_.options.dialect != MessageDialect::head) {
+    shown = pending_preemption_message(shown_message(entry.task, *entry.nomination), targets.size());
+    update.shown = shown;
+  }
+  emit_pending(core_, entry.task, update, out);
   for (const Target& target : targets) emit_preempted(core_, target, entry.task, out);
 }
 
@@ -782,6 +787,17 @@ const std::string& Scheduler::assignment_message(uint32_t task, Nomination& nomi
   return nomination.message;
 }
 
+std::string_view Scheduler::shown_message(uint32_t task, Nomination& nomination) {
+  const std::string& head = assignment_message(task, nomination);
+  if (core_.options.dialect == MessageDialect::head) return head;
+  const Task& t = core_.tasks[task];
+  std::array<std::string_view, kMaxPodSets> names{};
+  for (size_t i = 0; i < t.pod_sets.size(); ++i) names[i] = t.pod_sets[i].name;
+  render_assignment_message(shown_texts_, nomination.assignment.reasons, shown_,
+                            std::span<const std::string_view>(names.data(), t.pod_sets.size()));
+  return shown_;
+}
+
 PendingReason Scheduler::assignment_reason(const Assignment& a) {
   if (a.no_matching_flavor) return PendingReason::no_matching_flavor;
   if (a.mode.mode == FitMode::no_fit && a.no_fit_class == NoFitClass::exceeds_max_quota)
@@ -792,8 +808,9 @@ PendingReason Scheduler::assignment_reason(const Assignment& a) {
 void Scheduler::emit_assignment_pending(const Entry& entry, std::vector<Decision>& out) {
   const Assignment& a = entry.nomination->assignment;
   const std::string& message = assignment_message(entry.task, *entry.nomination);
-  emit_pending(core_, entry.task, {assignment_reason(a), message, &a, nullptr, entry.nomination->message_serial},
-               out);
+  PendingUpdate update{assignment_reason(a), message, &a, nullptr, entry.nomination->message_serial};
+  if (core_.options.dialect != MessageDialect::head) update.shown = shown_message(entry.task, *entry.nomination);
+  emit_pending(core_, entry.task, update, out);
 }
 
 bool Scheduler::finish_cycle(size_t count) {

@@ -22,7 +22,8 @@ class Scheduler {
       : core_(core),
         assigner_(core.search_context()),
         stamps_(core.module),
-        reason_texts_(core.module, core.options.dialect) {}
+        reason_texts_(core.module, MessageDialect::head),
+        shown_texts_(core.module, core.options.dialect) {}
 
   /// Runs cycles at core.now until one changes nothing (no admission, preemption, parking or
   /// return of parked heads); appends the decisions in the order they happen.
@@ -125,6 +126,9 @@ class Scheduler {
   static PendingReason assignment_reason(const Assignment& a);
   void emit_assignment_pending(const Entry& entry, std::vector<Decision>& out);
   const std::string& assignment_message(uint32_t task, Nomination& nomination);
+  /// The text a pending decision shows for `nomination`: assignment_message under the HEAD
+  /// dialect, else the same reasons in the engine's dialect (valid until the next call).
+  std::string_view shown_message(uint32_t task, Nomination& nomination);
   /// Takes a task's usage out of the quota (`give_back` false) or puts it back.
   void release_quota(uint32_t task, bool give_back);
   void self_check_victims(const Entry& entry);
@@ -134,7 +138,13 @@ class Scheduler {
   FlavorAssigner assigner_;
   NominationCache cache_;
   FlavorStamps stamps_;  // of the current cycle
-  ReasonTexts reason_texts_;  // assignment_message's
+  // A pending message is rendered in Kueue HEAD's words whatever the dialect: that text is what
+  // decides whether a task's decision changed (emit_pending) and which queue class it is in, so
+  // that the decisions are the same in every dialect (the v0.9 texts leave amounts out: the
+  // structured `short` changed while its text did not). The dialect's text is what a decision shows.
+  ReasonTexts reason_texts_;  // assignment_message's: HEAD
+  ReasonTexts shown_texts_;   // shown_message's: the engine's dialect
+  std::string shown_;         // shown_message's last text
   std::vector<Entry> entries_;   // reused across cycles
   std::vector<uint32_t> order_;  // processing order (indices into entries_)
   std::vector<uint32_t> teams_;

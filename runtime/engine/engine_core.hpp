@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <queue>
 #include <span>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,9 @@ struct PendingUpdate {
   /// Names `message`'s text when nonzero (Nomination::message_serial): a task whose last
   /// message has the same serial has the same text, and the strings are not compared.
   uint64_t message_serial = 0;
+  /// The text the decision shows when it is not `message` (another dialect's words for the same
+  /// reasons); `message`, in Kueue HEAD's words, is what tells whether the decision changed.
+  std::optional<std::string_view> shown = std::nullopt;
 };
 
 struct EngineCore {

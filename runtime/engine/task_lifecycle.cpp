@@ -266,7 +266,7 @@ void emit_pending(EngineCore& core, uint32_t task_index, const PendingUpdate& up
   decision.team = core.team_name(task);
   decision.outcome = Outcome::pending;
   decision.reason = update.reason;
-  decision.message.assign(update.message);
+  decision.message.assign(update.shown.value_or(update.message));
   if (update.assignment != nullptr) {
     const Assignment& a = *update.assignment;
     // Sized once: growing one entry at a time allocated up to three times a decision, and
