@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "tests/check/json_reader.hpp"
+#include "tests/security/security_support.hpp"
 #include "tests/store/store_fixture.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -109,4 +110,28 @@ TEST_CASE("gov log --format json escapes quotes, backslashes and newlines in aut
   CHECK(versions[0]["message"].str() == message);
   CHECK(versions[0]["author"].str() == author);
   for (const char* suffix : {"", ".message", ".author"}) std::filesystem::remove(db + suffix);
+}
+
+// `gov show --source` is how an operator audits a version: it printed a source row changed outside
+// gov (control bytes included) with exit 0, even with --require-signature. Every show now checks
+// the content hash (and, when asked, the signature) before printing. Extra arguments are refused.
+TEST_CASE("gov show checks the content hash before printing, and log and show refuse extra arguments", "[store][cli]") {
+  gov::test::TempDir dir("show-tampered");
+  const std::string db = dir.path() / "s.db";
+  const std::string flags = " --db '" + db + "'";
+  REQUIRE(run_gov("apply policies/examples/workshop-g5.gov -m first" + flags).exit_code == 0);
+  CHECK(run_gov("show --source" + flags).exit_code == 0);
+  gov::test::exec_sql(db, "UPDATE source SET text = CAST(text || x'1b5b324a' AS BLOB) WHERE id = "
+                          "(SELECT min(source_id) FROM version_file)");
+  for (const char* how : {"show --source", "show", "show --inspect", "show 1 --source --require-signature"}) {
+    INFO(how);
+    const auto shown = run_gov(std::string(how) + flags);
+    CHECK(shown.exit_code == 1);
+    CHECK(shown.out.empty());
+    CHECK(shown.err.find("version 1's stored files do not match its recorded content hash") != std::string::npos);
+  }
+  CHECK(run_gov("log extra" + flags).exit_code == 2);
+  const auto two = run_gov("show 1 2" + flags);
+  CHECK(two.exit_code == 2);
+  CHECK(two.err.find("gov show takes one version at most") != std::string::npos);
 }

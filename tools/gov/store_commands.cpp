@@ -236,6 +236,11 @@ std::string log_json(const std::vector<store::VersionInfo>& versions) {
 }
 
 int run_log(const Args& args) {
+  if (!args.positional.empty()) {
+    fmt::print(stderr, "error: gov log takes no arguments, found `{}` (usage: gov log [--policy NAME] [--limit N])\n",
+               escape_for_terminal(args.positional[0]));
+    return kUsage;
+  }
   size_t limit = 50;
   if (auto l = args.value("limit")) {
     const std::optional<int64_t> n = l->empty() || (*l)[0] == 'v' ? std::nullopt : version_argument(*l);
@@ -269,6 +274,11 @@ int run_log(const Args& args) {
 }
 
 int run_show(const Args& args) {
+  if (args.positional.size() > 1) {
+    fmt::print(stderr, "error: gov show takes one version at most, found `{}` after `{}` (usage: gov show [VERSION])\n",
+               escape_for_terminal(args.positional[1]), escape_for_terminal(args.positional[0]));
+    return kUsage;
+  }
   std::optional<store::Store> db = open_store(args, Access::read);
   if (!db) return kUsage;  // a store that cannot be opened: an I/O problem (docs/interfaces.md)
   std::optional<std::string> policy = policy_name(*db, args);
@@ -287,7 +297,16 @@ int run_show(const Args& args) {
     return kFailed;
   }
   const store::Version& v = version.value();
-  if (args.has("inspect")) {  // checked before anything is printed
+  // Checked before anything is printed, whatever is shown: the files are what the content hash
+  // (and a signature) vouch for, and `--source` is how an operator audits them.
+  if (const std::string found = store::content_hash(v.files); found != v.info.content_sha256) {
+    fmt::print(stderr,
+               "error: version {}'s stored files do not match its recorded content hash (recorded {}, found {}): the "
+               "store was changed outside gov; nothing is shown\n",
+               v.info.number, v.info.content_sha256.substr(0, 12), found.substr(0, 12));
+    return kFailed;
+  }
+  if (args.has("inspect") || args.has("source") || args.has("verify-key") || args.has("require-signature")) {
     std::optional<driver::VerifyOptions> verify = verify_options_from(args);
     if (!verify) return kUsage;
     if (!signature_accepted(*policy, v, *verify)) return kFailed;
