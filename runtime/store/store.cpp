@@ -69,6 +69,10 @@ Error no_policy(std::string_view policy) {
 Result<void> validate(const ApplyRequest& request) {
   auto invalid = [](std::string message) { return Error{ErrorKind::invalid, std::move(message)}; };
   if (request.policy.empty()) return invalid("the policy name is empty");
+  if (request.policy.size() > kMaxPolicyNameBytes) {
+    return invalid(fmt::format("the policy name is {} bytes long; a store keeps names of at most {}", request.policy.size(),
+                               kMaxPolicyNameBytes));
+  }
   if (request.files.empty()) return invalid(fmt::format("no files for policy `{}`", request.policy));
   if (request.files.size() > kMaxFilesPerVersion) {
     return invalid(fmt::format("{} files for policy `{}`; a version has at most {}", request.files.size(),

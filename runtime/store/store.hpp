@@ -49,6 +49,9 @@ struct PolicyFile {
 
 /// Most files one version may have (the policy loader reads at most as many).
 inline constexpr size_t kMaxFilesPerVersion = 1'000;
+/// The longest policy name a store keeps (bytes): one bound for both back ends, well under what
+/// PostgreSQL's change notifications carry (8,000 bytes), so that any history copies between them.
+inline constexpr size_t kMaxPolicyNameBytes = 1'024;
 /// Longest stored file path, in bytes.
 inline constexpr size_t kMaxFilePathBytes = 1'024;
 
