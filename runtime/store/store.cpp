@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <limits>
@@ -188,6 +189,32 @@ bool is_postgres_url(std::string_view location) {
   return location.starts_with("postgresql://") || location.starts_with("postgres://");
 }
 
+namespace {
+/// Whether a URL query parameter named `encoded` (percent-escapes as written) is a password:
+/// `password`, `sslpassword`, in any case, however escaped.
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool is_password_parameter(std::string_view encoded) {
+  const auto hex = hex_digit;
+  std::string name;
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    if (encoded[i] == '%' && i + 2 < encoded.size() && hex(encoded[i + 1]) >= 0 && hex(encoded[i + 2]) >= 0) {
+      name += static_cast<char>(hex(encoded[i + 1]) * 16 + hex(encoded[i + 2]));
+      i += 2;
+    } else {
+      name += encoded[i];
+    }
+  }
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name.ends_with("password");
+}
+}  // namespace
+
 std::string display_location(std::string_view location) {
   if (!is_postgres_url(location)) return std::string(location);
   std::string shown(location);
@@ -200,12 +227,14 @@ std::string display_location(std::string_view location) {
     const size_t colon = shown.find(':', authority);
     if (colon != std::string::npos && colon < at) shown.replace(colon + 1, at - colon - 1, "***");
   }
-  // ...?password=secret&...
+  // ...?password=secret&sslpassword=...: every parameter whose name, as libpq decodes it
+  // (percent-escapes, `pass%77ord`), ends in `password`.
   for (size_t from = shown.find('?'); from != std::string::npos && from < shown.size();) {
     const size_t name = from + 1;
     const size_t end = std::min(shown.find('&', name), shown.size());
-    if (shown.compare(name, 9, "password=") == 0) {
-      shown.replace(name + 9, end - name - 9, "***");
+    const size_t equals = shown.find('=', name);
+    if (equals != std::string::npos && equals < end && is_password_parameter(std::string_view(shown).substr(name, equals - name))) {
+      shown.replace(equals + 1, end - equals - 1, "***");
       from = shown.find('&', name);
     } else {
       from = end < shown.size() ? end : std::string::npos;

@@ -611,6 +611,11 @@ TEST_CASE("store: display_location hides a PostgreSQL password", "[store]") {
   CHECK(display_location("postgresql://u:pw@h:5432/db?sslmode=require") == "postgresql://u:***@h:5432/db?sslmode=require");
   CHECK(display_location("postgres://h/db?user=u&password=pw&x=1") == "postgres://h/db?user=u&password=***&x=1");
   CHECK(display_location("postgresql://u@h/db") == "postgresql://u@h/db");
+  // Every parameter libpq reads as a password: sslpassword, and names written with escapes.
+  CHECK(display_location("postgresql:///pc?host=h&sslpassword=zzz&password=s3cret") ==
+        "postgresql:///pc?host=h&sslpassword=***&password=***");
+  CHECK(display_location("postgresql:///pc?pass%77ord=s3cret&PASSWORD=x") == "postgresql:///pc?pass%77ord=***&PASSWORD=***");
+  CHECK(display_location("postgresql:///pc?passwordless=1&user=u") == "postgresql:///pc?passwordless=1&user=u");
   CHECK(display_location(".gov/policies.db") == ".gov/policies.db");
   CHECK(is_postgres_url("postgresql:///x"));
   CHECK_FALSE(is_postgres_url("sqlite:x.db"));
