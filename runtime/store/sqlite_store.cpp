@@ -726,6 +726,18 @@ Result<void> prepare_location(const std::string& path, const OpenOptions& option
     // SQLite would say "disk I/O error"; a store is a file.
     return Error{ErrorKind::io, "it is a directory; a policy store is a file (`--db DIR/policies.db`)"};
   }
+  // A FIFO (or socket, or device) is refused before SQLite opens it: opening a FIFO without a
+  // writer blocks, and `gov log` hung on one. The path's target is looked at (a link to a store
+  // file is fine).
+  if (std::error_code ec; exists && !std::filesystem::is_regular_file(path, ec)) {
+    const auto type = std::filesystem::status(path, ec).type();
+    const char* what = type == std::filesystem::file_type::fifo     ? "a FIFO"
+                       : type == std::filesystem::file_type::socket ? "a socket"
+                       : type == std::filesystem::file_type::block || type == std::filesystem::file_type::character
+                           ? "a device"
+                           : "not a regular file";
+    return Error{ErrorKind::io, fmt::format("it is {}; a policy store is a regular file", what)};
+  }
   if (exists) return {};
   if (!options.create || options.read_only) {
     return Error{ErrorKind::not_found, fmt::format("no policy store at `{}`", path)};

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/check/json_reader.hpp"
@@ -80,6 +81,16 @@ TEST_CASE("store commands explain a missing, corrupt or misplaced store", "[stor
   auto directory = run_gov("log --db '" + std::filesystem::temp_directory_path().string() + "'");
   CHECK(directory.exit_code == 2);
   CHECK(directory.err.find("it is a directory; a policy store is a file") != std::string::npos);
+  // A FIFO: opening it without a writer blocked `gov log` for ever; refused before it is opened.
+  const std::string fifo = (std::filesystem::temp_directory_path() / ("gov-fifo-" + std::to_string(::getpid()))).string();
+  std::filesystem::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  for (const char* command : {"log", "show", "apply policies/examples/workshop-g5.gov"}) {
+    auto on_fifo = run_gov(std::string(command) + " --db '" + fifo + "'");
+    CHECK(on_fifo.exit_code == 2);
+    CHECK(on_fifo.err.find("it is a FIFO; a policy store is a regular file") != std::string::npos);
+  }
+  std::filesystem::remove(fifo);
 
   const std::string db = (std::filesystem::temp_directory_path() / ("gov-cli-missing-version-" + std::to_string(::getpid()) + ".db")).string();
   std::filesystem::remove(db);
