@@ -50,7 +50,10 @@ bool changed(const TaskOutcome& a, const TaskOutcome& b) {
 }
 
 /// Per-team figures of one replay, by team name.
-std::unordered_map<std::string, TeamFigures> figures_of(const RunOutcomes& run) {
+/// Per-team figures of one replay, by team name, with what is still held counted until `end`:
+/// the same end for both replays (the later of their last decisions), or a team whose tasks
+/// were decided alike would differ by the other replay's longer tail.
+std::unordered_map<std::string, TeamFigures> figures_of(const RunOutcomes& run, Time end) {
   std::unordered_map<std::string, TeamFigures> out;
   std::unordered_map<std::string, std::vector<Time>> waits;
   for (const auto& [id, task] : run.tasks()) {
@@ -59,7 +62,7 @@ std::unordered_map<std::string, TeamFigures> figures_of(const RunOutcomes& run) 
     ++team.admitted;
     waits[task.team].push_back(std::max<Time>(0, *task.first_admitted - task.submitted));
   }
-  for (const UsageRow& row : run.recorder().usage(run.end())) {
+  for (const UsageRow& row : run.recorder().usage(end)) {
     TeamFigures& team = out[row.team];
     team.gpu_millis += row.used[0];
     team.borrowed_gpu_millis += row.borrowed[0];
@@ -291,8 +294,9 @@ Comparison compare(const RunOutcomes& a, const RunOutcomes& b, std::string polic
   Comparison out;
   out.policy_a = std::move(policy_a);
   out.policy_b = std::move(policy_b);
-  std::unordered_map<std::string, TeamFigures> fa = figures_of(a);
-  std::unordered_map<std::string, TeamFigures> fb = figures_of(b);
+  const Time end = std::max(a.end(), b.end());
+  std::unordered_map<std::string, TeamFigures> fa = figures_of(a, end);
+  std::unordered_map<std::string, TeamFigures> fb = figures_of(b, end);
   std::unordered_set<std::string> seen;
   const auto add_team = [&](const std::string& team) {
     if (!seen.insert(team).second) return;

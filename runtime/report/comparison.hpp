@@ -32,6 +32,8 @@ struct TaskOutcome {
 /// record per task of the trace plus one wait per admitted task. Not thread-safe.
 class RunOutcomes {
  public:
+  /// `setup`: the replay's policy (its teams' nominal quotas decide what they borrow).
+  explicit RunOutcomes(ReportSetup setup = {}) : recorder_(std::move(setup)) {}
   void add(const Decision& decision);
   /// Closes the replay at `end` (default: the last decision's time).
   void finish(std::optional<Time> end = std::nullopt);

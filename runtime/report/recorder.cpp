@@ -17,16 +17,6 @@ int64_t day_of(Time at) {
   return at >= 0 ? at / kDay : -((-at + kDay - 1) / kDay);
 }
 
-std::array<int64_t, kReportedResources.size()> reported(const ResourceAmounts& amounts) {
-  std::array<int64_t, kReportedResources.size()> out{};
-  for (const ResourceAmount& a : amounts) {
-    for (size_t i = 0; i < kReportedResources.size(); ++i) {
-      if (a.resource == kReportedResources[i]) out[i] = model::checked_add(out[i], a.amount);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 UsageRow& Recorder::row(std::map<Key, UsageRow>& rows, int64_t day, const std::string& team,
@@ -42,28 +32,38 @@ UsageRow& Recorder::row(std::map<Key, UsageRow>& rows, int64_t day, const std::s
 
 int64_t Recorder::day_at(Time at) const { return day_of(model::checked_add(origin_, at)); }
 
-void Recorder::charge(std::map<Key, UsageRow>& rows, const Live& task, Time from, Time to) const {
+void Recorder::charge(std::map<Key, UsageRow>& rows, const std::string& team, const std::string& flavor, Time from,
+                      Time to, const trace::ResourceArray& held, const trace::ResourceArray& borrowed) const {
   for (int64_t day = day_at(from); from < to; ++day) {
     const Time day_end = model::checked_sub(model::checked_mul(day + 1, kDay), origin_);
     const Time until = std::min(to, day_end);
-    const Time held = until - from;
-    UsageRow& r = row(rows, day, task.team, task.flavor);
+    const Time span = until - from;
+    UsageRow& r = row(rows, day, team, flavor);
     for (size_t i = 0; i < kReportedResources.size(); ++i) {
-      r.used[i] = model::checked_add(r.used[i], model::checked_mul(task.used[i], held));
-      r.borrowed[i] = model::checked_add(r.borrowed[i], model::checked_mul(task.borrowed[i], held));
+      const auto resource = static_cast<size_t>(kReportedResources[i]);
+      r.used[i] = model::checked_add(r.used[i], model::checked_mul(held[resource], span));
+      r.borrowed[i] = model::checked_add(r.borrowed[i], model::checked_mul(borrowed[resource], span));
     }
     from = until;
   }
 }
 
 void Recorder::release(Live& task, Time at) {
-  if (!task.held_since) return;
-  if (at > *task.held_since) charge(rows_, task, *task.held_since, at);
-  task.held_since.reset();
+  for (trace::Holding& h : task.holding) {
+    for (int64_t& amount : h.amounts) amount = -amount;
+    clock_.change(task.team, h.flavor, h.amounts, at,
+                  [&](const std::string& team, const std::string& flavor, Time from, Time to,
+                      const trace::ResourceArray& held, const trace::ResourceArray& borrowed) {
+                    charge(rows_, team, flavor, from, to, held, borrowed);
+                  });
+  }
+  task.holding.clear();
 }
 
-Recorder::Recorder(ReportSetup setup, bool timeline)
-    : timeline_(timeline ? std::make_unique<Timeline>(std::move(setup)) : nullptr) {}
+Recorder::Recorder(ReportSetup setup, bool timeline) {
+  for (const QuotaInfo& quota : setup.quotas) clock_.set_nominal(quota.team, quota.flavor, quota.resource, quota.nominal);
+  if (timeline) timeline_ = std::make_unique<Timeline>(std::move(setup));
+}
 Recorder::~Recorder() = default;
 Recorder::Recorder(Recorder&&) noexcept = default;
 Recorder& Recorder::operator=(Recorder&&) noexcept = default;
@@ -84,9 +84,14 @@ void Recorder::add(const Decision& decision) {
     case Outcome::admitted:
       release(task, decision.at);  // an admission while admitted (not expected) restarts the interval
       task.flavor = decision.flavor;
-      task.held_since = decision.at;
-      task.used = reported(decision.usage);
-      task.borrowed = reported(decision.borrowed);
+      task.holding = trace::holdings_of(decision);
+      for (const trace::Holding& h : task.holding) {
+        clock_.change(task.team, h.flavor, h.amounts, decision.at,
+                      [&](const std::string& team, const std::string& flavor, Time from, Time to,
+                          const trace::ResourceArray& held, const trace::ResourceArray& borrowed) {
+                        charge(rows_, team, flavor, from, to, held, borrowed);
+                      });
+      }
       ++row(rows_, day_at(decision.at), task.team, task.flavor).admitted;
       return;
     case Outcome::pending:
@@ -113,11 +118,12 @@ std::vector<UsageRow> Recorder::usage(std::optional<Time> end) const {
   const Time until = end.value_or(last_);
   std::map<Key, UsageRow> rows = rows_;
   const int64_t last_day = day_at(until);
+  clock_.charge_until(until, [&](const std::string& team, const std::string& flavor, Time from, Time to,
+                                 const trace::ResourceArray& held, const trace::ResourceArray& borrowed) {
+    charge(rows, team, flavor, from, to, held, borrowed);
+  });
   for (const auto& [id, task] : live_) {
-    if (task.held_since) {
-      if (until > *task.held_since) charge(rows, task, *task.held_since, until);
-      continue;
-    }
+    if (!task.holding.empty()) continue;
     ++row(rows, last_day, task.team, task.flavor).pending_at_end;
   }
   std::vector<UsageRow> out;

@@ -15,6 +15,7 @@
 
 #include "gov/types.hpp"
 #include "runtime/report/timeline.hpp"
+#include "runtime/trace/holdings.hpp"
 
 namespace gov::report {
 
@@ -23,8 +24,8 @@ inline constexpr std::array<Resource, 3> kReportedResources = {Resource::gpu, Re
 
 /// One day, team and instance type of a usage report. Resource-time is exact: base units ×
 /// milliseconds (device-ms for gpu and neuron, millicore-ms for vcpu), saturating at the int64
-/// bound; `borrowed` is the part above the team's own quota (Decision::borrowed × time held),
-/// own = used − borrowed.
+/// bound; `borrowed` is the part above the team's nominal quota in that instance type at each
+/// moment (trace::HoldingsClock: Kueue's borrowing), own = used − borrowed.
 struct UsageRow {
   int64_t day = 0;            // whole days since time 0 of the stream (time 0 = 1970-01-01, UTC)
   std::string team;
@@ -38,10 +39,11 @@ struct UsageRow {
 };
 
 /// Collects a decision stream for the reports. Feed every decision in stream order (a whole
-/// `gov simulate` run, steps in sequence). A task holds Decision::usage from each `admitted`
-/// decision until its next `preempted`, `finished`, `cancelled`, `rejected` or `invalid`, or the
-/// end: the same accounting as the simulation summary (trace::SummaryBuilder), so the hours add
-/// up to its GPU-hours. Memory: one record per live task plus one per row; with the timeline,
+/// `gov simulate` run, steps in sequence). A task holds what its `admitted` decision gives, in
+/// each instance type it gives it in (trace::holdings_of: pod sets and resource groups on their
+/// own types), until its next `preempted`, `finished`, `cancelled`, `rejected` or `invalid`, or
+/// the end: the same accounting as the simulation summary (trace::SummaryBuilder), so the hours
+/// add up to its GPU-hours and borrowed GPU-hours. The nominal quotas come from `setup`. Memory: one record per live task plus one per row; with the timeline,
 /// also the report's series (at most Buckets::kMaxBuckets values per team and instance type)
 /// and one wait per admission (for exact percentiles). Move-only; not thread-safe.
 class Recorder {
@@ -71,24 +73,24 @@ class Recorder {
   void set_usage_origin(Time origin) { origin_ = origin; }
 
  private:
-  using Amounts = std::array<int64_t, kReportedResources.size()>;
   struct Live {
     std::string team;
-    std::string flavor;  // the instance type it holds, or last held; empty before any
-    std::optional<Time> held_since;
-    Amounts used{};
-    Amounts borrowed{};
+    std::string flavor;  // the instance type it holds (its first), or last held; empty before any
+    std::vector<trace::Holding> holding;  // while admitted
   };
   using Key = std::tuple<int64_t, std::string, std::string>;  // day, team, instance type
 
   static UsageRow& row(std::map<Key, UsageRow>& rows, int64_t day, const std::string& team, const std::string& flavor);
-  /// Adds the resource-time of [from, to) to the rows of the days it spans.
-  void charge(std::map<Key, UsageRow>& rows, const Live& task, Time from, Time to) const;
+  /// Adds the resource-time of [from, to) of one team and instance type to the rows of the days
+  /// it spans.
+  void charge(std::map<Key, UsageRow>& rows, const std::string& team, const std::string& flavor, Time from, Time to,
+              const trace::ResourceArray& held, const trace::ResourceArray& borrowed) const;
   /// The UTC day (days since 1970-01-01) of time `at`, given the origin.
   int64_t day_at(Time at) const;
   void release(Live& task, Time at);
 
   std::unordered_map<std::string, Live> live_;
+  trace::HoldingsClock clock_;
   std::map<Key, UsageRow> rows_;
   Time last_ = 0;
   Time origin_ = 0;  // set_usage_origin

@@ -11,13 +11,9 @@ namespace {
 
 constexpr size_t kKinds = 3;  // PreemptionKind
 
-/// The charted amount of `resource` in `amounts`, in display units (devices, vCPUs).
-double display_amount(const ResourceAmounts& amounts, Resource resource) {
-  for (const ResourceAmount& a : amounts) {
-    if (a.resource != resource) continue;
-    return resource == Resource::vcpu ? static_cast<double>(a.amount) / 1000.0 : static_cast<double>(a.amount);
-  }
-  return 0;
+/// An amount of `resource` in display units (devices, vCPUs).
+double display_amount(int64_t amount, Resource resource) {
+  return resource == Resource::vcpu ? static_cast<double>(amount) / 1000.0 : static_cast<double>(amount);
 }
 
 /// p50, p95, p99 by nearest rank (the ⌈q·n⌉-th smallest), seconds; -1 when empty.
@@ -52,6 +48,7 @@ const std::vector<double>& wait_bins() {
 }
 
 Timeline::Timeline(ReportSetup setup) : setup_(std::move(setup)) {
+  for (const QuotaInfo& quota : setup_.quotas) clock_.set_nominal(quota.team, quota.flavor, quota.resource, quota.nominal);
   for (const std::string& team : setup_.teams) team_index(team);
   for (const QuotaInfo& quota : setup_.quotas) flavor_index(quota.flavor);
   for (const CapacityInfo& capacity : setup_.capacity) flavor_index(capacity.flavor);
@@ -153,12 +150,24 @@ void Timeline::set_pending(size_t team, int delta, Time at) {
   pending_since_[team] = at;
 }
 
+void Timeline::charge_usage(const std::string& team, const std::string& flavor, Time from, Time to,
+                            const trace::ResourceArray& held, const trace::ResourceArray& borrowed) {
+  ReportData::Series& series = series_[series_index(team_index(team), flavor_index(flavor))];
+  const auto r = static_cast<size_t>(series.resource);
+  charge(series.own, display_amount(held[r] - borrowed[r], series.resource), from, to);
+  charge(series.borrowed, display_amount(borrowed[r], series.resource), from, to);
+}
+
 void Timeline::release(Live& task, Time at) {
-  if (!task.held_since) return;
-  ReportData::Series& series = series_[task.series];
-  charge(series.own, task.used - task.borrowed, *task.held_since, at);
-  charge(series.borrowed, task.borrowed, *task.held_since, at);
-  task.held_since.reset();
+  for (trace::Holding& h : task.holding) {
+    for (int64_t& amount : h.amounts) amount = -amount;
+    clock_.change(teams_[task.team], h.flavor, h.amounts, at,
+                  [&](const std::string& team, const std::string& flavor, Time from, Time to,
+                      const trace::ResourceArray& held, const trace::ResourceArray& borrowed) {
+                    charge_usage(team, flavor, from, to, held, borrowed);
+                  });
+  }
+  task.holding.clear();
 }
 
 void Timeline::keep_worst(WaitRow row) {
@@ -200,11 +209,15 @@ void Timeline::add(const Decision& d) {
       keep_worst({wait, d.task, teams_[task.team], task.waiting_since, d.at, task.reason, task.message});
       task.reason.clear();
       task.message.clear();
-      task.series = series_index(task.team, flavor_index(d.flavor));
-      const Resource r = series_[task.series].resource;
-      task.used = display_amount(d.usage, r);
-      task.borrowed = display_amount(d.borrowed, r);
-      task.held_since = d.at;
+      task.holding = trace::holdings_of(d);
+      for (const trace::Holding& h : task.holding) {
+        series_index(task.team, flavor_index(h.flavor));  // charted from now on, even while nothing is charged
+        clock_.change(teams_[task.team], h.flavor, h.amounts, d.at,
+                      [&](const std::string& who, const std::string& where, Time from, Time to,
+                          const trace::ResourceArray& held, const trace::ResourceArray& borrowed) {
+                        charge_usage(who, where, from, to, held, borrowed);
+                      });
+      }
       return;
     }
     case Outcome::pending:

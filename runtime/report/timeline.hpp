@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gov/types.hpp"
+#include "runtime/trace/holdings.hpp"
 
 namespace gov::report {
 
@@ -124,10 +125,7 @@ class Timeline {
  private:
   struct Live {
     size_t team = 0;
-    size_t series = SIZE_MAX;  // usage series while admitted
-    std::optional<Time> held_since;
-    double used = 0;      // the charted resource, in display units
-    double borrowed = 0;
+    std::vector<trace::Holding> holding;  // while admitted: per instance type it holds
     bool pending = false;
     Time waiting_since = 0;
     std::string reason;
@@ -146,6 +144,10 @@ class Timeline {
   void each_series(F f);
   void set_pending(size_t team, int delta, Time at);
   void release(Live& task, Time at);
+  /// Adds what `team` held in `flavor` over [from, to) to its usage series: own and borrowed
+  /// (above its nominal quota there: trace::HoldingsClock) of the series' charted resource.
+  void charge_usage(const std::string& team, const std::string& flavor, Time from, Time to,
+                    const trace::ResourceArray& held, const trace::ResourceArray& borrowed);
   void keep_worst(WaitRow row);
 
   ReportSetup setup_;
@@ -162,6 +164,7 @@ class Timeline {
   std::vector<std::vector<uint64_t>> waits_;
   std::vector<std::array<std::vector<double>, 3>> preemptions_;  // per team, per kind
   std::unordered_map<std::string, Live> live_;
+  trace::HoldingsClock clock_;
   std::vector<WaitRow> worst_;                 // a heap, least bad on top
   std::vector<std::vector<WaitRow>> worst_per_team_;
 };

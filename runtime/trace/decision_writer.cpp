@@ -416,16 +416,6 @@ std::string duration_text(gov::Time millis) {
 
 // ------------------------------------------------------------------ SummaryBuilder
 
-namespace {
-
-ir::Amount amount_of(const gov::ResourceAmounts& amounts, ir::Resource wanted) {
-  for (const auto& [resource, amount, partition] : amounts) {
-    if (resource == wanted && partition.empty()) return amount;  // GPU partitions are not GPUs
-  }
-  return 0;
-}
-
-}  // namespace
 
 size_t SummaryBuilder::team_slot(const std::string& name) {
   auto [it, inserted] = team_slots_.emplace(name, teams_.size());
@@ -433,15 +423,29 @@ size_t SummaryBuilder::team_slot(const std::string& name) {
   return it->second;
 }
 
+namespace {
+
+/// Adds an interval of the clock to a team's summary.
+void add_interval(TeamSummary& team, gov::Time from, gov::Time to, const ResourceArray& held, const ResourceArray& borrowed) {
+  const gov::Time span = to - from;
+  team.gpu_millis += held[static_cast<size_t>(gov::Resource::gpu)] * span;
+  team.borrowed_gpu_millis += borrowed[static_cast<size_t>(gov::Resource::gpu)] * span;
+  team.neuron_millis += held[static_cast<size_t>(gov::Resource::neuron)] * span;
+  team.borrowed_neuron_millis += borrowed[static_cast<size_t>(gov::Resource::neuron)] * span;
+}
+
+}  // namespace
+
 void SummaryBuilder::release(LiveTask& task, gov::Time at) {
-  if (!task.held_since) return;
-  gov::Time held = std::max<gov::Time>(at - *task.held_since, 0);
-  TeamSummary& team = teams_[task.team].summary;
-  team.gpu_millis += task.gpu * held;
-  team.borrowed_gpu_millis += task.borrowed_gpu * held;
-  team.neuron_millis += task.neuron * held;
-  team.borrowed_neuron_millis += task.borrowed_neuron * held;
-  task.held_since.reset();
+  const std::string& team = teams_[task.team].summary.team;
+  for (Holding& h : task.holding) {
+    for (int64_t& amount : h.amounts) amount = -amount;
+    clock_.change(team, h.flavor, h.amounts, at, [&](const std::string& t, const std::string&, gov::Time from, gov::Time to,
+                                                     const ResourceArray& held, const ResourceArray& borrowed) {
+      add_interval(teams_[team_slots_.at(t)].summary, from, to, held, borrowed);
+    });
+  }
+  task.holding.clear();
 }
 
 void SummaryBuilder::admit(LiveTask& task, const gov::Decision& decision) {
@@ -451,11 +455,14 @@ void SummaryBuilder::admit(LiveTask& task, const gov::Decision& decision) {
     ++teams_[task.team].summary.admitted;
     teams_[task.team].waits.add(decision.at - task.submitted);
   }
-  task.held_since = decision.at;
-  task.gpu = amount_of(decision.usage, ir::Resource::gpu);
-  task.borrowed_gpu = amount_of(decision.borrowed, ir::Resource::gpu);
-  task.neuron = amount_of(decision.usage, ir::Resource::neuron);
-  task.borrowed_neuron = amount_of(decision.borrowed, ir::Resource::neuron);
+  task.holding = holdings_of(decision);
+  const std::string& team = teams_[task.team].summary.team;
+  for (const Holding& h : task.holding) {
+    clock_.change(team, h.flavor, h.amounts, decision.at, [&](const std::string& t, const std::string&, gov::Time from,
+                                                              gov::Time to, const ResourceArray& held, const ResourceArray& borrowed) {
+      add_interval(teams_[team_slots_.at(t)].summary, from, to, held, borrowed);
+    });
+  }
 }
 
 void SummaryBuilder::add(const gov::Decision& decision) {
@@ -505,14 +512,12 @@ std::vector<TeamSummary> SummaryBuilder::summarize(std::optional<gov::Time> end)
     out.back().p95_wait = totals.waits.p95();
   }
   for (const auto& [id, task] : live_) {
-    if (!task.held_since) ++out[task.team].pending;
-    if (!task.held_since || until <= *task.held_since) continue;
-    gov::Time held = until - *task.held_since;
-    out[task.team].gpu_millis += task.gpu * held;
-    out[task.team].borrowed_gpu_millis += task.borrowed_gpu * held;
-    out[task.team].neuron_millis += task.neuron * held;
-    out[task.team].borrowed_neuron_millis += task.borrowed_neuron * held;
+    if (task.holding.empty()) ++out[task.team].pending;
   }
+  clock_.charge_until(until, [&](const std::string& t, const std::string&, gov::Time from, gov::Time to,
+                                 const ResourceArray& held, const ResourceArray& borrowed) {
+    add_interval(out[team_slots_.at(t)], from, to, held, borrowed);
+  });
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include "compiler/ir/module.hpp"
 #include "gov/types.hpp"
+#include "runtime/trace/holdings.hpp"
 #include "runtime/trace/wait_stats.hpp"
 
 namespace gov::trace {
@@ -42,10 +43,10 @@ struct TeamSummary {
   int64_t pending = 0;                    // tasks still waiting at the end
   std::optional<gov::Time> mean_wait;  // submission → first admission, over admitted tasks
   std::optional<gov::Time> p95_wait;   // nullopt when no task was admitted
-  int64_t gpu_millis = 0;                 // usage.gpu × time held, GPU-milliseconds
-  int64_t borrowed_gpu_millis = 0;        // borrowed.gpu × time held
-  int64_t neuron_millis = 0;              // usage.neuron × time held (Trainium, Inferentia)
-  int64_t borrowed_neuron_millis = 0;     // borrowed.neuron × time held
+  int64_t gpu_millis = 0;                 // GPUs held × time, GPU-milliseconds
+  int64_t borrowed_gpu_millis = 0;        // GPUs held above the team's nominal quota × time (HoldingsClock)
+  int64_t neuron_millis = 0;              // Neuron devices held × time (Trainium, Inferentia)
+  int64_t borrowed_neuron_millis = 0;     // the same above nominal quota
   int64_t preempted = 0;                  // preemptions its tasks suffered
   int64_t preemptions_caused = 0;         // preemptions of any team's tasks by its tasks
 };
@@ -53,10 +54,16 @@ struct TeamSummary {
 /// Builds per-team summaries from a decision stream fed one decision at a time, in
 /// stream order. A task is submitted at its first decision; it holds `usage` from each
 /// `admitted` decision until its next `preempted`, `finished` or `cancelled` (or the end).
-/// Memory: one small record per live task (forgotten once it finishes, is cancelled,
-/// rejected or invalid) plus per-team totals. A value type; not thread-safe.
+/// Borrowed hours are the team's (HoldingsClock): what its tasks hold in an instance type above
+/// its nominal quota there, so set the nominal quotas first (without them everything held
+/// counts as borrowed). Memory: one small record per live task (forgotten once it finishes, is
+/// cancelled, rejected or invalid) plus per-team and per-instance-type totals. Not thread-safe.
 class SummaryBuilder {
  public:
+  /// The team's nominal quota of `resource` in `flavor` (Snapshot::usage's rows).
+  void set_nominal(const std::string& team, const std::string& flavor, gov::Resource resource, int64_t amount) {
+    clock_.set_nominal(team, flavor, resource, amount);
+  }
   /// Feeds the next decision.
   void add(const gov::Decision& decision);
   /// One summary per team, in order of first appearance. Tasks still holding resources
@@ -72,11 +79,7 @@ class SummaryBuilder {
     size_t team = 0;
     gov::Time submitted = 0;
     bool admitted_once = false;
-    std::optional<gov::Time> held_since;  // while admitted
-    ir::Amount gpu = 0;
-    ir::Amount borrowed_gpu = 0;
-    ir::Amount neuron = 0;
-    ir::Amount borrowed_neuron = 0;
+    std::vector<Holding> holding;  // while admitted
   };
   struct TeamTotals {
     TeamSummary summary;
@@ -90,6 +93,7 @@ class SummaryBuilder {
   std::vector<TeamTotals> teams_;
   std::unordered_map<std::string, size_t> team_slots_;
   std::unordered_map<std::string, LiveTask> live_;
+  HoldingsClock clock_;
   gov::Time last_ = 0;
 };
 

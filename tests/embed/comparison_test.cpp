@@ -87,3 +87,29 @@ TEST_CASE("comparison: the HTML page and the errors", "[embed][comparison]") {
   CHECK(unknown.err.find("b.gov") != std::string::npos);
   CHECK(unknown.err.find("team-b") != std::string::npos);
 }
+
+// Each replay counted what is still held until its own last decision, so a team whose tasks were
+// decided alike showed GPU-hours gained or lost when the other team's tasks ran longer in one
+// replay. Both are now counted until the later end.
+TEST_CASE("comparison: a team decided alike in both replays has the same hours", "[embed][comparison]") {
+  gov::test::ScratchDir dir("comparison-end");
+  const auto policy = [](const std::string& gamma_limit) {
+    return "import \"aws-ml\"\ncluster lab {\n  catalog  = aws-ml\n  capacity = { ml.g5.8xlarge: 6 }\n}\n"
+           "policy {\n  task-prioritization = task-ranking\n  idle-compute = fcfs\n  priority high = 90\n}\n"
+           "team beta {\n  quota ml.g5.8xlarge { instances = 2 }\n}\n"
+           "team gamma {\n  quota ml.g5.8xlarge { instances = 2 }\n  borrow-limit = " + gamma_limit + "\n}\n";
+  };
+  gov::test::write_text(dir / "a.gov", policy("0%"));
+  gov::test::write_text(dir / "b.gov", policy("50%"));
+  // beta's b1 runs from 0 to the end in both; gamma's g1 (3 GPUs) exceeds its maximum under A only.
+  gov::test::write_text(dir / "t.json", R"({"events":[{"at":0,"submit":{"id":"b1","team":"beta","gpus":1}},
+    {"at":0,"submit":{"id":"g1","team":"gamma","gpus":3,"duration":3600}}]})");
+  const gov::test::ProgramResult run = gov_run(" simulate " + gov::test::quoted(dir / "a.gov") + " " +
+                                               gov::test::quoted(dir / "b.gov") + " --trace " +
+                                               gov::test::quoted(dir / "t.json") + " --format json");
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.out.find(R"({"team":"beta","a":{"admitted":1,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") !=
+        std::string::npos);
+  CHECK(run.out.find(R"("b":{"admitted":1,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") != std::string::npos);
+}

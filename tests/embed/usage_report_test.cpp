@@ -29,13 +29,24 @@ void replay(gov::Engine& engine, const std::vector<gov::TimedEvent>& events, Sin
   for (const gov::Decision& d : engine.tick(gov::kForever).decisions) sink(d);
 }
 
+/// The teams' nominal quotas of `engine`'s policy, as `gov simulate` gives them to the reports.
+gov::report::ReportSetup setup_of(gov::Engine& engine) {
+  gov::report::ReportSetup setup;
+  for (const gov::UsageRow& row : engine.snapshot().usage) {
+    setup.quotas.push_back({row.team, row.flavor, row.resource, row.nominal, row.borrowing_limit});
+  }
+  return setup;
+}
+
 }  // namespace
 
 TEST_CASE("usage report: the hours add up to the simulation summary's", "[embed][usage-report]") {
   gov::Engine engine = gov::Engine::compile_file(gov::test::repo_path("policies/examples/rules.gov"));
   const std::vector<gov::TimedEvent> events = gov::read_trace(engine, gov::test::generate_rules_trace(20'000, 22));
-  gov::report::Recorder recorder;
+  const gov::report::ReportSetup setup = setup_of(engine);
+  gov::report::Recorder recorder(setup);
   gov::trace::SummaryBuilder summary;
+  for (const gov::report::QuotaInfo& q : setup.quotas) summary.set_nominal(q.team, q.flavor, q.resource, q.nominal);
   replay(engine, events, [&](const gov::Decision& d) {
     recorder.add(d);
     summary.add(d);
@@ -70,7 +81,7 @@ TEST_CASE("usage report: the hours add up to the simulation summary's", "[embed]
 
 TEST_CASE("usage report: an interval across midnight is split between the two days", "[embed][usage-report]") {
   gov::Engine engine = gov::Engine::compile_file(gov::test::repo_path("policies/examples/workshop-g5.gov"));
-  gov::report::Recorder recorder;
+  gov::report::Recorder recorder(setup_of(engine));
   gov::Task task = gov::test::g5_gpu_task("night", "team-a", 2);
   task.duration = 2 * 3'600'000;  // 23:00 to 01:00
   gov::Step step;
@@ -142,4 +153,60 @@ TEST_CASE("usage report: JsonWriter writes decimals as numbers", "[embed][usage-
   w.decimal("12.5");
   w.end_array();
   CHECK(w.finish() == "[0.008333,-2,12.5]\n");
+}
+
+// A team borrows what it holds above its nominal quota, at each moment (Kueue's borrowing): the
+// task that pushed it over does not go on borrowing once the team is back within its quota. And a
+// task holds what each of its pod sets holds, in that pod set's instance type. Before, the task's
+// admission-time `borrowed` was charged for its whole run, and all of a task on its first type.
+TEST_CASE("usage report: borrowing is the team's above its quota, and pod sets count on their own types",
+          "[embed][usage-report]") {
+  gov::test::ScratchDir dir("usage-borrowing");
+  const std::string policy = dir / "p.gov";
+  gov::test::write_text(policy, R"(import "aws-ml"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.c5.xlarge: 4, ml.g5.8xlarge: 4 }
+}
+policy {
+  task-prioritization = fcfs
+  idle-compute        = fcfs
+}
+team t1 {
+  quota ml.c5.xlarge  { instances = 2 }
+  quota ml.g5.8xlarge { instances = 2 }
+}
+team t2 {
+  quota ml.c5.xlarge  { instances = 2 }
+  quota ml.g5.8xlarge { instances = 2 }
+}
+)");
+  // x1 (2 GPUs, 60 s) and x2 (1 GPU, 3,600 s): t1 is 1 GPU over its 2 for 60 s only.
+  const std::string borrow = dir / "borrow.json";
+  gov::test::write_text(borrow, R"({"events": [
+  {"at": 0, "submit": {"id": "x1", "team": "t1", "instance_type": "ml.g5.8xlarge", "gpus": 2, "duration": 60}},
+  {"at": 0, "submit": {"id": "x2", "team": "t1", "instance_type": "ml.g5.8xlarge", "gpus": 1, "duration": 3600}}]})");
+  const std::string simulate = gov::test::quoted(GOV_BINARY) + " simulate " + gov::test::quoted(policy);
+  const gov::test::ProgramResult run = gov::test::run_program(simulate + " --trace " + gov::test::quoted(borrow) +
+                                                              " --format text --usage-report " + gov::test::quoted(dir / "b.csv"));
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  // 1 GPU × 60 s = 0.016667 GPU-hours borrowed, of 1.033333 held.
+  CHECK(gov::test::read_text(dir / "b.csv").find("\n1970-01-01,t1,ml.g5.8xlarge,1.033333,1.016667,0.016667,") !=
+        std::string::npos);
+  CHECK(run.out.find("1.033               0.017") != std::string::npos);  // the summary agrees
+
+  // A master on a CPU type and three workers of 1 GPU on the GPU type: one row per type.
+  const std::string pods = dir / "pods.json";
+  gov::test::write_text(pods, R"({"events":[{"at":0,"submit":{"id":"p1","team":"t1","duration":3600,"pod_sets":[
+ {"name":"master","instance_type":"ml.c5.xlarge","pods":1,"per_pod":{"vcpus":2}},
+ {"name":"worker","instance_type":"ml.g5.8xlarge","pods":3,"per_pod":{"gpus":1,"vcpus":4}}]}}]})");
+  const gov::test::ProgramResult pod_run =
+      gov::test::run_program(simulate + " --trace " + gov::test::quoted(pods) + " --usage-report " + gov::test::quoted(dir / "p.csv"));
+  INFO(pod_run.err);
+  REQUIRE(pod_run.exit_code == 0);
+  const std::string csv = gov::test::read_text(dir / "p.csv");
+  INFO(csv);
+  CHECK(csv.find("\n1970-01-01,t1,ml.c5.xlarge,0,0,0,0,0,0,2,2,0,1,0,1,0\n") != std::string::npos);
+  CHECK(csv.find("\n1970-01-01,t1,ml.g5.8xlarge,3,2,1,0,0,0,12,12,0,0,0,0,0\n") != std::string::npos);
 }

@@ -264,10 +264,12 @@ int run_simulate(const Args& args) {
   }
   if (trace_file) trace_file->rewind();
 
+  // The teams' nominal quotas: what they hold above them is what they borrow (trace::HoldingsClock).
+  const report::ReportSetup setup = report_setup(*engine, *module);
   trace::SummaryBuilder summary;
+  for (const report::QuotaInfo& quota : setup.quotas) summary.set_nominal(quota.team, quota.flavor, quota.resource, quota.nominal);
   const bool recording = usage_path || report_path;
-  report::Recorder recorder(report_path ? report_setup(*engine, *module) : report::ReportSetup{},
-                            /*timeline=*/report_path.has_value());
+  report::Recorder recorder(setup, /*timeline=*/report_path.has_value());
   recorder.set_usage_origin(origin);
   std::string out;
   auto emit = [&](const gov::Step& step) {

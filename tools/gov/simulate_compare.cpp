@@ -89,6 +89,11 @@ int run_simulate_comparison(const Args& args) {
     int status = kOk;
     std::optional<gov::Engine> engine = open_engine(args, args.positional[i], status, /*replay=*/true);
     if (!engine) return status;
+    report::ReportSetup setup;  // the nominal quotas: what a team holds above them it borrows
+    for (const gov::UsageRow& row : engine->snapshot().usage) {
+      setup.quotas.push_back({row.team, row.flavor, row.resource, row.nominal, row.borrowing_limit});
+    }
+    runs[i] = report::RunOutcomes(std::move(setup));
     std::vector<gov::TimedEvent> events;
     try {
       events = gov::read_trace(*engine, text);
