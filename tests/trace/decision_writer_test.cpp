@@ -220,6 +220,8 @@ TEST_CASE("decisions: one readable line per decision", "[trace]") {
 
 TEST_CASE("decisions: the summary of the docs/interfaces.md walkthrough", "[trace]") {
   gov::trace::SummaryBuilder builder;
+  builder.set_nominal("team-a", "ml.g5.8xlarge", Resource::gpu, 2);  // the workshop's quotas
+  builder.set_nominal("team-b", "ml.g5.8xlarge", Resource::gpu, 2);
   for (const Decision& d : interfaces_decisions()) builder.add(d);
   CHECK(builder.live_tasks() == 0);
   std::vector<gov::trace::TeamSummary> teams = builder.summarize();
@@ -250,6 +252,8 @@ TEST_CASE("decisions: the summary of the docs/interfaces.md walkthrough", "[trac
 
 TEST_CASE("decisions: summary arithmetic on a small stream", "[trace]") {
   gov::trace::SummaryBuilder builder;
+  builder.set_nominal("team-x", "ml.g5.8xlarge", Resource::gpu, 1);
+  builder.set_nominal("team-y", "ml.g5.8xlarge", Resource::gpu, 2);
   auto waiting = [](gov::Time at, const char* task, const char* team) {
     return pending(at, task, team, PendingReason::waiting_for_quota, "waiting");
   };
@@ -280,7 +284,9 @@ TEST_CASE("decisions: summary arithmetic on a small stream", "[trace]") {
   CHECK(x.mean_wait == 15000);                   // (10000 + 30000 + 5001) / 3, rounded
   CHECK(x.p95_wait == 30000);                    // nearest rank: the 3rd of 3
   CHECK(x.gpu_millis == 2 * 30000 + 1 * 30000);  // x1 [10, 40), x2 [30, 60)
-  CHECK(x.borrowed_gpu_millis == 1 * 30000);
+  // Above team-x's 1 GPU: 1 of x1's 2 over [10, 30), 2 of the 3 held with x2 over [30, 40), none
+  // after x1 finishes (x2's 1 GPU is within the quota, though x2 was admitted while borrowing).
+  CHECK(x.borrowed_gpu_millis == 1 * 20000 + 2 * 10000);
   CHECK(x.preempted == 0);
   CHECK(x.preemptions_caused == 1);
   CHECK(x.submitted == 3);
@@ -302,7 +308,7 @@ TEST_CASE("decisions: summary arithmetic on a small stream", "[trace]") {
   CHECK(gov::trace::summary_text(teams) ==
         "team    submitted  admitted  rejected  pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
         "preempted  preemptions caused\n"
-        "team-x          3         3         0        0        15s       30s      0.025               0.008  "
+        "team-x          3         3         0        0        15s       30s      0.025               0.011  "
         "        0                   1\n"
         "team-y          3         1         1        1         0s        0s      0.028               0.014  "
         "        1                   0\n");
@@ -318,6 +324,7 @@ TEST_CASE("decisions: summary arithmetic on a small stream", "[trace]") {
 
 TEST_CASE("decisions: the summary counts Neuron-device-hours when a team uses Trainium", "[trace]") {
   gov::trace::SummaryBuilder builder;
+  builder.set_nominal("team-trn", "ml.g5.8xlarge", Resource::neuron, 12);  // 4 of its 16 above it
   builder.add(admitted(0, "t1", "team-trn", {{Resource::neuron, 16}}, {{Resource::neuron, 4}}));
   builder.add(make(1800000, "t1", Outcome::finished, "team-trn"));  // half an hour
   builder.add(admitted(0, "g1", "team-gpu", {{Resource::gpu, 8}}, {}));
