@@ -696,7 +696,7 @@ class Comparer {
     if (a && b && !other_parts.empty()) {
       diff_.summary.push_back(fmt::format("{}: limits on {}: {}", who, type, fmt::join(other_parts, ", ")));
     }
-    partitions(subject, team, type, b, a);
+    partitions(subject, team, type, b, a, lending_rows);
     accelerator_consequences(team, type, t, b, a);
     if (a && b && held_) held_consequences(team, type, *b, *a);
   }
@@ -740,7 +740,7 @@ class Comparer {
   /// lending limit has no number), one summary line per quota, and fewer guaranteed partitions
   /// as a consequence.
   void partitions(const std::string& subject, const std::string& team, const std::string& type, const check::Quota* b,
-                  const check::Quota* a) {
+                  const check::Quota* a, bool lending_rows) {
     std::vector<std::string> profiles;
     for (const check::Quota* q : {b, a}) {
       if (!q) continue;
@@ -754,8 +754,8 @@ class Comparer {
       const check::PartitionQuota* pa = a ? a->partition(profile) : nullptr;
       const auto row = [&](std::string suffix, std::string property, int64_t check::PartitionQuota::*field) {
         const auto value = [&](const check::PartitionQuota* p) -> std::optional<int64_t> {
-          if (!p || p->*field == model::kUnlimited) return std::nullopt;
-          return p->*field;
+          if (!p) return std::nullopt;
+          return p->*field;  // kUnlimited: JSON null with "unlimited", as the resources' rows
         };
         const auto text = [&](const check::PartitionQuota* p) {
           if (!p) return std::string("(none)");
@@ -768,7 +768,7 @@ class Comparer {
         c.after = pa ? text(pa) : std::string();
         c.before_number = value(pb);
         c.after_number = value(pa);
-        if (c.before_number && c.after_number) {
+        if (c.before_number && c.after_number && *c.before_number != model::kUnlimited && *c.after_number != model::kUnlimited) {
           const int64_t d = *c.after_number - *c.before_number;
           c.delta = fmt::format("{}{}", d > 0 ? "+" : "", d);
         }
@@ -777,7 +777,8 @@ class Comparer {
       };
       row("nominal", "nominal", &check::PartitionQuota::nominal);
       row("borrowing limit", "borrowing-limit", &check::PartitionQuota::borrowing_limit);
-      row("lending limit", "lending-limit", &check::PartitionQuota::lending_limit);
+      // A `dont-lend` team's lending limits are 0 by definition: its `sharing` row says it all.
+      if (lending_rows) row("lending limit", "lending-limit", &check::PartitionQuota::lending_limit);
       const int64_t before = pb ? pb->nominal : 0;
       const int64_t after = pa ? pa->nominal : 0;
       if (after >= before) continue;

@@ -317,6 +317,35 @@ TEST_CASE("gov diff shows the idle compute pool under idle-resource-sharing and 
   CHECK(grown.out.find("shrinks") == std::string::npos);
 }
 
+// A team that becomes `dont-lend` has its lending limits in its `sharing` row: its partitions'
+// lending limit was still a row (unlimited → 0), and in JSON without "unlimited".
+TEST_CASE("gov diff folds a dont-lend team's partition lending limits into its sharing row", "[diff]") {
+  gov::test::TempDir dir("diff-dont-lend-partitions");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.p4d.24xlarge: 2 }\n}\n"
+                           "policy {\n  priority training = 50\n}\n";
+  const std::string quota = "  quota ml.p4d.24xlarge { partitions = { mig-1g.5gb: 8 } }\n";
+  const std::string before = dir.write("before.gov", head + "team nlp {\n" + quota + "}\n");
+  const std::string after = dir.write("after.gov", head + "team nlp {\n" + quota + "  sharing = dont-lend\n}\n");
+  const auto text = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(text.out << text.err);
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("sharing") != std::string::npos);
+  CHECK(text.out.find("lending limit") == std::string::npos);
+  // An unlimited partition limit is null with "unlimited" in JSON, as the resources' limits are.
+  const std::string limited = dir.write("limited.gov", head + "team nlp {\n  quota ml.p4d.24xlarge { partitions = { mig-1g.5gb: 8 }, "
+                                                              "lending-limit = { partitions = { mig-1g.5gb: 2 } } }\n}\n");
+  const Json doc = parse(run_gov("diff --files '" + before + "' '" + limited + "' --format json").out);
+  bool row = false;
+  for (size_t i = 0; i < doc["changes"].size(); ++i) {
+    const Json& c = doc["changes"][i];
+    if (c["property"].str() != "lending-limit") continue;
+    row = true;
+    CHECK(c["unlimited"].str() == "before");
+    CHECK(c["after"].num() == 2);
+  }
+  CHECK(row);
+}
+
 // Sizes that are not whole GiB were rounded to three decimals each, so the delta did not equal
 // the difference of the figures shown.
 TEST_CASE("gov diff shows sizes exactly, so that the delta adds up", "[diff]") {
