@@ -375,6 +375,27 @@ TEST_CASE("gov lsp: cohorts of a tree have hover, definition, symbols and comple
   for (const Json& item : reply["result"]["items"].items) labels.push_back(item["label"].str());
   CHECK(std::find(labels.begin(), labels.end(), "eng") != labels.end());
   CHECK(std::find(labels.begin(), labels.end(), "org") != labels.end());
+
+  // Inside a cohort block, its properties and `quota`; at the top level, `cohort` among the
+  // declarations (both were missing).
+  std::string inside = tree;
+  inside.replace(inside.find("  parent = org\n"), std::string("  parent = org\n").size(), "  parent = org\n  \n");
+  inside.replace(inside.find("cohort org {}\n"), std::string("cohort org {}\n").size(), "cohort org {}\n\n");
+  s.change(s.policy_uri, inside, 3);
+  const auto labels_at = [&](int id, int line, int character) {
+    s.client.request(id, "textDocument/completion", s.at(s.policy_uri, line, character));
+    std::vector<std::string> out;
+    const Json answer = s.client.response(id);  // kept: a temporary in the range would dangle
+    for (const Json& item : answer["result"]["items"].items) out.push_back(item["label"].str());
+    return out;
+  };
+  const std::vector<std::string> in_cohort = labels_at(55, 16, 2);  // the empty line after `parent = org`
+  for (const char* property : {"parent", "fair-share-weight", "quota"}) {
+    INFO(property);
+    CHECK(std::find(in_cohort.begin(), in_cohort.end(), property) != in_cohort.end());
+  }
+  const std::vector<std::string> top = labels_at(56, 12, 0);  // the empty line after `cohort org {}`
+  CHECK(std::find(top.begin(), top.end(), "cohort") != top.end());
 }
 
 TEST_CASE("gov lsp: hostile input is a JSON-RPC error, never a crash or a hang", "[lsp][security]") {

@@ -878,6 +878,7 @@ class Server {
     using check::BlockKind;
     auto starts = [&](std::string_view word) { return header.rfind(word, 0) == 0; };
     if (starts("team ")) return BlockKind::team;
+    if (starts("cohort ")) return BlockKind::cohort;
     if (starts("quota ")) return BlockKind::quota;
     if (starts("policy")) return BlockKind::policy;
     if (starts("cluster ")) return BlockKind::cluster;
@@ -971,10 +972,13 @@ class Server {
     }
     if (std::regex_search(item, m, line_start)) {
       if (header.empty()) {
-        add_names(std::vector<std::string>{"import", "catalog", "cluster", "policy", "team", "rule", "test"}, 14, "declaration");
+        add_names(std::vector<std::string>{"import", "catalog", "cluster", "policy", "cohort", "team", "rule", "test"}, 14,
+                  "declaration");
       } else if (const std::optional<check::BlockKind> kind = block_kind(header)) {
         for (const check::PropertySpec* spec : check::block_schema(*kind)) items.push_back({std::string(spec->key), 10, "property"});
-        if (*kind == check::BlockKind::team) items.push_back({"quota", 14, "a quota for an instance type"});
+        if (*kind == check::BlockKind::team || *kind == check::BlockKind::cohort) {
+          items.push_back({"quota", 14, "a quota for an instance type"});
+        }
         if (*kind == check::BlockKind::policy) items.push_back({"priority", 14, "a priority class"});
       } else if (header.rfind("rule ", 0) == 0) {
         add_names(std::vector<std::string>{"when", "deny", "warn"}, 14, "rule");
