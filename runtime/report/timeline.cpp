@@ -51,6 +51,11 @@ Timeline::Timeline(ReportSetup setup) : setup_(std::move(setup)) {
   for (const QuotaInfo& quota : setup_.quotas) clock_.set_nominal(quota.team, quota.flavor, quota.resource, quota.nominal);
   for (const std::string& team : setup_.teams) team_index(team);
   for (const QuotaInfo& quota : setup_.quotas) flavor_index(quota.flavor);
+  // Every team's quota is charted, also a team that runs nothing: its nominal quota is in the
+  // "all teams" lines (which left out idle teams, overstating how full the cluster looked).
+  for (const QuotaInfo& quota : setup_.quotas) {
+    if (quota.nominal > 0) series_index(team_index(quota.team), flavor_index(quota.flavor));
+  }
   for (const CapacityInfo& capacity : setup_.capacity) flavor_index(capacity.flavor);
 }
 
@@ -127,6 +132,7 @@ void Timeline::cover(Time at) {
       std::fill(s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2), s.end(), 0.0);
     });
     buckets_.width *= 2;
+    buckets_.count = (buckets_.count + 1) / 2;  // the buckets in use, merged in pairs (the charts ended late)
   }
   buckets_.count = std::max(buckets_.count, static_cast<size_t>((at - buckets_.origin) / buckets_.width) + 1);
 }

@@ -102,6 +102,9 @@ TEST_CASE("report: buckets widen and keep every GPU-second", "[embed][report]") 
   CHECK(data.buckets <= gov::report::Buckets::kMaxBuckets);
   CHECK(data.width > gov::report::Buckets::kFirstWidth);
   CHECK(data.buckets * static_cast<size_t>(data.width) >= 10 * 86'400'000ull);
+  // ... and no more than that: the charts ended about half as late again when the buckets widened
+  // without their count being halved.
+  CHECK((data.buckets - 1) * static_cast<size_t>(data.width) <= 10 * 86'400'000ull);
   double gpu_ms = 0;
   for (const gov::report::ReportData::Series& s : data.usage) gpu_ms += total(s.own, data) + total(s.borrowed, data);
   CHECK(gpu_ms == Approx(2.0 * 3'600'000 + 1.0 * 86'400'000));
