@@ -29,7 +29,9 @@ bool gov_files_below(const std::filesystem::path& dir, std::vector<std::string>&
       it.disable_recursion_pending();
       continue;
     }
-    if (!directory && path.extension() == ".gov" && it->is_regular_file(ec)) found.push_back(path.string());
+    // Normal (`./teams/ml.gov` is `teams/ml.gov`): the name an import of it displays, so that
+    // one file has one spelling in the output (annotations and SARIF key on it).
+    if (!directory && path.extension() == ".gov" && it->is_regular_file(ec)) found.push_back(path.lexically_normal().string());
   }
   if (ec) {
     error = ec.message();
