@@ -184,10 +184,14 @@ std::string team_block(const Context& at, const trace::JsonValue& doc, const std
   std::string quotas;
   if (const trace::JsonValue* resources = optional(at, config, "ComputeQuotaResources", "ComputeQuotaConfig.ComputeQuotaResources",
                                                    trace::JsonKind::array)) {
+    std::set<std::string> listed;  // a team has one quota per instance type
     for (size_t i = 0; i < resources->items.size(); ++i) {
       const std::string item = fmt::format("ComputeQuotaConfig.ComputeQuotaResources[{}]", i);
       if (resources->items[i].kind != trace::JsonKind::object) at.fail(item, "expected an object");
       const check::InstanceType& type = instance_type(at, resources->items[i], item, types);
+      if (!listed.insert(type.name).second) {
+        at.fail(item + ".InstanceType", fmt::format("`{}` is listed twice: a team has one quota per instance type", type.name));
+      }
       std::string body = amounts(at, resources->items[i], item, type);
       if (auto it = absolute.find(type.name); it != absolute.end()) {
         body += fmt::format(", borrow-limit = {{ {} }}", it->second);
@@ -269,12 +273,24 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
                                                 json_quote(file, JsonEscapes::unsafe), json_quote(*status, JsonEscapes::unsafe)));
       return status.has_value();
     };
+    std::map<std::string, std::string> team_quotas;  // team → the quota that gave it, for messages
     const auto add_team = [&](const std::string& file, const trace::JsonValue& doc, const std::string& where) {
       const trace::JsonValue* id = doc.find("ComputeQuotaId");
       if (retired(file, doc, "compute quota")) return;
       if (id && id->kind == trace::JsonKind::string && !quota_ids.insert(id->text).second) return;
       const Context at{file, fmt::format("{}compute quota `{}`", where, object_name_of(doc))};
       teams.push_back(team_block(at, doc, catalog.types));
+      // A second live quota of one team: said at its input, not as E0207 in the generated policy.
+      const trace::JsonValue* target = doc.find("ComputeQuotaTarget");
+      const trace::JsonValue* team = target ? target->find("TeamName") : nullptr;
+      if (team && team->kind == trace::JsonKind::string) {
+        const auto [first, inserted] = team_quotas.emplace(team->text, fmt::format("`{}` in `{}`", object_name_of(doc), file));
+        if (!inserted) {
+          at.fail("ComputeQuotaTarget.TeamName",
+                  fmt::format("team {} has a second compute quota (the first is {}): a team has one",
+                              json_quote(team->text, JsonEscapes::unsafe), first->second));
+        }
+      }
     };
     const auto whole_list = [](const Context& at, const trace::JsonValue& doc) {
       if (next_page(doc)) {

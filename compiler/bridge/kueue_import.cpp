@@ -459,6 +459,14 @@ class Importer {
                                                                  : quantity(at, *borrowing, rpath + ".borrowingLimit", *r);
             if (const Node* lending = entry.find("lendingLimit"); lending && !lending->is_null()) {
               cell.lending = quantity(at, *lending, rpath + ".lendingLimit", *r);
+              // Kueue's webhook refuses it too; said here, at the field, rather than by the
+              // checker about a policy the user never saw (E0309 in `<imported>`).
+              if (cell.lending > cell.nominal) {
+                at.fail(*lending, rpath + ".lendingLimit",
+                        fmt::format("`{}` is more than the nominal quota `{}`: a ClusterQueue lends at most its nominal "
+                                    "quota",
+                                    lending->text, entry.find("nominalQuota")->text));
+              }
             }
           }
           quotas.push_back(quota);

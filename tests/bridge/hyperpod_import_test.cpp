@@ -117,6 +117,10 @@ TEST_CASE("gov import hyperpod names the file object and member of bad input", "
        "`ComputeQuotaConfig.ComputeQuotaResources[0].AcceleratorPartition.Size`: gov cannot represent it"},
       {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.z9.huge", "Count": 1}]})"),
        "`ComputeQuotaConfig.ComputeQuotaResources[0].InstanceType`: \"ml.z9.huge\" is not in the catalog"},
+      // Refused at the input, not as E0308 about a generated policy the user never saw.
+      {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.8xlarge", "Count": 1}, {"InstanceType": "ml.g5.8xlarge", "Count": 2}]})"),
+       "`ComputeQuotaConfig.ComputeQuotaResources[1].InstanceType`: `ml.g5.8xlarge` is listed twice: a team has one quota "
+       "per instance type"},
       {quota(R"({"ResourceSharingConfig": {"Strategy": "Share"}})"),
        "`ComputeQuotaConfig.ResourceSharingConfig.Strategy`: `Share` is not one of `LendAndBorrow`, `Lend`, `DontLend`"},
       {quota(R"({"ComputeQuotaResources": [], "Priority": 1})"), "`ComputeQuotaConfig.Priority`: gov cannot represent it"},
@@ -132,6 +136,15 @@ TEST_CASE("gov import hyperpod names the file object and member of bad input", "
     INFO(r.err);
     CHECK(r.err.find(expected) != std::string::npos);
   }
+  // Two live quotas of one team (E0207 in the generated policy before): named at the second.
+  dir.write("one.json", R"({"Name": "q1", "ComputeQuotaId": "aaaaaaaaaaaa", "ComputeQuotaConfig": )" + std::string(kGood) +
+                            R"(, "ComputeQuotaTarget": {"TeamName": "team-a"}})");
+  dir.write("two.json", R"({"Name": "q2", "ComputeQuotaId": "bbbbbbbbbbbb", "ComputeQuotaConfig": )" + std::string(kGood) +
+                            R"(, "ComputeQuotaTarget": {"TeamName": "team-a"}})");
+  const gov::test::CommandResult second = run_gov("import hyperpod " + (dir / "one.json") + " " + (dir / "two.json"));
+  CHECK(second.exit_code == 1);
+  CHECK(second.err.find("`two.json`: compute quota `q2`: `ComputeQuotaTarget.TeamName`: team \"team-a\" has a second compute "
+                        "quota (the first is `q1` in `one.json`)") != std::string::npos);
   // Larger than gov reads, and unreadable: usage errors (exit 2).
   dir.write("big.json", std::string(size_t{1} << 21, ' '));
   CHECK(run_gov("import hyperpod " + (dir / "big.json")).exit_code == 2);

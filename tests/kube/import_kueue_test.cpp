@@ -190,6 +190,9 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
       {queue("{name: memory, nominalQuota: 1.5Ki, borrowingLimit: 0}"),
        "`spec.resourceGroups[0].flavors[0].resources[0].nominalQuota`: `1.5Ki` is not a whole number of MiB"},
       {queue("{name: nvidia.com/gpu, nominalQuota: 99999E, borrowingLimit: 0}"), "`99999E` is too large"},
+      // Refused at the field, not as E0309 about a generated policy the user never saw.
+      {queue("{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2, lendingLimit: 8}"),
+       "`spec.resourceGroups[0].flavors[0].resources[0].lendingLimit`: `8` is more than the nominal quota `4`"},
       {queue("{name: example.com/fpga, nominalQuota: 1, borrowingLimit: 0}"),
        "`spec.resourceGroups[0].flavors[0].resources[0].name`: `example.com/fpga` is not a resource gov knows"},
       // A partition is read, and the checker refuses a profile the instance type does not have.
