@@ -1086,6 +1086,16 @@ Result<std::unique_ptr<Store::Impl>> open_sqlite(const std::string& path, const 
   if (std::optional<std::string> cut = truncated_file(path)) {
     return Error{ErrorKind::corrupt, fmt::format("cannot open policy store `{}`: the database is damaged: {}", path, *cut)};
   }
+  // SQLite's own words for a damaged first page or schema ("database disk image is malformed",
+  // "malformed database schema (audit) - ...") said as the other damage is, in words first.
+  const std::string& message = opened.error().message;
+  if (message.find("the database is damaged") == std::string::npos && message.find("malformed") != std::string::npos) {
+    const std::string prefix = fmt::format("cannot open policy store `{}`: ", path);
+    const std::string sqlite_words = message.starts_with(prefix) ? message.substr(prefix.size()) : message;
+    return Error{ErrorKind::corrupt,
+                 fmt::format("{}the database is damaged: its header or schema does not read (SQLite: {})", prefix,
+                             sqlite_words)};
+  }
   return opened;
 }
 

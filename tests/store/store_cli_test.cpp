@@ -95,6 +95,18 @@ TEST_CASE("store commands explain a missing, corrupt or misplaced store", "[stor
   const std::string db = (std::filesystem::temp_directory_path() / ("gov-cli-missing-version-" + std::to_string(::getpid()) + ".db")).string();
   std::filesystem::remove(db);
   REQUIRE(run_gov("apply policies/examples/workshop-g5.gov --db '" + db + "'").exit_code == 0);
+  // Page 1's b-tree header damaged: SQLite's "database disk image is malformed", said as damage.
+  {
+    const std::string copy = db + ".damaged";
+    std::filesystem::copy_file(db, copy, std::filesystem::copy_options::overwrite_existing);
+    std::string bytes = gov::test::read_text(copy);
+    for (size_t i = 100; i < 108; ++i) bytes[i] = static_cast<char>(bytes[i] ^ 0x5a);
+    gov::test::write_text(copy, bytes);
+    auto damaged = run_gov("log --db '" + copy + "'");
+    CHECK(damaged.exit_code == 2);
+    CHECK(damaged.err.find("the database is damaged: its header or schema does not read (SQLite: ") != std::string::npos);
+    std::filesystem::remove(copy);
+  }
   auto rollback = run_gov("rollback 9 --db '" + db + "'");
   CHECK(rollback.exit_code == 1);
   CHECK(rollback.err == "error: policy `workshop-g5` has no version 9 (the latest is 1)\n");

@@ -64,6 +64,24 @@ std::string store_error_text(const store::Error& error) {
   return fmt::format("{}: {}", kind, escape_for_terminal(error.message));
 }
 
+/// The exit status of a store write that failed: the store's own problems (locked past the busy
+/// timeout, read-only, full, damaged, I/O) are I/O problems, 2, as a store that cannot be opened is
+/// (docs/interfaces.md); what the request asked that cannot be done (a conflict, an unknown
+/// version, a malformed request) is the command failing, 1.
+int store_failure_status(const store::Error& error) {
+  switch (error.kind) {
+    case store::ErrorKind::io:
+    case store::ErrorKind::busy:
+    case store::ErrorKind::read_only:
+    case store::ErrorKind::full:
+    case store::ErrorKind::corrupt:
+    case store::ErrorKind::newer_schema:
+      return kUsage;
+    default:
+      return kFailed;
+  }
+}
+
 std::string author(const Args& args) {
   if (auto a = args.value("author")) return *a;
   if (const char* env = std::getenv("GOV_AUTHOR"); env && *env) return env;
@@ -190,7 +208,7 @@ int run_apply(const Args& args) {
   if (!warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(warning));
   if (!result.ok()) {
     fmt::print(stderr, "error: {}\n", store_error_text(result.error()));
-    return kFailed;
+    return store_failure_status(result.error());
   }
   if (sign_key) {
     fmt::print(stderr, "signed version {} with key `{}`\n", result.value().version, sign_key->public_key().key_id());
@@ -353,7 +371,7 @@ int run_rollback(const Args& args) {
   auto result = db->rollback(request);
   if (!result.ok()) {
     fmt::print(stderr, "error: {}\n", store_error_text(result.error()));
-    return kFailed;
+    return store_failure_status(result.error());
   }
   if (result.value().created) {
     fmt::print("rolled back `{}` to the content of version {}: now version {}\n", escape_for_terminal(request.policy), request.version,
@@ -539,7 +557,7 @@ int run_store(const Args& args) {
   auto copied = store::copy_history(from.value(), to.value());
   if (!copied.ok()) {
     fmt::print(stderr, "error: {}\n", store_error_text(copied.error()));
-    return copied.error().kind == store::ErrorKind::io ? 2 : 1;
+    return store_failure_status(copied.error());
   }
   const store::CopyResult& done = copied.value();
   fmt::print("copied {} version{} and {} audit entr{} of {} polic{} from {} to {}{}; every version verified by its content "
