@@ -64,6 +64,10 @@ Result<std::unique_ptr<Store::Impl>> open_postgres(const std::string& url, const
 
 int64_t now_ms();
 bool is_sha256_hex(std::string_view text);
+/// `files`, read back inside the transaction that wrote a version, against the content hash the
+/// version records: corrupt (naming `doing`) when they do not give it, so that a version whose
+/// source rows were changed outside gov or are damaged is never made active (both back ends).
+Result<void> check_written(std::string_view doing, const std::vector<PolicyFile>& files, const std::string& content_sha256);
 int64_t clamp_limit(size_t limit);
 
 /// Errors about the request (conflict, not_found, invalid and the kinds of other layers) are

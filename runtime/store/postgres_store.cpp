@@ -708,20 +708,12 @@ Result<ApplyResult> unchanged(Connection& db, Transaction& transaction, const Ve
 
 Result<std::vector<PolicyFile>> read_files(Connection& db, int64_t version_id);  // below, with the reads
 
-/// The files of a version just written, read back inside the transaction and hashed again: a
-/// version whose files do not give its content hash (a source row changed outside gov or damaged,
-/// which a rollback copies) is never made active.
+/// The files of a version just written, read back inside the transaction and hashed again
+/// (detail::check_written).
 Result<void> verify_written(Connection& db, int64_t version_id, const std::string& content_sha256, std::string_view doing) {
   auto files = read_files(db, version_id);
   if (!files) return files.error();
-  if (const std::string found = content_hash(*files); found != content_sha256) {
-    return Error{ErrorKind::corrupt,
-                 fmt::format("{}: the stored files do not read back to the content hash {} (found {}): the store's "
-                             "source rows were changed outside gov or are damaged; nothing was changed (`gov apply` of the "
-                             "policy's files writes them again)",
-                             doing, content_sha256.substr(0, 12), found.substr(0, 12))};
-  }
-  return {};
+  return detail::check_written(doing, *files, content_sha256);
 }
 
 /// An apply whose content is the active version's writes its files again all the same: a source

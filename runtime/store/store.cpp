@@ -67,6 +67,16 @@ Error no_policy(std::string_view policy) {
   return Error{ErrorKind::not_found, fmt::format("no policy `{}` in the store", policy)};
 }
 
+Result<void> check_written(std::string_view doing, const std::vector<PolicyFile>& files, const std::string& content_sha256) {
+  const std::string found = content_hash(files);
+  if (found == content_sha256) return {};
+  return Error{ErrorKind::corrupt,
+               fmt::format("{}: the stored files do not read back to the content hash {} (found {}): the store's source "
+                           "rows were changed outside gov or are damaged; nothing was changed (`gov apply` of the policy's "
+                           "files writes them again)",
+                           doing, content_sha256.substr(0, 12), found.substr(0, 12))};
+}
+
 Result<void> validate(const ApplyRequest& request) {
   auto invalid = [](std::string message) { return Error{ErrorKind::invalid, std::move(message)}; };
   if (request.policy.empty()) return invalid("the policy name is empty");
