@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <queue>
 #include <span>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
