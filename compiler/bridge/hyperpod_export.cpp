@@ -43,9 +43,11 @@ std::string entity_name(std::string_view name) {
     const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     out += word ? c : '-';
   }
-  while (!out.empty() && out.back() == '-') out.pop_back();
   if (out.empty() || out.front() == '-') out = "gov" + out;
-  return out.substr(0, 63);
+  out.resize(std::min<size_t>(out.size(), 63));
+  // Cut first, then trimmed: the API's pattern ends in a letter or digit, and a cut may end in `-`.
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
 }
 
 /// The ClusterArn member: the given ARN (none without one: the script passes `--cluster-arn`), or

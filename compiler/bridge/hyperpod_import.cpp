@@ -177,6 +177,9 @@ std::string team_block(const Context& at, const trace::JsonValue& doc, const std
         const std::string item = fmt::format("{}.AbsoluteBorrowLimits[{}]", path, i);
         if (limits->items[i].kind != trace::JsonKind::object) at.fail(item, "expected an object");
         const check::InstanceType& type = instance_type(at, limits->items[i], item, types);
+        if (absolute.count(type.name) != 0) {
+          at.fail(item + ".InstanceType", fmt::format("`{}` is listed twice: a quota has one borrow limit", type.name));
+        }
         absolute[type.name] = amounts(at, limits->items[i], item, type);
       }
     }

@@ -622,6 +622,10 @@ class Comparer {
           const Amount lendable = std::min(q.nominal[model::index(r)], q.lending_limit[model::index(r)]);
           if (lendable > 0) lent.push_back(fmt::format("{} on {}", counted(r, lendable), q.type_name));
         }
+        for (const check::PartitionQuota& p : q.partitions) {  // GPU partitions are accelerators too
+          const int64_t lendable = std::min(p.nominal, p.lending_limit);
+          if (lendable > 0) lent.push_back(fmt::format("{} `{}` partitions on {}", lendable, p.profile, q.type_name));
+        }
       }
       warn("stops-lending",
            fmt::format("team `{}` stops lending (`dont-lend`): other teams can no longer borrow its idle quota{}", a.name,
@@ -1018,6 +1022,22 @@ std::string cell(std::string_view text) {
   return out;
 }
 
+/// `text` as a CommonMark code span (where HTML is inert) that its own backticks cannot end: a
+/// fence one backtick longer than the longest run in it, padded with spaces; a line break is a
+/// space. File names are the user's text: `y`</details>`.gov` closed the comment's section.
+std::string code_span(std::string_view text) {
+  size_t longest = 0;
+  for (size_t i = 0, run = 0; i < text.size(); ++i) {
+    run = text[i] == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string body;
+  for (char c : text) body += (c == '\n' || c == '\r') ? ' ' : c;
+  const std::string fence(longest + 1, '`');
+  const bool pad = longest > 0;
+  return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
+}
+
 /// A summary or warning line: names stand in backticks (code spans, where HTML is inert and an
 /// entity would show as written), the rest is escaped; a line break is a space.
 std::string line_text(std::string_view text) {
@@ -1035,9 +1055,9 @@ std::string line_text(std::string_view text) {
 
 std::string render_markdown(const PolicyDiff& diff, std::string_view before_name, std::string_view after_name) {
   if (diff.empty() && diff.warnings.empty()) {
-    return fmt::format("**gov diff**: no changes between `{}` and `{}`.\n", before_name, after_name);
+    return fmt::format("**gov diff**: no changes between {} and {}.\n", code_span(before_name), code_span(after_name));
   }
-  std::string out = fmt::format("### gov diff: `{}` → `{}`\n\n", before_name, after_name);
+  std::string out = fmt::format("### gov diff: {} → {}\n\n", code_span(before_name), code_span(after_name));
   for (const std::string& line : diff.summary) out += fmt::format("- {}\n", line_text(line));
   out += "\n";
   if (!diff.warnings.empty()) {

@@ -403,6 +403,22 @@ TEST_CASE("gov import and export --current refuse one page of a paginated list",
   CHECK(plan.err.find("`list.json`: the list-compute-quotas output is one page of several") != std::string::npos);
 }
 
+// The rename cut a 64-character name to 63 after trimming, so a `-` could end it, which the API's
+// Name pattern refuses.
+TEST_CASE("gov export hyperpod's cluster policy name never ends in a hyphen", "[hyperpod][export]") {
+  gov::test::TempDir dir("hyperpod-name-cut");
+  dir.copy_catalog();
+  const std::string name = std::string(62, 'a') + ".b";
+  std::string text = policy_with(kTwoTeams);
+  text.replace(text.find("cluster c {"), 11, "cluster " + name + " {");
+  const std::string path = dir.write("tests/bridge/long.gov", text);
+  const gov::test::CommandResult r = run_gov("export hyperpod " + path);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(file(r.out, "cluster-scheduler-config.json").find("\"Name\": \"" + std::string(62, 'a') + "\"") != std::string::npos);
+  CHECK(r.err.find("W0402") != std::string::npos);
+}
+
 TEST_CASE("gov export hyperpod writes a borrow limit in instances as the entry's Count", "[hyperpod][export]") {
   // `borrow-limit = { instances = N }` is HyperPod's AbsoluteBorrowLimits entry with Count N (its
   // EFA share is no EFA amount); amounts beside it are the entry's members. Both come back.

@@ -121,6 +121,9 @@ TEST_CASE("gov import hyperpod names the file object and member of bad input", "
       {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.8xlarge", "Count": 1}, {"InstanceType": "ml.g5.8xlarge", "Count": 2}]})"),
        "`ComputeQuotaConfig.ComputeQuotaResources[1].InstanceType`: `ml.g5.8xlarge` is listed twice: a team has one quota "
        "per instance type"},
+      {quota(R"({"ComputeQuotaResources": [{"InstanceType": "ml.g5.8xlarge", "Count": 1}], "ResourceSharingConfig": {"Strategy": "LendAndBorrow", "AbsoluteBorrowLimits": [{"InstanceType": "ml.g5.8xlarge", "Accelerators": 1}, {"InstanceType": "ml.g5.8xlarge", "VCpu": 4}]}})"),
+       "`ComputeQuotaConfig.ResourceSharingConfig.AbsoluteBorrowLimits[1].InstanceType`: `ml.g5.8xlarge` is listed twice: a "
+       "quota has one borrow limit"},
       {quota(R"({"ResourceSharingConfig": {"Strategy": "Share"}})"),
        "`ComputeQuotaConfig.ResourceSharingConfig.Strategy`: `Share` is not one of `LendAndBorrow`, `Lend`, `DontLend`"},
       {quota(R"({"ComputeQuotaResources": [], "Priority": 1})"), "`ComputeQuotaConfig.Priority`: gov cannot represent it"},

@@ -318,15 +318,18 @@ TEST_CASE("gov lint of a directory names each file one way", "[check][cli]") {
   dir.write("cluster.gov", "import \"policies/catalog/aws-ml.gov\"\nimport \"teams/ml.gov\"\n"
                            "cluster lab { catalog = aws-ml, capacity = { ml.g5.8xlarge: 4 } }\npolicy { priority training = 70 }\n");
   dir.write("teams/ml.gov", "team ml {\n  quota ml.g5.8xlarge { instances = 2 }\n  quota ml.g5.8xlarg { instances = 1 }\n}\n");
-  const std::string command = "cd '" + dir.path().string() + "' && '" + GOV_BINARY + "' lint --format github . 2>&1";
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
-  ::pclose(pipe);
-  INFO(out);
-  CHECK(out.find("file=teams/ml.gov,line=3") != std::string::npos);
-  CHECK(out.find("file=./") == std::string::npos);
-  CHECK(out.find("(./cluster.gov") == std::string::npos);
+  // The walk of `.`, and files named with `./` on the command line.
+  for (const char* arguments : {".", "./cluster.gov ./teams/ml.gov"}) {
+    const std::string command = "cd '" + dir.path().string() + "' && '" + GOV_BINARY + "' lint --format github " + arguments + " 2>&1";
+    std::string out;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    char buffer[4096];
+    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) out.append(buffer, n);
+    ::pclose(pipe);
+    INFO(arguments << "\n" << out);
+    CHECK(out.find("file=teams/ml.gov,line=3") != std::string::npos);
+    CHECK(out.find("file=./") == std::string::npos);
+    CHECK(out.find("(./cluster.gov") == std::string::npos);
+  }
 }

@@ -360,6 +360,37 @@ TEST_CASE("gov diff shows sizes exactly, so that the delta adds up", "[diff]") {
   CHECK(result.out.find("0.9765625 GiB → 2 GiB (+1.0234375 GiB)") != std::string::npos);
 }
 
+// A file name is the user's text too: one with backticks ended the heading's code span and put
+// `</details>` in the comment as HTML.
+TEST_CASE("gov diff --format markdown keeps file names in code spans they cannot end", "[diff]") {
+  gov::test::TempDir dir("diff-markdown-names");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.g5.8xlarge: 4 }\n}\n"
+                           "policy {\n  priority training = 50\n}\nteam a {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n";
+  const std::string before = dir.write("before.gov", head);
+  const std::string after = dir.write("y`</details>`/x.gov", head + "team b {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n");
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "' --format markdown");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  const std::string heading = result.out.substr(0, result.out.find('\n'));
+  // A fence longer than the name's backtick runs, padded: the whole name stays in the code span.
+  CHECK(heading.find("→ `` ") != std::string::npos);
+  CHECK(heading.ends_with("y`</details>`/x.gov ``"));
+}
+
+// A team of GPU partitions that stops lending: how much it lent is said, as for whole GPUs.
+TEST_CASE("gov diff's stops-lending warning counts GPU partitions", "[diff]") {
+  gov::test::TempDir dir("diff-stops-lending-partitions");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.p4d.24xlarge: 2 }\n}\n"
+                           "policy {\n  priority training = 50\n}\n";
+  const std::string quota = "  quota ml.p4d.24xlarge { partitions = { mig-1g.5gb: 14 }, vcpus = 8 }\n";
+  const std::string before = dir.write("before.gov", head + "team serving {\n" + quota + "}\n");
+  const std::string after = dir.write("after.gov", head + "team serving {\n" + quota + "  sharing = dont-lend\n}\n");
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(result.out << result.err);
+  CHECK(result.out.find("team `serving` stops lending (`dont-lend`): other teams can no longer borrow its idle quota "
+                        "(up to 14 `mig-1g.5gb` partitions on ml.p4d.24xlarge)") != std::string::npos);
+}
+
 // A quota changing form (whole instances to GPUs) still says how many instances it holds.
 TEST_CASE("gov diff gives a quota's instances when it changes from instances to amounts", "[diff]") {
   gov::test::TempDir dir("diff-quota-form");

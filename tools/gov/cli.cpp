@@ -49,7 +49,11 @@ std::optional<std::vector<std::string>> policy_files(const std::vector<std::stri
   for (const std::string& argument : arguments) {
     std::error_code ec;
     if (argument == "-" || !std::filesystem::is_directory(argument, ec)) {
-      files.push_back(argument);  // a file: reading it reports what is wrong with it
+      // A file: reading it reports what is wrong with it. A leading `./` is dropped, so that it
+      // is spelled as an import of it and a directory walk spell it (annotations key on the path).
+      std::string_view name = argument;
+      while (name.size() > 2 && name.starts_with("./")) name.remove_prefix(2);
+      files.emplace_back(name);
       continue;
     }
     const size_t before = files.size();
