@@ -51,8 +51,9 @@ std::optional<std::vector<std::string>> policy_files(const std::vector<std::stri
     if (argument == "-" || !std::filesystem::is_directory(argument, ec)) {
       // A file: reading it reports what is wrong with it. A leading `./` is dropped, so that it
       // is spelled as an import of it and a directory walk spell it (annotations key on the path).
+      // (`./-` stays: it is how a file named `-` is named, `-` being standard input.)
       std::string_view name = argument;
-      while (name.size() > 2 && name.starts_with("./")) name.remove_prefix(2);
+      while (name.size() > 2 && name.starts_with("./") && name.substr(2) != "-") name.remove_prefix(2);
       files.emplace_back(name);
       continue;
     }
