@@ -204,7 +204,10 @@ const char* const kQuotaB = R"({"ComputeQuotaResources": [{"InstanceType": "ml.g
 
 }  // namespace
 
-TEST_CASE("gov export hyperpod --current of an unchanged policy writes nothing", "[hyperpod][export]") {
+// An unchanged policy has nothing to apply. An --out directory that holds an earlier plan (a CI
+// workspace, a second run) kept its apply.sh, which replayed a stale delete, update and create:
+// the plan written now does nothing, and the earlier plan's documents are removed.
+TEST_CASE("gov export hyperpod --current of an unchanged policy writes a plan that does nothing", "[hyperpod][export]") {
   gov::test::TempDir dir("hyperpod-current-same");
   dir.copy_catalog();
   const std::string path = dir.write("tests/bridge/two.gov", policy_with(kTwoTeams));
@@ -212,11 +215,20 @@ TEST_CASE("gov export hyperpod --current of an unchanged policy writes nothing",
   dir.write("current/a.json", quota_describe("aaaaaaaaaaaa", "a", kQuotaA, R"(, "FairShareWeight": 10)"));
   dir.write("current/b.json", quota_describe("bbbbbbbbbbbb", "b", kQuotaB, ""));
   dir.write("current/notes.txt", "not JSON: not read");
+  const gov::test::CommandResult bare = run_gov("export hyperpod " + path + " --current " + (dir / "current"));
+  CHECK(bare.out == "no changes: the cluster's current objects already hold the policy\n");
+  dir.write("out/apply.sh", "aws sagemaker delete-compute-quota --compute-quota-id 000000000old\n");
+  dir.write("out/update-compute-quota-a.json", "{}");
+  dir.write("out/README", "kept");
   const gov::test::CommandResult r = run_gov("export hyperpod " + path + " --current " + (dir / "current") + " --out " + (dir / "out"));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out == "no changes: the cluster's current objects already hold the policy\n");
-  CHECK(!std::filesystem::exists(dir / "out/apply.sh"));
+  CHECK(r.out.starts_with("no changes: the cluster's current objects already hold the policy\n"));
+  const std::string script = gov::test::read_text(dir / "out/apply.sh");
+  CHECK(script.find("aws ") == std::string::npos);
+  CHECK(script.find("nothing to apply") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "out/update-compute-quota-a.json"));
+  CHECK(std::filesystem::exists(dir / "out/README"));
 }
 
 TEST_CASE("gov export hyperpod --current of one changed team writes one update", "[hyperpod][export]") {

@@ -16,6 +16,22 @@
 namespace gov::cli {
 namespace {
 
+/// Removes from `dir` the files an earlier `gov export hyperpod` wrote that this one does not
+/// (`apply.sh`'s documents: `*cluster-scheduler-config.json`, `*compute-quota-*.json`), so that the
+/// directory holds one plan; other files are left alone.
+void remove_stale_plan(const std::string& dir, const std::vector<bridge::ExportedFile>& files) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const bool ours = name.ends_with(".json") && (name == "cluster-scheduler-config.json" ||
+                                                  name == "update-cluster-scheduler-config.json" ||
+                                                  name.starts_with("compute-quota-") || name.starts_with("update-compute-quota-"));
+    if (!ours) continue;
+    const bool written = std::any_of(files.begin(), files.end(), [&](const bridge::ExportedFile& f) { return f.name == name; });
+    if (!written) std::filesystem::remove(it->path(), ec);
+  }
+}
+
 
 /// The value of option `name` among `choices` (the first is the default); nullopt after
 /// printing a usage error.
@@ -113,17 +129,27 @@ int run_export(const Args& args) {
   }
   if (!result.ok()) return kFailed;
   const std::optional<std::string> out = args.value("out");
-  if (result.files.empty()) {
-    fmt::print("no changes: the cluster's current objects already hold the policy\n");
-    return kOk;
+  std::vector<bridge::ExportedFile> files = result.files;
+  if (files.empty()) {
+    constexpr const char* kNoChanges = "no changes: the cluster's current objects already hold the policy";
+    if (!out) {
+      fmt::print("{}\n", kNoChanges);
+      return kOk;
+    }
+    // The directory may hold an earlier plan (a CI workspace, a second run): its apply.sh would
+    // replay a stale delete, update and create. The plan written is one that does nothing.
+    files.push_back({"apply.sh", fmt::format("#!/bin/sh\n# Written by `gov export hyperpod --current`: nothing to apply.\n"
+                                             "echo '{}'\n",
+                                             kNoChanges)});
+    fmt::print("{}\n", kNoChanges);
   }
   // One file (Kueue's YAML, a CloudFormation template) is printed as it is, for a redirection.
-  if (result.files.size() == 1 && !out) {
-    fmt::print("{}", result.files.front().text);
+  if (files.size() == 1 && !out) {
+    fmt::print("{}", files.front().text);
     return kOk;
   }
   if (!out) {
-    for (const bridge::ExportedFile& file : result.files) fmt::print("==> {} <==\n{}", file.name, file.text);
+    for (const bridge::ExportedFile& file : files) fmt::print("==> {} <==\n{}", file.name, file.text);
     return kOk;
   }
   std::error_code ec;
@@ -132,7 +158,8 @@ int run_export(const Args& args) {
     fmt::print(stderr, "error: cannot create `{}`: {}\n", escape_for_terminal(*out), ec.message());
     return kUsage;
   }
-  for (const bridge::ExportedFile& file : result.files) {
+  remove_stale_plan(*out, files);
+  for (const bridge::ExportedFile& file : files) {
     const std::string path = (std::filesystem::path(*out) / file.name).string();
     std::string error;
     if (!write_file_atomically(path, file.text, error)) {
@@ -148,7 +175,11 @@ int run_export(const Args& args) {
                options.cluster_arn.empty() ? " --parameter-overrides ClusterArn=ARN" : "");
     return kOk;
   }
-  fmt::print("wrote {} files to {}; run {}/apply.sh\n", result.files.size(), escape_for_terminal(*out), escape_for_terminal(*out));
+  if (result.files.empty()) {
+    fmt::print("wrote {}/apply.sh, which does nothing\n", escape_for_terminal(*out));
+    return kOk;
+  }
+  fmt::print("wrote {} files to {}; run {}/apply.sh\n", files.size(), escape_for_terminal(*out), escape_for_terminal(*out));
   return kOk;
 }
 
