@@ -174,6 +174,26 @@ TEST_CASE("the C, C++ and Go examples print gov simulate's stream for a generate
   check_examples(policy, trace, expected);
 }
 
+// Every field a submit may have: GPU partitions (also per pod), `created` (also negative), pod
+// sets. The Go example's reader knew none of the three and refused such traces.
+TEST_CASE("the C, C++ and Go examples read partitions, created times and pod sets", "[embed][examples]") {
+  gov::test::ScratchDir dir("examples-fields");
+  const std::string trace = dir / "trace.json";
+  gov::test::write_text(trace, R"({"events":[
+    {"at":0,"submit":{"id":"nb1","team":"research","priority":"notebook","partitions":{"mig-1g.5gb":21},"created":-5.5}},
+    {"at":0,"submit":{"id":"ep1","team":"inference","priority":"inference","pods":2,"per_pod":{"vcpus":4,"partitions":{"mig-1g.5gb":6}}}},
+    {"at":1,"submit":{"id":"pt1","team":"training","duration":30,"pod_sets":[
+      {"name":"master","pods":1,"per_pod":{"vcpus":4}},
+      {"name":"worker","pods":2,"per_pod":{"gpus":2,"vcpus":8}}]}},
+    {"at":2,"submit":{"id":"nb2","team":"research","priority":"notebook","partitions":{"mig-1g.5gb":4},"created":1.25}},
+    {"at":40,"finish":"nb1"}]})");
+  const std::string policy = repo_path("policies/examples/mig-partitions.gov");
+  const std::string expected = simulate(policy, trace);
+  CHECK(expected.find("\"pod_sets\":[{\"name\":\"master\"") != std::string::npos);
+  CHECK(expected.find("\"task\":\"nb1\",\"outcome\":\"admitted\"") != std::string::npos);
+  check_examples(policy, trace, expected);
+}
+
 TEST_CASE("the examples report a bad trace and a missing store clearly", "[embed][examples]") {
   const InstalledExamples* examples = examples_or_skip();
   if (examples == nullptr) return;

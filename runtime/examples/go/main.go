@@ -27,11 +27,22 @@ import (
 // ---------------------------------------------------------------- the trace, as Go reads it
 
 type amounts struct {
-	Gpus      *json.Number `json:"gpus"`
-	Vcpus     *json.Number `json:"vcpus"`
-	MemoryGib *json.Number `json:"memory_gib"`
-	Neuron    *json.Number `json:"neuron"`
-	Efa       *json.Number `json:"efa"`
+	Gpus       *json.Number           `json:"gpus"`
+	Vcpus      *json.Number           `json:"vcpus"`
+	MemoryGib  *json.Number           `json:"memory_gib"`
+	Neuron     *json.Number           `json:"neuron"`
+	Efa        *json.Number           `json:"efa"`
+	Partitions map[string]json.Number `json:"partitions"` // GPU partitions per MIG profile
+}
+
+// podSet is one of a submit's `pod_sets`: a request of its own, on its own instance type.
+type podSet struct {
+	Name         string       `json:"name"`
+	InstanceType *string      `json:"instance_type"`
+	Instances    *json.Number `json:"instances"`
+	amounts
+	Pods   *json.Number `json:"pods"`
+	PerPod *amounts     `json:"per_pod"`
 }
 
 // labels keeps the order of the JSON object (a map would not).
@@ -68,6 +79,8 @@ type submit struct {
 	PerPod   *amounts     `json:"per_pod"`
 	Labels   labels       `json:"labels"`
 	Duration *json.Number `json:"duration"`
+	Created  *json.Number `json:"created"` // may be negative: created before the trace starts
+	PodSets  []podSet     `json:"pod_sets"`
 }
 
 type event struct {
@@ -100,42 +113,48 @@ func readTrace(path string) ([]event, error) {
 // scaled reads a decimal exactly (no floating point) and multiplies it by scale: seconds to
 // milliseconds (1000), vCPUs to millicores (1000), GiB to MiB (1024), devices (1).
 func scaled(n json.Number, scale int64, field string) (int64, error) {
+	v, err := scaledSigned(n, scale, field)
+	if err == nil && v < 0 {
+		return 0, fmt.Errorf("%s: %q is not a non-negative whole number of base units", field, n)
+	}
+	return v, err
+}
+
+// scaledSigned is scaled for a value that may be negative (a task's `created`).
+func scaledSigned(n json.Number, scale int64, field string) (int64, error) {
 	r, ok := new(big.Rat).SetString(string(n))
 	if !ok {
 		return 0, fmt.Errorf("%s: %q is not a number", field, n)
 	}
 	r.Mul(r, big.NewRat(scale, 1))
-	if !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
-		return 0, fmt.Errorf("%s: %q is not a non-negative whole number of base units", field, n)
+	if !r.IsInt() || !r.Num().IsInt64() {
+		return 0, fmt.Errorf("%s: %q is not a whole number of base units", field, n)
 	}
 	return r.Num().Int64(), nil
 }
 
-// task is a trace's submit object as a gov.Task.
-func task(s *submit) (gov.Task, error) {
-	t := gov.Task{ID: s.ID, Team: s.Team, Labels: s.Labels, Amounts: gov.Amounts{}}
-	if s.Priority != nil {
-		t.Priority = *s.Priority
+// reader converts a trace's numbers, keeping the first error.
+type reader struct{ err error }
+
+func (r *reader) read(n *json.Number, scale int64, field string, set func(int64)) {
+	if n == nil || r.err != nil {
+		return
 	}
-	if s.InstanceType != nil {
-		t.InstanceType = *s.InstanceType
+	var v int64
+	if v, r.err = scaled(*n, scale, field); r.err == nil {
+		set(v)
 	}
-	var err error
-	read := func(n *json.Number, scale int64, field string, set func(int64)) {
-		if n == nil || err != nil {
-			return
-		}
-		var v int64
-		if v, err = scaled(*n, scale, field); err == nil {
-			set(v)
-		}
-	}
-	read(s.Instances, 1, "instances", func(v int64) { t.Instances = &v })
-	read(s.Pods, 1, "pods", func(v int64) { t.Pods = v })
-	read(s.Duration, 1000, "duration", func(v int64) { d := time.Duration(v) * time.Millisecond; t.Duration = &d })
-	per := &s.amounts
-	if s.PerPod != nil {
-		per = s.PerPod
+}
+
+// request reads what a task or a pod set asks for: `instances`, or amounts (each pod's, with
+// `pods` and `per_pod`) and GPU partitions.
+func (r *reader) request(top *amounts, instances, pods *json.Number, perPod *amounts,
+	setInstances func(int64), setPods func(int64), out gov.Amounts, partitions *map[string]int64) {
+	r.read(instances, 1, "instances", setInstances)
+	r.read(pods, 1, "pods", setPods)
+	per := top
+	if perPod != nil {
+		per = perPod
 	}
 	for _, a := range []struct {
 		n        *json.Number
@@ -150,9 +169,51 @@ func task(s *submit) (gov.Task, error) {
 		{per.Efa, 1, "efa", gov.EFA},
 	} {
 		resource := a.resource
-		read(a.n, a.scale, a.field, func(v int64) { t.Amounts[resource] = v })
+		r.read(a.n, a.scale, a.field, func(v int64) { out[resource] = v })
 	}
-	return t, err
+	for profile, count := range per.Partitions {
+		count := count
+		profile := profile
+		r.read(&count, 1, "partitions."+profile, func(v int64) {
+			if *partitions == nil {
+				*partitions = map[string]int64{}
+			}
+			(*partitions)[profile] = v
+		})
+	}
+}
+
+// task is a trace's submit object as a gov.Task.
+func task(s *submit) (gov.Task, error) {
+	t := gov.Task{ID: s.ID, Team: s.Team, Labels: s.Labels, Amounts: gov.Amounts{}}
+	if s.Priority != nil {
+		t.Priority = *s.Priority
+	}
+	if s.InstanceType != nil {
+		t.InstanceType = *s.InstanceType
+	}
+	var r reader
+	r.request(&s.amounts, s.Instances, s.Pods, s.PerPod, func(v int64) { t.Instances = &v }, func(v int64) { t.Pods = v },
+		t.Amounts, &t.Partitions)
+	r.read(s.Duration, 1000, "duration", func(v int64) { d := time.Duration(v) * time.Millisecond; t.Duration = &d })
+	if s.Created != nil && r.err == nil {
+		var ms int64
+		if ms, r.err = scaledSigned(*s.Created, 1000, "created"); r.err == nil {
+			d := time.Duration(ms) * time.Millisecond
+			t.Created = &d
+		}
+	}
+	for i := range s.PodSets {
+		p := &s.PodSets[i]
+		set := gov.PodSet{Name: p.Name, Amounts: gov.Amounts{}}
+		if p.InstanceType != nil {
+			set.InstanceType = *p.InstanceType
+		}
+		r.request(&p.amounts, p.Instances, p.Pods, p.PerPod, func(v int64) { set.Instances = &v },
+			func(v int64) { set.Pods = v }, set.Amounts, &set.Partitions)
+		t.PodSets = append(t.PodSets, set)
+	}
+	return t, r.err
 }
 
 func convert(ev *event) (gov.Event, error) {
