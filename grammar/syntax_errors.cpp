@@ -189,7 +189,10 @@ std::string name_help(std::string_view word, std::string_view rule) {
   if (const std::optional<std::string_view> gov = model::gov_word_for_hyperpod_name(word)) {
     return fmt::format("HyperPod's `{}` is `{}` in gov", word, *gov);
   }
-  return fmt::format("{} `{}`", rule, model::kebab_case(word));
+  std::string suggestion = model::kebab_case(word);
+  // The suggestion must be a name itself: one that starts with a digit gets a letter in front.
+  if (suggestion.empty() || !std::isalpha(static_cast<unsigned char>(suggestion.front()))) suggestion = "n-" + suggestion;
+  return fmt::format("{} `{}`", rule, suggestion);
 }
 
 
