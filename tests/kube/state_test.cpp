@@ -120,6 +120,70 @@ TEST_CASE("gov eval reads pending Workloads in creation order and skips evicted 
   CHECK(same.out == r.out);
 }
 
+// The task is a Kubernetes object too: it queues by its own creationTimestamp. At the state's
+// time it tied with the newest pending Workload and went first by its name, taking the quota the
+// older Workload of its queue and class was waiting for.
+TEST_CASE("gov eval queues a Kubernetes task by its creationTimestamp among the state's Workloads", "[k8s][kube][state]") {
+  gov::test::TempDir dir("state-task-created");
+  const std::string policy = dir.write("p.gov", R"(import "aws-ml"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.g5.12xlarge: 4 }
+}
+policy {
+  priority inference = 90
+  priority batch     = 20
+}
+team research {
+  quota ml.g5.12xlarge { instances = 2 }
+  queues = ["ml-research"]
+  borrow-limit = 50%
+}
+team prod {
+  quota ml.g5.12xlarge { instances = 2 }
+}
+)");
+  const std::string state = dir.write("st.yaml", R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: kueue.x-k8s.io/v1beta1
+  kind: Workload
+  metadata: {name: adm, namespace: research, creationTimestamp: "2026-03-01T10:00:00Z"}
+  spec:
+    queueName: ml-research
+    priorityClassName: inference
+    podSets: [{name: main, count: 2, template: {spec: {containers: [{name: c, resources: {requests: {nvidia.com/gpu: "4"}}}]}}}]
+  status:
+    admission: {clusterQueue: research, podSetAssignments: [{name: main, count: 2, flavors: {nvidia.com/gpu: ml.g5.12xlarge}}]}
+    conditions: [{type: QuotaReserved, status: "True", reason: x, message: x, lastTransitionTime: "2026-03-01T10:00:01Z"}]
+- apiVersion: kueue.x-k8s.io/v1beta1
+  kind: Workload
+  metadata: {name: pend, namespace: research, creationTimestamp: "2026-03-01T10:05:00Z"}
+  spec:
+    queueName: ml-research
+    priorityClassName: batch
+    podSets: [{name: main, count: 1, template: {spec: {containers: [{name: c, resources: {requests: {nvidia.com/gpu: "4"}}}]}}}]
+)");
+  const std::string task = dir.write("p1.yaml", R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: p1
+  namespace: research
+  creationTimestamp: "2026-03-01T10:30:00Z"
+  labels: {kueue.x-k8s.io/queue-name: ml-research, kueue.x-k8s.io/priority-class: batch}
+spec:
+  containers:
+  - name: c
+    resources: {limits: {nvidia.com/gpu: 4}}
+)");
+  const gov::test::CommandResult r = run_gov("eval " + policy + " --task " + task + " --state " + state);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  // Evaluated when it is created (10:30, 1,800 s after the state's earliest time), behind `pend`,
+  // which takes the last 4 GPUs research may hold.
+  CHECK(r.out.find(R"({"at":1800,"task":"p1","outcome":"pending")") != std::string::npos);
+}
+
 TEST_CASE("gov eval refuses a state it cannot read as the cluster", "[k8s][kube][state]") {
   gov::test::TempDir dir("state-bad");
   const std::string task = dir.write("t.json", R"({"id": "t", "team": "team-b", "gpus": 1})");

@@ -170,10 +170,11 @@ std::string message_after_location(const support::Error& error) {
   return escape_for_terminal(message);
 }
 
-std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status) {
+std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status,
+                                         std::optional<int64_t>* origin) {
   std::optional<gov::ClusterState> state;
   if (is_yaml_path(path)) {
-    state = read_workloads_state(path, *EngineInternals::module(engine), queue_naming(engine), status);
+    state = read_workloads_state(path, *EngineInternals::module(engine), queue_naming(engine), status, origin);
     if (!state) return std::nullopt;
   } else {
     std::optional<trace::JsonValue> json = read_json_file(path);

@@ -62,8 +62,10 @@ std::string message_after_location(const support::Error& error);
 /// Loads the cluster state document at `path` (trace::read_cluster_state: `gov eval --state`'s
 /// format; a `.yaml`/`.yml` path is `kubectl get workloads -A -o yaml`, read_workloads_state) into
 /// `engine`, printing each entry it could not load as a warning. The state's time,
-/// or nullopt after printing why not (status: 2 unreadable, 1 invalid).
-std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status);
+/// or nullopt after printing why not (status: 2 unreadable, 1 invalid). For a YAML state, `origin`
+/// (when given) is set to its time 0 in milliseconds since 1970 (read_workloads_state).
+std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string& path, int& status,
+                                         std::optional<int64_t>* origin = nullptr);
 
 /// The finishes due after a replay's last event, one instant per Step (tick(kForever) would
 /// decide exactly the same, but hold every decision of the drain in one Step: hundreds of

@@ -61,7 +61,7 @@ std::string explanation_text(const gov::Explanation& e) {
 /// A Kubernetes object (Job, PyTorchJob, ...; docs/kubernetes.md) as the task: one workload
 /// (workload_task). nullopt after printing the error; `status` is then the exit status.
 std::optional<gov::Task> kubernetes_task(const std::string& path, const gov::Engine& engine, const ir::Module& module,
-                                         int& status) {
+                                         int& status, std::optional<int64_t>& created) {
   std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
   if (!workloads) return std::nullopt;
   status = kFailed;
@@ -70,6 +70,7 @@ std::optional<gov::Task> kubernetes_task(const std::string& path, const gov::Eng
     return std::nullopt;
   }
   const kube::Workload& workload = workloads->front();
+  created = workload.created;
   trace::TaskDecoder decoder(module);
   support::Expected<gov::Task> task = workload_task(workload, module, queue_naming(engine), decoder);
   if (!task) {
@@ -91,8 +92,9 @@ int run_eval(const Args& args) {
   const std::shared_ptr<const ir::Module> module = EngineInternals::module(*engine);
 
   std::optional<gov::Task> task;
+  std::optional<int64_t> created;  // a Kubernetes object's creationTimestamp, ms since 1970
   if (is_yaml_path(*args.value("task"))) {
-    task = kubernetes_task(*args.value("task"), *engine, *module, status);
+    task = kubernetes_task(*args.value("task"), *engine, *module, status, created);
     if (!task) return status;
   } else {
     std::optional<trace::JsonValue> task_json = read_json_file(*args.value("task"));
@@ -107,9 +109,17 @@ int run_eval(const Args& args) {
   }
   gov::Time at = 0;
   if (const auto state_path = args.value("state")) {
-    std::optional<gov::Time> state_at = load_state_file(*engine, *state_path, status);
+    std::optional<int64_t> origin;
+    std::optional<gov::Time> state_at = load_state_file(*engine, *state_path, status, &origin);
     if (!state_at) return status;
     at = *state_at;
+    // Against Workloads, a Kubernetes task queues by its own creationTimestamp, as theirs do: at
+    // the state's time it tied with the newest pending Workload and went first by its name. One
+    // created after the state is evaluated when it is created.
+    if (created && origin) {
+      task->created = *created - *origin;
+      at = std::max(at, *task->created);
+    }
   }
   const std::string id = task->id;
   // A task of the state with the same id would make the submit `invalid` and the explanation

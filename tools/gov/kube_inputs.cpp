@@ -133,7 +133,8 @@ std::optional<std::string> assigned_group_flavors(const std::string& path, const
 }  // namespace
 
 std::optional<gov::ClusterState> read_workloads_state(const std::string& path, const ir::Module& module,
-                                                      const kube::QueueNaming& naming, int& status) {
+                                                      const kube::QueueNaming& naming, int& status,
+                                                      std::optional<int64_t>* origin) {
   std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
   if (!workloads) return std::nullopt;
   status = kFailed;
@@ -154,6 +155,7 @@ std::optional<gov::ClusterState> read_workloads_state(const std::string& path, c
     }
   }
   if (first > last) first = last = 0;
+  if (origin != nullptr) *origin = first;
   gov::ClusterState state;
   state.at = last - first;
   trace::TaskDecoder decoder(module);

@@ -41,8 +41,10 @@ support::Expected<gov::Task> workload_task(const kube::Workload& workload, const
 /// admitted Workloads hold their flavors from their reservation time, pending ones queue from
 /// their creation time, finished, evicted and inactive ones are skipped with a note on stderr.
 /// Times are milliseconds since the earliest time in the file; the state's time is the latest.
-/// nullopt after printing the first error (`status` 2: unreadable, 1: invalid).
+/// nullopt after printing the first error (`status` 2: unreadable, 1: invalid). `origin`, when
+/// given, is set to that earliest time (milliseconds since 1970), for other objects' times.
 std::optional<gov::ClusterState> read_workloads_state(const std::string& path, const ir::Module& module,
-                                                      const kube::QueueNaming& naming, int& status);
+                                                      const kube::QueueNaming& naming, int& status,
+                                                      std::optional<int64_t>* origin = nullptr);
 
 }  // namespace gov::cli
