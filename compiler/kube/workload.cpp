@@ -477,7 +477,7 @@ void read_status(const Reader& in, const Node& object, const Node& spec, Workloa
     if (!out.admitted_at) out.admitted_at = condition_time(in, admitted, "Admitted");
     const Node& assignments =
         in.need(*admission, "podSetAssignments", "status.admission.podSetAssignments", Node::Kind::sequence);
-    for (const PodSet& set : out.pod_sets) {
+    for (PodSet& set : out.pod_sets) {
       const Node* assignment = nullptr;
       for (const Node& item : assignments.items) {
         const Node* name = item.is_map() ? item.find("name") : nullptr;
@@ -496,6 +496,23 @@ void read_status(const Reader& in, const Node& object, const Node& spec, Workloa
           const std::string& name = flavors->keys[i].text;
           AssignedFlavor entry{resource_named(name), partition_profile(name).value_or(""), name, value.text, value.at};
           assigned.push_back(std::move(entry));
+        }
+      }
+      // What is charged: the pods admitted (a partial admission's `count`, below the pod set's),
+      // less those `status.reclaimablePods` gave back (finished pods of an indexed Job).
+      const std::string at_name = fmt::format("status.admission.podSetAssignments[name={}]", set.name);
+      if (const Node* count = assignment->find("count"); count && !count->is_null()) {
+        set.count = std::min(set.count, in.integer(*count, at_name + ".count", 1, kMaxCount));
+      }
+      if (const Node* reclaimable = in.optional(*status, "reclaimablePods", "status.reclaimablePods", Node::Kind::sequence)) {
+        for (const Node& item : reclaimable->items) {
+          const Node* name = item.is_map() ? item.find("name") : nullptr;
+          const Node* count = item.is_map() ? item.find("count") : nullptr;
+          if (!name || !name->is_scalar() || name->text != set.name || !count) continue;
+          const int64_t given_back = in.integer(*count, fmt::format("status.reclaimablePods[name={}].count", set.name), 0, kMaxCount);
+          // At least one pod: the task reader refuses an empty pod set, and a Workload all of whose
+          // pods are reclaimable is about to finish.
+          set.count = std::max<int64_t>(set.count - given_back, 1);
         }
       }
       out.flavors.push_back(assigned.empty() ? std::string() : assigned.front().flavor);

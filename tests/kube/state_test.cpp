@@ -184,6 +184,58 @@ spec:
   CHECK(r.out.find(R"({"at":1800,"task":"p1","outcome":"pending")") != std::string::npos);
 }
 
+// An admitted Workload holds what Kueue charges: a partial admission's count of pods, less the
+// pods given back in status.reclaimablePods. Both were read as the pod set's full count, so the
+// team looked fuller than it was (16 GPUs where it held 8).
+TEST_CASE("gov eval charges a Workload's admitted pods, less its reclaimable ones", "[k8s][kube][state]") {
+  gov::test::TempDir dir("state-partial");
+  const std::string policy = dir.write("p.gov", R"(import "aws-ml"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.g5.12xlarge: 4 }
+}
+policy {
+  priority batch = 20
+}
+team research {
+  quota ml.g5.12xlarge { instances = 2 }
+  queues = ["ml-research"]
+  borrow-limit = 50%
+}
+team prod {
+  quota ml.g5.12xlarge { instances = 2 }
+}
+)");
+  const auto state = [&](const std::string& name, const std::string& status_extra, const std::string& assigned_count) {
+    return dir.write(name, R"(apiVersion: kueue.x-k8s.io/v1beta1
+kind: Workload
+metadata: {name: w, namespace: research, creationTimestamp: "2026-03-01T10:00:00Z"}
+spec:
+  queueName: ml-research
+  priorityClassName: batch
+  podSets: [{name: main, count: 4, minCount: 2, template: {spec: {containers: [{name: c, resources: {requests: {nvidia.com/gpu: "4"}}}]}}}]
+status:
+  admission: {clusterQueue: research, podSetAssignments: [{name: main, count: )" + assigned_count +
+                                 R"(, flavors: {nvidia.com/gpu: ml.g5.12xlarge}}]}
+  conditions: [{type: QuotaReserved, status: "True", reason: x, message: x, lastTransitionTime: "2026-03-01T10:00:05Z"}]
+)" + status_extra);
+  };
+  const std::string task = dir.write("t.json", R"({"id": "t", "team": "research", "gpus": 4, "priority": "batch"})");
+  // Two of four pods admitted: 8 GPUs held, so 4 more fit within research's 12.
+  const auto partial = run_gov("eval " + policy + " --task " + task + " --state " + state("partial.yaml", "", "2"));
+  INFO(partial.out << partial.err);
+  CHECK(partial.out.find(R"("task":"t","outcome":"admitted")") != std::string::npos);
+  // All four admitted, three given back: 4 GPUs held.
+  const auto reclaimed = run_gov("eval " + policy + " --task " + task + " --state " +
+                                 state("reclaimed.yaml", "  reclaimablePods: [{name: main, count: 3}]\n", "4"));
+  INFO(reclaimed.out << reclaimed.err);
+  CHECK(reclaimed.out.find(R"("task":"t","outcome":"admitted")") != std::string::npos);
+  CHECK(reclaimed.out.find(R"("borrowed":{})") != std::string::npos);
+  // Without either, 16 GPUs: more than research may hold, and t waits.
+  const auto full = run_gov("eval " + policy + " --task " + task + " --state " + state("full.yaml", "", "4"));
+  CHECK(full.out.find(R"("task":"t","outcome":"pending")") != std::string::npos);
+}
+
 TEST_CASE("gov eval refuses a state it cannot read as the cluster", "[k8s][kube][state]") {
   gov::test::TempDir dir("state-bad");
   const std::string task = dir.write("t.json", R"({"id": "t", "team": "team-b", "gpus": 1})");
