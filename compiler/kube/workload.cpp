@@ -602,6 +602,15 @@ support::Expected<Workload> read_workload(const Node& object) {
       out.priority_class = label(object, "kueue.x-k8s.io/priority-class");
       in.priority_labelled = out.priority_class.has_value();
       if (k == "Pod" && v == "v1") {
+        // Kueue makes the Pods of one group a single Workload, admitted all or nothing; read one by
+        // one they would be admitted pod by pod, so a group is refused until gov reads it whole.
+        if (const std::optional<std::string> group = label(object, "kueue.x-k8s.io/pod-group-name")) {
+          const Node* labels_at = object.find("metadata");
+          in.fail(labels_at ? *labels_at : object, "metadata.labels.kueue.x-k8s.io/pod-group-name",
+                  fmt::format("the Pod is one of pod group `{}`, which Kueue admits all or nothing as one Workload; gov "
+                              "does not read pod groups: give the group as its Workload (`kubectl get workload -o yaml`)",
+                              *group));
+        }
         const Node& spec = in.need(object, "spec", "spec", Node::Kind::map);
         no_pod_priority(in, spec, "spec", in.priority_labelled);
         PodSet set;

@@ -57,6 +57,13 @@ std::vector<Case> cases() {
       {"overflow", job("j", "1", "10E"), "`10E` is too large (above 2^63 base units)"},
       {"zero-pods", job("j", "0"), "pod set `main` has zero pods; Kueue admits no empty pod set"},
       {"pod-sets", workload("w", sets), "10000 pod sets; Kueue allows at most 8"},
+      // Kueue admits a pod group as one Workload, all or nothing; read pod by pod it was admitted
+      // in part.
+      {"pod-group",
+       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: grp-0\n  labels: {kueue.x-k8s.io/queue-name: "
+       "hyperpod-ns-team-b-localqueue, kueue.x-k8s.io/pod-group-name: grp}\nspec:\n  containers:\n  - name: c\n"
+       "    resources: {limits: {nvidia.com/gpu: 1}}\n",
+       "the Pod is one of pod group `grp`, which Kueue admits all or nothing as one Workload"},
       {"bomb", bomb(), "more than 1000000 YAML nodes (counting the copies aliases make)"},
       {"unknown-resource", job("j", "1", "1", "              ephemeral-storage: 10Gi\n"), "a resource gov does not know"},
       {"huge", std::string(100u << 20, '#'), "file is 104857600 bytes; gov reads at most 16777216 bytes", 2},
