@@ -300,10 +300,16 @@ std::optional<std::string> instance_type(const Reader& in, const Node& spec, con
   if (!required) return type;
   const Node& terms = in.need(*required, "nodeSelectorTerms", required_path + ".nodeSelectorTerms", Node::Kind::sequence);
   std::vector<std::string> types;  // the types any term allows (terms are ORed)
+  bool any_type_term = false;      // a term that leaves the instance type free: any type will do
   for (size_t t = 0; t < terms.items.size(); ++t) {
     const std::string term_path = fmt::format("{}.nodeSelectorTerms[{}]", required_path, t);
     if (!terms.items[t].is_map()) in.fail(terms.items[t], term_path, "expected a map");
     const Node* expressions = in.optional(terms.items[t], "matchExpressions", term_path + ".matchExpressions", Node::Kind::sequence);
+    const bool names_type = expressions && std::any_of(expressions->items.begin(), expressions->items.end(), [](const Node& e) {
+      const Node* key = e.is_map() ? e.find("key") : nullptr;
+      return key && key->is_scalar() && key->text == kInstanceTypeLabel;
+    });
+    if (!names_type) any_type_term = true;
     if (!expressions) continue;
     for (size_t e = 0; e < expressions->items.size(); ++e) {
       const std::string expression_path = fmt::format("{}.matchExpressions[{}]", term_path, e);
@@ -323,7 +329,9 @@ std::optional<std::string> instance_type(const Reader& in, const Node& spec, con
       }
     }
   }
-  if (types.empty()) return type;
+  // Terms are ORed: one that does not name the instance type lets the pod run on any, as a
+  // flavor selector without the key does in Kueue.
+  if (types.empty() || any_type_term) return type;
   if (types.size() > 1) {
     in.fail(*required, required_path,
             fmt::format("allows {} instance types ({}); a gov task has one instance type or none", types.size(),

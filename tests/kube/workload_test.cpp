@@ -178,4 +178,13 @@ TEST_CASE("kube reports bad objects with the object and the field", "[kube]") {
                  "[{matchExpressions: [{key: node.kubernetes.io/instance-type, operator: In, values: [b, c]}]}]}}}\n"
                  "      containers: []\n")
             .find("allows 2 instance types (b, c); a gov task has one instance type or none") != std::string::npos);
+  // Node selector terms are ORed: one that does not name the instance type lets the pod run on
+  // any type, so the other term's type is no pin (it was read as one).
+  const auto read = gov::kube::read_workloads(
+      std::string(kJobHead) +
+      "      affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+      "[{matchExpressions: [{key: node.kubernetes.io/instance-type, operator: In, values: [ml.p4d.24xlarge]}]}, "
+      "{matchExpressions: [{key: foo, operator: Exists}]}]}}}\n      containers: []\n");
+  REQUIRE(read);
+  CHECK_FALSE(read.value().front().pod_sets.front().instance_type.has_value());
 }
