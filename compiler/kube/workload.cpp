@@ -354,8 +354,18 @@ void no_pod_priority(const Reader& in, const Node& spec, const std::string& path
           "class; gov reads only the label: add it");
 }
 
+/// A workload's pod sets without those of zero pods (a RayCluster's worker group of 0 replicas):
+/// Kueue's PodSet count may be 0, and such a pod set asks for nothing. A workload whose every pod
+/// set has zero pods runs nothing, and is an error.
+void drop_empty_pod_sets(const Reader& in, const Node& object, std::vector<PodSet>& pod_sets) {
+  if (pod_sets.empty()) return;
+  if (std::all_of(pod_sets.begin(), pod_sets.end(), [](const PodSet& p) { return p.count == 0; })) {
+    in.fail(object, "spec", "every pod set has zero pods: the workload runs nothing");
+  }
+  std::erase_if(pod_sets, [](const PodSet& p) { return p.count == 0; });
+}
+
 PodSet pod_set(const Reader& in, std::string name, int64_t count, const Node& holder, const std::string& path) {
-  if (count == 0) in.fail(holder, path, fmt::format("pod set `{}` has zero pods; Kueue admits no empty pod set", name));
   const Node& template_node = in.need(holder, "template", path + ".template", Node::Kind::map);
   const Node& spec = in.need(template_node, "spec", path + ".template.spec", Node::Kind::map);
   no_pod_priority(in, spec, path + ".template.spec", in.priority_labelled);
@@ -604,6 +614,7 @@ support::Expected<Workload> read_workload(const Node& object) {
         const Node& count = in.need(set, "count", item + ".count", Node::Kind::scalar);
         out.pod_sets.push_back(pod_set(in, set_name.text, in.integer(count, item + ".count", 0, kMaxCount), set, item));
       }
+      drop_empty_pod_sets(in, object, out.pod_sets);
       read_status(in, object, spec, out);
     } else {
       if (const std::optional<std::string> queue = label(object, "kueue.x-k8s.io/queue-name")) out.queue_name = *queue;
@@ -673,6 +684,7 @@ support::Expected<Workload> read_workload(const Node& object) {
         in.fail(kind, "kind", fmt::format("`{}` (`{}`) is not a workload gov reads; it reads {}", k, v, kKinds));
       }
     }
+    drop_empty_pod_sets(in, object, out.pod_sets);
     if (out.queue_name.empty()) {
       in.fail(metadata, workload ? "spec.queueName" : "metadata.labels",
               workload ? "missing: the Workload names no LocalQueue"

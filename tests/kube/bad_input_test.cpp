@@ -55,7 +55,7 @@ std::vector<Case> cases() {
       {"unknown-kind", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {}\n",
        "`Deployment` (`apps/v1`) is not a workload gov reads"},
       {"overflow", job("j", "1", "10E"), "`10E` is too large (above 2^63 base units)"},
-      {"zero-pods", job("j", "0"), "pod set `main` has zero pods; Kueue admits no empty pod set"},
+      {"zero-pods", job("j", "0"), "every pod set has zero pods: the workload runs nothing"},
       {"pod-sets", workload("w", sets), "10000 pod sets; Kueue allows at most 8"},
       // Kueue admits a pod group as one Workload, all or nothing; read pod by pod it was admitted
       // in part.

@@ -155,7 +155,17 @@ TEST_CASE("kube reports bad objects with the object and the field", "[kube]") {
   CHECK(error_of(std::string(kJobHead) + container + "ephemeral-storage: 0}}\n") == "(read)");
   CHECK(error_of("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  labels: {kueue.x-k8s.io/queue-name: q}\n"
                  "spec:\n  parallelism: 0\n  template: {spec: {containers: []}}\n")
-            .find("pod set `main` has zero pods") != std::string::npos);
+            .find("every pod set has zero pods: the workload runs nothing") != std::string::npos);
+  // A pod set of zero pods beside others is read past (Kueue's count may be 0: a Ray worker
+  // group of 0 replicas); it was refused as "Kueue admits no empty pod set".
+  const auto ray = gov::kube::read_workloads(
+      "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: r\n  labels: {kueue.x-k8s.io/queue-name: q}\n"
+      "spec:\n  headGroupSpec: {template: {spec: {containers: [{name: h, resources: {requests: {cpu: 1}}}]}}}\n"
+      "  workerGroupSpecs:\n  - {groupName: g, replicas: 0, minReplicas: 0, template: {spec: {containers: []}}}\n");
+  INFO((ray ? std::string() : ray.error().message));
+  REQUIRE(ray);
+  REQUIRE(ray.value().front().pod_sets.size() == 1);
+  CHECK(ray.value().front().pod_sets.front().name == "head");
   // 10,000 pod sets: Kueue allows 8.
   std::string many = "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: w}\nspec:\n  queueName: q\n  podSets:\n";
   for (int i = 0; i < 10000; ++i) many += "  - {name: s" + std::to_string(i) + ", count: 1, template: {spec: {containers: []}}}\n";
