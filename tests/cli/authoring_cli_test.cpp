@@ -44,6 +44,11 @@ TEST_CASE("gov eval prints whom its task preempted, and escapes bidi controls in
   const size_t explanation = result.out.find("\n\n");
   REQUIRE(explanation != std::string::npos);
   CHECK(result.out.find("\u202e", explanation) == std::string::npos);
+  // A line break in a name is escaped too: it broke the explanation's layout.
+  const std::string broken = dir.write("broken.json", "{\"id\": \"a\\nb\", \"team\": \"team-a\", \"gpus\": 1}");
+  const auto lines = run_gov("eval policies/examples/workshop-g5.gov --task '" + broken + "'");
+  INFO(lines.out);
+  CHECK(lines.out.find("task a\\nb of team team-a: admitted") != std::string::npos);
 }
 
 // A task whose id the state already has was decided `invalid` and the state's task explained

@@ -24,7 +24,10 @@ std::string amount_text(ir::Resource r, ir::Amount a) {
 }
 
 std::string explanation_text(const gov::Explanation& e) {
-  std::string out = fmt::format("task {} of team {}: {}, priority {}{}\n", e.task, e.team, gov::task_state_name(e.state),
+  // Names are escaped here, line breaks included (the whole text is escaped line by line after):
+  // a name with a line break would otherwise break the explanation's layout.
+  std::string out = fmt::format("task {} of team {}: {}, priority {}{}\n", escape_for_terminal(e.task),
+                                escape_for_terminal(e.team), gov::task_state_name(e.state),
                                 e.priority, e.priority_class.empty() ? "" : fmt::format(" ({})", e.priority_class));
   std::vector<std::string> requested;
   for (const auto& [r, a, partition] : e.requested) {
@@ -50,7 +53,8 @@ std::string explanation_text(const gov::Explanation& e) {
     const bool any_chosen = std::any_of(e.candidates.begin(), e.candidates.end(), [](const auto& c) { return c.chosen; });
     out += any_chosen ? "  preemption candidates (* chosen):\n" : "  tasks considered for preemption (none may be preempted):\n";
     for (const gov::CandidateExplanation& c : e.candidates) {
-      out += fmt::format("    {} {} (team {}, priority {}): {}\n", c.chosen ? "*" : "-", c.task, c.team, c.priority, c.why);
+      out += fmt::format("    {} {} (team {}, priority {}): {}\n", c.chosen ? "*" : "-", escape_for_terminal(c.task),
+                         escape_for_terminal(c.team), c.priority, c.why);
     }
   }
   if (!e.message.empty()) out += fmt::format("  message: {}\n", e.message);
