@@ -51,6 +51,21 @@ TEST_CASE("gov eval prints whom its task preempted, and escapes bidi controls in
   CHECK(lines.out.find("task a\\nb of team team-a: admitted") != std::string::npos);
 }
 
+// `kubectl get -o json` output is a Kubernetes object that gov reads from a `.yaml` name; as
+// `--task x.json` it was read as a trace's submit object ("unknown key apiVersion").
+TEST_CASE("gov eval says a JSON Kubernetes object wants a .yaml name", "[cli][eval]") {
+  const gov::test::TempDir dir("eval-kube-json");
+  const std::string pod = dir.write("pod.json", R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}})");
+  const std::string task = dir.write("t.json", R"({"id": "t", "team": "team-a", "gpus": 1})");
+  for (const std::string& flag : {std::string(" --task "), " --task '" + task + "' --state "}) {
+    const auto r = run_gov("eval policies/examples/workshop-g5.gov" + flag + "'" + pod + "'");
+    INFO(r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find("this is a Kubernetes object (`kubectl get -o json`); gov reads Kubernetes objects from a file named "
+                     "`.yaml` or `.yml`") != std::string::npos);
+  }
+}
+
 // A task whose id the state already has was decided `invalid` and the state's task explained
 // in its place (exit 0); it is now an error naming both files.
 TEST_CASE("gov eval refuses a task whose id is already in the state", "[cli][eval]") {

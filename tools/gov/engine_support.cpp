@@ -154,6 +154,15 @@ std::optional<trace::JsonValue> read_json_file(const std::string& path) {
   return std::move(parsed).value();
 }
 
+bool kubernetes_json(const std::string& path, const trace::JsonValue& json) {
+  if (json.kind != trace::JsonKind::object || !json.find("apiVersion") || !json.find("kind")) return false;
+  fmt::print(stderr,
+             "error: {}: this is a Kubernetes object (`kubectl get -o json`); gov reads Kubernetes objects from a file "
+             "named `.yaml` or `.yml` (JSON is YAML): rename it\n",
+             display_path(path));
+  return true;
+}
+
 std::string located(const std::string& path, const support::Error& error) {
   if (!error.position) return display_path(path);
   return fmt::format("{}:{}:{}", display_path(path), error.position->line, error.position->column);
@@ -180,6 +189,10 @@ std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string&
     std::optional<trace::JsonValue> json = read_json_file(path);
     if (!json) {
       status = kUsage;
+      return std::nullopt;
+    }
+    if (kubernetes_json(path, *json)) {
+      status = kFailed;
       return std::nullopt;
     }
     support::Expected<gov::ClusterState> read = trace::read_cluster_state(*json, *EngineInternals::module(engine));

@@ -59,6 +59,10 @@ std::string located(const std::string& path, const support::Error& error);
 /// prints that place already; escaped for the terminal.
 std::string message_after_location(const support::Error& error);
 
+/// Whether `json` (read from `path`, not a `.yaml` name) is a Kubernetes object (`apiVersion` and
+/// `kind`), after printing that gov reads those from `.yaml`/`.yml` files.
+bool kubernetes_json(const std::string& path, const trace::JsonValue& json);
+
 /// Loads the cluster state document at `path` (trace::read_cluster_state: `gov eval --state`'s
 /// format; a `.yaml`/`.yml` path is `kubectl get workloads -A -o yaml`, read_workloads_state) into
 /// `engine`, printing each entry it could not load as a warning. The state's time,

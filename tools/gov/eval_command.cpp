@@ -103,6 +103,7 @@ int run_eval(const Args& args) {
   } else {
     std::optional<trace::JsonValue> task_json = read_json_file(*args.value("task"));
     if (!task_json) return kUsage;
+    if (kubernetes_json(*args.value("task"), *task_json)) return kFailed;
     support::Expected<gov::Task> decoded = trace::TaskDecoder(*module).decode(*task_json);
     if (!decoded) {
       fmt::print(stderr, "error: {}: task: {}\n", located(*args.value("task"), decoded.error()),
