@@ -120,12 +120,8 @@ TEST_CASE("gov eval reads pending Workloads in creation order and skips evicted 
   CHECK(same.out == r.out);
 }
 
-// The task is a Kubernetes object too: it queues by its own creationTimestamp. At the state's
-// time it tied with the newest pending Workload and went first by its name, taking the quota the
-// older Workload of its queue and class was waiting for.
-TEST_CASE("gov eval queues a Kubernetes task by its creationTimestamp among the state's Workloads", "[k8s][kube][state]") {
-  gov::test::TempDir dir("state-task-created");
-  const std::string policy = dir.write("p.gov", R"(import "aws-ml"
+/// Team research (8 GPUs, borrowing up to 4 more, queue `ml-research`) beside team prod.
+const char* const kResearchPolicy = R"(import "aws-ml"
 cluster c {
   catalog  = aws-ml
   capacity = { ml.g5.12xlarge: 4 }
@@ -142,7 +138,14 @@ team research {
 team prod {
   quota ml.g5.12xlarge { instances = 2 }
 }
-)");
+)";
+
+// The task is a Kubernetes object too: it queues by its own creationTimestamp. At the state's
+// time it tied with the newest pending Workload and went first by its name, taking the quota the
+// older Workload of its queue and class was waiting for.
+TEST_CASE("gov eval queues a Kubernetes task by its creationTimestamp among the state's Workloads", "[k8s][kube][state]") {
+  gov::test::TempDir dir("state-task-created");
+  const std::string policy = dir.write("p.gov", kResearchPolicy);
   const std::string state = dir.write("st.yaml", R"(apiVersion: v1
 kind: List
 items:
@@ -189,23 +192,7 @@ spec:
 // team looked fuller than it was (16 GPUs where it held 8).
 TEST_CASE("gov eval charges a Workload's admitted pods, less its reclaimable ones", "[k8s][kube][state]") {
   gov::test::TempDir dir("state-partial");
-  const std::string policy = dir.write("p.gov", R"(import "aws-ml"
-cluster c {
-  catalog  = aws-ml
-  capacity = { ml.g5.12xlarge: 4 }
-}
-policy {
-  priority batch = 20
-}
-team research {
-  quota ml.g5.12xlarge { instances = 2 }
-  queues = ["ml-research"]
-  borrow-limit = 50%
-}
-team prod {
-  quota ml.g5.12xlarge { instances = 2 }
-}
-)");
+  const std::string policy = dir.write("p.gov", kResearchPolicy);
   const auto state = [&](const std::string& name, const std::string& status_extra, const std::string& assigned_count) {
     return dir.write(name, R"(apiVersion: kueue.x-k8s.io/v1beta1
 kind: Workload
