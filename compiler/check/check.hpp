@@ -23,7 +23,8 @@ struct CheckResult {
 };
 
 /// Resolves names across the program's files, checks types, units and HyperPod's limits,
-/// and resolves quotas. Reports every independent problem once.
+/// and resolves quotas. Reports every independent problem once. When the program's parse
+/// reported shape errors (schema.hpp), what it finds inside their declarations is held back.
 CheckResult check(const Program& program, const CheckOptions& options = {});
 
 /// Lint warnings for a checked policy (codes W01xx). Warnings silenced by name with

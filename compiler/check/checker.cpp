@@ -15,6 +15,7 @@
 #include "compiler/support/name_index.hpp"
 #include "compiler/check/quantities.hpp"
 #include "compiler/check/quotas.hpp"
+#include "compiler/check/schema.hpp"
 #include "compiler/model/quantities.hpp"
 
 namespace gov::check {
@@ -593,10 +594,46 @@ int64_t Policy::capacity_of(size_t type) const {
   return total;
 }
 
+namespace {
+
+/// The declarations in which the program's parse reported a shape error (schema.hpp).
+std::vector<Location> misshapen_declarations(const Program& program) {
+  std::vector<Location> out;
+  for (const Diagnostic& d : program.diagnostics.items()) {
+    if (d.severity != Severity::error || !is_shape_error(d.code)) continue;
+    for (const ProgramFile& file : program.files) {
+      if (file.source != d.primary.source) continue;
+      for (const ast::Declaration& declaration : file.ast.declarations) {
+        const Span span = ast::span_of(declaration);
+        if (span.begin <= d.primary.span.begin && d.primary.span.begin < span.end) out.push_back({file.source, span});
+      }
+    }
+  }
+  return out;
+}
+
+/// Drops the checker's findings inside a declaration with a shape error: a value of the wrong
+/// kind or an unknown choice reads as absent, so "has no team" or "lists no instance type"
+/// there would be that error again in other words. They are reported once the shape is fixed;
+/// findings in every other declaration are reported now.
+void hold_back_cascades(const Program& program, Diagnostics& diagnostics) {
+  const std::vector<Location> misshapen = misshapen_declarations(program);
+  if (misshapen.empty()) return;
+  std::erase_if(diagnostics.items(), [&](const Diagnostic& d) {
+    return std::any_of(misshapen.begin(), misshapen.end(), [&](const Location& where) {
+      return where.source == d.primary.source && where.span.begin <= d.primary.span.begin &&
+             d.primary.span.begin < where.span.end;
+    });
+  });
+}
+
+}  // namespace
+
 CheckResult check(const Program& program, const CheckOptions& options) {
   const SuggestionBudget suggestions;  // "did you mean" in bounded time, however many unknown names
   CheckResult result;
   Checker(program, options, result).run();
+  hold_back_cascades(program, result.diagnostics);
   program.add_import_chains(result.diagnostics);
   result.diagnostics.sort();
   return result;

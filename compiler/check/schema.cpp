@@ -415,6 +415,24 @@ const std::vector<std::string_view>& expect_outcomes() {
   return outcomes;
 }
 
+bool is_shape_error(Code code) {
+  switch (code) {
+    case Code::unknown_property:
+    case Code::duplicate_property:
+    case Code::wrong_value_kind:
+    case Code::unknown_enum_value:
+    case Code::unknown_outcome:
+    case Code::clause_not_allowed: return true;
+    default: return false;
+  }
+}
+
+bool stops_checking(const Diagnostics& diagnostics) {
+  return std::any_of(diagnostics.items().begin(), diagnostics.items().end(), [](const Diagnostic& d) {
+    return d.severity == Severity::error && !is_shape_error(d.code);
+  });
+}
+
 grammar::ParseResult parse_file(const SourceMap& sources, SourceId source) {
   grammar::ParseResult result = grammar::parse(sources, source);
   const size_t syntax = result.diagnostics.items().size();

@@ -20,6 +20,16 @@ grammar::ParseResult parse_file(const SourceMap& sources, SourceId source);
 /// and `expect` steps with unknown outcomes or clauses that do not fit the outcome.
 void validate_schema(const ast::File& file, Diagnostics& diagnostics);
 
+/// Whether validate_schema reports `code`: a block's shape (E0040–E0045). A shape error leaves
+/// every declaration in place, so checking goes on (check::check then holds back its own
+/// findings in each declaration that has one: they may be the shape error's consequences).
+bool is_shape_error(Code code);
+
+/// True when `diagnostics` has an error that is not a shape error: a syntax error or an import
+/// that could not be read. Such errors drop declarations, and checking what is left would
+/// report their absence as more errors, so the checker does not run.
+bool stops_checking(const Diagnostics& diagnostics);
+
 /// Outcomes of an `expect` step.
 const std::vector<std::string_view>& expect_outcomes();
 

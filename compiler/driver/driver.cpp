@@ -396,8 +396,9 @@ Result load(const Source& source, const Request& request) {
     policy->name = fs::path(source.path_).stem().string();
     if (request.stage == Stage::parse) return Result{std::move(policy), std::nullopt};
     // Syntax errors drop declarations; checking what is left would report their absence as
-    // more errors. Fix the syntax first, as the user must anyway.
-    if (!program.diagnostics.has_errors()) {
+    // more errors. Fix the syntax first, as the user must anyway. Shape errors drop nothing:
+    // the checker runs and holds back what it finds in their declarations (check.hpp).
+    if (!check::stops_checking(program.diagnostics)) {
       policy->checked.result = check::check(program, {request.require_cluster});
     }
   }
