@@ -9,6 +9,7 @@
 #include "compiler/check/surface.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/json_writer.hpp"
+#include "compiler/support/terminal_text.hpp"
 
 namespace gov::diff {
 namespace {
@@ -16,6 +17,10 @@ namespace {
 using check::Policy;
 using model::Amount;
 using model::Resource;
+
+/// A setting that is absent on one side (no default class, no resource groups, no queues): text
+/// output shows it, JSON writes `null` (or `[]` for a list of names).
+constexpr std::string_view kNone = "(none)";
 
 constexpr std::array<std::string_view, model::kResourceCount> kResourceNames = {"gpu", "neuron", "vcpu", "memory", "efa"};
 
@@ -202,6 +207,20 @@ class Comparer {
       diff_.summary.push_back(fmt::format("cluster: capacity of {}: {} → {} instances", type,
                                           b_count ? fmt::to_string(*b_count) : "none",
                                           a_count ? fmt::to_string(*a_count) : "none"));
+    }
+    // An instance type redefined by a catalog change: every quota of whole instances of it
+    // changes its amounts with it (the teams' rows show by how much).
+    for (const std::string& type : order) {
+      const check::InstanceType* b_type = type_named(before_, type);
+      const check::InstanceType* a_type = type_named(after_, type);
+      if (!b_type || !a_type || b_type->per_instance == a_type->per_instance) continue;
+      if (!change({.subject = "cluster", .field = fmt::format("{} per instance", type),
+                   .before = amounts_text(b_type->per_instance), .after = amounts_text(a_type->per_instance),
+                   .instance_type = type, .property = "instance-type"})) {
+        continue;
+      }
+      diff_.summary.back() = fmt::format("cluster: instance type {} redefined: {} per instance (was {})", type,
+                                         amounts_text(a_type->per_instance), amounts_text(b_type->per_instance));
     }
   }
 
@@ -418,7 +437,7 @@ class Comparer {
     setting("idle-resource sharing", "idle-resource-sharing", b.idle_resource_sharing ? "on" : "off",
             a.idle_resource_sharing ? "on" : "off");
     auto default_class = [](const Policy& p, const check::Settings& s) {
-      return s.default_class >= 0 ? p.classes[s.default_class].name : std::string("(none)");
+      return s.default_class >= 0 ? p.classes[s.default_class].name : std::string(kNone);
     };
     setting("default priority", "default-priority", default_class(before_, b), default_class(after_, a));
     auto strategies = [](const check::Settings& s) {
@@ -530,6 +549,7 @@ class Comparer {
            name);
     }
     if (a && b) team_settings(subject, *b, *a);
+    if (a && b && a->groups.empty() && b->groups.empty()) quota_order(subject, *b, *a);
     std::vector<std::string> types;
     for (const check::Team* t : {a, b}) {
       if (!t) continue;
@@ -541,6 +561,44 @@ class Comparer {
     const bool lending_rows = !(a && a->sharing == model::Sharing::dont_lend) && !(b && b->sharing == model::Sharing::dont_lend);
     for (const std::string& type : types) {
       quota(subject, name, type, find_quota(b, type), find_quota(a, type), a != nullptr, lending_rows);
+    }
+  }
+
+  /// The names of `list` that `other` also has, in `list`'s order.
+  static std::vector<std::string> common_in_order(const std::vector<std::string>& list, const std::vector<std::string>& other) {
+    std::vector<std::string> out;
+    for (const std::string& name : list) {
+      if (std::find(other.begin(), other.end(), name) != other.end()) out.push_back(name);
+    }
+    return out;
+  }
+
+  /// A change in the order of names both versions have (added and removed ones have rows of
+  /// their own). False when the order is the same.
+  bool order_change(Change c, const std::vector<std::string>& before, const std::vector<std::string>& after) {
+    const std::vector<std::string> b = common_in_order(before, after), a = common_in_order(after, before);
+    if (a == b) return false;
+    c.before = fmt::format("{}", fmt::join(b, ", "));
+    c.after = fmt::format("{}", fmt::join(a, ", "));
+    c.names = true;
+    diff_.changes.push_back(std::move(c));
+    return true;
+  }
+
+  /// A task that names no instance type tries its team's quotas in their declared order
+  /// (docs/semantics.md §1), so the order decides where it lands (a team with resource groups
+  /// orders its flavors there, compared with the groups).
+  void quota_order(const std::string& subject, const check::Team& b, const check::Team& a) {
+    const auto types = [](const check::Team& t) {
+      std::vector<std::string> out;
+      for (const check::Quota& q : t.quotas) out.push_back(q.type_name);
+      return out;
+    };
+    if (order_change({.subject = subject, .field = "quota order", .team = a.name, .property = "quota-order"}, types(b),
+                     types(a))) {
+      const Change& c = diff_.changes.back();
+      diff_.summary.push_back(fmt::format("team `{}`: a task without an instance type tries {} (was {})", a.name,
+                                          c.after, c.before));
     }
   }
 
@@ -577,7 +635,7 @@ class Comparer {
          check::word_of(a.borrow_within_cohort));
     auto threshold = [](const Policy& p, const check::Team& t) {
       return t.borrow_priority_threshold >= 0 ? p.classes[static_cast<size_t>(t.borrow_priority_threshold)].name
-                                              : std::string("(none)");
+                                              : std::string(kNone);
     };
     text("max priority threshold", "max-priority-threshold", threshold(before_, b), threshold(after_, a));
     text("queueing", "queueing", check::word_of(b.queueing), check::word_of(a.queueing));
@@ -587,7 +645,7 @@ class Comparer {
     // Resource groups by what they cover and their flavors in order (their names are gov's own:
     // `gov import kueue` names them after their resources).
     const auto groups_text = [](const check::Team& t) {
-      if (t.groups.empty()) return std::string("(none)");
+      if (t.groups.empty()) return std::string(kNone);
       std::vector<std::string> groups;
       for (const check::ResourceGroup& group : t.groups) {
         std::vector<std::string_view> covers;
@@ -602,14 +660,17 @@ class Comparer {
     // Which Kubernetes workloads gov reads as the team's (docs/language.md, `queues`): compared as
     // sets, so that reordering a list is no change.
     const auto names_text = [](const std::vector<check::Team::ClaimedName>& claimed) {
-      if (claimed.empty()) return std::string("(none)");
+      if (claimed.empty()) return std::string(kNone);
       std::vector<std::string_view> names;
       for (const check::Team::ClaimedName& c : claimed) names.push_back(c.name);
       std::sort(names.begin(), names.end());
       return fmt::format("{}", fmt::join(names, ", "));
     };
-    text("queues", "queues", names_text(b.queues), names_text(a.queues));
-    text("namespaces", "namespaces", names_text(b.namespaces), names_text(a.namespaces));
+    for (const bool namespaces : {false, true}) {
+      const char* word = namespaces ? "namespaces" : "queues";
+      change({.subject = subject, .field = word, .before = names_text(namespaces ? b.namespaces : b.queues),
+              .after = names_text(namespaces ? a.namespaces : a.queues), .team = a.name, .property = word, .names = true});
+    }
   }
 
   /// What others can no longer borrow when a team stops lending; what it can no longer borrow.
@@ -686,13 +747,16 @@ class Comparer {
       }
     }
     if (a && b && !nominal_parts.empty()) {
-      const std::optional<Amount> was = whole_instances(t, b->nominal), now = whole_instances(t, a->nominal);
+      // Each side in its own catalog's instances: a catalog change alone leaves `instances = 2`.
+      const check::InstanceType* tb = type_named(before_, type) ? type_named(before_, type) : t;
+      const check::InstanceType* ta = type_named(after_, type) ? type_named(after_, type) : t;
+      const std::optional<Amount> was = whole_instances(tb, b->nominal), now = whole_instances(ta, a->nominal);
       // A quota that is not whole instances (`gpus = 4` of a p5) counts in the instances its
       // largest share holds, as gov inspect's guaranteed column does.
       const std::string counts =
           was && now ? fmt::format(" {} → {} instances", *was, *now)
-          : t        ? fmt::format(" {} → {} instances", model::format_instances(t->instances_holding(b->nominal), 3),
-                                   model::format_instances(t->instances_holding(a->nominal), 3))
+          : tb && ta ? fmt::format(" {} → {} instances", model::format_instances(tb->instances_holding(b->nominal), 3),
+                                   model::format_instances(ta->instances_holding(a->nominal), 3))
                      : "";
       diff_.summary.push_back(
           fmt::format("{}: guaranteed on {}:{} ({})", who, type, counts, deltas_text(b->nominal, a->nominal)));
@@ -762,7 +826,7 @@ class Comparer {
           return p->*field;  // kUnlimited: JSON null with "unlimited", as the resources' rows
         };
         const auto text = [&](const check::PartitionQuota* p) {
-          if (!p) return std::string("(none)");
+          if (!p) return std::string(kNone);
           return p->*field == model::kUnlimited ? std::string("unlimited") : fmt::format("{}", p->*field);
         };
         if (text(pb) == text(pa)) return;
@@ -839,8 +903,12 @@ class Comparer {
     }
     const bool denies = a && a->action == ast::RuleAction::deny;
     if (denies && b && !denied) {
-      warn_rule("deny-added", fmt::format("rule `{}` now denies: tasks it warned about (when {}) are rejected", name,
-                                     a->condition_text), name);
+      warn_rule("deny-added",
+                b->condition_text == a->condition_text
+                    ? fmt::format("rule `{}` now denies: tasks it warned about (when {}) are rejected", name, a->condition_text)
+                    : fmt::format("rule `{}` now denies: tasks it matches (when {}) are rejected; it warned when {}", name,
+                                  a->condition_text, b->condition_text),
+                name);
     } else if (denies && !b) {
       warn_rule("deny-added", fmt::format("rule `{}` is added: tasks it matches (when {}) are rejected", name, a->condition_text), name);
     }
@@ -855,6 +923,18 @@ class Comparer {
     for (const check::Rule& r : after_.rules) rule_change(r.name, find_rule(before_, r.name), &r);
     for (const check::Rule& r : before_.rules) {
       if (!find_rule(after_, r.name)) rule_change(r.name, &r, nullptr);
+    }
+    // The first deny that matches names a rejection's rule and message (docs/semantics.md §5).
+    const auto names = [](const Policy& p) {
+      std::vector<std::string> out;
+      for (const check::Rule& r : p.rules) out.push_back(r.name);
+      return out;
+    };
+    if (order_change({.subject = "rules", .field = "order", .property = "rule-order"}, names(before_), names(after_))) {
+      const Change& c = diff_.changes.back();
+      diff_.summary.push_back(fmt::format("rules are tried in the order {} (was {}): the first deny that matches a task "
+                                          "names its rejection",
+                                          c.after, c.before));
     }
   }
 
@@ -937,10 +1017,24 @@ void change_json(JsonWriter& out, const Change& c) {
       out.field("unlimited", c.after_number == model::kUnlimited ? "after" : "before");
     }
   } else {
+    const auto text_value = [&](const std::string& value) {
+      if (c.names) {  // a set of names, `a, b`: an array, empty when there are none
+        out.begin_array();
+        if (value != kNone) {
+          for (size_t at = 0; at <= value.size();) {
+            const size_t end = std::min(value.find(", ", at), value.size());
+            out.string(std::string_view(value).substr(at, end - at));
+            at = end + 2;
+          }
+        }
+        return out.end_array();
+      }
+      value.empty() || value == kNone ? out.null() : out.string(value);
+    };
     out.key("before");
-    c.before.empty() ? out.null() : out.string(c.before);
+    text_value(c.before);
     out.key("after");
-    c.after.empty() ? out.null() : out.string(c.after);
+    text_value(c.after);
   }
   out.end_object();
 }
@@ -951,21 +1045,25 @@ PolicyDiff compare(const check::Policy& before, const check::Policy& after, cons
   return Comparer(before, after, held).run();
 }
 
+// Text for a terminal or a CI log: the file names and every line written escaped
+// (docs/diagnostics.md, "Hostile file names and text"), so that no name or rule message can
+// start a line of its own (a GitHub workflow command) or drive the terminal.
 std::string render_text(const PolicyDiff& diff, std::string_view before_name, std::string_view after_name) {
-  if (diff.empty() && diff.warnings.empty()) return fmt::format("no changes between {} and {}\n", before_name, after_name);
-  std::string out = fmt::format("changes from {} to {}:\n", before_name, after_name);
-  for (const std::string& line : diff.summary) out += fmt::format("  {}\n", line);
+  const std::string before = display_path(before_name), after = display_path(after_name);
+  if (diff.empty() && diff.warnings.empty()) return fmt::format("no changes between {} and {}\n", before, after);
+  std::string out = fmt::format("changes from {} to {}:\n", before, after);
+  for (const std::string& line : diff.summary) out += fmt::format("  {}\n", escape_for_terminal(line));
   if (!diff.warnings.empty()) {
     out += "\nworth a reviewer's eye:\n";
-    for (const Warning& w : diff.warnings) out += fmt::format("  ! {}\n", w.message);
+    for (const Warning& w : diff.warnings) out += fmt::format("  ! {}\n", escape_for_terminal(w.message));
   }
   std::string subject;
   for (const Change& c : diff.changes) {
     if (c.subject != subject) {
       subject = c.subject;
-      out += fmt::format("\n{}\n", subject);
+      out += fmt::format("\n{}\n", escape_for_terminal(subject));
     }
-    out += fmt::format("  {}: {}\n", c.field, arrow(c));
+    out += fmt::format("  {}\n", escape_for_terminal(fmt::format("{}: {}", c.field, arrow(c))));
   }
   return out;
 }

@@ -33,6 +33,7 @@ struct Change {
   std::optional<int64_t> before_number{};
   std::optional<int64_t> after_number{};
   bool micros = false;  // the numbers are millionths (a fair-share weight): 500000 is 0.5
+  bool names = false;   // before and after are sets of names joined by `, ` (queues, namespaces, orders)
 };
 
 /// A consequence: a team loses guaranteed accelerators or is removed (its tasks become invalid),

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -497,4 +498,134 @@ team team-b {{
   const Json doc = parse(run_gov("diff --files '" + before + "' '" + after + "' --format json").out);
   CHECK(has_warning(doc, "namespace-moves", "team-b"));
   CHECK_FALSE(has_warning(doc, "queue-moves"));
+}
+
+// A task that names no instance type tries its team's quotas in their declared order, and the
+// first deny that matches names a rejection: swapping either moves tasks or changes what they
+// are told, and the diff said "no changes" (exit 0 under --exit-code).
+TEST_CASE("gov diff reports a team's quota order and the rules' order", "[diff]") {
+  gov::test::TempDir dir("diff-orders");
+  const auto policy = [](std::string_view quotas, std::string_view rules) {
+    return fmt::format(R"(import "aws-ml"
+cluster c {{
+  catalog  = aws-ml
+  capacity = {{ ml.p5.48xlarge: 1, ml.g5.12xlarge: 1 }}
+}}
+policy {{
+  priority training = 50
+}}
+team a {{
+  {}
+}}
+{}
+)",
+                       quotas, rules);
+  };
+  const std::string p5_first = "quota ml.p5.48xlarge { instances = 1 }\n  quota ml.g5.12xlarge { instances = 1 }";
+  const std::string g5_first = "quota ml.g5.12xlarge { instances = 1 }\n  quota ml.p5.48xlarge { instances = 1 }";
+  const std::string cap_first = "rule cap { when task.gpus > 4 deny \"cap\" }\nrule all { when task.gpus > 16 deny \"all\" }";
+  const std::string all_first = "rule all { when task.gpus > 16 deny \"all\" }\nrule cap { when task.gpus > 4 deny \"cap\" }";
+  const std::string before = dir.write("before.gov", policy(p5_first, cap_first));
+  const std::string quotas = dir.write("quotas.gov", policy(g5_first, cap_first));
+  const std::string rules = dir.write("rules.gov", policy(p5_first, all_first));
+
+  const auto quota_diff = run_gov("diff --files '" + before + "' '" + quotas + "' --exit-code");
+  INFO(quota_diff.out << quota_diff.err);
+  CHECK(quota_diff.exit_code == 1);
+  CHECK(quota_diff.out.find("team `a`: a task without an instance type tries ml.g5.12xlarge, ml.p5.48xlarge (was "
+                            "ml.p5.48xlarge, ml.g5.12xlarge)") != std::string::npos);
+  const Json quota_doc = parse(run_gov("diff --files '" + before + "' '" + quotas + "' --format json").out);
+  REQUIRE(quota_doc["changes"].size() == 1);
+  CHECK(quota_doc["changes"][0]["property"].str() == "quota-order");
+  CHECK(quota_doc["changes"][0]["after"][0].str() == "ml.g5.12xlarge");
+
+  const auto rule_diff = run_gov("diff --files '" + before + "' '" + rules + "' --exit-code");
+  INFO(rule_diff.out << rule_diff.err);
+  CHECK(rule_diff.exit_code == 1);
+  CHECK(rule_diff.out.find("rules are tried in the order all, cap (was cap, all)") != std::string::npos);
+  CHECK(rule_diff.out.find("rule `") == std::string::npos);  // no rule itself changed
+}
+
+// A catalog change alone: `instances = 2` stays 2 instances on each side, each in its own
+// catalog's shape, and the redefinition has a line of its own. The old count was the old amounts
+// over the new shape ("2.4 → 2 instances").
+TEST_CASE("gov diff counts each side's instances in its own catalog", "[diff]") {
+  gov::test::TempDir dir("diff-catalog");
+  const auto catalog = [](std::string_view memory) {
+    return fmt::format("catalog k {{\n  instance ml.g5.12xlarge {{ accelerator = nvidia-a10g, gpus = 4, vcpus = 48, "
+                       "memory = {}, efa = 1 }}\n}}\n",
+                       memory);
+  };
+  const std::string policy = "import \"./cat.gov\"\ncluster c {\n  catalog = k\n  capacity = { ml.g5.12xlarge: 4 }\n}\n"
+                             "policy {}\nteam a {\n  quota ml.g5.12xlarge { instances = 2 }\n}\n";
+  dir.write("one/gov.toml", "");
+  dir.write("two/gov.toml", "");
+  dir.write("one/cat.gov", catalog("192 GiB"));
+  dir.write("two/cat.gov", catalog("160 GiB"));
+  const std::string before = dir.write("one/p.gov", policy), after = dir.write("two/p.gov", policy);
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("cluster: instance type ml.g5.12xlarge redefined: 4 GPUs, 48 vCPUs, 160 GiB memory, 1 EFA per "
+                        "instance (was 4 GPUs, 48 vCPUs, 192 GiB memory, 1 EFA)") != std::string::npos);
+  CHECK(result.out.find("team `a`: guaranteed on ml.g5.12xlarge: 2 → 2 instances (-64 GiB memory)") != std::string::npos);
+}
+
+// docs/diagnostics.md, "Hostile file names and text": a file name with a line break wrote a
+// GitHub workflow command on a line of its own in the text output.
+TEST_CASE("gov diff's text output escapes file names", "[diff]") {
+  gov::test::TempDir dir("diff-hostile-name");
+  const std::string body = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.g5.8xlarge: 4 }\n}\n"
+                           "policy {}\nteam a {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n";
+  const std::string before = dir.write("old.gov", body);
+  const std::string after = dir.write("x\n::error file=README.md,line=1::INJECTED.gov", body);
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("\n::error") == std::string::npos);
+  CHECK(result.out.find("x\\n::error file=README.md,line=1::INJECTED.gov") != std::string::npos);
+}
+
+// A warn rule that now denies with another condition: the warning said it rejects "tasks it
+// warned about (when > 4)" where it warned about > 8.
+TEST_CASE("gov diff names both conditions when a warn rule starts denying with another", "[diff]") {
+  gov::test::TempDir dir("diff-warn-deny");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.g5.8xlarge: 4 }\n}\n"
+                           "policy {}\nteam a {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n";
+  const std::string before = dir.write("before.gov", head + "rule big { when task.gpus > 8 warn \"big\" }\n");
+  const std::string after = dir.write("after.gov", head + "rule big { when task.gpus > 4 deny \"big\" }\n");
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(result.out << result.err);
+  CHECK(result.out.find("rule `big` now denies: tasks it matches (when task.gpus > 4) are rejected; it warned when "
+                        "task.gpus > 8") != std::string::npos);
+}
+
+// JSON for tools: an absent setting is null, not the text output's "(none)", and queues and
+// namespaces are arrays of names, not one joined string.
+TEST_CASE("gov diff --format json writes absent settings as null and names as arrays", "[diff]") {
+  gov::test::TempDir dir("diff-json-none");
+  const auto policy = [](std::string_view settings, std::string_view claims) {
+    return fmt::format("import \"aws-ml\"\ncluster c {{\n  catalog = aws-ml\n  capacity = {{ ml.g5.8xlarge: 4 }}\n}}\n"
+                       "policy {{\n  priority low = 10\n  {}\n}}\nteam a {{\n  quota ml.g5.8xlarge {{ instances = 1 }}\n  {}\n}}\n",
+                       settings, claims);
+  };
+  const std::string before =
+      dir.write("before.gov", policy("default-priority = low", "queues = [\"qa\", \"shared-q\"]\n  namespaces = [\"ns-a\"]"));
+  const std::string after = dir.write("after.gov", policy("", "queues = [\"qa\"]"));
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "' --format json");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("\"(none)\"") == std::string::npos);  // the summary lines keep their words
+  const Json doc = parse(result.out);
+  std::map<std::string, const Json*> by_property;
+  for (size_t i = 0; i < doc["changes"].size(); ++i) by_property[doc["changes"][i]["property"].str()] = &doc["changes"][i];
+  REQUIRE(by_property.count("default-priority") == 1);
+  CHECK((*by_property["default-priority"])["after"].kind == Json::Kind::null);
+  REQUIRE(by_property.count("queues") == 1);
+  CHECK((*by_property["queues"])["before"].size() == 2);
+  CHECK((*by_property["queues"])["before"][1].str() == "shared-q");
+  CHECK((*by_property["queues"])["after"].size() == 1);
+  REQUIRE(by_property.count("namespaces") == 1);
+  CHECK((*by_property["namespaces"])["after"].kind == Json::Kind::array);
+  CHECK((*by_property["namespaces"])["after"].size() == 0);
 }
