@@ -520,4 +520,20 @@ TEST_CASE("gov lsp: an error in an imported file shows on the import line", "[ls
   CHECK(here["uri"].str() == "file://" + teams);
   CHECK(here["range"]["start"]["line"].integer() == 1);
   CHECK(here["range"]["start"]["character"].integer() == 8);
+
+  // Its quick fix edits the imported file where the problem is. It used to replace this
+  // document's import line with the suggestion, deleting the import.
+  s.client.request(50, "textDocument/codeAction", R"({"textDocument":{"uri":")" + s.policy_uri +
+                                                      R"("},"range":{"start":{"line":1,"character":3},"end":{"line":1,"character":3}},"context":{"diagnostics":[]}})");
+  const Json actions = s.client.response(50)["result"];
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0]["title"].str() == "replace with `ml.g5.8xlarge` in `teams.gov`");
+  const Json& changes = actions[0]["edit"]["changes"];
+  CHECK_FALSE(changes.has(s.policy_uri));
+  REQUIRE(changes.has("file://" + teams));
+  const Json& edit = changes["file://" + teams][0];
+  CHECK(edit["range"]["start"]["line"].integer() == 1);
+  CHECK(edit["range"]["start"]["character"].integer() == 8);
+  CHECK(edit["range"]["end"]["character"].integer() == 22);
+  CHECK(edit["newText"].str() == "ml.g5.8xlarge");
 }

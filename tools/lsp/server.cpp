@@ -375,7 +375,8 @@ class Server {
       if (document == nullptr) continue;
       const std::shared_ptr<const Checked> current = checked_of(*document);
       const Checked& checked = *current;
-      std::vector<Diagnostic> own;
+      Published own;
+      own.checked = current;
       const driver::CheckedPolicy* policy = checked.checked();
       const std::string real = real_path(document->path);
       if (policy != nullptr) {
@@ -383,13 +384,15 @@ class Server {
         for (const Diagnostic& d : all.items()) {
           const std::string where = checked.path_of(d.primary.source);
           if (where == real || (where.empty() && d.primary.source == 0)) {
-            own.push_back(d);
+            own.shown.push_back(d);
+            own.origins.push_back(d);
           } else if (std::optional<Diagnostic> shown = at_import(d, checked, real)) {
-            own.push_back(std::move(*shown));
+            own.shown.push_back(std::move(*shown));
+            own.origins.push_back(d);
           }
         }
       }
-      publish(uri, document->version, own, &checked);
+      publish(uri, document->version, own.shown, &checked);
       if (checked.result.error && policy == nullptr) log(checked.result.error->message);
       last_diagnostics_[uri] = std::move(own);
       // What completion offers while the buffer does not parse: the last policy that did.
@@ -1043,22 +1046,36 @@ class Server {
     send_result(id, [&](JsonWriter& out) {
       out.begin_array();
       if (found != last_diagnostics_.end()) {
-        for (const Diagnostic& d : found->second) {
+        const Published& published = found->second;
+        for (size_t i = 0; i < published.shown.size(); ++i) {
+          const Diagnostic& d = published.shown[i];
           if (d.primary.span.end < begin || d.primary.span.begin > end) continue;
-          const std::optional<std::string> replacement = suggestion(d);
+          // The edit goes where the problem is: a problem of an imported file is shown on this
+          // document's import line, and replacing that line would delete the import.
+          const Diagnostic& origin = published.origins[i];
+          const std::optional<std::string> replacement = suggestion(origin);
           if (!replacement) continue;
+          const bool here = origin.primary.source == d.primary.source;
+          const std::string origin_path = here ? std::string() : published.checked->path_of(origin.primary.source);
+          if (!here && origin_path.empty()) continue;  // not a file the editor can open
+          const std::string target = here ? document.uri : uri_of_path(origin_path);
+          const std::string_view target_text =
+              here ? std::string_view(document.text)
+                   : published.checked->checked()->program.sources.get(origin.primary.source).text();
           out.begin_object();
-          out.field("title", fmt::format("replace with `{}`", *replacement));
+          out.field("title", here ? fmt::format("replace with `{}`", *replacement)
+                                  : fmt::format("replace with `{}` in `{}`", *replacement,
+                                                fs::path(origin_path).filename().string()));
           out.field("kind", "quickfix");
           out.key("edit");
           out.begin_object();
           out.key("changes");
           out.begin_object();
-          out.key(document.uri);
+          out.key(target);
           out.begin_array();
           out.begin_object();
           out.key("range");
-          range_json(out, document.text, d.primary.span);
+          range_json(out, target_text, origin.primary.span);
           out.field("newText", *replacement);
           out.end_object();
           out.end_array();
@@ -1077,7 +1094,14 @@ class Server {
   ServerOptions options_;
   Workspace workspace_;
   std::set<std::string> dirty_;
-  std::map<std::string, std::vector<Diagnostic>> last_diagnostics_;
+  /// What the editor shows for a document, and where each problem is: a problem of an imported
+  /// file is shown on the document's import line (at_import), and its quick fix edits that file.
+  struct Published {
+    std::vector<Diagnostic> shown;
+    std::vector<Diagnostic> origins;         // parallel to `shown`
+    std::shared_ptr<const Checked> checked;  // the check both come from
+  };
+  std::map<std::string, Published> last_diagnostics_;
   std::map<std::string, std::shared_ptr<const Checked>> last_parsed_;  // by URI: the last check that parsed
   std::map<std::string, std::shared_ptr<const Checked>> current_;      // by URI: the check of the text as it is
   bool initialized_ = false;
