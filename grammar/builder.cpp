@@ -313,6 +313,10 @@ class Builder {
       d.help = "did you mean `GiB`? gov uses binary units (1 GiB = 1024 MiB)";
     } else if (lower == "m") {
       d.help = "write millicores without a space: `500m`";
+    } else if (text == "mi") {
+      // Kubernetes' `Mi`, or millicores mistyped (`vcpus = 500mi`): the unit alone cannot say
+      // which, and a quick fix to the wrong one would be another error.
+      d.help = "memory is written in `MiB` (gov uses binary units), millicores with `m` (`500m`)";
     } else if (lower == "mb" || lower == "mi" || lower == "mib") {
       d.help = "did you mean `MiB`? gov uses binary units";
     } else if (lower == "tb" || lower == "t" || lower == "ti" || lower == "tib") {

@@ -380,6 +380,21 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
     d.help = "gov writes `!` as `not`: `not (task.gpus > 4)`";
     return d;
   }
+  // A snake_case word (`sharing = lend_and_borrow`): names take no `_`, so the parse read
+  // `lend` and stopped at `_and_borrow`. The whole word is what to rewrite.
+  if (token.begin > 0 && source[token.begin] == '_' && is_word_char(source[token.begin - 1])) {
+    uint32_t begin = token.begin, end = token.begin;
+    while (begin > 0 && is_word_char(source[begin - 1]) && source[begin - 1] != '.') --begin;
+    while (end < source.size() && is_word_char(source[end]) && source[end] != '.') ++end;
+    const std::string_view whole = source.substr(begin, end - begin);
+    if (std::isalpha(static_cast<unsigned char>(whole.front()))) {  // not `1_000`
+      d.primary.span = {begin, end};
+      d.message = fmt::format("`{}` is not a gov name: names join words with hyphens", whole);
+      d.label = "underscore";
+      d.help = fmt::format("`{}` is written `{}` in gov", whole, model::kebab_case(whole));
+      return d;
+    }
+  }
   // A value written the AWS API's way (`sharing = LendAndBorrow`): say how gov writes it.
   const std::string word(source.substr(token.begin, token.end - token.begin));
   const bool letter = !word.empty() && std::isalpha(static_cast<unsigned char>(word[0]));

@@ -181,6 +181,17 @@ class Typer {
     if ((root == "task" || root == "team" || root == "cluster") && text.find('.') != std::string::npos) {
       Diagnostic& d = error(Code::unknown_field, e.span, fmt::format("unknown field `{}`", text), "unknown field");
       std::vector<std::string> paths = known_paths();
+      // A name may hold hyphens, so a minus without spaces joins two operands into one unknown
+      // name: `team.borrowed.gpus-task.gpus`. "Did you mean `team.borrowed.gpus`" would drop
+      // the second operand (and an editor's quick fix with it).
+      for (size_t dash = text.find('-'); dash != std::string::npos; dash = text.find('-', dash + 1)) {
+        const std::string left = text.substr(0, dash), right = text.substr(dash + 1);
+        if (right.empty() || std::find(paths.begin(), paths.end(), left) == paths.end()) continue;
+        d.help = fmt::format("a name may hold hyphens, so this reads as one name; a minus needs spaces around it: "
+                             "`{} - {}`",
+                             left, right);
+        return std::nullopt;
+      }
       d.help = did_you_mean(text, paths).value_or(
           root == "task" ? "task fields are team, priority, instance-type, gpus, neuron, vcpus, memory, efa, "
                            "instances, pods, id and labels"
