@@ -341,6 +341,53 @@ TEST_CASE("gov lsp: formatting, symbols and quick fixes", "[lsp]") {
   CHECK(symbols[0]["children"][0]["name"].str() == "quota ml.g5.8xlarge");
 }
 
+// Completion read the line with regular expressions that offered memory units after any word
+// ending in a digit (`expect a1 `), nothing after a second dot (`team.borrowed.`), and task
+// fields inside comments.
+TEST_CASE("gov lsp: completion of outcomes, nested fields and amounts, none in comments", "[lsp]") {
+  Session s;
+  s.open(s.catalog_uri, kCatalog);
+  const std::string text = std::string(kPolicy) +
+                           "test \"t\" {\n  submit a1 { team = team-a, memory = 64 }\n  expect a1 \n  at 10 \n}\n"
+                           "rule r2 {\n  when team.borrowed.\n  warn \"x\"  # see task.\n}\n";
+  s.open(s.policy_uri, text);
+  auto labels = [&](int id, int line, int character) {
+    s.client.request(id, "textDocument/completion", s.at(s.policy_uri, line, character));
+    std::vector<std::string> out;
+    const Json reply = s.client.response(id);
+    for (const Json& item : reply["result"]["items"].items) out.push_back(item["label"].str());
+    return out;
+  };
+  const auto has = [](const std::vector<std::string>& items, const std::string& label) {
+    return std::find(items.begin(), items.end(), label) != items.end();
+  };
+  // Line 19 is the test's first line (kPolicy has 19).
+  CHECK(has(labels(70, 20, 41), "GiB"));  // `memory = 64 |`
+  const std::vector<std::string> outcomes = labels(71, 21, 12);  // `expect a1 |`
+  CHECK(has(outcomes, "admitted"));
+  CHECK_FALSE(has(outcomes, "GiB"));
+  CHECK(labels(72, 22, 8).empty());  // `at 10 |`
+  CHECK(has(labels(73, 25, 21), "team.borrowed.gpus"));  // `when team.borrowed.|`
+  CHECK(labels(74, 26, 23).empty());  // `# see task.|`
+}
+
+// docs/editors.md promises quick fixes for the AWS-name hints: E0034's for a property written
+// the API's way (`BorrowLimit`) had none.
+TEST_CASE("gov lsp: a quick fix for a property written the AWS way", "[lsp]") {
+  Session s;
+  s.open(s.catalog_uri, kCatalog);
+  s.open(s.policy_uri, "import \"catalog.gov\"\nteam team-a {\n  quota ml.g5.8xlarge { instances = 2 }\n  BorrowLimit = 50%\n}\n");
+  s.client.diagnostics(s.policy_uri);
+  s.client.request(44, "textDocument/codeAction", R"({"textDocument":{"uri":")" + s.policy_uri +
+                                                      R"("},"range":{"start":{"line":3,"character":4},"end":{"line":3,"character":4}},"context":{"diagnostics":[]}})");
+  const Json actions = s.client.response(44)["result"];
+  REQUIRE(actions.size() == 1);
+  CHECK(actions[0]["title"].str() == "replace with `borrow-limit`");
+  const Json& edit = actions[0]["edit"]["changes"][s.policy_uri][0];
+  CHECK(edit["range"]["start"]["character"].integer() == 2);
+  CHECK(edit["range"]["end"]["character"].integer() == 13);
+}
+
 // Cohorts are declarations like teams: hover, definition from `cohort = NAME` and `parent = NAME`,
 // symbols, and completion of their names.
 TEST_CASE("gov lsp: cohorts of a tree have hover, definition, symbols and completion", "[lsp]") {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "compiler/check/quotas.hpp"
+#include "compiler/check/schema.hpp"
 #include "compiler/check/surface.hpp"
 #include "compiler/diagnostics/codes.hpp"
 #include "compiler/format/format.hpp"
@@ -922,12 +923,20 @@ class Server {
       }
       return names;
     };
-    static const std::regex after_task(R"((task|team|cluster)\.[a-z-]*$)");
+    static const std::regex after_task(R"((task|team|cluster)\.[a-z.-]*$)");
     static const std::regex after_quota(R"(^\s*quota\s+[A-Za-z0-9.-]*$)");
     static const std::regex after_equals(R"(([a-z][a-z-]*)\s*=\s*[A-Za-z0-9-]*$)");
-    static const std::regex after_number(R"([0-9]\s+[A-Za-z]*$)");
+    // An amount (`memory = 64 |`), not a name ending in a digit (`expect a1 |`) or a time (`at 10 |`).
+    static const std::regex after_number(R"((^|[\s=:{,(\[])[0-9][0-9_.]*\s+[A-Za-z]*$)");
+    static const std::regex at_step(R"(^\s*at\s)");
     static const std::regex line_start(R"(^\s*[a-z-]*$)");
+    static const std::regex after_expect(R"(^\s*expect\s+(eventually\s+)?[A-Za-z0-9_.-]+\s+[a-z-]*$)");
+    if (in_comment(line)) return items;
     std::smatch m;
+    if (std::regex_search(line, m, after_expect)) {
+      add_names(check::expect_outcomes(), 20, "outcome");
+      return items;
+    }
     if (std::regex_search(line, m, after_task)) {
       if (m[1] == "task") {
         add_names(std::vector<std::string>{"task.id", "task.team", "task.priority", "task.instance-type", "task.gpus",
@@ -950,7 +959,7 @@ class Server {
       add_names(type_names(), 7, "instance type");
       return items;
     }
-    if (std::regex_search(line, m, after_number)) {
+    if (std::regex_search(line, m, after_number) && !std::regex_search(line, at_step)) {
       add_names(std::vector<std::string>{"GiB", "MiB", "TiB"}, 11, "memory unit");
       return items;
     }
@@ -994,6 +1003,21 @@ class Server {
     return items;
   }
 
+  /// Whether the end of `line` is inside a comment (`#` or `//` outside a string).
+  static bool in_comment(std::string_view line) {
+    bool in_string = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      if (in_string && line[i] == '\\') {
+        ++i;
+      } else if (line[i] == '"') {
+        in_string = !in_string;
+      } else if (!in_string && (line[i] == '#' || line.substr(i, 2) == "//")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   std::optional<RequestError> completion(const JsonValue* id, const JsonValue* params) {
     auto requested = requested_document(params);
     if (auto* error = std::get_if<RequestError>(&requested)) return *error;
@@ -1021,12 +1045,15 @@ class Server {
   // ---------------------------------------------------------------- code actions
 
   /// The replacement a diagnostic's help suggests: "did you mean `x`?", "`X` is written `x` in
-  /// gov", "HyperPod's `Count` is `instances` in gov".
+  /// gov", "HyperPod's `Count` is `instances` in gov", "names use lower-case letters, digits and
+  /// hyphens: `borrow-limit`".
   static std::optional<std::string> suggestion(const Diagnostic& d) {
     if (!d.help) return std::nullopt;
     static const std::regex patterns[] = {std::regex(R"(did you mean `([^`\s]+)`)"),
                                           std::regex(R"(is written `([^`\s]+)` in gov)"),
-                                          std::regex(R"(`[^`]+` is `([^`\s]+)` in gov)")};
+                                          std::regex(R"(`[^`]+` is `([^`\s]+)` in gov)"),
+                                          // E0034's AWS-style name (`BorrowLimit = 50%`) in gov's spelling
+                                          std::regex(R"(names use lower-case letters, digits and hyphens[^`]*`([^`\s]+)`$)")};
     std::smatch m;
     for (const std::regex& pattern : patterns) {
       if (std::regex_search(*d.help, m, pattern)) return m[1].str();
