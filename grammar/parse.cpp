@@ -41,6 +41,15 @@ bool check_encoding(const ParseContext& ctx) {
   }
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
+    // A CR that ends no CRLF: classic Mac OS line ends, which the lexer would split lines at
+    // while every position counted them as one line.
+    if (c == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')) {
+      Diagnostic d = make_diagnostic(Code::control_character, {ctx.source, {uint32_t(i), uint32_t(i + 1)}},
+                                     "carriage return U+000D without a line feed", "here");
+      d.help = "lines end with LF or CRLF in policy files; save the file with one of those line endings";
+      ctx.diagnostics.report(std::move(d));
+      return false;
+    }
     // C1 controls (U+0080-U+009F, UTF-8 C2 80 to C2 9F) act on terminals as C0 ones do.
     const bool c1 = c == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
     if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F || c1) {
