@@ -341,6 +341,39 @@ TEST_CASE("gov lsp: formatting, symbols and quick fixes", "[lsp]") {
   CHECK(symbols[0]["children"][0]["name"].str() == "quota ml.g5.8xlarge");
 }
 
+// References honour includeDeclaration, reach the open files that import the declaring one, and
+// an import's path (no name) has none: before, the path's word matched the `catalog` keyword.
+TEST_CASE("gov lsp: references across importers, without the declaration when asked", "[lsp]") {
+  Session s;
+  const std::string teams = s.dir.write("teams.gov", "team team-b {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n");
+  const std::string teams_uri = "file://" + teams;
+  s.open(s.catalog_uri, kCatalog);
+  std::string policy = kPolicy;
+  policy.replace(0, 0, "import \"teams.gov\"\n");
+  policy += "rule only-b {\n  when task.team == team-b\n  warn \"b\"\n}\n";
+  s.open(s.policy_uri, policy);
+  s.open(teams_uri, gov::test::read_text(teams));
+  s.client.diagnostics(teams_uri);
+  const auto places = [&](int id, const std::string& request) {
+    s.client.request(id, "textDocument/references", request);
+    std::vector<std::pair<std::string, long>> out;
+    const Json reply = s.client.response(id);
+    REQUIRE(reply["result"].kind == Json::Kind::array);
+    for (const Json& l : reply["result"].items) out.push_back({l["uri"].str(), l["range"]["start"]["line"].integer()});
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // From the team's own file: its declaration and the importer's use (line 21 of the policy).
+  const auto from_teams = places(80, s.at(teams_uri, 0, 7));
+  CHECK(from_teams == std::vector<std::pair<std::string, long>>{{s.policy_uri, 21}, {teams_uri, 0}});
+  // Without the declaration.
+  std::string without = s.at(teams_uri, 0, 7);
+  without.insert(without.size() - 1, R"(,"context":{"includeDeclaration":false})");
+  CHECK(places(81, without) == std::vector<std::pair<std::string, long>>{{s.policy_uri, 21}});
+  // On the import's path: nothing (line 1, `import "catalog.gov"`, on `catalog`).
+  CHECK(places(82, s.at(s.policy_uri, 1, 9)).empty());
+}
+
 // Completion read the line with regular expressions that offered memory units after any word
 // ending in a digit (`expect a1 `), nothing after a second dot (`team.borrowed.`), and task
 // fields inside comments.

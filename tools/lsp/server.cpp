@@ -56,6 +56,12 @@ std::optional<int64_t> integer_member(const JsonValue* object, std::string_view 
   return v->as_int64();
 }
 
+std::optional<bool> bool_member(const JsonValue* object, std::string_view key) {
+  const JsonValue* v = member(object, key);
+  if (v == nullptr || v->kind != JsonKind::boolean) return std::nullopt;
+  return v->boolean;
+}
+
 /// A name of the language around byte `offset`: letters, digits, `-`, `_` and `.`.
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.'; }
 
@@ -709,18 +715,41 @@ class Server {
     Document& document = *std::get<Document*>(requested);
     const uint32_t offset = LineIndex(document.text).offset(position_of(member(params, "position")));
     const std::shared_ptr<const Checked> current = checked_of(document);
-    const Checked& checked = *current;
+    const bool with_declaration = bool_member(member(params, "context"), "includeDeclaration").value_or(true);
     std::vector<Target> found;
-    if (declaration_of(document, offset, checked) && checked.checked() != nullptr) {
+    const std::optional<Target> declared = declaration_of(document, offset, *current);
+    // An import's path is no name: its file has no references (its span is empty).
+    if (declared && declared->span.end > declared->span.begin) {
       const auto [begin, end] = word_at(document.text, offset);
       const std::string word = document.text.substr(begin, end - begin);
-      const check::Program& program = checked.checked()->program;
-      for (const check::ProgramFile& file : program.files) {
-        const std::string path = checked.path_of(file.source);
-        if (path.empty()) continue;
-        const std::string_view text = program.sources.get(file.source).text();
-        for (uint32_t at : occurrences(text, word)) {
-          found.push_back({path, text, {at, at + static_cast<uint32_t>(word.size())}});
+      // This document's policy, and every open document's that imports this file: a team
+      // declared here is used by the policies that import it.
+      std::vector<std::shared_ptr<const Checked>> checks{current};
+      const std::string real = real_path(document.path);
+      for (const auto& [uri, other] : workspace_.documents()) {
+        if (uri == document.uri) continue;
+        std::shared_ptr<const Checked> theirs = checked_of(other);
+        if (theirs->checked() == nullptr) continue;
+        for (const check::ProgramFile& file : theirs->checked()->program.files) {
+          if (theirs->path_of(file.source) == real) {
+            checks.push_back(theirs);
+            break;
+          }
+        }
+      }
+      std::set<std::pair<std::string, uint32_t>> seen;
+      for (const std::shared_ptr<const Checked>& checked : checks) {
+        if (checked->checked() == nullptr) continue;
+        const check::Program& program = checked->checked()->program;
+        for (const check::ProgramFile& file : program.files) {
+          const std::string path = checked->path_of(file.source);
+          if (path.empty()) continue;
+          const std::string_view text = program.sources.get(file.source).text();
+          for (uint32_t at : occurrences(text, word)) {
+            if (!seen.emplace(path, at).second) continue;
+            if (!with_declaration && path == declared->path && at == declared->span.begin) continue;
+            found.push_back({path, text, {at, at + static_cast<uint32_t>(word.size())}});
+          }
         }
       }
     }
