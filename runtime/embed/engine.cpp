@@ -384,6 +384,11 @@ Admission Engine::check(const PreparedTask& task) const {
 Snapshot Engine::snapshot() const {
   std::shared_lock lock(impl_->state_mutex);
   Snapshot out = impl_->core->snapshot(/*with_ended_tasks=*/false);
+  // In submission order, ties by id: the core lists its records, whose order a reload or a
+  // compaction (admitted tasks loaded first) changes.
+  std::stable_sort(out.tasks.begin(), out.tasks.end(), [](const TaskRow& a, const TaskRow& b) {
+    return a.submitted_at != b.submitted_at ? a.submitted_at < b.submitted_at : a.id < b.id;
+  });
   out.version = impl_->policy->info.version;
   out.sequence = impl_->sequence;
   return out;
@@ -395,6 +400,7 @@ std::string Engine::metrics() const {
   inputs.reloads = impl_->reloads.load(std::memory_order_relaxed);
   inputs.reload_failures = impl_->reload_failures.load(std::memory_order_relaxed);
   std::shared_lock lock(impl_->state_mutex);
+  inputs.compactions = impl_->compactions;
   inputs.decision_log_write_failures = impl_->decision_log.write_failures();
   inputs.policy = &impl_->policy->info;
   inputs.steps = impl_->options.count_decisions ? &impl_->step_counters : nullptr;

@@ -120,6 +120,7 @@ struct Engine::Impl {
   embed::StepCounters step_counters;  // state_mutex, like the steps it counts
   std::atomic<uint64_t> reloads{0};
   std::atomic<uint64_t> reload_failures{0};
+  uint64_t compactions = 0;  // state_mutex: compact_if_due's rebuilds
   embed::DecisionLog decision_log;  // state_mutex; after `options`, which it is made from
 
   // ---------------------------------------------------------------- reloads (reload_mutex)
@@ -131,7 +132,9 @@ struct Engine::Impl {
   std::condition_variable watch_wakeup;
   std::thread watcher;
   std::chrono::milliseconds watch_interval{1000};
+  static constexpr std::chrono::milliseconds kLongestWatchInterval{365LL * 24 * 3600 * 1000};
   bool watch_stop = false;
+  bool watch_retimed = false;  // watch() changed the interval: the wait in progress starts again
   std::atomic<bool> pinned{false};  // Engine::pin: the watcher leaves the version alone
   /// PostgreSQL's LISTEN for the watcher instead of polling (store::Store::changes); null for
   /// SQLite. Made by watch() before the thread starts, used by it alone, interrupted by
@@ -161,6 +164,18 @@ struct Engine::Impl {
 
   void remember(const Decision& d, bool forced);
 
+  /// The core keeps a record of every task it has seen (its queues and candidate lists refer
+  /// to tasks by index), so a long-running engine grew by about half a kilobyte per task
+  /// submitted, and scrapes, snapshots and exports walked them all. When the ended tasks
+  /// outnumber both Options::compact_after_ended_tasks and four times the live ones, the core is rebuilt from its
+  /// live tasks as a restart does (export_state into a fresh core of the same policy, which
+  /// decides on byte-identically: tests/embed/restart_test.cpp): O(live tasks), amortised
+  /// over at least as many ended ones. Called before a step at a later time than the core's, as
+  /// a restart happens between instants (a state does not carry who was preempted at the
+  /// current one). Nothing is rebuilt if any task would not load. Caller holds state_mutex
+  /// exclusively.
+  void compact_if_due();
+
   // ---------------------------------------------------------------- reloads
 
   /// The next policy to run, or nullptr when `number` (absent: the active version, or the
@@ -170,8 +185,8 @@ struct Engine::Impl {
   Step reload(std::optional<int64_t> number);
 
   /// Loads the live tasks of `core` into `next` (Engine::export_state: admitted ones in the
-  /// order they were admitted, holding their quota as they are; pending ones in the order they
-  /// came) and puts an `invalid` decision into `buffer` for each task the new version cannot
+  /// order they were admitted, holding their quota as they are; pending ones by their
+  /// queue-order times) and puts an `invalid` decision into `buffer` for each task the new version cannot
   /// hold. Caller holds state_mutex exclusively.
   void carry_tasks(engine::Engine& next, int64_t next_version);
 

@@ -105,8 +105,9 @@ void Engine::Impl::watch_loop() {
   std::unique_lock lock(watch_mutex);
   std::string last_failure;  // a failing version is reported once, not at every poll
   while (!watch_stop) {
-    watch_wakeup.wait_for(lock, watch_interval, [this] { return watch_stop; });
+    watch_wakeup.wait_for(lock, watch_interval, [this] { return watch_stop || watch_retimed; });
     if (watch_stop) break;
+    if (std::exchange(watch_retimed, false)) continue;  // wait again, for the new interval
     if (pinned.load()) continue;  // Engine::pin: stay on the pinned version
     lock.unlock();
     try {
@@ -213,8 +214,12 @@ bool Engine::pinned() const { return impl_->pinned.load(); }
 void Engine::watch(std::chrono::milliseconds interval) {
   impl_->state_mutex.refuse_reentry();
   std::lock_guard lock(impl_->watch_mutex);
-  impl_->watch_interval = std::max(interval, std::chrono::milliseconds(1));
+  // At most a year: the wait's deadline is taken in nanoseconds from now, and a longer interval
+  // (milliseconds::max(), Go's math.MaxInt64) wrapped it into the past, so the watcher polled
+  // without pause.
+  impl_->watch_interval = std::clamp(interval, std::chrono::milliseconds(1), Impl::kLongestWatchInterval);
   if (impl_->watcher.joinable()) {
+    impl_->watch_retimed = true;
     impl_->watch_wakeup.notify_all();
     return;
   }

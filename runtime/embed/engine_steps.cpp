@@ -12,6 +12,7 @@ namespace gov {
 Step Engine::Impl::run_step(Time at, std::span<const Event> events) {
   std::unique_lock lock(state_mutex);
   refuse_past_max_tasks(events);
+  if (at > core->now()) compact_if_due();  // between instants, as a restart is
   if (decision_log.enabled()) {
     for (const Event& event : events) {
       if (event.kind == Event::Kind::submit) decision_log.remember(event.task);
@@ -105,6 +106,17 @@ void Engine::Impl::remember(const Decision& d, bool forced) {
     if (old != latest.end() && !embed::is_live(old->second.outcome) && old->second.sequence == seq) latest.erase(old);
     ended.pop_front();
   }
+}
+
+void Engine::Impl::compact_if_due() {
+  if (options.compact_after_ended_tasks == 0) return;
+  const size_t live = core->live_tasks();
+  const size_t ended_tasks = core->task_count() - live;
+  if (ended_tasks <= options.compact_after_ended_tasks || ended_tasks <= 4 * live) return;
+  auto next = std::make_unique<engine::Engine>(policy->runnable->module, *policy->runnable->evaluator, engine_options);
+  if (!next->load_state(core->export_state()).empty()) return;  // never lose a task: keep the old core
+  core = std::move(next);
+  ++compactions;
 }
 
 }  // namespace gov

@@ -378,6 +378,9 @@ std::string write_metrics(const engine::Engine& core, const MetricsInputs& input
   w.family("gov_policy_reload_failures_total", "counter",
            "Reloads that failed (the engine kept its version), the watcher's included");
   w.sample("gov_policy_reload_failures_total", "", fmt::format("{}", inputs.reload_failures));
+  w.family("gov_engine_compactions_total", "counter",
+           "Times the engine rebuilt its state from its live tasks to let go of ended ones");
+  w.sample("gov_engine_compactions_total", "", fmt::format("{}", inputs.compactions));
   w.family("gov_checks_total", "counter", "Engine::check answers (the hot path) per 'verdict'");
   for (size_t v = 0; v < inputs.checks.size(); ++v) {
     w.sample("gov_checks_total", label("verdict", verdict_name(v)), fmt::format("{}", inputs.checks[v]));

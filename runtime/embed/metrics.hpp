@@ -127,6 +127,7 @@ struct MetricsInputs {
   std::array<uint64_t, CheckCounters::kVerdicts> checks{};
   uint64_t reloads = 0;
   uint64_t reload_failures = 0;
+  uint64_t compactions = 0;
   uint64_t decision_log_write_failures = 0;
 };
 

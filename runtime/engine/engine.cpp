@@ -384,6 +384,11 @@ ClusterState Engine::export_state() const {
     state.pending.push_back({decode_submitted(task.submitted), task.submitted_at, task.last_reason, task.last_message,
                              core.tasks.is_parked(index), task.warnings});
   }
+  // Pending ones in submission order, ties by id: the records' order, which a restart or a
+  // compaction changes (admitted tasks load first), must not show.
+  std::stable_sort(state.pending.begin(), state.pending.end(), [](const PendingTask& a, const PendingTask& b) {
+    return a.submitted_at != b.submitted_at ? a.submitted_at < b.submitted_at : a.task.id < b.task.id;
+  });
   // Admission order (the order their duration finishes break ties in), as load_state re-admits them.
   std::sort(admitted.begin(), admitted.end(), [&](uint32_t a, uint32_t b) {
     return core.tasks[a].admission_order < core.tasks[b].admission_order;

@@ -96,7 +96,7 @@ class Engine {
   std::vector<LoadFailure> load_state(const ClusterState& state);
   /// The live tasks as a ClusterState that load_state() of an engine under any policy version
   /// takes back: admitted tasks in the order they were admitted (with their flavors), pending
-  /// ones in the order they came, each as it was submitted. What a reload carries over.
+  /// ones by submitted_at (the queue-order time), then id, each as it was submitted. What a reload carries over.
   ClusterState export_state() const;
 
   /// Why the latest task with this id is where it is, computed against the current state; nullopt

@@ -215,6 +215,20 @@ TEST_CASE("the watcher reports a failed reload and keeps going", "[embed][reload
   // Destroying the engine stops its watcher.
 }
 
+// A huge interval (milliseconds::max(), Go's math.MaxInt64) wrapped the wait's deadline into
+// the past: the watcher polled without pause and picked up a change at once. It waits a year.
+TEST_CASE("the watcher with the longest interval waits instead of polling without pause", "[embed][reload][watch]") {
+  gov::test::ScratchDir dir("reload-watch-max");
+  const std::string path = gov::test::write_workshop_variant(dir, "policy.gov", 2);
+  gov::Engine engine = gov::Engine::compile_file(path);
+  engine.watch(std::chrono::milliseconds::max());
+  gov::test::write_workshop_variant(dir, "policy.gov", 3);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a polling watcher reloads in microseconds
+  CHECK(engine.version() == 1);
+  engine.watch(std::chrono::milliseconds(10));  // re-timed: the change is seen
+  REQUIRE(eventually([&] { return engine.version() == 2; }));
+}
+
 TEST_CASE("a pinned engine stays on its version while the watcher runs and follows again when unpinned",
           "[embed][reload][watch]") {
   gov::test::ScratchDir dir("reload-pin");

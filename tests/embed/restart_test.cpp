@@ -158,6 +158,43 @@ TEST_CASE("restart: a fresh engine loaded with the exported state decides the re
   }
 }
 
+// The core keeps a record of every task it has seen; a long-running engine rebuilds it from
+// its live tasks once ended ones pile up (Options::compact_after_ended_tasks). The rebuilt
+// engine must decide on as the one that kept everything: the stream, the snapshot after every
+// step and the exported state are compared with an engine that never compacts.
+TEST_CASE("compaction: an engine that rebuilds its state from the live tasks decides as one that keeps every task",
+          "[embed][restart][compaction]") {
+  size_t compactions = 0;
+  for (const Case& c : cases()) {
+    gov::Options keeping;
+    keeping.compact_after_ended_tasks = 0;  // never
+    gov::Options compacting;
+    compacting.compact_after_ended_tasks = 4;  // after a few ended tasks, and four times the live ones
+    gov::Engine reference = gov::Engine::compile_file(repo_path(c.policy), keeping);
+    gov::Engine engine = gov::Engine::compile_file(repo_path(c.policy), compacting);
+    const std::vector<Instant> instants = instants_of(gov::read_trace(reference, c.trace));
+    for (size_t i = 0; i < instants.size(); ++i) {
+      INFO(c.name << ", instant " << i << " of " << instants.size());
+      const std::string expected = gov::to_json(reference.step(instants[i].at, instants[i].events));
+      REQUIRE(gov::to_json(engine.step(instants[i].at, instants[i].events)) == expected);
+      REQUIRE(engine.snapshot() == reference.snapshot());
+      const std::string state = gov::to_json(engine.export_state()), reference_state = gov::to_json(reference.export_state());
+      size_t differ = 0;
+      while (differ < std::min(state.size(), reference_state.size()) && state[differ] == reference_state[differ]) ++differ;
+      INFO("kept everything: " << reference_state.substr(differ > 300 ? differ - 300 : 0, 600) << "\ncompacted:       "
+                               << state.substr(differ > 300 ? differ - 300 : 0, 600));
+      REQUIRE(state == reference_state);
+    }
+    CHECK(gov::to_json(engine.tick(gov::kForever)) == gov::to_json(reference.tick(gov::kForever)));
+    const std::string metrics = engine.metrics();
+    const size_t at = metrics.find("\ngov_engine_compactions_total ");
+    REQUIRE(at != std::string::npos);
+    compactions += std::stoul(metrics.substr(at + std::string_view("\ngov_engine_compactions_total ").size()));
+    CHECK(reference.metrics().find("\ngov_engine_compactions_total 0\n") != std::string::npos);
+  }
+  CHECK(compactions > 10);  // 25 on these traces
+}
+
 namespace {
 
 /// The C ABI's side: an engine handle closed at the end of its scope.

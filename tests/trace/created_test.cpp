@@ -90,8 +90,8 @@ TEST_CASE("the engine takes a task's created time as its queue-order time", "[k8
   CHECK(step.find("x")->outcome == gov::Outcome::pending);
   const gov::Snapshot snapshot = engine.snapshot();
   REQUIRE(snapshot.tasks.size() == 2);
-  CHECK(snapshot.tasks[1].id == "y");
-  CHECK(snapshot.tasks[1].submitted_at == -3000);  // its queue-order time
+  CHECK(snapshot.tasks[0].id == "y");  // the snapshot lists tasks by their queue-order times
+  CHECK(snapshot.tasks[0].submitted_at == -3000);  // its queue-order time
   // A creation time after the submission is an invalid task, as the trace reader refuses it.
   gov::Task z = x;
   z.id = "z";

@@ -81,6 +81,12 @@ struct Options {
   /// the same step are not counted as making room. 0: the default.
   static constexpr std::size_t kDefaultMaxTasks = 1'000'000;
   std::size_t max_tasks = kDefaultMaxTasks;
+  /// The engine keeps a record of every task it has seen until it rebuilds its state from its
+  /// live tasks, as a restart does (the decisions go on byte-identically): before a step at a
+  /// later time, when the ended tasks it holds outnumber both this and four times the live ones
+  /// (gov_engine_compactions_total counts them; docs/embedding.md, "Memory"). A rebuild costs
+  /// O(live tasks) under the state lock. 0: never (the records then go only at a reload).
+  std::size_t compact_after_ended_tasks = 65536;
 
   /// The decision log (docs/observability.md): every decision as one JSON line (no newline) —
   /// the decision stream's object with `policy`, `policy_version`, `policy_sha256`, `sequence`
@@ -254,7 +260,8 @@ class GOV_API Engine {
 
   /// Starts a watcher thread that checks every `interval` whether the store's active version
   /// (or the file's content) changed and reloads when it did; its steps go to Options::on_step,
-  /// its failures to Options::on_reload_error. Calling it again changes the interval.
+  /// its failures to Options::on_reload_error. Calling it again changes the interval. The
+  /// interval is at least 1 ms and at most a year (a longer one waits a year).
   void watch(std::chrono::milliseconds interval);
   /// Stops the watcher (waits for a reload in progress). Nothing when none runs.
   void stop_watching();

@@ -299,7 +299,7 @@ GOV_API gov_status gov_engine_tick(gov_engine* engine, int64_t at_ms, gov_decisi
 GOV_API gov_status gov_engine_reload(gov_engine* engine, gov_decisions** out);
 GOV_API gov_status gov_engine_reload_version(gov_engine* engine, int64_t version, gov_decisions** out);
 /* Starts (or re-times) a watcher thread that reloads when the active version changes; its steps
- * go to the on_step callback. interval_ms <= 0 stops it. */
+ * go to the on_step callback. interval_ms <= 0 stops it; more than a year waits a year. */
 GOV_API gov_status gov_engine_watch(gov_engine* engine, int64_t interval_ms);
 /* Loads `version` of the store and keeps the watcher from moving off it until gov_engine_unpin
  * (a rollback on one replica, say); `out` gets the load's step. See gov::Engine::pin. */

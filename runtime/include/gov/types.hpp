@@ -269,7 +269,7 @@ struct Snapshot {
   Time at = 0;
   std::vector<UsageRow> usage;    // every team × flavor it has a quota for × charged resource
   std::vector<CohortRow> cohort;  // every flavor × charged resource
-  std::vector<TaskRow> tasks;     // pending and admitted tasks, in submission order
+  std::vector<TaskRow> tasks;     // pending and admitted tasks by submitted_at (the queue-order time), then id
   friend bool operator==(const Snapshot& a, const Snapshot& b) {
     return a.version == b.version && a.sequence == b.sequence && a.at == b.at && a.usage == b.usage &&
            a.cohort == b.cohort && a.tasks == b.tasks;
@@ -324,7 +324,7 @@ struct PendingTask {
 struct ClusterState {
   Time at = 0;  // the engine's time after loading
   std::vector<AdmittedTask> admitted;  // in admission order
-  std::vector<PendingTask> pending;    // in submission order
+  std::vector<PendingTask> pending;    // by submitted_at (the queue-order time), then id
 };
 
 /// One entry of a ClusterState that could not be loaded (it is skipped; the others load).
