@@ -72,12 +72,17 @@ std::string base_name_of(const std::string& path) {
 
 }  // namespace
 
-bool write_file_atomically(const std::string& path, std::string_view bytes, std::string& error) {
-  const std::string target = resolve_target(path);
+bool write_file_atomically(const std::string& path, std::string_view bytes, std::string& error,
+                           const AtomicWriteOptions& options) {
+  const std::string target = options.follow_link ? resolve_target(path) : path;
   const std::string directory = directory_of(target);
   struct stat original {};
   std::optional<struct stat> existing;
-  if (::stat(target.c_str(), &original) == 0) {
+  const int looked = options.follow_link ? ::stat(target.c_str(), &original) : ::lstat(target.c_str(), &original);
+  if (looked == 0 && !options.follow_link && (S_ISLNK(original.st_mode) || S_ISREG(original.st_mode))) {
+    // A name gov picks: the rename replaces a link or a file there, and nothing of either is
+    // kept (a file planted by another user must not give it the new file's ownership).
+  } else if (looked == 0) {
     if (!S_ISREG(original.st_mode)) {
       error = "not a regular file";
       return false;
@@ -117,6 +122,7 @@ bool write_file_atomically(const std::string& path, std::string_view bytes, std:
     }
     if (::fchmod(fd, existing->st_mode & 07777) != 0) return abandon(cause("fchmod"));
   }
+  if (options.mode && ::fchmod(fd, *options.mode & 07777) != 0) return abandon(cause("fchmod"));
   if (!write_all(fd, bytes, error)) return abandon(error);
   if (::fsync(fd) != 0) return abandon(cause("fsync"));
   const int closed = ::close(fd);

@@ -174,6 +174,33 @@ TEST_CASE("write_file_atomically replaces the file a symbolic link points to and
   CHECK(entries_in(scratch.root) == 2);
 }
 
+// `gov export hyperpod --out DIR` writes names gov picks into a directory that may be shared: a
+// link planted at `apply.sh` overwrote the file it pointed to and made it executable.
+TEST_CASE("write_file_atomically not following links replaces a planted link and leaves its target alone",
+          "[security][io]") {
+  Scratch scratch;
+  const std::string victim = scratch.write("victim.txt", "precious\n");
+  REQUIRE(::chmod(victim.c_str(), 0644) == 0);
+  fs::create_symlink("victim.txt", scratch.root / "apply.sh");
+  gov::AtomicWriteOptions options;
+  options.follow_link = false;
+  options.mode = 0755;
+  std::string error;
+  REQUIRE(gov::write_file_atomically(scratch.path("apply.sh"), "#!/bin/sh\n", error, options));
+  CHECK_FALSE(fs::is_symlink(scratch.root / "apply.sh"));
+  CHECK(read_text(scratch.path("apply.sh")) == "#!/bin/sh\n");
+  CHECK(mode_of(scratch.path("apply.sh")) == 0755);
+  CHECK(read_text(victim) == "precious\n");
+  CHECK(mode_of(victim) == 0644);
+  // A file there keeps nothing of itself: the new one has the mode asked for.
+  const std::string planted = scratch.write("plan.json", "{}\n");
+  REQUIRE(::chmod(planted.c_str(), 0666) == 0);
+  options.mode = 0644;
+  REQUIRE(gov::write_file_atomically(planted, "[]\n", error, options));
+  CHECK(mode_of(planted) == 0644);
+  CHECK(read_text(planted) == "[]\n");
+}
+
 TEST_CASE("write_file_atomically reports a directory it cannot write into", "[security][io]") {
   if (::geteuid() == 0) return;  // root writes anywhere
   Scratch scratch;

@@ -162,11 +162,15 @@ int run_export(const Args& args) {
   for (const bridge::ExportedFile& file : files) {
     const std::string path = (std::filesystem::path(*out) / file.name).string();
     std::string error;
-    if (!write_file_atomically(path, file.text, error)) {
+    // Names gov picks in a directory that may be shared: a link planted at one is replaced, not
+    // followed (it would have overwritten, and made executable, whatever it points to).
+    AtomicWriteOptions write;
+    write.follow_link = false;
+    if (file.name.ends_with(".sh")) write.mode = 0755;
+    if (!write_file_atomically(path, file.text, error, write)) {
       fmt::print(stderr, "error: cannot write `{}`: {}\n", escape_for_terminal(path), error);
       return kFailed;
     }
-    if (file.name.ends_with(".sh")) ::chmod(path.c_str(), 0755);
   }
   if (options.format == bridge::HyperpodFormat::cloudformation) {
     fmt::print("wrote {}/cloudformation.json; deploy it with `aws cloudformation deploy --template-file {}/cloudformation.json "
