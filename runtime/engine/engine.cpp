@@ -32,6 +32,7 @@ struct Engine::Impl {
   std::optional<std::string> group_flavors_of(const AdmittedTask& entry, const Task& task,
                                               std::vector<int32_t>& out) const;
   std::optional<std::string> load_pending(const PendingTask& entry);
+  std::optional<std::string> held_overflow(const Task& task, const std::vector<int32_t>& flavors) const;
 
   EngineCore core;
   Scheduler scheduler;
@@ -295,6 +296,9 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
     return fmt::format("team `{}` has no quota for the task's instance type", team.name);
   }
   if (auto error = queue_time_problem(entry.submitted_at)) return error;
+  if (auto error = held_overflow(task, pod_set_flavors.empty() ? std::vector<int32_t>{flavor} : pod_set_flavors)) {
+    return error;
+  }
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
   task.submitted = encode_submitted(entry.task);
@@ -310,6 +314,28 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
   }
   core.now = now;
   core.tasks[index].has_decision = false;
+  return std::nullopt;
+}
+
+// An admitted entry holds its quota without a check: amounts near INT64_MAX summed into the usage
+// wrapped it negative, and the cluster read as free (two entries of 2^62 GPUs let another team's
+// task in without preemption). Each sum an admission adds to stays at most kMaxHeld; the task's
+// whole request bounds what it adds to each flavor it runs in.
+std::optional<std::string> Engine::Impl::held_overflow(const Task& task, const std::vector<int32_t>& flavors) const {
+  constexpr Amount kMaxHeld = Amount{1} << 60;
+  for (const int32_t flavor : flavors) {
+    if (flavor < 0) continue;
+    const auto f = static_cast<uint32_t>(flavor);
+    for (ir::Resource r : core.quota.charged()) {
+      const Amount add = task.request[ir::index(r)];
+      const Amount held = std::max({core.quota.usage(static_cast<uint32_t>(task.team), f, r), core.quota.flavor_usage(f, r),
+                                    core.quota.cohort_usage(f, r)});
+      if (add > kMaxHeld || held > kMaxHeld - add) {
+        return fmt::format("the admitted tasks would hold more than 2^60 of `{}` in instance type `{}`, the most gov counts",
+                           core.module.column_key(r), core.module.flavors[f].name);
+      }
+    }
+  }
   return std::nullopt;
 }
 

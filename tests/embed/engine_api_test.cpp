@@ -463,6 +463,28 @@ TEST_CASE("export_state and load_state restart an engine with its admitted and p
   CHECK_THROWS_AS(restarted.load_state(state), gov::Error);
 }
 
+// Admitted entries hold their quota without a check: amounts near INT64_MAX summed into a
+// team's usage wrapped it negative, and another team's task was admitted with no preemption
+// (a hostile-input helper's finding). An entry that would take a sum past 2^60 is refused.
+TEST_CASE("load_state refuses admitted entries whose amounts would overflow the usage", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  gov::ClusterState state;
+  for (const char* id : {"a1", "a2", "a3"}) {
+    gov::AdmittedTask& entry = state.admitted.emplace_back();
+    entry.task = task(id, "team-a", int64_t{1} << 59);
+  }
+  const std::vector<gov::LoadFailure> failures = engine.load_state(state);
+  REQUIRE(failures.size() == 1);  // two of 2^59 make 2^60, the most; the third is refused
+  CHECK(failures[0].index == 2);
+  CHECK(failures[0].message.find("would hold more than 2^60 of `gpu`") != std::string::npos);
+  // The usage is what the two loaded entries hold, not a wrapped sum: team-b's task waits for
+  // a preemption instead of being admitted into a cluster that reads as free.
+  const gov::Step step = engine.step(10, {gov::Event::submit(task("b1", "team-b", 2))});
+  bool preempted = false;
+  for (const gov::Decision& d : step.decisions) preempted = preempted || d.outcome == gov::Outcome::preempted;
+  CHECK(preempted);
+}
+
 // A controller whose clock starts when it does sees Workloads created before its zero. Such a
 // task's state entry has a negative `submitted_at`, which the state reader refused: the restarted
 // engine dropped the admitted task and then admitted past the team's quota.
