@@ -21,6 +21,27 @@ namespace {
 
 namespace pegtl = tao::pegtl;
 
+/// Thrown past the parser's error recovery when a file has more syntax nodes than
+/// kMaxSyntaxNodes: where the next node would have started.
+struct TooManySyntaxNodes {
+  std::size_t offset;
+};
+
+/// The control that counts the nodes the tree keeps. The tree costs about 200 bytes a node, so
+/// an 8 MiB file of `{1}` interpolations, list elements or `+ 1` operands (one node per 2 or 3
+/// bytes) took 2 to 4 GB before any other bound was looked at.
+template <typename Rule>
+struct counting_control : control<Rule> {
+  template <typename ParseInput, typename... States>
+  static void success(const ParseInput& in, States&&... st) {
+    if constexpr (selector<Rule>::value) {
+      ParseContext& ctx = find_context(st...);
+      if (++ctx.nodes > kMaxSyntaxNodes) throw TooManySyntaxNodes{in.byte()};
+    }
+    control<Rule>::success(in, st...);
+  }
+};
+
 /// Checks that the text can be parsed at all: size, UTF-8, control characters.
 bool check_encoding(const ParseContext& ctx) {
   const std::string& text = ctx.file.text();
@@ -270,7 +291,16 @@ ParseResult parse(const SourceMap& sources, SourceId source) {
   pegtl::memory_input<pegtl::tracking_mode::eager> in(text.data(), text.size(), ctx.file.path());
   std::unique_ptr<Node> root;
   try {
-    root = pegtl::parse_tree::parse<r::file, selector, pegtl::nothing, control>(in, ctx);
+    root = pegtl::parse_tree::parse<r::file, selector, pegtl::nothing, counting_control>(in, ctx);
+  } catch (const TooManySyntaxNodes& too_many) {
+    Diagnostic d = make_diagnostic(Code::too_many, {source, {uint32_t(too_many.offset), uint32_t(too_many.offset)}},
+                                   fmt::format("the file has more than {} syntax elements (names, numbers, operators, "
+                                               "list items); gov reads at most that many from one file",
+                                               kMaxSyntaxNodes),
+                                   "the limit is reached here");
+    d.help = "split the policy into several files joined with `import`";
+    ctx.diagnostics.report(std::move(d));
+    return result;
   } catch (const pegtl::parse_error& error) {
     // Errors are recovered per declaration; one escaping here is at the file level.
     const size_t offset = error.positions().empty() ? 0 : error.positions().front().byte;

@@ -22,6 +22,7 @@ struct ParseContext {
   const SourceFile& file;
   SourceId source;
   Diagnostics& diagnostics;
+  std::size_t nodes = 0;  // syntax tree nodes made so far (parse.cpp bounds them)
 };
 
 /// A character of a name, keyword or number (what a reader takes as one word).

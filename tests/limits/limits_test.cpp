@@ -145,6 +145,33 @@ TEST_CASE("strings and names longer than their limits are refused with E0005", "
                     grammar::kMaxNameBytes));
 }
 
+// A hostile-input helper's inputs: a message of 2.7 million `{1}` pieces (literal text was the
+// only part counted) and a list of 4 million elements (no bound at all) made `gov check` use
+// 3.6 and 3.8 GB in PEGTL's tree before any other limit was looked at.
+TEST_CASE("interpolations count toward a string's bytes by their source", "[limits]") {
+  std::string pieces;
+  for (size_t i = 0; i < grammar::kMaxStringBytes / 3 + 1; ++i) pieces += "{1}";
+  auto parsed = test::parse_text("rule r { when task.gpus > 1 warn \"" + pieces + "\" }\n");
+  REQUIRE(count_code(parsed.result.diagnostics, Code::too_long) == 1);
+}
+
+TEST_CASE("a file of more syntax elements than the parser keeps is one E0006 error", "[limits]") {
+  // At least one node per element: one more element than the bound is enough.
+  std::string list = "rule r {\n  when task.gpus in [1";
+  for (size_t i = 0; i < grammar::kMaxSyntaxNodes; ++i) list += ",1";
+  list += "]\n  deny \"x\"\n}\n";
+  REQUIRE(list.size() < grammar::kMaxFileBytes);
+  auto parsed = test::parse_text(list);
+  REQUIRE(parsed.result.diagnostics.items().size() == 1);
+  const Diagnostic& d = parsed.result.diagnostics.items().front();
+  CHECK(d.code == Code::too_many);
+  CHECK(d.message.find(fmt::format("more than {} syntax elements", grammar::kMaxSyntaxNodes)) != std::string::npos);
+  CHECK(parsed.result.file.declarations.empty());
+  // The largest benchmark policy (10,000 teams in 2 MiB) is far below: a quarter of the bound.
+  CHECK(test::parse_text(teams(10'000)).result.ok());
+}
+
+// ------------------------------------------------------------------ declarations
 // ------------------------------------------------------------------ declarations
 
 TEST_CASE("10,000 teams load, team 10,001 is refused with E0006 where it stands", "[limits]") {
