@@ -84,7 +84,10 @@ void render_snippet(std::string& out, const SourceFile& file, Span span, std::st
   constexpr uint32_t kWindowBytes = 4 * kMaxShownColumns;
   const auto window_start = static_cast<uint32_t>(
       utf8_boundary_at_or_before(line, caret_begin > kWindowBytes ? caret_begin - kWindowBytes : 0));
-  const uint32_t window_stop = std::min<uint32_t>(static_cast<uint32_t>(line.size()), caret_end + kWindowBytes);
+  // From the caret's start, not its end: a span of megabytes (a map on one long line) made
+  // every diagnostic split all of it.
+  const uint32_t window_stop = std::min<uint32_t>(static_cast<uint32_t>(line.size()),
+                                                  std::min(caret_end, caret_begin + kWindowBytes) + kWindowBytes);
   std::vector<Cell> cells = display_cells(line.substr(window_start, window_stop - window_start));
   for (Cell& cell : cells) cell.offset += window_start;
   const bool cut_before = window_start > 0;

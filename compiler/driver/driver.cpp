@@ -464,8 +464,8 @@ Diagnostics CheckedPolicy::diagnostics() const {
 void DiagnosticPrinter::add(const Diagnostics& diagnostics, const SourceMap& sources) {
   for (const Diagnostic& d : diagnostics.items()) {
     std::string text = render(d, sources);
-    if (std::find(rendered_.begin(), rendered_.end(), text) != rendered_.end()) continue;
-    rendered_.push_back(std::move(text));
+    if (seen_.contains(text)) continue;
+    seen_.insert(rendered_.emplace_back(std::move(text)));
     if (d.severity == Severity::error) ++errors_;
     if (d.severity == Severity::warning) ++warnings_;
   }

@@ -8,6 +8,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <deque>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler/check/check.hpp"
@@ -238,7 +241,8 @@ class DiagnosticPrinter {
   size_t warnings() const { return warnings_; }
 
  private:
-  std::vector<std::string> rendered_;
+  std::deque<std::string> rendered_;  // a deque: seen_ views its strings, which never move
+  std::unordered_set<std::string_view> seen_;  // rendered_, to drop a repeat in O(1) (a list scan was quadratic)
   size_t errors_ = 0;
   size_t warnings_ = 0;
 };
