@@ -85,7 +85,9 @@ Error not_private(std::string_view kind, std::string_view path, mode_t mode) {
 
 // The whole file at `path` (at most kMaxKeyFileBytes), and its mode.
 Result<KeyFile> read_key_file(const std::string& path, std::string_view kind) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  // O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever, before the check
+  // below could refuse it (docs/limits.md: a FIFO is refused before a byte is read).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) return read_error(kind, path, std::strerror(errno));
   struct Closer {
     int fd;

@@ -223,6 +223,12 @@ TEST_CASE("key files that are not keys are refused with the cause", "[security][
   gov::test::write_text(dir / "big.pub", std::string(1 << 20, 'a'));
   CHECK(signing::load_public_key(dir / "big.pub").error().message ==
         fmt::format("cannot read verify key `{}`: not a gov Ed25519 public key", dir / "big.pub"));
+  // A FIFO without a writer is refused, not waited on (opening it blocked forever).
+  REQUIRE(::mkfifo((dir / "fifo.key").c_str(), 0600) == 0);
+  CHECK(signing::load_secret_key(dir / "fifo.key").error().message ==
+        fmt::format("cannot read signing key `{}`: not a regular file", dir / "fifo.key"));
+  CHECK(signing::load_public_key(dir / "fifo.key").error().message ==
+        fmt::format("cannot read verify key `{}`: not a regular file", dir / "fifo.key"));
 }
 
 // ---- signatures -----------------------------------------------------------------------------
