@@ -28,6 +28,14 @@ TEST_CASE("gov log --limit takes a positive whole number, gov rollback a version
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("--limit takes a positive whole number") != std::string::npos);
   }
+  // Any --format printed text and exited 0 (a hostile-input helper's finding).
+  for (const char* bad : {"xml", "JSON", ""}) {
+    const gov::test::CommandResult r = run_gov(std::string("log --format=") + bad + " --db " + db);
+    INFO(bad << ": " << r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find("unknown format") != std::string::npos);
+  }
   // One version: gov diff has nothing to compare it with, and says so.
   const gov::test::CommandResult first = run_gov("diff --db " + db);
   INFO(first.err);

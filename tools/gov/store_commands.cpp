@@ -259,6 +259,11 @@ int run_log(const Args& args) {
                escape_for_terminal(args.positional[0]));
     return kUsage;
   }
+  const std::string format = args.value("format").value_or("text");
+  if (format != "text" && format != "json") {
+    fmt::print(stderr, "error: unknown format `{}` (expected text or json)\n", escape_for_terminal(format));
+    return kUsage;
+  }
   size_t limit = 50;
   if (auto l = args.value("limit")) {
     const std::optional<int64_t> n = l->empty() || (*l)[0] == 'v' ? std::nullopt : version_argument(*l);
@@ -277,7 +282,7 @@ int run_log(const Args& args) {
     fmt::print(stderr, "error: {}\n", escape_for_terminal(versions.error().message));
     return kFailed;
   }
-  if (args.value("format").value_or("text") == "json") {
+  if (format == "json") {
     fmt::print("{}", log_json(versions.value()));
     return kOk;
   }
