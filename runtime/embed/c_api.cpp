@@ -668,8 +668,19 @@ gov_status gov_engine_explain_json(const gov_engine* engine, const char* id, cha
   });
 }
 
+/// What an out-parameter holds when a check fails: `invalid`, never a zeroed struct, whose verdict
+/// 0 is ADMIT (a caller that forgot the status read a failed check as an admission), and "" for
+/// the strings, which gov.h says are never NULL.
+static gov_admission failed_admission() {
+  gov_admission out{};
+  out.verdict = GOV_VERDICT_INVALID;
+  out.flavor = "";
+  out.rule = "";
+  return out;
+}
+
 gov_status gov_engine_check(const gov_engine* engine, const gov_task* task, gov_admission* out) {
-  if (out != nullptr) *out = gov_admission{};
+  if (out != nullptr) *out = failed_admission();
   return guarded("gov_engine_check", [&] {
     require(out, "the out-parameter is NULL");
     require(task, "the task is NULL");
@@ -687,7 +698,7 @@ gov_status gov_engine_prepare(const gov_engine* engine, const gov_task* task, go
 }
 
 gov_status gov_engine_check_prepared(const gov_engine* engine, const gov_prepared_task* task, gov_admission* out) {
-  if (out != nullptr) *out = gov_admission{};
+  if (out != nullptr) *out = failed_admission();
   return guarded("gov_engine_check_prepared", [&] {
     require(out, "the out-parameter is NULL");
     require(task, "the prepared task is NULL");

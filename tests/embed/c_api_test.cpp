@@ -328,7 +328,15 @@ TEST_CASE("C: check answers without changing the engine", "[embed][c][check]") {
   REQUIRE(gov_engine_check(engine.handle, &unknown, &admission) == GOV_OK);
   CHECK(admission.verdict == GOV_VERDICT_INVALID);
   CHECK(std::string(admission.flavor).empty());
+  // A failed check leaves `invalid`, never a zeroed admission (verdict 0 is ADMIT), and "" for
+  // the strings, which are never NULL.
+  admission = gov_admission{};
+  admission.verdict = GOV_VERDICT_ADMIT;
   CHECK(gov_engine_check(engine.handle, nullptr, &admission) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(admission.verdict == GOV_VERDICT_INVALID);
+  REQUIRE(admission.flavor != nullptr);
+  REQUIRE(admission.rule != nullptr);
+  CHECK(std::string(admission.flavor).empty());
   CHECK(gov_engine_check(engine.handle, &a1, nullptr) == GOV_ERROR_INVALID_ARGUMENT);
 }
 

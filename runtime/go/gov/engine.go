@@ -272,7 +272,8 @@ func (e *Engine) Check(task Task) (Admission, error) {
 		return status
 	})
 	if err != nil {
-		return Admission{}, err
+		// Never the zero Admission on an error: its Verdict is VerdictAdmit.
+		return Admission{Verdict: VerdictInvalid}, err
 	}
 	admission.Verdict = Verdict(out.verdict)
 	admission.Borrows = out.borrows != 0

@@ -332,6 +332,7 @@ typedef struct gov_admission {
   uint64_t sequence;  /* the last step of the state it was computed against */
 } gov_admission;
 
+/* On an error `out` holds GOV_VERDICT_INVALID with "" for its strings (never ADMIT). */
 GOV_API gov_status gov_engine_check(const gov_engine* engine, const gov_task* task, gov_admission* out);
 
 /* A task resolved once for repeated checks (what a controller keeps per workload): checking
