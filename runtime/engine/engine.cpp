@@ -137,6 +137,14 @@ void Engine::Impl::submit(const gov::Task& spec, std::vector<Decision>& out) {
   // Strings are UTF-8 (gov.h, engine.hpp): an id that is not is written as U+FFFD in every
   // decision stream and exported state, where two of them would become one task.
   if (find_invalid_utf8(spec.id) != std::string::npos) error = std::string("the task id is not valid UTF-8");
+  // As the trace and state readers refuse them (docs/limits.md): a NUL ends the string in C and
+  // in the exported state's reader, so the task would not load back at a restart.
+  if (spec.id.find('\0') != std::string::npos) error = std::string("the task id contains a NUL character");
+  for (const auto& [key, value] : spec.labels) {
+    if (key.find('\0') != std::string::npos || value.find('\0') != std::string::npos) {
+      error = std::string("a label key or value contains a NUL character");
+    }
+  }
   if (error) {
     task.state = TaskState::invalid;
     const uint32_t index = core.tasks.add(std::move(task), /*claim_id=*/!duplicate);

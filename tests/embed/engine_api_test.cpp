@@ -463,6 +463,23 @@ TEST_CASE("export_state and load_state restart an engine with its admitted and p
   CHECK_THROWS_AS(restarted.load_state(state), gov::Error);
 }
 
+// A NUL in an id or a label reached the exported state, whose reader refuses it (as the trace
+// reader does): a restart dropped the admitted task (a controller helper's finding).
+TEST_CASE("submit refuses a task id or label with a NUL, as the state reader would", "[embed]") {
+  gov::Engine engine = gov::Engine::compile_file(repo_path(kWorkshop));
+  gov::Task nul_id = task(std::string("job\0a", 5), "team-a", 1);
+  const gov::Decision id = engine.submit(nul_id, 0);
+  CHECK(id.outcome == gov::Outcome::invalid);
+  CHECK(id.message == "the task id contains a NUL character");
+  gov::Task nul_label = task("job", "team-a", 1);
+  nul_label.labels.push_back({std::string("k\0z", 3), "v"});
+  const gov::Decision label = engine.submit(nul_label, 0);
+  CHECK(label.outcome == gov::Outcome::invalid);
+  CHECK(label.message == "a label key or value contains a NUL character");
+  // What the engine holds always loads back.
+  CHECK(engine.fresh().load_state_json(gov::to_json(engine.export_state())).empty());
+}
+
 // Admitted entries hold their quota without a check: amounts near INT64_MAX summed into a
 // team's usage wrapped it negative, and another team's task was admitted with no preemption
 // (a hostile-input helper's finding). An entry that would take a sum past 2^60 is refused.
