@@ -51,7 +51,8 @@ struct Options {
   std::function<void(const Step&)> on_step;
   /// Called (on the watcher's thread) when a reload by the watcher fails; the engine keeps
   /// running on the version it has. Each distinct failure is reported once (the watcher keeps
-  /// polling and reports again when the failure changes). Must not call back into the engine.
+  /// polling and reports again when the failure changes). It runs outside the state lock: it
+  /// may call the engine, except stop_watching() (Error reentrant: it would join its own thread).
   std::function<void(const Error&)> on_reload_error;
   /// How many ended tasks (finished, cancelled, rejected, invalid) decision() still remembers;
   /// the oldest are forgotten first. Live tasks are always remembered.
@@ -141,8 +142,8 @@ GOV_API std::vector<TimedEvent> read_trace(const Engine& engine, std::string_vie
 class GOV_API Engine {
  public:
   /// Opens the store at `db_path` (read-only) and loads the active version of
-  /// `options.policy`: its sources are checked again and its cached native code is loaded
-  /// (compiled when the cache has no object for this machine). Throws Error: not_found (no
+  /// `options.policy`: its sources are checked again, and its cached native code is loaded
+  /// when Options::verify_key_path is set and the signatures verify (compiled otherwise). Throws Error: not_found (no
   /// store, policy or version), store (the store failed), policy (the stored version no longer
   /// checks with this gov).
   static Engine open_store(const std::string& db_path, Options options = {});

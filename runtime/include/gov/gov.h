@@ -268,7 +268,8 @@ typedef struct gov_open_options {
 GOV_API void gov_open_options_init(gov_open_options* options);
 
 /* Opens the store at `db_path` (read-only) and loads the active version of the policy, with its
- * cached native code. `options` may be NULL. Errors: NOT_FOUND, STORE, POLICY. */
+ * cached native code when `verify_key_path` is set and its signatures verify (compiled
+ * otherwise). `options` may be NULL. Errors: NOT_FOUND, STORE, POLICY. */
 GOV_API gov_status gov_engine_open(const char* db_path, const gov_open_options* options, gov_engine** out);
 /* Loads, checks and compiles a policy file. Errors: IO, POLICY. */
 GOV_API gov_status gov_engine_open_file(const char* policy_path, const gov_open_options* options, gov_engine** out);
