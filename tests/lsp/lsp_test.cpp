@@ -196,6 +196,14 @@ struct Session {
     return R"({"textDocument":{"uri":")" + uri + R"("},"position":{"line":)" + std::to_string(line) +
            R"(,"character":)" + std::to_string(character) + "}}";
   }
+  /// The labels completion offers in the policy at (line, character), asked as request `id`.
+  std::vector<std::string> completion_labels(int id, int line, int character) {
+    client.request(id, "textDocument/completion", at(policy_uri, line, character));
+    std::vector<std::string> out;
+    const Json reply = client.response(id);  // kept: a temporary in the range would dangle
+    for (const Json& item : reply["result"]["items"].items) out.push_back(item["label"].str());
+    return out;
+  }
 };
 
 bool any_code(const Json& diagnostics, const std::string& code) {
@@ -282,13 +290,7 @@ TEST_CASE("gov lsp: hover, completion, definition and references", "[lsp]") {
   std::string editing = kPolicy;
   editing.replace(editing.find("  quota ml.g5.8xlarge { instances = 2 }\n"), 0, "  sharing = \n  quota \n");
   s.change(s.policy_uri, editing, 2);
-  auto labels = [&](int id, int line, int character) {
-    s.client.request(id, "textDocument/completion", s.at(s.policy_uri, line, character));
-    std::vector<std::string> out;
-    const Json reply = s.client.response(id);
-    for (const Json& item : reply["result"]["items"].items) out.push_back(item["label"].str());
-    return out;
-  };
+  auto labels = [&](int id, int line, int character) { return s.completion_labels(id, line, character); };
   const std::vector<std::string> sharing = labels(20, 12, 12);
   CHECK(sharing == std::vector<std::string>{"lend-and-borrow", "lend", "dont-lend"});
   const std::vector<std::string> types = labels(21, 13, 8);
@@ -384,13 +386,7 @@ TEST_CASE("gov lsp: completion of outcomes, nested fields and amounts, none in c
                            "test \"t\" {\n  submit a1 { team = team-a, memory = 64 }\n  expect a1 \n  at 10 \n}\n"
                            "rule r2 {\n  when team.borrowed.\n  warn \"x\"  # see task.\n}\n";
   s.open(s.policy_uri, text);
-  auto labels = [&](int id, int line, int character) {
-    s.client.request(id, "textDocument/completion", s.at(s.policy_uri, line, character));
-    std::vector<std::string> out;
-    const Json reply = s.client.response(id);
-    for (const Json& item : reply["result"]["items"].items) out.push_back(item["label"].str());
-    return out;
-  };
+  auto labels = [&](int id, int line, int character) { return s.completion_labels(id, line, character); };
   const auto has = [](const std::vector<std::string>& items, const std::string& label) {
     return std::find(items.begin(), items.end(), label) != items.end();
   };
@@ -462,13 +458,7 @@ TEST_CASE("gov lsp: cohorts of a tree have hover, definition, symbols and comple
   inside.replace(inside.find("  parent = org\n"), std::string("  parent = org\n").size(), "  parent = org\n  \n");
   inside.replace(inside.find("cohort org {}\n"), std::string("cohort org {}\n").size(), "cohort org {}\n\n");
   s.change(s.policy_uri, inside, 3);
-  const auto labels_at = [&](int id, int line, int character) {
-    s.client.request(id, "textDocument/completion", s.at(s.policy_uri, line, character));
-    std::vector<std::string> out;
-    const Json answer = s.client.response(id);  // kept: a temporary in the range would dangle
-    for (const Json& item : answer["result"]["items"].items) out.push_back(item["label"].str());
-    return out;
-  };
+  const auto labels_at = [&](int id, int line, int character) { return s.completion_labels(id, line, character); };
   const std::vector<std::string> in_cohort = labels_at(55, 16, 2);  // the empty line after `parent = org`
   for (const char* property : {"parent", "fair-share-weight", "quota"}) {
     INFO(property);
