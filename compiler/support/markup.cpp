@@ -5,7 +5,8 @@ namespace gov::support {
 std::string escape_markup(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -15,6 +16,9 @@ std::string escape_markup(std::string_view text) {
       default:
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') {
           out += "\xEF\xBF\xBD";
+        } else if (text.substr(i, 3) == "\xEF\xBF\xBE" || text.substr(i, 3) == "\xEF\xBF\xBF") {
+          out += "\xEF\xBF\xBD";  // U+FFFE and U+FFFF, which XML 1.0 cannot hold either
+          i += 2;
         } else {
           out += c;
         }

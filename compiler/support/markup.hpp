@@ -8,8 +8,8 @@
 namespace gov::support {
 
 /// `text` safe inside an HTML or XML 1.0 text node or quoted attribute: `& < > " '` as entities
-/// (`&#39;` for the apostrophe, which both read), and the C0 controls XML cannot hold at all
-/// (all but tab, LF and CR) as U+FFFD.
+/// (`&#39;` for the apostrophe, which both read), and what XML cannot hold at all, the C0
+/// controls (all but tab, LF and CR) and the noncharacters U+FFFE and U+FFFF, as U+FFFD.
 std::string escape_markup(std::string_view text);
 
 /// A JSON document made safe inside an HTML `<script>` element: every `<` (which only occurs
