@@ -1,6 +1,7 @@
 // The checker: `test` blocks (submitted tasks, times, expectations).
 #include "compiler/check/checker.hpp"
 
+#include <array>
 #include <algorithm>
 #include <map>
 
@@ -113,6 +114,18 @@ void Checker::submit(const ast::Step& step, SourceId source, TestStep& out) {
     Diagnostic& d = report(Code::missing_property, {source, step.task.span},
                            fmt::format("task `{}` has no `team`", step.task.text), "which team?");
     d.help = "add `team = NAME`";
+  }
+  // As a trace and `gov eval` refuse it: a task that requests nothing was admitted here only.
+  static constexpr std::array<std::string_view, 9> kRequests = {"instances", "gpus",     "neuron",   "vcpus",   "memory",
+                                                                "efa",       "per-pod", "partitions", "pod-sets"};
+  const bool requests = std::any_of(step.properties.begin(), step.properties.end(), [](const ast::Property& p) {
+    return std::find(kRequests.begin(), kRequests.end(), p.key.text) != kRequests.end();
+  });
+  if (!requests) {
+    Diagnostic& d = report(Code::missing_property, {source, step.task.span},
+                           fmt::format("task `{}` requests nothing", step.task.text), "asks for nothing");
+    d.help = "give `instances`, amounts (`gpus`, `vcpus`, `memory`, `neuron`, `efa`, `partitions`), `pods` with "
+             "`per-pod`, or `pod-sets`";
   }
 }
 
