@@ -222,7 +222,9 @@ class GOV_API Engine {
   std::optional<Explanation> explain(std::string_view id) const;
   /// The hot path of an admission controller: would `task` be admitted if submitted now, and if
   /// not, why not (see Admission). Changes nothing; runs in parallel with other queries and
-  /// allocates nothing in steady state (per-thread scratch space). Native code under the JIT.
+  /// allocates nothing in steady state (per-thread scratch space; an `invalid` answer builds its
+  /// reason and may allocate). Native code under the JIT. It does not look at the id: the
+  /// checks submit makes of it (empty, not UTF-8, a NUL, in use) are submit's alone.
   Admission check(const Task& task) const;
   /// Resolves `task` against the running policy for check(const PreparedTask&). Allocates;
   /// runs in parallel with other queries.
