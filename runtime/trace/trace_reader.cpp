@@ -713,11 +713,12 @@ bool EventDecoder::read_identity(const JsonValue& submit, gov::Task& task) {
   }
   if (!no_nul("id", id->position, id->text)) return false;
   if (const TaskIds::Entry* earlier = state_.tasks.find(id->text); earlier != nullptr) {
-    // A state document has entries, not events (`at_` is a trace event's time).
+    // Only a trace has events (`at_` is an event's time); a state's entries and --workloads'
+    // objects are named by the message's prefix (`pending[1]`, Job `a1`).
     return field_fail("id", id->position,
                       at_ ? fmt::format("duplicate task id {}; event {} already submits it", quoted(id->text),
                                         earlier->submitted)
-                          : fmt::format("task id {} appears twice in the state", quoted(id->text)));
+                          : fmt::format("duplicate task id {}: it is given twice", quoted(id->text)));
   }
   if (state_.tasks.size() >= kMaxTraceTasks) {
     return field_fail("id", id->position,

@@ -324,7 +324,7 @@ TEST_CASE("restart: a state's bad entries are skipped and reported one by one wi
   const std::vector<Expected> expected = {
       {GOV_STATE_ADMITTED, 1, "unknown team \"team-x\""},
       {GOV_STATE_ADMITTED, 2, "team `team-a` has no quota for the task's instance type"},
-      {GOV_STATE_PENDING, 0, "task id \"a1\" appears twice in the state"},
+      {GOV_STATE_PENDING, 0, "duplicate task id \"a1\": it is given twice"},
       {GOV_STATE_PENDING, 2, "unknown key \"reson\"; did you mean \"reason\"?"},
       {GOV_STATE_PENDING, 3, "expected a pending reason"},
   };

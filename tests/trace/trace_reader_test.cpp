@@ -496,5 +496,5 @@ TEST_CASE("a cluster state is strict at every level, with a did-you-mean", "[tra
   CHECK_FALSE(state_of(R"({"admitted": [{"task": {"id": "x", "team": "team-a", "gpus": 1}}],
                            "pending": [{"task": {"id": "x", "team": "team-b", "gpus": 1}}]})",
                        error));
-  CHECK(error == "pending[0]: field \"id\": task id \"x\" appears twice in the state");
+  CHECK(error == "pending[0]: field \"id\": duplicate task id \"x\": it is given twice");
 }
