@@ -131,6 +131,17 @@ class Loader {
         report_outside_root(display, request.where, "an import path is relative to the importing file, never absolute");
         continue;
       }
+      // `lib.gov/` names a directory (open(2) refuses a file so named): reading `lib.gov` then
+      // named its imports `lib.gov/teams.gov`, files that do not exist.
+      if (!request.raw.empty() && request.raw.back() == '/') {
+        Diagnostic d = make_diagnostic(Code::import_not_found, request.where,
+                                       fmt::format("cannot import `{}`: a path ending in `/` names a directory",
+                                                   request.raw),
+                                       "imported here");
+        d.help = "import a policy file, such as `\"teams.gov\"`";
+        program_.diagnostics.report(std::move(d));
+        continue;
+      }
       const std::optional<std::string> logical =
           catalog ? std::optional<std::string>(fmt::format("{}/{}.gov", kCatalogLogicalDir, request.raw))
                   : normalise_logical_path(logical_dir.empty() ? request.raw : logical_dir + "/" + request.raw);
