@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -596,34 +598,42 @@ int64_t Policy::capacity_of(size_t type) const {
 
 namespace {
 
-/// The declarations in which the program's parse reported a shape error (schema.hpp).
-std::vector<Location> misshapen_declarations(const Program& program) {
-  std::vector<Location> out;
-  for (const Diagnostic& d : program.diagnostics.items()) {
-    if (d.severity != Severity::error || !is_shape_error(d.code)) continue;
-    for (const ProgramFile& file : program.files) {
-      if (file.source != d.primary.source) continue;
-      for (const ast::Declaration& declaration : file.ast.declarations) {
-        const Span span = ast::span_of(declaration);
-        if (span.begin <= d.primary.span.begin && d.primary.span.begin < span.end) out.push_back({file.source, span});
-      }
-    }
-  }
-  return out;
+/// Where a declaration of a program is: its file's source and its first byte.
+using DeclarationKey = std::pair<SourceId, uint32_t>;
+
+/// The declaration of `file` that holds `offset`, if any: declarations are in source order and
+/// do not overlap, so a binary search finds it (a file may have tens of thousands of them, each
+/// with a shape error).
+std::optional<DeclarationKey> declaration_at(const ProgramFile& file, uint32_t offset) {
+  const std::vector<ast::Declaration>& declarations = file.ast.declarations;
+  auto after = std::upper_bound(declarations.begin(), declarations.end(), offset,
+                                [](uint32_t o, const ast::Declaration& d) { return o < ast::span_of(d).begin; });
+  if (after == declarations.begin()) return std::nullopt;
+  const Span span = ast::span_of(*std::prev(after));
+  if (offset >= span.end) return std::nullopt;
+  return DeclarationKey{file.source, span.begin};
 }
 
-/// Drops the checker's findings inside a declaration with a shape error: a value of the wrong
-/// kind or an unknown choice reads as absent, so "has no team" or "lists no instance type"
-/// there would be that error again in other words. They are reported once the shape is fixed;
-/// findings in every other declaration are reported now.
+/// Drops the checker's findings inside a declaration with a shape error (schema.hpp): a value of
+/// the wrong kind or an unknown choice reads as absent, so "has no team" or "lists no instance
+/// type" there would be that error again in other words. They are reported once the shape is
+/// fixed; findings in every other declaration are reported now.
 void hold_back_cascades(const Program& program, Diagnostics& diagnostics) {
-  const std::vector<Location> misshapen = misshapen_declarations(program);
+  std::map<SourceId, const ProgramFile*> files;
+  for (const ProgramFile& file : program.files) files.emplace(file.source, &file);
+  const auto declaration_of = [&](const Diagnostic& d) -> std::optional<DeclarationKey> {
+    const auto file = files.find(d.primary.source);
+    return file == files.end() ? std::nullopt : declaration_at(*file->second, d.primary.span.begin);
+  };
+  std::set<DeclarationKey> misshapen;
+  for (const Diagnostic& d : program.diagnostics.items()) {
+    if (d.severity != Severity::error || !is_shape_error(d.code)) continue;
+    if (const std::optional<DeclarationKey> key = declaration_of(d)) misshapen.insert(*key);
+  }
   if (misshapen.empty()) return;
   std::erase_if(diagnostics.items(), [&](const Diagnostic& d) {
-    return std::any_of(misshapen.begin(), misshapen.end(), [&](const Location& where) {
-      return where.source == d.primary.source && where.span.begin <= d.primary.span.begin &&
-             d.primary.span.begin < where.span.end;
-    });
+    const std::optional<DeclarationKey> key = declaration_of(d);
+    return key && misshapen.contains(*key);
   });
 }
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -86,6 +87,26 @@ TEST_CASE("gov export hyperpod --out writes the files and an executable script",
   CHECK(gov::test::read_text(dir / "out/compute-quota-team-a.json").find("\"TeamName\": \"team-a\"") != std::string::npos);
   struct stat st {};
   REQUIRE(::stat((dir / "out/apply.sh").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0111) != 0);
+}
+
+// A link planted at a name gov writes in a shared --out directory was followed: the file it
+// pointed to was overwritten with the plan and made executable (docs/security.md).
+TEST_CASE("gov export hyperpod --out replaces a planted link instead of writing through it", "[bridge][export][security]") {
+  gov::test::TempDir dir("hyperpod-out-link");
+  const std::string victim = dir.write("victim.txt", "precious\n");
+  REQUIRE(::chmod(victim.c_str(), 0644) == 0);
+  dir.write("out/.keep", "");
+  REQUIRE(::symlink(victim.c_str(), (dir / "out/apply.sh").c_str()) == 0);
+  const gov::test::CommandResult r = run_gov("export hyperpod policies/examples/workshop-g5.gov --out " + (dir / "out"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(gov::test::read_text(victim) == "precious\n");
+  struct stat st {};
+  REQUIRE(::stat(victim.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0644);
+  REQUIRE(::lstat((dir / "out/apply.sh").c_str(), &st) == 0);
+  CHECK(S_ISREG(st.st_mode));
   CHECK((st.st_mode & 0111) != 0);
 }
 
