@@ -2,6 +2,7 @@
 // (found by a new-user trial of the CLI, session 31).
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <string>
 
 #include "tests/support/test_support.hpp"
@@ -149,4 +150,29 @@ TEST_CASE("gov check --emit over several files names each file before its stage"
   // One file: its stage alone, as before.
   const gov::test::CommandResult one = run_gov("check --emit=ir policies/examples/workshop-g5.gov");
   CHECK(one.out.starts_with("module "));
+}
+
+TEST_CASE("gov simulate with no FILE replays $GOV_DB's active version; a store it cannot open exits 2",
+          "[cli][simulate]") {
+  const gov::test::TempDir dir("simulate-default-store");
+  const std::string db = dir / "store.db";
+  const std::string trace = " --trace policies/examples/workshop-g5.trace.json";
+  REQUIRE(run_gov("apply policies/examples/workshop-g5.gov --db '" + db + "'").exit_code == 0);
+  const gov::test::CommandResult from_file = run_gov("simulate policies/examples/workshop-g5.gov" + trace);
+  REQUIRE(from_file.exit_code == 0);
+  ::setenv("GOV_DB", db.c_str(), 1);
+  const gov::test::CommandResult from_store = run_gov("simulate" + trace);
+  ::unsetenv("GOV_DB");
+  INFO(from_store.err);
+  CHECK(from_store.exit_code == 0);
+  CHECK(from_store.out == from_file.out);
+  // Missing, a directory, not a store: as gov log and gov show, exit 2 (a hostile-input
+  // helper's finding: simulate exited 1).
+  for (const std::string& bad : {dir / "missing.db", dir.path().string(), std::string("README.md")}) {
+    const gov::test::CommandResult r = run_gov("simulate --db '" + bad + "'" + trace);
+    INFO(bad << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(run_gov("log --db '" + bad + "'").exit_code == 2);
+  }
 }

@@ -89,7 +89,12 @@ std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std
                         : gov::Engine::open_store(args.value("db").value_or(store::default_path()), std::move(*options)));
   } catch (const gov::Error& error) {
     print_api_error(error);
-    const bool usage = error.code() == gov::ErrorCode::io || error.code() == gov::ErrorCode::invalid_argument;
+    // Exit 2 for I/O and usage problems, and for a store that cannot be opened (missing,
+    // damaged, locked, newer), as the store commands do (docs/interfaces.md); 1 for a policy
+    // at fault, a stored one included.
+    const gov::ErrorCode code = error.code();
+    const bool usage = code == gov::ErrorCode::io || code == gov::ErrorCode::invalid_argument ||
+                       (!file && (code == gov::ErrorCode::store || code == gov::ErrorCode::not_found));
     status = usage ? kUsage : kFailed;
     return std::nullopt;
   }

@@ -205,9 +205,12 @@ int run_simulate(const Args& args) {
     return kUsage;
   }
   if (args.positional.size() == 2 && args.value("trace")) return run_simulate_comparison(args);
+  // A trace with no FILE and no --db replays the default store's active version ($GOV_DB or
+  // .gov/policies.db), as `gov log` and `gov show` read it; with --workloads the positional
+  // arguments are the policy and the workloads, so the store needs --db there.
   if ((!workloads && args.positional.size() > 1) || (!args.value("trace") && !workloads) ||
-      (args.positional.empty() && !args.has("db"))) {
-    fmt::print(stderr, "error: usage: gov simulate FILE --trace TRACE.json (or --db PATH for the store's active version; or A.gov B.gov to compare two policies; or --workloads DIR|FILE... for Kubernetes objects)\n");
+      (workloads && args.positional.empty() && !args.has("db"))) {
+    fmt::print(stderr, "error: usage: gov simulate [FILE] --trace TRACE.json (FILE, or else --db PATH or $GOV_DB: the store's active version; or A.gov B.gov to compare two policies; or FILE|--db PATH --workloads DIR|FILE... for Kubernetes objects)\n");
     return kUsage;
   }
   const std::string format = args.value("format").value_or("jsonl");
