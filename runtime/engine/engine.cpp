@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "compiler/support/utf8.hpp"
 #include "runtime/engine/admission_check.hpp"
@@ -26,12 +27,13 @@ struct Engine::Impl {
   void finish(std::string_view id, std::vector<Decision>& out);
   void cancel(std::string_view id, std::vector<Decision>& out);
   bool id_in_use(std::string_view id) const;
-  std::optional<std::string> load_admitted(const AdmittedTask& entry);
+  // `at`: the state's time, which the entry's times may not pass.
+  std::optional<std::string> load_admitted(const AdmittedTask& entry, Time at);
   std::optional<std::string> pod_set_flavors_of(const AdmittedTask& entry, const Task& task,
                                                 std::vector<int32_t>& out) const;
   std::optional<std::string> group_flavors_of(const AdmittedTask& entry, const Task& task,
                                               std::vector<int32_t>& out) const;
-  std::optional<std::string> load_pending(const PendingTask& entry);
+  std::optional<std::string> load_pending(const PendingTask& entry, Time at);
   std::optional<std::string> held_overflow(const Task& task, const std::vector<int32_t>& flavors) const;
 
   EngineCore core;
@@ -273,13 +275,32 @@ std::optional<std::string> Engine::Impl::group_flavors_of(const AdmittedTask& en
 namespace {
 /// A state entry's `submitted_at` the engine cannot queue by: before kEarliestCreated (the same
 /// bound a submitted task's `created` has, so every state an engine exports loads back).
-std::optional<std::string> queue_time_problem(Time submitted_at) {
-  if (submitted_at >= kEarliestCreated) return std::nullopt;
-  return std::string("`submitted_at` is more than 10^9 seconds before time zero");
+// Milliseconds as seconds, the state document's unit: 90000 -> "90", 1500 -> "1.5".
+std::string seconds_text(Time millis) {
+  std::string text = fmt::format("{}{}.{:03}", millis < 0 ? "-" : "", std::abs(millis / 1000), std::abs(millis % 1000));
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
+// An entry's times must be possible at the state's time `at`: submitted by then, and (admitted
+// entries) admitted after being submitted and by then. An entry from the future would be admitted
+// before it was submitted, or finish by a duration counted from a time that has not come.
+std::optional<std::string> time_problem(Time at, Time submitted_at, std::optional<Time> admitted_at = std::nullopt) {
+  if (submitted_at < kEarliestCreated) return std::string("`submitted_at` is more than 10^9 seconds before time zero");
+  if (submitted_at > at)
+    return fmt::format("`submitted_at` {} s is after the state's time `at` {} s", seconds_text(submitted_at), seconds_text(at));
+  if (!admitted_at) return std::nullopt;
+  if (*admitted_at < submitted_at)
+    return fmt::format("`admitted_at` {} s is before `submitted_at` {} s", seconds_text(*admitted_at),
+                       seconds_text(submitted_at));
+  if (*admitted_at > at)
+    return fmt::format("`admitted_at` {} s is after the state's time `at` {} s", seconds_text(*admitted_at), seconds_text(at));
+  return std::nullopt;
 }
 }  // namespace
 
-std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry) {
+std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry, Time at) {
   Task task;
   if (auto error = resolve_task(core.resolver(), entry.task, task)) return error;
   if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
@@ -303,7 +324,7 @@ std::optional<std::string> Engine::Impl::load_admitted(const AdmittedTask& entry
       !core.quota.has_quota(static_cast<uint32_t>(task.team), static_cast<uint32_t>(flavor))) {
     return fmt::format("team `{}` has no quota for the task's instance type", team.name);
   }
-  if (auto error = queue_time_problem(entry.submitted_at)) return error;
+  if (auto error = time_problem(at, entry.submitted_at, entry.admitted_at)) return error;
   if (auto error = held_overflow(task, pod_set_flavors.empty() ? std::vector<int32_t>{flavor} : pod_set_flavors)) {
     return error;
   }
@@ -347,11 +368,11 @@ std::optional<std::string> Engine::Impl::held_overflow(const Task& task, const s
   return std::nullopt;
 }
 
-std::optional<std::string> Engine::Impl::load_pending(const PendingTask& entry) {
+std::optional<std::string> Engine::Impl::load_pending(const PendingTask& entry, Time at) {
   Task task;
   if (auto error = resolve_task(core.resolver(), entry.task, task)) return error;
   if (id_in_use(entry.task.id)) return fmt::format("task id `{}` appears twice", entry.task.id);
-  if (auto error = queue_time_problem(entry.submitted_at)) return error;
+  if (auto error = time_problem(at, entry.submitted_at)) return error;
   task.submitted_at = entry.submitted_at;
   task.state = TaskState::pending;
   task.submitted = encode_submitted(entry.task);
@@ -396,11 +417,11 @@ std::vector<LoadFailure> Engine::load_state(const ClusterState& state) {
   constexpr std::string_view kNotFresh = "a state can only be loaded into a fresh engine";
   for (size_t i = 0; i < state.admitted.size(); ++i) {
     load(LoadFailure::List::admitted, i,
-         fresh ? impl_->load_admitted(state.admitted[i]) : std::optional<std::string>(kNotFresh));
+         fresh ? impl_->load_admitted(state.admitted[i], state.at) : std::optional<std::string>(kNotFresh));
   }
   for (size_t i = 0; i < state.pending.size(); ++i) {
     load(LoadFailure::List::pending, i,
-         fresh ? impl_->load_pending(state.pending[i]) : std::optional<std::string>(kNotFresh));
+         fresh ? impl_->load_pending(state.pending[i], state.at) : std::optional<std::string>(kNotFresh));
   }
   if (fresh) impl_->core.now = std::max(impl_->core.now, state.at);
   return failures;

@@ -38,6 +38,10 @@ constexpr std::array<std::string_view, 1> kTopKeys = {"events"};
 // Most seconds a task's `created` may lie before the trace's start (about 31.7 years): keeps
 // every queue-order time far from int64's ends, whatever arithmetic compares them.
 constexpr gov::Time kMaxCreatedMillis = -gov::kEarliestCreated;
+// Most seconds a time (`at`, `admitted_at`) or a duration may be, 10^12 s (about 31,700
+// years): a time plus a duration stays far below the engine's kForever (2^61 ms), at which a finish
+// saturates; past it, a finish would fall at the admission whatever the duration.
+constexpr gov::Time kMaxMillis = 1'000'000'000'000'000;
 constexpr size_t kNamesListed = 10;  // longer lists of names are cut short in messages
 constexpr size_t kQuoteLimit = 64;   // longer user strings are cut short in messages
 
@@ -317,9 +321,9 @@ bool EventDecoder::read_seconds(std::string_view field, const JsonValue& value, 
     return field_fail(field, value.position,
                       fmt::format("{} is more precise than a millisecond", found(value)));
   }
-  if (millis.status != NumberStatus::ok) {
+  if (millis.status != NumberStatus::ok || millis.value > kMaxMillis) {
     return field_fail(field, value.position,
-                      fmt::format("{} seconds is out of range", found(value)));
+                      fmt::format("{} seconds is out of range (at most 10^12 s, about 31,700 years)", found(value)));
   }
   out = millis.value;
   return true;
@@ -620,7 +624,7 @@ bool scanned_amount(ir::Resource resource, std::string_view number, std::optiona
 bool scanned_seconds(std::string_view number, gov::Time& out) {
   if (is_negative(number)) return false;
   const ExactNumber millis = number_units(number, kMillisPerSecond);
-  if (millis.status != NumberStatus::ok) return false;
+  if (millis.status != NumberStatus::ok || millis.value > kMaxMillis) return false;  // the DOM path says why
   out = millis.value;
   return true;
 }
@@ -1125,6 +1129,12 @@ class StateDecoder {
         !read_list(value, "pending", state)) {
       return std::move(error_);
     }
+    // No `at`: the state is as of its latest entry, so that a controller may leave out what it
+    // does not know (the engine refuses an entry whose times pass `at`).
+    if (value.find("at") == nullptr) {
+      for (const gov::AdmittedTask& entry : state.admitted) state.at = std::max({state.at, entry.submitted_at, entry.admitted_at});
+      for (const gov::PendingTask& entry : state.pending) state.at = std::max(state.at, entry.submitted_at);
+    }
     return state;
   }
 
@@ -1164,9 +1174,9 @@ class StateDecoder {
     const JsonValue* v = object.find(key);
     if (v == nullptr) return true;
     const ExactNumber ms = v->kind == JsonKind::number ? v->to_units(kMillisPerSecond) : ExactNumber{};
-    if (v->kind != JsonKind::number || is_negative(*v) || ms.status != NumberStatus::ok) {
+    if (v->kind != JsonKind::number || is_negative(*v) || ms.status != NumberStatus::ok || ms.value > kMaxMillis) {
       return fail(where, v->position,
-                  fmt::format("field {}: expected a non-negative number of seconds (at most 3 decimals), found {}",
+                  fmt::format("field {}: expected a non-negative number of seconds (at most 3 decimals and 10^12 s), found {}",
                               quoted(key), found(*v)));
     }
     out = ms.value;

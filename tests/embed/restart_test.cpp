@@ -358,6 +358,54 @@ TEST_CASE("restart: a state's bad entries are skipped and reported one by one wi
   CHECK(std::string(gov_last_error()).find("no tasks yet") != std::string::npos);
 }
 
+TEST_CASE("restart: an entry whose times are impossible at the state's time is skipped and reported",
+          "[embed][restart][c]") {
+  // An embedding helper's finding: a task submitted after `at` was admitted at a time before its
+  // submission, and an admission before its submission was kept as it was.
+  CEngine engine("policies/examples/workshop-g5.gov");
+  const std::string state = R"({"at": 10,
+    "admitted": [
+      {"task": {"id": "a1", "team": "team-a", "gpus": 1}, "submitted_at": 50, "admitted_at": 20},
+      {"task": {"id": "a2", "team": "team-a", "gpus": 1}, "submitted_at": 5, "admitted_at": 4},
+      {"task": {"id": "a3", "team": "team-a", "gpus": 1}, "submitted_at": 5, "admitted_at": 10.5},
+      {"task": {"id": "a4", "team": "team-a", "gpus": 1}, "submitted_at": 5, "admitted_at": 10}
+    ],
+    "pending": [
+      {"task": {"id": "b1", "team": "team-b", "gpus": 1}, "submitted_at": 5000},
+      {"task": {"id": "b2", "team": "team-b", "gpus": 1}, "submitted_at": 10}
+    ]})";
+  gov_load_failures* failures = nullptr;
+  REQUIRE(gov_engine_load_state_json(engine.handle, state.data(), state.size(), &failures) == GOV_OK);
+  const std::vector<std::pair<size_t, std::string>> admitted_failures = {
+      {0, "`submitted_at` 50 s is after the state's time `at` 10 s"},
+      {1, "`admitted_at` 4 s is before `submitted_at` 5 s"},
+      {2, "`admitted_at` 10.5 s is after the state's time `at` 10 s"}};
+  REQUIRE(gov_load_failures_count(failures) == 4);
+  for (size_t i = 0; i < admitted_failures.size(); ++i) {
+    const gov_load_failure* failure = gov_load_failures_get(failures, i);
+    CHECK(failure->list == GOV_STATE_ADMITTED);
+    CHECK(failure->index == admitted_failures[i].first);
+    CHECK(std::string(failure->message) == admitted_failures[i].second);
+  }
+  const gov_load_failure* pending = gov_load_failures_get(failures, 3);
+  CHECK(pending->list == GOV_STATE_PENDING);
+  CHECK(pending->index == 0);
+  CHECK(std::string(pending->message) == "`submitted_at` 5000 s is after the state's time `at` 10 s");
+  gov_load_failures_free(failures);
+
+  // A document without `at` is as of its latest entry, so nothing in it is from the future.
+  CEngine lenient("policies/examples/workshop-g5.gov");
+  const std::string without_at = R"({"admitted": [{"task": {"id": "a1", "team": "team-a", "gpus": 1}, "submitted_at": 5,
+    "admitted_at": 90}], "pending": [{"task": {"id": "b1", "team": "team-b", "gpus": 1}, "submitted_at": 120}]})";
+  REQUIRE(gov_engine_load_state_json(lenient.handle, without_at.data(), without_at.size(), &failures) == GOV_OK);
+  CHECK(gov_load_failures_count(failures) == 0);
+  gov_load_failures_free(failures);
+  char* json = nullptr;
+  REQUIRE(gov_engine_export_state_json(lenient.handle, &json) == GOV_OK);
+  CHECK(std::string(json).rfind(R"({"at":120,)", 0) == 0);
+  gov_string_free(json);
+}
+
 TEST_CASE("restart: a document that is not a state is refused as a whole, naming where", "[embed][restart][c]") {
   struct Bad {
     std::string json;

@@ -313,9 +313,17 @@ TEST_CASE("trace error: bad times", "[trace]") {
   CHECK(error_of(trace(R"({"at": "0", "finish": "x"})")) ==
         R"(event 0: field "at": expected a number of seconds, found the string "0")");
   CHECK(error_of(trace(R"({"at": 1e300, "finish": "x"})")) ==
-        R"(event 0: field "at": 1e300 seconds is out of range)");
+        R"(event 0: field "at": 1e300 seconds is out of range (at most 10^12 s, about 31,700 years))");
+  CHECK(error_of(trace(R"({"at": 1000000000000.001, "finish": "x"})")) ==
+        R"(event 0: field "at": 1000000000000.001 seconds is out of range (at most 10^12 s, about 31,700 years))");
   CHECK(error_of(trace(R"({"finish": "x"})")) ==
         R"(event 0: field "at": missing; every event has a time in seconds)");
+  // A duration past the bound would saturate the finish at kForever, before the admission of a
+  // late task (a hostile-input helper's finding); the bound itself is a time.
+  CHECK(error_of(trace(R"({"at": 0, "submit": {"id": "a1", "team": "team-a", "gpus": 1, "duration": 2e12}})")) ==
+        R"(event 0 (at 0): field "duration": 2e12 seconds is out of range (at most 10^12 s, about 31,700 years))");
+  CHECK(events_of(trace(R"({"at": 1e12, "submit": {"id": "a1", "team": "team-a", "gpus": 1, "duration": 1e12}},
+                          {"at": 1e12, "finish": "a1"})")).size() == 2);
 }
 
 TEST_CASE("trace error: duplicate submit ids", "[trace]") {

@@ -65,6 +65,15 @@ void print_api_error(const gov::Error& error) {
   fmt::print(stderr, "error: {}\n", escape_for_terminal(with_option_hint(message)));
 }
 
+// Whether the store at `path` opens for reading: tells a store that cannot be opened (exit 2)
+// from a version in it that the engine refused (exit 1), which share ErrorCode::store.
+bool store_opens(const std::string& path) {
+  store::OpenOptions options;
+  options.create = false;
+  options.read_only = true;
+  return store::Store::open(path, options).ok();
+}
+
 }  // namespace
 
 std::string with_option_hint(std::string message) {
@@ -84,17 +93,20 @@ std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std
     options->count_decisions = args.has("metrics");  // the counters show only in --metrics
   }
   std::optional<gov::Engine> engine;
+  const std::string store_path = args.value("db").value_or(store::default_path());
   try {
     engine.emplace(file ? gov::Engine::compile_file(*file, std::move(*options))
-                        : gov::Engine::open_store(args.value("db").value_or(store::default_path()), std::move(*options)));
+                        : gov::Engine::open_store(store_path, std::move(*options)));
   } catch (const gov::Error& error) {
     print_api_error(error);
     // Exit 2 for I/O and usage problems, and for a store that cannot be opened (missing,
-    // damaged, locked, newer), as the store commands do (docs/interfaces.md); 1 for a policy
-    // at fault, a stored one included.
+    // damaged, locked, newer) or has no such policy, as the store commands do
+    // (docs/interfaces.md); 1 for a policy at fault, a stored version a signature check refuses
+    // included.
     const gov::ErrorCode code = error.code();
     const bool usage = code == gov::ErrorCode::io || code == gov::ErrorCode::invalid_argument ||
-                       (!file && (code == gov::ErrorCode::store || code == gov::ErrorCode::not_found));
+                       (!file && (code == gov::ErrorCode::not_found ||
+                                  (code == gov::ErrorCode::store && !store_opens(store_path))));
     status = usage ? kUsage : kFailed;
     return std::nullopt;
   }

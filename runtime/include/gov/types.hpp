@@ -322,7 +322,7 @@ struct PendingTask {
 /// fresh engine (Engine::load_state), what a reload carries from one policy version to the next
 /// (Engine::export_state), and `gov eval --state`.
 struct ClusterState {
-  Time at = 0;  // the engine's time after loading
+  Time at = 0;  // the engine's time after loading; no entry may be submitted or admitted after it
   std::vector<AdmittedTask> admitted;  // in admission order
   std::vector<PendingTask> pending;    // by submitted_at (the queue-order time), then id
 };
