@@ -87,6 +87,10 @@ Result<void> check_expected(std::string_view policy, std::optional<int64_t> expe
                             std::optional<int64_t> active);
 /// A stored file read back, checked as apply checks it (corrupt when it would be refused).
 Result<void> check_read_file(const PolicyFile& file, size_t files_before);
+/// An unchanged apply of version `number` signed by `signing_key`, where the version is signed by
+/// `stored_key` (nullopt: unsigned): a conflict unless the keys agree, or `replace` says to.
+Result<void> check_resign(std::string_view policy, int64_t number, const std::optional<std::string>& stored_key,
+                          const std::string& signing_key, bool replace);
 std::optional<AuditAction> parse_action(std::string_view name);
 
 }  // namespace detail

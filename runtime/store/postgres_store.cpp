@@ -691,8 +691,20 @@ std::optional<int64_t> number_of(const std::optional<VersionRow>& row) {
 
 // ---- writes ----------------------------------------------------------------------------------
 
+Result<std::optional<Signature>> read_signature(Result<Rows> rows);  // below, with the reads
+
 Result<ApplyResult> unchanged(Connection& db, Transaction& transaction, const VersionRow& active,
-                              const std::optional<CompiledObject>& object, const std::optional<Signature>& signature) {
+                              const std::optional<CompiledObject>& object, const std::optional<Signature>& signature,
+                              const ApplyRequest* request = nullptr) {
+  if (signature && request) {
+    auto stored = read_signature(
+        db.exec("SELECT key_id, signature FROM gov_version_signature WHERE version_id = $1", Params().add(active.id)));
+    if (!stored) return stored.error();
+    auto allowed = detail::check_resign(request->policy, active.number,
+                                        *stored ? std::optional<std::string>((*stored)->key_id) : std::nullopt,
+                                        signature->key_id, request->replace_signature);
+    if (!allowed) return allowed.error();
+  }
   if (object) {
     auto stored = store_object(db, active.id, *object);
     if (!stored) return stored.error();
@@ -739,7 +751,7 @@ Result<ApplyResult> apply_in(PostgresStore& store, const ApplyRequest& request, 
   if (*active && (*active)->content_sha256 == content_sha256) {
     auto rewritten = rewrite_sources(db, request.files);
     if (!rewritten) return rewritten.error();
-    return unchanged(db, *transaction, **active, request.object, request.signature);
+    return unchanged(db, *transaction, **active, request.object, request.signature, &request);
   }
   auto latest = latest_number(db, *policy_id);
   if (!latest) return latest.error();

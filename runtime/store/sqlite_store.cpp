@@ -347,7 +347,18 @@ void fault_point(const SqliteStore& store, std::string_view point) {
 
 Result<ApplyResult> unchanged(Connection& db, Transaction& transaction, const VersionRow& active,
                               const std::optional<CompiledObject>& object,
-                              const std::optional<Signature>& signature) {
+                              const std::optional<Signature>& signature, const ApplyRequest* request = nullptr) {
+  if (signature && request) {
+    auto query = db.query("SELECT key_id, signature FROM version_signature WHERE version_id = ?1");
+    if (!query) return query.error();
+    query->bind(1, active.id);
+    auto stored = read_signature(*query);
+    if (!stored) return stored.error();
+    auto allowed = detail::check_resign(request->policy, active.number,
+                                        *stored ? std::optional<std::string>((*stored)->key_id) : std::nullopt,
+                                        signature->key_id, request->replace_signature);
+    if (!allowed) return allowed.error();
+  }
   if (object) {
     auto stored = store_object(db, active.id, *object);
     if (!stored) return stored.error();
@@ -395,7 +406,7 @@ Result<ApplyResult> apply_in(SqliteStore& store, const ApplyRequest& request,
   if (*active && (*active)->content_sha256 == content_sha256) {
     auto rewritten = rewrite_sources(db, request.files);
     if (!rewritten) return rewritten.error();
-    return unchanged(db, *transaction, **active, request.object, request.signature);
+    return unchanged(db, *transaction, **active, request.object, request.signature, &request);
   }
   auto latest = latest_number(db, *policy_id);
   if (!latest) return latest.error();

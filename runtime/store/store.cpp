@@ -113,6 +113,16 @@ Result<void> check_expected(std::string_view policy, std::optional<int64_t> expe
   return Error{ErrorKind::conflict, fmt::format("policy `{}` {}, expected {}", policy, now, wanted)};
 }
 
+Result<void> check_resign(std::string_view policy, int64_t number, const std::optional<std::string>& stored_key,
+                          const std::string& signing_key, bool replace) {
+  if (!stored_key || *stored_key == signing_key || replace) return {};
+  return Error{ErrorKind::conflict,
+               fmt::format("version {} of `{}` has this content and is signed by key `{}`; signing it with key `{}` "
+                           "would replace that signature, and controllers that verify with `{}` would refuse the "
+                           "version (give --resign to replace it)",
+                           number, policy, *stored_key, signing_key, *stored_key)};
+}
+
 Result<void> check_read_file(const PolicyFile& file, size_t files_before) {
   // Rows may have been written by anything that can open the store: check them as apply does.
   if (files_before == kMaxFilesPerVersion) {

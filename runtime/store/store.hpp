@@ -105,6 +105,10 @@ struct ApplyRequest {
   /// The signature of the version's content (signing::version_manifest), stored with the new
   /// version, or added to (replacing one of) the active version when the content is unchanged.
   std::optional<Signature> signature = std::nullopt;
+  /// An unchanged apply whose `signature` is by another key than the active version's fails
+  /// with ErrorKind::conflict unless this is set: a no-op deploy with a stale or staging key
+  /// would otherwise unsign the version for every controller that verifies with the first key.
+  bool replace_signature = false;
 };
 
 struct RollbackRequest {

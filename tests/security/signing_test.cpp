@@ -31,6 +31,13 @@ namespace {
 
 const char* const kWorkshop = "policies/examples/workshop-g5.gov";
 
+/// The key id of a public key file.
+std::string load_key_id(const std::string& path) {
+  auto key = signing::load_public_key(path);
+  REQUIRE(key.ok());
+  return key.value().key_id();
+}
+
 signing::KeyPair new_keys() {
   auto pair = signing::generate_key_pair();
   REQUIRE(pair.ok());
@@ -599,4 +606,41 @@ TEST_CASE("gov keygen apply --sign-key and simulate --verify-key --require-signa
                                      dir / "missing.pub" + "'");
   CHECK(from_env.exit_code == 2);
   CHECK(from_env.err == fmt::format("error: cannot read verify key `{}`: No such file or directory\n", dir / "missing.pub"));
+}
+
+TEST_CASE("an unchanged apply with another key does not replace the version's signature without --resign",
+          "[security][signing][cli]") {
+  // An SRE helper's finding: a no-op deploy with a stale $GOV_SIGNING_KEY replaced the production
+  // signature, with no new version and nothing in the log; every controller that restarted with
+  // the production verify key then refused the store.
+  Scratch dir("resign");
+  for (const char* name : {"production", "staging"}) {
+    REQUIRE(gov::test::run_gov(fmt::format("keygen --out '{}'", dir / name)).exit_code == 0);
+  }
+  const std::string production = load_key_id(dir / "production.pub");
+  const std::string staging = load_key_id(dir / "staging.pub");
+  const std::string db = " --db '" + dir / "store.db" + "'";
+  const std::string apply = "apply " + std::string(kWorkshop) + db + " --sign-key ";
+  REQUIRE(gov::test::run_gov(apply + "'" + dir / "production.key" + "'").exit_code == 0);
+  // The same key again, and any key on an unsigned version, are fine.
+  CHECK(gov::test::run_gov(apply + "'" + dir / "production.key" + "'").exit_code == 0);
+
+  const gov::test::CommandResult refused = gov::test::run_gov(apply + "'" + dir / "staging.key" + "'");
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.out.empty());
+  CHECK(refused.err == fmt::format("error: conflict: version 1 of `workshop-g5` has this content and is signed by key "
+                                   "`{0}`; signing it with key `{1}` would replace that signature, and controllers "
+                                   "that verify with `{0}` would refuse the version (give --resign to replace it)\n",
+                                   production, staging));
+  const std::string trace = dir / "trace.json";
+  gov::test::write_text(trace, "{\"events\": []}\n");
+  const std::string simulate = "simulate" + db + " --trace '" + trace + "' --require-signature --verify-key ";
+  CHECK(gov::test::run_gov(simulate + "'" + dir / "production.pub" + "'").exit_code == 0);
+
+  const gov::test::CommandResult replaced = gov::test::run_gov(apply + "'" + dir / "staging.key" + "' --resign");
+  INFO(replaced.err);
+  CHECK(replaced.exit_code == 0);
+  CHECK(replaced.out == "unchanged: `workshop-g5` is at version 1 with the same content\n");
+  CHECK(gov::test::run_gov(simulate + "'" + dir / "production.pub" + "'").exit_code == 1);
+  CHECK(gov::test::run_gov(simulate + "'" + dir / "staging.pub" + "'").exit_code == 0);
 }

@@ -124,6 +124,33 @@ TEST_CASE("store: applying the same content twice creates one version", "[store]
   }
 }
 
+TEST_CASE("store: an unchanged apply keeps another key's signature unless told to replace it", "[store][backends]") {
+  const Backend backend = GENERATE(from_range(test::test_backends()));
+  INFO("back end: " << test::backend_name(backend));
+  test::StoreLocation location(backend);
+  Store store = open_or_fail(location.url());
+  const auto signed_by = [](std::string key_id) {
+    ApplyRequest request = apply_request("p", marked_files("same"));
+    request.signature = Signature{std::move(key_id), Bytes(64, 7)};
+    return request;
+  };
+  must(store.apply(apply_request("p", marked_files("same"))));  // unsigned: any key may sign it
+  must(store.apply(signed_by("k1")));
+  must(store.apply(signed_by("k1")));  // the same key again
+  CHECK(store.show("p")->signature->key_id == "k1");
+  auto refused = store.apply(signed_by("k2"));
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == ErrorKind::conflict);
+  CHECK(refused.error().message.find("signed by key `k1`; signing it with key `k2` would replace that signature") !=
+        std::string::npos);
+  CHECK(store.show("p")->signature->key_id == "k1");
+  ApplyRequest replace = signed_by("k2");
+  replace.replace_signature = true;
+  CHECK_FALSE(must(store.apply(replace)).created);
+  CHECK(store.show("p")->signature->key_id == "k2");
+  CHECK(store.log("p", 10)->size() == 1);
+}
+
 TEST_CASE("store: expect_version conflicts name both versions and write nothing", "[store][backends]") {
   const Backend backend = GENERATE(from_range(test::test_backends()));
   INFO("back end: " << test::backend_name(backend));

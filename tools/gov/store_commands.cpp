@@ -187,6 +187,7 @@ int run_apply(const Args& args) {
     request.message += request.message.empty() ? "[tests skipped: --skip-tests]" : " [tests skipped: --skip-tests]";
   }
   request.expect_version = expect;
+  request.replace_signature = args.has("resign");
   // The signing key: --sign-key, else $GOV_SIGNING_KEY. Read before the store is touched.
   std::optional<std::string> key_path = args.value("sign-key");
   if (!key_path) {
@@ -490,7 +491,8 @@ Command apply_command() {
                                          "(`gov keygen`; default $GOV_SIGNING_KEY)"});
   options.push_back(root_option_spec());
   options.push_back({"skip-tests", "", "apply although the policy's own `test` blocks fail (said in the version's message)"});
-  return {{"apply", "gov apply FILE [-m MESSAGE] [--expect-version N] [--sign-key FILE] [--skip-tests] [--db PATH]",
+  options.push_back({"resign", "", "with --sign-key, replace the active version's signature by another key when the content is unchanged (refused without it)"});
+  return {{"apply", "gov apply FILE [-m MESSAGE] [--expect-version N] [--sign-key FILE [--resign]] [--skip-tests] [--db PATH]",
            "Check and compile a policy and store it as the new active version.",
            "The policy's own `test` blocks run first (with the reference interpreter); a failing one stops the\n"
            "apply unless --skip-tests is given, which the version's message then records.\n"
