@@ -25,6 +25,8 @@ struct Store::Impl {
   virtual const std::string& path() const = 0;
   virtual bool read_only() const = 0;
   virtual Backend backend() const = 0;
+  /// Store::replaced's answer; back ends without a file are never replaced.
+  virtual std::optional<std::string> replaced() const { return std::nullopt; }
 
   virtual Result<ApplyResult> apply(const ApplyRequest& request, const std::string& content_sha256) = 0;
   virtual Result<ApplyResult> rollback(const RollbackRequest& request) = 0;

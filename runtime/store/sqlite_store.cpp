@@ -42,8 +42,17 @@ class SqliteStore final : public Store::Impl {
   OpenOptions options;
   Connection db;
   std::optional<std::string> read_only_reason;  // set: every write fails with it
+  // The identity of the file opened (st_dev, st_ino), taken right after opening it.
+  dev_t device = 0;
+  ino_t inode = 0;
 
   const std::string& path() const override { return path_; }
+  std::optional<std::string> replaced() const override {
+    struct stat now {};
+    if (::stat(path_.c_str(), &now) != 0) return std::string("the file is gone from its path");
+    if (now.st_dev != device || now.st_ino != inode) return std::string("another file is at its path");
+    return std::nullopt;
+  }
   bool read_only() const override { return read_only_reason.has_value(); }
   Backend backend() const override { return Backend::sqlite; }
   Result<ApplyResult> apply(const ApplyRequest& request, const std::string& content_sha256) override;
@@ -1137,6 +1146,10 @@ Result<std::unique_ptr<Store::Impl>> open_sqlite_file(const std::string& path, c
   if (read_only) {
     auto query_only = impl->db.exec("PRAGMA query_only = ON");
     if (!query_only) return in_context(doing, query_only.error());
+  }
+  if (struct stat opened {}; ::stat(path.c_str(), &opened) == 0) {
+    impl->device = opened.st_dev;
+    impl->inode = opened.st_ino;
   }
   return std::unique_ptr<Store::Impl>(std::move(impl));
 }

@@ -282,6 +282,7 @@ Store::~Store() = default;
 const std::string& Store::path() const { return impl_->path(); }
 bool Store::read_only() const { return impl_->read_only(); }
 Backend Store::backend() const { return impl_->backend(); }
+std::optional<std::string> Store::replaced() const { return impl_->replaced(); }
 
 Result<ApplyResult> Store::apply(const ApplyRequest& request) {
   auto valid = detail::validate(request);

@@ -264,6 +264,11 @@ class Store {
   const std::string& path() const;
   bool read_only() const;
   Backend backend() const;
+  /// Why the file at path() is no longer the file this store opened, or nullopt when it still is
+  /// (PostgreSQL: always nullopt). A store renamed over (a backup restored with `mv`) or deleted
+  /// goes on reading the old file through its open connection, so a watcher must not take what
+  /// it reads for the store now at the path (docs/store.md, "Backup and restore").
+  std::optional<std::string> replaced() const;
 
   /// Stores a new version of `request.policy` and makes it active, in one transaction: the
   /// expect_version check, the version (number = latest + 1, parent = the active one), its

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <thread>
 
@@ -213,6 +214,58 @@ TEST_CASE("the watcher reports a failed reload and keeps going", "[embed][reload
   gov::test::write_workshop_variant(dir, "policy.gov", 3);
   REQUIRE(eventually([&] { return engine.version() == 2; }));
   // Destroying the engine stops its watcher.
+}
+
+// An SRE helper's finding: a backup renamed over the store under a running controller moved the
+// controller back to the backup's version through its stale connection, and then never to the
+// versions applied after it, with nothing reported.
+TEST_CASE("an engine whose store file was replaced keeps its version and says why", "[embed][reload][watch]") {
+  gov::test::ScratchDir dir("reload-replaced");
+  const std::string db = dir / "policies.db";
+  const std::string backup = dir / "backup.db";
+  gov::test::apply_policy_file(backup, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v2.gov", 3), "p");
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  gov::Options options;
+  options.on_reload_error = [&](const gov::Error& e) {
+    std::lock_guard lock(mutex);
+    errors.push_back(std::string(e.what()));
+  };
+  gov::Engine engine = gov::Engine::open_store(db, options);
+  REQUIRE(engine.version() == 2);
+  REQUIRE(std::rename(backup.c_str(), db.c_str()) == 0);  // "restore from backup" with mv
+  try {
+    engine.reload();
+    FAIL("a replaced store was read");
+  } catch (const gov::Error& e) {
+    CHECK(e.code() == gov::ErrorCode::store);
+    CHECK(std::string(e.what()).find("was replaced under this engine (another file is at its path): it keeps "
+                                     "version 2; restart it") != std::string::npos);
+  }
+  CHECK(engine.version() == 2);
+  engine.watch(std::chrono::milliseconds(10));
+  REQUIRE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return !errors.empty();
+  }));
+  engine.stop_watching();
+  CHECK(engine.version() == 2);
+  {
+    std::lock_guard lock(mutex);
+    CHECK(errors.front().find("was replaced under this engine") != std::string::npos);
+  }
+  // A new engine reads the store now at the path: the backup's version 1.
+  CHECK(gov::Engine::open_store(db).version() == 1);
+  // A deleted store is said so too.
+  REQUIRE(std::remove(db.c_str()) == 0);
+  try {
+    engine.reload();
+    FAIL("a deleted store was read");
+  } catch (const gov::Error& e) {
+    CHECK(std::string(e.what()).find("(the file is gone from its path)") != std::string::npos);
+  }
 }
 
 // A huge interval (milliseconds::max(), Go's math.MaxInt64) wrapped the wait's deadline into
