@@ -820,6 +820,25 @@ Error explain_read_only_failure(const std::string& path, const Surroundings& aro
   return error;
 }
 
+// SQLite opens a store in WAL mode by creating its shared-memory file `-shm` (32 KiB) next to it,
+// reads included; on a full volume it says only "disk I/O error". Says that the volume is full
+// (ErrorKind::full) when it has less room than that file needs.
+Error explain_full_volume(const std::string& path, Error error) {
+  constexpr uint64_t kShmBytes = 32 * 1024;
+  if (error.kind != ErrorKind::io) return error;
+  struct statvfs volume {};
+  if (::statvfs(path.c_str(), &volume) != 0) return error;
+  if (static_cast<uint64_t>(volume.f_bavail) * volume.f_frsize >= kShmBytes) return error;
+  struct stat side {};
+  if (::stat((path + "-shm").c_str(), &side) == 0 && static_cast<uint64_t>(side.st_size) >= kShmBytes) return error;
+  error.kind = ErrorKind::full;
+  error.message = fmt::format(
+      "the volume holding it is full: SQLite needs room for the shared-memory file `{}-shm` (32 KiB) to open a "
+      "store, even to read it; free space on the volume ({})",
+      path, error.message);
+  return error;
+}
+
 // A file: URI naming `path` (SQLite decodes %HH; a `?` or `#` would end the path).
 std::string file_uri(const std::string& path) {
   std::string uri = "file:";
@@ -1133,7 +1152,7 @@ Result<std::unique_ptr<Store::Impl>> open_sqlite_file(const std::string& path, c
   std::string name = immutable ? file_uri(path) + "?immutable=1" : path;
   if (immutable) flags |= SQLITE_OPEN_URI;
   auto connection = Connection::open(name, flags | SQLITE_OPEN_NOMUTEX);
-  if (!connection) return in_context(doing, connection.error());
+  if (!connection) return in_context(doing, explain_full_volume(path, connection.error()));
   impl->db = std::move(*connection);
   impl->db.set_busy_timeout(options.busy_timeout);
   if (!impl->read_only_reason && sqlite3_db_readonly(impl->db.get(), "main") == 1) {
@@ -1142,7 +1161,10 @@ Result<std::unique_ptr<Store::Impl>> open_sqlite_file(const std::string& path, c
   bool read_only = impl->read_only_reason.has_value();
   bool quick_check = !exists || status.st_size <= options.quick_check_max_bytes;
   auto prepared = schema::prepare(impl->db, {read_only, quick_check, options.max_pages});
-  if (!prepared) return in_context(doing, explain_read_only_failure(path, around, read_only, prepared.error()));
+  if (!prepared) {
+    return in_context(doing,
+                      explain_full_volume(path, explain_read_only_failure(path, around, read_only, prepared.error())));
+  }
   if (read_only) {
     auto query_only = impl->db.exec("PRAGMA query_only = ON");
     if (!query_only) return in_context(doing, query_only.error());

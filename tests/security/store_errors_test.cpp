@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <grp.h>
 #include <sqlite3.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -178,6 +179,46 @@ TEST_CASE("store errors: a read-only open that cannot create the shared-memory f
   CHECK(message.find(fmt::format("cannot open policy store `{}`: SQLite needs the shared-memory file `{}-shm`", path,
                                  path)) == 0);
   CHECK(message.find("chmod a-w") != std::string::npos);
+}
+
+// An SRE helper's finding: with the store's volume full and no -shm next to it (the usual state
+// after clean exits), every open failed with SQLite's "disk I/O error", reads and controllers'
+// starts included. The volume is a small tmpfs mounted for the test (root only; skipped else).
+TEST_CASE("store errors: an open on a full volume says the volume is full", "[security][store]") {
+  test::TempDir dir;
+  const std::string volume = dir.path("volume");
+  std::filesystem::create_directory(volume);
+  if (::geteuid() != 0 || ::mount("tmpfs", volume.c_str(), "tmpfs", 0, "size=600k") != 0) {
+    WARN("skipped: mounting a small tmpfs needs root");
+    return;
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{volume};
+  const std::string path = volume + "/p.db";
+  make_store(path, 1);
+  REQUIRE_FALSE(std::filesystem::exists(path + "-shm"));
+  {
+    std::ofstream fill(volume + "/fill", std::ios::binary);
+    const std::string block(4096, 'x');
+    while (fill.write(block.data(), static_cast<std::streamsize>(block.size()))) fill.flush();
+  }
+  for (const bool read_only : {true, false}) {
+    OpenOptions options;
+    options.read_only = read_only;
+    options.create = false;
+    const Error error = open_error(path, options);
+    INFO(error.message);
+    CHECK(error.kind == ErrorKind::full);
+    CHECK(error.message.find(fmt::format("cannot open policy store `{}`: the volume holding it is full: SQLite needs "
+                                         "room for the shared-memory file `{}-shm`",
+                                         path, path)) == 0);
+  }
+  std::filesystem::remove(volume + "/fill");
+  OpenOptions options;
+  options.read_only = true;
+  CHECK(Store::open(path, options).ok());  // nothing was lost
 }
 
 }  // namespace
