@@ -24,17 +24,30 @@ DecisionLog::DecisionLog(const Options& options)
   enabled_ = callback_ != nullptr || !path_.empty();
   if (path_.empty()) return;
   // Append-only, created private: the log names tasks, teams and labels.
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0 || (file_ = ::fdopen(fd, "a")) == nullptr) {
-    const int error = errno;
-    if (fd >= 0) ::close(fd);
-    throw Error(ErrorCode::io, fmt::format("decision log `{}`: cannot open it: {}", path_, std::strerror(error)));
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd_ < 0) {
+    throw Error(ErrorCode::io, fmt::format("decision log `{}`: cannot open it: {}", path_, std::strerror(errno)));
   }
 }
 
 DecisionLog::~DecisionLog() {
-  if (file_ != nullptr) std::fclose(file_);
+  if (fd_ >= 0) ::close(fd_);
 }
+
+namespace {
+
+/// Writes all of `bytes` to `fd` (retrying short writes and EINTR); false on an error.
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
 
 void DecisionLog::remember(const Task& task) {
   if (!enabled_ || !with_labels_ || task.labels.empty()) return;
@@ -83,7 +96,7 @@ void DecisionLog::write(const Step& step, const PolicyInfo& policy) {
       } catch (...) {  // a listener's failure is not the engine's (as on_step)
       }
     }
-    if (file_ != nullptr) {
+    if (fd_ >= 0) {
       block += text;
       block += '\n';
     }
@@ -91,13 +104,17 @@ void DecisionLog::write(const Step& step, const PolicyInfo& policy) {
                        d.outcome == Outcome::rejected || d.outcome == Outcome::invalid;
     if (ended) labels_.erase(d.task);
   }
-  if (file_ != nullptr && !block.empty()) {
-    const bool ok = std::fwrite(block.data(), 1, block.size(), file_) == block.size() && std::fflush(file_) == 0;
-    if (!ok) {
-      ++write_failures_;
-      std::clearerr(file_);
-    }
+  if (fd_ < 0 || block.empty()) return;
+  if (torn_) block.insert(block.begin(), '\n');
+  const off_t before = ::lseek(fd_, 0, SEEK_END);
+  if (write_all(fd_, block)) {
+    torn_ = false;
+    return;
   }
+  ++write_failures_;
+  // The part written is cut off again; when it cannot be, the next block starts a new line, so
+  // that only the torn line is lost to a reader.
+  torn_ = before < 0 || ::ftruncate(fd_, before) != 0;
 }
 
 }  // namespace gov::embed

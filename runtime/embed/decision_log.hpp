@@ -4,7 +4,6 @@
 // configured. What auditors ask for (OPA has the same). Internal; docs/observability.md.
 #pragma once
 
-#include <cstdio>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -30,9 +29,10 @@ class DecisionLog {
   /// Keeps the labels of a task the engine takes (submitted or loaded), masked, for its lines.
   void remember(const Task& task);
   /// Logs every decision of `step` (made under `policy`): one callback call per line, one write
-  /// and flush of the file per step. Forgets the labels of tasks that ended. A failing write is
-  /// counted (write_failures) and the engine goes on: a log must not stop admission. Caller
-  /// holds the engine's state lock exclusively.
+  /// of the file per step. Forgets the labels of tasks that ended. A failing write is counted
+  /// (write_failures) and the engine goes on: a log must not stop admission. What a failing
+  /// write left of its step (a full disk writes part of it) is cut off again, so that every
+  /// line of the file stays one JSON object. Caller holds the engine's state lock exclusively.
   void write(const Step& step, const PolicyInfo& policy);
   uint64_t write_failures() const { return write_failures_; }
 
@@ -45,7 +45,8 @@ class DecisionLog {
   bool enabled_ = false;
   std::function<void(std::string_view)> callback_;
   std::string path_;
-  std::FILE* file_ = nullptr;
+  int fd_ = -1;  // the file sink, opened O_APPEND
+  bool torn_ = false;  // a failed write's part could not be cut off: start the next on a new line
   bool with_labels_ = true;
   bool mask_all_ = false;
   std::vector<std::string> masked_;

@@ -5,8 +5,12 @@
 
 #include <gov/engine.hpp>
 
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <sstream>
 
@@ -189,4 +193,51 @@ rule show {
   gov::Engine restarted = engine.fresh();
   CHECK(restarted.load_state_json(state).empty());
   CHECK(gov::to_json(restarted.export_state()) == state);
+}
+
+// An SRE helper's finding: on a full disk a step's write left part of a line in the file, and
+// the next step's lines were appended to it, so an auditor's JSON-lines reader failed on the
+// file. The volume is a small tmpfs mounted for the test (root only; skipped else).
+TEST_CASE("decision log: a write that fails on a full disk leaves no torn line", "[embed][decision-log]") {
+  gov::test::ScratchDir dir("decision-log-full");
+  const std::string volume = dir / "volume";
+  std::filesystem::create_directory(volume);
+  if (::geteuid() != 0 || ::mount("tmpfs", volume.c_str(), "tmpfs", 0, "size=64k") != 0) {
+    WARN("skipped: mounting a small tmpfs needs root");
+    return;
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{volume};
+  gov::Options options;
+  options.decision_log_path = volume + "/log.jsonl";
+  gov::Engine engine = gov::Engine::compile_file(gov::test::repo_path("policies/examples/workshop-g5.gov"), options);
+  // Fill the volume, then free one page: the next step's block (over 4 KiB) is written in part.
+  gov::test::write_text(volume + "/page", std::string(4096, 'p'));
+  {
+    std::ofstream fill(volume + "/fill", std::ios::binary);
+    const std::string block(4096, 'x');
+    while (fill.write(block.data(), static_cast<std::streamsize>(block.size()))) fill.flush();
+  }
+  std::filesystem::remove(volume + "/page");
+  const auto step_of = [&](const std::string& prefix, gov::Time at) {
+    std::vector<gov::Event> batch;
+    for (int i = 0; i < 40; ++i)
+      batch.push_back(gov::Event::submit(gov::test::g5_gpu_task(prefix + std::to_string(i), "team-a", 1)));
+    engine.step(at, batch);
+  };
+  step_of("lost", 1);
+  CHECK(engine.metrics().find("gov_decision_log_write_failures_total 1\n") != std::string::npos);
+  CHECK(std::filesystem::file_size(volume + "/log.jsonl") == 0);  // the part written was cut off
+  std::filesystem::remove(volume + "/fill");
+  step_of("kept", 2);
+  const std::vector<std::string> lines = lines_of(gov::test::read_text(volume + "/log.jsonl"));
+  CHECK(lines.size() == 40);
+  for (const std::string& line : lines) {
+    INFO(line);
+    CHECK(line.rfind(R"({"at":0.002,"task":"kept)", 0) == 0);
+    CHECK(line.back() == '}');
+    CHECK(line.find("}{") == std::string::npos);
+  }
 }
