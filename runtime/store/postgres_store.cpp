@@ -795,6 +795,13 @@ Result<ApplyResult> rollback_in(PostgresStore& store, const RollbackRequest& req
   auto target = require_version(db, request.policy, *policy_id, request.version);
   if (!target) return target.error();
   if (*active && (*active)->content_sha256 == target->content_sha256) {
+    // Nothing to do only if the active version reads: "unchanged" for a damaged one left every
+    // controller unable to load it while the rollback reported success.
+    auto readable = verify_written(db, (*active)->id, (*active)->content_sha256,
+                                   fmt::format("rolling policy `{}` back to version {} (version {} is active with its "
+                                               "content)",
+                                               request.policy, request.version, (*active)->number));
+    if (!readable) return readable.error();
     return unchanged(db, *transaction, **active, std::nullopt, std::nullopt);
   }
   auto latest = latest_number(db, *policy_id);

@@ -433,6 +433,20 @@ TEST_CASE("store: an apply repairs a source row changed outside gov, and a rollb
     CHECK(store.log("p", 10)->size() == 2);
     CHECK(store.active("p")->number == 2);
   }
+  // An SRE helper's finding: a rollback to the active content said "unchanged" while the active
+  // version did not load anywhere.
+  SECTION("a rollback to the content of a damaged active version is refused, not \"unchanged\"") {
+    must(store.apply(apply_request("p", one)));  // repaired
+    must(store.apply(apply_request("p", marked_files("two"))));
+    REQUIRE(must(store.rollback(rollback_request("p", 1))).version == 3);
+    behind_gov(location, "UPDATE source SET text = CAST(text || x'0a23' AS BLOB) WHERE sha256 = '" + sha + "'",
+               "UPDATE gov_source SET text = text || convert_to(E'\\n#', 'UTF8') WHERE sha256 = '" + sha + "'");
+    auto again = store.rollback(rollback_request("p", 1));
+    REQUIRE_FALSE(again);
+    CHECK(again.error().kind == ErrorKind::corrupt);
+    CHECK(again.error().message.find("rolling policy `p` back to version 1 (version 3 is active with its content): "
+                                     "the stored files do not read back") != std::string::npos);
+  }
 }
 
 TEST_CASE("store: content_hash is length-prefixed and ordered", "[store]") {
