@@ -48,11 +48,14 @@ TEST_CASE("apply, log, diff, rollback and log round-trip through the CLI", "[sto
   auto text_log = run_gov("log" + flags);
   // The rollback's content hash equals version 1's: the hashes of v3 and v1 agree.
   const auto hash_of = [&](const std::string& v) {
-    const size_t line = text_log.out.find(v + " ");
+    const size_t line = text_log.out.rfind(v + " ", 0) == 0 ? 0 : text_log.out.find("\n" + v + " ") + 1;
     return text_log.out.substr(line + 27, 12);
   };
   CHECK(hash_of("v3") == hash_of("v1"));
   CHECK(hash_of("v2") != hash_of("v1"));
+  // The rollback's line says so once (an SRE helper saw "rollback to version 1 (rollback to v1)").
+  CHECK(text_log.out.find("rollback to v1  [active]\n") != std::string::npos);
+  CHECK(text_log.out.find("rollback to version") == std::string::npos);
 
   auto source = run_gov("show 1 --source" + flags);
   CHECK(source.out.find("team team-a") != std::string::npos);
@@ -157,4 +160,24 @@ TEST_CASE("gov show checks the content hash before printing, and log and show re
   const auto two = run_gov("show 1 2" + flags);
   CHECK(two.exit_code == 2);
   CHECK(two.err.find("gov show takes one version at most") != std::string::npos);
+}
+
+// An SRE helper's findings: two people rolling back in one incident could not guard against each
+// other, and a rollback to an unsigned version said nothing about signatures (apply does).
+TEST_CASE("gov rollback takes --expect-version and says when the new version is unsigned", "[store][cli]") {
+  const gov::test::TempDir dir("rollback-expect");
+  const std::string flags = " --db '" + (dir / "store.db") + "'";
+  REQUIRE(run_gov("apply policies/examples/workshop-g5.gov" + flags).exit_code == 0);
+  REQUIRE(run_gov("apply tests/diff/workshop-g5-team-a-3.gov --policy workshop-g5 --skip-tests" + flags).exit_code == 0);
+  const gov::test::CommandResult stale = run_gov("rollback 1 --expect-version 1" + flags);
+  CHECK(stale.exit_code == 1);
+  CHECK(stale.err.find("policy `workshop-g5` is at version 2, expected version 1") != std::string::npos);
+  CHECK(run_gov("log" + flags).out.find("v3") == std::string::npos);
+  CHECK(run_gov("rollback 1 --expect-version x" + flags).exit_code == 2);
+  const gov::test::CommandResult done = run_gov("rollback 1 --expect-version 2" + flags);
+  INFO(done.err);
+  CHECK(done.exit_code == 0);
+  CHECK(done.out == "rolled back `workshop-g5` to the content of version 1: now version 3\n");
+  CHECK(done.err.find("notice: version 3 is not signed (version 1 was not); controllers that require signatures "
+                      "will refuse it") == 0);
 }

@@ -289,9 +289,15 @@ int run_log(const Args& args) {
   }
   std::string out;
   for (const store::VersionInfo& v : versions.value()) {
-    out += fmt::format("v{:<4} {}  {}  {:<12} {}{}{}\n", v.number, time_text(v.created_ms), v.content_sha256.substr(0, 12),
-                       escape_for_terminal(v.author), v.message.empty() ? "(no message)" : escape_for_terminal(v.message),
-                       v.restored_from ? fmt::format(" (rollback to v{})", *v.restored_from) : "", v.active ? "  [active]" : "");
+    // A rollback's own words: its message, or "rollback to vN" (gov before 0.38 wrote the
+    // message "rollback to version N" itself, which is not said twice).
+    std::string message = v.message.empty() ? (v.restored_from ? "" : "(no message)") : escape_for_terminal(v.message);
+    if (v.restored_from && v.message != fmt::format("rollback to version {}", *v.restored_from)) {
+      message += fmt::format("{}rollback to v{}", message.empty() ? "" : " (", *v.restored_from);
+      if (!v.message.empty()) message += ")";
+    }
+    out += fmt::format("v{:<4} {}  {}  {:<12} {}{}\n", v.number, time_text(v.created_ms), v.content_sha256.substr(0, 12),
+                       escape_for_terminal(v.author), message, v.active ? "  [active]" : "");
   }
   fmt::print("{}", out);
   return kOk;
@@ -373,7 +379,14 @@ int run_rollback(const Args& args) {
   request.policy = *policy;
   request.version = *version_argument(args.positional[0]);
   request.author = author(args);
-  request.message = args.value("message").value_or(fmt::format("rollback to version {}", request.version));
+  request.message = args.value("message").value_or("");  // gov log says "rollback to vN" by itself
+  if (auto e = args.value("expect-version")) {
+    request.expect_version = version_argument(*e);
+    if (!request.expect_version) {
+      fmt::print(stderr, "error: --expect-version takes a version number, found `{}`\n", escape_for_terminal(*e));
+      return kUsage;
+    }
+  }
   auto result = db->rollback(request);
   if (!result.ok()) {
     fmt::print(stderr, "error: {}\n", store_error_text(result.error()));
@@ -382,6 +395,13 @@ int run_rollback(const Args& args) {
   if (result.value().created) {
     fmt::print("rolled back `{}` to the content of version {}: now version {}\n", escape_for_terminal(request.policy), request.version,
                result.value().version);
+    // As apply says it: controllers that require signatures will refuse the new version.
+    if (auto made = db->show(request.policy, result.value().version); made.ok() && !made.value().signature) {
+      fmt::print(stderr,
+                 "notice: version {} is not signed (version {} was not); controllers that require signatures will "
+                 "refuse it (sign it with `gov apply FILE --sign-key KEY` of the same content)\n",
+                 result.value().version, request.version);
+    }
   } else {
     fmt::print("unchanged: version {} already has that content\n", result.value().version);
   }
@@ -528,7 +548,8 @@ Command rollback_command() {
   std::vector<OptionSpec> options = store_options();
   options.push_back({"message", "MESSAGE", "why (also -m)"});
   options.push_back({"author", "NAME", "who"});
-  return {{"rollback", "gov rollback VERSION [-m MESSAGE] [--db PATH]",
+  options.push_back({"expect-version", "N", "fail with a conflict unless N is the active version"});
+  return {{"rollback", "gov rollback VERSION [-m MESSAGE] [--expect-version N] [--db PATH]",
            "Make an old version's content active again, as a new version.", "", options},
           run_rollback};
 }
