@@ -202,10 +202,14 @@ std::optional<check::MemorySources> version_files(const store::Version& version,
 }
 
 /// A stored version checked from memory, or nullopt with `error` saying why in one line (or
-/// ending with the rendered diagnostics when it no longer checks with this gov).
-std::unique_ptr<Policy> checked_version(const store::Version& version, std::string& error) {
+/// ending with the rendered diagnostics when it no longer checks with this gov) and `kind`:
+/// `store` for stored files that are not what apply wrote (changed outside gov, damaged),
+/// `policy` for a version that no longer reads or checks with this gov.
+std::unique_ptr<Policy> checked_version(const store::Version& version, std::string& error, ErrorKind& kind) {
+  kind = ErrorKind::store;
   std::optional<check::MemorySources> sources = version_files(version, error);
   if (!sources) return nullptr;
+  kind = ErrorKind::policy;
   auto policy = std::make_unique<Policy>();
   CheckedPolicy& checked = policy->checked;
   const std::string& entry = version.files.front().path;
@@ -361,10 +365,11 @@ Result load(const Source& source, const Request& request) {
       }
     }
     std::string why;
-    policy = checked_version(*version, why);
+    ErrorKind kind = ErrorKind::policy;
+    policy = checked_version(*version, why, kind);
     if (!policy) {
       if (source.kind_ == Source::Kind::stored) why = fmt::format("policy `{}`: {}", source.path_, why);
-      return failure(ErrorKind::policy, std::move(why));
+      return failure(kind, std::move(why));
     }
     if (source.kind_ == Source::Kind::stored) policy->name = source.path_;
   } else {

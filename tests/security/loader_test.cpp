@@ -368,8 +368,16 @@ TEST_CASE("a changed byte of stored source is refused, naming the cause", "[secu
   CHECK(result.err.find("do not match its recorded content hash") != std::string::npos);
   CHECK(result.err.find("changed outside gov") != std::string::npos);
   const auto simulated = simulate(dir, db);
-  CHECK(simulated.exit_code != 0);
+  CHECK(simulated.exit_code == 1);  // as show: the store opened, a version in it is refused
   CHECK(simulated.err.find("do not match its recorded content hash") != std::string::npos);
+  // The store's fault, not the policy's (an embedding helper's finding: controllers saw
+  // ErrorCode::policy, which docs/embedding.md keeps for a policy with errors).
+  auto store = gov::store::Store::open(db);
+  REQUIRE(store.ok());
+  const gov::driver::Result loaded = gov::driver::load(gov::driver::Source::stored(store.value(), "policy"),
+                                                       gov::driver::Request::up_to(gov::driver::Stage::check));
+  REQUIRE_FALSE(loaded.ok());
+  CHECK(loaded.error->kind == gov::support::ErrorKind::store);
 }
 
 TEST_CASE("a damaged cached object is not used, and the reason is named", "[security][loader]") {
