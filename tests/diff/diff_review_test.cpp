@@ -11,6 +11,7 @@
 
 #include "compiler/support/utf8.hpp"
 #include "tests/check/json_reader.hpp"
+#include "tests/security/security_support.hpp"
 #include "tests/support/test_support.hpp"
 
 using gov::test::Json;
@@ -409,6 +410,19 @@ TEST_CASE("gov diff --exit-code exits 1 when the policies differ and 0 when not"
   CHECK(run_gov(f.args() + " --exit-code").exit_code == 1);
   CHECK(run_gov(f.args()).exit_code == 0);
   CHECK(run_gov("diff --files '" + f.before + "' '" + f.before + "' --exit-code").exit_code == 0);
+  // A failure is 2 under --exit-code, so that a gate does not read a broken file, or a stored
+  // version that was tampered with, as a change (an SRE helper's finding); 1 without it.
+  const std::string broken = f.dir.write("broken.gov", "team broken {\n");
+  CHECK(run_gov("diff --files '" + f.before + "' '" + broken + "' --exit-code").exit_code == 2);
+  CHECK(run_gov("diff --files '" + f.before + "' '" + broken + "'").exit_code == 1);
+  const std::string db = " --db '" + (f.dir / "tampered.db") + "'";
+  REQUIRE(run_gov("apply '" + f.before + "'" + db).exit_code == 0);
+  REQUIRE(run_gov("apply '" + f.after + "' --policy before --skip-tests" + db).exit_code == 0);
+  gov::test::exec_sql(f.dir / "tampered.db", "UPDATE source SET text = CAST(CAST(text AS TEXT) || ' ' AS BLOB)");
+  const gov::test::CommandResult tampered = run_gov("diff 1 2 --exit-code" + db);
+  INFO(tampered.err);
+  CHECK(tampered.exit_code == 2);
+  CHECK(tampered.err.find("do not match its recorded content hash") != std::string::npos);
 }
 
 TEST_CASE("gov diff FILE compares the active stored version with a working file", "[diff][store]") {

@@ -42,7 +42,10 @@ std::unique_ptr<driver::Policy> load_file_for_diff(const std::string& path, cons
 /// What the admitted tasks of --state hold under the old policy (`before_file`, else the store's
 /// active version), per team and instance type; nullopt after printing why (diff_command.cpp).
 std::optional<diff::HeldAmounts> held_in_state(const Args& args, const std::optional<std::string>& before_file, int& status);
-/// Prints the diff in --format; the exit status (--exit-code: 1 when something changed).
+/// print_diff's status under --exit-code when something changed: `gov diff` exits 1 for it, and
+/// 2 for every failure, so that a gate tells a change from a file with errors or a refused version.
+inline constexpr int kDiffChanged = -1;
+/// Prints the diff in --format; the exit status (kOk, or kDiffChanged under --exit-code).
 int print_diff(const Args& args, const check::Policy& before, const check::Policy& after, std::string_view before_name,
                std::string_view after_name, const diff::HeldAmounts* held);
 /// The text of `gov inspect` (inspect_command.cpp).

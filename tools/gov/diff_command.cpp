@@ -9,7 +9,7 @@
 namespace gov::cli {
 namespace {
 
-int run_diff(const Args& args) {
+int compare_policies(const Args& args) {
   const std::string format = args.value("format").value_or("text");
   if (format != "text" && format != "json" && format != "markdown") {
     fmt::print(stderr, "error: unknown format `{}` (expected text, json or markdown)\n", escape_for_terminal(format));
@@ -31,6 +31,12 @@ int run_diff(const Args& args) {
   }
   return print_diff(args, before->checked.result.policy, after->checked.result.policy, args.positional[0],
                     args.positional[1], held ? &*held : nullptr);
+}
+
+int run_diff(const Args& args) {
+  const int status = compare_policies(args);
+  if (status == kDiffChanged) return kFailed;
+  return args.has("exit-code") && status == kFailed ? kUsage : status;
 }
 
 }  // namespace
@@ -82,7 +88,7 @@ int print_diff(const Args& args, const check::Policy& before, const check::Polic
   if (format == "json") fmt::print("{}", diff::render_json(d, before_name, after_name));
   else if (format == "markdown") fmt::print("{}", diff::render_markdown(d, before_name, after_name));
   else fmt::print("{}", diff::render_text(d, before_name, after_name));
-  return args.has("exit-code") && !d.empty() ? kFailed : kOk;
+  return args.has("exit-code") && !d.empty() ? kDiffChanged : kOk;
 }
 
 Command diff_command() {
@@ -99,14 +105,15 @@ Command diff_command() {
            "of the policy named after FILE, as `gov apply FILE` names it, when the store has it). With\n"
            "--state, also warns where a lowered nominal quota falls below what the state's admitted tasks hold\n"
            "(Kueue evicts nothing on a quota change; the excess becomes borrowed). Exit 0, or with\n"
-           "--exit-code 1 when something changed.",
+           "--exit-code 1 when something changed, and then 2 for every failure (a file with errors, a\n"
+           "stored version refused), so that a gate tells a change from a failure.",
            {{"files", "", "compare two policy files (OLD NEW)"},
             root_option_spec(),
             {"db", "PATH|URL", "the store: an SQLite file or a postgresql:// URL (default $GOV_DB, else .gov/policies.db)"},
             {"policy", "NAME", "the policy in the store (default: the only one)"},
             {"format", "FORMAT", "text (default), json or markdown"},
             {"state", "STATE.json", "a cluster state (`gov eval --state`'s format) admitted under the old policy"},
-            {"exit-code", "", "exit 1 when the policies differ (as `git diff --exit-code`)"},
+            {"exit-code", "", "exit 1 when the policies differ (as `git diff --exit-code`), 2 on any failure"},
             {"verify-key", "FILE", "stored versions: the Ed25519 public key they must be signed with (default $GOV_VERIFY_KEY)"},
             {"require-signature", "", "stored versions: refuse one that is not signed by the verify key"}}},
           run_diff};
