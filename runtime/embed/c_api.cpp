@@ -630,6 +630,18 @@ gov_status gov_engine_unpin(gov_engine* engine) {
   return guarded("gov_engine_unpin", [&] { engine_of(engine)->engine.unpin(); });
 }
 
+gov_status gov_engine_last_reload_error(const gov_engine* engine, gov_status* code, char** message) {
+  clear(message);
+  if (code != nullptr) *code = GOV_OK;
+  return guarded("gov_engine_last_reload_error", [&] {
+    require(code, "the code out-parameter is NULL");
+    require(message, "the message out-parameter is NULL");
+    const std::optional<gov::Error> error = engine_of(engine)->engine.last_reload_error();
+    *message = copy_string(error ? std::string(error->what()) : std::string());
+    *code = error ? static_cast<gov_status>(static_cast<int>(error->code())) : GOV_OK;
+  });
+}
+
 gov_status gov_engine_watch(gov_engine* engine, int64_t interval_ms) {
   return guarded("gov_engine_watch", [&] {
     gov::Engine& e = engine_of(engine)->engine;

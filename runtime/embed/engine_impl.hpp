@@ -120,6 +120,8 @@ struct Engine::Impl {
   embed::StepCounters step_counters;  // state_mutex, like the steps it counts
   std::atomic<uint64_t> reloads{0};
   std::atomic<uint64_t> reload_failures{0};
+  mutable std::mutex last_reload_error_mutex;
+  std::optional<Error> last_reload_error;  // last_reload_error_mutex
   uint64_t compactions = 0;  // state_mutex: compact_if_due's rebuilds
   embed::DecisionLog decision_log;  // state_mutex; after `options`, which it is made from
 

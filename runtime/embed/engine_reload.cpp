@@ -47,9 +47,25 @@ Step Engine::Impl::reload(std::optional<int64_t> number) {
   std::shared_ptr<const embed::LoadedPolicy> next;
   try {
     next = load_next(number);
-  } catch (...) {  // counted for gov_policy_reload_failures_total, then the caller's as before
+  } catch (const Error& error) {  // counted for gov_policy_reload_failures_total, kept, rethrown
     reload_failures.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(last_reload_error_mutex);
+    last_reload_error = error;
     throw;
+  } catch (const std::bad_alloc&) {
+    reload_failures.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(last_reload_error_mutex);
+    last_reload_error = Error(ErrorCode::out_of_memory, "out of memory while reloading");
+    throw;
+  } catch (const std::exception& e) {
+    reload_failures.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard lock(last_reload_error_mutex);
+    last_reload_error = Error(ErrorCode::internal, e.what());
+    throw;
+  }
+  {
+    std::lock_guard lock(last_reload_error_mutex);
+    last_reload_error.reset();
   }
   if (!next) {
     Step nothing;
@@ -172,6 +188,10 @@ void Engine::Impl::listen_loop() {
 }
 
 void Engine::Impl::report_reload_error(const Error& error, std::string& last_failure) {
+  {
+    std::lock_guard lock(last_reload_error_mutex);  // also a feed's failure, which is no reload
+    last_reload_error = error;
+  }
   if (error.what() == last_failure) return;
   last_failure = error.what();
   if (!options.on_reload_error) return;
@@ -216,6 +236,11 @@ Step Engine::pin(int64_t version) {
 void Engine::unpin() { impl_->pinned = false; }
 
 bool Engine::pinned() const { return impl_->pinned.load(); }
+
+std::optional<Error> Engine::last_reload_error() const {
+  std::lock_guard lock(impl_->last_reload_error_mutex);
+  return impl_->last_reload_error;
+}
 
 void Engine::watch(std::chrono::milliseconds interval) {
   impl_->state_mutex.refuse_reentry();

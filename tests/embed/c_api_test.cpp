@@ -5,6 +5,7 @@
 #include <gov/gov.h>
 
 #include <string>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -309,6 +310,42 @@ TEST_CASE("C: the step callback, store engines and reloads", "[embed][c][store]"
   CHECK(gov_engine_version(engine) == 2);
   CHECK(gov_engine_unpin(engine) == GOV_OK);
   CHECK(gov_engine_unpin(nullptr) == GOV_ERROR_INVALID_ARGUMENT);
+  gov_engine_close(engine);
+}
+
+// An SRE helper's finding: a C (or Go) controller saw only gov_policy_reload_failures_total go
+// up; the watcher's thread cannot hand its error to gov_last_error, which is per thread.
+TEST_CASE("C: the latest reload's failure can be asked for, the watcher's included", "[embed][c][reload]") {
+  gov::test::ScratchDir dir("c-reload-error");
+  const std::string path = gov::test::write_workshop_variant(dir, "policy.gov", 2);
+  gov_engine* engine = nullptr;
+  REQUIRE(gov_engine_open_file(path.c_str(), nullptr, &engine) == GOV_OK);
+  const auto last = [&] {
+    gov_status code = GOV_ERROR_INTERNAL;
+    char* message = nullptr;
+    REQUIRE(gov_engine_last_reload_error(engine, &code, &message) == GOV_OK);
+    std::pair<gov_status, std::string> out{code, message};
+    gov_string_free(message);
+    return out;
+  };
+  CHECK(last() == std::pair<gov_status, std::string>{GOV_OK, ""});
+  gov::test::write_text(path, "team broken {\n");
+  CHECK(gov_engine_reload(engine, nullptr) == GOV_ERROR_POLICY);
+  CHECK(last().first == GOV_ERROR_POLICY);
+  CHECK(last().second == gov_last_error());
+  gov::test::write_workshop_variant(dir, "policy.gov", 3);
+  REQUIRE(gov_engine_reload(engine, nullptr) == GOV_OK);
+  CHECK(last() == std::pair<gov_status, std::string>{GOV_OK, ""});
+  // The watcher's failure, on its own thread.
+  REQUIRE(gov_engine_watch(engine, 10) == GOV_OK);
+  gov::test::write_text(path, "team broken {\n");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (last().first == GOV_OK && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(last().first == GOV_ERROR_POLICY);
+  CHECK(last().second.find("team broken") != std::string::npos);
+  gov_status code = GOV_OK;
+  CHECK(gov_engine_last_reload_error(engine, &code, nullptr) == GOV_ERROR_INVALID_ARGUMENT);
   gov_engine_close(engine);
 }
 

@@ -252,6 +252,30 @@ func (e *Engine) Unpin() error {
 	return e.use("Unpin", func(h *C.gov_engine) C.gov_status { return C.gov_engine_unpin(h) })
 }
 
+// LastReloadError is why the latest reload failed — the watcher's (on its own thread, so no
+// call returns it), Reload's, ReloadVersion's or Pin's — as an *Error with Op "Reload"; nil when
+// the latest reload succeeded or none was made. A controller polls it when
+// gov_policy_reload_failures_total goes up. The second result is an error of the call itself
+// (a closed engine).
+func (e *Engine) LastReloadError() (error, error) {
+	var code C.gov_status
+	var message *C.char
+	if err := e.use("LastReloadError", func(h *C.gov_engine) C.gov_status {
+		return C.gov_engine_last_reload_error(h, &code, &message)
+	}); err != nil {
+		return nil, err
+	}
+	defer C.gov_string_free(message)
+	if code == C.GOV_OK {
+		return nil, nil
+	}
+	kind, ok := kinds[code]
+	if !ok {
+		kind = ErrInternal
+	}
+	return &Error{Op: "Reload", Kind: kind, Message: C.GoString(message)}, nil
+}
+
 // Check answers, without changing anything, whether task would be admitted if submitted now,
 // and if not, why not: the hot path of an admission webhook. It runs in parallel with other
 // queries.

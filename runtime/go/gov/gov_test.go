@@ -313,6 +313,21 @@ team team-a {
 	case <-time.After(time.Minute):
 		t.Fatal("no reload within a minute")
 	}
+	// A version that does not check: the watcher's failure is asked for, since no call returns it.
+	if err := os.WriteFile(path, []byte("team broken {\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	var failed error
+	for failed == nil && time.Now().Before(deadline) {
+		if failed, err = e.LastReloadError(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !errors.Is(failed, gov.ErrPolicy) || !strings.Contains(failed.Error(), "team broken") {
+		t.Fatalf("LastReloadError: %v", failed)
+	}
 	cancel()
 	for range steps { // closed once the watcher stopped
 	}

@@ -277,6 +277,10 @@ class GOV_API Engine {
   void unpin();
   /// Whether the engine is pinned.
   bool pinned() const;
+  /// The error of the latest reload (the watcher's, reload(), pin()) when it failed, or nullopt
+  /// when it succeeded (or none was made): what Options::on_reload_error was told, for callers
+  /// that poll, such as the C ABI's gov_engine_last_reload_error and Go's LastReloadError.
+  std::optional<Error> last_reload_error() const;
 
   struct Impl;  // opaque
 

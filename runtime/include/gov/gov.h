@@ -306,6 +306,11 @@ GOV_API gov_status gov_engine_watch(gov_engine* engine, int64_t interval_ms);
  * (a rollback on one replica, say); `out` gets the load's step. See gov::Engine::pin. */
 GOV_API gov_status gov_engine_pin(gov_engine* engine, int64_t version, gov_decisions** out);
 GOV_API gov_status gov_engine_unpin(gov_engine* engine);
+/* Why the latest reload failed (the watcher's, gov_engine_reload, gov_engine_pin): `*code` gets
+ * its status and `*message` its message (free with gov_string_free); GOV_OK and "" when the
+ * latest reload succeeded or none was made. The watcher's thread cannot hand its failures to
+ * gov_last_error (it is per thread): poll this, as gov_policy_reload_failures_total says when. */
+GOV_API gov_status gov_engine_last_reload_error(const gov_engine* engine, gov_status* code, char** message);
 
 /* Queries. */
 /* The latest decision about `id` as a one-entry list. Errors: NOT_FOUND for an unknown id. */
