@@ -852,9 +852,9 @@ Result<ApplyResult> activate_in(PostgresStore& store, std::string_view policy, i
 // ---- reads -----------------------------------------------------------------------------------
 
 constexpr const char* kVersionColumns =
-    "SELECT v.number, p.number, r.number, v.content_sha256, v.author, v.message, v.created_ms, v.active "
+    "SELECT v.number, p.number, r.number, v.content_sha256, v.author, v.message, v.created_ms, v.active, s.key_id "
     "FROM gov_version v LEFT JOIN gov_version p ON p.id = v.parent_id "
-    "LEFT JOIN gov_version r ON r.id = v.restored_from ";
+    "LEFT JOIN gov_version r ON r.id = v.restored_from LEFT JOIN gov_version_signature s ON s.version_id = v.id ";
 
 VersionInfo version_info(const Rows& rows, int row) {
   VersionInfo info;
@@ -866,6 +866,7 @@ VersionInfo version_info(const Rows& rows, int row) {
   info.message = rows.text(row, 5);
   info.created_ms = rows.int64(row, 6);
   info.active = rows.int64(row, 7) != 0;
+  info.signed_by = rows.text(row, 8);  // NULL without a signature: ""
   return info;
 }
 

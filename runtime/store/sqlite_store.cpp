@@ -525,14 +525,16 @@ VersionInfo version_info(const sqlite::Query& query) {
   info.message = query.text(5);
   info.created_ms = query.int64(6);
   info.active = query.int64(7) != 0;
+  info.signed_by = query.text(8);  // NULL without a signature: ""
   return info;
 }
 
 Result<VersionInfo> info_by_id(Connection& db, int64_t version_id) {
   auto query = db.query(
       "SELECT v.number, p.number, r.number, v.content_sha256, v.author, v.message, v.created_ms, "
-      "v.active FROM version v LEFT JOIN version p ON p.id = v.parent_id "
-      "LEFT JOIN version r ON r.id = v.restored_from WHERE v.id = ?1");
+      "v.active, s.key_id FROM version v LEFT JOIN version p ON p.id = v.parent_id "
+      "LEFT JOIN version r ON r.id = v.restored_from LEFT JOIN version_signature s ON s.version_id = v.id "
+      "WHERE v.id = ?1");
   if (!query) return query.error();
   query->bind(1, version_id);
   auto row = query->step();
@@ -611,8 +613,8 @@ Result<std::vector<VersionInfo>> log_in(Connection& db, std::string_view policy,
   if (!policy_id) return policy_id.error();
   auto query = db.query(
       "SELECT v.number, p.number, r.number, v.content_sha256, v.author, v.message, v.created_ms, "
-      "v.active FROM version v LEFT JOIN version p ON p.id = v.parent_id "
-      "LEFT JOIN version r ON r.id = v.restored_from "
+      "v.active, s.key_id FROM version v LEFT JOIN version p ON p.id = v.parent_id "
+      "LEFT JOIN version r ON r.id = v.restored_from LEFT JOIN version_signature s ON s.version_id = v.id "
       "WHERE v.policy_id = ?1 AND v.number < ?2 ORDER BY v.number DESC LIMIT ?3");
   if (!query) return query.error();
   query->bind(1, *policy_id).bind(2, before.value_or(std::numeric_limits<int64_t>::max()));

@@ -137,6 +137,9 @@ struct VersionInfo {
   std::string message;
   int64_t created_ms = 0;  // Unix time in milliseconds
   bool active = false;
+  /// The key id of the version's signature, "" when it is unsigned. Not verified: a reader
+  /// that trusts it verifies the signature (driver::VerifyOptions).
+  std::string signed_by;
 };
 
 /// A version with the source text of every file that went into it (entry first).

@@ -54,7 +54,17 @@ TEST_CASE("apply, log, diff, rollback and log round-trip through the CLI", "[sto
   CHECK(hash_of("v3") == hash_of("v1"));
   CHECK(hash_of("v2") != hash_of("v1"));
   // The rollback's line says so once (an SRE helper saw "rollback to version 1 (rollback to v1)").
-  CHECK(text_log.out.find("rollback to v1  [active]\n") != std::string::npos);
+  // gov log and gov show say which key signed a version (an SRE helper had to guess, key by key).
+  const std::string key_id = first.err.substr(first.err.find("with key `") + 10, 16);
+  CHECK(text_log.out.find("rollback to v1  (signed " + key_id + ")  [active]\n") != std::string::npos);
+  CHECK(text_log.out.find("--skip-tests]  (unsigned)\n") != std::string::npos);  // version 2: no key
+  CHECK(log.out.find("\"signed_by\":\"" + key_id + "\"") != std::string::npos);
+  CHECK(log.out.find("\"signed_by\":null") != std::string::npos);
+  CHECK(run_gov("show 1" + flags).out.find("\n  signed  by key `" + key_id + "` (not verified: give --verify-key)\n") !=
+        std::string::npos);
+  CHECK(run_gov("show 1 --verify-key '" + keys + ".pub'" + flags).out.find("\n  signed  by key `" + key_id +
+                                                                         "` (verified)\n") != std::string::npos);
+  CHECK(run_gov("show 2" + flags).out.find("\n  signed  no\n") != std::string::npos);
   CHECK(text_log.out.find("rollback to version") == std::string::npos);
 
   auto source = run_gov("show 1 --source" + flags);

@@ -248,6 +248,8 @@ std::string log_json(const std::vector<store::VersionInfo>& versions) {
     json.field("message", v.message);
     json.field("created", time_text(v.created_ms));
     json.field("active", v.active);
+    json.key("signed_by");  // the signature's key id, not verified here (gov show --verify-key does)
+    v.signed_by.empty() ? json.null() : json.string(v.signed_by);
     json.end_object();
   }
   json.end_array();
@@ -296,8 +298,10 @@ int run_log(const Args& args) {
       message += fmt::format("{}rollback to v{}", message.empty() ? "" : " (", *v.restored_from);
       if (!v.message.empty()) message += ")";
     }
-    out += fmt::format("v{:<4} {}  {}  {:<12} {}{}\n", v.number, time_text(v.created_ms), v.content_sha256.substr(0, 12),
-                       escape_for_terminal(v.author), message, v.active ? "  [active]" : "");
+    const std::string signature = v.signed_by.empty() ? "unsigned" : "signed " + escape_for_terminal(v.signed_by);
+    out += fmt::format("v{:<4} {}  {}  {:<12} {}  ({}){}\n", v.number, time_text(v.created_ms),
+                       v.content_sha256.substr(0, 12), escape_for_terminal(v.author), message, signature,
+                       v.active ? "  [active]" : "");
   }
   fmt::print("{}", out);
   return kOk;
@@ -345,9 +349,12 @@ int run_show(const Args& args) {
     for (const store::PolicyFile& f : v.files) fmt::print("# ==> {} <==\n{}", display_path(f.path), f.text);
     return kOk;
   }
-  fmt::print("policy {} version {}{}\n  sha256  {}\n  author  {}\n  date    {}\n  message {}\n  files  ",
+  fmt::print("policy {} version {}{}\n  sha256  {}\n  author  {}\n  date    {}\n  message {}\n  signed  {}\n  files  ",
              escape_for_terminal(*policy), v.info.number, v.info.active ? " (active)" : "", v.info.content_sha256,
-             escape_for_terminal(v.info.author), time_text(v.info.created_ms), escape_for_terminal(v.info.message));
+             escape_for_terminal(v.info.author), time_text(v.info.created_ms), escape_for_terminal(v.info.message),
+             v.signature ? fmt::format("by key `{}`{}", escape_for_terminal(v.signature->key_id),
+                                       args.has("verify-key") ? " (verified)" : " (not verified: give --verify-key)")
+                         : std::string("no"));
   for (const store::PolicyFile& f : v.files) fmt::print(" {}", display_path(f.path));
   fmt::print("\n");
   if (args.has("inspect")) {
