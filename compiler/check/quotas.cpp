@@ -155,15 +155,22 @@ std::vector<Quota> idle_capacity_quotas(const Policy& policy) {
   for (const Capacity& capacity : policy.cluster->capacity) {
     const InstanceType& type = policy.types()[capacity.type];
     model::Resources reserved{};
+    model::Amount slices = 0;  // of the partitions the quotas give
     bool quota_here = false;
     for (const Team& team : policy.teams) {
       for (const Quota& quota : team.quotas) {
         if (quota.type != capacity.type) continue;
         quota_here = true;
         for (size_t i = 0; i < reserved.size(); ++i) reserved[i] = model::checked_add(reserved[i], quota.nominal[i]);
+        for (const PartitionQuota& p : quota.partitions)
+          slices = model::checked_add(slices, model::checked_mul(p.nominal, p.slices));
       }
     }
     if (!quota_here) continue;
+    // The GPUs partitions are cut from are no whole GPUs to lend (ir::gpus_cut_into_partitions,
+    // which the engine's idle capacity uses).
+    const size_t gpu = model::index(model::Resource::gpu);
+    reserved[gpu] = model::checked_add(reserved[gpu], slices / model::kSlicesPerGpu + (slices % model::kSlicesPerGpu != 0));
     Quota idle;
     idle.type = capacity.type;
     idle.type_name = type.name;

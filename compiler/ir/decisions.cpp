@@ -12,6 +12,16 @@ namespace gov::ir {
 
 // ------------------------------------------------------------------ quota constants
 
+Amount gpus_cut_into_partitions(const Module& module, const Resources& amounts) {
+  Amount slices = 0;
+  for (size_t k = 0; k < module.partitions.size(); ++k) {
+    const std::optional<model::ProfileSize> size = model::parse_mig_profile(module.partitions[k]);
+    if (!size) continue;  // the checker admits no other profile
+    slices = checked_add(slices, checked_mul(amounts[index(partition_column(k))], size->slices));
+  }
+  return slices / model::kSlicesPerGpu + (slices % model::kSlicesPerGpu != 0 ? 1 : 0);
+}
+
 DeclaredQuotas declared_quotas(const Module& module) {
   DeclaredQuotas table;
   table.team_count = module.teams.size();
@@ -45,10 +55,15 @@ DeclaredQuotas declared_quotas(const Module& module) {
     for (size_t f = 0; f < table.flavor_count; ++f) {
       const Flavor& flavor = module.flavors[f];
       // Partition columns have no capacity of their own (per_instance 0): MIG partitions exist
-      // where quotas give them, not in idle capacity.
+      // where quotas give them, not in idle capacity. The GPUs they are cut from are reserved
+      // with them: a GPU that holds any partition is no whole GPU (docs/semantics-decisions.md,
+      // "GPU partitions (MIG)").
+      Resources held = reserved[f];
+      const size_t gpu = index(Resource::gpu);
+      held[gpu] = checked_add(held[gpu], gpus_cut_into_partitions(module, reserved[f]));
       for (size_t i = 0; i < module.column_count(); ++i) {
         const Amount capacity = checked_mul(flavor.capacity, flavor.per_instance[i]);
-        table.cohort_own[f][i] = std::max<Amount>(0, checked_sub(capacity, reserved[f][i]));
+        table.cohort_own[f][i] = std::max<Amount>(0, checked_sub(capacity, held[i]));
         table.cohort_quota[f][i] = checked_add(table.cohort_quota[f][i], table.cohort_own[f][i]);
       }
     }

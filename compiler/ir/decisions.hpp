@@ -60,6 +60,10 @@ struct DeclaredQuotas {
   std::vector<Resources> cohort_quota;  // as QuotaTable's
   std::vector<Resources> cohort_own;    // as QuotaTable's
 };
+/// The whole GPUs that the partition columns of `amounts` are cut from: their compute slices
+/// (model::parse_mig_profile) over seven per GPU, rounded up, since a GPU holding any partition is
+/// no whole GPU. Idle-resource sharing reserves them beside the quotas' whole GPUs.
+Amount gpus_cut_into_partitions(const Module& module, const Resources& amounts);
 /// The declared cells of `module`, whose teams declare at most one quota per flavor, each
 /// flavor in range (the checker's E0308; jit::validate refuses other modules).
 DeclaredQuotas declared_quotas(const Module& module);

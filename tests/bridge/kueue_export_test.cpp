@@ -124,6 +124,19 @@ TEST_CASE("gov export kueue maps each control to its field", "[bridge][export]")
   CHECK(document(r.out, "WorkloadPriorityClass", "training").find("value: 70\n") != std::string::npos);
 }
 
+// Under idle-resource sharing the Cohort's quota is the capacity no team reserves; the GPUs
+// that partition quotas are cut from are reserved too (a migration helper's finding: a p4d cut
+// into 56 MIG slices still lent its 8 whole GPUs). 16 GPUs - 4 whole - ceil(20 slices / 7) = 9.
+TEST_CASE("gov export kueue's idle pool leaves out the GPUs partitions are cut from", "[bridge][export]") {
+  const gov::test::CommandResult r = run_gov("export kueue tests/corpus/idle-sharing-partitions.gov --naming plain");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::string cohort;
+  for (const std::string& doc : documents(r.out))
+    if (doc.find("kind: Cohort\n") != std::string::npos) cohort = doc;
+  CHECK(cohort.find("            - name: nvidia.com/gpu\n              nominalQuota: 9\n") != std::string::npos);
+}
+
 TEST_CASE("gov export kueue refuses rules and default-priority unless lossy is allowed", "[bridge][export]") {
   const gov::test::CommandResult r = run_gov("export kueue policies/examples/rules.gov");
   CHECK(r.exit_code == 1);
