@@ -173,6 +173,17 @@ class Linter {
              fmt::format("team `{}` sets a fair-share weight, but idle compute is `fcfs`", team.name), "no effect")
             .help = "set `idle-compute = fair-share` in the policy, or remove the weight";
       }
+      // HyperPod names the team's LocalQueue `hyperpod-ns-TEAM-localqueue` (so does `gov export
+      // kueue --naming hyperpod`), and a job names its queue in a label, at most 63 characters.
+      if (const std::string queue = "hyperpod-ns-" + team.name + "-localqueue"; queue.size() > 63) {
+        warn(Code::queue_name_too_long, team.where,
+             fmt::format("the LocalQueue HyperPod names for team `{}` has {} characters, more than the 63 a "
+                         "`kueue.x-k8s.io/queue-name` label takes",
+                         team.name, queue.size()),
+             "too long for a queue-name label")
+            .help = fmt::format("no job could name the queue `{}`; shorten the team's name to {} characters at most",
+                                queue, 63 - (queue.size() - team.name.size()));
+      }
       if (team.fair_share_weight_given && !model::hyperpod_weight(team.fair_share_weight_micros)) {
         warn(Code::weight_not_in_hyperpod_api, team.fair_share_weight_at.value_or(team.where),
              fmt::format("HyperPod's API does not accept the fair-share weight `{}` of team `{}`",
