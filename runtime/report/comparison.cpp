@@ -58,7 +58,10 @@ std::unordered_map<std::string, TeamFigures> figures_of(const RunOutcomes& run, 
   std::unordered_map<std::string, std::vector<Time>> waits;
   for (const auto& [id, task] : run.tasks()) {
     TeamFigures& team = out[task.team];
-    if (!task.first_admitted) continue;
+    if (!task.first_admitted) {
+      if (task.last == Outcome::pending) ++team.never_admitted;
+      continue;
+    }
     ++team.admitted;
     waits[task.team].push_back(std::max<Time>(0, *task.first_admitted - task.submitted));
   }
@@ -83,6 +86,7 @@ std::unordered_map<std::string, TeamFigures> figures_of(const RunOutcomes& run, 
 void figures_json(JsonWriter& w, const TeamFigures& f) {
   w.begin_object();
   w.field("admitted", f.admitted);
+  w.field("never_admitted", f.never_admitted);
   w.key("mean_wait_s");
   if (f.mean_wait) {
     w.decimal(decimal_text(*f.mean_wait));
@@ -327,22 +331,33 @@ Comparison compare(const RunOutcomes& a, const RunOutcomes& b, std::string polic
 
 std::string comparison_text(const Comparison& c) {
   std::string out = fmt::format("A: {}\nB: {}\n\n", c.policy_a, c.policy_b);
-  out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14}\n", "team", "mean wait s A→B", "p95 wait s A→B",
-                     "GPU-hours A→B", "borrowed GPU-h A→B", "preempted A→B");
+  out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14} {:>16}\n", "team", "mean wait s A→B", "p95 wait s A→B",
+                     "GPU-hours A→B", "borrowed GPU-h A→B", "preempted A→B", "never ran A→B");
+  std::vector<std::string> starved;  // teams with more tasks never admitted in B: their waits improve
+
   for (const TeamComparison& t : c.teams) {
     const auto arrow = [](const std::string& a, const std::string& b) { return a + " → " + b; };
-    out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14}\n", t.team,
+    out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14} {:>16}\n", t.team,
                        arrow(seconds_text(t.a.mean_wait), seconds_text(t.b.mean_wait)),
                        arrow(seconds_text(t.a.p95_wait), seconds_text(t.b.p95_wait)),
                        arrow(hours_text(t.a.gpu_millis), hours_text(t.b.gpu_millis)),
                        arrow(hours_text(t.a.borrowed_gpu_millis), hours_text(t.b.borrowed_gpu_millis)),
-                       arrow(fmt::format("{}", t.a.preempted), fmt::format("{}", t.b.preempted)));
-    out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14}\n", "  (B − A)",
+                       arrow(fmt::format("{}", t.a.preempted), fmt::format("{}", t.b.preempted)),
+                       arrow(fmt::format("{}", t.a.never_admitted), fmt::format("{}", t.b.never_admitted)));
+    if (t.b.never_admitted > t.a.never_admitted) starved.push_back(t.team);
+    out += fmt::format("{:<20} {:>18} {:>18} {:>24} {:>24} {:>14} {:>16}\n", "  (B − A)",
                        t.a.mean_wait && t.b.mean_wait ? signed_text(*t.b.mean_wait - *t.a.mean_wait, 1) : std::string("-"),
                        t.a.p95_wait && t.b.p95_wait ? signed_text(*t.b.p95_wait - *t.a.p95_wait, 1) : std::string("-"),
                        signed_text(static_cast<double>(t.b.gpu_millis - t.a.gpu_millis) / kMillisPerHour, 3),
                        signed_text(static_cast<double>(t.b.borrowed_gpu_millis - t.a.borrowed_gpu_millis) / kMillisPerHour, 3),
-                       signed_text(static_cast<double>(t.b.preempted) - static_cast<double>(t.a.preempted), 0));
+                       signed_text(static_cast<double>(t.b.preempted) - static_cast<double>(t.a.preempted), 0),
+                       signed_text(static_cast<double>(t.b.never_admitted) - static_cast<double>(t.a.never_admitted), 0));
+  }
+  // Waits count admitted tasks only: a task B never runs leaves B's waits, which then look better.
+  for (const std::string& team : starved) {
+    out += fmt::format("note: {} has more tasks that never ran in B; waits count admitted tasks only, so B's waits "
+                       "leave them out\n",
+                       team);
   }
   out += fmt::format("\n{} of {} tasks changed outcome{}\n", c.changed_total, c.tasks,
                      c.changed.size() < c.changed_total ? fmt::format(" (the first {} listed)", c.changed.size()) : "");

@@ -54,6 +54,8 @@ class RunOutcomes {
 /// One team's figures in one replay.
 struct TeamFigures {
   uint64_t admitted = 0;            // tasks admitted at least once
+  uint64_t never_admitted = 0;      // tasks pending at the end that were never admitted: no wait
+                                    // of theirs is in mean_wait and p95_wait
   std::optional<double> mean_wait;  // seconds, submission to first admission
   std::optional<double> p95_wait;   // seconds, nearest rank
   int64_t gpu_millis = 0;           // GPU × ms held

@@ -24,8 +24,9 @@ TEST_CASE("comparison: the walkthrough against a smaller cluster, as JSON and te
   const gov::test::ProgramResult json = gov_run(kCompare + " --format json");
   REQUIRE(json.exit_code == 0);
   CHECK(json.out.find(R"("tasks":2,"changed_total":1,)") != std::string::npos);
-  CHECK(json.out.find(R"({"team":"team-a","a":{"admitted":1,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":0.008333,)"
-                      R"("borrowed_gpu_hours":0.002778,"preempted":1},"b":{"admitted":0,"mean_wait_s":null,)"
+  CHECK(json.out.find(R"({"team":"team-a","a":{"admitted":1,"never_admitted":0,"mean_wait_s":0,"p95_wait_s":0,)"
+                      R"("gpu_hours":0.008333,"borrowed_gpu_hours":0.002778,"preempted":1},"b":{"admitted":0,)"
+                      R"("never_admitted":0,"mean_wait_s":null,)"
                       R"("p95_wait_s":null,"gpu_hours":0,"borrowed_gpu_hours":0,"preempted":0}})") != std::string::npos);
   CHECK(json.out.find(R"("changed":[{"task":"a1","team":"team-a","a":{"outcome":"cancelled",)"
                       R"("describe":"cancelled after running, waited 0.0 s, preempted 1×","first_admitted":0,)"
@@ -43,6 +44,41 @@ TEST_CASE("comparison: the walkthrough against a smaller cluster, as JSON and te
   CHECK(mean_wait_delta == "-");
   CHECK(text.out.find("  a1  team-a  A: cancelled after running, waited 0.0 s, preempted 1×  B: cancelled while pending\n") !=
         std::string::npos);
+}
+
+// A planner helper's finding: B's borrow limit left a2 pending for ever, so only a1 (no wait)
+// counted in B's waits, and team-a's waits read 1800 s -> 0 s, an improvement, with nothing in the
+// table to show the loss. The table now counts the tasks that never ran and says why.
+TEST_CASE("comparison: tasks that never run in B are shown beside the waits they leave out", "[embed][comparison]") {
+  gov::test::ScratchDir dir("comparison-never-ran");
+  const std::string head = "import \"aws-ml\"\ncluster h100 {\n  catalog = aws-ml\n  capacity = { ml.p5.48xlarge: 3 }\n}\n"
+                           "policy {\n  priority training = 50\n}\n"
+                           "team team-b {\n  quota ml.p5.48xlarge { instances = 1 }\n}\n"
+                           "team team-c {\n  quota ml.p5.48xlarge { instances = 1 }\n}\n";
+  const auto policy = [&](const std::string& name, const std::string& limit) {
+    gov::test::write_text(dir / name, head + "team team-a {\n  quota ml.p5.48xlarge { instances = 1 }\n  borrow-limit = " +
+                                          limit + "\n}\n");
+    return dir / name;
+  };
+  const std::string a = policy("a.gov", "100%");
+  const std::string b = policy("b.gov", "50%");
+  const std::string trace = dir / "t.json";
+  gov::test::write_text(trace, R"({"events": [{"at": 0, "submit": {"id": "a1", "team": "team-a", "gpus": 8, "duration": 3600}},
+                                  {"at": 0, "submit": {"id": "a2", "team": "team-a", "gpus": 16, "duration": 600}}]})");
+  const gov::test::ProgramResult text =
+      gov_run(" simulate " + gov::test::quoted(a) + " " + gov::test::quoted(b) + " --trace " + gov::test::quoted(trace));
+  INFO(text.out << text.err);
+  REQUIRE(text.exit_code == 0);
+  const size_t row = text.out.find("\nteam-a ");
+  REQUIRE(row != std::string::npos);
+  const std::string line = text.out.substr(row + 1, text.out.find('\n', row + 1) - row - 1);
+  CHECK(line.find("1800.0 → 0.0") != std::string::npos);
+  CHECK(line.ends_with(" 0 → 1"));  // never ran
+  CHECK(text.out.find("note: team-a has more tasks that never ran in B; waits count admitted tasks only, so B's waits "
+                      "leave them out\n") != std::string::npos);
+  const gov::test::ProgramResult json = gov_run(" simulate " + gov::test::quoted(a) + " " + gov::test::quoted(b) +
+                                                " --trace " + gov::test::quoted(trace) + " --format json");
+  CHECK(json.out.find(R"("b":{"admitted":1,"never_admitted":1,)") != std::string::npos);
 }
 
 TEST_CASE("comparison: a policy against itself changes nothing", "[embed][comparison]") {
@@ -109,7 +145,7 @@ TEST_CASE("comparison: a team decided alike in both replays has the same hours",
                                                gov::test::quoted(dir / "t.json") + " --format json");
   INFO(run.out << run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK(run.out.find(R"({"team":"beta","a":{"admitted":1,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") !=
+  CHECK(run.out.find(R"({"team":"beta","a":{"admitted":1,"never_admitted":0,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") !=
         std::string::npos);
-  CHECK(run.out.find(R"("b":{"admitted":1,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") != std::string::npos);
+  CHECK(run.out.find(R"("b":{"admitted":1,"never_admitted":0,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") != std::string::npos);
 }
