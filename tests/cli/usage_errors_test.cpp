@@ -176,3 +176,19 @@ TEST_CASE("gov simulate with no FILE replays $GOV_DB's active version; a store i
     CHECK(run_gov("log --db '" + bad + "'").exit_code == 2);
   }
 }
+
+TEST_CASE("gov simulate refuses a report path that is one of its inputs", "[cli][simulate]") {
+  // A planner helper lost a trace to `--usage-report T.json` with `--trace T.json`.
+  const gov::test::TempDir dir("simulate-report-input");
+  const std::string trace = dir.write("t.json", gov::test::read_text(gov::test::repo_path(
+                                                    "policies/examples/workshop-g5.trace.json")));
+  const std::string before = gov::test::read_text(trace);
+  const gov::test::CommandResult r =
+      run_gov("simulate policies/examples/workshop-g5.gov --trace '" + trace + "' --usage-report '" + trace + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "error: `" + trace + "` is an input of this run; writing a report there would replace it\n");
+  CHECK(gov::test::read_text(trace) == before);
+  CHECK(run_gov("simulate policies/examples/workshop-g5.gov --trace '" + trace + "' --usage-report '" +
+                (dir / "usage.json") + "'")
+            .exit_code == 0);
+}

@@ -229,6 +229,20 @@ int run_simulate(const Args& args) {
     fmt::print(stderr, "error: report `{}`: the file name must end in .html\n", display_path(*report_path));
     return kUsage;
   }
+  // An output that is one of the inputs would replace it (a planner helper lost a trace to
+  // `--usage-report T.json` with `--trace T.json`).
+  std::vector<std::string> inputs = args.positional;
+  if (const std::optional<std::string> trace = args.value("trace")) inputs.push_back(*trace);
+  for (const std::optional<std::string>& output : {usage_path, report_path}) {
+    if (!output) continue;
+    for (const std::string& input : inputs) {
+      std::error_code error;
+      if (!std::filesystem::equivalent(*output, input, error) || error) continue;
+      fmt::print(stderr, "error: `{}` is an input of this run; writing a report there would replace it\n",
+                 display_path(*output));
+      return kUsage;
+    }
+  }
   int status = kOk;
   // With --db, every positional argument is a workload path; else the first is the policy.
   const std::optional<std::string> file =
