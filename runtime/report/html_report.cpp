@@ -279,7 +279,11 @@ function drawUtilization() {
     const used = sum(same.map((s) => s.own).concat(same.map((s) => s.borrowed)));
     lines.push({name, values: used.map((v) => 100 * v / denominator)});
   });
-  const sc = frame(svg, D.buckets, 100, "% of capacity");
+  // Above 100 % when the quotas exceed the capacity (admission is decided on quotas alone): the
+  // axis grows to show it, and a line marks the capacity.
+  const top = Math.max(100, ...lines.map((l) => Math.max(0, ...l.values)));
+  const sc = frame(svg, D.buckets, top, "% of capacity");
+  if (top > 100) hline(svg, sc, 100, "#c43b3b", "2 3");
   lines.forEach((l, i) => {
     const color = PALETTE[i % PALETTE.length];
     line(svg, sc, l.values, color);

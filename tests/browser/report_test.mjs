@@ -51,6 +51,17 @@ try {
     if (!(c.width > 0 && c.height > 0)) problems.push(`chart \`${c.id}\` has no size (${c.width}x${c.height})`);
     if (c.marks === 0) problems.push(`chart \`${c.id}\` is empty`);
   }
+  // Every line is drawn inside its chart: a value above the axis (a utilization over 100 %
+  // on a fixed 0-100 axis) was drawn above the chart, which then looked empty.
+  const outside = await page.$$eval("svg.chart", (charts) =>
+    charts.flatMap((c) => {
+      const height = Number((c.getAttribute("viewBox") || "0 0 0 0").split(" ")[3]);
+      return [...c.querySelectorAll("path")].flatMap((p) => {
+        const ys = (p.getAttribute("d").match(/-?[0-9.]+,-?[0-9.]+/g) || []).map((xy) => Number(xy.split(",")[1]));
+        return ys.some((y) => y < 0 || y > height) ? [c.id || c.getAttribute("data-chart")] : [];
+      });
+    }));
+  for (const id of new Set(outside)) problems.push(`chart \`${id}\` draws a line outside itself`);
   const table = comparison ? "#changed" : "#worst";
   const rowsAll = await page.$$eval(`${table} tbody tr`, (rows) => rows.length);
 

@@ -192,3 +192,18 @@ TEST_CASE("gov simulate refuses a report path that is one of its inputs", "[cli]
                 (dir / "usage.json") + "'")
             .exit_code == 0);
 }
+
+TEST_CASE("gov simulate warns when the guaranteed quotas exceed the cluster's capacity", "[cli][simulate]") {
+  // A planner helper's finding: "team-b gets 4 more H100s" written as a quota change replayed 28
+  // GPUs on a 24-GPU cluster without a word (admission is decided on quotas alone).
+  const std::string trace = " --trace policies/examples/workshop-g5.trace.json";
+  const gov::test::CommandResult over = run_gov("simulate policies/examples/workshop-kr-g5-8xlarge.gov" + trace);
+  CHECK(over.exit_code == 0);
+  CHECK(over.err == "warning: the teams' guaranteed quotas of `ml.g5.8xlarge` add up to 3 instances, more than the "
+                    "cluster's 2: admission is decided on quotas alone, so this replay may hold more than exists "
+                    "(`gov lint`: W0101)\n");
+  CHECK(run_gov("simulate policies/examples/workshop-g5.gov" + trace).err.empty());
+  const gov::test::CommandResult compared =
+      run_gov("simulate policies/examples/workshop-g5.gov policies/examples/workshop-kr-g5-8xlarge.gov" + trace);
+  CHECK(compared.err.find("warning: policies/examples/workshop-kr-g5-8xlarge.gov: the teams' guaranteed quotas") == 0);
+}

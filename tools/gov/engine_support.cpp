@@ -81,6 +81,31 @@ std::string with_option_hint(std::string message) {
   return message;
 }
 
+void warn_quotas_above_capacity(const ir::Module& module, std::string_view label) {
+  for (uint32_t f = 0; f < module.flavors.size(); ++f) {
+    const ir::Flavor& flavor = module.flavors[f];
+    if (flavor.capacity <= 0) continue;  // no capacity declared: nothing to compare with
+    double most = 0;  // the largest guaranteed share of a resource, in instances
+    for (ir::Resource r : {ir::Resource::gpu, ir::Resource::neuron, ir::Resource::vcpu, ir::Resource::memory}) {
+      const ir::Amount per_instance = flavor.per_instance[ir::index(r)];
+      if (per_instance <= 0) continue;
+      ir::Amount guaranteed = 0;
+      for (const ir::Team& team : module.teams) {
+        for (const ir::FlavorQuota& quota : team.quotas) {
+          if (quota.flavor == f) guaranteed = ir::checked_add(guaranteed, quota.nominal[ir::index(r)]);
+        }
+      }
+      most = std::max(most, static_cast<double>(guaranteed) / static_cast<double>(per_instance));
+    }
+    if (most <= static_cast<double>(flavor.capacity) + 1e-9) continue;
+    fmt::print(stderr,
+               "warning: {}the teams' guaranteed quotas of `{}` add up to {:.4g} instances, more than the cluster's {}: "
+               "admission is decided on quotas alone, so this replay may hold more than exists (`gov lint`: W0101)\n",
+               label.empty() ? std::string() : fmt::format("{}: ", escape_for_terminal(label)),
+               escape_for_terminal(flavor.name), most, flavor.capacity);
+  }
+}
+
 std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status,
                                        bool replay) {
   std::optional<gov::Options> options = api_options_from(args);
