@@ -155,6 +155,34 @@ std::string names_help(const std::vector<T>& items, std::string_view name, std::
   return known_names(items, singular, plural);
 }
 
+/// The help for an unknown instance type: a catalog type one edit away, else a type of the same
+/// family (`ml.p5.96xlarge` → `ml.p5.48xlarge`: another size) that the policy's quotas name, else
+/// the types the quotas name, not the catalog's 205.
+std::string instance_type_help(const ir::Module& module, std::string_view name) {
+  std::vector<const ir::Flavor*> quoted_types;
+  for (const ir::Team& team : module.teams) {
+    for (const ir::FlavorQuota& quota : team.quotas) {
+      const ir::Flavor* flavor = &module.flavors[quota.flavor];
+      if (std::find(quoted_types.begin(), quoted_types.end(), flavor) == quoted_types.end()) quoted_types.push_back(flavor);
+    }
+  }
+  if (quoted_types.empty() || name.size() > kQuoteLimit) return names_help(module.flavors, name, "instance type", "instance types");
+  for (const ir::Flavor& flavor : module.flavors) {
+    if (edit_distance(name, flavor.name) < 2) return fmt::format("did you mean {}?", quoted(flavor.name));
+  }
+  const auto family = [](std::string_view type) { return type.substr(0, type.rfind('.')); };
+  for (const ir::Flavor* flavor : quoted_types) {
+    if (name.find('.') != std::string_view::npos && family(name) == family(flavor->name)) {
+      return fmt::format("did you mean {}?", quoted(flavor->name));
+    }
+  }
+  std::string out = "the policy's quotas are for ";
+  const size_t listed = std::min(quoted_types.size(), kNamesListed);
+  for (size_t i = 0; i < listed; ++i) out += fmt::format("{}{}", i == 0 ? "" : ", ", quoted_types[i]->name);
+  if (listed < quoted_types.size()) out += fmt::format(" and {} more", quoted_types.size() - listed);
+  return out;
+}
+
 }  // namespace
 
 std::string_view event_kind_name(EventKind kind) {
@@ -758,7 +786,7 @@ bool EventDecoder::read_names(const JsonValue& submit, gov::Task& task) {
       return field_fail(
           "instance_type", type->position,
           fmt::format("unknown instance type {}; {}", quoted(*task.instance_type),
-                      names_help(module_.flavors, *task.instance_type, "instance type", "instance types")));
+                      instance_type_help(module_, *task.instance_type)));
     }
   }
   return true;
@@ -829,7 +857,7 @@ bool EventDecoder::read_pod_sets(const JsonValue& submit, const JsonValue& pod_s
       if (state_.names.flavor(*one.instance_type) < 0) {
         return field_fail("pod_sets.instance_type", type->position,
                           fmt::format("unknown instance type {}; {}", quoted(*one.instance_type),
-                                      names_help(module_.flavors, *one.instance_type, "instance type", "instance types")));
+                                      instance_type_help(module_, *one.instance_type)));
       }
     } else {
       one.instance_type = task.instance_type;

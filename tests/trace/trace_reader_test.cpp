@@ -228,8 +228,12 @@ TEST_CASE("trace error: unknown priority class", "[trace]") {
 TEST_CASE("trace error: unknown instance type", "[trace]") {
   CHECK(
       error_of(submit(R"("instance_type": "ml.p5.48xlarge", "gpus": 1)")) ==
-      R"(event 0 (at 0): field "instance_type": unknown instance type "ml.p5.48xlarge"; the only instance type )"
-      R"(is ml.g5.8xlarge)");
+      R"(event 0 (at 0): field "instance_type": unknown instance type "ml.p5.48xlarge"; the policy's quotas are )"
+      R"(for ml.g5.8xlarge)");
+  // Another size of a family the quotas name (a planner helper got a list of the catalog's 205
+  // types for `ml.p5.96xlarge`).
+  CHECK(error_of(submit(R"("instance_type": "ml.g5.96xlarge", "gpus": 1)")) ==
+        R"(event 0 (at 0): field "instance_type": unknown instance type "ml.g5.96xlarge"; did you mean "ml.g5.8xlarge"?)");
   // Issue 23, point 12: a typo gets a did-you-mean rather than the list (a catalog has 205 types).
   CHECK(error_of(submit(R"("instance_type": "ml.g5.8xlarg", "gpus": 1)")) ==
         R"(event 0 (at 0): field "instance_type": unknown instance type "ml.g5.8xlarg"; did you mean "ml.g5.8xlarge"?)");
