@@ -104,6 +104,10 @@ struct ImportOptions {
   std::string catalog_import;  // the path the policy's `import` names
   std::vector<std::pair<std::string, int64_t>> capacity;  // `--capacity TYPE=N,...`; empty: a comment asks for it
   kube::YamlLimits yaml;  // import_kueue: the YAML loader's limits (docs/kubernetes.md)
+  /// import_kueue: `--idle-compute` (`fcfs` or `fair-share`), what Kueue keeps in its manager
+  /// configuration (fairSharing.enable), not in objects; empty: a Cohort's gov annotation, else
+  /// gov's default written out with a comment that it is assumed.
+  std::string idle_compute;
 };
 
 /// The largest input file `gov import` reads (bytes).

@@ -862,13 +862,20 @@ class Importer {
     } else {
       out += fmt::format("  task-prioritization = {}\n", classes_out_.empty() ? "fcfs" : "task-ranking");
     }
-    if (const Node* i = read("gov/idle-compute")) {
+    if (!options_.idle_compute.empty()) {
+      out += fmt::format("  idle-compute = {}  # --idle-compute: Kueue's fairSharing.enable\n", options_.idle_compute);
+    } else if (const Node* i = read("gov/idle-compute")) {
       out += fmt::format("  idle-compute = {}\n",
                          check::word_of(cohort->at.choice<check::IdleCompute>(
                              *i, "metadata.annotations.gov/idle-compute",
                              {{"fcfs", check::IdleCompute::fcfs}, {"fair-share", check::IdleCompute::fair_share}})));
     } else {
-      out += "  # idle-compute: Kueue keeps fair sharing in its manager configuration (fairSharing.enable), not in objects\n";
+      // Written out, so that a review sees the choice: a plain Kueue runs without fair sharing
+      // unless its manager configuration enables it, which no object shows.
+      out += "  # Assumed: Kueue keeps fair sharing in its manager configuration (fairSharing.enable), not in\n"
+             "  # objects. fair-share is HyperPod's; write fcfs (or import with --idle-compute fcfs) for a\n"
+             "  # Kueue without fairSharing.\n"
+             "  idle-compute = fair-share\n";
     }
     if (const Node* s = read("gov/idle-resource-sharing")) {
       out += fmt::format("  idle-resource-sharing = {}\n",

@@ -152,7 +152,7 @@ TEST_CASE("gov check --emit over several files names each file before its stage"
   CHECK(one.out.starts_with("module "));
 }
 
-TEST_CASE("gov simulate with no FILE replays $GOV_DB's active version; a store it cannot open exits 2",
+TEST_CASE("gov simulate with no FILE replays the default store, and a store it cannot open exits 2",
           "[cli][simulate]") {
   const gov::test::TempDir dir("simulate-default-store");
   const std::string db = dir / "store.db";

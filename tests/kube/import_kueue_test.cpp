@@ -241,3 +241,22 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
   CHECK(run_gov("import kueue " + (dir / "missing.yaml")).exit_code == 2);
   CHECK(run_gov("import kubernetes x.yaml").exit_code == 2);
 }
+
+// A migration helper's finding: a plain Kueue (fair sharing never enabled) was imported with only a
+// comment about idle-compute, so the policy meant gov's default, fair-share, and the exports asked
+// to switch it on. The choice is now a line a review sees, or the operator's --idle-compute.
+TEST_CASE("gov import kueue writes idle-compute out, as --idle-compute says or assumed", "[kube][import]") {
+  const gov::test::TempDir dir("import-idle-compute");
+  const std::string yaml = dir.write("team.yaml", queue());
+  const gov::test::CommandResult assumed = gov::test::run_gov("import kueue '" + yaml + "'");
+  INFO(assumed.err);
+  REQUIRE(assumed.exit_code == 0);
+  CHECK(assumed.out.find("  # Assumed: Kueue keeps fair sharing in its manager configuration") != std::string::npos);
+  CHECK(assumed.out.find("\n  idle-compute = fair-share\n") != std::string::npos);
+  const gov::test::CommandResult chosen = gov::test::run_gov("import kueue '" + yaml + "' --idle-compute fcfs");
+  REQUIRE(chosen.exit_code == 0);
+  CHECK(chosen.out.find("\n  idle-compute = fcfs  # --idle-compute: Kueue's fairSharing.enable\n") != std::string::npos);
+  CHECK(chosen.out.find("Assumed") == std::string::npos);
+  CHECK(gov::test::run_gov("import kueue '" + yaml + "' --idle-compute sometimes").exit_code == 2);
+  CHECK(gov::test::run_gov("import hyperpod '" + yaml + "' --idle-compute fcfs").exit_code == 2);
+}

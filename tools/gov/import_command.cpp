@@ -96,6 +96,14 @@ int run_import(const Args& args) {
   const std::optional<CatalogChoice> chosen = choose_catalog(args.value("catalog").value_or("aws-ml"));
   if (!chosen) return kUsage;
   options.catalog_import = chosen->import_target;
+  if (const std::optional<std::string> idle = args.value("idle-compute")) {
+    if (!kueue || (*idle != "fcfs" && *idle != "fair-share")) {
+      fmt::print(stderr, "error: --idle-compute takes `fcfs` or `fair-share`, for `gov import kueue` (Kueue's "
+                         "fairSharing.enable, which no object shows)\n");
+      return kUsage;
+    }
+    options.idle_compute = *idle;
+  }
   if (const std::optional<std::string> capacity = args.value("capacity")) {
     std::optional<std::vector<std::pair<std::string, int64_t>>> parsed = capacity_argument(*capacity);
     if (!parsed) return kUsage;
@@ -184,7 +192,9 @@ Command import_command() {
            "localqueues,workloadpriorityclasses -A -o yaml`, v1beta1 or v1beta2, Lists included); its errors name the\n"
            "file, line and column, the object and the field. See docs/deploy.md and docs/kubernetes.md.",
            {{"catalog", "NAME|PATH", "a shipped catalog's name or a catalog file (default aws-ml)"},
-            {"capacity", "TYPE=N,...", "instances of each type in the cluster"}}},
+            {"capacity", "TYPE=N,...", "instances of each type in the cluster"},
+            {"idle-compute", "fcfs|fair-share", "gov import kueue: whether the Kueue manager enables fairSharing "
+                                                "(default: a Cohort's gov annotation, else fair-share, written out)"}}},
           run_import};
 }
 
