@@ -252,10 +252,15 @@ TEST_CASE("gov import kueue writes idle-compute out, as --idle-compute says or a
   INFO(assumed.err);
   REQUIRE(assumed.exit_code == 0);
   CHECK(assumed.out.find("  # Assumed: Kueue keeps fair sharing in its manager configuration") != std::string::npos);
-  CHECK(assumed.out.find("\n  idle-compute = fair-share\n") != std::string::npos);
+  // gov fmt's layout aligns the `=` of the block.
+  const auto line_of = [](const std::string& text, const std::string& key) {
+    const size_t at = text.find("\n  " + key + " ");
+    return at == std::string::npos ? std::string() : text.substr(at + 1, text.find('\n', at + 1) - at - 1);
+  };
+  CHECK(line_of(assumed.out, "idle-compute").ends_with("= fair-share"));
   const gov::test::CommandResult chosen = gov::test::run_gov("import kueue '" + yaml + "' --idle-compute fcfs");
   REQUIRE(chosen.exit_code == 0);
-  CHECK(chosen.out.find("\n  idle-compute = fcfs  # --idle-compute: Kueue's fairSharing.enable\n") != std::string::npos);
+  CHECK(line_of(chosen.out, "idle-compute").ends_with("= fcfs  # --idle-compute: Kueue's fairSharing.enable"));
   CHECK(chosen.out.find("Assumed") == std::string::npos);
   CHECK(gov::test::run_gov("import kueue '" + yaml + "' --idle-compute sometimes").exit_code == 2);
   CHECK(gov::test::run_gov("import hyperpod '" + yaml + "' --idle-compute fcfs").exit_code == 2);
