@@ -358,9 +358,21 @@ void write_cluster_queue(YAML::Emitter& out, const check::Policy& policy, const 
   field(out, "whenCanPreempt", when_can_preempt(team.when_can_preempt, options.api));
   out << YAML::EndMap;
   out << YAML::Key << "namespaceSelector" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
-  field(out, "kubernetes.io/metadata.name", namespace_name(options.naming, team.name));
-  out << YAML::EndMap << YAML::EndMap;
+  if (team.namespaces.empty()) {
+    out << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
+    field(out, "kubernetes.io/metadata.name", namespace_name(options.naming, team.name));
+    out << YAML::EndMap;
+  } else {
+    // The team's own namespace and its `namespaces`, whose LocalQueues (an imported cluster's)
+    // name this ClusterQueue: a selector of the first alone locked them out.
+    out << YAML::Key << "matchExpressions" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+    field(out, "key", "kubernetes.io/metadata.name");
+    field(out, "operator", "In");
+    out << YAML::Key << "values" << YAML::Value << YAML::BeginSeq << namespace_name(options.naming, team.name);
+    for (const check::Team::ClaimedName& space : team.namespaces) out << space.name;
+    out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
   out << YAML::Key << "preemption" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "borrowWithinCohort" << YAML::Value << YAML::BeginMap;
   if (team.borrow_priority_threshold >= 0) {

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "compiler/bridge/bridge.hpp"
+#include "compiler/model/hyperpod_names.hpp"
 #include "compiler/check/surface.hpp"
 #include "compiler/kube/quantity.hpp"
 #include "compiler/kube/yaml.hpp"
@@ -325,6 +326,7 @@ class Importer {
     std::optional<model::Sharing> sharing;
     std::optional<int32_t> borrow_limit;
     bool borrow_limit_unlimited = false;  // `gov/borrow-limit: unlimited`
+    std::vector<std::pair<std::string, std::string>> local_queues;  // (namespace, name) naming the queue
   };
 
   void read_local_queue(const Object& o) {
@@ -342,6 +344,8 @@ class Importer {
     }
     const Node& queue = o.at.need(spec, "clusterQueue", "spec.clusterQueue", Node::Kind::scalar);
     TeamHints& hints = hints_[queue.text];
+    const Node* space = o.node->find("metadata")->find("namespace");
+    hints.local_queues.emplace_back(space && space->kind == Node::Kind::scalar ? space->text : std::string("default"), o.name);
     if (const Node* sharing = annotation(*o.node, "gov/sharing")) {
       hints.sharing = o.at.choice<model::Sharing>(*sharing, "metadata.annotations.gov/sharing",
                                                   {{"lend-and-borrow", model::Sharing::lend_and_borrow},
@@ -478,12 +482,16 @@ class Importer {
     // the limits show.
     const TeamHints hints = hints_.count(o.name) ? hints_.at(o.name) : TeamHints{};
     bool all_lending_zero = !quotas.empty(), all_borrowing_zero = !quotas.empty(), any_lending = false;
+    // Partitions count as the five resources do: a team that borrows only MIG slices borrows (a
+    // migration helper's notebook pool was read as one that only lends, and refused).
+    const auto infer_from = [&](const Cell& c) {
+      all_lending_zero = all_lending_zero && c.lending && *c.lending == 0;
+      all_borrowing_zero = all_borrowing_zero && c.borrowing == 0;
+      any_lending = any_lending || c.lending;
+    };
     for (const QuotaIn& q : quotas) {
-      for (const Cell& c : q.cells) {
-        all_lending_zero = all_lending_zero && c.lending && *c.lending == 0;
-        all_borrowing_zero = all_borrowing_zero && c.borrowing == 0;
-        any_lending = any_lending || c.lending;
-      }
+      for (const Cell& c : q.cells) infer_from(c);
+      for (const auto& [profile, c] : q.partitions) infer_from(c);
     }
     model::Sharing sharing = hints.sharing ? *hints.sharing
                              : all_lending_zero ? model::Sharing::dont_lend
@@ -682,7 +690,50 @@ class Importer {
       const bool active = at.choice<bool>(*stop, "spec.stopPolicy", {{"None", true}, {"Hold", false}, {"HoldAndDrain", false}});
       if (!active) out += "  active = false\n";
     }
+    out += local_queue_lines(team, hints, spec);
     return fmt::format("team {} {{\n{}{}}}\n", team, cohort_line, out);
+  }
+
+  /// The team's `queues` and `namespaces`: the LocalQueues naming its ClusterQueue under names or
+  /// in namespaces gov's export would not give them (a migration helper's `nlp-ns/nlp-queue`), so
+  /// that their workloads stay the team's and the export's namespaceSelector still admits them.
+  /// The namespaces a `kubernetes.io/metadata.name In [...]` namespaceSelector lists (what gov
+  /// export writes for `namespaces`) are read back too; any other selector is read past.
+  std::string local_queue_lines(const std::string& team, const TeamHints& hints, const Node& spec) const {
+    const Naming naming = hyperpod_naming_ ? Naming::hyperpod : Naming::plain;
+    std::vector<std::string> names, spaces;
+    const auto add = [](std::vector<std::string>& list, const std::string& item) {
+      if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+    };
+    const Node* selector = spec.find("namespaceSelector");
+    const Node* expressions = selector && selector->kind == Node::Kind::map ? selector->find("matchExpressions") : nullptr;
+    if (expressions && expressions->kind == Node::Kind::sequence) {
+      for (const Node& e : expressions->items) {
+        const Node* key = e.kind == Node::Kind::map ? e.find("key") : nullptr;
+        const Node* op = e.kind == Node::Kind::map ? e.find("operator") : nullptr;
+        const Node* values = e.kind == Node::Kind::map ? e.find("values") : nullptr;
+        if (!key || !op || !values || key->text != "kubernetes.io/metadata.name" || op->text != "In" ||
+            values->kind != Node::Kind::sequence) {
+          continue;
+        }
+        for (const Node& v : values->items) {
+          if (v.kind == Node::Kind::scalar && v.text != namespace_name(naming, team)) add(spaces, v.text);
+        }
+      }
+    }
+    for (const auto& [space, name] : hints.local_queues) {
+      if (name != local_queue_name(naming, team) && !model::hyperpod_queue_team(name)) add(names, name);
+      if (space != namespace_name(naming, team)) add(spaces, space);
+    }
+    const auto list = [](const std::vector<std::string>& items) {
+      std::vector<std::string> quoted;
+      for (const std::string& item : items) quoted.push_back(fmt::format("\"{}\"", item));
+      return fmt::format("[{}]", fmt::join(quoted, ", "));
+    };
+    std::string out;
+    if (!names.empty()) out += fmt::format("  queues = {}\n", list(names));
+    if (!spaces.empty()) out += fmt::format("  namespaces = {}\n", list(spaces));
+    return out;
   }
 
   /// Every Cohort of a tree as a `cohort` block (its parent, weight and quotas with their limits),

@@ -265,3 +265,43 @@ TEST_CASE("gov import kueue writes idle-compute out, as --idle-compute says or a
   CHECK(gov::test::run_gov("import kueue '" + yaml + "' --idle-compute sometimes").exit_code == 2);
   CHECK(gov::test::run_gov("import hyperpod '" + yaml + "' --idle-compute fcfs").exit_code == 2);
 }
+
+// Migration helper findings, with their inputs (tests/kube/import/):
+// - a notebook pool that borrows only MIG slices was read as a team that only lends, and refused;
+// - a LocalQueue `nlp-ns/nlp-queue` naming ClusterQueue `nlp` was dropped, and the export's
+//   namespaceSelector (the team's namespace alone) then locked it out of its ClusterQueue.
+TEST_CASE("gov import kueue counts MIG slices when it infers sharing", "[kube][import]") {
+  const gov::test::CommandResult r =
+      gov::test::run_gov("import kueue tests/kube/import/mig-borrows-slices.yaml --capacity ml.p5.48xlarge=2");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const size_t team = r.out.find("team notebooks {");
+  REQUIRE(team != std::string::npos);
+  const std::string block = r.out.substr(team, r.out.find("\n}\n", team) - team);
+  CHECK(block.find("borrow-limit = { partitions = { mig-1g.10gb: 7 } }") != std::string::npos);
+  CHECK(block.find("sharing               = lend-and-borrow\n") != std::string::npos);
+  CHECK(block.find("borrow-limit          = 0%\n") != std::string::npos);  // nothing else borrows
+}
+
+TEST_CASE("gov import kueue keeps LocalQueues named elsewhere, and the export admits their namespaces",
+          "[kube][import]") {
+  const gov::test::TempDir dir("import-local-queues");
+  const gov::test::CommandResult imported =
+      gov::test::run_gov("import kueue tests/kube/import/localqueue-elsewhere.yaml --capacity ml.g5.12xlarge=1");
+  INFO(imported.err);
+  REQUIRE(imported.exit_code == 0);
+  CHECK(imported.out.find("queues") != std::string::npos);
+  CHECK(imported.out.find("= [\"nlp-queue\"]\n") != std::string::npos);
+  CHECK(imported.out.find("= [\"nlp-ns\"]\n") != std::string::npos);
+  const std::string policy = dir.write("nlp.gov", imported.out);
+  const gov::test::CommandResult exported = gov::test::run_gov("export kueue '" + policy + "' --naming plain");
+  INFO(exported.err);
+  REQUIRE(exported.exit_code == 0);
+  CHECK(exported.out.find("  namespaceSelector:\n    matchExpressions:\n      - key: kubernetes.io/metadata.name\n"
+                          "        operator: In\n        values:\n          - nlp\n          - nlp-ns\n") != std::string::npos);
+  // And back: the selector's namespaces and the policy's are the same, so gov diff sees no change.
+  const std::string again = dir.write("again.yaml", exported.out);
+  const gov::test::CommandResult reimported = gov::test::run_gov("import kueue '" + again + "'");
+  REQUIRE(reimported.exit_code == 0);
+  CHECK(reimported.out.find("= [\"nlp-ns\"]\n") != std::string::npos);
+}
