@@ -191,3 +191,23 @@ TEST_CASE("gov rollback takes --expect-version and says when the new version is 
   CHECK(done.err.find("notice: version 3 is not signed (version 1 was not); controllers that require signatures "
                       "will refuse it") == 0);
 }
+
+// An SRE helper's finding: a refused copy left an empty store at the destination, which then read
+// as a valid, empty backup ("has no policy yet").
+TEST_CASE("a refused gov store copy leaves no store it created behind", "[store][cli]") {
+  const gov::test::TempDir dir("store-copy-refused");
+  const std::string source = dir / "source.db";
+  REQUIRE(run_gov("apply policies/examples/workshop-g5.gov --db '" + source + "'").exit_code == 0);
+  gov::test::exec_sql(source, "UPDATE source SET text = CAST(CAST(text AS TEXT) || ' ' AS BLOB)");
+  const std::string backup = dir / "backup.db";
+  const gov::test::CommandResult refused = run_gov("store copy --from 'sqlite:" + source + "' --to 'sqlite:" + backup + "'");
+  INFO(refused.err);
+  CHECK(refused.exit_code != 0);
+  CHECK_FALSE(std::filesystem::exists(backup));
+  CHECK_FALSE(std::filesystem::exists(backup + "-wal"));
+  // A destination that was there before is left as it was.
+  const std::string kept = dir / "kept.db";
+  REQUIRE(run_gov("apply policies/examples/workshop-g5.gov --db '" + kept + "' --policy other").exit_code == 0);
+  CHECK(run_gov("store copy --from 'sqlite:" + source + "' --to 'sqlite:" + kept + "'").exit_code != 0);
+  CHECK(run_gov("log --db '" + kept + "'").exit_code == 0);
+}

@@ -583,6 +583,12 @@ int run_store(const Args& args) {
   }
   store::OpenOptions to_options;
   to_options.create_directories = false;
+  // An SQLite destination this copy creates is removed again when the copy is refused: an empty
+  // store left behind reads as a valid, empty backup (an SRE helper's finding).
+  const bool sqlite_to = !to_location.starts_with("postgres");
+  const std::string to_file = to_location.starts_with("sqlite:") ? to_location.substr(7) : to_location;
+  std::error_code exists_error;
+  const bool created_here = sqlite_to && !fs::exists(to_file, exists_error) && !exists_error;
   auto to = store::Store::open(to_location, to_options);
   if (!to.ok()) {
     fmt::print(stderr, "error: store `{}`: {}\n", display_path(store::display_location(to_location)),
@@ -592,6 +598,11 @@ int run_store(const Args& args) {
   auto copied = store::copy_history(from.value(), to.value());
   if (!copied.ok()) {
     fmt::print(stderr, "error: {}\n", store_error_text(copied.error()));
+    if (created_here) {
+      { store::Store closing = std::move(to.value()); }  // closed before its files go
+      std::error_code ignored;
+      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(to_file + suffix, ignored);
+    }
     return store_failure_status(copied.error());
   }
   const store::CopyResult& done = copied.value();
