@@ -211,3 +211,14 @@ TEST_CASE("a refused gov store copy leaves no store it created behind", "[store]
   CHECK(run_gov("store copy --from 'sqlite:" + source + "' --to 'sqlite:" + kept + "'").exit_code != 0);
   CHECK(run_gov("log --db '" + kept + "'").exit_code == 0);
 }
+
+// An SRE helper's finding: a store truncated to 0 bytes became a new store without a word.
+TEST_CASE("gov apply says when it makes a new store in an empty file", "[store][cli]") {
+  const gov::test::TempDir dir("apply-empty-file");
+  const std::string db = dir.write("store.db", "");
+  const gov::test::CommandResult r = run_gov("apply policies/examples/workshop-g5.gov --db '" + db + "'");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("notice: `" + db + "` was an empty file; a new store was made in it") != std::string::npos);
+  CHECK(run_gov("apply tests/diff/workshop-g5-team-a-3.gov --policy workshop-g5 --skip-tests --db '" + db + "'")
+            .err.find("empty file") == std::string::npos);
+}

@@ -202,8 +202,19 @@ int run_apply(const Args& args) {
     }
     sign_key = std::move(key.value());
   }
+  // A zero-byte file becomes a new store (docs/store.md); said, since it is also what a store
+  // truncated by accident looks like, and the new history would be layered over the loss.
+  std::error_code size_error;
+  const std::string path = db_path(args);
+  const bool empty_file = !path.starts_with("postgres") && fs::is_regular_file(path, size_error) &&
+                          fs::file_size(path, size_error) == 0 && !size_error;
   std::optional<store::Store> db = open_store(args, Access::create);
   if (!db) return kUsage;  // a store that cannot be opened: an I/O problem (docs/interfaces.md)
+  if (empty_file) {
+    fmt::print(stderr, "notice: `{}` was an empty file; a new store was made in it (if it held a store that was "
+                       "truncated, restore it from a backup instead: docs/store.md, \"Backup and restore\")\n",
+               display_path(path));
+  }
   std::string warning;
   auto result = driver::apply_policy(*db, *checked, std::move(request), warning, sign_key ? &*sign_key : nullptr);
   if (!warning.empty()) fmt::print(stderr, "warning: {}\n", escape_for_terminal(warning));
