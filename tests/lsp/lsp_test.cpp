@@ -475,6 +475,12 @@ TEST_CASE("gov lsp: hostile input is a JSON-RPC error, never a crash or a hang",
   Json bad = s.client.next();
   CHECK(bad["error"]["code"].integer() == -32700);
   CHECK(bad["id"].kind == Json::Kind::null);
+  // A header line over 4 KiB followed by the blank line: answered (a hostile-input helper saw the
+  // server end silently when no Content-Length line followed the long one).
+  s.client.raw("X-" + std::string(5000, 'a') + ": y\r\n\r\n");
+  Json long_header = s.client.next();
+  CHECK(long_header["error"]["code"].integer() == -32700);
+  CHECK(long_header["error"]["message"].str() == "a header line is longer than 4096 bytes");
   // Malformed JSON.
   s.client.send("{\"jsonrpc\":\"2.0\",\"id\":");
   CHECK(s.client.next()["error"]["code"].integer() == -32700);

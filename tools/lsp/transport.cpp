@@ -68,16 +68,18 @@ MessageReader::Read MessageReader::next() {
   std::optional<size_t> length;
   for (;;) {
     if (!header_line(line, too_long)) {
-      if (any_header) {
+      if (any_header || too_long) {
         out.status = Status::bad_header;
-        out.error = "the input ended inside a message's headers";
+        out.error = too_long ? "a header line is longer than 4096 bytes" : "the input ended inside a message's headers";
         return out;
       }
       out.status = Status::end;
       return out;
     }
     if (line.empty()) {
-      if (!any_header) continue;  // blank lines between messages are tolerated
+      // Blank lines between messages are tolerated; after a line too long to keep (whose end may
+      // be all that is left of it) the blank line ends the headers.
+      if (!any_header && !too_long) continue;
       break;
     }
     any_header = true;
