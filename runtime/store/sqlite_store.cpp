@@ -782,6 +782,7 @@ struct Surroundings {
   bool can_create_next_to_it = true;  // this process may create the -shm file
   bool shm_exists = false;
   int64_t wal_bytes = 0;              // size of the -wal file (0: none)
+  bool read_only_volume = false;      // the file system is mounted read-only
 };
 
 // A store is frozen when it cannot change while it is read: it is on a read-only file system,
@@ -798,6 +799,7 @@ Surroundings look_around(const std::string& path, bool file_read_only) {
   bool directory_frozen = ::stat(directory.c_str(), &directory_status) == 0 &&
                           (directory_status.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) == 0;
   around.can_create_next_to_it = !read_only_volume && ::access(directory.c_str(), W_OK) == 0;
+  around.read_only_volume = read_only_volume;
   around.frozen = read_only_volume || (file_read_only && (directory_frozen || !around.can_create_next_to_it));
   if (directory_frozen) around.can_create_next_to_it = false;  // root could, but gov does not
   struct stat side {};
@@ -809,10 +811,19 @@ Surroundings look_around(const std::string& path, bool file_read_only) {
 // SQLite reads a store in WAL mode through the shared-memory file next to it; when it cannot
 // create that file it says only "unable to open database file" or "attempt to write a readonly
 // database". Says why, and what to do, for a read-only open that failed so.
-Error explain_read_only_failure(const std::string& path, const Surroundings& around, bool read_only, Error error) {
+Error explain_read_only_failure(const std::string& path, const Surroundings& around, bool read_only, Error error,
+                                bool wanted_write = false) {
   bool from_sqlite = error.kind == ErrorKind::io ||
                      (error.kind == ErrorKind::read_only && error.message.rfind("attempt to write", 0) == 0);
   if (!read_only || !from_sqlite || around.shm_exists || around.can_create_next_to_it) return error;
+  if (wanted_write && around.read_only_volume) {  // advice about reading would not help a write
+    error.kind = ErrorKind::read_only;
+    error.message = fmt::format(
+        "the store is on a read-only file system, so nothing can be written to it; apply on a writable copy "
+        "(`gov store copy`) or remount the volume writable ({})",
+        error.message);
+    return error;
+  }
   if (around.wal_bytes > 0) {
     error.message = fmt::format(
         "it has a write-ahead log `{}-wal` ({} bytes) but no shared-memory file `{}-shm`, and none can be created "
@@ -845,6 +856,21 @@ Error explain_full_volume(const std::string& path, Error error) {
       "the volume holding it is full: SQLite needs room for the shared-memory file `{}-shm` (32 KiB) to open a "
       "store, even to read it; free space on the volume ({})",
       path, error.message);
+  return error;
+}
+
+// SQLite says "unable to open database file" for a file this user may not read, or (opening it
+// to write) may not write. Says which, with the file's mode and owner, for an on-call engineer.
+Error explain_permission(const std::string& path, bool read_only, Error error) {
+  if (error.kind != ErrorKind::io) return error;
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) return error;
+  const bool may_read = ::access(path.c_str(), R_OK) == 0;
+  const bool may_write = read_only || ::access(path.c_str(), W_OK) == 0;
+  if (may_read && may_write) return error;
+  error.message = fmt::format(
+      "permission denied: this user (uid {}) may not {} the file (mode {:04o}, owner uid {}, group gid {}) ({})",
+      ::geteuid(), may_read ? "write" : "read", status.st_mode & 07777, status.st_uid, status.st_gid, error.message);
   return error;
 }
 
@@ -1161,7 +1187,10 @@ Result<std::unique_ptr<Store::Impl>> open_sqlite_file(const std::string& path, c
   std::string name = immutable ? file_uri(path) + "?immutable=1" : path;
   if (immutable) flags |= SQLITE_OPEN_URI;
   auto connection = Connection::open(name, flags | SQLITE_OPEN_NOMUTEX);
-  if (!connection) return in_context(doing, explain_full_volume(path, connection.error()));
+  if (!connection) {
+    return in_context(doing, explain_permission(path, impl->read_only_reason.has_value(),
+                                                explain_full_volume(path, connection.error())));
+  }
   impl->db = std::move(*connection);
   impl->db.set_busy_timeout(options.busy_timeout);
   if (!impl->read_only_reason && sqlite3_db_readonly(impl->db.get(), "main") == 1) {
@@ -1171,8 +1200,10 @@ Result<std::unique_ptr<Store::Impl>> open_sqlite_file(const std::string& path, c
   bool quick_check = !exists || status.st_size <= options.quick_check_max_bytes;
   auto prepared = schema::prepare(impl->db, {read_only, quick_check, options.max_pages});
   if (!prepared) {
-    return in_context(doing,
-                      explain_full_volume(path, explain_read_only_failure(path, around, read_only, prepared.error())));
+    return in_context(doing, explain_permission(path, read_only,
+                                                explain_full_volume(path, explain_read_only_failure(path, around, read_only,
+                                                                                                     prepared.error(),
+                                                                                                     !options.read_only))));
   }
   if (read_only) {
     auto query_only = impl->db.exec("PRAGMA query_only = ON");

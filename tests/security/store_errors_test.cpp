@@ -221,5 +221,71 @@ TEST_CASE("store errors: an open on a full volume says the volume is full", "[se
   CHECK(Store::open(path, options).ok());  // nothing was lost
 }
 
+// An SRE helper's finding: a store this user may not read said only "unable to open database file".
+TEST_CASE("store errors: a store this user may not read says so, with the file's mode and owner", "[security][store]") {
+  test::TempDir dir;
+  REQUIRE(::chmod(dir.root().c_str(), 0755) == 0);
+  const std::string path = dir.path("p.db");
+  make_store(path, 1);
+  REQUIRE(::chmod(path.c_str(), 0600) == 0);
+  const std::string report = dir.path("report");
+  { std::ofstream touch(report); }
+  REQUIRE(::chmod(report.c_str(), 0666) == 0);
+  if (::geteuid() != 0) {
+    WARN("skipped: becoming another user needs root");
+    return;
+  }
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(77);
+    OpenOptions options;
+    options.read_only = true;
+    auto store = Store::open(path, options);
+    std::ofstream out(report);
+    out << (store ? std::string("opened") : store.error().message);
+    out.close();
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  const std::string message = read_bytes(report);
+  CHECK(message == fmt::format("cannot open policy store `{}`: permission denied: this user (uid 65534) may not read "
+                               "the file (mode 0600, owner uid 0, group gid 0) (unable to open database file)",
+                               path));
+}
+
+// An SRE helper's finding: `gov apply` to a store on a read-only mount got advice about reading it
+// (take the write bits off the file), which a read-only mount does not allow and a write does not
+// need. Reads there still work: the store is read as immutable.
+TEST_CASE("store errors: a write to a store on a read-only file system says so", "[security][store]") {
+  test::TempDir dir;
+  const std::string volume = dir.path("volume");
+  std::filesystem::create_directory(volume);
+  if (::geteuid() != 0 || ::mount("tmpfs", volume.c_str(), "tmpfs", 0, "size=2m") != 0) {
+    WARN("skipped: mounting a tmpfs needs root");
+    return;
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{volume};
+  const std::string path = volume + "/p.db";
+  make_store(path, 1);
+  REQUIRE(::mount("tmpfs", volume.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, "size=2m") == 0);
+  OpenOptions write;
+  write.create = false;
+  const Error error = open_error(path, write);
+  CHECK(error.kind == ErrorKind::read_only);
+  CHECK(error.message.find("the store is on a read-only file system, so nothing can be written to it") !=
+        std::string::npos);
+  OpenOptions read;
+  read.read_only = true;
+  read.create = false;
+  CHECK(Store::open(path, read).ok());
+}
+
 }  // namespace
 }  // namespace gov::store

@@ -47,8 +47,14 @@ std::optional<store::Store> open_store(const Args& args, Access access) {
     if (upgraded.ok()) return std::move(upgraded.value());
   }
   if (!opened.ok()) {
-    fmt::print(stderr, "error: store `{}`: {}\n", display_path(store::display_location(db_path(args))),
-               escape_for_terminal(opened.error().message));
+    // The store's own message names the path already ("cannot open policy store `x`: ..."): not twice.
+    const std::string& message = opened.error().message;
+    if (message.find(fmt::format("`{}`", store::display_location(db_path(args)))) != std::string::npos) {
+      fmt::print(stderr, "error: {}\n", escape_for_terminal(message));
+    } else {
+      fmt::print(stderr, "error: store `{}`: {}\n", display_path(store::display_location(db_path(args))),
+                 escape_for_terminal(message));
+    }
     return std::nullopt;
   }
   return std::move(opened.value());
