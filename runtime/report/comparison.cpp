@@ -283,8 +283,8 @@ void RunOutcomes::add(const Decision& d) {
       return;
     case Outcome::preempted: ++task.preemptions; return;
     case Outcome::rejected: task.rule = d.rule; return;
+    case Outcome::finished: task.finished = d.at; return;
     case Outcome::pending:
-    case Outcome::finished:
     case Outcome::cancelled:
     case Outcome::invalid: return;
   }
@@ -318,6 +318,16 @@ Comparison compare(const RunOutcomes& a, const RunOutcomes& b, std::string polic
     none.last = Outcome::invalid;
     const TaskOutcome& oa = ia == a.tasks().end() ? none : ia->second;
     const TaskOutcome& ob = ib == b.tasks().end() ? none : ib->second;
+    if (oa.last == Outcome::finished && ob.last == Outcome::finished && oa.finished && ob.finished &&
+        *oa.finished != *ob.finished) {
+      if (*ob.finished > *oa.finished) {
+        ++out.finished_later;
+        out.later_by += *ob.finished - *oa.finished;
+      } else {
+        ++out.finished_earlier;
+        out.earlier_by += *oa.finished - *ob.finished;
+      }
+    }
     if (!changed(oa, ob)) return;
     ++out.changed_total;
     if (out.changed.size() < Comparison::kMaxChangedListed) {
@@ -361,6 +371,14 @@ std::string comparison_text(const Comparison& c) {
   }
   out += fmt::format("\n{} of {} tasks changed outcome{}\n", c.changed_total, c.tasks,
                      c.changed.size() < c.changed_total ? fmt::format(" (the first {} listed)", c.changed.size()) : "");
+  if (c.finished_later + c.finished_earlier > 0) {
+    const auto average = [](Time total, size_t n) { return static_cast<double>(total) / static_cast<double>(n) / 1000.0; };
+    out += fmt::format("{} finished later in B{}, {} earlier{} (tasks that finished in both)\n", c.finished_later,
+                       c.finished_later ? fmt::format(" (by {:.1f} s on average)", average(c.later_by, c.finished_later)) : "",
+                       c.finished_earlier,
+                       c.finished_earlier ? fmt::format(" (by {:.1f} s on average)", average(c.earlier_by, c.finished_earlier))
+                                          : "");
+  }
   for (const ChangedTask& t : c.changed) {
     out += fmt::format("  {}  {}  A: {}  B: {}\n", t.task, t.team, t.a.describe(), t.b.describe());
   }
@@ -374,6 +392,15 @@ std::string comparison_json(const Comparison& c) {
   w.field("policy_b", c.policy_b);
   w.field("tasks", static_cast<uint64_t>(c.tasks));
   w.field("changed_total", static_cast<uint64_t>(c.changed_total));
+  w.field("finished_later", static_cast<uint64_t>(c.finished_later));
+  w.field("finished_earlier", static_cast<uint64_t>(c.finished_earlier));
+  w.key("finished_later_by_s");  // mean, seconds; null when none
+  c.finished_later ? w.decimal(decimal_text(static_cast<double>(c.later_by) / static_cast<double>(c.finished_later) / 1000.0))
+                   : w.null();
+  w.key("finished_earlier_by_s");
+  c.finished_earlier
+      ? w.decimal(decimal_text(static_cast<double>(c.earlier_by) / static_cast<double>(c.finished_earlier) / 1000.0))
+      : w.null();
   w.key("teams");
   w.begin_array();
   for (const TeamComparison& t : c.teams) {

@@ -19,6 +19,7 @@ struct TaskOutcome {
   std::string team;
   Time submitted = 0;
   std::optional<Time> first_admitted;
+  std::optional<Time> finished;  // when it finished (its duration ran out, or a finish event)
   uint32_t preemptions = 0;
   Outcome last = Outcome::pending;  // its last decision's outcome
   std::string rule;                 // rejected: the rule
@@ -84,6 +85,12 @@ struct Comparison {
   std::vector<ChangedTask> changed;   // in the trace's order, at most kMaxChangedListed
   size_t changed_total = 0;           // all of them
   size_t tasks = 0;
+  /// Tasks that finished in both replays, at another time in B: a delay a preemption or a longer
+  /// queue causes leaves the outcome (finished) and the first wait alone, so it is counted here.
+  size_t finished_later = 0;
+  size_t finished_earlier = 0;
+  Time later_by = 0;    // summed, ms
+  Time earlier_by = 0;  // summed, ms
   static constexpr size_t kMaxChangedListed = 1000;
 };
 

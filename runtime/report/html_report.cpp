@@ -88,7 +88,7 @@ td.num { text-align: right; white-space: nowrap; }
 <div class="grid" id="usage"></div>
 <h2>Pending tasks</h2>
 <div class="panel"><svg class="chart" id="pending" data-chart="pending"></svg></div>
-<h2>Admission wait</h2>
+<h2>Admission wait, every admission (requeues included)</h2>
 <div class="panel"><div id="wait-stats" class="note"></div><svg class="chart" id="waits" data-chart="waits"></svg></div>
 <h2>Preemptions</h2>
 <div class="legend"><span><i style="background:#7a4fc4"></i>in-team</span><span><i style="background:#c43b3b"></i>reclaim</span><span><i style="background:#2f9e6e"></i>fair-sharing</span></div>

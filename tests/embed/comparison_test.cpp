@@ -79,6 +79,21 @@ TEST_CASE("comparison: tasks that never run in B are shown beside the waits they
   const gov::test::ProgramResult json = gov_run(" simulate " + gov::test::quoted(a) + " " + gov::test::quoted(b) +
                                                 " --trace " + gov::test::quoted(trace) + " --format json");
   CHECK(json.out.find(R"("b":{"admitted":1,"never_admitted":1,)") != std::string::npos);
+
+  // A task that finishes later in B (it waits for the other) keeps its outcome, `finished`: the
+  // delay is counted on a line of its own (a planner helper's requeue delays were invisible).
+  const std::string later = dir / "later.json";
+  gov::test::write_text(later, R"({"events": [{"at": 0, "submit": {"id": "a1", "team": "team-a", "gpus": 8, "duration": 3600}},
+                                  {"at": 0, "submit": {"id": "a2", "team": "team-a", "gpus": 8, "duration": 600}}]})");
+  const gov::test::ProgramResult delayed =
+      gov_run(" simulate " + gov::test::quoted(a) + " " + gov::test::quoted(b) + " --trace " + gov::test::quoted(later));
+  INFO(delayed.out);
+  CHECK(delayed.out.find("\n1 finished later in B (by 3600.0 s on average), 0 earlier (tasks that finished in both)\n") !=
+        std::string::npos);
+  const gov::test::ProgramResult delayed_json = gov_run(" simulate " + gov::test::quoted(a) + " " + gov::test::quoted(b) +
+                                                        " --trace " + gov::test::quoted(later) + " --format json");
+  CHECK(delayed_json.out.find(R"("finished_later":1,"finished_earlier":0,"finished_later_by_s":3600,)"
+                              R"("finished_earlier_by_s":null,)") != std::string::npos);
 }
 
 TEST_CASE("comparison: a policy against itself changes nothing", "[embed][comparison]") {
