@@ -67,6 +67,10 @@ std::vector<Case> cases() {
       {"bomb", bomb(), "more than 1000000 YAML nodes (counting the copies aliases make)"},
       {"unknown-resource", job("j", "1", "1", "              ephemeral-storage: 10Gi\n"), "a resource gov does not know"},
       {"huge", std::string(100u << 20, '#'), "file is 104857600 bytes; gov reads at most 16777216 bytes", 2},
+      // A NUL was read as an escape ("unknown escape character: \n" at the next line), another C0
+      // control was taken into the scalar (a hostile-input helper's finding).
+      {"nul", std::string("apiVersion: batch/v1\nkind: Job\0\n", 33), "2:10: control character U+0000 in the YAML"},
+      {"control", "apiVersion: batch/v1\x01\nkind: Job\n", "1:21: control character U+0001 in the YAML"},
   };
 }
 
