@@ -142,6 +142,19 @@ class Loader {
         program_.diagnostics.report(std::move(d));
         continue;
       }
+      // A control character in a path: the store keeps no such file name (`gov apply` refused a
+      // file `gov check` passed), and a terminal or a CI log would act on it.
+      if (const auto control = std::find_if(request.raw.begin(), request.raw.end(),
+                                            [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+          control != request.raw.end()) {
+        Diagnostic d = make_diagnostic(
+            Code::import_not_found, request.where,
+            fmt::format("cannot import this path: it holds the control character U+{:04X}", static_cast<unsigned char>(*control)),
+            "imported here");
+        d.help = "name the file with printable characters (a policy's files are stored under these names)";
+        program_.diagnostics.report(std::move(d));
+        continue;
+      }
       const std::optional<std::string> logical =
           catalog ? std::optional<std::string>(fmt::format("{}/{}.gov", kCatalogLogicalDir, request.raw))
                   : normalise_logical_path(logical_dir.empty() ? request.raw : logical_dir + "/" + request.raw);
