@@ -5,7 +5,6 @@
 
 #include <gov/engine.hpp>
 
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -201,26 +200,15 @@ rule show {
 TEST_CASE("decision log: a write that fails on a full disk leaves no torn line", "[embed][decision-log]") {
   gov::test::ScratchDir dir("decision-log-full");
   const std::string volume = dir / "volume";
-  std::filesystem::create_directory(volume);
-  if (::geteuid() != 0 || ::mount("tmpfs", volume.c_str(), "tmpfs", 0, "size=64k") != 0) {
+  gov::test::SmallVolume small(volume, "64k");
+  if (!small.mounted()) {
     WARN("skipped: mounting a small tmpfs needs root");
     return;
   }
-  struct Unmount {
-    std::string path;
-    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-  } unmount{volume};
   gov::Options options;
   options.decision_log_path = volume + "/log.jsonl";
   gov::Engine engine = gov::Engine::compile_file(gov::test::repo_path("policies/examples/workshop-g5.gov"), options);
-  // Fill the volume, then free one page: the next step's block (over 4 KiB) is written in part.
-  gov::test::write_text(volume + "/page", std::string(4096, 'p'));
-  {
-    std::ofstream fill(volume + "/fill", std::ios::binary);
-    const std::string block(4096, 'x');
-    while (fill.write(block.data(), static_cast<std::streamsize>(block.size()))) fill.flush();
-  }
-  std::filesystem::remove(volume + "/page");
+  small.fill(/*keep_free=*/4096);  // one page: the next step's block (over 4 KiB) is written in part
   const auto step_of = [&](const std::string& prefix, gov::Time at) {
     std::vector<gov::Event> batch;
     for (int i = 0; i < 40; ++i)
@@ -230,7 +218,7 @@ TEST_CASE("decision log: a write that fails on a full disk leaves no torn line",
   step_of("lost", 1);
   CHECK(engine.metrics().find("gov_decision_log_write_failures_total 1\n") != std::string::npos);
   CHECK(std::filesystem::file_size(volume + "/log.jsonl") == 0);  // the part written was cut off
-  std::filesystem::remove(volume + "/fill");
+  small.unfill();
   step_of("kept", 2);
   const std::vector<std::string> lines = lines_of(gov::test::read_text(volume + "/log.jsonl"));
   CHECK(lines.size() == 40);

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <grp.h>
 #include <sqlite3.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 
 #include "runtime/store/store.hpp"
 #include "tests/store/store_fixture.hpp"
+#include "tests/support/test_support.hpp"
 
 namespace gov::store {
 namespace {
@@ -187,23 +187,15 @@ TEST_CASE("store errors: a read-only open that cannot create the shared-memory f
 TEST_CASE("store errors: an open on a full volume says the volume is full", "[security][store]") {
   test::TempDir dir;
   const std::string volume = dir.path("volume");
-  std::filesystem::create_directory(volume);
-  if (::geteuid() != 0 || ::mount("tmpfs", volume.c_str(), "tmpfs", 0, "size=600k") != 0) {
+  ::gov::test::SmallVolume small(volume, "600k");
+  if (!small.mounted()) {
     WARN("skipped: mounting a small tmpfs needs root");
     return;
   }
-  struct Unmount {
-    std::string path;
-    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-  } unmount{volume};
   const std::string path = volume + "/p.db";
   make_store(path, 1);
   REQUIRE_FALSE(std::filesystem::exists(path + "-shm"));
-  {
-    std::ofstream fill(volume + "/fill", std::ios::binary);
-    const std::string block(4096, 'x');
-    while (fill.write(block.data(), static_cast<std::streamsize>(block.size()))) fill.flush();
-  }
+  small.fill();
   for (const bool read_only : {true, false}) {
     OpenOptions options;
     options.read_only = read_only;
@@ -215,7 +207,7 @@ TEST_CASE("store errors: an open on a full volume says the volume is full", "[se
                                          "room for the shared-memory file `{}-shm`",
                                          path, path)) == 0);
   }
-  std::filesystem::remove(volume + "/fill");
+  small.unfill();
   OpenOptions options;
   options.read_only = true;
   CHECK(Store::open(path, options).ok());  // nothing was lost
@@ -263,18 +255,14 @@ TEST_CASE("store errors: a store this user may not read says so, with the file's
 TEST_CASE("store errors: a write to a store on a read-only file system says so", "[security][store]") {
   test::TempDir dir;
   const std::string volume = dir.path("volume");
-  std::filesystem::create_directory(volume);
-  if (::geteuid() != 0 || ::mount("tmpfs", volume.c_str(), "tmpfs", 0, "size=2m") != 0) {
+  ::gov::test::SmallVolume small(volume, "2m");
+  if (!small.mounted()) {
     WARN("skipped: mounting a tmpfs needs root");
     return;
   }
-  struct Unmount {
-    std::string path;
-    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-  } unmount{volume};
   const std::string path = volume + "/p.db";
   make_store(path, 1);
-  REQUIRE(::mount("tmpfs", volume.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, "size=2m") == 0);
+  REQUIRE(small.make_read_only());
   OpenOptions write;
   write.create = false;
   const Error error = open_error(path, write);

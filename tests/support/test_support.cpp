@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,6 +58,36 @@ TempDir::TempDir(const std::string& name) {
   path_ = std::filesystem::path(scratch_root()) / (name + "-" + std::to_string(::getpid()) + "-" + std::to_string(count++));
   std::filesystem::remove_all(path_);
   std::filesystem::create_directories(path_);
+}
+
+SmallVolume::SmallVolume(const std::string& path, const std::string& size) : path_(path), size_("size=" + size) {
+  std::filesystem::create_directories(path);
+  mounted_ = ::geteuid() == 0 && ::mount("tmpfs", path.c_str(), "tmpfs", 0, size_.c_str()) == 0;
+}
+
+SmallVolume::~SmallVolume() {
+  if (mounted_) ::umount2(path_.c_str(), MNT_DETACH);
+}
+
+bool SmallVolume::make_read_only() {
+  return mounted_ && ::mount("tmpfs", path_.c_str(), "tmpfs", MS_REMOUNT | MS_RDONLY, size_.c_str()) == 0;
+}
+
+void SmallVolume::fill(size_t keep_free) const {
+  const std::string spare = path_ + "/spare";
+  if (keep_free > 0) write_text(spare, std::string(keep_free, 's'));
+  {
+    std::ofstream out(path_ + "/fill", std::ios::binary);
+    const std::string block(4096, 'x');
+    while (out.write(block.data(), static_cast<std::streamsize>(block.size()))) out.flush();
+  }
+  std::error_code ignored;
+  std::filesystem::remove(spare, ignored);
+}
+
+void SmallVolume::unfill() const {
+  std::error_code ignored;
+  std::filesystem::remove(path_ + "/fill", ignored);
 }
 
 TempDir::~TempDir() {

@@ -48,6 +48,29 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+/// A small tmpfs mounted at `path` (created) for tests of a full or read-only volume, unmounted on
+/// destruction. Mounting needs root: mounted() is false otherwise, and such a test is skipped
+/// with a WARN (the CI machine runs as root).
+class SmallVolume {
+ public:
+  SmallVolume(const std::string& path, const std::string& size);
+  ~SmallVolume();
+  SmallVolume(const SmallVolume&) = delete;
+  SmallVolume& operator=(const SmallVolume&) = delete;
+  bool mounted() const { return mounted_; }
+  /// Remounts the volume read-only; false when that fails.
+  bool make_read_only();
+  /// Fills the volume with a file `fill` until a write fails; then frees `keep_free` bytes
+  /// (a file of that size written first and removed after).
+  void fill(size_t keep_free = 0) const;
+  /// Removes what fill() wrote.
+  void unfill() const;
+
+ private:
+  std::string path_, size_;
+  bool mounted_ = false;
+};
+
 struct CommandResult {
   int exit_code = -1;
   std::string out;
