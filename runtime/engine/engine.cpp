@@ -273,8 +273,6 @@ std::optional<std::string> Engine::Impl::group_flavors_of(const AdmittedTask& en
 }
 
 namespace {
-/// A state entry's `submitted_at` the engine cannot queue by: before kEarliestCreated (the same
-/// bound a submitted task's `created` has, so every state an engine exports loads back).
 // Milliseconds as seconds, the state document's unit: 90000 -> "90", 1500 -> "1.5".
 std::string seconds_text(Time millis) {
   std::string text = fmt::format("{}{}.{:03}", millis < 0 ? "-" : "", std::abs(millis / 1000), std::abs(millis % 1000));
@@ -285,7 +283,9 @@ std::string seconds_text(Time millis) {
 
 // An entry's times must be possible at the state's time `at`: submitted by then, and (admitted
 // entries) admitted after being submitted and by then. An entry from the future would be admitted
-// before it was submitted, or finish by a duration counted from a time that has not come.
+// before it was submitted, or finish by a duration counted from a time that has not come. And a
+// `submitted_at` the engine cannot queue by: before kEarliestCreated (the same bound a submitted
+// task's `created` has, so every state an engine exports loads back).
 std::optional<std::string> time_problem(Time at, Time submitted_at, std::optional<Time> admitted_at = std::nullopt) {
   if (submitted_at < kEarliestCreated) return std::string("`submitted_at` is more than 10^9 seconds before time zero");
   if (submitted_at > at)
