@@ -442,8 +442,12 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
                    "policy has no classes",
                    policy.classes.front().where});
   }
-  if (settings.fair_share_strategies_at) {
-    out.push_back({"`fair-share-preemption`: HyperPod fixes Kueue's fair-sharing strategies", *settings.fair_share_strategies_at});
+  // Written out as HyperPod fixes them (Kueue's default, which `gov import kueue` writes for a
+  // Cohort gov exported) is no loss: only another list is (a migration helper's round trip).
+  if (settings.fair_share_strategies_at && settings.fair_share_strategies != check::Settings{}.fair_share_strategies) {
+    out.push_back({"`fair-share-preemption`: HyperPod fixes Kueue's fair-sharing strategies to "
+                   "[less-than-or-equal-to-final-share, less-than-initial-share]",
+                   *settings.fair_share_strategies_at});
   }
   if (policy.cohort && !policy.cohort->quotas.empty()) {
     out.push_back({fmt::format("the quota of cohort `{}`: HyperPod has no cohort quota (its `IdleResourceSharing` lends the "

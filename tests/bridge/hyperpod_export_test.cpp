@@ -110,6 +110,25 @@ TEST_CASE("gov export hyperpod --out replaces a planted link instead of writing 
   CHECK((st.st_mode & 0111) != 0);
 }
 
+// A migration helper's finding: a policy that wrote out Kueue's default strategies (as `gov import
+// kueue` does for a Cohort gov exported) could not go back to HyperPod, which fixes them to it.
+TEST_CASE("gov export hyperpod takes fair-share-preemption written as HyperPod fixes it", "[bridge][export]") {
+  gov::test::TempDir dir("hyperpod-strategies");
+  dir.copy_catalog();
+  const auto policy = [&](const std::string& name, const std::string& strategies) {
+    return dir.write("tests/bridge/" + name, "import \"../../policies/catalog/aws-ml.gov\"\ncluster c {\n  catalog = aws-ml\n"
+                                            "  capacity = { ml.g5.8xlarge: 4 }\n}\npolicy {\n  fair-share-preemption = " +
+                                                strategies + "\n}\nteam a {\n  quota ml.g5.8xlarge { instances = 2 }\n}\n");
+  };
+  const std::string same = policy("same.gov", "[less-than-or-equal-to-final-share, less-than-initial-share]");
+  CHECK(run_gov("export hyperpod '" + same + "'").exit_code == 0);
+  const std::string other = policy("other.gov", "[less-than-initial-share]");
+  const gov::test::CommandResult refused = run_gov("export hyperpod '" + other + "'");
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("`fair-share-preemption`: HyperPod fixes Kueue's fair-sharing strategies to "
+                         "[less-than-or-equal-to-final-share, less-than-initial-share]") != std::string::npos);
+}
+
 TEST_CASE("gov export hyperpod lists every construct HyperPod cannot express", "[bridge][export]") {
   const gov::test::CommandResult r = run_gov("export hyperpod tests/bridge/policies/controls.gov");
   CHECK(r.exit_code == 1);
