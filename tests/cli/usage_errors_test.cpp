@@ -207,3 +207,35 @@ TEST_CASE("gov simulate warns when the guaranteed quotas exceed the cluster's ca
       run_gov("simulate policies/examples/workshop-g5.gov policies/examples/workshop-kr-g5-8xlarge.gov" + trace);
   CHECK(compared.err.find("warning: policies/examples/workshop-kr-g5-8xlarge.gov: the teams' guaranteed quotas") == 0);
 }
+
+TEST_CASE("gov simulate --until sets the horizon of a run and of a comparison", "[cli][simulate]") {
+  // A planner helper's finding: a task still running at the end counted only until the last
+  // decision (0 GPU-hours for a task without a duration), and a policy's figures differed between a
+  // run of its own and a what-if, which counts both replays until the later end.
+  const gov::test::TempDir dir("simulate-until");
+  const std::string trace = dir.write("t.json", R"({"events": [
+    {"at": 0, "submit": {"id": "a1", "team": "team-a", "gpus": 1}},
+    {"at": 5000, "submit": {"id": "a2", "team": "team-a", "gpus": 1}}]})");
+  const std::string run = "simulate policies/examples/workshop-g5.gov --trace '" + trace + "'";
+  const gov::test::CommandResult hour = run_gov(run + " --until 3600 --format text");
+  INFO(hour.err);
+  REQUIRE(hour.exit_code == 0);
+  CHECK(hour.out.find("a2") == std::string::npos);  // after the horizon: not replayed
+  const size_t row = hour.out.find("\nteam-a ");
+  REQUIRE(row != std::string::npos);
+  CHECK(hour.out.find(" 1.000 ", row) != std::string::npos);  // one GPU for one hour
+  const gov::test::CommandResult without = run_gov(run + " --format text");
+  CHECK(without.out.find(" 1.000 ", without.out.find("\nteam-a ")) == std::string::npos);
+  // The same horizon in a comparison: B's figures are B's own run's.
+  const gov::test::CommandResult compared =
+      run_gov("simulate policies/examples/workshop-g5.gov policies/examples/workshop-g5.gov --trace '" + trace +
+              "' --until 3600 --format json");
+  REQUIRE(compared.exit_code == 0);
+  CHECK(compared.out.find(R"("gpu_hours":1,)") != std::string::npos);
+  for (const char* bad : {"-1", "1.2345", "x", "1e3", "2000000000000"}) {
+    const gov::test::CommandResult r = run_gov(run + " --until " + bad);
+    INFO(bad);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--until takes a time in seconds") != std::string::npos);
+  }
+}

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 
@@ -144,6 +145,25 @@ std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std
   }
   status = kOk;
   return engine;
+}
+
+bool until_option(const Args& args, std::optional<gov::Time>& until) {
+  const std::optional<std::string> text = args.value("until");
+  if (!text) return true;
+  // Seconds with at most three decimals, as a trace's `at`, and within its 10^12 s.
+  const std::string& t = *text;
+  const size_t dot = t.find('.');
+  const std::string whole = t.substr(0, dot);
+  const std::string fraction = dot == std::string::npos ? "" : t.substr(dot + 1);
+  const auto digits = [](const std::string& s) { return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }); };
+  if (whole.empty() || whole.size() > 13 || !digits(whole) || !digits(fraction) || fraction.size() > 3 ||
+      (dot != std::string::npos && fraction.empty()) || std::stoll(whole) > 1'000'000'000'000) {
+    fmt::print(stderr, "error: --until takes a time in seconds (at most 3 decimals, at most 10^12), found `{}`\n",
+               escape_for_terminal(t));
+    return false;
+  }
+  until = std::stoll(whole) * 1000 + (fraction.empty() ? 0 : std::stoll((fraction + "00").substr(0, 3)));
+  return true;
 }
 
 std::optional<gov::Options> api_options_from(const Args& args) {

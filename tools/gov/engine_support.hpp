@@ -79,11 +79,19 @@ std::optional<gov::Time> load_state_file(gov::Engine& engine, const std::string&
 /// The finishes due after a replay's last event, one instant per Step (tick(kForever) would
 /// decide exactly the same, but hold every decision of the drain in one Step: hundreds of
 /// thousands at the end of a long trace), then tick(kForever) for whatever else is left. Each
-/// Step goes to `emit`.
+/// Step goes to `emit`. With `until` (`gov simulate --until`), only the finishes due by then,
+/// and the engine's time moves to `until`.
 template <typename Emit>
-void drain_finishes(gov::Engine& engine, Emit&& emit) {
-  while (const std::optional<gov::Time> due = engine.next_finish()) emit(engine.tick(*due));
-  emit(engine.tick(gov::kForever));
+void drain_finishes(gov::Engine& engine, Emit&& emit, std::optional<gov::Time> until = std::nullopt) {
+  while (const std::optional<gov::Time> due = engine.next_finish()) {
+    if (until && *due > *until) break;
+    emit(engine.tick(*due));
+  }
+  emit(engine.tick(until.value_or(gov::kForever)));
 }
+
+/// `--until SECONDS`: the replay's horizon in milliseconds (events after it are not replayed,
+/// usage counts until it), nullopt when not given; false after printing why it does not read.
+bool until_option(const Args& args, std::optional<gov::Time>& until);
 
 }  // namespace gov::cli

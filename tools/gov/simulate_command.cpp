@@ -243,6 +243,8 @@ int run_simulate(const Args& args) {
       return kUsage;
     }
   }
+  std::optional<gov::Time> until;
+  if (!until_option(args, until)) return kUsage;
   int status = kOk;
   // With --db, every positional argument is a workload path; else the first is the policy.
   const std::optional<std::string> file =
@@ -319,11 +321,12 @@ int run_simulate(const Args& args) {
     try {
       for (size_t i = 0; i < submits->size();) {
         const gov::Time at = (*submits)[i].at;
+        if (until && at > *until) break;
         batch.clear();
         for (; i < submits->size() && (*submits)[i].at == at; ++i, ++events_read) batch.push_back(std::move((*submits)[i].event));
         emit(engine->step(at, batch));
       }
-      drain_finishes(*engine, emit);
+      drain_finishes(*engine, emit, until);
     } catch (const std::bad_alloc&) {
       report_reserve.reset();
       write_stdout(out);
@@ -339,6 +342,7 @@ int run_simulate(const Args& args) {
   try {
     for (bool more = trace_reader && trace_reader->next(event); more;) {
       const gov::Time at = event.at;
+      if (until && at > *until) break;  // the rest of the trace is after the horizon
       batch.clear();
       for (; more && event.at == at; more = trace_reader->next(event)) {
         batch.push_back(to_event(event));
@@ -346,12 +350,12 @@ int run_simulate(const Args& args) {
       }
       emit(engine->step(at, batch));
     }
-    if (trace_reader && trace_reader->out_of_memory()) {
+    if (trace_reader && trace_reader->out_of_memory() && !(until && event.at > *until)) {
       // Memory ran out reading the next event: the replay's own report (below), at that event.
       ++events_read;
       throw std::bad_alloc();
     }
-    if (trace_reader && trace_reader->error()) {
+    if (trace_reader && trace_reader->error() && !(until && event.at > *until)) {
       // The first pass read the whole trace, so this is a read failing the second time (or the
       // file changing in between): the decisions so far are out, and the run is not complete.
       write_stdout(out);
@@ -361,7 +365,7 @@ int run_simulate(const Args& args) {
       return kUsage;
     }
     // Tasks with a duration finish after the last event too.
-    if (trace_reader) drain_finishes(*engine, emit);
+    if (trace_reader) drain_finishes(*engine, emit, until);
   } catch (const std::bad_alloc&) {
     report_reserve.reset();
     write_stdout(out);
@@ -370,18 +374,18 @@ int run_simulate(const Args& args) {
                events_read);
     return kFailed;
   }
-  if (format == "text") out += "\n" + trace::summary_text(summary.summarize());
+  if (format == "text") out += "\n" + trace::summary_text(summary.summarize(until));
   // After the decisions (JSON objects or text lines), so the exposition starts at the first
   // `# HELP` line and a reader can split the two.
   if (args.has("metrics")) out += engine->metrics();
   write_stdout(out);
   if (usage_path) {
-    const std::vector<report::UsageRow> rows = recorder.usage();
+    const std::vector<report::UsageRow> rows = recorder.usage(until);
     const std::string text =
         report::usage_format_of(*usage_path) == "csv" ? report::usage_csv(rows) : report::usage_json(rows);
     if (!write_output("usage report", *usage_path, text)) return kUsage;
   }
-  if (report_path && !write_output("report", *report_path, report::html_report(recorder.report()))) return kUsage;
+  if (report_path && !write_output("report", *report_path, report::html_report(recorder.report(until)))) return kUsage;
   return kOk;
 }
 
@@ -395,7 +399,8 @@ Command simulate_command() {
                                      {"format", "FORMAT", "jsonl (one decision per line, default) or text (with a per-team summary)"},
                                      {"report", "FILE.html", "also write the simulation report: one self-contained HTML page with charts (docs/observability.md)"},
                                      {"usage-report", "FILE", "also write the usage report per day, team and instance type (FILE.csv or FILE.json, docs/observability.md)"},
-                                     {"metrics", "", "after the decisions, print the engine's Prometheus metrics (text exposition format, docs/observability.md)"}};
+                                     {"metrics", "", "after the decisions, print the engine's Prometheus metrics (text exposition format, docs/observability.md)"},
+                                     {"until", "SECONDS", "the horizon: events after it are not replayed, finishes after it do not happen, and usage (GPU-hours, reports) counts until it; also for a comparison"}};
   for (OptionSpec& o : engine_options()) options.push_back(std::move(o));
   for (OptionSpec& o : verify_options()) options.push_back(std::move(o));
   return {{"simulate", "gov simulate FILE|--db PATH|A.gov B.gov --trace TRACE.json|--workloads DIR|FILE... [--engine jit|interp] [--format jsonl|text] [--dialect head|kueue-v0.9] [--metrics] [--report FILE.html] [--usage-report FILE.csv|FILE.json] [--verify-key FILE] [--require-signature]",

@@ -24,18 +24,23 @@ constexpr size_t kMaxTraceBytes = size_t{1} << 30;
 
 /// Replays `events` through `engine` as `gov simulate` does: the events of one instant in one
 /// step, then every remaining finish.
-void replay(gov::Engine& engine, const std::vector<gov::TimedEvent>& events, report::RunOutcomes& run) {
+void replay(gov::Engine& engine, const std::vector<gov::TimedEvent>& events, report::RunOutcomes& run,
+            std::optional<gov::Time> until) {
   std::vector<gov::Event> batch;
   for (size_t i = 0; i < events.size();) {
     const gov::Time at = events[i].at;
+    if (until && at > *until) break;  // after the horizon (--until)
     batch.clear();
     for (; i < events.size() && events[i].at == at; ++i) batch.push_back(events[i].event);
     for (const gov::Decision& d : engine.step(at, batch).decisions) run.add(d);
   }
-  drain_finishes(engine, [&](const gov::Step& step) {
-    for (const gov::Decision& d : step.decisions) run.add(d);
-  });
-  run.finish();
+  drain_finishes(
+      engine,
+      [&](const gov::Step& step) {
+        for (const gov::Decision& d : step.decisions) run.add(d);
+      },
+      until);
+  run.finish(until);
 }
 
 bool read_file(const std::string& path, std::string& text, std::string& error) {
@@ -78,6 +83,8 @@ int run_simulate_comparison(const Args& args) {
     fmt::print(stderr, "error: report `{}`: the file name must end in .html\n", display_path(*report_path));
     return kUsage;
   }
+  std::optional<gov::Time> until;
+  if (!until_option(args, until)) return kUsage;
   const std::string trace_path = *args.value("trace");
   std::string text;
   std::string error;
@@ -105,7 +112,7 @@ int run_simulate_comparison(const Args& args) {
       return kFailed;
     }
     try {
-      replay(*engine, events, runs[i]);
+      replay(*engine, events, runs[i], until);
     } catch (const std::bad_alloc&) {
       fmt::print(stderr, "error: out of memory while replaying the trace `{}` against `{}`\n", display_path(trace_path),
                  display_path(args.positional[i]));
