@@ -170,7 +170,7 @@ std::vector<Quota> idle_capacity_quotas(const Policy& policy) {
     // The GPUs partitions are cut from are no whole GPUs to lend (ir::gpus_cut_into_partitions,
     // which the engine's idle capacity uses).
     const size_t gpu = model::index(model::Resource::gpu);
-    reserved[gpu] = model::checked_add(reserved[gpu], slices / model::kSlicesPerGpu + (slices % model::kSlicesPerGpu != 0));
+    reserved[gpu] = model::checked_add(reserved[gpu], model::gpus_holding_slices(slices));
     Quota idle;
     idle.type = capacity.type;
     idle.type_name = type.name;

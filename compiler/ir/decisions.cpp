@@ -19,7 +19,7 @@ Amount gpus_cut_into_partitions(const Module& module, const Resources& amounts) 
     if (!size) continue;  // the checker admits no other profile
     slices = checked_add(slices, checked_mul(amounts[index(partition_column(k))], size->slices));
   }
-  return slices / model::kSlicesPerGpu + (slices % model::kSlicesPerGpu != 0 ? 1 : 0);
+  return model::gpus_holding_slices(slices);
 }
 
 DeclaredQuotas declared_quotas(const Module& module) {

@@ -13,6 +13,11 @@ namespace gov::model {
 
 /// A GPU is cut into seven compute slices; a profile takes 1–7 of them.
 inline constexpr int64_t kSlicesPerGpu = 7;
+/// The whole GPUs `slices` compute slices are cut from, rounded up: a GPU that holds any
+/// partition is no whole GPU (idle-resource sharing lends none of them).
+inline constexpr int64_t gpus_holding_slices(int64_t slices) {
+  return slices / kSlicesPerGpu + (slices % kSlicesPerGpu != 0 ? 1 : 0);
+}
 /// The most distinct profiles one policy's quotas may use: the engine keeps one column per
 /// profile beside the five base resources, and a set of columns in one byte (docs/limits.md).
 inline constexpr size_t kPartitionColumns = 8;

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
+#include "compiler/model/quantities.hpp"
 #include "compiler/support/utf8.hpp"
 #include "runtime/engine/admission_check.hpp"
 #include "runtime/engine/cycle.hpp"
@@ -274,12 +274,7 @@ std::optional<std::string> Engine::Impl::group_flavors_of(const AdmittedTask& en
 
 namespace {
 // Milliseconds as seconds, the state document's unit: 90000 -> "90", 1500 -> "1.5".
-std::string seconds_text(Time millis) {
-  std::string text = fmt::format("{}{}.{:03}", millis < 0 ? "-" : "", std::abs(millis / 1000), std::abs(millis % 1000));
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return text;
-}
+std::string seconds_text(Time millis) { return model::format_decimal(millis, 1000); }
 
 // An entry's times must be possible at the state's time `at`: submitted by then, and (admitted
 // entries) admitted after being submitted and by then. An entry from the future would be admitted

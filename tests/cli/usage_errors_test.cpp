@@ -199,13 +199,13 @@ TEST_CASE("gov simulate warns when the guaranteed quotas exceed the cluster's ca
   const std::string trace = " --trace policies/examples/workshop-g5.trace.json";
   const gov::test::CommandResult over = run_gov("simulate policies/examples/workshop-kr-g5-8xlarge.gov" + trace);
   CHECK(over.exit_code == 0);
-  CHECK(over.err == "warning: the teams' guaranteed quotas of `ml.g5.8xlarge` add up to 3 instances, more than the "
-                    "cluster's 2: admission is decided on quotas alone, so this replay may hold more than exists "
+  CHECK(over.err == "warning: team `team-b`'s quota takes the guaranteed `ml.g5.8xlarge` to 3 instances, more than "
+                    "the cluster's 2: admission is decided on quotas alone, so this replay may hold more than exists "
                     "(`gov lint`: W0101)\n");
   CHECK(run_gov("simulate policies/examples/workshop-g5.gov" + trace).err.empty());
   const gov::test::CommandResult compared =
       run_gov("simulate policies/examples/workshop-g5.gov policies/examples/workshop-kr-g5-8xlarge.gov" + trace);
-  CHECK(compared.err.find("warning: policies/examples/workshop-kr-g5-8xlarge.gov: the teams' guaranteed quotas") == 0);
+  CHECK(compared.err.find("warning: policies/examples/workshop-kr-g5-8xlarge.gov: team `team-b`'s quota takes") == 0);
 }
 
 TEST_CASE("gov simulate --until sets the horizon of a run and of a comparison", "[cli][simulate]") {
@@ -232,7 +232,7 @@ TEST_CASE("gov simulate --until sets the horizon of a run and of a comparison", 
               "' --until 3600 --format json");
   REQUIRE(compared.exit_code == 0);
   CHECK(compared.out.find(R"("gpu_hours":1,)") != std::string::npos);
-  for (const char* bad : {"-1", "1.2345", "x", "1e3", "2000000000000"}) {
+  for (const char* bad : {"-1", "1.2345", "x", "1e3", "2000000000000", "007", "1.", ".5"}) {
     const gov::test::CommandResult r = run_gov(run + " --until " + bad);
     INFO(bad);
     CHECK(r.exit_code == 2);

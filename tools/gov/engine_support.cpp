@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <limits>
 
+#include "compiler/check/check.hpp"
 #include "compiler/support/terminal_text.hpp"
 #include "runtime/embed/engine_internals.hpp"
+#include "runtime/trace/json.hpp"
 #include "runtime/trace/trace_reader.hpp"
+#include "runtime/trace/units.hpp"
 #include "runtime/store/store.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/kube_inputs.hpp"
@@ -82,28 +85,17 @@ std::string with_option_hint(std::string message) {
   return message;
 }
 
-void warn_quotas_above_capacity(const ir::Module& module, std::string_view label) {
-  for (uint32_t f = 0; f < module.flavors.size(); ++f) {
-    const ir::Flavor& flavor = module.flavors[f];
-    if (flavor.capacity <= 0) continue;  // no capacity declared: nothing to compare with
-    double most = 0;  // the largest guaranteed share of a resource, in instances
-    for (ir::Resource r : {ir::Resource::gpu, ir::Resource::neuron, ir::Resource::vcpu, ir::Resource::memory}) {
-      const ir::Amount per_instance = flavor.per_instance[ir::index(r)];
-      if (per_instance <= 0) continue;
-      ir::Amount guaranteed = 0;
-      for (const ir::Team& team : module.teams) {
-        for (const ir::FlavorQuota& quota : team.quotas) {
-          if (quota.flavor == f) guaranteed = ir::checked_add(guaranteed, quota.nominal[ir::index(r)]);
-        }
-      }
-      most = std::max(most, static_cast<double>(guaranteed) / static_cast<double>(per_instance));
-    }
-    if (most <= static_cast<double>(flavor.capacity) + 1e-9) continue;
-    fmt::print(stderr,
-               "warning: {}the teams' guaranteed quotas of `{}` add up to {:.4g} instances, more than the cluster's {}: "
-               "admission is decided on quotas alone, so this replay may hold more than exists (`gov lint`: W0101)\n",
+void warn_quotas_above_capacity(const gov::Engine& engine, std::string_view label) {
+  const std::shared_ptr<const driver::Policy> policy = EngineInternals::runnable(engine);
+  if (!policy || !policy->checked.ok()) return;
+  // The lint rule itself (W0101), so that its `# gov:allow(quota-exceeds-capacity)` holds here too.
+  const Diagnostics found = check::lint(policy->checked.result.policy, policy->checked.program);
+  for (const Diagnostic& d : found.items()) {
+    if (d.code != Code::quota_exceeds_capacity) continue;
+    fmt::print(stderr, "warning: {}{}: admission is decided on quotas alone, so this replay may hold more than exists "
+                       "(`gov lint`: W0101)\n",
                label.empty() ? std::string() : fmt::format("{}: ", escape_for_terminal(label)),
-               escape_for_terminal(flavor.name), most, flavor.capacity);
+               escape_for_terminal(d.message));
   }
 }
 
@@ -150,19 +142,25 @@ std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std
 bool until_option(const Args& args, std::optional<gov::Time>& until) {
   const std::optional<std::string> text = args.value("until");
   if (!text) return true;
-  // Seconds with at most three decimals, as a trace's `at`, and within its 10^12 s.
+  // Seconds with at most three decimals, as a trace's `at` (the trace reader's exact number
+  // conversion), and within its 10^12 s. The grammar is checked first: digits, then a point and
+  // digits (number_units expects a JSON number).
   const std::string& t = *text;
   const size_t dot = t.find('.');
-  const std::string whole = t.substr(0, dot);
-  const std::string fraction = dot == std::string::npos ? "" : t.substr(dot + 1);
-  const auto digits = [](const std::string& s) { return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }); };
-  if (whole.empty() || whole.size() > 13 || !digits(whole) || !digits(fraction) || fraction.size() > 3 ||
-      (dot != std::string::npos && fraction.empty()) || std::stoll(whole) > 1'000'000'000'000) {
+  const auto digits = [](std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  const std::string_view view(t);
+  const std::string_view whole = view.substr(0, dot);
+  const bool number = digits(whole) && (whole == "0" || whole.front() != '0') &&
+                      (dot == std::string::npos || digits(view.substr(dot + 1)));
+  const trace::ExactNumber millis = number ? trace::number_units(t, trace::kMillisPerSecond) : trace::ExactNumber{};
+  if (millis.status != trace::NumberStatus::ok || millis.value > 1'000'000'000'000'000) {
     fmt::print(stderr, "error: --until takes a time in seconds (at most 3 decimals, at most 10^12), found `{}`\n",
                escape_for_terminal(t));
     return false;
   }
-  until = std::stoll(whole) * 1000 + (fraction.empty() ? 0 : std::stoll((fraction + "00").substr(0, 3)));
+  until = millis.value;
   return true;
 }
 

@@ -44,10 +44,10 @@ std::string with_option_hint(std::string message);
 /// `replay`: for a batch replay that never asks Engine::decision() (Options::remember_decisions
 /// off) and counts decisions only for --metrics (Options::count_decisions).
 /// Warns on stderr, one line per instance type, where the teams' guaranteed quotas add up to
-/// more than the cluster's capacity: admission is decided on quotas alone (planned capacity, as
-/// on HyperPod), so a replay may hold more than exists (`gov lint`'s W0101 says where).
-/// `label` names the policy in a comparison ("" otherwise).
-void warn_quotas_above_capacity(const ir::Module& module, std::string_view label);
+/// more than the cluster's capacity (`gov lint`'s W0101, whose message it prints): admission is
+/// decided on quotas alone (planned capacity, as on HyperPod), so a replay may hold more than
+/// exists. `label` names the policy in a comparison ("" otherwise).
+void warn_quotas_above_capacity(const gov::Engine& engine, std::string_view label);
 std::optional<gov::Engine> open_engine(const Args& args, const std::optional<std::string>& file, int& status,
                                        bool replay = false);
 

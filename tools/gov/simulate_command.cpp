@@ -255,7 +255,7 @@ int run_simulate(const Args& args) {
   std::optional<gov::Engine> engine = open_engine(args, file, status, /*replay=*/true);
   if (!engine) return status;
   const std::shared_ptr<const ir::Module> module = EngineInternals::module(*engine);
-  warn_quotas_above_capacity(*module, "");
+  warn_quotas_above_capacity(*engine, "");
 
   std::optional<std::vector<gov::TimedEvent>> submits;
   gov::Time origin = 0;  // --workloads: the earliest creationTimestamp (ms since 1970)

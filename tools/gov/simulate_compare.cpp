@@ -9,7 +9,6 @@
 
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/support/terminal_text.hpp"
-#include "runtime/embed/engine_internals.hpp"
 #include "runtime/report/comparison.hpp"
 #include "tools/gov/commands.hpp"
 #include "tools/gov/engine_support.hpp"
@@ -97,7 +96,7 @@ int run_simulate_comparison(const Args& args) {
     int status = kOk;
     std::optional<gov::Engine> engine = open_engine(args, args.positional[i], status, /*replay=*/true);
     if (!engine) return status;
-    warn_quotas_above_capacity(*EngineInternals::module(*engine), display_path(args.positional[i]));
+    warn_quotas_above_capacity(*engine, display_path(args.positional[i]));
     report::ReportSetup setup;  // the nominal quotas: what a team holds above them it borrows
     for (const gov::UsageRow& row : engine->snapshot().usage) {
       setup.quotas.push_back({row.team, row.flavor, row.resource, row.nominal, row.borrowing_limit});

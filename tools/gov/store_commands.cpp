@@ -212,7 +212,7 @@ int run_apply(const Args& args) {
   // truncated by accident looks like, and the new history would be layered over the loss.
   std::error_code size_error;
   const std::string path = db_path(args);
-  const bool empty_file = !path.starts_with("postgres") && fs::is_regular_file(path, size_error) &&
+  const bool empty_file = !store::is_postgres_url(path) && fs::is_regular_file(path, size_error) &&
                           fs::file_size(path, size_error) == 0 && !size_error;
   std::optional<store::Store> db = open_store(args, Access::create);
   if (!db) return kUsage;  // a store that cannot be opened: an I/O problem (docs/interfaces.md)
@@ -602,7 +602,7 @@ int run_store(const Args& args) {
   to_options.create_directories = false;
   // An SQLite destination this copy creates is removed again when the copy is refused: an empty
   // store left behind reads as a valid, empty backup (an SRE helper's finding).
-  const bool sqlite_to = !to_location.starts_with("postgres");
+  const bool sqlite_to = !store::is_postgres_url(to_location);
   const std::string to_file = to_location.starts_with("sqlite:") ? to_location.substr(7) : to_location;
   std::error_code exists_error;
   const bool created_here = sqlite_to && !fs::exists(to_file, exists_error) && !exists_error;
