@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <set>
 
+#include "compiler/check/surface.hpp"
 #include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/assert.hpp"
@@ -188,9 +189,17 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
       const check::PartitionQuota* p = first_partition(quota);
       return p && p->absolute_borrow_limit && !quota.borrow_limit_unlimited ? p : nullptr;
     };
+    // A resource's `unlimited` has no member (E0401): under --allow-lossy it is left out.
+    const auto limited = [](const check::Quota& quota) {
+      std::array<bool, model::kResourceCount> mask{};
+      for (size_t r = 0; r < model::kResourceCount; ++r) {
+        mask[r] = quota.absolute_borrow_limit[r] && quota.borrowing_limit[r] != model::kUnlimited;
+      }
+      return mask;
+    };
     for (const check::Quota& quota : team.quotas) {
       if (quota.borrow_limit_unlimited) continue;
-      for (bool absolute : quota.absolute_borrow_limit) any_absolute = any_absolute || (absolute && accepted(policy, quota));
+      for (bool absolute : limited(quota)) any_absolute = any_absolute || (absolute && accepted(policy, quota));
       any_absolute = any_absolute || (absolute_partition(quota) && accepted(policy, quota));
     }
     if (any_absolute) {
@@ -198,11 +207,13 @@ void compute_quota_members(JsonWriter& out, const check::Policy& policy, const c
       out.begin_array();
       for (const check::Quota& quota : team.quotas) {
         bool any = false;
-        for (bool absolute : quota.absolute_borrow_limit) any = any || (absolute && !quota.borrow_limit_unlimited);
+        for (bool absolute : limited(quota)) any = any || (absolute && !quota.borrow_limit_unlimited);
         // As written: `instances = N` is the entry's Count, amounts its members.
         const check::PartitionQuota* partition = absolute_partition(quota);
         if ((any || partition) && accepted(policy, quota)) {
-          resource_config(out, quota, quota.borrowing_limit, quota.borrow_limit_given, quota.borrow_limit_instances,
+          std::array<bool, model::kResourceCount> written = limited(quota);
+          for (size_t r = 0; r < model::kResourceCount; ++r) written[r] = written[r] && quota.borrow_limit_given[r];
+          resource_config(out, quota, quota.borrowing_limit, written, quota.borrow_limit_instances,
                           partition, partition ? partition->borrowing_limit : 0);
         }
       }
@@ -502,6 +513,17 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
                                    "amounts (`--allow-lossy` leaves it out, and the team's borrow limit applies)",
                                    team.name, quota.type_name),
                        quota.where});
+      }
+      if (!quota.borrow_limit_unlimited && accepted(policy, quota)) {
+        for (model::Resource r : model::kAllResources) {
+          if (!quota.absolute_borrow_limit[model::index(r)] || quota.borrowing_limit[model::index(r)] != model::kUnlimited) continue;
+          out.push_back({fmt::format("team `{}`: `borrow-limit = {{ {} = unlimited }}` of `{}`: HyperPod's "
+                                     "AbsoluteBorrowLimits take amounts (`--allow-lossy` leaves `{}` out, and {} applies "
+                                     "to it)",
+                                     team.name, check::resource_word(r), quota.type_name, check::resource_word(r),
+                                     quota.borrow_limit_instances ? "the entry's Count" : "the team's borrow limit"),
+                         quota.borrow_limit_at[model::index(r)].value_or(quota.where)});
+        }
       }
       if (!accepted(policy, quota)) {
         out.push_back({fmt::format("team `{}`: the quota for `{}`: HyperPod's API does not accept the instance type "

@@ -498,8 +498,8 @@ class Importer {
                              : all_borrowing_zero && !any_lending ? model::Sharing::lend
                                                                   : model::Sharing::lend_and_borrow;
     // Unlimited borrowing: the whole team's when every cell has no limit (or the annotation says
-    // so), else a quota's when all of its cells have none; one resource without a limit beside
-    // limited ones has no gov form.
+    // so), else a quota's when all of its cells have none, else a resource's
+    // (`borrow-limit = { vcpus = unlimited }`).
     // A resource the flavor does not list cannot be borrowed in Kueue: under a team's
     // `unlimited` it gets an absolute limit of 0, and a quota's `unlimited` needs every resource.
     const auto all_unlimited = [](const QuotaIn& q, bool listed_only) {
@@ -514,16 +514,18 @@ class Importer {
          (!hints.borrow_limit && !quotas.empty() &&
           std::all_of(quotas.begin(), quotas.end(), [&](const QuotaIn& q) { return all_unlimited(q, true); })));
     const int32_t percent = hints.borrow_limit ? *hints.borrow_limit : infer_percent(quotas);
-    // Whether a cell's borrowing limit needs an absolute limit under the team's borrow limit.
-    const auto needs_absolute = [&](const Cell& c, const std::string& what) {
+    // Whether a cell's borrowing limit needs an absolute limit under the team's borrow limit. A
+    // resource without a borrowingLimit beside limited ones is `borrow-limit = { gpus = unlimited }`
+    // (the common "cap only the GPUs"); a partition has no such form.
+    const auto needs_absolute = [&](const Cell& c, const std::string& what, bool partition) {
       if (team_unlimited) return c.borrowing != model::kUnlimited;
-      if (c.borrowing == model::kUnlimited) {
+      if (c.borrowing == model::kUnlimited && partition) {
         at.fail(node, "spec.resourceGroups",
-                fmt::format("{} has no borrowingLimit beside resources that have one: gov writes unlimited borrowing for "
-                            "a whole team or a whole quota (`borrow-limit = unlimited`)",
+                fmt::format("{} has no borrowingLimit beside resources that have one: gov writes unlimited borrowing of "
+                            "GPU partitions for a whole team or a whole quota (`borrow-limit = unlimited`)",
                             what));
       }
-      return static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing;
+      return c.borrowing == model::kUnlimited || static_cast<model::Int128>(c.nominal) * percent / 100 != c.borrowing;
     };
     for (const QuotaIn& q : quotas) {
       std::vector<std::string> amounts, absolute, lending;
@@ -538,9 +540,14 @@ class Importer {
             at.fail(node, "spec.resourceGroups", fmt::format("`{}` borrows {} of `{}`, but the team only lends", q.type->name,
                                                              model::format_amount(r, c.borrowing), model::kubernetes_name(r)));
           }
+        } else if (!team_unlimited && c.borrowing == model::kUnlimited && c.nominal == 0 &&
+                   q.type->per_instance[model::index(r)] == 0) {
+          // No limit on a resource the type does not have (neurons of a GPU instance): no team has
+          // it to lend, so `neuron = unlimited` would say nothing.
         } else if (!quota_unlimited &&
-                   needs_absolute(c, fmt::format("`{}` of `{}`", model::kubernetes_name(r), q.type->name))) {
-          absolute.push_back(amount_text(r, c.borrowing));
+                   needs_absolute(c, fmt::format("`{}` of `{}`", model::kubernetes_name(r), q.type->name), false)) {
+          absolute.push_back(c.borrowing == model::kUnlimited ? fmt::format("{} = unlimited", amount_word(r))
+                                                               : amount_text(r, c.borrowing));
         }
         if (sharing == model::Sharing::dont_lend) {
           if (!c.lending || *c.lending != 0) {
@@ -566,7 +573,7 @@ class Importer {
           if (c.borrowing != 0) {
             at.fail(node, "spec.resourceGroups", fmt::format("`{}` borrows `nvidia.com/{}`, but the team only lends", q.type->name, profile));
           }
-        } else if (!quota_unlimited && needs_absolute(c, fmt::format("`nvidia.com/{}` of `{}`", profile, q.type->name))) {
+        } else if (!quota_unlimited && needs_absolute(c, fmt::format("`nvidia.com/{}` of `{}`", profile, q.type->name), true)) {
           absolute_partitions.push_back(fmt::format("{}: {}", profile, c.borrowing));
         }
         if (sharing == model::Sharing::dont_lend) {

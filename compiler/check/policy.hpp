@@ -109,6 +109,7 @@ struct Quota {
   // How `borrow-limit = { ... }` was written (HyperPod's AbsoluteBorrowLimits entry: Count, amounts).
   std::optional<int64_t> borrow_limit_instances;                   // `instances = N`
   std::array<bool, model::kResourceCount> borrow_limit_given{};     // amounts written
+  std::array<std::optional<Location>, model::kResourceCount> borrow_limit_at{};  // each amount written
   bool borrow_limit_unlimited = false;  // `borrow-limit = unlimited`: no limit in any resource
   std::array<bool, model::kResourceCount> lending_limit_given{};    // set by `lending-limit = { ... }`
   std::vector<PartitionQuota> partitions;  // `partitions = { ... }`, in written order

@@ -197,6 +197,19 @@ class Validator {
     const U unit = v.number.unit;
     if (is_number && unit == U::invalid) return;  // already reported as E0020
     const std::string plain = is_number ? ast::number_text(ast::Number{v.number.micros, U::none, false, {}}) : "";
+    // An amount that also takes a word (`gpus = unlimited` in a quota's `borrow-limit`).
+    const bool amount_kind = spec.kind == K::integer || spec.kind == K::vcpu_count || spec.kind == K::size;
+    if (amount_kind && v.kind == ast::Value::Kind::name && !spec.choices.empty()) {
+      word_choice(v, spec, key, spec.kind == K::size ? "a size such as `64 GiB`" : "a count such as `4`");
+      return;
+    }
+    if (amount_kind && spec.resource && v.kind == ast::Value::Kind::name && v.name.text == "unlimited") {
+      wrong_kind(v, spec, key,
+                 fmt::format("only a quota's borrowing limit takes `unlimited` (`borrow-limit = {{ {} = unlimited }}`); a "
+                             "resource a `lending-limit` leaves out is lent without limit",
+                             key));
+      return;
+    }
     switch (spec.kind) {
       case K::integer:
         if (!is_number || unit != U::none || v.number.has_decimals) {

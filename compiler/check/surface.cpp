@@ -316,7 +316,7 @@ const Table<QuotaDraft>& quota_table() {
       // does `lending-limit`: `instances = N` is N instances' worth of every resource, amounts
       // set single resources (and override `instances`); the rest keep the team's percentage.
       // `borrow-limit = unlimited`: no limit in any resource or partition of the quota.
-      {{"borrow-limit", K::resources, {{"unlimited", 0}}, BlockKind::amounts},
+      {{"borrow-limit", K::resources, {{"unlimited", 0}}, BlockKind::borrow_amounts},
        [](const Assignment& a, QuotaDraft& q) {
          if (a.value().kind == V::name) {
            if (!a.spec.has_choice(a.value().name.text)) return;
@@ -325,10 +325,13 @@ const Table<QuotaDraft>& quota_table() {
            return;
          }
          LendingDraft limits;
-         assign_all(amounts_table(), a.value().block, a.checker, a.source, limits);
+         assign_all(borrow_amounts_table(), a.value().block, a.checker, a.source, limits);
          q.out->borrow_limit_instances = limits.instances;
          for (size_t r = 0; r < model::kResourceCount; ++r) {
            q.out->borrow_limit_given[r] = limits.given[r].has_value();
+           if (const auto at = limits.given_at.find(model::kAllResources[r]); at != limits.given_at.end()) {
+             q.out->borrow_limit_at[r] = Location{a.source, at->second->span};
+           }
            if (limits.given[r]) q.absolute[r] = limits.given[r];
            else if (limits.instances) q.absolute[r] = model::checked_mul(*limits.instances, q.type->per_instance[r]);
          }
@@ -341,25 +344,46 @@ const Table<QuotaDraft>& quota_table() {
   return table;
 }
 
-const Table<LendingDraft>& amounts_table() {
+namespace {
+
+/// The rows of a limit block: `instances`, the five resources, `partitions`. `unlimited_word`:
+/// each resource also takes `unlimited` (a borrowing limit), stored as kUnlimited.
+Table<LendingDraft> limit_rows(bool unlimited_word) {
   static const auto given = [](const Assignment& a, LendingDraft& l) {
     const model::Resource r = *a.spec.resource;
-    l.given[model::index(r)] = a.checker.amount(a.property, r, a.source);
+    if (a.value().kind == V::name) {
+      if (!a.spec.has_choice(a.value().name.text)) return;  // reported by the schema check
+      l.given[model::index(r)] = model::kUnlimited;
+    } else {
+      l.given[model::index(r)] = a.checker.amount(a.property, r, a.source);
+    }
     l.given_at[r] = &a.property;
   };
-  static const Table<LendingDraft> table = {
+  Table<LendingDraft> table = {
       {{"instances", K::integer},
        [](const Assignment& a, LendingDraft& l) {
          l.instances = a.checker.count_in_range(a.value(), a.source, "the instance count", 0, kMaxAmount);
          l.instances_at = &a.property;
        }},
-      resource_row<LendingDraft>(model::Resource::gpu, given),
-      resource_row<LendingDraft>(model::Resource::neuron, given),
-      resource_row<LendingDraft>(model::Resource::vcpu, given),
-      resource_row<LendingDraft>(model::Resource::memory, given),
-      resource_row<LendingDraft>(model::Resource::efa, given),
-      {{"partitions", K::profile_map}, set_first<LendingDraft, &LendingDraft::partitions>},
   };
+  for (model::Resource r : model::kAllResources) {
+    Property<LendingDraft> row = resource_row<LendingDraft>(r, given);
+    if (unlimited_word) row.spec.choices = {{"unlimited", 0}};
+    table.push_back(std::move(row));
+  }
+  table.push_back({{"partitions", K::profile_map}, set_first<LendingDraft, &LendingDraft::partitions>});
+  return table;
+}
+
+}  // namespace
+
+const Table<LendingDraft>& amounts_table() {
+  static const Table<LendingDraft> table = limit_rows(/*unlimited_word=*/false);
+  return table;
+}
+
+const Table<LendingDraft>& borrow_amounts_table() {
+  static const Table<LendingDraft> table = limit_rows(/*unlimited_word=*/true);
   return table;
 }
 
@@ -541,6 +565,7 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
   static const std::vector<const PropertySpec*> submit = specs_of(submit_table());
   static const std::vector<const PropertySpec*> resources = specs_of(resources_table());
   static const std::vector<const PropertySpec*> amounts = specs_of(amounts_table());
+  static const std::vector<const PropertySpec*> borrow_amounts = specs_of(borrow_amounts_table());
   static const std::vector<const PropertySpec*> borrow_within_cohort = specs_of(borrow_within_cohort_table());
   static const std::vector<const PropertySpec*> pod_set = specs_of(pod_set_table());
   static const std::vector<const PropertySpec*> cohort = specs_of(cohort_table());
@@ -562,6 +587,7 @@ const std::vector<const PropertySpec*>& block_schema(BlockKind kind) {
     case BlockKind::submit: return submit;
     case BlockKind::resources: return resources;
     case BlockKind::amounts: return amounts;
+    case BlockKind::borrow_amounts: return borrow_amounts;
     case BlockKind::borrow_within_cohort: return borrow_within_cohort;
     case BlockKind::pod_set: return pod_set;
     case BlockKind::cohort: return cohort;

@@ -44,6 +44,7 @@ enum class ValueKind {
 enum class BlockKind {
   instance, cluster, policy, team, quota, submit, resources,
   amounts,               // a quota's `lending-limit`: `instances` or resources
+  borrow_amounts,        // a quota's `borrow-limit = { ... }`: as `amounts`, and `gpus = unlimited`
   borrow_within_cohort,  // { policy = lower-priority, max-priority-threshold = training }
   pod_set,               // one pod set of a submitted task: { pods = 3, gpus = 8, instance-type = ... }
   cohort,                // `cohort NAME { ... }`: `parent`, `borrow-limit`, `fair-share-weight`, quotas
@@ -170,6 +171,9 @@ const Table<SettingsDraft>& policy_table();
 const Table<Team>& team_table();
 const Table<QuotaDraft>& quota_table();
 const Table<LendingDraft>& amounts_table();
+/// A quota's `borrow-limit = { ... }`: amounts_table's rows, and each resource may be
+/// `unlimited` (Kueue's borrowingLimit left out for that resource alone), stored as kUnlimited.
+const Table<LendingDraft>& borrow_amounts_table();
 const Table<BorrowWithinCohortDraft>& borrow_within_cohort_table();
 /// A cohort's properties (`parent`, `borrow-limit`, `fair-share-weight`); its quotas are quota_table's.
 const Table<Cohort>& cohort_table();

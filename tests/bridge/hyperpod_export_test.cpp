@@ -171,3 +171,23 @@ team a {
   CHECK(efa.exit_code == 1);
   CHECK(efa.err.find("error[E0401]: cannot export team `a`: the EFA amount of `ml.p5.48xlarge`") != std::string::npos);
 }
+
+// Kueue's borrowingLimit left out for one resource (`borrow-limit = { vcpus = unlimited }`) has no
+// HyperPod form: AbsoluteBorrowLimits take amounts. Refused at the resource; under --allow-lossy
+// the member is left out and the limited ones are written.
+TEST_CASE("gov export hyperpod refuses one resource's unlimited borrow limit", "[bridge][export]") {
+  const std::string policy = "tests/corpus/borrow-unlimited-per-resource.gov";
+  const gov::test::CommandResult refused = run_gov("export hyperpod " + policy);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.err.find("borrow-unlimited-per-resource.gov:24:63: error[E0401]: cannot export team `vision`: "
+                         "`borrow-limit = { vcpus = unlimited }` of `ml.g5.12xlarge`") != std::string::npos);
+  CHECK(refused.err.find("`borrow-limit = { memory = unlimited }`") != std::string::npos);
+  CHECK(refused.err.find("2 errors") != std::string::npos);
+  const gov::test::CommandResult lossy = run_gov("export hyperpod --allow-lossy " + policy);
+  REQUIRE(lossy.exit_code == 0);
+  const std::string vision = file(lossy.out, "compute-quota-vision.json");
+  CHECK(vision.find("\"AbsoluteBorrowLimits\": [\n        {\n          \"InstanceType\": \"ml.g5.12xlarge\",\n          "
+                    "\"Accelerators\": 0\n        }\n      ]") != std::string::npos);
+  CHECK(vision.find("VCpu") == std::string::npos);
+  CHECK(vision.find("MemoryInGiB") == std::string::npos);
+}

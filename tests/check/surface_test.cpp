@@ -24,7 +24,8 @@ namespace {
 
 constexpr BlockKind kBlocks[] = {BlockKind::instance,  BlockKind::cluster, BlockKind::policy,
                                  BlockKind::team,      BlockKind::quota,   BlockKind::submit,
-                                 BlockKind::resources, BlockKind::amounts, BlockKind::borrow_within_cohort};
+                                 BlockKind::resources, BlockKind::amounts, BlockKind::borrow_amounts,
+                                 BlockKind::borrow_within_cohort};
 
 template <typename Target>
 void check_table(const check::Table<Target>& table) {
@@ -36,9 +37,10 @@ void check_table(const check::Table<Target>& table) {
     const bool takes_choices = row.spec.kind == check::ValueKind::choice ||
                                row.spec.kind == check::ValueKind::choice_list ||
                                row.spec.kind == check::ValueKind::choice_or_block;
-    // A percentage or a block may also be a word (`borrow-limit = unlimited`).
-    const bool may_take_choices =
-        row.spec.kind == check::ValueKind::percentage || row.spec.kind == check::ValueKind::resources;
+    // A percentage, a block or an amount may also be a word (`borrow-limit = unlimited`,
+    // `borrow-limit = { gpus = unlimited }`).
+    const bool may_take_choices = row.spec.kind == check::ValueKind::percentage ||
+                                  row.spec.kind == check::ValueKind::resources || row.spec.resource.has_value();
     if (!may_take_choices) CHECK(takes_choices == !row.spec.choices.empty());
     std::set<std::string_view> words;
     std::set<int> values;
@@ -85,6 +87,7 @@ TEST_CASE("every block's table has unique keys and setters and well-formed choic
   check_table(check::team_table());
   check_table(check::quota_table());
   check_table(check::amounts_table());
+  check_table(check::borrow_amounts_table());
   check_table(check::borrow_within_cohort_table());
   check_table(check::submit_table());
   check_table(check::resources_table());
@@ -174,6 +177,35 @@ team a {
   CHECK_FALSE(t.active);
   REQUIRE(t.quotas.size() == 1);
   CHECK(t.quotas[0].instances == 2);
+}
+
+// A migration helper's finding: Kueue's "cap only the GPUs" (a borrowingLimit on the GPUs, none
+// on CPU and memory) had no gov form. A quota's `borrow-limit = { ... }` takes `unlimited` per
+// resource; a lending limit does not (a resource it leaves out is already unlimited).
+TEST_CASE("a quota's borrow limit may be unlimited for single resources", "[check][surface]") {
+  const check::CheckResult result = checked(R"(
+policy { priority low = 10 }
+team a {
+  quota ml.g5.8xlarge { instances = 2, borrow-limit = { gpus = 1, vcpus = unlimited, memory = unlimited } }
+}
+)");
+  INFO((result.diagnostics.items().empty() ? std::string() : result.diagnostics.items().front().message));
+  REQUIRE(result.ok());
+  const check::Quota& q = result.policy.teams.at(0).quotas.at(0);
+  CHECK(q.borrowing_limit[model::index(model::Resource::gpu)] == 1);
+  CHECK(q.borrowing_limit[model::index(model::Resource::vcpu)] == model::kUnlimited);
+  CHECK(q.borrowing_limit[model::index(model::Resource::memory)] == model::kUnlimited);
+  CHECK(q.borrowing_limit[model::index(model::Resource::efa)] == 0);  // the team's 50 % of none
+  CHECK(q.borrow_limit_given[model::index(model::Resource::vcpu)]);
+  CHECK_FALSE(q.borrow_limit_unlimited);
+  const std::string typo =
+      gov::test::rendered(gov::test::parse_text("team a {\n  quota t { borrow-limit = { gpus = unlimted } }\n}\n"));
+  CHECK(typo.find("error[E0043]: `unlimted` is not a choice for `gpus`") != std::string::npos);
+  CHECK(typo.find("did you mean `unlimited`?") != std::string::npos);
+  const std::string lending =
+      gov::test::rendered(gov::test::parse_text("team a {\n  quota t { lending-limit = { gpus = unlimited } }\n}\n"));
+  CHECK(lending.find("error[E0042]: `gpus` takes a whole number, found the name `unlimited`") != std::string::npos);
+  CHECK(lending.find("a resource a `lending-limit` leaves out is lent without limit") != std::string::npos);
 }
 
 // As before the tables: an unknown word is reported (E0043) and the setting keeps its default,

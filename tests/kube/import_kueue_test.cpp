@@ -33,8 +33,9 @@ TEST_CASE("gov import kueue of gov export kueue gives the policy back", "[kube][
       "tests/bridge/policies/controls.gov", "tests/bridge/policies/onlygputeam.gov",
       // GPU partitions: `nvidia.com/mig-<profile>` resources read back into `partitions`.
       "tests/bridge/policies/partitions.gov",
-      // `borrow-limit = unlimited`, the team's and a quota's: borrowingLimit left out.
-      "tests/corpus/borrow-unlimited.gov",
+      // `borrow-limit = unlimited`, the team's and a quota's: borrowingLimit left out; and a
+      // single resource's (`borrow-limit = { vcpus = unlimited }`).
+      "tests/corpus/borrow-unlimited.gov", "tests/corpus/borrow-unlimited-per-resource.gov",
       // Decimal fair-share weights: `weight: 1.5`.
       "tests/corpus/fair-share-decimal-weights.gov",
       // The cohort's own quota: the Cohort's resourceGroups.
@@ -164,6 +165,26 @@ TEST_CASE("gov import kueue reads a missing borrowingLimit as borrow-limit = unl
   CHECK(quota.out.find("quota ml.g5.8xlarge  { gpus = 4, vcpus = 8, memory = 64 GiB, efa = 0, borrow-limit = unlimited }") !=
         std::string::npos);
   CHECK(quota.out.find("  borrow-limit          = 50%\n") != std::string::npos);
+  // A migration helper's finding: one resource without a limit beside limited ones of the same
+  // flavor ("cap only the GPUs") was refused. It is that resource's `unlimited`; the others keep
+  // the team's percentage (here 25 %: a borrowingLimit of 2 on a nominal 8).
+  dir.write("resource.yaml",
+            queue("{name: cpu, nominalQuota: 8}\n      - {name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 1}"));
+  const gov::test::CommandResult resource = run_gov("import kueue " + (dir / "resource.yaml"));
+  INFO(resource.err);
+  REQUIRE(resource.exit_code == 0);
+  INFO(resource.out);
+  CHECK(resource.out.find("quota ml.g5.8xlarge { gpus = 4, vcpus = 8, memory = 0 GiB, efa = 0, borrow-limit = { vcpus = "
+                          "unlimited } }") != std::string::npos);
+  CHECK(resource.out.find("  borrow-limit          = 25%\n") != std::string::npos);
+  // Read back through gov export kueue: the same ClusterQueue limits.
+  dir.write("resource.gov", resource.out);
+  const gov::test::CommandResult exported = run_gov("export kueue --naming plain " + (dir / "resource.gov"));
+  INFO(exported.err);
+  REQUIRE(exported.exit_code == 0);
+  CHECK(exported.out.find("            - name: cpu\n              nominalQuota: 8\n") != std::string::npos);
+  CHECK(exported.out.find("            - borrowingLimit: 1\n              name: nvidia.com/gpu\n              nominalQuota: 4\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("gov import kueue names the file object and field of bad input", "[kube][import]") {
@@ -181,10 +202,14 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
       {"apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: q}\n",
        "`bad.yaml`:1:13: ClusterQueue `q`: `apiVersion`: `kueue.x-k8s.io/v1alpha1` is not"},
       {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {}\n", "`bad.yaml`:3:11: object: `metadata.name`: missing"},
-      // Unlimited borrowing of one resource beside a limited one of the same quota has no gov form.
-      {queue("{name: nvidia.com/gpu, nominalQuota: 4}\n      - {name: cpu, nominalQuota: 8, borrowingLimit: 2}"),
-       "ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.resourceGroups`: `nvidia.com/gpu` of `ml.g5.8xlarge` has no "
-       "borrowingLimit beside resources that have one"},
+      // Unlimited borrowing of one partition beside a limited one of the same quota has no gov form
+      // (resources have: `borrow-limit = { gpus = unlimited }`).
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec:\n  cohortName: shared-pool\n"
+       "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu, nvidia.com/mig-1g.5gb]\n    flavors:\n    - name: "
+       "ml.p4d.24xlarge\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 1, borrowingLimit: 1}\n      - "
+       "{name: nvidia.com/mig-1g.5gb, nominalQuota: 7}\n",
+       "`spec.resourceGroups`: `nvidia.com/mig-1g.5gb` of `ml.p4d.24xlarge` has no borrowingLimit beside resources that "
+       "have one"},
       {queue("{name: nvidia.com/gpu, nominalQuota: 1.5, borrowingLimit: 0}"),
        "`spec.resourceGroups[0].flavors[0].resources[0].nominalQuota`: `1.5` is not a whole number of devices"},
       {queue("{name: memory, nominalQuota: 1.5Ki, borrowingLimit: 0}"),

@@ -919,7 +919,8 @@ class Server {
     if (starts("submit ")) return BlockKind::submit;
     if (starts("lending-limit")) return BlockKind::amounts;
     if (starts("borrow-within-cohort")) return BlockKind::borrow_within_cohort;
-    if (starts("borrow-limit") || starts("per-pod") || header.find("borrowing") != std::string::npos) {
+    if (starts("borrow-limit")) return BlockKind::borrow_amounts;  // a block: only a quota's takes one
+    if (starts("per-pod") || header.find("borrowing") != std::string::npos) {
       return BlockKind::resources;
     }
     return std::nullopt;
