@@ -151,17 +151,28 @@ class Linter {
       // Quotas written but not resolved (no cluster, no catalog, an unknown type) were
       // reported where they stand, or cannot be judged in this file alone.
       if (team.quotas.empty() && team.declared_quotas > 0) continue;
+      // An instance type the cluster has, for the help's examples (HyperPod's borrow-only team is
+      // a zero quota with an absolute borrow limit).
+      std::string type = "ml.g5.8xlarge";
+      if (policy_.cluster && !policy_.cluster->capacity.empty() && policy_.cluster->capacity.front().type < policy_.types().size()) {
+        type = policy_.types()[policy_.cluster->capacity.front().type].name;
+      }
       if (team.quotas.empty()) {
         warn(Code::team_never_runs, team.where, fmt::format("team `{}` has no quota, so it can never run a task", team.name),
              "no quota")
-            .help = "give it a quota (`quota ml.g5.8xlarge { instances = 1 }`), or remove the team";
+            .help = fmt::format("give it a quota (`quota {} {{ instances = 1 }}`); a team that only borrows has a zero "
+                                "quota with an absolute borrow limit (`quota {} {{ instances = 0, borrow-limit = {{ "
+                                "instances = 1 }} }}`); or remove the team",
+                                type, type);
         continue;
       }
       warn(Code::team_never_runs, team.where,
            fmt::format("team `{}` is guaranteed nothing and may borrow nothing, so it can never run a task", team.name),
            "every quota is zero")
-          .help = "a percentage `borrow-limit` of a zero quota is zero: give the team a nominal quota, or an "
-                  "absolute limit (`borrow-limit = { gpus = 2 }`)";
+          .help = fmt::format("a percentage `borrow-limit` of a zero quota is zero: give the team a nominal quota, or an "
+                              "absolute limit of whole instances (`borrow-limit = {{ instances = 1 }}` inside `quota {} "
+                              "{{ ... }}`)",
+                              team.quotas.front().type_name);
     }
   }
 
@@ -210,6 +221,9 @@ class Linter {
              "no effect")
             .help = "use `sharing = lend-and-borrow` to let it borrow, or remove the quota's `borrow-limit`";
       }
+      if (team.sharing != model::Sharing::lend && team.active) {
+        for (const Quota& q : team.quotas) accelerators_borrowed_alone(team, q);
+      }
       if (team.sharing == model::Sharing::lend || (policy_.settings && policy_.settings->idle_resource_sharing)) continue;
       for (const Quota& q : team.quotas) {
         const bool may_borrow = std::any_of(q.borrowing_limit.begin(), q.borrowing_limit.end(), [](auto a) { return a > 0; });
@@ -220,6 +234,40 @@ class Linter {
              "nothing to borrow")
             .help = "another team needs a quota of this type with `sharing` other than `dont-lend`";
       }
+    }
+  }
+
+  /// `borrow-limit = { gpus = 8 }` on a quota whose vCPU or memory has no nominal and no limit of
+  /// its own: amounts in a borrow limit set single resources (unlike a quota's, which derive vCPU
+  /// and memory), the others keep the team's percentage of the quota, here 0. Every real task asks
+  /// for CPU, so the borrowed accelerators can never be used (a new author's finding: silent in
+  /// check, lint and tests that ask only for GPUs).
+  void accelerators_borrowed_alone(const Team& team, const Quota& q) {
+    if (q.borrow_limit_unlimited || q.type >= policy_.types().size()) return;
+    const InstanceType& type = policy_.types()[q.type];
+    for (model::Resource acc : {model::Resource::gpu, model::Resource::neuron}) {
+      const size_t a = model::index(acc);
+      if (!q.borrow_limit_given[a] || q.borrowing_limit[a] <= 0 || !q.borrow_limit_at[a]) continue;
+      std::vector<std::string_view> starved;
+      for (model::Resource r : {model::Resource::vcpu, model::Resource::memory}) {
+        const size_t i = model::index(r);
+        if (type.per_instance[i] > 0 && !q.absolute_borrow_limit[i] && q.nominal[i] == 0 && q.borrowing_limit[i] == 0) {
+          starved.push_back(r == model::Resource::vcpu ? "vCPU" : "memory");
+        }
+      }
+      if (starved.empty()) return;
+      const int64_t per_instance = type.per_instance[a];
+      const int64_t instances = per_instance > 0 ? (q.borrowing_limit[a] + per_instance - 1) / per_instance : 1;
+      warn(Code::accelerators_borrowed_alone, *q.borrow_limit_at[a],
+           fmt::format("team `{}` may borrow {} {} of `{}` but no {}, so a task that asks for {} there can never run",
+                       team.name, q.borrowing_limit[a], acc == model::Resource::gpu ? "GPUs" : "Neuron devices", q.type_name,
+                       fmt::join(starved, " or "), starved.size() == 2 ? "CPU or memory" : starved.front() == "vCPU" ? "CPU" : "memory"),
+           fmt::format("no {} to go with it", fmt::join(starved, " or ")))
+          .help = fmt::format("amounts in a `borrow-limit` set single resources (the others keep the team's percentage of "
+                              "the quota, here 0): write `borrow-limit = {{ instances = {} }}` for every resource of {} {}, "
+                              "or give `vcpus` and `memory` too (`unlimited` is allowed)",
+                              instances, instances, instances == 1 ? "instance" : "instances");
+      return;
     }
   }
 

@@ -113,6 +113,7 @@ enum class Severity { error, warning, note };
   X(unknown_allow, "W0117", "unknown-allow", warning, "a `# gov:allow(...)` comment names no lint warning, so it silences nothing") \
   X(instance_types_not_checked, "W0118", "instance-types-not-checked", warning, "no catalog is visible, so the instance types a file names are not checked") \
   X(queue_name_too_long, "W0119", "queue-name-too-long", warning, "a team's name is so long that the LocalQueue HyperPod names for it (`hyperpod-ns-TEAM-localqueue`) is longer than the 63 characters a `kueue.x-k8s.io/queue-name` label takes, so no job can name it") \
+  X(accelerators_borrowed_alone, "W0120", "accelerators-borrowed-alone", warning, "a quota's `borrow-limit = { gpus = N }` lets the team borrow accelerators but no vCPU or memory, so a task that asks for CPU or memory beyond the quota can never run there") \
   X(partition_not_in_hyperpod_api, "W0130", "partition-not-in-hyperpod-api", warning, "a quota gives partitions of a MIG profile HyperPod's API does not accept (fine for Kueue, not for `gov export hyperpod`)") \
   X(weight_not_in_hyperpod_api, "W0140", "weight-not-in-hyperpod-api", warning, "a team's fair-share weight is not a whole number from 0 to 100, what HyperPod's API takes (fine for Kueue, not for `gov export hyperpod`)") \
   X(borrow_limit_outside_documented_range, "W0401", "borrow-limit-outside-documented-range", warning, "`gov export hyperpod`: a team's borrow limit is outside 1–500 %, the range HyperPod's documentation gives (its API model accepts 0–10000)") \
