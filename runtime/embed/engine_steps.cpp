@@ -113,6 +113,8 @@ void Engine::Impl::compact_if_due() {
   const size_t live = core->live_tasks();
   const size_t ended_tasks = core->task_count() - live;
   if (ended_tasks <= options.compact_after_ended_tasks || ended_tasks <= 4 * live) return;
+  // A scan to resume would be lost with the old core: the rebuilt one must decide as it would.
+  if (core->holds_scan_progress()) return;
   auto next = std::make_unique<engine::Engine>(policy->runnable->module, *policy->runnable->evaluator, engine_options);
   if (!next->load_state(core->export_state()).empty()) return;  // never lose a task: keep the old core
   core = std::move(next);

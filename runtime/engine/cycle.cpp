@@ -40,6 +40,7 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
     reactivate_after_cycle_ = false;
     return core_.tasks.reactivate_parked();
   }
+  ++scheduling_cycle_;
   if (core_.options.self_check) {
     cycle_start_usage_.clear();
     for (uint32_t t = 0; t < core_.quota.team_count(); ++t) {
@@ -100,7 +101,7 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
 // their cycles as before (self-check runs take every cycle, and the property tests compare).
 void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
                                 const std::vector<Decision>& out) {
-  if (core_.options.self_check || out.size() != decisions_before) return;
+  if (core_.options.self_check || out.size() != decisions_before || !progress_.empty()) return;
   if (entry.result != Result::parked || entry.preemptor || reactivate_after_cycle_) return;
   if (core_.tasks.queue(entry.team).sticky >= 0) return;
   if (!core_.tasks.is_parked(entry.task)) return;
@@ -152,7 +153,9 @@ inline bool Scheduler::walk_past(TeamWalk& walk, size_t position) {
 // the usual cycles; so are the heads with a new decision in a tree of cohorts, whose cycle order is
 // a tournament over the usage.
 void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
-  if (core_.options.self_check || reactivate_after_cycle_) return;
+  // A head with a scan to resume is nominated apart from its class, and the cycles around it are
+  // counted one by one (progress_of).
+  if (core_.options.self_check || reactivate_after_cycle_ || !progress_.empty()) return;
   const bool after_parking_cycle = last_cycle_parked_;
   last_cycle_parked_ = false;
   core_.tasks.teams_with_work(teams_);
@@ -375,6 +378,8 @@ Scheduler::Quiet Scheduler::quiet_head(uint32_t task, bool compute) {
   if (nomination == nullptr) return Quiet::unknown;
   const Assignment& a = nomination->assignment;
   if (!nomination->parks()) return Quiet::no;  // admitted or preempting
+  // Parked with flavors left to try, it goes straight back and resumes its scan (process).
+  if (a.pending_flavors()) return Quiet::no;
   // A tree of cohorts orders a cycle's heads by a tournament over the usage: a head that decides
   // anew is left to its cycle.
   const Quiet decides = core_.module.settings.fair_sharing && core_.quota.tree() ? Quiet::no : Quiet::decides;
@@ -425,7 +430,9 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   // names are in its messages), so it is never cached.
   // A task of a team with resource groups is not cached either (it takes flavors of several
   // groups; the cache keys on one).
-  const bool use_cache = !core_.options.self_check && task.pod_sets.empty() &&
+  // A task whose scan resumes where it stopped is nominated apart from its shape.
+  const ScanProgress* progress = progress_.empty() ? nullptr : progress_of(entry.task);
+  const bool use_cache = !core_.options.self_check && task.pod_sets.empty() && progress == nullptr &&
                          core_.module.teams[static_cast<size_t>(task.team)].groups.empty();
   bool valid = false;
   if (!compute && !use_cache) return nullptr;
@@ -451,7 +458,9 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   assigner_.memo_between_cycles(&core_.between_cycles);
   // A cached entry filled in before parked its shape then: it mostly parks again.
   assigner_.expect_no_fit(stored != nullptr && stored->fill != 0 && stored->parks());
+  assigner_.scan_from(progress != nullptr ? &progress->next_flavor : nullptr);
   assigner_.assign(entry.task, nomination.assignment);
+  assigner_.scan_from(nullptr);
   assigner_.expect_no_fit(false);
   assigner_.remember_searches(0);
   nomination.fill = ++fills_;
@@ -609,6 +618,53 @@ void Scheduler::order_entries(size_t count) {
 
 // §3 step 5 (processEntry).
 void Scheduler::process(Entry& entry, std::vector<Decision>& out) {
+  decide(entry, out);
+  if (record_progress(entry)) {
+    // Kueue's requeueIfNotPresent: a head with flavors left to try goes straight back
+    // (PendingFlavors), and its next nomination differs from this one.
+    if (entry.result == Result::parked) entry.result = Result::requeued;
+    progress_requeued_ = true;
+  }
+}
+
+const Scheduler::ScanProgress* Scheduler::progress_of(uint32_t task) {
+  for (size_t i = 0; i < progress_.size(); ++i) {
+    const ScanProgress& progress = progress_[i];
+    if (progress.task != task) continue;
+    const Task& t = core_.tasks[task];
+    const bool outdated = t.state != TaskState::pending ||
+                          (scheduling_cycle_ - progress.cycle > 1 &&
+                           core_.tasks.team_removals(static_cast<uint32_t>(t.team)) > progress.removals);
+    if (!outdated) return &progress;
+    progress_.erase(progress_.begin() + static_cast<std::ptrdiff_t>(i));
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool Scheduler::record_progress(const Entry& entry) {
+  // A recomputation (overlapping targets) assigned again from the first flavor (Kueue clears
+  // LastAssignment first) and records its own scan.
+  const Assignment& a = entry.recomputed ? entry.own.assignment : entry.nomination->assignment;
+  const bool stays = entry.result == Result::parked || entry.result == Result::requeued;
+  if (!stays || !a.pending_flavors()) {
+    if (!progress_.empty()) forget_progress(entry.task);
+    return false;
+  }
+  auto it = std::find_if(progress_.begin(), progress_.end(), [&](const ScanProgress& p) { return p.task == entry.task; });
+  if (it == progress_.end()) it = progress_.insert(progress_.end(), ScanProgress{});
+  it->task = entry.task;
+  it->next_flavor = a.next_flavor;
+  it->cycle = scheduling_cycle_;
+  it->removals = core_.tasks.team_removals(entry.team);  // evictions come at the cycle's end
+  return true;
+}
+
+void Scheduler::forget_progress(uint32_t task) {
+  std::erase_if(progress_, [task](const ScanProgress& p) { return p.task == task; });
+}
+
+void Scheduler::decide(Entry& entry, std::vector<Decision>& out) {
   const Assignment& a = entry.nomination->assignment;
   if (entry.nomination->parks()) {
     if (a.preempt_mode()) reserve_for_unreclaimable(entry);
@@ -820,7 +876,12 @@ bool Scheduler::finish_cycle(size_t count) {
   const bool evicted = !cycle_victims_.empty();
   cycle_victims_.clear();
 
-  bool changed = evicted;
+  bool changed = evicted || progress_requeued_;
+  progress_requeued_ = false;
+  // A task that left the queue (cancelled, finished) has no scan to resume.
+  if (!progress_.empty()) {
+    std::erase_if(progress_, [this](const ScanProgress& p) { return core_.tasks[p.task].state != TaskState::pending; });
+  }
   for (size_t i = 0; i < count; ++i) {
     const Entry& entry = entries_[i];
     switch (entry.result) {

@@ -40,6 +40,9 @@ class Scheduler {
   uint64_t cycles() const { return cycles_; }
   /// Nominations computed (FlavorAssigner::assign) so far: Engine::nomination_work.
   uint64_t nominations_computed() const { return fills_; }
+  /// A pending task's flavor scan is to resume where it stopped (progress_): state that a
+  /// restart from Engine::export_state would lose, as Kueue's restart loses it.
+  bool holds_scan_progress() const { return !progress_.empty(); }
 
  private:
   enum class Result : uint8_t { admitted, preempting, parked, requeued };
@@ -61,6 +64,17 @@ class Scheduler {
     uint32_t team;
     uint32_t flavor;
     Resources amounts;
+  };
+  /// Kueue's flavor scan progress (LastAssignment, FlavorFungibilityPreserveScanProgress: beta and
+  /// on by default since Kueue 0.19; docs/semantics-decisions.md "Flavor scan progress"): a head
+  /// whose scan stopped early, at an assignment before its last flavor, and that stays pending
+  /// without preempting (skipped because an earlier head took the capacity or its targets, or no
+  /// candidates) starts its next scan after the flavor it stopped at.
+  struct ScanProgress {
+    uint32_t task = 0;
+    std::array<uint8_t, kMaxSlots> next_flavor{};  // Assignment::next_flavor
+    uint64_t cycle = 0;     // the scheduling cycle of the nomination (scheduling_cycle_)
+    uint64_t removals = 0;  // its team's TaskStore::team_removals then
   };
 
   bool run_cycle(std::vector<Decision>& out);
@@ -112,8 +126,19 @@ class Scheduler {
   void set_order_keys(Entry& entry);
   void compute_fair_order_keys(Entry& entry);
   void order_entries(size_t count);
+  /// §3 step 5 for one head: decide, then keep or forget its scan progress.
   void process(Entry& entry, std::vector<Decision>& out);
+  /// What the cycle does with the head: admit, preempt, park or requeue it (Entry::result).
+  void decide(Entry& entry, std::vector<Decision>& out);
   bool finish_cycle(size_t count);
+  /// The scan progress of `task` that its next nomination resumes from, or null: none, or
+  /// outdated (Kueue's lastAssignmentOutdated: recorded before the previous cycle, and an admitted
+  /// task of its team has left since), which is forgotten.
+  const ScanProgress* progress_of(uint32_t task);
+  /// After `entry` was processed: keeps the scan progress of its assignment when it stays pending
+  /// with flavors left to try, else forgets the task's; true when it keeps some.
+  bool record_progress(const Entry& entry);
+  void forget_progress(uint32_t task);
   void park_like_heads(const Entry& entry, size_t decisions_before, const std::vector<Decision>& out);
 
   bool overlaps_cycle_victims(const Entry& entry) const;
@@ -270,6 +295,12 @@ class Scheduler {
   uint64_t fills_ = 0;  // Nomination::fill's last number
   std::vector<FlavorReason> reasons_before_;  // nomination_for: a cached entry's last reasons
   uint64_t cycles_ = 0;
+  /// Few at a time: heads skipped after a scan that stopped early, kept until their next
+  /// nomination. While there are any, cycles run one by one (no quiet-cycle skip), so
+  /// scheduling_cycle_ counts each.
+  std::vector<ScanProgress> progress_;
+  uint64_t scheduling_cycle_ = 0;  // Kueue's schedulingCycle: the cycles with heads
+  bool progress_requeued_ = false;  // a head of this cycle goes back with a scan to resume
 };
 
 }  // namespace gov::engine

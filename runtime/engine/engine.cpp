@@ -527,6 +527,9 @@ uint64_t Engine::team_work() const {
 uint64_t Engine::nomination_work() const {
   return impl_->scheduler.nominations_computed();
 }
+bool Engine::holds_scan_progress() const {
+  return impl_->scheduler.holds_scan_progress();
+}
 size_t Engine::task_count() const {
   return impl_->core.tasks.size();
 }

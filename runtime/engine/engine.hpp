@@ -138,6 +138,10 @@ class Engine {
   /// The nominations computed so far (flavor assignments and their searches), cached ones not
   /// counted. For tests that check what a change leaves alone.
   uint64_t nomination_work() const;
+  /// A pending task's flavor scan is to resume where a cycle left it (Kueue's scan progress,
+  /// docs/semantics-decisions.md "Flavor scan progress"): state that export_state does not carry,
+  /// as a Kueue restart loses it. An engine rebuilt from its state now could decide otherwise.
+  bool holds_scan_progress() const;
   Time now() const;
   /// When the next finish of a task admitted with a duration is due, or nullopt when no such
   /// task runs. Drops the timers of tasks preempted or ended since (they finish nothing), so

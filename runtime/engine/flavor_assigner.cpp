@@ -64,6 +64,7 @@ struct SlotTotals {
 }  // namespace
 
 bool FlavorAssigner::FlavorChoice::consider(const FlavorResult& result, uint32_t flavor, const ir::Team& team) {
+  tried = true;
   if (result.mode.mode == FitMode::no_fit && (!any_no_fit || result.no_fit_class < least_severe_no_fit.no_fit_class)) {
     least_severe_no_fit = result;
     any_no_fit = true;
@@ -85,6 +86,13 @@ void FlavorAssigner::FlavorChoice::report_no_fit(Assignment& out) const {
     out.maximum = least_severe_no_fit.maximum;
     out.maximum_mask = least_severe_no_fit.maximum_mask;
   }
+}
+
+/// Where the next scan of a slot starts (findFlavorForPodSets' TriedFlavorIdx, + 1): after the
+/// last position tried when the scan found an assignment and stopped before the last flavor;
+/// else from the first.
+uint8_t next_flavor_after(bool assigned, size_t last_tried, size_t flavors) {
+  return assigned && last_tried + 1 < flavors ? static_cast<uint8_t>(last_tried + 1) : uint8_t{0};
 }
 
 size_t slot_count(const Task& task, const ir::Team& team) {
@@ -151,6 +159,7 @@ void Assignment::clear() {
   maximum_mask = 0;
   pod_set_count = 0;
   group_count = 0;
+  next_flavor = {};
 }
 
 PreemptionRequest FlavorAssigner::request_for(uint32_t task, uint32_t flavor,
@@ -493,6 +502,21 @@ void FlavorAssigner::no_flavor_of_team(const Task& task, Assignment& out) const 
   }
 }
 
+void FlavorAssigner::resumed_past_requested(const std::vector<uint32_t>& flavors, size_t from, Assignment& out) {
+  out.no_matching_flavor = true;
+  out.flavor = -1;
+  out.mode = {FitMode::no_fit, 0};
+  out.borrowing = 0;
+  out.pod_set_count = 0;
+  out.group_count = 0;
+  for (size_t i = from; i < flavors.size(); ++i) {
+    FlavorReason reason;
+    reason.kind = FlavorReason::Kind::flavor_mismatch;
+    reason.flavor = flavors[i];
+    out.reasons.push_back(reason);
+  }
+}
+
 void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
                                  std::vector<Target>& out) {
   PreemptionRequest& request = whole_request_;
@@ -640,13 +664,28 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
     return;
   }
   FlavorChoice choice;
+  // Positions count every flavor of the list, the ones a scan passes over too (Kueue's
+  // attemptedFlavorIdx); a resumed scan starts after the last one tried (scan_from).
+  const size_t from = scan_from_ != nullptr ? (*scan_from_)[0] : 0;
+  size_t position = 0, last_tried = 0;
   for (const ir::FlavorQuota& quota : team_def.quotas) {
+    const size_t here = position++;
+    if (here < from) continue;
+    last_tried = here;
     if (task.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(task.requested_flavor))
       continue;
     if (pinned >= 0 && quota.flavor != static_cast<uint32_t>(pinned)) continue;
     const FlavorResult result = try_flavor(task, task_index, quota.flavor, task.request, nullptr, out);
     if (trace != nullptr) trace->attempts.emplace_back(quota.flavor, result.mode);
     if (choice.consider(result, quota.flavor, team_def)) break;
+  }
+  out.next_flavor[0] = next_flavor_after(choice.best.mode != FitMode::no_fit, last_tried, team_def.quotas.size());
+  if (from > 0 && !choice.tried) {
+    // A scan resumed past the task's own instance type: the flavors left do not match it.
+    std::vector<uint32_t> flavors;
+    for (const ir::FlavorQuota& quota : team_def.quotas) flavors.push_back(quota.flavor);
+    resumed_past_requested(flavors, from, out);
+    return;
   }
   // Reads are kept for a renewal only when one flavor was tried, and not a pinned one (the
   // answer renewed is the cache's, of the task's whole list of flavors).
@@ -735,7 +774,12 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
       return;
     }
     FlavorChoice choice;
+    const size_t from = scan_from_ != nullptr ? (*scan_from_)[i] : 0;
+    size_t position = 0, last_tried = 0;
     for (const ir::FlavorQuota& quota : team_def.quotas) {
+      const size_t here = position++;
+      if (here < from) continue;
+      last_tried = here;
       if (pod_set.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(pod_set.requested_flavor))
         continue;
       if (pinned != nullptr && static_cast<int32_t>(quota.flavor) != pinned->pod_set_flavor[i]) continue;
@@ -750,6 +794,14 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
     const GranularMode best = choice.best;
     const FlavorResult& best_result = choice.best_result;
     const int32_t chosen = choice.chosen;
+    out.next_flavor[i] = next_flavor_after(best.mode != FitMode::no_fit, last_tried, team_def.quotas.size());
+    if (from > 0 && !choice.tried) {
+      std::vector<uint32_t> flavors;
+      for (const ir::FlavorQuota& quota : team_def.quotas) flavors.push_back(quota.flavor);
+      resumed_past_requested(flavors, from, out);
+      tag(first_reason, i);
+      return;
+    }
     tag(first_reason, i);
     if (best.mode == FitMode::no_fit) {
       out.flavor = -1;
@@ -852,7 +904,12 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
       if (!asks) continue;
       const size_t slot_first_reason = out.reasons.size();
       FlavorChoice choice;
+      const size_t from = scan_from_ != nullptr ? (*scan_from_)[slot] : 0;
+      size_t position = 0, last_tried = 0;
       for (uint32_t flavor : group.flavors) {
+        const size_t here = position++;
+        if (here < from) continue;
+        last_tried = here;
         if (g == pinned_group && flavor != static_cast<uint32_t>(requested)) continue;
         if (pinned != nullptr && static_cast<int32_t>(flavor) != pinned->pod_set_flavor[slot]) continue;
         const FlavorResult result = try_flavor(task, task_index, flavor, slot_amounts, &totals.assumed_in(flavor), out);
@@ -865,7 +922,20 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
       const GranularMode best = choice.best;
       const FlavorResult& best_result = choice.best_result;
       const int32_t chosen = choice.chosen;
+      out.next_flavor[slot] = next_flavor_after(best.mode != FitMode::no_fit, last_tried, group.flavors.size());
+      // A group that gets no flavor leaves its pod set with none (groupFlavors = nil): no progress.
+      const auto forget_pod_set = [&out, p, groups] {
+        for (size_t k = 0; k < groups; ++k) out.next_flavor[p * groups + k] = 0;
+      };
+      if (from > 0 && !choice.tried) {
+        forget_pod_set();
+        out.reasons.resize(first_reason);  // the failing group's status replaces the pod set's
+        resumed_past_requested(group.flavors, from, out);
+        tag(first_reason, p);
+        return;
+      }
       if (best.mode == FitMode::no_fit) {
+        forget_pod_set();
         // Kueue replaces the pod set's status with the failing group's (groupStatus = *status).
         out.reasons.erase(out.reasons.begin() + static_cast<std::ptrdiff_t>(first_reason),
                           out.reasons.begin() + static_cast<std::ptrdiff_t>(slot_first_reason));

@@ -76,6 +76,20 @@ struct Assignment {
   uint32_t group_count = 0;
   std::array<int32_t, kMaxSlots> pod_set_flavor{};
   std::array<ResourceMask, kMaxSlots> pod_set_needs{};
+  /// Kueue's flavor scan progress (LastTriedFlavorIdx + 1; docs/semantics-decisions.md "Flavor
+  /// scan progress"): per slot (slot 0 for a task of one pod set without resource groups), the
+  /// position in the slot's list of flavors the next scan starts at. 0, from the first, unless the
+  /// scan found an assignment and stopped before the last flavor (flavor fungibility), when it is
+  /// the position after the last one tried.
+  std::array<uint8_t, kMaxSlots> next_flavor{};
+
+  /// Kueue's PendingFlavors: a slot's scan stopped before its last flavor.
+  bool pending_flavors() const {
+    for (uint8_t next : next_flavor) {
+      if (next != 0) return true;
+    }
+    return false;
+  }
 
   bool fits() const { return mode.mode == FitMode::fit; }
   /// Kueue's public mode Preempt: the task could fit if something were preempted.
@@ -115,6 +129,9 @@ class FlavorAssigner {
   /// resource without the fused fit test first, which would only fail. The answer is the same
   /// either way (self-check runs always take the per-resource path).
   void expect_no_fit(bool expect) { expect_no_fit_ = expect; }
+  /// Starts each slot's scan of the next assignments at `from` (Assignment::next_flavor of an
+  /// earlier one: the scan resumes where it stopped), until called with null (from the first).
+  void scan_from(const std::array<uint8_t, kMaxSlots>* from) { scan_from_ = from; }
   /// Lets the searches of the next assignments and targets_for use `memos` (null: not, the
   /// default). Only while the quota holds exactly the admitted tasks' usage, as for
   /// remember_searches, and never in self-check runs (SearchContext::between_cycles).
@@ -200,6 +217,7 @@ class FlavorAssigner {
     FlavorResult best_result;
     FlavorResult least_severe_no_fit;  // resolveNoFitReason: the least severe class over flavors
     bool any_no_fit = false;
+    bool tried = false;  // a flavor's result was taken
     int32_t chosen = -1;
     /// Takes one flavor's result; true when the search stops at it (the team's fungibility).
     bool consider(const FlavorResult& result, uint32_t flavor, const ir::Team& team);
@@ -213,6 +231,9 @@ class FlavorAssigner {
     FlavorReason reason;
   };
   ResourceCheck check_resource(uint32_t team, uint32_t flavor, ir::Resource r, Amount amount) const;
+  /// A scan resumed at position `from` of `flavors`, past the only one the task (or pod set)
+  /// may use: each flavor left is a mismatch (Kueue's checkFlavorForPodSets), and nothing fits.
+  static void resumed_past_requested(const std::vector<uint32_t>& flavors, size_t from, Assignment& out);
   /// `request` (a task's, or one pod set's on top of `assumed`, what the task's earlier pod sets
   /// were assigned in the flavor) against one flavor.
   FlavorResult try_flavor(const Task& task, uint32_t task_index, uint32_t flavor, const Resources& request,
@@ -279,6 +300,7 @@ class FlavorAssigner {
   SearchContext context_;
   uint64_t memo_serial_ = 0;
   bool expect_no_fit_ = false;
+  const std::array<uint8_t, kMaxSlots>* scan_from_ = nullptr;
   std::vector<OracleSlot> oracle_memo_;  // kOracleSlots once used
   std::vector<Target> scratch_;
   // The oracle's and targets_for's requests, reused: constructing one zeroes about 1 KB.

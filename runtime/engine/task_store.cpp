@@ -59,6 +59,7 @@ TaskStore::TaskStore(size_t team_count, size_t flavor_count, std::vector<uint32_
       cell_slots_(std::move(cell_slots)),
       admitted_(slot_count(cell_slots_)),
       team_versions_(team_count, 0),
+      team_removals_(team_count, 0),
       flavor_versions_(flavor_count, 0),
       in_changed_flavors_(flavor_count, 0),
       cell_versions_(admitted_.size(), 0) {
@@ -546,6 +547,7 @@ void TaskStore::erase_admitted(uint32_t task) {
     ++cell_versions_[slot];
   });
   bump_version(static_cast<uint32_t>(t.team));
+  ++team_removals_[static_cast<uint32_t>(t.team)];
   ++state_serial_;
 }
 

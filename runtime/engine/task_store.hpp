@@ -437,6 +437,10 @@ class TaskStore {
   /// Bumped whenever the team's admitted tasks change in any flavor (so does its usage): what
   /// the nomination cache checks its entries against.
   uint64_t team_version(uint32_t team) const { return team_versions_[team]; }
+  /// Bumped whenever an admitted task of the team leaves (finished, cancelled or evicted): Kueue's
+  /// ClusterQueue AllocatableResourceGeneration, which only a removal moves (deleteWorkload), and
+  /// which dates a flavor scan's progress (Scheduler::progress_of).
+  uint64_t team_removals(uint32_t team) const { return team_removals_[team]; }
   /// Bumped whenever any team's admitted tasks in `flavor` change (so does the usage there):
   /// what a nomination that read only that flavor's state is checked against
   /// (Nomination::flavor_local).
@@ -534,6 +538,7 @@ class TaskStore {
   std::vector<uint32_t> cell_slots_;             // team × flavor: the cell's slot
   std::vector<std::vector<uint32_t>> admitted_;  // per cell slot
   std::vector<uint64_t> team_versions_;          // per team
+  std::vector<uint64_t> team_removals_;          // per team
   std::vector<uint64_t> flavor_versions_;        // per flavor
   std::vector<uint32_t> changed_flavors_;        // flavors whose version changed since taken
   std::vector<uint8_t> in_changed_flavors_;      // per flavor: listed in changed_flavors_
