@@ -88,12 +88,26 @@ void FlavorAssigner::FlavorChoice::report_no_fit(Assignment& out) const {
   }
 }
 
+namespace {
+
+/// Kueue's checkFlavorForPodSets for a flavor whose node label the task's instance type does not
+/// match: `flavor <f> doesn't match node affinity`, one reason of the scan (kept in the message
+/// when the task does not fit).
+FlavorReason mismatch(uint32_t flavor) {
+  FlavorReason reason;
+  reason.kind = FlavorReason::Kind::flavor_mismatch;
+  reason.flavor = flavor;
+  return reason;
+}
+
 /// Where the next scan of a slot starts (findFlavorForPodSets' TriedFlavorIdx, + 1): after the
 /// last position tried when the scan found an assignment and stopped before the last flavor;
 /// else from the first.
 uint8_t next_flavor_after(bool assigned, size_t last_tried, size_t flavors) {
   return assigned && last_tried + 1 < flavors ? static_cast<uint8_t>(last_tried + 1) : uint8_t{0};
 }
+
+}  // namespace
 
 size_t slot_count(const Task& task, const ir::Team& team) {
   return std::max<size_t>(1, task.pod_sets.size()) * team.groups.size();
@@ -502,19 +516,13 @@ void FlavorAssigner::no_flavor_of_team(const Task& task, Assignment& out) const 
   }
 }
 
-void FlavorAssigner::resumed_past_requested(const std::vector<uint32_t>& flavors, size_t from, Assignment& out) {
+void FlavorAssigner::resumed_past_requested(Assignment& out) {
   out.no_matching_flavor = true;
   out.flavor = -1;
   out.mode = {FitMode::no_fit, 0};
   out.borrowing = 0;
   out.pod_set_count = 0;
   out.group_count = 0;
-  for (size_t i = from; i < flavors.size(); ++i) {
-    FlavorReason reason;
-    reason.kind = FlavorReason::Kind::flavor_mismatch;
-    reason.flavor = flavors[i];
-    out.reasons.push_back(reason);
-  }
 }
 
 void FlavorAssigner::targets_for(uint32_t task, const Assignment& assignment,
@@ -672,8 +680,10 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
     const size_t here = position++;
     if (here < from) continue;
     last_tried = here;
-    if (task.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(task.requested_flavor))
+    if (task.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(task.requested_flavor)) {
+      out.reasons.push_back(mismatch(quota.flavor));
       continue;
+    }
     if (pinned >= 0 && quota.flavor != static_cast<uint32_t>(pinned)) continue;
     const FlavorResult result = try_flavor(task, task_index, quota.flavor, task.request, nullptr, out);
     if (trace != nullptr) trace->attempts.emplace_back(quota.flavor, result.mode);
@@ -682,9 +692,7 @@ void FlavorAssigner::assign(uint32_t task_index, Assignment& out, AssignmentTrac
   out.next_flavor[0] = next_flavor_after(choice.best.mode != FitMode::no_fit, last_tried, team_def.quotas.size());
   if (from > 0 && !choice.tried) {
     // A scan resumed past the task's own instance type: the flavors left do not match it.
-    std::vector<uint32_t> flavors;
-    for (const ir::FlavorQuota& quota : team_def.quotas) flavors.push_back(quota.flavor);
-    resumed_past_requested(flavors, from, out);
+    resumed_past_requested(out);
     return;
   }
   // Reads are kept for a renewal only when one flavor was tried, and not a pinned one (the
@@ -780,8 +788,10 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
       const size_t here = position++;
       if (here < from) continue;
       last_tried = here;
-      if (pod_set.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(pod_set.requested_flavor))
+      if (pod_set.requested_flavor >= 0 && quota.flavor != static_cast<uint32_t>(pod_set.requested_flavor)) {
+        out.reasons.push_back(mismatch(quota.flavor));
         continue;
+      }
       if (pinned != nullptr && static_cast<int32_t>(quota.flavor) != pinned->pod_set_flavor[i]) continue;
       const FlavorResult result =
           try_flavor(task, task_index, quota.flavor, pod_set.request, &totals.assumed_in(quota.flavor), out);
@@ -796,9 +806,7 @@ void FlavorAssigner::assign_pod_sets(uint32_t task_index, Assignment& out, Assig
     const int32_t chosen = choice.chosen;
     out.next_flavor[i] = next_flavor_after(best.mode != FitMode::no_fit, last_tried, team_def.quotas.size());
     if (from > 0 && !choice.tried) {
-      std::vector<uint32_t> flavors;
-      for (const ir::FlavorQuota& quota : team_def.quotas) flavors.push_back(quota.flavor);
-      resumed_past_requested(flavors, from, out);
+      resumed_past_requested(out);
       tag(first_reason, i);
       return;
     }
@@ -910,7 +918,10 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
         const size_t here = position++;
         if (here < from) continue;
         last_tried = here;
-        if (g == pinned_group && flavor != static_cast<uint32_t>(requested)) continue;
+        if (g == pinned_group && flavor != static_cast<uint32_t>(requested)) {
+          out.reasons.push_back(mismatch(flavor));
+          continue;
+        }
         if (pinned != nullptr && static_cast<int32_t>(flavor) != pinned->pod_set_flavor[slot]) continue;
         const FlavorResult result = try_flavor(task, task_index, flavor, slot_amounts, &totals.assumed_in(flavor), out);
         if (trace != nullptr) {
@@ -929,8 +940,10 @@ void FlavorAssigner::assign_groups(uint32_t task_index, Assignment& out, Assignm
       };
       if (from > 0 && !choice.tried) {
         forget_pod_set();
-        out.reasons.resize(first_reason);  // the failing group's status replaces the pod set's
-        resumed_past_requested(group.flavors, from, out);
+        // The failing group's status (its mismatches) replaces the pod set's.
+        out.reasons.erase(out.reasons.begin() + static_cast<std::ptrdiff_t>(first_reason),
+                          out.reasons.begin() + static_cast<std::ptrdiff_t>(slot_first_reason));
+        resumed_past_requested(out);
         tag(first_reason, p);
         return;
       }

@@ -231,9 +231,9 @@ class FlavorAssigner {
     FlavorReason reason;
   };
   ResourceCheck check_resource(uint32_t team, uint32_t flavor, ir::Resource r, Amount amount) const;
-  /// A scan resumed at position `from` of `flavors`, past the only one the task (or pod set)
-  /// may use: each flavor left is a mismatch (Kueue's checkFlavorForPodSets), and nothing fits.
-  static void resumed_past_requested(const std::vector<uint32_t>& flavors, size_t from, Assignment& out);
+  /// A scan resumed past the only flavor the task (or pod set) may use: the flavors left are
+  /// mismatches (their reasons are the scan's), and nothing fits: no-matching-flavor.
+  static void resumed_past_requested(Assignment& out);
   /// `request` (a task's, or one pod set's on top of `assumed`, what the task's earlier pod sets
   /// were assigned in the flavor) against one flavor.
   FlavorResult try_flavor(const Task& task, uint32_t task_index, uint32_t flavor, const Resources& request,
