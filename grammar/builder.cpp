@@ -296,6 +296,22 @@ class Builder {
     return out;
   }
 
+  /// Words people write after a count (`8 GPUs`, `4 instances`), lower-cased.
+  static bool is_count_word(std::string_view lower) {
+    static constexpr std::string_view kWords[] = {"gpu",   "gpus",  "instance", "instances", "node",   "nodes",
+                                                  "vcpu",  "vcpus", "cpu",      "cpus",      "core",   "cores",
+                                                  "device", "devices", "neuron", "neurons",  "efa",    "x"};
+    return std::find(std::begin(kWords), std::end(kWords), lower) != std::end(kWords);
+  }
+
+  /// The number of a `NUMBER UNIT` token spanning `number_span` whose unit text is `unit`.
+  std::string_view number_text_before(Span number_span, std::string_view unit) const {
+    std::string_view whole = ctx_.file.text().substr(number_span.begin, number_span.end - number_span.begin);
+    whole.remove_suffix(std::min(whole.size(), unit.size()));
+    while (!whole.empty() && (whole.back() == ' ' || whole.back() == '\t')) whole.remove_suffix(1);
+    return whole;
+  }
+
   ast::Unit unit(std::string_view text, Span number_span) {
     while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
     if (text.empty()) return ast::Unit::none;
@@ -321,6 +337,10 @@ class Builder {
       d.help = "did you mean `MiB`? gov uses binary units";
     } else if (lower == "tb" || lower == "t" || lower == "ti" || lower == "tib") {
       d.help = "did you mean `TiB`? gov uses binary units (1 TiB = 1024 GiB)";
+    } else if (is_count_word(lower)) {
+      // `gpus = 8 GPUs`, `capacity = { T: 4 instances }`: the key already says what is counted.
+      d.help = fmt::format("a count is a plain number: write `{}` without `{}`",
+                           std::string_view(number_text_before(number_span, text)), text);
     } else {
       d.help = "units are `MiB`, `GiB`, `TiB` for memory, `m` for millicores and `%` for percentages";
     }

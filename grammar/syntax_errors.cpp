@@ -145,6 +145,32 @@ uint32_t end_of_previous_token(std::string_view text, uint32_t offset) {
   return offset;
 }
 
+/// Where the code before `offset` ends: end_of_previous_token, past comments too (a `}` the help
+/// asks for belongs after the last token, not at the end of a comment line that follows it).
+uint32_t end_of_previous_code(std::string_view text, uint32_t offset) {
+  for (;;) {
+    offset = end_of_previous_token(text, offset);
+    if (offset == 0) return 0;
+    uint32_t line_begin = offset;
+    while (line_begin > 0 && text[line_begin - 1] != '\n') --line_begin;
+    // The line's comment, outside strings: `#` to the end of the line.
+    bool inside = false;
+    uint32_t comment = offset;
+    for (uint32_t i = line_begin; i < offset; ++i) {
+      if (text[i] == '\\' && inside) {
+        ++i;
+      } else if (text[i] == '"') {
+        inside = !inside;
+      } else if (text[i] == '#' && !inside) {
+        comment = i;
+        break;
+      }
+    }
+    if (comment == offset) return offset;
+    offset = comment;  // and what comes before the comment
+  }
+}
+
 /// The opening quote of the unterminated string that the error at `offset` is in.
 uint32_t string_start(std::string_view text, uint32_t line_begin, uint32_t offset) {
   uint32_t start = offset;
@@ -227,7 +253,7 @@ std::optional<Diagnostic> declaration_inside_block(const ParseContext& ctx, std:
   if (line_begin > 0 && source[line_begin - 1] != '\n') return std::nullopt;  // not first on its line
   const BraceScan braces = scan_braces(source.substr(0, key_begin));
   if (!braces.unclosed) return std::nullopt;
-  const uint32_t end = end_of_previous_token(source, line_begin);
+  const uint32_t end = end_of_previous_code(source, line_begin);
   const auto at = [&](Span span) { return Location{ctx.source, span}; };
   Diagnostic d = make_diagnostic(Code::unclosed_block, at({end, end}),
                                  fmt::format("missing `}}` before `{}`: the block above is not closed", key),
@@ -392,6 +418,38 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
       d.message = fmt::format("`{}` is not a gov name: names join words with hyphens", whole);
       d.label = "underscore";
       d.help = fmt::format("`{}` is written `{}` in gov", whole, model::kebab_case(whole));
+      return d;
+    }
+  }
+  // A map written as a block (`capacity = { T = 4 }`), or a count with a word after it
+  // (`{ T: 4 instances }`, whose word was read as the next key).
+  if (kind == K::token && text == "expected `:` after the key") {
+    if (source.substr(token.begin, 1) == "=") {
+      d.help = "a map's entries are written `key: value`, as in `capacity = { ml.g5.8xlarge: 4 }`";
+      return d;
+    }
+    const uint32_t key_end = end_of_previous_token(source, token.begin);
+    uint32_t key_begin = key_end;
+    while (key_begin > 0 && is_word_char(source[key_begin - 1])) --key_begin;
+    const uint32_t before = end_of_previous_token(source, key_begin);
+    if (key_begin < key_end && before > 0 && std::isdigit(static_cast<unsigned char>(source[before - 1]))) {
+      const std::string_view word = source.substr(key_begin, key_end - key_begin);
+      d.primary.span = {key_begin, key_end};
+      d.message = fmt::format("`{}` after a count: a map entry's value is a plain number", word);
+      d.label = "not part of the count";
+      d.help = fmt::format("leave out `{}`", word);
+      return d;
+    }
+  }
+  // `priority inference = 90` outside the policy block (a new author wrote it in a team): the
+  // key `priority` then a name, where a property takes `=`.
+  if (kind == K::token && text == "expected `=`") {
+    const uint32_t key_end = end_of_previous_token(source, token.begin);
+    uint32_t key_begin = key_end;
+    while (key_begin > 0 && is_word_char(source[key_begin - 1])) --key_begin;
+    if (source.substr(key_begin, key_end - key_begin) == "priority") {
+      d.help = "priority classes are declared in the `policy` block (`policy { priority inference = 90 }`); a task "
+               "names its class when it is submitted";
       return d;
     }
   }

@@ -65,12 +65,17 @@ std::string dropped_comment(const std::vector<Dropped>& dropped) {
   return out;
 }
 
-ExportResult export_policy(const check::Policy& policy, const ExportOptions& options) {
-  ExportResult result;
-  std::vector<Dropped> dropped = not_expressible(policy, options.target);
-  if (options.target == Target::hyperpod) {
+std::vector<Dropped> not_exportable(const check::Policy& policy, Target target) {
+  std::vector<Dropped> dropped = not_expressible(policy, target);
+  if (target == Target::hyperpod) {
     for (Dropped& construct : hyperpod_not_expressible(policy)) dropped.push_back(std::move(construct));
   }
+  return dropped;
+}
+
+ExportResult export_policy(const check::Policy& policy, const ExportOptions& options) {
+  ExportResult result;
+  std::vector<Dropped> dropped = not_exportable(policy, options.target);
   for (const Dropped& construct : dropped) {
     Diagnostic& d = result.problems.report(make_diagnostic(
         Code::not_expressible, construct.where,

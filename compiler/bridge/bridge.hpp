@@ -96,6 +96,9 @@ struct Dropped {
   Location where;
 };
 std::vector<Dropped> not_expressible(const check::Policy& policy, Target target);
+/// Everything export_policy would refuse (E0401) for `target`: not_expressible, and for HyperPod
+/// what its API has no member for. `gov lint --target` reports them before an export does.
+std::vector<Dropped> not_exportable(const check::Policy& policy, Target target);
 
 // ------------------------------------------------------------------ import (hyperpod_import.cpp)
 

@@ -30,6 +30,9 @@ CheckResult check(const Program& program, const CheckOptions& options = {});
 /// Lint warnings for a checked policy (codes W01xx). Warnings silenced by name with
 /// `# gov:allow(name)` on the line before (or at the end of) the reported line, or by
 /// `allowed` (the command line's --allow), are dropped.
-Diagnostics lint(const Policy& policy, const Program& program, const std::vector<std::string>& allowed = {});
+/// `from_elsewhere`: warnings found outside the checker (`gov lint --target`'s, from the export),
+/// filtered by `allowed` and the allow comments as the lint's own are.
+Diagnostics lint(const Policy& policy, const Program& program, const std::vector<std::string>& allowed = {},
+                 const Diagnostics& from_elsewhere = {});
 
 }  // namespace gov::check

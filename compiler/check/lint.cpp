@@ -438,9 +438,11 @@ std::optional<uint32_t> declaration_start(const Program& program, const Location
 
 }  // namespace
 
-Diagnostics lint(const Policy& policy, const Program& program, const std::vector<std::string>& allowed) {
+Diagnostics lint(const Policy& policy, const Program& program, const std::vector<std::string>& allowed,
+                 const Diagnostics& from_elsewhere) {
   Diagnostics found;
   Linter(policy, found).run();
+  for (const Diagnostic& d : from_elsewhere.items()) found.report(d);
   const auto comments = allow_comments(program, found);
   Diagnostics kept;
   for (const Diagnostic& d : found.items()) {

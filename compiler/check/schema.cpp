@@ -3,6 +3,7 @@
 #include "compiler/check/schema.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <string>
 
@@ -187,6 +188,15 @@ class Validator {
     Diagnostic d = make_diagnostic(Code::wrong_value_kind, at(v.span),
                                    fmt::format("`{}` takes {}, found {}", key, kind_description(spec.kind), describe_value(v)),
                                    "wrong kind of value");
+    // `gpus = "8"`, `priority = "training"` (YAML and JSON habits): the quotes are what is wrong.
+    if (!help && v.kind == ast::Value::Kind::string && !v.string.has_interpolation()) {
+      const std::string inside = v.string.plain();
+      const bool bare = !inside.empty() && inside.size() <= 64 &&
+                        std::all_of(inside.begin(), inside.end(), [](char c) {
+                          return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '%' || c == ' ';
+                        });
+      if (bare && spec.kind != K::string_list) help = fmt::format("remove the quotes: `{} = {}`", key, inside);
+    }
     d.help = std::move(help);
     diagnostics_.report(std::move(d));
   }
@@ -342,6 +352,10 @@ class Validator {
 
   void choice(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
     const auto quoted = [&] { return quoted_choices(spec); };
+    if (v.kind == ast::Value::Kind::string && !v.string.has_interpolation() && spec.has_choice(v.string.plain())) {
+      wrong_kind(v, spec, key, fmt::format("remove the quotes: `{} = {}`", key, v.string.plain()));
+      return;
+    }
     if (v.kind != ast::Value::Kind::name) {
       wrong_kind(v, spec, key, fmt::format("`{}` is one of {}", key, quoted()));
       return;

@@ -107,6 +107,14 @@ TEST_CASE("gov test prints the decisions since the previous expect on a failure,
   CHECK(verbose.out.find("1 passed, 0 failed\n") != std::string::npos);
   CHECK(verbose.out.find("j1") != std::string::npos);  // the block's stream is printed
   CHECK(verbose.out.find("finished") != std::string::npos);
+  CHECK(verbose.out.find("every decision of the test") == std::string::npos);  // no failure: no heading
+  // A failure with -v: the recent decisions, then the whole stream under its own heading.
+  const auto failing = run_gov("test -v " + quoted(file.path));
+  const size_t recent = failing.out.find("decisions since the previous expect:");
+  const size_t stream = failing.out.find("    every decision of the test (-v):\n");
+  CHECK(recent != std::string::npos);
+  CHECK(stream != std::string::npos);
+  CHECK(recent < stream);
 
   const auto bad_regex = run_gov("test --run '(' " + quoted(file.path));
   CHECK(bad_regex.exit_code == 2);

@@ -222,3 +222,24 @@ TEST_CASE("gov apply says when it makes a new store in an empty file", "[store][
   CHECK(run_gov("apply tests/diff/workshop-g5-team-a-3.gov --policy workshop-g5 --skip-tests --db '" + db + "'")
             .err.find("empty file") == std::string::npos);
 }
+
+// A new author's finding: a renamed policy file started a second history without a word, and
+// gov log then asked for --policy. The first apply under a new name says so, with the name to
+// continue the other history.
+TEST_CASE("gov apply says when a file's name starts a second policy in the store", "[store][cli]") {
+  const gov::test::TempDir dir("apply-renamed-file");
+  const std::string db = dir / "store.db";
+  REQUIRE(run_gov("apply policies/examples/workshop-g5.gov --db '" + db + "'").exit_code == 0);
+  std::string text = gov::test::read_text(gov::test::repo_path("policies/examples/workshop-g5.gov"));
+  text.replace(text.find("import \"../catalog/aws-ml.gov\""), std::string("import \"../catalog/aws-ml.gov\"").size(),
+               "import \"aws-ml\"");
+  const std::string renamed = dir.write("ml-prod.gov", text);
+  const gov::test::CommandResult forked = run_gov("apply '" + renamed + "' --db '" + db + "'");
+  INFO(forked.err);
+  CHECK(forked.exit_code == 0);
+  CHECK(forked.err.find("notice: `ml-prod` is a new policy in this store, beside `workshop-g5` (a policy is named after "
+                        "its file); to continue another's history, apply with --policy workshop-g5") != std::string::npos);
+  // Its second version, and an apply that names the policy, say nothing of it.
+  CHECK(run_gov("apply policies/examples/workshop-g5.gov --policy ml-prod --db '" + db + "'").err.find("new policy") ==
+        std::string::npos);
+}

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/bridge/bridge.hpp"
 #include "compiler/diagnostics/formats.hpp"
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/support/terminal_text.hpp"
@@ -34,6 +35,23 @@ void merge_into(Diagnostics& into, SourceMap& into_sources, const Diagnostics& f
   }
 }
 
+/// `--target hyperpod|kueue`: what `gov export` for that target would refuse (E0401), as lint
+/// warnings (W0150), so that a pull request finds out before deploy day (a new author's finding).
+Diagnostics target_warnings(const Args& args, const check::Policy& policy) {
+  Diagnostics out;
+  const std::optional<std::string> target = args.value("target");
+  // A file without a cluster or a cluster policy (a library of teams) is not exported on its own.
+  if (!target || !policy.cluster || !policy.settings) return out;
+  const bridge::Target which = *target == "hyperpod" ? bridge::Target::hyperpod : bridge::Target::kueue;
+  for (const bridge::Dropped& construct : bridge::not_exportable(policy, which)) {
+    Diagnostic& d = out.report(make_diagnostic(Code::not_exportable_to_target, construct.where,
+                                               fmt::format("`gov export {}` would refuse {}", *target, construct.what),
+                                               fmt::format("not exportable to {}", *target)));
+    d.help = fmt::format("change it, or export with `--allow-lossy` to leave it out (docs/deploy.md)");
+  }
+  return out;
+}
+
 int run_lint(const Args& args) {
   if (args.positional.empty()) {
     fmt::print(stderr, "error: `gov lint` needs at least one FILE\n");
@@ -42,6 +60,10 @@ int run_lint(const Args& args) {
   const std::string format = args.value("format").value_or("text");
   if (format != "text" && format != "json" && format != "sarif" && format != "github") {
     fmt::print(stderr, "error: unknown format `{}` (expected text, json, sarif or github)\n", escape_for_terminal(format));
+    return kUsage;
+  }
+  if (const std::optional<std::string> target = args.value("target"); target && *target != "hyperpod" && *target != "kueue") {
+    fmt::print(stderr, "error: unknown target `{}` (expected hyperpod or kueue)\n", escape_for_terminal(*target));
     return kUsage;
   }
   std::vector<std::string> allowed;
@@ -73,7 +95,9 @@ int run_lint(const Args& args) {
     if (!policy) continue;
     const CheckedPolicy* checked = &policy->checked;
     Diagnostics all = checked->diagnostics();
-    if (checked->ok()) all.append(check::lint(checked->result.policy, checked->program, allowed));
+    if (checked->ok()) {
+      all.append(check::lint(checked->result.policy, checked->program, allowed, target_warnings(args, checked->result.policy)));
+    }
     all.sort();
     errors += all.count(Severity::error);
     warnings += all.count(Severity::warning);
@@ -95,14 +119,16 @@ int run_lint(const Args& args) {
 }  // namespace
 
 Command lint_command() {
-  return {{"lint", "gov lint FILE|DIR... [--format text|json|sarif|github] [--deny-warnings] [--allow NAME]...",
+  return {{"lint", "gov lint FILE|DIR... [--format text|json|sarif|github] [--target hyperpod|kueue] [--deny-warnings] [--allow NAME]...",
            "Check policy files and report lint warnings, for people and for pull-request tools.",
            "Formats: `text` (stderr, like `gov check`), `json`, `sarif` (SARIF 2.1.0 for code scanning; one document\n"
            "for all files), "
            "`github` (workflow annotations `::warning file=...,line=...`). A warning is silenced by\n"
            "`# gov:allow(NAME)` on the line above it or at its end, or by `--allow NAME`.\n"
+           "`--target hyperpod|kueue` also warns (W0150) about what `gov export` for that target would refuse.\n"
            "Exit status: 0 clean or warnings only, 1 errors (or warnings with --deny-warnings), 2 usage or I/O.",
            {{"format", "FORMAT", "text (default), json, sarif or github"},
+            {"target", "TARGET", "hyperpod or kueue: warn about what that export would refuse (W0150)"},
             root_option_spec(),
             {"deny-warnings", "", "exit 1 when there are warnings"},
             {"allow", "NAME", "silence a warning by name or code (repeatable)"}}},

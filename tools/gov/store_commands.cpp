@@ -126,6 +126,23 @@ std::vector<OptionSpec> store_options() {
 // ------------------------------------------------------------------ apply
 
 /// Runs the policy's own `test` blocks (with the reference interpreter) before it is stored:
+/// A first version named after its file, in a store that holds other policies: most likely a
+/// renamed file, whose history now forks (gov log and gov diff then ask for --policy). Said, with
+/// the way to continue the other history (a new author's finding).
+void note_new_policy_beside_others(store::Store& db, const std::string& policy) {
+  auto listed = db.policies();
+  if (!listed.ok()) return;
+  std::vector<std::string> others;
+  for (const store::PolicyInfo& info : listed.value()) {
+    if (info.name != policy) others.push_back(escape_for_terminal(info.name));
+  }
+  if (others.empty()) return;
+  fmt::print(stderr,
+             "notice: `{}` is a new policy in this store, beside `{}` (a policy is named after its file); to continue "
+             "another's history, apply with --policy {}\n",
+             escape_for_terminal(policy), fmt::join(others, "`, `"), others.size() == 1 ? others.front() : "NAME");
+}
+
 /// true when all pass. Prints each failure and why nothing was applied. The engine reads the file
 /// again, so its content hash must be the one about to be stored (else the file changed meanwhile).
 bool own_tests_pass(const Args& args, const CheckedPolicy& checked) {
@@ -235,6 +252,9 @@ int run_apply(const Args& args) {
                "notice: version {} is not signed; controllers that require signatures will refuse it "
                "(gov keygen, --sign-key)\n",
                result.value().version);
+  }
+  if (result.value().created && result.value().version == 1 && !args.has("policy")) {
+    note_new_policy_beside_others(*db, policy);
   }
   if (result.value().created) {
     fmt::print("applied `{}` version {} ({})\n", escape_for_terminal(policy), result.value().version,

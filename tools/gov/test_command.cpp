@@ -121,6 +121,9 @@ std::string text_report(const std::vector<RanFile>& files, const Totals& totals)
       out += fmt::format("{}  {}: {}\n", c.result.passed() ? "ok  " : "FAIL", display_path(file.path),
                          escape_for_terminal(c.result.name));
       if (!c.result.passed()) out += escape_lines_for_terminal(failure_report(c));
+      // -v after a failure report, which lists the recent decisions: a heading keeps the whole
+      // stream from reading as the instant replayed (a new author's finding).
+      if (!c.result.passed() && !c.stream.empty()) out += "    every decision of the test (-v):\n";
       for (const std::string& line : c.stream) out += fmt::format("      {}\n", escape_for_terminal(line));
     }
   }
