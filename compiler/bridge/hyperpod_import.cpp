@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -261,6 +262,7 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
   try {
     std::string policy;
     std::string cluster_name = "imported";
+    std::optional<std::string> renamed_cluster;  // the config's Name, when it had capitals
     std::vector<std::string> teams;
     std::set<std::string> quota_ids;                // a quota listed and described is read once
     std::optional<std::string> listed_config;       // list-cluster-scheduler-configs: a config to describe
@@ -315,7 +317,18 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
                                                  object_name && object_name->kind == trace::JsonKind::string ? object_name->text : "?")};
         if (!policy.empty()) at.fail("SchedulerConfig", "a second cluster scheduler config (a cluster has one)");
         policy = policy_block(at, doc);
-        if (object_name && object_name->kind == trace::JsonKind::string) cluster_name = name(at, *object_name, "Name");
+        if (object_name && object_name->kind == trace::JsonKind::string) {
+          // The API's EntityName takes capitals (`Prod-Cluster-Config`); a gov name does not. The
+          // name only labels the cluster, so it is lower-cased and said (a migration helper's
+          // finding: the import refused the config); one gov cannot write at all is refused.
+          std::string lowered = object_name->text;
+          for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          cluster_name = lowered == object_name->text ? name(at, *object_name, "Name") : lowered;
+          if (lowered != object_name->text) {
+            if (name_problem(lowered)) name(at, *object_name, "Name");  // fails, naming the input
+            renamed_cluster = object_name->text;
+          }
+        }
       } else if (doc.find("ComputeQuotaConfig") || doc.find("ComputeQuotaTarget")) {
         add_team(input.name, doc, "");
       } else if (const trace::JsonValue* summaries = doc.find("ComputeQuotaSummaries")) {
@@ -354,6 +367,10 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
     if (policy.empty()) policy = "policy {\n}\n";  // HyperPod's defaults when no scheduler config is given
     std::string out = "# Imported by `gov import hyperpod`.\n";
     for (const std::string& line : skipped) out += fmt::format("# Not imported: {}: it does not govern the cluster.\n", line);
+    if (renamed_cluster) {
+      out += fmt::format("# The cluster scheduler config's Name `{}`, lower-cased: gov names are lower-case.\n",
+                         *renamed_cluster);  // letters, digits and hyphens: its lower case is a gov name
+    }
     out += fmt::format("import \"{}\"\n\ncluster {} {{\n  catalog = {}\n", options.catalog_import, cluster_name, catalog.name);
     if (options.capacity.empty()) {
       out += "  # capacity: HyperPod's API does not say; give it (gov import hyperpod --capacity TYPE=N,...)\n";

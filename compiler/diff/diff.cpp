@@ -766,7 +766,27 @@ class Comparer {
     }
     partitions(subject, team, type, b, a, lending_rows);
     accelerator_consequences(team, type, t, b, a);
+    if (a && b) lending_consequences(team, type, *b, *a);
     if (a && b && held_) held_consequences(team, type, *b, *a);
+  }
+
+  /// A quota whose changed lending limit lends more of its accelerators than before (raised or
+  /// removed, or `dont-lend` given up: a `dont-lend` quota's lending limit is 0): other teams may borrow
+  /// them, and the team reclaims them by preempting (a new author's finding: eight field changes
+  /// listed, no word of what they meant).
+  void lending_consequences(const std::string& team, const std::string& type, const check::Quota& b, const check::Quota& a) {
+    for (Resource r : {Resource::gpu, Resource::neuron}) {
+      const size_t i = model::index(r);
+      const Amount before = std::min(b.nominal[i], b.lending_limit[i]), after = std::min(a.nominal[i], a.lending_limit[i]);
+      // A larger quota lends more too, but that is its own line: only a changed limit counts.
+      if (after <= before || a.lending_limit[i] == b.lending_limit[i]) continue;
+      warn("lends-more",
+           fmt::format("team `{}` may now lend {} on {} ({} before): other teams can borrow {} while idle, and the team "
+                       "gets {} back by preempting their tasks",
+                       team, counted(r, after), type, before == 0 ? "none" : counted(r, before),
+                       is_one(r, after) ? "it" : "them", is_one(r, after) ? "it" : "them"),
+           team);
+    }
   }
 
   void accelerator_consequences(const std::string& team, const std::string& type, const check::InstanceType* t,

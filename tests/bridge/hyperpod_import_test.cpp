@@ -165,3 +165,21 @@ TEST_CASE("gov import hyperpod names the file object and member of bad input", "
   CHECK(twice.exit_code == 2);
   CHECK(twice.err == "error: `--capacity` gives `ml.g6.12xlarge` twice\n");
 }
+
+// A migration helper's finding: a console-created scheduler config named `Prod-Cluster-Config`
+// (valid for the API's EntityName) was refused. The name only labels the cluster: it is
+// lower-cased, and a comment says so. A name gov cannot write even lower-cased is still refused.
+TEST_CASE("gov import hyperpod lower-cases a scheduler config name with capitals", "[bridge][import]") {
+  gov::test::TempDir dir("import-config-capitals");
+  dir.write("config.json", R"({"Name": "Prod-Cluster-Config", "SchedulerConfig": {"FairShare": "Enabled"}})");
+  const gov::test::CommandResult r = run_gov("import hyperpod " + (dir / "config.json"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# The cluster scheduler config's Name `Prod-Cluster-Config`, lower-cased: gov names are lower-case.\n") !=
+        std::string::npos);
+  CHECK(r.out.find("\ncluster prod-cluster-config {\n") != std::string::npos);
+  dir.write("reserved.json", R"({"Name": "Test", "SchedulerConfig": {"FairShare": "Enabled"}})");
+  const gov::test::CommandResult reserved = run_gov("import hyperpod " + (dir / "reserved.json"));
+  CHECK(reserved.exit_code == 1);
+  CHECK(reserved.err.find("`Name`: \"Test\"") != std::string::npos);
+}

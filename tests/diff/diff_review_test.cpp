@@ -643,3 +643,21 @@ TEST_CASE("gov diff --format json writes absent settings as null and names as ar
   CHECK((*by_property["namespaces"])["after"].kind == Json::Kind::array);
   CHECK((*by_property["namespaces"])["after"].size() == 0);
 }
+
+// A new author's finding: removing a lending limit listed eight changed fields and no
+// consequence. The quota now lends more of its GPUs: `lends-more`, with how many.
+TEST_CASE("gov diff says when a quota lends more of its accelerators", "[diff]") {
+  gov::test::TempDir dir("diff-lends-more");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.p5.48xlarge: 4 }\n}\n"
+                           "policy {\n  idle-compute = fcfs\n  priority training = 50\n}\n"
+                           "team product {\n  quota ml.p5.48xlarge { instances = 2 }\n}\n";
+  const std::string before = dir.write(
+      "before.gov", head + "team research {\n  quota ml.p5.48xlarge { instances = 2, lending-limit = { instances = 1 } }\n}\n");
+  const std::string after = dir.write("after.gov", head + "team research {\n  quota ml.p5.48xlarge { instances = 2 }\n}\n");
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(result.out << result.err);
+  CHECK(result.out.find("team `research` may now lend 16 GPUs on ml.p5.48xlarge (8 GPUs before): other teams can borrow "
+                        "them while idle, and the team gets them back by preempting their tasks") != std::string::npos);
+  const auto back = run_gov("diff --files '" + after + "' '" + before + "'");
+  CHECK(back.out.find("may now lend") == std::string::npos);
+}

@@ -188,8 +188,8 @@ TEST_CASE("gov rollback takes --expect-version and says when the new version is 
   INFO(done.err);
   CHECK(done.exit_code == 0);
   CHECK(done.out == "rolled back `workshop-g5` to the content of version 1: now version 3\n");
-  CHECK(done.err.find("notice: version 3 is not signed (version 1 was not); controllers that require signatures "
-                      "will refuse it") == 0);
+  CHECK(done.err.find("notice: version 3 is not signed, as version 1, whose content it restores, was not; controllers "
+                      "that require signatures will refuse it") == 0);
 }
 
 // An SRE helper's finding: a refused copy left an empty store at the destination, which then read

@@ -442,8 +442,8 @@ int run_rollback(const Args& args) {
     // As apply says it: controllers that require signatures will refuse the new version.
     if (auto made = db->show(request.policy, result.value().version); made.ok() && !made.value().signature) {
       fmt::print(stderr,
-                 "notice: version {} is not signed (version {} was not); controllers that require signatures will "
-                 "refuse it (sign it with `gov apply FILE --sign-key KEY` of the same content)\n",
+                 "notice: version {} is not signed, as version {}, whose content it restores, was not; controllers that "
+                 "require signatures will refuse it (sign it with `gov apply FILE --sign-key KEY` of the same content)\n",
                  result.value().version, request.version);
     }
   } else {
