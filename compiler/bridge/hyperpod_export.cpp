@@ -9,6 +9,7 @@
 #include <set>
 
 #include "compiler/check/surface.hpp"
+#include "compiler/model/arithmetic.hpp"
 #include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/assert.hpp"
@@ -119,6 +120,29 @@ void resource_config(JsonWriter& out, const check::Quota& quota, const model::Re
     out.end_object();
   }
   out.end_object();
+}
+
+/// Whether the quota's written EFA amount (its nominal, or with `borrow_limit` its absolute borrow
+/// limit) is the one gov, as HyperPod, derives when it is left out: from the other amounts for the
+/// nominal (docs/semantics.md §2), the team's percentage of that for the borrow limit.
+bool efa_as_hyperpod_derives(const check::Policy& policy, const check::Team& team, const check::Quota& quota,
+                             bool borrow_limit) {
+  if (quota.type >= policy.types().size()) return false;
+  const check::InstanceType& type = policy.types()[quota.type];
+  const size_t efa = model::index(model::Resource::efa);
+  check::GivenAmounts given{};
+  for (size_t r = 0; r < model::kResourceCount; ++r) {
+    if (quota.given[r] && r != efa) given[r] = quota.nominal[r];
+  }
+  int64_t slices = 0;
+  for (const check::PartitionQuota& p : quota.partitions) slices = model::checked_add(slices, model::checked_mul(p.nominal, p.slices));
+  const model::Resources nominal = quota.partitions.empty() ? check::resolve_nominal(type, quota.instances, given)
+                                                            : check::resolve_partition_nominal(type, given, slices);
+  if (!borrow_limit) return nominal[efa] == quota.nominal[efa];
+  if (team.borrow_limit_unlimited) return false;
+  const model::Resources derived =
+      check::resolve_borrowing_limit(quota.nominal, team.borrow_limit_percent, check::GivenAmounts{}, team.sharing);
+  return derived[efa] == quota.borrowing_limit[efa];
 }
 
 /// The team's weight as HyperPod's FairShareWeight (a whole number 0–100): the weight, or under
@@ -561,8 +585,10 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
         }
       }
       // An instance count (the quota's or its borrow limit's) covers EFA as HyperPod does; a written
-      // EFA amount has no member.
-      if (quota.given[model::index(model::Resource::efa)] || quota.borrow_limit_given[model::index(model::Resource::efa)]) {
+      // EFA amount has no member, unless it is the one HyperPod derives (a policy imported from
+      // HyperPod's own ClusterQueue writes it: a migration helper's finding).
+      if ((quota.given[model::index(model::Resource::efa)] && !efa_as_hyperpod_derives(policy, team, quota, false)) ||
+          (quota.borrow_limit_given[model::index(model::Resource::efa)] && !efa_as_hyperpod_derives(policy, team, quota, true))) {
         out.push_back({fmt::format("team `{}`: the EFA amount of `{}`: HyperPod's quotas have no EFA member", team.name,
                                    quota.type_name),
                        quota.where});

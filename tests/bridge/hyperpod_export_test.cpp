@@ -164,12 +164,23 @@ policy {
   idle-compute = fcfs
 }
 team a {
-  quota ml.p5.48xlarge { gpus = 4, efa = 16 }
+  quota ml.p5.48xlarge { gpus = 4, efa = 8 }
 }
 )");
   const gov::test::CommandResult efa = run_gov("export hyperpod " + path);
   CHECK(efa.exit_code == 1);
   CHECK(efa.err.find("error[E0401]: cannot export team `a`: the EFA amount of `ml.p5.48xlarge`") != std::string::npos);
+  // The EFA amount HyperPod derives itself (what `gov import kueue` of HyperPod's own ClusterQueue
+  // writes: a migration helper's finding) is no problem: half of a p5's GPUs derive 16 of its 32.
+  for (const auto& [amount, exported] : {std::pair<int, bool>{16, true}, {15, false}}) {
+    INFO("efa = " << amount);
+    std::string text = gov::test::read_text(path);
+    text.replace(text.find("efa = 8"), std::string("efa = 8").size(), "efa = " + std::to_string(amount));
+    const std::string written = dir.write("tests/bridge/efa-derived.gov", text);
+    const gov::test::CommandResult derived = run_gov("export hyperpod " + written);
+    INFO(derived.err);
+    CHECK((derived.exit_code == 0) == exported);
+  }
 }
 
 // Kueue's borrowingLimit left out for one resource (`borrow-limit = { vcpus = unlimited }`) has no
