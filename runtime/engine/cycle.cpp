@@ -414,6 +414,7 @@ Scheduler::Entry& Scheduler::next_entry(size_t& count, uint32_t task, uint32_t t
   entry.nomination = nullptr;
   entry.result = Result::parked;
   entry.recomputed = false;
+  entry.resumed = false;
   return entry;
 }
 
@@ -432,6 +433,7 @@ Nomination* Scheduler::nomination_for(Entry& entry, bool compute) {
   // groups; the cache keys on one).
   // A task whose scan resumes where it stopped is nominated apart from its shape.
   const ScanProgress* progress = progress_.empty() ? nullptr : progress_of(entry.task);
+  if (compute) entry.resumed = progress != nullptr;
   const bool use_cache = !core_.options.self_check && task.pod_sets.empty() && progress == nullptr &&
                          core_.module.teams[static_cast<size_t>(task.team)].groups.empty();
   bool valid = false;
@@ -623,8 +625,57 @@ void Scheduler::process(Entry& entry, std::vector<Decision>& out) {
     // Kueue's requeueIfNotPresent: a head with flavors left to try goes straight back
     // (PendingFlavors), and its next nomination differs from this one.
     if (entry.result == Result::parked) entry.result = Result::requeued;
-    progress_requeued_ = true;
+    another_cycle_for(entry.task);
+    return;
   }
+  if (!entry.resumed) return;
+  // A resumed scan that left no progress: a head that stays in the queue (skipped, or a
+  // StrictFIFO head) scans from the first flavor next, so the next cycle is not this one again.
+  const bool strict = core_.module.teams[entry.team].queueing == ir::Queueing::strict_fifo;
+  if (entry.result == Result::requeued || (entry.result == Result::parked && strict)) another_cycle_for(entry.task);
+  if (entry.result == Result::parked && !strict) park_same_shape(entry);
+}
+
+// Kueue retries such a head every cycle for as long as it fails; a StrictFIFO head whose scans
+// alternate (one stops early with no victims, the next resumes and fits nowhere) would retry
+// forever. An instant ends at a fixed point, so each task asks for at most kCyclesPerInstant more
+// cycles at one time; the progress it leaves is kept for the next instant.
+void Scheduler::another_cycle_for(uint32_t task) {
+  if (progress_cycles_at_ != core_.now) {
+    progress_cycles_at_ = core_.now;
+    progress_cycles_.clear();
+  }
+  auto it = std::find_if(progress_cycles_.begin(), progress_cycles_.end(), [task](const auto& p) { return p.first == task; });
+  if (it == progress_cycles_.end()) it = progress_cycles_.insert(progress_cycles_.end(), {task, 0});
+  if (it->second >= kCyclesPerInstant) return;
+  ++it->second;
+  progress_requeued_ = true;
+}
+
+// Kueue's SchedulingEquivalenceHashing (on since 0.18): a BestEffortFIFO head that becomes
+// inadmissible with NoFit or no candidates takes every workload of its queue with the same
+// scheduling hash (its pod sets' shapes and requests, node selection, priority) to the
+// inadmissible list with it (handleInadmissibleHash). gov leaves that to the cycles, which park
+// such tasks one by one with the same answer, except after a resumed scan (flavor scan
+// progress), whose no-fit is the head's own: a like task scans from the first flavor and may fit.
+// Those are parked here, as Kueue parks them (a Kueue auditor's finding).
+void Scheduler::park_same_shape(const Entry& entry) {
+  const Task& head = core_.tasks[entry.task];
+  core_.tasks.park_active_where(entry.team, [&head](const Task& t) {
+    if (t.priority != head.priority || t.requested_flavor != head.requested_flavor || t.request != head.request ||
+        t.unavailable_partition != head.unavailable_partition || t.pod_sets.size() != head.pod_sets.size()) {
+      return false;
+    }
+    for (size_t i = 0; i < t.pod_sets.size(); ++i) {
+      const PodSetRequest& a = t.pod_sets[i];
+      const PodSetRequest& b = head.pod_sets[i];
+      if (a.name != b.name || a.requested_flavor != b.requested_flavor || a.pods != b.pods || a.request != b.request ||
+          a.unavailable_partition != b.unavailable_partition) {
+        return false;
+      }
+    }
+    return true;
+  });
 }
 
 const Scheduler::ScanProgress* Scheduler::progress_of(uint32_t task) {

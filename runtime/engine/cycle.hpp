@@ -59,6 +59,9 @@ class Scheduler {
     /// Its targets were searched again mid-cycle (recompute_overlapping), against the usage the
     /// cycle's earlier preemptors reserved rather than the usage at the cycle's start.
     bool recomputed = false;
+    /// Its nomination resumed a scan where an earlier one stopped (progress_of): the next one,
+    /// from wherever this one leaves it, differs.
+    bool resumed = false;
   };
   struct Reservation {
     uint32_t team;
@@ -130,6 +133,9 @@ class Scheduler {
   void process(Entry& entry, std::vector<Decision>& out);
   /// What the cycle does with the head: admit, preempt, park or requeue it (Entry::result).
   void decide(Entry& entry, std::vector<Decision>& out);
+  /// Parks the active tasks of the head's team that have its scheduling shape (after a resumed
+  /// scan found no fit: Kueue's SchedulingEquivalenceHashing).
+  void park_same_shape(const Entry& entry);
   bool finish_cycle(size_t count);
   /// The scan progress of `task` that its next nomination resumes from, or null: none, or
   /// outdated (Kueue's lastAssignmentOutdated: recorded before the previous cycle, and an admitted
@@ -139,6 +145,10 @@ class Scheduler {
   /// with flavors left to try, else forgets the task's; true when it keeps some.
   bool record_progress(const Entry& entry);
   void forget_progress(uint32_t task);
+  /// Asks for another cycle at this instant for a head whose next nomination differs (scan
+  /// progress kept or used up), at most kCyclesPerInstant times per task and instant.
+  void another_cycle_for(uint32_t task);
+  static constexpr uint32_t kCyclesPerInstant = 4;
   void park_like_heads(const Entry& entry, size_t decisions_before, const std::vector<Decision>& out);
 
   bool overlaps_cycle_victims(const Entry& entry) const;
@@ -300,7 +310,9 @@ class Scheduler {
   /// scheduling_cycle_ counts each.
   std::vector<ScanProgress> progress_;
   uint64_t scheduling_cycle_ = 0;  // Kueue's schedulingCycle: the cycles with heads
-  bool progress_requeued_ = false;  // a head of this cycle goes back with a scan to resume
+  bool progress_requeued_ = false;  // a head of this cycle goes back with a scan to resume or just resumed
+  Time progress_cycles_at_ = -1;     // the instant progress_cycles_ counts for
+  std::vector<std::pair<uint32_t, uint32_t>> progress_cycles_;  // per task: cycles asked for at it
 };
 
 }  // namespace gov::engine

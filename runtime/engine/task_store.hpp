@@ -413,6 +413,25 @@ class TaskStore {
   /// ones at once and returns true. False (nothing moved) otherwise. O(1) plus O(tail · log n)
   /// when nothing is parked yet, else the smaller set merged into the larger.
   bool park_like_prefix(uint32_t head);
+  /// Parks every active task of `team` for which `same` holds (Kueue's handleInadmissibleHash:
+  /// the workloads of the heap with the parked head's scheduling hash); returns how many.
+  template <typename Same>
+  size_t park_active_where(uint32_t team, Same same) {
+    TeamQueue& q = queues_[team];
+    std::vector<uint32_t>& moved = scratch_tasks_;
+    moved.clear();
+    for (uint32_t task : q.active.tasks) {
+      if (same(tasks_[task])) moved.push_back(task);
+    }
+    if (moved.empty()) return 0;
+    if (q.parked.tasks.empty()) note_parked(team);
+    for (uint32_t task : moved) {
+      erase(q.active, task);
+      insert(q.parked, task, /*likely_last=*/true);
+    }
+    has_work_[team] = !q.active.tasks.empty() || q.sticky >= 0;
+    return moved.size();
+  }
   /// Whether the team has an active or sticky task.
   bool has_active_work(uint32_t team) const {
     return !queues_[team].active.tasks.empty() || queues_[team].sticky >= 0;
