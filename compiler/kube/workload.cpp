@@ -736,7 +736,28 @@ support::Expected<std::string> team_of_queue(std::string_view queue_name, const 
     }
   }
   if (!team && is_team(queue_name)) team = std::string(queue_name);
-  if (team && is_team(*team)) return *team;
+  if (team && is_team(*team)) {
+    // A LocalQueue is namespaced: Kueue looks `queue-name` up in the object's own namespace. A
+    // team's queues live in HyperPod's `hyperpod-ns-<team>` and in the namespaces it declares; an
+    // object elsewhere names a queue that does not exist there, and Kueue never admits it (a
+    // Kubernetes engineer's finding: gov charged it to the team).
+    std::vector<std::string> homes;
+    for (const auto& [name, owner] : naming.namespaces) {
+      if (owner == *team) homes.push_back(name);
+    }
+    const bool hyperpod_queue = model::hyperpod_queue_team(queue_name).has_value();
+    if (hyperpod_queue) homes.push_back("hyperpod-ns-" + *team);
+    const bool checked = hyperpod_queue || homes.size() > 0;
+    if (checked && !namespace_name.empty() && std::find(homes.begin(), homes.end(), namespace_name) == homes.end()) {
+      return support::Error{support::ErrorKind::invalid,
+                            fmt::format("queue `{}` is team `{}`'s, whose LocalQueues are in namespace{} `{}`, and this "
+                                        "object is in `{}`: Kueue looks the queue up in the object's own namespace, finds "
+                                        "none, and never admits it",
+                                        queue_name, *team, homes.size() == 1 ? "" : "s", fmt::join(homes, "`, `"),
+                                        namespace_name)};
+    }
+    return *team;
+  }
   if (naming.teams.empty()) {
     return support::Error{support::ErrorKind::invalid,
                           fmt::format("queue `{}` maps to no team: the policy has no teams", queue_name)};

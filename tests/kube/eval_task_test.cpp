@@ -54,7 +54,9 @@ TEST_CASE("gov eval of a HyperPodPyTorchJob decides exactly as the JSON task", "
   CHECK(out.find("\"outcome\":\"admitted\"") != std::string::npos);
 }
 
-TEST_CASE("gov eval of an object without a class gives it the lowest class", "[kube][eval]") {
+// Without a class label an object has no class, as a trace task without one: priority 0 (or the
+// policy's default-priority). It once took the lowest class, so one job decided two ways.
+TEST_CASE("gov eval of an object without a class gives it no class, as a trace task", "[kube][eval]") {
   gov::test::TempDir dir("eval-kube-class");
   const std::string yaml = dir.write("job.yaml", R"(apiVersion: batch/v1
 kind: Job
@@ -66,8 +68,9 @@ spec:
     spec:
       containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
 )");
-  const std::string json = dir.write("j.json", R"({"id": "j", "team": "team-b", "priority": "fine-tuning", "pods": 1, "per_pod": {"gpus": 1}})");
+  const std::string json = dir.write("j.json", R"({"id": "j", "team": "team-b", "pods": 1, "per_pod": {"gpus": 1}})");
   CHECK(eval(kWalkthrough, yaml) == eval(kWalkthrough, json));
+  CHECK(eval(kWalkthrough, yaml).find("priority 0") != std::string::npos);
   // A class label that names no class of the policy, with or without `-priority`.
   const std::string urgent = dir.write("urgent.yaml", R"(apiVersion: batch/v1
 kind: Job

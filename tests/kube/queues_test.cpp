@@ -87,7 +87,7 @@ TEST_CASE("kube maps a queue to the team that declares it", "[k8s][kube][queues]
 TEST_CASE("gov eval reads a job's team from the policy's queues", "[k8s][kube][queues]") {
   gov::test::TempDir dir("queues-eval");
   const std::string policy = dir.write("p.gov", kPolicy);
-  const std::string json = dir.write("j.json", R"({"id": "j", "team": "research", "priority": "training", "pods": 1,
+  const std::string json = dir.write("j.json", R"({"id": "j", "team": "research", "pods": 1,
     "per_pod": {"gpus": 2}})");
   const gov::test::CommandResult by_json = run_gov("eval " + policy + " --task " + json);
   const gov::test::CommandResult by_queue = run_gov("eval " + policy + " --task " + dir.write("j.yaml", job("ml-batch")));
@@ -112,8 +112,18 @@ TEST_CASE("kube maps a queue by its namespace when the queue says nothing", "[k8
   CHECK(team("default", "research-ns") == "(team research)");
   CHECK(team("default", "serving-ns") == "(team serving)");
   // A declared queue, and HyperPod's names, come first; a declared namespace before a team's name.
-  CHECK(team("ml-research", "serving-ns") == "(team research)");
-  CHECK(team("hyperpod-ns-serving-localqueue", "research-ns") == "(team serving)");
+  CHECK(team("ml-research", "research-ns") == "(team research)");
+  CHECK(team("hyperpod-ns-serving-localqueue", "hyperpod-ns-serving") == "(team serving)");
+  CHECK(team("hyperpod-ns-serving-localqueue", "") == "(team serving)");  // no namespace: not checked
+  // A LocalQueue is namespaced: a queue of a team named from another team's namespace does not
+  // exist there, and Kueue never admits the object (a Kubernetes engineer's finding).
+  CHECK(team("ml-research", "serving-ns") ==
+        "queue `ml-research` is team `research`'s, whose LocalQueues are in namespace `research-ns`, and this object "
+        "is in `serving-ns`: Kueue looks the queue up in the object's own namespace, finds none, and never admits it");
+  CHECK(team("hyperpod-ns-serving-localqueue", "research-ns") ==
+        "queue `hyperpod-ns-serving-localqueue` is team `serving`'s, whose LocalQueues are in namespaces `serving-ns`, "
+        "`hyperpod-ns-serving`, and this object is in `research-ns`: Kueue looks the queue up in the object's own "
+        "namespace, finds none, and never admits it");
   CHECK(team("serving", "research-ns") == "(team research)");
   CHECK(team("default", "other") ==
         "queue `default` maps to no team of the policy, nor does its namespace `other`; the known queues are "
@@ -128,7 +138,7 @@ TEST_CASE("kube maps a queue by its namespace when the queue says nothing", "[k8
 TEST_CASE("gov eval reads a job's team from the policy's namespaces", "[k8s][kube][queues]") {
   gov::test::TempDir dir("namespaces-eval");
   const std::string policy = dir.write("p.gov", kPolicy);
-  const std::string json = dir.write("j.json", R"({"id": "j", "team": "serving", "priority": "training", "pods": 1,
+  const std::string json = dir.write("j.json", R"({"id": "j", "team": "serving", "pods": 1,
     "per_pod": {"gpus": 2}})");
   const gov::test::CommandResult by_namespace =
       run_gov("eval " + policy + " --task " + dir.write("j.yaml", job("default", "serving-ns")));

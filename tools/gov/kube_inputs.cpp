@@ -63,12 +63,11 @@ support::Expected<gov::Task> workload_task(const kube::Workload& workload, const
       return invalid(fmt::format(": priority class `{}` is not a class of the policy, with or without `-priority`",
                                  *workload.priority_class));
     }
-  } else if (!module.classes.empty()) {
-    // No class: the lowest, as HyperPod gives it (the first declared among equals).
-    const auto lowest = std::min_element(module.classes.begin(), module.classes.end(),
-                                         [](const ir::PriorityClass& a, const ir::PriorityClass& b) { return a.weight < b.weight; });
-    priority = lowest->name;
   }
+  // No class label: no class, as a trace task without one (docs/semantics.md §3.1: the policy's
+  // `default-priority`, else priority 0, Kueue's for a Workload without a WorkloadPriorityClass).
+  // It once took the lowest class here, so one job decided two ways by its input's format (a
+  // Kubernetes engineer's finding).
   const std::string json = kube::task_json(workload, team.value(), priority);
   support::Expected<trace::JsonValue> parsed = trace::parse_json(json);
   GOV_ASSERT(parsed.ok(), "task_json writes valid JSON");

@@ -178,6 +178,14 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
   trace::TaskDecoder decoder(module);
   std::vector<gov::TimedEvent> events;
   for (const Read& r : all) {
+    // A finished or deactivated Workload neither queues nor holds quota: replayed, it would hold
+    // its quota for the whole run (a Kubernetes engineer's finding, from `kubectl get workloads -A`).
+    if (r.workload.state == kube::WorkloadState::finished || r.workload.state == kube::WorkloadState::inactive) {
+      fmt::print(stderr, "note: {} is {}{}: skipped, it holds no quota and does not queue\n",
+                 escape_for_terminal(workload_where(r.path, r.workload)), kube::workload_state_name(r.workload.state),
+                 r.workload.state_reason.empty() ? "" : fmt::format(" ({})", escape_for_terminal(r.workload.state_reason)));
+      continue;
+    }
     support::Expected<gov::Task> task = workload_task(r.workload, module, naming, decoder);
     if (!task) {
       fmt::print(stderr, "error: {}{}\n", escape_for_terminal(workload_where(r.path, r.workload)),
