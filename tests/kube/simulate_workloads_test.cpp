@@ -105,3 +105,32 @@ TEST_CASE("gov simulate refuses workloads it cannot replay", "[k8s][kube][simula
   CHECK(empty.exit_code == 2);
   CHECK(empty.err.find("holds no .yaml, .yml or .json file") != std::string::npos);
 }
+
+// A Kubernetes engineer's finding: `kubectl get workloads -A` lists finished Workloads until their
+// job is deleted, and deactivated ones; replayed, they held their quota for the whole run. They
+// are skipped with a note, as `--state` skips them.
+TEST_CASE("gov simulate --workloads skips finished and deactivated Workloads", "[k8s][kube][simulate]") {
+  gov::test::TempDir dir("simulate-workloads-finished");
+  const auto workload = [](const std::string& name, const std::string& extra_spec, const std::string& status) {
+    return "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata:\n  name: " + name +
+           "\n  namespace: hyperpod-ns-team-a\n  creationTimestamp: \"2026-11-20T10:00:00Z\"\n  labels: "
+           "{kueue.x-k8s.io/priority-class: training-priority}\nspec:\n  queueName: hyperpod-ns-team-a-localqueue\n" +
+           extra_spec +
+           "  podSets:\n  - name: main\n    count: 1\n    template:\n      spec:\n        containers:\n        - name: c\n"
+           "          resources: {limits: {nvidia.com/gpu: 4}}\n" +
+           status;
+  };
+  dir.write("done.yaml", workload("done", "", "status:\n  conditions:\n  - {type: Finished, status: \"True\", reason: "
+                                              "Succeeded, lastTransitionTime: \"2026-11-20T11:00:00Z\"}\n"));
+  dir.write("off.yaml", workload("off", "  active: false\n", ""));
+  dir.write("live.yaml", workload("live", "", ""));
+  const gov::test::CommandResult r = run_gov("simulate " + kWalkthrough + " --workloads " + (dir / ""));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("Workload `done` is finished (Succeeded): skipped, it holds no quota and does not queue") !=
+        std::string::npos);
+  CHECK(r.err.find("Workload `off` is inactive (Deactivated): skipped") != std::string::npos);
+  CHECK(r.out.find(R"("task":"live","outcome":"admitted")") != std::string::npos);
+  CHECK(r.out.find(R"("task":"done")") == std::string::npos);
+  CHECK(r.out.find(R"("task":"off")") == std::string::npos);
+}
