@@ -145,6 +145,15 @@ uint32_t end_of_previous_token(std::string_view text, uint32_t offset) {
   return offset;
 }
 
+/// The word (a name or key) that ends where the last token before `offset` ends; empty when
+/// that token is no word.
+Span word_before(std::string_view text, uint32_t offset) {
+  const uint32_t end = end_of_previous_token(text, offset);
+  uint32_t begin = end;
+  while (begin > 0 && is_word_char(text[begin - 1])) --begin;
+  return {begin, end};
+}
+
 /// Where the code before `offset` ends: end_of_previous_token, past comments too (a `}` the help
 /// asks for belongs after the last token, not at the end of a comment line that follows it).
 uint32_t end_of_previous_code(std::string_view text, uint32_t offset) {
@@ -242,9 +251,7 @@ void note_unclosed(Diagnostic& d, const ParseContext& ctx, const BraceScan& brac
 std::optional<Diagnostic> declaration_inside_block(const ParseContext& ctx, std::string_view expected, uint32_t offset) {
   if (expected != "expected `=`") return std::nullopt;
   const std::string_view source = ctx.file.text();
-  const uint32_t key_end = end_of_previous_token(source, offset);
-  uint32_t key_begin = key_end;
-  while (key_begin > 0 && is_word_char(source[key_begin - 1])) --key_begin;
+  const auto [key_begin, key_end] = word_before(source, offset);
   const std::string_view key = source.substr(key_begin, key_end - key_begin);
   const auto& keywords = declaration_keywords();
   if (std::find(keywords.begin(), keywords.end(), key) == keywords.end()) return std::nullopt;
@@ -428,9 +435,7 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
       d.help = "a map's entries are written `key: value`, as in `capacity = { ml.g5.8xlarge: 4 }`";
       return d;
     }
-    const uint32_t key_end = end_of_previous_token(source, token.begin);
-    uint32_t key_begin = key_end;
-    while (key_begin > 0 && is_word_char(source[key_begin - 1])) --key_begin;
+    const auto [key_begin, key_end] = word_before(source, token.begin);
     const uint32_t before = end_of_previous_token(source, key_begin);
     if (key_begin < key_end && before > 0 && std::isdigit(static_cast<unsigned char>(source[before - 1]))) {
       const std::string_view word = source.substr(key_begin, key_end - key_begin);
@@ -444,10 +449,8 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
   // `priority inference = 90` outside the policy block (a new author wrote it in a team): the
   // key `priority` then a name, where a property takes `=`.
   if (kind == K::token && text == "expected `=`") {
-    const uint32_t key_end = end_of_previous_token(source, token.begin);
-    uint32_t key_begin = key_end;
-    while (key_begin > 0 && is_word_char(source[key_begin - 1])) --key_begin;
-    if (source.substr(key_begin, key_end - key_begin) == "priority") {
+    const Span key = word_before(source, token.begin);
+    if (source.substr(key.begin, key.end - key.begin) == "priority") {
       d.help = "priority classes are declared in the `policy` block (`policy { priority inference = 90 }`); a task "
                "names its class when it is submitted";
       return d;
