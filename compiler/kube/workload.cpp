@@ -569,6 +569,13 @@ support::Expected<Workload> read_workload(const Node& object) {
     out.at = object.at;
     in.object = out.describe();
     if (const Node* ns = in.optional(metadata, "namespace", "metadata.namespace", Node::Kind::scalar)) out.namespace_name = ns->text;
+    if (const Node* uid = in.optional(metadata, "uid", "metadata.uid", Node::Kind::scalar)) out.uid = uid->text;
+    if (const Node* owners = in.optional(metadata, "ownerReferences", "metadata.ownerReferences", Node::Kind::sequence)) {
+      for (const Node& owner : owners->items) {
+        const Node* uid = owner.is_map() ? owner.find("uid") : nullptr;
+        if (uid && uid->is_scalar() && !uid->text.empty()) out.owner_uids.push_back(uid->text);
+      }
+    }
     if (const Node* created = in.optional(metadata, "creationTimestamp", "metadata.creationTimestamp", Node::Kind::scalar)) {
       out.created = parse_timestamp(created->text);
       if (!out.created) {

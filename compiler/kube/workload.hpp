@@ -64,6 +64,9 @@ struct Workload {
   std::string kind;  // `Job`, `PyTorchJob`, ...
   std::string name;
   std::string namespace_name;  // empty when the object has none
+  std::string uid;             // `metadata.uid`, when given
+  /// The uids of its `metadata.ownerReferences` (a Workload's: the Job it was made for).
+  std::vector<std::string> owner_uids;
   /// The LocalQueue: the `kueue.x-k8s.io/queue-name` label (`spec.queueName` of a Workload).
   std::string queue_name;
   /// The `kueue.x-k8s.io/priority-class` label (`spec.priorityClassName` of a Workload).

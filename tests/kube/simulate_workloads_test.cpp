@@ -134,3 +134,39 @@ TEST_CASE("gov simulate --workloads skips finished and deactivated Workloads", "
   CHECK(r.out.find(R"("task":"done")") == std::string::npos);
   CHECK(r.out.find(R"("task":"off")") == std::string::npos);
 }
+
+// A Kubernetes engineer's finding: `kubectl get workloads,jobs -A` gives a Job and the Workload
+// Kueue made for it, and both were submitted: every job counted twice. The Workload's owner
+// reference names the Job's uid; the job is replayed once, as its Workload.
+TEST_CASE("gov simulate --workloads replays a Job given with its own Workload once", "[k8s][kube][simulate]") {
+  gov::test::TempDir dir("simulate-workloads-owner");
+  std::string job = gov::test::read_text(gov::test::repo_path(kJobs + "/a1.yaml"));
+  job.replace(job.find("  name: a1\n"), std::string("  name: a1\n").size(), "  name: a1\n  uid: 1111-aaaa\n");
+  dir.write("job.yaml", job);
+  dir.write("workload.yaml", R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata:
+  name: job-a1-12345
+  namespace: hyperpod-ns-team-a
+  creationTimestamp: "2026-11-20T10:00:01Z"
+  labels: {kueue.x-k8s.io/priority-class: training-priority}
+  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: a1, uid: 1111-aaaa, controller: true}]
+spec:
+  queueName: hyperpod-ns-team-a-localqueue
+  podSets:
+  - name: main
+    count: 2
+    template:
+      spec:
+        nodeSelector: {node.kubernetes.io/instance-type: ml.g5.12xlarge}
+        containers:
+        - name: train
+          resources: {requests: {cpu: "44", memory: 164Gi}, limits: {nvidia.com/gpu: 4}}
+)");
+  const gov::test::CommandResult r = run_gov("simulate " + kWalkthrough + " --workloads " + (dir / ""));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("Job `a1` is replayed as its Workload `job-a1-12345`, given too") != std::string::npos);
+  CHECK(r.out.find(R"("task":"job-a1-12345","outcome":"admitted")") != std::string::npos);
+  CHECK(r.out.find(R"("task":"a1")") == std::string::npos);
+}

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <memory>
 #include <new>
 
@@ -176,8 +177,23 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
   std::stable_sort(all.begin(), all.end(), [&](const Read& a, const Read& b) { return time_of(a) < time_of(b); });
   const kube::QueueNaming naming = queue_naming(engine);
   trace::TaskDecoder decoder(module);
+  // `kubectl get workloads,jobs -A` gives a Job and the Workload Kueue made for it: one job, read
+  // as its Workload (Kueue's own pod sets and status), the owner skipped (a Kubernetes engineer's
+  // finding: every job counted twice).
+  std::map<std::string, const Read*> workload_of_owner;
+  for (const Read& r : all) {
+    if (r.workload.kind != "Workload") continue;
+    for (const std::string& uid : r.workload.owner_uids) workload_of_owner.emplace(uid, &r);
+  }
   std::vector<gov::TimedEvent> events;
   for (const Read& r : all) {
+    if (r.workload.kind != "Workload" && !r.workload.uid.empty()) {
+      if (const auto it = workload_of_owner.find(r.workload.uid); it != workload_of_owner.end()) {
+        fmt::print(stderr, "note: {} is replayed as its Workload `{}`, given too\n",
+                   escape_for_terminal(workload_where(r.path, r.workload)), escape_for_terminal(it->second->workload.name));
+        continue;
+      }
+    }
     // A finished or deactivated Workload neither queues nor holds quota: replayed, it would hold
     // its quota for the whole run (a Kubernetes engineer's finding, from `kubectl get workloads -A`).
     if (r.workload.state == kube::WorkloadState::finished || r.workload.state == kube::WorkloadState::inactive) {
