@@ -555,7 +555,7 @@ constexpr std::string_view kKinds =
 
 }  // namespace
 
-support::Expected<Workload> read_workload(const Node& object) {
+support::Expected<Workload> read_workload(const Node& object, bool allow_unmanaged) {
   try {
     Reader in{"object"};
     if (!object.is_map()) in.fail(object, "", fmt::format("expected a Kubernetes object (a map), found {}", kind_name(object)));
@@ -625,6 +625,11 @@ support::Expected<Workload> read_workload(const Node& object) {
       read_status(in, object, spec, out);
     } else {
       if (const std::optional<std::string> queue = label(object, "kueue.x-k8s.io/queue-name")) out.queue_name = *queue;
+      if (out.queue_name.empty() && allow_unmanaged) {
+        // Kueue does not manage it (a kube-system Job, a Job's own Pod): nothing else is read.
+        out.unmanaged = true;
+        return out;
+      }
       out.priority_class = label(object, "kueue.x-k8s.io/priority-class");
       in.priority_labelled = out.priority_class.has_value();
       if (k == "Pod" && v == "v1") {
@@ -712,14 +717,15 @@ support::Expected<Workload> read_workload(const Node& object) {
   }
 }
 
-support::Expected<std::vector<Workload>> read_workloads(std::string_view text, const YamlLimits& limits) {
+support::Expected<std::vector<Workload>> read_workloads(std::string_view text, const YamlLimits& limits,
+                                                        bool allow_unmanaged) {
   support::Expected<std::vector<Node>> documents = load_yaml(text, limits);
   if (!documents) return documents.error();
   support::Expected<std::vector<Node>> objects = kubernetes_objects(std::move(documents).value());
   if (!objects) return objects.error();
   std::vector<Workload> out;
   for (const Node& object : objects.value()) {
-    support::Expected<Workload> workload = read_workload(object);
+    support::Expected<Workload> workload = read_workload(object, allow_unmanaged);
     if (!workload) return workload.error();
     out.push_back(std::move(workload).value());
   }

@@ -67,6 +67,9 @@ struct Workload {
   std::string uid;             // `metadata.uid`, when given
   /// The uids of its `metadata.ownerReferences` (a Workload's: the Job it was made for).
   std::vector<std::string> owner_uids;
+  /// Read with `allow_unmanaged`: no queue label, so Kueue does not manage it; nothing past the
+  /// metadata was read.
+  bool unmanaged = false;
   /// The LocalQueue: the `kueue.x-k8s.io/queue-name` label (`spec.queueName` of a Workload).
   std::string queue_name;
   /// The `kueue.x-k8s.io/priority-class` label (`spec.priorityClassName` of a Workload).
@@ -102,7 +105,10 @@ struct Workload {
 /// `invalid`, positioned) name the object and the field: an unknown kind, a missing queue label,
 /// a quantity that is not one or does not fit its unit, a resource gov does not know (it would
 /// affect admission), a pod set with zero pods, more than kMaxPodSets pod sets.
-support::Expected<Workload> read_workload(const Node& object);
+/// `allow_unmanaged`: an object other than a Workload without a `kueue.x-k8s.io/queue-name` label
+/// is no error but a Workload with `unmanaged` set and only its kind, name, namespace, uids and
+/// position read (`gov simulate --workloads` skips it: an `-A` export holds such objects).
+support::Expected<Workload> read_workload(const Node& object, bool allow_unmanaged = false);
 
 /// Milliseconds since the Unix epoch of an RFC 3339 time as Kubernetes writes one
 /// (`2026-11-20T10:00:00Z`, `2026-11-20T10:00:00.123456Z`, `2026-11-20T11:00:00+01:00`); nullopt
@@ -110,7 +116,8 @@ support::Expected<Workload> read_workload(const Node& object);
 std::optional<int64_t> parse_timestamp(std::string_view text);
 
 /// Every workload in a YAML text (multi-document, Lists included), in order.
-support::Expected<std::vector<Workload>> read_workloads(std::string_view text, const YamlLimits& limits = {});
+support::Expected<std::vector<Workload>> read_workloads(std::string_view text, const YamlLimits& limits = {},
+                                                        bool allow_unmanaged = false);
 
 /// How a policy's teams name their LocalQueues: its teams, the queues a team declares with
 /// `queues = [...]` and the namespaces with `namespaces = [...]` (for clusters that do not name

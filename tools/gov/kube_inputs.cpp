@@ -28,7 +28,7 @@ kube::QueueNaming queue_naming(const gov::Engine& engine) {
   return naming;
 }
 
-std::optional<std::vector<kube::Workload>> read_workload_file(const std::string& path, int& status) {
+std::optional<std::vector<kube::Workload>> read_workload_file(const std::string& path, int& status, bool allow_unmanaged) {
   std::string error;
   std::optional<std::string> text = read_file(path, kube::YamlLimits{}.max_bytes, error);
   if (!text) {
@@ -36,7 +36,7 @@ std::optional<std::vector<kube::Workload>> read_workload_file(const std::string&
     status = kUsage;
     return std::nullopt;
   }
-  support::Expected<std::vector<kube::Workload>> workloads = kube::read_workloads(*text);
+  support::Expected<std::vector<kube::Workload>> workloads = kube::read_workloads(*text, {}, allow_unmanaged);
   if (!workloads) {
     fmt::print(stderr, "error: {}: {}\n", located(path, workloads.error()), message_after_location(workloads.error()));
     status = kFailed;

@@ -23,7 +23,10 @@ kube::QueueNaming queue_naming(const gov::Engine& engine);
 
 /// The workloads of a YAML file (read_workloads), or nullopt after printing why not (`status`:
 /// 2 when the file cannot be read, else 1).
-std::optional<std::vector<kube::Workload>> read_workload_file(const std::string& path, int& status);
+/// `allow_unmanaged`: objects Kueue does not manage (no queue label) come back marked `unmanaged`
+/// instead of an error (kube::read_workload).
+std::optional<std::vector<kube::Workload>> read_workload_file(const std::string& path, int& status,
+                                                              bool allow_unmanaged = false);
 
 /// "FILE:LINE:COL: Kind `name`": where a workload's errors point.
 std::string workload_where(const std::string& path, const kube::Workload& workload);

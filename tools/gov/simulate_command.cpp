@@ -154,7 +154,7 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
   std::vector<Read> all;
   size_t objects = 0;
   for (const std::string& path : paths) {
-    std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
+    std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status, /*allow_unmanaged=*/true);
     if (!workloads) return std::nullopt;
     objects += workloads->size();
     if (objects > trace::kMaxTraceTasks) {
@@ -186,7 +186,12 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
     for (const std::string& uid : r.workload.owner_uids) workload_of_owner.emplace(uid, &r);
   }
   std::vector<gov::TimedEvent> events;
+  size_t unmanaged = 0;
   for (const Read& r : all) {
+    if (r.workload.unmanaged) {
+      ++unmanaged;  // said once below: an `-A` export holds many (kube-system Jobs, Jobs' Pods)
+      continue;
+    }
     if (r.workload.kind != "Workload" && !r.workload.uid.empty()) {
       if (const auto it = workload_of_owner.find(r.workload.uid); it != workload_of_owner.end()) {
         fmt::print(stderr, "note: {} is replayed as its Workload `{}`, given too\n",
@@ -210,6 +215,11 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
       return std::nullopt;
     }
     events.push_back({time_of(r), gov::Event::submit(std::move(task).value())});
+  }
+  if (unmanaged > 0) {
+    fmt::print(stderr, "note: {} {} no `kueue.x-k8s.io/queue-name` label: Kueue does not manage {}, so {} not replayed\n",
+               unmanaged, unmanaged == 1 ? "object has" : "objects have", unmanaged == 1 ? "it" : "them",
+               unmanaged == 1 ? "it is" : "they are");
   }
   return events;
 }
