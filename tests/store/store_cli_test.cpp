@@ -243,3 +243,31 @@ TEST_CASE("gov apply says when a file's name starts a second policy in the store
   CHECK(run_gov("apply policies/examples/workshop-g5.gov --policy ml-prod --db '" + db + "'").err.find("new policy") ==
         std::string::npos);
 }
+
+// A new author's finding: gov apply checks but does not lint, so a quota on an instance type the
+// cluster lacks (W0102) was applied without a word. A created version's lint warnings are counted
+// in one note with their codes; a clean policy gets none.
+TEST_CASE("gov apply counts the lint warnings of what it applied", "[store][cli]") {
+  const gov::test::TempDir dir("apply-lint-note");
+  const std::string db = dir / "store.db";
+  const std::string policy = dir.write("p.gov", R"(import "aws-ml"
+cluster c {
+  catalog  = aws-ml
+  capacity = { ml.g5.8xlarge: 4 }
+}
+policy {
+  priority training = 50
+}
+team a {
+  quota ml.g5.8xlarge  { instances = 2 }
+  quota ml.p4d.24xlarge { instances = 1 }
+}
+)");
+  const gov::test::CommandResult r = run_gov("apply '" + policy + "' --db '" + db + "'");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  // W0102 (no capacity of ml.p4d.24xlarge) and W0105 (a team that may borrow what no one lends).
+  CHECK(r.err.find("note: `gov lint " + policy + "` finds 2 warnings (W0102, W0105)\n") != std::string::npos);
+  const gov::test::CommandResult clean = run_gov("apply policies/examples/workshop-g5.gov --db '" + (dir / "clean.db") + "'");
+  CHECK(clean.err.find("gov lint") == std::string::npos);
+}

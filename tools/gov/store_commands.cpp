@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/check/check.hpp"
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/diff/diff.hpp"
 #include "compiler/driver/driver.hpp"
@@ -126,6 +127,20 @@ std::vector<OptionSpec> store_options() {
 // ------------------------------------------------------------------ apply
 
 /// Runs the policy's own `test` blocks (with the reference interpreter) before it is stored:
+/// Lint warnings of what was just applied, counted in one line with their codes: apply checks, it
+/// does not lint, and a new author applied a quota on an instance type the cluster lacks (W0102)
+/// without a word.
+void note_lint_warnings(const CheckedPolicy& checked, const std::string& path) {
+  const Diagnostics warnings = check::lint(checked.result.policy, checked.program);
+  if (warnings.items().empty()) return;
+  std::vector<std::string> codes;
+  for (const Diagnostic& d : warnings.items()) codes.emplace_back(code_info(d.code).id);
+  std::sort(codes.begin(), codes.end());
+  codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  fmt::print(stderr, "note: `gov lint {}` finds {} {} ({})\n", display_path(path), warnings.items().size(),
+             warnings.items().size() == 1 ? "warning" : "warnings", fmt::join(codes, ", "));
+}
+
 /// A first version named after its file, in a store that holds other policies: most likely a
 /// renamed file, whose history now forks (gov log and gov diff then ask for --policy). Said, with
 /// the way to continue the other history (a new author's finding).
@@ -256,6 +271,7 @@ int run_apply(const Args& args) {
   if (result.value().created && result.value().version == 1 && !args.has("policy")) {
     note_new_policy_beside_others(*db, policy);
   }
+  if (result.value().created) note_lint_warnings(*checked, args.positional[0]);
   if (result.value().created) {
     fmt::print("applied `{}` version {} ({})\n", escape_for_terminal(policy), result.value().version,
                result.value().content_sha256.substr(0, 12));
