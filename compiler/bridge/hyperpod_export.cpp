@@ -9,7 +9,6 @@
 #include <set>
 
 #include "compiler/check/surface.hpp"
-#include "compiler/model/arithmetic.hpp"
 #include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/assert.hpp"
@@ -134,10 +133,7 @@ bool efa_as_hyperpod_derives(const check::Policy& policy, const check::Team& tea
   for (size_t r = 0; r < model::kResourceCount; ++r) {
     if (quota.given[r] && r != efa) given[r] = quota.nominal[r];
   }
-  int64_t slices = 0;
-  for (const check::PartitionQuota& p : quota.partitions) slices = model::checked_add(slices, model::checked_mul(p.nominal, p.slices));
-  const model::Resources nominal = quota.partitions.empty() ? check::resolve_nominal(type, quota.instances, given)
-                                                            : check::resolve_partition_nominal(type, given, slices);
+  const model::Resources nominal = check::resolve_quota_nominal(type, quota.instances, given, quota.partitions);
   if (!borrow_limit) return nominal[efa] == quota.nominal[efa];
   if (team.borrow_limit_unlimited) return false;
   const model::Resources derived =

@@ -323,11 +323,9 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
           // finding: the import refused the config); one gov cannot write at all is refused.
           std::string lowered = object_name->text;
           for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-          cluster_name = lowered == object_name->text ? name(at, *object_name, "Name") : lowered;
-          if (lowered != object_name->text) {
-            if (name_problem(lowered)) name(at, *object_name, "Name");  // fails, naming the input
-            renamed_cluster = object_name->text;
-          }
+          if (name_problem(lowered)) name(at, *object_name, "Name");  // fails, naming the input
+          cluster_name = lowered;
+          if (lowered != object_name->text) renamed_cluster = object_name->text;
         }
       } else if (doc.find("ComputeQuotaConfig") || doc.find("ComputeQuotaTarget")) {
         add_team(input.name, doc, "");

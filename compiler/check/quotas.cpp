@@ -63,6 +63,14 @@ model::Resources resolve_partition_nominal(const InstanceType& type, const Given
   return nominal;
 }
 
+model::Resources resolve_quota_nominal(const InstanceType& type, std::optional<int64_t> instances, const GivenAmounts& given,
+                                       const std::vector<PartitionQuota>& partitions) {
+  if (partitions.empty()) return resolve_nominal(type, instances, given);
+  int64_t slices = 0;
+  for (const PartitionQuota& p : partitions) slices = model::checked_add(slices, model::checked_mul(p.nominal, p.slices));
+  return resolve_partition_nominal(type, given, slices);
+}
+
 model::Resources resolve_borrowing_limit(const model::Resources& nominal, std::optional<int32_t> percent,
                                          const GivenAmounts& absolute, model::Sharing sharing) {
   model::Resources limit{};

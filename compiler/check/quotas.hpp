@@ -18,6 +18,11 @@ using GivenAmounts = std::array<std::optional<model::Amount>, model::kResourceCo
 /// accelerators are 0. Given amounts also override the instance-derived ones.
 model::Resources resolve_nominal(const InstanceType& type, std::optional<int64_t> instances, const GivenAmounts& given);
 
+/// A quota's nominal amounts: resolve_nominal, or with GPU partitions resolve_partition_nominal of
+/// their slices (the checker's, and what the HyperPod export compares a written EFA amount with).
+model::Resources resolve_quota_nominal(const InstanceType& type, std::optional<int64_t> instances, const GivenAmounts& given,
+                                       const std::vector<PartitionQuota>& partitions);
+
 /// Nominal quota per resource of a quota with GPU partitions (HyperPod CLI's rule,
 /// docs/semantics-decisions.md "GPU partitions (MIG)"): the accelerator share is `gpus / G +
 /// Σ count × slices / (G × 7)` for G GPUs per instance; unspecified vCPU, memory and EFA are the

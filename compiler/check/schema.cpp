@@ -353,7 +353,7 @@ class Validator {
   void choice(const ast::Value& v, const PropertySpec& spec, std::string_view key) {
     const auto quoted = [&] { return quoted_choices(spec); };
     if (v.kind == ast::Value::Kind::string && !v.string.has_interpolation() && spec.has_choice(v.string.plain())) {
-      wrong_kind(v, spec, key, fmt::format("remove the quotes: `{} = {}`", key, v.string.plain()));
+      wrong_kind(v, spec, key);  // a choice in quotes: its help says to remove them
       return;
     }
     if (v.kind != ast::Value::Kind::name) {

@@ -564,9 +564,7 @@ std::optional<Quota> Checker::resolve_quota(const ast::Quota& q, SourceId source
   for (size_t r = 0; r < model::kResourceCount; ++r) out.given[r] = given[r].has_value();
   if (has_partitions) {
     if (!quota_partitions(draft, type, source, team, out)) return std::nullopt;
-    int64_t slices = 0;
-    for (const PartitionQuota& p : out.partitions) slices = model::checked_add(slices, model::checked_mul(p.nominal, p.slices));
-    out.nominal = resolve_partition_nominal(type, given, slices);
+    out.nominal = resolve_quota_nominal(type, out.instances, given, out.partitions);
   }
   out.borrowing_limit = resolve_borrowing_limit(
       out.nominal, team.borrow_limit_unlimited ? std::nullopt : std::optional<int32_t>(team.borrow_limit_percent), absolute,

@@ -47,7 +47,7 @@ Diagnostics target_warnings(const Args& args, const check::Policy& policy) {
     Diagnostic& d = out.report(make_diagnostic(Code::not_exportable_to_target, construct.where,
                                                fmt::format("`gov export {}` would refuse {}", *target, construct.what),
                                                fmt::format("not exportable to {}", *target)));
-    d.help = fmt::format("change it, or export with `--allow-lossy` to leave it out (docs/deploy.md)");
+    d.help = "change it, or export with `--allow-lossy` to leave it out (docs/deploy.md)";
   }
   return out;
 }
