@@ -91,7 +91,8 @@ TEST_CASE("gov simulate refuses workloads it cannot replay", "[k8s][kube][simula
   const gov::test::CommandResult twice =
       run_gov("simulate " + kWalkthrough + " --workloads " + kJobs + "/a1.yaml --workloads " + kJobs + "/a1.yaml");
   CHECK(twice.exit_code == 1);
-  CHECK(twice.err.find("Job `a1` as a task: field \"id\": duplicate task id \"a1\"") != std::string::npos);
+  CHECK(twice.err.find("a1.yaml:3:1: Job `a1`: given twice, also as tests/fixtures/kubernetes/walkthrough/a1.yaml:3:1: "
+                       "Job `a1` (Kubernetes names an object by namespace and name)") != std::string::npos);
   // A duration that is not seconds.
   std::string job = gov::test::read_text(gov::test::repo_path(kJobs + "/b1.yaml"));
   job.replace(job.find("\"900\""), 5, "15m");
@@ -169,4 +170,25 @@ spec:
   CHECK(r.err.find("Job `a1` is replayed as its Workload `job-a1-12345`, given too") != std::string::npos);
   CHECK(r.out.find(R"("task":"job-a1-12345","outcome":"admitted")") != std::string::npos);
   CHECK(r.out.find(R"("task":"a1")") == std::string::npos);
+}
+
+// A Kubernetes engineer's finding: every team names its job `train`, and two Jobs of one name in
+// two namespaces were refused as one task id given twice. A Kubernetes object is named by its
+// namespace and name: such jobs are replayed as `namespace/name`, with one note; a name used in
+// one namespace only keeps its short id.
+TEST_CASE("gov simulate --workloads replays jobs of one name in two namespaces", "[k8s][kube][simulate]") {
+  gov::test::TempDir dir("simulate-workloads-names");
+  std::string b1 = gov::test::read_text(gov::test::repo_path(kJobs + "/b1.yaml"));
+  b1.replace(b1.find("  name: b1\n"), std::string("  name: b1\n").size(), "  name: a1\n");
+  dir.write("a1.yaml", gov::test::read_text(gov::test::repo_path(kJobs + "/a1.yaml")));
+  dir.write("b1.yaml", b1);
+  dir.write("b2.yaml", gov::test::read_text(gov::test::repo_path(kJobs + "/b2.yaml")));
+  const gov::test::CommandResult r = run_gov("simulate " + kWalkthrough + " --workloads " + (dir / ""));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("note: the name `a1` is used in several namespaces: its tasks are named `namespace/name`") !=
+        std::string::npos);
+  CHECK(r.out.find(R"("task":"hyperpod-ns-team-a/a1","outcome":"admitted")") != std::string::npos);
+  CHECK(r.out.find(R"("task":"hyperpod-ns-team-b/a1")") != std::string::npos);
+  CHECK(r.out.find(R"("task":"b2")") != std::string::npos);
 }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -131,11 +133,38 @@ std::optional<std::string> assigned_group_flavors(const std::string& path, const
 
 }  // namespace
 
+std::vector<std::string> qualify_shared_names(const std::vector<kube::Workload*>& workloads) {
+  std::map<std::string, std::set<std::string>> namespaces_of;  // copies: the names change below
+  for (const kube::Workload* w : workloads) namespaces_of[w->name].insert(w->namespace_name);
+  std::vector<std::string> qualified;
+  std::set<std::string> seen;
+  for (kube::Workload* w : workloads) {
+    const auto it = namespaces_of.find(w->name);
+    if (it == namespaces_of.end() || it->second.size() < 2) continue;
+    if (seen.insert(w->name).second) qualified.push_back(w->name);
+    w->name = fmt::format("{}/{}", w->namespace_name, w->name);
+  }
+  return qualified;
+}
+
+void note_qualified_names(const std::vector<std::string>& names) {
+  if (names.empty()) return;
+  std::string listed;
+  for (size_t i = 0; i < names.size() && i < 5; ++i) listed += fmt::format("{}`{}`", i == 0 ? "" : ", ", names[i]);
+  if (names.size() > 5) listed += fmt::format(" and {} more", names.size() - 5);
+  fmt::print(stderr, "note: {} {} {} used in several namespaces: {} tasks are named `namespace/name`\n",
+             names.size() == 1 ? "the name" : "the names", escape_for_terminal(listed), names.size() == 1 ? "is" : "are",
+             names.size() == 1 ? "its" : "their");
+}
+
 std::optional<gov::ClusterState> read_workloads_state(const std::string& path, const ir::Module& module,
                                                       const kube::QueueNaming& naming, int& status,
                                                       std::optional<int64_t>* origin) {
   std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status);
   if (!workloads) return std::nullopt;
+  std::vector<kube::Workload*> named;
+  for (kube::Workload& w : *workloads) named.push_back(&w);
+  note_qualified_names(qualify_shared_names(named));
   status = kFailed;
   // The earliest and latest times the Workloads give: the state's start (0) and its time.
   int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();

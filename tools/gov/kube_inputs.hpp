@@ -32,13 +32,22 @@ std::optional<std::vector<kube::Workload>> read_workload_file(const std::string&
 std::string workload_where(const std::string& path, const kube::Workload& workload);
 
 /// A workload as a task of `module`: team from its queue (kube::team_of_queue), class from its
-/// label (absent: the policy's lowest), its pod sets (one named `main`: the task's `pods` ×
+/// label (absent: no class, as a trace task without one), its pod sets (one named `main`: the task's `pods` ×
 /// `per_pod`; else `pod_sets`), and its duration annotation. Decoded by `decoder`, which refuses
 /// an id it decoded before. An error for an unknown queue or class, or what the task decoder
 /// refuses, whose message continues workload_where's ("…: Job `a1`" + ": queue `x` maps to no
 /// team …", or " as a task: …").
 support::Expected<gov::Task> workload_task(const kube::Workload& workload, const ir::Module& module,
                                            const kube::QueueNaming& naming, trace::TaskDecoder& decoder);
+
+/// Kubernetes names an object by namespace and name, a trace its task by an id: objects of one
+/// name in several namespaces (every team's Job `train`) take `namespace/name` as their name, so as
+/// their task's id. Returns the names qualified, in first-seen order, for one note. The same name
+/// twice in one namespace is left as it is: the same object given twice, which the task decoder
+/// refuses.
+std::vector<std::string> qualify_shared_names(const std::vector<kube::Workload*>& workloads);
+/// One note on stderr naming what qualify_shared_names qualified (none: nothing).
+void note_qualified_names(const std::vector<std::string>& names);
 
 /// A cluster state from `kubectl get workloads -A -o yaml` (Kueue Workloads, v1beta1 or v1beta2):
 /// admitted Workloads hold their flavors from their reservation time, pending ones queue from

@@ -173,6 +173,11 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
     any_time = true;
   }
   origin = first;  // time 0 of the replay, for the usage report's dates
+  std::vector<kube::Workload*> managed;
+  for (Read& r : all) {
+    if (!r.workload.unmanaged) managed.push_back(&r.workload);
+  }
+  note_qualified_names(qualify_shared_names(managed));
   const auto time_of = [&](const Read& r) { return r.workload.created ? *r.workload.created - first : 0; };
   std::stable_sort(all.begin(), all.end(), [&](const Read& a, const Read& b) { return time_of(a) < time_of(b); });
   const kube::QueueNaming naming = queue_naming(engine);
@@ -186,6 +191,7 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
     for (const std::string& uid : r.workload.owner_uids) workload_of_owner.emplace(uid, &r);
   }
   std::vector<gov::TimedEvent> events;
+  std::map<std::string, const Read*> replayed;  // by name (its task's id)
   size_t unmanaged = 0;
   for (const Read& r : all) {
     if (r.workload.unmanaged) {
@@ -206,6 +212,13 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
                  escape_for_terminal(workload_where(r.path, r.workload)), kube::workload_state_name(r.workload.state),
                  r.workload.state_reason.empty() ? "" : fmt::format(" ({})", escape_for_terminal(r.workload.state_reason)));
       continue;
+    }
+    if (const auto [it, first_time] = replayed.emplace(r.workload.name, &r); !first_time) {
+      fmt::print(stderr, "error: {}: given twice, also as {} (Kubernetes names an object by namespace and name)\n",
+                 escape_for_terminal(workload_where(r.path, r.workload)),
+                 escape_for_terminal(workload_where(it->second->path, it->second->workload)));
+      status = kFailed;
+      return std::nullopt;
     }
     support::Expected<gov::Task> task = workload_task(r.workload, module, naming, decoder);
     if (!task) {
