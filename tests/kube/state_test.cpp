@@ -363,3 +363,30 @@ items:
   CHECK(wrong.exit_code == 0);
   CHECK(wrong.err.find("wrong.yaml: admitted Workload `holder`: `ml.c5.xlarge` is not in the resource group of team `team-a` it is given for") != std::string::npos);
 }
+
+// A Kubernetes engineer's finding: Workloads are named by namespace and name, and two of one name
+// in two namespaces were one task id given twice. They are `namespace/name` now, with one note.
+TEST_CASE("gov eval reads Workloads of one name in two namespaces", "[k8s][kube][state]") {
+  gov::test::TempDir dir("state-names");
+  const std::string admitted = R"(    status:
+      admission:
+        clusterQueue: q
+        podSetAssignments: [{name: main, count: 1, flavors: {nvidia.com/gpu: ml.g5.12xlarge}}]
+      conditions:
+        - {type: QuotaReserved, status: "True", reason: QuotaReserved, lastTransitionTime: "2026-11-20T10:00:10Z"}
+)";
+  std::string team_b = workload("train", "2026-11-20T10:00:05Z", "");  // team-b's namespace and queue
+  for (size_t at = team_b.find("team-a"); at != std::string::npos; at = team_b.find("team-a", at)) team_b[at + 5] = 'b';
+  const std::string state =
+      dir.write("state.yaml", list(workload("train", "2026-11-20T10:00:00Z", admitted) + team_b));
+  const std::string task = dir.write("t.json", R"({"id": "t", "team": "team-b", "gpus": 4, "instance_type": "ml.g5.12xlarge"})");
+  const gov::test::CommandResult r = run_gov("eval " + kWalkthrough + " --task " + task + " --state " + state);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("note: the name `train` is used in several namespaces: its tasks are named `namespace/name`") !=
+        std::string::npos);
+  // Both were read: team-a's holds an instance, team-b's (pending in the state) takes the other,
+  // and both are the candidates t's explanation lists.
+  CHECK(r.out.find("- hyperpod-ns-team-a/train (team team-a, priority 70)") != std::string::npos);
+  CHECK(r.out.find("- hyperpod-ns-team-b/train (team team-b, priority 70)") != std::string::npos);
+}
