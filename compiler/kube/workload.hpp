@@ -60,6 +60,10 @@ std::string_view workload_state_name(WorkloadState state);
 /// a trace's `duration` (`"600"`, `"90.5"`).
 inline constexpr std::string_view kDurationAnnotation = "gov/duration";
 
+/// The annotation of a Job that lets Kueue admit as few as that many of its pods (partial
+/// admission), which gov does not model.
+inline constexpr std::string_view kMinParallelismAnnotation = "kueue.x-k8s.io/job-min-parallelism";
+
 struct Workload {
   std::string kind;  // `Job`, `PyTorchJob`, ...
   std::string name;
@@ -81,6 +85,10 @@ struct Workload {
   std::optional<int64_t> created;
   /// The `gov/duration` annotation (milliseconds), when given.
   std::optional<int64_t> duration;
+  /// It lets Kueue admit fewer pods than it asks for (a pod set's `minCount` below its count, a
+  /// Job's kMinParallelismAnnotation below its parallelism): Kueue's partial admission, which gov
+  /// does not model (it admits the whole count or nothing); the commands say so in a note.
+  bool partial_admission = false;
 
   // A Kueue Workload's status (other kinds: pending, nothing else set).
   WorkloadState state = WorkloadState::pending;

@@ -192,3 +192,20 @@ TEST_CASE("gov simulate --workloads replays jobs of one name in two namespaces",
   CHECK(r.out.find(R"("task":"hyperpod-ns-team-b/a1")") != std::string::npos);
   CHECK(r.out.find(R"("task":"b2")") != std::string::npos);
 }
+
+TEST_CASE("gov simulate --workloads notes the workloads that allow partial admission", "[k8s][kube][simulate]") {
+  gov::test::TempDir dir("simulate-workloads-partial");
+  std::string a1 = gov::test::read_text(gov::test::repo_path(kJobs + "/a1.yaml"));
+  a1.replace(a1.find("  labels:\n"), std::string("  labels:\n").size(),
+             "  annotations: {kueue.x-k8s.io/job-min-parallelism: \"1\"}\n  labels:\n");
+  dir.write("a1.yaml", a1);
+  dir.write("b1.yaml", gov::test::read_text(gov::test::repo_path(kJobs + "/b1.yaml")));
+  const gov::test::CommandResult r = run_gov("simulate " + kWalkthrough + " --workloads " + (dir / ""));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("a1.yaml:3:1: Job `a1` lets Kueue admit fewer pods than it asks for (`minCount`, "
+                   "`kueue.x-k8s.io/job-min-parallelism`): gov does not model partial admission") != std::string::npos);
+  // Without the annotation, nothing is said.
+  dir.write("a1.yaml", gov::test::read_text(gov::test::repo_path(kJobs + "/a1.yaml")));
+  CHECK(run_gov("simulate " + kWalkthrough + " --workloads " + (dir / "")).err.find("partial admission") == std::string::npos);
+}

@@ -134,7 +134,8 @@ TEST_CASE("kube reports bad objects with the object and the field", "[kube]") {
   CHECK(error_of("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n") ==
         "line 2, column 7: Deployment `d`: `kind`: `Deployment` (`apps/v1`) is not a workload gov reads; it reads `batch/v1` "
         "Job, `kubeflow.org/v1` PyTorchJob, `sagemaker.amazonaws.com/v1` HyperPodPyTorchJob, `ray.io/v1` RayJob and "
-        "RayCluster, `kueue.x-k8s.io` Workload, `v1` Pod");
+        "RayCluster, `kueue.x-k8s.io` Workload, `v1` Pod; for another kind Kueue manages, give the Workload Kueue made "
+        "for it (`kubectl get workloads -n NAMESPACE -o yaml`)");
   CHECK(error_of("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n    spec:\n      containers: []\n") ==
         "line 3, column 11: Job `j`: `metadata.labels`: no `kueue.x-k8s.io/queue-name` label: Kueue does not manage the "
         "object, and gov cannot tell its team");
@@ -197,4 +198,41 @@ TEST_CASE("kube reports bad objects with the object and the field", "[kube]") {
       "{matchExpressions: [{key: foo, operator: Exists}]}]}}}\n      containers: []\n");
   REQUIRE(read);
   CHECK_FALSE(read.value().front().pod_sets.front().instance_type.has_value());
+}
+
+// A Kubernetes engineer's finding: `minCount` and `kueue.x-k8s.io/job-min-parallelism` (Kueue's
+// partial admission) were read past without a word; gov admits the whole count or nothing, and
+// the commands now say so (read here, noted by eval and simulate).
+TEST_CASE("kube marks workloads that allow partial admission", "[kube]") {
+  const std::string job = R"(apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j
+  labels: {kueue.x-k8s.io/queue-name: hyperpod-ns-team-a-localqueue}
+  annotations: {kueue.x-k8s.io/job-min-parallelism: "MIN"}
+spec:
+  parallelism: 4
+  template:
+    spec:
+      containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]
+)";
+  const auto read_with = [&](const std::string& min) {
+    std::string text = job;
+    text.replace(text.find("MIN"), 3, min);
+    return gov::kube::read_workloads(text);
+  };
+  CHECK(read_with("2").value().front().partial_admission);
+  CHECK_FALSE(read_with("4").value().front().partial_admission);  // all four: nothing partial
+  CHECK(read_with("two").error().message.find("`two` is not a whole number of pods") != std::string::npos);
+  const auto workload = gov::kube::read_workloads(R"(apiVersion: kueue.x-k8s.io/v1beta2
+kind: Workload
+metadata: {name: w}
+spec:
+  queueName: q
+  podSets:
+  - {name: main, count: 4, minCount: 2, template: {spec: {containers: [{name: c}]}}}
+)");
+  REQUIRE(workload);
+  CHECK(workload.value().front().partial_admission);
+  CHECK_FALSE(fixture("job.yaml").partial_admission);
 }

@@ -75,6 +75,7 @@ std::optional<gov::Task> kubernetes_task(const std::string& path, const gov::Eng
   }
   const kube::Workload& workload = workloads->front();
   created = workload.created;
+  if (workload.partial_admission) note_partial_admission(1, workload_where(path, workload));
   trace::TaskDecoder decoder(module);
   support::Expected<gov::Task> task = workload_task(workload, module, queue_naming(engine), decoder);
   if (!task) {

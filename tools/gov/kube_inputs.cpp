@@ -157,6 +157,15 @@ void note_qualified_names(const std::vector<std::string>& names) {
              names.size() == 1 ? "its" : "their");
 }
 
+void note_partial_admission(size_t count, const std::string& example) {
+  if (count == 0) return;
+  fmt::print(stderr,
+             "note: {}{} {} Kueue admit fewer pods than {} (`minCount`, `{}`): gov does not model partial admission, "
+             "it admits the whole count or nothing (docs/kubernetes.md)\n",
+             count == 1 ? "" : fmt::format("{} workloads, such as ", count), escape_for_terminal(example),
+             count == 1 ? "lets" : "let", count == 1 ? "it asks for" : "they ask for", kube::kMinParallelismAnnotation);
+}
+
 std::optional<gov::ClusterState> read_workloads_state(const std::string& path, const ir::Module& module,
                                                       const kube::QueueNaming& naming, int& status,
                                                       std::optional<int64_t>* origin) {
@@ -187,6 +196,12 @@ std::optional<gov::ClusterState> read_workloads_state(const std::string& path, c
   gov::ClusterState state;
   state.at = last - first;
   trace::TaskDecoder decoder(module);
+  size_t partial = 0;
+  std::string partial_example;
+  for (const kube::Workload& w : *workloads) {
+    if (w.partial_admission && partial++ == 0) partial_example = workload_where(path, w);
+  }
+  note_partial_admission(partial, partial_example);
   for (const kube::Workload& w : *workloads) {
     const std::string where = escape_for_terminal(workload_where(path, w));
     if (w.state != kube::WorkloadState::pending && w.state != kube::WorkloadState::admitted) {

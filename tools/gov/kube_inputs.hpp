@@ -49,6 +49,10 @@ std::vector<std::string> qualify_shared_names(const std::vector<kube::Workload*>
 /// One note on stderr naming what qualify_shared_names qualified (none: nothing).
 void note_qualified_names(const std::vector<std::string>& names);
 
+/// One note on stderr when `count` workloads allow Kueue's partial admission, which gov does not
+/// model; `example` is one of them (workload_where). Nothing when `count` is 0.
+void note_partial_admission(size_t count, const std::string& example);
+
 /// A cluster state from `kubectl get workloads -A -o yaml` (Kueue Workloads, v1beta1 or v1beta2):
 /// admitted Workloads hold their flavors from their reservation time, pending ones queue from
 /// their creation time, finished, evicted and inactive ones are skipped with a note on stderr.

@@ -192,6 +192,8 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
   }
   std::vector<gov::TimedEvent> events;
   std::map<std::string, const Read*> replayed;  // by name (its task's id)
+  size_t partial = 0;  // workloads that allow partial admission, noted once
+  std::string partial_example;
   size_t unmanaged = 0;
   for (const Read& r : all) {
     if (r.workload.unmanaged) {
@@ -220,6 +222,7 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
       status = kFailed;
       return std::nullopt;
     }
+    if (r.workload.partial_admission && partial++ == 0) partial_example = workload_where(r.path, r.workload);
     support::Expected<gov::Task> task = workload_task(r.workload, module, naming, decoder);
     if (!task) {
       fmt::print(stderr, "error: {}{}\n", escape_for_terminal(workload_where(r.path, r.workload)),
@@ -229,6 +232,7 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
     }
     events.push_back({time_of(r), gov::Event::submit(std::move(task).value())});
   }
+  note_partial_admission(partial, partial_example);
   if (unmanaged > 0) {
     fmt::print(stderr, "note: {} {} no `kueue.x-k8s.io/queue-name` label: Kueue does not manage {}, so {} not replayed\n",
                unmanaged, unmanaged == 1 ? "object has" : "objects have", unmanaged == 1 ? "it" : "them",
