@@ -431,30 +431,6 @@ bool group_is(std::string_view api_version, std::string_view group) {
   return api_version.size() > group.size() && api_version.substr(0, group.size()) == group && api_version[group.size()] == '/';
 }
 
-/// `gov/duration`: seconds, at most 3 decimals, at most 10^9 s (a trace's `duration`).
-std::optional<int64_t> duration_millis(std::string_view text) {
-  const size_t dot = text.find('.');
-  const std::string_view whole = text.substr(0, dot);
-  const std::string_view fraction = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
-  if (whole.empty() || whole.size() > 10 || (dot != std::string_view::npos && (fraction.empty() || fraction.size() > 3))) {
-    return std::nullopt;
-  }
-  int64_t ms = 0;
-  for (char c : whole) {
-    if (c < '0' || c > '9') return std::nullopt;
-    ms = ms * 10 + (c - '0');
-  }
-  if (ms > 1'000'000'000) return std::nullopt;
-  ms *= 1000;
-  int64_t scale = 100;
-  for (char c : fraction) {
-    if (c < '0' || c > '9') return std::nullopt;
-    ms += (c - '0') * scale;
-    scale /= 10;
-  }
-  return ms;
-}
-
 /// The condition of `type` in a status's `conditions`, if its `status` is "True".
 const Node* true_condition(const Reader& in, const Node& status, std::string_view type) {
   const Node* conditions = in.optional(status, "conditions", "status.conditions", Node::Kind::sequence);
@@ -923,6 +899,29 @@ std::string task_json(const Workload& workload, std::string_view team, const std
   write_duration(out, workload);
   out.end_object();
   return out.finish();
+}
+
+std::optional<int64_t> duration_millis(std::string_view text) {
+  const size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  const std::string_view fraction = dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
+  if (whole.empty() || whole.size() > 10 || (dot != std::string_view::npos && (fraction.empty() || fraction.size() > 3))) {
+    return std::nullopt;
+  }
+  int64_t ms = 0;
+  for (char c : whole) {
+    if (c < '0' || c > '9') return std::nullopt;
+    ms = ms * 10 + (c - '0');
+  }
+  if (ms > 1'000'000'000) return std::nullopt;
+  ms *= 1000;
+  int64_t scale = 100;
+  for (char c : fraction) {
+    if (c < '0' || c > '9') return std::nullopt;
+    ms += (c - '0') * scale;
+    scale /= 10;
+  }
+  return ms;
 }
 
 }  // namespace gov::kube

@@ -118,6 +118,11 @@ struct Workload {
 /// position read (`gov simulate --workloads` skips it: an `-A` export holds such objects).
 support::Expected<Workload> read_workload(const Node& object, bool allow_unmanaged = false);
 
+/// Milliseconds of a duration in seconds as `gov/duration` and `--default-duration` take it (a
+/// trace's `duration`: at most 3 decimals, at most 10^9 s, such as `600` or `90.5`); nullopt for
+/// anything else.
+std::optional<int64_t> duration_millis(std::string_view text);
+
 /// Milliseconds since the Unix epoch of an RFC 3339 time as Kubernetes writes one
 /// (`2026-11-20T10:00:00Z`, `2026-11-20T10:00:00.123456Z`, `2026-11-20T11:00:00+01:00`); nullopt
 /// for anything else, or a year outside 1970..9999. Fractions below a millisecond are dropped.

@@ -209,3 +209,29 @@ TEST_CASE("gov simulate --workloads notes the workloads that allow partial admis
   dir.write("a1.yaml", gov::test::read_text(gov::test::repo_path(kJobs + "/a1.yaml")));
   CHECK(run_gov("simulate " + kWalkthrough + " --workloads " + (dir / "")).err.find("partial admission") == std::string::npos);
 }
+
+// A Kubernetes engineer's finding: no real object has `gov/duration`, so an admitted job never
+// finished and the replay did not say so. It says so now, and --default-duration gives the
+// objects without the annotation a run time (those with one keep theirs).
+TEST_CASE("gov simulate --workloads --default-duration times the objects without a duration", "[k8s][kube][simulate]") {
+  const gov::test::CommandResult r =
+      run_gov("simulate " + kWalkthrough + " --workloads " + kJobs + " --default-duration 100");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(R"({"at":100,"task":"a1","outcome":"finished")") != std::string::npos);
+  CHECK(r.out.find(R"({"at":700,"task":"b2","outcome":"finished")") != std::string::npos);  // admitted at 600
+  CHECK(r.out.find(R"({"at":1600,"task":"b1","outcome":"finished")") != std::string::npos);  // its own 900 s
+  CHECK(r.err.find("no workload has") == std::string::npos);
+
+  const gov::test::CommandResult untimed = run_gov("simulate " + kWalkthrough + " --workloads " + kJobs + "/a1.yaml");
+  CHECK(untimed.exit_code == 0);
+  CHECK(untimed.err.find("note: no workload has a `gov/duration` annotation: the admitted ones run to the end of the "
+                         "replay (--default-duration SECONDS gives them one)") != std::string::npos);
+  CHECK(untimed.out.find("finished") == std::string::npos);
+
+  const gov::test::CommandResult bad = run_gov("simulate " + kWalkthrough + " --workloads " + kJobs + " --default-duration 10m");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("--default-duration takes seconds") != std::string::npos);
+  CHECK(run_gov("simulate " + kWalkthrough + " --trace t.json --default-duration 5").err.find(
+            "--default-duration applies to --workloads") != std::string::npos);
+}

@@ -146,7 +146,8 @@ std::optional<std::vector<std::string>> workload_paths(const Args& args, const s
 /// printing the first error (`status`).
 std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<std::string>& paths,
                                                            const gov::Engine& engine, const ir::Module& module,
-                                                           int& status, gov::Time& origin) {
+                                                           std::optional<int64_t> default_duration, int& status,
+                                                           gov::Time& origin) {
   struct Read {
     std::string path;
     kube::Workload workload;
@@ -174,9 +175,14 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
   }
   origin = first;  // time 0 of the replay, for the usage report's dates
   std::vector<kube::Workload*> managed;
+  size_t timed = 0;
   for (Read& r : all) {
-    if (!r.workload.unmanaged) managed.push_back(&r.workload);
+    if (r.workload.unmanaged) continue;
+    managed.push_back(&r.workload);
+    if (r.workload.duration) ++timed;
+    if (!r.workload.duration) r.workload.duration = default_duration;
   }
+
   note_qualified_names(qualify_shared_names(managed));
   const auto time_of = [&](const Read& r) { return r.workload.created ? *r.workload.created - first : 0; };
   std::stable_sort(all.begin(), all.end(), [&](const Read& a, const Read& b) { return time_of(a) < time_of(b); });
@@ -233,6 +239,12 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
     events.push_back({time_of(r), gov::Event::submit(std::move(task).value())});
   }
   note_partial_admission(partial, partial_example);
+  // A real cluster's objects carry no gov/duration (a Kubernetes engineer's finding): without
+  // one, an admitted job never finishes, which the summary would not say.
+  if (timed == 0 && !default_duration && !events.empty()) {
+    fmt::print(stderr, "note: no workload has a `{}` annotation: the admitted ones run to the end of the replay "
+                       "(--default-duration SECONDS gives them one)\n", kube::kDurationAnnotation);
+  }
   if (unmanaged > 0) {
     fmt::print(stderr, "note: {} {} no `kueue.x-k8s.io/queue-name` label: Kueue does not manage {}, so {} not replayed\n",
                unmanaged, unmanaged == 1 ? "object has" : "objects have", unmanaged == 1 ? "it" : "them",
@@ -296,6 +308,18 @@ int run_simulate(const Args& args) {
   }
   std::optional<gov::Time> until;
   if (!until_option(args, until)) return kUsage;
+  std::optional<int64_t> default_duration;  // --workloads: the run time of objects without gov/duration
+  if (const std::optional<std::string> text = args.value("default-duration")) {
+    if (!workloads) {
+      fmt::print(stderr, "error: --default-duration applies to --workloads (a trace gives each task its `duration`)\n");
+      return kUsage;
+    }
+    if (!(default_duration = kube::duration_millis(*text))) {
+      fmt::print(stderr, "error: --default-duration takes seconds (at most 3 decimals, at most 10^9), found `{}`\n",
+                 escape_for_terminal(*text));
+      return kUsage;
+    }
+  }
   int status = kOk;
   // With --db, every positional argument is a workload path; else the first is the policy.
   const std::optional<std::string> file =
@@ -310,7 +334,7 @@ int run_simulate(const Args& args) {
 
   std::optional<std::vector<gov::TimedEvent>> submits;
   gov::Time origin = 0;  // --workloads: the earliest creationTimestamp (ms since 1970)
-  if (workloads && !(submits = workload_events(*paths, *engine, *module, status, origin))) return status;
+  if (workloads && !(submits = workload_events(*paths, *engine, *module, default_duration, status, origin))) return status;
   std::optional<trace::TraceFile> trace_file;
   const std::string trace_path = args.value("trace").value_or("");
   if (!workloads) {
@@ -444,6 +468,7 @@ int run_simulate(const Args& args) {
 
 Command simulate_command() {
   std::vector<OptionSpec> options = {{"trace", "TRACE", "the trace to replay (JSON, docs/interfaces.md \"Trace file\")"},
+                                     {"default-duration", "SECONDS", "with --workloads: how long an object without a `gov/duration` annotation runs once admitted (default: to the end of the replay)"},
                                      {"workloads", "DIR|FILE", "instead of a trace: Kubernetes objects (YAML; a directory's .yaml, .yml and .json files), each submitted at its creationTimestamp (docs/kubernetes.md); repeatable, and more paths may follow the policy"},
                                      {"db", "PATH|URL", "without FILE: the store (an SQLite file or a postgresql:// URL) whose active version (and cached native code) to use"},
                                      {"policy", "NAME", "with --db: the policy (default: the only one)"},
