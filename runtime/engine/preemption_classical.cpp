@@ -31,7 +31,10 @@ class ClassicalSequence {
       for (uint32_t t : context.quota.quota_teams(part.flavor)) {
         if (t == request.team) continue;
         // §5.2: a team at or under nominal in the contested resources is never reclaimed from.
-        if (!context.quota.borrowing_in(t, part.flavor, part.needs)) continue;
+        // Over nominal in any contested (flavor, resource) of the request, its candidates in
+        // every contested flavor count (Kueue's IsWithinNominalInResources over the whole set:
+        // a Kueue auditor's finding, gov tested each flavor apart).
+        if (!borrowing_in_any(context, t, request)) continue;
         CandidateCursor cursor(context, part, preemptor, t, reclaim);
         if (!cursor.done()) others_.push_back(cursor);
       }

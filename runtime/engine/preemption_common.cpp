@@ -493,7 +493,7 @@ void teams_with_candidates(const SearchContext& context, const PreemptionRequest
       if (request.part_count > 1 && std::find(out.begin(), out.end(), t) != out.end()) continue;
       if (t == request.team
               ? team.within_team != ir::WithinTeam::never
-              : reclaims && context.quota.borrowing_in(t, part.flavor, part.needs)) {
+              : reclaims && borrowing_in_any(context, t, request)) {
         out.push_back(t);
       }
     }

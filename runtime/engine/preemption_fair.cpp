@@ -212,9 +212,9 @@ void FairSearch::collect_candidates() {
   for (const RequestPart& part : request_.all()) {
     for (uint32_t t : context_.quota.quota_teams(part.flavor)) {
       const bool own = t == own_team_;
-      // §5.2 (same rules as classical): other teams only while over nominal in the contested
-      // resources.
-      if (!own && !context_.quota.borrowing_in(t, part.flavor, part.needs)) continue;
+      // §5.2 (same rules as classical): other teams only while over nominal in a contested
+      // (flavor, resource) of the request, any of them (Kueue's cqIsBorrowing).
+      if (!own && !borrowing_in_any(context_, t, request_)) continue;
       CandidateCursor cursor(context_, part, preemptor, t,
                              own ? within_team_policy(team) : reclaim_policy(team));
       if (cursor.done()) continue;
