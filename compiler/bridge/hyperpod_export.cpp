@@ -353,7 +353,7 @@ std::string script(const ExportOptions& options, const std::vector<Dropped>& dro
   const bool creates = std::any_of(steps.begin(), steps.end(), [](const Step& s) { return s.operation.starts_with("create-"); });
   std::string arn;
   if (options.cluster_arn.empty() && creates) {
-    out += ": \"${CLUSTER_ARN:?set CLUSTER_ARN to the cluster's ARN, or export with --cluster-arn}\"\n";
+    out += ": \"${CLUSTER_ARN:?set CLUSTER_ARN to the ARN of the cluster, or export with --cluster-arn}\"\n";
     arn = " --cluster-arn \"$CLUSTER_ARN\"";
   }
   for (const Step& step : steps) {

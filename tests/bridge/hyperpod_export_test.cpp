@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <string>
 
@@ -76,6 +79,19 @@ TEST_CASE("gov export hyperpod without an ARN takes it from the environment", "[
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("is not a HyperPod cluster ARN") != std::string::npos);
   CHECK(run_gov("export hyperpod policies/examples/workshop-g5.gov --api v1beta1").exit_code == 2);
+  // The script runs under bash and sh alike, and stops before any `aws` call without the ARN (a
+  // hostile-input trial's finding: an apostrophe in the message was a syntax error under bash).
+  gov::test::TempDir dir("hyperpod-script");
+  REQUIRE(run_gov("export hyperpod policies/examples/workshop-g5.gov --out " + (dir / "out")).exit_code == 0);
+  for (const std::string shell : {"bash", "sh"}) {
+    const std::string err = dir / (shell + ".err");
+    const int status = std::system(("env -u CLUSTER_ARN " + shell + " '" + (dir / "out/apply.sh") + "' 2>'" + err + "'").c_str());
+    INFO(shell << ": " << gov::test::read_text(err));
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) != 0);
+    CHECK(gov::test::read_text(err).find("set CLUSTER_ARN to the ARN of the cluster, or export with --cluster-arn") !=
+          std::string::npos);
+  }
   CHECK(run_gov("export kueue policies/examples/workshop-g5.gov --out x").exit_code == 2);
 }
 

@@ -235,3 +235,19 @@ TEST_CASE("gov simulate --workloads --default-duration times the objects without
   CHECK(run_gov("simulate " + kWalkthrough + " --trace t.json --default-duration 5").err.find(
             "--default-duration applies to --workloads") != std::string::npos);
 }
+
+// A hostile-input trial's finding: a directory's `A1.YAML` was skipped without a word (the job
+// vanished from the replay), and `--task J.YAML` was read as JSON. Extensions match in any case.
+TEST_CASE("gov simulate --workloads and gov eval read .YAML files", "[k8s][kube][simulate]") {
+  gov::test::TempDir dir("simulate-workloads-case");
+  dir.write("A1.YAML", gov::test::read_text(gov::test::repo_path(kJobs + "/a1.yaml")));
+  dir.write("b1.Yml", gov::test::read_text(gov::test::repo_path(kJobs + "/b1.yaml")));
+  const gov::test::CommandResult r = run_gov("simulate " + kWalkthrough + " --workloads " + (dir / ""));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(R"("task":"a1","outcome":"admitted")") != std::string::npos);
+  CHECK(r.out.find(R"("task":"b1")") != std::string::npos);
+  const gov::test::CommandResult eval = run_gov("eval " + kWalkthrough + " --task " + (dir / "A1.YAML"));
+  CHECK(eval.exit_code == 0);
+  CHECK(eval.out.find(R"("task":"a1","outcome":"admitted")") != std::string::npos);
+}

@@ -15,8 +15,16 @@
 
 namespace gov::cli {
 
+bool ends_with_extension(std::string_view path, std::string_view extension) {
+  if (path.size() < extension.size()) return false;
+  const std::string_view tail = path.substr(path.size() - extension.size());
+  return std::equal(tail.begin(), tail.end(), extension.begin(),
+                    [](char a, char b) { return (a >= 'A' && a <= 'Z' ? a - 'A' + 'a' : a) == b; });
+}
+
 bool is_yaml_path(const std::string& path) {
-  return path.ends_with(".yaml") || path.ends_with(".yml");
+  // Any case: a directory's `A1.YAML` was skipped without a word (a hostile-input trial's finding).
+  return ends_with_extension(path, ".yaml") || ends_with_extension(path, ".yml");
 }
 
 kube::QueueNaming queue_naming(const gov::Engine& engine) {

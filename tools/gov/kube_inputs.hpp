@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/ir/module.hpp"
@@ -15,7 +16,9 @@
 
 namespace gov::cli {
 
-/// A path ending in `.yaml` or `.yml`: a Kubernetes object, not gov's JSON.
+/// Whether `path` ends in `extension` (lower case, with its dot), in any case: `.YAML` too.
+bool ends_with_extension(std::string_view path, std::string_view extension);
+/// A path ending in `.yaml` or `.yml`, in any case: a Kubernetes object, not gov's JSON.
 bool is_yaml_path(const std::string& path);
 
 /// How the policy `engine` runs names its teams' LocalQueues (its teams and their `queues`).

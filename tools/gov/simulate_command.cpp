@@ -124,7 +124,7 @@ std::optional<std::vector<std::string>> workload_paths(const Args& args, const s
     std::vector<std::string> files;
     for (std::filesystem::directory_iterator it(path, error), end; !error && it != end; it.increment(error)) {
       const std::string file = it->path().string();
-      if (it->is_regular_file(error) && (is_yaml_path(file) || file.ends_with(".json"))) files.push_back(file);
+      if (it->is_regular_file(error) && (is_yaml_path(file) || ends_with_extension(file, ".json"))) files.push_back(file);
     }
     if (error) {
       fmt::print(stderr, "error: cannot list `{}`: {}\n", display_path(path), escape_for_terminal(error.message()));
