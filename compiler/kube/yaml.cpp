@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/support/utf8.hpp"
+
 namespace gov::kube {
 
 const Node* Node::find(std::string_view key) const {
@@ -281,6 +283,17 @@ support::Expected<std::vector<Node>> load_yaml(std::string_view text, const Yaml
                                         at.line, at.column, c),
                             at};
     }
+  }
+  // yaml-cpp does not check the encoding, and bad bytes were replaced by U+FFFD later: two
+  // names that differ in them became one (a hostile-input trial's finding). The JSON readers
+  // refuse them; so does this one.
+  if (const size_t bad = find_invalid_utf8(text); bad != std::string_view::npos) {
+    const support::TextPosition at = position_at(text, bad);
+    return support::Error{support::ErrorKind::invalid,
+                          fmt::format("line {}, column {}: invalid UTF-8 byte 0x{:02X}: Kubernetes YAML is UTF-8 "
+                                      "(a file saved in another encoding?)",
+                                      at.line, at.column, static_cast<unsigned char>(text[bad])),
+                          at};
   }
   Builder builder(limits);
   LookaheadBuffer buffer(text, builder.parsed_to, limits.max_lookahead);

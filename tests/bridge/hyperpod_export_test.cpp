@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-
 #include <string>
 
 #include "tests/bridge/export_output.hpp"

@@ -74,6 +74,9 @@ std::vector<Case> cases() {
       // control was taken into the scalar (a hostile-input helper's finding).
       {"nul", std::string("apiVersion: batch/v1\nkind: Job\0\n", 33), "2:10: control character U+0000 in the YAML"},
       {"control", "apiVersion: batch/v1\x01\nkind: Job\n", "1:21: control character U+0001 in the YAML"},
+      // Bad bytes became U+FFFD, and two names differing in them one task id (a hostile-input
+      // trial's finding). Columns count code points (`é` is one).
+      {"utf8", job("\xc3\xa9j\xff\xfe" "1"), "4:11: invalid UTF-8 byte 0xFF: Kubernetes YAML is UTF-8"},
   };
 }
 
