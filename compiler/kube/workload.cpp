@@ -214,12 +214,35 @@ model::Resources container_requests(const Reader& in, const Node& container, con
       in, in.optional(*resources, "requests", path + ".resources.requests", Node::Kind::map), path + ".resources.requests");
   const ResourceList limits = resource_list(
       in, in.optional(*resources, "limits", path + ".resources.limits", Node::Kind::map), path + ".resources.limits");
+  // What the API server refuses, refused here rather than decided on one of the two amounts (a
+  // hostile-input trial's finding: a request of 1 GPU and a limit of 4 was taken as 1 GPU).
+  const auto unequal = [&](std::string_view name, int64_t request, int64_t limit) {
+    in.fail(*resources, path + ".resources",
+            fmt::format("`{}` is requested {} and limited {}: Kubernetes requires an extended resource's request and "
+                        "limit to be equal (devices are not overcommitted)",
+                        name, request, limit));
+  };
   model::Resources out = requests.amounts;
-  for (size_t r = 0; r < model::kResourceCount; ++r) {
-    if (!requests.given[r] && limits.given[r]) out[r] = limits.amounts[r];
+  for (model::Resource resource : model::kAllResources) {
+    const size_t r = model::index(resource);
+    if (!requests.given[r] || !limits.given[r]) {
+      if (limits.given[r]) out[r] = limits.amounts[r];
+      continue;
+    }
+    const bool device = resource != model::Resource::vcpu && resource != model::Resource::memory;
+    if (device && requests.amounts[r] != limits.amounts[r]) {
+      unequal(model::kubernetes_name(resource), requests.amounts[r], limits.amounts[r]);
+    }
+    if (!device && requests.amounts[r] > limits.amounts[r]) {
+      in.fail(*resources, path + ".resources",
+              fmt::format("`{}`'s request is above its limit, which Kubernetes refuses", model::kubernetes_name(resource)));
+    }
   }
   partitions = requests.partitions;
-  for (const auto& [profile, count] : limits.partitions) partitions.try_emplace(profile, count);
+  for (const auto& [profile, count] : limits.partitions) {
+    const auto [it, added] = partitions.try_emplace(profile, count);
+    if (!added && it->second != count) unequal("nvidia.com/" + profile, it->second, count);
+  }
   return out;
 }
 

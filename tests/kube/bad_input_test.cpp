@@ -76,6 +76,14 @@ std::vector<Case> cases() {
       {"control", "apiVersion: batch/v1\x01\nkind: Job\n", "1:21: control character U+0001 in the YAML"},
       // Bad bytes became U+FFFD, and two names differing in them one task id (a hostile-input
       // trial's finding). Columns count code points (`é` is one).
+      // Kubernetes refuses an extended resource whose request and limit differ; it was decided on
+      // the request (a hostile-input trial's finding).
+      {"gpu-limit", job("j", "1", "1", "            limits: {nvidia.com/gpu: 4}\n"),
+       "`nvidia.com/gpu` is requested 1 and limited 4: Kubernetes requires an extended resource's request and limit to be equal"},
+      {"mig-limit", job("j", "1", "0", "              nvidia.com/mig-1g.10gb: 1\n            limits: {nvidia.com/mig-1g.10gb: 2}\n"),
+       "`nvidia.com/mig-1g.10gb` is requested 1 and limited 2"},
+      {"cpu-limit", job("j", "1", "1", "              cpu: 4\n            limits: {cpu: 2}\n"),
+       "`cpu`'s request is above its limit, which Kubernetes refuses"},
       {"utf8", job("\xc3\xa9j\xff\xfe" "1"), "4:11: invalid UTF-8 byte 0xFF: Kubernetes YAML is UTF-8"},
   };
 }
