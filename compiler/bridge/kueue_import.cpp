@@ -343,6 +343,18 @@ class Importer {
       }
     }
     const Node& queue = o.at.need(spec, "clusterQueue", "spec.clusterQueue", Node::Kind::scalar);
+    // HyperPod's queue names map to their team in gov (E0231), so one that points at another
+    // team's ClusterQueue cannot be said; read as it was, jobs in that queue were charged to the
+    // wrong team (a hostile-input trial's finding).
+    const std::optional<std::string> named_team = model::hyperpod_queue_team(o.name);
+    const std::string queue_team = strip(queue.text, "hyperpod-ns-", "-clusterqueue").value_or(queue.text);
+    if (named_team && *named_team != queue_team) {
+      o.at.fail(queue, "spec.clusterQueue",
+                fmt::format("`{}`: HyperPod's LocalQueue of team `{}` points at team `{}`'s ClusterQueue; gov maps HyperPod's "
+                            "queue names to their own team and cannot represent it (point it at `hyperpod-ns-{}-clusterqueue`, "
+                            "or give the LocalQueue another name)",
+                            queue.text, *named_team, queue_team, *named_team));
+    }
     TeamHints& hints = hints_[queue.text];
     const Node* space = o.node->find("metadata")->find("namespace");
     hints.local_queues.emplace_back(space && space->kind == Node::Kind::scalar ? space->text : std::string("default"), o.name);

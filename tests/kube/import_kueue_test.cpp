@@ -139,6 +139,16 @@ TEST_CASE("gov import kueue reads HyperPod's own ClusterQueue of seed 004", "[ku
   const gov::test::CommandResult held_result = run_gov("import kueue " + (dir / "held.yaml"));
   CHECK(held_result.exit_code == 1);
   CHECK(held_result.err.find("`spec.stopPolicy`: `Hold` holds this LocalQueue alone") != std::string::npos);
+  // HyperPod's LocalQueue of one team pointing at another team's ClusterQueue: gov maps the name
+  // to its own team, so the import was charged to the wrong team (a hostile-input finding).
+  std::string crossed = queue_text + local_queue;
+  crossed.replace(crossed.find("name: hyperpod-ns-onlygputeam-localqueue"), 40, "name: hyperpod-ns-other-localqueue");
+  dir.write("crossed.yaml", crossed);
+  const gov::test::CommandResult crossed_result = run_gov("import kueue " + (dir / "crossed.yaml"));
+  CHECK(crossed_result.exit_code == 1);
+  CHECK(crossed_result.err.find("LocalQueue `hyperpod-ns-other-localqueue`: `spec.clusterQueue`: "
+                                "`hyperpod-ns-onlygputeam-clusterqueue`: HyperPod's LocalQueue of team `other` points at "
+                                "team `onlygputeam`'s ClusterQueue") != std::string::npos);
 }
 
 TEST_CASE("gov import kueue reads a missing borrowingLimit as borrow-limit = unlimited", "[kube][import]") {
