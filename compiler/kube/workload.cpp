@@ -23,6 +23,7 @@ std::string_view workload_state_name(WorkloadState state) {
     case WorkloadState::pending: return "pending";
     case WorkloadState::admitted: return "admitted";
     case WorkloadState::finished: return "finished";
+    case WorkloadState::evicting: return "being evicted";
     case WorkloadState::evicted: return "evicted";
     case WorkloadState::inactive: return "inactive";
   }
@@ -553,6 +554,11 @@ void read_status(const Reader& in, const Node& object, const Node& spec, Workloa
       }
       out.flavors.push_back(assigned.empty() ? std::string() : assigned.front().flavor);
       out.assigned_flavors.push_back(std::move(assigned));
+    }
+    // Evicted but still holding its quota until its pods stop (a preemption a moment ago).
+    if (const Node* evicted = true_condition(in, *status, "Evicted")) {
+      out.state = WorkloadState::evicting;
+      out.state_reason = condition_reason(evicted);
     }
     return;
   }

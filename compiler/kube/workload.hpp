@@ -48,12 +48,13 @@ struct AssignedFlavor {
 enum class WorkloadState : uint8_t {
   pending,   // waiting in its queue
   admitted,  // holds quota: `QuotaReserved` is True (or `status.admission` without that condition)
+  evicting,  // holds quota (as `admitted`) but `Evicted` is True: its pods are stopping
   finished,  // `Finished` is True
   evicted,   // `Evicted` is True and it holds no quota
   inactive,  // `spec.active: false`: deactivated, never admitted until reactivated
 };
 
-/// "pending", "admitted", "finished", "evicted", "inactive".
+/// "pending", "admitted", "being evicted", "finished", "evicted", "inactive".
 std::string_view workload_state_name(WorkloadState state);
 
 /// The annotation gov reads a workload's run time from (`gov simulate --workloads`): seconds as in
@@ -102,7 +103,7 @@ struct Workload {
   /// several resource groups gives one pod set several flavors (cpu from one, memory from
   /// another); `flavors` holds the first, and kube_inputs checks the rest against the team.
   std::vector<std::vector<AssignedFlavor>> assigned_flavors;
-  /// finished, evicted, inactive: the condition's reason (`Succeeded`, `Preempted`, ...), if any.
+  /// evicting, finished, evicted, inactive: the condition's reason (`Succeeded`, `Preempted`, ...), if any.
   std::string state_reason;
 
   /// "PyTorchJob `train`", for messages.

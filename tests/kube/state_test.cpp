@@ -390,3 +390,18 @@ TEST_CASE("gov eval reads Workloads of one name in two namespaces", "[k8s][kube]
   CHECK(r.out.find("- hyperpod-ns-team-a/train (team team-a, priority 70)") != std::string::npos);
   CHECK(r.out.find("- hyperpod-ns-team-b/train (team team-b, priority 70)") != std::string::npos);
 }
+
+// A Kueue auditor's finding: a Workload being evicted (`Evicted` True) still holds its quota until
+// its pods stop, and Kueue takes it first as a target, evicting nothing else. Read as admitted, gov
+// evicted another victim (`a2`). It is read as released now, with a note.
+TEST_CASE("gov eval reads a Workload being evicted as having released its quota", "[k8s][kube][state]") {
+  const std::string dir = kFixtures + "evicting/";
+  const gov::test::CommandResult r =
+      run_gov("eval " + dir + "policy.gov --task " + dir + "job-b1.yaml --state " + dir + "workloads.yaml");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("workloads.yaml:4:5: Workload `a1` is being evicted (Preempted): it holds its quota until its pods "
+                   "stop, and is read as having released it") != std::string::npos);
+  CHECK(r.out.find(R"({"at":301,"task":"b1","outcome":"admitted")") != std::string::npos);
+  CHECK(r.out.find("preempted") == std::string::npos);
+}

@@ -212,6 +212,15 @@ std::optional<gov::ClusterState> read_workloads_state(const std::string& path, c
   note_partial_admission(partial, partial_example);
   for (const kube::Workload& w : *workloads) {
     const std::string where = escape_for_terminal(workload_where(path, w));
+    if (w.state == kube::WorkloadState::evicting) {
+      // Kueue takes such a Workload first as a preemption target and evicts nothing else for the
+      // quota it still holds; read as admitted, gov chose another victim (a Kueue auditor's
+      // finding). Read as released, the answer is the one once its pods have stopped.
+      fmt::print(stderr, "note: {} is being evicted{}: it holds its quota until its pods stop, and is read as having "
+                         "released it (the decisions below are those once it has)\n", where,
+                 w.state_reason.empty() ? "" : fmt::format(" ({})", escape_for_terminal(w.state_reason)));
+      continue;
+    }
     if (w.state != kube::WorkloadState::pending && w.state != kube::WorkloadState::admitted) {
       fmt::print(stderr, "note: {} is {}{}: skipped, it holds no quota and does not queue\n", where,
                  kube::workload_state_name(w.state),
