@@ -136,6 +136,9 @@ struct PreemptionPair {
   int64_t candidate_submitted = 0;
 };
 
+/// The whole second a time in milliseconds falls in (rounded down): the precision of a
+/// Kubernetes timestamp, which LowerOrNewerEqualPriority compares.
+int64_t whole_seconds(int64_t millis);
 /// Whether `policy` lets the preemptor preempt the candidate.
 bool policy_allows(PreemptionPolicy policy, const PreemptionPair& pair);
 /// The reference may-preempt predicate: within the preemptor's team its within-team policy,

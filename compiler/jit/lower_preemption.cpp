@@ -91,9 +91,17 @@ void DecisionLowering::may_preempt() {
                                               builder_.CreateLShr(both, 8));
 
   llvm::Value* lower = builder_.CreateICmpSLT(candidate_priority, preemptor_priority);
+  // ir::whole_seconds: Kubernetes timestamps have whole seconds (a floor division).
+  const auto whole_seconds = [&](llvm::Value* millis) {
+    llvm::Value* thousand = llvm::ConstantInt::get(millis->getType(), 1000);
+    llvm::Value* quotient = builder_.CreateSDiv(millis, thousand);
+    llvm::Value* negative_rest = builder_.CreateICmpSLT(builder_.CreateSRem(millis, thousand),
+                                                        llvm::ConstantInt::get(millis->getType(), 0));
+    return builder_.CreateSub(quotient, builder_.CreateZExt(negative_rest, millis->getType()));
+  };
   llvm::Value* newer_equal =
       builder_.CreateAnd(builder_.CreateICmpEQ(candidate_priority, preemptor_priority),
-                         builder_.CreateICmpSLT(preemptor_submitted, candidate_submitted));
+                         builder_.CreateICmpSLT(whole_seconds(preemptor_submitted), whole_seconds(candidate_submitted)));
   const auto is = [&](ir::PreemptionPolicy p) {
     return builder_.CreateICmpEQ(policy, builder_.getInt16(static_cast<uint16_t>(p)));
   };

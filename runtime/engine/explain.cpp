@@ -112,7 +112,8 @@ std::string eligibility_text(const EngineCore& core, const QuotaState& quota, co
   if (!preemption::policy_allows(policy, preemptor, candidate)) {
     if (policy == Policy::lower_or_newer_equal_priority &&
         candidate.priority == preemptor.priority) {
-      return fmt::format("priority {} equals the task's, and it was not submitted after it",
+      return fmt::format("priority {} equals the task's, and it was not submitted in a later second (Kueue compares "
+                         "creation times in whole seconds)",
                          candidate.priority);
     }
     return fmt::format("priority {} is not lower than the task's {}", candidate.priority,

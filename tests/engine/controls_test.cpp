@@ -127,7 +127,9 @@ TEST_CASE("explain says why an equal-priority task is spared under lower-or-newe
   const std::optional<Explanation> e = h.engine->explain("new");
   REQUIRE(e.has_value());
   REQUIRE(e->candidates.size() == 1);
-  CHECK(e->candidates[0].why == "priority 50 equals the task's, and it was not submitted after it");
+  CHECK(e->candidates[0].why ==
+        "priority 50 equals the task's, and it was not submitted in a later second (Kueue compares creation times in whole "
+        "seconds)");
 }
 
 }  // namespace gov::engine::test

@@ -211,14 +211,15 @@ TEST_CASE(
 
 TEST_CASE("within-team lower-or-newer-equal priority preempts newer tasks of equal priority",
           "[engine]") {
+  // Times in milliseconds, a second apart: Kueue compares creation times in whole seconds.
   const auto run = [](ir::WithinTeam policy) {
     ir::Module m = gpu_module({{"a", 2, 0}});
     m.teams[0].within_team = policy;
     Harness h(std::move(m));
     h.submit(0, TaskBuilder("x", "a").gpus(1).priority("high"));
-    h.submit(1, TaskBuilder("old", "a").gpus(2).priority("mid"));  // parked: x is not lower
-    h.submit(2, TaskBuilder("new", "a").gpus(1).priority("mid"));  // fits meanwhile
-    return victims_of(h.finish(3, "x"), "old");
+    h.submit(1000, TaskBuilder("old", "a").gpus(2).priority("mid"));  // parked: x is not lower
+    h.submit(2000, TaskBuilder("new", "a").gpus(1).priority("mid"));  // fits meanwhile
+    return victims_of(h.finish(3000, "x"), "old");
   };
   CHECK(run(ir::WithinTeam::lower_or_newer_equal_priority) == std::vector<std::string>{"new"});
   CHECK(run(ir::WithinTeam::lower_priority).empty());
@@ -236,12 +237,12 @@ TEST_CASE("within-team lower-or-newer-equal priority reads each equal-priority c
   Harness h(std::move(m));
   h.submit(0, TaskBuilder("big", "a").gpus(3).priority("high"));
   h.submit(0, TaskBuilder("x", "a").gpus(1).priority("high"));
-  h.submit(1, TaskBuilder("old", "a").gpus(2).priority("mid"));
-  h.submit(2, TaskBuilder("p", "a").gpus(2).priority("mid"));
-  h.submit(3, TaskBuilder("new", "a").gpus(1).priority("mid"));
-  h.finish(4, "x");  // `new` fits in the GPU x frees; `old` and `p` do not
+  h.submit(1000, TaskBuilder("old", "a").gpus(2).priority("mid"));
+  h.submit(2000, TaskBuilder("p", "a").gpus(2).priority("mid"));
+  h.submit(3000, TaskBuilder("new", "a").gpus(1).priority("mid"));
+  h.finish(4000, "x");  // `new` fits in the GPU x frees; `old` and `p` do not
   REQUIRE(state_of(*h.engine, "new") == TaskState::admitted);
-  auto d = h.finish(5, "big");  // `old` is admitted, then `p` needs one GPU more: `new`'s
+  auto d = h.finish(5000, "big");  // `old` is admitted, then `p` needs one GPU more: `new`'s
   CHECK(state_of(*h.engine, "old") == TaskState::admitted);
   CHECK(victims_of(d, "p") == std::vector<std::string>{"new"});
 }

@@ -251,3 +251,14 @@ TEST_CASE("gov simulate --workloads and gov eval read .YAML files", "[k8s][kube]
   CHECK(eval.exit_code == 0);
   CHECK(eval.out.find(R"("task":"a1","outcome":"admitted")") != std::string::npos);
 }
+
+// A hostile-input trial's finding: a file of no object replayed nothing without a word.
+TEST_CASE("gov simulate --workloads notes a file that holds no object", "[k8s][kube][simulate]") {
+  gov::test::TempDir dir("simulate-workloads-empty");
+  const std::string empty = dir.write("empty.yaml", "apiVersion: v1\nkind: List\nitems: []\n");
+  const gov::test::CommandResult r =
+      run_gov("simulate " + kWalkthrough + " --workloads " + empty + " --workloads " + kJobs + "/a1.yaml");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("empty.yaml holds no Kubernetes object") != std::string::npos);
+  CHECK(r.out.find(R"("task":"a1","outcome":"admitted")") != std::string::npos);
+}

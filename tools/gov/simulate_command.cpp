@@ -157,6 +157,9 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
   for (const std::string& path : paths) {
     std::optional<std::vector<kube::Workload>> workloads = read_workload_file(path, status, /*allow_unmanaged=*/true);
     if (!workloads) return std::nullopt;
+    if (workloads->empty()) {  // an empty file, `---` alone, a List of no items (a hostile-input finding)
+      fmt::print(stderr, "note: {} holds no Kubernetes object\n", display_path(path));
+    }
     objects += workloads->size();
     if (objects > trace::kMaxTraceTasks) {
       fmt::print(stderr, "error: {}: more than {} workloads; gov replays at most that many tasks\n", display_path(path),
