@@ -29,7 +29,7 @@ struct Context {
   std::string file;
   std::string object;
   [[noreturn]] void fail(std::string_view member, std::string_view why) const {
-    throw Failure{fmt::format("`{}`: {}: `{}`: {}", file, object, member, why)};
+    throw Failure{fmt::format("{}: {}: `{}`: {}", file, object, member, why)};
   }
 };
 
@@ -274,8 +274,9 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
     // A deleted (or never created) object governs nothing: it is named in a comment, not imported.
     const auto retired = [&](const std::string& file, const trace::JsonValue& doc, std::string_view what) {
       const std::optional<std::string> status = retired_status(doc);
+      const std::string name = file.substr(file.rfind('/') + 1);  // the comment does not say where it was read
       if (status) skipped.push_back(fmt::format("{} {} in {} (status {})", what, json_quote(object_name_of(doc), JsonEscapes::unsafe),
-                                                json_quote(file, JsonEscapes::unsafe), json_quote(*status, JsonEscapes::unsafe)));
+                                                json_quote(name, JsonEscapes::unsafe), json_quote(*status, JsonEscapes::unsafe)));
       return status.has_value();
     };
     std::map<std::string, std::string> team_quotas;  // team → the quota that gave it, for messages
@@ -289,7 +290,7 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
       const trace::JsonValue* target = doc.find("ComputeQuotaTarget");
       const trace::JsonValue* team = target ? target->find("TeamName") : nullptr;
       if (team && team->kind == trace::JsonKind::string) {
-        const auto [first, inserted] = team_quotas.emplace(team->text, fmt::format("`{}` in `{}`", object_name_of(doc), file));
+        const auto [first, inserted] = team_quotas.emplace(team->text, fmt::format("`{}` in {}", object_name_of(doc), file));
         if (!inserted) {
           at.fail("ComputeQuotaTarget.TeamName",
                   fmt::format("team {} has a second compute quota (the first is {}): a team has one",
@@ -307,9 +308,9 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
       trace::JsonLimits limits;
       limits.max_bytes = kMaxImportBytes;
       const support::Expected<trace::JsonValue> parsed = trace::parse_json(input.text, limits);
-      if (!parsed) throw Failure{fmt::format("`{}`: {}", input.name, parsed.error().message)};
+      if (!parsed) throw Failure{fmt::format("{}: {}", input.name, parsed.error().message)};
       const trace::JsonValue& doc = parsed.value();
-      if (doc.kind != trace::JsonKind::object) throw Failure{fmt::format("`{}`: expected a JSON object", input.name)};
+      if (doc.kind != trace::JsonKind::object) throw Failure{fmt::format("{}: expected a JSON object", input.name)};
       if (doc.find("SchedulerConfig")) {
         if (retired(input.name, doc, "cluster scheduler config")) continue;
         const trace::JsonValue* object_name = doc.find("Name");
@@ -351,7 +352,7 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
           if (!listed_config) listed_config = config_name && config_name->kind == trace::JsonKind::string ? config_name->text : "?";
         }
       } else {
-        throw Failure{fmt::format("`{}`: not a describe-cluster-scheduler-config or describe-compute-quota output, nor a "
+        throw Failure{fmt::format("{}: not a describe-cluster-scheduler-config or describe-compute-quota output, nor a "
                                   "list-compute-quotas or list-cluster-scheduler-configs one (it has neither "
                                   "`SchedulerConfig`, `ComputeQuotaConfig` nor a list of summaries)",
                                   input.name)};

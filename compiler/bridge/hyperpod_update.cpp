@@ -183,7 +183,7 @@ support::Expected<HyperpodState> read_hyperpod_state(const std::vector<ImportInp
       trace::JsonLimits limits;
       limits.max_bytes = kMaxImportBytes;
       const support::Expected<trace::JsonValue> parsed = trace::parse_json(input.text, limits);
-      const std::string file = fmt::format("`{}`", input.name);
+      const std::string& file = input.name;
       if (!parsed) throw Failure{fmt::format("{}: {}", file, parsed.error().message)};
       const trace::JsonValue& doc = parsed.value();
       if (doc.kind != trace::JsonKind::object) throw Failure{file + ": expected a JSON object"};

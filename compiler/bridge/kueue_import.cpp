@@ -35,7 +35,7 @@ struct At {
   std::string file;
   std::string object;
   [[noreturn]] void fail(const Node& node, std::string_view field, std::string_view why) const {
-    throw Failure{fmt::format("`{}`:{}:{}: {}: `{}`: {}", file, node.at.line, node.at.column, object, field, why)};
+    throw Failure{fmt::format("{}:{}:{}: {}: `{}`: {}", file, node.at.line, node.at.column, object, field, why)};
   }
   const Node& need(const Node& map, std::string_view key, const std::string& field, Node::Kind kind) const {
     const Node* value = map.find(key);
@@ -223,9 +223,9 @@ class Importer {
 
   void add(const ImportInput& input) {
     support::Expected<std::vector<Node>> loaded = kube::load_yaml(input.text, options_.yaml);
-    if (!loaded) throw Failure{fmt::format("`{}`: {}", input.name, loaded.error().message)};
+    if (!loaded) throw Failure{fmt::format("{}: {}", input.name, loaded.error().message)};
     support::Expected<std::vector<Node>> objects = kube::kubernetes_objects(std::move(loaded).value());
-    if (!objects) throw Failure{fmt::format("`{}`: {}", input.name, objects.error().message)};
+    if (!objects) throw Failure{fmt::format("{}: {}", input.name, objects.error().message)};
     documents_.push_back(std::move(objects).value());
     for (const Node& node : documents_.back()) classify(input.name, node);
   }

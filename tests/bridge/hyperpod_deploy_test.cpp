@@ -283,19 +283,19 @@ TEST_CASE("gov export hyperpod --current names the file of bad input", "[hyperpo
   dir.copy_catalog();
   const std::string path = dir.write("tests/bridge/two.gov", policy_with(kTwoTeams));
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"Name": "x"})", "`x.json`: not a describe-cluster-scheduler-config, describe-compute-quota or list-compute-quotas output"},
-      {"[1]", "`x.json`: expected a JSON object"},
+      {R"({"Name": "x"})", "x.json: not a describe-cluster-scheduler-config, describe-compute-quota or list-compute-quotas output"},
+      {"[1]", "x.json: expected a JSON object"},
       {R"({"ComputeQuotaId": "SHORT", "ComputeQuotaVersion": 1, "ComputeQuotaTarget": {"TeamName": "a"}})",
-       "`x.json`: compute quota: `ComputeQuotaId`: \"SHORT\" is not an id of 12 lower-case letters and digits"},
-      {R"({"ComputeQuotaId": "aaaaaaaaaaaa", "ComputeQuotaTarget": {"TeamName": "a"}})", "`x.json`: compute quota: `ComputeQuotaVersion`: missing"},
+       "x.json: compute quota: `ComputeQuotaId`: \"SHORT\" is not an id of 12 lower-case letters and digits"},
+      {R"({"ComputeQuotaId": "aaaaaaaaaaaa", "ComputeQuotaTarget": {"TeamName": "a"}})", "x.json: compute quota: `ComputeQuotaVersion`: missing"},
       {R"({"ComputeQuotaSummaries": [)" + quota_describe("aaaaaaaaaaaa", "a", kQuotaA, "") + ", " +
            quota_describe("cccccccccccc", "a", kQuotaA, "") + "]}",
-       "`x.json`: `ComputeQuotaSummaries[1]`: a second compute quota for team \"a\" (`aaaaaaaaaaaa` is the first)"},
+       "x.json: `ComputeQuotaSummaries[1]`: a second compute quota for team \"a\" (`aaaaaaaaaaaa` is the first)"},
       // The team's name goes into apply.sh: a line break in it would be a command.
       {R"({"ComputeQuotaId": "aaaaaaaaaaaa", "ComputeQuotaVersion": 1, "ComputeQuotaTarget": {"TeamName": "x\nrm -rf ~"}})",
-       "`x.json`: compute quota: `ComputeQuotaTarget.TeamName`: \"x\\nrm -rf ~\" is not a team name HyperPod accepts"},
+       "x.json: compute quota: `ComputeQuotaTarget.TeamName`: \"x\\nrm -rf ~\" is not a team name HyperPod accepts"},
       {R"({"ClusterSchedulerConfigId": "abcdefabcdef", "ClusterSchedulerConfigVersion": 1, "SchedulerConfig": []})",
-       "`x.json`: cluster scheduler config: `SchedulerConfig`: expected an object, found an array"},
+       "x.json: cluster scheduler config: `SchedulerConfig`: expected an object, found an array"},
   };
   for (const auto& [text, expected] : cases) {
     INFO(text);
@@ -350,7 +350,7 @@ TEST_CASE("gov import hyperpod reads list-compute-quotas outputs and directories
   const gov::test::CommandResult bad = run_gov("import hyperpod " + (dir / "list-bad") + " --catalog " +
                                                (dir / "policies/catalog/aws-ml.gov"));
   CHECK(bad.exit_code == 1);
-  CHECK(bad.err.find("`quotas.json`: list-compute-quotas output: `ComputeQuotaSummaries[0]`: expected an object") != std::string::npos);
+  CHECK(bad.err.find("quotas.json: list-compute-quotas output: `ComputeQuotaSummaries[0]`: expected an object") != std::string::npos);
 }
 
 namespace {
@@ -408,11 +408,11 @@ TEST_CASE("gov import and export --current refuse one page of a paginated list",
       run_gov("import hyperpod " + (dir / "state") + " --catalog " + (dir / "policies/catalog/aws-ml.gov"));
   CHECK(imported.exit_code == 1);
   CHECK(imported.out.empty());
-  CHECK(imported.err.find("`list.json`: list-compute-quotas output: `NextToken`: this is one page of several") != std::string::npos);
+  CHECK(imported.err.find("list.json: list-compute-quotas output: `NextToken`: this is one page of several") != std::string::npos);
   const gov::test::CommandResult plan = run_gov("export hyperpod " + path + " --current " + (dir / "state"));
   CHECK(plan.exit_code == 2);
   CHECK(plan.out.empty());
-  CHECK(plan.err.find("`list.json`: the list-compute-quotas output is one page of several") != std::string::npos);
+  CHECK(plan.err.find("list.json: the list-compute-quotas output is one page of several") != std::string::npos);
 }
 
 // The rename cut a 64-character name to 63 after trimming, so a `-` could end it, which the API's

@@ -95,11 +95,11 @@ TEST_CASE("gov import hyperpod of gov export hyperpod gives the policy back", "[
 TEST_CASE("gov import hyperpod names the file object and member of bad input", "[bridge][import]") {
   gov::test::TempDir dir("import-bad");
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"Name": "x", "Status": "Created"})", "`bad.json`: not a describe-cluster-scheduler-config or describe-compute-quota output"},
-      {R"([1, 2])", "`bad.json`: expected a JSON object"},
-      {R"({"Name": )", "`bad.json`: line 1, column 10:"},
-      {std::string(100000, '[') + std::string(100000, ']'), "`bad.json`: line 1, column 65: "},
-      {quota(kGood, R"({"FairShareWeight": 10})"), "`bad.json`: compute quota `q`: `ComputeQuotaTarget.TeamName`: missing"},
+      {R"({"Name": "x", "Status": "Created"})", "bad.json: not a describe-cluster-scheduler-config or describe-compute-quota output"},
+      {R"([1, 2])", "bad.json: expected a JSON object"},
+      {R"({"Name": )", "bad.json: line 1, column 10:"},
+      {std::string(100000, '[') + std::string(100000, ']'), "bad.json: line 1, column 65: "},
+      {quota(kGood, R"({"FairShareWeight": 10})"), "bad.json: compute quota `q`: `ComputeQuotaTarget.TeamName`: missing"},
       {quota(kGood, R"({"TeamName": "Team_A"})"), "`ComputeQuotaTarget.TeamName`: \"Team_A\" is not a name gov can write"},
       // A valid HyperPod name that the language reserves: said of the input, not of the output.
       {quota(kGood, R"({"TeamName": "test"})"),
@@ -128,7 +128,7 @@ TEST_CASE("gov import hyperpod names the file object and member of bad input", "
        "`ComputeQuotaConfig.ResourceSharingConfig.Strategy`: `Share` is not one of `LendAndBorrow`, `Lend`, `DontLend`"},
       {quota(R"({"ComputeQuotaResources": [], "Priority": 1})"), "`ComputeQuotaConfig.Priority`: gov cannot represent it"},
       {R"({"Name": "c", "SchedulerConfig": {"PriorityClasses": [{"Name": "a", "Weight": 1.5}]}})",
-       "`bad.json`: cluster scheduler config `c`: `SchedulerConfig.PriorityClasses[0].Weight`: 1.5 is not a whole number in 0..100"},
+       "bad.json: cluster scheduler config `c`: `SchedulerConfig.PriorityClasses[0].Weight`: 1.5 is not a whole number in 0..100"},
   };
   for (const auto& [text, expected] : cases) {
     INFO(text.substr(0, 200));
@@ -146,8 +146,8 @@ TEST_CASE("gov import hyperpod names the file object and member of bad input", "
                             R"(, "ComputeQuotaTarget": {"TeamName": "team-a"}})");
   const gov::test::CommandResult second = run_gov("import hyperpod " + (dir / "one.json") + " " + (dir / "two.json"));
   CHECK(second.exit_code == 1);
-  CHECK(second.err.find("`two.json`: compute quota `q2`: `ComputeQuotaTarget.TeamName`: team \"team-a\" has a second compute "
-                        "quota (the first is `q1` in `one.json`)") != std::string::npos);
+  CHECK(second.err.find("two.json: compute quota `q2`: `ComputeQuotaTarget.TeamName`: team \"team-a\" has a second compute "
+                        "quota (the first is `q1` in " + (dir / "one.json") + ")") != std::string::npos);
   // Larger than gov reads, and unreadable: usage errors (exit 2).
   dir.write("big.json", std::string(size_t{1} << 21, ' '));
   CHECK(run_gov("import hyperpod " + (dir / "big.json")).exit_code == 2);

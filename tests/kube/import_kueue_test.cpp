@@ -146,6 +146,8 @@ TEST_CASE("gov import kueue reads HyperPod's own ClusterQueue of seed 004", "[ku
   dir.write("crossed.yaml", crossed);
   const gov::test::CommandResult crossed_result = run_gov("import kueue " + (dir / "crossed.yaml"));
   CHECK(crossed_result.exit_code == 1);
+  // The path as given, clickable (a hostile-input finding: the directory was dropped, the name quoted).
+  CHECK(crossed_result.err.rfind("error: " + (dir / "crossed.yaml") + ":", 0) == 0);
   CHECK(crossed_result.err.find("LocalQueue `hyperpod-ns-other-localqueue`: `spec.clusterQueue`: "
                                 "`hyperpod-ns-onlygputeam-clusterqueue`: HyperPod's LocalQueue of team `other` points at "
                                 "team `onlygputeam`'s ClusterQueue") != std::string::npos);
@@ -208,10 +210,10 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
   }
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n",
-       "`bad.yaml`:2:7: Deployment `d`: `kind`: `Deployment` is not a Kueue object gov imports"},
+       "bad.yaml:2:7: Deployment `d`: `kind`: `Deployment` is not a Kueue object gov imports"},
       {"apiVersion: kueue.x-k8s.io/v1alpha1\nkind: ClusterQueue\nmetadata: {name: q}\n",
-       "`bad.yaml`:1:13: ClusterQueue `q`: `apiVersion`: `kueue.x-k8s.io/v1alpha1` is not"},
-      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {}\n", "`bad.yaml`:3:11: object: `metadata.name`: missing"},
+       "bad.yaml:1:13: ClusterQueue `q`: `apiVersion`: `kueue.x-k8s.io/v1alpha1` is not"},
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {}\n", "bad.yaml:3:11: object: `metadata.name`: missing"},
       // Unlimited borrowing of one partition beside a limited one of the same quota has no gov form
       // (resources have: `borrow-limit = { gpus = unlimited }`).
       {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\nspec:\n  cohortName: shared-pool\n"
@@ -235,7 +237,7 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
        "error[E0330]: `ml.g5.8xlarge` has no MIG profiles, so it has no `mig-1g.5gb` partitions"},
       {queue(), "`spec.cohortName`"},  // replaced below: a queue without a cohort
       {queue("{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}", "  admissionChecks: [prov]\n"),
-       "`bad.yaml`:6:3: ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.admissionChecks`: gov cannot represent it"},
+       "bad.yaml:6:3: ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.admissionChecks`: gov cannot represent it"},
       {queue("{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}", "  queueingStrategy: Random\n"),
        "`spec.queueingStrategy`: `Random` is not one of `BestEffortFIFO`, `StrictFIFO`"},
       {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: f}\nspec:\n  nodeLabels: "
@@ -243,10 +245,10 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
        "ResourceFlavor `f`: `spec.nodeLabels.node.kubernetes.io/instance-type`: `ml.z9.huge` is not in the catalog"},
       {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: p}\nvalue: 1000\n",
        "WorkloadPriorityClass `p`: `value`: `1000` is not a whole number in 0..100"},
-      {bomb, "`bad.yaml`: line 6, column 4: more than 1000000 YAML nodes"},  // the alias bomb stops at the node budget
-      {std::string(size_t{10} << 20, '['), "`bad.yaml`: line 1, column 1052673: the YAML parser read more than 1048576 bytes past the last node"},
+      {bomb, "bad.yaml: line 6, column 4: more than 1000000 YAML nodes"},  // the alias bomb stops at the node budget
+      {std::string(size_t{10} << 20, '['), "bad.yaml: line 1, column 1052673: the YAML parser read more than 1048576 bytes past the last node"},
       {std::string(100, '['), "nesting deeper than 64 levels of maps and lists"},
-      {"a: [1\n", "`bad.yaml`: line 2, column 1: "},
+      {"a: [1\n", "bad.yaml: line 2, column 1: "},
       {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: policy}\nvalue: 10\n",
        "WorkloadPriorityClass `policy`: `metadata.name`: `policy` is a reserved word of gov's language"},
       // An empty file (a failed export's output) or only skipped objects: nothing to import.

@@ -132,7 +132,7 @@ int run_import(const Args& args) {
         fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(path), escape_for_terminal(error));
         return kUsage;
       }
-      inputs.push_back({std::filesystem::path(path).filename().string(), std::move(*text)});
+      inputs.push_back({display_path(path), std::move(*text)});
     }
   } else {  // HyperPod's JSON outputs: files, or the `.json` files of directories
     std::optional<std::vector<bridge::ImportInput>> json = read_json_inputs(paths);

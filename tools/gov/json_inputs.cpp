@@ -43,7 +43,7 @@ std::optional<std::vector<bridge::ImportInput>> read_json_inputs(const std::vect
       fmt::print(stderr, "error: cannot read `{}`: {}\n", escape_for_terminal(path), escape_for_terminal(error));
       return std::nullopt;
     }
-    inputs.push_back({std::filesystem::path(path).filename().string(), std::move(*text)});
+    inputs.push_back({display_path(path), std::move(*text)});
   }
   return inputs;
 }
