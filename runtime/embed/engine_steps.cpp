@@ -10,6 +10,12 @@
 namespace gov {
 
 Step Engine::Impl::run_step(Time at, std::span<const Event> events) {
+  // Durations are added to the time: past kForever a finish time could wrap, and a task was
+  // admitted and finished in one instant (a hostile-input trial's finding, through the C API).
+  if (at > kForever) {
+    throw Error(ErrorCode::invalid_argument,
+                fmt::format("the time {} ms is after the last one an engine takes ({} ms, kForever)", at, kForever));
+  }
   std::unique_lock lock(state_mutex);
   refuse_past_max_tasks(events);
   if (at > core->now()) compact_if_due();  // between instants, as a restart is

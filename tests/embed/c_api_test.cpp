@@ -134,6 +134,13 @@ TEST_CASE("C: errors are codes with a thread-local message, NULLs are refused", 
   char* json = nullptr;
   CHECK(gov_engine_explain_json(e.handle, "nobody", &json) == GOV_ERROR_NOT_FOUND);
   CHECK(gov_engine_reload_version(e.handle, 3, &step) == GOV_ERROR_INVALID_ARGUMENT);  // a file has no versions
+  // Past GOV_TIME_FOREVER a finish time could wrap: a task was admitted and finished at once (a
+  // hostile-input trial's finding). GOV_TIME_FOREVER itself is the last time taken.
+  gov_task late = gpu_task("late", "team-a", 1);
+  late.duration_ms = INT64_MAX;
+  CHECK(gov_engine_submit(e.handle, INT64_MAX, &late, &step) == GOV_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(gov_last_error()).find("is after the last one an engine takes") != std::string::npos);
+  CHECK(gov_engine_tick(e.handle, GOV_TIME_FOREVER + 1, &step) == GOV_ERROR_INVALID_ARGUMENT);
 
   // An unknown team is a decision, not a call error.
   gov_task unknown = gpu_task("x", "team-z", 1);

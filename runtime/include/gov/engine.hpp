@@ -175,6 +175,8 @@ class GOV_API Engine {
   /// Cancels a pending or admitted task. Returns its `cancelled` decision, or nullopt when no
   /// live task has that id.
   std::optional<Decision> cancel(std::string_view id, Time at, Step* step = nullptr);
+  /// Every time these calls take (step, tick, submit, finish, cancel) is at most kForever, else
+  /// Error invalid_argument (times add durations).
   /// Applies several events at one time, in order, then runs admission until nothing changes:
   /// `gov simulate` applies a trace's events of one instant this way (cycle control: the
   /// events compete together instead of one after the other).

@@ -57,7 +57,8 @@ GOV_API int gov_abi_version(void);
 GOV_API void gov_string_free(char* text);
 
 /* A time after every duration-based finish: gov_engine_tick(e, GOV_TIME_FOREVER, ...) runs the
- * remaining finishes, as `gov simulate` does after a trace's last event. */
+ * remaining finishes, as `gov simulate` does after a trace's last event. It is also the last time
+ * the engine calls take: a later `at_ms` is GOV_ERROR_INVALID_ARGUMENT. */
 #define GOV_TIME_FOREVER (INT64_MAX / 4)
 /* An int64 field that is not set (optional amounts, instances, pods, duration). */
 #define GOV_UNSET INT64_MIN
