@@ -497,7 +497,7 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
     };
     control(team.preempt_team_tasks == model::WithinTeam::lower_or_newer_equal_priority,
             "`preempt-team-tasks = lower-or-newer-equal-priority`: PreemptTeamTasks is Never or LowerPriority",
-            std::nullopt);
+            team.preempt_team_tasks_at);
     control(team.reclaim_within_cohort != model::ReclaimWithinCohort::any,
             "`reclaim-within-cohort`: HyperPod always reclaims from any borrower", team.reclaim_within_cohort_at);
     control(team.borrow_within_cohort != model::BorrowWithinCohort::lower_priority && team.borrow_within_cohort_at &&
@@ -507,7 +507,7 @@ std::vector<Dropped> hyperpod_not_expressible(const check::Policy& policy) {
     control(team.borrow_priority_threshold >= 0, "`max-priority-threshold`: HyperPod has no threshold",
             team.borrow_priority_threshold_at);
     control(team.queueing != model::Queueing::best_effort_fifo, "`queueing = strict-fifo`: HyperPod queues best-effort FIFO",
-            std::nullopt);
+            team.queueing_at);
     // HyperPod writes one resource group per instance type, covering all its resources
     // (docs/semantics-decisions.md "Resource groups"): `--allow-lossy` exports each quota as its own.
     control(!team.groups.empty(),

@@ -164,6 +164,8 @@ struct Team {
   std::optional<Location> borrow_limit_at;  // the `borrow-limit = N%` property, when written
   std::optional<Location> borrow_within_cohort_at;
   std::optional<Location> reclaim_within_cohort_at;  // its value
+  std::optional<Location> preempt_team_tasks_at;     // its value
+  std::optional<Location> queueing_at;               // its value
   std::optional<Location> flavor_preference_at;      // the property
   std::optional<Location> borrow_priority_threshold_at;
   std::optional<Location> fungibility_at;  // the first of when-can-borrow, when-can-preempt, flavor-preference

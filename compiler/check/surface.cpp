@@ -185,7 +185,10 @@ const Table<Team>& team_table() {
        }},
       {{"preempt-team-tasks", K::choice,
         choices_of({model::WithinTeam::lower_priority, model::WithinTeam::lower_or_newer_equal_priority, model::WithinTeam::never})},
-       set_choice<Team, &Team::preempt_team_tasks>},
+       [](const Assignment& a, Team& t) {
+         set_choice<Team, &Team::preempt_team_tasks>(a, t);
+         if (a.value().kind == V::name) t.preempt_team_tasks_at = a.at(a.value().span);
+       }},
       {{"reclaim-within-cohort", K::choice,
         choices_of({model::ReclaimWithinCohort::any, model::ReclaimWithinCohort::lower_priority, model::ReclaimWithinCohort::never})},
        [](const Assignment& a, Team& t) {
@@ -197,7 +200,10 @@ const Table<Team>& team_table() {
         BlockKind::borrow_within_cohort},
        [](const Assignment& a, Team& t) { a.checker.borrow_within_cohort(a, t); }},
       {{"queueing", K::choice, choices_of({model::Queueing::best_effort_fifo, model::Queueing::strict_fifo})},
-       set_choice<Team, &Team::queueing>},
+       [](const Assignment& a, Team& t) {
+         set_choice<Team, &Team::queueing>(a, t);
+         if (a.value().kind == V::name) t.queueing_at = a.at(a.value().span);
+       }},
       {{"when-can-borrow", K::choice, choices_of({model::WhenCanBorrow::borrow, model::WhenCanBorrow::try_next_flavor})},
        [](const Assignment& a, Team& t) {
          set_choice<Team, &Team::when_can_borrow>(a, t);

@@ -149,8 +149,8 @@ TEST_CASE("gov export hyperpod lists every construct HyperPod cannot express", "
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
   for (const char* expected : {
-           "controls.gov:20:6: error[E0401]: cannot export team `research`: `preempt-team-tasks = lower-or-newer-equal-priority`",
-           "controls.gov:20:6: error[E0401]: cannot export team `research`: `queueing = strict-fifo`",
+           "controls.gov:24:27: error[E0401]: cannot export team `research`: `preempt-team-tasks = lower-or-newer-equal-priority`",
+           "controls.gov:27:27: error[E0401]: cannot export team `research`: `queueing = strict-fifo`",
            "controls.gov:21:3: error[E0401]: cannot export team `research`: the lending limit of `ml.g5.8xlarge`",
            "controls.gov:22:3: error[E0401]: cannot export team `research`: the lending limit of `ml.g5.12xlarge`",
            "controls.gov:25:27: error[E0401]: cannot export team `research`: `reclaim-within-cohort`",
