@@ -115,6 +115,22 @@ void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
 // Inline: it runs once per task a walk looks at.
 inline bool Scheduler::walk_past(TeamWalk& walk, size_t position) {
   ++cycles_;  // the work of a walk: one task looked at
+  if (walk.shaped >= 0) {
+    // A task shaped like an earlier head was parked with it (TaskStore::park_shape): the cycle
+    // here takes the next task of another shape. A queue that ends first has no head here.
+    ShapedWalk& shaped = shaped_walks_[static_cast<size_t>(walk.shaped)];
+    for (;; ++walk.next) {
+      if (walk.next == walk.end) return true;
+      ++shaped.tasks;
+      const uint32_t shape = core_.tasks.shape_of(*walk.next);
+      if (std::find(shaped.shapes.begin(), shaped.shapes.end(), shape) == shaped.shapes.end()) {
+        shaped.shapes.push_back(shape);
+        break;
+      }
+    }
+    shaped.heads.push_back(*walk.next);
+    shaped.passed.push_back(shaped.tasks);
+  }
   const uint32_t task = *walk.next;
   const Quiet quiet = quiet_in_class(task);
   if (quiet == Quiet::no) return false;
@@ -186,6 +202,8 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   size_t longest = 0;
   deciders_.clear();
   walks_.clear();
+  shaped_used_ = 0;
+  if (shaped_of_team_.size() < core_.module.teams.size()) shaped_of_team_.resize(core_.module.teams.size(), -1);
   for (uint32_t team : teams_) {
     const QueueSet& active = core_.tasks.queue(team).active;
     longest = std::max(longest, active.tasks.size());
@@ -194,6 +212,17 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
     walk.tallied = quiet_classes(team, active);
     walk.next = active.tasks.begin();
     walk.end = active.tasks.end();
+    if (active.classes.repeated_shapes > 0) {
+      if (shaped_walks_.size() == shaped_used_) shaped_walks_.emplace_back();
+      ShapedWalk& shaped = shaped_walks_[shaped_used_];
+      shaped.shapes.clear();
+      shaped.heads.clear();
+      shaped.passed.clear();
+      shaped.tasks = 0;
+      shaped.team = team;
+      walk.shaped = static_cast<int32_t>(shaped_used_);
+      shaped_of_team_[team] = static_cast<int32_t>(shaped_used_++);
+    }
     save_walk(walk);
     if (walk.next != walk.end && !walk.walked_enough()) walks_.push_back(walk);
   }
@@ -228,8 +257,22 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   }
   const size_t skipped = std::min(stop, longest);
   emit_skipped_decisions(skipped, out);
-  // Park each team's first tasks (what those cycles' heads were).
-  for (uint32_t team : teams_) core_.tasks.park_first(team, skipped);
+  // Park each team's first tasks (what those cycles' heads were), and with each head the tasks
+  // of its shape behind it (process(): only a queue with repeated shapes has any, and its walk
+  // kept its heads; none of them is shaped like another, or the walk stopped there).
+  for (uint32_t team : teams_) {
+    if (shaped_of_team_[team] < 0) core_.tasks.park_first(team, skipped);
+  }
+  for (size_t w = 0; w < shaped_used_; ++w) {
+    // The tasks passed through the last skipped head (its like tasks among them), then the like
+    // tasks of each head further down the queue.
+    const ShapedWalk& shaped = shaped_walks_[w];
+    const size_t heads = std::min(skipped, shaped.heads.size());
+    if (heads == 0) continue;
+    core_.tasks.park_first(shaped.team, shaped.passed[heads - 1]);
+    for (size_t i = 0; i < heads; ++i) core_.tasks.park_shape(shaped.heads[i]);
+  }
+  for (size_t w = 0; w < shaped_used_; ++w) shaped_of_team_[shaped_walks_[w].team] = -1;
 }
 
 // Each skipped cycle's heads that decide anew, nominated and ordered as that cycle would order
@@ -628,12 +671,16 @@ void Scheduler::process(Entry& entry, std::vector<Decision>& out) {
     another_cycle_for(entry.task);
     return;
   }
+  const bool strict = core_.module.teams[entry.team].queueing == ir::Queueing::strict_fifo;
+  // Kueue's SchedulingEquivalenceHashing (on since 0.18): a best-effort FIFO head parked with no
+  // fit or no victims takes the tasks of its queue with its shape along (handleInadmissibleHash),
+  // and so ends their turns as heads: other teams' heads of the next cycles meet the team's next
+  // different task, as in Kueue (a Kueue auditor's findings).
+  if (entry.result == Result::parked && !strict) core_.tasks.park_shape(entry.task);
   if (!entry.resumed) return;
   // A resumed scan that left no progress: a head that stays in the queue (skipped, or a
   // StrictFIFO head) scans from the first flavor next, so the next cycle is not this one again.
-  const bool strict = core_.module.teams[entry.team].queueing == ir::Queueing::strict_fifo;
   if (entry.result == Result::requeued || (entry.result == Result::parked && strict)) another_cycle_for(entry.task);
-  if (entry.result == Result::parked && !strict) park_same_shape(entry);
 }
 
 // Kueue retries such a head every cycle for as long as it fails; a StrictFIFO head whose scans
@@ -650,32 +697,6 @@ void Scheduler::another_cycle_for(uint32_t task) {
   if (it->second >= kCyclesPerInstant) return;
   ++it->second;
   progress_requeued_ = true;
-}
-
-// Kueue's SchedulingEquivalenceHashing (on since 0.18): a BestEffortFIFO head that becomes
-// inadmissible with NoFit or no candidates takes every workload of its queue with the same
-// scheduling hash (its pod sets' shapes and requests, node selection, priority) to the
-// inadmissible list with it (handleInadmissibleHash). gov leaves that to the cycles, which park
-// such tasks one by one with the same answer, except after a resumed scan (flavor scan
-// progress), whose no-fit is the head's own: a like task scans from the first flavor and may fit.
-// Those are parked here, as Kueue parks them (a Kueue auditor's finding).
-void Scheduler::park_same_shape(const Entry& entry) {
-  const Task& head = core_.tasks[entry.task];
-  core_.tasks.park_active_where(entry.team, [&head](const Task& t) {
-    if (t.priority != head.priority || t.requested_flavor != head.requested_flavor || t.request != head.request ||
-        t.unavailable_partition != head.unavailable_partition || t.pod_sets.size() != head.pod_sets.size()) {
-      return false;
-    }
-    for (size_t i = 0; i < t.pod_sets.size(); ++i) {
-      const PodSetRequest& a = t.pod_sets[i];
-      const PodSetRequest& b = head.pod_sets[i];
-      if (a.name != b.name || a.requested_flavor != b.requested_flavor || a.pods != b.pods || a.request != b.request ||
-          a.unavailable_partition != b.unavailable_partition) {
-        return false;
-      }
-    }
-    return true;
-  });
 }
 
 const Scheduler::ScanProgress* Scheduler::progress_of(uint32_t task) {

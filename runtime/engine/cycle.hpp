@@ -129,13 +129,11 @@ class Scheduler {
   void set_order_keys(Entry& entry);
   void compute_fair_order_keys(Entry& entry);
   void order_entries(size_t count);
-  /// §3 step 5 for one head: decide, then keep or forget its scan progress.
+  /// §3 step 5 for one head: decide, then keep or forget its scan progress; a best-effort FIFO
+  /// head that parks takes the tasks of its shape along (TaskStore::park_shape).
   void process(Entry& entry, std::vector<Decision>& out);
   /// What the cycle does with the head: admit, preempt, park or requeue it (Entry::result).
   void decide(Entry& entry, std::vector<Decision>& out);
-  /// Parks the active tasks of the head's team that have its scheduling shape (after a resumed
-  /// scan found no fit: Kueue's SchedulingEquivalenceHashing).
-  void park_same_shape(const Entry& entry);
   bool finish_cycle(size_t count);
   /// The scan progress of `task` that its next nomination resumes from, or null: none, or
   /// outdated (Kueue's lastAssignmentOutdated: recorded before the previous cycle, and an admitted
@@ -266,12 +264,18 @@ class Scheduler {
   struct TeamWalk {
     uint32_t team = 0;
     bool tallied = false;  // quiet_classes looked at every class slot of the set
+    /// The team's queue holds tasks of one shape: the walk passes a task shaped like an earlier
+    /// head of the walk (Kueue parked it with that head) without a cycle, and keeps its heads
+    /// (an index into shaped_walks_), else -1.
+    int32_t shaped = -1;
     size_t parking_known = 0;
     size_t deciders_left = 0;
     const SetClasses* classes = nullptr;
     std::set<uint32_t, QueueLess>::const_iterator next, end;
     /// Every class is known to park, and every task of a class that decides anew was seen.
-    bool walked_enough(size_t known, size_t left) const { return tallied && known == classes->present.size() && left == 0; }
+    bool walked_enough(size_t known, size_t left) const {
+      return shaped < 0 && tallied && known == classes->present.size() && left == 0;
+    }
     bool walked_enough() const { return walked_enough(parking_known, deciders_left); }
   };
   /// Looks at `walk`'s team again (the context quiet_classes set up for it, without renewing it).
@@ -292,6 +296,19 @@ class Scheduler {
   /// ahead at `position` changes something); else counts a new decision there and moves on.
   bool walk_past(TeamWalk& walk, size_t position);
   std::vector<TeamWalk> walks_;  // skip_quiet_cycles', reused
+  /// Per walk of a queue with tasks of one shape: the shapes and the tasks of its heads so far,
+  /// and how many of the queue's tasks the walk had passed through each head (a task shaped like
+  /// an earlier head is passed without a cycle: Kueue parked it with that head).
+  struct ShapedWalk {
+    std::vector<uint32_t> shapes;
+    std::vector<uint32_t> heads;
+    std::vector<size_t> passed;
+    size_t tasks = 0;
+    uint32_t team = 0;
+  };
+  std::vector<ShapedWalk> shaped_walks_;
+  size_t shaped_used_ = 0;
+  std::vector<int32_t> shaped_of_team_;  // per team: its walk's index in shaped_walks_, else -1
   /// A head in the skipped cycles that parks with a new decision: its cycle (its position in its
   /// team's queue) and the task.
   struct Decider {

@@ -179,7 +179,13 @@ void Engine::Impl::submit(const gov::Task& spec, std::vector<Decision>& out) {
     emit_pending(core, index, {PendingReason::team_inactive, message, nullptr, nullptr}, out);
     return;
   }
-  core.tasks.enqueue(index);
+  // Kueue parks a workload shaped like a parked head at once (PushOrUpdate, hashToBulkMoveReason)
+  // until the next requeue; it still gets its decision at the end of the step (below).
+  if (team.queueing == ir::Queueing::best_effort_fifo && core.tasks.shape_parked(index)) {
+    core.tasks.park(index);
+  } else {
+    core.tasks.enqueue(index);
+  }
   submitted_.push_back(index);
 }
 

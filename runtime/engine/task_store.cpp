@@ -81,6 +81,8 @@ uint32_t TaskStore::add(Task task, bool claim_id) {
   task.id_key = id_key_of(task.id);
   tasks_.push_back(std::move(task));
   queue_classes_.push_back(0);  // no slot until class_slot gives one
+  shape_next_.push_back(SetClasses::kNoTask);
+  shape_prev_.push_back(SetClasses::kNoTask);
   // After the push: the index reads the id back from the task.
   if (claim_id) by_id_.assign(tasks_[index].id, index, id_at());
   return index;
@@ -148,10 +150,74 @@ void SlotsByHash::grow() {
   }
 }
 
+// ---- shapes (Kueue's scheduling hash)
+
+namespace {
+
+bool same_pod_set_shape(const PodSetRequest& a, const PodSetRequest& b) {
+  return a.name == b.name && a.requested_flavor == b.requested_flavor && a.pods == b.pods && a.request == b.request &&
+         a.unavailable_partition == b.unavailable_partition;
+}
+
+}  // namespace
+
+TaskShape TaskShape::of(const Task& task) {
+  TaskShape shape;
+  shape.priority = task.priority;
+  shape.requested_flavor = task.requested_flavor;
+  shape.pods = task.pods;
+  shape.request = task.request;
+  shape.unavailable_partition = task.unavailable_partition;
+  shape.pod_sets = task.pod_sets;
+  return shape;
+}
+
+bool TaskShape::matches(const Task& task) const {
+  if (priority != task.priority || requested_flavor != task.requested_flavor || pods != task.pods ||
+      request != task.request || unavailable_partition != task.unavailable_partition ||
+      pod_sets.size() != task.pod_sets.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < pod_sets.size(); ++i) {
+    if (!same_pod_set_shape(pod_sets[i], task.pod_sets[i])) return false;
+  }
+  return true;
+}
+
+uint64_t TaskShape::hash(const Task& task) {
+  HashMix mix;  // collisions are checked, never trusted
+  mix(static_cast<uint32_t>(task.priority));
+  mix(static_cast<uint32_t>(task.requested_flavor));
+  mix(static_cast<uint64_t>(task.pods));
+  for (Amount amount : task.request) mix(static_cast<uint64_t>(amount));
+  mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(task.unavailable_partition)));
+  for (const PodSetRequest& p : task.pod_sets) {
+    mix(std::hash<std::string_view>{}(p.name));
+    mix(static_cast<uint32_t>(p.requested_flavor));
+    mix(static_cast<uint64_t>(p.pods));
+    for (Amount amount : p.request) mix(static_cast<uint64_t>(amount));
+    mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p.unavailable_partition)));
+  }
+  return mix.value();
+}
+
+uint32_t TaskStore::shape_index(uint32_t team, const Task& task) {
+  ClassTable& table = queues_[team].classes;
+  const uint64_t hash = TaskShape::hash(task);
+  const int64_t found = table.shapes_by_hash.find(hash);
+  if (found != SlotsByHash::kAbsent && table.shapes[static_cast<size_t>(found)].matches(task))
+    return static_cast<uint32_t>(found);
+  const auto index = static_cast<uint32_t>(table.shapes.size());
+  table.shapes.push_back(TaskShape::of(task));
+  if (found == SlotsByHash::kAbsent) table.shapes_by_hash.insert(hash, index);
+  return index;
+}
+
 QueueClass TaskStore::class_of(const Task& task) const {
   QueueClass value;
   value.requested_flavor = task.requested_flavor;
   value.priority = task.priority;
+  value.pods = task.pods;
   if (submission_matters_[static_cast<size_t>(task.team)]) value.submitted_at = task.submitted_at;
   value.request = task.request;
   value.unavailable_partition = task.unavailable_partition;
@@ -165,7 +231,7 @@ QueueClass TaskStore::class_of(const Task& task) const {
 bool TaskStore::same_class(const QueueClass& value, const Task& task) const {
   const Time submitted = submission_matters_[static_cast<size_t>(task.team)] ? task.submitted_at : 0;
   return value.requested_flavor == task.requested_flavor && value.priority == task.priority &&
-         value.submitted_at == submitted && value.request == task.request &&
+         value.pods == task.pods && value.submitted_at == submitted && value.request == task.request &&
          value.unavailable_partition == task.unavailable_partition &&
          value.pod_sets == (task.pod_sets.empty() ? nullptr : task.pod_sets.data()) &&
          value.reason == task.last_reason &&
@@ -178,6 +244,7 @@ uint64_t TaskStore::hash_class(const Task& task) const {
   HashMix mix;  // collisions are checked, never trusted
   mix(static_cast<uint32_t>(task.requested_flavor));
   mix(static_cast<uint32_t>(task.priority));
+  mix(static_cast<uint64_t>(task.pods));
   mix(submission_matters_[static_cast<size_t>(task.team)] ? static_cast<uint64_t>(task.submitted_at) : 0);
   for (Amount amount : task.request) mix(static_cast<uint64_t>(amount));
   mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(task.unavailable_partition)));
@@ -196,8 +263,9 @@ uint32_t TaskStore::class_slot(uint32_t task) {
   if (found != SlotsByHash::kAbsent && same_class(table.slots[static_cast<size_t>(found)].value, t)) {
     slot = static_cast<uint32_t>(found);
   } else {
+    const uint32_t shape = shape_index(static_cast<uint32_t>(t.team), t);
     slot = static_cast<uint32_t>(table.slots.size());
-    table.slots.push_back({class_of(t), t.class_hash, {}});
+    table.slots.push_back({class_of(t), t.class_hash, {}, shape});
     if (found == SlotsByHash::kAbsent) table.by_hash.insert(t.class_hash, slot);
   }
   queue_classes_[task] = slot;
@@ -209,6 +277,19 @@ void TaskStore::add_class(QueueSet& set, uint32_t task) {
   const uint32_t slot = class_slot(task);
   set.classes.add(slot, 1, -1);
   set.classes.counts[slot].representative = static_cast<int32_t>(task);  // the last one added
+  const uint32_t shape = queues_[static_cast<size_t>(tasks_[task].team)].classes.slots[slot].shape;
+  SetClasses& classes = set.classes;
+  classes.add_shape(shape, 1);
+  // First in its shape's list (the order within a shape does not matter: park_shape takes all).
+  const uint32_t first = classes.shape_first[shape];
+  shape_prev_[task] = SetClasses::kNoTask;
+  shape_next_[task] = first;
+  if (first != SetClasses::kNoTask) {
+    shape_prev_[first] = task;
+  } else {
+    classes.shape_last[shape] = task;
+  }
+  classes.shape_first[shape] = task;
 }
 
 void TaskStore::remove_class(QueueSet& set, uint32_t task) {
@@ -219,6 +300,11 @@ void TaskStore::remove_class(QueueSet& set, uint32_t task) {
   const uint32_t slot = queue_classes_[task];
   GOV_ASSERT(slot < classes.counts.size() && classes.counts[slot].count > 0,
              "queued task missing from its class count");
+  const uint32_t shape = queues_[static_cast<size_t>(t.team)].classes.slots[slot].shape;
+  classes.remove_shape(shape);
+  const uint32_t prev = shape_prev_[task], next = shape_next_[task];
+  (prev != SetClasses::kNoTask ? shape_next_[prev] : classes.shape_first[shape]) = next;
+  (next != SetClasses::kNoTask ? shape_prev_[next] : classes.shape_last[shape]) = prev;
   SetClasses::Count& c = classes.counts[slot];
   if (--c.count == 0) {
     const uint32_t last = classes.present.back();
@@ -238,6 +324,8 @@ void TaskStore::compact_classes(uint32_t team) {
   if (q.classes.slots.size() < 64 || q.classes.slots.size() < 4 * queued) return;
   q.classes.slots.clear();
   q.classes.by_hash.clear();
+  q.classes.shapes.clear();
+  q.classes.shapes_by_hash.clear();
   ++q.classes.generation;  // every task's slot is stale: the queued ones get new ones now
   for (QueueSet* set : {&q.active, &q.parked}) {
     const uint64_t changes = set->classes.changes;
@@ -307,13 +395,34 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   splice(from.tasks, into.tasks);
   GOV_ASSERT(from.tasks.empty(), "queue orders are total: no task is in two sets");
   // Both sets count slots of the same team's table: add the counts, O(classes).
-  for (uint32_t slot : from.classes.present) {
-    const SetClasses::Count& moving = from.classes.counts[slot];
-    into.classes.add(slot, moving.count, moving.representative);
+  const ClassTable& table = queues_[static_cast<size_t>(tasks_[*into.tasks.begin()].team)].classes;
+  SetClasses& moving = from.classes;
+  SetClasses& joined = into.classes;
+  for (uint32_t slot : moving.present) {
+    const SetClasses::Count& count = moving.counts[slot];
+    joined.add(slot, count.count, count.representative);
+    const uint32_t shape = table.slots[slot].shape;
+    joined.add_shape(shape, count.count);
+    // Each shape's list joins once (several slots may share a shape), in O(1).
+    const uint32_t first = moving.shape_first[shape];
+    if (first == SetClasses::kNoTask) continue;
+    const uint32_t tail = joined.shape_last[shape];
+    if (tail == SetClasses::kNoTask) {
+      joined.shape_first[shape] = first;
+    } else {
+      shape_next_[tail] = first;
+      shape_prev_[first] = tail;
+    }
+    joined.shape_last[shape] = moving.shape_last[shape];
+    moving.shape_first[shape] = moving.shape_last[shape] = SetClasses::kNoTask;
   }
   // Only the present slots are reset: `counts` keeps its length, so the set's next additions do
   // not grow it again slot by slot (a table holds hundreds of slots between compactions).
-  for (uint32_t slot : from.classes.present) from.classes.counts[slot] = {};
+  for (uint32_t slot : moving.present) {
+    moving.counts[slot] = {};
+    moving.shape_tasks[table.slots[slot].shape] = 0;
+  }
+  moving.repeated_shapes = 0;
   from.classes.present.clear();
   ++from.classes.changes;
 }
@@ -455,6 +564,52 @@ void TaskStore::reclassify(uint32_t task) {
       q.classes.slots[from].last_move = {t.last_message_serial, t.last_reason, queue_classes_[task]};
   }
   compact_classes(team);
+}
+
+size_t TaskStore::park_shape(uint32_t head) {
+  const Task& h = tasks_[head];
+  const auto team = static_cast<uint32_t>(h.team);
+  TeamQueue& q = queues_[team];
+  // A head's class slot is mostly still valid (it left its set this cycle): its shape without a hash.
+  const uint32_t shape =
+      h.queue_class_generation == q.classes.generation ? q.classes.slots[queue_classes_[head]].shape : shape_index(team, h);
+  const size_t like = q.active.classes.shape_count(shape);
+  if (like == 0) return 0;
+  // A queue of one shape but for a few tasks queued last (submitted after them), as a deep queue
+  // of like tasks mostly is: the like ones are its first, parked in O(log n) (park_first). Kueue
+  // walks its whole heap here; a queue of 16,000 like tasks made each finish O(n) (the security
+  // tests of queue work).
+  const size_t unlike = q.active.tasks.size() - like;
+  if (q.sticky < 0 && like >= kMaxUnlikeTail && unlike <= kMaxUnlikeTail) {
+    bool tail = true;
+    auto it = q.active.tasks.rbegin();
+    for (size_t i = 0; i < unlike && tail; ++i, ++it) tail = shape_of(*it) != shape;
+    if (tail) {
+      park_first(team, like);
+      has_work_[team] = !q.active.tasks.empty();
+      return like;
+    }
+  }
+  std::vector<uint32_t>& moved = scratch_tasks_;
+  moved.clear();
+  for (uint32_t task = q.active.classes.shape_first[shape]; task != SetClasses::kNoTask; task = shape_next_[task])
+    moved.push_back(task);
+  GOV_ASSERT(moved.size() == like, "a set's shape list holds its tasks of that shape");
+  if (q.parked.tasks.empty()) note_parked(team);
+  for (uint32_t task : moved) {
+    erase(q.active, task);
+    insert(q.parked, task, /*likely_last=*/true);
+  }
+  has_work_[team] = !q.active.tasks.empty() || q.sticky >= 0;
+  return moved.size();
+}
+
+bool TaskStore::shape_parked(uint32_t task) {
+  const Task& t = tasks_[task];
+  const auto team = static_cast<uint32_t>(t.team);
+  const QueueSet& parked = queues_[team].parked;
+  if (parked.tasks.empty()) return false;
+  return parked.classes.shape_count(shape_index(team, t)) > 0;
 }
 
 bool TaskStore::park_like_prefix(uint32_t head) {

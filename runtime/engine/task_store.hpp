@@ -190,6 +190,23 @@ struct QueueLess {
   }
 };
 
+/// What Kueue's SchedulingEquivalenceHashing hashes of a workload (computeSchedulingHash): its
+/// priority and, per pod set, its name, count, requests and node selection (the instance type it
+/// names, a partition profile no quota gives). Tasks of one team with equal shapes are parked
+/// together (TaskStore::park_shape).
+struct TaskShape {
+  int32_t priority = 0;
+  int32_t requested_flavor = -1;
+  int64_t pods = 1;
+  Resources request{};
+  const std::string* unavailable_partition = nullptr;  // interned: equal names, equal pointers
+  std::vector<PodSetRequest> pod_sets;                 // of a task of several (names, counts, requests)
+
+  static TaskShape of(const struct Task& task);
+  bool matches(const struct Task& task) const;
+  static uint64_t hash(const struct Task& task);
+};
+
 /// What a queued task's nomination and last pending decision depend on: its shape (as
 /// NominationCache keys it) and its last pending reason and message. Tasks of one class queued
 /// behind a head of that class that was parked without a new decision would each be parked the
@@ -197,6 +214,7 @@ struct QueueLess {
 struct QueueClass {
   int32_t requested_flavor = -1;
   int32_t priority = 0;
+  int64_t pods = 1;       // part of the shape Kueue hashes (TaskShape), so a slot has one shape
   Time submitted_at = 0;  // only when the team's within-team policy compares submission times
   Resources request{};
   const std::string* unavailable_partition = nullptr;  // interned: equal names, equal pointers
@@ -269,9 +287,13 @@ struct ClassTable {
     QueueClass value;
     uint64_t hash = 0;
     Move last_move;
+    uint32_t shape = 0;  // its tasks' shape: an index into `shapes` (a class has one shape)
   };
   std::vector<Slot> slots;
   SlotsByHash by_hash;  // the first slot of each hash
+  /// The shapes of the slots, each once (found by TaskShape::hash, checked with the whole shape).
+  std::vector<TaskShape> shapes;
+  SlotsByHash shapes_by_hash;  // the first shape of each hash
   uint32_t generation = 1;
 };
 
@@ -286,6 +308,28 @@ struct SetClasses {
   };
   std::vector<Count> counts;      // by slot; may be shorter than the table
   std::vector<uint32_t> present;  // the slots with count > 0, in no particular order
+  /// How many tasks of each shape (ClassTable::shapes) the set holds, and how many shapes two or
+  /// more: whether some task is shaped like another (Kueue's bulk move, TaskStore::park_shape).
+  std::vector<uint32_t> shape_tasks;
+  uint32_t repeated_shapes = 0;
+  /// The tasks of each shape in the set, as a list linked through TaskStore's shape links (first
+  /// and last task, kNoTask when none): park_shape finds a shape's tasks without a walk.
+  static constexpr uint32_t kNoTask = UINT32_MAX;
+  std::vector<uint32_t> shape_first, shape_last;
+  uint32_t shape_count(uint32_t shape) const { return shape < shape_tasks.size() ? shape_tasks[shape] : 0; }
+  void add_shape(uint32_t shape, uint32_t n) {
+    if (shape >= shape_tasks.size()) {
+      shape_tasks.resize(shape + 1);
+      shape_first.resize(shape + 1, kNoTask);
+      shape_last.resize(shape + 1, kNoTask);
+    }
+    const uint32_t before = shape_tasks[shape];
+    shape_tasks[shape] += n;
+    if (before < 2 && shape_tasks[shape] >= 2) ++repeated_shapes;
+  }
+  void remove_shape(uint32_t shape) {
+    if (shape_tasks[shape]-- == 2) --repeated_shapes;
+  }
   /// Moves whenever `present` changes (it only grows, and travels with the set, as its id does):
   /// the same set id and number, the same slots present.
   uint64_t changes = 0;
@@ -294,6 +338,10 @@ struct SetClasses {
   friend void swap(SetClasses& a, SetClasses& b) noexcept {
     a.counts.swap(b.counts);
     a.present.swap(b.present);
+    a.shape_tasks.swap(b.shape_tasks);
+    a.shape_first.swap(b.shape_first);
+    a.shape_last.swap(b.shape_last);
+    std::swap(a.repeated_shapes, b.repeated_shapes);
     std::swap(a.changes, b.changes);
   }
   /// Counts `n` more tasks of `slot`, `representative` one of them (kept if the slot has one).
@@ -413,24 +461,19 @@ class TaskStore {
   /// ones at once and returns true. False (nothing moved) otherwise. O(1) plus O(tail · log n)
   /// when nothing is parked yet, else the smaller set merged into the larger.
   bool park_like_prefix(uint32_t head);
-  /// Parks every active task of `team` for which `same` holds (Kueue's handleInadmissibleHash:
-  /// the workloads of the heap with the parked head's scheduling hash); returns how many.
-  template <typename Same>
-  size_t park_active_where(uint32_t team, Same same) {
-    TeamQueue& q = queues_[team];
-    std::vector<uint32_t>& moved = scratch_tasks_;
-    moved.clear();
-    for (uint32_t task : q.active.tasks) {
-      if (same(tasks_[task])) moved.push_back(task);
-    }
-    if (moved.empty()) return 0;
-    if (q.parked.tasks.empty()) note_parked(team);
-    for (uint32_t task : moved) {
-      erase(q.active, task);
-      insert(q.parked, task, /*likely_last=*/true);
-    }
-    has_work_[team] = !q.active.tasks.empty() || q.sticky >= 0;
-    return moved.size();
+  /// Kueue's SchedulingEquivalenceHashing for a best-effort FIFO head `head` that was just
+  /// parked (no fit, or no victims: handleInadmissibleHash): parks every active task of its team
+  /// with its shape, without a decision; returns how many. O(1) when none has it (the set's shape
+  /// counts), else O(active tasks).
+  size_t park_shape(uint32_t head);
+  /// Whether a task of `task`'s shape is parked in its team (Kueue's hashToBulkMoveReason, which
+  /// its requeue clears as reactivate_parked empties the parked sets): a task submitted then is
+  /// parked at once (PushOrUpdate).
+  bool shape_parked(uint32_t task);
+  /// The shape (ClassTable::shapes) of a queued task, valid while its class slot is.
+  uint32_t shape_of(uint32_t task) const {
+    const Task& t = tasks_[task];
+    return queues_[static_cast<size_t>(t.team)].classes.slots[queue_classes_[task]].shape;
   }
   /// Whether the team has an active or sticky task.
   bool has_active_work(uint32_t team) const {
@@ -509,6 +552,8 @@ class TaskStore {
   uint32_t class_slot(uint32_t task);
   void add_class(QueueSet& set, uint32_t task);
   void remove_class(QueueSet& set, uint32_t task);
+  /// The shape index of `task`'s shape in its team's table, added when new.
+  uint32_t shape_index(uint32_t team, const Task& task);
   /// Rebuilds a team's class table from its queued tasks when it holds many more slots than
   /// they need (classes of tasks that left stay until then). Amortised O(1) per slot made.
   void compact_classes(uint32_t team);
@@ -528,6 +573,8 @@ class TaskStore {
   TaskChunks tasks_;
   IdIndex by_id_;  // task ids to indices into tasks_ (the latest task of each id)
   std::vector<uint32_t> queue_classes_;  // every task's class slot (queue_class_of), by index
+  /// A queued task's neighbours in its set's list of its shape (SetClasses::shape_first), by index.
+  std::vector<uint32_t> shape_next_, shape_prev_;
   /// A task's id by index, as by_id_ reads it back (a task's id never changes once added).
   auto id_at() const {
     return [this](uint32_t index) -> std::string_view { return tasks_[index].id; };
