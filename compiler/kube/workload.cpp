@@ -562,10 +562,16 @@ void read_status(const Reader& in, const Node& object, const Node& spec, Workloa
     }
     return;
   }
+  // An evicted Workload that no longer holds quota queues again once Kueue requeues it
+  // (`Requeued` True: at once after a preemption, after a backoff for a PodsReady timeout), at its
+  // creation time; until then (`Requeued` False) it waits outside the queue. A Kueue auditor's
+  // finding: gov skipped every evicted Workload, so a preempted job no longer held its place.
   if (const Node* evicted = status ? true_condition(in, *status, "Evicted") : nullptr) {
-    out.state = WorkloadState::evicted;
-    out.state_reason = condition_reason(evicted);
-    return;
+    if (has_condition(*status, "Requeued") && !true_condition(in, *status, "Requeued")) {
+      out.state = WorkloadState::evicted;
+      out.state_reason = condition_reason(evicted);
+      return;
+    }
   }
   if (const Node* active = in.optional(spec, "active", "spec.active", Node::Kind::scalar); active && active->text == "false") {
     out.state = WorkloadState::inactive;

@@ -50,7 +50,7 @@ enum class WorkloadState : uint8_t {
   admitted,  // holds quota: `QuotaReserved` is True (or `status.admission` without that condition)
   evicting,  // holds quota (as `admitted`) but `Evicted` is True: its pods are stopping
   finished,  // `Finished` is True
-  evicted,   // `Evicted` is True and it holds no quota
+  evicted,   // `Evicted` is True, it holds no quota and `Requeued` is False (not queued yet)
   inactive,  // `spec.active: false`: deactivated, never admitted until reactivated
 };
 

@@ -56,7 +56,6 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   ++cycles_;
   for (size_t i = 0; i < count; ++i) nominate(entries_[i]);
   order_entries(count);
-  const size_t decisions_before = out.size();
   if (core_.module.settings.fair_sharing && core_.quota.tree()) [[unlikely]] {
     // A tree of cohorts: Kueue's tournament down the tree, each head picked against the usage
     // the heads before it left (fair_share.hpp).
@@ -85,31 +84,7 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
   last_cycle_parked_ = true;  // then no victims either
   for (size_t i = 0; i < count && last_cycle_parked_; ++i)
     last_cycle_parked_ = entries_[i].result == Result::parked;
-  const bool changed = finish_cycle(count);
-  if (count == 1) park_like_heads(entries_[0], decisions_before, out);
-  return changed;
-}
-
-// A cycle whose only head was parked without a new decision changed nothing but that head's
-// place. When the active tasks of its team are of the head's queue class (same shape, same last
-// pending decision), but for a few of another class queued after all of them (tasks submitted
-// in this instant, which have no decision yet), and no other team has work, each following
-// cycle would take the next like task alone, nominate it the same way against the same state
-// (nominations are a function of the shape and the state: NominationCache), find its decision
-// unchanged and park it: one cycle per task, O(n) per finish with n queued. They are parked at
-// once instead, which is what those cycles would have done; the tasks behind them then take
-// their cycles as before (self-check runs take every cycle, and the property tests compare).
-void Scheduler::park_like_heads(const Entry& entry, size_t decisions_before,
-                                const std::vector<Decision>& out) {
-  if (core_.options.self_check || out.size() != decisions_before || !progress_.empty()) return;
-  if (entry.result != Result::parked || entry.preemptor || reactivate_after_cycle_) return;
-  if (core_.tasks.queue(entry.team).sticky >= 0) return;
-  if (!core_.tasks.is_parked(entry.task)) return;
-  core_.tasks.teams_with_work(teams_);
-  for (uint32_t team : teams_) {
-    if (team != entry.team && core_.tasks.has_active_work(team)) return;
-  }
-  core_.tasks.park_like_prefix(entry.task);
+  return finish_cycle(count);
 }
 
 // Inline: it runs once per task a walk looks at.
@@ -122,9 +97,9 @@ inline bool Scheduler::walk_past(TeamWalk& walk, size_t position) {
     for (;; ++walk.next) {
       if (walk.next == walk.end) return true;
       ++shaped.tasks;
-      const uint32_t shape = core_.tasks.shape_of(*walk.next);
-      if (std::find(shaped.shapes.begin(), shaped.shapes.end(), shape) == shaped.shapes.end()) {
-        shaped.shapes.push_back(shape);
+      uint8_t& seen = shaped.seen[core_.tasks.shape_of(*walk.next)];
+      if (!seen) {
+        seen = 1;
         break;
       }
     }
@@ -159,8 +134,10 @@ inline bool Scheduler::walk_past(TeamWalk& walk, size_t position) {
 // would not park, nothing is skipped. Finding a position can take a walk down a queue (a new task
 // queued last behind thousands). When every team's first task parks, the cycles one by one would
 // park every head of the next cycle and then walk the same queues from the skip after it, but for a
-// queue of the only team at work, where park_like_heads parks the like tasks in O(log queue)
-// without a walk: so a skip not right after a cycle that parked every head needs two teams at work.
+// queue of the only team at work, whose parked head took the tasks of its shape along (process(),
+// TaskStore::park_shape): so a skip not right after a cycle that parked every head needs two teams
+// at work. A queue with tasks of one shape is walked head by head, passing the tasks shaped like an
+// earlier head, which Kueue parks with it (SchedulingEquivalenceHashing).
 // Whether a task parks, and with which decision, depends on its queue class only, so it is tested
 // once per class slot (quiet_classes, quiet_in_class), and a queue whose classes all park quietly
 // is not walked at all: its length is all that counts. Decisions and their order are those of the
@@ -175,7 +152,7 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   const bool after_parking_cycle = last_cycle_parked_;
   last_cycle_parked_ = false;
   core_.tasks.teams_with_work(teams_);
-  if (!after_parking_cycle && teams_.size() < 2) return;  // park_like_heads' case
+  if (!after_parking_cycle && teams_.size() < 2) return;  // the case above
   for (uint32_t team : teams_) {
     if (core_.tasks.queue(team).sticky >= 0 || core_.module.teams[team].queueing == ir::Queueing::strict_fifo) return;
   }
@@ -215,7 +192,7 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
     if (active.classes.repeated_shapes > 0) {
       if (shaped_walks_.size() == shaped_used_) shaped_walks_.emplace_back();
       ShapedWalk& shaped = shaped_walks_[shaped_used_];
-      shaped.shapes.clear();
+      shaped.seen.assign(core_.tasks.queue(team).classes.shapes.size(), 0);
       shaped.heads.clear();
       shaped.passed.clear();
       shaped.tasks = 0;

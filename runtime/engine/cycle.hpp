@@ -147,7 +147,6 @@ class Scheduler {
   /// progress kept or used up), at most kCyclesPerInstant times per task and instant.
   void another_cycle_for(uint32_t task);
   static constexpr uint32_t kCyclesPerInstant = 4;
-  void park_like_heads(const Entry& entry, size_t decisions_before, const std::vector<Decision>& out);
 
   bool overlaps_cycle_victims(const Entry& entry) const;
   bool recompute_overlapping(Entry& entry, std::vector<Decision>& out);
@@ -300,7 +299,7 @@ class Scheduler {
   /// and how many of the queue's tasks the walk had passed through each head (a task shaped like
   /// an earlier head is passed without a cycle: Kueue parked it with that head).
   struct ShapedWalk {
-    std::vector<uint32_t> shapes;
+    std::vector<uint8_t> seen;  // by shape (the team's ClassTable::shapes): a head had it
     std::vector<uint32_t> heads;
     std::vector<size_t> passed;
     size_t tasks = 0;

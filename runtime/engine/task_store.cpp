@@ -612,27 +612,8 @@ bool TaskStore::shape_parked(uint32_t task) {
   return parked.classes.shape_count(shape_index(team, t)) > 0;
 }
 
-bool TaskStore::park_like_prefix(uint32_t head) {
-  const Task& h = tasks_[head];
-  const auto team = static_cast<uint32_t>(h.team);
-  const TeamQueue& q = queues_[team];
-  const QueueSet& active = q.active;
-  GOV_ASSERT(h.queue_class_generation == q.classes.generation, "a parked head has a class slot");
-  const uint32_t like = queue_classes_[head];
-  if (active.classes.count(like) == 0) return false;
-  const size_t unlike = active.tasks.size() - active.classes.count(like);
-  if (unlike > kMaxUnlikeTail) return false;
-  // The unlike tasks must be the last ones in queue order: every like task comes before them.
-  auto it = active.tasks.rbegin();
-  for (size_t i = 0; i < unlike; ++i, ++it) {
-    if (queue_classes_[*it] == like) return false;
-  }
-  park_first(team, active.tasks.size() - unlike);
-  return true;
-}
-
 void TaskStore::teams_with_work(std::vector<uint32_t>& out) {
-  // A team stays listed after its work is taken (take_head, park_like_prefix clear its flag);
+  // A team stays listed after its work is taken (take_head, park_shape clear its flag);
   // the listed teams without work leave the list here.
   out.clear();
   size_t kept = 0;

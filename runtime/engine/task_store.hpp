@@ -453,14 +453,9 @@ class TaskStore {
   /// Records that a task's last pending reason or message changed (its queue class); the
   /// class hash is kept from then on, so queue moves do not hash.
   void reclassify(uint32_t task);
-  /// Most active tasks of another class that park_like_prefix looks for behind the like ones.
+  /// Most active tasks of another shape, all queued last, behind which park_shape parks a
+  /// shape's tasks as one prefix (park_first).
   static constexpr size_t kMaxUnlikeTail = 64;
-  /// When the active tasks of the parked task `head`'s team are of `head`'s class slot except
-  /// at most kMaxUnlikeTail tasks that all come after them in queue order (tasks submitted in
-  /// this instant have no decision yet, so a different class, and queue last): parks the like
-  /// ones at once and returns true. False (nothing moved) otherwise. O(1) plus O(tail · log n)
-  /// when nothing is parked yet, else the smaller set merged into the larger.
-  bool park_like_prefix(uint32_t head);
   /// Kueue's SchedulingEquivalenceHashing for a best-effort FIFO head `head` that was just
   /// parked (no fit, or no victims: handleInadmissibleHash): parks every active task of its team
   /// with its shape, without a decision; returns how many. O(1) when none has it (the set's shape

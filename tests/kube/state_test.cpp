@@ -87,10 +87,12 @@ TEST_CASE("gov eval reads pending Workloads in creation order and skips evicted 
       conditions:
         - {type: QuotaReserved, status: "True", reason: QuotaReserved, lastTransitionTime: "2026-11-20T10:00:10Z"}
 )";
+  // Evicted and not requeued yet (a PodsReady timeout's backoff): outside the queue.
   const std::string evicted = R"(    status:
       conditions:
         - {type: QuotaReserved, status: "False", reason: Pending, lastTransitionTime: "2026-11-20T10:00:20Z"}
-        - {type: Evicted, status: "True", reason: Preempted, lastTransitionTime: "2026-11-20T10:00:20Z"}
+        - {type: Evicted, status: "True", reason: PodsReadyTimeout, lastTransitionTime: "2026-11-20T10:00:20Z"}
+        - {type: Requeued, status: "False", reason: PodsReadyTimeout, lastTransitionTime: "2026-11-20T10:00:20Z"}
 )";
   // Two pending Workloads of team-a: `late` is listed first but created after `early`.
   const std::string state = dir.write(
@@ -106,7 +108,7 @@ TEST_CASE("gov eval reads pending Workloads in creation order and skips evicted 
   const gov::test::CommandResult r = run_gov("eval " + kWalkthrough + " --task " + task + " --state " + state);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.err.find("Workload `gone` is evicted (Preempted): skipped") != std::string::npos);
+  CHECK(r.err.find("Workload `gone` is evicted (PodsReadyTimeout): skipped") != std::string::npos);
   CHECK(r.err.find("Workload `off` is inactive (Deactivated): skipped") != std::string::npos);
   // The state's time is its latest (10:00:30, 30 s after the earliest); t is admitted into
   // team-b's idle instance, and the pending ones are still there, in creation order.
@@ -404,4 +406,20 @@ TEST_CASE("gov eval reads a Workload being evicted as having released its quota"
                    "stop, and is read as having released it") != std::string::npos);
   CHECK(r.out.find(R"({"at":301,"task":"b1","outcome":"admitted")") != std::string::npos);
   CHECK(r.out.find("preempted") == std::string::npos);
+}
+
+// A Kueue auditor's finding: a preempted Workload that Kueue has requeued (`Evicted` and `Requeued`
+// True, no quota) is back in its queue at its creation time; gov skipped every evicted Workload, so
+// under StrictFIFO `a2` was admitted past it. It queues now, as the same Workload plainly pending.
+TEST_CASE("gov eval queues a preempted Workload that Kueue requeued", "[k8s][kube][state]") {
+  const std::string dir = kFixtures + "requeued/";
+  const gov::test::CommandResult r =
+      run_gov("eval " + dir + "policy.gov --task " + dir + "a2.json --state " + dir + "workloads.yaml");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find(R"("task":"a2","outcome":"pending")") != std::string::npos);
+  CHECK(r.err.find("skipped") == std::string::npos);
+  const gov::test::CommandResult plain =
+      run_gov("eval " + dir + "policy.gov --task " + dir + "a2.json --state " + dir + "workloads-pending.yaml");
+  CHECK(plain.out == r.out);
 }
