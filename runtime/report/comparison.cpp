@@ -132,7 +132,7 @@ constexpr std::string_view kPage = R"page(<!DOCTYPE html>
 body { font: 14px/1.4 system-ui, sans-serif; margin: 0 24px 40px; color: #1d2430; background: #fafbfc; }
 h1 { font-size: 20px; margin: 18px 0 4px; }
 h2 { font-size: 16px; margin: 24px 0 6px; }
-.note { color: #5b6472; font-size: 12px; }
+.note { color: #5b6472; font-size: 12px; white-space: pre-line; }
 .controls { position: sticky; top: 0; background: #fafbfc; padding: 8px 0; border-bottom: 1px solid #dde1e6; }
 .grid { display: flex; flex-wrap: wrap; gap: 12px; }
 .panel { background: #fff; border: 1px solid #dde1e6; border-radius: 6px; padding: 8px; }
@@ -156,7 +156,8 @@ td.num { text-align: right; white-space: nowrap; }
 <div class="panel"><h3>preemptions suffered</h3><svg class="chart" id="d-preempted" data-chart="preempted"></svg></div>
 </div>
 <h2>Teams</h2>
-<table id="teams"><thead><tr><th>team</th><th>admitted A</th><th>B</th><th>mean wait A (s)</th><th>B</th><th>p95 wait A (s)</th><th>B</th><th>GPU-h A</th><th>B</th><th>borrowed GPU-h A</th><th>B</th><th>preempted A</th><th>B</th></tr></thead><tbody></tbody></table>
+<div class="note" id="starved"></div>
+<table id="teams"><thead><tr><th>team</th><th>admitted A</th><th>B</th><th>never ran A</th><th>B</th><th>mean wait A (s)</th><th>B</th><th>p95 wait A (s)</th><th>B</th><th>GPU-h A</th><th>B</th><th>borrowed GPU-h A</th><th>B</th><th>preempted A</th><th>B</th></tr></thead><tbody></tbody></table>
 <h2>Tasks whose outcome changed</h2>
 <div class="note" id="changed-note"></div>
 <table id="changed"><thead><tr><th>task</th><th>team</th><th>with A</th><th>with B</th></tr></thead><tbody></tbody></table>
@@ -172,23 +173,26 @@ function el(tag, attrs, parent) {
   return e;
 }
 function team() { return Number(document.getElementById("team").value); }
-function bars(svg, values) {
+// values(x): the team's B - A, or null when either side has none (no task admitted); warn(x): a
+// caution drawn with the bar (amber, its text after the value) instead of its red or green.
+function bars(svg, values, warn) {
   svg.replaceChildren();
   const t = team();
-  const rows = D.teams.map((x, i) => ({name: x.team, v: values(x), i})).filter((r) => t < 0 || r.i === t);
+  const rows = D.teams.map((x, i) => ({name: x.team, v: values(x), w: warn ? warn(x) : "", i})).filter((r) => t < 0 || r.i === t);
   const rowH = 16, W = 420, L = 110, R = 50, H = Math.max(1, rows.length) * rowH + 20;
   svg.setAttribute("viewBox", "0 0 " + W + " " + H);
   svg.setAttribute("height", H);
-  const top = Math.max(1e-9, ...rows.map((r) => Math.abs(r.v)));
+  const top = Math.max(1e-9, ...rows.map((r) => Math.abs(r.v || 0)));
   const mid = L + (W - L - R) / 2, half = (W - L - R) / 2;
   el("line", {x1: mid, x2: mid, y1: 0, y2: H - 16, stroke: "#9aa3ad"}, svg);
   rows.forEach((r, k) => {
-    const y = k * rowH + 2, w = half * Math.abs(r.v) / top;
+    const y = k * rowH + 2, w = half * Math.abs(r.v || 0) / top;
     const label = el("text", {x: L - 4, y: y + 11, "text-anchor": "end", class: "axis"}, svg);
     label.textContent = r.name;
-    el("rect", {x: r.v < 0 ? mid - w : mid, y, width: Math.max(1, w), height: rowH - 4, fill: r.v > 0 ? "#c43b3b" : r.v < 0 ? "#2f9e6e" : "#9aa3ad"}, svg);
+    const fill = r.w ? "#d08c00" : r.v > 0 ? "#c43b3b" : r.v < 0 ? "#2f9e6e" : "#9aa3ad";
+    if (r.v !== null) el("rect", {x: r.v < 0 ? mid - w : mid, y, width: Math.max(1, w), height: rowH - 4, fill, "data-team": r.name}, svg);
     const value = el("text", {x: W - 2, y: y + 11, "text-anchor": "end", class: "axis"}, svg);
-    value.textContent = (r.v > 0 ? "+" : "") + Math.round(r.v * 1000) / 1000;
+    value.textContent = (r.v === null ? "n/a" : (r.v > 0 ? "+" : "") + Math.round(r.v * 1000) / 1000) + (r.w ? " " + r.w : "");
   });
   const axis = el("text", {x: mid, y: H - 4, "text-anchor": "middle", class: "axis"}, svg);
   axis.textContent = "B \u2212 A (red: more with B)";
@@ -201,7 +205,12 @@ function cell(tr, text, num) {
 }
 function draw() {
   const t = team();
-  bars(document.getElementById("d-wait"), (x) => (x.b.mean_wait_s || 0) - (x.a.mean_wait_s || 0));
+  // Waits count admitted tasks only: a team whose tasks B never runs had its missing wait read as
+  // 0, a green "improvement" (an SRE helper's finding). No wait on either side is n/a, and more
+  // tasks never run in B is a caution on the bar.
+  bars(document.getElementById("d-wait"),
+       (x) => x.a.mean_wait_s === null || x.b.mean_wait_s === null ? null : x.b.mean_wait_s - x.a.mean_wait_s,
+       (x) => x.b.never_admitted > x.a.never_admitted ? "(" + (x.b.never_admitted - x.a.never_admitted) + " more never ran)" : "");
   bars(document.getElementById("d-gpu"), (x) => x.b.gpu_hours - x.a.gpu_hours);
   bars(document.getElementById("d-borrowed"), (x) => x.b.borrowed_gpu_hours - x.a.borrowed_gpu_hours);
   bars(document.getElementById("d-preempted"), (x) => x.b.preempted - x.a.preempted);
@@ -211,7 +220,7 @@ function draw() {
     if (t >= 0 && i !== t) return;
     const tr = document.createElement("tr");
     cell(tr, x.team);
-    for (const k of ["admitted", "mean_wait_s", "p95_wait_s", "gpu_hours", "borrowed_gpu_hours", "preempted"]) {
+    for (const k of ["admitted", "never_admitted", "mean_wait_s", "p95_wait_s", "gpu_hours", "borrowed_gpu_hours", "preempted"]) {
       cell(tr, x.a[k], true);
       cell(tr, x.b[k], true);
     }
@@ -240,6 +249,9 @@ D.teams.forEach((x, i) => {
 });
 select.addEventListener("change", draw);
 document.getElementById("summary").textContent = "A: " + D.policy_a + " \u2014 B: " + D.policy_b + " \u2014 " + D.tasks + " tasks, " + D.changed_total + " changed outcome";
+document.getElementById("starved").textContent = D.teams.filter((x) => x.b.never_admitted > x.a.never_admitted)
+  .map((x) => "note: " + x.team + " has more tasks that never ran in B; waits count admitted tasks only, so B's waits leave them out")
+  .join("\n");
 document.getElementById("changed-note").textContent = D.changed.length < D.changed_total ? "the first " + D.changed.length + " of " + D.changed_total : "";
 draw();
 </script>

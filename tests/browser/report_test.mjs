@@ -62,6 +62,22 @@ try {
       });
     }));
   for (const id of new Set(outside)) problems.push(`chart \`${id}\` draws a line outside itself`);
+  // A team with more tasks that never run in B: its wait bar is a caution, never a green
+  // improvement (an SRE helper's finding: B's missing wait was read as 0).
+  if (comparison) {
+    const starved = await page.evaluate(() => D.teams.filter((x) => x.b.never_admitted > x.a.never_admitted).map((x) => x.team));
+    for (const name of starved) {
+      const fill = await page.$eval("#d-wait", (svg, n) => {
+        const rect = svg.querySelector(`rect[data-team="${n}"]`);
+        return rect ? rect.getAttribute("fill") : "none";
+      }, name);
+      if (fill === "#2f9e6e") problems.push(`\`${name}\` runs fewer tasks with B, but its wait bar is a green improvement`);
+      const columns = await page.$$eval("#teams thead th", (ths) => ths.map((th) => th.textContent));
+      if (!columns.includes("never ran A")) problems.push("the teams table has no `never ran` column");
+      const note = await page.$eval("#starved", (div) => div.textContent);
+      if (!note.includes(`${name} has more tasks that never ran in B`)) problems.push(`no note for \`${name}\`: ${note}`);
+    }
+  }
   const table = comparison ? "#changed" : "#worst";
   const rowsAll = await page.$$eval(`${table} tbody tr`, (rows) => rows.length);
 
