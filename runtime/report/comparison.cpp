@@ -60,6 +60,7 @@ std::unordered_map<std::string, TeamFigures> figures_of(const RunOutcomes& run, 
     TeamFigures& team = out[task.team];
     if (!task.first_admitted) {
       if (task.last == Outcome::pending) ++team.never_admitted;
+      if (task.last == Outcome::pending && task.reason == PendingReason::exceeds_max_quota) ++team.never_fit;
       continue;
     }
     ++team.admitted;
@@ -87,6 +88,7 @@ void figures_json(JsonWriter& w, const TeamFigures& f) {
   w.begin_object();
   w.field("admitted", f.admitted);
   w.field("never_admitted", f.never_admitted);
+  w.field("never_fit", f.never_fit);
   w.key("mean_wait_s");
   if (f.mean_wait) {
     w.decimal(decimal_text(*f.mean_wait));
@@ -119,6 +121,7 @@ void outcome_json(JsonWriter& w, const TaskOutcome& o) {
   }
   w.field("preemptions", uint64_t{o.preemptions});
   if (!o.rule.empty()) w.field("rule", o.rule);
+  if (o.last == Outcome::pending && o.reason) w.field("reason", reason_name(*o.reason));
   w.end_object();
 }
 
@@ -250,7 +253,8 @@ D.teams.forEach((x, i) => {
 select.addEventListener("change", draw);
 document.getElementById("summary").textContent = "A: " + D.policy_a + " \u2014 B: " + D.policy_b + " \u2014 " + D.tasks + " tasks, " + D.changed_total + " changed outcome";
 document.getElementById("starved").textContent = D.teams.filter((x) => x.b.never_admitted > x.a.never_admitted)
-  .map((x) => "note: " + x.team + " has more tasks that never ran in B; waits count admitted tasks only, so B's waits leave them out")
+  .map((x) => "note: " + x.team + " has more tasks that never ran in B; waits count admitted tasks only, so B's waits leave them out" +
+    (x.b.never_fit > x.a.never_fit ? "; " + x.b.never_fit + " of them can never run (exceeds-max-quota: larger than its quota and what it may borrow)" : ""))
   .join("\n");
 document.getElementById("changed-note").textContent = D.changed.length < D.changed_total ? "the first " + D.changed.length + " of " + D.changed_total : "";
 draw();
@@ -265,7 +269,16 @@ std::string TaskOutcome::describe() const {
   std::string text;
   switch (last) {
     case Outcome::admitted: text = "admitted at the end"; break;
-    case Outcome::pending: text = "pending at the end"; break;
+    case Outcome::pending:
+      text = "pending at the end";
+      // Why, in the stream's words: a task larger than its team may ever hold is not a long queue
+      // (an SRE helper's finding: "what changes if we move 8 H100s" had no answer here).
+      if (reason == PendingReason::exceeds_max_quota) {
+        text += " (exceeds-max-quota: it can never run)";
+      } else if (reason) {
+        text += fmt::format(" ({})", reason_name(*reason));
+      }
+      break;
     case Outcome::preempted: text = "preempted at the end"; break;
     case Outcome::rejected: text = "rejected by `" + rule + "`"; break;
     case Outcome::finished: text = "finished"; break;
@@ -296,7 +309,7 @@ void RunOutcomes::add(const Decision& d) {
     case Outcome::preempted: ++task.preemptions; return;
     case Outcome::rejected: task.rule = d.rule; return;
     case Outcome::finished: task.finished = d.at; return;
-    case Outcome::pending:
+    case Outcome::pending: task.reason = d.reason; return;
     case Outcome::cancelled:
     case Outcome::invalid: return;
   }
@@ -380,6 +393,12 @@ std::string comparison_text(const Comparison& c) {
     out += fmt::format("note: {} has more tasks that never ran in B; waits count admitted tasks only, so B's waits "
                        "leave them out\n",
                        team);
+  }
+  for (const TeamComparison& t : c.teams) {
+    if (t.b.never_fit <= t.a.never_fit) continue;
+    out += fmt::format("note: {}: {} task{} can never run in B (exceeds-max-quota: larger than its quota and what it may "
+                       "borrow), against {} in A\n",
+                       t.team, t.b.never_fit, t.b.never_fit == 1 ? "" : "s", t.a.never_fit);
   }
   out += fmt::format("\n{} of {} tasks changed outcome{}\n", c.changed_total, c.tasks,
                      c.changed.size() < c.changed_total ? fmt::format(" (the first {} listed)", c.changed.size()) : "");

@@ -24,6 +24,7 @@ struct TaskOutcome {
   Outcome last = Outcome::pending;  // its last decision's outcome
   std::string rule;                 // rejected: the rule
   std::string flavor;               // the instance type it last held
+  std::optional<PendingReason> reason;  // its last pending decision's reason, if any
 
   /// `finished`, `admitted at the end`, `pending at the end`, `rejected by R`, ... in words.
   std::string describe() const;
@@ -57,6 +58,8 @@ struct TeamFigures {
   uint64_t admitted = 0;            // tasks admitted at least once
   uint64_t never_admitted = 0;      // tasks pending at the end that were never admitted: no wait
                                     // of theirs is in mean_wait and p95_wait
+  uint64_t never_fit = 0;           // of those, the ones last pending with exceeds-max-quota: larger
+                                    // than the team may ever hold, so they can never run
   std::optional<double> mean_wait;  // seconds, submission to first admission
   std::optional<double> p95_wait;   // seconds, nearest rank
   int64_t gpu_millis = 0;           // GPU × ms held

@@ -24,9 +24,9 @@ TEST_CASE("comparison: the walkthrough against a smaller cluster, as JSON and te
   const gov::test::ProgramResult json = gov_run(kCompare + " --format json");
   REQUIRE(json.exit_code == 0);
   CHECK(json.out.find(R"("tasks":2,"changed_total":1,)") != std::string::npos);
-  CHECK(json.out.find(R"({"team":"team-a","a":{"admitted":1,"never_admitted":0,"mean_wait_s":0,"p95_wait_s":0,)"
+  CHECK(json.out.find(R"({"team":"team-a","a":{"admitted":1,"never_admitted":0,"never_fit":0,"mean_wait_s":0,"p95_wait_s":0,)"
                       R"("gpu_hours":0.008333,"borrowed_gpu_hours":0.002778,"preempted":1},"b":{"admitted":0,)"
-                      R"("never_admitted":0,"mean_wait_s":null,)"
+                      R"("never_admitted":0,"never_fit":0,"mean_wait_s":null,)"
                       R"("p95_wait_s":null,"gpu_hours":0,"borrowed_gpu_hours":0,"preempted":0}})") != std::string::npos);
   CHECK(json.out.find(R"("changed":[{"task":"a1","team":"team-a","a":{"outcome":"cancelled",)"
                       R"("describe":"cancelled after running, waited 0.0 s, preempted 1×","first_admitted":0,)"
@@ -78,7 +78,15 @@ TEST_CASE("comparison: tasks that never run in B are shown beside the waits they
                       "leave them out\n") != std::string::npos);
   const gov::test::ProgramResult json = gov_run(" simulate " + gov::test::quoted(a) + " " + gov::test::quoted(b) +
                                                 " --trace " + gov::test::quoted(trace) + " --format json");
-  CHECK(json.out.find(R"("b":{"admitted":1,"never_admitted":1,)") != std::string::npos);
+  CHECK(json.out.find(R"("b":{"admitted":1,"never_admitted":1,"never_fit":1,)") != std::string::npos);
+  // Why it never ran: a2's 16 GPUs are more than team-a may ever hold under B (8 + 50 %), which a
+  // long queue is not (an SRE helper's finding: "pending at the end" said neither).
+  CHECK(text.out.find("note: team-a: 1 task can never run in B (exceeds-max-quota: larger than its quota and what it may "
+                      "borrow), against 0 in A\n") != std::string::npos);
+  CHECK(text.out.find("B: pending at the end (exceeds-max-quota: it can never run)") != std::string::npos);
+  CHECK(json.out.find(R"x("outcome":"pending","describe":"pending at the end (exceeds-max-quota: it can never run)",)x")
+        != std::string::npos);
+  CHECK(json.out.find(R"("reason":"exceeds-max-quota")") != std::string::npos);
 
   // A task that finishes later in B (it waits for the other) keeps its outcome, `finished`: the
   // delay is counted on a line of its own (a planner helper's requeue delays were invisible).
@@ -160,7 +168,7 @@ TEST_CASE("comparison: a team decided alike in both replays has the same hours",
                                                gov::test::quoted(dir / "t.json") + " --format json");
   INFO(run.out << run.err);
   REQUIRE(run.exit_code == 0);
-  CHECK(run.out.find(R"({"team":"beta","a":{"admitted":1,"never_admitted":0,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") !=
+  CHECK(run.out.find(R"({"team":"beta","a":{"admitted":1,"never_admitted":0,"never_fit":0,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") !=
         std::string::npos);
-  CHECK(run.out.find(R"("b":{"admitted":1,"never_admitted":0,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") != std::string::npos);
+  CHECK(run.out.find(R"("b":{"admitted":1,"never_admitted":0,"never_fit":0,"mean_wait_s":0,"p95_wait_s":0,"gpu_hours":1,)") != std::string::npos);
 }
