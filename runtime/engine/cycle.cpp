@@ -90,21 +90,26 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
 // Inline: it runs once per task a walk looks at.
 inline bool Scheduler::walk_past(TeamWalk& walk, size_t position) {
   ++cycles_;  // the work of a walk: one task looked at
-  if (walk.shaped >= 0) {
+  ShapedWalk* shaped = walk.shaped >= 0 ? &shaped_walks_[static_cast<size_t>(walk.shaped)] : nullptr;
+  uint32_t shape = 0;
+  if (shaped != nullptr) {
     // A task shaped like an earlier head was parked with it (TaskStore::park_shape): the cycle
     // here takes the next task of another shape. A queue that ends first has no head here.
-    ShapedWalk& shaped = shaped_walks_[static_cast<size_t>(walk.shaped)];
     for (;; ++walk.next) {
-      if (walk.next == walk.end) return true;
-      ++shaped.tasks;
-      uint8_t& seen = shaped.seen[core_.tasks.shape_of(*walk.next)];
-      if (!seen) {
-        seen = 1;
-        break;
+      // The queue's end, or the rest known to park quietly (shaped_prefix goes on if needed).
+      if (walk.next == walk.end || walk.walked_enough(parking_known_, deciders_left_)) {
+        shaped->resume = walk.next;
+        return true;
       }
+      ++shaped->tasks;
+      shape = core_.tasks.shape_of(walk.team, *walk.next);
+      shaped->touch(shape);
+      if (!shaped->seen[shape]) break;
     }
-    shaped.heads.push_back(*walk.next);
-    shaped.passed.push_back(shaped.tasks);
+    shaped->seen[shape] = 1;
+    shaped->heads.push_back(*walk.next);
+    shaped->passed.push_back(shaped->tasks);
+    shaped->resume = std::next(walk.next);
   }
   const uint32_t task = *walk.next;
   const Quiet quiet = quiet_in_class(task);
@@ -113,8 +118,27 @@ inline bool Scheduler::walk_past(TeamWalk& walk, size_t position) {
     deciders_.push_back({position, walk.team, task});
     --deciders_left_;
   }
+  if (shaped != nullptr && walk.tallied) settle_shape(*shaped, shape, core_.tasks.queue_class_of(task));
   ++walk.next;
   return true;
+}
+
+// Every other task of the head's shape is a like task, parked with it without a decision: the
+// classes of that shape are settled at once, so that the walk may end before passing them. A
+// class tallied as deciding anew no longer awaits its tasks but the head, and a class whose
+// verdict is unknown (none of its tasks will be a head) counts as known.
+void Scheduler::settle_shape(ShapedWalk& shaped, uint32_t shape, uint32_t head_slot) {
+  std::vector<Verdict>& verdicts = looked_at_->slots;
+  for (int32_t i = shaped.first_slot[shape]; i >= 0; i = shaped.slots[static_cast<size_t>(i)].second) {
+    const uint32_t slot = shaped.slots[static_cast<size_t>(i)].first;
+    if (slot >= verdicts.size() || !verdict_holds(verdicts[slot])) {
+      ++parking_known_;
+      continue;
+    }
+    if (verdicts[slot].quiet != Quiet::decides) continue;
+    const uint32_t count = looked_at_classes_->count(slot);
+    deciders_left_ -= count - (slot == head_slot ? 1 : 0);
+  }
 }
 
 // A cycle in which every head is parked again changes nothing but where those heads wait and
@@ -192,11 +216,20 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
     if (active.classes.repeated_shapes > 0) {
       if (shaped_walks_.size() == shaped_used_) shaped_walks_.emplace_back();
       ShapedWalk& shaped = shaped_walks_[shaped_used_];
-      shaped.seen.assign(core_.tasks.queue(team).classes.shapes.size(), 0);
+      shaped.stamp = ++shaped_stamps_;
       shaped.heads.clear();
       shaped.passed.clear();
       shaped.tasks = 0;
       shaped.team = team;
+      shaped.resume = active.tasks.begin();
+      shaped.end = active.tasks.end();
+      shaped.slots.clear();
+      for (uint32_t slot : active.classes.present) {  // linked by shape
+        const uint32_t shape = core_.tasks.queue(team).classes.slot_shapes[slot];
+        shaped.touch(shape);
+        shaped.slots.emplace_back(slot, shaped.first_slot[shape]);
+        shaped.first_slot[shape] = static_cast<int32_t>(shaped.slots.size() - 1);
+      }
       walk.shaped = static_cast<int32_t>(shaped_used_);
       shaped_of_team_[team] = static_cast<int32_t>(shaped_used_++);
     }
@@ -242,14 +275,30 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   }
   for (size_t w = 0; w < shaped_used_; ++w) {
     // The tasks passed through the last skipped head (its like tasks among them), then the like
-    // tasks of each head further down the queue.
-    const ShapedWalk& shaped = shaped_walks_[w];
-    const size_t heads = std::min(skipped, shaped.heads.size());
-    if (heads == 0) continue;
-    core_.tasks.park_first(shaped.team, shaped.passed[heads - 1]);
-    for (size_t i = 0; i < heads; ++i) core_.tasks.park_shape(shaped.heads[i]);
+    // tasks of each head further down the queue. When no queue stopped the skip, all of it.
+    ShapedWalk& shaped = shaped_walks_[w];
+    const size_t prefix = stop == std::numeric_limits<size_t>::max() ? stop : shaped_prefix(shaped, skipped);
+    if (prefix == 0) continue;
+    core_.tasks.park_first(shaped.team, prefix);
+    if (prefix == std::numeric_limits<size_t>::max()) continue;  // nothing is left to park
+    for (size_t i = 0; i < skipped; ++i) core_.tasks.park_shape(shaped.heads[i]);
   }
   for (size_t w = 0; w < shaped_used_; ++w) shaped_of_team_[shaped_walks_[w].team] = -1;
+}
+
+size_t Scheduler::shaped_prefix(ShapedWalk& shaped, size_t heads) {
+  if (heads == 0) return 0;
+  while (shaped.heads.size() < heads && shaped.resume != shaped.end) {
+    ++shaped.tasks;
+    const uint32_t task = *shaped.resume++;
+    const uint32_t shape = core_.tasks.shape_of(shaped.team, task);
+    shaped.touch(shape);
+    if (shaped.seen[shape]) continue;
+    shaped.seen[shape] = 1;
+    shaped.heads.push_back(task);
+    shaped.passed.push_back(shaped.tasks);
+  }
+  return shaped.heads.size() >= heads ? shaped.passed[heads - 1] : std::numeric_limits<size_t>::max();
 }
 
 // Each skipped cycle's heads that decide anew, nominated and ordered as that cycle would order

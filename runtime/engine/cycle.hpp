@@ -272,9 +272,7 @@ class Scheduler {
     const SetClasses* classes = nullptr;
     std::set<uint32_t, QueueLess>::const_iterator next, end;
     /// Every class is known to park, and every task of a class that decides anew was seen.
-    bool walked_enough(size_t known, size_t left) const {
-      return shaped < 0 && tallied && known == classes->present.size() && left == 0;
-    }
+    bool walked_enough(size_t known, size_t left) const { return tallied && known == classes->present.size() && left == 0; }
     bool walked_enough() const { return walked_enough(parking_known, deciders_left); }
   };
   /// Looks at `walk`'s team again (the context quiet_classes set up for it, without renewing it).
@@ -299,12 +297,39 @@ class Scheduler {
   /// and how many of the queue's tasks the walk had passed through each head (a task shaped like
   /// an earlier head is passed without a cycle: Kueue parked it with that head).
   struct ShapedWalk {
-    std::vector<uint8_t> seen;  // by shape (the team's ClassTable::shapes): a head had it
+    /// By shape (the team's ClassTable::shapes), valid where stamped with this walk's `stamp`:
+    /// whether a head had it, and its first class slot in `slots` (an index, or -1).
+    std::vector<uint64_t> stamped;
+    std::vector<uint8_t> seen;
+    std::vector<int32_t> first_slot;
+    uint64_t stamp = 0;
     std::vector<uint32_t> heads;
     std::vector<size_t> passed;
     size_t tasks = 0;
     uint32_t team = 0;
+    /// Where the walk goes on from (after its last task), for shaped_prefix.
+    std::set<uint32_t, QueueLess>::const_iterator resume, end;
+    /// The set's class slots present at the start, each with the next of its shape (-1: none).
+    std::vector<std::pair<uint32_t, int32_t>> slots;
+    /// Marks `shape` as this walk's (unseen, no slot) the first time it is met.
+    void touch(uint32_t shape) {
+      if (shape >= stamped.size()) {
+        stamped.resize(shape + 1, 0);
+        seen.resize(shape + 1, 0);
+        first_slot.resize(shape + 1, -1);
+      }
+      if (stamped[shape] == stamp) return;
+      stamped[shape] = stamp;
+      seen[shape] = 0;
+      first_slot[shape] = -1;
+    }
   };
+  uint64_t shaped_stamps_ = 0;
+  void settle_shape(ShapedWalk& shaped, uint32_t shape, uint32_t head_slot);
+  /// How many of a shaped walk's queue's first tasks the first `heads` heads and the like tasks
+  /// among them are (walking on, without nominations, where the walk stopped early: every class
+  /// was known to park), or SIZE_MAX when the queue has fewer heads: all of it parks.
+  size_t shaped_prefix(ShapedWalk& shaped, size_t heads);
   std::vector<ShapedWalk> shaped_walks_;
   size_t shaped_used_ = 0;
   std::vector<int32_t> shaped_of_team_;  // per team: its walk's index in shaped_walks_, else -1

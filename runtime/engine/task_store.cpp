@@ -265,7 +265,8 @@ uint32_t TaskStore::class_slot(uint32_t task) {
   } else {
     const uint32_t shape = shape_index(static_cast<uint32_t>(t.team), t);
     slot = static_cast<uint32_t>(table.slots.size());
-    table.slots.push_back({class_of(t), t.class_hash, {}, shape});
+    table.slots.push_back({class_of(t), t.class_hash, {}});
+    table.slot_shapes.push_back(shape);
     if (found == SlotsByHash::kAbsent) table.by_hash.insert(t.class_hash, slot);
   }
   queue_classes_[task] = slot;
@@ -277,7 +278,7 @@ void TaskStore::add_class(QueueSet& set, uint32_t task) {
   const uint32_t slot = class_slot(task);
   set.classes.add(slot, 1, -1);
   set.classes.counts[slot].representative = static_cast<int32_t>(task);  // the last one added
-  const uint32_t shape = queues_[static_cast<size_t>(tasks_[task].team)].classes.slots[slot].shape;
+  const uint32_t shape = queues_[static_cast<size_t>(tasks_[task].team)].classes.slot_shapes[slot];
   SetClasses& classes = set.classes;
   classes.add_shape(shape, 1);
   // First in its shape's list (the order within a shape does not matter: park_shape takes all).
@@ -300,7 +301,7 @@ void TaskStore::remove_class(QueueSet& set, uint32_t task) {
   const uint32_t slot = queue_classes_[task];
   GOV_ASSERT(slot < classes.counts.size() && classes.counts[slot].count > 0,
              "queued task missing from its class count");
-  const uint32_t shape = queues_[static_cast<size_t>(t.team)].classes.slots[slot].shape;
+  const uint32_t shape = queues_[static_cast<size_t>(t.team)].classes.slot_shapes[slot];
   classes.remove_shape(shape);
   const uint32_t prev = shape_prev_[task], next = shape_next_[task];
   (prev != SetClasses::kNoTask ? shape_next_[prev] : classes.shape_first[shape]) = next;
@@ -323,6 +324,7 @@ void TaskStore::compact_classes(uint32_t team) {
   const size_t queued = q.active.tasks.size() + q.parked.tasks.size();
   if (q.classes.slots.size() < 64 || q.classes.slots.size() < 4 * queued) return;
   q.classes.slots.clear();
+  q.classes.slot_shapes.clear();
   q.classes.by_hash.clear();
   q.classes.shapes.clear();
   q.classes.shapes_by_hash.clear();
@@ -401,7 +403,7 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   for (uint32_t slot : moving.present) {
     const SetClasses::Count& count = moving.counts[slot];
     joined.add(slot, count.count, count.representative);
-    const uint32_t shape = table.slots[slot].shape;
+    const uint32_t shape = table.slot_shapes[slot];
     joined.add_shape(shape, count.count);
     // Each shape's list joins once (several slots may share a shape), in O(1).
     const uint32_t first = moving.shape_first[shape];
@@ -420,7 +422,7 @@ void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   // not grow it again slot by slot (a table holds hundreds of slots between compactions).
   for (uint32_t slot : moving.present) {
     moving.counts[slot] = {};
-    moving.shape_tasks[table.slots[slot].shape] = 0;
+    moving.shape_tasks[table.slot_shapes[slot]] = 0;
   }
   moving.repeated_shapes = 0;
   from.classes.present.clear();
@@ -572,7 +574,7 @@ size_t TaskStore::park_shape(uint32_t head) {
   TeamQueue& q = queues_[team];
   // A head's class slot is mostly still valid (it left its set this cycle): its shape without a hash.
   const uint32_t shape =
-      h.queue_class_generation == q.classes.generation ? q.classes.slots[queue_classes_[head]].shape : shape_index(team, h);
+      h.queue_class_generation == q.classes.generation ? q.classes.slot_shapes[queue_classes_[head]] : shape_index(team, h);
   const size_t like = q.active.classes.shape_count(shape);
   if (like == 0) return 0;
   // A queue of one shape but for a few tasks queued last (submitted after them), as a deep queue
@@ -583,7 +585,7 @@ size_t TaskStore::park_shape(uint32_t head) {
   if (q.sticky < 0 && like >= kMaxUnlikeTail && unlike <= kMaxUnlikeTail) {
     bool tail = true;
     auto it = q.active.tasks.rbegin();
-    for (size_t i = 0; i < unlike && tail; ++i, ++it) tail = shape_of(*it) != shape;
+    for (size_t i = 0; i < unlike && tail; ++i, ++it) tail = shape_of(team, *it) != shape;
     if (tail) {
       park_first(team, like);
       has_work_[team] = !q.active.tasks.empty();

@@ -287,9 +287,11 @@ struct ClassTable {
     QueueClass value;
     uint64_t hash = 0;
     Move last_move;
-    uint32_t shape = 0;  // its tasks' shape: an index into `shapes` (a class has one shape)
   };
   std::vector<Slot> slots;
+  /// Each slot's shape, an index into `shapes` (a class has one shape): apart from the slots,
+  /// whose records are large, since walks read it for every task.
+  std::vector<uint32_t> slot_shapes;
   SlotsByHash by_hash;  // the first slot of each hash
   /// The shapes of the slots, each once (found by TaskShape::hash, checked with the whole shape).
   std::vector<TaskShape> shapes;
@@ -466,10 +468,9 @@ class TaskStore {
   /// parked at once (PushOrUpdate).
   bool shape_parked(uint32_t task);
   /// The shape (ClassTable::shapes) of a queued task, valid while its class slot is.
-  uint32_t shape_of(uint32_t task) const {
-    const Task& t = tasks_[task];
-    return queues_[static_cast<size_t>(t.team)].classes.slots[queue_classes_[task]].shape;
-  }
+  uint32_t shape_of(uint32_t task) const { return shape_of(static_cast<uint32_t>(tasks_[task].team), task); }
+  /// The same for a task of `team`, without reading the task's record (a walk's cache miss).
+  uint32_t shape_of(uint32_t team, uint32_t task) const { return queues_[team].classes.slot_shapes[queue_classes_[task]]; }
   /// Whether the team has an active or sticky task.
   bool has_active_work(uint32_t team) const {
     return !queues_[team].active.tasks.empty() || queues_[team].sticky >= 0;
