@@ -170,6 +170,19 @@ spec:
   CHECK(r.err.find("Job `a1` is replayed as its Workload `job-a1-12345`, given too") != std::string::npos);
   CHECK(r.out.find(R"("task":"job-a1-12345","outcome":"admitted")") != std::string::npos);
   CHECK(r.out.find(R"("task":"a1")") == std::string::npos);
+
+  // An owner reference across namespaces holds nothing (a hostile-input finding: the Job was
+  // dropped and its demand charged to the Workload's team): both are replayed.
+  std::string workload = gov::test::read_text(dir / "workload.yaml");
+  workload.replace(workload.find("namespace: hyperpod-ns-team-a"), 29, "namespace: hyperpod-ns-team-b");
+  workload.replace(workload.find("hyperpod-ns-team-a-localqueue"), 29, "hyperpod-ns-team-b-localqueue");
+  dir.write("workload.yaml", workload);
+  const gov::test::CommandResult apart = run_gov("simulate " + kWalkthrough + " --workloads " + (dir / ""));
+  INFO(apart.err);
+  REQUIRE(apart.exit_code == 0);
+  CHECK(apart.err.find("is replayed as its Workload") == std::string::npos);
+  CHECK(apart.out.find(R"("task":"a1","outcome":"admitted")") != std::string::npos);
+  CHECK(apart.out.find(R"("task":"job-a1-12345")") != std::string::npos);
 }
 
 // A Kubernetes engineer's finding: every team names its job `train`, and two Jobs of one name in

@@ -210,7 +210,11 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
       continue;
     }
     if (r.workload.kind != "Workload" && !r.workload.uid.empty()) {
-      if (const auto it = workload_of_owner.find(r.workload.uid); it != workload_of_owner.end()) {
+      // An owner reference holds within a namespace only (Kubernetes' garbage collector reads a
+      // cross-namespace one as absent): a Workload elsewhere does not stand for this object (a
+      // hostile-input trial's finding: the job moved to another team).
+      if (const auto it = workload_of_owner.find(r.workload.uid);
+          it != workload_of_owner.end() && it->second->workload.namespace_name == r.workload.namespace_name) {
         fmt::print(stderr, "note: {} is replayed as its Workload `{}`, given too\n",
                    escape_for_terminal(workload_where(r.path, r.workload)), escape_for_terminal(it->second->workload.name));
         continue;
