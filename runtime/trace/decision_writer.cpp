@@ -324,7 +324,7 @@ std::string device_hours_text(int64_t device_millis) {
 using SummaryRow = std::vector<std::string>;
 
 SummaryRow summary_header(bool neuron) {
-  SummaryRow header = {"team",      "submitted", "admitted",  "rejected",           "pending",
+  SummaryRow header = {"team",      "submitted", "admitted",  "rejected",           "pending", "oldest pending",
                        "mean wait", "p95 wait",  "GPU-hours", "borrowed GPU-hours"};
   if (neuron) header.insert(header.end(), {"Neuron-hours", "borrowed Neuron-hours"});
   header.insert(header.end(), {"preempted", "preemptions caused"});
@@ -337,6 +337,7 @@ SummaryRow summary_row(const TeamSummary& t, bool neuron) {
                     std::to_string(t.admitted),
                     std::to_string(t.rejected),
                     std::to_string(t.pending),
+                    wait_text(t.oldest_pending),
                     wait_text(t.mean_wait),
                     wait_text(t.p95_wait),
                     device_hours_text(t.gpu_millis),
@@ -512,7 +513,11 @@ std::vector<TeamSummary> SummaryBuilder::summarize(std::optional<gov::Time> end)
     out.back().p95_wait = totals.waits.p95();
   }
   for (const auto& [id, task] : live_) {
-    if (task.holding.empty()) ++out[task.team].pending;
+    if (!task.holding.empty()) continue;
+    TeamSummary& team = out[task.team];
+    ++team.pending;
+    const gov::Time age = std::max<gov::Time>(0, until - task.submitted);
+    team.oldest_pending = std::max(team.oldest_pending.value_or(0), age);
   }
   clock_.charge_until(until, [&](const std::string& t, const std::string&, gov::Time from, gov::Time to,
                                  const ResourceArray& held, const ResourceArray& borrowed) {

@@ -41,6 +41,9 @@ struct TeamSummary {
   int64_t admitted = 0;                   // tasks admitted at least once
   int64_t rejected = 0;                   // tasks a rule rejected
   int64_t pending = 0;                    // tasks still waiting at the end
+  /// How long the longest waiting of those has been waiting at the end, from its submission:
+  /// the wait `mean_wait` and `p95_wait` leave out (nullopt when none waits).
+  std::optional<gov::Time> oldest_pending;
   std::optional<gov::Time> mean_wait;  // submission → first admission, over admitted tasks
   std::optional<gov::Time> p95_wait;   // nullopt when no task was admitted
   int64_t gpu_millis = 0;                 // GPUs held × time, GPU-milliseconds

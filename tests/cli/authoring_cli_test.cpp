@@ -92,9 +92,12 @@ TEST_CASE("gov simulate --format text counts tasks per team and gives waits in h
   auto result = run_gov("simulate policies/examples/workshop-g5.gov --trace '" + trace + "' --format text");
   INFO(result.out << result.err);
   REQUIRE(result.exit_code == 0);
-  CHECK(result.out.find("team    submitted  admitted  rejected  pending  mean wait  p95 wait") != std::string::npos);
-  // Waits: b0 0 s, b1 8,999 s: the mean is 1h 14m, the p95 2h 29m.
-  CHECK(result.out.find("team-b          3         2         0        1     1h 14m    2h 29m") != std::string::npos);
+  CHECK(result.out.find("team    submitted  admitted  rejected  pending  oldest pending  mean wait  p95 wait") !=
+        std::string::npos);
+  // Waits: b0 0 s, b1 8,999 s: the mean is 1h 14m, the p95 2h 29m; b2, which never runs, has
+  // waited from 2 s to the end (b1's finish at 9,001 s): 2h 29m.
+  CHECK(result.out.find("team-b          3         2         0        1          2h 29m     1h 14m    2h 29m") !=
+        std::string::npos);
 }
 
 TEST_CASE("idle-resource-sharing lets teams borrow the capacity no team reserves", "[cli][simulate]") {

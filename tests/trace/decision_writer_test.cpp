@@ -242,11 +242,11 @@ TEST_CASE("decisions: the summary of the docs/interfaces.md walkthrough", "[trac
   CHECK(b.preempted == 0);
   CHECK(b.preemptions_caused == 1);
   CHECK(gov::trace::summary_text(teams) ==
-        "team    submitted  admitted  rejected  pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
+        "team    submitted  admitted  rejected  pending  oldest pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
         "preempted  preemptions caused\n"
-        "team-a          1         1         0        0         0s        0s      0.008               0.003  "
+        "team-a          1         1         0        0               -         0s        0s      0.008               0.003  "
         "        1                   0\n"
-        "team-b          1         1         0        0         0s        0s      0.047               0.000  "
+        "team-b          1         1         0        0               -         0s        0s      0.047               0.000  "
         "        0                   1\n");
 }
 
@@ -306,19 +306,19 @@ TEST_CASE("decisions: summary arithmetic on a small stream", "[trace]") {
   CHECK(builder.summarize()[0].gpu_millis ==
         2 * 30000 + 1 * 10000);  // default end: the last decision, 40 s
   CHECK(gov::trace::summary_text(teams) ==
-        "team    submitted  admitted  rejected  pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
+        "team    submitted  admitted  rejected  pending  oldest pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
         "preempted  preemptions caused\n"
-        "team-x          3         3         0        0        15s       30s      0.025               0.011  "
+        "team-x          3         3         0        0               -        15s       30s      0.025               0.011  "
         "        0                   1\n"
-        "team-y          3         1         1        1         0s        0s      0.028               0.014  "
+        "team-y          3         1         1        1             55s         0s        0s      0.028               0.014  "
         "        1                   0\n");
   CHECK(gov::trace::summary_text({}) ==
-        "team  submitted  admitted  rejected  pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
+        "team  submitted  admitted  rejected  pending  oldest pending  mean wait  p95 wait  GPU-hours  borrowed GPU-hours  "
         "preempted  preemptions caused\n");
   gov::trace::TeamSummary idle;
   idle.team = "team-z";
   CHECK(gov::trace::summary_text({idle}).ends_with(
-      "\nteam-z          0         0         0        0          -         -      0.000               0.000  "
+      "\nteam-z          0         0         0        0               -          -         -      0.000               0.000  "
       "        0                   0\n"));
 }
 
