@@ -424,20 +424,19 @@ void ray_pod_sets(const Reader& in, const Node& cluster, const std::string& path
   }
 }
 
-std::optional<std::string> label(const Node& object, std::string_view key) {
+/// `metadata.<map>.<key>` (`labels`, `annotations`) when it is a scalar.
+std::optional<std::string> metadata_entry(const Node& object, std::string_view map, std::string_view key) {
   const Node* metadata = object.find("metadata");
-  const Node* labels = metadata ? metadata->find("labels") : nullptr;
-  const Node* value = labels ? labels->find(key) : nullptr;
+  const Node* entries = metadata ? metadata->find(map) : nullptr;
+  const Node* value = entries ? entries->find(key) : nullptr;
   if (!value || !value->is_scalar()) return std::nullopt;
   return value->text;
 }
 
+std::optional<std::string> label(const Node& object, std::string_view key) { return metadata_entry(object, "labels", key); }
+
 std::optional<std::string> annotation(const Node& object, std::string_view key) {
-  const Node* metadata = object.find("metadata");
-  const Node* annotations = metadata ? metadata->find("annotations") : nullptr;
-  const Node* value = annotations ? annotations->find(key) : nullptr;
-  if (!value || !value->is_scalar()) return std::nullopt;
-  return value->text;
+  return metadata_entry(object, "annotations", key);
 }
 
 /// A whole number of at most 9 digits (`"2"`), else nullopt.

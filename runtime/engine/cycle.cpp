@@ -268,8 +268,8 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   const size_t skipped = std::min(stop, longest);
   emit_skipped_decisions(skipped, out);
   // Park each team's first tasks (what those cycles' heads were), and with each head the tasks
-  // of its shape behind it (process(): only a queue with repeated shapes has any, and its walk
-  // kept its heads; none of them is shaped like another, or the walk stopped there).
+  // of its shape behind it (process(): only a queue with repeated shapes has any; its walk kept
+  // its heads and counted the like tasks passed between them).
   for (uint32_t team : teams_) {
     if (shaped_of_team_[team] < 0) core_.tasks.park_first(team, skipped);
   }

@@ -40,6 +40,15 @@ std::string workload(const std::string& name, const std::string& created, const 
 
 std::string list(const std::string& items) { return "apiVersion: v1\nkind: List\nitems:\n" + items; }
 
+/// The `status` of a Workload of team-a admitted on ml.g5.12xlarge at 10:00:10.
+const std::string kAdmitted = R"(    status:
+      admission:
+        clusterQueue: q
+        podSetAssignments: [{name: main, count: 1, flavors: {nvidia.com/gpu: ml.g5.12xlarge}}]
+      conditions:
+        - {type: QuotaReserved, status: "True", reason: QuotaReserved, lastTransitionTime: "2026-11-20T10:00:10Z"}
+)";
+
 }  // namespace
 
 TEST_CASE("gov eval of the walkthrough's job 2 against the cluster's Workloads gives its pending reason",
@@ -80,13 +89,6 @@ TEST_CASE("gov eval of the walkthrough's job 2 against the cluster's Workloads g
 
 TEST_CASE("gov eval reads pending Workloads in creation order and skips evicted and inactive ones", "[k8s][kube][state]") {
   gov::test::TempDir dir("state-pending");
-  const std::string admitted = R"(    status:
-      admission:
-        clusterQueue: q
-        podSetAssignments: [{name: main, count: 1, flavors: {nvidia.com/gpu: ml.g5.12xlarge}}]
-      conditions:
-        - {type: QuotaReserved, status: "True", reason: QuotaReserved, lastTransitionTime: "2026-11-20T10:00:10Z"}
-)";
   // Evicted and not requeued yet (a PodsReady timeout's backoff): outside the queue.
   const std::string evicted = R"(    status:
       conditions:
@@ -96,7 +98,7 @@ TEST_CASE("gov eval reads pending Workloads in creation order and skips evicted 
 )";
   // Two pending Workloads of team-a: `late` is listed first but created after `early`.
   const std::string state = dir.write(
-      "state.yaml", list(workload("holder", "2026-11-20T10:00:00Z", admitted) + workload("late", "2026-11-20T10:00:30Z", "") +
+      "state.yaml", list(workload("holder", "2026-11-20T10:00:00Z", kAdmitted) + workload("late", "2026-11-20T10:00:30Z", "") +
                          workload("early", "2026-11-20T10:00:15Z", "") + workload("gone", "2026-11-20T10:00:05Z", evicted) +
                          workload("off", "2026-11-20T10:00:06Z", "") ));
   // `off` is deactivated: spec.active false.
@@ -370,17 +372,10 @@ items:
 // in two namespaces were one task id given twice. They are `namespace/name` now, with one note.
 TEST_CASE("gov eval reads Workloads of one name in two namespaces", "[k8s][kube][state]") {
   gov::test::TempDir dir("state-names");
-  const std::string admitted = R"(    status:
-      admission:
-        clusterQueue: q
-        podSetAssignments: [{name: main, count: 1, flavors: {nvidia.com/gpu: ml.g5.12xlarge}}]
-      conditions:
-        - {type: QuotaReserved, status: "True", reason: QuotaReserved, lastTransitionTime: "2026-11-20T10:00:10Z"}
-)";
   std::string team_b = workload("train", "2026-11-20T10:00:05Z", "");  // team-b's namespace and queue
   for (size_t at = team_b.find("team-a"); at != std::string::npos; at = team_b.find("team-a", at)) team_b[at + 5] = 'b';
   const std::string state =
-      dir.write("state.yaml", list(workload("train", "2026-11-20T10:00:00Z", admitted) + team_b));
+      dir.write("state.yaml", list(workload("train", "2026-11-20T10:00:00Z", kAdmitted) + team_b));
   const std::string task = dir.write("t.json", R"({"id": "t", "team": "team-b", "gpus": 4, "instance_type": "ml.g5.12xlarge"})");
   const gov::test::CommandResult r = run_gov("eval " + kWalkthrough + " --task " + task + " --state " + state);
   INFO(r.err);
