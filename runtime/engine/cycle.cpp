@@ -217,6 +217,7 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
       if (shaped_walks_.size() == shaped_used_) shaped_walks_.emplace_back();
       ShapedWalk& shaped = shaped_walks_[shaped_used_];
       shaped.stamp = ++shaped_stamps_;
+      shaped.generation = core_.tasks.queue(team).classes.generation;
       shaped.heads.clear();
       shaped.passed.clear();
       shaped.tasks = 0;
@@ -288,6 +289,16 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
 
 size_t Scheduler::shaped_prefix(ShapedWalk& shaped, size_t heads) {
   if (heads == 0) return 0;
+  if (const uint32_t generation = core_.tasks.queue(shaped.team).classes.generation; generation != shaped.generation) {
+    // The table was compacted since the walk (its heads are still queued, with new slots).
+    shaped.generation = generation;
+    shaped.stamp = ++shaped_stamps_;
+    for (uint32_t head : shaped.heads) {
+      const uint32_t shape = core_.tasks.shape_of(shaped.team, head);
+      shaped.touch(shape);
+      shaped.seen[shape] = 1;
+    }
+  }
   while (shaped.heads.size() < heads && shaped.resume != shaped.end) {
     ++shaped.tasks;
     const uint32_t task = *shaped.resume++;

@@ -303,6 +303,9 @@ class Scheduler {
     std::vector<uint8_t> seen;
     std::vector<int32_t> first_slot;
     uint64_t stamp = 0;
+    /// The team's ClassTable generation the shapes are of: emitting the skipped decisions may
+    /// compact the table (new slots and shapes), and shaped_prefix then marks its heads again.
+    uint32_t generation = 0;
     std::vector<uint32_t> heads;
     std::vector<size_t> passed;
     size_t tasks = 0;
