@@ -588,7 +588,7 @@ size_t TaskStore::park_shape(uint32_t head) {
     for (size_t i = 0; i < unlike && tail; ++i, ++it) tail = shape_of(team, *it) != shape;
     if (tail) {
       park_first(team, like);
-      has_work_[team] = !q.active.tasks.empty();
+      has_work_[team] = has_active_work(team);
       return like;
     }
   }
@@ -602,7 +602,7 @@ size_t TaskStore::park_shape(uint32_t head) {
     erase(q.active, task);
     insert(q.parked, task, /*likely_last=*/true);
   }
-  has_work_[team] = !q.active.tasks.empty() || q.sticky >= 0;
+  has_work_[team] = has_active_work(team);
   return moved.size();
 }
 

@@ -185,7 +185,6 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
     if (r.workload.duration) ++timed;
     if (!r.workload.duration) r.workload.duration = default_duration;
   }
-
   note_qualified_names(qualify_shared_names(managed));
   const auto time_of = [&](const Read& r) { return r.workload.created ? *r.workload.created - first : 0; };
   std::stable_sort(all.begin(), all.end(), [&](const Read& a, const Read& b) { return time_of(a) < time_of(b); });
