@@ -216,6 +216,15 @@ TEST_CASE("a refused gov store copy leaves no store it created behind", "[store]
 TEST_CASE("gov apply says when it makes a new store in an empty file", "[store][cli]") {
   const gov::test::TempDir dir("apply-empty-file");
   const std::string db = dir.write("store.db", "");
+  // A hostile-input helper's finding (session 40): `gov log` made the schema in the empty file, so
+  // the apply after it said nothing. Commands that read or change a store refuse the file as it is.
+  for (const char* command : {"log", "show", "rollback 1"}) {
+    INFO(command);
+    const gov::test::CommandResult refused = run_gov(std::string(command) + " --db '" + db + "'");
+    CHECK(refused.exit_code == 2);
+    CHECK(refused.err.find("is an empty file, not a policy store: `gov apply FILE --db") != std::string::npos);
+    CHECK(std::filesystem::file_size(db) == 0);
+  }
   const gov::test::CommandResult r = run_gov("apply policies/examples/workshop-g5.gov --db '" + db + "'");
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("notice: `" + db + "` was an empty file; a new store was made in it") != std::string::npos);

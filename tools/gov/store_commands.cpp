@@ -33,7 +33,23 @@ std::string db_path(const Args& args) { return args.value("db").value_or(store::
 // frozen store (a read-only volume) is read as immutable (docs/store.md).
 enum class Access : uint8_t { read, write, create };
 
+/// A store path that names a zero-byte file. Only `gov apply` makes a store in one (with a notice):
+/// a command that reads or changes a store refuses it and leaves it as it is, since an empty file
+/// is also what a store cut short by a failed copy, restore or full disk looks like.
+bool is_empty_file(const std::string& path) {
+  std::error_code error;
+  return !store::is_postgres_url(path) && fs::is_regular_file(path, error) && fs::file_size(path, error) == 0 && !error;
+}
+
 std::optional<store::Store> open_store(const Args& args, Access access) {
+  if (access != Access::create && is_empty_file(db_path(args))) {
+    fmt::print(stderr,
+               "error: `{}` is an empty file, not a policy store: `gov apply FILE --db {}` makes a new store in it "
+               "(if it held a store that was truncated, restore it from a backup instead: docs/store.md, \"Backup and "
+               "restore\")\n",
+               display_path(db_path(args)), display_path(db_path(args)));
+    return std::nullopt;
+  }
   store::OpenOptions options;
   options.create = access == Access::create;
   // Only the built-in location's directory is made: a mistyped --db or $GOV_DB path is an error.
@@ -242,10 +258,8 @@ int run_apply(const Args& args) {
   }
   // A zero-byte file becomes a new store (docs/store.md); said, since it is also what a store
   // truncated by accident looks like, and the new history would be layered over the loss.
-  std::error_code size_error;
   const std::string path = db_path(args);
-  const bool empty_file = !store::is_postgres_url(path) && fs::is_regular_file(path, size_error) &&
-                          fs::file_size(path, size_error) == 0 && !size_error;
+  const bool empty_file = is_empty_file(path);
   std::optional<store::Store> db = open_store(args, Access::create);
   if (!db) return kUsage;  // a store that cannot be opened: an I/O problem (docs/interfaces.md)
   if (empty_file) {
