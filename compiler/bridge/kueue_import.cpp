@@ -256,6 +256,7 @@ class Importer {
               const Node* spec = c.node->find("spec");
               return spec && spec->kind == Node::Kind::map && spec->find("parentName") != nullptr;
             });
+    fair_share_ = idle_compute_is_fair_share();
     std::string teams;
     for (const Object& o : queues_) teams += "\n" + read_cluster_queue(o);
     return header() + settings() + (tree_ ? tree_blocks() : cohort_block()) + teams;
@@ -657,6 +658,10 @@ class Importer {
         }
       }
     }
+    // Settings Kueue ignores here are written as the ClusterQueue says them (gov diff of a round
+    // trip finds nothing), with the lint warnings that would call them no-effect allowed, and why.
+    std::vector<std::string_view> ignored;
+    if (fair_share_ && borrow != model::BorrowWithinCohort::never) ignored.push_back("borrow-within-cohort-with-fair-share");
     out += fmt::format("  preempt-team-tasks = {}\n", check::word_of(within));
     out += fmt::format("  reclaim-within-cohort = {}\n", check::word_of(reclaim));
     if (threshold.empty()) {
@@ -705,12 +710,19 @@ class Importer {
       }
     }
     out += fmt::format("  fair-share-weight = {}\n", model::weight_text(weight));
+    if (quotas.size() == 1) ignored.push_back("fungibility-with-one-instance-type");
+    if (!fair_share_) ignored.push_back("weight-without-fair-share");
     if (const Node* stop = at.optional(spec, "stopPolicy", "spec.stopPolicy", Node::Kind::scalar)) {
       const bool active = at.choice<bool>(*stop, "spec.stopPolicy", {{"None", true}, {"Hold", false}, {"HoldAndDrain", false}});
       if (!active) out += "  active = false\n";
     }
     out += local_queue_lines(team, hints, spec);
-    return fmt::format("team {} {{\n{}{}}}\n", team, cohort_line, out);
+    const std::string allow =
+        ignored.empty() ? std::string()
+                        : fmt::format("# Kueue ignores some of these settings here; they are kept as the ClusterQueue says them.\n"
+                                      "# gov:allow({})\n",
+                                      fmt::join(ignored, ", "));
+    return fmt::format("{}team {} {{\n{}{}}}\n", allow, team, cohort_line, out);
   }
 
   /// The team's `queues` and `namespaces`: the LocalQueues naming its ClusterQueue under names or
@@ -918,6 +930,13 @@ class Importer {
     return out + "}\n\n";
   }
 
+  /// Whether the policy settings() writes has `idle-compute = fair-share`.
+  bool idle_compute_is_fair_share() const {
+    if (!options_.idle_compute.empty()) return options_.idle_compute == "fair-share";
+    const Node* written = cohorts_.empty() ? nullptr : annotation(*cohorts_.front().node, "gov/idle-compute");
+    return written == nullptr || written->text == "fair-share";  // an unknown word fails in settings()
+  }
+
   std::string settings() {
     // What Kueue keeps in its manager configuration: gov export writes it as the cohort's
     // annotations; without them, HyperPod's defaults.
@@ -966,6 +985,10 @@ class Importer {
              {"less-than-initial-share", model::FairShareStrategy::less_than_initial_share}})));
         rest = comma < rest.size() ? rest.substr(comma + 1) : std::string_view();
       }
+      if (!fair_share_) {
+        out += "  # Kueue ignores it without fair sharing; kept as its configuration says it.\n"
+               "  # gov:allow(fair-share-preemption-without-fair-share)\n";
+      }
       out += fmt::format("  fair-share-preemption = [{}]\n", fmt::join(words, ", "));
     }
     if (const Node* d = read("gov/default-priority")) {
@@ -986,6 +1009,7 @@ class Importer {
   std::vector<std::pair<std::string, int64_t>> classes_out_;
   std::string cohort_;
   bool tree_ = false;  // the input has a tree of cohorts
+  bool fair_share_ = true;  // idle_compute_is_fair_share()
   std::vector<std::string> referenced_;  // cohorts named by ClusterQueues and parents, in reading order
   bool hyperpod_naming_ = false;
 };
