@@ -100,6 +100,11 @@ std::string eligibility_text(const EngineCore& core, const QuotaState& quota, co
       same_team ? preemption::within_team_policy(team) : preemption::reclaim_policy(team);
   if (candidate.preempted_at == core.now)
     return "already preempted at this time (at most once per event time)";
+  if (!core.module.teams[static_cast<size_t>(candidate.team)].active) {
+    return fmt::format("team `{}` is inactive: its tasks keep running and are never preempted (Kueue leaves a "
+                       "stopped ClusterQueue out of scheduling)",
+                       core.team_name(candidate));
+  }
   if (policy == Policy::never) {
     return same_team ? fmt::format("team `{}` does not preempt its own tasks", team.name)
                      : fmt::format("team `{}` does not reclaim from other teams", team.name);

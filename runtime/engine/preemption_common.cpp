@@ -113,7 +113,10 @@ CandidateCursor::CandidateCursor(const SearchContext& context, const RequestPart
   const ir::Team& own = context.module.teams[static_cast<size_t>(preemptor.team)];
   const Policy applied = static_cast<int32_t>(team) == preemptor.team ? within_team_policy(own) : reclaim_policy(own);
   by_priority_ = applied != Policy::lower_or_newer_equal_priority;
-  if (policy_ == Policy::never) position_ = list_->size();
+  // An inactive team's admitted tasks are never candidates: Kueue leaves a stopped ClusterQueue
+  // out of its scheduling snapshot (skipInactiveCQReason), while its quota and usage still count
+  // in the cohort (a Kueue auditor's finding, session 41).
+  if (policy_ == Policy::never || !context.module.teams[team].active) position_ = list_->size();
   skip_ineligible();
 }
 
@@ -490,6 +493,7 @@ void teams_with_candidates(const SearchContext& context, const PreemptionRequest
   const bool reclaims = team.reclaim_within_cohort != ir::ReclaimWithinCohort::never;
   for (const RequestPart& part : request.all()) {
     for (uint32_t t : context.quota.quota_teams(part.flavor)) {
+      if (!context.module.teams[t].active) continue;  // no candidates (CandidateCursor)
       if (request.part_count > 1 && std::find(out.begin(), out.end(), t) != out.end()) continue;
       if (t == request.team
               ? team.within_team != ir::WithinTeam::never

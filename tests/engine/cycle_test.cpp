@@ -190,6 +190,30 @@ TEST_CASE("an inactive team admits nothing, and its quota still lends", "[engine
   CHECK(h.advance(100).empty());
 }
 
+// A Kueue auditor's finding (session 41): gov reclaimed an inactive team's borrowed quota. Kueue
+// leaves a stopped ClusterQueue out of its scheduling snapshot, so its workloads are never
+// preemption candidates, while its usage still counts in the cohort.
+TEST_CASE("an inactive team's admitted tasks keep running and are never preempted", "[engine]") {
+  for (const bool fair_sharing : {false, true}) {
+    INFO("fair sharing " << fair_sharing);
+    ir::Module m = gpu_module({{"a", 4}, {"b", 4}}, fair_sharing);
+    m.teams[1].active = false;  // b was stopped after b1 was admitted, borrowing a's 4 GPUs
+    Harness h(std::move(m));
+    ClusterState state;
+    state.at = 10 * kSecond;
+    state.admitted.push_back({TaskBuilder("b1", "b").gpus(8), 0, 0, std::nullopt});
+    REQUIRE(h.engine->load_state(state).empty());
+    auto d = h.submit(10 * kSecond, TaskBuilder("x", "a").gpus(2));
+    CHECK(ids_with(d, Outcome::preempted).empty());
+    REQUIRE(last_for(d, "x") != nullptr);
+    CHECK(last_for(d, "x")->outcome == Outcome::pending);
+    CHECK(last_for(d, "x")->reason == PendingReason::waiting_for_quota);
+    // It runs once b1 finishes: the inactive team's usage counted in the cohort until then.
+    auto after = h.finish(20 * kSecond, "b1");
+    CHECK(last_for(after, "x")->outcome == Outcome::admitted);
+  }
+}
+
 TEST_CASE(
     "flavors are tried in the team's declared order, the first that fits wins, even by borrowing",
     "[engine]") {
