@@ -458,6 +458,10 @@ std::string header(const check::Policy& policy, const ExportOptions& options) {
   } else {
     out += "#   fairSharing: {enable: false}\n";
   }
+  // gov never charges EFA (docs/semantics.md §2: HyperPod's configuration excludes it), while the
+  // ClusterQueues cover it as HyperPod's do: a Kueue that does not exclude it would hold a job
+  // asking for more EFA than a quota lists (a Kueue auditor's finding, session 41).
+  out += "#   resources: {excludeResourcePrefixes: [vpc.amazonaws.com/efa]}\n";
   return out;
 }
 
