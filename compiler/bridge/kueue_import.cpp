@@ -714,6 +714,11 @@ class Importer {
     if (!fair_share_) ignored.push_back("weight-without-fair-share");
     if (const Node* stop = at.optional(spec, "stopPolicy", "spec.stopPolicy", Node::Kind::scalar)) {
       const bool active = at.choice<bool>(*stop, "spec.stopPolicy", {{"None", true}, {"Hold", false}, {"HoldAndDrain", false}});
+      // gov's `active = false` is Hold: admitted tasks keep running. HoldAndDrain also evicts them,
+      // which a policy cannot say (a state given to gov eval or simulate should leave them out).
+      if (stop->text == "HoldAndDrain") {
+        out += "  # stopPolicy: HoldAndDrain; gov holds the queue as Hold does, and does not evict its admitted workloads\n";
+      }
       if (!active) out += "  active = false\n";
     }
     out += local_queue_lines(team, hints, spec);

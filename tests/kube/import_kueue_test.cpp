@@ -159,6 +159,23 @@ TEST_CASE("gov import kueue reads HyperPod's own ClusterQueue of seed 004", "[ku
                                 "team `onlygputeam`'s ClusterQueue") != std::string::npos);
 }
 
+// A Kueue auditor's finding (session 41): HoldAndDrain came back as Hold without a word. Kueue also
+// evicts the admitted workloads under it, which gov's `active = false` does not.
+TEST_CASE("gov import kueue holds a HoldAndDrain ClusterQueue and says it does not drain it", "[kube][import]") {
+  gov::test::TempDir dir("import-kueue-drain");
+  dir.copy_catalog();
+  for (const std::string policy : {"Hold", "HoldAndDrain"}) {
+    INFO(policy);
+    dir.write("q.yaml", queue("{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}", "  stopPolicy: " + policy + "\n"));
+    const gov::test::CommandResult imported = run_gov("import kueue " + (dir / "q.yaml"));
+    INFO(imported.err);
+    REQUIRE(imported.exit_code == 0);
+    CHECK(imported.out.find("  active                = false\n") != std::string::npos);
+    CHECK((imported.out.find("# stopPolicy: HoldAndDrain; gov holds the queue as Hold does, and does not evict its "
+                             "admitted workloads") != std::string::npos) == (policy == "HoldAndDrain"));
+  }
+}
+
 TEST_CASE("gov import kueue reads a missing borrowingLimit as borrow-limit = unlimited", "[kube][import]") {
   gov::test::TempDir dir("import-kueue-unlimited");
   dir.copy_catalog();
