@@ -90,6 +90,7 @@ TEST_CASE("gov simulate refuses workloads it cannot replay", "[k8s][kube][simula
   // One id twice.
   const gov::test::CommandResult twice =
       run_gov("simulate " + kWalkthrough + " --workloads " + kJobs + "/a1.yaml --workloads " + kJobs + "/a1.yaml");
+  INFO(twice.err);
   CHECK(twice.exit_code == 1);
   CHECK(twice.err.find("a1.yaml:3:1: Job `a1`: given twice, also as tests/fixtures/kubernetes/walkthrough/a1.yaml:3:1: "
                        "Job `a1` (Kubernetes names an object by namespace and name)") != std::string::npos);
@@ -183,6 +184,31 @@ spec:
   CHECK(apart.err.find("is replayed as its Workload") == std::string::npos);
   CHECK(apart.out.find(R"("task":"a1","outcome":"admitted")") != std::string::npos);
   CHECK(apart.out.find(R"("task":"job-a1-12345")") != std::string::npos);
+
+  // A hostile-input trial's findings: a second Workload owned by the same Job was replayed too
+  // (the job counted twice), and a second Job sharing the first's uid was folded into its
+  // Workload (its demand gone). Both are refused, naming the two objects.
+  workload.replace(workload.find("namespace: hyperpod-ns-team-b"), 29, "namespace: hyperpod-ns-team-a");
+  workload.replace(workload.find("hyperpod-ns-team-b-localqueue"), 29, "hyperpod-ns-team-a-localqueue");
+  dir.write("workload.yaml", workload);
+  std::string second = workload;
+  second.replace(second.find("name: job-a1-12345"), 18, "name: job-a1-67890");
+  dir.write("workload-2.yaml", second);
+  const gov::test::CommandResult twice = run_gov("simulate " + kWalkthrough + " --workloads " + (dir / ""));
+  INFO(twice.err);
+  CHECK(twice.exit_code == 1);
+  CHECK(twice.err.find(": owned by uid `1111-aaaa`, as is ") != std::string::npos);
+  CHECK(twice.err.find("Workload `job-a1-67890`") != std::string::npos);
+  CHECK(twice.err.find("Workload `job-a1-12345`") != std::string::npos);
+  CHECK(twice.err.find("(Kueue makes one Workload per job: give one of them)") != std::string::npos);
+  std::filesystem::remove(dir / "workload-2.yaml");
+  std::string b1 = gov::test::read_text(gov::test::repo_path(kJobs + "/b1.yaml"));
+  b1.replace(b1.find("  name: b1\n"), std::string("  name: b1\n").size(), "  name: b1\n  uid: 1111-aaaa\n");
+  dir.write("b1.yaml", b1);
+  const gov::test::CommandResult shared = run_gov("simulate " + kWalkthrough + " --workloads " + (dir / ""));
+  CHECK(shared.exit_code == 1);
+  CHECK(shared.err.find("uid `1111-aaaa` is also the uid of ") != std::string::npos);
+  CHECK(shared.err.find("(a cluster gives every object a uid of its own)") != std::string::npos);
 }
 
 // A Kubernetes engineer's finding: every team names its job `train`, and two Jobs of one name in

@@ -193,10 +193,35 @@ std::optional<std::vector<gov::TimedEvent>> workload_events(const std::vector<st
   // `kubectl get workloads,jobs -A` gives a Job and the Workload Kueue made for it: one job, read
   // as its Workload (Kueue's own pod sets and status), the owner skipped (a Kubernetes engineer's
   // finding: every job counted twice).
+  // A cluster gives every object a uid of its own, and Kueue one Workload per job: two objects
+  // of one uid, or two Workloads of one owner, are input put together by hand, where folding
+  // dropped or doubled a job without a word (a hostile-input trial's finding): refused, naming both.
+  std::map<std::string, const Read*> by_uid;
   std::map<std::string, const Read*> workload_of_owner;
+  // "error: <r>: <what> <other><why>"
+  const auto refuse_pair = [&](const Read& r, std::string_view what, const Read& other, std::string_view why) {
+    fmt::print(stderr, "error: {}: {} {}{}\n", escape_for_terminal(workload_where(r.path, r.workload)), escape_for_terminal(what),
+               escape_for_terminal(workload_where(other.path, other.workload)), why);
+    status = kFailed;
+  };
+  for (const Read& r : all) {
+    if (r.workload.uid.empty()) continue;
+    if (const auto [it, first_time] = by_uid.emplace(r.workload.uid, &r); !first_time) {
+      refuse_pair(r, fmt::format("uid `{}` is also the uid of", r.workload.uid), *it->second,
+                  " (a cluster gives every object a uid of its own)");
+      return std::nullopt;
+    }
+  }
   for (const Read& r : all) {
     if (r.workload.kind != "Workload") continue;
-    for (const std::string& uid : r.workload.owner_uids) workload_of_owner.emplace(uid, &r);
+    for (const std::string& uid : r.workload.owner_uids) {
+      const auto [it, first_time] = workload_of_owner.emplace(uid, &r);
+      if (!first_time && it->second->workload.namespace_name == r.workload.namespace_name) {
+        refuse_pair(r, fmt::format("owned by uid `{}`, as is", uid), *it->second,
+                    " (Kueue makes one Workload per job: give one of them)");
+        return std::nullopt;
+      }
+    }
   }
   std::vector<gov::TimedEvent> events;
   std::map<std::string, const Read*> replayed;  // by name (its task's id)
