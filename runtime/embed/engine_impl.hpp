@@ -130,6 +130,14 @@ struct Engine::Impl {
   std::optional<store::Store> db;  // store::Store is single-threaded: only under reload_mutex
 
   // ---------------------------------------------------------------- watcher (watch_mutex)
+  /// Held by Engine::watch and Engine::stop_watching throughout, the join included: a stop joins
+  /// the watcher it stopped, and no watch() restarts the thread meanwhile (a controller
+  /// developer's finding, session 41: two stoppers and a watch() left both stoppers joining a
+  /// restarted watcher forever, or joining one thread twice). Taken before watch_mutex; never by
+  /// the watcher itself.
+  std::mutex watch_control_mutex;
+  /// Whether the calling thread is this engine's watcher (in its on_reload_error callback).
+  bool on_watcher_thread() const;
   std::mutex watch_mutex;
   std::condition_variable watch_wakeup;
   std::thread watcher;

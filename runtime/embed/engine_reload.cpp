@@ -119,7 +119,15 @@ void Engine::Impl::carry_tasks(engine::Engine& next, int64_t next_version) {
   }
 }
 
+namespace {
+/// The engine whose watcher the calling thread is, or null.
+thread_local const Engine::Impl* watching_engine = nullptr;
+}  // namespace
+
+bool Engine::Impl::on_watcher_thread() const { return watching_engine == this; }
+
 void Engine::Impl::watch_loop() {
+  watching_engine = this;
   if (feed) {
     listen_loop();
     return;
@@ -244,6 +252,10 @@ std::optional<Error> Engine::last_reload_error() const {
 
 void Engine::watch(std::chrono::milliseconds interval) {
   impl_->state_mutex.refuse_reentry();
+  // The watcher's own on_reload_error only retimes it (the thread runs), without the control
+  // lock: a stop in progress holds that lock while it joins this very thread.
+  std::unique_lock control(impl_->watch_control_mutex, std::defer_lock);
+  if (!impl_->on_watcher_thread()) control.lock();
   std::lock_guard lock(impl_->watch_mutex);
   // At most a year: the wait's deadline is taken in nanoseconds from now, and a longer interval
   // (milliseconds::max(), Go's math.MaxInt64) wrapped it into the past, so the watcher polled
@@ -271,10 +283,11 @@ void Engine::watch(std::chrono::milliseconds interval) {
 void Engine::stop_watching() {
   impl_->state_mutex.refuse_reentry();  // joining a watcher that waits for this lock would hang
   // From the watcher's own on_reload_error: the watcher would join itself.
-  if (std::lock_guard lock(impl_->watch_mutex); impl_->watcher.get_id() == std::this_thread::get_id()) {
+  if (impl_->on_watcher_thread()) {
     throw Error(ErrorCode::reentrant, "stop_watching was called from the engine's own watcher (its on_reload_error "
                                       "callback); stop it after the callback returns");
   }
+  std::lock_guard control(impl_->watch_control_mutex);
   impl_->stop_watching();
 }
 

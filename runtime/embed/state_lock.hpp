@@ -81,8 +81,8 @@ class StateLock {
   void refuse_reentry() const {
     if (!held_by_this_thread()) return;
     throw Error(ErrorCode::reentrant,
-                "the engine was called from its own on_step callback (the thread holds its state lock); "
-                "copy the step and act on it after the callback returns");
+                "the engine was called from its own on_step or on_decision_log callback (the thread holds its "
+                "state lock); copy what the callback was given and act on it after the callback returns");
   }
 
  private:

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "tests/embed/embed_support.hpp"
 #include "tests/support/test_support.hpp"
@@ -307,4 +308,34 @@ TEST_CASE("a pinned engine stays on its version while the watcher runs and follo
   CHECK_FALSE(engine.pinned());
   REQUIRE(eventually([&] { return engine.version() == 3; }));
   engine.stop_watching();
+}
+
+// A controller developer's finding (session 41): two threads stopping the watcher while a third
+// starts it again left both stoppers joining a restarted watcher forever (or one thread joined
+// twice, std::system_error out of the API). Watch and stop are serialised: every call returns,
+// and after the last stop no watcher runs (a watch() after it starts one that stops cleanly).
+TEST_CASE("watch and stop_watching from several threads at once all return", "[embed][reload][watch]") {
+  gov::test::ScratchDir dir("reload-watch-race");
+  const std::string db = dir / "policies.db";
+  gov::test::apply_policy_file(db, gov::test::write_workshop_variant(dir, "v1.gov", 2), "p");
+  gov::Engine engine = gov::Engine::open_store(db);
+  constexpr int kRounds = 2000;
+  std::atomic<int> done{0};
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] {
+    for (int i = 0; i < kRounds; ++i) engine.watch(std::chrono::milliseconds(1));
+    ++done;
+  });
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kRounds; ++i) engine.stop_watching();
+      ++done;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(done == 3);
+  engine.stop_watching();
+  engine.watch(std::chrono::milliseconds(1));
+  engine.stop_watching();
+  CHECK(engine.version() == 1);
 }
