@@ -153,6 +153,13 @@ Engine Engine::fresh() const {
   impl->path = impl_->path;
   impl->policy_name = impl_->policy_name;
   if (impl->from_store) {  // its own handle: store::Store is single-threaded, reloads use it
+    // A store replaced under this engine is not opened again: the copy would run this engine's
+    // version under the number another content has there, and reload(n) of that number would
+    // do nothing (a controller developer's finding, session 41).
+    {
+      std::lock_guard reload_lock(impl_->reload_mutex);
+      impl_->refuse_replaced_store();
+    }
     impl->db = open_store_read_only(impl->path);
   }
   impl->install(std::move(running));

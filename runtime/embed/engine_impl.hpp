@@ -128,6 +128,8 @@ struct Engine::Impl {
   // ---------------------------------------------------------------- reloads (reload_mutex)
   std::mutex reload_mutex;
   std::optional<store::Store> db;  // store::Store is single-threaded: only under reload_mutex
+  /// Throws Error store when another file is at the store's path, or none (under reload_mutex).
+  void refuse_replaced_store() const;
 
   // ---------------------------------------------------------------- watcher (watch_mutex)
   /// Held by Engine::watch and Engine::stop_watching throughout, the join included: a stop joins

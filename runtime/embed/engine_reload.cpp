@@ -7,14 +7,18 @@
 
 namespace gov {
 
+void Engine::Impl::refuse_replaced_store() const {
+  if (std::optional<std::string> why = db->replaced()) {
+    throw Error(ErrorCode::store,
+                fmt::format("store `{}` was replaced under this engine ({}): it keeps version {}; restart it to read "
+                            "the store now at the path (docs/store.md, \"Backup and restore\")",
+                            store::display_location(path), *why, version.load()));
+  }
+}
+
 std::shared_ptr<const embed::LoadedPolicy> Engine::Impl::load_next(std::optional<int64_t> number) {
   if (from_store) {
-    if (std::optional<std::string> why = db->replaced()) {
-      throw Error(ErrorCode::store,
-                  fmt::format("store `{}` was replaced under this engine ({}): it keeps version {}; restart it to read "
-                              "the store now at the path (docs/store.md, \"Backup and restore\")",
-                              store::display_location(path), *why, version.load()));
-    }
+    refuse_replaced_store();
     if (!number) {
       auto active = db->active(policy_name);
       if (!active.ok()) {

@@ -257,6 +257,15 @@ TEST_CASE("an engine whose store file was replaced keeps its version and says wh
     std::lock_guard lock(mutex);
     CHECK(errors.front().find("was replaced under this engine") != std::string::npos);
   }
+  // A copy of the engine is refused too (a controller developer's finding, session 41: fresh()
+  // opened the new file and ran version 2 where the store's version 2 is another content).
+  try {
+    (void)engine.fresh();
+    FAIL("fresh() opened a replaced store");
+  } catch (const gov::Error& e) {
+    CHECK(e.code() == gov::ErrorCode::store);
+    CHECK(std::string(e.what()).find("was replaced under this engine") != std::string::npos);
+  }
   // A new engine reads the store now at the path: the backup's version 1.
   CHECK(gov::Engine::open_store(db).version() == 1);
   // A deleted store is said so too.

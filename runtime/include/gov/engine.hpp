@@ -154,7 +154,8 @@ class GOV_API Engine {
   /// A new engine running the same compiled policy version as this one (shared, not compiled
   /// again), with the same options and no tasks; its reloads follow the same store or file.
   /// Cheap: a fork point for what-if runs (with export_state / load_state) and a clean slate per
-  /// test. Throws Error store when a store engine's store cannot be opened again.
+  /// test. Throws Error store when a store engine's store cannot be opened again, or was replaced
+  /// under this engine (another file, or none, at its path).
   Engine fresh() const;
 
   Engine(Engine&& other) noexcept;
