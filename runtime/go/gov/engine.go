@@ -59,7 +59,8 @@ type Options struct {
 
 // Engine is an admission engine running one compiled policy at a time. Its methods may be
 // called from many goroutines at once (state changes are serialised, queries run in
-// parallel); Close must come after every other call has returned.
+// parallel); Close waits for the calls in progress, and every call after it fails with
+// ErrClosed.
 type Engine struct {
 	mu     sync.RWMutex // held shared by every call, exclusively by Close
 	handle *C.gov_engine
