@@ -45,9 +45,9 @@ void Engine::Impl::refuse_past_max_tasks(std::span<const Event> events) const {
   const size_t live = core->live_tasks();
   if (submits == 0 || (live <= bound && submits <= bound - live)) return;
   throw Error(ErrorCode::limit,
-              fmt::format("submit of task `{}` refused: the engine holds {} live tasks (pending or admitted) and "
+              fmt::format("submit of task `{}` refused: the engine holds {} live task{} (pending or admitted) and "
                           "`max_tasks` is {}{}",
-                          first->id, live, bound,
+                          first->id, live, live == 1 ? "" : "s", bound,
                           submits > 1 ? fmt::format(" (the step submits {} tasks)", submits) : std::string()));
 }
 

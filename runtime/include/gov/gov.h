@@ -320,7 +320,9 @@ GOV_API gov_status gov_engine_decision(const gov_engine* engine, const char* id,
 GOV_API gov_status gov_engine_explain_json(const gov_engine* engine, const char* id, char** out);
 /* The hot path of an admission controller: would `task` be admitted if submitted now, and if
  * not, why not. Changes nothing, runs in parallel with other queries, allocates nothing in
- * steady state. Pending tasks are not simulated: ADMIT means "fits now". */
+ * steady state for a valid task (an INVALID answer builds its reason and may allocate). It does not
+ * look at the id: a task gov_engine_submit would call invalid for its id alone is answered on its
+ * team and amounts. Pending tasks are not simulated: ADMIT means "fits now". */
 typedef enum gov_verdict {
   GOV_VERDICT_ADMIT = 0,   /* fits now in `flavor` (borrowing when `borrows`) */
   GOV_VERDICT_REJECT = 1,  /* the deny rule `rule` matches */

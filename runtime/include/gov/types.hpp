@@ -397,7 +397,7 @@ struct Admission {
     admit,    // fits now in `flavor` (borrowing when `borrows`)
     reject,   // the deny rule `rule` matches
     pending,  // does not fit now (it would wait or need preemption), or its team is inactive
-    invalid,  // unknown team, class or instance type, or bad amounts (as submit would say)
+    invalid,  // unknown team, class or instance type, or bad amounts (the id is not looked at)
   };
   Verdict verdict = Verdict::invalid;
   std::string_view flavor;  // admit: the instance type; valid as long as the engine lives
