@@ -122,7 +122,12 @@ function duration(ms) {
   if (s < 172800) return (s / 3600).toFixed(1) + " h";
   return (s / 86400).toFixed(1) + " d";
 }
+// A time of the replay: the UTC date and time when time 0 is a date (D.epoch, the usage report's
+// origin: a trace of Unix times, or --workloads' creationTimestamps), as the usage report's dates
+// are (an SRE helper's finding: "d20362 00:02:45" beside the CSV's 2025-10-01); else the time since 0.
+const CALENDAR_FROM = 946684800000;  // 2000-01-01 00:00 UTC, in ms
 function clock(ms) {
+  if (D.epoch + ms >= CALENDAR_FROM) return new Date(D.epoch + ms).toISOString().slice(0, 19).replace("T", " ");
   const s = Math.floor(ms / 1000), d = Math.floor(s / 86400), h = Math.floor(s % 86400 / 3600);
   const m = Math.floor(s % 3600 / 60), sec = s % 60, p = (n) => String(n).padStart(2, "0");
   return (d ? "d" + d + " " : "") + p(h) + ":" + p(m) + ":" + p(sec);
@@ -343,6 +348,7 @@ std::string report_json(const ReportData& data) {
   w.begin_object();
   w.field("policy", data.policy);
   w.field("origin", data.origin);
+  w.field("epoch", data.epoch);
   w.field("width", data.width);
   w.field("buckets", static_cast<uint64_t>(data.buckets));
   w.field("end", data.end);

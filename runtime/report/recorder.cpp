@@ -71,7 +71,9 @@ Recorder& Recorder::operator=(Recorder&&) noexcept = default;
 ReportData Recorder::report(std::optional<Time> end) {
   GOV_ASSERT(timeline_ != nullptr, "report() of a recorder made without a timeline");
   if (timeline_ == nullptr) return {};
-  return timeline_->finish(end.value_or(last_));
+  ReportData data = timeline_->finish(end.value_or(last_));
+  data.epoch = origin_;
+  return data;
 }
 
 void Recorder::add(const Decision& decision) {

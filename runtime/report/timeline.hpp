@@ -70,6 +70,7 @@ const std::vector<double>& wait_bins();
 struct ReportData {
   std::string policy;
   Time origin = 0;      // ms, the first bucket's start
+  Time epoch = 0;       // ms since 1970-01-01 UTC at time 0 (Recorder::set_usage_origin)
   Time width = 0;       // ms per bucket
   size_t buckets = 0;
   Time end = 0;

@@ -39,6 +39,12 @@ try {
         const box = c.getBoundingClientRect();
         return { id: c.id || c.getAttribute("data-chart"), width: box.width, height: box.height, marks: c.childElementCount };
       }));
+  // GOV_EXPECT_SPAN: how the header's span must begin (an SRE helper's finding: a trace of Unix
+  // times read "from d20362 00:00:00" where the usage report printed 2025-10-01).
+  if (process.env.GOV_EXPECT_SPAN) {
+    const span = await page.$eval("#span", (e) => e.textContent);
+    if (!span.startsWith(process.env.GOV_EXPECT_SPAN)) problems.push(`the span reads \`${span}\`, not \`${process.env.GOV_EXPECT_SPAN}...\``);
+  }
   const all = await sizes();
   // A simulation report, or a what-if comparison (gov simulate A.gov B.gov --report).
   const comparison = (await page.$("#pending")) === null;
