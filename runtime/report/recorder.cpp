@@ -81,7 +81,7 @@ void Recorder::add(const Decision& decision) {
   last_ = std::max(last_, decision.at);
   auto [it, inserted] = live_.try_emplace(decision.task);
   Live& task = it->second;
-  if (inserted) task.team = decision.team;
+  if (task.team.empty()) task.team = decision.team;  // new, or only its requested type noted
   switch (decision.outcome) {
     case Outcome::admitted:
       release(task, decision.at);  // an admission while admitted (not expected) restarts the interval
@@ -119,7 +119,9 @@ void Recorder::add(const Decision& decision) {
 std::vector<UsageRow> Recorder::usage(std::optional<Time> end) const {
   const Time until = end.value_or(last_);
   std::map<Key, UsageRow> rows = rows_;
-  const int64_t last_day = day_at(until);
+  // The tasks pending at a horizon given at midnight count on the day it ends, the one holding its
+  // last millisecond (an SRE helper's finding: `--until 86400` added a row for 1970-01-02).
+  const int64_t last_day = end && *end > 0 ? day_at(*end - 1) : day_at(until);
   clock_.charge_until(until, [&](const std::string& team, const std::string& flavor, Time from, Time to,
                                  const trace::ResourceArray& held, const trace::ResourceArray& borrowed) {
     charge(rows, team, flavor, from, to, held, borrowed);

@@ -71,6 +71,13 @@ class Recorder {
   /// the earliest creationTimestamp at time 0, and gives it here so that the days are the
   /// workloads' dates. Set before the first add().
   void set_usage_origin(Time origin) { origin_ = origin; }
+  /// The instance type a submitted task asks for, given before its first decision: a task that
+  /// never runs counts as pending at the end in that type's row, not in a row of no type (an SRE
+  /// helper's finding: "how many H100 tasks are queued" could not be read from the CSV).
+  void note_requested(const std::string& task, const std::string& instance_type) {
+    auto [it, inserted] = live_.try_emplace(task);
+    if (inserted) it->second.flavor = instance_type;
+  }
 
  private:
   struct Live {

@@ -145,6 +145,30 @@ TEST_CASE("usage report: gov simulate writes the walkthrough's as CSV and JSON",
   CHECK(unwritable.err.find("cannot write the usage report") != std::string::npos);
 }
 
+// An SRE helper's findings (session 40): with `--until` at midnight the tasks pending at the end
+// went on a row of the next day, which the horizon does not reach, and under no instance type
+// though the task asked for one.
+TEST_CASE("usage report: tasks pending at a midnight horizon count on its last day, by their instance type",
+          "[embed][usage-report]") {
+  gov::test::ScratchDir dir("usage-report-midnight");
+  const std::string trace = dir / "t.json";
+  gov::test::write_text(trace, R"({"events": [
+  {"at": 0, "submit": {"id": "a1", "team": "team-a", "instance_type": "ml.g5.8xlarge", "gpus": 2, "duration": 172800}},
+  {"at": 0, "submit": {"id": "b1", "team": "team-b", "instance_type": "ml.g5.8xlarge", "gpus": 2, "duration": 172800}},
+  {"at": 3600, "submit": {"id": "a2", "team": "team-a", "instance_type": "ml.g5.8xlarge", "gpus": 1}}
+]})");
+  const gov::test::ProgramResult run = gov::test::run_program(
+      gov::test::quoted(GOV_BINARY) + " simulate policies/examples/workshop-g5.gov --trace " + gov::test::quoted(trace) +
+      " --until 86400 --usage-report " + gov::test::quoted(dir / "u.csv"));
+  REQUIRE(run.exit_code == 0);
+  CHECK(gov::test::read_text(dir / "u.csv") ==
+        "date,team,instance_type,gpu_hours,gpu_hours_own,gpu_hours_borrowed,neuron_hours,neuron_hours_own,"
+        "neuron_hours_borrowed,vcpu_hours,vcpu_hours_own,vcpu_hours_borrowed,tasks_admitted,tasks_preempted,"
+        "tasks_finished,tasks_pending_at_end\n"
+        "1970-01-01,team-a,ml.g5.8xlarge,48,48,0,0,0,0,0,0,0,1,0,0,1\n"
+        "1970-01-01,team-b,ml.g5.8xlarge,48,48,0,0,0,0,0,0,0,1,0,0,0\n");
+}
+
 TEST_CASE("usage report: JsonWriter writes decimals as numbers", "[embed][usage-report]") {
   gov::JsonWriter w(/*indented=*/false);
   w.begin_array();

@@ -416,6 +416,13 @@ int run_simulate(const Args& args) {
     }
   };
   std::vector<gov::Event> batch;
+  // The usage report counts a task still pending at the end under the instance type it asks for.
+  auto note_requests = [&]() {
+    if (!usage_path) return;
+    for (const gov::Event& e : batch) {
+      if (e.kind == gov::Event::Kind::submit && e.task.instance_type) recorder.note_requested(e.task.id, *e.task.instance_type);
+    }
+  };
   // Running out of memory is reported with where the replay was (a bare std::bad_alloc says
   // nothing); decisions printed before it stay printed. The report must not need memory the
   // replay may have taken to its last byte: the trace's name is rendered now, and a reserve is
@@ -430,6 +437,7 @@ int run_simulate(const Args& args) {
         if (until && at > *until) break;
         batch.clear();
         for (; i < submits->size() && (*submits)[i].at == at; ++i, ++events_read) batch.push_back(std::move((*submits)[i].event));
+        note_requests();
         emit(engine->step(at, batch));
       }
       drain_finishes(*engine, emit, until);
@@ -454,6 +462,7 @@ int run_simulate(const Args& args) {
         batch.push_back(to_event(event));
         ++events_read;
       }
+      note_requests();
       emit(engine->step(at, batch));
     }
     if (trace_reader && trace_reader->out_of_memory() && !(until && event.at > *until)) {
