@@ -208,6 +208,12 @@ TEST_CASE("an inactive team's admitted tasks keep running and are never preempte
     REQUIRE(last_for(d, "x") != nullptr);
     CHECK(last_for(d, "x")->outcome == Outcome::pending);
     CHECK(last_for(d, "x")->reason == PendingReason::waiting_for_quota);
+    // The explanation says why b1 was not taken.
+    const std::optional<Explanation> why = h.engine->explain("x");
+    REQUIRE(why.has_value());
+    REQUIRE(why->candidates.size() == 1);
+    CHECK_FALSE(why->candidates[0].chosen);
+    CHECK(why->candidates[0].why.rfind("team `b` is inactive: its tasks keep running and are never preempted", 0) == 0);
     // It runs once b1 finishes: the inactive team's usage counted in the cohort until then.
     auto after = h.finish(20 * kSecond, "b1");
     CHECK(last_for(after, "x")->outcome == Outcome::admitted);
