@@ -90,27 +90,6 @@ bool Scheduler::run_cycle(std::vector<Decision>& out) {
 // Inline: it runs once per task a walk looks at.
 inline bool Scheduler::walk_past(TeamWalk& walk, size_t position) {
   ++cycles_;  // the work of a walk: one task looked at
-  ShapedWalk* shaped = walk.shaped >= 0 ? &shaped_walks_[static_cast<size_t>(walk.shaped)] : nullptr;
-  uint32_t shape = 0;
-  if (shaped != nullptr) {
-    // A task shaped like an earlier head was parked with it (TaskStore::park_shape): the cycle
-    // here takes the next task of another shape. A queue that ends first has no head here.
-    for (;; ++walk.next) {
-      // The queue's end, or the rest known to park quietly (shaped_prefix goes on if needed).
-      if (walk.next == walk.end || walk.walked_enough(parking_known_, deciders_left_)) {
-        shaped->resume = walk.next;
-        return true;
-      }
-      ++shaped->tasks;
-      shape = core_.tasks.shape_of(walk.team, *walk.next);
-      shaped->touch(shape);
-      if (!shaped->seen[shape]) break;
-    }
-    shaped->seen[shape] = 1;
-    shaped->heads.push_back(*walk.next);
-    shaped->passed.push_back(shaped->tasks);
-    shaped->resume = std::next(walk.next);
-  }
   const uint32_t task = *walk.next;
   const Quiet quiet = quiet_in_class(task);
   if (quiet == Quiet::no) return false;
@@ -118,27 +97,8 @@ inline bool Scheduler::walk_past(TeamWalk& walk, size_t position) {
     deciders_.push_back({position, walk.team, task});
     --deciders_left_;
   }
-  if (shaped != nullptr && walk.tallied) settle_shape(*shaped, shape, core_.tasks.queue_class_of(task));
   ++walk.next;
   return true;
-}
-
-// Every other task of the head's shape is a like task, parked with it without a decision: the
-// classes of that shape are settled at once, so that the walk may end before passing them. A
-// class tallied as deciding anew no longer awaits its tasks but the head, and a class whose
-// verdict is unknown (none of its tasks will be a head) counts as known.
-void Scheduler::settle_shape(ShapedWalk& shaped, uint32_t shape, uint32_t head_slot) {
-  std::vector<Verdict>& verdicts = looked_at_->slots;
-  for (int32_t i = shaped.first_slot[shape]; i >= 0; i = shaped.slots[static_cast<size_t>(i)].second) {
-    const uint32_t slot = shaped.slots[static_cast<size_t>(i)].first;
-    if (slot >= verdicts.size() || !verdict_holds(verdicts[slot])) {
-      ++parking_known_;
-      continue;
-    }
-    if (verdicts[slot].quiet != Quiet::decides) continue;
-    const uint32_t count = looked_at_classes_->count(slot);
-    deciders_left_ -= count - (slot == head_slot ? 1 : 0);
-  }
 }
 
 // A cycle in which every head is parked again changes nothing but where those heads wait and
@@ -160,8 +120,8 @@ void Scheduler::settle_shape(ShapedWalk& shaped, uint32_t shape, uint32_t head_s
 // park every head of the next cycle and then walk the same queues from the skip after it, but for a
 // queue of the only team at work, whose parked head took the tasks of its shape along (process(),
 // TaskStore::park_shape): so a skip not right after a cycle that parked every head needs two teams
-// at work. A queue with tasks of one shape is walked head by head, passing the tasks shaped like an
-// earlier head, which Kueue parks with it (SchedulingEquivalenceHashing).
+// at work. A queue holds only the first task of each shape (TaskStore's shape groups): the tasks
+// shaped like a head are parked with it (Kueue's SchedulingEquivalenceHashing), so no walk meets one.
 // Whether a task parks, and with which decision, depends on its queue class only, so it is tested
 // once per class slot (quiet_classes, quiet_in_class), and a queue whose classes all park quietly
 // is not walked at all: its length is all that counts. Decisions and their order are those of the
@@ -203,8 +163,6 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   size_t longest = 0;
   deciders_.clear();
   walks_.clear();
-  shaped_used_ = 0;
-  if (shaped_of_team_.size() < core_.module.teams.size()) shaped_of_team_.resize(core_.module.teams.size(), -1);
   for (uint32_t team : teams_) {
     const QueueSet& active = core_.tasks.queue(team).active;
     longest = std::max(longest, active.tasks.size());
@@ -213,27 +171,6 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
     walk.tallied = quiet_classes(team, active);
     walk.next = active.tasks.begin();
     walk.end = active.tasks.end();
-    if (active.classes.repeated_shapes > 0) {
-      if (shaped_walks_.size() == shaped_used_) shaped_walks_.emplace_back();
-      ShapedWalk& shaped = shaped_walks_[shaped_used_];
-      shaped.stamp = ++shaped_stamps_;
-      shaped.generation = core_.tasks.queue(team).classes.generation;
-      shaped.heads.clear();
-      shaped.passed.clear();
-      shaped.tasks = 0;
-      shaped.team = team;
-      shaped.resume = active.tasks.begin();
-      shaped.end = active.tasks.end();
-      shaped.slots.clear();
-      for (uint32_t slot : active.classes.present) {  // linked by shape
-        const uint32_t shape = core_.tasks.queue(team).classes.slot_shapes[slot];
-        shaped.touch(shape);
-        shaped.slots.emplace_back(slot, shaped.first_slot[shape]);
-        shaped.first_slot[shape] = static_cast<int32_t>(shaped.slots.size() - 1);
-      }
-      walk.shaped = static_cast<int32_t>(shaped_used_);
-      shaped_of_team_[team] = static_cast<int32_t>(shaped_used_++);
-    }
     save_walk(walk);
     if (walk.next != walk.end && !walk.walked_enough()) walks_.push_back(walk);
   }
@@ -268,48 +205,8 @@ void Scheduler::skip_quiet_cycles(std::vector<Decision>& out) {
   }
   const size_t skipped = std::min(stop, longest);
   emit_skipped_decisions(skipped, out);
-  // Park each team's first tasks (what those cycles' heads were), and with each head the tasks
-  // of its shape behind it (process(): only a queue with repeated shapes has any; its walk kept
-  // its heads and counted the like tasks passed between them).
-  for (uint32_t team : teams_) {
-    if (shaped_of_team_[team] < 0) core_.tasks.park_first(team, skipped);
-  }
-  for (size_t w = 0; w < shaped_used_; ++w) {
-    // The tasks passed through the last skipped head (its like tasks among them), then the like
-    // tasks of each head further down the queue. When no queue stopped the skip, all of it.
-    ShapedWalk& shaped = shaped_walks_[w];
-    const size_t prefix = stop == std::numeric_limits<size_t>::max() ? stop : shaped_prefix(shaped, skipped);
-    if (prefix == 0) continue;
-    core_.tasks.park_first(shaped.team, prefix);
-    if (prefix == std::numeric_limits<size_t>::max()) continue;  // nothing is left to park
-    for (size_t i = 0; i < skipped; ++i) core_.tasks.park_shape(shaped.heads[i]);
-  }
-  for (size_t w = 0; w < shaped_used_; ++w) shaped_of_team_[shaped_walks_[w].team] = -1;
-}
-
-size_t Scheduler::shaped_prefix(ShapedWalk& shaped, size_t heads) {
-  if (heads == 0) return 0;
-  if (const uint32_t generation = core_.tasks.queue(shaped.team).classes.generation; generation != shaped.generation) {
-    // The table was compacted since the walk (its heads are still queued, with new slots).
-    shaped.generation = generation;
-    shaped.stamp = ++shaped_stamps_;
-    for (uint32_t head : shaped.heads) {
-      const uint32_t shape = core_.tasks.shape_of(shaped.team, head);
-      shaped.touch(shape);
-      shaped.seen[shape] = 1;
-    }
-  }
-  while (shaped.heads.size() < heads && shaped.resume != shaped.end) {
-    ++shaped.tasks;
-    const uint32_t task = *shaped.resume++;
-    const uint32_t shape = core_.tasks.shape_of(shaped.team, task);
-    shaped.touch(shape);
-    if (shaped.seen[shape]) continue;
-    shaped.seen[shape] = 1;
-    shaped.heads.push_back(task);
-    shaped.passed.push_back(shaped.tasks);
-  }
-  return shaped.heads.size() >= heads ? shaped.passed[heads - 1] : std::numeric_limits<size_t>::max();
+  // Park each team's first heads (what those cycles' heads were), each with its like tasks.
+  for (uint32_t team : teams_) core_.tasks.park_first(team, skipped);
 }
 
 // Each skipped cycle's heads that decide anew, nominated and ordered as that cycle would order

@@ -263,10 +263,6 @@ class Scheduler {
   struct TeamWalk {
     uint32_t team = 0;
     bool tallied = false;  // quiet_classes looked at every class slot of the set
-    /// The team's queue holds tasks of one shape: the walk passes a task shaped like an earlier
-    /// head of the walk (Kueue parked it with that head) without a cycle, and keeps its heads
-    /// (an index into shaped_walks_), else -1.
-    int32_t shaped = -1;
     size_t parking_known = 0;
     size_t deciders_left = 0;
     const SetClasses* classes = nullptr;
@@ -293,49 +289,6 @@ class Scheduler {
   /// ahead at `position` changes something); else counts a new decision there and moves on.
   bool walk_past(TeamWalk& walk, size_t position);
   std::vector<TeamWalk> walks_;  // skip_quiet_cycles', reused
-  /// Per walk of a queue with tasks of one shape: the shapes and the tasks of its heads so far,
-  /// and how many of the queue's tasks the walk had passed through each head (a task shaped like
-  /// an earlier head is passed without a cycle: Kueue parked it with that head).
-  struct ShapedWalk {
-    /// By shape (the team's ClassTable::shapes), valid where stamped with this walk's `stamp`:
-    /// whether a head had it, and its first class slot in `slots` (an index, or -1).
-    std::vector<uint64_t> stamped;
-    std::vector<uint8_t> seen;
-    std::vector<int32_t> first_slot;
-    uint64_t stamp = 0;
-    /// The team's ClassTable generation the shapes are of: emitting the skipped decisions may
-    /// compact the table (new slots and shapes), and shaped_prefix then marks its heads again.
-    uint32_t generation = 0;
-    std::vector<uint32_t> heads;
-    std::vector<size_t> passed;
-    size_t tasks = 0;
-    uint32_t team = 0;
-    /// Where the walk goes on from (after its last task), for shaped_prefix.
-    std::set<uint32_t, QueueLess>::const_iterator resume, end;
-    /// The set's class slots present at the start, each with the next of its shape (-1: none).
-    std::vector<std::pair<uint32_t, int32_t>> slots;
-    /// Marks `shape` as this walk's (unseen, no slot) the first time it is met.
-    void touch(uint32_t shape) {
-      if (shape >= stamped.size()) {
-        stamped.resize(shape + 1, 0);
-        seen.resize(shape + 1, 0);
-        first_slot.resize(shape + 1, -1);
-      }
-      if (stamped[shape] == stamp) return;
-      stamped[shape] = stamp;
-      seen[shape] = 0;
-      first_slot[shape] = -1;
-    }
-  };
-  uint64_t shaped_stamps_ = 0;
-  void settle_shape(ShapedWalk& shaped, uint32_t shape, uint32_t head_slot);
-  /// How many of a shaped walk's queue's first tasks the first `heads` heads and the like tasks
-  /// among them are (walking on, without nominations, where the walk stopped early: every class
-  /// was known to park), or SIZE_MAX when the queue has fewer heads: all of it parks.
-  size_t shaped_prefix(ShapedWalk& shaped, size_t heads);
-  std::vector<ShapedWalk> shaped_walks_;
-  size_t shaped_used_ = 0;
-  std::vector<int32_t> shaped_of_team_;  // per team: its walk's index in shaped_walks_, else -1
   /// A head in the skipped cycles that parks with a new decision: its cycle (its position in its
   /// team's queue) and the task.
   struct Decider {

@@ -81,8 +81,7 @@ uint32_t TaskStore::add(Task task, bool claim_id) {
   task.id_key = id_key_of(task.id);
   tasks_.push_back(std::move(task));
   queue_classes_.push_back(0);  // no slot until class_slot gives one
-  shape_next_.push_back(SetClasses::kNoTask);
-  shape_prev_.push_back(SetClasses::kNoTask);
+  group_of_.push_back(SetClasses::kNoGroup);
   // After the push: the index reads the id back from the task.
   if (claim_id) by_id_.assign(tasks_[index].id, index, id_at());
   return index;
@@ -278,19 +277,6 @@ void TaskStore::add_class(QueueSet& set, uint32_t task) {
   const uint32_t slot = class_slot(task);
   set.classes.add(slot, 1, -1);
   set.classes.counts[slot].representative = static_cast<int32_t>(task);  // the last one added
-  const uint32_t shape = queues_[static_cast<size_t>(tasks_[task].team)].classes.slot_shapes[slot];
-  SetClasses& classes = set.classes;
-  classes.add_shape(shape, 1);
-  // First in its shape's list (the order within a shape does not matter: park_shape takes all).
-  const uint32_t first = classes.shape_first[shape];
-  shape_prev_[task] = SetClasses::kNoTask;
-  shape_next_[task] = first;
-  if (first != SetClasses::kNoTask) {
-    shape_prev_[first] = task;
-  } else {
-    classes.shape_last[shape] = task;
-  }
-  classes.shape_first[shape] = task;
 }
 
 void TaskStore::remove_class(QueueSet& set, uint32_t task) {
@@ -301,11 +287,6 @@ void TaskStore::remove_class(QueueSet& set, uint32_t task) {
   const uint32_t slot = queue_classes_[task];
   GOV_ASSERT(slot < classes.counts.size() && classes.counts[slot].count > 0,
              "queued task missing from its class count");
-  const uint32_t shape = queues_[static_cast<size_t>(t.team)].classes.slot_shapes[slot];
-  classes.remove_shape(shape);
-  const uint32_t prev = shape_prev_[task], next = shape_next_[task];
-  (prev != SetClasses::kNoTask ? shape_next_[prev] : classes.shape_first[shape]) = next;
-  (next != SetClasses::kNoTask ? shape_prev_[next] : classes.shape_last[shape]) = prev;
   SetClasses::Count& c = classes.counts[slot];
   if (--c.count == 0) {
     const uint32_t last = classes.present.back();
@@ -319,10 +300,12 @@ void TaskStore::remove_class(QueueSet& set, uint32_t task) {
   }
 }
 
+// Rebuilt from the queued tasks: each leader counts in its set again, each group gets its
+// shape's new index, and every follower a slot of the new generation (queue_class_of holds for
+// every queued task). O(queued tasks), after at least 4 × as many slots were made.
 void TaskStore::compact_classes(uint32_t team) {
   TeamQueue& q = queues_[team];
-  const size_t queued = q.active.tasks.size() + q.parked.tasks.size();
-  if (q.classes.slots.size() < 64 || q.classes.slots.size() < 4 * queued) return;
+  if (q.classes.slots.size() < 64 || q.classes.slots.size() < 4 * q.queued) return;
   q.classes.slots.clear();
   q.classes.slot_shapes.clear();
   q.classes.by_hash.clear();
@@ -333,100 +316,207 @@ void TaskStore::compact_classes(uint32_t team) {
     const uint64_t changes = set->classes.changes;
     set->classes = {};
     set->classes.changes = changes + 1;
-    for (uint32_t task : set->tasks) add_class(*set, task);
+    for (uint32_t leader : set->tasks) {
+      const uint32_t g = group_of_[leader];
+      add_class(*set, leader);
+      ShapeGroup& group = groups_[g];
+      group.shape = q.classes.slot_shapes[queue_classes_[leader]];
+      set->classes.set_group(group.shape, g);
+      for (uint32_t follower : group.followers) class_slot(follower);
+    }
   }
 }
 
-void TaskStore::insert(QueueSet& set, uint32_t task, bool likely_last) {
-  Task& t = tasks_[task];
-  t.slot = QueueSlot::queued;
-  t.queue_set = set.id;
-  // With the end as hint, a task that goes last costs one comparison (a wrong hint costs one
+void TaskStore::place(std::set<uint32_t, QueueLess>& tree, uint32_t task, Hint hint) {
+  // With an end as hint, a task that goes there costs one comparison (a wrong hint costs one
   // more than a plain insert).
+  const auto at = hint == Hint::last ? tree.end() : tree.begin();
   if (!spare_nodes_.empty()) {
     auto node = std::move(spare_nodes_.back());
     spare_nodes_.pop_back();
     node.value() = task;
-    likely_last ? set.tasks.insert(set.tasks.end(), std::move(node)) : set.tasks.insert(std::move(node)).position;
+    if (hint == Hint::none) {
+      tree.insert(std::move(node));
+    } else {
+      tree.insert(at, std::move(node));
+    }
+  } else if (hint == Hint::none) {
+    tree.insert(task);
   } else {
-    likely_last ? set.tasks.insert(set.tasks.end(), task) : set.tasks.insert(task).first;
+    tree.insert(at, task);
   }
+}
+
+void TaskStore::recycle(std::set<uint32_t, QueueLess>& tree, TreeIt it) {
+  if (spare_nodes_.size() < kSpareNodes) {
+    spare_nodes_.push_back(tree.extract(it));
+  } else {
+    tree.erase(it);
+  }
+}
+
+void TaskStore::insert(QueueSet& set, uint32_t task, Hint hint) {
+  tasks_[task].slot = QueueSlot::queued;
+  place(set.tasks, task, hint);
   add_class(set, task);
 }
 
-void TaskStore::erase(QueueSet& set, uint32_t task) {
-  // The first task (a head being taken) leaves without a search.
-  auto it = !set.tasks.empty() && *set.tasks.begin() == task ? set.tasks.begin() : set.tasks.find(task);
-  GOV_ASSERT(it != set.tasks.end(), "queued task missing from its set");
-  erase_at(set, it);
-}
-
-void TaskStore::erase_at(QueueSet& set, std::set<uint32_t, QueueLess>::const_iterator it) {
+void TaskStore::erase_at(QueueSet& set, TreeIt it) {
   const uint32_t task = *it;
-  if (spare_nodes_.size() < kSpareNodes) {
-    spare_nodes_.push_back(set.tasks.extract(it));
-  } else {
-    set.tasks.erase(it);
-  }
+  recycle(set.tasks, it);
   remove_class(set, task);
 }
 
-// The sets of a team mostly meet end to end (the heads parked in this instant come before the
-// tasks still active behind them): then each node goes in at the end it joins, one comparison
-// each, where std::set::merge searches the tree from its root for every node.
-void TaskStore::splice(std::set<uint32_t, QueueLess>& from, std::set<uint32_t, QueueLess>& into) {
-  if (from.empty()) return;
-  if (into.empty()) {
-    into.swap(from);  // one ordering: only the trees trade places
+uint32_t TaskStore::new_group(uint32_t leader, uint32_t shape) {
+  uint32_t index = 0;
+  if (!free_groups_.empty()) {
+    index = free_groups_.back();
+    free_groups_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(groups_.size());
+    groups_.emplace_back();
+    groups_.back().followers = std::set<uint32_t, QueueLess>(QueueLess{&tasks_, &comparisons_});
+  }
+  ShapeGroup& group = groups_[index];
+  group.leader = leader;
+  group.shape = shape;
+  group.set = 0;
+  return index;
+}
+
+void TaskStore::free_group(uint32_t group) {
+  GOV_ASSERT(groups_[group].followers.empty(), "a group is freed once its tasks left");
+  free_groups_.push_back(group);
+}
+
+void TaskStore::join(QueueSet& set, uint32_t task, Hint hint) {
+  Task& t = tasks_[task];
+  t.slot = QueueSlot::queued;
+  TeamQueue& q = queues_[static_cast<size_t>(t.team)];
+  ++q.queued;
+  const uint32_t shape = q.classes.slot_shapes[class_slot(task)];
+  const uint32_t existing = set.classes.group_of(shape);
+  if (existing == SetClasses::kNoGroup) {
+    const uint32_t made = new_group(task, shape);
+    groups_[made].set = set.id;
+    set.classes.set_group(shape, made);
+    group_of_[task] = made;
+    insert(set, task, hint);
     return;
   }
-  const QueueLess& less = into.key_comp();
-  if (less(*std::prev(into.end()), *from.begin())) {
-    while (!from.empty()) into.insert(into.end(), from.extract(from.begin()));
-  } else if (less(*std::prev(from.end()), *into.begin())) {
-    while (!from.empty()) into.insert(into.begin(), from.extract(std::prev(from.end())));
-  } else {
-    into.merge(from);
+  group_of_[task] = existing;
+  ShapeGroup& group = groups_[existing];
+  if (!set.tasks.key_comp()(task, group.leader)) {
+    place(group.followers, task, Hint::last);  // a new task mostly queues last among its like tasks
+    return;
   }
+  // It goes before the leader (a task requeued after an eviction): it leads, the leader follows.
+  const uint32_t before = group.leader;
+  erase_at(set, set.tasks.find(before));
+  place(group.followers, before, Hint::first);
+  group.leader = task;
+  insert(set, task, hint);
+}
+
+void TaskStore::leave(QueueSet& set, uint32_t task) {
+  ShapeGroup& group = groups_[group_of_[task]];
+  if (group.leader == task) {
+    // The first task (a head being taken) leaves without a search.
+    const auto it = *set.tasks.begin() == task ? set.tasks.begin() : set.tasks.find(task);
+    GOV_ASSERT(it != set.tasks.end(), "a group's leader is in its set's tree");
+    leave_at(set, it);
+    return;
+  }
+  const auto it = group.followers.find(task);
+  GOV_ASSERT(it != group.followers.end(), "a queued task leads or follows in its group");
+  recycle(group.followers, it);
+  group_of_[task] = SetClasses::kNoGroup;
+  --queues_[static_cast<size_t>(tasks_[task].team)].queued;
+}
+
+void TaskStore::leave_at(QueueSet& set, TreeIt it) {
+  const uint32_t task = *it;
+  const uint32_t index = group_of_[task];
+  erase_at(set, it);
+  group_of_[task] = SetClasses::kNoGroup;
+  --queues_[static_cast<size_t>(tasks_[task].team)].queued;
+  ShapeGroup& group = groups_[index];
+  if (group.followers.empty()) {
+    set.classes.set_group(group.shape, SetClasses::kNoGroup);
+    free_group(index);
+    return;
+  }
+  group.leader = *group.followers.begin();
+  recycle(group.followers, group.followers.begin());  // the node serves the leader's place below
+  insert(set, group.leader, Hint::none);
+}
+
+void TaskStore::detach(QueueSet& set, uint32_t group, TreeIt it) {
+  GOV_ASSERT(*it == groups_[group].leader, "a group leaves its set by its leader's node");
+  erase_at(set, it);
+  set.classes.set_group(groups_[group].shape, SetClasses::kNoGroup);
+  groups_[group].set = 0;
+}
+
+void TaskStore::attach(QueueSet& set, uint32_t group, Hint hint) {
+  const uint32_t shape = groups_[group].shape;
+  const uint32_t there = set.classes.group_of(shape);
+  if (there == SetClasses::kNoGroup) {
+    groups_[group].set = set.id;
+    set.classes.set_group(shape, group);
+    insert(set, groups_[group].leader, hint);
+    return;
+  }
+  // Two groups of one shape meet (one was queued while the other was parked): the record with
+  // more followers keeps them all, and only the other's tasks are relabelled, so that a task is
+  // relabelled O(log n) times at most. The earlier leader leads.
+  erase_at(set, set.tasks.find(groups_[there].leader));
+  const bool keep_there = groups_[there].followers.size() >= groups_[group].followers.size();
+  const uint32_t keep = keep_there ? there : group;
+  const uint32_t gone = keep_there ? group : there;
+  ShapeGroup& kept = groups_[keep];
+  ShapeGroup& merged = groups_[gone];
+  group_of_[merged.leader] = keep;
+  for (uint32_t task : merged.followers) group_of_[task] = keep;
+  uint32_t leader = kept.leader, follower = merged.leader;
+  if (set.tasks.key_comp()(follower, leader)) std::swap(leader, follower);
+  kept.followers.merge(merged.followers);
+  place(kept.followers, follower, Hint::none);
+  free_group(gone);
+  kept.leader = leader;
+  kept.set = set.id;
+  set.classes.set_group(shape, keep);
+  insert(set, leader, hint);
 }
 
 void TaskStore::move_all(QueueSet& from, QueueSet& into) {
   if (from.tasks.empty()) return;
   if (into.tasks.size() < from.tasks.size()) swap(from, into);  // ids travel with the sets
-  for (uint32_t task : from.tasks) tasks_[task].queue_set = into.id;
-  splice(from.tasks, into.tasks);
-  GOV_ASSERT(from.tasks.empty(), "queue orders are total: no task is in two sets");
-  // Both sets count slots of the same team's table: add the counts, O(classes).
-  const ClassTable& table = queues_[static_cast<size_t>(tasks_[*into.tasks.begin()].team)].classes;
-  SetClasses& moving = from.classes;
-  SetClasses& joined = into.classes;
-  for (uint32_t slot : moving.present) {
-    const SetClasses::Count& count = moving.counts[slot];
-    joined.add(slot, count.count, count.representative);
-    const uint32_t shape = table.slot_shapes[slot];
-    joined.add_shape(shape, count.count);
-    // Each shape's list joins once (several slots may share a shape), in O(1).
-    const uint32_t first = moving.shape_first[shape];
-    if (first == SetClasses::kNoTask) continue;
-    const uint32_t tail = joined.shape_last[shape];
-    if (tail == SetClasses::kNoTask) {
-      joined.shape_first[shape] = first;
-    } else {
-      shape_next_[tail] = first;
-      shape_prev_[first] = tail;
+  if (from.tasks.empty()) return;  // `into` was empty: the swap moved everything
+  // The sets of a team mostly meet end to end (the heads parked in this instant come before the
+  // tasks still active behind them): each leader then goes in at the end it joins, one comparison
+  // each.
+  const QueueLess& less = into.tasks.key_comp();
+  std::vector<uint32_t>& moving = moving_groups_;
+  moving.clear();
+  for (uint32_t leader : from.tasks) moving.push_back(group_of_[leader]);
+  if (less(*std::prev(into.tasks.end()), *from.tasks.begin())) {
+    for (uint32_t group : moving) {
+      detach(from, group, from.tasks.begin());
+      attach(into, group, Hint::last);
     }
-    joined.shape_last[shape] = moving.shape_last[shape];
-    moving.shape_first[shape] = moving.shape_last[shape] = SetClasses::kNoTask;
+  } else if (less(*std::prev(from.tasks.end()), *into.tasks.begin())) {
+    for (auto g = moving.rbegin(); g != moving.rend(); ++g) {
+      detach(from, *g, std::prev(from.tasks.end()));
+      attach(into, *g, Hint::first);
+    }
+  } else {
+    for (uint32_t group : moving) {
+      detach(from, group, from.tasks.begin());
+      attach(into, group, Hint::none);
+    }
   }
-  // Only the present slots are reset: `counts` keeps its length, so the set's next additions do
-  // not grow it again slot by slot (a table holds hundreds of slots between compactions).
-  for (uint32_t slot : moving.present) {
-    moving.counts[slot] = {};
-    moving.shape_tasks[table.slot_shapes[slot]] = 0;
-  }
-  moving.repeated_shapes = 0;
-  from.classes.present.clear();
-  ++from.classes.changes;
+  GOV_ASSERT(from.tasks.empty(), "queue orders are total: no task is in two sets");
 }
 
 void TaskStore::note_parked(uint32_t team) {
@@ -443,7 +533,7 @@ void TaskStore::enqueue(uint32_t task) {
   Task& t = tasks_[task];
   GOV_ASSERT(t.state == TaskState::pending && t.team >= 0, "only pending tasks of known teams queue");
   const auto team = static_cast<uint32_t>(t.team);
-  insert(queues_[team].active, task);
+  join(queues_[team].active, task);
   mark_work(team);
   compact_classes(team);
 }
@@ -453,7 +543,7 @@ void TaskStore::park(uint32_t task) {
   TeamQueue& q = queues_[team];
   if (q.parked.tasks.empty()) note_parked(team);
   // Heads are parked in queue order as a walk goes down the queue: most go last.
-  insert(q.parked, task, /*likely_last=*/true);
+  join(q.parked, task, Hint::last);
 }
 
 void TaskStore::make_sticky(uint32_t task) {
@@ -470,9 +560,8 @@ int32_t TaskStore::take_head(uint32_t team) {
     head = q.sticky;
     q.sticky = -1;
   } else if (!q.active.tasks.empty()) {
-    const uint32_t first = *q.active.tasks.begin();
-    erase(q.active, first);
-    head = static_cast<int32_t>(first);
+    head = static_cast<int32_t>(*q.active.tasks.begin());
+    leave_at(q.active, q.active.tasks.begin());  // its next like task, if any, leads
   }
   has_work_[team] = !q.active.tasks.empty() || q.sticky >= 0;
   if (head >= 0) tasks_[static_cast<size_t>(head)].slot = QueueSlot::head;
@@ -486,27 +575,24 @@ void TaskStore::park_first(uint32_t team, size_t count) {
   if (q.parked.tasks.empty()) note_parked(team);
   const size_t size = q.active.tasks.size();
   if (count >= size - std::min(size, count)) {
-    // Most of the set parks: the rest steps out, the set moves whole, the rest steps back in.
-    std::vector<uint32_t>& rest = scratch_tasks_;
+    // Most of the set parks: the rest steps out, the set moves whole, the rest steps back in
+    // (no group of theirs meets one of its shape: a set has one group per shape).
+    std::vector<uint32_t>& rest = scratch_groups_;
     rest.clear();
     for (size_t i = count; i < size; ++i) {
-      rest.push_back(*std::prev(q.active.tasks.end()));
-      erase_at(q.active, std::prev(q.active.tasks.end()));
+      const auto last = std::prev(q.active.tasks.end());
+      rest.push_back(group_of_[*last]);
+      detach(q.active, rest.back(), last);
     }
     move_all(q.active, q.parked);  // q.active is empty afterwards (ids travel with the sets)
-    for (auto r = rest.rbegin(); r != rest.rend(); ++r) insert(q.active, *r, /*likely_last=*/true);
+    for (auto r = rest.rbegin(); r != rest.rend(); ++r) attach(q.active, *r, Hint::last);
     has_work_[team] = !q.active.tasks.empty();
     return;
   }
   for (size_t i = 0; i < count; ++i) {
-    auto node = q.active.tasks.extract(q.active.tasks.begin());
-    const uint32_t task = node.value();
-    Task& t = tasks_[task];
-    remove_class(q.active, task);
-    t.slot = QueueSlot::queued;
-    t.queue_set = q.parked.id;
-    q.parked.tasks.insert(q.parked.tasks.end(), std::move(node));  // heads park in queue order
-    add_class(q.parked, task);
+    const uint32_t group = group_of_[*q.active.tasks.begin()];
+    detach(q.active, group, q.active.tasks.begin());
+    attach(q.parked, group, Hint::last);  // heads park in queue order
   }
   has_work_[team] = true;
 }
@@ -527,15 +613,19 @@ bool TaskStore::reactivate_parked() {
 
 void TaskStore::dequeue(uint32_t task) {
   Task& t = tasks_[task];
-  TeamQueue& q = queues_[static_cast<size_t>(t.team)];
+  const auto team = static_cast<uint32_t>(t.team);
+  TeamQueue& q = queues_[team];
   if (t.slot == QueueSlot::sticky) q.sticky = -1;
-  if (t.slot == QueueSlot::queued) erase(t.queue_set == q.active.id ? q.active : q.parked, task);
+  if (t.slot == QueueSlot::queued) {
+    leave(set_of(team, groups_[group_of_[task]]), task);
+    has_work_[team] = has_active_work(team);
+  }
   t.slot = QueueSlot::none;
 }
 
 bool TaskStore::is_parked(uint32_t task) const {
   const Task& t = tasks_[task];
-  return t.slot == QueueSlot::queued && t.queue_set == queues_[static_cast<size_t>(t.team)].parked.id;
+  return t.slot == QueueSlot::queued && groups_[group_of_[task]].set == queues_[static_cast<size_t>(t.team)].parked.id;
 }
 
 void TaskStore::reclassify(uint32_t task) {
@@ -547,7 +637,15 @@ void TaskStore::reclassify(uint32_t task) {
   }
   const auto team = static_cast<uint32_t>(t.team);
   TeamQueue& q = queues_[team];
-  QueueSet& set = t.queue_set == q.active.id ? q.active : q.parked;
+  const ShapeGroup& group = groups_[group_of_[task]];
+  if (group.leader != task) {  // a follower counts in no set: its slot only is found anew
+    t.class_hash = hash_class(t);
+    t.queue_class_generation = 0;
+    class_slot(task);
+    compact_classes(team);
+    return;
+  }
+  QueueSet& set = set_of(team, group);
   const uint32_t from = queue_classes_[task];
   remove_class(set, task);
   // Tasks of one class that get the same nomination's decision move to the same class: after the
@@ -575,35 +673,14 @@ size_t TaskStore::park_shape(uint32_t head) {
   // A head's class slot is mostly still valid (it left its set this cycle): its shape without a hash.
   const uint32_t shape =
       h.queue_class_generation == q.classes.generation ? q.classes.slot_shapes[queue_classes_[head]] : shape_index(team, h);
-  const size_t like = q.active.classes.shape_count(shape);
-  if (like == 0) return 0;
-  // A queue of one shape but for a few tasks queued last (submitted after them), as a deep queue
-  // of like tasks mostly is: the like ones are its first, parked in O(log n) (park_first). Kueue
-  // walks its whole heap here; a queue of 16,000 like tasks made each finish O(n) (the security
-  // tests of queue work).
-  const size_t unlike = q.active.tasks.size() - like;
-  if (q.sticky < 0 && like >= kMaxUnlikeTail && unlike <= kMaxUnlikeTail) {
-    bool tail = true;
-    auto it = q.active.tasks.rbegin();
-    for (size_t i = 0; i < unlike && tail; ++i, ++it) tail = shape_of(team, *it) != shape;
-    if (tail) {
-      park_first(team, like);
-      has_work_[team] = has_active_work(team);
-      return like;
-    }
-  }
-  std::vector<uint32_t>& moved = scratch_tasks_;
-  moved.clear();
-  for (uint32_t task = q.active.classes.shape_first[shape]; task != SetClasses::kNoTask; task = shape_next_[task])
-    moved.push_back(task);
-  GOV_ASSERT(moved.size() == like, "a set's shape list holds its tasks of that shape");
+  const uint32_t group = q.active.classes.group_of(shape);
+  if (group == SetClasses::kNoGroup) return 0;
+  const size_t like = groups_[group].size();
   if (q.parked.tasks.empty()) note_parked(team);
-  for (uint32_t task : moved) {
-    erase(q.active, task);
-    insert(q.parked, task, /*likely_last=*/true);
-  }
+  detach(q.active, group, q.active.tasks.find(groups_[group].leader));
+  attach(q.parked, group, Hint::last);
   has_work_[team] = has_active_work(team);
-  return moved.size();
+  return like;
 }
 
 bool TaskStore::shape_parked(uint32_t task) {
@@ -611,7 +688,7 @@ bool TaskStore::shape_parked(uint32_t task) {
   const auto team = static_cast<uint32_t>(t.team);
   const QueueSet& parked = queues_[team].parked;
   if (parked.tasks.empty()) return false;
-  return parked.classes.shape_count(shape_index(team, t)) > 0;
+  return parked.classes.group_of(shape_index(team, t)) != SetClasses::kNoGroup;
 }
 
 void TaskStore::teams_with_work(std::vector<uint32_t>& out) {

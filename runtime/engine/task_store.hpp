@@ -5,7 +5,9 @@
 // Queues are ordered sets with O(log n) operations, and the active and parked tasks of a team
 // move between each other as whole sets (a swap, or the smaller merged into the larger): a
 // finish brings every parked task back, and with one team holding 10^6 pending tasks moving
-// them one by one made every finish O(n) (issue 26, point 11).
+// them one by one made every finish O(n) (issue 26, point 11). A set's ordered tree holds one
+// task per shape, the first (ShapeGroup): its like tasks follow it and move with it, so a
+// requeue moves O(shapes) nodes, not O(tasks) (issue 21).
 #pragma once
 
 #include <cstdint>
@@ -86,8 +88,6 @@ struct Task {
   /// generation).
   uint64_t nomination_generation = 0;
   uint32_t nomination_slot = 0;
-  // While queued: the set holding it (QueueSet::id).
-  uint32_t queue_set = 0;
   /// Its slot in its team's ClassTable (TaskStore::queue_class_of) is valid while this is the
   /// table's generation (0: none; TaskStore::add clears it, so a task copied from another engine
   /// has none).
@@ -299,7 +299,8 @@ struct ClassTable {
   uint32_t generation = 1;
 };
 
-/// How many tasks of each class slot a queue set holds.
+/// How many leaders (tasks in the set's tree) of each class slot a queue set holds, and its
+/// groups of like tasks.
 struct SetClasses {
   struct Count {
     uint32_t count = 0;
@@ -310,27 +311,15 @@ struct SetClasses {
   };
   std::vector<Count> counts;      // by slot; may be shorter than the table
   std::vector<uint32_t> present;  // the slots with count > 0, in no particular order
-  /// How many tasks of each shape (ClassTable::shapes) the set holds, and how many shapes two or
-  /// more: whether some task is shaped like another (Kueue's bulk move, TaskStore::park_shape).
-  std::vector<uint32_t> shape_tasks;
-  uint32_t repeated_shapes = 0;
-  /// The tasks of each shape in the set, as a list linked through TaskStore's shape links (first
-  /// and last task, kNoTask when none): park_shape finds a shape's tasks without a walk.
-  static constexpr uint32_t kNoTask = UINT32_MAX;
-  std::vector<uint32_t> shape_first, shape_last;
-  uint32_t shape_count(uint32_t shape) const { return shape < shape_tasks.size() ? shape_tasks[shape] : 0; }
-  void add_shape(uint32_t shape, uint32_t n) {
-    if (shape >= shape_tasks.size()) {
-      shape_tasks.resize(shape + 1);
-      shape_first.resize(shape + 1, kNoTask);
-      shape_last.resize(shape + 1, kNoTask);
-    }
-    const uint32_t before = shape_tasks[shape];
-    shape_tasks[shape] += n;
-    if (before < 2 && shape_tasks[shape] >= 2) ++repeated_shapes;
-  }
-  void remove_shape(uint32_t shape) {
-    if (shape_tasks[shape]-- == 2) --repeated_shapes;
+  /// The set's group of each shape (ClassTable::shapes; an index into TaskStore's groups), or
+  /// kNoGroup: a set holds at most one group of a shape, and only its first task, the leader, is
+  /// in the set's tree and counted above (TaskStore::ShapeGroup).
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
+  std::vector<uint32_t> shape_groups;
+  uint32_t group_of(uint32_t shape) const { return shape < shape_groups.size() ? shape_groups[shape] : kNoGroup; }
+  void set_group(uint32_t shape, uint32_t group) {
+    if (shape >= shape_groups.size()) shape_groups.resize(shape + 1, kNoGroup);
+    shape_groups[shape] = group;
   }
   /// Moves whenever `present` changes (it only grows, and travels with the set, as its id does):
   /// the same set id and number, the same slots present.
@@ -340,10 +329,7 @@ struct SetClasses {
   friend void swap(SetClasses& a, SetClasses& b) noexcept {
     a.counts.swap(b.counts);
     a.present.swap(b.present);
-    a.shape_tasks.swap(b.shape_tasks);
-    a.shape_first.swap(b.shape_first);
-    a.shape_last.swap(b.shape_last);
-    std::swap(a.repeated_shapes, b.repeated_shapes);
+    a.shape_groups.swap(b.shape_groups);
     std::swap(a.changes, b.changes);
   }
   /// Counts `n` more tasks of `slot`, `representative` one of them (kept if the slot has one).
@@ -360,11 +346,28 @@ struct SetClasses {
   }
 };
 
-/// An ordered set of queued tasks and the count of each class among them.
+/// Kueue's like tasks (SchedulingEquivalenceHashing): the queued tasks of one team and one shape
+/// in one queue set. Only the group's first task in queue order, its leader, can be a head: a
+/// best-effort FIFO head that parks takes its like tasks along (TaskStore::park_shape), and when
+/// it is admitted the next one leads. So a set's tree holds the leaders only, and a group moves
+/// between sets as one record (its leader's node and its set id): a requeue of a queue of like
+/// tasks (a sweep) costs O(shapes), not O(tasks), and the quiet-cycle skip never meets a like
+/// task (docs/perf/analysis.md, issue 21, session 42).
+struct ShapeGroup {
+  uint32_t leader = 0;
+  uint32_t set = 0;    // QueueSet::id of the set holding it
+  uint32_t shape = 0;  // in its team's ClassTable::shapes (renumbered by TaskStore::compact_classes)
+  /// The other tasks, in queue order (all later than the leader).
+  std::set<uint32_t, QueueLess> followers;
+  size_t size() const { return followers.size() + 1; }
+};
+
+/// An ordered set of queued tasks (the leaders of its shape groups) and the count of each class
+/// among them.
 struct QueueSet {
   std::set<uint32_t, QueueLess> tasks;
   SetClasses classes;
-  uint32_t id = 0;  // what Task::queue_set holds for its tasks; moves with the set
+  uint32_t id = 0;  // what ShapeGroup::set holds for its groups; moves with the set
   /// Trades the two sets' contents, ids included, member by member: std::swap's three moves
   /// and a destruction cost about a hundred instructions more, and the queues trade sets on most
   /// moves (TaskStore::move_all).
@@ -382,8 +385,9 @@ struct TeamQueue {
     parked.tasks = std::set<uint32_t, QueueLess>(less);
   }
   QueueSet active;      // competing to be the head, in queue order
-  QueueSet parked;      // parked heads
+  QueueSet parked;      // parked heads (and their like tasks)
   int32_t sticky = -1;  // the preemptor that is its head in the next cycle
+  size_t queued = 0;    // tasks in `active` and `parked`, followers included
   ClassTable classes;   // of the tasks in `active` and `parked`
 };
 
@@ -440,11 +444,11 @@ class TaskStore {
   void make_sticky(uint32_t task);
   /// Takes the team's head for a cycle (the sticky preemptor, else the best active task), or -1.
   int32_t take_head(uint32_t team);
-  /// Parks the team's first `count` active tasks (or all, when fewer), in queue order: what
-  /// `count` cycles that each take the team's head and park it leave, without the steps between
-  /// (the team has no sticky preemptor). O(min(count, rest) · log n) plus a merge into the
-  /// parked set: the parking tasks move one by one when they are fewer than those that stay,
-  /// else those that stay step out, the set moves whole and they step back in.
+  /// Parks the team's first `count` active leaders (or all, when fewer), in queue order, each with
+  /// its like tasks: what `count` cycles that each take the team's head and park it leave,
+  /// without the steps between (the team has no sticky preemptor). O(min(count, rest) · log n)
+  /// plus a merge into the parked set: the parking groups move one by one when they are fewer
+  /// than those that stay, else those that stay step out, the set moves whole and they step back in.
   void park_first(uint32_t team, size_t count);
   /// Moves every parked task of the cohort back into its heap; returns whether any moved.
   bool reactivate_parked();
@@ -455,22 +459,19 @@ class TaskStore {
   /// Records that a task's last pending reason or message changed (its queue class); the
   /// class hash is kept from then on, so queue moves do not hash.
   void reclassify(uint32_t task);
-  /// Most active tasks of another shape, all queued last, behind which park_shape parks a
-  /// shape's tasks as one prefix (park_first).
-  static constexpr size_t kMaxUnlikeTail = 64;
   /// Kueue's SchedulingEquivalenceHashing for a best-effort FIFO head `head` that was just
   /// parked (no fit, or no victims: handleInadmissibleHash): parks every active task of its team
-  /// with its shape, without a decision; returns how many. O(1) when none has it (the set's shape
-  /// counts), else O(active tasks).
+  /// with its shape, without a decision (its active group, as one record); returns how many.
+  /// O(log n).
   size_t park_shape(uint32_t head);
   /// Whether a task of `task`'s shape is parked in its team (Kueue's hashToBulkMoveReason, which
   /// its requeue clears as reactivate_parked empties the parked sets): a task submitted then is
   /// parked at once (PushOrUpdate).
   bool shape_parked(uint32_t task);
-  /// The shape (ClassTable::shapes) of a queued task, valid while its class slot is.
-  uint32_t shape_of(uint32_t task) const { return shape_of(static_cast<uint32_t>(tasks_[task].team), task); }
-  /// The same for a task of `team`, without reading the task's record (a walk's cache miss).
-  uint32_t shape_of(uint32_t team, uint32_t task) const { return queues_[team].classes.slot_shapes[queue_classes_[task]]; }
+  /// The shape group of a queued task, or null when it is not queued (tests).
+  const ShapeGroup* group_of(uint32_t task) const {
+    return group_of_[task] == SetClasses::kNoGroup ? nullptr : &groups_[group_of_[task]];
+  }
   /// Whether the team has an active or sticky task.
   bool has_active_work(uint32_t team) const {
     return !queues_[team].active.tasks.empty() || queues_[team].sticky >= 0;
@@ -541,9 +542,32 @@ class TaskStore {
   QueueClass class_of(const Task& task) const;
   bool same_class(const QueueClass& value, const Task& task) const;
   uint64_t hash_class(const Task& task) const;
-  void insert(QueueSet& set, uint32_t task, bool likely_last = false);
-  void erase(QueueSet& set, uint32_t task);
-  void erase_at(QueueSet& set, std::set<uint32_t, QueueLess>::const_iterator it);
+  using TreeIt = std::set<uint32_t, QueueLess>::const_iterator;
+  /// Where a task is expected to go in an ordered set: anywhere, first or last.
+  enum class Hint : uint8_t { none, first, last };
+  /// A task joins `set`: a group of its shape there, else a new one (it then leads it).
+  void join(QueueSet& set, uint32_t task, Hint hint = Hint::none);
+  /// A queued task of `set` leaves it (the next of its group leads, if any).
+  void leave(QueueSet& set, uint32_t task);
+  /// The group's leader, at `it` in `set`'s tree, leaves it; the next task of the group leads.
+  void leave_at(QueueSet& set, TreeIt it);
+  /// Takes a group out of `set` (its leader at `it`), to attach it elsewhere.
+  void detach(QueueSet& set, uint32_t group, TreeIt it);
+  /// Puts a detached group into `set`, merged into the group of its shape there if any.
+  void attach(QueueSet& set, uint32_t group, Hint hint);
+  /// A leader enters or leaves a set's tree and class counts.
+  void insert(QueueSet& set, uint32_t task, Hint hint = Hint::none);
+  void erase_at(QueueSet& set, TreeIt it);
+  /// A task's node goes into an ordered set (a spare node when there is one), or leaves it (its
+  /// node kept as a spare).
+  void place(std::set<uint32_t, QueueLess>& tree, uint32_t task, Hint hint);
+  void recycle(std::set<uint32_t, QueueLess>& tree, TreeIt it);
+  uint32_t new_group(uint32_t leader, uint32_t shape);
+  void free_group(uint32_t group);
+  QueueSet& set_of(uint32_t team, const ShapeGroup& group) {
+    TeamQueue& q = queues_[team];
+    return group.set == q.active.id ? q.active : q.parked;
+  }
   /// The task's slot in its team's class table, found or made (it must be queued or queuing).
   uint32_t class_slot(uint32_t task);
   void add_class(QueueSet& set, uint32_t task);
@@ -553,11 +577,10 @@ class TaskStore {
   /// Rebuilds a team's class table from its queued tasks when it holds many more slots than
   /// they need (classes of tasks that left stay until then). Amortised O(1) per slot made.
   void compact_classes(uint32_t team);
-  /// Moves every task of `from` into `into` (the smaller set's tasks move; the sets may trade
-  /// places). `into` then holds them all and `from` is empty.
+  /// Moves every group of `from` into `into` (the smaller set's groups move, merged into `into`'s
+  /// groups of their shapes; the sets may trade places). `into` then holds them all and `from`
+  /// is empty.
   void move_all(QueueSet& from, QueueSet& into);
-  /// Moves every task of `from` into `into` (both of one ordering).
-  static void splice(std::set<uint32_t, QueueLess>& from, std::set<uint32_t, QueueLess>& into);
   void note_parked(uint32_t team);
 
   uint64_t comparisons_ = 0;
@@ -569,8 +592,9 @@ class TaskStore {
   TaskChunks tasks_;
   IdIndex by_id_;  // task ids to indices into tasks_ (the latest task of each id)
   std::vector<uint32_t> queue_classes_;  // every task's class slot (queue_class_of), by index
-  /// A queued task's neighbours in its set's list of its shape (SetClasses::shape_first), by index.
-  std::vector<uint32_t> shape_next_, shape_prev_;
+  std::vector<uint32_t> group_of_;  // per task: its ShapeGroup while queued, else kNoGroup
+  std::vector<ShapeGroup> groups_;
+  std::vector<uint32_t> free_groups_;  // indices of groups_ not in use
   /// A task's id by index, as by_id_ reads it back (a task's id never changes once added).
   auto id_at() const {
     return [this](uint32_t index) -> std::string_view { return tasks_[index].id; };
@@ -580,7 +604,8 @@ class TaskStore {
   /// without a free and a malloc (at most kSpareNodes kept).
   static constexpr size_t kSpareNodes = 1024;
   std::vector<std::set<uint32_t, QueueLess>::node_type> spare_nodes_;
-  std::vector<uint32_t> scratch_tasks_;  // park_first: the tasks that stay active
+  std::vector<uint32_t> scratch_groups_;  // park_first: the groups that stay active
+  std::vector<uint32_t> moving_groups_;   // move_all
   std::vector<uint8_t> has_work_;                // per team: heap or sticky may hold a task
   std::vector<uint32_t> work_teams_;             // teams listed as having work (unordered)
   std::vector<uint8_t> in_work_teams_;           // per team: listed in work_teams_

@@ -1,8 +1,11 @@
 // The queue sets' bookkeeping under random queue operations, against a plain model: each set
-// holds the tasks the model says, in queue order; every queued task has a class slot of its
-// class; each set's class counts are exact; and each slot's representative (the task
-// Scheduler::quiet_classes tests the class through) is a task of that slot in that set. park_first's bulk path (most of the set parks: the rest steps
-// out and the set moves whole) must leave what parking the heads one by one leaves.
+// holds the tasks the model says, each set's tree the first task of each shape there (its shape
+// group's leader) in queue order, and each group the others, in queue order; every queued task
+// has a class slot of its class; each set's class counts (of its leaders) are exact; and each
+// slot's representative (the task Scheduler::quiet_classes tests the class through) is a leader
+// of that slot in that set. park_first's bulk path (most of the set parks: the rest steps out and
+// the set moves whole) must leave what parking the heads one by one leaves, and park_shape must
+// move a head's like tasks as Kueue's SchedulingEquivalenceHashing does.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -50,13 +53,27 @@ class StoreUnderTest {
     return index;
   }
 
-  /// Parks the first `count` active tasks of `team`, in the store and in the model.
+  /// Parks the first `count` active leaders of `team` with their like tasks, in the store and in
+  /// the model.
   void park_first(uint32_t team, size_t count) {
     store_.park_first(team, count);
-    std::vector<uint32_t>& active = model_.active[team];
-    const size_t n = std::min(count, active.size());
-    for (size_t i = 0; i < n; ++i) insert_sorted(model_.parked[team], active[i]);
-    active.erase(active.begin(), active.begin() + static_cast<std::ptrdiff_t>(n));
+    const std::vector<uint32_t> heads = leaders(model_.active[team]);
+    for (size_t i = 0; i < std::min(count, heads.size()); ++i) move_shape(team, heads[i]);
+  }
+
+  /// Takes the head and parks it with its like tasks (process() for a best-effort FIFO head that
+  /// does not fit).
+  void park_with_shape(uint32_t team) {
+    const int32_t head = store_.take_head(team);
+    if (head < 0) return;
+    const auto task = static_cast<uint32_t>(head);
+    REQUIRE(model_.active[team].front() == task);
+    model_.active[team].erase(model_.active[team].begin());
+    const size_t like = count_shape(model_.active[team], task);
+    REQUIRE(store_.park_shape(task) == like);
+    move_shape(team, task);
+    store_.park(task);
+    insert_sorted(model_.parked[team], task);
   }
 
   void reactivate() {
@@ -123,6 +140,33 @@ class StoreUnderTest {
   }
 
  private:
+  bool like(uint32_t a, uint32_t b) const {
+    return store_[a].priority == store_[b].priority && store_[a].request == store_[b].request;
+  }
+  size_t count_shape(const std::vector<uint32_t>& list, uint32_t task) const {
+    return static_cast<size_t>(std::count_if(list.begin(), list.end(), [&](uint32_t t) { return like(t, task); }));
+  }
+  /// The first task of each shape, in queue order.
+  std::vector<uint32_t> leaders(const std::vector<uint32_t>& list) const {
+    std::vector<uint32_t> out;
+    for (uint32_t task : list) {
+      if (std::none_of(out.begin(), out.end(), [&](uint32_t t) { return like(t, task); })) out.push_back(task);
+    }
+    return out;
+  }
+  /// Moves the active tasks of `task`'s shape to the parked set, in the model.
+  void move_shape(uint32_t team, uint32_t task) {
+    std::vector<uint32_t>& active = model_.active[team];
+    std::vector<uint32_t> moving;
+    for (uint32_t t : active) {
+      if (like(t, task)) moving.push_back(t);
+    }
+    for (uint32_t t : moving) {
+      active.erase(std::find(active.begin(), active.end(), t));
+      insert_sorted(model_.parked[team], t);
+    }
+  }
+
   void insert_sorted(std::vector<uint32_t>& list, uint32_t task) {
     const auto at = std::lower_bound(list.begin(), list.end(), task, [this](uint32_t a, uint32_t b) {
       return queue_order_less(store_[a], store_[b]);
@@ -134,21 +178,33 @@ class StoreUnderTest {
   /// checks every set after every operation).
   void check_set(uint32_t team, const QueueSet& set, const std::vector<uint32_t>& expected, const char* which) const {
     INFO(which << " set of team " << team << ", " << expected.size() << " tasks");
-    REQUIRE(std::vector<uint32_t>(set.tasks.begin(), set.tasks.end()) == expected);
+    const std::vector<uint32_t> heads = leaders(expected);
+    REQUIRE(std::vector<uint32_t>(set.tasks.begin(), set.tasks.end()) == heads);
     const ClassTable& table = store_.queue(team).classes;
     std::map<uint32_t, uint32_t> counts;
     size_t misplaced = 0;
     size_t wrong_slot = 0;
     for (uint32_t task : expected) {
       const Task& t = store_[task];
-      misplaced += t.queue_set != set.id || t.slot != QueueSlot::queued ? 1 : 0;
+      const ShapeGroup* group = store_.group_of(task);
+      misplaced += group == nullptr || group->set != set.id || t.slot != QueueSlot::queued ? 1 : 0;
+      if (group != nullptr) {
+        // The group is every task of the set of this shape: its leader first, the rest in order.
+        std::vector<uint32_t> members{group->leader};
+        members.insert(members.end(), group->followers.begin(), group->followers.end());
+        std::vector<uint32_t> like_tasks;
+        for (uint32_t other : expected) {
+          if (like(other, task)) like_tasks.push_back(other);
+        }
+        misplaced += members != like_tasks ? 1 : 0;
+      }
       const bool slot_ok = t.queue_class_generation == table.generation && store_.queue_class_of(task) < table.slots.size() &&
                            table.slots[store_.queue_class_of(task)].hash == t.class_hash &&  // a slot is one class
                            table.slots[store_.queue_class_of(task)].value.message == t.last_message &&
                            table.slots[store_.queue_class_of(task)].value.priority == t.priority &&
                            table.slots[store_.queue_class_of(task)].value.request == t.request;
       wrong_slot += slot_ok ? 0 : 1;
-      ++counts[store_.queue_class_of(task)];
+      if (std::find(heads.begin(), heads.end(), task) != heads.end()) ++counts[store_.queue_class_of(task)];
     }
     REQUIRE(misplaced == 0);
     REQUIRE(wrong_slot == 0);
@@ -160,7 +216,9 @@ class StoreUnderTest {
       wrong_counts += entry.count != counts[slot] || set.classes.present[entry.position] != slot ? 1 : 0;
       if (entry.representative < 0) continue;
       const Task& rep = store_[static_cast<uint32_t>(entry.representative)];
-      const bool in_set = rep.slot == QueueSlot::queued && rep.queue_set == set.id;
+      const ShapeGroup* group = store_.group_of(static_cast<uint32_t>(entry.representative));
+      const bool in_set = rep.slot == QueueSlot::queued && group != nullptr && group->set == set.id &&
+                          group->leader == static_cast<uint32_t>(entry.representative);
       wrong_representatives += in_set && store_.queue_class_of(static_cast<uint32_t>(entry.representative)) == slot ? 0 : 1;
       ++representatives_checked;
     }
@@ -187,14 +245,14 @@ TEST_CASE("queue sets keep their order, class counts and class representatives u
   Time now = 0;
   // A phase that grows the queues (sets of thousands, bulk parks), then one that drains them
   // while giving tasks many new messages (class slots pile up until the table is rebuilt).
-  // Shares of the operations in percent: submit, park_first, reactivate, cycle, cancel; the
-  // rest give a task a new message.
+  // Shares of the operations in percent: submit, park_first, reactivate, cycle, cancel, park
+  // with the shape; the rest give a task a new message.
   struct Phase {
     int steps;
-    std::array<uint64_t, 5> shares;
+    std::array<uint64_t, 6> shares;
     uint64_t messages;
   };
-  for (const Phase& phase : {Phase{6'000, {45, 10, 7, 18, 10}, 3}, Phase{6'000, {4, 5, 5, 10, 50}, 400}}) {
+  for (const Phase& phase : {Phase{6'000, {42, 10, 7, 15, 10, 6}, 3}, Phase{6'000, {4, 5, 5, 8, 48, 4}, 400}}) {
     for (int step = 0; step < phase.steps; ++step) {
       const auto team = static_cast<uint32_t>(random() % kTeams);
       uint64_t roll = random() % 100;
@@ -209,6 +267,7 @@ TEST_CASE("queue sets keep their order, class counts and class representatives u
         case 2: s.reactivate(); break;
         case 3: s.cycle(team, random() % 4 != 0); break;
         case 4: s.cancel(team, random() % 2 == 0, static_cast<size_t>(random())); break;
+        case 5: s.park_with_shape(team); break;
         default: s.new_message(team, random() % 2 == 0, static_cast<size_t>(random()), message, random() % 4 != 0); break;
       }
       s.check();
