@@ -177,6 +177,26 @@ std::vector<CandidateExplanation> explain_candidates(const EngineCore& core,
   return out;
 }
 
+// What to change when a request exceeds the most its team could ever hold: in a tree of cohorts
+// the binding limit may be a cohort's (Kueue's potentialAvailable up the tree), which the team's
+// own quota cannot lift.
+std::string capacity_advice(const EngineCore& core, const Task& task, const Assignment& assignment, ir::Resource r) {
+  const std::string own = "ask for less, or raise the team's quota or borrow limit";
+  // The flavor whose maximum the assignment reports: its reason of that kind, resource and amount.
+  const auto reason = std::find_if(assignment.reasons.begin(), assignment.reasons.end(), [&](const FlavorReason& f) {
+    return f.kind == FlavorReason::Kind::exceeds_max_capacity && f.resource == r &&
+           f.max_capacity == assignment.maximum[ir::index(r)];
+  });
+  if (reason == assignment.reasons.end()) return own;
+  const QuotaState::CapacityBound bound = core.quota.max_capacity_bound(static_cast<uint32_t>(task.team), reason->flavor, r);
+  if (bound.cohort < 0) return own;
+  const std::string& cohort = core.module.cohorts[static_cast<size_t>(bound.cohort)].name;
+  if (bound.total)
+    return fmt::format("that is all cohort `{}` holds; ask for less, or raise the quotas in it", cohort);
+  return fmt::format("cohort `{}`'s borrow limit binds; ask for less, or raise that limit or the quotas below it",
+                     cohort);
+}
+
 void add_pending_notes(const EngineCore& core, const Task& task, const Assignment& assignment,
                        size_t victims, bool parked, Explanation& out) {
   const std::string& team = core.team_name(task);
@@ -199,12 +219,11 @@ void add_pending_notes(const EngineCore& core, const Task& task, const Assignmen
   }
   for (ir::Resource r : core.quota.charged()) {
     if (contains(assignment.maximum_mask, r)) {
-      out.notes.push_back(
-          fmt::format("it asks for {} {} but team `{}` could never hold more than {}: ask for "
-                      "less, or raise the team's quota or "
-                      "borrow limit",
-                      quantity_text(r, task.request[ir::index(r)]), core.module.column_kubernetes_name(r), team,
-                      quantity_text(r, assignment.maximum[ir::index(r)])));
+      out.notes.push_back(fmt::format("it asks for {} {} but team `{}` could never hold more than {}: {}",
+                                      quantity_text(r, task.request[ir::index(r)]),
+                                      core.module.column_kubernetes_name(r), team,
+                                      quantity_text(r, assignment.maximum[ir::index(r)]),
+                                      capacity_advice(core, task, assignment, r)));
     }
     if (contains(assignment.short_mask, r)) {
       out.notes.push_back(fmt::format(

@@ -276,6 +276,26 @@ Amount QuotaState::max_capacity(uint32_t team, uint32_t flavor, ir::Resource r) 
   return ir::max_capacity(cell(team, flavor), table_.cohort_quota[flavor], r);
 }
 
+// The terms of max_capacity and tree_potential, taken apart: the team's own limit binds when it
+// is at most what the tree offers; up the tree, a cohort's borrowing limit binds where it is
+// below its local quota plus its parent's potential, and a root binds with its subtree quota.
+QuotaState::CapacityBound QuotaState::max_capacity_bound(uint32_t team, uint32_t flavor, ir::Resource r) const {
+  if (!tree_ || team_node_[team] < 0) return {};
+  const size_t i = ir::index(r);
+  const ir::QuotaCell& c = cell(team, flavor);
+  int32_t node = team_node_[team];
+  if (ir::limit_add(c.nominal[i], c.borrowing_limit[i]) <= model::checked_add(c.local[i], tree_potential(node, flavor, i)))
+    return {};
+  for (;;) {
+    const size_t k = node_cell(node, flavor);
+    const int32_t parent = node_parent_[static_cast<size_t>(node)];
+    if (parent < 0) return {node, true};
+    const Amount limit = ir::limit_add(node_subtree_[k][i], node_borrowing_[k][i]);
+    if (limit < model::checked_add(node_local_[k][i], tree_potential(parent, flavor, i))) return {node, false};
+    node = parent;
+  }
+}
+
 bool QuotaState::borrowing_in(uint32_t team, uint32_t flavor, ResourceMask mask) const {
   // The searches ask this of every team of a flavor, twice per search: walk the mask's bits
   // (usually one or two), not every charged column.

@@ -117,6 +117,14 @@ class QuotaState {
   Amount available(uint32_t team, uint32_t flavor, ir::Resource r) const;
   /// The most the team could ever hold: PotentialAvailable(cq) ("maximum capacity").
   Amount max_capacity(uint32_t team, uint32_t flavor, ir::Resource r) const;
+  /// Which limit gives max_capacity its value (explanations): the team's own (its nominal quota
+  /// plus its borrowing limit, or the flat cohort) when `cohort` is -1, else the tree's cohort
+  /// `cohort`, through its borrowing limit or, at a root (`total`), all its subtree holds.
+  struct CapacityBound {
+    int32_t cohort = -1;
+    bool total = false;
+  };
+  CapacityBound max_capacity_bound(uint32_t team, uint32_t flavor, ir::Resource r) const;
   /// The fit test of `request` (the five resources) for the team in the flavor: the back end's
   /// compiled test (Evaluator::fit) in the one flat cohort; in a tree, the same answer by the
   /// tree's formulas (available and max_capacity up the tree), which the back ends do not compile.

@@ -212,3 +212,41 @@ TEST_CASE("gov simulate --metrics labels each team with its cohort of the tree",
   CHECK(r.out.find(R"(kueue_cluster_queue_resource_usage{cohort="eng",cluster_queue="web",)") != std::string::npos);
   CHECK(r.out.find(R"(kueue_cluster_queue_resource_usage{cohort="sales",cluster_queue="crm",)") != std::string::npos);
 }
+
+namespace gov::engine::test {
+
+// Kueue auditor's finding (session 41, #5a): a request over the most a team could ever hold named
+// the team's quota and borrow limit even where a cohort's borrowing limit, or all the tree holds,
+// was the bound, which the team's own limits cannot lift.
+TEST_CASE("explain names the limit that bounds what a team could ever hold in a tree", "[hier]") {
+  // org (own 4) → eng (own 0, borrowing limit 1) → web (N=1); org → crm (N=1), solo (N=1, no
+  // borrowing). web could hold at most 2 (eng's subtree 1 plus its limit 1), crm all of org's 7.
+  const ir::Module module = with_tree(gpu_module({{"web", 1}, {"crm", 1}, {"solo", 1, 0}}),
+                                      {{"org", -1, 4, ir::kUnlimited, ir::kUnlimited}, {"eng", 0, 0, 1, ir::kUnlimited}},
+                                      {1, 0, 0});
+  Harness h(module);
+  h.submit(0, TaskBuilder("w", "web").gpus(3));
+  h.submit(0, TaskBuilder("c", "crm").gpus(8));
+  h.submit(0, TaskBuilder("s", "solo").gpus(2));
+  const auto note = [&](const std::string& id) {
+    const std::optional<Explanation> e = h.engine->explain(id);
+    REQUIRE(e.has_value());
+    REQUIRE(e->state == TaskState::pending);
+    for (const std::string& n : e->notes) {
+      if (n.find("could never hold more than") != std::string::npos) return n;
+    }
+    FAIL("no note on the maximum for " << id);
+    return std::string();
+  };
+  CHECK(note("w") ==
+        "it asks for 3 nvidia.com/gpu but team `web` could never hold more than 2: cohort `eng`'s borrow limit "
+        "binds; ask for less, or raise that limit or the quotas below it");
+  CHECK(note("c") ==
+        "it asks for 8 nvidia.com/gpu but team `crm` could never hold more than 7: that is all cohort `org` holds; "
+        "ask for less, or raise the quotas in it");
+  CHECK(note("s") ==
+        "it asks for 2 nvidia.com/gpu but team `solo` could never hold more than 1: ask for less, or raise the "
+        "team's quota or borrow limit");
+}
+
+}  // namespace gov::engine::test
