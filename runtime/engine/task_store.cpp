@@ -616,10 +616,7 @@ void TaskStore::dequeue(uint32_t task) {
   const auto team = static_cast<uint32_t>(t.team);
   TeamQueue& q = queues_[team];
   if (t.slot == QueueSlot::sticky) q.sticky = -1;
-  if (t.slot == QueueSlot::queued) {
-    leave(set_of(team, groups_[group_of_[task]]), task);
-    has_work_[team] = has_active_work(team);
-  }
+  if (t.slot == QueueSlot::queued) leave(set_of(team, groups_[group_of_[task]]), task);
   t.slot = QueueSlot::none;
 }
 
