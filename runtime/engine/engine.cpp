@@ -525,7 +525,7 @@ Snapshot Engine::snapshot(bool with_ended_tasks) const {
 }
 
 uint64_t Engine::queue_work() const {
-  return impl_->core.tasks.queue_comparisons() + impl_->scheduler.cycles();
+  return impl_->core.tasks.queue_comparisons() + impl_->core.tasks.group_moves() + impl_->scheduler.cycles();
 }
 uint64_t Engine::team_work() const {
   return impl_->core.tasks.team_visits();

@@ -129,7 +129,8 @@ class Engine {
   };
   /// nullopt for an id never submitted or loaded. One hash lookup.
   std::optional<TaskOfId> task_of_id(std::string_view id) const;
-  /// The work of queue operations so far: queue comparisons plus admission cycles. For tests
+  /// The work of queue operations so far: queue comparisons, shape groups moved and relabelled
+  /// tasks, and admission cycles. For tests
   /// that check how it grows with the length of a queue (never part of a decision).
   uint64_t queue_work() const;
   /// The per-team work of the admission cycles so far: the teams they looked at for heads and

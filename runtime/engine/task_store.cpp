@@ -456,6 +456,7 @@ void TaskStore::detach(QueueSet& set, uint32_t group, TreeIt it) {
   erase_at(set, it);
   set.classes.set_group(groups_[group].shape, SetClasses::kNoGroup);
   groups_[group].set = 0;
+  ++group_moves_;
 }
 
 void TaskStore::attach(QueueSet& set, uint32_t group, Hint hint) {
@@ -478,6 +479,7 @@ void TaskStore::attach(QueueSet& set, uint32_t group, Hint hint) {
   ShapeGroup& merged = groups_[gone];
   group_of_[merged.leader] = keep;
   for (uint32_t task : merged.followers) group_of_[task] = keep;
+  group_moves_ += merged.size();
   uint32_t leader = kept.leader, follower = merged.leader;
   if (set.tasks.key_comp()(follower, leader)) std::swap(leader, follower);
   kept.followers.merge(merged.followers);

@@ -478,6 +478,9 @@ class TaskStore {
   }
   /// Queue comparisons made so far: the work of queue operations, for tests.
   uint64_t queue_comparisons() const { return comparisons_; }
+  /// Shape groups moved between sets and tasks relabelled when two groups merged so far: the
+  /// work of queue moves that make no comparison, for the same tests.
+  uint64_t group_moves() const { return group_moves_; }
   /// Teams looked at so far by teams_with_work and take_changed_teams: the per-team work of the
   /// cycles, for tests that compare it across team counts.
   uint64_t team_visits() const { return team_visits_; }
@@ -584,6 +587,7 @@ class TaskStore {
   void note_parked(uint32_t team);
 
   uint64_t comparisons_ = 0;
+  uint64_t group_moves_ = 0;
   uint64_t team_visits_ = 0;
   std::vector<bool> submission_matters_;  // per team
   uint32_t next_set_id_ = 1;

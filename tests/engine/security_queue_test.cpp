@@ -4,6 +4,7 @@
 // run (self-check runs take every cycle).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <utility>
@@ -104,6 +105,35 @@ TEST_CASE("a finish with a new task queued behind a deep queue does work logarit
   const uint64_t small = work(1'000);
   const uint64_t large = work(16'000);
   INFO("queue work of one finish and one submission: " << small << " at 1,000 queued, " << large << " at 16,000");
+  CHECK(large < 2 * small);
+}
+
+// Like tasks wait as one group record behind their first (TaskStore's ShapeGroup). A preempted
+// task of their shape queues again while they are parked, so the requeue that follows meets two
+// groups of one shape: the small one must join the large one, not the other way round, or each
+// such eviction costs O(n) relabelled tasks (which no queue comparison counts).
+TEST_CASE("a preemption beside a deep queue of like tasks does work logarithmic in its length",
+          "[security][engine-queue]") {
+  const auto work = [](size_t queued) {
+    Harness h(gpu_module({{"a", 2, /*borrowing_limit=*/0}}));
+    h.submit(0, TaskBuilder("r0", "a").gpus(1).priority("low"));
+    h.submit(0, TaskBuilder("r1", "a").gpus(1).priority("low"));
+    for (size_t i = 0; i < queued; ++i)
+      h.submit(static_cast<Time>(i + 1) * kSecond, TaskBuilder("q" + std::to_string(i), "a").gpus(1).priority("low"));
+    REQUIRE(parked_count(*h.engine) == queued);
+    const uint64_t before = h.engine->queue_work();
+    const std::vector<Decision> d =
+        h.submit(static_cast<Time>(queued + 1) * kSecond, TaskBuilder("top", "a").gpus(1).priority("high"));
+    const uint64_t spent = h.engine->queue_work() - before;
+    CHECK(std::count_if(d.begin(), d.end(), [](const Decision& x) { return x.outcome == Outcome::preempted; }) == 1);
+    CHECK(std::any_of(d.begin(), d.end(),
+                      [](const Decision& x) { return x.task == "top" && x.outcome == Outcome::admitted; }));
+    CHECK(parked_count(*h.engine) == queued + 1);  // the preempted task waits with its like tasks
+    return spent;
+  };
+  const uint64_t small = work(1'000);
+  const uint64_t large = work(16'000);
+  INFO("queue work of one preemption: " << small << " at 1,000 queued, " << large << " at 16,000");
   CHECK(large < 2 * small);
 }
 
