@@ -584,6 +584,27 @@ constexpr std::string_view kKinds =
 
 }  // namespace
 
+namespace {
+
+/// Kubernetes' DNS-1123 names (apimachinery's validation): lowercase letters, digits and `-`,
+/// starting and ending with a letter or digit; a subdomain (object names) may also hold `.`
+/// between such labels. The API server refuses anything else, so a file that holds another name
+/// did not come from a cluster.
+bool dns1123(std::string_view text, size_t most, bool subdomain) {
+  if (text.empty() || text.size() > most) return false;
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool edge = i == 0 || i + 1 == text.size() || (subdomain && (text[i - 1] == '.' || text[i + 1] == '.'));
+    if (alnum(c)) continue;
+    if (edge) return false;
+    if (c != '-' && !(subdomain && c == '.')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 support::Expected<Workload> read_workload(const Node& object, bool allow_unmanaged) {
   try {
     Reader in{"object"};
@@ -597,7 +618,21 @@ support::Expected<Workload> read_workload(const Node& object, bool allow_unmanag
     out.name = name.text;
     out.at = object.at;
     in.object = out.describe();
-    if (const Node* ns = in.optional(metadata, "namespace", "metadata.namespace", Node::Kind::scalar)) out.namespace_name = ns->text;
+    if (!dns1123(name.text, 253, /*subdomain=*/true)) {
+      in.fail(name, "metadata.name",
+              fmt::format("`{}` is not a Kubernetes object name (lowercase letters, digits, `-` and `.`, at most 253, "
+                          "starting and ending with a letter or digit)",
+                          name.text));
+    }
+    if (const Node* ns = in.optional(metadata, "namespace", "metadata.namespace", Node::Kind::scalar)) {
+      out.namespace_name = ns->text;
+      if (!dns1123(ns->text, 63, /*subdomain=*/false)) {
+        in.fail(*ns, "metadata.namespace",
+                fmt::format("`{}` is not a Kubernetes namespace (lowercase letters, digits and `-`, at most 63, starting "
+                            "and ending with a letter or digit)",
+                            ns->text));
+      }
+    }
     if (const Node* uid = in.optional(metadata, "uid", "metadata.uid", Node::Kind::scalar)) out.uid = uid->text;
     if (const Node* owners = in.optional(metadata, "ownerReferences", "metadata.ownerReferences", Node::Kind::sequence)) {
       for (const Node& owner : owners->items) {

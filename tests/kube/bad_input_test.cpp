@@ -85,6 +85,11 @@ std::vector<Case> cases() {
       {"cpu-limit", job("j", "1", "1", "              cpu: 4\n            limits: {cpu: 2}\n"),
        "`cpu`'s request is above its limit, which Kubernetes refuses"},
       {"utf8", job("\xc3\xa9j\xff\xfe" "1"), "4:11: invalid UTF-8 byte 0xFF: Kubernetes YAML is UTF-8"},
+      // The API server refuses such names, so the file did not come from a cluster (a hostile-input
+      // trial's finding, session 40 #10).
+      {"bad-name", job("Train_Job!"), "4:9: Job `Train_Job!`: `metadata.name`: `Train_Job!` is not a Kubernetes object name"},
+      {"dotted-name", job("a..b"), "`a..b` is not a Kubernetes object name"},
+      {"bad-namespace", job("j\n  namespace: Team-B"), "`Team-B` is not a Kubernetes namespace"},
   };
 }
 
