@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "compiler/bridge/hyperpod_export.hpp"
+#include "compiler/model/kubernetes_names.hpp"
 #include "runtime/trace/json.hpp"
 
 namespace gov::bridge {
@@ -120,9 +121,7 @@ void add_quota(const std::string& where, const trace::JsonValue& doc, HyperpodSt
   const trace::JsonValue& target = member(where, doc, "ComputeQuotaTarget", trace::JsonKind::object);
   const std::string team = member(where + ": `ComputeQuotaTarget`", target, "TeamName", trace::JsonKind::string).text;
   // The API's pattern (a DNS label): the name goes into apply.sh's comments, so nothing else may.
-  const bool label = !team.empty() && team.size() <= 63 && team.front() != '-' && team.back() != '-' &&
-                     std::all_of(team.begin(), team.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
-  if (!label) {
+  if (!model::is_dns1123(team)) {
     throw Failure{fmt::format("{}: `ComputeQuotaTarget.TeamName`: {} is not a team name HyperPod accepts (lower-case letters, "
                               "digits and hyphens)",
                               where, json_quote(team, JsonEscapes::unsafe))};

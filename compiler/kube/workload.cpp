@@ -10,6 +10,7 @@
 #include "compiler/diagnostics/diagnostic.hpp"
 #include "compiler/kube/quantity.hpp"
 #include "compiler/model/hyperpod_names.hpp"
+#include "compiler/model/kubernetes_names.hpp"
 #include "compiler/model/partitions.hpp"
 #include "compiler/model/quantities.hpp"
 #include "compiler/support/json_writer.hpp"
@@ -584,27 +585,6 @@ constexpr std::string_view kKinds =
 
 }  // namespace
 
-namespace {
-
-/// Kubernetes' DNS-1123 names (apimachinery's validation): lowercase letters, digits and `-`,
-/// starting and ending with a letter or digit; a subdomain (object names) may also hold `.`
-/// between such labels. The API server refuses anything else, so a file that holds another name
-/// did not come from a cluster.
-bool dns1123(std::string_view text, size_t most, bool subdomain) {
-  if (text.empty() || text.size() > most) return false;
-  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    const bool edge = i == 0 || i + 1 == text.size() || (subdomain && (text[i - 1] == '.' || text[i + 1] == '.'));
-    if (alnum(c)) continue;
-    if (edge) return false;
-    if (c != '-' && !(subdomain && c == '.')) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 support::Expected<Workload> read_workload(const Node& object, bool allow_unmanaged) {
   try {
     Reader in{"object"};
@@ -618,7 +598,7 @@ support::Expected<Workload> read_workload(const Node& object, bool allow_unmanag
     out.name = name.text;
     out.at = object.at;
     in.object = out.describe();
-    if (!dns1123(name.text, 253, /*subdomain=*/true)) {
+    if (!model::is_dns1123(name.text, /*subdomain=*/true)) {
       in.fail(name, "metadata.name",
               fmt::format("`{}` is not a Kubernetes object name (lowercase letters, digits, `-` and `.`, at most 253, "
                           "starting and ending with a letter or digit)",
@@ -626,7 +606,7 @@ support::Expected<Workload> read_workload(const Node& object, bool allow_unmanag
     }
     if (const Node* ns = in.optional(metadata, "namespace", "metadata.namespace", Node::Kind::scalar)) {
       out.namespace_name = ns->text;
-      if (!dns1123(ns->text, 63, /*subdomain=*/false)) {
+      if (!model::is_dns1123(ns->text)) {
         in.fail(*ns, "metadata.namespace",
                 fmt::format("`{}` is not a Kubernetes namespace (lowercase letters, digits and `-`, at most 63, starting "
                             "and ending with a letter or digit)",

@@ -391,17 +391,15 @@ void TaskStore::free_group(uint32_t group) {
 
 void TaskStore::join(QueueSet& set, uint32_t task, Hint hint) {
   Task& t = tasks_[task];
-  t.slot = QueueSlot::queued;
+  t.slot = QueueSlot::queued;  // a follower is queued too (insert sets it for a leader)
   TeamQueue& q = queues_[static_cast<size_t>(t.team)];
   ++q.queued;
   const uint32_t shape = q.classes.slot_shapes[class_slot(task)];
   const uint32_t existing = set.classes.group_of(shape);
   if (existing == SetClasses::kNoGroup) {
     const uint32_t made = new_group(task, shape);
-    groups_[made].set = set.id;
-    set.classes.set_group(shape, made);
     group_of_[task] = made;
-    insert(set, task, hint);
+    attach(set, made, hint);
     return;
   }
   group_of_[task] = existing;
