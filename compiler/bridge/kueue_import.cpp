@@ -106,6 +106,36 @@ const Node* annotation(const Node& object, std::string_view key) {
   return value && value->is_scalar() ? value : nullptr;
 }
 
+/// What the API server refuses in a resource group (Kueue's webhook, validateResourceGroups and
+/// validateFlavorQuotas, and the CRD's rule "flavors must have the same number of resources as the
+/// coveredResources"): a resource covered twice, in one group or in two (`seen` holds those of the
+/// groups before), and a flavor whose resources are not the covered ones in their order. Read
+/// otherwise, a resource named twice in a flavor would have its last quota win, and one left out
+/// would be imported as a quota of 0.
+void check_covered(const At& at, const Node& covered, const std::string& path, std::set<std::string>& seen) {
+  for (size_t i = 0; i < covered.items.size(); ++i) {
+    const Node& r = covered.items[i];
+    if (r.is_scalar() && !seen.insert(r.text).second) {
+      at.fail(r, fmt::format("{}.coveredResources[{}]", path, i),
+              fmt::format("`{}` is covered twice: a resource belongs to one resource group, once", r.text));
+    }
+  }
+}
+void check_flavor_resources(const At& at, const Node& covered, const Node& resources, const std::string& fpath) {
+  for (size_t i = 0; i < resources.items.size() && i < covered.items.size(); ++i) {
+    const Node* name = resources.items[i].find("name");
+    if (name == nullptr || !name->is_scalar() || name->text == covered.items[i].text) continue;
+    at.fail(*name, fmt::format("{}.resources[{}].name", fpath, i),
+            fmt::format("`{}` where coveredResources[{}] is `{}`: a flavor lists the covered resources, in their order",
+                        name->text, i, covered.items[i].text));
+  }
+  if (resources.items.size() != covered.items.size()) {
+    at.fail(resources, fpath + ".resources",
+            fmt::format("{} resource{} where coveredResources lists {}: a flavor lists every covered resource, once",
+                        resources.items.size(), resources.items.size() == 1 ? "" : "s", covered.items.size()));
+  }
+}
+
 /// One object of the input, with the file it came from.
 struct Object {
   const Node* node = nullptr;
@@ -418,12 +448,14 @@ class Importer {
     std::vector<GroupIn> groups_in;
     if (const Node* groups = at.optional(spec, "resourceGroups", "spec.resourceGroups", Node::Kind::sequence)) {
       const bool several = groups->items.size() > 1;
+      std::set<std::string> covered_before;
       for (size_t g = 0; g < groups->items.size(); ++g) {
         const Node& group = groups->items[g];
         const std::string path = fmt::format("spec.resourceGroups[{}]", g);
         at.check_kind(group, path, Node::Kind::map);
         at.only(group, path, {"coveredResources", "flavors"});
         const Node& covered = at.need(group, "coveredResources", path + ".coveredResources", Node::Kind::sequence);
+        check_covered(at, covered, path, covered_before);
         GroupIn& group_in = groups_in.emplace_back();
         std::array<bool, model::kResourceCount> covered_cells{};
         for (const Node& r : covered.items) {
@@ -456,6 +488,7 @@ class Importer {
             if (earlier.type == quota.type) at.fail(flavor, fpath + ".name", fmt::format("a second quota for `{}`", quota.type->name));
           }
           const Node& resources = at.need(flavor, "resources", fpath + ".resources", Node::Kind::sequence);
+          check_flavor_resources(at, covered, resources, fpath);
           for (size_t i = 0; i < resources.items.size(); ++i) {
             const std::string rpath = fmt::format("{}.resources[{}]", fpath, i);
             const Node& entry = resources.items[i];
@@ -833,11 +866,14 @@ class Importer {
     const Node* groups = spec ? at.optional(*spec, "resourceGroups", "spec.resourceGroups", Node::Kind::sequence) : nullptr;
     std::string quotas;
     std::set<const check::InstanceType*> seen;
+    std::set<std::string> covered_before;
     for (size_t g = 0; groups && g < groups->items.size(); ++g) {
       const std::string path = fmt::format("spec.resourceGroups[{}]", g);
       const Node& group = groups->items[g];
       at.check_kind(group, path, Node::Kind::map);
       at.only(group, path, {"coveredResources", "flavors"});
+      const Node& covered = at.need(group, "coveredResources", path + ".coveredResources", Node::Kind::sequence);
+      check_covered(at, covered, path, covered_before);
       const Node& flavors = at.need(group, "flavors", path + ".flavors", Node::Kind::sequence);
       for (size_t f = 0; f < flavors.items.size(); ++f) {
         const std::string fpath = fmt::format("{}.flavors[{}]", path, f);
@@ -850,6 +886,7 @@ class Importer {
         std::array<model::Amount, model::kResourceCount> nominal{};
         std::vector<std::string> partitions, borrowing, lending;
         const Node& resources = at.need(flavor, "resources", fpath + ".resources", Node::Kind::sequence);
+        check_flavor_resources(at, covered, resources, fpath);
         for (size_t i = 0; i < resources.items.size(); ++i) {
           const std::string rpath = fmt::format("{}.resources[{}]", fpath, i);
           const Node& entry = resources.items[i];

@@ -15,12 +15,24 @@ using gov::test::run_gov;
 namespace {
 
 /// A ClusterQueue of team `a` on ml.g5.8xlarge with `resource` replacing its gpu entry.
-std::string queue(const std::string& gpu_entry = "{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}",
+/// The resources `entries` (the first flavor's) name, in order: a flavor lists its group's
+/// coveredResources, in their order, or the API server refuses the ClusterQueue.
+std::string covered_by(const std::string& entries) {
+  std::string covered;
+  const size_t end = std::min(entries.find("\n    - name:"), entries.size());
+  for (size_t at = entries.find("{name: "); at < end; at = entries.find("{name: ", at)) {
+    at += 7;
+    covered += (covered.empty() ? "" : ", ") + entries.substr(at, entries.find(',', at) - at);
+  }
+  return covered;
+}
+
+/// A ClusterQueue of one resource group, one flavor (ml.g5.8xlarge) listing `entries`, or more.
+std::string queue(const std::string& entries = "{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}",
                   const std::string& extra_spec = "") {
   return "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: hyperpod-ns-a-clusterqueue}\nspec:\n"
-         "  cohortName: shared-pool\n" + extra_spec +
-         "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: ml.g5.8xlarge\n      resources:\n"
-         "      - " + gpu_entry + "\n";
+         "  cohortName: shared-pool\n" + extra_spec + "  resourceGroups:\n  - coveredResources: [" + covered_by(entries) +
+         "]\n    flavors:\n    - name: ml.g5.8xlarge\n      resources:\n      - " + entries + "\n";
 }
 
 }  // namespace
@@ -192,7 +204,10 @@ TEST_CASE("gov import kueue reads a missing borrowingLimit as borrow-limit = unl
             queue("{name: nvidia.com/gpu, nominalQuota: 4}\n      - {name: cpu, nominalQuota: 8}\n      - {name: memory, "
                   "nominalQuota: 64Gi}\n      - {name: vpc.amazonaws.com/efa, nominalQuota: 0}\n      - {name: "
                   "aws.amazon.com/neurondevice, nominalQuota: 0}\n    - name: ml.g5.12xlarge\n      resources:\n      - {name: "
-                  "nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}"));
+                  "nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2}\n      - {name: cpu, nominalQuota: 0, borrowingLimit: 0}\n"
+                  "      - {name: memory, nominalQuota: 0, borrowingLimit: 0}\n      - {name: vpc.amazonaws.com/efa, "
+                  "nominalQuota: 0, borrowingLimit: 0}\n      - {name: aws.amazon.com/neurondevice, nominalQuota: 0, "
+                  "borrowingLimit: 0}"));
   const gov::test::CommandResult quota = run_gov("import kueue " + (dir / "quota.yaml"));
   INFO(quota.err);
   REQUIRE(quota.exit_code == 0);
@@ -254,7 +269,30 @@ TEST_CASE("gov import kueue names the file object and field of bad input", "[kub
       {queue("{name: nvidia.com/gpu, nominalQuota: 4, borrowingLimit: 2, lendingLimit: 8}"),
        "`spec.resourceGroups[0].flavors[0].resources[0].lendingLimit`: `8` is more than the nominal quota `4`"},
       {queue("{name: example.com/fpga, nominalQuota: 1, borrowingLimit: 0}"),
-       "`spec.resourceGroups[0].flavors[0].resources[0].name`: `example.com/fpga` is not a resource gov knows"},
+       "bad.yaml:7:24: ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.resourceGroups[0].coveredResources`: "
+       "`example.com/fpga` is not a resource gov knows"},
+      // What the API server refuses in a resource group (hostile input, session 40 #7): read, a
+      // resource named twice had its last quota win, and one left out was imported as 0.
+      {queue("{name: nvidia.com/gpu, nominalQuota: 4}\n      - {name: nvidia.com/gpu, nominalQuota: 8}"),
+       "bad.yaml:7:40: ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.resourceGroups[0].coveredResources[1]`: "
+       "`nvidia.com/gpu` is covered twice: a resource belongs to one resource group, once"},
+      {queue("{name: nvidia.com/gpu, nominalQuota: 4}\n      - {name: cpu, nominalQuota: 8}\n    - name: ml.g5.12xlarge\n"
+             "      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 4}"),
+       "bad.yaml:15:7: ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.resourceGroups[0].flavors[1].resources`: 1 "
+       "resource where coveredResources lists 2: a flavor lists every covered resource, once"},
+      {queue("{name: nvidia.com/gpu, nominalQuota: 4}\n      - {name: cpu, nominalQuota: 8}\n    - name: ml.g5.12xlarge\n"
+             "      resources:\n      - {name: cpu, nominalQuota: 8}\n      - {name: nvidia.com/gpu, nominalQuota: 4}"),
+       "bad.yaml:15:16: ClusterQueue `hyperpod-ns-a-clusterqueue`: `spec.resourceGroups[0].flavors[1].resources[0].name`: "
+       "`cpu` where coveredResources[0] is `nvidia.com/gpu`: a flavor lists the covered resources, in their order"},
+      {queue("{name: nvidia.com/gpu, nominalQuota: 4}\n  - coveredResources: [cpu, nvidia.com/gpu]\n    flavors:\n"
+             "    - name: ml.g5.12xlarge\n      resources:\n      - {name: cpu, nominalQuota: 8}\n"
+             "      - {name: nvidia.com/gpu, nominalQuota: 4}"),
+       "`spec.resourceGroups[1].coveredResources[1]`: `nvidia.com/gpu` is covered twice"},
+      {"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: org}\nspec:\n  resourceGroups:\n"
+       "  - coveredResources: [nvidia.com/gpu, cpu]\n    flavors:\n    - name: ml.g5.8xlarge\n      resources:\n"
+       "      - {name: nvidia.com/gpu, nominalQuota: 4}\n",
+       "bad.yaml:10:7: Cohort `org`: `spec.resourceGroups[0].flavors[0].resources`: 1 resource where coveredResources "
+       "lists 2"},
       // A partition is read, and the checker refuses a profile the instance type does not have.
       {queue("{name: nvidia.com/mig-1g.5gb, nominalQuota: 1, borrowingLimit: 0}"),
        "error[E0330]: `ml.g5.8xlarge` has no MIG profiles, so it has no `mig-1g.5gb` partitions"},
