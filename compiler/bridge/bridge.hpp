@@ -116,20 +116,30 @@ struct ImportOptions {
 /// The largest input file `gov import` reads (bytes).
 inline constexpr size_t kMaxImportBytes = size_t{1} << 20;
 
+/// Where a part of an imported policy's text came from: bytes [begin, end) of the text were
+/// written from `object` ("queues.yaml:3:11: ClusterQueue `a`", the place of its name), so that a
+/// message about that policy, which the user never saw, can name the input.
+struct ImportOrigin {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  std::string object;
+};
+
 /// describe-cluster-scheduler-config and describe-compute-quota outputs (one JSON object per
 /// input, at most one scheduler config) as the text of a `.gov` policy whose instance types come
 /// from `catalog`. The text is not formatted (`gov fmt`'s printer does that) and not checked. An
 /// input gov cannot represent fully is an Error (kind invalid) naming the file, the object and the
 /// member: an unknown member, a wrong kind, a value out of range, an amount that is not a whole
-/// number of base units, an instance type outside the catalog. Pure; never throws.
+/// number of base units, an instance type outside the catalog. Pure; never throws. With `origins`,
+/// the team blocks' ImportOrigins, in text order: each names its compute quota.
+support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
+                                               const ImportOptions& options, std::vector<ImportOrigin>* origins = nullptr);
+
 /// Why `text` cannot be written as a gov name (`team-a`), or nullopt: the importers' test of every
 /// name they read (lower-case letters, digits and hyphens, a letter first, at most 63
 /// characters, and not a reserved word such as `test` or `policy`, which the language cannot
 /// write as a name), so that the error names the input rather than the generated policy.
 std::optional<std::string> name_problem(std::string_view text);
-
-support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
-                                               const ImportOptions& options);
 
 // ------------------------------------------------------------------ import (kueue_import.cpp)
 
@@ -140,9 +150,10 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
 /// An object gov cannot represent fully is an Error (kind invalid) naming the file, line and
 /// column, the object and the field: an unknown kind or field, a second resource group or cohort,
 /// unlimited borrowing, a quantity that is not a whole number of base units, a flavor whose
-/// instance type is outside the catalog. Pure; never throws.
+/// instance type is outside the catalog. Pure; never throws. With `origins`, the team and cohort
+/// blocks' ImportOrigins, in text order.
 support::Expected<std::string> import_kueue(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
-                                            const ImportOptions& options);
+                                            const ImportOptions& options, std::vector<ImportOrigin>* origins = nullptr);
 
 // ------------------------------------------------------------------ names (bridge.cpp)
 

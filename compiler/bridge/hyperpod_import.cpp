@@ -258,12 +258,12 @@ std::string policy_block(const Context& at, const trace::JsonValue& doc) {
 }  // namespace
 
 support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
-                                               const ImportOptions& options) {
+                                               const ImportOptions& options, std::vector<ImportOrigin>* origins) {
   try {
     std::string policy;
     std::string cluster_name = "imported";
     std::optional<std::string> renamed_cluster;  // the config's Name, when it had capitals
-    std::vector<std::string> teams;
+    std::vector<std::pair<std::string, std::string>> teams;  // each block, and what it was written from
     std::set<std::string> quota_ids;                // a quota listed and described is read once
     std::optional<std::string> listed_config;       // list-cluster-scheduler-configs: a config to describe
     std::vector<std::string> skipped;               // retired objects, named in a comment
@@ -285,7 +285,7 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
       if (retired(file, doc, "compute quota")) return;
       if (id && id->kind == trace::JsonKind::string && !quota_ids.insert(id->text).second) return;
       const Context at{file, fmt::format("{}compute quota `{}`", where, object_name_of(doc))};
-      teams.push_back(team_block(at, doc, catalog.types));
+      teams.emplace_back(team_block(at, doc, catalog.types), fmt::format("{}: {}", at.file, at.object));
       // A second live quota of one team: said at its input, not as E0207 in the generated policy.
       const trace::JsonValue* target = doc.find("ComputeQuotaTarget");
       const trace::JsonValue* team = target ? target->find("TeamName") : nullptr;
@@ -379,7 +379,12 @@ support::Expected<std::string> import_hyperpod(const std::vector<ImportInput>& i
       out += fmt::format("  capacity = {{ {} }}\n", fmt::join(entries, ", "));
     }
     out += "}\n\n" + policy;
-    for (const std::string& team : teams) out += "\n" + team;
+    for (const auto& [team, from] : teams) {
+      if (origins != nullptr) {
+        origins->push_back({static_cast<uint32_t>(out.size()), static_cast<uint32_t>(out.size() + 1 + team.size()), from});
+      }
+      out += "\n" + team;
+    }
     return out;
   } catch (const Failure& failure) {
     return support::Error{support::ErrorKind::invalid, failure.message};

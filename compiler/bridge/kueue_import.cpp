@@ -287,10 +287,18 @@ class Importer {
               return spec && spec->kind == Node::Kind::map && spec->find("parentName") != nullptr;
             });
     fair_share_ = idle_compute_is_fair_share();
-    std::string teams;
-    for (const Object& o : queues_) teams += "\n" + read_cluster_queue(o);
-    return header() + settings() + (tree_ ? tree_blocks() : cohort_block()) + teams;
+    std::string out = header() + settings();
+    if (tree_) {
+      tree_blocks(out);
+    } else if (!cohorts_.empty()) {
+      append(out, cohort_block(), cohorts_.front());
+    }
+    for (const Object& o : queues_) append(out, "\n" + read_cluster_queue(o), o);
+    return out;
   }
+
+  /// ImportOrigins of the text policy() returned.
+  std::vector<ImportOrigin> origins() const { return origins_; }
 
  private:
   void classify(const std::string& file, const Node& node) {
@@ -808,15 +816,21 @@ class Importer {
   /// Every Cohort of a tree as a `cohort` block (its parent, weight and quotas with their limits),
   /// then an empty block for each cohort a ClusterQueue or a parent names without an object
   /// (Kueue's implicit cohorts, which gov declares).
-  std::string tree_blocks() {
-    std::string out;
+  void tree_blocks(std::string& out) {
     std::set<std::string> declared;
     for (const Object& o : cohorts_) declared.insert(o.name);
-    for (const Object& o : cohorts_) out += tree_cohort(o);
+    for (const Object& o : cohorts_) append(out, tree_cohort(o), o);
     for (const std::string& name : referenced_) {  // names checked where they were read
       if (declared.insert(name).second) out += fmt::format("\ncohort {} {{}}\n", name);
     }
-    return out;
+  }
+
+  /// Appends `text`, written from `from`, to `out`, and remembers where it came from.
+  void append(std::string& out, const std::string& text, const Object& from) {
+    const Node& name = *from.node->find("metadata")->find("name");
+    origins_.push_back({static_cast<uint32_t>(out.size()), static_cast<uint32_t>(out.size() + text.size()),
+                        fmt::format("{}:{}:{}: {}", from.at.file, name.at.line, name.at.column, from.at.object)});
+    out += text;
   }
 
   std::string tree_cohort(const Object& o) {
@@ -1053,17 +1067,20 @@ class Importer {
   bool tree_ = false;  // the input has a tree of cohorts
   bool fair_share_ = true;  // idle_compute_is_fair_share()
   std::vector<std::string> referenced_;  // cohorts named by ClusterQueues and parents, in reading order
+  std::vector<ImportOrigin> origins_;
   bool hyperpod_naming_ = false;
 };
 
 }  // namespace
 
 support::Expected<std::string> import_kueue(const std::vector<ImportInput>& inputs, const check::Catalog& catalog,
-                                            const ImportOptions& options) {
+                                            const ImportOptions& options, std::vector<ImportOrigin>* origins) {
   try {
     Importer importer(catalog, options);
     for (const ImportInput& input : inputs) importer.add(input);
-    return importer.policy();
+    std::string policy = importer.policy();
+    if (origins != nullptr) *origins = importer.origins();
+    return policy;
   } catch (const Failure& failure) {
     return support::Error{support::ErrorKind::invalid, failure.message};
   }

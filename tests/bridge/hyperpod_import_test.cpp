@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/bridge/bridge.hpp"
 #include "tests/support/test_support.hpp"
 
 using gov::test::run_gov;
@@ -182,4 +183,35 @@ TEST_CASE("gov import hyperpod lower-cases a scheduler config name with capitals
   const gov::test::CommandResult reserved = run_gov("import hyperpod " + (dir / "reserved.json"));
   CHECK(reserved.exit_code == 1);
   CHECK(reserved.err.find("`Name`: \"Test\"") != std::string::npos);
+}
+
+TEST_CASE("gov import hyperpod says which compute quota each team block was written from", "[bridge][import]") {
+  // The checker's messages about an imported policy (`<imported>`, which the user never saw) name
+  // the input through these (tools/gov/import_command.cpp; the Kueue half is tested end to end in
+  // import_kueue_test.cpp).
+  gov::check::Catalog catalog;
+  catalog.name = "aws-ml";
+  gov::check::InstanceType g5;
+  g5.name = "ml.g5.8xlarge";
+  g5.accelerator = "nvidia-a10g";
+  g5.per_instance = {1, 0, 32'000, 128 * 1024, 1};
+  catalog.types = {g5};
+  gov::bridge::ImportOptions options;
+  options.catalog_import = "aws-ml";
+  std::vector<gov::bridge::ImportOrigin> origins;
+  const auto imported = gov::bridge::import_hyperpod(
+      {{"a.json", quota(kGood)}, {"b.json", quota(kGood, R"({"TeamName": "team-b", "FairShareWeight": 10})")}}, catalog,
+      options, &origins);
+  REQUIRE(imported);
+  const std::string& text = imported.value();
+  REQUIRE(origins.size() == 2);
+  CHECK(origins[0].object == "a.json: compute quota `q`");
+  CHECK(origins[1].object == "b.json: compute quota `q`");
+  for (size_t i = 0; i < 2; ++i) {
+    const std::string block = text.substr(origins[i].begin, origins[i].end - origins[i].begin);
+    INFO(block);
+    CHECK(block.find(i == 0 ? "team team-a {" : "team team-b {") != std::string::npos);
+    CHECK(block.find(i == 0 ? "team-b" : "team-a") == std::string::npos);
+  }
+  CHECK(origins[1].end == text.size());
 }

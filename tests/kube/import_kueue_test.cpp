@@ -403,3 +403,27 @@ TEST_CASE("gov import kueue keeps LocalQueues named elsewhere, and the export ad
   REQUIRE(reimported.exit_code == 0);
   CHECK(reimported.out.find("= [\"nlp-ns\"]\n") != std::string::npos);
 }
+
+TEST_CASE("gov import kueue names the object a policy that does not check was written from", "[kube][import]") {
+  // The checker's messages are about the generated policy (`<imported>`), which the user never
+  // saw; each names the object its block was written from (hostile input, session 40 #8).
+  gov::test::TempDir dir("import-kueue-origin");
+  const std::string path = dir.write(
+      "objects.yaml",
+      "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata:\n  name: shared-pool\nspec:\n  resourceGroups:\n"
+      "  - coveredResources: [nvidia.com/gpu, nvidia.com/mig-1g.5gb]\n    flavors:\n    - name: ml.g5.8xlarge\n"
+      "      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 1}\n      - {name: nvidia.com/mig-1g.5gb, "
+      "nominalQuota: 2}\n---\n" +
+          queue("{name: nvidia.com/mig-1g.5gb, nominalQuota: 1, borrowingLimit: 0}"));
+  const gov::test::CommandResult r = gov::test::run_gov("import kueue '" + path + "'");
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  // Two E0330s, one in the cohort's block and one in the team's, each with its object.
+  const size_t cohort = r.err.find("= note: written from " + path + ":4:9: Cohort `shared-pool`\n");
+  const size_t team = r.err.find("= note: written from " + path + ":16:18: ClusterQueue `hyperpod-ns-a-clusterqueue`\n");
+  CHECK(cohort != std::string::npos);
+  CHECK(team != std::string::npos);
+  CHECK(cohort < team);
+  CHECK(r.err.find("2 errors") != std::string::npos);
+}

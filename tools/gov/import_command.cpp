@@ -16,6 +16,21 @@
 namespace gov::cli {
 namespace {
 
+/// `diagnostics`, each about a part of the imported policy (source `imported`) written from an
+/// input object with a note naming that object: the policy is one the user never saw.
+Diagnostics with_origins(const Diagnostics& diagnostics, SourceId imported, const std::vector<bridge::ImportOrigin>& origins) {
+  Diagnostics out;
+  for (Diagnostic d : diagnostics.items()) {
+    for (const bridge::ImportOrigin& origin : origins) {
+      if (d.primary.source == imported && origin.begin <= d.primary.span.begin && d.primary.span.begin < origin.end) {
+        d.notes.push_back({std::nullopt, fmt::format("written from {}", origin.object)});
+      }
+    }
+    out.report(std::move(d));
+  }
+  return out;
+}
+
 /// The catalog `--catalog` names: the file to read, and what the policy's import says.
 struct CatalogChoice {
   std::string file;
@@ -141,8 +156,9 @@ int run_import(const Args& args) {
   }
   const check::Catalog& types = catalog->checked.result.policy.catalogs[0];
   if (!capacity_in_catalog(options.capacity, types)) return kUsage;
+  std::vector<bridge::ImportOrigin> origins;
   support::Expected<std::string> imported =
-      kueue ? bridge::import_kueue(inputs, types, options) : bridge::import_hyperpod(inputs, types, options);
+      kueue ? bridge::import_kueue(inputs, types, options, &origins) : bridge::import_hyperpod(inputs, types, options, &origins);
   if (!imported) {
     fmt::print(stderr, "error: {}\n", escape_for_terminal(imported.error().message));
     return kFailed;
@@ -153,7 +169,12 @@ int run_import(const Args& args) {
   const std::string import_line = fmt::format("import \"{}\"\n", options.catalog_import);
   std::string text = imported.value();
   const size_t line = text.find(import_line);
-  text.replace(line, import_line.size(), "import \"catalog.gov\"\n");
+  const std::string_view memory_import = "import \"catalog.gov\"\n";
+  text.replace(line, import_line.size(), memory_import);
+  for (bridge::ImportOrigin& origin : origins) {  // the blocks come after the import
+    origin.begin = static_cast<uint32_t>(origin.begin + memory_import.size() - import_line.size());
+    origin.end = static_cast<uint32_t>(origin.end + memory_import.size() - import_line.size());
+  }
   check::MemorySources files("gov import");
   files.add("imported.gov", text);
   files.add("catalog.gov", catalog_text);
@@ -162,7 +183,8 @@ int run_import(const Args& args) {
   if (!policy) return status;
   if (!policy->checked.ok()) {
     DiagnosticPrinter printer;
-    printer.add(policy->checked.diagnostics(), policy->checked.program.sources);
+    printer.add(with_origins(policy->checked.diagnostics(), policy->checked.program.files.front().source, origins),
+                policy->checked.program.sources);
     fmt::print(stderr, "error: the imported policy does not check:\n{}", printer.text());
     return kFailed;
   }
