@@ -333,3 +333,26 @@ TEST_CASE("gov lint of a directory names each file one way", "[check][cli]") {
     CHECK(out.find("(./cluster.gov") == std::string::npos);
   }
 }
+
+TEST_CASE("gov lint reports a library's warning once in every format, however many entry files import it", "[check][cli]") {
+  // A reviewer's finding (session 43): the text format printed it once per entry file ("2
+  // warnings"), while JSON, SARIF and GitHub said 1.
+  gov::test::TempDir dir("lint-library-once");
+  dir.copy_catalog();
+  dir.write("lib/ml.gov", "team ml {\n  quota ml.g5.8xlarge { instances = 1 }\n  sharing      = lend\n  borrow-limit = 20%\n}\n");
+  for (const char* name : {"c1.gov", "c2.gov"}) {
+    dir.write(name, "import \"policies/catalog/aws-ml.gov\"\nimport \"lib/ml.gov\"\ncluster c { catalog = aws-ml, capacity = { "
+                    "ml.g5.8xlarge: 2 } }\npolicy { priority a = 1 }\nteam other { quota ml.g5.8xlarge { instances = 1 } }\n");
+  }
+  const std::string files = "'" + (dir / "c1.gov") + "' '" + (dir / "c2.gov") + "'";
+  const gov::test::CommandResult text = run_gov("lint " + files);
+  INFO(text.err);
+  CHECK(text.exit_code == 0);
+  size_t count = 0;
+  for (size_t at = text.err.find("warning[W0104]"); at != std::string::npos; at = text.err.find("warning[W0104]", at + 1)) ++count;
+  CHECK(count == 1);
+  CHECK(text.err.find("\n1 warning\n") != std::string::npos);
+  const gov::test::CommandResult json = run_gov("lint --format json " + files);
+  CHECK(json.out.find("\"warnings\":1}") != std::string::npos);
+  CHECK(run_gov("lint --deny-warnings " + files).exit_code == 1);
+}

@@ -47,7 +47,7 @@ Diagnostics target_warnings(const Args& args, const check::Policy& policy) {
     Diagnostic& d = out.report(make_diagnostic(Code::not_exportable_to_target, construct.where,
                                                fmt::format("`gov export {}` would refuse {}", *target, construct.what),
                                                fmt::format("not exportable to {}", *target)));
-    d.help = "change it, or export with `--allow-lossy` to leave it out (docs/deploy.md)";
+    d.help = "change it, or export with `--allow-lossy`, which writes the nearest the target takes or leaves it out (docs/deploy.md)";
   }
   return out;
 }
@@ -80,12 +80,11 @@ int run_lint(const Args& args) {
     }
     allowed.push_back(value);
   }
-  // Machine formats describe every file in one document: diagnostics are moved into one
-  // SourceMap, each distinct diagnostic once.
-  DiagnosticPrinter printer;
+  // Every format describes the files as one report: diagnostics are moved into one SourceMap,
+  // each distinct diagnostic once (a library imported by two entry files is reported once; the
+  // text format printed it once per file, a reviewer's finding, session 43).
   SourceMap merged_sources;
   Diagnostics merged;
-  size_t errors = 0, warnings = 0;
   int io_status = kOk;
   const std::optional<std::vector<std::string>> files = policy_files(args.positional, io_status);
   if (!files) return io_status;
@@ -99,15 +98,14 @@ int run_lint(const Args& args) {
       all.append(check::lint(checked->result.policy, checked->program, allowed, target_warnings(args, checked->result.policy)));
     }
     all.sort();
-    errors += all.count(Severity::error);
-    warnings += all.count(Severity::warning);
-    if (format == "text") {
-      printer.add(all, checked->program.sources);
-    } else {
-      merge_into(merged, merged_sources, all, checked->program.sources);
-    }
+    merge_into(merged, merged_sources, all, checked->program.sources);
   }
-  if (format == "text") fmt::print(stderr, "{}", printer.text());
+  const size_t errors = merged.count(Severity::error), warnings = merged.count(Severity::warning);
+  if (format == "text") {
+    DiagnosticPrinter printer;
+    printer.add(merged, merged_sources);
+    fmt::print(stderr, "{}", printer.text());
+  }
   if (format == "github") fmt::print("{}", render_github(merged, merged_sources));
   if (format == "json") fmt::print("{}", render_json(merged, merged_sources));
   if (format == "sarif") fmt::print("{}", render_sarif(merged, merged_sources, GOV_VERSION_STRING));
