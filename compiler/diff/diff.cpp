@@ -548,7 +548,8 @@ class Comparer {
                        name),
            name);
     }
-    if (a && b) team_settings(subject, *b, *a);
+    if (a && b) team_settings(subject, *b, *a, /*added=*/false);
+    if (a && !b) added_team_settings(subject, *a);
     if (a && b && a->groups.empty() && b->groups.empty()) quota_order(subject, *b, *a);
     std::vector<std::string> types;
     for (const check::Team* t : {a, b}) {
@@ -602,12 +603,33 @@ class Comparer {
     }
   }
 
-  void team_settings(const std::string& subject, const check::Team& b, const check::Team& a) {
+  /// The settings of a team that `before` did not have, each one a team declared without it would
+  /// not have, as rows with no before: the new team is a change a reviewer must see in full (a
+  /// reviewer's finding, session 43: only its quotas were shown, and an inactive or `dont-lend`
+  /// team looked like any other).
+  void added_team_settings(const std::string& subject, const check::Team& a) {
+    check::Team declared;  // a team declared with no settings
+    declared.name = a.name;
+    const size_t changes = diff_.changes.size(), summary = diff_.summary.size();
+    team_settings(subject, declared, a, /*added=*/true);
+    diff_.summary.resize(summary);
+    for (size_t i = changes; i < diff_.changes.size(); ++i) {
+      Change& c = diff_.changes[i];
+      c.before.clear();
+      c.before_number.reset();
+      c.delta.reset();
+      diff_.summary.push_back(summary_of(c));
+    }
+  }
+
+  /// The settings that differ between `b` and `a`, or with `added`, those of a new team `a` that
+  /// differ from a team declared without them (`b`; added_team_settings).
+  void team_settings(const std::string& subject, const check::Team& b, const check::Team& a, bool added) {
     auto text = [&](std::string field, std::string property, std::string_view before, std::string_view after) {
       return change({.subject = subject, .field = std::move(field), .before = std::string(before),
                      .after = std::string(after), .team = a.name, .property = std::move(property)});
     };
-    if (text("sharing", "sharing", check::word_of(b.sharing), check::word_of(a.sharing))) sharing_consequences(b, a);
+    if (text("sharing", "sharing", check::word_of(b.sharing), check::word_of(a.sharing)) && !added) sharing_consequences(b, a);
     if (b.borrow_limit_unlimited || a.borrow_limit_unlimited) {
       // `unlimited` is no percentage: the change is a word's.
       if (text("borrow limit", "borrow-limit", b.borrow_limit_text(), a.borrow_limit_text())) {
@@ -627,7 +649,12 @@ class Comparer {
                                           model::weight_text(wa)));
     }
     text("active", "active", b.active ? "yes" : "no", a.active ? "yes" : "no");
-    if (b.active && !a.active) warn("team-inactive", fmt::format("team `{}` becomes inactive: it will admit nothing", a.name), a.name);
+    if (b.active && !a.active) {
+      warn("team-inactive", fmt::format("team `{}` {} inactive: it will admit nothing", a.name, added ? "is added" : "becomes"),
+           a.name);
+    }
+    // A new team's cohort in a tree (a team that moves is cohort_tree's).
+    if (added) text("cohort", "cohort", kNone, a.cohort.empty() ? kNone : std::string_view(a.cohort));
     // Kueue's controls (docs/language.md), compared by their effective values.
     text("reclaim within cohort", "reclaim-within-cohort", check::word_of(b.reclaim_within_cohort),
          check::word_of(a.reclaim_within_cohort));
@@ -851,7 +878,7 @@ class Comparer {
         };
         if (text(pb) == text(pa)) return;
         Change c{.subject = subject, .field = fmt::format("{} {} {}", type, profile, suffix), .team = team,
-                 .instance_type = type, .property = std::move(property)};
+                 .instance_type = type, .profile = profile, .property = std::move(property)};
         c.before = pb ? text(pb) : std::string();
         c.after = pa ? text(pa) : std::string();
         c.before_number = value(pb);
@@ -1023,6 +1050,7 @@ void change_json(JsonWriter& out, const Change& c) {
   if (!c.priority_class.empty()) out.field("class", c.priority_class);
   if (!c.cohort.empty()) out.field("cohort", c.cohort);
   if (c.resource) out.field("resource", model::resource_key(*c.resource));
+  if (!c.profile.empty()) out.field("profile", c.profile);
   out.field("property", c.property);
   if (c.before_number || c.after_number) {
     out.key("before");

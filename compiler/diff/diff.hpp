@@ -14,7 +14,7 @@ namespace gov::diff {
 
 /// One changed fact. `subject` and `field` are its display grouping (`team team-a`,
 /// `ml.g5.8xlarge gpu nominal`); `team`, `instance_type`, `rule`, `priority_class`, `cohort`,
-/// `resource` and `property` are the same fact typed, for JSON and for tools. Numbers are exact: resource amounts in base units
+/// `resource`, `profile` and `property` are the same fact typed, for JSON and for tools. Numbers are exact: resource amounts in base units
 /// (`resource` says which), everything else (percent, weights, instances) as written.
 struct Change {
   std::string subject{};
@@ -29,6 +29,7 @@ struct Change {
   std::string priority_class{}; // the priority class, when the fact is a class's weight
   std::string cohort{};         // the cohort, when the fact is a declared cohort's
   std::optional<model::Resource> resource{};
+  std::string profile{};  // a GPU partition's MIG profile (`mig-1g.10gb`), for its quota's rows
   std::string property{};  // `nominal`, `borrowing-limit`, `lending-limit`, `sharing`, `weight`, `rule`, ...
   std::optional<int64_t> before_number{};
   std::optional<int64_t> after_number{};

@@ -661,3 +661,51 @@ TEST_CASE("gov diff says when a quota lends more of its accelerators", "[diff]")
   const auto back = run_gov("diff --files '" + after + "' '" + before + "'");
   CHECK(back.out.find("may now lend") == std::string::npos);
 }
+
+TEST_CASE("gov diff shows an added team's settings, warns when it is added inactive, and types partition rows", "[diff]") {
+  // A reviewer's findings (session 43): a team added showed its quotas only, so an inactive,
+  // `dont-lend` team in another cohort looked like any other; and the JSON rows of two MIG
+  // profiles of one quota had the same typed fields.
+  gov::test::TempDir dir("diff-added-team");
+  dir.copy_catalog();
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.p5.48xlarge: 2 }\n}\n"
+                           "policy {\n  priority training = 50\n}\ncohort org {}\ncohort eng { parent = org }\n"
+                           "team a {\n  cohort = org\n  quota ml.p5.48xlarge { partitions = { mig-1g.10gb: 14, mig-3g.40gb: 2 } }\n}\n";
+  const std::string before = dir.write("before.gov", head);
+  std::string changed = head;
+  changed.replace(changed.find("mig-1g.10gb: 14, mig-3g.40gb: 2"), 31, "mig-1g.10gb: 7, mig-3g.40gb: 1");
+  const std::string after = dir.write(
+      "after.gov", changed + "team vip {\n  cohort = eng\n  quota ml.p5.48xlarge { instances = 1 }\n  sharing = dont-lend\n"
+                             "  queueing = strict-fifo\n  active = false\n  namespaces = [\"vip-ns\"]\n}\n");
+  const auto text = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(text.out << text.err);
+  REQUIRE(text.exit_code == 0);
+  for (const char* line : {"  team `vip` added\n", "  team `vip`: sharing dont-lend\n", "  team `vip`: active no\n",
+                           "  team `vip`: queueing strict-fifo\n", "  team `vip`: namespaces vip-ns\n",
+                           "  team `vip`: cohort eng\n", "  ! team `vip` is added inactive: it will admit nothing\n"}) {
+    CHECK(text.out.find(line) != std::string::npos);
+  }
+  // Settings it leaves at what a team declared without them has are not rows.
+  CHECK(text.out.find("team `vip`: borrow limit") == std::string::npos);
+  CHECK(text.out.find("team `vip`: preempt team tasks") == std::string::npos);
+  // No consequence of a team that stops lending: it never lent.
+  CHECK(text.out.find("stops lending") == std::string::npos);
+  const Json doc = parse(run_gov("diff --files '" + before + "' '" + after + "' --format json").out);
+  CHECK(has_warning(doc, "team-inactive", "vip"));
+  std::map<std::string, std::string> nominal_by_profile;
+  bool sharing = false;
+  for (size_t i = 0; i < doc["changes"].size(); ++i) {
+    const Json& c = doc["changes"][i];
+    if (c.has("profile") && c["property"].str() == "nominal") {
+      nominal_by_profile[c["profile"].str()] = c["before"].literal() + " -> " + c["after"].literal();
+      CHECK(c["instance_type"].str() == "ml.p5.48xlarge");
+    }
+    if (c.has("team") && c["team"].str() == "vip" && c["property"].str() == "sharing") {
+      sharing = true;
+      CHECK(c["before"].kind == Json::Kind::null);
+      CHECK(c["after"].str() == "dont-lend");
+    }
+  }
+  CHECK(nominal_by_profile == std::map<std::string, std::string>{{"mig-1g.10gb", "14 -> 7"}, {"mig-3g.40gb", "2 -> 1"}});
+  CHECK(sharing);
+}
