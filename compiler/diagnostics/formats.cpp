@@ -267,7 +267,14 @@ std::string render_sarif(const Diagnostics& diagnostics, const SourceMap& source
     json.field("level", severity_name(d.severity));
     json.key("message");
     json.begin_object();
-    json.field("text", d.help ? fmt::format("{} (help: {})", d.message, *d.help) : d.message);
+    // Notes without a place are part of the message, as the help is (those with one are
+    // relatedLocations); a reviewer's finding, session 43: SARIF dropped them.
+    std::string text = d.message;
+    for (const Note& note : d.notes) {
+      if (!note.where) text += fmt::format(" (note: {})", note.message);
+    }
+    if (d.help) text += fmt::format(" (help: {})", *d.help);
+    json.field("text", text);
     json.end_object();
     json.key("locations");
     json.begin_array();

@@ -1155,15 +1155,24 @@ void append_html_escaped(std::string& out, char c) {
   else out += c;
 }
 
+/// Text outside code spans: HTML escaped, and the characters of emphasis, links and strike-through
+/// backslash-escaped, so that a rule's message (`*now*`, `[x](http://e)`) shows as written
+/// rather than as emphasis and a live link in the pull-request comment (a reviewer's finding,
+/// session 43).
+void append_inline_escaped(std::string& out, char c) {
+  if (c == '\\' || c == '*' || c == '_' || c == '[' || c == ']' || c == '~') out += '\\';
+  append_html_escaped(out, c);
+}
+
 /// Table cells: a `|` would end the cell, a newline the row; no code spans are meant there, so a
-/// backtick is escaped too, and HTML everywhere.
+/// backtick is escaped too, and emphasis, links and HTML everywhere.
 std::string cell(std::string_view text) {
   std::string out;
   for (char c : text) {
     if (c == '|') out += "\\|";
     else if (c == '`') out += "\\`";
     else if (c == '\n' || c == '\r') out += ' ';
-    else append_html_escaped(out, c);
+    else append_inline_escaped(out, c);
   }
   return out;
 }
@@ -1184,8 +1193,8 @@ std::string code_span(std::string_view text) {
   return fence + (pad ? " " : "") + body + (pad ? " " : "") + fence;
 }
 
-/// A summary or warning line: names stand in backticks (code spans, where HTML is inert and an
-/// entity would show as written), the rest is escaped; a line break is a space.
+/// A summary or warning line: names stand in backticks (code spans, where HTML and Markdown are
+/// inert and an escape would show as written), the rest is escaped; a line break is a space.
 std::string line_text(std::string_view text) {
   std::string out;
   bool in_code = false;
@@ -1193,7 +1202,7 @@ std::string line_text(std::string_view text) {
     if (c == '`') in_code = !in_code;
     if (c == '\n' || c == '\r') out += ' ';
     else if (in_code) out += c;
-    else append_html_escaped(out, c);
+    else append_inline_escaped(out, c);
   }
   return out;
 }

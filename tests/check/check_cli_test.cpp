@@ -356,3 +356,18 @@ TEST_CASE("gov lint reports a library's warning once in every format, however ma
   CHECK(json.out.find("\"warnings\":1}") != std::string::npos);
   CHECK(run_gov("lint --deny-warnings " + files).exit_code == 1);
 }
+
+TEST_CASE("gov lint --format sarif keeps the notes that have no place in the message", "[check][cli]") {
+  // A reviewer's finding (session 43): notes with a place are relatedLocations, and the others
+  // were dropped, while the text and GitHub formats keep them.
+  gov::test::TempDir dir("lint-sarif-notes");
+  const std::string file = dir.write("p.gov", "import \"/etc/passwd\"\n");
+  const gov::test::CommandResult r = run_gov("lint --format sarif '" + file + "'");
+  INFO(r.out);
+  const Json doc = parse_json(r.out);
+  const Json& results = doc["runs"][0]["results"];
+  REQUIRE(results.size() == 1);
+  const std::string text = results[0]["message"]["text"].str();
+  CHECK(text.find("(note: an import path is relative to the importing file, never absolute)") != std::string::npos);
+  CHECK(text.find("(help: ") > text.find("(note: "));
+}

@@ -274,12 +274,14 @@ TEST_CASE("gov diff --format markdown escapes HTML in the author's text", "[diff
                            "policy {\n  priority training = 50\n}\nteam a {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n";
   const std::string before = dir.write("before.gov", head + "rule cap {\n  when task.gpus > 4\n  deny \"cap\"\n}\n");
   const std::string after =
-      dir.write("after.gov", head + "rule cap {\n  when task.gpus > 8\n  deny \"a | b </details> & `x\"\n}\n");
+      dir.write("after.gov", head + "rule cap {\n  when task.gpus > 8\n  deny \"a | b </details> & `x *now* [x](http://e) _y_\"\n}\n");
   const auto result = run_gov("diff --files '" + before + "' '" + after + "' --format markdown");
   INFO(result.out << result.err);
   REQUIRE(result.exit_code == 0);
   CHECK(result.out.find("</details>") == result.out.rfind("</details>"));  // only the section's own
-  CHECK(result.out.find("deny \"a \\| b &lt;/details&gt; &amp; \\`x\"") != std::string::npos);
+  // Emphasis and links show as written (a reviewer's finding, session 43).
+  CHECK(result.out.find("deny \"a \\| b &lt;/details&gt; &amp; \\`x \\*now\\* \\[x\\](http://e) \\_y\\_\"") !=
+        std::string::npos);
   CHECK(result.out.find("- rule `cap` changed\n") != std::string::npos);  // names keep their code spans
   CHECK(result.out.find("when task.gpus &gt; 4 → when task.gpus &gt; 8") != std::string::npos);
 }
