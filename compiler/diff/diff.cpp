@@ -84,6 +84,8 @@ std::optional<Amount> whole_instances(const check::InstanceType* type, const mod
 std::string quota_text(const check::InstanceType* type, const std::string& type_name, const model::Resources& amounts) {
   const std::optional<Amount> instances = whole_instances(type, amounts);
   if (instances && *instances > 0) return fmt::format("{} × {} ({})", *instances, type_name, amounts_text(amounts));
+  // A quota of nothing guaranteed still lets the team borrow there (its limits' rows say how much).
+  if (instances && *instances == 0) return fmt::format("{}: nothing guaranteed", type_name);
   return fmt::format("{}: {}", type_name, amounts_text(amounts));
 }
 
@@ -780,13 +782,21 @@ class Comparer {
       const std::optional<Amount> was = whole_instances(tb, b->nominal), now = whole_instances(ta, a->nominal);
       // A quota that is not whole instances (`gpus = 4` of a p5) counts in the instances its
       // largest share holds, as gov inspect's guaranteed column does.
-      const std::string counts =
+      std::string counts =
           was && now ? fmt::format(" {} → {} instances", *was, *now)
           : tb && ta ? fmt::format(" {} → {} instances", model::format_instances(tb->instances_holding(b->nominal), 3),
                                    model::format_instances(ta->instances_holding(a->nominal), 3))
                      : "";
-      diff_.summary.push_back(
-          fmt::format("{}: guaranteed on {}:{} ({})", who, type, counts, deltas_text(b->nominal, a->nominal)));
+      // The same count of instances that the largest share holds on both sides (another share
+      // changed: `1 → 1 instances (-1 GPU)` read as no change, a reviewer's finding, session 43)
+      // says nothing; whole instances (`2 → 2` of a redefined type) do.
+      if (!(was && now) && !counts.empty()) {
+        const size_t arrow = counts.find(" → ");
+        if (counts.substr(1, arrow - 1) == counts.substr(arrow + 5, counts.find(" instances") - arrow - 5)) counts.clear();
+      }
+      const std::string deltas = deltas_text(b->nominal, a->nominal);
+      diff_.summary.push_back(counts.empty() ? fmt::format("{}: guaranteed on {}: {}", who, type, deltas)
+                                             : fmt::format("{}: guaranteed on {}:{} ({})", who, type, counts, deltas));
     }
     if (a && b && !other_parts.empty()) {
       diff_.summary.push_back(fmt::format("{}: limits on {}: {}", who, type, fmt::join(other_parts, ", ")));

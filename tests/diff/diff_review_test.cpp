@@ -711,3 +711,20 @@ TEST_CASE("gov diff shows an added team's settings, warns when it is added inact
   CHECK(nominal_by_profile == std::map<std::string, std::string>{{"mig-1g.10gb", "14 -> 7"}, {"mig-3g.40gb", "2 -> 1"}});
   CHECK(sharing);
 }
+
+TEST_CASE("gov diff words a cut that keeps the instance count and a quota that only borrows", "[diff]") {
+  // A reviewer's findings (session 43): `1 → 1 instances (-1 GPU)` read as no change, and a quota
+  // of nothing guaranteed (borrowing only) was `nothing`.
+  gov::test::TempDir dir("diff-wording");
+  const std::string head = "import \"aws-ml\"\ncluster c {\n  catalog = aws-ml\n  capacity = { ml.g6.12xlarge: 2, "
+                           "ml.g5.8xlarge: 2 }\n}\npolicy {}\n";
+  const std::string before = dir.write("before.gov", head + "team t {\n  quota ml.g6.12xlarge { gpus = 2, vcpus = 48 }\n}\n");
+  const std::string after =
+      dir.write("after.gov", head + "team t {\n  quota ml.g6.12xlarge { gpus = 1, vcpus = 48 }\n}\n"
+                                    "team u {\n  quota ml.g5.8xlarge { instances = 0, borrow-limit = { instances = 2 } }\n}\n");
+  const auto result = run_gov("diff --files '" + before + "' '" + after + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("  team `t`: guaranteed on ml.g6.12xlarge: -1 GPU\n") != std::string::npos);
+  CHECK(result.out.find("  team `u`: quota added: ml.g5.8xlarge: nothing guaranteed\n") != std::string::npos);
+}
