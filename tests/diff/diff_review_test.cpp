@@ -728,3 +728,30 @@ TEST_CASE("gov diff words a cut that keeps the instance count and a quota that o
   CHECK(result.out.find("  team `t`: guaranteed on ml.g6.12xlarge: -1 GPU\n") != std::string::npos);
   CHECK(result.out.find("  team `u`: quota added: ml.g5.8xlarge: nothing guaranteed\n") != std::string::npos);
 }
+
+TEST_CASE("gov diff --files takes /dev/null for the policy a pull request adds or deletes", "[diff]") {
+  // A reviewer's finding (session 43): the CI diff job failed on the pull request that adds the
+  // policy file (`cannot read /dev/null`).
+  Files f;
+  const auto added = run_gov("diff --files /dev/null '" + f.before + "' --format json");
+  INFO(added.out << added.err);
+  REQUIRE(added.exit_code == 0);
+  const Json doc = parse(added.out);
+  size_t teams = 0;
+  for (size_t i = 0; i < doc["changes"].size(); ++i) {
+    const Json& c = doc["changes"][i];
+    if (c["property"].str() == "team") {
+      ++teams;
+      CHECK(c["after"].str() == "added");
+    }
+  }
+  CHECK(teams == 3);
+  const auto removed = run_gov("diff --files '" + f.after + "' /dev/null");
+  INFO(removed.out << removed.err);
+  REQUIRE(removed.exit_code == 0);
+  CHECK(removed.out.find("team `team-a` removed\n") != std::string::npos);
+  CHECK(removed.out.find("team `team-b` removed\n") != std::string::npos);
+  CHECK(run_gov("diff --files /dev/null '" + f.after + "' --exit-code").exit_code == 1);  // they differ
+  CHECK(run_gov("diff --files /dev/null /dev/null").exit_code == 2);
+  CHECK(run_gov("diff --files /dev/null '" + f.after + "' --state '" + f.state + "'").exit_code == 2);
+}

@@ -20,17 +20,32 @@ int compare_policies(const Args& args) {
     fmt::print(stderr, "error: `gov diff --files` takes two files: OLD NEW\n");
     return kUsage;
   }
+  // `/dev/null` is no policy, as in `git diff`: the pull request that adds a policy file, or
+  // deletes one, compares it with nothing (a reviewer's finding, session 43).
+  const auto is_none = [](const std::string& path) { return path == "/dev/null"; };
+  if (is_none(args.positional[0]) && is_none(args.positional[1])) {
+    fmt::print(stderr, "error: `gov diff --files`: at most one side can be `/dev/null`\n");
+    return kUsage;
+  }
+  if (is_none(args.positional[0]) && args.has("state")) {
+    fmt::print(stderr, "error: `--state` holds what an old policy admitted; OLD is `/dev/null`, no policy\n");
+    return kUsage;
+  }
   int status = kOk;
-  std::unique_ptr<driver::Policy> before = load_file_for_diff(args.positional[0], root_option(args), status);
-  std::unique_ptr<driver::Policy> after = before ? load_file_for_diff(args.positional[1], root_option(args), status) : nullptr;
-  if (!before || !after) return status;
+  const check::Policy none;
+  std::unique_ptr<driver::Policy> before, after;
+  for (size_t side = 0; side < 2; ++side) {
+    if (is_none(args.positional[side])) continue;
+    (side == 0 ? before : after) = load_file_for_diff(args.positional[side], root_option(args), status);
+    if (!(side == 0 ? before : after)) return status;
+  }
   std::optional<diff::HeldAmounts> held;
   if (args.has("state")) {
     held = held_in_state(args, args.positional[0], status);
     if (!held) return status;
   }
-  return print_diff(args, before->checked.result.policy, after->checked.result.policy, args.positional[0],
-                    args.positional[1], held ? &*held : nullptr);
+  return print_diff(args, before ? before->checked.result.policy : none, after ? after->checked.result.policy : none,
+                    args.positional[0], args.positional[1], held ? &*held : nullptr);
 }
 
 int run_diff(const Args& args) {
@@ -107,7 +122,7 @@ Command diff_command() {
            "(Kueue evicts nothing on a quota change; the excess becomes borrowed). Exit 0, or with\n"
            "--exit-code 1 when something changed, and then 2 for every failure (a file with errors, a\n"
            "stored version refused), so that a gate tells a change from a failure.",
-           {{"files", "", "compare two policy files (OLD NEW)"},
+           {{"files", "", "compare two policy files (OLD NEW; either may be /dev/null: no policy)"},
             root_option_spec(),
             {"db", "PATH|URL", "the store: an SQLite file or a postgresql:// URL (default $GOV_DB, else .gov/policies.db)"},
             {"policy", "NAME", "the policy in the store (default: the only one)"},
