@@ -180,8 +180,17 @@ class Comparer {
     return true;
   }
 
-  void warn(std::string kind, std::string message, std::string team = "") {
+  /// The warning added, for its typed facts.
+  Warning& warn(std::string kind, std::string message, std::string team = "") {
     diff_.warnings.push_back({std::move(kind), std::move(message), std::move(team), ""});
+    return diff_.warnings.back();
+  }
+
+  static void typed(Warning& w, const std::string& type, Resource r, Amount before, Amount after) {
+    w.instance_type = type;
+    w.resource = r;
+    w.before_number = before;
+    w.after_number = after;
   }
 
   void warn_rule(std::string kind, std::string message, const std::string& rule) {
@@ -315,7 +324,8 @@ class Comparer {
       if (!shrunk.empty()) {
         warn("idle-pool-shrinks", fmt::format("the idle compute teams may borrow in `{}` shrinks ({}): tasks that borrow "
                                               "it may wait or be reclaimed",
-                                              type, fmt::join(shrunk, ", ")));
+                                              type, fmt::join(shrunk, ", ")))
+            .instance_type = type;
       }
     }
   }
@@ -467,7 +477,8 @@ class Comparer {
       diff_.summary.push_back(fmt::format("class `{}` removed (was weight {})", name, b->weight));
       warn("class-removed", fmt::format("class `{}` is removed: tasks of that class end as `invalid` when a controller "
                                         "loads this version",
-                                        name));
+                                        name))
+          .priority_class = name;
     }
     if (a && b) diff_.summary.push_back(fmt::format("class `{}`: weight {} → {}", name, b->weight, a->weight));
   }
@@ -484,7 +495,8 @@ class Comparer {
         const check::PriorityClass* old_b = find_class(before_, b.name);
         if (!old_a || !old_b || !(a.weight > b.weight) || old_a->weight > old_b->weight) continue;
         warn("class-order", fmt::format("class `{}` ({}) now outranks `{}` ({}); before it did not ({} vs {})", a.name,
-                                        a.weight, b.name, b.weight, old_a->weight, old_b->weight));
+                                        a.weight, b.name, b.weight, old_a->weight, old_b->weight))
+            .priority_class = a.name;
       }
     }
   }
@@ -772,7 +784,8 @@ class Comparer {
              fmt::format("team `{}` no longer has a quota for {}: its tasks there end as `invalid` when a controller "
                          "loads this version",
                          team, type),
-             team);
+             team)
+            .instance_type = type;
       }
     }
     if (a && b && !nominal_parts.empty()) {
@@ -817,12 +830,13 @@ class Comparer {
       const Amount before = std::min(b.nominal[i], b.lending_limit[i]), after = std::min(a.nominal[i], a.lending_limit[i]);
       // A larger quota lends more too, but that is its own line: only a changed limit counts.
       if (after <= before || a.lending_limit[i] == b.lending_limit[i]) continue;
-      warn("lends-more",
-           fmt::format("team `{}` may now lend {} on {} ({} before): other teams can borrow {} while idle, and the team "
-                       "gets {} back by preempting their tasks",
-                       team, counted(r, after), type, before == 0 ? "none" : counted(r, before),
-                       is_one(r, after) ? "it" : "them", is_one(r, after) ? "it" : "them"),
-           team);
+      Warning& w = warn("lends-more",
+                        fmt::format("team `{}` may now lend {} on {} ({} before): other teams can borrow {} while idle, "
+                                    "and the team gets {} back by preempting their tasks",
+                                    team, counted(r, after), type, before == 0 ? "none" : counted(r, before),
+                                    is_one(r, after) ? "it" : "them", is_one(r, after) ? "it" : "them"),
+                        team);
+      typed(w, type, r, before, after);
     }
   }
 
@@ -833,12 +847,13 @@ class Comparer {
       const Amount after = a ? a->nominal[model::index(r)] : 0;
       if (after >= before) continue;
       const std::string accelerator = t && !t->accelerator.empty() ? fmt::format(" ({})", t->accelerator) : "";
-      warn("guaranteed-gpus-fall",
-           fmt::format("team `{}` loses {} guaranteed {}{} on {}", team, before - after,
-                       r == Resource::gpu ? (before - after == 1 ? "GPU" : "GPUs")
-                                          : (before - after == 1 ? "Neuron device" : "Neuron devices"),
-                       accelerator, type),
-           team);
+      Warning& w = warn("guaranteed-gpus-fall",
+                        fmt::format("team `{}` loses {} guaranteed {}{} on {}", team, before - after,
+                                    r == Resource::gpu ? (before - after == 1 ? "GPU" : "GPUs")
+                                                       : (before - after == 1 ? "Neuron device" : "Neuron devices"),
+                                    accelerator, type),
+                        team);
+      typed(w, type, r, before, after);
     }
   }
 
@@ -851,12 +866,13 @@ class Comparer {
       if (!model::is_charged(r)) continue;
       const Amount holds = it->second[model::index(r)], nominal = a.nominal[model::index(r)];
       if (holds <= nominal || nominal >= b.nominal[model::index(r)]) continue;
-      warn("quota-below-held",
-           fmt::format("team `{}` holds {} on {} in the given state, above its new nominal quota of {}: nothing is "
-                       "evicted, but {} {} as borrowed and other teams may reclaim {}",
-                       team, counted(r, holds), type, amount_text(r, nominal), counted(r, holds - nominal),
-                       is_one(r, holds - nominal) ? "counts" : "count", is_one(r, holds - nominal) ? "it" : "them"),
-           team);
+      Warning& w = warn("quota-below-held",
+                        fmt::format("team `{}` holds {} on {} in the given state, above its new nominal quota of {}: "
+                                    "nothing is evicted, but {} {} as borrowed and other teams may reclaim {}",
+                                    team, counted(r, holds), type, amount_text(r, nominal), counted(r, holds - nominal),
+                                    is_one(r, holds - nominal) ? "counts" : "count", is_one(r, holds - nominal) ? "it" : "them"),
+                        team);
+      typed(w, type, r, holds, nominal);  // what it holds, and the nominal quota now
     }
   }
 
@@ -907,9 +923,13 @@ class Comparer {
       const int64_t before = pb ? pb->nominal : 0;
       const int64_t after = pa ? pa->nominal : 0;
       if (after >= before) continue;
-      warn("guaranteed-gpus-fall",
-           fmt::format("team `{}` loses {} guaranteed `{}` GPU partitions on {}", team, before - after, profile, type),
-           team);
+      Warning& w = warn("guaranteed-gpus-fall",
+                        fmt::format("team `{}` loses {} guaranteed `{}` GPU partitions on {}", team, before - after, profile, type),
+                        team);
+      w.instance_type = type;
+      w.profile = profile;
+      w.before_number = before;
+      w.after_number = after;
     }
     if (parts.empty()) return;
     if (!a || !b) {
@@ -1025,7 +1045,8 @@ class Comparer {
       }
       if (exceeded_before) continue;
       warn("quota-exceeds-capacity", fmt::format("guaranteed quotas for {} now exceed the cluster's {} instances ({} guaranteed)",
-                                                 types[t].name, capacity, model::format_instances(now, 3)));
+                                                 types[t].name, capacity, model::format_instances(now, 3)))
+          .instance_type = types[t].name;
     }
   }
 
@@ -1147,6 +1168,20 @@ std::string render_json(const PolicyDiff& diff, std::string_view before_name, st
     out.field("kind", w.kind);
     if (!w.team.empty()) out.field("team", w.team);
     if (!w.rule.empty()) out.field("rule", w.rule);
+    if (!w.instance_type.empty()) out.field("instance_type", w.instance_type);
+    if (!w.priority_class.empty()) out.field("class", w.priority_class);
+    if (w.resource) out.field("resource", model::resource_key(*w.resource));
+    if (!w.profile.empty()) out.field("profile", w.profile);
+    if (w.before_number && w.after_number) {
+      const auto number = [&](int64_t value) {
+        if (w.resource) return out.decimal(model::format_amount(*w.resource, value, model::decimal_notation()));
+        out.number(value);
+      };
+      out.key("before");
+      number(*w.before_number);
+      out.key("after");
+      number(*w.after_number);
+    }
     out.field("message", w.message);
     out.end_object();
   }

@@ -46,6 +46,14 @@ struct Warning {
   std::string message;
   std::string team;  // when it is about one team
   std::string rule{};  // when it is about one rule
+  // The same facts typed, where the warning has them, so that a gate needs no English
+  // ("fail when a team loses more than 8 H100s"; a reviewer's finding, session 43).
+  std::string instance_type{};
+  std::string priority_class{};
+  std::optional<model::Resource> resource{};
+  std::string profile{};  // a GPU partition's MIG profile
+  std::optional<int64_t> before_number{};  // base units of `resource`, or partitions
+  std::optional<int64_t> after_number{};
 };
 
 struct PolicyDiff {

@@ -755,3 +755,29 @@ TEST_CASE("gov diff --files takes /dev/null for the policy a pull request adds o
   CHECK(run_gov("diff --files /dev/null /dev/null").exit_code == 2);
   CHECK(run_gov("diff --files /dev/null '" + f.after + "' --state '" + f.state + "'").exit_code == 2);
 }
+
+TEST_CASE("gov diff --format json types the facts of its warnings", "[diff]") {
+  // A reviewer's finding (session 43): "team-a loses 8 guaranteed GPUs (nvidia-h100) on
+  // ml.p5.48xlarge" had its type, resource and amounts only in the message.
+  const Files f;
+  const Json doc = parse(run_gov(f.args() + " --state '" + f.state + "' --format json").out);
+  bool fall = false, below = false;
+  for (size_t i = 0; i < doc["warnings"].size(); ++i) {
+    const Json& w = doc["warnings"][i];
+    if (w["kind"].str() == "guaranteed-gpus-fall" && w["team"].str() == "team-a") {
+      fall = true;
+      CHECK(w["instance_type"].str() == "ml.p5.48xlarge");
+      CHECK(w["resource"].str() == "gpu");
+      CHECK(w["before"].literal() == "16");  // 2 p5 instances → 1
+      CHECK(w["after"].literal() == "8");
+    }
+    if (w["kind"].str() == "quota-below-held") {
+      below = true;
+      CHECK(w["instance_type"].str() == "ml.p5.48xlarge");
+      CHECK(w["before"].literal() == "16");  // what team-a holds
+      CHECK(w["after"].literal() == "8");    // its nominal quota now
+    }
+  }
+  CHECK(fall);
+  CHECK(below);
+}
