@@ -371,3 +371,31 @@ TEST_CASE("gov lint --format sarif keeps the notes that have no place in the mes
   CHECK(text.find("(note: an import path is relative to the importing file, never absolute)") != std::string::npos);
   CHECK(text.find("(help: ") > text.find("(note: "));
 }
+
+TEST_CASE("gov lint of every file lints a library through the entry files that import it", "[check][cli]") {
+  // A reviewer's finding (session 43): docs/ci.md's job lints every tracked file with
+  // --deny-warnings, and a team library that leaves the catalog to its importer failed it
+  // (W0118 on its own). Given alone, it is still linted on its own.
+  gov::test::TempDir dir("lint-library-through-entry");
+  dir.copy_catalog();
+  dir.write("gov.toml", "");
+  dir.write("lib/ml.gov", "team ml {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n");
+  dir.write("c1.gov", "import \"policies/catalog/aws-ml.gov\"\nimport \"lib/ml.gov\"\ncluster c { catalog = aws-ml, capacity = { "
+                      "ml.g5.8xlarge: 2 } }\npolicy { priority a = 1 }\nteam other { quota ml.g5.8xlarge { instances = 1 } }\n");
+  const auto in_dir = [&](const std::string& arguments) {
+    return run_gov("lint --deny-warnings " + arguments + " --root '" + dir.path().string() + "'");
+  };
+  const gov::test::CommandResult all = in_dir("'" + (dir / "c1.gov") + "' '" + (dir / "lib/ml.gov") + "'");
+  INFO(all.err);
+  CHECK(all.exit_code == 0);
+  CHECK(all.err.find("W0118") == std::string::npos);
+  const gov::test::CommandResult alone = in_dir("'" + (dir / "lib/ml.gov") + "'");
+  CHECK(alone.exit_code == 1);
+  CHECK(alone.err.find("warning[W0118]") != std::string::npos);
+  // A cycle's files import each other: each is linted, and the cycle reported from both.
+  dir.write("a.gov", "import \"b.gov\"\n");
+  dir.write("b.gov", "import \"a.gov\"\n");
+  const gov::test::CommandResult cycle = in_dir("'" + (dir / "a.gov") + "' '" + (dir / "b.gov") + "'");
+  CHECK(cycle.exit_code == 1);
+  CHECK(cycle.err.find("2 errors") != std::string::npos);
+}
