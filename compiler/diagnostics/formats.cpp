@@ -84,7 +84,9 @@ void write_file_and_span(JsonWriter& json, const Location& where, const SourceMa
 // than an unreserved character or '/' is percent-encoded (spaces, '%', '#', '?', ':' that
 // would read as a scheme, non-ASCII bytes).
 std::string artifact_uri(std::string_view path) {
-  std::string uri;
+  // An absolute path is a `file` URI (SARIF §3.4.3: a relative reference or an absolute URI; a
+  // bare `/x.gov` is neither, and code scanning cannot place it).
+  std::string uri = path.starts_with('/') ? "file://" : "";
   for (const char ch : path) {
     const auto c = static_cast<unsigned char>(ch);
     const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

@@ -399,3 +399,20 @@ TEST_CASE("gov lint of every file lints a library through the entry files that i
   CHECK(cycle.exit_code == 1);
   CHECK(cycle.err.find("2 errors") != std::string::npos);
 }
+
+TEST_CASE("gov lint --format sarif lints a file given twice once and writes an absolute path as a file URI", "[check][cli]") {
+  // A reviewer's findings (session 43): `x.gov` and `d/../x.gov` gave every result twice, and an
+  // absolute path was a bare `/…` URI, which code scanning cannot place.
+  gov::test::TempDir dir("lint-sarif-paths");
+  dir.copy_catalog();
+  const std::string file = dir.write("p.gov", "import \"policies/catalog/aws-ml.gov\"\nteam a {\n  quota ml.g5.8xlarge { "
+                                               "instances = 1 }\n  sharing = lend\n  borrow-limit = 20%\n}\n");
+  dir.write("d/.keep", "");
+  const gov::test::CommandResult r =
+      run_gov("lint --format sarif '" + file + "' '" + (dir / "d/../p.gov") + "' --root '" + dir.path().string() + "'");
+  INFO(r.out << r.err);
+  const Json doc = parse_json(r.out);
+  const Json& results = doc["runs"][0]["results"];
+  REQUIRE(results.size() == 1);
+  CHECK(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].str().rfind("file:///", 0) == 0);
+}

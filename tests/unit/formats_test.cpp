@@ -197,7 +197,7 @@ TEST_CASE("render_sarif is SARIF 2.1.0 with one rule per code used", "[formats]"
   CHECK(results[0]["level"].str() == "error");
   CHECK(results[2]["level"].str() == "note");
   CHECK(results[3]["level"].str() == "warning");
-  CHECK(results[0]["message"]["text"].str() == "unknown unit `GB` (help: did you mean `GiB`?)");
+  CHECK(results[0]["message"]["text"].str() == "unknown unit `GB` (note: units are binary) (help: did you mean `GiB`?)");
   CHECK(results[1]["message"]["text"].str() == "spans two lines");
 
   const Json& location = results[0]["locations"][0]["physicalLocation"];

@@ -37,12 +37,13 @@ void merge_into(Diagnostics& into, SourceMap& into_sources, const Diagnostics& f
   }
 }
 
-/// Which of `policies` another of them imports, and so is linted through it, not on its own: a
-/// library of teams that leaves the catalog to its importer warned W0118 on its own, and the
-/// documented CI job, which lints every file, failed on the documented layout (a reviewer's
-/// finding, session 43). A file importing its importer back (a cycle, E0220) is not counted, so
-/// that every file is linted through some entry.
-std::vector<bool> imported_by_another(const std::vector<std::unique_ptr<driver::Policy>>& policies) {
+/// Which of `policies` are linted elsewhere: a file given before under another name, or one that
+/// another of them imports, linted through that one and not on its own (a team library that
+/// leaves the catalog to its importer warned W0118 on its own, and the documented CI job, which
+/// lints every file, failed on the documented layout: a reviewer's finding, session 43). A file
+/// importing its importer back (a cycle, E0220) is not counted, so that every file is linted
+/// through some entry.
+std::vector<bool> linted_elsewhere(const std::vector<std::unique_ptr<driver::Policy>>& policies) {
   const auto where = [](const driver::Policy& policy, const check::ProgramFile& file) {
     std::error_code error;
     const std::filesystem::path path = policy.checked.program.sources.get(file.source).path();
@@ -59,6 +60,9 @@ std::vector<bool> imported_by_another(const std::vector<std::unique_ptr<driver::
   }
   std::vector<bool> out(policies.size(), false);
   for (size_t i = 0; i < policies.size(); ++i) {
+    // One file given twice (`x.gov` and `d/../x.gov`) is linted once: its diagnostics, keyed on
+    // the path as given, were reported twice.
+    for (size_t j = 0; j < i && !out[i]; ++j) out[i] = !entries[i].empty() && entries[i] == entries[j];
     for (size_t j = 0; j < policies.size() && !out[i]; ++j) {
       out[i] = j != i && !entries[i].empty() && entries[i] != entries[j] && closures[j].count(entries[i]) != 0 &&
                closures[i].count(entries[j]) == 0;
@@ -126,9 +130,9 @@ int run_lint(const Args& args) {
         driver::Source::file(path, root_option(args)), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false), io_status);
     if (policy) policies.push_back(std::move(policy));
   }
-  const std::vector<bool> through_importer = imported_by_another(policies);
+  const std::vector<bool> elsewhere = linted_elsewhere(policies);
   for (size_t i = 0; i < policies.size(); ++i) {
-    if (through_importer[i]) continue;
+    if (elsewhere[i]) continue;
     const CheckedPolicy* checked = &policies[i]->checked;
     Diagnostics all = checked->diagnostics();
     if (checked->ok()) {
