@@ -1148,7 +1148,7 @@ namespace {
 /// document's shape stop it.
 class StateDecoder {
  public:
-  StateDecoder(const ir::Module& module, ClusterStateEntries* lenient) : tasks_(module), lenient_(lenient) {}
+  StateDecoder(const ir::Module& module, ClusterStateEntries* lenient) : module_(module), tasks_(module), lenient_(lenient) {}
 
   support::Expected<gov::ClusterState> read(const JsonValue& value) {
     gov::ClusterState state;
@@ -1173,6 +1173,33 @@ class StateDecoder {
   static constexpr std::array<std::string_view, 6> kPendingKeys = {"task",    "submitted_at", "reason",
                                                                    "message", "parked",       "warnings"};
   static constexpr std::array<std::string_view, 2> kWarningKeys = {"rule", "message"};
+
+  /// An admitted entry's `flavor` is an instance type its team has a quota in: dropped, as the
+  /// engine drops it, the task's usage would be missing from the state the answer is about (a
+  /// what-if analyst's finding, session 43: a one-letter typo turned "preempts an 8-GPU task"
+  /// into "admitted", with a warning only).
+  bool known_flavor(const std::string& team_name, const JsonValue& flavor, std::string_view where) {
+    const auto type = std::find_if(module_.flavors.begin(), module_.flavors.end(),
+                                   [&](const ir::Flavor& f) { return f.name == flavor.text; });
+    if (type == module_.flavors.end()) {
+      return fail(where, flavor.position,
+                  fmt::format("field \"flavor\": unknown instance type {}; {}", quoted(flavor.text),
+                              instance_type_help(module_, flavor.text)));
+    }
+    const auto team = std::find_if(module_.teams.begin(), module_.teams.end(),
+                                   [&](const ir::Team& t) { return t.name == team_name; });
+    if (team == module_.teams.end()) return true;  // the task's own error
+    const auto index = static_cast<uint32_t>(type - module_.flavors.begin());
+    std::vector<std::string_view> quoted_types;
+    for (const ir::FlavorQuota& quota : team->quotas) {
+      if (quota.flavor == index) return true;
+      quoted_types.push_back(module_.flavors[quota.flavor].name);
+    }
+    return fail(where, flavor.position,
+                fmt::format("field \"flavor\": team {} has no quota for {}, so no task of it can be admitted there; its "
+                            "instance types are {}",
+                            quoted(team_name), quoted(flavor.text), fmt::join(quoted_types, ", ")));
+  }
 
   bool fail(std::string_view where, const JsonPosition& position, std::string what) {
     error_ = support::Error{support::ErrorKind::invalid,
@@ -1312,11 +1339,19 @@ class StateDecoder {
     gov::AdmittedTask out{std::move(*task), submitted_at, 0, std::nullopt};
     out.warnings = std::move(matched);
     if (!seconds(entry, "admitted_at", where, out.admitted_at)) return false;
+    if (out.admitted_at < submitted_at) {
+      const JsonValue* at = entry.find("admitted_at");
+      return fail(where, at != nullptr ? at->position : entry.position,
+                  fmt::format("field \"admitted_at\": {} is before the task's submitted_at {}: a task is admitted after it "
+                              "is submitted",
+                              format_seconds(out.admitted_at), format_seconds(submitted_at)));
+    }
     if (const JsonValue* flavor = entry.find("flavor")) {
       if (flavor->kind != JsonKind::string)
         return fail(where, flavor->position,
                     fmt::format("field \"flavor\": expected an instance type name, found {}", found(*flavor)));
       out.flavor = flavor->text;
+      if (!known_flavor(out.task.team, *flavor, where)) return false;
     }
     if (const JsonValue* flavors = entry.find("pod_set_flavors")) {
       if (flavors->kind != JsonKind::array)
@@ -1372,6 +1407,7 @@ class StateDecoder {
     return true;
   }
 
+  const ir::Module& module_;
   TaskDecoder tasks_;
   ClusterStateEntries* lenient_ = nullptr;
   support::Error error_;

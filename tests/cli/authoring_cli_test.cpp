@@ -80,6 +80,26 @@ TEST_CASE("gov eval refuses a task whose id is already in the state", "[cli][eva
   CHECK(result.err.find("task id `t1` is already a task of the state") != std::string::npos);
 }
 
+// An admitted entry on an instance type its team has no quota in was dropped with a warning, and
+// the answer given as if the task held nothing (a what-if analyst's finding, session 43).
+TEST_CASE("gov eval refuses a state whose admitted task sits where its team has no quota", "[cli][eval]") {
+  const gov::test::TempDir dir("eval-foreign-flavor");
+  dir.copy_catalog();
+  const std::string policy = dir.write("p.gov", "import \"policies/catalog/aws-ml.gov\"\ncluster c { catalog = aws-ml, "
+                                                "capacity = { ml.p4d.24xlarge: 1, ml.g5.8xlarge: 1 } }\npolicy {}\n"
+                                                "team ta { quota ml.p4d.24xlarge { gpus = 4 } }\n"
+                                                "team tb { quota ml.p4d.24xlarge { gpus = 4 }\n quota ml.g5.8xlarge { gpus = 1 } }\n");
+  const std::string task = dir.write("task.json", R"({"id": "b1", "team": "tb", "gpus": 4})");
+  const std::string state = dir.write("state.json", R"({"at": 10, "admitted": [{"task": {"id": "big", "team": "ta", "gpus": 8},
+      "submitted_at": 0, "admitted_at": 0, "flavor": "ml.g5.8xlarge"}]})");
+  const auto result = run_gov("eval '" + policy + "' --task '" + task + "' --state '" + state + "'");
+  INFO(result.out << result.err);
+  CHECK(result.exit_code == 1);
+  CHECK(result.out.empty());
+  CHECK(result.err.find("state.json:2:54: admitted[0]: field \"flavor\": team \"ta\" has no quota for \"ml.g5.8xlarge\"") !=
+        std::string::npos);
+}
+
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
   const gov::test::TempDir dir("simulate-text");
   // team-b holds its 2 GPUs with b0 for two and a half hours; b1 (2 GPUs, same priority) could

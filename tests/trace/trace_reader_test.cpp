@@ -509,4 +509,15 @@ TEST_CASE("a cluster state is strict at every level, with a did-you-mean", "[tra
                            "pending": [{"task": {"id": "x", "team": "team-b", "gpus": 1}}]})",
                        error));
   CHECK(error == "pending[0]: field \"id\": duplicate task id \"x\": it is given twice");
+  // An admitted entry the policy cannot place was dropped by the engine with a warning only, and
+  // the answer changed (a what-if analyst's finding, session 43).
+  CHECK_FALSE(state_of(R"({"admitted": [{"task": {"id": "a", "team": "team-a", "gpus": 1}, "flavor": "ml.g5.8xlarg"}]})",
+                       error, &where));
+  CHECK(error == R"(admitted[0]: field "flavor": unknown instance type "ml.g5.8xlarg"; did you mean "ml.g5.8xlarge"?)");
+  CHECK(where.column == 76);  // the flavor's value
+  CHECK_FALSE(state_of(R"({"admitted": [{"task": {"id": "a", "team": "team-a", "gpus": 1}, "submitted_at": 50,
+                           "admitted_at": 40}]})",
+                       error));
+  CHECK(error == R"(admitted[0]: field "admitted_at": 40 is before the task's submitted_at 50: a task is admitted )"
+                 R"(after it is submitted)");
 }
