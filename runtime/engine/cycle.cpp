@@ -696,7 +696,13 @@ void Scheduler::decide(Entry& entry, std::vector<Decision>& out) {
     entry.result = Result::preempting;
     return;
   }
+  // The cycle's victims are charged until it ends, but their `preempted` lines come before this
+  // one: its `borrowed` is counted without them, as it fitted (a what-if analyst's finding,
+  // session 43: `borrowed gpu 2` where the team held 2 of its 4 once its victim was gone, and
+  // the stream's own reports counted nothing borrowed).
+  if (!cycle_victims_.empty()) release_cycle_victims(false);
   admit(core_, entry.task, a, out);
+  if (!cycle_victims_.empty()) release_cycle_victims(true);
   entry.result = Result::admitted;
 }
 

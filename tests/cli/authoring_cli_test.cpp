@@ -100,6 +100,35 @@ TEST_CASE("gov eval refuses a state whose admitted task sits where its team has 
         std::string::npos);
 }
 
+// A what-if analyst's finding (session 43): x was admitted in the cycle that preempted a1, after
+// a1's `preempted` line, but its `borrowed` counted a1's GPUs as still held (2 borrowed, where ta
+// held 2 of its 4 once a1 was gone), and the stream's own reports counted nothing borrowed.
+TEST_CASE("an admission in a cycle with victims counts what it borrows without them", "[cli][simulate]") {
+  const gov::test::TempDir dir("simulate-borrowed-victims");
+  dir.copy_catalog();
+  const std::string policy = dir.write(
+      "p.gov", "import \"policies/catalog/aws-ml.gov\"\ncluster c { catalog = aws-ml, capacity = { ml.p4d.24xlarge: 1 } }\n"
+               "policy {\n  task-prioritization = task-ranking\n  idle-compute = fcfs\n  priority high = 90\n  priority low = 10\n}\n"
+               "team ta {\n  quota ml.p4d.24xlarge { gpus = 4 }\n  borrow-limit = 100%\n}\n"
+               "team tb {\n  quota ml.p4d.24xlarge { gpus = 4 }\n  borrow-limit = 50%\n}\n");
+  const std::string trace = dir.write("trace.json", R"({"events": [
+    {"at": 0, "submit": {"id": "a1", "team": "ta", "gpus": 6, "priority": "low"}},
+    {"at": 30, "submit": {"id": "b1", "team": "tb", "gpus": 4, "priority": "high"}},
+    {"at": 30, "submit": {"id": "x", "team": "ta", "gpus": 2, "priority": "low"}}]})");
+  const auto result = run_gov("simulate '" + policy + "' --trace '" + trace + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  const size_t preempted = result.out.find(R"("task":"a1","outcome":"preempted")");
+  const size_t admitted = result.out.find(R"("task":"x","outcome":"admitted")");
+  REQUIRE(preempted != std::string::npos);
+  REQUIRE(admitted != std::string::npos);
+  CHECK(preempted < admitted);
+  const std::string line = result.out.substr(admitted, result.out.find('\n', admitted) - admitted);
+  CHECK(line.find(R"("borrowed":{})") != std::string::npos);
+  // a1's own admission did borrow 2 of its 6.
+  CHECK(result.out.find(R"("borrowed":{"gpu":2})") < preempted);
+}
+
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
   const gov::test::TempDir dir("simulate-text");
   // team-b holds its 2 GPUs with b0 for two and a half hours; b1 (2 GPUs, same priority) could
