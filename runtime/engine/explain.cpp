@@ -226,9 +226,23 @@ void add_pending_notes(const EngineCore& core, const Task& task, const Assignmen
                                       capacity_advice(core, task, assignment, r)));
     }
     if (contains(assignment.short_mask, r)) {
-      out.notes.push_back(fmt::format(
-          "{} more {} must be freed: it runs when tasks of the cohort finish or are cancelled",
-          quantity_text(r, assignment.short_of[ir::index(r)]), core.module.column_kubernetes_name(r)));
+      // The team's own borrowing limit can be what binds: then the cohort's tasks finishing gives
+      // it nothing (a what-if analyst's finding, session 43: the note sent the user to wait for
+      // other teams, with GPUs of the cohort idle).
+      const int32_t flavor = assignment.flavor >= 0 ? assignment.flavor : task.requested_flavor;
+      const auto team_index = static_cast<uint32_t>(task.team);
+      const bool own_limit = flavor >= 0 && core.quota.table().slot(team_index, static_cast<uint32_t>(flavor)) != 0 &&
+                             core.quota.own_limit_binds(team_index, static_cast<uint32_t>(flavor), r);
+      const std::string amount = quantity_text(r, assignment.short_of[ir::index(r)]);
+      if (own_limit) {
+        out.notes.push_back(fmt::format(
+            "{} more {} must be freed: team `{}` holds all its borrowing limit lets it on {}, so it runs when tasks of "
+            "team `{}` finish or are cancelled, or with a higher borrow limit",
+            amount, core.module.column_kubernetes_name(r), team, core.module.flavors[static_cast<size_t>(flavor)].name, team));
+      } else {
+        out.notes.push_back(fmt::format("{} more {} must be freed: it runs when tasks of the cohort finish or are cancelled",
+                                        amount, core.module.column_kubernetes_name(r)));
+      }
     }
   }
   if (parked)

@@ -254,6 +254,16 @@ Amount QuotaState::own_limit_left(uint32_t team, uint32_t flavor, ir::Resource r
   return ir::limit_add(model::checked_sub(c.lendable[i], spill), c.borrowing_limit[i]);
 }
 
+bool QuotaState::own_limit_binds(uint32_t team, uint32_t flavor, ir::Resource r) const {
+  const ir::QuotaCell& c = cell(team, flavor);
+  const size_t i = ir::index(r);
+  if (c.borrowing_limit[i] == ir::kUnlimited) return false;
+  const Amount from_cohort = !tree_                 ? cohort_left(flavor, r)
+                             : team_node_[team] < 0 ? 0
+                                                    : tree_available(team_node_[team], flavor, i);
+  return own_limit_left(team, flavor, r) <= from_cohort;  // equal: the cohort freeing more gives it nothing
+}
+
 // Both formulas of available() are max(0, private_left + min(from the cohort, lendable − spill +
 // B)) once the borrowing limit B is finite; this is that without the cohort's term.
 Amount QuotaState::own_limits_available(uint32_t team, uint32_t flavor, ir::Resource r, Amount usage) const {

@@ -100,6 +100,10 @@ class QuotaState {
   /// What the team's own limits leave it from the cohort: lendable part − spill + borrowing limit
   /// (ir::kUnlimited without a borrowing limit). A function of the team's own usage.
   Amount own_limit_left(uint32_t team, uint32_t flavor, ir::Resource r) const;
+  /// Whether available(team, flavor, r) is bounded by the team's own borrowing limit rather than
+  /// by what its cohort has left: then only the team's own tasks leaving, or a higher limit, give
+  /// it more (gov eval's explanation says which).
+  bool own_limit_binds(uint32_t team, uint32_t flavor, ir::Resource r) const;
   /// An upper bound of available(team, flavor, r) at this usage of the team, whatever the rest
   /// of the cohort holds: its own limits (local quota, lendable part, borrowing limit), as if the
   /// cohort had room without end. ir::kUnlimited when the borrowing limit is.

@@ -2,6 +2,7 @@
 // (point 12); `gov simulate --format text` counts tasks per team and gives waits in human units
 // (point 14); `idle-resource-sharing` changes a decision (point 15).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <sstream>
 #include <string>
@@ -127,6 +128,36 @@ TEST_CASE("an admission in a cycle with victims counts what it borrows without t
   CHECK(line.find(R"("borrowed":{})") != std::string::npos);
   // a1's own admission did borrow 2 of its 6.
   CHECK(result.out.find(R"("borrowed":{"gpu":2})") < preempted);
+}
+
+// A what-if analyst's finding (session 43): when a team's own borrowing limit bound, the note
+// said it runs when tasks of the cohort finish; another team's task finishing changes nothing.
+TEST_CASE("gov eval's note names the team's borrowing limit when that is what binds", "[cli][eval]") {
+  const gov::test::TempDir dir("eval-binding-limit");
+  dir.copy_catalog();
+  const std::string policy = dir.write(
+      "p.gov", "import \"policies/catalog/aws-ml.gov\"\ncluster c { catalog = aws-ml, capacity = { ml.p4d.24xlarge: 1 } }\n"
+               "policy {\n  idle-compute = fcfs\n}\n"
+               "team ta {\n  quota ml.p4d.24xlarge { gpus = 4 }\n}\n"
+               "team tb {\n  quota ml.p4d.24xlarge { gpus = 4 }\n  borrow-limit = 50%\n}\n");
+  const std::string task = dir.write("task.json", R"({"id": "b2", "team": "tb", "gpus": 2})");
+  const auto state = [&](int tb, int ta) {
+    return dir.write("state.json", fmt::format(R"({{"at": 20, "admitted": [
+      {{"task": {{"id": "b1", "team": "tb", "gpus": {}}}, "flavor": "ml.p4d.24xlarge"}},
+      {{"task": {{"id": "a1", "team": "ta", "gpus": {}}}, "flavor": "ml.p4d.24xlarge"}}]}})",
+                                               tb, ta));
+  };
+  // tb holds 6: its 4 and the 2 its limit lets it borrow.
+  const auto own = run_gov("eval '" + policy + "' --task '" + task + "' --state '" + state(6, 2) + "'");
+  INFO(own.out << own.err);
+  CHECK(own.out.find("note: 2 more nvidia.com/gpu must be freed: team `tb` holds all its borrowing limit lets it on "
+                     "ml.p4d.24xlarge, so it runs when tasks of team `tb` finish or are cancelled, or with a higher "
+                     "borrow limit") != std::string::npos);
+  // tb holds its 4 and ta its 4: the cohort has nothing left, and tb may borrow 2.
+  const auto cohort = run_gov("eval '" + policy + "' --task '" + task + "' --state '" + state(4, 4) + "'");
+  INFO(cohort.out << cohort.err);
+  CHECK(cohort.out.find("note: 2 more nvidia.com/gpu must be freed: it runs when tasks of the cohort finish or are "
+                        "cancelled") != std::string::npos);
 }
 
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
