@@ -160,6 +160,22 @@ TEST_CASE("gov eval's note names the team's borrowing limit when that is what bi
                         "cancelled") != std::string::npos);
 }
 
+// A what-if analyst's finding (session 43): the state's pending p1 was admitted at the evaluated
+// instant, which is why the team's GPUs were in use, and nothing said so.
+TEST_CASE("gov eval says which of the state's tasks were decided at the same instant", "[cli][eval]") {
+  const gov::test::TempDir dir("eval-state-decisions");
+  const std::string task = dir.write("task.json", R"({"id": "a3", "team": "team-a", "gpus": 1})");
+  const std::string state = dir.write("state.json", R"({"at": 50, "pending": [{"task": {"id": "p1", "team": "team-a",
+      "gpus": 2}, "submitted_at": 0}]})");
+  const auto result = run_gov("eval policies/examples/workshop-g5.gov --task '" + task + "' --state '" + state + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  const size_t others = result.out.find("the state's tasks at this instant, before or beside this one:\n");
+  REQUIRE(others != std::string::npos);
+  CHECK(result.out.find("  p1  team-a  admitted on ml.g5.8xlarge", others) != std::string::npos);
+  CHECK(result.out.find(R"("task":"p1")") == std::string::npos);  // not among the task's own JSON lines
+}
+
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
   const gov::test::TempDir dir("simulate-text");
   // team-b holds its 2 GPUs with b0 for two and a half hours; b1 (2 GPUs, same priority) could

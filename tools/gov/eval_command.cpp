@@ -138,10 +138,22 @@ int run_eval(const Args& args) {
   const gov::Step step = engine->step(at, {gov::Event::submit(std::move(*task))});
   // The task's decisions, and those of the tasks it preempted: an admission that needed victims
   // says whom it took.
+  std::vector<const gov::Decision*> others;
   for (const gov::Decision& d : step.decisions) {
-    if (d.task == id || (d.outcome == gov::Outcome::preempted && d.by == id)) fmt::print("{}\n", trace::decision_json(d));
+    if (d.task == id || (d.outcome == gov::Outcome::preempted && d.by == id)) {
+      fmt::print("{}\n", trace::decision_json(d));
+    } else if (d.outcome == gov::Outcome::admitted || d.outcome == gov::Outcome::preempted) {
+      others.push_back(&d);
+    }
   }
   if (auto explanation = engine->explain(id)) fmt::print("\n{}", escape_lines_for_terminal(explanation_text(*explanation)));
+  // The state's own tasks decided at the same instant (a pending one admitted, one preempted for
+  // another) change what is in use above: said, not left to be guessed (a what-if analyst's
+  // finding, session 43).
+  if (!others.empty()) {
+    fmt::print("\nthe state's tasks at this instant, before or beside this one:\n");
+    for (const gov::Decision* d : others) fmt::print("  {}\n", escape_for_terminal(trace::decision_text(*d)));
+  }
   return kOk;
 }
 
@@ -156,7 +168,8 @@ Command eval_command() {
            "Prints the task's decisions (decision-stream lines, with those of the tasks it preempted) and an\n"
            "explanation: what it needs, what its team\n"
            "has guaranteed, in use and borrowable in each instance type tried, what the cohort has idle, and which\n"
-           "preemption candidates were considered and why. STATE.json lists admitted tasks ({\"task\": {...},\n"
+           "preemption candidates were considered and why, then the state's own tasks admitted or preempted at the\n"
+           "same instant. STATE.json lists admitted tasks ({\"task\": {...},\n"
            "\"submitted_at\": s, \"admitted_at\": s, \"flavor\": \"...\"}) and pending ones ({\"task\": {...},\n"
            "\"submitted_at\": s}); task objects are the `submit` objects of a trace. A `--task` ending in `.yaml` or\n"
            "`.yml` is a Kubernetes object (Job, PyTorchJob, HyperPodPyTorchJob, RayJob, RayCluster, Workload, Pod; see\n"
