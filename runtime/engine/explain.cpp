@@ -78,8 +78,18 @@ std::string note_text(const EngineCore& core, const CandidateNote& note) {
     case CandidateNote::Verdict::given_back:
       return "not needed: the task fits without evicting it (fill-back)";
     case CandidateNote::Verdict::share_test_failed:
+      // Which test, and which of the victim team's shares it compared: identical candidates
+      // read as if the victim team's share had changed between them (a what-if analyst's
+      // finding, session 43).
+      if (note.strategy == ir::FairShareStrategy::less_than_initial_share) {
+        return fmt::format(
+            "fair sharing (less-than-initial-share): the task's team would have share {}, not below the victim "
+            "team's {} now",
+            share_text(note.preemptor_share), share_text(note.target_share));
+      }
       return fmt::format(
-          "fair sharing: the task's team would have share {}, not below the victim team's {}",
+          "fair sharing (less-than-or-equal-to-final-share): the task's team would have share {}, above the victim "
+          "team's {} once it lost this task",
           share_text(note.preemptor_share), share_text(note.target_share));
     case CandidateNote::Verdict::skipped_team_within_nominal:
       return fmt::format("its team `{}` is back within its nominal quota after earlier victims",

@@ -69,6 +69,9 @@ struct CandidateNote {
   double preemptor_share =
       0;  // share_test_failed: weighted shares compared (inf for weight-0 borrowers)
   double target_share = 0;
+  /// share_test_failed: the test that refused it. less_than_or_equal_to_final_share compares with
+  /// the victim team's share after losing the candidate; less_than_initial_share with its share now.
+  ir::FairShareStrategy strategy = ir::FairShareStrategy::less_than_or_equal_to_final_share;
 };
 struct SearchTrace {
   std::vector<CandidateNote> notes;

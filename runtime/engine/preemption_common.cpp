@@ -568,5 +568,11 @@ void note(SearchTrace* trace, uint32_t task, CandidateNote::Verdict verdict, dou
   trace->notes.push_back({task, verdict, preemptor_share, target_share});
 }
 
+void note_share_test(SearchTrace* trace, uint32_t task, ir::FairShareStrategy strategy, double preemptor_share,
+                     double target_share) {
+  if (trace == nullptr) return;
+  trace->notes.push_back({task, CandidateNote::Verdict::share_test_failed, preemptor_share, target_share, strategy});
+}
+
 }  // namespace preemption
 }  // namespace gov::engine

@@ -379,8 +379,7 @@ bool FairSearch::first_strategy(std::vector<Target>& out) {
         if (take(candidate, PreemptionKind::fair_sharing, out)) return true;
         break;  // shares changed: choose the target team again
       }
-      note(trace_, candidate, CandidateNote::Verdict::share_test_failed, preemptor_new.weighted(),
-           compared->weighted());
+      note_share_test(trace_, candidate, first_, preemptor_new.weighted(), compared->weighted());
       retry.kept.push_back(candidate);
     }
   }
@@ -433,8 +432,8 @@ bool FairSearch::second_strategy(std::vector<Target>& out) {
     if (compare_drs(preemptor_new, target_old) < 0) {
       if (take(candidate, PreemptionKind::fair_sharing, out)) return true;
     } else {
-      note(trace_, candidate, CandidateNote::Verdict::share_test_failed, preemptor_new.weighted(),
-           target_old.weighted());
+      note_share_test(trace_, candidate, ir::FairShareStrategy::less_than_initial_share, preemptor_new.weighted(),
+                      target_old.weighted());
     }
     target->dropped = true;
   }

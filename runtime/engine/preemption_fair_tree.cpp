@@ -271,7 +271,7 @@ class FairTreeSearch {
           if (take(candidate, PreemptionKind::fair_sharing, out)) return true;
           break;  // shares changed: walk the tree again
         }
-        note(trace_, candidate, CandidateNote::Verdict::share_test_failed, preemptor_new.weighted(), compared.weighted());
+        note_share_test(trace_, candidate, first_, preemptor_new.weighted(), compared.weighted());
         retry.candidates.push_back(candidate);
       }
     }
@@ -288,8 +288,8 @@ class FairTreeSearch {
       if (compare_drs(preemptor_new, target_old) < 0) {
         if (take(candidate, PreemptionKind::fair_sharing, out)) return true;
       } else {
-        note(trace_, candidate, CandidateNote::Verdict::share_test_failed, preemptor_new.weighted(),
-             target_old.weighted());
+        note_share_test(trace_, candidate, ir::FairShareStrategy::less_than_initial_share, preemptor_new.weighted(),
+                        target_old.weighted());
       }
       target->pruned = true;  // DropQueue
     }

@@ -178,6 +178,9 @@ void fill_back(const SearchContext& context, const PreemptionRequest& request, b
 
 void note(SearchTrace* trace, uint32_t task, CandidateNote::Verdict verdict,
           double preemptor_share = 0, double target_share = 0);
+/// A candidate a fair-sharing test refused, with the shares it compared and which test it was.
+void note_share_test(SearchTrace* trace, uint32_t task, ir::FairShareStrategy strategy, double preemptor_share,
+                     double target_share);
 
 /// The two searches; `out` is empty on entry.
 void classical_targets(const SearchContext& context, const PreemptionRequest& request,

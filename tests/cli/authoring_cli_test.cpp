@@ -176,6 +176,38 @@ TEST_CASE("gov eval says which of the state's tasks were decided at the same ins
   CHECK(result.out.find(R"("task":"p1")") == std::string::npos);  // not among the task's own JSON lines
 }
 
+// A what-if analyst's finding (session 43): three identical candidates read "not below the victim
+// team's 166.7" and "not below the victim team's 0": one was refused by the second test (the
+// victim team's share now), two by the first (its share once it lost the task), unsaid.
+TEST_CASE("gov eval names the fair-sharing test and the share it compared for each candidate", "[cli][eval]") {
+  const gov::test::TempDir dir("eval-share-tests");
+  dir.copy_catalog();
+  std::string teams;
+  for (const char* team : {"ta", "tb", "tc"}) {
+    teams += fmt::format("team {} {{\n  quota ml.p4d.24xlarge {{ gpus = 4 }}\n  borrow-limit = unlimited\n  fair-share-weight = 1\n}}\n",
+                         team);
+  }
+  const std::string policy = dir.write(
+      "p.gov", "import \"policies/catalog/aws-ml.gov\"\ncluster c { catalog = aws-ml, capacity = { ml.p4d.24xlarge: 2 } }\n"
+               "policy {\n  task-prioritization = task-ranking\n  idle-compute = fair-share\n  priority high = 90\n"
+               "  priority low = 10\n}\n" + teams);
+  std::string admitted;
+  for (const auto& [id, team] : std::vector<std::pair<std::string, std::string>>{{"a3", "ta"}, {"a4", "ta"}, {"a5", "ta"},
+                                                                                  {"c1", "tc"}, {"b1", "tb"}}) {
+    admitted += fmt::format(R"({}{{"task": {{"id": "{}", "team": "{}", "gpus": 2, "priority": "low"}}, "flavor": "ml.p4d.24xlarge"}})",
+                            admitted.empty() ? "" : ", ", id, team);
+  }
+  const std::string state = dir.write("state.json", R"({"at": 20, "admitted": [)" + admitted + "]}");
+  const std::string task = dir.write("task.json", R"({"id": "c2", "team": "tc", "gpus": 4, "priority": "low"})");
+  const auto result = run_gov("eval '" + policy + "' --task '" + task + "' --state '" + state + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("fair sharing (less-than-initial-share): the task's team would have share 166.7, not below the "
+                        "victim team's 166.7 now") != std::string::npos);
+  CHECK(result.out.find("fair sharing (less-than-or-equal-to-final-share): the task's team would have share 166.7, above "
+                        "the victim team's 0 once it lost this task") != std::string::npos);
+}
+
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
   const gov::test::TempDir dir("simulate-text");
   // team-b holds its 2 GPUs with b0 for two and a half hours; b1 (2 GPUs, same priority) could
