@@ -19,15 +19,22 @@ int64_t day_of(Time at) {
 
 }  // namespace
 
-UsageRow& Recorder::row(std::map<Key, UsageRow>& rows, int64_t day, const std::string& team,
-                        const std::string& flavor) {
-  auto [it, inserted] = rows.try_emplace(Key{day, team, flavor});
+UsageRow* Recorder::row(std::map<Key, UsageRow>& rows, int64_t day, const std::string& team,
+                        const std::string& flavor) const {
+  Key key{day, team, flavor};
+  if (rows.size() >= kMaxUsageRows) {
+    const auto found = rows.find(key);
+    if (found != rows.end()) return &found->second;
+    overflowed_ = true;
+    return nullptr;
+  }
+  auto [it, inserted] = rows.try_emplace(std::move(key));
   if (inserted) {
     it->second.day = day;
     it->second.team = team;
     it->second.instance_type = flavor;
   }
-  return it->second;
+  return &it->second;
 }
 
 int64_t Recorder::day_at(Time at) const { return day_of(model::checked_add(origin_, at)); }
@@ -38,11 +45,12 @@ void Recorder::charge(std::map<Key, UsageRow>& rows, const std::string& team, co
     const Time day_end = model::checked_sub(model::checked_mul(day + 1, kDay), origin_);
     const Time until = std::min(to, day_end);
     const Time span = until - from;
-    UsageRow& r = row(rows, day, team, flavor);
+    UsageRow* r = row(rows, day, team, flavor);
+    if (r == nullptr) return;  // the report overflowed: its days past here are not kept
     for (size_t i = 0; i < kReportedResources.size(); ++i) {
       const auto resource = static_cast<size_t>(kReportedResources[i]);
-      r.used[i] = model::checked_add(r.used[i], model::checked_mul(held[resource], span));
-      r.borrowed[i] = model::checked_add(r.borrowed[i], model::checked_mul(borrowed[resource], span));
+      r->used[i] = model::checked_add(r->used[i], model::checked_mul(held[resource], span));
+      r->borrowed[i] = model::checked_add(r->borrowed[i], model::checked_mul(borrowed[resource], span));
     }
     from = until;
   }
@@ -94,17 +102,17 @@ void Recorder::add(const Decision& decision) {
                         charge(rows_, team, flavor, from, to, held, borrowed);
                       });
       }
-      ++row(rows_, day_at(decision.at), task.team, task.flavor).admitted;
+      if (UsageRow* r = row(rows_, day_at(decision.at), task.team, task.flavor)) ++r->admitted;
       return;
     case Outcome::pending:
       return;
     case Outcome::preempted:
       release(task, decision.at);
-      ++row(rows_, day_at(decision.at), task.team, task.flavor).preempted;
+      if (UsageRow* r = row(rows_, day_at(decision.at), task.team, task.flavor)) ++r->preempted;
       return;
     case Outcome::finished:
       release(task, decision.at);
-      ++row(rows_, day_at(decision.at), task.team, task.flavor).finished;
+      if (UsageRow* r = row(rows_, day_at(decision.at), task.team, task.flavor)) ++r->finished;
       live_.erase(it);
       return;
     case Outcome::invalid:  // traces have unique ids: a task that never ran, or one a reload ended
@@ -128,7 +136,7 @@ std::vector<UsageRow> Recorder::usage(std::optional<Time> end) const {
   });
   for (const auto& [id, task] : live_) {
     if (!task.holding.empty()) continue;
-    ++row(rows, last_day, task.team, task.flavor).pending_at_end;
+    if (UsageRow* r = row(rows, last_day, task.team, task.flavor)) ++r->pending_at_end;
   }
   std::vector<UsageRow> out;
   out.reserve(rows.size());

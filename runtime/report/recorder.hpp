@@ -64,6 +64,13 @@ class Recorder {
   /// until `end` (default: the time of the last decision, as the summary). Does not change the
   /// recorder.
   std::vector<UsageRow> usage(std::optional<Time> end = std::nullopt) const;
+  /// The most rows a usage report holds (one per day, team and instance type): a one-line trace
+  /// whose task runs for 10^12 s spans 31,700 years, and wrote 703 MB (a what-if analyst's
+  /// finding, session 43).
+  static constexpr size_t kMaxUsageRows = 1'000'000;
+  /// Whether the usage report reached kMaxUsageRows (in add() or in a usage() call): its rows are
+  /// then incomplete, and the report must not be written.
+  bool usage_overflowed() const { return overflowed_; }
   /// The time of the last decision fed (0 before any).
   Time last_time() const { return last_; }
   /// Where time 0 falls, in milliseconds since 1970-01-01 UTC, for the usage report's days (0,
@@ -87,7 +94,9 @@ class Recorder {
   };
   using Key = std::tuple<int64_t, std::string, std::string>;  // day, team, instance type
 
-  static UsageRow& row(std::map<Key, UsageRow>& rows, int64_t day, const std::string& team, const std::string& flavor);
+  /// The row of `day`, team and instance type in `rows`, or null once kMaxUsageRows are there
+  /// (overflowed_ is then set).
+  UsageRow* row(std::map<Key, UsageRow>& rows, int64_t day, const std::string& team, const std::string& flavor) const;
   /// Adds the resource-time of [from, to) of one team and instance type to the rows of the days
   /// it spans.
   void charge(std::map<Key, UsageRow>& rows, const std::string& team, const std::string& flavor, Time from, Time to,
@@ -101,6 +110,7 @@ class Recorder {
   std::map<Key, UsageRow> rows_;
   Time last_ = 0;
   Time origin_ = 0;  // set_usage_origin
+  mutable bool overflowed_ = false;  // usage_overflowed
   std::unique_ptr<Timeline> timeline_;  // with `timeline` only
 };
 

@@ -234,3 +234,25 @@ team t2 {
   CHECK(csv.find("\n1970-01-01,t1,ml.c5.xlarge,0,0,0,0,0,0,2,2,0,1,0,1,0\n") != std::string::npos);
   CHECK(csv.find("\n1970-01-01,t1,ml.g5.8xlarge,3,2,1,0,0,0,12,12,0,0,0,0,0\n") != std::string::npos);
 }
+
+// A what-if analyst's finding (session 43): a valid one-event trace whose task runs for 10^12 s
+// wrote a 703 MB usage report (a row per day for 31,700 years).
+TEST_CASE("usage report: one past its most rows is refused, not written", "[embed][usage-report]") {
+  gov::test::ScratchDir dir("usage-report-rows");
+  const std::string trace = dir / "t.json";
+  gov::test::write_text(trace, R"({"events": [{"at": 0, "submit": {"id": "z", "team": "team-a",
+      "gpus": 1, "duration": 1000000000000}}]})");
+  const gov::test::ProgramResult run = gov::test::run_program(
+      gov::test::quoted(GOV_BINARY) + " simulate policies/examples/workshop-g5.gov --trace " + gov::test::quoted(trace) +
+      " --usage-report " + gov::test::quoted(dir / "u.csv"));
+  CHECK(run.exit_code == 1);
+  CHECK(run.err.find("not written: it would hold more than 1000000 rows") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "u.csv"));
+  // The same replay to a horizon a report can hold is written.
+  const gov::test::ProgramResult until = gov::test::run_program(
+      gov::test::quoted(GOV_BINARY) + " simulate policies/examples/workshop-g5.gov --trace " + gov::test::quoted(trace) +
+      " --until 864000 --usage-report " + gov::test::quoted(dir / "u.csv"));
+  CHECK(until.exit_code == 0);
+  const std::string csv = gov::test::read_text(dir / "u.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 11);  // the header and ten days
+}

@@ -496,6 +496,13 @@ int run_simulate(const Args& args) {
   write_stdout(out);
   if (usage_path) {
     const std::vector<report::UsageRow> rows = recorder.usage(until);
+    if (recorder.usage_overflowed()) {
+      fmt::print(stderr,
+                 "error: --usage-report `{}`: not written: it would hold more than {} rows (one per day, team and "
+                 "instance type), the most gov writes; end the replay sooner with --until SECONDS\n",
+                 escape_for_terminal(*usage_path), report::Recorder::kMaxUsageRows);
+      return kFailed;
+    }
     const std::string text =
         report::usage_format_of(*usage_path) == "csv" ? report::usage_csv(rows) : report::usage_json(rows);
     if (!write_output("usage report", *usage_path, text)) return kUsage;
