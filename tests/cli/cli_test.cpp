@@ -70,6 +70,10 @@ TEST_CASE("gov explain prints what a code means", "[cli]") {
   CHECK(result.exit_code == 0);
   CHECK(result.out.find("unknown-unit") != std::string::npos);
   CHECK(run_gov("explain E9999").exit_code == 2);
+  // A code in lower case is the code (a what-if analyst's finding, session 43); a name is not
+  // upper-cased.
+  CHECK(run_gov("explain e0020").out == result.out);
+  CHECK(run_gov("explain UNKNOWN-UNIT").exit_code == 2);
 }
 
 TEST_CASE("gov check renders huge lines in a bounded window", "[cli][hostile]") {
