@@ -208,6 +208,19 @@ TEST_CASE("gov eval names the fair-sharing test and the share it compared for ea
                         "the victim team's 0 once it lost this task") != std::string::npos);
 }
 
+// A what-if analyst's nit (session 43): `needs: ` with nothing after it, and a table header
+// without rows.
+TEST_CASE("gov eval of a task that requests nothing charged says so", "[cli][eval]") {
+  const gov::test::TempDir dir("eval-nothing");
+  const std::string task = dir.write("task.json", R"({"id": "x", "team": "team-b", "gpus": 0})");
+  const auto result = run_gov("eval policies/examples/workshop-g5.gov --task '" + task + "'");
+  INFO(result.out << result.err);
+  REQUIRE(result.exit_code == 0);
+  CHECK(result.out.find("  needs: nothing charged (no accelerators, vCPUs or memory)\n  ml.g5.8xlarge: admitted\n") !=
+        std::string::npos);
+  CHECK(result.out.find("requested  guaranteed") == std::string::npos);
+}
+
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
   const gov::test::TempDir dir("simulate-text");
   // team-b holds its 2 GPUs with b0 for two and a half hours; b1 (2 GPUs, same priority) could

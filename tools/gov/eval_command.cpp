@@ -34,9 +34,13 @@ std::string explanation_text(const gov::Explanation& e) {
     requested.push_back(partition.empty() ? fmt::format("{} {}", model::display_name(r), amount_text(r, a))
                                           : fmt::format("{} {}", partition, a));
   }
-  out += fmt::format("  needs: {}\n", fmt::join(requested, ", "));
+  // A task that requests nothing charged fits anywhere (a what-if analyst's finding, session 43:
+  // `needs: ` and a table without rows).
+  out += requested.empty() ? std::string("  needs: nothing charged (no accelerators, vCPUs or memory)\n")
+                           : fmt::format("  needs: {}\n", fmt::join(requested, ", "));
   for (const gov::FlavorExplanation& f : e.flavors) {
     out += fmt::format("  {}: {}\n", f.flavor, f.verdict);
+    if (f.resources.empty()) continue;
     out += fmt::format("    {:<12} {:>10} {:>11} {:>10} {:>10} {:>10} {:>10} {:>11}\n", "resource", "requested", "guaranteed",
                        "borrow max", "in use", "available", "maximum", "cohort idle");
     for (const gov::ResourceFigures& r : f.resources) {
