@@ -1352,6 +1352,14 @@ class StateDecoder {
                     fmt::format("field \"flavor\": expected an instance type name, found {}", found(*flavor)));
       out.flavor = flavor->text;
       if (!known_flavor(out.task.team, *flavor, where)) return false;
+      // A task that names its instance type runs there: an entry admitted elsewhere contradicts
+      // itself (a what-if analyst's nit, session 43: it was charged on `flavor` without a word).
+      if (out.task.instance_type && out.task.pod_sets.empty() && *out.task.instance_type != flavor->text) {
+        return fail(where, flavor->position,
+                    fmt::format("field \"flavor\": {}, where the task asks for {}: a task runs on the instance type it "
+                                "names",
+                                quoted(flavor->text), quoted(*out.task.instance_type)));
+      }
     }
     if (const JsonValue* flavors = entry.find("pod_set_flavors")) {
       if (flavors->kind != JsonKind::array)

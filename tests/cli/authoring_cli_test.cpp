@@ -99,6 +99,13 @@ TEST_CASE("gov eval refuses a state whose admitted task sits where its team has 
   CHECK(result.out.empty());
   CHECK(result.err.find("state.json:2:54: admitted[0]: field \"flavor\": team \"ta\" has no quota for \"ml.g5.8xlarge\"") !=
         std::string::npos);
+  // An entry admitted on another instance type than the one its task names contradicts itself.
+  const std::string elsewhere = dir.write("elsewhere.json", R"({"at": 10, "admitted": [{"task": {"id": "b0", "team": "tb",
+      "gpus": 1, "instance_type": "ml.g5.8xlarge"}, "flavor": "ml.p4d.24xlarge"}]})");
+  const auto contradicted = run_gov("eval '" + policy + "' --task '" + task + "' --state '" + elsewhere + "'");
+  CHECK(contradicted.exit_code == 1);
+  CHECK(contradicted.err.find("field \"flavor\": \"ml.p4d.24xlarge\", where the task asks for \"ml.g5.8xlarge\"") !=
+        std::string::npos);
 }
 
 // A what-if analyst's finding (session 43): x was admitted in the cycle that preempted a1, after

@@ -515,6 +515,9 @@ TEST_CASE("a cluster state is strict at every level, with a did-you-mean", "[tra
                        error, &where));
   CHECK(error == R"(admitted[0]: field "flavor": unknown instance type "ml.g5.8xlarg"; did you mean "ml.g5.8xlarge"?)");
   CHECK(where.column == 76);  // the flavor's value
+  CHECK(state_of(R"({"admitted": [{"task": {"id": "a", "team": "team-a", "gpus": 1, "instance_type": "ml.g5.8xlarge"},
+                     "flavor": "ml.g5.8xlarge"}]})",
+                 error));  // the task's instance type and its flavor agree
   CHECK_FALSE(state_of(R"({"admitted": [{"task": {"id": "a", "team": "team-a", "gpus": 1}, "submitted_at": 50,
                            "admitted_at": 40}]})",
                        error));
