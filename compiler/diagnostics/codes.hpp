@@ -52,7 +52,7 @@ enum class Severity { error, warning, note };
   X(condition_not_boolean, "E0213", "condition-not-boolean", error, "a rule's `when` condition is not true or false") \
   X(interpolation_not_allowed, "E0214", "interpolation-not-allowed", error, "`{...}` is used in a string that is not a rule message") \
   X(unknown_task, "E0215", "unknown-task", error, "a test step names a task that was not submitted before it") \
-  X(missing_cluster_or_policy, "E0216", "missing-cluster-or-policy", error, "a policy that is inspected, simulated, applied or compiled needs exactly one `cluster` and one `policy`") \
+  X(missing_cluster_or_policy, "E0216", "missing-cluster-or-policy", error, "a policy that is inspected, simulated, applied or compiled needs exactly one `cluster` (a missing `policy` block is `policy {}`)") \
   X(duplicate_cluster_or_policy, "E0217", "duplicate-cluster-or-policy", error, "more than one `cluster` or `policy` declaration") \
   X(missing_property, "E0218", "missing-property", error, "a required property is missing (such as an instance type's `vcpus`)") \
   X(unknown_rule, "E0219", "unknown-rule", error, "a test names a rule that does not exist") \
