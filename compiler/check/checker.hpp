@@ -173,7 +173,8 @@ class Checker {
   /// appended to `out` as (profile, count); counts checked, profiles left to the engine.
   void partition_amounts(const ast::Value& map, SourceId source, std::vector<std::pair<std::string, int64_t>>& out);
   void expect(const ast::Step& step, SourceId source, const std::map<std::string, Location>& submitted, TestStep& out);
-  void known_rule(const ast::Name& name, SourceId source);
+  /// `name` is a rule of the policy that takes `action` (E0219 for an unknown one, E0045 for the other action).
+  void known_rule(const ast::Name& name, SourceId source, ast::RuleAction action);
 
  private:
   const Program& program_;

@@ -120,6 +120,23 @@ class Validator {
       diagnostics_.report(std::move(d));
       return;
     }
+    // A clause that names one fact given twice (two `borrowing`, two reasons): only one can hold,
+    // and the test checked the last (a policy author's finding, session 43: `borrowing { gpus =
+    // 1 } borrowing { }` passed with nothing borrowed). `on` and `warned by` may repeat: a task
+    // has pod sets on several types and may match several warn rules.
+    std::map<C, Span> given;
+    for (const ast::ExpectClause& c : step.clauses) {
+      if (c.kind == C::on || c.kind == C::warned_by) continue;
+      const auto [first, inserted] = given.emplace(c.kind, c.span);
+      if (inserted) continue;
+      const std::string what = c.kind == C::word ? std::string("a reason") : fmt::format("`{}`", clause_word(c.kind));
+      Diagnostic d = make_diagnostic(Code::duplicate_property, at(c.span),
+                                     fmt::format("{} is given twice in one `expect`: a decision has one", what),
+                                     "given again here");
+      d.notes.push_back({at(first->second), "first given here"});
+      d.help = "remove one of them, or expect the other in a step of its own";
+      diagnostics_.report(std::move(d));
+    }
     for (const ast::ExpectClause& c : step.clauses) {
       if (c.kind == C::borrowing || c.kind == C::short_of) block(c.resources, BlockKind::resources, "resources");
       const std::vector<std::string_view> words = words_for(outcome);
@@ -155,6 +172,20 @@ class Validator {
   }
 
  private:
+  static std::string_view clause_word(ast::ExpectClause::Kind kind) {
+    using C = ast::ExpectClause::Kind;
+    switch (kind) {
+      case C::on: return "on";
+      case C::by: return "by";
+      case C::warned_by: return "warned by";
+      case C::borrowing: return "borrowing";
+      case C::short_of: return "short";
+      case C::message: return "message";
+      case C::word: return "reason";
+    }
+    return "clause";
+  }
+
   static std::vector<std::string_view> words_for(std::string_view outcome) {
     if (outcome == "pending") {
       return {"waiting-for-quota", "exceeds-max-quota", "waiting-for-preemption", "no-matching-flavor",

@@ -175,14 +175,14 @@ void Checker::expect(const ast::Step& step, SourceId source, const std::map<std:
       case K::by:
         out.by = c.name.text;
         if (out.outcome == "rejected") {
-          known_rule(c.name, source);
+          known_rule(c.name, source, ast::RuleAction::deny);
         } else {
           known_task(c.name, source, submitted);
         }
         break;
       case K::warned_by:
         out.warned_by.push_back(c.name.text);
-        known_rule(c.name, source);
+        known_rule(c.name, source, ast::RuleAction::warn);
         break;
       case K::borrowing: out.borrowing = resources(c.resources, source); break;
       case K::short_of: out.short_of = resources(c.resources, source); break;
@@ -199,9 +199,23 @@ void Checker::expect(const ast::Step& step, SourceId source, const std::map<std:
   }
 }
 
-void Checker::known_rule(const ast::Name& name, SourceId source) {
+void Checker::known_rule(const ast::Name& name, SourceId source, ast::RuleAction action) {
   const Names& rules = rule_lookup();
-  if (rules.index.contains(name.text)) return;
+  if (rules.index.contains(name.text)) {
+    // `rejected by` a warn rule, or `warned by` a deny rule, can never hold (a policy author's
+    // finding, session 43: the first passed the checker and failed only when run).
+    const auto rule = std::find_if(policy_.rules.begin(), policy_.rules.end(), [&](const Rule& r) { return r.name == name.text; });
+    if (rule != policy_.rules.end() && rule->action != action) {
+      const bool warns = rule->action == ast::RuleAction::warn;
+      Diagnostic& d = report(Code::clause_not_allowed, {source, name.span},
+                             fmt::format("rule `{}` {}: it never {} a task", name.text, warns ? "only warns" : "denies",
+                                         warns ? "rejects" : "only warns about"),
+                             warns ? "a warn rule" : "a deny rule");
+      d.notes.push_back({rule->where, fmt::format("`{}` is declared here", name.text)});
+      d.help = warns ? "a task it matches is admitted `warned by` it" : "a task it matches is `rejected by` it";
+    }
+    return;
+  }
   const std::vector<std::string>& names = rules.list;
   Diagnostic& d = report(Code::unknown_rule, {source, name.span}, fmt::format("unknown rule `{}`", name.text), "no such rule");
   d.help = did_you_mean(name.text, names).value_or(names.empty() ? "the policy has no rules"

@@ -33,7 +33,7 @@ enum class Severity { error, warning, note };
   X(expected_expression, "E0035", "expected-expression", error, "a rule condition or operand is missing") \
   X(chained_comparison, "E0036", "chained-comparison", error, "comparisons are chained, as in `a < b < c`") \
   X(unknown_property, "E0040", "unknown-property", error, "a block has a property it does not define") \
-  X(duplicate_property, "E0041", "duplicate-property", error, "a property is given twice in one block") \
+  X(duplicate_property, "E0041", "duplicate-property", error, "a property is given twice in one block, or a clause twice in one `expect`") \
   X(wrong_value_kind, "E0042", "wrong-value-kind", error, "a property's value is of the wrong kind, such as a number where a percentage is expected") \
   X(unknown_enum_value, "E0043", "unknown-enum-value", error, "a property is set to a value that is not one of its choices") \
   X(unknown_outcome, "E0044", "unknown-outcome", error, "an `expect` step names an outcome that does not exist") \

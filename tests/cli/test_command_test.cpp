@@ -294,3 +294,35 @@ TEST_CASE("gov fmt keeps a CRLF file CRLF and an LF file LF", "[cli]") {
   CHECK(run_gov("fmt " + quoted(lf)).exit_code == 0);
   CHECK(gov::test::read_text(lf) == "policy {\n  priority training = 50\n}\n");
 }
+
+// A policy author's findings (session 43): a clause given twice in one `expect` had only its last
+// checked, so `borrowing { gpus = 1 } borrowing { }` passed with nothing borrowed; and `rejected
+// by` a warn rule passed the checker, failing only when run.
+TEST_CASE("gov check refuses an expect that states one fact twice or names a rule of the other kind", "[cli]") {
+  const std::string rules = "rule big {\n  when task.gpus > 1\n  warn \"big\"\n}\nrule huge {\n  when task.gpus > 2\n  deny \"huge\"\n}\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"expect a admitted borrowing { gpus = 1 } borrowing { }", "error[E0041]: `borrowing` is given twice in one `expect`"},
+      {"expect a pending waiting-for-quota exceeds-max-quota", "error[E0041]: a reason is given twice in one `expect`"},
+      {"expect a admitted message \"nope\" message \"Quota reserved in ClusterQueue ta\"",
+       "error[E0041]: `message` is given twice in one `expect`"},
+      {"expect a rejected by big", "error[E0045]: rule `big` only warns: it never rejects a task"},
+      {"expect a admitted warned by huge", "error[E0045]: rule `huge` denies: it never only warns about a task"},
+  };
+  for (const auto& [expect, message] : cases) {
+    const Written file("twice.gov", std::string(kHeader) + rules + "test \"t\" {\n  submit a { team = ta, gpus = 1 }\n  " +
+                                        expect + "\n}\n");
+    const gov::test::CommandResult r = run_gov("test " + quoted(file.path));
+    INFO(expect << "\n" << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err.find(message) != std::string::npos);
+    CHECK(r.out.find("1 file did not check") != std::string::npos);
+  }
+  // `warned by` may repeat: a task can match several warn rules.
+  const Written many("many.gov", std::string(kHeader) +
+                                     "rule wide {\n  when task.gpus > 0\n  warn \"wide\"\n}\n"
+                                     "rule any {\n  when task.gpus >= 1\n  warn \"any\"\n}\n"
+                                     "test \"t\" {\n  submit a { team = ta, gpus = 1 }\n  expect a admitted warned by wide warned by any\n}\n");
+  const gov::test::CommandResult ok = run_gov("test " + quoted(many.path));
+  INFO(ok.out << ok.err);
+  CHECK(ok.exit_code == 0);
+}
