@@ -613,3 +613,67 @@ TEST_CASE("gov lsp: an error in an imported file shows on the import line", "[ls
   CHECK(edit["range"]["end"]["character"].integer() == 22);
   CHECK(edit["newText"].str() == "ml.g5.8xlarge");
 }
+
+// A policy author's findings (session 43), each a protocol case the server got wrong.
+TEST_CASE("gov lsp: no stale quick fix, watched files re-check, // comments, placeless notes, one initialize", "[lsp]") {
+  Session s;
+  s.open(s.catalog_uri, kCatalog);
+  const std::string typo = std::string(kPolicy).replace(std::string(kPolicy).find("when task.team"), 14, "when task.tean");
+  s.open(s.policy_uri, typo);
+  REQUIRE(any_code(s.client.diagnostics(s.policy_uri), "E0209"));
+  // Two spaces typed before the field, and a quick fix asked at once: the published diagnostics
+  // are of the older text, whose spans would replace the wrong bytes (`task.teanan`). No fix
+  // until they are of this text.
+  std::string moved = typo;
+  moved.replace(moved.find("when task.tean"), 14, "when   task.tean");
+  s.change(s.policy_uri, moved, 2);
+  const int line = 16;  // the rule's `when`
+  s.client.request(10, "textDocument/codeAction",
+                   R"({"textDocument":{"uri":")" + s.policy_uri + R"("},"range":{"start":{"line":)" + std::to_string(line) +
+                       R"(,"character":9},"end":{"line":)" + std::to_string(line) + R"(,"character":9}},"context":{"diagnostics":[]}})");
+  CHECK(s.client.response(10)["result"].size() == 0);
+  // Once the diagnostics are of this text, the fix is offered where the field now is.
+  REQUIRE(any_code(s.client.diagnostics(s.policy_uri), "E0209"));
+  s.client.request(11, "textDocument/codeAction",
+                   R"({"textDocument":{"uri":")" + s.policy_uri + R"("},"range":{"start":{"line":)" + std::to_string(line) +
+                       R"(,"character":9},"end":{"line":)" + std::to_string(line) + R"(,"character":9}},"context":{"diagnostics":[]}})");
+  const Json fixes = s.client.response(11)["result"];
+  REQUIRE(fixes.size() == 1);
+  CHECK(fixes[0]["edit"]["changes"][s.policy_uri][0]["range"]["start"]["character"].integer() == 9);
+
+  // A file changed on disk, not open: the editor's file watcher says so, and importers re-check.
+  s.client.notify("textDocument/didClose", R"({"textDocument":{"uri":")" + s.catalog_uri + R"("}})");
+  s.change(s.policy_uri, kPolicy, 3);
+  CHECK(s.client.diagnostics(s.policy_uri).size() == 0);
+  std::string smaller = kCatalog;
+  smaller.erase(smaller.find("  instance ml.g5.8xlarge"), smaller.find("  instance ml.p5") - smaller.find("  instance ml.g5.8xlarge"));
+  gov::test::write_text(s.catalog, smaller);
+  s.client.notify("workspace/didChangeWatchedFiles", R"({"changes":[{"uri":")" + s.catalog_uri + R"(","type":2}]})");
+  CHECK(any_code(s.client.diagnostics(s.policy_uri), "E0203"));
+  gov::test::write_text(s.catalog, kCatalog);
+  s.client.notify("workspace/didChangeWatchedFiles", R"({"changes":[{"uri":")" + s.catalog_uri + R"(","type":2}]})");
+  CHECK(s.client.diagnostics(s.policy_uri).size() == 0);
+
+  // `//` is a comment: no reference in it, and no block opened by a brace in it.
+  std::string commented = kPolicy;
+  commented.replace(commented.find("team team-a {"), 13, "// team-a {owns} it\nteam team-a {");
+  s.change(s.policy_uri, commented, 4);
+  CHECK(s.client.diagnostics(s.policy_uri).size() == 0);
+  s.client.request(12, "textDocument/references", R"({"textDocument":{"uri":")" + s.policy_uri +
+                                                      R"("},"position":{"line":12,"character":6},"context":{"includeDeclaration":true}})");
+  const Json references = s.client.response(12);  // kept: a temporary in the range would dangle
+  CHECK(references["result"].size() >= 2);      // the declaration and the rule's use
+  for (const Json& location : references["result"].items) CHECK(location["range"]["start"]["line"].integer() != 11);
+
+  // A note without a place is in the message, as `gov check` prints it.
+  std::string bidi = kPolicy;
+  bidi.replace(bidi.find("team team-a {"), 13, "team team-a { # \xE2\x80\xAE");
+  s.change(s.policy_uri, bidi, 5);
+  const Json shown = s.client.diagnostics(s.policy_uri);
+  REQUIRE(shown.size() >= 1);
+  CHECK(shown[0]["message"].str().find("\nnote: these characters make text display in another order") != std::string::npos);
+
+  // A second initialize is refused; the workspace stays.
+  s.client.request(13, "initialize", R"({"processId":null,"rootUri":"file:///","capabilities":{}})");
+  CHECK(s.client.response(13)["error"]["code"].integer() == -32600);
+}
