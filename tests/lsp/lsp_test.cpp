@@ -677,3 +677,38 @@ TEST_CASE("gov lsp: no stale quick fix, watched files re-check, // comments, pla
   s.client.request(13, "initialize", R"({"processId":null,"rootUri":"file:///","capabilities":{}})");
   CHECK(s.client.response(13)["error"]["code"].integer() == -32600);
 }
+
+// A policy author's findings (session 43): a team and a priority class of one name (as in the
+// shipped mig-partitions.gov) were one name to hover, definition and references; and an
+// instance type showed the first catalog's definition, not the cluster's.
+TEST_CASE("gov lsp: a team and a class of one name, and the cluster's catalog's instance type", "[lsp]") {
+  Session s;
+  s.open(s.catalog_uri, kCatalog);
+  const std::string text = std::string(kPolicy) +
+                           "team high {\n  quota ml.g5.8xlarge { instances = 1 }\n}\n"                  // lines 19-21
+                           "test \"t\" {\n  submit a { team = high, priority = high, gpus = 1 }\n  expect a admitted\n}\n"  // 22-25
+                           "catalog other {\n  instance ml.g5.8xlarge { gpus = 1, vcpus = 30, memory = 120 GiB }\n}\n";
+  s.open(s.policy_uri, text);
+  const Json diagnostics = s.client.diagnostics(s.policy_uri);
+  INFO((diagnostics.size() > 0 ? diagnostics[0]["message"].str() : std::string()));
+  REQUIRE(diagnostics.size() == 0);
+  const int submit_line = 23;
+  const int class_at = static_cast<int>(std::string("  submit a { team = high, priority = ").size());
+  s.client.request(20, "textDocument/hover", s.at(s.policy_uri, submit_line, class_at + 1));
+  CHECK(s.client.response(20)["result"]["contents"]["value"].str().rfind("**priority class high**", 0) == 0);
+  s.client.request(21, "textDocument/hover", s.at(s.policy_uri, submit_line, 20));  // team = high
+  CHECK(s.client.response(21)["result"]["contents"]["value"].str().rfind("**team high**", 0) == 0);
+  s.client.request(22, "textDocument/definition", s.at(s.policy_uri, submit_line, class_at + 1));
+  CHECK(s.client.response(22)["result"]["range"]["start"]["line"].integer() == 8);  // `priority high = 90`
+  s.client.request(23, "textDocument/references",
+                   R"({"textDocument":{"uri":")" + s.policy_uri + R"("},"position":{"line":8,"character":12},"context":{"includeDeclaration":true}})");
+  const Json references = s.client.response(23);  // kept: a temporary in the range would dangle
+  std::vector<std::pair<int64_t, int64_t>> at;
+  for (const Json& location : references["result"].items) {
+    at.emplace_back(location["range"]["start"]["line"].integer(), location["range"]["start"]["character"].integer());
+  }
+  CHECK(at == std::vector<std::pair<int64_t, int64_t>>{{8, 11}, {submit_line, class_at}});
+  // The cluster uses `lab`: its ml.g5.8xlarge, with 32 vCPUs, not `other`'s 30.
+  s.client.request(24, "textDocument/hover", s.at(s.policy_uri, 4, 16));
+  CHECK(s.client.response(24)["result"]["contents"]["value"].str().find("32 vcpus") != std::string::npos);
+}

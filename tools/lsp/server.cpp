@@ -72,6 +72,43 @@ std::pair<uint32_t, uint32_t> word_at(std::string_view text, uint32_t offset) {
   return {begin, end};
 }
 
+/// What a bare name stands for, by the words before it on its line. A team and a priority class
+/// may share a name (the language resolves a name by what the other operand expects), and hover,
+/// definition and references took the team for the class in the shipped mig-partitions.gov (a
+/// policy author's finding, session 43).
+enum class NameKind { any, team, priority_class };
+
+NameKind kind_at(std::string_view text, uint32_t begin) {
+  const size_t newline = begin == 0 ? std::string_view::npos : text.rfind('\n', begin - 1);
+  std::string_view before = text.substr(newline == std::string_view::npos ? 0 : newline + 1);
+  before = before.substr(0, begin - (newline == std::string_view::npos ? 0 : newline + 1));
+  const auto trim = [&] {
+    while (!before.empty() && (before.back() == ' ' || before.back() == '\t')) before.remove_suffix(1);
+  };
+  trim();
+  // Inside a list (`task.team in [a, b`): what stands before the list.
+  if (!before.empty() && (before.back() == '[' || before.back() == ',')) {
+    const size_t open = before.rfind('[');
+    if (open == std::string_view::npos) return NameKind::any;
+    before = before.substr(0, open);
+    trim();
+    if (before.size() >= 3 && before.substr(before.size() - 3) == " in") before.remove_suffix(3);
+    trim();
+  } else {
+    // After `=`, `==` or `!=`.
+    while (!before.empty() && (before.back() == '=' || before.back() == '!')) before.remove_suffix(1);
+    trim();
+  }
+  size_t start = before.size();
+  while (start > 0 && name_char(before[start - 1])) --start;
+  const std::string_view word = before.substr(start);
+  if (word == "team" || word == "task.team") return NameKind::team;
+  if (word == "priority" || word == "task.priority" || word == "default-priority" || word == "max-priority-threshold") {
+    return NameKind::priority_class;
+  }
+  return NameKind::any;
+}
+
 /// Whether a comment starts at `i`: `#` or `//` to the end of the line (docs/language.md; `//`
 /// was read as code, so names in it were references and a `{` in it opened a block: a policy
 /// author's finding, session 43).
@@ -535,7 +572,9 @@ class Server {
     const std::string word = document.text.substr(begin, end - begin);
     const std::shared_ptr<const Checked> current = checked_of(document);
     const Checked& checked = *current;
-    const std::string text = hover_text(word, checked);
+    const size_t line_start = begin == 0 ? 0 : document.text.rfind('\n', begin - 1) + 1;
+    const bool commented = in_comment(std::string_view(document.text).substr(line_start, begin - line_start));
+    const std::string text = commented ? std::string() : hover_text(word, checked, kind_at(document.text, begin));
     if (text.empty()) {
       send_result(id, [](JsonWriter& out) { out.null(); });
       return std::nullopt;
@@ -560,7 +599,12 @@ class Server {
     return model::format_amount(r, a, format);
   }
 
+  /// The instance type the checker uses: the cluster's catalog's (its `extends` resolved) before
+  /// any other catalog's (an unused extension's redefinition was shown: a policy author's finding).
   static const check::InstanceType* type_named(const check::Policy& p, const std::string& name) {
+    for (const check::InstanceType& t : p.types()) {
+      if (t.name == name) return &t;
+    }
     for (const check::Catalog& catalog : p.catalogs) {
       for (const check::InstanceType& t : catalog.types) {
         if (t.name == name) return &t;
@@ -577,7 +621,7 @@ class Server {
     return out;
   }
 
-  static std::string hover_text(const std::string& word, const Checked& checked) {
+  static std::string hover_text(const std::string& word, const Checked& checked, NameKind kind) {
     if (word.size() == 5 && (word[0] == 'E' || word[0] == 'W')) {
       if (std::optional<CodeInfo> info = find_code(word)) {
         return fmt::format("**{}** `{}` ({}): {}", info->id, info->name, severity_name(info->severity), info->summary);
@@ -585,6 +629,9 @@ class Server {
     }
     if (checked.checked() == nullptr || word.empty()) return {};
     const check::Policy& p = checked.checked()->result.policy;
+    if (kind == NameKind::priority_class) {
+      if (std::string text = class_hover(p, word); !text.empty()) return text;
+    }
     if (const check::InstanceType* t = type_named(p, word)) {
       std::vector<std::string> parts;
       for (model::Resource r : model::kAllResources) {
@@ -606,7 +653,7 @@ class Server {
       return out;
     }
     for (const check::Team& team : p.teams) {
-      if (team.name != word) continue;
+      if (team.name != word || kind == NameKind::priority_class) continue;
       std::string out = fmt::format("**team {}**: {}, borrow limit {}, fair-share weight {}{}", team.name,
                                     check::word_of(team.sharing), team.borrow_limit_text(),
                                     model::weight_text(team.fair_share_weight_micros),
@@ -653,6 +700,10 @@ class Server {
       }
       return out;
     }
+    return class_hover(p, word);
+  }
+
+  static std::string class_hover(const check::Policy& p, const std::string& word) {
     std::vector<const check::PriorityClass*> ranked;
     for (const check::PriorityClass& c : p.classes) ranked.push_back(&c);
     std::stable_sort(ranked.begin(), ranked.end(), [](auto* a, auto* b) { return a->weight > b->weight; });
@@ -691,8 +742,14 @@ class Server {
       if (path.empty()) return std::nullopt;
       return Target{path, program.sources.get(where.source).text(), where.span};
     };
+    const NameKind kind = kind_at(document.text, begin);
+    if (kind == NameKind::priority_class) {
+      for (const check::PriorityClass& c : p.classes) {
+        if (c.name == word) return at(c.where);
+      }
+    }
     for (const check::Team& t : p.teams) {
-      if (t.name == word) return at(t.where);
+      if (t.name == word && kind != NameKind::priority_class) return at(t.where);
     }
     for (const check::Cohort* c : cohorts_of(p)) {
       if (c->name == word) return at(c->where);
@@ -700,13 +757,27 @@ class Server {
     for (const check::PriorityClass& c : p.classes) {
       if (c.name == word) return at(c.where);
     }
+    if (const check::InstanceType* t = type_named(p, word)) return at(t->where);
     for (const check::Catalog& catalog : p.catalogs) {
       if (catalog.name == word) return at(catalog.where);
-      for (const check::InstanceType& t : catalog.types) {
-        if (t.name == word) return at(t.where);
-      }
     }
     return std::nullopt;
+  }
+
+  /// Whether `target` declares a team or a priority class (else `any`).
+  static NameKind kind_of_declaration(const Checked& checked, const Target& target) {
+    if (checked.checked() == nullptr) return NameKind::any;
+    const check::Policy& p = checked.checked()->result.policy;
+    const auto is = [&](const Location& where) {
+      return checked.path_of(where.source) == target.path && where.span.begin == target.span.begin;
+    };
+    for (const check::Team& t : p.teams) {
+      if (is(t.where)) return NameKind::team;
+    }
+    for (const check::PriorityClass& c : p.classes) {
+      if (is(c.where)) return NameKind::priority_class;
+    }
+    return NameKind::any;
   }
 
   static void location_json(JsonWriter& out, const Target& target) {
@@ -745,6 +816,7 @@ class Server {
     if (declared && declared->span.end > declared->span.begin) {
       const auto [begin, end] = word_at(document.text, offset);
       const std::string word = document.text.substr(begin, end - begin);
+      const NameKind declared_kind = kind_of_declaration(*current, *declared);
       // This document's policy, and every open document's that imports this file: a team
       // declared here is used by the policies that import it.
       std::vector<std::shared_ptr<const Checked>> checks{current};
@@ -769,6 +841,9 @@ class Server {
           if (path.empty()) continue;
           const std::string_view text = program.sources.get(file.source).text();
           for (uint32_t at : occurrences(text, word)) {
+            // A team's references are not its namesake class's uses, nor the reverse.
+            const NameKind kind = kind_at(text, at);
+            if (kind != NameKind::any && declared_kind != NameKind::any && kind != declared_kind) continue;
             if (!seen.emplace(path, at).second) continue;
             if (!with_declaration && path == declared->path && at == declared->span.begin) continue;
             found.push_back({path, text, {at, at + static_cast<uint32_t>(word.size())}});
