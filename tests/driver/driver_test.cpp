@@ -197,6 +197,12 @@ TEST_CASE("gov fmt - formats standard input to standard output", "[driver]") {
   const auto syntax = test::run_gov("fmt - < '" + dir.write("broken.gov", "team {\n") + "'");
   CHECK(syntax.exit_code == 1);
   CHECK(syntax.err.find("error: `<stdin>` has syntax errors; not formatted") != std::string::npos);
+  // A shape error (a misspelled key, a wrong choice) drops nothing: the file formats as written
+  // (a policy author's finding, session 43: it was refused as a syntax error).
+  const auto shaped = test::run_gov("fmt - < '" + dir.write("shape.gov", "team x {\n    sharng=lendd\n}\n") + "'");
+  INFO(shaped.err);
+  CHECK(shaped.exit_code == 0);
+  CHECK(shaped.out == "team x {\n  sharng = lendd\n}\n");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `gov fmt`: rewrite policy files in the canonical layout, or check that they are.
 #include <fmt/format.h>
 
+#include "compiler/check/schema.hpp"
 #include "compiler/diagnostics/atomic_write.hpp"
 #include "compiler/diagnostics/render.hpp"
 #include "compiler/support/terminal_text.hpp"
@@ -34,7 +35,11 @@ int run_fmt(const Args& args) {
     }
     const check::Program& program = policy->checked.program;
     const std::string shown = path == "-" ? "<stdin>" : path;
-    if (program.diagnostics.has_errors()) {
+    // A shape error (an unknown property, a value of the wrong kind: E0040–E0045) leaves every
+    // declaration in place, so the file formats as written; only a syntax error, which drops
+    // text, stops it (a policy author's finding, session 43: one misspelled key blocked `gov fmt`,
+    // which called it a syntax error).
+    if (check::stops_checking(program.diagnostics)) {
       fmt::print(stderr, "{}", render_all(program.diagnostics, program.sources));
       fmt::print(stderr, "error: `{}` has syntax errors; not formatted\n", display_path(shown));
       status = std::max(status, int{kFailed});
@@ -78,7 +83,8 @@ Command fmt_command() {
            "With --check nothing is written: the files that are not formatted are listed and the exit status is 1.\n"
            "With --diff nothing is written either: what would change is printed as a unified diff, exit status 1.\n"
            "FILE `-` formats standard input to standard output.\n"
-           "Files with syntax errors are never rewritten.",
+           "Files with syntax errors are never rewritten; shape errors (E0040-E0045, an unknown property) drop\n"
+           "nothing and do not stop formatting.",
            {{"check", "", "only check; list the files that would change and exit 1 if any"},
             {"diff", "", "only check; print what would change as a unified diff and exit 1 if anything would"}}},
           run_fmt};

@@ -874,7 +874,7 @@ class Server {
     Document& document = *std::get<Document*>(requested);
     const driver::Result result = parsed(document);
     std::optional<std::string> formatted;
-    if (result.policy && !result.policy->checked.program.diagnostics.has_errors() &&
+    if (result.policy && !check::stops_checking(result.policy->checked.program.diagnostics) &&
         !result.policy->checked.program.files.empty()) {
       const check::Program& program = result.policy->checked.program;
       formatted = format::format(program.files.front().ast, program.sources.get(program.files.front().source));
