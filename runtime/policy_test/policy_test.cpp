@@ -40,7 +40,8 @@ std::string resources_text(const gov::ResourceAmounts& amounts) {
         break;
     }
   }
-  return fmt::format("{{ {} }}", fmt::join(parts, ", "));
+  // Nothing is `{}`, as `gov fmt` writes it (it read `{  }`: a policy author's nit, session 43).
+  return parts.empty() ? std::string("{}") : fmt::format("{{ {} }}", fmt::join(parts, ", "));
 }
 
 /// Equal as sets of nonzero amounts (an expectation lists the nonzero amounts written, in
