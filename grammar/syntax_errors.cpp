@@ -382,8 +382,26 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
       }
       break;  // "expected a name, found ..."
     }
-    case K::token:
+    case K::token: {
       if (auto d = declaration_inside_block(ctx, text, offset)) return *d;
+      const std::string word(source.substr(token.begin, token.end - token.begin));
+      // A near miss of a rule's action (`dney`), and a field in capitals (`task.Gpus`): said
+      // as such, with the fix (a policy author's findings, session 43).
+      if (text == "expected `deny` or `warn` and a message") {
+        if (auto guess = did_you_mean(word, {"deny", "warn"})) {
+          Diagnostic d = make_diagnostic(Code::expected_token, at(token), fmt::format("{}, found {}", text, found),
+                                         "not `deny` or `warn`");
+          d.help = *guess;
+          return d;
+        }
+        if (word.size() > 1 && word[0] == '.' && model::kebab_case(word.substr(1)) != word.substr(1)) {
+          Diagnostic d = make_diagnostic(Code::invalid_name, at({token.begin + 1, token.end}),
+                                         fmt::format("invalid field name `{}`", word.substr(1)),
+                                         "not a valid field name");
+          d.help = fmt::format("field names are lower case: `{}`", model::kebab_case(word.substr(1)));
+          return d;
+        }
+      }
       if (text == "expected `{`" && source.substr(token.begin, 1) == ":") {
         Diagnostic d = make_diagnostic(Code::expected_token, at(token), fmt::format("{}, found {}", text, found),
                                        "expected `{`");
@@ -391,6 +409,7 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
         return d;
       }
       break;
+    }
   }
   // When the expected token is missing at the end of a line, point there, not at the
   // next line's first token.

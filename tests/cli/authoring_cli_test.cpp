@@ -228,6 +228,20 @@ TEST_CASE("gov eval of a task that requests nothing charged says so", "[cli][eva
   CHECK(result.out.find("requested  guaranteed") == std::string::npos);
 }
 
+// A policy author's findings (session 43): `dney` had no did-you-mean (so no quick fix), and a
+// field in capitals was "expected `deny` or `warn`, found `.Gpus`".
+TEST_CASE("gov check suggests deny for a near miss and lower case for a field in capitals", "[cli]") {
+  const gov::test::TempDir dir("rule-near-misses");
+  const auto near_miss = run_gov("check '" + dir.write("a.gov", "rule r {\n  when task.gpus > 1\n  dney \"x\"\n}\n") + "'");
+  CHECK(near_miss.exit_code == 1);
+  CHECK(near_miss.err.find("a.gov:3:3: error[E0032]: expected `deny` or `warn` and a message, found `dney`") != std::string::npos);
+  CHECK(near_miss.err.find("= help: did you mean `deny`?") != std::string::npos);
+  const auto capitals = run_gov("check '" + dir.write("b.gov", "rule r {\n  when task.Gpus > 1\n  deny \"x\"\n}\n") + "'");
+  CHECK(capitals.exit_code == 1);
+  CHECK(capitals.err.find("b.gov:2:13: error[E0034]: invalid field name `Gpus`") != std::string::npos);
+  CHECK(capitals.err.find("= help: field names are lower case: `gpus`") != std::string::npos);
+}
+
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
   const gov::test::TempDir dir("simulate-text");
   // team-b holds its 2 GPUs with b0 for two and a half hours; b1 (2 GPUs, same priority) could
