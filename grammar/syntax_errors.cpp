@@ -415,7 +415,11 @@ Diagnostic syntax_diagnostic(const ParseContext& ctx, SyntaxError error, uint32_
   // next line's first token.
   const uint32_t previous_end = end_of_previous_token(source, offset);
   const bool line_break_before = source.substr(previous_end, offset - previous_end).find('\n') != std::string_view::npos;
-  const Span primary = kind == K::token && line_break_before ? Span{previous_end, previous_end} : token;
+  // A rule's `when` stands on a line of its own: the token found in its place is what the message
+  // names, so the caret goes under it (it sat after the rule's `{`, a line above the `deny` the
+  // message named: a policy author's finding, session 43).
+  const bool own_line = text == "expected `when` and a condition";
+  const Span primary = kind == K::token && line_break_before && !own_line ? Span{previous_end, previous_end} : token;
   std::string label(text);
   if (kind == K::block_close) label = "unexpected " + (found.front() == '`' ? std::string("token") : found);
   Diagnostic d = make_diagnostic(Code::expected_token, at(primary), fmt::format("{}, found {}", text, found), label);

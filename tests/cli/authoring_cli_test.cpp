@@ -240,6 +240,9 @@ TEST_CASE("gov check suggests deny for a near miss and lower case for a field in
   CHECK(capitals.exit_code == 1);
   CHECK(capitals.err.find("b.gov:2:13: error[E0034]: invalid field name `Gpus`") != std::string::npos);
   CHECK(capitals.err.find("= help: field names are lower case: `gpus`") != std::string::npos);
+  // A rule without `when`: the caret under the `deny` the message names, not after the `{`.
+  const auto no_when = run_gov("check '" + dir.write("c.gov", "rule r {\n  deny \"x\"\n}\n") + "'");
+  CHECK(no_when.err.find("c.gov:2:3: error[E0032]: expected `when` and a condition, found `deny`") != std::string::npos);
 }
 
 TEST_CASE("gov simulate --format text counts tasks per team and gives waits in human units", "[cli][simulate]") {
