@@ -37,38 +37,46 @@ void merge_into(Diagnostics& into, SourceMap& into_sources, const Diagnostics& f
   }
 }
 
-/// Which of `policies` are linted elsewhere: a file given before under another name, or one that
+/// One file linted: its diagnostics with the files they point into (only those: a catalog without
+/// one is not kept), and the files its policy reads, to tell whether another file of the run
+/// imports it. The policy itself is not kept: a directory of thousands of files is linted in the
+/// memory of one.
+struct Linted {
+  std::filesystem::path entry;                 // resolved; empty when unknown
+  std::set<std::filesystem::path> closure;     // every file the policy read, the entry included
+  Diagnostics diagnostics;
+  SourceMap sources;
+};
+
+/// Which of `linted` are linted elsewhere: a file given before under another name, or one that
 /// another of them imports, linted through that one and not on its own (a team library that
 /// leaves the catalog to its importer warned W0118 on its own, and the documented CI job, which
 /// lints every file, failed on the documented layout: a reviewer's finding, session 43). A file
 /// importing its importer back (a cycle, E0220) is not counted, so that every file is linted
 /// through some entry.
-std::vector<bool> linted_elsewhere(const std::vector<std::unique_ptr<driver::Policy>>& policies) {
-  const auto where = [](const driver::Policy& policy, const check::ProgramFile& file) {
-    std::error_code error;
-    const std::filesystem::path path = policy.checked.program.sources.get(file.source).path();
-    const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, error);
-    return error ? path.lexically_normal() : resolved;
-  };
-  std::vector<std::filesystem::path> entries;
-  std::vector<std::set<std::filesystem::path>> closures;
-  for (const std::unique_ptr<driver::Policy>& policy : policies) {
-    const std::vector<check::ProgramFile>& files = policy->checked.program.files;
-    entries.push_back(files.empty() ? std::filesystem::path() : where(*policy, files.front()));
-    std::set<std::filesystem::path>& closure = closures.emplace_back();
-    for (const check::ProgramFile& file : files) closure.insert(where(*policy, file));
-  }
-  std::vector<bool> out(policies.size(), false);
-  for (size_t i = 0; i < policies.size(); ++i) {
+std::vector<bool> linted_elsewhere(const std::vector<Linted>& linted) {
+  std::vector<bool> out(linted.size(), false);
+  for (size_t i = 0; i < linted.size(); ++i) {
+    const Linted& self = linted[i];
+    if (self.entry.empty()) continue;
     // One file given twice (`x.gov` and `d/../x.gov`) is linted once: its diagnostics, keyed on
     // the path as given, were reported twice.
-    for (size_t j = 0; j < i && !out[i]; ++j) out[i] = !entries[i].empty() && entries[i] == entries[j];
-    for (size_t j = 0; j < policies.size() && !out[i]; ++j) {
-      out[i] = j != i && !entries[i].empty() && entries[i] != entries[j] && closures[j].count(entries[i]) != 0 &&
-               closures[i].count(entries[j]) == 0;
+    for (size_t j = 0; j < i && !out[i]; ++j) out[i] = self.entry == linted[j].entry;
+    for (size_t j = 0; j < linted.size() && !out[i]; ++j) {
+      const Linted& other = linted[j];
+      out[i] = j != i && self.entry != other.entry && other.closure.count(self.entry) != 0 &&
+               self.closure.count(other.entry) == 0;
     }
   }
   return out;
+}
+
+/// The resolved path of a policy's file (as given when it cannot be resolved).
+std::filesystem::path resolved_path(const driver::Policy& policy, const check::ProgramFile& file) {
+  std::error_code error;
+  const std::filesystem::path path = policy.checked.program.sources.get(file.source).path();
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, error);
+  return error ? path.lexically_normal() : resolved;
 }
 
 /// `--target hyperpod|kueue`: what `gov export` for that target would refuse (E0401), as lint
@@ -124,22 +132,26 @@ int run_lint(const Args& args) {
   int io_status = kOk;
   const std::optional<std::vector<std::string>> files = policy_files(args.positional, io_status);
   if (!files) return io_status;
-  std::vector<std::unique_ptr<driver::Policy>> policies;
+  std::vector<Linted> linted;
   for (const std::string& path : *files) {
     std::unique_ptr<driver::Policy> policy = load_policy(
         driver::Source::file(path, root_option(args)), driver::Request::up_to(driver::Stage::check, /*require_cluster=*/false), io_status);
-    if (policy) policies.push_back(std::move(policy));
-  }
-  const std::vector<bool> elsewhere = linted_elsewhere(policies);
-  for (size_t i = 0; i < policies.size(); ++i) {
-    if (elsewhere[i]) continue;
-    const CheckedPolicy* checked = &policies[i]->checked;
+    if (!policy) continue;
+    const CheckedPolicy* checked = &policy->checked;
     Diagnostics all = checked->diagnostics();
     if (checked->ok()) {
       all.append(check::lint(checked->result.policy, checked->program, allowed, target_warnings(args, checked->result.policy)));
     }
     all.sort();
-    merge_into(merged, merged_sources, all, checked->program.sources);
+    Linted& one = linted.emplace_back();
+    const std::vector<check::ProgramFile>& program_files = checked->program.files;
+    if (!program_files.empty()) one.entry = resolved_path(*policy, program_files.front());
+    for (const check::ProgramFile& file : program_files) one.closure.insert(resolved_path(*policy, file));
+    merge_into(one.diagnostics, one.sources, all, checked->program.sources);
+  }
+  const std::vector<bool> elsewhere = linted_elsewhere(linted);
+  for (size_t i = 0; i < linted.size(); ++i) {
+    if (!elsewhere[i]) merge_into(merged, merged_sources, linted[i].diagnostics, linted[i].sources);
   }
   const size_t errors = merged.count(Severity::error), warnings = merged.count(Severity::warning);
   if (format == "text") {
