@@ -794,18 +794,17 @@ class Comparer {
       const check::InstanceType* ta = type_named(after_, type) ? type_named(after_, type) : t;
       const std::optional<Amount> was = whole_instances(tb, b->nominal), now = whole_instances(ta, a->nominal);
       // A quota that is not whole instances (`gpus = 4` of a p5) counts in the instances its
-      // largest share holds, as gov inspect's guaranteed column does.
-      std::string counts =
-          was && now ? fmt::format(" {} → {} instances", *was, *now)
-          : tb && ta ? fmt::format(" {} → {} instances", model::format_instances(tb->instances_holding(b->nominal), 3),
-                                   model::format_instances(ta->instances_holding(a->nominal), 3))
-                     : "";
-      // The same count of instances that the largest share holds on both sides (another share
-      // changed: `1 → 1 instances (-1 GPU)` read as no change, a reviewer's finding, session 43)
-      // says nothing; whole instances (`2 → 2` of a redefined type) do.
-      if (!(was && now) && !counts.empty()) {
-        const size_t arrow = counts.find(" → ");
-        if (counts.substr(1, arrow - 1) == counts.substr(arrow + 5, counts.find(" instances") - arrow - 5)) counts.clear();
+      // largest share holds, as gov inspect's guaranteed column does. The same such count on
+      // both sides (another share changed: `1 → 1 instances (-1 GPU)` read as no change, a
+      // reviewer's finding, session 43) says nothing; whole instances (`2 → 2` of a redefined
+      // type) do.
+      std::string counts;
+      if (was && now) {
+        counts = fmt::format(" {} → {} instances", *was, *now);
+      } else if (tb && ta) {
+        const std::string before = model::format_instances(tb->instances_holding(b->nominal), 3);
+        const std::string after = model::format_instances(ta->instances_holding(a->nominal), 3);
+        if (before != after) counts = fmt::format(" {} → {} instances", before, after);
       }
       const std::string deltas = deltas_text(b->nominal, a->nominal);
       diff_.summary.push_back(counts.empty() ? fmt::format("{}: guaranteed on {}: {}", who, type, deltas)
